@@ -1,0 +1,78 @@
+import { parseArgs } from 'node:util';
+
+/** The usage text printed by --help and on bad flags. */
+export const USAGE = `usage: troupe [command] [options]
+
+commands:
+  (none)                     open troupe (runs the demo brief until the UI exists)
+  run "<brief>"              run a session headless and print the transcript
+  validate                   check a team's config and report every problem
+  graph                      print the team as a Mermaid state diagram
+  schemas [--check]          write (or check) the JSON Schemas in schemas/
+
+options:
+  --team DIR                 team directory holding personas/ and prompts/ (default: the shipped V7 studio)
+  --mode fsm|simple          routing: the state machine (default) or the linear pipeline
+  --max-turns N              stop after N persona turns
+  --json                     print every event as one JSON line
+  --demo                     use the offline demo model even when an API key is set
+  -h, --help                 show this help`;
+
+/** Parsed command line. */
+export interface CliArgs {
+  command: string;
+  positionals: string[];
+  team?: string;
+  mode?: 'fsm' | 'simple';
+  maxTurns?: number;
+  json: boolean;
+  demo: boolean;
+  check: boolean;
+  help: boolean;
+}
+
+/** Thrown for bad flags; the CLI prints the usage line and exits 2. */
+export class UsageError extends Error {}
+
+/** Parses argv (without node and script) into typed options. */
+export function parseCli(argv: string[]): CliArgs {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        team: { type: 'string' },
+        mode: { type: 'string' },
+        'max-turns': { type: 'string' },
+        json: { type: 'boolean', default: false },
+        demo: { type: 'boolean', default: false },
+        check: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message.split('\n')[0]!);
+  }
+  const { values, positionals } = parsed;
+  const mode = values.mode;
+  if (mode !== undefined && mode !== 'fsm' && mode !== 'simple') throw new UsageError(`--mode must be fsm or simple, got "${mode}"`);
+  let maxTurns: number | undefined;
+  if (values['max-turns'] !== undefined) {
+    maxTurns = Number(values['max-turns']);
+    if (!Number.isInteger(maxTurns) || maxTurns < 1) throw new UsageError(`--max-turns must be a positive integer, got "${values['max-turns']}"`);
+  }
+  const [command = '', ...rest] = positionals;
+  return {
+    command,
+    positionals: rest,
+    ...(values.team !== undefined ? { team: values.team } : {}),
+    ...(mode !== undefined ? { mode } : {}),
+    ...(maxTurns !== undefined ? { maxTurns } : {}),
+    json: values.json,
+    demo: values.demo,
+    check: values.check,
+    help: values.help,
+  };
+}

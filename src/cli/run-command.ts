@@ -1,0 +1,41 @@
+import type { ChatModel } from '../llm/chat-model.js';
+import type { OpenTeam } from '../runtime/open-team.js';
+import { Runner } from '../runtime/runner.js';
+import { attachJsonPrinter, attachTranscriptPrinter } from '../runtime/transcript-printer.js';
+import { event } from '../engine/event-map.js';
+
+/** Options for a headless run. */
+export interface HeadlessOptions {
+  team: OpenTeam;
+  model: ChatModel;
+  brief: string;
+  mode: 'fsm' | 'simple';
+  json: boolean;
+  write: (line: string) => void;
+  sessionId: string;
+  clock?: () => Date;
+}
+
+/** Runs a session headless until it needs the user or ends; returns the end reason. */
+export async function runHeadless(options: HeadlessOptions): Promise<string> {
+  const { team, model } = options;
+  const runner = new Runner({
+    def: team.def,
+    prompts: team.loaded.prompts,
+    model,
+    modelFor: team.modelFor,
+    mode: options.mode,
+    sessionId: options.sessionId,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+  if (options.json) attachJsonPrinter(runner.bus, options.write);
+  else attachTranscriptPrinter(runner.bus, team.def, options.write);
+  runner.start(options.brief);
+  await runner.settled();
+  const s = runner.session;
+  if (s.status === 'awaiting_user') {
+    runner.publish(event('session_ended', { reason: 'awaiting_user', detail: s.awaiting?.reason ?? '' }));
+    return 'awaiting_user';
+  }
+  return s.endReason ?? 'ended';
+}

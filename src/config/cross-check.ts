@@ -1,0 +1,104 @@
+import type { Persona } from './persona-schema.js';
+import type { Team } from './team-schema.js';
+import type { ConfigIssue } from './issues.js';
+
+/** Checks the references between team.json and the persona files; returns every problem. */
+export function crossCheck(
+  team: Team,
+  personas: Persona[],
+  teamFile: string,
+  personaFile: (id: string) => string,
+): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  const byId = new Map(personas.map((p) => [p.id, p]));
+  const majorIds = new Set(team.majors.map((m) => m.id));
+  const known = [...byId.keys()].join(', ');
+  const unknown = (file: string, field: string, id: string) =>
+    issues.push({ file, field, problem: `unknown persona "${id}"`, fix: `use one of: ${known}` });
+
+  const memberOf = new Map<string, string>();
+  const seenMajors = new Set<string>();
+  let userMajors = 0;
+  team.majors.forEach((major, i) => {
+    if (seenMajors.has(major.id)) {
+      issues.push({ file: teamFile, field: `majors[${i}].id`, problem: `duplicate major "${major.id}"`, fix: 'give each major a unique id' });
+    }
+    seenMajors.add(major.id);
+    if (major.kind === 'user') {
+      userMajors++;
+      if (major.personas.length > 0) {
+        issues.push({ file: teamFile, field: `majors[${i}].personas`, problem: 'the user major holds no personas', fix: 'move these personas to a team major' });
+      }
+      return;
+    }
+    if (!major.lead) {
+      issues.push({ file: teamFile, field: `majors[${i}].lead`, problem: 'a team major needs a lead', fix: `set "lead" to one of its personas` });
+    } else if (!major.personas.includes(major.lead)) {
+      issues.push({ file: teamFile, field: `majors[${i}].lead`, problem: `lead "${major.lead}" is not one of this major's personas`, fix: `add it to majors[${i}].personas or pick a listed persona` });
+    }
+    major.personas.forEach((id, j) => {
+      const field = `majors[${i}].personas[${j}]`;
+      const prior = memberOf.get(id);
+      if (prior) {
+        issues.push({ file: teamFile, field, problem: `persona "${id}" is in two majors (${prior} and ${major.id})`, fix: 'list each persona in exactly one major' });
+        return;
+      }
+      memberOf.set(id, major.id);
+      const persona = byId.get(id);
+      if (!persona) return unknown(teamFile, field, id);
+      if (persona.major !== major.id) {
+        issues.push({ file: personaFile(id), field: 'major', problem: `says "${persona.major}" but team.json lists it under ${major.id}`, fix: `set "major" to "${major.id}"` });
+      }
+    });
+  });
+  if (userMajors !== 1) {
+    issues.push({ file: teamFile, field: 'majors', problem: `needs exactly one major with "kind": "user" (found ${userMajors})`, fix: 'add { "id": "USER_INTERACTION", "kind": "user" }' });
+  }
+
+  for (const persona of personas) {
+    if (!memberOf.has(persona.id)) {
+      issues.push({ file: personaFile(persona.id), field: 'id', problem: `persona "${persona.id}" is in no major of team.json`, fix: `add it to the personas of major ${persona.major} in team.json` });
+    }
+    persona.handoff_to.forEach((target, j) => {
+      if (!byId.has(target) && !majorIds.has(target)) unknown(personaFile(persona.id), `handoff_to[${j}]`, target);
+    });
+  }
+
+  const [initialMajor, initialId] = team.initial.split('.') as [string, string];
+  if (!byId.has(initialId)) unknown(teamFile, 'initial', initialId);
+  else if (memberOf.get(initialId) && memberOf.get(initialId) !== initialMajor) {
+    issues.push({ file: teamFile, field: 'initial', problem: `"${initialId}" is in major ${memberOf.get(initialId)}, not ${initialMajor}`, fix: `write "${memberOf.get(initialId)}.${initialId}"` });
+  }
+  team.pipeline.forEach((stage, i) => {
+    if (!byId.has(stage.persona)) unknown(teamFile, `pipeline[${i}].persona`, stage.persona);
+  });
+
+  if (issues.length === 0) {
+    for (const id of unreachable(team, personas, initialId)) {
+      issues.push({ file: personaFile(id), field: 'id', problem: `persona "${id}" cannot be reached from ${team.initial} by any handoff_to or trigger`, fix: `add "${id}" (or its major) to another persona's handoff_to` });
+    }
+  }
+  return issues;
+}
+
+/** Personas no handoff chain from the initial persona can reach (triggers count as reachable from anywhere). */
+function unreachable(team: Team, personas: Persona[], initial: string): string[] {
+  const membersOf = new Map(team.majors.map((m) => [m.id, m.personas]));
+  const all = personas.map((p) => p.id);
+  const byId = new Map(personas.map((p) => [p.id, p]));
+  const reached = new Set<string>([initial]);
+  for (const p of personas) if (p.triggers.length > 0) reached.add(p.id);
+  const todo = [...reached];
+  while (todo.length > 0) {
+    const persona = byId.get(todo.pop()!);
+    if (!persona) continue;
+    const targets = persona.handoff_to.length === 0 ? all : persona.handoff_to.flatMap((t) => membersOf.get(t) ?? [t]);
+    for (const t of targets) {
+      if (!reached.has(t)) {
+        reached.add(t);
+        todo.push(t);
+      }
+    }
+  }
+  return all.filter((id) => !reached.has(id));
+}

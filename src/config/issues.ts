@@ -1,0 +1,64 @@
+import type { z } from 'zod';
+
+/** One problem found in a config file, printed as `file: field: problem — fix`. */
+export interface ConfigIssue {
+  file: string;
+  field: string;
+  problem: string;
+  fix: string;
+}
+
+/** Renders an issue on one line. */
+export function formatIssue(issue: ConfigIssue): string {
+  const field = issue.field === '' ? '(root)' : issue.field;
+  return `${issue.file}: ${field}: ${issue.problem} — ${issue.fix}`;
+}
+
+/** Joins a zod issue path as `majors[0].lead`. */
+export function fieldPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const part of path) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out === '' ? String(part) : `.${String(part)}`;
+  }
+  return out;
+}
+
+function fixFor(issue: z.core.$ZodIssue): string {
+  switch (issue.code) {
+    case 'invalid_type':
+      return issue.input === undefined
+        ? `add the required field (${issue.expected})`
+        : `change it to a ${issue.expected}`;
+    case 'invalid_value':
+      return `use one of: ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'too_small':
+      return issue.origin === 'array' ? `give at least ${String(issue.minimum)} item(s)` : `use a value >= ${String(issue.minimum)}`;
+    case 'too_big':
+      return issue.origin === 'array' ? `give at most ${String(issue.maximum)} item(s)` : `use a value <= ${String(issue.maximum)}`;
+    case 'invalid_format':
+      return 'rename it to match the required format';
+    case 'unrecognized_keys':
+      return `remove ${issue.keys.map((k) => JSON.stringify(k)).join(', ')} (check the spelling)`;
+    default:
+      return 'see the JSON Schema in schemas/ for the expected shape';
+  }
+}
+
+/** Converts zod validation errors into config issues for one file. */
+export function zodIssues(file: string, error: z.ZodError): ConfigIssue[] {
+  return error.issues.map((issue) => ({
+    file,
+    field: fieldPath(issue.path),
+    problem: issue.message,
+    fix: fixFor(issue),
+  }));
+}
+
+/** Thrown when a team cannot be loaded; carries every issue found. */
+export class ConfigError extends Error {
+  constructor(readonly issues: ConfigIssue[]) {
+    super(issues.map(formatIssue).join('\n'));
+    this.name = 'ConfigError';
+  }
+}

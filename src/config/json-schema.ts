@@ -1,0 +1,15 @@
+import { z } from 'zod';
+import { PersonaSchema } from './persona-schema.js';
+import { TeamSchema } from './team-schema.js';
+
+/** The JSON Schemas generated from the zod config schemas, keyed by file name. */
+export function configJsonSchemas(): Record<string, string> {
+  const render = (schema: z.ZodType, title: string) => {
+    const json = z.toJSONSchema(schema, { target: 'draft-7', io: 'input' }) as Record<string, unknown>;
+    return `${JSON.stringify({ ...json, title }, null, 2)}\n`;
+  };
+  return {
+    'persona.schema.json': render(PersonaSchema, 'troupe persona'),
+    'team.schema.json': render(TeamSchema, 'troupe team.json'),
+  };
+}

@@ -1,0 +1,90 @@
+import { z } from 'zod';
+
+const MajorId = z.string().regex(/^[A-Z][A-Z0-9_]*$/, 'must be an UPPER_CASE major state id');
+const PersonaId = z.string().regex(/^[a-z][a-z0-9_]*$/, 'must be a snake_case persona id');
+
+/** A major state: a compound state holding persona substates. */
+export const MajorSchema = z.object({
+  id: MajorId,
+  description: z.string().default(''),
+  lead: PersonaId.optional().describe('Persona that takes control on !switch_to; required unless kind is "user".'),
+  personas: z.array(PersonaId).default([]),
+  kind: z.enum(['team', 'user']).default('team').describe('"user" marks the state that holds the human.'),
+});
+
+/** Arbiter weights and rules. */
+export const ArbiterSchema = z.object({
+  weights: z
+    .object({
+      urgency: z.number().min(0).default(0.3),
+      dependency: z.number().min(0).default(0.4),
+      user_intent: z.number().min(0).default(0.3),
+    })
+    .default({ urgency: 0.3, dependency: 0.4, user_intent: 0.3 }),
+  default_criteria: z
+    .object({
+      urgency: z.number().min(0).max(1).default(0.5),
+      dependency: z.number().min(0).max(1).default(0.5),
+      user_intent: z.number().min(0).max(1).default(0.5),
+    })
+    .default({ urgency: 0.5, dependency: 0.5, user_intent: 0.5 })
+    .describe('Criteria assumed for a proposal that states none.'),
+  blocking_dependency: z
+    .number()
+    .min(0)
+    .max(1)
+    .nullable()
+    .default(null)
+    .describe('A proposal whose dependency reaches this value is blocking and wins over higher scores; null disables.'),
+  trigger_window: z.number().int().min(1).default(2).describe('How many recent turns trigger rules read.'),
+  rule_cooldown_turns: z.number().int().min(0).default(6).describe('Turns before the same rule may fire again.'),
+  queue_ttl_turns: z.number().int().min(0).default(4).describe('Turns a deferred proposal stays in the queue.'),
+});
+
+/** Loop and budget limits. */
+export const LimitsSchema = z.object({
+  max_turns: z.number().int().min(1).default(40),
+  max_reworks_per_pair: z.number().int().min(0).default(3),
+  ping_pong: z.number().int().min(2).default(4).describe('A<->B handoffs repeated this many times pause the session.'),
+  max_tokens: z.number().int().min(1).nullable().default(null),
+  max_cost: z.number().min(0).nullable().default(null),
+});
+
+/** Rolling memory settings. */
+export const MemorySchema = z.object({
+  enabled: z.boolean().default(true),
+  compress_every: z.number().int().min(1).default(5),
+  keep_recent: z.number().int().min(0).default(2),
+  max_summaries: z.number().int().min(1).default(10),
+  prompt_budget: z.number().int().min(256).default(12000).describe('Max prompt tokens per call.'),
+});
+
+/** One stage of the linear pipeline used by !simple. */
+export const PipelineStageSchema = z.object({ stage: z.string().min(1), persona: PersonaId });
+
+/** team.json: the whole team definition. */
+export const TeamSchema = z.object({
+  $schema: z.string().optional(),
+  name: z.string().min(1),
+  description: z.string().default(''),
+  majors: z.array(MajorSchema).min(1),
+  initial: z.string().regex(/^[A-Z][A-Z0-9_]*\.[a-z][a-z0-9_]*$/, 'must be a state path MAJOR.persona_id'),
+  arbiter: ArbiterSchema.default(ArbiterSchema.parse({})),
+  limits: LimitsSchema.default(LimitsSchema.parse({})),
+  memory: MemorySchema.default(MemorySchema.parse({})),
+  pipeline: z.array(PipelineStageSchema).min(1),
+  approval: z
+    .enum(['auto', 'on_major_change', 'every'])
+    .default('auto')
+    .describe('When the session pauses for !approve before a transition.'),
+  models: z
+    .object({ base: z.string().min(1), smart: z.string().min(1), fast: z.string().min(1) })
+    .default({ base: 'gpt-4o-mini', smart: 'gpt-4o', fast: 'gpt-4o-mini' }),
+});
+
+export type Major = z.infer<typeof MajorSchema>;
+export type ArbiterConfig = z.infer<typeof ArbiterSchema>;
+export type Limits = z.infer<typeof LimitsSchema>;
+export type MemoryConfig = z.infer<typeof MemorySchema>;
+export type Team = z.infer<typeof TeamSchema>;
+export type ApprovalPolicy = Team['approval'];

@@ -1,0 +1,13 @@
+/** The message the next persona receives: why it has the turn and what it is asked. */
+export type Inbox =
+  | { kind: 'brief'; text: string }
+  | { kind: 'handoff'; from: string; text: string; approved: boolean }
+  | { kind: 'rework'; from: string; reason: string; byUser: boolean }
+  | { kind: 'detour'; from: string; text: string; reason: string }
+  | { kind: 'detour_return'; from: string; text: string }
+  | { kind: 'user_requested'; text: string }
+  | { kind: 'interjection'; text: string }
+  | { kind: 'consult'; from: string; text: string }
+  | { kind: 'consult_answer'; from: string; text: string }
+  | { kind: 'user_reply'; text: string }
+  | { kind: 'continue'; text: string };

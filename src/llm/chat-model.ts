@@ -1,0 +1,59 @@
+import type { ToolSpec } from '../directive/tool.js';
+
+/** A chat message in the provider-neutral shape troupe builds prompts in. */
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+/** A streamed piece of a response. */
+export type ChatDelta = { type: 'text'; text: string } | { type: 'tool_arguments'; index: number; name?: string; text: string };
+
+/** What troupe tells a model about a call; adapters may ignore it, the demo model reads it. */
+export interface CallMeta {
+  purpose: 'persona' | 'summary';
+  persona?: string;
+  personaName?: string;
+  inbox?: string;
+  brief?: string;
+  turnId?: string;
+  /** Persona ids this persona may hand to, in roster order. */
+  handoffTo?: string[];
+}
+
+/** One model call. */
+export interface ChatRequest {
+  model: string;
+  messages: ChatMessage[];
+  tools?: ToolSpec[];
+  /** Ask for a JSON object in the text instead of tools (servers without tool calling). */
+  jsonMode?: boolean;
+  signal?: AbortSignal;
+  meta: CallMeta;
+  /** Called with each streamed delta when the model streams. */
+  onDelta?: (delta: ChatDelta) => void;
+}
+
+/** Token usage reported by the server. */
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+/** A complete model response. */
+export interface ChatResponse {
+  text: string;
+  toolCalls: { id?: string; name: string; arguments: string }[];
+  usage: Usage | null;
+  finishReason: string | null;
+  model: string;
+}
+
+/** The narrow interface the orchestrator talks to; it never imports an HTTP client. */
+export interface ChatModel {
+  /** Shown in the header and transcript, e.g. "openai gpt-4o" or "demo model (offline)". */
+  readonly label: string;
+  /** True for the offline demo model. */
+  readonly offline?: boolean;
+  generate(request: ChatRequest): Promise<ChatResponse>;
+}

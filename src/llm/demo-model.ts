@@ -1,0 +1,133 @@
+import type { ChatModel, ChatRequest, ChatResponse } from './chat-model.js';
+import { DIRECTIVE_TOOL_NAME } from '../directive/schema.js';
+
+type Line = { text: (brief: string) => string; directive: Record<string, unknown> };
+
+/** The demo's scripted studio conversation, per persona, in the order each persona speaks. */
+const SCRIPT: Record<string, Line[]> = {
+  creative_partner: [
+    {
+      text: (b) =>
+        `Here's the concept for "${b}". Core fantasy: you are the last keeper of something fragile, and every choice protects or spends it. Pillars: (1) tactile, readable moments; (2) small decisions with long shadows; (3) warmth over spectacle. Tone: melancholy but hopeful. Game Designer, turn this into a loop.`,
+      directive: { transition: 'HANDOFF_TO_AGENT', next_agent: 'game_designer', urgency: 0.6, dependency: 0.7, user_intent: 0.7, key_decisions: ['Core fantasy: the player is the keeper of something fragile'] },
+    },
+    {
+      text: (b) =>
+        `Fair hit. Revised concept for "${b}": the fail state is losing what you keep — slowly, visibly, recoverably. Pillar 2 now reads "choices cost something you can see". I cut the open-world idea; the game is a sequence of hand-made chapters.`,
+      directive: { transition: 'HANDOFF_TO_AGENT', next_agent: 'game_designer', key_decisions: ['Structure: hand-made chapters, no open world'] },
+    },
+  ],
+  game_designer: [
+    {
+      text: () =>
+        `I can't build a loop on this yet. The concept has no failure state: if nothing can be lost, the "fragile" fantasy is decoration. Pillar 2 and 3 also pull in opposite directions. Sending it back.`,
+      directive: { transition: 'REQUEST_REWORK', approval_status: 'REQUEST_REWORK', rework_reason: 'No failure state: define what the player can lose and how it shows.' },
+    },
+    {
+      text: () =>
+        `Approved. Core loop: explore a chapter -> gather and mend -> decide what to protect -> see the consequence next chapter. Progression through tools, not stats. Scope: 6 chapters, one optional online co-op mode for visiting friends. Lead Engineer, I need a feasibility pass before anyone prices or paints this.`,
+      directive: {
+        transition: 'APPROVE_AND_HANDOFF', approval_status: 'APPROVED', next_agent: 'lead_engineer', urgency: 0.8, dependency: 0.9, user_intent: 0.3,
+        alternatives: [
+          { next_agent: 'art_director', urgency: 0.4, dependency: 0.6, user_intent: 0.7, reason: 'visual style needs definition' },
+          { next_agent: 'ceo', urgency: 0.9, dependency: 0.5, user_intent: 0.8, reason: 'business viability question' },
+        ],
+        key_decisions: ['Core loop: explore -> mend -> protect -> consequence', 'Scope: 6 hand-made chapters'],
+      },
+    },
+  ],
+  lead_engineer: [
+    {
+      text: () =>
+        `Feasibility: the single-player chapters are straightforward — a small team, about 14 months. The online co-op feature is the expensive part: servers, matchmaking and save sync roughly add 5 months and a running cost, so it needs a budget check before we commit. Architecture: data-driven chapters, one scene per chapter, deterministic simulation so co-op stays possible later.`,
+      directive: { transition: 'APPROVE_AND_HANDOFF', approval_status: 'APPROVED', next_agent: 'ceo', urgency: 0.6, dependency: 0.7, user_intent: 0.6 },
+    },
+    {
+      text: () =>
+        `Taking the CFO's numbers on board: we ship single-player first and keep the simulation deterministic so co-op can follow as an update. Milestones: vertical slice at month 4, content complete at month 11, launch at month 14. CEO, this is ready for a go / no-go.`,
+      directive: { transition: 'APPROVE_AND_HANDOFF', next_agent: 'ceo', urgency: 0.7, dependency: 0.8, user_intent: 0.7, key_decisions: ['Ship single-player first; co-op later as an update', 'Launch target: month 14'] },
+    },
+  ],
+  cfo: [
+    {
+      text: () =>
+        `Cost review: single-player is within our runway with a 15% buffer. Online co-op at launch adds about 40% to the build cost plus server spend we can't yet justify. Approved for single-player; co-op only as a post-launch update if launch sales clear the bar.`,
+      directive: { transition: 'APPROVE_AND_HANDOFF', approval_status: 'APPROVED', next_agent: 'ceo', key_decisions: ['Co-op deferred until launch sales clear the bar'] },
+    },
+  ],
+  ceo: [
+    {
+      text: (b) =>
+        `I like "${b}" as a single-player chapter game with a 14-month plan. Before I sign, CMO: who is this for and what is the hook in one line?`,
+      directive: { transition: 'HANDOFF_TO_AGENT', next_agent: 'cmo', urgency: 0.6, dependency: 0.7, user_intent: 0.7 },
+    },
+    {
+      text: () =>
+        `Go. Scope is locked: six chapters, single-player, launch at month 14, co-op as a later update. Thank you all — the brief is worked through.`,
+      directive: { transition: 'COMPLETE', approval_status: 'APPROVED', key_decisions: ['Go decision: six-chapter single-player game, launch month 14'] },
+    },
+  ],
+  cmo: [
+    {
+      text: () =>
+        `Audience: players of cosy, story-led games who want meaning in 20-minute sessions. Hook: "Everything you keep, you chose to keep." It trails well and fits the melancholy-hopeful tone. Approved from the market side.`,
+      directive: { transition: 'APPROVE_AND_HANDOFF', approval_status: 'APPROVED', next_agent: 'ceo', key_decisions: ['Hook: "Everything you keep, you chose to keep."'] },
+    },
+  ],
+};
+
+function lastUserText(request: ChatRequest): string {
+  const last = [...request.messages].reverse().find((m) => m.role === 'user');
+  return (last?.content ?? '').split('\n').find((l) => l.trim() !== '')?.slice(0, 160) ?? '';
+}
+
+/** A deterministic offline model that plays the default studio team; used when no API key is set. */
+export class DemoModel implements ChatModel {
+  readonly label = 'demo model (offline, scripted — set OPENAI_API_KEY for a real model)';
+  readonly offline = true;
+  private readonly spoken = new Map<string, number>();
+
+  async generate(request: ChatRequest): Promise<ChatResponse> {
+    const persona = request.meta.persona ?? 'assistant';
+    const brief = (request.meta.brief ?? 'the brief').trim().replace(/\s+/g, ' ').slice(0, 80);
+    if (request.meta.purpose === 'summary') return this.reply(request, summarise(request), []);
+    const repair = request.messages.some((m) => m.role === 'user' && m.content.includes('did not include a valid'));
+    const index = this.spoken.get(persona) ?? 0;
+    const userDriven = ['user_reply', 'interjection', 'user_requested', 'consult', 'continue'].includes(request.meta.inbox ?? '');
+    const line = SCRIPT[persona]?.[index];
+    if (line && !userDriven && !repair) {
+      this.spoken.set(persona, index + 1);
+      return this.reply(request, line.text(brief), [line.directive]);
+    }
+    const name = request.meta.personaName ?? persona;
+    const heard = lastUserText(request);
+    const text = userDriven
+      ? `${name} here. On "${brief}": I hear you — "${heard}". I'll fold that into my part and tell you where it leaves us.`
+      : `${name} here. I've reviewed the latest on "${brief}" and have nothing to add beyond what is pinned.`;
+    const next = request.meta.handoffTo?.[0];
+    const directive = userDriven || !next ? { transition: 'RESPOND_TO_USER' } : { transition: 'HANDOFF_TO_AGENT', next_agent: next };
+    return this.reply(request, text, [directive]);
+  }
+
+  private reply(request: ChatRequest, text: string, directives: Record<string, unknown>[]): ChatResponse {
+    if (request.onDelta) for (const word of text.split(/(?<= )/)) request.onDelta({ type: 'text', text: word });
+    const promptChars = request.messages.reduce((n, m) => n + m.content.length, 0);
+    return {
+      text,
+      toolCalls: directives.map((d) => ({ name: DIRECTIVE_TOOL_NAME, arguments: JSON.stringify(d) })),
+      usage: { promptTokens: Math.ceil(promptChars / 4), completionTokens: Math.ceil(text.length / 4) },
+      finishReason: directives.length ? 'tool_calls' : 'stop',
+      model: 'demo',
+    };
+  }
+}
+
+/** The demo summariser: keeps lines that read like decisions, in the summary JSON shape. */
+function summarise(request: ChatRequest): string {
+  const body = request.messages.map((m) => m.content).join('\n');
+  const lines = body.split('\n').map((l) => l.trim()).filter(Boolean);
+  const decisions = lines.filter((l) => /\b(approved|decision|decided|locked|go\b)/i.test(l)).slice(0, 5);
+  const pending = lines.filter((l) => l.endsWith('?')).slice(0, 3);
+  const discussions = lines.filter((l) => !decisions.includes(l) && !pending.includes(l)).slice(0, 3).map((l) => l.slice(0, 160));
+  return JSON.stringify({ decisions, discussions, pending });
+}

@@ -1,0 +1,26 @@
+/** Base class for troupe errors. */
+export class TroupeError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** A problem the user can fix (config, flags, environment); printed as one line, no stack. */
+export class UserError extends TroupeError {}
+
+/** A model or server failure; `retryable` says whether trying again may help. */
+export class ModelCallError extends TroupeError {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    options?: { cause?: unknown; status?: number },
+  ) {
+    super(message, options);
+    this.status = options?.status;
+  }
+  readonly status: number | undefined;
+}
+
+/** A call aborted by the user or the session. */
+export class AbortedError extends TroupeError {}

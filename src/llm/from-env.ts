@@ -1,0 +1,34 @@
+import type { ChatModel } from './chat-model.js';
+import { DemoModel } from './demo-model.js';
+import { UserError } from './errors.js';
+import { OpenAIChatModel } from './openai-model.js';
+
+/** True when a base URL points at this machine (local servers need no API key). */
+export function isLocalUrl(url: string): boolean {
+  try {
+    const host = new URL(url).hostname;
+    return host === 'localhost' || host === '::1' || host === '[::1]' || host.startsWith('127.') || host === '0.0.0.0';
+  } catch {
+    return false;
+  }
+}
+
+/** Chooses the model from the environment: OpenAI-compatible when configured, else the offline demo model. */
+export function modelFromEnv(env: Record<string, string | undefined> = process.env, options: { demo?: boolean } = {}): ChatModel {
+  if (options.demo) return new DemoModel();
+  const apiKey = env.OPENAI_API_KEY?.trim() || undefined;
+  const baseURL = env.OPENAI_BASE_URL?.trim() || undefined;
+  if (!apiKey && !baseURL) return new DemoModel();
+  if (baseURL) {
+    try {
+      new URL(baseURL);
+    } catch {
+      throw new UserError(`OPENAI_BASE_URL "${baseURL}" is not a URL — set it like http://127.0.0.1:11434/v1`);
+    }
+  }
+  if (!apiKey && baseURL && !isLocalUrl(baseURL)) {
+    throw new UserError(`OPENAI_BASE_URL points at ${new URL(baseURL).host} but OPENAI_API_KEY is not set — export OPENAI_API_KEY, or unset OPENAI_BASE_URL for the offline demo`);
+  }
+  const timeoutMs = Number(env.TROUPE_TIMEOUT_MS) || undefined;
+  return new OpenAIChatModel({ apiKey, baseURL, ...(timeoutMs ? { timeoutMs } : {}) });
+}

@@ -1,0 +1,16 @@
+import { afterEach, beforeEach, vi } from 'vitest';
+
+// Tests must not print stray output: a console call fails the test that made it.
+let calls: string[] = [];
+beforeEach(() => {
+  calls = [];
+  for (const method of ['log', 'info', 'warn', 'error', 'debug'] as const) {
+    vi.spyOn(console, method).mockImplementation((...args: unknown[]) => {
+      calls.push(`console.${method}: ${args.map(String).join(' ').slice(0, 200)}`);
+    });
+  }
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+  if (calls.length > 0) throw new Error(`unexpected console output:\n${calls.join('\n')}`);
+});

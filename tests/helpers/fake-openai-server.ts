@@ -1,0 +1,118 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** A recorded request to the fake server. */
+export interface RecordedRequest {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: any;
+}
+
+/** What the fake server answers to one request. */
+export interface FakeReply {
+  status?: number;
+  headers?: Record<string, string>;
+  /** JSON body for a non-streamed answer (or an error body). */
+  body?: unknown;
+  /** Raw SSE `data:` payloads for a streamed answer (objects are JSON-encoded; "[DONE]" is appended). */
+  stream?: (unknown | string)[];
+  /** Wait before answering (ms); lets tests abort or time out. */
+  delayMs?: number;
+  /** Wait between streamed chunks (ms). */
+  chunkDelayMs?: number;
+}
+
+/** A reply, or a function of the request producing one. */
+export type FakeHandler = FakeReply | ((req: RecordedRequest) => FakeReply);
+
+/** A completion body carrying text and, optionally, a handoff_directive tool call. */
+export function completion(text: string, directive?: Record<string, unknown>, usage = { prompt_tokens: 50, completion_tokens: 20 }): unknown {
+  return {
+    id: 'chatcmpl-test',
+    object: 'chat.completion',
+    created: 0,
+    model: 'test-model',
+    choices: [
+      {
+        index: 0,
+        finish_reason: directive ? 'tool_calls' : 'stop',
+        message: {
+          role: 'assistant',
+          content: text,
+          ...(directive
+            ? { tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'handoff_directive', arguments: JSON.stringify(directive) } }] }
+            : {}),
+        },
+      },
+    ],
+    usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+  };
+}
+
+/** A local OpenAI-compatible server (127.0.0.1 only) answering from a script; fails loudly past its end. */
+export class FakeOpenAIServer {
+  readonly requests: RecordedRequest[] = [];
+  private server: Server | null = null;
+  private next = 0;
+
+  constructor(private readonly script: FakeHandler[] | ((req: RecordedRequest, index: number) => FakeReply)) {}
+
+  /** Base URL including /v1, valid after start(). */
+  get baseURL(): string {
+    const address = this.server?.address() as AddressInfo | null;
+    if (!address) throw new Error('FakeOpenAIServer: not started');
+    return `http://127.0.0.1:${address.port}/v1`;
+  }
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    server.closeAllConnections?.();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    this.server = null;
+  }
+
+  private replyFor(recorded: RecordedRequest): FakeReply {
+    const index = this.next++;
+    if (typeof this.script === 'function') return this.script(recorded, index);
+    const handler = this.script[index];
+    if (!handler) return { status: 500, body: { error: { message: `FakeOpenAIServer: script exhausted at request #${index + 1}` } } };
+    return typeof handler === 'function' ? handler(recorded) : handler;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const raw = Buffer.concat(chunks).toString('utf8');
+    let body: unknown = raw;
+    try {
+      body = raw ? JSON.parse(raw) : undefined;
+    } catch {
+      // keep raw text
+    }
+    const recorded: RecordedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body };
+    this.requests.push(recorded);
+    const reply = this.replyFor(recorded);
+    if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
+    if (res.destroyed) return;
+    if (reply.stream) {
+      res.writeHead(reply.status ?? 200, { 'content-type': 'text/event-stream', ...reply.headers });
+      for (const chunk of reply.stream) {
+        if (res.destroyed) return;
+        res.write(`data: ${typeof chunk === 'string' ? chunk : JSON.stringify(chunk)}\n\n`);
+        if (reply.chunkDelayMs) await new Promise((r) => setTimeout(r, reply.chunkDelayMs));
+      }
+      res.end('data: [DONE]\n\n');
+      return;
+    }
+    res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
+    res.end(JSON.stringify(reply.body ?? {}));
+  }
+}
