@@ -8,13 +8,16 @@ export function crossCheck(
   personas: Persona[],
   teamFile: string,
   personaFile: (id: string) => string,
+  broken: ReadonlySet<string> = new Set(),
 ): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
   const byId = new Map(personas.map((p) => [p.id, p]));
   const majorIds = new Set(team.majors.map((m) => m.id));
   const known = [...byId.keys()].join(', ');
-  const unknown = (file: string, field: string, id: string) =>
-    issues.push({ file, field, problem: `unknown persona "${id}"`, fix: `use one of: ${known}` });
+  // Personas whose own file failed validation are already reported; do not call them unknown.
+  const unknown = (file: string, field: string, id: string) => {
+    if (!broken.has(id)) issues.push({ file, field, problem: `unknown persona "${id}"`, fix: `use one of: ${known}` });
+  };
 
   const memberOf = new Map<string, string>();
   const seenMajors = new Set<string>();
@@ -45,7 +48,10 @@ export function crossCheck(
       }
       memberOf.set(id, major.id);
       const persona = byId.get(id);
-      if (!persona) return unknown(teamFile, field, id);
+      if (!persona) {
+        unknown(teamFile, field, id);
+        return;
+      }
       if (persona.major !== major.id) {
         issues.push({ file: personaFile(id), field: 'major', problem: `says "${persona.major}" but team.json lists it under ${major.id}`, fix: `set "major" to "${major.id}"` });
       }
@@ -73,7 +79,7 @@ export function crossCheck(
     if (!byId.has(stage.persona)) unknown(teamFile, `pipeline[${i}].persona`, stage.persona);
   });
 
-  if (issues.length === 0) {
+  if (issues.length === 0 && broken.size === 0) {
     for (const id of unreachable(team, personas, initialId)) {
       issues.push({ file: personaFile(id), field: 'id', problem: `persona "${id}" cannot be reached from ${team.initial} by any handoff_to or trigger`, fix: `add "${id}" (or its major) to another persona's handoff_to` });
     }

@@ -27,7 +27,7 @@ export function fieldPath(path: readonly PropertyKey[]): string {
 function fixFor(issue: z.core.$ZodIssue): string {
   switch (issue.code) {
     case 'invalid_type':
-      return issue.input === undefined
+      return /received undefined/.test(issue.message)
         ? `add the required field (${issue.expected})`
         : `change it to a ${issue.expected}`;
     case 'invalid_value':

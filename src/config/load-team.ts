@@ -70,10 +70,14 @@ export function loadTeam(dir: string): LoadResult {
     .filter((f) => f.endsWith('.json') && f !== 'team.json')
     .sort();
   const seen = new Map<string, string>();
+  const broken = new Set<string>();
   for (const f of files) {
     const file = join(personasDir, f);
     const persona = readJson(file, show(file), PersonaSchema, issues);
-    if (!persona) continue;
+    if (!persona) {
+      broken.add(basename(f, '.json'));
+      continue;
+    }
     const prior = seen.get(persona.id);
     if (prior) {
       issues.push({ file: show(file), field: 'id', problem: `duplicate persona id "${persona.id}" (also in ${prior})`, fix: 'give each persona a unique id' });
@@ -101,7 +105,7 @@ export function loadTeam(dir: string): LoadResult {
     prompts[persona.id] = readFileSync(file, 'utf8');
   }
 
-  if (team) issues.push(...crossCheck(team, personas, show(teamFile), (id) => show(join(personasDir, `${id}.json`))));
+  if (team) issues.push(...crossCheck(team, personas, show(teamFile), (id) => show(join(personasDir, `${id}.json`)), broken));
   if (!team || issues.length > 0) return { team: null, issues };
 
   const order = team.majors.flatMap((m) => m.personas);

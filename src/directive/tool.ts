@@ -8,14 +8,18 @@ export interface ToolSpec {
   parameters: Record<string, unknown>;
 }
 
-/** The `handoff_directive` tool, its parameters generated from the zod schema. */
+let cached: ToolSpec | undefined;
+
+/** The `handoff_directive` tool, its parameters generated once from the zod schema. */
 export function directiveTool(): ToolSpec {
+  if (cached) return cached;
   const parameters = z.toJSONSchema(DirectiveSchema, { target: 'draft-7', io: 'input' }) as Record<string, unknown>;
   delete parameters.$schema;
-  return {
+  cached = {
     name: DIRECTIVE_TOOL_NAME,
     description:
       'Declare what happens after your turn: approve and hand off, request rework, hand to a named persona, ask the user, or complete. Call it exactly once, after your message.',
     parameters,
   };
+  return cached;
 }

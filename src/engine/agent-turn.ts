@@ -29,10 +29,11 @@ function proposalsFor(ctx: StepContext, persona: string, d: Directive): Proposal
   for (const alt of d.alternatives ?? []) {
     out.push({ target: alt.next_agent, source: 'agent', criteria: criteriaOf(alt, defaults), reason: alt.reason ?? 'alternative', proposer: persona });
   }
-  const recent = s.transcript
-    .filter((t) => t.kind !== 'note' && t.text !== '')
-    .slice(-def.arbiter.triggerWindow)
-    .map((t) => t.text);
+  const recent: string[] = [];
+  for (let i = s.transcript.length - 1; i >= 0 && recent.length < def.arbiter.triggerWindow; i--) {
+    const t = s.transcript[i]!;
+    if (t.kind !== 'note' && t.text !== '') recent.unshift(t.text);
+  }
   out.push(
     ...matchTriggers(def.rules, { from: persona, texts: recent, turn: s.turn, lastFired: s.rulesFired, cooldown: def.arbiter.ruleCooldown }),
   );

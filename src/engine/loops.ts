@@ -7,20 +7,15 @@ const LOOP_KINDS: ReadonlySet<TransitionRecord['kind']> = new Set(['agent', 'rew
  * between the same two states, A->B, B->A, A->B... Detours, consults and user moves break the run.
  */
 export function alternationLength(s: SessionState, nextFrom: string, nextTo: string): number {
-  const hops: { from: string; to: string }[] = [];
+  let run = 1;
+  let later = { from: nextFrom, to: nextTo };
+  // Walk back only as far as the alternation holds, so the cost does not grow with the session.
   for (let i = s.transitions.length - 1; i >= s.loopFloor; i--) {
     const t = s.transitions[i]!;
     if (t.kind === 'system') continue;
-    if (!LOOP_KINDS.has(t.kind)) break;
-    hops.unshift(t);
-  }
-  hops.push({ from: nextFrom, to: nextTo });
-  let run = 1;
-  for (let i = hops.length - 1; i > 0; i--) {
-    const a = hops[i]!;
-    const b = hops[i - 1]!;
-    if (a.from === b.to && a.to === b.from) run++;
-    else break;
+    if (!LOOP_KINDS.has(t.kind) || t.to !== later.from || t.from !== later.to) break;
+    run++;
+    later = t;
   }
   return run;
 }

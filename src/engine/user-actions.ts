@@ -177,6 +177,7 @@ export function userMessage(ctx: StepContext, text: string): void {
     note(ctx, 'the session has ended');
     return;
   }
+  if (s.status === 'running') abortInFlight(ctx, 'user interjected');
   record(ctx, { kind: 'user', text });
   emit(ctx, event('user_input', { text }));
   const persona = s.active ?? def.initial;
@@ -186,7 +187,6 @@ export function userMessage(ctx: StepContext, text: string): void {
     applyMove(ctx, { to: persona, kind: 'user', reason: 'user replied', inbox: { kind: 'user_reply', text } });
     return;
   }
-  abortInFlight(ctx, 'user interjected');
   startCall(ctx, persona, { kind: 'interjection', text });
 }
 

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { matchTriggers, type TriggerRule } from '../../src/arbiter/triggers.js';
+
+const budget: TriggerRule = {
+  id: 'budget_review', owner: 'cfo', keywords: ['budget', 'cost'], andKeywords: ['multiplayer', 'feature'],
+  criteria: { urgency: 0.8, dependency: 0.85, user_intent: 0.6 }, detour: true, reason: 'budget review',
+};
+const ctx = (texts: string[], extra: Partial<Parameters<typeof matchTriggers>[1]> = {}) => ({ from: 'game_designer', texts, turn: 10, lastFired: {}, cooldown: 6, ...extra });
+
+describe('matchTriggers', () => {
+  it('fires when both keyword groups appear in the recent turns (scenario B)', () => {
+    const out = matchTriggers([budget], ctx(['Budget concerns raised, need cost analysis', 'Proposed: add a multiplayer feature']));
+    expect(out).toHaveLength(1);
+    expect(out[0]).toMatchObject({ target: 'cfo', source: 'rule', detour: true, ruleId: 'budget_review', proposer: 'game_designer' });
+    expect(out[0]!.reason).toContain('"budget" + "multiplayer"');
+  });
+
+  it('needs the second group and whole words', () => {
+    expect(matchTriggers([budget], ctx(['the budget is fine']))).toEqual([]);
+    expect(matchTriggers([budget], ctx(['budgetary multiplayerish talk']))).toEqual([]);
+  });
+
+  it('never fires for the owner itself and respects the cooldown', () => {
+    const texts = ['budget for the multiplayer feature'];
+    expect(matchTriggers([budget], ctx(texts, { from: 'cfo' }))).toEqual([]);
+    expect(matchTriggers([budget], ctx(texts, { lastFired: { budget_review: 7 } }))).toEqual([]);
+    expect(matchTriggers([budget], ctx(texts, { lastFired: { budget_review: 4 } }))).toHaveLength(1);
+  });
+});

@@ -1,0 +1,92 @@
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync, unlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadTeam } from '../../src/config/load-team.js';
+import { formatIssue } from '../../src/config/issues.js';
+import { configJsonSchemas } from '../../src/config/json-schema.js';
+import { REPO_ROOT } from '../helpers/team.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** A copy of the shipped team in a temp dir, to break on purpose. */
+function copyTeam(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'troupe-team-'));
+  dirs.push(dir);
+  cpSync(join(REPO_ROOT, 'personas'), join(dir, 'personas'), { recursive: true });
+  cpSync(join(REPO_ROOT, 'prompts'), join(dir, 'prompts'), { recursive: true });
+  return dir;
+}
+const edit = (file: string, change: (json: any) => void) => {
+  const json = JSON.parse(readFileSync(file, 'utf8'));
+  change(json);
+  writeFileSync(file, JSON.stringify(json));
+};
+
+describe('loadTeam', () => {
+  it('loads the shipped V7 studio in roster order', () => {
+    const { team, issues } = loadTeam(REPO_ROOT);
+    expect(issues).toEqual([]);
+    expect(team!.personas.map((p) => p.id)).toEqual(['ceo', 'cfo', 'cmo', 'creative_partner', 'game_designer', 'concept_artist', 'art_director', 'lead_engineer']);
+    expect(team!.team.initial).toBe('CREATIVE.creative_partner');
+    expect(team!.team.pipeline.map((p) => p.persona)).toEqual(['creative_partner', 'game_designer', 'lead_engineer']);
+    for (const p of team!.personas) expect(team!.prompts[p.id]!.length).toBeGreaterThan(400);
+  });
+
+  it('reports every problem at once as file: field: problem — fix', () => {
+    const dir = copyTeam();
+    const p = (id: string) => join(dir, 'personas', `${id}.json`);
+    edit(p('cfo'), (j) => (j.handoff_to = ['ceo', 'janitor']));
+    edit(p('cmo'), (j) => (j.model = 42));
+    edit(join(dir, 'personas', 'team.json'), (j) => {
+      j.initial = 'CREATIVE.muse';
+      j.pipeline[1].persona = 'nobody';
+      j.majors[0].personas.push('game_designer');
+    });
+    unlinkSync(join(dir, 'prompts', 'art_director.md'));
+    writeFileSync(p('ceo_copy'), JSON.stringify({ ...JSON.parse(readFileSync(p('ceo'), 'utf8')) }));
+    const { team, issues } = loadTeam(dir);
+    expect(team).toBeNull();
+    const lines = issues.map(formatIssue);
+    const has = (re: RegExp) => expect(lines.some((l) => re.test(l)), `${re} in\n${lines.join('\n')}`).toBe(true);
+    has(/cmo\.json: model: .* — change it to a string/);
+    has(/cfo\.json: handoff_to\[1\]: unknown persona "janitor" — use one of: /);
+    has(/team\.json: initial: unknown persona "muse"/);
+    has(/team\.json: pipeline\[1\]\.persona: unknown persona "nobody"/);
+    has(/team\.json: majors\[1\]\.personas\[1\]: persona "game_designer" is in two majors \(STRATEGIC and CREATIVE\)/);
+    // A persona whose own file is broken is reported once, not again as unknown.
+    expect(lines.some((l) => l.includes('unknown persona "cmo"'))).toBe(false);
+    has(/art_director\.json: prompt: prompt file .*art_director\.md is missing — create/);
+    has(/ceo_copy\.json: id: duplicate persona id "ceo"/);
+    expect(lines.every((l) => / — /.test(l))).toBe(true);
+  });
+
+  it('reports unreachable personas and invalid JSON', () => {
+    const dir = copyTeam();
+    for (const id of ['ceo', 'cfo', 'cmo', 'creative_partner', 'game_designer', 'art_director', 'lead_engineer']) {
+      edit(join(dir, 'personas', `${id}.json`), (j) => (j.handoff_to = j.handoff_to.filter((t: string) => t !== 'concept_artist' && t !== 'CREATIVE')));
+    }
+    edit(join(dir, 'personas', 'creative_partner.json'), (j) => (j.handoff_to = ['game_designer', 'ceo']));
+    edit(join(dir, 'personas', 'ceo.json'), (j) => (j.handoff_to = ['cfo', 'cmo', 'creative_partner', 'lead_engineer']));
+    const { issues } = loadTeam(dir);
+    expect(issues.map(formatIssue)).toEqual([expect.stringMatching(/concept_artist\.json: id: persona "concept_artist" cannot be reached from CREATIVE\.creative_partner/)]);
+    writeFileSync(join(dir, 'personas', 'team.json'), '{ "name": ');
+    expect(formatIssue(loadTeam(dir).issues[0]!)).toMatch(/team\.json: \(root\): not valid JSON .* — fix the JSON syntax/);
+  });
+
+  it('names a missing team directory', () => {
+    const { issues } = loadTeam(join(tmpdir(), 'no-such-team-dir'));
+    expect(formatIssue(issues[0]!)).toMatch(/personas\/: no personas directory — point --team at a directory/);
+  });
+});
+
+describe('JSON Schemas', () => {
+  it('schemas/*.schema.json match the zod schemas (run `npm run schemas` after changing them)', () => {
+    for (const [file, text] of Object.entries(configJsonSchemas())) {
+      expect(readFileSync(join(REPO_ROOT, 'schemas', file), 'utf8'), file).toBe(text);
+    }
+  });
+});

@@ -1,0 +1,143 @@
+import { describe, expect, it } from 'vitest';
+import { ScriptedModel, type ScriptStep } from '../../src/llm/scripted-model.js';
+import { createSession } from '../../src/engine/session.js';
+import { step } from '../../src/engine/step.js';
+import { studio, studioRunner } from '../helpers/team.js';
+
+const to = (next: string, extra: Record<string, unknown> = {}): ScriptStep => ({ text: `over to ${next}`, directive: { transition: 'APPROVE_AND_HANDOFF', next_agent: next, ...extra } });
+const ask: ScriptStep = { text: 'question for you', directive: { transition: 'RESPOND_TO_USER' } };
+
+describe('step is pure', () => {
+  it('never changes the session it is given and returns effects as data', () => {
+    const { def } = studio();
+    const s0 = createSession(def, { id: 'x' });
+    const frozen = JSON.stringify(s0);
+    const { session, effects } = step(def, s0, { type: 'start', brief: 'b' });
+    expect(JSON.stringify(s0)).toBe(frozen);
+    expect(session.status).toBe('running');
+    expect(effects.find((e) => e.type === 'call_agent')).toMatchObject({ call: { turnId: 't1', persona: 'creative_partner', path: 'CREATIVE.creative_partner', attempt: 1 } });
+    const again = step(def, session, { type: 'agent_completed', turnId: 'stale', text: 'x', directive: { ok: true, source: 'tool', directive: { transition: 'COMPLETE' } } });
+    expect(again.effects).toEqual([]);
+  });
+});
+
+describe('approval gates', () => {
+  it('on_major_change pauses before a cross-major move; !approve takes it', async () => {
+    const team = studio();
+    team.def.approval = 'on_major_change';
+    const model = new ScriptedModel([to('game_designer'), to('lead_engineer'), ask]);
+    const { runner, events } = studioRunner(model, { team });
+    runner.start('brief');
+    await runner.settled();
+    expect(runner.session.active).toBe('game_designer');
+    expect(runner.session.awaiting?.code).toBe('gate');
+    const gate = events.filter((e) => e.type === 'awaiting_user').at(-1) as { pending?: { from: string; to: string } };
+    expect(gate.pending).toMatchObject({ from: 'CREATIVE.game_designer', to: 'TECHNICAL.lead_engineer' });
+    runner.dispatch({ type: 'user_approve' });
+    await runner.settled();
+    expect(runner.session.active).toBe('lead_engineer');
+    expect(runner.session.approvals.at(-1)).toMatchObject({ by: 'user', of: 'game_designer', status: 'APPROVED' });
+  });
+
+  it('every: !rework at a gate sends the work back with the reason; !handoff redirects', async () => {
+    const team = studio();
+    team.def.approval = 'every';
+    const model = new ScriptedModel([to('game_designer'), to('game_designer'), ask]);
+    const { runner } = studioRunner(model, { team });
+    runner.start('brief');
+    await runner.settled();
+    expect(runner.session.awaiting?.code).toBe('gate');
+    runner.dispatch({ type: 'user_rework', reason: 'too expensive' });
+    await runner.settled();
+    expect(model.calls[1]!.meta.persona).toBe('creative_partner');
+    expect(model.calls[1]!.messages.at(-1)!.content).toContain('The user sent your work back for rework. Reason: too expensive');
+    expect(runner.session.awaiting?.code).toBe('gate');
+    runner.dispatch({ type: 'user_handoff', target: 'cmo' });
+    await runner.settled();
+    expect(runner.session.active).toBe('cmo');
+  });
+});
+
+describe('user steering', () => {
+  it('an interjection aborts the turn in flight and the active persona answers it next', async () => {
+    const model = new ScriptedModel([{ ...to('game_designer'), delayMs: 50 }, ask]);
+    const { runner } = studioRunner(model);
+    runner.start('brief');
+    runner.dispatch({ type: 'user_message', text: 'make it about cats' });
+    await runner.settled();
+    expect(model.calls[1]!.meta.persona).toBe('creative_partner');
+    expect(model.calls[1]!.messages.at(-1)!.content).toBe('The user interjects: make it about cats');
+    expect(runner.session.transcript.map((t) => `${t.kind}:${t.status ?? ''}`)).toEqual(['user:', 'agent:aborted', 'user:', 'agent:ok']);
+  });
+
+  it('a reply while waiting goes to the persona that asked', async () => {
+    const model = new ScriptedModel([ask, ask]);
+    const { runner } = studioRunner(model);
+    runner.start('brief');
+    await runner.settled();
+    runner.dispatch({ type: 'user_message', text: 'PC only' });
+    await runner.settled();
+    expect(model.calls[1]!.meta.persona).toBe('creative_partner');
+    expect(model.calls[1]!.messages.at(-1)!.content).toBe('The user replies: PC only');
+  });
+
+  it('!call_agent consults a persona and control returns', async () => {
+    const model = new ScriptedModel([ask, { text: 'costs are fine', directive: { transition: 'RESPOND_TO_USER' } }, ask]);
+    const { runner } = studioRunner(model);
+    runner.start('brief');
+    await runner.settled();
+    runner.dispatch({ type: 'user_call_agent', target: 'CFO', message: 'can we afford it?' });
+    await runner.settled();
+    expect(model.calls[1]!.meta.persona).toBe('cfo');
+    expect(runner.session.awaiting?.code).toBe('consult');
+    expect(runner.session.active).toBe('cfo');
+  });
+
+  it('!switch_to hands control to the major lead', async () => {
+    const model = new ScriptedModel([ask, ask]);
+    const { runner } = studioRunner(model);
+    runner.start('brief');
+    await runner.settled();
+    runner.dispatch({ type: 'user_switch_major', major: 'technical' });
+    await runner.settled();
+    expect(model.calls[1]!.meta.persona).toBe('lead_engineer');
+  });
+
+  it('!approve after COMPLETE ends the session with the reason; !quit ends it too', async () => {
+    const model = new ScriptedModel([{ text: 'done', directive: { transition: 'COMPLETE' } }]);
+    const { runner, events } = studioRunner(model);
+    runner.start('brief');
+    await runner.settled();
+    runner.dispatch({ type: 'user_approve' });
+    expect(runner.session.status).toBe('ended');
+    expect(events.at(-1)).toMatchObject({ type: 'session_ended', reason: "completed: Creative Partner's result approved by the user" });
+    const other = studioRunner(new ScriptedModel([{ ...ask, delayMs: 30 }]));
+    other.runner.start('brief');
+    other.runner.dispatch({ type: 'user_quit' });
+    await other.runner.settled();
+    expect(other.runner.session.endReason).toBe('user quit');
+  });
+});
+
+describe('modes', () => {
+  it('simple runs the pipeline once; directives are recorded but do not route', async () => {
+    const model = new ScriptedModel([to('ceo'), { text: 'rework!', directive: { transition: 'REQUEST_REWORK', rework_reason: 'x' } }, to('cfo')]);
+    const { runner, events } = studioRunner(model, { mode: 'simple' });
+    runner.start('brief');
+    await runner.settled();
+    expect(model.calls.map((c) => c.meta.persona)).toEqual(['creative_partner', 'game_designer', 'lead_engineer']);
+    expect(runner.session.awaiting).toMatchObject({ code: 'pipeline_complete', reason: 'pipeline complete (Ideation -> Planning -> Implementation)' });
+    expect(events.filter((e) => e.type === 'directive')).toHaveLength(3);
+  });
+
+  it('switching simple -> fsm mid-session keeps the transcript and routes by directive again', async () => {
+    const model = new ScriptedModel([to('ceo'), { ...to('cfo'), delayMs: 20 }, ask]);
+    const { runner } = studioRunner(model, { mode: 'simple' });
+    runner.start('brief');
+    await new Promise((r) => setTimeout(r, 5));
+    runner.dispatch({ type: 'user_mode', mode: 'fsm' });
+    await runner.settled();
+    expect(model.calls.map((c) => c.meta.persona)).toEqual(['creative_partner', 'game_designer', 'cfo']);
+    expect(runner.session.transcript.filter((t) => t.kind === 'agent')).toHaveLength(3);
+  });
+});

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { DemoModel } from '../../src/llm/demo-model.js';
+import { studioRunner } from '../helpers/team.js';
+import * as troupe from '../../src/index.js';
+
+describe('the offline demo model', () => {
+  it('plays a whole session by itself: approvals, a rework, cross-major handoffs, a detour, an end', async () => {
+    const { runner, events } = studioRunner(new DemoModel());
+    runner.start('A cozy lighthouse game');
+    await runner.settled();
+    const s = runner.session;
+    expect(s.status).toBe('awaiting_user');
+    expect(s.awaiting?.code).toBe('complete');
+    expect(s.approvals.filter((a) => a.status === 'APPROVED').length).toBeGreaterThanOrEqual(3);
+    expect(s.approvals.some((a) => a.status === 'REQUEST_REWORK')).toBe(true);
+    const majors = new Set(events.filter((e) => e.type === 'major_entered').map((e) => (e as { major: string }).major));
+    expect([...majors].sort()).toEqual(['CREATIVE', 'STRATEGIC', 'TECHNICAL', 'USER_INTERACTION']);
+    expect(s.transitions.some((t) => t.kind === 'rule')).toBe(true);
+    expect(s.transitions.some((t) => t.kind === 'detour_return')).toBe(true);
+    // In character, about the brief.
+    expect(s.transcript.find((t) => t.persona === 'creative_partner')?.text).toContain('A cozy lighthouse game');
+    runner.dispatch({ type: 'user_approve' });
+    expect(runner.session.endReason).toBe("completed: CEO's result approved by the user");
+  });
+
+  it('answers the user in character when steered', async () => {
+    const { runner } = studioRunner(new DemoModel());
+    runner.start('A racing game');
+    await runner.settled();
+    runner.dispatch({ type: 'user_handoff', target: 'art director' });
+    await runner.settled();
+    expect(runner.session.transcript.at(-1)?.text).toMatch(/^Art Director here\. On "A racing game"/);
+    expect(runner.session.awaiting?.code).toBe('respond_to_user');
+  });
+});
+
+describe('library exports', () => {
+  it('exposes the engine, arbiter, schemas and model interface', () => {
+    for (const name of ['step', 'createSession', 'compileTeam', 'arbitrate', 'DirectiveSchema', 'PersonaSchema', 'TeamSchema', 'Runner', 'DemoModel', 'ScriptedModel', 'OpenAIChatModel', 'openTeam']) {
+      expect(typeof (troupe as Record<string, unknown>)[name], name).not.toBe('undefined');
+    }
+  });
+});
