@@ -52,9 +52,7 @@ export async function resumeHeadless(options: ResumeOptions): Promise<{ id: stri
       options.write('');
       attachTranscriptPrinter(runner.bus, team.def, options.write);
     }
-    // Killed between creating the file and the first step: start on the brief it was created with.
-    if (before.status === 'idle' && stored.handle.data.brief) runner.start(stored.handle.data.brief);
-    else runner.resume();
+    stored.resume();
     await runner.settled();
     const s = runner.session;
     if (s.status === 'awaiting_user') {

@@ -61,5 +61,7 @@ export function parseSessionFile(text: string, where: string, format: FileFormat
     const field = issue.path.map(String).join('.') || '(root)';
     throw new SessionFileError(`${where}: ${field}: ${issue.message} — the file is corrupt or was edited by hand; it was left as it is`);
   }
-  return { file: parsed.data as unknown as SessionFile, storedVersion };
+  // Validated, but the document itself is kept: zod's output would reorder keys and drop nothing
+  // useful, and a resumed snapshot must be byte-for-byte the state that was saved.
+  return { file: doc as unknown as SessionFile, storedVersion };
 }

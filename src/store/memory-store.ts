@@ -12,6 +12,9 @@ export class MemoryStore implements Store {
   readonly writes = new Map<string, number>();
   private readonly open_ = new Set<string>();
 
+  /** `onWrite` sees every stored text (tests use it to crash at each write). */
+  constructor(private readonly onWrite?: (id: string, text: string) => void) {}
+
   async create(file: SessionFile): Promise<SessionHandle> {
     checkId(file.id);
     if (this.texts.has(file.id)) throw new UserError(`session ${file.id} already exists — choose another id`);
@@ -70,7 +73,9 @@ export class MemoryStore implements Store {
       data: initial,
       write: async () => {
         if (closed) throw new Error(`session ${id} is closed`);
-        this.texts.set(id, JSON.stringify(handle.data));
+        const text = JSON.stringify(handle.data);
+        this.texts.set(id, text);
+        this.onWrite?.(id, text);
         this.writes.set(id, (this.writes.get(id) ?? 0) + 1);
       },
       close: async () => {

@@ -4,7 +4,7 @@ import { event } from '../engine/event-map.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import type { PromptBuilder } from '../memory/prompt-builder.js';
 import { openTeam as loadTeamDir, type OpenTeam } from '../runtime/open-team.js';
-import { Runner } from '../runtime/runner.js';
+import { Runner, type RunnerOptions } from '../runtime/runner.js';
 import { SessionRecorder, type RecorderOptions } from './recorder.js';
 import { SESSION_SCHEMA_VERSION, type SessionFile } from './session-file.js';
 import type { SessionHandle, Store } from './store.js';
@@ -15,6 +15,11 @@ export interface StoredSession {
   team: OpenTeam;
   handle: SessionHandle;
   recorder: SessionRecorder;
+  /**
+   * Continues where the file left off: re-runs the turn that was in flight (Runner.resume), or starts on
+   * the stored brief when the process died before the first step. A no-op for a session that waits or ended.
+   */
+  resume(): void;
   /** Writes the final state and releases the session. */
   close(): Promise<void>;
 }
@@ -23,6 +28,8 @@ export interface StoredSession {
 interface Common extends RecorderOptions {
   store: Store;
   prompt?: PromptBuilder;
+  /** Also called after every step, once the step is recorded. */
+  onStep?: RunnerOptions['onStep'];
 }
 
 /** A new session to create in the store. */
@@ -46,12 +53,21 @@ function wire(store: Common, team: OpenTeam, handle: SessionHandle, model: ChatM
     model,
     modelFor: team.modelFor,
     session: handle.data.snapshot,
-    onStep: recorder.onStep,
+    onStep: store.onStep
+      ? (session, input) => {
+          recorder.onStep(session, input);
+          store.onStep!(session, input);
+        }
+      : recorder.onStep,
     ...(store.clock ? { clock: store.clock } : {}),
     ...(store.prompt ? { prompt: store.prompt } : {}),
   });
   recorder.attach(runner.bus);
-  return { runner, team, handle, recorder, close: () => recorder.close() };
+  const resume = () => {
+    if (runner.session.status === 'idle' && handle.data.brief) runner.start(handle.data.brief);
+    else runner.resume();
+  };
+  return { runner, team, handle, recorder, resume, close: () => recorder.close() };
 }
 
 /** Creates a session file and a runner that records into it; call `runner.start(brief)` next. */
