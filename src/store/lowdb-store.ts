@@ -4,7 +4,7 @@ import { Low } from 'lowdb';
 import { DataFile } from 'lowdb/node';
 import { UserError } from '../llm/errors.js';
 import { acquireLock, lockHolder, releaseLock } from './lock.js';
-import { CURRENT_FORMAT, parseSessionFile, type FileFormat } from './load-file.js';
+import { CURRENT_FORMAT, parseSessionFile, SessionFileError, type FileFormat, type Loaded } from './load-file.js';
 import { redactorFrom, type Redactor } from './redact.js';
 import type { SessionFile } from './session-file.js';
 import { checkId, newestFirst, type SessionHandle, type Store, type StoredEntry } from './store.js';
@@ -62,7 +62,7 @@ export class LowdbStore implements Store {
     const lock = this.lockOf(id);
     acquireLock(lock, id);
     try {
-      const { file, storedVersion } = parseSessionFile(readFileSync(path, 'utf8'), path, this.format);
+      const { file, storedVersion } = this.load(id, path);
       // Keep the file as it was before its first write in the new format.
       if (storedVersion < this.format.version) copyFileSync(path, `${path}.v${storedVersion}.bak`);
       return this.handle(file);
@@ -75,7 +75,13 @@ export class LowdbStore implements Store {
   async read(id: string): Promise<SessionFile> {
     const path = this.pathOf(id);
     if (!existsSync(path)) throw new UserError(`no session ${id} in ${this.dir} — run troupe sessions to list them`);
-    return parseSessionFile(readFileSync(path, 'utf8'), path, this.format).file;
+    return this.load(id, path).file;
+  }
+
+  private load(id: string, path: string): Loaded {
+    const loaded = parseSessionFile(readFileSync(path, 'utf8'), path, this.format);
+    if (loaded.file.id !== id) throw new SessionFileError(`${path}: id "${loaded.file.id}" does not match the file name — rename the file to ${loaded.file.id}.json`);
+    return loaded;
   }
 
   async ids(): Promise<string[]> {
@@ -88,7 +94,7 @@ export class LowdbStore implements Store {
     for (const id of await this.ids()) {
       const location = join(this.dir, `${id}.json`);
       try {
-        const file = parseSessionFile(readFileSync(location, 'utf8'), location, this.format).file;
+        const file = this.load(id, location).file;
         entries.push({ id, location, file, lockedBy: lockHolder(this.lockOf(id)) });
       } catch (error) {
         entries.push({ id, location, error: (error as Error).message });
