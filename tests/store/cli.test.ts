@@ -11,7 +11,7 @@ let data = '';
 let id = '';
 
 function troupe(...args: string[]) {
-  const env = { ...process.env, TROUPE_DATA_DIR: data };
+  const env: NodeJS.ProcessEnv = { ...process.env, TROUPE_DATA_DIR: data };
   delete env.OPENAI_API_KEY;
   delete env.OPENAI_BASE_URL;
   return spawnSync(process.execPath, [CLI, ...args], { cwd: data, env, encoding: 'utf8' });
