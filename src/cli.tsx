@@ -12,6 +12,12 @@ import { modelFromEnv } from './llm/from-env.js';
 import { openTeam } from './runtime/open-team.js';
 import { PACKAGE_ROOT, teamDir } from './runtime/team-paths.js';
 import { toMermaid } from './graph.js';
+import { LowdbStore } from './store/lowdb-store.js';
+import { dataDirFrom } from './store/store.js';
+import { listSessions } from './cli/sessions-command.js';
+import { resumeHeadless, resumeModel } from './cli/resume-command.js';
+import { showSession } from './cli/show-command.js';
+import { exportSession } from './cli/export-command.js';
 
 /** The brief `npm start` runs when no brief is given. */
 export const DEMO_BRIEF = 'A cozy game about a lighthouse keeper tending a failing light on a stormy island';
@@ -69,14 +75,39 @@ async function main(args: CliArgs): Promise<number> {
     case 'run': {
       const brief = args.command === 'run' ? args.positionals.join(' ').trim() : DEMO_BRIEF;
       if (brief === '') throw new UsageError('run needs a brief: troupe run "<brief>"');
-      const team = openTeam(teamDir(args.team), args.maxTurns !== undefined ? { maxTurns: args.maxTurns } : {});
+      const dir = teamDir(args.team);
+      const team = openTeam(dir, args.maxTurns !== undefined ? { maxTurns: args.maxTurns } : {});
       const model = modelFromEnv(process.env, { demo: args.demo });
-      await runHeadless({ team, model, brief, mode: args.mode ?? 'fsm', json: args.json, write: out, sessionId: randomUUID() });
+      const sessionId = randomUUID();
+      const store = { store: new LowdbStore(dataDirFrom()), teamDir: dir, ...(args.maxTurns !== undefined ? { maxTurns: args.maxTurns } : {}) };
+      await runHeadless({ team, model, brief, mode: args.mode ?? 'fsm', json: args.json, write: out, sessionId, store });
+      savedLine(sessionId, args.json);
       return 0;
     }
+    case 'sessions':
+      await listSessions(new LowdbStore(dataDirFrom()), out, dataDirFrom());
+      return 0;
+    case 'resume': {
+      const { id } = await resumeHeadless({ store: new LowdbStore(dataDirFrom()), id: args.positionals[0], json: args.json, write: out, model: resumeModel(process.env, { demo: args.demo }) });
+      savedLine(id, args.json);
+      return 0;
+    }
+    case 'show':
+      await showSession(new LowdbStore(dataDirFrom()), args.positionals[0], out);
+      return 0;
+    case 'export':
+      await exportSession(new LowdbStore(dataDirFrom()), args.positionals[0], args.format, (text) => process.stdout.write(text));
+      return 0;
     default:
       throw new UsageError(`unknown command "${args.command}"`);
   }
+}
+
+/** Tells the user how to continue a stored session (on stderr under --json, so stdout stays JSON lines). */
+function savedLine(id: string, json: boolean): void {
+  const line = `session ${id} saved — continue it with: troupe resume ${id.slice(0, 8)}`;
+  if (json) process.stderr.write(`${line}\n`);
+  else out(line);
 }
 
 async function entry(): Promise<void> {

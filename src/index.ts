@@ -28,3 +28,4 @@ export { Runner, type RunnerOptions } from './runtime/runner.js';
 export { TroupeBus } from './runtime/bus.js';
 export { openTeam, type OpenTeam } from './runtime/open-team.js';
 export { FullHistoryPromptBuilder, type PromptBuilder, type PromptInput } from './memory/prompt-builder.js';
+export * from './store/index.js';

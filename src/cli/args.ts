@@ -9,6 +9,10 @@ commands:
   validate                   check a team's config and report every problem
   graph                      print the team as a Mermaid state diagram
   schemas [--check]          write (or check) the JSON Schemas in schemas/
+  sessions                   list stored sessions (id, started, brief, state, turns, status, cost)
+  resume [id]                continue a stored session (latest by default) until it needs you
+  show <id>                  print a stored session's transcript and decisions
+  export <id> [--format F]   print a stored session as Markdown (md, default) or JSON (json)
 
 options:
   --team DIR                 team directory holding personas/ and prompts/ (default: the shipped V7 studio)
@@ -16,6 +20,7 @@ options:
   --max-turns N              stop after N persona turns
   --json                     print every event as one JSON line
   --demo                     use the offline demo model even when an API key is set
+  --format md|json           export format
   -h, --help                 show this help`;
 
 /** Parsed command line. */
@@ -29,6 +34,7 @@ export interface CliArgs {
   demo: boolean;
   check: boolean;
   help: boolean;
+  format?: string;
 }
 
 /** Thrown for bad flags; the CLI prints the usage line and exits 2. */
@@ -50,6 +56,7 @@ export function parseCli(argv: string[]): CliArgs {
         demo: { type: 'boolean', default: false },
         check: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
+        format: { type: 'string' },
       },
     });
   } catch (error) {
@@ -74,5 +81,6 @@ export function parseCli(argv: string[]): CliArgs {
     demo: values.demo,
     check: values.check,
     help: values.help,
+    ...(values.format !== undefined ? { format: values.format } : {}),
   };
 }

@@ -76,6 +76,9 @@ const SCRIPT: Record<string, Line[]> = {
   ],
 };
 
+/** Inbox kinds the demo answers off-script (they do not advance a persona's script). */
+export const DEMO_USER_DRIVEN: readonly string[] = ['user_reply', 'interjection', 'user_requested', 'consult', 'continue'];
+
 function lastUserText(request: ChatRequest): string {
   const last = [...request.messages].reverse().find((m) => m.role === 'user');
   return (last?.content ?? '').split('\n').find((l) => l.trim() !== '')?.slice(0, 160) ?? '';
@@ -85,7 +88,12 @@ function lastUserText(request: ChatRequest): string {
 export class DemoModel implements ChatModel {
   readonly label = 'demo model (offline, scripted — set OPENAI_API_KEY for a real model)';
   readonly offline = true;
-  private readonly spoken = new Map<string, number>();
+  private readonly spoken: Map<string, number>;
+
+  /** `spoken`: script lines each persona has already said (a resumed session continues the script). */
+  constructor(spoken: Record<string, number> = {}) {
+    this.spoken = new Map(Object.entries(spoken));
+  }
 
   async generate(request: ChatRequest): Promise<ChatResponse> {
     const persona = request.meta.persona ?? 'assistant';
@@ -93,7 +101,7 @@ export class DemoModel implements ChatModel {
     if (request.meta.purpose === 'summary') return this.reply(request, summarise(request), []);
     const repair = request.messages.some((m) => m.role === 'user' && m.content.includes('did not include a valid'));
     const index = this.spoken.get(persona) ?? 0;
-    const userDriven = ['user_reply', 'interjection', 'user_requested', 'consult', 'continue'].includes(request.meta.inbox ?? '');
+    const userDriven = DEMO_USER_DRIVEN.includes(request.meta.inbox ?? '');
     const line = SCRIPT[persona]?.[index];
     if (line && !userDriven && !repair) {
       this.spoken.set(persona, index + 1);

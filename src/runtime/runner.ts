@@ -63,6 +63,16 @@ export class Runner {
     this.dispatch({ type: 'start', brief });
   }
 
+  /**
+   * Continues a session restored from a snapshot: re-issues the call that was in flight when it was
+   * saved (its result was never applied, so the turn is re-run, not half applied). Otherwise a no-op.
+   */
+  resume(): void {
+    const call = this.session.inFlight;
+    if (call && this.session.status === 'running') this.execute({ type: 'call_agent', call });
+    this.notifyIfSettled();
+  }
+
   /** Feeds one input to the core and executes the resulting effects. */
   dispatch(input: EngineInput): void {
     const { session, effects } = step(this.def, this.session, input);

@@ -1,0 +1,67 @@
+import { UserError } from '../llm/errors.js';
+import { SESSION_SCHEMA_VERSION, SessionFileSchema, type SessionFile } from './session-file.js';
+
+/** A session file that cannot be loaded (corrupt, invalid or from a newer troupe); it is left untouched. */
+export class SessionFileError extends UserError {}
+
+/** Upgrades a raw file of version N to version N + 1 (keyed by N). */
+export type Migration = (raw: Record<string, unknown>) => Record<string, unknown>;
+
+/**
+ * Migrations from each older schema version to the next. Version 1 is the first released format,
+ * so the table is empty; the next format change adds `1: (raw) => ...` and a v2 fixture.
+ */
+export const MIGRATIONS: Record<number, Migration> = {};
+
+/** A loaded file and the version it was stored at (lower than current when it was migrated). */
+export interface Loaded {
+  file: SessionFile;
+  storedVersion: number;
+}
+
+/** A file format: its version, the zod schema of that version and the migrations up to it. */
+export interface FileFormat {
+  version: number;
+  schema: { safeParse(doc: unknown): { success: true; data: unknown } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } } };
+  migrations: Record<number, Migration>;
+}
+
+/** The format this build reads and writes. */
+export const CURRENT_FORMAT: FileFormat = { version: SESSION_SCHEMA_VERSION, schema: SessionFileSchema, migrations: MIGRATIONS };
+
+/** Parses, migrates and validates a session file's text; throws a one-line SessionFileError naming the file. */
+export function parseSessionFile(text: string, where: string, format: FileFormat = CURRENT_FORMAT): Loaded {
+  const { migrations, version: current } = format;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    const why = (error as Error).message.split('\n')[0];
+    throw new SessionFileError(`${where}: not valid JSON (${why}) — the file is corrupt; it was left as it is`);
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new SessionFileError(`${where}: not a troupe session file (expected a JSON object) — it was left as it is`);
+  }
+  let doc = raw as Record<string, unknown>;
+  const storedVersion = doc.schema;
+  if (typeof storedVersion !== 'number' || !Number.isInteger(storedVersion) || storedVersion < 1) {
+    throw new SessionFileError(`${where}: schema: missing or not a positive integer — not a troupe session file; it was left as it is`);
+  }
+  if (storedVersion > current) {
+    throw new SessionFileError(`${where}: schema version ${storedVersion} is newer than this troupe supports (${current}) — upgrade troupe to open it; the file was left as it is`);
+  }
+  for (let v = storedVersion; v < current; v++) {
+    const migrate = migrations[v];
+    if (!migrate) throw new SessionFileError(`${where}: no migration from schema version ${v} to ${v + 1} — this file cannot be opened by this troupe`);
+    doc = { ...migrate(doc), schema: v + 1 };
+  }
+  const parsed = format.schema.safeParse(doc);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const field = issue.path.map(String).join('.') || '(root)';
+    throw new SessionFileError(`${where}: ${field}: ${issue.message} — the file is corrupt or was edited by hand; it was left as it is`);
+  }
+  // Validated, but the document itself is kept: zod's output would reorder keys and drop nothing
+  // useful, and a resumed snapshot must be byte-for-byte the state that was saved.
+  return { file: doc as unknown as SessionFile, storedVersion };
+}

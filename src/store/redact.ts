@@ -1,0 +1,35 @@
+/** Replaces secrets in serialised text before it reaches disk. */
+export type Redactor = (text: string) => string;
+
+const SECRET_NAME = /(API_?KEY|_KEY$|TOKEN|SECRET|PASSWORD|PASSWD|AUTH(?!OR))/i;
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * Builds a redactor from the environment: values of OPENAI_API_KEY and of any variable named like a
+ * secret (…KEY, …TOKEN, …SECRET, …PASSWORD, …AUTH…; 8+ characters), plus bearer tokens and
+ * sk-style keys wherever they appear (a server error may echo the key back).
+ */
+export function redactorFrom(env: Record<string, string | undefined> = process.env): Redactor {
+  const values = new Set<string>();
+  for (const [name, value] of Object.entries(env)) {
+    const v = value?.trim();
+    if (!v || v.length < 8) continue;
+    if (name === 'OPENAI_API_KEY' || SECRET_NAME.test(name)) {
+      values.add(v);
+      // The JSON-escaped form too, in case the value holds quotes or backslashes.
+      values.add(JSON.stringify(v).slice(1, -1));
+    }
+  }
+  const patterns = [...values].sort((a, b) => b.length - a.length).map(escapeRegExp);
+  const exact = patterns.length ? new RegExp(patterns.join('|'), 'g') : null;
+  const bearer = /(bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi;
+  const skKey = /\bsk-[A-Za-z0-9_-]{16,}/g;
+  return (text) => {
+    let out = exact ? text.replace(exact, '[redacted]') : text;
+    out = out.replace(bearer, '$1[redacted]').replace(skKey, 'sk-[redacted]');
+    return out;
+  };
+}
