@@ -12,6 +12,12 @@ import { modelFromEnv } from './llm/from-env.js';
 import { openTeam } from './runtime/open-team.js';
 import { PACKAGE_ROOT, teamDir } from './runtime/team-paths.js';
 import { toMermaid } from './graph.js';
+import type { ChatModel } from './llm/chat-model.js';
+import { RecordingModel } from './llm/recording.js';
+import { ReplayModel } from './llm/replay-model.js';
+import { loadPriceTable } from './usage/price-table.js';
+import { UsageMeter } from './usage/usage-meter.js';
+import { formatUsageSummary } from './usage/summary.js';
 
 /** The brief `npm start` runs when no brief is given. */
 export const DEMO_BRIEF = 'A cozy game about a lighthouse keeper tending a failing light on a stormy island';
@@ -70,8 +76,20 @@ async function main(args: CliArgs): Promise<number> {
       const brief = args.command === 'run' ? args.positionals.join(' ').trim() : DEMO_BRIEF;
       if (brief === '') throw new UsageError('run needs a brief: troupe run "<brief>"');
       const team = openTeam(teamDir(args.team), args.maxTurns !== undefined ? { maxTurns: args.maxTurns } : {});
-      const model = modelFromEnv(process.env, { demo: args.demo });
-      await runHeadless({ team, model, brief, mode: args.mode ?? 'fsm', json: args.json, write: out, sessionId: randomUUID() });
+      const replay = args.replay !== undefined ? ReplayModel.fromFile(args.replay) : null;
+      let model: ChatModel = replay ?? modelFromEnv(process.env, { demo: args.demo });
+      if (args.record !== undefined) model = new RecordingModel(model, args.record);
+      const meter = new UsageMeter(loadPriceTable(process.env));
+      await runHeadless({ team, model, brief, mode: args.mode ?? 'fsm', json: args.json, write: out, sessionId: randomUUID(), meter });
+      // With --json stdout holds only events, so the summary goes to stderr.
+      const summary = args.json ? (line: string) => process.stderr.write(`${line}\n`) : out;
+      if (!args.json) summary('');
+      for (const line of formatUsageSummary(meter)) summary(line);
+      if (replay?.divergence) {
+        process.stderr.write(`troupe: ${replay.divergence}\n`);
+        return 1;
+      }
+      if (replay && replay.remaining > 0) process.stderr.write(`troupe: replay ended with ${replay.remaining} recorded call(s) unused\n`);
       return 0;
     }
     default:

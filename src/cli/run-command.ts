@@ -3,6 +3,7 @@ import type { OpenTeam } from '../runtime/open-team.js';
 import { Runner } from '../runtime/runner.js';
 import { attachJsonPrinter, attachTranscriptPrinter } from '../runtime/transcript-printer.js';
 import { event } from '../engine/event-map.js';
+import type { UsageMeter } from '../usage/usage-meter.js';
 
 /** Options for a headless run. */
 export interface HeadlessOptions {
@@ -14,6 +15,8 @@ export interface HeadlessOptions {
   write: (line: string) => void;
   sessionId: string;
   clock?: () => Date;
+  /** Meters usage and enforces the team's token and cost budgets. */
+  meter?: UsageMeter;
 }
 
 /** Runs a session headless until it needs the user or ends; returns the end reason. */
@@ -27,6 +30,7 @@ export async function runHeadless(options: HeadlessOptions): Promise<string> {
     mode: options.mode,
     sessionId: options.sessionId,
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.meter ? { meter: options.meter } : {}),
   });
   if (options.json) attachJsonPrinter(runner.bus, options.write);
   else attachTranscriptPrinter(runner.bus, team.def, options.write);
