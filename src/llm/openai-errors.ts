@@ -40,7 +40,8 @@ export function toModelError(error: unknown, signal?: AbortSignal, target?: Call
   if (error instanceof OpenAI.APIConnectionError) return new ModelCallError(`cannot reach the model server${host} — check OPENAI_BASE_URL and that the server is running`, true);
   if (error instanceof OpenAI.APIError) {
     const status = error.status ?? 0;
-    const detail = firstLine(error.message);
+    // The SDK prefixes the status ("500 boom"); the messages below say it once.
+    const detail = firstLine(error.message).replace(/^\d{3}\s+/, '');
     const model = target ? ` "${target.model}"` : '';
     if (status === 401) return new ModelCallError(`401 unauthorised${host}: the API key was rejected — check OPENAI_API_KEY`, false, { status });
     if (status === 403) return new ModelCallError(`403 forbidden${host}: the key may not use model${model} — ${detail}`, false, { status });

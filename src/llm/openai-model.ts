@@ -79,7 +79,7 @@ export class OpenAIChatModel implements ChatModel {
       }, this.timeoutMs);
     };
     const assembler = new StreamAssembler(request.onDelta);
-    const timeout = () => new ModelCallError(`the model server at ${this.host} sent nothing for ${Math.round(this.timeoutMs / 1000)} s (timed out; TROUPE_TIMEOUT_MS)`, true);
+    const timeout = () => new ModelCallError(`the model server at ${this.host} sent nothing for ${this.timeoutMs < 1000 ? `${this.timeoutMs} ms` : `${Math.round(this.timeoutMs / 1000)} s`} (timed out; TROUPE_TIMEOUT_MS)`, true);
     try {
       arm();
       const stream = await this.client.chat.completions.create(this.body(request), { signal: controller.signal, maxRetries: 0, timeout: this.timeoutMs });

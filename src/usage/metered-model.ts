@@ -19,7 +19,7 @@ export class MeteredModel implements ChatModel {
   async generate(request: ChatRequest): Promise<ChatResponse> {
     const response = await this.inner.generate(request);
     const persona = request.meta.purpose === 'persona' ? (request.meta.persona ?? null) : null;
-    this.meter.record(persona, response.model || request.model, response.usage);
+    this.meter.record(persona, request.model, response.usage, response.model);
     return response;
   }
 }

@@ -66,13 +66,16 @@ export class UsageMeter {
     return this.session.calls > this.session.unpricedCalls ? this.session.cost : null;
   }
 
-  /** Records one call's usage (null: the server sent none). */
-  record(persona: string | null, model: string, usage: Usage | null): UsageRecord | null {
+  /**
+   * Records one call's usage (null: the server sent none) under the model id troupe asked for;
+   * the id the server reports (e.g. a dated snapshot) is tried for a price when that one has none.
+   */
+  record(persona: string | null, model: string, usage: Usage | null, servedModel?: string): UsageRecord | null {
     if (!usage) {
       this.callsWithoutUsage += 1;
       return null;
     }
-    const cost = this.prices.cost(model, usage);
+    const cost = this.prices.cost(model, usage) ?? (servedModel ? this.prices.cost(servedModel, usage) : null);
     if (cost === null) this.unpricedModels.add(model);
     add(this.session, usage, cost);
     const key = persona ?? '(memory)';
