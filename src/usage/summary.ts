@@ -3,7 +3,7 @@ import type { UsageMeter, UsageTotals } from './usage-meter.js';
 const n = (value: number) => value.toLocaleString('en-US');
 
 function money(value: number, currency: string): string {
-  const digits = value >= 1 ? 2 : value >= 0.01 ? 4 : 6;
+  const digits = value >= 1 ? 2 : value >= 0.0001 || value === 0 ? 4 : 6;
   return `${currency === 'USD' ? '$' : `${currency} `}${value.toFixed(digits)}`;
 }
 
