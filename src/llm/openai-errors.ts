@@ -4,9 +4,9 @@ import { AbortedError, ModelCallError } from './errors.js';
 /** Redacts anything that looks like a bearer token or API key from a message. */
 export function redact(text: string): string {
   return text
-    .replace(/((?:sk|rk|gsk|xai|pk)-[A-Za-z0-9_-]{2})[A-Za-z0-9_-]{6,}/g, '$1…')
+    .replace(/\b((?:sk|rk|gsk|xai|pk)-[A-Za-z0-9_-]{2})[A-Za-z0-9_-]{14,}/g, '$1…')
     .replace(/(Bearer\s+)\S+/gi, '$1…')
-    .replace(/("?(?:api[_-]?key|authorization)"?\s*[:=]\s*"?)[^"\s,}]+/gi, '$1…');
+    .replace(/("?(?:api[_-]?key|authorization)"?\s*[:=]\s*"?)(?!Bearer\s)[^"\s,}]+/gi, '$1…');
 }
 
 /** The wait a server asked for, from `retry-after-ms` or `retry-after` (seconds or an HTTP date). */

@@ -71,3 +71,13 @@ describe('withRetries', () => {
     await expect(abortableSleep(10_000, controller.signal)).rejects.toBeInstanceOf(AbortedError);
   });
 });
+
+describe('redact', () => {
+  it('hides key-like tokens and bearer values, and leaves ordinary words alone', async () => {
+    const { redact } = await import('../../src/llm/openai-errors.js');
+    expect(redact('key sk-proj-abcdefghijklmnopqrstuvwxyz rest')).toBe('key sk-pr… rest');
+    expect(redact('Authorization: Bearer abc.def.ghi')).toBe('Authorization: Bearer …');
+    expect(redact('"api_key": "whatever-secret"')).toBe('"api_key": "…"');
+    expect(redact('a risk-assessment-framework for the task-management-subsystem')).toBe('a risk-assessment-framework for the task-management-subsystem');
+  });
+});
