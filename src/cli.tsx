@@ -18,6 +18,12 @@ import { listSessions } from './cli/sessions-command.js';
 import { resumeHeadless, resumeModel } from './cli/resume-command.js';
 import { showSession } from './cli/show-command.js';
 import { exportSession } from './cli/export-command.js';
+import type { ChatModel } from './llm/chat-model.js';
+import { RecordingModel } from './llm/recording.js';
+import { ReplayModel } from './llm/replay-model.js';
+import { loadPriceTable } from './usage/price-table.js';
+import { UsageMeter } from './usage/usage-meter.js';
+import { formatUsageSummary } from './usage/summary.js';
 
 /** The brief `npm start` runs when no brief is given. */
 export const DEMO_BRIEF = 'A cozy game about a lighthouse keeper tending a failing light on a stormy island';
@@ -77,11 +83,23 @@ async function main(args: CliArgs): Promise<number> {
       if (brief === '') throw new UsageError('run needs a brief: troupe run "<brief>"');
       const dir = teamDir(args.team);
       const team = openTeam(dir, args.maxTurns !== undefined ? { maxTurns: args.maxTurns } : {});
-      const model = modelFromEnv(process.env, { demo: args.demo });
+      const replay = args.replay !== undefined ? ReplayModel.fromFile(args.replay) : null;
+      let model: ChatModel = replay ?? modelFromEnv(process.env, { demo: args.demo });
+      if (args.record !== undefined) model = new RecordingModel(model, args.record);
+      const meter = new UsageMeter(loadPriceTable(process.env));
       const sessionId = randomUUID();
       const store = { store: new LowdbStore(dataDirFrom()), teamDir: dir, ...(args.maxTurns !== undefined ? { maxTurns: args.maxTurns } : {}) };
-      await runHeadless({ team, model, brief, mode: args.mode ?? 'fsm', json: args.json, write: out, sessionId, store });
+      await runHeadless({ team, model, brief, mode: args.mode ?? 'fsm', json: args.json, write: out, sessionId, store, meter });
       savedLine(sessionId, args.json);
+      // With --json stdout holds only events, so the summary goes to stderr.
+      const summary = args.json ? (line: string) => process.stderr.write(`${line}\n`) : out;
+      if (!args.json) summary('');
+      for (const line of formatUsageSummary(meter)) summary(line);
+      if (replay?.divergence) {
+        process.stderr.write(`troupe: ${replay.divergence}\n`);
+        return 1;
+      }
+      if (replay && replay.remaining > 0) process.stderr.write(`troupe: replay ended with ${replay.remaining} recorded call(s) unused\n`);
       return 0;
     }
     case 'sessions':

@@ -21,6 +21,8 @@ options:
   --json                     print every event as one JSON line
   --demo                     use the offline demo model even when an API key is set
   --format md|json           export format
+  --record FILE              write every model request and response to FILE (JSON lines, no keys)
+  --replay FILE              run offline from a recording; reports the first divergence
   -h, --help                 show this help`;
 
 /** Parsed command line. */
@@ -32,6 +34,8 @@ export interface CliArgs {
   maxTurns?: number;
   json: boolean;
   demo: boolean;
+  record?: string;
+  replay?: string;
   check: boolean;
   help: boolean;
   format?: string;
@@ -54,6 +58,8 @@ export function parseCli(argv: string[]): CliArgs {
         'max-turns': { type: 'string' },
         json: { type: 'boolean', default: false },
         demo: { type: 'boolean', default: false },
+        record: { type: 'string' },
+        replay: { type: 'string' },
         check: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
         format: { type: 'string' },
@@ -70,6 +76,7 @@ export function parseCli(argv: string[]): CliArgs {
     maxTurns = Number(values['max-turns']);
     if (!Number.isInteger(maxTurns) || maxTurns < 1) throw new UsageError(`--max-turns must be a positive integer, got "${values['max-turns']}"`);
   }
+  if (values.record !== undefined && values.replay !== undefined) throw new UsageError('--record and --replay cannot be used together');
   const [command = '', ...rest] = positionals;
   return {
     command,
@@ -79,6 +86,8 @@ export function parseCli(argv: string[]): CliArgs {
     ...(maxTurns !== undefined ? { maxTurns } : {}),
     json: values.json,
     demo: values.demo,
+    ...(values.record !== undefined ? { record: values.record } : {}),
+    ...(values.replay !== undefined ? { replay: values.replay } : {}),
     check: values.check,
     help: values.help,
     ...(values.format !== undefined ? { format: values.format } : {}),

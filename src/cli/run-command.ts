@@ -5,6 +5,7 @@ import { attachJsonPrinter, attachTranscriptPrinter } from '../runtime/transcrip
 import { event } from '../engine/event-map.js';
 import { createStoredSession, type StoredSession } from '../store/stored-session.js';
 import type { Store } from '../store/store.js';
+import type { UsageMeter } from '../usage/usage-meter.js';
 
 /** Options for a headless run. */
 export interface HeadlessOptions {
@@ -18,6 +19,8 @@ export interface HeadlessOptions {
   clock?: () => Date;
   /** Persist the session here (every step is written; `troupe resume` continues it). */
   store?: { store: Store; teamDir: string; maxTurns?: number };
+  /** Meters usage and enforces the team's token and cost budgets. */
+  meter?: UsageMeter;
 }
 
 /** Runs a session headless until it needs the user or ends; returns the end reason. */
@@ -26,7 +29,7 @@ export async function runHeadless(options: HeadlessOptions): Promise<string> {
   let stored: StoredSession | null = null;
   if (options.store) {
     const { store, teamDir, maxTurns } = options.store;
-    stored = await createStoredSession({ store, team, teamDir, model, mode: options.mode, sessionId: options.sessionId, brief: options.brief, ...(maxTurns !== undefined ? { maxTurns } : {}), ...(options.clock ? { clock: options.clock } : {}) });
+    stored = await createStoredSession({ store, team, teamDir, model, mode: options.mode, ...(options.meter ? { meter: options.meter } : {}), sessionId: options.sessionId, brief: options.brief, ...(maxTurns !== undefined ? { maxTurns } : {}), ...(options.clock ? { clock: options.clock } : {}) });
   }
   const runner = stored?.runner ?? new Runner({
     def: team.def,
@@ -36,6 +39,7 @@ export async function runHeadless(options: HeadlessOptions): Promise<string> {
     mode: options.mode,
     sessionId: options.sessionId,
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.meter ? { meter: options.meter } : {}),
   });
   if (options.json) attachJsonPrinter(runner.bus, options.write);
   else attachTranscriptPrinter(runner.bus, team.def, options.write);

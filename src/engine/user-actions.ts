@@ -214,6 +214,8 @@ export function quit(ctx: StepContext): void {
 /** A token or cost budget ran out (detected by the runtime). */
 export function budgetExceeded(ctx: StepContext, reason: string): void {
   if (ctx.s.status === 'ended') return;
+  // The aborted call is held so `!continue` re-runs it with its inbox: nothing is lost.
+  const held = ctx.s.inFlight;
   abortInFlight(ctx, reason);
-  toUser(ctx, 'limit', reason);
+  toUser(ctx, 'limit', reason, held);
 }

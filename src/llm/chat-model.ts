@@ -53,7 +53,9 @@ export interface ChatResponse {
 export interface ChatModel {
   /** Shown in the header and transcript, e.g. "openai gpt-4o" or "demo model (offline)". */
   readonly label: string;
-  /** True for the offline demo model. */
+  /** True for models that need no server (the demo model, replays). */
   readonly offline?: boolean;
+  /** True when calls cost nothing (the demo model): usage is metered without a price. */
+  readonly free?: boolean;
   generate(request: ChatRequest): Promise<ChatResponse>;
 }

@@ -88,6 +88,7 @@ function lastUserText(request: ChatRequest): string {
 export class DemoModel implements ChatModel {
   readonly label = 'demo model (offline, scripted — set OPENAI_API_KEY for a real model)';
   readonly offline = true;
+  readonly free = true;
   private readonly spoken: Map<string, number>;
 
   /** `spoken`: script lines each persona has already said (a resumed session continues the script). */

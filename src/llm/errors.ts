@@ -14,12 +14,15 @@ export class ModelCallError extends TroupeError {
   constructor(
     message: string,
     readonly retryable: boolean,
-    options?: { cause?: unknown; status?: number },
+    options?: { cause?: unknown; status?: number; retryAfterMs?: number },
   ) {
     super(message, options);
     this.status = options?.status;
+    this.retryAfterMs = options?.retryAfterMs;
   }
   readonly status: number | undefined;
+  /** How long the server asked us to wait before retrying (retry-after / retry-after-ms). */
+  readonly retryAfterMs: number | undefined;
 }
 
 /** A call aborted by the user or the session. */

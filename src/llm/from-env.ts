@@ -2,6 +2,15 @@ import type { ChatModel } from './chat-model.js';
 import { DemoModel } from './demo-model.js';
 import { UserError } from './errors.js';
 import { OpenAIChatModel } from './openai-model.js';
+import { ToolFallbackModel } from './tool-fallback.js';
+
+function whole(env: Record<string, string | undefined>, name: string, min: number): number | undefined {
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) throw new UserError(`${name} must be a whole number >= ${min}, got "${raw}"`);
+  return value;
+}
 
 /** True when a base URL points at this machine (local servers need no API key). */
 export function isLocalUrl(url: string): boolean {
@@ -13,7 +22,7 @@ export function isLocalUrl(url: string): boolean {
   }
 }
 
-/** Chooses the model from the environment: OpenAI-compatible when configured, else the offline demo model. */
+/** Chooses the model from the environment: OpenAI-compatible (streaming, retries, tool fallback) when configured, else the offline demo model. */
 export function modelFromEnv(env: Record<string, string | undefined> = process.env, options: { demo?: boolean } = {}): ChatModel {
   if (options.demo) return new DemoModel();
   const apiKey = env.OPENAI_API_KEY?.trim() || undefined;
@@ -29,6 +38,8 @@ export function modelFromEnv(env: Record<string, string | undefined> = process.e
   if (!apiKey && baseURL && !isLocalUrl(baseURL)) {
     throw new UserError(`OPENAI_BASE_URL points at ${new URL(baseURL).host} but OPENAI_API_KEY is not set — export OPENAI_API_KEY, or unset OPENAI_BASE_URL for the offline demo`);
   }
-  const timeoutMs = Number(env.TROUPE_TIMEOUT_MS) || undefined;
-  return new OpenAIChatModel({ apiKey, baseURL, ...(timeoutMs ? { timeoutMs } : {}) });
+  const timeoutMs = whole(env, 'TROUPE_TIMEOUT_MS', 1);
+  const maxRetries = whole(env, 'TROUPE_RETRIES', 0);
+  const adapter = new OpenAIChatModel({ apiKey, baseURL, ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(maxRetries !== undefined ? { maxRetries } : {}) });
+  return new ToolFallbackModel(adapter);
 }

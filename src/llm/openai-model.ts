@@ -1,85 +1,119 @@
 import OpenAI from 'openai';
+import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import type { ChatModel, ChatRequest, ChatResponse } from './chat-model.js';
 import { AbortedError, ModelCallError } from './errors.js';
+import { toModelError, type CallTarget } from './openai-errors.js';
+import { DEFAULT_RETRY_POLICY, withRetries, type RetryPolicy } from './retry.js';
+import { StreamAssembler } from './stream-assembler.js';
+
+export { redact, toModelError } from './openai-errors.js';
 
 /** Options for the OpenAI-compatible adapter. */
 export interface OpenAIModelOptions {
   apiKey?: string;
   baseURL?: string;
-  /** Inject a client (tests, custom fetch). */
+  /** Inject a client (tests, custom fetch). Its own retries are not used: troupe's are the only ones. */
   client?: OpenAI;
+  /** Longest wait with no data from the server (before the first byte and between chunks). */
   timeoutMs?: number;
+  /** Retries after the first attempt (TROUPE_RETRIES). */
   maxRetries?: number;
+  /** Backoff details; tests inject `sleep` and `random`. */
+  retry?: Partial<RetryPolicy>;
 }
 
-/** Redacts anything that looks like a bearer token or API key from a message. */
-export function redact(text: string): string {
-  return text.replace(/(sk-[A-Za-z0-9_-]{4})[A-Za-z0-9_-]+/g, '$1…').replace(/(Bearer\s+)\S+/gi, '$1…');
-}
+/** Default no-data timeout: two minutes. */
+export const DEFAULT_TIMEOUT_MS = 120_000;
 
-/** Chat model on any OpenAI-compatible server (OpenAI, Azure, OpenRouter, vLLM, Ollama...). */
+/** Streaming chat model on any OpenAI-compatible server (OpenAI, Azure, OpenRouter, Groq, vLLM, Ollama, LM Studio). */
 export class OpenAIChatModel implements ChatModel {
   readonly label: string;
   private readonly client: OpenAI;
+  private readonly timeoutMs: number;
+  private readonly policy: RetryPolicy;
+  private readonly host: string;
+  /** False once the server rejected `stream_options` (then usage comes only if it sends it anyway). */
+  private streamUsage = true;
 
   constructor(options: OpenAIModelOptions = {}) {
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.client =
       options.client ??
-      new OpenAI({
-        apiKey: options.apiKey ?? 'not-needed',
-        baseURL: options.baseURL,
-        timeout: options.timeoutMs ?? 120_000,
-        maxRetries: options.maxRetries ?? 2,
-      });
+      new OpenAI({ apiKey: options.apiKey ?? 'not-needed', baseURL: options.baseURL, timeout: this.timeoutMs, maxRetries: 0, logLevel: 'off' });
+    this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry, ...(options.maxRetries !== undefined ? { retries: options.maxRetries } : {}) };
+    this.host = hostOf(options.baseURL ?? 'https://api.openai.com/v1');
     this.label = `openai-compatible ${options.baseURL ?? 'api.openai.com'}`;
   }
 
   async generate(request: ChatRequest): Promise<ChatResponse> {
+    if (request.signal?.aborted) throw new AbortedError('call aborted');
+    return withRetries(() => this.attempt(request), this.policy, request.signal);
+  }
+
+  private body(request: ChatRequest): ChatCompletionCreateParamsStreaming {
+    return {
+      model: request.model,
+      messages: request.messages,
+      stream: true,
+      ...(this.streamUsage ? { stream_options: { include_usage: true } } : {}),
+      ...(request.tools && request.tools.length > 0 && !request.jsonMode
+        ? { tools: request.tools.map((t) => ({ type: 'function' as const, function: t })), tool_choice: 'auto' as const }
+        : {}),
+      ...(request.jsonMode ? { response_format: { type: 'json_object' as const } } : {}),
+    };
+  }
+
+  /** One streamed attempt, guarded by a no-data timer; the caller's signal aborts it. */
+  private async attempt(request: ChatRequest): Promise<ChatResponse> {
+    const target: CallTarget = { model: request.model, host: this.host };
+    const controller = new AbortController();
+    const onAbort = () => controller.abort();
+    request.signal?.addEventListener('abort', onAbort, { once: true });
+    let timedOut = false;
+    let timer: NodeJS.Timeout | undefined;
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+      }, this.timeoutMs);
+    };
+    const assembler = new StreamAssembler(request.onDelta);
+    const timeout = () => new ModelCallError(`the model server at ${this.host} sent nothing for ${this.timeoutMs < 1000 ? `${this.timeoutMs} ms` : `${Math.round(this.timeoutMs / 1000)} s`} (timed out; TROUPE_TIMEOUT_MS)`, true);
     try {
-      const completion = await this.client.chat.completions.create(
-        {
-          model: request.model,
-          messages: request.messages,
-          ...(request.tools && request.tools.length > 0
-            ? { tools: request.tools.map((t) => ({ type: 'function' as const, function: t })), tool_choice: 'auto' as const }
-            : {}),
-          ...(request.jsonMode ? { response_format: { type: 'json_object' as const } } : {}),
-        },
-        { signal: request.signal },
-      );
-      const choice = completion.choices?.[0];
-      if (!choice) throw new ModelCallError('the server returned no choices', true);
-      const message = choice.message;
-      const toolCalls = (message?.tool_calls ?? []).flatMap((c) =>
-        c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments ?? '' }] : [],
-      );
-      return {
-        text: message?.content ?? '',
-        toolCalls,
-        usage: completion.usage
-          ? { promptTokens: completion.usage.prompt_tokens, completionTokens: completion.usage.completion_tokens }
-          : null,
-        finishReason: choice.finish_reason ?? null,
-        model: completion.model ?? request.model,
-      };
+      arm();
+      const stream = await this.client.chat.completions.create(this.body(request), { signal: controller.signal, maxRetries: 0, timeout: this.timeoutMs });
+      for await (const chunk of stream) {
+        arm();
+        assembler.push(chunk);
+      }
+      // The SDK ends the iteration quietly when aborted, so the cause is checked here.
+      if (request.signal?.aborted) throw new AbortedError('call aborted');
+      if (timedOut) throw timeout();
+      if (!assembler.sawChoice) throw new ModelCallError(`the model server at ${this.host} returned no choices`, true);
+      return assembler.result(request.model);
     } catch (error) {
-      throw toModelError(error, request.signal);
+      const mapped = request.signal?.aborted ? new AbortedError('call aborted') : timedOut ? timeout() : toModelError(error, request.signal, target);
+      if (mapped instanceof ModelCallError && mapped.status === 400 && this.streamUsage && /stream_options/i.test(mapped.message)) {
+        this.streamUsage = false;
+        return this.attempt(request);
+      }
+      // A retry would repeat deltas the caller has already shown, so a broken stream fails the turn instead.
+      if (mapped instanceof ModelCallError && mapped.retryable && assembler.delivered > 0) {
+        throw new ModelCallError(`${mapped.message} (after the answer had started streaming)`, false, { cause: mapped });
+      }
+      throw mapped;
+    } finally {
+      clearTimeout(timer);
+      request.signal?.removeEventListener('abort', onAbort);
     }
   }
 }
 
-/** Maps SDK and network failures to one-line, key-free errors. */
-export function toModelError(error: unknown, signal?: AbortSignal): Error {
-  if (error instanceof ModelCallError || error instanceof AbortedError) return error;
-  if (signal?.aborted || error instanceof OpenAI.APIUserAbortError) return new AbortedError('call aborted');
-  if (error instanceof OpenAI.APIConnectionTimeoutError) return new ModelCallError('the model server timed out', true, { cause: error });
-  if (error instanceof OpenAI.APIConnectionError) return new ModelCallError('cannot reach the model server (check OPENAI_BASE_URL)', true, { cause: error });
-  if (error instanceof OpenAI.APIError) {
-    const status = error.status ?? 0;
-    const detail = redact(String(error.message ?? '').split('\n')[0] ?? '');
-    if (status === 401) return new ModelCallError(`401 unauthorised: check OPENAI_API_KEY (${detail})`, false, { status });
-    if (status === 404) return new ModelCallError(`404: unknown model or endpoint — check TROUPE_MODEL / the persona's model (${detail})`, false, { status });
-    return new ModelCallError(`model server error ${status}: ${detail}`, status === 429 || status >= 500, { status });
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
   }
-  return new ModelCallError(redact(error instanceof Error ? error.message : String(error)), false, { cause: error });
 }

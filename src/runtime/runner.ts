@@ -11,6 +11,9 @@ import type { ChatModel } from '../llm/chat-model.js';
 import { AbortedError } from '../llm/errors.js';
 import { FullHistoryPromptBuilder, type PromptBuilder } from '../memory/prompt-builder.js';
 import { TroupeBus } from './bus.js';
+import { MeteredModel } from '../usage/metered-model.js';
+import type { UsageMeter } from '../usage/usage-meter.js';
+import { BudgetGuard } from '../usage/budget.js';
 
 /** Everything a runner needs; IO is injected so tests stay offline and deterministic. */
 export interface RunnerOptions {
@@ -27,6 +30,8 @@ export interface RunnerOptions {
   clock?: () => Date;
   /** Called after every step with the new state and the input that produced it (persistence hooks in here). */
   onStep?: (session: SessionState, input: EngineInput) => void;
+  /** Meters every call (usage events with cost and totals) and enforces limits.max_tokens / max_cost. */
+  meter?: UsageMeter;
 }
 
 /** Executes the pure core's effects: calls models, aborts calls, publishes events, feeds results back. */
@@ -37,6 +42,8 @@ export class Runner {
   private readonly running = new Set<Promise<void>>();
   private readonly prompt: PromptBuilder;
   private readonly waiters: (() => void)[] = [];
+  private readonly model: ChatModel;
+  private readonly budget: BudgetGuard | null;
 
   constructor(private readonly options: RunnerOptions) {
     const id = options.session?.id ?? options.sessionId ?? 'session';
@@ -44,6 +51,10 @@ export class Runner {
     this.bus = options.bus ?? new TroupeBus(id, options.clock);
     this.bus.setSession(this.session.id);
     this.prompt = options.prompt ?? new FullHistoryPromptBuilder();
+    const meter = options.meter;
+    this.model = meter ? new MeteredModel(options.model, meter) : options.model;
+    this.budget = meter ? new BudgetGuard(meter, options.def.limits) : null;
+    meter?.onRecord((r) => this.publish(event('usage', { persona: r.persona, model: r.model, prompt_tokens: r.promptTokens, completion_tokens: r.completionTokens, cost: r.cost, total_tokens: r.totalTokens, total_cost: r.totalCost })));
   }
 
   /** The definition this runner interprets. */
@@ -132,10 +143,16 @@ export class Runner {
     this.publish(event('agent_started', { turn_id: call.turnId, path: call.path, persona: persona.id, attempt: call.attempt, model, inbox: call.inbox.kind }));
     // Yield once so the caller finishes publishing the step's events before the model answers.
     await Promise.resolve();
+    const overBudget = this.budget?.check();
+    if (overBudget) {
+      this.controllers.delete(call.turnId);
+      this.dispatch({ type: 'budget_exceeded', reason: overBudget });
+      return;
+    }
     try {
       const messages = this.prompt.build({ def: this.def, session: this.session, call, persona, personaPrompt: this.options.prompts[persona.id] ?? '' });
       const allowed = this.def.agents.filter((a) => a.id !== persona.id && (!persona.allowed || persona.allowed.has(a.id))).map((a) => a.id);
-      const response = await this.options.model.generate({
+      const response = await this.model.generate({
         model,
         messages,
         tools: [directiveTool()],
@@ -149,7 +166,7 @@ export class Runner {
         },
       });
       if (controller.signal.aborted) return;
-      if (response.usage) {
+      if (response.usage && !this.options.meter) {
         const total = response.usage.promptTokens + response.usage.completionTokens;
         this.publish(event('usage', { persona: persona.id, model: response.model, prompt_tokens: response.usage.promptTokens, completion_tokens: response.usage.completionTokens, cost: null, total_tokens: total, total_cost: null }));
       }

@@ -3,6 +3,8 @@ import type { Mode } from '../engine/definition.js';
 import { event } from '../engine/event-map.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import type { PromptBuilder } from '../memory/prompt-builder.js';
+import type { TroupeBus } from '../runtime/bus.js';
+import type { UsageMeter } from '../usage/usage-meter.js';
 import { openTeam as loadTeamDir, type OpenTeam } from '../runtime/open-team.js';
 import { Runner, type RunnerOptions } from '../runtime/runner.js';
 import { SessionRecorder, type RecorderOptions } from './recorder.js';
@@ -28,6 +30,10 @@ export interface StoredSession {
 interface Common extends RecorderOptions {
   store: Store;
   prompt?: PromptBuilder;
+  /** Bus to publish on (memory and printers may subscribe before the runner exists). */
+  bus?: TroupeBus;
+  /** Meters usage and enforces the team's token and cost budgets. */
+  meter?: UsageMeter;
   /** Also called after every step, once the step is recorded. */
   onStep?: RunnerOptions['onStep'];
 }
@@ -61,6 +67,8 @@ function wire(store: Common, team: OpenTeam, handle: SessionHandle, model: ChatM
       : recorder.onStep,
     ...(store.clock ? { clock: store.clock } : {}),
     ...(store.prompt ? { prompt: store.prompt } : {}),
+    ...(store.bus ? { bus: store.bus } : {}),
+    ...(store.meter ? { meter: store.meter } : {}),
   });
   recorder.attach(runner.bus);
   const resume = () => {

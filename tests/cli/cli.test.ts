@@ -21,7 +21,8 @@ describe('troupe run against a local OpenAI-compatible server', () => {
     ]).start();
     const env = cleanEnv({ OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: 'sk-test-secret-123456', TROUPE_MODEL: 'local-model' });
     const result = await runCli(['run', 'a lighthouse game', '--json'], env);
-    expect(result.stderr).toMatch(/^session [0-9a-f-]+ saved — continue it with: troupe resume [0-9a-f]{8}\n$/);
+    expect(result.stderr).toMatch(/^session [0-9a-f-]+ saved — continue it with: troupe resume [0-9a-f]{8}$/m);
+    expect(result.stderr).toMatch(/^usage: 3 call\(s\)/m);
     expect(result.code).toBe(0);
     const events = result.stdout.trim().split('\n').map((l) => JSON.parse(l));
     const types = new Set(events.map((e) => e.type));

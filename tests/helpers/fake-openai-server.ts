@@ -21,6 +21,38 @@ export interface FakeReply {
   delayMs?: number;
   /** Wait between streamed chunks (ms). */
   chunkDelayMs?: number;
+  /** Drop the connection after this many streamed chunks (no [DONE]). */
+  hangUpAfter?: number;
+  /** Leave the stream open after the chunks, sending nothing more (for timeouts). */
+  stall?: boolean;
+}
+
+/** Streamed chunks for a reply: text in pieces, then a handoff_directive tool call whose arguments arrive in pieces, then usage. */
+export function streamChunks(
+  text: string,
+  directive?: Record<string, unknown> | string,
+  options: { usage?: { prompt_tokens: number; completion_tokens: number } | null; pieces?: number; model?: string; finishReason?: string } = {},
+): unknown[] {
+  const pieces = options.pieces ?? 3;
+  const split = (s: string) => {
+    const size = Math.max(1, Math.ceil(s.length / pieces));
+    const out: string[] = [];
+    for (let i = 0; i < s.length; i += size) out.push(s.slice(i, i + size));
+    return out;
+  };
+  const base = { id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 0, model: options.model ?? 'test-model' };
+  const chunk = (delta: unknown, finish: string | null = null) => ({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] });
+  const chunks: unknown[] = [chunk({ role: 'assistant', content: '' })];
+  for (const piece of split(text)) chunks.push(chunk({ content: piece }));
+  if (directive !== undefined) {
+    const args = typeof directive === 'string' ? directive : JSON.stringify(directive);
+    chunks.push(chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'handoff_directive', arguments: '' } }] }));
+    for (const piece of split(args)) chunks.push(chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }));
+  }
+  chunks.push(chunk({}, options.finishReason ?? (directive !== undefined ? 'tool_calls' : 'stop')));
+  const usage = options.usage === undefined ? { prompt_tokens: 50, completion_tokens: 20 } : options.usage;
+  if (usage) chunks.push({ ...base, choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } });
+  return chunks;
 }
 
 /** A reply, or a function of the request producing one. */
@@ -99,20 +131,39 @@ export class FakeOpenAIServer {
     }
     const recorded: RecordedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body };
     this.requests.push(recorded);
-    const reply = this.replyFor(recorded);
+    const reply = asStreamIfAsked(this.replyFor(recorded), recorded);
     if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
     if (res.destroyed) return;
     if (reply.stream) {
       res.writeHead(reply.status ?? 200, { 'content-type': 'text/event-stream', ...reply.headers });
-      for (const chunk of reply.stream) {
+      for (const [i, chunk] of reply.stream.entries()) {
         if (res.destroyed) return;
+        if (reply.hangUpAfter !== undefined && i >= reply.hangUpAfter) {
+          res.destroy();
+          return;
+        }
         res.write(`data: ${typeof chunk === 'string' ? chunk : JSON.stringify(chunk)}\n\n`);
         if (reply.chunkDelayMs) await new Promise((r) => setTimeout(r, reply.chunkDelayMs));
       }
+      if (reply.stall) return;
       res.end('data: [DONE]\n\n');
       return;
     }
     res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
     res.end(JSON.stringify(reply.body ?? {}));
   }
+}
+
+/** A completion body answered to a streaming request is sent as the equivalent SSE chunks, as a real server would. */
+function asStreamIfAsked(reply: FakeReply, req: RecordedRequest): FakeReply {
+  const wantsStream = (req.body as { stream?: boolean } | undefined)?.stream === true;
+  const body = reply.body as { choices?: { message?: { content?: string | null; tool_calls?: { function: { arguments: string } }[] }; finish_reason?: string }[]; usage?: { prompt_tokens: number; completion_tokens: number } } | undefined;
+  const choice = body?.choices?.[0];
+  if (!wantsStream || reply.stream || (reply.status ?? 200) !== 200 || !choice?.message) return reply;
+  const args = choice.message.tool_calls?.[0]?.function.arguments;
+  const { body: _body, ...rest } = reply;
+  return {
+    ...rest,
+    stream: streamChunks(choice.message.content ?? '', args, { usage: body?.usage ? { prompt_tokens: body.usage.prompt_tokens, completion_tokens: body.usage.completion_tokens } : null, ...(choice.finish_reason ? { finishReason: choice.finish_reason } : {}) }),
+  };
 }

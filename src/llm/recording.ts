@@ -1,0 +1,106 @@
+import { appendFileSync, writeFileSync } from 'node:fs';
+import { z } from 'zod';
+import type { ChatDelta, ChatModel, ChatRequest, ChatResponse } from './chat-model.js';
+import { AbortedError, ModelCallError } from './errors.js';
+import { redact } from './openai-errors.js';
+
+/** Format version of recording files. */
+export const RECORDING_VERSION = 1;
+
+/** The part of a request a recording keeps: enough to replay it and to spot a divergence. */
+export const RecordedRequestSchema = z.object({
+  model: z.string(),
+  messages: z.array(z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() })),
+  tools: z.array(z.string()),
+  jsonMode: z.boolean(),
+  purpose: z.string(),
+  persona: z.string().nullable(),
+});
+
+const ResponseSchema = z.object({
+  text: z.string(),
+  toolCalls: z.array(z.object({ id: z.string().optional(), name: z.string(), arguments: z.string() })),
+  usage: z.object({ promptTokens: z.number(), completionTokens: z.number() }).nullable(),
+  finishReason: z.string().nullable(),
+  model: z.string(),
+});
+
+/** One recorded model call: the request and its response, error or abort, with the streamed deltas. */
+export const RecordedCallSchema = z.object({
+  type: z.literal('call'),
+  n: z.number().int().min(1),
+  request: RecordedRequestSchema,
+  deltas: z.array(z.union([
+    z.object({ type: z.literal('text'), text: z.string() }),
+    z.object({ type: z.literal('tool_arguments'), index: z.number(), name: z.string().optional(), text: z.string() }),
+  ])).default([]),
+  response: ResponseSchema.optional(),
+  error: z.object({ message: z.string(), status: z.number().optional() }).optional(),
+  aborted: z.boolean().optional(),
+});
+
+/** The first line of a recording. */
+export const RecordingHeaderSchema = z.object({ type: z.literal('recording'), version: z.number(), label: z.string(), created: z.string() });
+
+export type RecordedRequest = z.infer<typeof RecordedRequestSchema>;
+export type RecordedCall = z.infer<typeof RecordedCallSchema>;
+
+/** The recorded view of a live request. */
+export function recordedRequest(request: ChatRequest): RecordedRequest {
+  return {
+    model: request.model,
+    messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
+    tools: (request.tools ?? []).map((t) => t.name),
+    jsonMode: request.jsonMode ?? false,
+    purpose: request.meta.purpose,
+    persona: request.meta.persona ?? null,
+  };
+}
+
+/** Wraps a model and writes every request and response to a JSON-lines file (no keys or headers ever reach it). */
+export class RecordingModel implements ChatModel {
+  private calls = 0;
+
+  constructor(
+    private readonly inner: ChatModel,
+    readonly file: string,
+    clock: () => Date = () => new Date(),
+  ) {
+    writeFileSync(file, `${JSON.stringify({ type: 'recording', version: RECORDING_VERSION, label: inner.label, created: clock().toISOString() })}\n`);
+  }
+
+  get label(): string {
+    return this.inner.label;
+  }
+
+  get offline(): boolean | undefined {
+    return this.inner.offline;
+  }
+
+  get free(): boolean | undefined {
+    return this.inner.free;
+  }
+
+  async generate(request: ChatRequest): Promise<ChatResponse> {
+    const n = ++this.calls;
+    const deltas: ChatDelta[] = [];
+    const onDelta = request.onDelta;
+    const base = { type: 'call' as const, n, request: recordedRequest(request) };
+    try {
+      const response = await this.inner.generate({ ...request, onDelta: (d) => { deltas.push(d); onDelta?.(d); } });
+      this.write({ ...base, deltas, response });
+      return response;
+    } catch (error) {
+      if (error instanceof AbortedError) this.write({ ...base, deltas, aborted: true });
+      else {
+        const status = error instanceof ModelCallError ? error.status : undefined;
+        this.write({ ...base, deltas, error: { message: error instanceof Error ? error.message : String(error), ...(status !== undefined ? { status } : {}) } });
+      }
+      throw error;
+    }
+  }
+
+  private write(call: RecordedCall): void {
+    appendFileSync(this.file, `${redact(JSON.stringify(call))}\n`);
+  }
+}

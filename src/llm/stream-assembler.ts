@@ -1,0 +1,75 @@
+import type { ChatDelta, ChatResponse, Usage } from './chat-model.js';
+
+type ToolCallParts = { id?: string; name: string; arguments: string };
+
+// Loose views of what OpenAI-compatible servers send: every field may be missing or null.
+type LooseToolDelta = { index?: number | null; id?: string | null; function?: { name?: string | null; arguments?: string | null } | null };
+type LooseChoice = { index?: number | null; delta?: { content?: string | null; tool_calls?: LooseToolDelta[] | null } | null; finish_reason?: string | null };
+type LooseChunk = { model?: string | null; choices?: LooseChoice[] | null; usage?: { prompt_tokens?: number | null; completion_tokens?: number | null } | null };
+
+/** Builds a ChatResponse from streamed chunks, forwarding text and tool-argument deltas as they arrive. */
+export class StreamAssembler {
+  private text = '';
+  private readonly calls = new Map<number, ToolCallParts>();
+  private usage: Usage | null = null;
+  private finishReason: string | null = null;
+  private model: string | null = null;
+  /** True once any choice arrived (a stream of only usage chunks had no answer). */
+  sawChoice = false;
+  /** Deltas forwarded to the caller so far. */
+  delivered = 0;
+
+  constructor(private readonly onDelta?: (delta: ChatDelta) => void) {}
+
+  /** Folds one chunk in; tolerant of missing fields, never throws on odd shapes. */
+  push(raw: unknown): void {
+    if (!raw || typeof raw !== 'object') return;
+    const chunk = raw as LooseChunk;
+    if (typeof chunk.model === 'string' && chunk.model) this.model = chunk.model;
+    if (chunk.usage && typeof chunk.usage.prompt_tokens === 'number') {
+      this.usage = { promptTokens: chunk.usage.prompt_tokens, completionTokens: chunk.usage.completion_tokens ?? 0 };
+    }
+    for (const choice of Array.isArray(chunk.choices) ? chunk.choices : []) {
+      if ((choice?.index ?? 0) !== 0) continue;
+      this.sawChoice = true;
+      if (choice.finish_reason) this.finishReason = choice.finish_reason;
+      const content = choice.delta?.content;
+      if (typeof content === 'string' && content !== '') {
+        this.text += content;
+        this.emit({ type: 'text', text: content });
+      }
+      for (const [position, part] of (choice.delta?.tool_calls ?? []).entries()) this.pushToolDelta(part, position);
+    }
+  }
+
+  private pushToolDelta(part: LooseToolDelta, position: number): void {
+    const index = typeof part?.index === 'number' ? part.index : position;
+    let call = this.calls.get(index);
+    if (!call) {
+      call = { name: '', arguments: '' };
+      this.calls.set(index, call);
+    }
+    if (part.id) call.id = part.id;
+    const name = part.function?.name;
+    if (name) call.name = call.name && call.name !== name ? call.name + name : name;
+    const args = part.function?.arguments;
+    if (typeof args === 'string' && args !== '') {
+      call.arguments += args;
+      this.emit({ type: 'tool_arguments', index, ...(call.name ? { name: call.name } : {}), text: args });
+    }
+  }
+
+  private emit(delta: ChatDelta): void {
+    this.delivered += 1;
+    this.onDelta?.(delta);
+  }
+
+  /** The assembled response. */
+  result(requestedModel: string): ChatResponse {
+    const toolCalls = [...this.calls.entries()]
+      .sort(([a], [b]) => a - b)
+      .filter(([, c]) => c.name !== '')
+      .map(([, c]) => ({ ...(c.id ? { id: c.id } : {}), name: c.name, arguments: c.arguments }));
+    return { text: this.text, toolCalls, usage: this.usage, finishReason: this.finishReason, model: this.model ?? requestedModel };
+  }
+}

@@ -1,0 +1,32 @@
+import type { UsageMeter, UsageTotals } from './usage-meter.js';
+
+const n = (value: number) => value.toLocaleString('en-US');
+
+function money(value: number, currency: string): string {
+  const digits = value >= 1 ? 2 : value >= 0.0001 || value === 0 ? 4 : 6;
+  return `${currency === 'USD' ? '$' : `${currency} `}${value.toFixed(digits)}`;
+}
+
+function costOf(t: UsageTotals, currency: string): string {
+  if (t.unpricedCalls === t.calls) return 'cost unknown';
+  return t.unpricedCalls > 0 ? `${money(t.cost, currency)} + unpriced` : money(t.cost, currency);
+}
+
+/** The end-of-run usage summary: tokens per persona, the total, and the cost or which models have no price. */
+export function formatUsageSummary(meter: UsageMeter): string[] {
+  const { session } = meter;
+  const currency = meter.prices.currency;
+  if (session.calls === 0 && meter.callsWithoutUsage === 0) return ['usage: no model calls'];
+  const lines = [
+    `usage: ${n(session.calls)} call(s), ${n(session.promptTokens + session.completionTokens)} tokens (${n(session.promptTokens)} prompt + ${n(session.completionTokens)} completion), ${costOf(session, currency)}`,
+  ];
+  const width = Math.max(0, ...[...meter.byPersona.keys()].map((k) => k.length));
+  for (const [persona, t] of meter.byPersona) {
+    lines.push(`  ${persona.padEnd(width)}  ${n(t.promptTokens + t.completionTokens).padStart(9)} tokens  ${String(t.calls).padStart(3)} call(s)  ${costOf(t, currency)}`);
+  }
+  for (const model of meter.unpricedModels) {
+    lines.push(`  no price for model ${model} — add it to ${meter.prices.source} (or a file named by TROUPE_PRICES) to see its cost`);
+  }
+  if (meter.callsWithoutUsage > 0) lines.push(`  ${meter.callsWithoutUsage} call(s) reported no token usage (the server sent none)`);
+  return lines;
+}

@@ -1,0 +1,93 @@
+import type { Usage } from '../llm/chat-model.js';
+import { PriceTable } from './price-table.js';
+
+/** Accumulated usage of a group of calls (a persona, a model, the session). */
+export interface UsageTotals {
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+  /** Sum over the calls whose model has a price. */
+  cost: number;
+  /** Calls whose model has no price (their tokens count, their cost is unknown). */
+  unpricedCalls: number;
+}
+
+/** One metered call: what it used and cost, and the session totals after it. */
+export interface UsageRecord {
+  persona: string | null;
+  model: string;
+  promptTokens: number;
+  completionTokens: number;
+  /** Null when the model has no price. */
+  cost: number | null;
+  totalTokens: number;
+  /** Null while no call has been priced. */
+  totalCost: number | null;
+}
+
+function zero(): UsageTotals {
+  return { calls: 0, promptTokens: 0, completionTokens: 0, cost: 0, unpricedCalls: 0 };
+}
+
+function add(t: UsageTotals, usage: Usage, cost: number | null): void {
+  t.calls += 1;
+  t.promptTokens += usage.promptTokens;
+  t.completionTokens += usage.completionTokens;
+  if (cost === null) t.unpricedCalls += 1;
+  else t.cost += cost;
+}
+
+/** Accumulates token usage and cost per call, persona, model and session. */
+export class UsageMeter {
+  readonly session: UsageTotals = zero();
+  readonly byPersona = new Map<string, UsageTotals>();
+  readonly byModel = new Map<string, UsageTotals>();
+  /** Models used that have no price in the table. */
+  readonly unpricedModels = new Set<string>();
+  /** Calls whose server reported no usage at all. */
+  callsWithoutUsage = 0;
+  private readonly listeners: ((record: UsageRecord) => void)[] = [];
+
+  constructor(readonly prices: PriceTable = PriceTable.empty()) {}
+
+  /** Calls `listener` after each metered call. */
+  onRecord(listener: (record: UsageRecord) => void): () => void {
+    this.listeners.push(listener);
+    return () => this.listeners.splice(this.listeners.indexOf(listener) >>> 0, 1);
+  }
+
+  /** Tokens used in the session so far. */
+  get totalTokens(): number {
+    return this.session.promptTokens + this.session.completionTokens;
+  }
+
+  /** Known cost so far, or null when no call was priced. */
+  get totalCost(): number | null {
+    return this.session.calls > this.session.unpricedCalls ? this.session.cost : null;
+  }
+
+  /**
+   * Records one call's usage (null: the server sent none) under the model id troupe asked for;
+   * the id the server reports (e.g. a dated snapshot) is tried for a price when that one has none.
+   */
+  record(persona: string | null, model: string, usage: Usage | null, servedModel?: string): UsageRecord | null {
+    if (!usage) {
+      this.callsWithoutUsage += 1;
+      return null;
+    }
+    const cost = this.prices.cost(model, usage) ?? (servedModel ? this.prices.cost(servedModel, usage) : null);
+    if (cost === null) this.unpricedModels.add(model);
+    add(this.session, usage, cost);
+    const key = persona ?? '(memory)';
+    if (!this.byPersona.has(key)) this.byPersona.set(key, zero());
+    add(this.byPersona.get(key)!, usage, cost);
+    if (!this.byModel.has(model)) this.byModel.set(model, zero());
+    add(this.byModel.get(model)!, usage, cost);
+    const record: UsageRecord = {
+      persona, model, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, cost,
+      totalTokens: this.totalTokens, totalCost: this.totalCost,
+    };
+    for (const listener of [...this.listeners]) listener(record);
+    return record;
+  }
+}
