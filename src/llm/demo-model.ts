@@ -145,12 +145,12 @@ function summarise(request: ChatRequest): string {
     const turn = /^- \[turn \d+\] (.+?) \((decision|approval|rejection|general)\): (.*)$/.exec(line);
     if (turn) {
       const [, who, type, text] = turn as unknown as [string, string, string, string];
-      (type === 'general' ? out.discussions : out.decisions).push(`${who}: ${clip(text, 110)}`);
-      for (const q of text.match(/[^.!?]*\?/g) ?? []) out.pending.push(`${who}: ${clip(q.trim(), 110)}`);
+      (type === 'general' ? out.discussions : out.decisions).push(`${who}: ${clip(text, 60)}`);
+      for (const q of text.match(/[^.!?]*\?/g) ?? []) out.pending.push(`${who}: ${clip(q.trim(), 60)}`);
       continue;
     }
     const merged = /^(decision|discussion|pending): (.+)$/.exec(line);
     if (merged) out[merged[1] === 'decision' ? 'decisions' : merged[1] === 'discussion' ? 'discussions' : 'pending'].push(merged[2]!);
   }
-  return JSON.stringify({ decisions: newest(out.decisions, 4), discussions: newest(out.discussions, 3), pending: newest(out.pending, 2) });
+  return JSON.stringify({ decisions: newest(out.decisions, 3), discussions: newest(out.discussions, 2), pending: newest(out.pending, 1) });
 }

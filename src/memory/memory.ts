@@ -181,6 +181,8 @@ export class Memory {
     s.sinceCompression = 0;
     this.job = this.compress(summariser, batch).finally(() => {
       this.job = null;
+      // Turns that arrived while this job ran may already be due.
+      this.maybeCompress();
     });
   }
 
