@@ -69,6 +69,8 @@ export class MemoryPromptBuilder implements PromptBuilder {
     if (total <= budget && promptTokens(full) <= budget) return full;
     let drop = 0;
     while (drop < items.length && total > budget) total -= cost(items[drop++]!);
+    // The estimate only picks a starting point: step back while the exact count allows, forward while it does not.
+    while (drop > 0 && promptTokens(assemble(items.slice(drop - 1))) <= budget) drop -= 1;
     let messages = assemble(items.slice(drop));
     while (drop < items.length && promptTokens(messages) > budget) messages = assemble(items.slice(++drop));
     if (drop > 0) {
