@@ -145,8 +145,11 @@ function summarise(request: ChatRequest): string {
     const turn = /^- \[turn \d+\] (.+?) \((decision|approval|rejection|general)\): (.*)$/.exec(line);
     if (turn) {
       const [, who, type, text] = turn as unknown as [string, string, string, string];
-      (type === 'general' ? out.discussions : out.decisions).push(`${who}: ${clip(text, 60)}`);
-      for (const q of text.match(/[^.!?]*\?/g) ?? []) out.pending.push(`${who}: ${clip(q.trim(), 60)}`);
+      // Who decided matters; discussion points and open questions read fine without a speaker.
+      // An approval's verdict is pinned by the memory, so its words are discussion here.
+      if (type === 'general' || type === 'approval') out.discussions.push(clip(text, 60));
+      else out.decisions.push(`${who}: ${clip(text, 60)}`);
+      for (const q of text.match(/[^.!?]*\?/g) ?? []) out.pending.push(clip(q.trim(), 60));
       continue;
     }
     const merged = /^(decision|discussion|pending): (.+)$/.exec(line);

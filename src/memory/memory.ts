@@ -136,7 +136,7 @@ export class Memory {
     const ranked = rankByQuery(query, summaries.map(summaryText));
     const matched = ranked.some((r) => r.score > 0) ? ranked.filter((r) => r.score > 0) : ranked;
     return {
-      key_decisions: this.state.pinned.map((p) => pinnedLine(p, this.nameOf).slice(2)),
+      key_decisions: this.state.pinned.map((p) => pinnedLine(p, this.nameOf, true).slice(2)),
       recent_context: this.state.raw.slice(-Math.max(1, this.config.keep_recent)).map((t) => t.text),
       compressed_history: matched.slice(0, maxItems).map((r) => ({ ...summaries[r.index]!, score: r.score })),
     };
@@ -145,7 +145,7 @@ export class Memory {
   /** What `!memory` shows. */
   snapshot(): MemorySnapshot {
     return {
-      pinned: this.state.pinned.map((p) => pinnedLine(p, this.nameOf).slice(2)),
+      pinned: this.state.pinned.map((p) => pinnedLine(p, this.nameOf, true).slice(2)),
       summaries: structuredClone(this.state.summaries),
       raw_turns: this.state.raw.length,
       compressing: this.job !== null,

@@ -6,17 +6,18 @@ export type NameOf = (id: string) => string;
 /** The default name lookup: ids as they are, "user" as "User". */
 export const idAsName: NameOf = (id) => (id === 'user' ? 'User' : id);
 
-/** One pinned item as a line; the decision or reason text is kept verbatim. */
-export function pinnedLine(p: Pinned, nameOf: NameOf): string {
+/** One pinned item as a line; the decision or reason text is kept verbatim. The prompt leaves turn numbers out (list order is chronological). */
+export function pinnedLine(p: Pinned, nameOf: NameOf, withTurn = false): string {
   const by = nameOf(p.by);
-  const of = p.of ? nameOf(p.of) : 'the brief';
+  const of = p.of ? `${nameOf(p.of)}'s work` : 'the brief';
+  const when = withTurn ? `[turn ${p.turn}] ` : '';
   switch (p.kind) {
     case 'decision':
-      return `- [turn ${p.turn}, ${by}] ${p.text}`;
+      return `- ${when}${by}: ${p.text}`;
     case 'approval':
-      return `- [turn ${p.turn}] ${by} approved ${of === 'the brief' ? of : `${of}'s work`}`;
+      return `- ${when}${by} approved ${of}`;
     case 'rejection':
-      return `- [turn ${p.turn}] ${by} requested rework of ${of === 'the brief' ? of : `${of}'s work`}: ${p.text}`;
+      return `- ${when}${by} sent ${of} back for rework: ${p.text}`;
   }
 }
 

@@ -44,7 +44,7 @@ describe('MemoryPromptBuilder', () => {
     const system = messages[0]!.content;
     expect(system.startsWith(systemPrompt(input('x')))).toBe(true);
     expect(system).toContain('## The brief\nA lighthouse game');
-    expect(system.endsWith('## Pinned decisions (verbatim, binding for everyone)\n- [turn 2, CEO] Six chapters, single-player.')).toBe(true);
+    expect(system.endsWith('## Pinned decisions (verbatim, binding for everyone)\n- CEO: Six chapters, single-player.')).toBe(true);
     expect(messages.slice(1).map((m) => [m.role, m.content.split('\n')[0]])).toEqual([
       ['user', '## Earlier in this session (summaries, oldest first)'],
       ['assistant', 'My earlier numbers.'],

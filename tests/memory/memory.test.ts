@@ -43,9 +43,9 @@ describe('Memory', () => {
     expect(m.brief).toBe('the brief');
     expect(m.recent.map((t) => t.type)).toEqual(['decision', 'rejection']);
     expect(m.snapshot().pinned).toEqual([
-      '[turn 1, CEO] Launch in May',
+      '[turn 1] CEO: Launch in May',
       "[turn 1] CEO approved CMO's work",
-      "[turn 2] CFO requested rework of CEO's work: Show the numbers",
+      "[turn 2] CFO sent CEO's work back for rework: Show the numbers",
     ]);
   });
 

@@ -30,7 +30,7 @@ describe('Memory.getRelevantContext', () => {
 
   it('returns pinned decisions, recent raw turns and the best-matching summaries', () => {
     const ctx = memory.getRelevantContext('when do we do co-op?', 2);
-    expect(ctx.key_decisions).toEqual(['[turn 2, ceo] Single-player first']);
+    expect(ctx.key_decisions).toEqual(['[turn 2] ceo: Single-player first']);
     expect(ctx.recent_context).toEqual(['recent 2', 'recent 3']);
     expect(ctx.compressed_history.map((s) => s.id)).toEqual([1]);
     expect(ctx.compressed_history[0]!.score).toBeGreaterThan(0);
