@@ -1,6 +1,6 @@
 import type { ChatModel } from '../llm/chat-model.js';
 import type { OpenTeam } from '../runtime/open-team.js';
-import { Runner } from '../runtime/runner.js';
+import { buildRunner, type BuiltRunner } from '../runtime/build-runner.js';
 import { attachJsonPrinter, attachTranscriptPrinter } from '../runtime/transcript-printer.js';
 import { event } from '../engine/event-map.js';
 import { createStoredSession, type StoredSession } from '../store/stored-session.js';
@@ -27,30 +27,29 @@ export interface HeadlessOptions {
 export async function runHeadless(options: HeadlessOptions): Promise<string> {
   const { team, model } = options;
   let stored: StoredSession | null = null;
+  let built: Pick<BuiltRunner, 'runner' | 'memory'>;
   if (options.store) {
     const { store, teamDir, maxTurns } = options.store;
     stored = await createStoredSession({ store, team, teamDir, model, mode: options.mode, ...(options.meter ? { meter: options.meter } : {}), sessionId: options.sessionId, brief: options.brief, ...(maxTurns !== undefined ? { maxTurns } : {}), ...(options.clock ? { clock: options.clock } : {}) });
+    built = stored;
+  } else {
+    built = buildRunner({ team, model, mode: options.mode, sessionId: options.sessionId, ...(options.clock ? { clock: options.clock } : {}), ...(options.meter ? { meter: options.meter } : {}) });
   }
-  const runner = stored?.runner ?? new Runner({
-    def: team.def,
-    prompts: team.loaded.prompts,
-    model,
-    modelFor: team.modelFor,
-    mode: options.mode,
-    sessionId: options.sessionId,
-    ...(options.clock ? { clock: options.clock } : {}),
-    ...(options.meter ? { meter: options.meter } : {}),
-  });
+  const { runner, memory } = built;
   if (options.json) attachJsonPrinter(runner.bus, options.write);
   else attachTranscriptPrinter(runner.bus, team.def, options.write);
-  runner.start(options.brief);
-  await runner.settled();
-  const s = runner.session;
-  if (s.status === 'awaiting_user') {
-    runner.publish(event('session_ended', { reason: 'awaiting_user', detail: s.awaiting?.reason ?? '' }));
+  try {
+    runner.start(options.brief);
+    await runner.settled();
+    // Compression runs in the background; let the last one land so its event is printed and saved.
+    await memory?.memory.idle();
+    const s = runner.session;
+    if (s.status === 'awaiting_user') {
+      runner.publish(event('session_ended', { reason: 'awaiting_user', detail: s.awaiting?.reason ?? '' }));
+      return 'awaiting_user';
+    }
+    return s.endReason ?? 'ended';
+  } finally {
     await stored?.close();
-    return 'awaiting_user';
   }
-  await stored?.close();
-  return s.endReason ?? 'ended';
 }

@@ -131,12 +131,38 @@ export class DemoModel implements ChatModel {
   }
 }
 
-/** The demo summariser: keeps lines that read like decisions, in the summary JSON shape. */
+function clip(text: string, max: number): string {
+  const first = text.split(/(?<=[.!?])\s/)[0]!.trim();
+  if (first.length <= max) return first;
+  const cut = first.lastIndexOf(' ', max - 1);
+  return `${first.slice(0, cut > 0 ? cut : max - 1).trim()}…`;
+}
+
+function newest(items: string[], n: number): string[] {
+  return [...new Set(items)].slice(-n);
+}
+
+/**
+ * The demo summariser: reads the memory's segment lines ("- [turn N] Name (type): text") or the
+ * merge lines ("decision: ..."), and answers in the summary JSON shape, short and bounded.
+ */
 function summarise(request: ChatRequest): string {
-  const body = request.messages.map((m) => m.content).join('\n');
-  const lines = body.split('\n').map((l) => l.trim()).filter(Boolean);
-  const decisions = lines.filter((l) => /\b(approved|decision|decided|locked|go\b)/i.test(l)).slice(0, 5);
-  const pending = lines.filter((l) => l.endsWith('?')).slice(0, 3);
-  const discussions = lines.filter((l) => !decisions.includes(l) && !pending.includes(l)).slice(0, 3).map((l) => l.slice(0, 160));
-  return JSON.stringify({ decisions, discussions, pending });
+  const body = request.messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n');
+  const out = { decisions: [] as string[], discussions: [] as string[], pending: [] as string[] };
+  for (const raw of body.split('\n')) {
+    const line = raw.trim();
+    const turn = /^- \[turn \d+\] (.+?) \((decision|approval|rejection|general)\): (.*)$/.exec(line);
+    if (turn) {
+      const [, who, type, text] = turn as unknown as [string, string, string, string];
+      // Who decided matters; discussion points and open questions read fine without a speaker.
+      // An approval's verdict is pinned by the memory, so its words are discussion here.
+      if (type === 'general' || type === 'approval') out.discussions.push(clip(text, 60));
+      else out.decisions.push(`${who}: ${clip(text, 60)}`);
+      for (const q of text.match(/[^.!?]*\?/g) ?? []) out.pending.push(clip(q.trim(), 60));
+      continue;
+    }
+    const merged = /^(decision|discussion|pending): (.+)$/.exec(line);
+    if (merged) out[merged[1] === 'decision' ? 'decisions' : merged[1] === 'discussion' ? 'discussions' : 'pending'].push(merged[2]!);
+  }
+  return JSON.stringify({ decisions: newest(out.decisions, 3), discussions: newest(out.discussions, 2), pending: newest(out.pending, 1) });
 }

@@ -2,12 +2,12 @@ import { createSession } from '../engine/session.js';
 import type { Mode } from '../engine/definition.js';
 import { event } from '../engine/event-map.js';
 import type { ChatModel } from '../llm/chat-model.js';
-import type { PromptBuilder } from '../memory/prompt-builder.js';
-import type { TroupeBus } from '../runtime/bus.js';
-import type { UsageMeter } from '../usage/usage-meter.js';
+import type { AttachedMemory } from '../memory/attach-memory.js';
+import { buildRunner, type BuiltRunner } from '../runtime/build-runner.js';
+import { usageState, type UsageMeter } from '../usage/usage-meter.js';
 import { openTeam as loadTeamDir, type OpenTeam } from '../runtime/open-team.js';
-import { Runner, type RunnerOptions } from '../runtime/runner.js';
-import { SessionRecorder, type RecorderOptions } from './recorder.js';
+import type { Runner, RunnerOptions } from '../runtime/runner.js';
+import { SessionRecorder } from './recorder.js';
 import { SESSION_SCHEMA_VERSION, type SessionFile } from './session-file.js';
 import type { SessionHandle, Store } from './store.js';
 
@@ -17,6 +17,8 @@ export interface StoredSession {
   team: OpenTeam;
   handle: SessionHandle;
   recorder: SessionRecorder;
+  /** The rolling memory (null when team.json disables it); saved in the file. */
+  memory: AttachedMemory | null;
   /**
    * Continues where the file left off: re-runs the turn that was in flight (Runner.resume), or starts on
    * the stored brief when the process died before the first step. A no-op for a session that waits or ended.
@@ -27,12 +29,10 @@ export interface StoredSession {
 }
 
 /** What both new and reopened sessions may inject. */
-interface Common extends RecorderOptions {
+interface Common {
   store: Store;
-  prompt?: PromptBuilder;
-  /** Bus to publish on (memory and printers may subscribe before the runner exists). */
-  bus?: TroupeBus;
-  /** Meters usage and enforces the team's token and cost budgets. */
+  clock?: () => Date;
+  /** Meters usage and enforces the team's token and cost budgets; its totals are saved in the file. */
   meter?: UsageMeter;
   /** Also called after every step, once the step is recorded. */
   onStep?: RunnerOptions['onStep'];
@@ -52,13 +52,19 @@ export interface NewStoredSession extends Common {
 }
 
 function wire(store: Common, team: OpenTeam, handle: SessionHandle, model: ChatModel): StoredSession {
-  const recorder = new SessionRecorder(handle, store);
-  const runner = new Runner({
-    def: team.def,
-    prompts: team.loaded.prompts,
+  let built: BuiltRunner | null = null;
+  const recorder = new SessionRecorder(handle, {
+    ...store,
+    memory: () => built?.memory?.memory.toJSON() ?? handle.data.memory,
+    usage: () => (store.meter ? usageState(store.meter) : handle.data.usage),
+  });
+  built = buildRunner({
+    team,
     model,
-    modelFor: team.modelFor,
+    sessionId: handle.data.snapshot.id,
     session: handle.data.snapshot,
+    usageState: handle.data.usage ?? undefined,
+    memoryState: handle.data.memory ?? undefined,
     onStep: store.onStep
       ? (session, input) => {
           recorder.onStep(session, input);
@@ -66,16 +72,15 @@ function wire(store: Common, team: OpenTeam, handle: SessionHandle, model: ChatM
         }
       : recorder.onStep,
     ...(store.clock ? { clock: store.clock } : {}),
-    ...(store.prompt ? { prompt: store.prompt } : {}),
-    ...(store.bus ? { bus: store.bus } : {}),
     ...(store.meter ? { meter: store.meter } : {}),
   });
+  const { runner, memory } = built;
   recorder.attach(runner.bus);
   const resume = () => {
     if (runner.session.status === 'idle' && handle.data.brief) runner.start(handle.data.brief);
     else runner.resume();
   };
-  return { runner, team, handle, recorder, resume, close: () => recorder.close() };
+  return { runner, team, handle, recorder, memory, resume, close: () => recorder.close() };
 }
 
 /** Creates a session file and a runner that records into it; call `runner.start(brief)` next. */

@@ -91,3 +91,34 @@ export class UsageMeter {
     return record;
   }
 }
+
+/** Plain-data form of a meter's totals (stored in the session file's `usage` slot). */
+export interface UsageState {
+  session: UsageTotals;
+  byPersona: Record<string, UsageTotals>;
+  byModel: Record<string, UsageTotals>;
+  unpricedModels: string[];
+  callsWithoutUsage: number;
+}
+
+/** Saves a meter's totals as plain data. */
+export function usageState(meter: UsageMeter): UsageState {
+  return {
+    session: { ...meter.session },
+    byPersona: Object.fromEntries([...meter.byPersona].map(([k, v]) => [k, { ...v }])),
+    byModel: Object.fromEntries([...meter.byModel].map(([k, v]) => [k, { ...v }])),
+    unpricedModels: [...meter.unpricedModels],
+    callsWithoutUsage: meter.callsWithoutUsage,
+  };
+}
+
+/** Restores saved totals into a fresh meter; anything malformed is ignored (the totals restart). */
+export function restoreUsage(meter: UsageMeter, state: unknown): void {
+  const s = state as Partial<UsageState> | null;
+  if (!s || typeof s !== 'object' || !s.session || typeof s.session.calls !== 'number') return;
+  Object.assign(meter.session, s.session);
+  for (const [k, v] of Object.entries(s.byPersona ?? {})) meter.byPersona.set(k, { ...v });
+  for (const [k, v] of Object.entries(s.byModel ?? {})) meter.byModel.set(k, { ...v });
+  for (const m of s.unpricedModels ?? []) meter.unpricedModels.add(m);
+  meter.callsWithoutUsage = s.callsWithoutUsage ?? 0;
+}

@@ -55,7 +55,7 @@ describe('troupe run against an OpenAI-compatible server (dist/cli.js)', () => {
 
     const diverged = await troupe(['run', 'another game', '--replay', file], { TROUPE_MODEL: 'gpt-4o-mini' });
     expect(diverged.code).toBe(1);
-    expect(diverged.stderr.trim().split('\n').at(-1)).toMatch(/^troupe: replay diverged at call 1 \(persona creative_partner\): messages\[1\] \(user\) differs at character \d+/);
+    expect(diverged.stderr.trim().split('\n').at(-1)).toMatch(/^troupe: replay diverged at call 1 \(persona creative_partner\): messages\[\d+\] \(\w+\) differs at character \d+/);
   });
 
   it('prints the usage summary after the transcript, naming a model with no price', async () => {

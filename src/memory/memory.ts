@@ -1,0 +1,166 @@
+import type { MemoryConfig } from '../config/team-schema.js';
+import type { Directive } from '../directive/schema.js';
+import type { EngineEvent } from '../engine/event-map.js';
+import { Compressor } from './compressor.js';
+import { emptyMemoryState, parseMemoryState, type MemoryState, type Pinned, type RawTurn, type Summary } from './memory-state.js';
+import { rankByQuery } from './relevance.js';
+import { idAsName, pinnedLine, summaryText, type NameOf } from './render.js';
+import type { Summariser } from './summariser.js';
+import { countTokens } from './tokens.js';
+
+/** What a memory needs: its settings, a summariser (none: never compresses), and where to publish events. */
+export interface MemoryOptions {
+  config: MemoryConfig;
+  summariser?: Summariser | null;
+  publish?: (e: EngineEvent) => void;
+  nameOf?: NameOf;
+  state?: MemoryState;
+}
+
+/** What `getRelevantContext` returns, as in seed 004. */
+export interface RelevantContext {
+  key_decisions: string[];
+  recent_context: string[];
+  compressed_history: (Summary & { score: number })[];
+}
+
+/** What `!memory` shows: pinned decisions and summaries, and how much is still raw. */
+export interface MemorySnapshot {
+  pinned: string[];
+  summaries: Summary[];
+  raw_turns: number;
+  compressing: boolean;
+  failures: number;
+}
+
+/**
+ * Rolling summarising memory (seed 004's AdvancedConversationMemory, improved): typed raw turns,
+ * decisions pinned verbatim at once, background compression into structured summaries, and
+ * summaries merged past the cap, never dropped.
+ */
+export class Memory {
+  private readonly state: MemoryState;
+  private readonly compressor: Compressor;
+  readonly nameOf: NameOf;
+
+  constructor(private readonly options: MemoryOptions) {
+    this.state = options.state ? structuredClone(options.state) : emptyMemoryState();
+    this.nameOf = options.nameOf ?? idAsName;
+    this.compressor = new Compressor(this.state, options.config, options.summariser ?? null, options.publish ?? (() => {}));
+  }
+
+  /** Restores a memory from `toJSON()` data; damaged data gets a one-line error. */
+  static fromJSON(data: unknown, options: Omit<MemoryOptions, 'state'>): Memory {
+    return new Memory({ ...options, state: parseMemoryState(data) });
+  }
+
+  /** The memory as plain, serialisable data. */
+  toJSON(): MemoryState {
+    return structuredClone(this.state);
+  }
+
+  /** The settings in force. */
+  get config(): MemoryConfig {
+    return this.options.config;
+  }
+
+  /** The session brief (the first user line). */
+  get brief(): string {
+    return this.state.brief;
+  }
+
+  /** Pinned decisions, approvals and rework requests, oldest first. */
+  get pinned(): readonly Pinned[] {
+    return this.state.pinned;
+  }
+
+  /** Summaries, oldest first. */
+  get summaries(): readonly Summary[] {
+    return this.state.summaries;
+  }
+
+  /** Raw turns not yet summarised, oldest first. */
+  get recent(): readonly RawTurn[] {
+    return this.state.raw;
+  }
+
+  /** A user line: the first is the brief (kept whole in the prompt prefix), later ones are raw turns. */
+  recordUser(text: string): void {
+    if (this.state.brief === '') {
+      this.state.brief = text;
+      return;
+    }
+    this.addTurn({ turn: this.state.turn, author: 'user', type: 'general', text });
+  }
+
+  /** A persona's finished message. */
+  recordAgent(m: { turnId: string; persona: string; text: string; turn: number }): void {
+    this.state.turn = m.turn;
+    this.addTurn({ turn: m.turn, author: m.persona, type: 'general', text: m.text, turnId: m.turnId });
+  }
+
+  /** A turn's directive: types the turn and pins its key decisions verbatim. */
+  recordDirective(m: { turnId: string; persona: string; directive: Directive }): void {
+    const d = m.directive;
+    const keys = (d.key_decisions ?? []).map((k) => k.trim()).filter((k) => k !== '');
+    const turn = this.state.raw.find((t) => t.turnId === m.turnId);
+    if (turn) {
+      const rejects = d.transition === 'REQUEST_REWORK' || d.approval_status === 'REQUEST_REWORK';
+      const approves = d.transition === 'APPROVE_AND_HANDOFF' || d.approval_status === 'APPROVED';
+      turn.type = rejects ? 'rejection' : keys.length > 0 ? 'decision' : approves ? 'approval' : 'general';
+    }
+    for (const text of keys) {
+      if (this.state.pinned.some((p) => p.kind === 'decision' && p.text === text)) continue;
+      this.state.pinned.push({ kind: 'decision', turn: this.state.turn, by: m.persona, text, repeats: 1 });
+    }
+  }
+
+  /** An approval or rework request (by a persona or the user): pinned at once. */
+  recordApproval(a: { by: string; of: string; status: 'APPROVED' | 'REQUEST_REWORK'; reason?: string }): void {
+    const of = a.of === 'brief' ? undefined : a.of;
+    const kind = a.status === 'APPROVED' ? 'approval' : 'rejection';
+    const text = kind === 'rejection' ? (a.reason?.trim() || 'no reason given') : '';
+    const last = [...this.state.pinned].reverse().find((p) => p.kind !== 'decision' && p.by === a.by && p.of === of);
+    // A repeated verdict adds nothing new; counting it keeps the prompt prefix stable for caching.
+    if (last && last.kind === kind && last.text === text) {
+      last.repeats += 1;
+      return;
+    }
+    this.state.pinned.push({ kind, turn: this.state.turn, by: a.by, ...(of ? { of } : {}), text, repeats: 1 });
+  }
+
+  /** Pinned decisions, recent raw turns and the summaries that best match the query (lexical scoring). */
+  getRelevantContext(query: string, maxItems = 3): RelevantContext {
+    const summaries = this.state.summaries;
+    const ranked = rankByQuery(query, summaries.map(summaryText));
+    const matched = ranked.some((r) => r.score > 0) ? ranked.filter((r) => r.score > 0) : ranked;
+    return {
+      key_decisions: this.state.pinned.map((p) => pinnedLine(p, this.nameOf, true).slice(2)),
+      recent_context: this.state.raw.slice(-Math.max(1, this.config.keep_recent)).map((t) => t.text),
+      compressed_history: matched.slice(0, maxItems).map((r) => ({ ...summaries[r.index]!, score: r.score })),
+    };
+  }
+
+  /** What `!memory` shows. */
+  snapshot(): MemorySnapshot {
+    return {
+      pinned: this.state.pinned.map((p) => pinnedLine(p, this.nameOf, true).slice(2)),
+      summaries: structuredClone(this.state.summaries),
+      raw_turns: this.state.raw.length,
+      compressing: this.compressor.busy,
+      failures: this.state.failures,
+    };
+  }
+
+  /** Resolves when no compression is running or queued (for tests, benches and a clean exit). */
+  idle(): Promise<void> {
+    return this.compressor.idle();
+  }
+
+  private addTurn(t: Omit<RawTurn, 'id' | 'tokens'>): void {
+    this.state.raw.push({ ...t, id: this.state.nextId++, tokens: countTokens(t.text) });
+    this.state.turnsSeen += 1;
+    this.state.sinceCompression += 1;
+    this.compressor.schedule();
+  }
+}

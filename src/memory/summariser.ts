@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import type { ChatMessage, ChatModel, Usage } from '../llm/chat-model.js';
+import { AbortedError, TroupeError } from '../llm/errors.js';
+import { extractJsonObject } from '../directive/parse.js';
+import { SummaryContentSchema, type RawTurn, type Summary, type SummaryContent } from './memory-state.js';
+import { turnLine, type NameOf } from './render.js';
+
+/** What to summarise: a segment of raw turns, or consecutive summaries to merge into one. */
+export type SummaryJob = { kind: 'segment'; turns: RawTurn[] } | { kind: 'merge'; summaries: Summary[] };
+
+/** Turns a job into a structured summary; rejects when it cannot. */
+export interface Summariser {
+  summarise(job: SummaryJob): Promise<SummaryContent>;
+}
+
+/** The summariser could not produce a valid summary. */
+export class SummaryError extends TroupeError {}
+
+// Bounds keep a runaway summary from bloating every later prompt; a violation gets the repair round.
+const Bounded = SummaryContentSchema.extend({
+  decisions: z.array(z.string().max(600)).max(20).default([]),
+  discussions: z.array(z.string().max(600)).max(20).default([]),
+  pending: z.array(z.string().max(600)).max(20).default([]),
+});
+
+const SYSTEM = [
+  'You compress part of a team conversation so it can leave later prompts.',
+  'Keep (1) every decision made, in its own wording; (2) the main discussion points, at most 3; (3) unresolved issues or open questions.',
+  'Reply with only a JSON object: {"decisions": ["..."], "discussions": ["..."], "pending": ["..."]} (arrays of short strings).',
+].join('\n');
+
+/** The messages of a summary call. */
+export function summaryMessages(job: SummaryJob, nameOf: NameOf): ChatMessage[] {
+  if (job.kind === 'segment') {
+    const first = job.turns[0]?.turn ?? 0;
+    const last = job.turns[job.turns.length - 1]?.turn ?? first;
+    const body = job.turns.map((t) => turnLine(t, nameOf)).join('\n');
+    return [{ role: 'system', content: SYSTEM }, { role: 'user', content: `Conversation segment (turns ${first}-${last}); turns typed decision, approval or rejection carry decisions:\n${body}` }];
+  }
+  const blocks = job.summaries.map((s) =>
+    [`Summary of turns ${s.first}-${s.last}:`, ...s.decisions.map((d) => `decision: ${d}`), ...s.discussions.map((d) => `discussion: ${d}`), ...s.pending.map((p) => `pending: ${p}`)].join('\n'),
+  );
+  return [{ role: 'system', content: SYSTEM }, { role: 'user', content: `Merge these consecutive summaries into one, oldest first; keep the decisions that still stand and drop repetition:\n\n${blocks.join('\n\n')}` }];
+}
+
+/** Reads a summary from model text: a JSON object validated by zod. */
+export function parseSummary(text: string): { ok: true; summary: SummaryContent } | { ok: false; error: string } {
+  const value = extractJsonObject(text);
+  if (value === undefined) return { ok: false, error: 'no JSON object in the reply' };
+  const parsed = Bounded.safeParse(value);
+  if (!parsed.success) return { ok: false, error: parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`).join('; ') };
+  const clean = (xs: string[]) => xs.map((x) => x.trim()).filter((x) => x !== '');
+  const s = parsed.data;
+  return { ok: true, summary: { decisions: clean(s.decisions), discussions: clean(s.discussions), pending: clean(s.pending) } };
+}
+
+function untilAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new AbortedError('summary call timed out or was aborted'));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/** Options of the model-backed summariser. */
+export interface ModelSummariserOptions {
+  model: ChatModel;
+  /** Model id of the `fast` tier. */
+  modelId: string;
+  nameOf: NameOf;
+  /** A call that takes longer is abandoned (the raw turns stay and compression retries later). */
+  timeoutMs?: number;
+  onUsage?: (usage: Usage, model: string) => void;
+}
+
+/** Summarises with a chat model (`meta.purpose = 'summary'`), one repair round on invalid output. */
+export class ModelSummariser implements Summariser {
+  constructor(private readonly options: ModelSummariserOptions) {}
+
+  async summarise(job: SummaryJob): Promise<SummaryContent> {
+    const messages = summaryMessages(job, this.options.nameOf);
+    const first = await this.call(messages);
+    const result = parseSummary(first);
+    if (result.ok) return result.summary;
+    const repair: ChatMessage[] = [
+      ...messages,
+      { role: 'assistant', content: first },
+      { role: 'user', content: `That summary was not valid (${result.error}). Reply with only the JSON object {"decisions": [...], "discussions": [...], "pending": [...]}.` },
+    ];
+    const second = parseSummary(await this.call(repair));
+    if (second.ok) return second.summary;
+    throw new SummaryError(`summary invalid after a repair round: ${second.error}`);
+  }
+
+  private async call(messages: ChatMessage[]): Promise<string> {
+    const signal = AbortSignal.timeout(this.options.timeoutMs ?? 120_000);
+    const request = this.options.model.generate({ model: this.options.modelId, messages, jsonMode: true, signal, meta: { purpose: 'summary' } });
+    const response = await untilAbort(request, signal);
+    if (response.usage) this.options.onUsage?.(response.usage, response.model);
+    return response.text;
+  }
+}

@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { ScriptedModel } from '../../src/llm/scripted-model.js';
+import { DemoModel } from '../../src/llm/demo-model.js';
+import { ModelSummariser, parseSummary, summaryMessages, SummaryError, type SummaryJob } from '../../src/memory/summariser.js';
+import type { RawTurn, Summary } from '../../src/memory/memory-state.js';
+import type { ChatResponse } from '../../src/llm/chat-model.js';
+
+const turn = (n: number, type: RawTurn['type'], text: string): RawTurn => ({ id: n, turn: n, author: n % 2 ? 'ceo' : 'cfo', type, text, tokens: 5 });
+const segment: SummaryJob = { kind: 'segment', turns: [turn(1, 'general', 'We looked at the map. Should it grow?'), turn(2, 'decision', 'Two islands only. The rest later.')] };
+const names = (id: string) => ({ ceo: 'CEO', cfo: 'CFO' })[id] ?? id;
+const summary = (first: number, decisions: string[]): Summary => ({ id: first, first, last: first + 4, count: 5, parts: 1, tokens: 10, decisions, discussions: [`talk ${first}`], pending: [] });
+
+describe('parseSummary', () => {
+  it('accepts the JSON shape, in fences or bare, and fills missing lists', () => {
+    expect(parseSummary('```json\n{"decisions": ["a"], "discussions": [" b "]}\n```')).toEqual({ ok: true, summary: { decisions: ['a'], discussions: ['b'], pending: [] } });
+  });
+
+  it('explains what is wrong', () => {
+    expect(parseSummary('no json here')).toEqual({ ok: false, error: 'no JSON object in the reply' });
+    const bad = parseSummary('{"decisions": "a"}');
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.error).toMatch(/^decisions: /);
+  });
+});
+
+describe('ModelSummariser', () => {
+  it('calls the fast model id with purpose summary and segment lines naming authors and types', async () => {
+    const model = new ScriptedModel([{ text: '{"decisions": ["Two islands only"], "discussions": [], "pending": ["map size"]}' }]);
+    const s = new ModelSummariser({ model, modelId: 'fast-model', nameOf: names });
+    expect(await s.summarise(segment)).toEqual({ decisions: ['Two islands only'], discussions: [], pending: ['map size'] });
+    const call = model.calls[0]!;
+    expect(call.model).toBe('fast-model');
+    expect(call.meta.purpose).toBe('summary');
+    expect(call.jsonMode).toBe(true);
+    expect(call.messages[1]!.content).toContain('- [turn 2] CFO (decision): Two islands only. The rest later.');
+  });
+
+  it('gives one repair round carrying the validation error', async () => {
+    const model = new ScriptedModel([{ text: 'Sure! Here it is: decisions are...' }, { text: '{"decisions": ["x"]}' }]);
+    const usage: number[] = [];
+    const s = new ModelSummariser({ model, modelId: 'm', nameOf: names, onUsage: (u) => usage.push(u.promptTokens) });
+    expect((await s.summarise(segment)).decisions).toEqual(['x']);
+    const repair = model.calls[1]!.messages;
+    expect(repair[repair.length - 2]).toEqual({ role: 'assistant', content: 'Sure! Here it is: decisions are...' });
+    expect(repair[repair.length - 1]!.content).toContain('not valid (no JSON object in the reply)');
+    expect(usage).toEqual([]);
+  });
+
+  it('fails with a SummaryError after the repair round', async () => {
+    const model = new ScriptedModel([{ text: 'nope' }, { text: '{"decisions": [1]}' }]);
+    const s = new ModelSummariser({ model, modelId: 'm', nameOf: names });
+    await expect(s.summarise(segment)).rejects.toThrow(SummaryError);
+  });
+
+  it('abandons a call that never answers', async () => {
+    const model = { label: 'hangs', generate: () => new Promise<ChatResponse>(() => {}) };
+    const s = new ModelSummariser({ model, modelId: 'm', nameOf: names, timeoutMs: 5 });
+    await expect(s.summarise(segment)).rejects.toThrow(/timed out/);
+  });
+
+  it('reports usage of summary calls', async () => {
+    const model = new ScriptedModel([{ text: '{"decisions": []}', usage: { promptTokens: 40, completionTokens: 9 } }]);
+    const seen: string[] = [];
+    await new ModelSummariser({ model, modelId: 'm', nameOf: names, onUsage: (u, id) => seen.push(`${id}:${u.promptTokens}+${u.completionTokens}`) }).summarise(segment);
+    expect(seen).toEqual(['m:40+9']);
+  });
+});
+
+describe('the demo summariser', () => {
+  const demo = new ModelSummariser({ model: new DemoModel(), modelId: 'demo', nameOf: names });
+
+  it('summarises a segment into decisions, discussions and open questions', async () => {
+    expect(await demo.summarise(segment)).toEqual({ decisions: ['CFO: Two islands only.'], discussions: ['We looked at the map.'], pending: ['Should it grow?'] });
+  });
+
+  it('merges summaries keeping the newest items, bounded', async () => {
+    const merged = await demo.summarise({ kind: 'merge', summaries: [summary(1, ['a', 'b']), summary(6, ['c', 'd'])] });
+    expect(merged).toEqual({ decisions: ['b', 'c', 'd'], discussions: ['talk 1', 'talk 6'], pending: [] });
+  });
+
+  it('merge requests list every summary with its range', () => {
+    const text = summaryMessages({ kind: 'merge', summaries: [summary(1, ['a']), summary(6, [])] }, names)[1]!.content;
+    expect(text).toContain('Summary of turns 1-5:\ndecision: a\ndiscussion: talk 1');
+    expect(text).toContain('Summary of turns 6-10:\ndiscussion: talk 6');
+  });
+});
