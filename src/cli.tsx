@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { parseCli, USAGE, UsageError, type CliArgs } from './cli/args.js';
 import { runHeadless } from './cli/run-command.js';
+import { runPiped } from './cli/run-piped.js';
 import { ConfigError, formatIssue } from './config/issues.js';
 import { loadTeam } from './config/load-team.js';
 import { configJsonSchemas } from './config/json-schema.js';
@@ -66,8 +67,9 @@ async function main(args: CliArgs): Promise<number> {
       return 0;
     }
     case '':
+      return openDefault(args);
     case 'run': {
-      const brief = args.command === 'run' ? args.positionals.join(' ').trim() : DEMO_BRIEF;
+      const brief = args.positionals.join(' ').trim();
       if (brief === '') throw new UsageError('run needs a brief: troupe run "<brief>"');
       const team = openTeam(teamDir(args.team), args.maxTurns !== undefined ? { maxTurns: args.maxTurns } : {});
       const model = modelFromEnv(process.env, { demo: args.demo });
@@ -77,6 +79,26 @@ async function main(args: CliArgs): Promise<number> {
     default:
       throw new UsageError(`unknown command "${args.command}"`);
   }
+}
+
+/** `troupe` with no command: the UI when stdin is a TTY, else a session driven by piped lines. */
+async function openDefault(args: CliArgs): Promise<number> {
+  const team = openTeam(teamDir(args.team), args.maxTurns !== undefined ? { maxTurns: args.maxTurns } : {});
+  const model = modelFromEnv(process.env, { demo: args.demo });
+  const mode = args.mode ?? 'fsm';
+  if (process.stdin.isTTY && !args.json) {
+    const [{ runUi }, { Runner }, { PacedModel }] = await Promise.all([import('./ui/run-ui.js'), import('./runtime/runner.js'), import('./llm/paced-model.js')]);
+    // The demo model answers instantly; pace it so a new user can watch the team and interject.
+    const pace = Number(process.env.TROUPE_DEMO_PACE_MS ?? 40);
+    const shown = model.offline && pace > 0 ? new PacedModel(model, pace) : model;
+    const runner = new Runner({ def: team.def, prompts: team.loaded.prompts, model: shown, modelFor: team.modelFor, mode, sessionId: randomUUID() });
+    await runUi({ runner, model: { label: model.label, offline: model.offline ?? false } });
+    return 0;
+  }
+  const { createInterface } = await import('node:readline');
+  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+  await runPiped({ team, model, mode, json: args.json, write: out, sessionId: randomUUID(), lines, defaultBrief: DEMO_BRIEF });
+  return 0;
 }
 
 async function entry(): Promise<void> {
