@@ -93,7 +93,7 @@ export class DemoModel implements ChatModel {
     if (request.meta.purpose === 'summary') return this.reply(request, summarise(request), []);
     const repair = request.messages.some((m) => m.role === 'user' && m.content.includes('did not include a valid'));
     const index = this.spoken.get(persona) ?? 0;
-    const userDriven = ['user_reply', 'interjection', 'user_requested', 'consult', 'continue'].includes(request.meta.inbox ?? '');
+    const userDriven = ['user_reply', 'interjection', 'user_requested', 'consult'].includes(request.meta.inbox ?? '');
     const line = SCRIPT[persona]?.[index];
     if (line && !userDriven && !repair) {
       this.spoken.set(persona, index + 1);
