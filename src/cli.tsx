@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { parseCli, USAGE, UsageError, type CliArgs } from './cli/args.js';
 import { runHeadless } from './cli/run-command.js';
+import { openDefault, resumeInteractive } from './cli/interactive.js';
 import { ConfigError, formatIssue } from './config/issues.js';
 import { loadTeam } from './config/load-team.js';
 import { configJsonSchemas } from './config/json-schema.js';
@@ -77,9 +78,17 @@ async function main(args: CliArgs): Promise<number> {
       out(args.check ? 'schemas up to date' : stale.length ? `wrote ${stale.join(', ')}` : 'schemas up to date');
       return 0;
     }
-    case '':
+    case '': {
+      const dir = teamDir(args.team);
+      const team = openTeam(dir, args.maxTurns !== undefined ? { maxTurns: args.maxTurns } : {});
+      const model = modelFromEnv(process.env, { demo: args.demo });
+      const tty = Boolean(process.stdin.isTTY && process.stdout.isTTY);
+      const id = await openDefault({ team, teamDir: dir, model, mode: args.mode ?? 'fsm', json: args.json, store: new LowdbStore(dataDirFrom()), write: out, defaultBrief: DEMO_BRIEF, tty, ...(args.maxTurns !== undefined ? { maxTurns: args.maxTurns } : {}) });
+      savedLine(id, args.json);
+      return 0;
+    }
     case 'run': {
-      const brief = args.command === 'run' ? args.positionals.join(' ').trim() : DEMO_BRIEF;
+      const brief = args.positionals.join(' ').trim();
       if (brief === '') throw new UsageError('run needs a brief: troupe run "<brief>"');
       const dir = teamDir(args.team);
       const team = openTeam(dir, args.maxTurns !== undefined ? { maxTurns: args.maxTurns } : {});
@@ -106,6 +115,10 @@ async function main(args: CliArgs): Promise<number> {
       await listSessions(new LowdbStore(dataDirFrom()), out, dataDirFrom());
       return 0;
     case 'resume': {
+      if (process.stdin.isTTY && process.stdout.isTTY && !args.json) {
+        savedLine(await resumeInteractive({ store: new LowdbStore(dataDirFrom()), ...(args.positionals[0] ? { id: args.positionals[0] } : {}), model: resumeModel(process.env, { demo: args.demo }) }), false);
+        return 0;
+      }
       const { id } = await resumeHeadless({ store: new LowdbStore(dataDirFrom()), id: args.positionals[0], json: args.json, write: out, model: resumeModel(process.env, { demo: args.demo }) });
       savedLine(id, args.json);
       return 0;

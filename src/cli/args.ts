@@ -4,7 +4,8 @@ import { parseArgs } from 'node:util';
 export const USAGE = `usage: troupe [command] [options]
 
 commands:
-  (none)                     open troupe (runs the demo brief until the UI exists)
+  (none)                     open the terminal UI (with piped stdin: read the brief and commands
+                             line by line and print the transcript)
   run "<brief>"              run a session headless and print the transcript
   validate                   check a team's config and report every problem
   graph                      print the team as a Mermaid state diagram

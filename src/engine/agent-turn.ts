@@ -99,11 +99,15 @@ function routeHandoff(ctx: StepContext, persona: string, d: Directive, text: str
   }
   if (winner.ruleId) s.rulesFired[winner.ruleId] = s.turn;
   const reason = `${winner.source === 'rule' ? 'rule' : d.transition}: ${winner.reason} — ${decision.why}`;
+  const arbitration = decision.proposals
+    .map((p) => `${p.targetId ? nameOf(ctx, p.targetId) : p.target} ${p.score === null ? `dropped (${p.dropReason})` : p.score.toFixed(2)}${p.status === 'winner' ? ' ✓' : ''} [${p.source}]`)
+    .join(', ');
   if (winner.detour) {
     proceed(ctx, persona, {
       to,
       kind: 'rule',
       reason,
+      arbitration,
       pushHistory: true,
       detour: { target: to, returnTo: persona, reason: winner.reason },
       inbox: { kind: 'detour', from: persona, text, reason: winner.reason },
@@ -114,6 +118,7 @@ function routeHandoff(ctx: StepContext, persona: string, d: Directive, text: str
     to,
     kind: 'agent',
     reason,
+    arbitration,
     pushHistory: true,
     inbox: { kind: 'handoff', from: persona, text, approved: d.transition === 'APPROVE_AND_HANDOFF' },
   });

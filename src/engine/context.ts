@@ -91,10 +91,10 @@ export function abortInFlight(ctx: StepContext, reason: string): void {
   emit(ctx, event('agent_aborted', { turn_id: call.turnId, persona: call.persona, reason }));
 }
 
-function changeState(ctx: StepContext, from: string, to: string, kind: Move['kind'], reason: string): void {
+function changeState(ctx: StepContext, from: string, to: string, kind: Move['kind'], reason: string, arbitration?: string): void {
   const fromMajor = from.split('.')[0]!;
   const toMajor = to.split('.')[0]!;
-  ctx.s.transitions.push({ turn: ctx.s.turn, from, to, kind, reason });
+  ctx.s.transitions.push({ turn: ctx.s.turn, from, to, kind, reason, ...(arbitration ? { arbitration } : {}) });
   emit(ctx, event('transition', { from, to, reason, kind }));
   if (fromMajor !== toMajor) {
     emit(ctx, event('major_exited', { major: fromMajor }));
@@ -134,7 +134,7 @@ export function applyMove(ctx: StepContext, move: Move): void {
   if (move.endDetour) s.detours.pop();
   if (move.detour) s.detours.push(move.detour);
   s.pending = null;
-  changeState(ctx, from, pathOf(ctx, move.to), move.kind, move.reason);
+  changeState(ctx, from, pathOf(ctx, move.to), move.kind, move.reason, move.arbitration);
   startCall(ctx, move.to, move.inbox ?? { kind: 'continue', text: 'Continue.' });
 }
 

@@ -45,6 +45,8 @@ export interface TransitionRecord {
   to: string;
   kind: 'agent' | 'rework' | 'rule' | 'detour_return' | 'pipeline' | 'user' | 'consult' | 'system';
   reason: string;
+  /** The arbitration behind it, compact: "Lead Engineer 0.69 ✓, CEO 0.71, ...". */
+  arbitration?: string;
 }
 
 /** A detour in progress: after `target` answers, control returns to `returnTo`. */
@@ -64,6 +66,7 @@ export interface Move {
   popHistory?: boolean;
   detour?: DetourFrame;
   endDetour?: boolean;
+  arbitration?: string;
 }
 
 /** Why the session waits for the user, and what `!continue` would do. */

@@ -77,7 +77,7 @@ const SCRIPT: Record<string, Line[]> = {
 };
 
 /** Inbox kinds the demo answers off-script (they do not advance a persona's script). */
-export const DEMO_USER_DRIVEN: readonly string[] = ['user_reply', 'interjection', 'user_requested', 'consult', 'continue'];
+export const DEMO_USER_DRIVEN: readonly string[] = ['user_reply', 'interjection', 'user_requested', 'consult'];
 
 function lastUserText(request: ChatRequest): string {
   const last = [...request.messages].reverse().find((m) => m.role === 'user');

@@ -1,0 +1,31 @@
+/** A compressed stretch of conversation, as the rolling memory keeps it. */
+export interface MemorySummary {
+  decisions: string[];
+  discussions: string[];
+  pending: string[];
+}
+
+/** What the memory holds now: decisions pinned verbatim and the summaries. */
+export interface MemorySnapshot {
+  pinned: string[];
+  summaries: MemorySummary[];
+}
+
+/** Reads the memory on demand; absent when the session runs without summarising memory. */
+export type MemorySource = () => MemorySnapshot;
+
+/** Lines for `!memory`: pinned decisions then each summary, or a plain "not enabled". */
+export function memoryLines(source: MemorySource | undefined): string[] {
+  if (!source) return ['memory not enabled: every prompt carries the full history'];
+  const { pinned, summaries } = source();
+  const lines = [`pinned decisions (${pinned.length}):`, ...(pinned.length ? pinned.map((p) => `  ✔ ${p}`) : ['  none yet'])];
+  lines.push(`summaries (${summaries.length}):`);
+  if (summaries.length === 0) lines.push('  none yet (older turns are compressed as the session grows)');
+  summaries.forEach((s, i) => {
+    lines.push(`  #${i + 1}`);
+    for (const d of s.decisions) lines.push(`    decision: ${d}`);
+    for (const d of s.discussions) lines.push(`    discussed: ${d}`);
+    for (const d of s.pending) lines.push(`    pending: ${d}`);
+  });
+  return lines;
+}

@@ -1,0 +1,90 @@
+import { resolvePersona } from '../arbiter/resolve.js';
+import type { MachineDefinition } from '../engine/definition.js';
+import type { EngineInput } from '../engine/input-events.js';
+import { findCommand } from './catalog.js';
+
+/** Commands answered by the UI (or the piped runner) from what it has seen, not by the engine. */
+export type InspectName = 'status' | 'history' | 'memory' | 'cost' | 'sessions' | 'help';
+
+/** A typed user line: plain text, an engine action, an inspection, quit, a workflow request, or an error to show. */
+export type ParsedLine =
+  | { kind: 'empty' }
+  | { kind: 'text'; text: string }
+  | { kind: 'engine'; name: string; args: string[]; input: EngineInput }
+  | { kind: 'inspect'; name: InspectName }
+  | { kind: 'quit' }
+  | { kind: 'workflow'; name: string; input: string }
+  | { kind: 'error'; message: string };
+
+/** True when a line is a command (starts with `!` or `/`); agent text is never passed here. */
+export function isCommand(line: string): boolean {
+  return /^[!/]/.test(line.trimStart());
+}
+
+function knownPersonas(def: MachineDefinition): string {
+  return def.agents.map((a) => `${a.id} (${a.name})`).join(', ');
+}
+
+function teamMajors(def: MachineDefinition): string[] {
+  return def.majors.filter((m) => m.kind === 'team').map((m) => m.id);
+}
+
+/** Splits `rest` into a persona name and the remainder, trying the longest prefix that names a persona ("Game Designer hi"). */
+function personaPrefix(def: MachineDefinition, rest: string): { id: string; remainder: string } | null {
+  const words = rest.split(/\s+/).filter(Boolean);
+  for (let n = words.length; n >= 1; n -= 1) {
+    const persona = resolvePersona(def.agents, words.slice(0, n).join(' '));
+    if (persona) return { id: persona.id, remainder: words.slice(n).join(' ') };
+  }
+  return null;
+}
+
+/** Parses one input line against a team: commands with `!` or `/`, anything else is plain text. */
+export function parseLine(line: string, def: MachineDefinition): ParsedLine {
+  const trimmed = line.trim();
+  if (trimmed === '') return { kind: 'empty' };
+  if (!isCommand(trimmed)) return { kind: 'text', text: trimmed };
+  const body = trimmed.slice(1).trim();
+  const [word = '', ...restWords] = body.split(/\s+/);
+  const rest = restWords.join(' ');
+  const spec = findCommand(word);
+  if (!spec) return { kind: 'error', message: `unknown command "${trimmed.split(/\s+/)[0]}" — type !help for the list` };
+  const args = restWords;
+  const engine = (input: EngineInput): ParsedLine => ({ kind: 'engine', name: spec.name, args, input });
+  switch (spec.name) {
+    case 'approve':
+      return engine({ type: 'user_approve' });
+    case 'rework':
+      return engine({ type: 'user_rework', reason: rest });
+    case 'continue':
+      return engine({ type: 'user_continue' });
+    case 'simple':
+    case 'fsm':
+      return engine({ type: 'user_mode', mode: spec.name });
+    case 'handoff': {
+      if (rest === '') return { kind: 'error', message: `usage: !handoff <persona> — known: ${knownPersonas(def)}` };
+      const persona = resolvePersona(def.agents, rest);
+      if (!persona) return { kind: 'error', message: `unknown persona "${rest}"; known: ${knownPersonas(def)}` };
+      return engine({ type: 'user_handoff', target: persona.id });
+    }
+    case 'call_agent': {
+      if (rest === '') return { kind: 'error', message: `usage: !call_agent <persona> [message] — known: ${knownPersonas(def)}` };
+      const found = personaPrefix(def, rest);
+      if (!found) return { kind: 'error', message: `unknown persona "${restWords[0]}"; known: ${knownPersonas(def)}` };
+      return engine({ type: 'user_call_agent', target: found.id, message: found.remainder });
+    }
+    case 'switch_to': {
+      const majors = teamMajors(def);
+      const major = majors.find((m) => m.toLowerCase() === rest.toLowerCase());
+      if (!major) return { kind: 'error', message: `${rest === '' ? 'usage: !switch_to <MAJOR>' : `unknown major "${rest}"`}; known: ${majors.join(', ')}` };
+      return engine({ type: 'user_switch_major', major });
+    }
+    case 'quit':
+      return { kind: 'quit' };
+    case 'workflow':
+      if (rest === '') return { kind: 'error', message: 'usage: /workflow <name> [input]' };
+      return { kind: 'workflow', name: restWords[0]!, input: restWords.slice(1).join(' ') };
+    default:
+      return { kind: 'inspect', name: spec.name as InspectName };
+  }
+}

@@ -1,0 +1,59 @@
+import { agentById, type MachineDefinition } from '../engine/definition.js';
+import type { SessionState } from '../engine/session.js';
+import { formatPath } from '../runtime/format.js';
+
+/** Where the team is and where it goes next, ready to print. */
+export interface Situation {
+  /** The persona holding (or last holding) the turn, as `MAJOR › Name`. */
+  current: string;
+  /** The transition held at an approval gate, or the predicted next state. */
+  next: { kind: 'pending' | 'next'; to: string } | null;
+  /** One line on what happens now: answering, waiting for you (and why), ended. */
+  status: string;
+}
+
+function pathOfId(def: MachineDefinition, id: string | 'user' | null | undefined): string | null {
+  if (!id) return null;
+  if (id === 'user') return formatPath(def, def.userPath);
+  const agent = agentById(def, id);
+  return agent ? formatPath(def, agent.path) : null;
+}
+
+/** The next state as far as it is known before the active persona answers. */
+function predicted(def: MachineDefinition, s: SessionState): string | null {
+  if (s.status === 'idle') {
+    const routing = def.routing[s.mode];
+    return pathOfId(def, routing.kind === 'pipeline' ? routing.stages[0]?.persona : def.initial);
+  }
+  if (s.status !== 'running') return null;
+  if (s.inFlight?.inbox.kind === 'consult' && s.consultReturn) return pathOfId(def, s.consultReturn);
+  const detour = s.detours[s.detours.length - 1];
+  if (detour && detour.target === s.active) return pathOfId(def, detour.returnTo);
+  const routing = def.routing[s.mode];
+  if (routing.kind === 'pipeline') {
+    const stage = routing.stages[s.pipelineIndex + 1];
+    return stage ? pathOfId(def, stage.persona) : formatPath(def, def.userPath);
+  }
+  const queued = s.queue[0];
+  return queued ? pathOfId(def, queued.target) : null;
+}
+
+/** Describes the session for the state line and `!status`. */
+export function situation(def: MachineDefinition, s: SessionState): Situation {
+  const current = s.status === 'idle' ? formatPath(def, def.userPath) : (pathOfId(def, s.active) ?? formatPath(def, def.userPath));
+  const pendingTo = s.pending && s.pending.to !== 'user' ? pathOfId(def, s.pending.to) : null;
+  const guess = pendingTo ? null : predicted(def, s);
+  const next = pendingTo ? { kind: 'pending' as const, to: pendingTo } : guess ? { kind: 'next' as const, to: guess } : null;
+  const who = pathOfId(def, s.active)?.split(' › ')[1] ?? 'the team';
+  const status =
+    s.status === 'idle' ? 'waiting for your brief'
+    : s.status === 'running' ? `${who} is answering`
+    : s.status === 'ended' ? `session ended: ${s.endReason ?? 'ended'}`
+    : `waiting for you: ${s.awaiting?.reason ?? ''}`;
+  return { current, next, status };
+}
+
+/** The one-line form: `STRATEGIC › CEO -> pending: STRATEGIC › CFO`. */
+export function situationLine(sit: Situation): string {
+  return sit.next ? `${sit.current} -> ${sit.next.kind}: ${sit.next.to}` : sit.current;
+}

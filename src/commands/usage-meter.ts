@@ -1,0 +1,43 @@
+import type { TroupeEventMap } from '../engine/event-map.js';
+
+/** Tokens and cost per persona (or "summary" for memory calls). */
+export interface UsageLine {
+  who: string;
+  calls: number;
+  tokens: number;
+  cost: number | null;
+}
+
+/** Running totals built from `usage` events; cost stays null while no server reports one. */
+export interface UsageTotals {
+  tokens: number;
+  cost: number | null;
+  calls: number;
+  byPersona: UsageLine[];
+}
+
+/** Totals before any call. */
+export const NO_USAGE: UsageTotals = { tokens: 0, cost: null, calls: 0, byPersona: [] };
+
+const add = (a: number | null, b: number | null): number | null => (b === null ? a : (a ?? 0) + b);
+
+/** Adds one `usage` event to the totals (pure). */
+export function addUsage(totals: UsageTotals, e: TroupeEventMap['usage']): UsageTotals {
+  const tokens = e.prompt_tokens + e.completion_tokens;
+  const who = e.persona ?? 'summary';
+  const found = totals.byPersona.some((l) => l.who === who);
+  const byPersona = found
+    ? totals.byPersona.map((l) => (l.who === who ? { who, calls: l.calls + 1, tokens: l.tokens + tokens, cost: add(l.cost, e.cost) } : l))
+    : [...totals.byPersona, { who, calls: 1, tokens, cost: e.cost }];
+  return { tokens: totals.tokens + tokens, cost: add(totals.cost, e.cost), calls: totals.calls + 1, byPersona };
+}
+
+/** A cost for display: "$0.0123", or "n/a" when the server reports none. */
+export function formatCost(cost: number | null): string {
+  return cost === null ? 'n/a' : `$${cost.toFixed(cost < 1 ? 4 : 2)}`;
+}
+
+/** A token count for display: 1234 -> "1.2k". */
+export function formatTokens(tokens: number): string {
+  return tokens < 1000 ? String(tokens) : `${(tokens / 1000).toFixed(tokens < 10_000 ? 1 : 0)}k`;
+}

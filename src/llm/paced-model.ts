@@ -1,0 +1,49 @@
+import type { ChatDelta, ChatModel, ChatRequest, ChatResponse } from './chat-model.js';
+import { AbortedError } from './errors.js';
+
+/** Waits `ms`, or rejects at once when the signal aborts. */
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+const realSleep: Sleep = (ms, signal) =>
+  new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new AbortedError('call aborted'));
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new AbortedError('call aborted'));
+    };
+    // Remove the listener when the timer fires: one signal sees hundreds of sleeps.
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+
+/**
+ * Replays an instant model's streamed deltas at a reading pace, so the UI can show the demo team
+ * thinking and the user has time to interject; the call stays abortable throughout.
+ */
+export class PacedModel implements ChatModel {
+  readonly label: string;
+  readonly offline: boolean | undefined;
+
+  constructor(
+    private readonly inner: ChatModel,
+    private readonly msPerDelta: number,
+    private readonly sleep: Sleep = realSleep,
+  ) {
+    this.label = inner.label;
+    this.offline = inner.offline;
+  }
+
+  async generate(request: ChatRequest): Promise<ChatResponse> {
+    const deltas: ChatDelta[] = [];
+    const response = await this.inner.generate({ ...request, onDelta: (d) => deltas.push(d) });
+    for (const d of deltas) {
+      await this.sleep(this.msPerDelta, request.signal);
+      request.onDelta?.(d);
+    }
+    if (request.signal?.aborted) throw new AbortedError('call aborted');
+    return response;
+  }
+}

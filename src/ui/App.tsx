@@ -1,0 +1,85 @@
+import React, { useEffect, useRef, useState } from 'react';
+import { Box, useApp } from 'ink';
+import { complete } from '../commands/complete.js';
+import { executeLine } from '../commands/execute.js';
+import type { MemorySource } from '../commands/memory-source.js';
+import { situation } from '../commands/situation.js';
+import type { Runner } from '../runtime/runner.js';
+import { Arbitration } from './Arbitration.js';
+import { Footer } from './Footer.js';
+import { Header } from './Header.js';
+import { hintFor } from './hints.js';
+import { InputLine } from './InputLine.js';
+import { LiveTurn } from './LiveTurn.js';
+import { StateLine } from './StateLine.js';
+import { StateTree } from './StateTree.js';
+import { Transcript } from './Transcript.js';
+import { useLineEditor } from './use-line-editor.js';
+import { useSessionView } from './use-session-view.js';
+import { useTerminalSize } from './use-terminal-size.js';
+
+/** Below this width the state tree is hidden so the transcript keeps its room. */
+export const TREE_MIN_COLUMNS = 70;
+/** Below this height the state tree is hidden too. */
+export const TREE_MIN_ROWS = 18;
+
+/** Props of the terminal UI. */
+export interface AppProps {
+  runner: Runner;
+  model: { label: string; offline?: boolean };
+  memory?: MemorySource;
+  /** Stored sessions as table lines, for !sessions. */
+  sessions?: () => string[];
+  /** Fixed terminal size (tests); read from stdout otherwise. */
+  columns?: number;
+  rows?: number;
+  /** Called once when the user leaves (after the session is ended). */
+  onQuit?: () => void;
+}
+
+/** The troupe terminal UI: watch the team work and steer it live. */
+export function App({ runner, model, memory, sessions, columns, rows, onQuit }: AppProps): React.JSX.Element {
+  const { view, session, addOutput } = useSessionView(runner);
+  const size = useTerminalSize();
+  const width = columns ?? size.columns;
+  const height = rows ?? size.rows;
+  const { exit } = useApp();
+  const [quitting, setQuitting] = useState(false);
+  const usage = useRef(view.usage);
+  usage.current = view.usage;
+
+  const submit = (line: string) => {
+    if (quitting) return;
+    const outcome = executeLine(line, { runner, usage: () => usage.current, memory, sessions });
+    if (outcome.kind === 'output') addOutput(outcome.title, outcome.lines, outcome.tone);
+    if (outcome.kind === 'quit') setQuitting(true);
+  };
+  const editor = useLineEditor({
+    onSubmit: submit,
+    onInterrupt: () => submit('!quit'),
+    complete: (line) => complete(line, runner.def),
+    isActive: !quitting,
+  });
+  useEffect(() => {
+    if (!quitting) return;
+    onQuit?.();
+    exit();
+  }, [quitting]);
+
+  const showTree = width >= TREE_MIN_COLUMNS && height >= TREE_MIN_ROWS;
+  const snapshot = memory ? memory() : null;
+  return (
+    <Box flexDirection="column" width={width}>
+      <Transcript items={view.log} def={runner.def} />
+      <Box flexDirection="column" marginTop={1}>
+        <Header team={runner.def.name} mode={session.mode} model={model.label} offline={model.offline ?? false} />
+        <StateLine situation={situation(runner.def, session)} />
+        {showTree ? <StateTree def={runner.def} session={session} /> : null}
+        <LiveTurn live={view.live} def={runner.def} width={width} maxLines={height >= 30 ? 6 : 3} />
+        <Arbitration arbitration={view.arbitration} def={runner.def} />
+        <Footer turn={session.turn} turnBudget={session.turnBudget} usage={view.usage} memory={snapshot} offline={model.offline ?? false} />
+        <InputLine value={editor.buffer} hint={quitting ? 'bye' : hintFor(session)} candidates={editor.candidates} disabled={quitting} />
+      </Box>
+    </Box>
+  );
+}

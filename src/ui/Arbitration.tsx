@@ -1,0 +1,30 @@
+import React from 'react';
+import { Text } from 'ink';
+import type { Decision } from '../arbiter/proposal.js';
+import type { MachineDefinition } from '../engine/definition.js';
+import { displayName, formatPath } from '../runtime/format.js';
+
+/** The last arbitration: every proposal with its score and source, the winner marked, and why. */
+export function Arbitration({ arbitration, def }: { arbitration: { from: string; decision: Decision } | null; def: MachineDefinition }): React.JSX.Element | null {
+  if (!arbitration || arbitration.decision.proposals.length === 0) return null;
+  const { decision, from } = arbitration;
+  return (
+    <Text wrap="wrap">
+      <Text dimColor>arbiter at {formatPath(def, from)}: </Text>
+      {decision.proposals.map((p, i) => {
+        const who = p.targetId ? displayName(def, p.targetId) : p.target;
+        const score = p.score === null ? '' : ` ${p.score.toFixed(2)}`;
+        return (
+          <Text key={i}>
+            {i > 0 ? ' · ' : ''}
+            <Text bold={p.status === 'winner'} color={p.status === 'winner' ? 'green' : p.status === 'dropped' ? 'red' : undefined} strikethrough={p.status === 'dropped'}>
+              {who}{score}
+            </Text>
+            <Text dimColor> [{p.source}]{p.status === 'winner' ? ' ✓' : ''}</Text>
+          </Text>
+        );
+      })}
+      <Text dimColor> — {decision.why}</Text>
+    </Text>
+  );
+}

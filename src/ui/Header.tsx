@@ -1,0 +1,30 @@
+import React from 'react';
+import { Box, Text } from 'ink';
+import type { Mode } from '../engine/definition.js';
+
+/** Props of the header. */
+export interface HeaderProps {
+  team: string;
+  mode: Mode;
+  model: string;
+  offline: boolean;
+}
+
+/** Team, mode (FSM / SIMPLE) and model; a clear notice when running on the offline demo model. */
+export function Header({ team, mode, model, offline }: HeaderProps): React.JSX.Element {
+  return (
+    <Box flexDirection="column">
+      <Text wrap="truncate-end">
+        <Text bold color="cyan">troupe</Text>
+        <Text> · {team} · </Text>
+        <Text bold color={mode === 'fsm' ? 'green' : 'magenta'}>{mode.toUpperCase()}</Text>
+        <Text dimColor> · {offline ? 'demo model' : model}</Text>
+      </Text>
+      {offline ? (
+        <Text color="yellow" wrap="truncate-end">
+          DEMO MODE · offline scripted model · set OPENAI_API_KEY for real answers
+        </Text>
+      ) : null}
+    </Box>
+  );
+}

@@ -1,0 +1,26 @@
+import React from 'react';
+import { Box, Text } from 'ink';
+
+/** Props of the input line. */
+export interface InputLineProps {
+  value: string;
+  hint: string;
+  /** Tab candidates to list when a completion was ambiguous. */
+  candidates: string[];
+  disabled?: boolean;
+}
+
+/** What the user can do now, the completion candidates, and the line being typed with a cursor. */
+export function InputLine({ value, hint, candidates, disabled = false }: InputLineProps): React.JSX.Element {
+  return (
+    <Box flexDirection="column">
+      {candidates.length > 1 ? <Text color="cyan" wrap="truncate-end">{candidates.join('  ')}</Text> : null}
+      <Text dimColor wrap="truncate-end">{hint}</Text>
+      <Text>
+        <Text color={disabled ? 'gray' : 'yellow'} bold>{'› '}</Text>
+        <Text>{value}</Text>
+        {disabled ? null : <Text inverse> </Text>}
+      </Text>
+    </Box>
+  );
+}

@@ -1,0 +1,22 @@
+import React from 'react';
+import { Text } from 'ink';
+import type { Situation } from '../commands/situation.js';
+
+/** `STRATEGIC › CEO -> pending: STRATEGIC › CFO`, and what is happening now. */
+export function StateLine({ situation }: { situation: Situation }): React.JSX.Element {
+  const { current, next, status } = situation;
+  return (
+    <Text wrap="truncate-end">
+      <Text bold>{current}</Text>
+      {next ? (
+        <Text>
+          <Text dimColor>{' -> '}</Text>
+          <Text color={next.kind === 'pending' ? 'yellow' : undefined} dimColor={next.kind === 'next'}>
+            {next.kind}: {next.to}
+          </Text>
+        </Text>
+      ) : null}
+      <Text dimColor>{'  ·  '}{status}</Text>
+    </Text>
+  );
+}

@@ -1,0 +1,56 @@
+import React from 'react';
+import { Box, Text } from 'ink';
+import type { MachineDefinition } from '../engine/definition.js';
+import type { SessionState } from '../engine/session.js';
+
+/** Props of the state tree. */
+export interface StateTreeProps {
+  def: MachineDefinition;
+  session: SessionState;
+}
+
+/** Visit count, approvals and reworks of one persona: `×2 ✓1 ↺1`. */
+export function personaMarks(session: SessionState, id: string, path: string): string {
+  const visits = session.visits[path] ?? 0;
+  const ok = session.approvals.filter((a) => a.of === id && a.status === 'APPROVED').length;
+  const back = session.approvals.filter((a) => a.of === id && a.status === 'REQUEST_REWORK').length;
+  return [visits ? `×${visits}` : '', ok ? `✓${ok}` : '', back ? `↺${back}` : ''].filter(Boolean).join(' ');
+}
+
+/** Majors and their personas, one major per row: active highlighted, visit counts, ✓ approvals, ↺ reworks. */
+export function StateTree({ def, session }: StateTreeProps): React.JSX.Element {
+  const waiting = session.status === 'awaiting_user' || session.status === 'idle';
+  const labelWidth = Math.max(...def.majors.map((m) => m.id.length)) + 1;
+  return (
+    <Box flexDirection="column" borderStyle="single" borderLeft={false} borderRight={false} borderDimColor>
+      {def.majors.map((major) => (
+        <Box key={major.id} flexDirection="row">
+          <Box width={labelWidth} flexShrink={0}>
+            <Text dimColor>{major.id}</Text>
+          </Box>
+          <Box flexDirection="row" flexWrap="wrap" flexGrow={1}>
+            {major.kind === 'user' ? (
+              <Text inverse={waiting} color={waiting ? 'yellow' : undefined}>{waiting ? ' You ◂ ' : 'You'}</Text>
+            ) : (
+              major.children.map((id) => {
+                const agent = def.agents.find((a) => a.id === id);
+                if (!agent) return null;
+                const active = session.active === id && session.status === 'running';
+                const last = session.active === id && !active;
+                const m = personaMarks(session, id, agent.path);
+                return (
+                  <Box key={id} marginRight={2}>
+                    <Text>
+                      <Text inverse={active} bold={active || last} color={active ? 'green' : last ? 'cyan' : undefined}>{active ? ` ${agent.name} ▸ ` : agent.name}</Text>
+                      {m ? <Text dimColor> {m}</Text> : null}
+                    </Text>
+                  </Box>
+                );
+              })
+            )}
+          </Box>
+        </Box>
+      ))}
+    </Box>
+  );
+}

@@ -1,0 +1,24 @@
+import type { SessionState } from '../engine/session.js';
+
+/** The one line telling the user what they can do now, from the session status. */
+export function hintFor(s: SessionState): string {
+  switch (s.status) {
+    case 'idle':
+      return 'Type a brief for the team and press Enter (e.g. a game idea) · !help lists commands';
+    case 'running':
+      return 'Type to interject · !handoff <persona> · !rework [reason] · !help · !quit';
+    case 'ended':
+      return 'Session over · !history !cost !memory to look back · !quit to leave';
+    case 'awaiting_user':
+      switch (s.awaiting?.code) {
+        case 'gate':
+          return 'Approval gate: !approve to take it · !rework <reason> · !handoff <persona> · or type a reply';
+        case 'complete':
+          return 'The team says it is done: !approve to accept and end · or type feedback to go on';
+        case 'limit':
+          return 'A limit was reached: !continue to go on · type a reply · !quit';
+        default:
+          return 'Your turn: type a reply · !continue · !handoff <persona> · !help';
+      }
+  }
+}

@@ -1,0 +1,35 @@
+import { useEffect, useReducer } from 'react';
+import type { TroupeEvent } from '../engine/event-map.js';
+import type { SessionState } from '../engine/session.js';
+import { displayName } from '../runtime/format.js';
+import type { Runner } from '../runtime/runner.js';
+import { EMPTY_VIEW, pushLog, reduceEvent, type LogItem, type ViewState } from './view-model.js';
+
+/** The view plus the session as it stood after the last event. */
+export interface SessionView {
+  view: ViewState;
+  session: SessionState;
+}
+
+type Action = { type: 'event'; e: TroupeEvent; session: SessionState; name: (id: string) => string } | { type: 'log'; item: Omit<Extract<LogItem, { kind: 'output' }>, 'id'>; session: SessionState };
+
+function reducer(state: SessionView, action: Action): SessionView {
+  if (action.type === 'log') return { view: pushLog(state.view, action.item), session: action.session };
+  return { view: reduceEvent(state.view, action.e, action.name), session: action.session };
+}
+
+/** Subscribes to the runner's bus and folds every event into the view; `addOutput` logs command output. */
+export function useSessionView(runner: Runner): SessionView & { addOutput: (title: string, lines: string[], tone: 'info' | 'error') => void } {
+  const [state, dispatch] = useReducer(reducer, runner, (r) => ({ view: EMPTY_VIEW, session: r.session }));
+  useEffect(() => {
+    const name = (id: string) => displayName(runner.def, id);
+    const onEvent = (e: TroupeEvent) => dispatch({ type: 'event', e, session: runner.session, name });
+    runner.bus.on('*', onEvent);
+    return () => {
+      runner.bus.off('*', onEvent);
+    };
+  }, [runner]);
+  const addOutput = (title: string, lines: string[], tone: 'info' | 'error') =>
+    dispatch({ type: 'log', item: { kind: 'output', title, lines, tone }, session: runner.session });
+  return { ...state, addOutput };
+}

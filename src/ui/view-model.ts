@@ -1,0 +1,115 @@
+import type { Decision } from '../arbiter/proposal.js';
+import type { Directive } from '../directive/schema.js';
+import type { TroupeEvent } from '../engine/event-map.js';
+import { addUsage, NO_USAGE, type UsageTotals } from '../commands/usage-meter.js';
+
+/** A finished transcript item; once in the log it never changes (it is rendered in `<Static>`). */
+export type LogItem = { id: string } & (
+  | { kind: 'turn'; persona: string; path: string; turn: number; text: string; tag: string; status: 'ok' | 'invalid' }
+  | { kind: 'user'; text: string; first: boolean }
+  | { kind: 'transition'; from: string; to: string; label: string; reason: string | null }
+  | { kind: 'note'; text: string; tone: 'info' | 'warn' | 'error' | 'ok' }
+  | { kind: 'output'; title: string; lines: string[]; tone: 'info' | 'error' }
+);
+
+/** The turn being streamed right now. */
+export interface LiveTurn {
+  turnId: string;
+  persona: string;
+  path: string;
+  model: string;
+  attempt: number;
+  text: string;
+}
+
+/** Everything the UI shows that comes from events (the session itself is read from the runner). */
+export interface ViewState {
+  log: LogItem[];
+  live: LiveTurn | null;
+  /** A turn whose message arrived; it is logged once its directive is known. */
+  held: { turnId: string; persona: string; path: string; turn: number; text: string } | null;
+  arbitration: { from: string; decision: Decision } | null;
+  usage: UsageTotals;
+  compressions: number;
+  lastDirective: Record<string, string>;
+  seq: number;
+}
+
+/** The view before any event. */
+export const EMPTY_VIEW: ViewState = { log: [], live: null, held: null, arbitration: null, usage: NO_USAGE, compressions: 0, lastDirective: {}, seq: 0 };
+
+/** A short tag for a directive: `HANDOFF_TO_AGENT → cfo`, `REQUEST_REWORK: reason`. */
+export function directiveTag(d: Directive): string {
+  const parts: string[] = [d.transition];
+  if (d.next_agent) parts.push(`→ ${d.next_agent}`);
+  if (d.rework_reason) parts.push(`: ${d.rework_reason}`);
+  return parts.join(' ').replace(' :', ':');
+}
+
+/** Appends a log item with a fresh id. */
+export function pushLog(v: ViewState, item: LogItem extends infer T ? (T extends LogItem ? Omit<T, 'id'> : never) : never): ViewState {
+  const seq = v.seq + 1;
+  return { ...v, seq, log: [...v.log, { ...item, id: `i${seq}` } as LogItem] };
+}
+
+function flushHeld(v: ViewState, tag: string, status: 'ok' | 'invalid'): ViewState {
+  const h = v.held;
+  if (!h) return v;
+  return pushLog({ ...v, held: null }, { kind: 'turn', persona: h.persona, path: h.path, turn: h.turn, text: h.text, tag, status });
+}
+
+/** Folds one bus event into the view (pure). */
+export function reduceEvent(view: ViewState, e: TroupeEvent, name: (id: string) => string = (id) => id): ViewState {
+  let v = view;
+  if (v.held && !(e.type === 'directive' && e.turn_id === v.held.turnId)) v = flushHeld(v, 'no valid directive', 'invalid');
+  switch (e.type) {
+    case 'user_input':
+      return pushLog(v, { kind: 'user', text: e.text, first: !v.log.some((i) => i.kind === 'user') });
+    case 'agent_started':
+      return { ...v, live: { turnId: e.turn_id, persona: e.persona, path: e.path, model: e.model, attempt: e.attempt, text: '' } };
+    case 'agent_delta':
+      if (!v.live || v.live.turnId !== e.turn_id || !e.text) return v;
+      return { ...v, live: { ...v.live, text: v.live.text + e.text } };
+    case 'agent_aborted': {
+      const live = v.live?.turnId === e.turn_id ? null : v.live;
+      return pushLog({ ...v, live }, { kind: 'note', text: `${name(e.persona)}'s answer was cut off: ${e.reason}`, tone: 'warn' });
+    }
+    case 'agent_message':
+      return { ...v, live: v.live?.turnId === e.turn_id ? null : v.live, held: { turnId: e.turn_id, persona: e.persona, path: e.path, turn: e.turn, text: e.text } };
+    case 'directive': {
+      const tag = directiveTag(e.directive);
+      const next = { ...v, lastDirective: { ...v.lastDirective, [e.persona]: e.directive.transition } };
+      const flushed = flushHeld(next, tag, 'ok');
+      const decisions = e.directive.key_decisions ?? [];
+      return decisions.reduce((acc, k) => pushLog(acc, { kind: 'note', text: `decision pinned: ${k}`, tone: 'ok' }), flushed);
+    }
+    case 'directive_invalid':
+      return pushLog({ ...v, live: null }, { kind: 'note', text: `${name(e.persona)} gave no valid directive: ${e.error}${e.repairing ? ' (asking once more)' : ''}`, tone: 'warn' });
+    case 'arbitration':
+      return { ...v, arbitration: { from: e.from, decision: e.decision } };
+    case 'transition': {
+      const fromId = e.from.split('.')[1] ?? '';
+      const label = e.kind === 'agent' ? (v.lastDirective[fromId] ?? 'handoff') : e.kind.toUpperCase();
+      return pushLog(v, { kind: 'transition', from: e.from, to: e.to, label, reason: e.kind === 'agent' ? null : e.reason });
+    }
+    case 'approval':
+      if (e.by !== 'user') return v;
+      return pushLog(v, { kind: 'note', text: `${e.status === 'APPROVED' ? 'you approved' : 'you sent back'} ${name(e.of)}'s work${e.reason ? `: ${e.reason}` : ''}`, tone: e.status === 'APPROVED' ? 'ok' : 'warn' });
+    case 'awaiting_user':
+      return pushLog(v, { kind: 'note', text: `waiting for you: ${e.reason}`, tone: 'warn' });
+    case 'note':
+      return pushLog(v, { kind: 'note', text: e.text, tone: 'info' });
+    case 'error':
+      return pushLog(v, { kind: 'note', text: `error: ${e.message} (${e.where})`, tone: 'error' });
+    case 'mode_changed':
+      return pushLog(v, { kind: 'note', text: `mode is now ${e.mode.toUpperCase()}`, tone: 'ok' });
+    case 'usage':
+      return { ...v, usage: addUsage(v.usage, e) };
+    case 'memory_compressed':
+      return { ...v, compressions: v.compressions + 1 };
+    case 'session_ended':
+      return pushLog({ ...v, live: null }, { kind: 'note', text: `session ended: ${e.reason}${e.detail ? ` — ${e.detail}` : ''}`, tone: 'info' });
+    default:
+      return v;
+  }
+}

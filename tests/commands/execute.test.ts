@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { executeLine } from '../../src/commands/execute.js';
+import { situation, situationLine } from '../../src/commands/situation.js';
+import { addUsage, NO_USAGE, formatCost, formatTokens } from '../../src/commands/usage-meter.js';
+import { memoryLines } from '../../src/commands/memory-source.js';
+import { ScriptedModel } from '../../src/llm/scripted-model.js';
+import { studio, studioRunner } from '../helpers/team.js';
+
+const usageEvent = (persona: string | null, tokens: number, cost: number | null) => ({ persona, model: 'm', prompt_tokens: tokens, completion_tokens: 0, cost, total_tokens: 0, total_cost: null });
+
+describe('executeLine', () => {
+  it('starts on the first line, steers with commands and publishes them', async () => {
+    const model = new ScriptedModel([
+      { text: 'Concept.', directive: { transition: 'HANDOFF_TO_AGENT', next_agent: 'game_designer' } },
+      { text: 'Loop.', directive: { transition: 'RESPOND_TO_USER' } },
+      { text: 'Numbers.', directive: { transition: 'RESPOND_TO_USER' } },
+    ]);
+    const { runner, events } = studioRunner(model);
+    const host = { runner, usage: () => NO_USAGE };
+    expect(executeLine('a game about bees', host)).toEqual({ kind: 'none' });
+    await runner.settled();
+    expect(runner.session.brief).toBe('a game about bees');
+    expect(executeLine('!handoff CFO', host)).toEqual({ kind: 'none' });
+    await runner.settled();
+    expect(events.find((e) => e.type === 'command')).toMatchObject({ name: 'handoff', args: ['CFO'] });
+    expect(model.calls[2]!.meta).toMatchObject({ persona: 'cfo', inbox: 'user_requested' });
+  });
+
+  it('answers inspections from the session, usage and memory', async () => {
+    const model = new ScriptedModel([{ text: 'Hi.', directive: { transition: 'RESPOND_TO_USER' } }]);
+    const { runner } = studioRunner(model);
+    const usage = addUsage(addUsage(NO_USAGE, usageEvent('creative_partner', 1200, null)), usageEvent(null, 300, null));
+    const host = { runner, usage: () => usage };
+    executeLine('brief', host);
+    await runner.settled();
+    const status = executeLine('!status', host);
+    expect(status).toMatchObject({ kind: 'output', title: 'status', tone: 'info' });
+    expect(status.kind === 'output' && status.lines[0]).toBe('state: CREATIVE › Creative Partner');
+    const history = executeLine('!history', host);
+    expect(history.kind === 'output' && history.lines[0]).toBe('turn 0: USER_INTERACTION › You -> CREATIVE › Creative Partner [system] brief received');
+    const cost = executeLine('!cost', host);
+    expect(cost.kind === 'output' && cost.lines.join('\n')).toMatch(/Creative Partner\s+1 call\(s\)\s+1200 tokens\s+n\/a\nmemory summaries\s+1 call\(s\)\s+300 tokens[\s\S]*total\s+2 call\(s\)\s+1500 tokens/);
+    expect(executeLine('!memory', host)).toMatchObject({ lines: ['memory not enabled: every prompt carries the full history'] });
+    const withMemory = executeLine('!memory', { ...host, memory: () => ({ pinned: ['Scope: 6 chapters'], summaries: [{ decisions: ['go'], discussions: ['tone'], pending: ['price?'] }] }) });
+    expect(withMemory.kind === 'output' && withMemory.lines).toEqual(['pinned decisions (1):', '  ✔ Scope: 6 chapters', 'summaries (1):', '  #1', '    decision: go', '    discussed: tone', '    pending: price?']);
+    expect(executeLine('/workflow review', host)).toMatchObject({ kind: 'output', tone: 'error', lines: ['workflows are not available yet (asked for "review")'] });
+    expect(executeLine('!nope', host)).toMatchObject({ kind: 'output', tone: 'error' });
+  });
+
+  it('quits: ends the session and says to leave', () => {
+    const { runner } = studioRunner(new ScriptedModel([]));
+    expect(executeLine('!quit', { runner, usage: () => NO_USAGE })).toEqual({ kind: 'quit' });
+    expect(runner.session.status).toBe('ended');
+    expect(runner.session.endReason).toBe('user quit');
+  });
+});
+
+describe('situation', () => {
+  it('shows the predicted next state before the brief and in the pipeline', async () => {
+    const { runner } = studioRunner(new ScriptedModel([{ text: 'x', directive: { transition: 'HANDOFF_TO_AGENT', next_agent: 'ceo' }, delayMs: 50 }]), { mode: 'simple' });
+    expect(situationLine(situation(runner.def, runner.session))).toBe('USER_INTERACTION › You -> next: CREATIVE › Creative Partner');
+    runner.start('brief');
+    expect(situationLine(situation(runner.def, runner.session))).toBe('CREATIVE › Creative Partner -> next: CREATIVE › Game Designer');
+    runner.dispatch({ type: 'user_quit' });
+  });
+
+  it('shows the transition held at an approval gate as pending', async () => {
+    const team = studio();
+    team.def.approval = 'every';
+    const model = new ScriptedModel([
+      { text: 'never finished', delayMs: 60_000 },
+      { text: 'Over to the CFO.', directive: { transition: 'HANDOFF_TO_AGENT', next_agent: 'cfo' } },
+    ]);
+    const { runner } = studioRunner(model, { team });
+    runner.start('brief');
+    runner.dispatch({ type: 'user_handoff', target: 'ceo' });
+    await runner.settled();
+    const sit = situation(runner.def, runner.session);
+    expect(situationLine(sit)).toBe('STRATEGIC › CEO -> pending: STRATEGIC › CFO');
+    expect(sit.status).toMatch(/^waiting for you: approval gate/);
+  });
+});
+
+describe('usage meter', () => {
+  it('sums tokens, keeps cost null until a server reports one, and formats', () => {
+    const a = addUsage(NO_USAGE, usageEvent('cfo', 100, null));
+    expect(a.cost).toBeNull();
+    const b = addUsage(a, usageEvent('cfo', 50, 0.002));
+    expect(b).toMatchObject({ tokens: 150, cost: 0.002, calls: 2, byPersona: [{ who: 'cfo', calls: 2, tokens: 150, cost: 0.002 }] });
+    expect(formatCost(null)).toBe('n/a');
+    expect(formatCost(0.002)).toBe('$0.0020');
+    expect(formatTokens(15_400)).toBe('15k');
+    expect(formatTokens(1234)).toBe('1.2k');
+    expect(memoryLines(() => ({ pinned: [], summaries: [] }))).toEqual(['pinned decisions (0):', '  none yet', 'summaries (0):', '  none yet (older turns are compressed as the session grows)']);
+  });
+});

@@ -1,0 +1,156 @@
+import React from 'react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanup, render } from 'ink-testing-library';
+import { App } from '../../src/ui/App.js';
+import { ScriptedModel, type ScriptEntry } from '../../src/llm/scripted-model.js';
+import type { Runner } from '../../src/runtime/runner.js';
+import { studio, studioRunner } from '../helpers/team.js';
+import { tick, until } from './wait.js';
+
+const runners: Runner[] = [];
+afterEach(() => {
+  cleanup();
+  for (const r of runners.splice(0)) r.abortAll();
+});
+
+/** A step that streams its first words at once, then thinks until aborted. */
+const streaming = (words: string): ScriptEntry => (request) => {
+  request.onDelta?.({ type: 'text', text: words });
+  return { text: `${words} and more`, delayMs: 60_000 };
+};
+const says = (text: string, directive: Record<string, unknown>): ScriptEntry => ({ text, directive });
+
+async function mount(script: ScriptEntry[], options: { approval?: 'every'; columns?: number } = {}) {
+  const team = studio();
+  if (options.approval) team.def.approval = options.approval;
+  const model = new ScriptedModel(script);
+  const { runner, events } = studioRunner(model, { team });
+  runners.push(runner);
+  let quit = 0;
+  const ui = render(<App runner={runner} model={{ label: 'scripted model' }} columns={options.columns ?? 100} rows={40} onQuit={() => (quit += 1)} />);
+  await tick();
+  const frame = () => ui.lastFrame() ?? '';
+  const type = async (line: string) => {
+    ui.stdin.write(`${line}\r`);
+    await tick();
+  };
+  const see = (text: string | RegExp) => until(() => (typeof text === 'string' ? frame().includes(text) : text.test(frame())), () => `${String(text)} in:\n${frame()}`);
+  return { runner, model, events, frame, type, see, quitCount: () => quit, stdin: ui.stdin };
+}
+
+describe('App flows', () => {
+  it('takes the first line as the brief and shows the persona answering', async () => {
+    const ui = await mount([says('A cozy concept.', { transition: 'RESPOND_TO_USER' })]);
+    expect(ui.frame()).toContain('USER_INTERACTION › You -> next: CREATIVE › Creative Partner');
+    expect(ui.frame()).toContain('Type a brief for the team');
+    await ui.type('a lighthouse game');
+    await ui.see('▸ CREATIVE › Creative Partner · turn 1 · RESPOND_TO_USER');
+    expect(ui.frame()).toContain('Brief › a lighthouse game');
+    expect(ui.frame()).toContain('A cozy concept.');
+    expect(ui.frame()).toContain('Your turn: type a reply');
+    expect(ui.runner.session.brief).toBe('a lighthouse game');
+  });
+
+  it('shows a streaming turn and takes an interjection the active persona answers next', async () => {
+    const ui = await mount([streaming('Thinking about tides'), says('Noted: no combat.', { transition: 'RESPOND_TO_USER' })]);
+    await ui.type('a tide game');
+    await ui.see('▸ CREATIVE › Creative Partner is answering… · test-model');
+    await ui.see('Thinking about tides');
+    await ui.type('no combat please');
+    await ui.see('Noted: no combat.');
+    expect(ui.frame()).toContain("Creative Partner's answer was cut off: user interjected");
+    expect(ui.frame()).toContain('You › no combat please');
+    expect(ui.model.calls[1]!.meta).toMatchObject({ persona: 'creative_partner', inbox: 'interjection' });
+  });
+
+  it('!handoff CEO mid-turn aborts the call and gives the CEO the turn, flagged user-requested', async () => {
+    const ui = await mount([streaming('Sketching the concept'), streaming('CEO weighing in')]);
+    await ui.type('a bee game');
+    await ui.see('Sketching the concept');
+    await ui.type('!handoff CEO');
+    await ui.see(/STRATEGIC › CEO\s+·\s+CEO is answering/);
+    await ui.see('CEO weighing in');
+    expect(ui.frame()).toContain('arbiter at CREATIVE › Creative Partner: CEO 1.00 [user] ✓');
+    expect(ui.frame()).toMatch(/STRATEGIC\s+ CEO ▸ \s+×1/);
+    expect(ui.model.calls[1]!.meta).toMatchObject({ persona: 'ceo', inbox: 'user_requested' });
+  });
+
+  it('!rework too expensive sends the work back to its author with the reason', async () => {
+    const ui = await mount([
+      says('Concept with online co-op.', { transition: 'HANDOFF_TO_AGENT', next_agent: 'game_designer' }),
+      streaming('Designing co-op'),
+      says('Cut co-op.', { transition: 'RESPOND_TO_USER' }),
+    ]);
+    await ui.type('a co-op game');
+    await ui.see('Designing co-op');
+    await ui.type('!rework too expensive');
+    await ui.see('Cut co-op.');
+    expect(ui.frame()).toContain("you sent back Creative Partner's work: too expensive");
+    expect(ui.model.calls[2]!.meta).toMatchObject({ persona: 'creative_partner', inbox: 'rework' });
+    expect(ui.model.calls[2]!.messages.map((m) => m.content).join('\n')).toContain('too expensive');
+  });
+
+  it('pauses at an approval gate showing the pending transition; !approve takes it', async () => {
+    const ui = await mount([
+      says('Over to the designer.', { transition: 'HANDOFF_TO_AGENT', next_agent: 'game_designer' }),
+      says('Loop designed.', { transition: 'RESPOND_TO_USER' }),
+    ], { approval: 'every' });
+    await ui.type('a gated game');
+    await ui.see('CREATIVE › Creative Partner -> pending: CREATIVE › Game Designer');
+    expect(ui.frame()).toContain('Approval gate: !approve to take it');
+    expect(ui.model.calls).toHaveLength(1);
+    await ui.type('!approve');
+    await ui.see('Loop designed.');
+    expect(ui.frame()).toContain("you approved Creative Partner's work");
+    expect(ui.model.calls[1]!.meta.persona).toBe('game_designer');
+  });
+
+  it('!simple then !fsm switches the mode shown in the header', async () => {
+    const ui = await mount([]);
+    await ui.type('!simple');
+    await ui.see('troupe · V7 Studio · SIMPLE');
+    expect(ui.frame()).toContain('mode is now SIMPLE');
+    await ui.type('!fsm');
+    await ui.see('troupe · V7 Studio · FSM');
+    expect(ui.frame()).toContain('mode is now FSM');
+    expect(ui.runner.session.mode).toBe('fsm');
+  });
+
+  it('answers an unknown persona with the known ones, and unknown commands with !help', async () => {
+    const ui = await mount([]);
+    await ui.type('!handoff Bob');
+    await ui.see('unknown persona "Bob"; known: ceo (CEO), cfo (CFO)');
+    await ui.type('!dance');
+    await ui.see('unknown command "!dance" — type !help for the list');
+    await ui.type('!help');
+    await ui.see('!call_agent <persona> [message]');
+    expect(ui.runner.session.status).toBe('idle');
+  });
+
+  it('completes persona names with Tab', async () => {
+    const ui = await mount([]);
+    ui.stdin.write('!handoff lead');
+    await tick();
+    ui.stdin.write('\t');
+    await ui.see('› !handoff lead_engineer');
+  });
+
+  it('!quit ends the session and leaves the UI', async () => {
+    const ui = await mount([streaming('Working')]);
+    await ui.type('a brief');
+    await ui.see('Working');
+    await ui.type('!quit');
+    await until(() => ui.quitCount() === 1, () => 'onQuit');
+    expect(ui.runner.session.status).toBe('ended');
+    expect(ui.frame()).toContain('session ended: user quit');
+  });
+
+  it('hides the state tree on narrow terminals', async () => {
+    const wide = await mount([]);
+    expect(wide.frame()).toMatch(/TECHNICAL\s+Lead Engineer/);
+    cleanup();
+    const narrow = await mount([], { columns: 60 });
+    expect(narrow.frame()).toContain('USER_INTERACTION › You');
+    expect(narrow.frame()).not.toMatch(/TECHNICAL\s+Lead Engineer/);
+  });
+});

@@ -1,0 +1,121 @@
+import React from 'react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanup, render } from 'ink-testing-library';
+import { Header } from '../../src/ui/Header.js';
+import { StateLine } from '../../src/ui/StateLine.js';
+import { StateTree } from '../../src/ui/StateTree.js';
+import { Transcript } from '../../src/ui/Transcript.js';
+import { LiveTurn, tailLines } from '../../src/ui/LiveTurn.js';
+import { Arbitration } from '../../src/ui/Arbitration.js';
+import { Footer } from '../../src/ui/Footer.js';
+import { InputLine } from '../../src/ui/InputLine.js';
+import { hintFor } from '../../src/ui/hints.js';
+import { createSession } from '../../src/engine/session.js';
+import { arbitrate } from '../../src/arbiter/arbitrate.js';
+import { NO_USAGE } from '../../src/commands/usage-meter.js';
+import { studio } from '../helpers/team.js';
+
+const def = studio().def;
+afterEach(() => cleanup());
+
+describe('Header', () => {
+  it('shows team, mode, model and the demo notice when offline', () => {
+    const { lastFrame } = render(<Header team="V7 Studio" mode="simple" model="demo" offline />);
+    expect(lastFrame()).toContain('troupe · V7 Studio · SIMPLE · demo model');
+    expect(lastFrame()).toContain('DEMO MODE · offline scripted model · set OPENAI_API_KEY');
+    const online = render(<Header team="V7 Studio" mode="fsm" model="openai-compatible api.openai.com" offline={false} />);
+    expect(online.lastFrame()).toContain('FSM · openai-compatible api.openai.com');
+    expect(online.lastFrame()).not.toContain('DEMO');
+  });
+});
+
+describe('StateLine', () => {
+  it('renders current -> pending and the status', () => {
+    const { lastFrame } = render(<StateLine situation={{ current: 'STRATEGIC › CEO', next: { kind: 'pending', to: 'STRATEGIC › CFO' }, status: 'waiting for you: gate' }} />);
+    expect(lastFrame()).toContain('STRATEGIC › CEO -> pending: STRATEGIC › CFO  ·  waiting for you: gate');
+  });
+});
+
+describe('StateTree', () => {
+  it('lists majors and personas with the active one marked, visits, approvals and reworks', () => {
+    const s = { ...createSession(def, { id: 's' }), status: 'running' as const, active: 'cfo', visits: { 'STRATEGIC.cfo': 2, 'STRATEGIC.ceo': 1 } };
+    s.approvals = [{ turn: 1, by: 'ceo', of: 'cfo', status: 'APPROVED' }, { turn: 2, by: 'user', of: 'cfo', status: 'REQUEST_REWORK', reason: 'x' }];
+    const frame = render(<StateTree def={def} session={s} />).lastFrame()!;
+    expect(frame).toMatch(/STRATEGIC\s+CEO ×1\s+CFO ▸\s+×2 ✓1 ↺1\s+CMO/);
+    expect(frame).toMatch(/CREATIVE\s+Creative Partner\s+Game Designer/);
+    expect(frame).toMatch(/TECHNICAL\s+Lead Engineer/);
+    expect(frame).toMatch(/USER_INTERACTION\s+You/);
+    expect(frame).not.toContain('You ◂');
+  });
+
+  it('marks the user when the session waits', () => {
+    const s = { ...createSession(def, { id: 's' }), status: 'awaiting_user' as const };
+    expect(render(<StateTree def={def} session={s} />).lastFrame()).toContain('You ◂');
+  });
+});
+
+describe('Transcript', () => {
+  it('renders turns tagged with persona and directive, user lines, transitions, notes and output', () => {
+    const items = [
+      { id: 'a', kind: 'user' as const, text: 'bees', first: true },
+      { id: 'b', kind: 'turn' as const, persona: 'ceo', path: 'STRATEGIC.ceo', turn: 1, text: 'Buzz.', tag: 'HANDOFF_TO_AGENT → cfo', status: 'ok' as const },
+      { id: 'c', kind: 'transition' as const, from: 'STRATEGIC.ceo', to: 'STRATEGIC.cfo', label: 'HANDOFF_TO_AGENT', reason: null },
+      { id: 'd', kind: 'note' as const, text: 'hello', tone: 'info' as const },
+      { id: 'e', kind: 'output' as const, title: 'status', lines: ['state: x'], tone: 'info' as const },
+    ];
+    const frame = render(<Transcript items={items} def={def} />).lastFrame()!;
+    expect(frame).toContain('Brief › bees');
+    expect(frame).toContain('▸ STRATEGIC › CEO · turn 1 · HANDOFF_TO_AGENT → cfo');
+    expect(frame).toContain('  Buzz.');
+    expect(frame).toContain('STRATEGIC › CEO -> STRATEGIC › CFO (HANDOFF_TO_AGENT)');
+    expect(frame).toContain('• hello');
+    expect(frame).toContain('state: x');
+  });
+});
+
+describe('LiveTurn', () => {
+  it('streams the active turn and keeps only the last lines', () => {
+    const live = { turnId: 't1', persona: 'cmo', path: 'STRATEGIC.cmo', model: 'gpt-4o', attempt: 1, text: 'one\ntwo\nthree\nfour' };
+    const frame = render(<LiveTurn live={live} def={def} width={80} maxLines={2} />).lastFrame()!;
+    expect(frame).toContain('▸ STRATEGIC › CMO is answering… · gpt-4o');
+    expect(frame).toContain('three');
+    expect(frame).not.toContain('two');
+    expect(tailLines('x'.repeat(25), 10, 5)).toEqual(['xxxxxxxxxx', 'xxxxxxxxxx', 'xxxxx']);
+    expect(render(<LiveTurn live={null} def={def} width={80} maxLines={2} />).lastFrame()).toBe('');
+  });
+});
+
+describe('Arbitration', () => {
+  it('shows every proposal with its score, the winner and why', () => {
+    const c = (u: number, d: number, i: number) => ({ urgency: u, dependency: d, user_intent: i });
+    const decision = arbitrate({
+      from: 'game_designer',
+      proposals: [
+        { target: 'lead_engineer', source: 'agent', criteria: c(0.8, 0.9, 0.3), reason: '', proposer: 'game_designer' },
+        { target: 'ceo', source: 'agent', criteria: c(0.9, 0.5, 0.8), reason: '', proposer: 'game_designer' },
+        { target: 'art_director', source: 'agent', criteria: c(0.4, 0.6, 0.7), reason: '', proposer: 'game_designer' },
+      ],
+      roster: def.agents,
+      weights: def.arbiter.weights,
+      blockingDependency: null,
+    });
+    const frame = render(<Arbitration arbitration={{ from: 'CREATIVE.game_designer', decision }} def={def} />).lastFrame()!;
+    expect(frame.replace(/\s+/g, ' ')).toBe('arbiter at CREATIVE › Game Designer: Lead Engineer 0.69 [agent] · CEO 0.71 [agent] ✓ · Art Director 0.57 [agent] — highest score (0.71 vs 0.69)');
+  });
+});
+
+describe('Footer and InputLine', () => {
+  it('shows turn, tokens, cost and memory', () => {
+    const usage = { ...NO_USAGE, tokens: 15_400, cost: 0.0123, calls: 3 };
+    const frame = render(<Footer turn={3} turnBudget={40} usage={usage} memory={{ pinned: ['a', 'b'], summaries: [{ decisions: [], discussions: [], pending: [] }] }} offline={false} />).lastFrame();
+    expect(frame).toBe('turn 3/40 · tokens 15k · cost $0.0123 · memory 1 summaries, 2 pinned');
+    expect(render(<Footer turn={0} turnBudget={40} usage={NO_USAGE} memory={null} offline />).lastFrame()).toBe('turn 0/40 · tokens 0 · cost free (demo) · memory off');
+  });
+
+  it('shows the hint, completion candidates and the buffer', () => {
+    const frame = render(<InputLine value="!handoff c" hint={hintFor(createSession(def, { id: 's' }))} candidates={['ceo', 'cfo']} />).lastFrame()!;
+    expect(frame).toContain('ceo  cfo');
+    expect(frame).toContain('Type a brief for the team and press Enter');
+    expect(frame).toContain('› !handoff c');
+  });
+});
