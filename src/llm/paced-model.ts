@@ -26,6 +26,7 @@ const realSleep: Sleep = (ms, signal) =>
 export class PacedModel implements ChatModel {
   readonly label: string;
   readonly offline: boolean | undefined;
+  readonly free: boolean | undefined;
 
   constructor(
     private readonly inner: ChatModel,
@@ -34,6 +35,7 @@ export class PacedModel implements ChatModel {
   ) {
     this.label = inner.label;
     this.offline = inner.offline;
+    this.free = inner.free;
   }
 
   async generate(request: ChatRequest): Promise<ChatResponse> {
