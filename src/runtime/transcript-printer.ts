@@ -60,6 +60,12 @@ export function attachTranscriptPrinter(bus: TroupeBus, def: MachineDefinition, 
       case 'error':
         write(`  error: ${e.message} (${e.where})`);
         break;
+      case 'memory_compressed':
+        write(`  memory: ${e.turns_in} turn(s) summarised, ${e.tokens_before} -> ${e.tokens_after} tokens (${e.summaries} summaries)`);
+        break;
+      case 'memory_trimmed':
+        write(`  memory: prompt for ${displayName(def, e.persona)} trimmed to ${e.tokens_after}/${e.budget} tokens (dropped ${e.dropped.join(', ')})`);
+        break;
       case 'mode_changed':
         write(`mode: ${e.mode.toUpperCase()}`);
         break;
