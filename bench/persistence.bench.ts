@@ -7,7 +7,7 @@ import type { ChatModel, ChatRequest, ChatResponse } from '../src/llm/chat-model
 import { DIRECTIVE_TOOL_NAME } from '../src/directive/schema.js';
 import { openTeam } from '../src/runtime/open-team.js';
 import { LowdbStore } from '../src/store/lowdb-store.js';
-import { redactorFrom } from '../src/store/redact.js';
+import { redactorFrom } from '../src/llm/redact.js';
 import { createStoredSession } from '../src/store/stored-session.js';
 import { median, ms } from './stats.js';
 

@@ -150,9 +150,9 @@ function routePipeline(ctx: StepContext, persona: string, d: Directive, text: st
     toUser(ctx, 'pipeline_complete', `pipeline complete (${stages.map((st) => st.stage).join(' -> ')})`);
     return;
   }
-  s.pipelineIndex = next;
   proceed(ctx, persona, {
     to: stage.persona,
+    pipelineIndex: next,
     kind: 'pipeline',
     reason: `pipeline: ${stage.stage}`,
     pushHistory: true,
@@ -211,7 +211,13 @@ export function agentCompleted(ctx: StepContext, turnId: string, rawText: string
     const back = s.consultReturn;
     s.consultReturn = null;
     if (back === 'user') {
-      toUser(ctx, 'consult', `${nameOf(ctx, persona)} answered your question`);
+      const pause = s.consultPause;
+      s.consultPause = null;
+      if (!pause) {
+        toUser(ctx, 'consult', `${nameOf(ctx, persona)} answered your question`);
+        return;
+      }
+      toUser(ctx, pause.awaiting.code, `${nameOf(ctx, persona)} answered; still waiting: ${pause.awaiting.reason}`, pause.awaiting.resume, pause.pending ?? undefined, pause.active);
       return;
     }
     applyMove(ctx, { to: back, kind: 'consult', reason: `consultation with ${nameOf(ctx, persona)} done`, inbox: { kind: 'consult_answer', from: persona, text } });

@@ -105,9 +105,18 @@ function changeState(ctx: StepContext, from: string, to: string, kind: Move['kin
 }
 
 /** Sends the session to the user state and pauses it there. */
-export function toUser(ctx: StepContext, code: Awaiting['code'], reason: string, resume: Awaiting['resume'] = null, pending?: Move): void {
+export function toUser(
+  ctx: StepContext,
+  code: Awaiting['code'],
+  reason: string,
+  resume: Awaiting['resume'] = null,
+  pending?: Move,
+  /** The persona whose work the pause is about, when it is not the one leaving now. */
+  owner?: string | null,
+): void {
   const { s } = ctx;
   const from = currentPath(ctx);
+  if (owner !== undefined) s.active = owner;
   s.inFlight = null;
   if (from !== ctx.def.userPath) changeState(ctx, from, ctx.def.userPath, 'system', reason);
   s.status = 'awaiting_user';
@@ -133,6 +142,7 @@ export function applyMove(ctx: StepContext, move: Move): void {
   if (move.pushHistory && leaving && leaving !== move.to) s.history.push(leaving);
   if (move.endDetour) s.detours.pop();
   if (move.detour) s.detours.push(move.detour);
+  if (move.pipelineIndex !== undefined) s.pipelineIndex = move.pipelineIndex;
   s.pending = null;
   changeState(ctx, from, pathOf(ctx, move.to), move.kind, move.reason, move.arbitration);
   startCall(ctx, move.to, move.inbox ?? { kind: 'continue', text: 'Continue.' });

@@ -15,4 +15,4 @@ export type EngineInput =
   | { type: 'user_continue' }
   | { type: 'user_mode'; mode: Mode }
   | { type: 'user_quit' }
-  | { type: 'budget_exceeded'; reason: string };
+  | { type: 'budget_exceeded'; reason: string; turnId?: string };

@@ -67,6 +67,8 @@ export interface Move {
   detour?: DetourFrame;
   endDetour?: boolean;
   arbitration?: string;
+  /** Simple mode: the pipeline stage this move enters (set only when the move really happens). */
+  pipelineIndex?: number;
 }
 
 /** Why the session waits for the user, and what `!continue` would do. */
@@ -95,6 +97,8 @@ export interface SessionState {
   history: string[];
   detours: DetourFrame[];
   consultReturn: string | 'user' | null;
+  /** The pause a consultation interrupted, restored when the answer comes (absent in older files). */
+  consultPause?: { awaiting: Awaiting; pending: Move | null; active: string | null } | null;
   approvals: ApprovalRecord[];
   reworks: Record<string, number>;
   visits: Record<string, number>;

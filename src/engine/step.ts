@@ -54,7 +54,7 @@ export function step(def: MachineDefinition, session: SessionState, input: Engin
       user.quit(ctx);
       break;
     case 'budget_exceeded':
-      user.budgetExceeded(ctx, input.reason);
+      user.budgetExceeded(ctx, input.reason, input.turnId);
       break;
   }
   return { session: ctx.s, effects: ctx.fx };

@@ -21,6 +21,19 @@ export function start(ctx: StepContext, brief: string): void {
   applyMove(ctx, { to: first, kind: 'system', reason: 'brief received', inbox: { kind: 'brief', text: brief } });
 }
 
+/** Steering needs a session: before the brief (or after the end) it only says so. */
+function notStarted(ctx: StepContext): boolean {
+  if (ctx.s.status === 'idle') {
+    note(ctx, 'type a brief first: the team has nothing to work on yet');
+    return true;
+  }
+  if (ctx.s.status === 'ended') {
+    note(ctx, 'the session has ended');
+    return true;
+  }
+  return false;
+}
+
 function known(ctx: StepContext): string {
   return ctx.def.agents.map((a) => a.id).join(', ');
 }
@@ -36,6 +49,7 @@ function userMove(ctx: StepContext, move: Move): void {
 /** `!handoff X`: the arbiter is bypassed; the target gets the full context flagged as user-requested. */
 export function handoff(ctx: StepContext, target: string): void {
   const { s, def } = ctx;
+  if (notStarted(ctx)) return;
   const persona = resolvePersona(def.agents, target);
   if (!persona) {
     note(ctx, `unknown persona "${target}"; known: ${known(ctx)}`);
@@ -101,6 +115,7 @@ export function rework(ctx: StepContext, reason: string): void {
 /** `!call_agent X [message]`: consults a persona; control returns afterwards. */
 export function callAgent(ctx: StepContext, target: string, message: string): void {
   const { s, def } = ctx;
+  if (notStarted(ctx)) return;
   const persona = resolvePersona(def.agents, target);
   if (!persona) {
     note(ctx, `unknown persona "${target}"; known: ${known(ctx)}`);
@@ -112,6 +127,8 @@ export function callAgent(ctx: StepContext, target: string, message: string): vo
     return;
   }
   s.consultReturn = back;
+  // Consulting while the team waits must not lose what the pause holds (a gate, a held call).
+  s.consultPause = back === 'user' && s.awaiting ? { awaiting: s.awaiting, pending: s.pending, active: s.active } : null;
   const text = message.trim() || 'The user would like your view on the work so far.';
   userMove(ctx, { to: persona.id, kind: 'consult', reason: `user consults ${persona.name}`, inbox: { kind: 'consult', from: 'user', text } });
 }
@@ -212,8 +229,10 @@ export function quit(ctx: StepContext): void {
 }
 
 /** A token or cost budget ran out (detected by the runtime). */
-export function budgetExceeded(ctx: StepContext, reason: string): void {
+export function budgetExceeded(ctx: StepContext, reason: string, turnId?: string): void {
   if (ctx.s.status === 'ended') return;
+  // A stale report (its call was replaced meanwhile) must not stop the turn that runs now.
+  if (turnId !== undefined && ctx.s.inFlight?.turnId !== turnId) return;
   // The aborted call is held so `!continue` re-runs it with its inbox: nothing is lost.
   const held = ctx.s.inFlight;
   abortInFlight(ctx, reason);

@@ -1,13 +1,6 @@
 import OpenAI from 'openai';
 import { AbortedError, ModelCallError } from './errors.js';
-
-/** Redacts anything that looks like a bearer token or API key from a message. */
-export function redact(text: string): string {
-  return text
-    .replace(/\b((?:sk|rk|gsk|xai|pk)-[A-Za-z0-9_-]{2})[A-Za-z0-9_-]{14,}/g, '$1…')
-    .replace(/(Bearer\s+)\S+/gi, '$1…')
-    .replace(/("?(?:api[_-]?key|authorization)"?\s*[:=]\s*"?)(?!Bearer\s)[^"\s,}]+/gi, '$1…');
-}
+import { redact } from './redact.js';
 
 /** The wait a server asked for, from `retry-after-ms` or `retry-after` (seconds or an HTTP date). */
 export function retryAfterMs(headers: Headers | undefined, now: () => number = Date.now): number | undefined {

@@ -6,7 +6,8 @@ import { toModelError, type CallTarget } from './openai-errors.js';
 import { DEFAULT_RETRY_POLICY, withRetries, type RetryPolicy } from './retry.js';
 import { StreamAssembler } from './stream-assembler.js';
 
-export { redact, toModelError } from './openai-errors.js';
+export { toModelError } from './openai-errors.js';
+export { redact } from './redact.js';
 
 /** Options for the OpenAI-compatible adapter. */
 export interface OpenAIModelOptions {
@@ -42,7 +43,7 @@ export class OpenAIChatModel implements ChatModel {
       new OpenAI({ apiKey: options.apiKey ?? 'not-needed', baseURL: options.baseURL, timeout: this.timeoutMs, maxRetries: 0, logLevel: 'off' });
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry, ...(options.maxRetries !== undefined ? { retries: options.maxRetries } : {}) };
     this.host = hostOf(options.baseURL ?? 'https://api.openai.com/v1');
-    this.label = `openai-compatible ${options.baseURL ?? 'api.openai.com'}`;
+    this.label = `openai-compatible ${options.baseURL ? shownUrl(options.baseURL) : 'api.openai.com'}`;
   }
 
   async generate(request: ChatRequest): Promise<ChatResponse> {
@@ -115,5 +116,15 @@ function hostOf(url: string): string {
     return new URL(url).host;
   } catch {
     return url;
+  }
+}
+
+/** A base URL as shown in labels and files: host and path only (no credentials or query). */
+export function shownUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname.replace(/\/$/, '')}`;
+  } catch {
+    return '(invalid base URL)';
   }
 }

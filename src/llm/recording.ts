@@ -2,7 +2,7 @@ import { appendFileSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { ChatDelta, ChatModel, ChatRequest, ChatResponse } from './chat-model.js';
 import { AbortedError, ModelCallError } from './errors.js';
-import { redact } from './openai-errors.js';
+import { redact, redactDeep } from './redact.js';
 
 /** Format version of recording files. */
 export const RECORDING_VERSION = 1;
@@ -42,7 +42,9 @@ export const RecordedCallSchema = z.object({
 /** The first line of a recording. */
 export const RecordingHeaderSchema = z.object({ type: z.literal('recording'), version: z.number(), label: z.string(), created: z.string() });
 
+/** A request as recorded. */
 export type RecordedRequest = z.infer<typeof RecordedRequestSchema>;
+/** One recorded call. */
 export type RecordedCall = z.infer<typeof RecordedCallSchema>;
 
 /** The recorded view of a live request. */
@@ -66,7 +68,7 @@ export class RecordingModel implements ChatModel {
     readonly file: string,
     clock: () => Date = () => new Date(),
   ) {
-    writeFileSync(file, `${JSON.stringify({ type: 'recording', version: RECORDING_VERSION, label: inner.label, created: clock().toISOString() })}\n`);
+    writeFileSync(file, `${JSON.stringify({ type: 'recording', version: RECORDING_VERSION, label: redact(inner.label), created: clock().toISOString() })}\n`);
   }
 
   get label(): string {
@@ -101,6 +103,7 @@ export class RecordingModel implements ChatModel {
   }
 
   private write(call: RecordedCall): void {
-    appendFileSync(this.file, `${redact(JSON.stringify(call))}\n`);
+    // Redact the values, not the serialised line, so the JSON stays valid for replay.
+    appendFileSync(this.file, `${JSON.stringify(redactDeep(call))}\n`);
   }
 }

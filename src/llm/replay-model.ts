@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { ChatModel, ChatRequest, ChatResponse } from './chat-model.js';
 import { AbortedError, ModelCallError, UserError } from './errors.js';
+import { redactDeep } from './redact.js';
 import { RecordedCallSchema, RecordingHeaderSchema, recordedRequest, type RecordedCall, type RecordedRequest } from './recording.js';
 
 function snippet(text: string, at: number): string {
@@ -89,7 +90,8 @@ export class ReplayModel implements ChatModel {
     const who = request.meta.purpose === 'persona' ? `persona ${request.meta.persona ?? '?'}` : request.meta.purpose;
     const call = this.calls[this.next];
     if (!call) return this.diverge(`replay diverged at call ${n} (${who}): the recording holds only ${this.calls.length} call(s)`);
-    const difference = requestDifference(call.request, recordedRequest(request));
+    // The recording holds redacted text; compare the live request the same way.
+    const difference = requestDifference(call.request, redactDeep(recordedRequest(request)));
     if (difference) return this.diverge(`replay diverged at call ${n} (${who}): ${difference}`);
     this.next += 1;
     for (const delta of call.deltas) request.onDelta?.(delta);

@@ -143,10 +143,14 @@ export class Runner {
     this.publish(event('agent_started', { turn_id: call.turnId, path: call.path, persona: persona.id, attempt: call.attempt, model, inbox: call.inbox.kind }));
     // Yield once so the caller finishes publishing the step's events before the model answers.
     await Promise.resolve();
+    if (controller.signal.aborted) {
+      this.controllers.delete(call.turnId);
+      return;
+    }
     const overBudget = this.budget?.check();
     if (overBudget) {
       this.controllers.delete(call.turnId);
-      this.dispatch({ type: 'budget_exceeded', reason: overBudget });
+      this.dispatch({ type: 'budget_exceeded', reason: overBudget, turnId: call.turnId });
       return;
     }
     try {

@@ -5,7 +5,7 @@ export { dataDirFrom, checkId, matchId, type Store, type SessionHandle, type Sto
 export { LowdbStore, type LowdbStoreOptions } from './lowdb-store.js';
 export { MemoryStore } from './memory-store.js';
 export { SessionLockedError, acquireLock, releaseLock, lockHolder, pidAlive } from './lock.js';
-export { redactorFrom, type Redactor } from './redact.js';
+export { redactorFrom, redactDeep, type Redactor } from '../llm/redact.js';
 export { SessionRecorder, type RecorderOptions } from './recorder.js';
 export { createStoredSession, openStoredSession, type StoredSession, type NewStoredSession, type OpenStoredOptions } from './stored-session.js';
 export { summarise, formatSessionTable, usageTotals, type SessionSummary } from './summary.js';

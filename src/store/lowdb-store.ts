@@ -5,7 +5,7 @@ import { DataFile } from 'lowdb/node';
 import { UserError } from '../llm/errors.js';
 import { acquireLock, lockHolder, releaseLock } from './lock.js';
 import { CURRENT_FORMAT, parseSessionFile, SessionFileError, type FileFormat, type Loaded } from './load-file.js';
-import { redactorFrom, type Redactor } from './redact.js';
+import { redactorFrom, type Redactor } from '../llm/redact.js';
 import type { SessionFile } from './session-file.js';
 import { checkId, newestFirst, type SessionHandle, type Store, type StoredEntry } from './store.js';
 

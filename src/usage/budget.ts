@@ -18,8 +18,10 @@ export class BudgetGuard {
     private readonly meter: UsageMeter,
     private readonly limits: BudgetLimits,
   ) {
-    this.tokenLimit = limits.max_tokens;
-    this.costLimit = limits.max_cost;
+    // A meter restored on resume may already be past budgets the user let the session go beyond
+    // (each pause was answered with !continue); the next pause comes one budget past today's total.
+    this.tokenLimit = limits.max_tokens === null ? null : nextStep(meter.totalTokens, limits.max_tokens);
+    this.costLimit = limits.max_cost === null ? null : nextStep(meter.session.cost, limits.max_cost);
   }
 
   /** The reason the session should pause now, or null. */
@@ -38,4 +40,10 @@ export class BudgetGuard {
     }
     return null;
   }
+}
+
+/** The first multiple of `step` above `used` (exactly `step` when nothing is used yet). */
+function nextStep(used: number, step: number): number {
+  if (step <= 0 || used < step) return step;
+  return (Math.floor(used / step) + 1) * step;
 }

@@ -73,6 +73,7 @@ describe('situation', () => {
     ]);
     const { runner } = studioRunner(model, { team });
     runner.start('brief');
+    await new Promise((r) => setTimeout(r, 5));
     runner.dispatch({ type: 'user_handoff', target: 'ceo' });
     await runner.settled();
     const sit = situation(runner.def, runner.session);

@@ -45,6 +45,7 @@ describe('seed 004 scenario C: user override', () => {
     ]);
     const { runner, events } = studioRunner(model);
     runner.start('brief about a game');
+    await new Promise((r) => setTimeout(r, 5));
     runner.dispatch({ type: 'user_handoff', target: 'CEO' });
     await runner.settled();
     expect(transitions(events)).toEqual([

@@ -6,6 +6,8 @@ import { studio, studioRunner } from '../helpers/team.js';
 
 const to = (next: string, extra: Record<string, unknown> = {}): ScriptStep => ({ text: `over to ${next}`, directive: { transition: 'APPROVE_AND_HANDOFF', next_agent: next, ...extra } });
 const ask: ScriptStep = { text: 'question for you', directive: { transition: 'RESPOND_TO_USER' } };
+/** Lets a just-started call reach the model, so a user action aborts it mid-call. */
+const inFlight = () => new Promise((r) => setTimeout(r, 5));
 
 describe('step is pure', () => {
   it('never changes the session it is given and returns effects as data', () => {
@@ -63,6 +65,7 @@ describe('user steering', () => {
     const model = new ScriptedModel([{ ...to('game_designer'), delayMs: 50 }, ask]);
     const { runner } = studioRunner(model);
     runner.start('brief');
+    await inFlight();
     runner.dispatch({ type: 'user_message', text: 'make it about cats' });
     await runner.settled();
     expect(model.calls[1]!.meta.persona).toBe('creative_partner');
@@ -89,8 +92,10 @@ describe('user steering', () => {
     runner.dispatch({ type: 'user_call_agent', target: 'CFO', message: 'can we afford it?' });
     await runner.settled();
     expect(model.calls[1]!.meta.persona).toBe('cfo');
-    expect(runner.session.awaiting?.code).toBe('consult');
-    expect(runner.session.active).toBe('cfo');
+    // The pause the consultation interrupted comes back: the Creative Partner still waits for an answer.
+    expect(runner.session.awaiting).toMatchObject({ code: 'respond_to_user', reason: 'CFO answered; still waiting: Creative Partner asks you to respond' });
+    expect(runner.session.active).toBe('creative_partner');
+    expect(model.remaining).toBe(1);
   });
 
   it('!switch_to hands control to the major lead', async () => {
@@ -139,5 +144,61 @@ describe('modes', () => {
     await runner.settled();
     expect(model.calls.map((c) => c.meta.persona)).toEqual(['creative_partner', 'game_designer', 'cfo']);
     expect(runner.session.transcript.filter((t) => t.kind === 'agent')).toHaveLength(3);
+  });
+});
+
+describe('review fixes', () => {
+  it('a consultation during a gate keeps the gate: !approve afterwards still takes the held handoff', async () => {
+    const team = studio();
+    team.def.approval = 'every';
+    const model = new ScriptedModel([to('game_designer'), { text: 'affordable', directive: { transition: 'RESPOND_TO_USER' } }, ask]);
+    const { runner } = studioRunner(model, { team });
+    runner.start('brief');
+    await runner.settled();
+    expect(runner.session.awaiting?.code).toBe('gate');
+    runner.dispatch({ type: 'user_call_agent', target: 'cfo', message: 'can we afford it?' });
+    await runner.settled();
+    expect(runner.session.awaiting).toMatchObject({ code: 'gate', reason: expect.stringMatching(/^CFO answered; still waiting: approval gate/) });
+    expect(runner.session.active).toBe('creative_partner');
+    runner.dispatch({ type: 'user_approve' });
+    await runner.settled();
+    expect(model.calls.map((c) => c.meta.persona)).toEqual(['creative_partner', 'cfo', 'game_designer']);
+    expect(model.remaining).toBe(0);
+  });
+
+  it('a consultation while a persona works returns control to that persona with the answer', async () => {
+    const model = new ScriptedModel([{ ...to('game_designer'), delayMs: 40 }, { text: 'cost is fine', directive: { transition: 'RESPOND_TO_USER' } }, ask]);
+    const { runner } = studioRunner(model);
+    runner.start('brief');
+    await inFlight();
+    runner.dispatch({ type: 'user_call_agent', target: 'CFO', message: 'quick check' });
+    await runner.settled();
+    expect(model.calls.map((c) => c.meta.persona)).toEqual(['creative_partner', 'cfo', 'creative_partner']);
+    expect(model.calls[2]!.messages.at(-1)!.content).toContain('CFO was consulted. Their answer:\ncost is fine');
+    expect(model.remaining).toBe(0);
+  });
+
+  it('simple mode: a reply at a gate does not skip the held stage', async () => {
+    const team = studio();
+    team.def.approval = 'every';
+    const model = new ScriptedModel([to('ceo'), to('ceo'), to('ceo')]);
+    const { runner, events } = studioRunner(model, { team, mode: 'simple' });
+    runner.start('brief');
+    await runner.settled();
+    runner.dispatch({ type: 'user_message', text: 'make it darker' });
+    await runner.settled();
+    const gates = events.filter((e) => e.type === 'awaiting_user') as { pending?: { to: string } }[];
+    expect(gates.map((g) => g.pending?.to)).toEqual(['CREATIVE.game_designer', 'CREATIVE.game_designer']);
+  });
+
+  it('steering before the brief only says to type a brief first', () => {
+    const { runner, events } = studioRunner(new ScriptedModel([]));
+    runner.dispatch({ type: 'user_handoff', target: 'ceo' });
+    runner.dispatch({ type: 'user_call_agent', target: 'ceo', message: 'hi' });
+    expect(runner.session.status).toBe('idle');
+    expect(events.filter((e) => e.type === 'note').map((e) => (e as { text: string }).text)).toEqual([
+      'type a brief first: the team has nothing to work on yet',
+      'type a brief first: the team has nothing to work on yet',
+    ]);
   });
 });

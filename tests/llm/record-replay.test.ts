@@ -86,6 +86,17 @@ describe('record and replay', () => {
     expect(readFileSync(file, 'utf8')).not.toContain('SECRET');
   });
 
+  it('keeps a recording valid and replayable when the brief mentions bearer tokens and authorization', async () => {
+    const file = join(dir(), 'bearer.jsonl');
+    const brief = 'An API that takes a Bearer token. Payments need authorization: the CFO signs';
+    await runSession(new RecordingModel(new ScriptedModel([{ text: 'ok', directive: { transition: 'RESPOND_TO_USER' } }]), file), brief);
+    for (const line of readFileSync(file, 'utf8').trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
+    const replay = ReplayModel.fromFile(file);
+    const { runner } = await runSession(replay, brief);
+    expect(replay.divergence).toBeNull();
+    expect(runner.session.awaiting?.code).toBe('respond_to_user');
+  });
+
   it('reports the first divergence in one line naming the call, persona and what differed', async () => {
     const file = join(dir(), 'session.jsonl');
     await recordSession(file);

@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { redactorFrom } from '../../src/store/redact.js';
+import { redactorFrom } from '../../src/llm/redact.js';
 import { completion, FakeOpenAIServer } from '../helpers/fake-openai-server.js';
 import { REPO_ROOT } from '../helpers/team.js';
 

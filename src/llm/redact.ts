@@ -26,10 +26,28 @@ export function redactorFrom(env: Record<string, string | undefined> = process.e
   const patterns = [...values].sort((a, b) => b.length - a.length).map(escapeRegExp);
   const exact = patterns.length ? new RegExp(patterns.join('|'), 'g') : null;
   const bearer = /(bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi;
-  const skKey = /\bsk-[A-Za-z0-9_-]{16,}/g;
+  const skKey = /\b(sk|rk|gsk|xai|pk)-[A-Za-z0-9_-]{16,}/g;
   return (text) => {
     let out = exact ? text.replace(exact, '[redacted]') : text;
-    out = out.replace(bearer, '$1[redacted]').replace(skKey, 'sk-[redacted]');
+    out = out.replace(bearer, '$1[redacted]').replace(skKey, '$1-[redacted]');
     return out;
   };
+}
+
+let fromProcess: Redactor | null = null;
+
+/** The redactor for this process's environment (built once). */
+export function redact(text: string): string {
+  fromProcess ??= redactorFrom(process.env);
+  return fromProcess(text);
+}
+
+/** Applies a redactor to every string inside plain data (before it is serialised, so the JSON stays valid). */
+export function redactDeep<T>(value: T, redactor: Redactor = redact): T {
+  if (typeof value === 'string') return redactor(value) as T;
+  if (Array.isArray(value)) return value.map((v) => redactDeep(v, redactor)) as T;
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactDeep(v, redactor)])) as T;
+  }
+  return value;
 }
