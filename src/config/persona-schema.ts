@@ -1,14 +1,14 @@
 import { z } from 'zod';
 
 /** Criteria a proposal carries; each in 0..1. */
-export const CriteriaSchema = z.object({
+export const CriteriaSchema = z.strictObject({
   urgency: z.number().min(0).max(1).default(0.5),
   dependency: z.number().min(0).max(1).default(0.5),
   user_intent: z.number().min(0).max(1).default(0.5),
 });
 
 /** A keyword rule that raises a proposal for the persona that owns it. */
-export const TriggerSchema = z.object({
+export const TriggerSchema = z.strictObject({
   id: z.string().min(1).optional().describe('Stable name for the rule; defaults to <persona>#<index>.'),
   keywords: z.array(z.string().min(1)).min(1).describe('Any of these words in the recent conversation arms the rule.'),
   and_keywords: z
@@ -21,7 +21,7 @@ export const TriggerSchema = z.object({
 });
 
 /** A persona: one agent state inside a major state. */
-export const PersonaSchema = z.object({
+export const PersonaSchema = z.strictObject({
   $schema: z.string().optional(),
   id: z
     .string()

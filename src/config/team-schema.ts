@@ -4,7 +4,7 @@ const MajorId = z.string().regex(/^[A-Z][A-Z0-9_]*$/, 'must be an UPPER_CASE maj
 const PersonaId = z.string().regex(/^[a-z][a-z0-9_]*$/, 'must be a snake_case persona id');
 
 /** A major state: a compound state holding persona substates. */
-export const MajorSchema = z.object({
+export const MajorSchema = z.strictObject({
   id: MajorId,
   description: z.string().default(''),
   lead: PersonaId.optional().describe('Persona that takes control on !switch_to; required unless kind is "user".'),
@@ -13,7 +13,7 @@ export const MajorSchema = z.object({
 });
 
 /** Arbiter weights and rules. */
-export const ArbiterSchema = z.object({
+export const ArbiterSchema = z.strictObject({
   weights: z
     .object({
       urgency: z.number().min(0).default(0.3),
@@ -42,7 +42,7 @@ export const ArbiterSchema = z.object({
 });
 
 /** Loop and budget limits. */
-export const LimitsSchema = z.object({
+export const LimitsSchema = z.strictObject({
   max_turns: z.number().int().min(1).default(40),
   max_reworks_per_pair: z.number().int().min(0).default(3),
   ping_pong: z.number().int().min(2).default(4).describe('A<->B handoffs repeated this many times pause the session.'),
@@ -51,7 +51,7 @@ export const LimitsSchema = z.object({
 });
 
 /** Rolling memory settings. */
-export const MemorySchema = z.object({
+export const MemorySchema = z.strictObject({
   enabled: z.boolean().default(true),
   compress_every: z.number().int().min(1).default(5),
   keep_recent: z.number().int().min(0).default(2),
@@ -60,10 +60,10 @@ export const MemorySchema = z.object({
 });
 
 /** One stage of the linear pipeline used by !simple. */
-export const PipelineStageSchema = z.object({ stage: z.string().min(1), persona: PersonaId });
+export const PipelineStageSchema = z.strictObject({ stage: z.string().min(1), persona: PersonaId });
 
 /** team.json: the whole team definition. */
-export const TeamSchema = z.object({
+export const TeamSchema = z.strictObject({
   $schema: z.string().optional(),
   name: z.string().min(1),
   description: z.string().default(''),

@@ -77,6 +77,21 @@ describe('loadTeam', () => {
     expect(formatIssue(loadTeam(dir).issues[0]!)).toMatch(/team\.json: \(root\): not valid JSON .* — fix the JSON syntax/);
   });
 
+  it('rejects misspelt keys instead of silently using defaults', () => {
+    const dir = copyTeam();
+    edit(join(dir, 'personas', 'team.json'), (j) => {
+      j.limits = { max_turn: 3 };
+      j.memroy = { enabled: false };
+    });
+    edit(join(dir, 'personas', 'cfo.json'), (j) => (j.handof_to = ['ceo']));
+    const lines = loadTeam(dir).issues.map(formatIssue);
+    expect(lines).toEqual(expect.arrayContaining([
+      expect.stringMatching(/team\.json: limits: Unrecognized key: "max_turn" — remove "max_turn" \(check the spelling\)/),
+      expect.stringMatching(/team\.json: \(root\): Unrecognized key: "memroy"/),
+      expect.stringMatching(/cfo\.json: \(root\): Unrecognized key: "handof_to"/),
+    ]));
+  });
+
   it('names a missing team directory', () => {
     const { issues } = loadTeam(join(tmpdir(), 'no-such-team-dir'));
     expect(formatIssue(issues[0]!)).toMatch(/personas\/: no personas directory — point --team at a directory/);
