@@ -3,6 +3,7 @@ import type { SessionState } from '../engine/session.js';
 import type { EngineInput } from '../engine/input-events.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import { attachMemory, type AttachedMemory } from '../memory/attach-memory.js';
+import { seedMemory } from '../memory/seed-memory.js';
 import { MeteredModel } from '../usage/metered-model.js';
 import { restoreUsage, type UsageMeter } from '../usage/usage-meter.js';
 import { TroupeBus } from './bus.js';
@@ -52,6 +53,9 @@ export function buildRunner(options: BuildRunnerOptions): BuiltRunner {
         ...(options.memoryState !== undefined && options.memoryState !== null ? { state: options.memoryState } : {}),
       })
     : null;
+  // A session saved without memory (an older file) rebuilds it from its transcript.
+  const saved = options.memoryState !== undefined && options.memoryState !== null;
+  if (memory && !saved && options.session && options.session.transcript.length > 0) seedMemory(memory.memory, options.session);
   const runner = new Runner({
     def: team.def,
     prompts: team.loaded.prompts,
