@@ -163,6 +163,8 @@ async function entry(): Promise<void> {
     }
   }
   process.exitCode = code;
+  // Everything is saved by now; a socket a provider left open must not keep the process alive.
+  setTimeout(() => process.exit(code), 2_000).unref();
 }
 
 void entry();

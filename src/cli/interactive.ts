@@ -46,8 +46,16 @@ export async function runInteractive(stored: StoredSession, store: Store, model:
   const { runUi } = await import('../ui/run-ui.js');
   const memory = memorySource(stored);
   try {
-    await runUi({ runner: stored.runner, model: { label: model.label, offline: model.offline ?? false }, sessions: await sessionsSource(store), ...(memory ? { memory } : {}) });
-    await stored.memory?.memory.idle();
+    const history = [...stored.handle.data.events];
+    await runUi({
+      runner: stored.runner,
+      model: { label: model.label, offline: model.offline ?? false },
+      sessions: await sessionsSource(store),
+      history,
+      // Resuming re-runs a turn that was in flight; start it once the UI listens, so it streams.
+      onReady: () => stored.resume(),
+      ...(memory ? { memory } : {}),
+    });
   } finally {
     await stored.close();
   }
@@ -83,8 +91,8 @@ export async function openDefault(options: DefaultOptions): Promise<string> {
     const { createInterface } = await import('node:readline');
     const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
     const memory = memorySource(stored);
-    await runPiped({ team, runner: stored.runner, json: options.json, write: options.write, lines, defaultBrief: options.defaultBrief, ...(memory ? { memory } : {}) });
-    await stored.memory?.memory.idle();
+    const sessions = await sessionsSource(store);
+    await runPiped({ team, runner: stored.runner, json: options.json, write: options.write, lines, defaultBrief: options.defaultBrief, sessions, ...(memory ? { memory } : {}) });
   } finally {
     await stored.close();
   }
@@ -105,7 +113,6 @@ export async function resumeInteractive(options: { store: Store; id?: string; mo
       return paced(chosen);
     },
   });
-  stored.resume();
   await runInteractive(stored, options.store, chosen ?? new DemoModel(demoProgress([])));
   return id;
 }

@@ -3,6 +3,7 @@ import type { OpenTeam } from '../runtime/open-team.js';
 import { buildRunner, type BuiltRunner } from '../runtime/build-runner.js';
 import { attachJsonPrinter, attachTranscriptPrinter } from '../runtime/transcript-printer.js';
 import { event } from '../engine/event-map.js';
+import { settleMemory } from '../memory/settle.js';
 import { createStoredSession, type StoredSession } from '../store/stored-session.js';
 import type { Store } from '../store/store.js';
 import type { UsageMeter } from '../usage/usage-meter.js';
@@ -41,8 +42,8 @@ export async function runHeadless(options: HeadlessOptions): Promise<string> {
   try {
     runner.start(options.brief);
     await runner.settled();
-    // Compression runs in the background; let the last one land so its event is printed and saved.
-    await memory?.memory.idle();
+    // Compression runs in the background; let the last one land (briefly) so its event is printed and saved.
+    await settleMemory(memory, 5_000);
     const s = runner.session;
     if (s.status === 'awaiting_user') {
       runner.publish(event('session_ended', { reason: 'awaiting_user', detail: s.awaiting?.reason ?? '' }));

@@ -13,6 +13,8 @@ export interface PipedOptions {
   /** The session's runner (and its memory, for !memory), built by the caller. */
   runner: Runner;
   memory?: MemorySource;
+  /** Stored sessions as table lines, for !sessions. */
+  sessions?: () => string[];
   json: boolean;
   write: (line: string) => void;
   /** Input lines: the first plain line is the brief, the others are replies and commands. */
@@ -31,7 +33,7 @@ export async function runPiped(options: PipedOptions): Promise<string> {
   else attachTranscriptPrinter(runner.bus, team.def, write);
   let usage = NO_USAGE;
   runner.bus.on('usage', (e) => (usage = addUsage(usage, e)));
-  const host = { runner, usage: () => usage, memory: options.memory };
+  const host = { runner, usage: () => usage, memory: options.memory, sessions: options.sessions };
   let quit = false;
   for await (const line of options.lines) {
     const parsed = parseLine(line, team.def);
@@ -45,7 +47,8 @@ export async function runPiped(options: PipedOptions): Promise<string> {
       break;
     }
   }
-  if (!quit && runner.session.status === 'idle') {
+  if (quit) return 'user_left';
+  if (runner.session.status === 'idle') {
     runner.start(options.defaultBrief);
     await runner.settled();
   }

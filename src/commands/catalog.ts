@@ -24,7 +24,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   { name: 'cost', usage: '!cost', summary: 'tokens and cost so far, per persona' },
   { name: 'sessions', usage: '!sessions', summary: 'stored sessions (resume one with: troupe resume <id>)' },
   { name: 'help', usage: '!help', summary: 'this list', aliases: ['?'] },
-  { name: 'quit', usage: '!quit', summary: 'end the session and leave', aliases: ['exit', 'q'] },
+  { name: 'quit', usage: '!quit', summary: 'leave; the session is saved and `troupe resume` continues it', aliases: ['exit', 'q'] },
   { name: 'workflow', usage: '/workflow <name> [input]', summary: 'run a declarative workflow', arg: 'workflow' },
 ];
 

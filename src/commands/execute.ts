@@ -34,9 +34,10 @@ export function applyParsed(parsed: ParsedLine, host: LineHost): LineOutcome {
       runner.dispatch(parsed.input);
       return { kind: 'none' };
     case 'quit':
+      // Leaving keeps the session resumable: a turn in flight is aborted unapplied and re-run on resume.
       runner.publish(event('command', { name: 'quit', args: [] }));
-      if (runner.session.status !== 'ended') runner.dispatch({ type: 'user_quit' });
       runner.abortAll();
+      if (runner.session.status !== 'ended') runner.publish(event('session_ended', { reason: 'user_left', detail: 'the session is saved; continue it with troupe resume' }));
       return { kind: 'quit' };
     case 'workflow':
       return { kind: 'output', title: 'workflow', lines: [`workflows are not available yet (asked for "${parsed.name}")`], tone: 'error' };

@@ -4,7 +4,9 @@ import { event } from '../engine/event-map.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import type { AttachedMemory } from '../memory/attach-memory.js';
 import { buildRunner, type BuiltRunner } from '../runtime/build-runner.js';
-import { usageState, type UsageMeter } from '../usage/usage-meter.js';
+import { UsageMeter, usageState } from '../usage/usage-meter.js';
+import { loadPriceTable } from '../usage/price-table.js';
+import { settleMemory } from '../memory/settle.js';
 import { openTeam as loadTeamDir, type OpenTeam } from '../runtime/open-team.js';
 import type { Runner, RunnerOptions } from '../runtime/runner.js';
 import { SessionRecorder } from './recorder.js';
@@ -19,12 +21,14 @@ export interface StoredSession {
   recorder: SessionRecorder;
   /** The rolling memory (null when team.json disables it); saved in the file. */
   memory: AttachedMemory | null;
+  /** Usage totals and budgets; saved in the file and restored on resume. */
+  meter: UsageMeter;
   /**
    * Continues where the file left off: re-runs the turn that was in flight (Runner.resume), or starts on
    * the stored brief when the process died before the first step. A no-op for a session that waits or ended.
    */
   resume(): void;
-  /** Writes the final state and releases the session. */
+  /** Waits briefly for a summary in flight, writes the final state and releases the session. */
   close(): Promise<void>;
 }
 
@@ -51,12 +55,17 @@ export interface NewStoredSession extends Common {
   brief?: string;
 }
 
+/** How long closing waits for a summary in flight before saving without it (its raw turns stay). */
+const MEMORY_GRACE_MS = 5_000;
+
 function wire(store: Common, team: OpenTeam, handle: SessionHandle, model: ChatModel): StoredSession {
   let built: BuiltRunner | null = null;
+  // Every stored session is metered, so budgets hold and its usage totals stay current across resumes.
+  const meter = store.meter ?? new UsageMeter(loadPriceTable(process.env));
   const recorder = new SessionRecorder(handle, {
     ...store,
     memory: () => built?.memory?.memory.toJSON() ?? handle.data.memory,
-    usage: () => (store.meter ? usageState(store.meter) : handle.data.usage),
+    usage: () => usageState(meter),
   });
   built = buildRunner({
     team,
@@ -72,7 +81,7 @@ function wire(store: Common, team: OpenTeam, handle: SessionHandle, model: ChatM
         }
       : recorder.onStep,
     ...(store.clock ? { clock: store.clock } : {}),
-    ...(store.meter ? { meter: store.meter } : {}),
+    meter,
   });
   const { runner, memory } = built;
   recorder.attach(runner.bus);
@@ -80,7 +89,11 @@ function wire(store: Common, team: OpenTeam, handle: SessionHandle, model: ChatM
     if (runner.session.status === 'idle' && handle.data.brief) runner.start(handle.data.brief);
     else runner.resume();
   };
-  return { runner, team, handle, recorder, memory, resume, close: () => recorder.close() };
+  const close = async () => {
+    await settleMemory(memory, MEMORY_GRACE_MS);
+    await recorder.close();
+  };
+  return { runner, team, handle, recorder, memory, meter, resume, close };
 }
 
 /** Creates a session file and a runner that records into it; call `runner.start(brief)` next. */

@@ -1,4 +1,5 @@
 import React, { useEffect, useRef, useState } from 'react';
+import type { TroupeEvent } from '../engine/event-map.js';
 import { Box, useApp } from 'ink';
 import { complete } from '../commands/complete.js';
 import { executeLine } from '../commands/execute.js';
@@ -30,6 +31,10 @@ export interface AppProps {
   memory?: MemorySource;
   /** Stored sessions as table lines, for !sessions. */
   sessions?: () => string[];
+  /** Events of a resumed session, shown as its history. */
+  history?: readonly TroupeEvent[];
+  /** Called once the UI listens to the session (a resumed turn starts then, so it streams on screen). */
+  onReady?: () => void;
   /** Fixed terminal size (tests); read from stdout otherwise. */
   columns?: number;
   rows?: number;
@@ -38,8 +43,8 @@ export interface AppProps {
 }
 
 /** The troupe terminal UI: watch the team work and steer it live. */
-export function App({ runner, model, memory, sessions, columns, rows, onQuit }: AppProps): React.JSX.Element {
-  const { view, session, addOutput } = useSessionView(runner);
+export function App({ runner, model, memory, sessions, history, onReady, columns, rows, onQuit }: AppProps): React.JSX.Element {
+  const { view, session, addOutput } = useSessionView(runner, history, onReady);
   const size = useTerminalSize();
   const width = columns ?? size.columns;
   const height = rows ?? size.rows;

@@ -2,6 +2,7 @@ import React from 'react';
 import { render } from 'ink';
 import type { MemorySource } from '../commands/memory-source.js';
 import type { Runner } from '../runtime/runner.js';
+import type { TroupeEvent } from '../engine/event-map.js';
 import { App } from './App.js';
 
 /** Options to open the UI on a runner. */
@@ -10,6 +11,8 @@ export interface RunUiOptions {
   model: { label: string; offline?: boolean };
   memory?: MemorySource;
   sessions?: () => string[];
+  history?: readonly TroupeEvent[];
+  onReady?: () => void;
   stdin?: NodeJS.ReadStream;
   stdout?: NodeJS.WriteStream;
 }
@@ -18,7 +21,7 @@ export interface RunUiOptions {
 export async function runUi(options: RunUiOptions): Promise<void> {
   const { runner } = options;
   const instance = render(
-    <App runner={runner} model={options.model} {...(options.memory ? { memory: options.memory } : {})} {...(options.sessions ? { sessions: options.sessions } : {})} />,
+    <App runner={runner} model={options.model} {...(options.memory ? { memory: options.memory } : {})} {...(options.sessions ? { sessions: options.sessions } : {})} {...(options.history ? { history: options.history } : {})} {...(options.onReady ? { onReady: options.onReady } : {})} />,
     { exitOnCtrlC: false, patchConsole: true, ...(options.stdin ? { stdin: options.stdin } : {}), ...(options.stdout ? { stdout: options.stdout } : {}) },
   );
   try {

@@ -18,13 +18,24 @@ function reducer(state: SessionView, action: Action): SessionView {
   return { view: reduceEvent(state.view, action.e, action.name), session: action.session };
 }
 
-/** Subscribes to the runner's bus and folds every event into the view; `addOutput` logs command output. */
-export function useSessionView(runner: Runner): SessionView & { addOutput: (title: string, lines: string[], tone: 'info' | 'error') => void } {
-  const [state, dispatch] = useReducer(reducer, runner, (r) => ({ view: EMPTY_VIEW, session: r.session }));
+/**
+ * Subscribes to the runner's bus and folds every event into the view, starting from `history` (the
+ * stored event log of a resumed session); `onReady` runs once subscribed; `addOutput` logs command output.
+ */
+export function useSessionView(
+  runner: Runner,
+  history: readonly TroupeEvent[] = [],
+  onReady?: () => void,
+): SessionView & { addOutput: (title: string, lines: string[], tone: 'info' | 'error') => void } {
+  const [state, dispatch] = useReducer(reducer, runner, (r) => {
+    const name = (id: string) => displayName(r.def, id);
+    return { view: history.reduce((v, e) => reduceEvent(v, e, name), EMPTY_VIEW), session: r.session };
+  });
   useEffect(() => {
     const name = (id: string) => displayName(runner.def, id);
     const onEvent = (e: TroupeEvent) => dispatch({ type: 'event', e, session: runner.session, name });
     runner.bus.on('*', onEvent);
+    onReady?.();
     return () => {
       runner.bus.off('*', onEvent);
     };

@@ -46,7 +46,7 @@ describe('runPiped', () => {
   it('stops at !quit', async () => {
     const out: string[] = [];
     const reason = await runPiped({ ...piped(new ScriptedModel([])), json: false, write: (l) => out.push(l), lines: from(['!quit', 'never read']), defaultBrief: 'x' });
-    expect(reason).toBe('user quit');
+    expect(reason).toBe('user_left');
     expect(out.join('\n')).not.toContain('never read');
   });
 });

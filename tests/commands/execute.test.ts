@@ -47,11 +47,16 @@ describe('executeLine', () => {
     expect(executeLine('!nope', host)).toMatchObject({ kind: 'output', tone: 'error' });
   });
 
-  it('quits: ends the session and says to leave', () => {
-    const { runner } = studioRunner(new ScriptedModel([]));
+  it('quits: leaves with the session resumable, a turn in flight unapplied', async () => {
+    const model = new ScriptedModel([{ text: 'slow', directive: { transition: 'RESPOND_TO_USER' }, delayMs: 5_000 }]);
+    const { runner, events } = studioRunner(model);
+    runner.start('brief');
+    await new Promise((r) => setTimeout(r, 5));
     expect(executeLine('!quit', { runner, usage: () => NO_USAGE })).toEqual({ kind: 'quit' });
-    expect(runner.session.status).toBe('ended');
-    expect(runner.session.endReason).toBe('user quit');
+    await runner.settled();
+    expect(runner.session.status).toBe('running');
+    expect(runner.session.inFlight).toMatchObject({ persona: 'creative_partner' });
+    expect(events.at(-1)).toMatchObject({ type: 'session_ended', reason: 'user_left' });
   });
 });
 

@@ -135,14 +135,14 @@ describe('App flows', () => {
     await ui.see('› !handoff lead_engineer');
   });
 
-  it('!quit ends the session and leaves the UI', async () => {
+  it('!quit leaves the UI with the session saved for resume', async () => {
     const ui = await mount([streaming('Working')]);
     await ui.type('a brief');
     await ui.see('Working');
     await ui.type('!quit');
     await until(() => ui.quitCount() === 1, () => 'onQuit');
-    expect(ui.runner.session.status).toBe('ended');
-    expect(ui.frame()).toContain('session ended: user quit');
+    expect(ui.runner.session.status).toBe('running');
+    expect(ui.frame()).toContain('session ended: user_left — the session is saved; continue it with troupe resume');
   });
 
   it('hides the state tree on narrow terminals', async () => {
