@@ -10,5 +10,6 @@ export { SessionRecorder, type RecorderOptions } from './recorder.js';
 export { createStoredSession, openStoredSession, type StoredSession, type NewStoredSession, type OpenStoredOptions } from './stored-session.js';
 export { summarise, formatSessionTable, usageTotals, type SessionSummary } from './summary.js';
 export { transitionHistory, decisionLine, type HistoryEntry } from './history.js';
+export { checkEvents, eventProblem, type CheckedEvents } from './event-schema.js';
 export { renderShow, renderMarkdown, bareDefinition } from './render.js';
 export { demoProgress } from './demo-progress.js';
