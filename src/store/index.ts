@@ -3,6 +3,7 @@ export { SESSION_SCHEMA_VERSION, SessionFileSchema, type SessionFile } from './s
 export { parseSessionFile, SessionFileError, MIGRATIONS, CURRENT_FORMAT, type FileFormat, type Migration, type Loaded } from './load-file.js';
 export { dataDirFrom, checkId, matchId, type Store, type SessionHandle, type StoredEntry } from './store.js';
 export { LowdbStore, type LowdbStoreOptions } from './lowdb-store.js';
+export { DataDirError, dataDirError, checkDataDir } from './data-dir.js';
 export { MemoryStore } from './memory-store.js';
 export { SessionLockedError, acquireLock, releaseLock, lockHolder, pidAlive } from './lock.js';
 export { redactorFrom, redactDeep, type Redactor } from '../llm/redact.js';
