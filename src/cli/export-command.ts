@@ -7,6 +7,6 @@ import { displayDefinition, resolveSessionId } from './session-lookup.js';
 export async function exportSession(store: Store, wanted: string | undefined, format: string | undefined, write: (text: string) => void): Promise<void> {
   const fmt = format ?? 'md';
   if (fmt !== 'md' && fmt !== 'json') throw new UsageError(`--format must be md or json, got "${fmt}"`);
-  const file = await store.read(await resolveSessionId(store, wanted));
+  const file = await store.read(await resolveSessionId(store, wanted, 'newest'));
   write(fmt === 'json' ? `${JSON.stringify(file, null, 2)}\n` : renderMarkdown(file, displayDefinition(file)));
 }

@@ -3,14 +3,35 @@ import { UserError } from '../llm/errors.js';
 import { openTeam } from '../runtime/open-team.js';
 import { bareDefinition } from '../store/render.js';
 import type { SessionFile } from '../store/session-file.js';
-import { matchId, newestFirst, type Store } from '../store/store.js';
+import { matchId, newestFirst, type Store, type StoredEntry } from '../store/store.js';
 
-/** The session a command names: a full id or unique prefix, or the most recently updated one. */
-export async function resolveSessionId(store: Store, wanted: string | undefined): Promise<string> {
+/** What a command takes when no id is given: the newest session (show, export) or the newest one resume can continue. */
+export type DefaultSession = 'newest' | 'resumable';
+
+/** Why `troupe resume` cannot continue a stored session, or null when it can. */
+export function notResumable(entry: StoredEntry): string | null {
+  if (!('file' in entry)) return 'unreadable';
+  if (entry.lockedBy !== null) return 'open in another process';
+  if (entry.file.snapshot.status === 'ended') return 'ended';
+  if (!(entry.file.brief || entry.file.snapshot.brief).trim()) return 'never started';
+  return null;
+}
+
+/**
+ * The session a command names: a full id or unique prefix (exactly that session), else the most recently
+ * updated one; for resume (the default) the most recently updated one that is not ended, has a brief and is not open elsewhere.
+ */
+export async function resolveSessionId(store: Store, wanted: string | undefined, pick: DefaultSession = 'resumable'): Promise<string> {
   if (wanted !== undefined) return matchId(wanted, await store.ids());
-  const newest = newestFirst(await store.list())[0];
-  if (!newest) throw new UserError('no stored sessions yet — start one with troupe run "<brief>"');
-  return newest.id;
+  const entries = newestFirst(await store.list());
+  if (entries.length === 0) throw new UserError('no stored sessions yet — start one with troupe run "<brief>"');
+  if (pick === 'newest') return entries[0]!.id;
+  const found = entries.find((e) => notResumable(e) === null);
+  if (found) return found.id;
+  const counts = new Map<string, number>();
+  for (const e of entries) counts.set(notResumable(e)!, (counts.get(notResumable(e)!) ?? 0) + 1);
+  const why = [...counts].map(([reason, n]) => `${n} ${reason}`).join(', ');
+  throw new UserError(`no session can be resumed (${why}) — list them with troupe sessions, then pick one with troupe resume <id>, or start one with troupe run "<brief>"`);
 }
 
 /** The session's team definition for display; the stored names are used if the team directory is gone. */

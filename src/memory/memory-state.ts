@@ -69,11 +69,18 @@ export function emptyMemoryState(): MemoryState {
   return { version: 1, brief: '', nextId: 0, turn: 0, turnsSeen: 0, sinceCompression: 0, retryAt: 0, failures: 0, raw: [], pinned: [], summaries: [] };
 }
 
+/** Stored memory that fails validation; `detail` is the message without its source, so the store can name the file. */
+export class MemoryStateError extends UserError {
+  constructor(readonly detail: string, source: string) {
+    super(`${source}: ${detail}`);
+  }
+}
+
 /** Validates stored memory state; bad data gets a one-line error naming the field. */
 export function parseMemoryState(data: unknown, source = 'session file'): MemoryState {
   const parsed = MemoryStateSchema.safeParse(data);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
   const field = ['memory', ...issue.path.map(String)].join('.');
-  throw new UserError(`${source}: ${field}: ${issue.message} — the stored memory is damaged; remove the "memory" section to start memory afresh`);
+  throw new MemoryStateError(`${field}: ${issue.message} — the stored memory is damaged; remove the "memory" section to start memory afresh`, source);
 }

@@ -1,5 +1,8 @@
 import type { TroupeEvent } from '../engine/event-map.js';
 import { DEMO_USER_DRIVEN } from '../llm/demo-model.js';
+import { checkEvents } from './event-schema.js';
+
+const READ = new Set(['agent_started', 'agent_message']);
 
 /**
  * How far each persona got in the demo script, from a session's event log: its completed first-attempt
@@ -9,7 +12,8 @@ import { DEMO_USER_DRIVEN } from '../llm/demo-model.js';
 export function demoProgress(events: TroupeEvent[]): Record<string, number> {
   const started = new Map<string, { persona: string; inbox: string; attempt: number }>();
   const spoken: Record<string, number> = {};
-  for (const e of events) {
+  // A hand-edited event is left out rather than counted wrong.
+  for (const e of checkEvents(events, READ).events) {
     if (e.type === 'agent_started') started.set(e.turn_id, { persona: e.persona, inbox: e.inbox, attempt: e.attempt });
     if (e.type === 'agent_message') {
       const call = started.get(e.turn_id);

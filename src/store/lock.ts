@@ -1,4 +1,5 @@
-import { closeSync, linkSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { linkSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { UserError } from '../llm/errors.js';
 
 /** Another live process (or another handle in this one) has the session open. */
@@ -33,15 +34,22 @@ function readPid(path: string): { text: string; pid: number } | null {
   }
 }
 
+let tmpSeq = 0;
+
+// The pid goes into a private temp file that is then hard-linked into place: link() fails with
+// EEXIST when the lock exists, and the lock appears with its content, so a reader never sees an
+// empty lock (which it would take for a stale one). The nonce tells two locks of one pid apart.
 function tryCreate(path: string): boolean {
+  const tmp = `${path}.${process.pid}-${++tmpSeq}.tmp`;
+  writeFileSync(tmp, `${process.pid} ${randomBytes(6).toString('hex')}\n`);
   try {
-    const fd = openSync(path, 'wx');
-    writeSync(fd, `${process.pid}\n`);
-    closeSync(fd);
+    linkSync(tmp, path);
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw error;
+  } finally {
+    unlinkSync(tmp);
   }
 }
 

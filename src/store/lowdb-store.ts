@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Low } from 'lowdb';
 import { DataFile } from 'lowdb/node';
 import { UserError } from '../llm/errors.js';
+import { checkDataDir, dataDirError } from './data-dir.js';
 import { acquireLock, lockHolder, releaseLock } from './lock.js';
 import { CURRENT_FORMAT, parseSessionFile, SessionFileError, type FileFormat, type Loaded } from './load-file.js';
 import { redactorFrom, type Redactor } from '../llm/redact.js';
@@ -22,12 +23,14 @@ export interface LowdbStoreOptions {
 /** Sessions as JSON files under `<dataDir>/sessions/`, written with lowdb (temp file + rename), one lock file per session. */
 export class LowdbStore implements Store {
   readonly dir: string;
+  private readonly dataDir: string;
   private readonly redact: Redactor;
   private readonly indent: number;
   private readonly format: FileFormat;
 
   constructor(dataDir: string, options: LowdbStoreOptions = {}) {
     this.format = options.format ?? CURRENT_FORMAT;
+    this.dataDir = dataDir;
     this.dir = join(dataDir, 'sessions');
     this.redact = options.redact ?? redactorFrom();
     this.indent = options.indent ?? 0;
@@ -44,23 +47,31 @@ export class LowdbStore implements Store {
   }
 
   async create(file: SessionFile): Promise<SessionHandle> {
-    mkdirSync(this.dir, { recursive: true });
     const lock = this.lockOf(file.id);
-    acquireLock(lock, file.id);
-    if (existsSync(this.pathOf(file.id))) {
-      releaseLock(lock);
-      throw new UserError(`session ${file.id} already exists in ${this.dir} — choose another id`);
+    let locked = false;
+    try {
+      mkdirSync(this.dir, { recursive: true });
+      acquireLock(lock, file.id);
+      locked = true;
+      if (existsSync(this.pathOf(file.id))) throw new UserError(`session ${file.id} already exists in ${this.dir} — choose another id`);
+      const handle = this.handle(file);
+      await handle.write();
+      return handle;
+    } catch (error) {
+      if (locked) releaseLock(lock);
+      throw dataDirError(error, this.dataDir, 'save the session');
     }
-    const handle = this.handle(file);
-    await handle.write();
-    return handle;
   }
 
   async open(id: string): Promise<SessionHandle> {
     const path = this.pathOf(id);
-    if (!existsSync(path)) throw new UserError(`no session ${id} in ${this.dir} — run troupe sessions to list them`);
+    this.mustExist(id, path);
     const lock = this.lockOf(id);
-    acquireLock(lock, id);
+    try {
+      acquireLock(lock, id);
+    } catch (error) {
+      throw dataDirError(error, this.dataDir, `open session ${id}`);
+    }
     try {
       const { file, storedVersion } = this.load(id, path);
       // Keep the file as it was before its first write in the new format.
@@ -68,14 +79,24 @@ export class LowdbStore implements Store {
       return this.handle(file);
     } catch (error) {
       releaseLock(lock);
-      throw error;
+      throw dataDirError(error, this.dataDir, `open session ${id}`);
     }
   }
 
   async read(id: string): Promise<SessionFile> {
     const path = this.pathOf(id);
-    if (!existsSync(path)) throw new UserError(`no session ${id} in ${this.dir} — run troupe sessions to list them`);
-    return this.load(id, path).file;
+    this.mustExist(id, path);
+    try {
+      return this.load(id, path).file;
+    } catch (error) {
+      throw dataDirError(error, this.dataDir, `read session ${id}`);
+    }
+  }
+
+  private mustExist(id: string, path: string): void {
+    if (existsSync(path)) return;
+    checkDataDir(this.dataDir);
+    throw new UserError(`no session ${id} in ${this.dir} — run troupe sessions to list them`);
   }
 
   private load(id: string, path: string): Loaded {
@@ -85,8 +106,13 @@ export class LowdbStore implements Store {
   }
 
   async ids(): Promise<string[]> {
+    checkDataDir(this.dataDir);
     if (!existsSync(this.dir)) return [];
-    return readdirSync(this.dir).filter((f) => f.endsWith('.json') && !f.startsWith('.')).map((f) => f.slice(0, -'.json'.length));
+    try {
+      return readdirSync(this.dir).filter((f) => f.endsWith('.json') && !f.startsWith('.')).map((f) => f.slice(0, -'.json'.length));
+    } catch (error) {
+      throw dataDirError(error, this.dataDir, 'list sessions');
+    }
   }
 
   async list(): Promise<StoredEntry[]> {
@@ -97,7 +123,7 @@ export class LowdbStore implements Store {
         const file = this.load(id, location).file;
         entries.push({ id, location, file, lockedBy: lockHolder(this.lockOf(id)) });
       } catch (error) {
-        entries.push({ id, location, error: (error as Error).message });
+        entries.push({ id, location, error: (dataDirError(error, this.dataDir, 'read it') as Error).message });
       }
     }
     return newestFirst(entries);
@@ -106,6 +132,7 @@ export class LowdbStore implements Store {
   private handle(file: SessionFile): SessionHandle {
     const path = this.pathOf(file.id);
     const lock = this.lockOf(file.id);
+    const dataDir = this.dataDir;
     const stringify = (data: SessionFile) => this.redact(JSON.stringify(data, null, this.indent || undefined));
     // Not JSONFilePreset: under NODE_ENV=test it silently keeps data in memory.
     const db = new Low<SessionFile>(new DataFile<SessionFile>(path, { parse: JSON.parse, stringify }), file);
@@ -122,7 +149,9 @@ export class LowdbStore implements Store {
       },
       write() {
         if (closed) return Promise.reject(new Error(`session ${file.id} is closed`));
-        last = db.write();
+        last = db.write().catch((error: unknown) => {
+          throw dataDirError(error, dataDir, `save session ${file.id}`);
+        });
         return last;
       },
       async close() {

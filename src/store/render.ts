@@ -2,6 +2,7 @@ import type { MachineDefinition } from '../engine/definition.js';
 import { TroupeBus } from '../runtime/bus.js';
 import { displayName, formatPath } from '../runtime/format.js';
 import { attachTranscriptPrinter } from '../runtime/transcript-printer.js';
+import { checkEvents } from './event-schema.js';
 import { decisionLine, transitionHistory } from './history.js';
 import type { SessionFile } from './session-file.js';
 import { summarise } from './summary.js';
@@ -22,12 +23,13 @@ function header(file: SessionFile): string[] {
 
 /** `troupe show`: the transcript replayed from the event log, then every transition with its arbitration. */
 export function renderShow(file: SessionFile, def: MachineDefinition): string[] {
-  const lines = [...header(file), ''];
+  const { events, skipped } = checkEvents(file.events);
+  const lines = [...header(file), ...skipped.map((s) => `! ${s}`), ''];
   const bus = new TroupeBus(file.id);
   attachTranscriptPrinter(bus, def, (l) => lines.push(l));
-  for (const e of file.events) bus.emit('*', e);
+  for (const e of events) bus.emit('*', e);
   lines.push('', 'Decisions:');
-  transitionHistory(file.events).forEach((h, i) => {
+  transitionHistory(events).forEach((h, i) => {
     lines.push(`${String(i + 1).padStart(3)}. ${formatPath(def, h.from)} -> ${formatPath(def, h.to)} [${h.kind}] ${h.reason}`);
     if (h.decision && h.decision.proposals.length > 0) lines.push(`     arbiter: ${decisionLine(h.decision, (id) => displayName(def, id))}`);
   });
@@ -43,7 +45,9 @@ export function renderShow(file: SessionFile, def: MachineDefinition): string[] 
 export function renderMarkdown(file: SessionFile, def: MachineDefinition): string {
   const s = file.snapshot;
   const sum = summarise(file, null);
+  const { events, skipped } = checkEvents(file.events);
   const out: string[] = [`# troupe session ${file.id}`, ''];
+  if (skipped.length > 0) out.push(...skipped.map((line) => `> **note:** ${line}`), '');
   out.push('| field | value |', '| --- | --- |');
   for (const [k, v] of [['team', file.team.name], ['mode', file.mode], ['model', file.model], ['status', sum.status], ['turns', String(sum.turns)], ['created', file.createdAt], ['updated', file.updatedAt]] as const) {
     out.push(`| ${k} | ${v.replace(/\|/g, '\\|')} |`);
@@ -64,7 +68,7 @@ export function renderMarkdown(file: SessionFile, def: MachineDefinition): strin
     }
   }
   out.push('## Decisions', '');
-  transitionHistory(file.events).forEach((h, i) => {
+  transitionHistory(events).forEach((h, i) => {
     out.push(`${i + 1}. \`${h.from}\` → \`${h.to}\` (${h.kind}): ${h.reason}`);
     if (h.decision && h.decision.proposals.length > 0) out.push(`   - arbiter: ${decisionLine(h.decision, (id) => displayName(def, id))}`);
   });

@@ -18,6 +18,11 @@ const TranscriptEntrySchema = z.looseObject({
   kind: z.enum(['agent', 'user', 'note']),
   turn: z.number().int(),
   text: z.string(),
+  persona: z.string().optional(),
+  path: z.string().optional(),
+  status: z.enum(['ok', 'aborted', 'invalid']).optional(),
+  directive: z.looseObject({ transition: z.string(), next_agent: z.string().optional(), rework_reason: z.string().optional(), key_decisions: z.array(z.string()).optional() }).optional(),
+  flags: z.array(z.string()).optional(),
 });
 
 const TransitionSchema = z.looseObject({ turn: z.number().int(), from: z.string(), to: z.string(), kind: z.string(), reason: z.string() });
@@ -44,7 +49,7 @@ const SnapshotSchema = z.looseObject({
   history: z.array(z.string()),
   detours: z.array(DetourSchema),
   consultReturn: z.string().nullable(),
-  approvals: z.array(z.looseObject({ turn: z.number().int(), by: z.string(), of: z.string(), status: z.enum(['APPROVED', 'REQUEST_REWORK']) })),
+  approvals: z.array(z.looseObject({ turn: z.number().int(), by: z.string(), of: z.string(), status: z.enum(['APPROVED', 'REQUEST_REWORK']), reason: z.string().optional() })),
   reworks: z.record(z.string(), z.number()),
   visits: z.record(z.string(), z.number()),
   transitions: z.array(TransitionSchema),
@@ -57,6 +62,8 @@ const SnapshotSchema = z.looseObject({
   endReason: z.string().nullable(),
 });
 
+// Only the envelope: a malformed payload must not make the whole session unreadable. Readers check
+// the fields they use per event type (event-schema.ts) and skip what is malformed.
 const EventSchema = z.looseObject({ type: z.string(), session_id: z.string(), at: z.string() });
 
 /** zod schema of a session file at the current version. */

@@ -3,12 +3,14 @@ import type { Mode } from '../engine/definition.js';
 import { event } from '../engine/event-map.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import type { AttachedMemory } from '../memory/attach-memory.js';
+import { MemoryStateError } from '../memory/memory-state.js';
 import { buildRunner, type BuiltRunner } from '../runtime/build-runner.js';
 import { UsageMeter, usageState } from '../usage/usage-meter.js';
 import { loadPriceTable } from '../usage/price-table.js';
 import { settleMemory } from '../memory/settle.js';
 import { openTeam as loadTeamDir, type OpenTeam } from '../runtime/open-team.js';
 import type { Runner, RunnerOptions } from '../runtime/runner.js';
+import { SessionFileError } from './load-file.js';
 import { SessionRecorder } from './recorder.js';
 import { SESSION_SCHEMA_VERSION, type SessionFile } from './session-file.js';
 import type { SessionHandle, Store } from './store.js';
@@ -138,7 +140,14 @@ export async function openStoredSession(options: OpenStoredOptions): Promise<Sto
     const file = handle.data;
     const team = options.openTeam?.(file) ?? loadTeamDir(file.team.dir, file.team.maxTurns !== undefined ? { maxTurns: file.team.maxTurns } : {});
     const model = typeof options.model === 'function' ? options.model(file) : options.model;
-    const stored = wire(options, team, handle, model);
+    let stored: StoredSession;
+    try {
+      stored = wire(options, team, handle, model);
+    } catch (error) {
+      // The memory module does not know where its state came from; the store does.
+      if (error instanceof MemoryStateError) throw new SessionFileError(`${handle.location}: ${error.detail}`, { cause: error });
+      throw error;
+    }
     const s = file.snapshot;
     const what = s.inFlight && s.status === 'running' ? `re-running ${s.inFlight.persona}'s turn ${s.inFlight.turnId}, which was in flight` : `status ${s.status}`;
     stored.runner.publish(event('note', { text: `session resumed at turn ${s.turn} (${what})` }));

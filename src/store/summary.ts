@@ -1,3 +1,4 @@
+import { checkEvents } from './event-schema.js';
 import type { SessionFile } from './session-file.js';
 
 /** One row of `troupe sessions`. */
@@ -14,11 +15,13 @@ export interface SessionSummary {
   cost: number | null;
 }
 
-/** Token and cost totals from the usage events of a session's log. */
+const USAGE = new Set(['usage']);
+
+/** Token and cost totals from the (well-formed) usage events of a session's log. */
 export function usageTotals(file: SessionFile): { tokens: number; cost: number | null } {
   let tokens = 0;
   let cost: number | null = null;
-  for (const e of file.events) {
+  for (const e of checkEvents(file.events, USAGE).events) {
     if (e.type !== 'usage') continue;
     tokens += e.prompt_tokens + e.completion_tokens;
     if (e.cost !== null) cost = (cost ?? 0) + e.cost;

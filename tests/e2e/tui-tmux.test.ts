@@ -1,5 +1,6 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { completion, FakeOpenAIServer } from '../helpers/fake-openai-server.js';
@@ -22,16 +23,21 @@ describe.skipIf(!hasTmux)(`the real CLI in tmux${hasTmux ? '' : ' (skipped: tmux
       : { body: completion('CEO here: I take it from the brief, as you asked.', { transition: 'RESPOND_TO_USER' }) },
   );
 
+  // The session is stored in a private temp dir, never in the repository's .troupe/.
+  let data = '';
+
   beforeAll(async () => {
     if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
     await server.start();
-    const env = `env -u TROUPE_MODEL OPENAI_BASE_URL=${server.baseURL} OPENAI_API_KEY=test TROUPE_MODEL=test-model`;
+    data = mkdtempSync(join(tmpdir(), 'troupe-e2e-'));
+    const env = `env -u TROUPE_MODEL OPENAI_BASE_URL=${server.baseURL} OPENAI_API_KEY=test TROUPE_MODEL=test-model TROUPE_DATA_DIR=${data}`;
     tmux('new-session', '-d', '-s', 'tui', '-x', '100', '-y', '32', `${env} node ${CLI}; sleep 60`);
   });
 
   afterAll(async () => {
     spawnSync('tmux', ['-L', SOCKET, 'kill-server']);
     await server.stop();
+    rmSync(data, { recursive: true, force: true });
   });
 
   it('types a brief, hands off to the CEO while a persona answers, and shows STRATEGIC › CEO', async () => {
@@ -52,5 +58,6 @@ describe.skipIf(!hasTmux)(`the real CLI in tmux${hasTmux ? '' : ' (skipped: tmux
     tmux('send-keys', '-t', 'tui', '-l', '!quit');
     tmux('send-keys', '-t', 'tui', 'Enter');
     await until(() => screen().includes('session ended: user quit'), () => `after quit:\n${screen()}`, 15_000);
+    expect(readdirSync(join(data, 'sessions')).filter((f) => f.endsWith('.json'))).toHaveLength(1);
   });
 });

@@ -1,5 +1,8 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll } from 'vitest';
 import { REPO_ROOT } from './team.js';
 
 /** Result of running the built CLI. */
@@ -9,11 +12,25 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Environment without any model configuration, so runs default to the demo model. */
+// One data dir per test file that imports this helper, made on first use; the hook is registered
+// at import time, so it belongs to the importing file and removes the dir when that file is done.
+let dataDir: string | null = null;
+afterAll(() => {
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  dataDir = null;
+});
+
+/** This test file's own data directory (a fresh temp dir, removed after the file's tests). */
+export function testDataDir(): string {
+  dataDir ??= mkdtempSync(join(tmpdir(), 'troupe-test-data-'));
+  return dataDir;
+}
+
+/** Environment without any model configuration (runs default to the demo model), storing sessions in testDataDir(). */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const key of Object.keys(env)) if (key.startsWith('OPENAI_') || key.startsWith('TROUPE_')) delete env[key];
-  env.TROUPE_DATA_DIR = join(REPO_ROOT, 'node_modules', '.cache', 'troupe-test-data');
+  env.TROUPE_DATA_DIR = testDataDir();
   return { ...env, ...extra };
 }
 

@@ -72,6 +72,45 @@ describe('session commands', () => {
     expect(out.stdout).toContain('⏸ waiting for you: CEO declared the work complete');
   });
 
+  it('show and export print what they can of a hand-edited file, noting each malformed event in one line', () => {
+    const source = join(data, 'sessions', `${id}.json`);
+    const path = join(data, 'sessions', 'zz-edited.json');
+    const doc = JSON.parse(readFileSync(source, 'utf8'));
+    doc.id = 'zz-edited';
+    const arb = doc.events.findIndex((e: { type: string }) => e.type === 'arbitration');
+    const dir = doc.events.findIndex((e: { type: string }) => e.type === 'directive');
+    delete doc.events[arb].decision;
+    delete doc.events[dir].directive;
+    const text = JSON.stringify(doc);
+    writeFileSync(path, text);
+    const show = troupe('show', 'zz-edited');
+    expect(show.stderr).toBe('');
+    expect(show.status).toBe(0);
+    expect(show.stdout).toContain(`! events[${arb}] (arbitration) is malformed and was skipped — decision: `);
+    expect(show.stdout).toContain(`! events[${dir}] (directive) is malformed and was skipped — directive: `);
+    expect(show.stdout).toContain('Decisions:');
+    const md = troupe('export', 'zz-edited', '--format', 'md');
+    expect(md.status).toBe(0);
+    expect(md.stdout).toContain(`> **note:** events[${arb}] (arbitration) is malformed and was skipped`);
+    expect(troupe('export', 'zz-edited', '--format', 'json').status).toBe(0);
+    expect(troupe('sessions').stdout).toMatch(/^zz-edite\s/m);
+    expect(readFileSync(path, 'utf8')).toBe(text);
+    rmSync(path);
+  });
+
+  it('troupe resume without an id skips a newer session that has ended', () => {
+    const path = join(data, 'sessions', 'zz-ended.json');
+    const doc = JSON.parse(readFileSync(join(data, 'sessions', `${id}.json`), 'utf8'));
+    Object.assign(doc, { id: 'zz-ended', updatedAt: '2999-01-01T00:00:00.000Z' });
+    Object.assign(doc.snapshot, { id: 'zz-ended', status: 'ended', endReason: 'user quit' });
+    writeFileSync(path, JSON.stringify(doc));
+    const out = troupe('resume');
+    expect(out.status).toBe(0);
+    expect(out.stdout).toContain(`resuming session ${id}`);
+    expect(troupe('show').stdout).toMatch(/^session zz-ended /);
+    rmSync(path);
+  });
+
   it('unknown ids and unreadable files get one-line errors, and the file is left as it is', () => {
     const missing = troupe('show', 'nope');
     expect(missing.status).toBe(1);

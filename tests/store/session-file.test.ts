@@ -81,6 +81,15 @@ describe('session file versions', () => {
     }
   });
 
+  it('a damaged memory section is refused with one line naming the session file and the fix', async () => {
+    const { dir, path } = dataDirWith('v1.json', 'fixture-v1', (doc) => ({ ...doc, memory: { version: 1, raw: 'oops' } }));
+    const open = () => openStoredSession({ store: new LowdbStore(dir), id: 'fixture-v1', model: new DemoModel(), openTeam: () => studio() });
+    await expect(open()).rejects.toBeInstanceOf(SessionFileError);
+    await expect(open()).rejects.toThrow(new RegExp(`^${path.replace(/[.\\/]/g, '\\$&')}: memory\\.\\w+: .* remove the "memory" section to start memory afresh$`));
+    // The refused open released its lock.
+    expect(existsSync(join(dir, 'sessions', 'fixture-v1.lock'))).toBe(false);
+  });
+
   it('migrates an older version on load and keeps the original file as a backup', async () => {
     // A future v2 that adds a required field: the current format plays "v1", the migration fills it.
     const v2: FileFormat = {
