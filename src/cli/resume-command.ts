@@ -14,7 +14,7 @@ import { resolveSessionId } from './session-lookup.js';
 /** Options for a headless resume. */
 export interface ResumeOptions {
   store: Store;
-  /** Session id or prefix; the most recently updated session when absent. */
+  /** Session id or prefix; when absent, the most recently updated session that can be continued. */
   id?: string;
   json: boolean;
   write: (line: string) => void;

@@ -57,7 +57,7 @@ describe.skipIf(!hasTmux)(`the real CLI in tmux${hasTmux ? '' : ' (skipped: tmux
     expect(lastUser(server.requests[1]!.body)).toMatch(/user-requested/i);
     tmux('send-keys', '-t', 'tui', '-l', '!quit');
     tmux('send-keys', '-t', 'tui', 'Enter');
-    await until(() => screen().includes('session ended: user quit'), () => `after quit:\n${screen()}`, 15_000);
+    await until(() => screen().includes('continue it with: troupe resume'), () => `after quit:\n${screen()}`, 15_000);
     expect(readdirSync(join(data, 'sessions')).filter((f) => f.endsWith('.json'))).toHaveLength(1);
   });
 });

@@ -3,13 +3,17 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { rmSync } from 'node:fs';
 import { FakeOpenAIServer, streamChunks } from '../helpers/fake-openai-server.js';
 import { REPO_ROOT } from '../helpers/team.js';
 
 const run = promisify(execFile);
 const CLI = join(REPO_ROOT, 'dist', 'cli.js');
 let server: FakeOpenAIServer | null = null;
+// Sessions these runs save go to a private data dir, removed afterwards.
+const data = mkdtempSync(join(tmpdir(), 'troupe-cli-e2e-'));
+afterAll(() => rmSync(data, { recursive: true, force: true }));
 afterEach(async () => {
   await server?.stop();
   server = null;
@@ -17,7 +21,7 @@ afterEach(async () => {
 
 async function troupe(args: string[], env: Record<string, string> = {}): Promise<{ stdout: string; stderr: string; code: number }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', HOME: tmpdir(), ...env }, cwd: tmpdir() });
+    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', HOME: tmpdir(), TROUPE_DATA_DIR: data, ...env }, cwd: tmpdir() });
     return { stdout, stderr, code: 0 };
   } catch (error) {
     const e = error as { stdout: string; stderr: string; code: number };
