@@ -1,5 +1,6 @@
 /** Where a proposal came from, in tie-break order. */
 export const PROPOSAL_SOURCES = ['user', 'agent', 'rule', 'queue'] as const;
+/** A proposal's origin. */
 export type ProposalSource = (typeof PROPOSAL_SOURCES)[number];
 
 /** The three criteria a proposal is scored on, each 0..1. */

@@ -9,30 +9,32 @@ export interface ModelTurnOutput {
 /** A directive parse: the directive, or the reason it could not be read. */
 export type DirectiveResult = { ok: true; directive: Directive; source: 'tool' | 'text' } | { ok: false; error: string };
 
-/** Finds the last balanced top-level JSON object in free text (fenced or bare). */
-export function extractJsonObject(text: string): unknown {
-  const candidates: string[] = [];
-  for (const m of text.matchAll(/```(?:json)?\s*([\s\S]*?)```/g)) if (m[1]) candidates.push(m[1]);
+/** The end index of the balanced object starting at `start`, or -1 (braces inside strings ignored). */
+function balancedEnd(text: string, start: number): number {
   let depth = 0;
-  let start = -1;
   let inString = false;
   let escaped = false;
-  for (let i = 0; i < text.length; i++) {
+  for (let i = start; i < text.length; i++) {
     const ch = text[i];
     if (inString) {
       if (escaped) escaped = false;
       else if (ch === '\\') escaped = true;
       else if (ch === '"') inString = false;
-      continue;
-    }
-    if (ch === '"' && depth > 0) inString = true;
-    else if (ch === '{') {
-      if (depth === 0) start = i;
-      depth++;
-    } else if (ch === '}' && depth > 0) {
-      depth--;
-      if (depth === 0 && start >= 0) candidates.push(text.slice(start, i + 1));
-    }
+    } else if (ch === '"') inString = true;
+    else if (ch === '{') depth++;
+    else if (ch === '}' && --depth === 0) return i;
+  }
+  return -1;
+}
+
+/** Finds the last JSON object in free text (fenced or bare); a stray unmatched `{` in the prose does not hide it. */
+export function extractJsonObject(text: string): unknown {
+  const candidates: string[] = [];
+  for (const m of text.matchAll(/```(?:json)?\s*([\s\S]*?)```/g)) if (m[1]) candidates.push(m[1]);
+  for (let i = text.indexOf('{'); i >= 0; ) {
+    const end = balancedEnd(text, i);
+    if (end >= 0) candidates.push(text.slice(i, end + 1));
+    i = text.indexOf('{', end >= 0 ? end + 1 : i + 1);
   }
   for (let i = candidates.length - 1; i >= 0; i--) {
     try {

@@ -1,5 +1,6 @@
 /** Model tiers a persona may name instead of a model id. */
 export const TIERS = ['base', 'smart', 'fast'] as const;
+/** A model tier name. */
 export type Tier = (typeof TIERS)[number];
 
 /**

@@ -1,23 +1,9 @@
 import type { ChatDelta, ChatModel, ChatRequest, ChatResponse } from './chat-model.js';
 import { AbortedError } from './errors.js';
+import { abortableSleep } from './sleep.js';
 
 /** Waits `ms`, or rejects at once when the signal aborts. */
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
-
-const realSleep: Sleep = (ms, signal) =>
-  new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new AbortedError('call aborted'));
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new AbortedError('call aborted'));
-    };
-    // Remove the listener when the timer fires: one signal sees hundreds of sleeps.
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 
 /**
  * Replays an instant model's streamed deltas at a reading pace, so the UI can show the demo team
@@ -31,7 +17,7 @@ export class PacedModel implements ChatModel {
   constructor(
     private readonly inner: ChatModel,
     private readonly msPerDelta: number,
-    private readonly sleep: Sleep = realSleep,
+    private readonly sleep: Sleep = abortableSleep,
   ) {
     this.label = inner.label;
     this.offline = inner.offline;

@@ -1,3 +1,6 @@
+import { abortableSleep } from './sleep.js';
+
+export { abortableSleep };
 import { AbortedError, ModelCallError } from './errors.js';
 
 /** How a model call is retried: count, backoff and (for tests) the sleep and randomness. */
@@ -18,22 +21,6 @@ export interface RetryPolicy {
 
 /** Defaults: 3 retries, 500 ms doubling to at most 8 s, retry-after honoured up to 60 s. */
 export const DEFAULT_RETRY_POLICY: RetryPolicy = { retries: 3, baseDelayMs: 500, maxDelayMs: 8_000, maxRetryAfterMs: 60_000 };
-
-/** Waits `ms`, rejecting with AbortedError when the signal fires. */
-export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new AbortedError('call aborted'));
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new AbortedError('call aborted'));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 /** Wait before retry number `attempt` (1-based): the server's retry-after, else exponential backoff with equal jitter. */
 export function backoffDelay(attempt: number, policy: RetryPolicy, retryAfterMs?: number): number {

@@ -1,5 +1,6 @@
 import type { ChatModel, ChatRequest, ChatResponse, Usage } from './chat-model.js';
 import { AbortedError } from './errors.js';
+import { abortableSleep } from './sleep.js';
 import { DIRECTIVE_TOOL_NAME } from '../directive/schema.js';
 
 /** One scripted reply: text, a directive (sent as a tool call), raw tool calls, or an error. */
@@ -15,17 +16,6 @@ export interface ScriptStep {
 
 /** A step, or a function of the request returning one. */
 export type ScriptEntry = ScriptStep | ((request: ChatRequest) => ScriptStep);
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new AbortedError('call aborted'));
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(new AbortedError('call aborted'));
-    }, { once: true });
-  });
-}
 
 /** A test model that consumes one step per call, records every request and fails loudly when the script runs out. */
 export class ScriptedModel implements ChatModel {
@@ -50,7 +40,7 @@ export class ScriptedModel implements ChatModel {
     }
     this.next += 1;
     const step = typeof entry === 'function' ? entry(request) : entry;
-    if (step.delayMs) await sleep(step.delayMs, request.signal);
+    if (step.delayMs) await abortableSleep(step.delayMs, request.signal);
     if (request.signal?.aborted) throw new AbortedError('call aborted');
     if (step.error) throw step.error;
     const text = step.text ?? '';

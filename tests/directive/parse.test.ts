@@ -30,6 +30,8 @@ describe('parseDirective', () => {
   it('finds the last balanced object, ignoring braces inside strings', () => {
     expect(extractJsonObject('a {"x": "}"} then {"transition":"COMPLETE","content":"{ok}"}')).toEqual({ transition: 'COMPLETE', content: '{ok}' });
     expect(extractJsonObject('no json here')).toBeUndefined();
+    // A stray brace in the prose does not hide the directive after it.
+    expect(extractJsonObject('Use a set like {a, b for the pieces. {"transition":"COMPLETE"}')).toEqual({ transition: 'COMPLETE' });
   });
 
   it('strips a trailing JSON directive from the message text', () => {
