@@ -7,5 +7,8 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
+    // Ink renders only the final frame when it thinks it runs in CI (CI=true, as on the CI machine);
+    // the UI tests check what a person at a terminal sees, so they run as outside CI.
+    env: { CI: 'false' },
   },
 });

@@ -2,7 +2,8 @@
 // (the UI needs a TTY; tmux gives it one without a pty library) and poll the screen until the
 // input hint is drawn. Polling costs a few ms per capture, so figures carry ~10 ms of resolution.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { median, ms } from './stats.js';
@@ -13,13 +14,15 @@ const SOCKET = `troupe-bench-${process.pid}`;
 const RUNS = 7;
 const READY = 'Type a brief for the team';
 const PAUSE = new Int32Array(new SharedArrayBuffer(4));
+// Sessions the starts save go to a private data dir, removed at the end.
+const dataDir = mkdtempSync(join(tmpdir(), 'troupe-bench-ff-'));
 
 const tmux = (...args: string[]) => spawnSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
 
 function oneStart(i: number): number | null {
   const name = `ff${i}`;
   const t0 = performance.now();
-  tmux('new-session', '-d', '-s', name, '-x', '100', '-y', '30', `env -u OPENAI_API_KEY -u OPENAI_BASE_URL node ${CLI}; sleep 30`);
+  tmux('new-session', '-d', '-s', name, '-x', '100', '-y', '30', `env -u OPENAI_API_KEY -u OPENAI_BASE_URL CI=false TROUPE_DATA_DIR=${dataDir} node ${CLI}; sleep 30`);
   let elapsed: number | null = null;
   while (performance.now() - t0 < 15_000) {
     if (tmux('capture-pane', '-p', '-t', name).stdout.includes(READY)) {
@@ -64,5 +67,6 @@ export default async function firstFrame(): Promise<void> {
     process.stdout.write(`  baseline \`troupe --help\` (no UI, no tmux): median ${ms(median(base))}\n`);
   } finally {
     tmux('kill-server');
+    rmSync(dataDir, { recursive: true, force: true });
   }
 }

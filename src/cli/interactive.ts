@@ -12,6 +12,7 @@ import { formatSessionTable, summarise } from '../store/summary.js';
 import { loadPriceTable } from '../usage/price-table.js';
 import { UsageMeter } from '../usage/usage-meter.js';
 import { runPiped } from './run-piped.js';
+import { settleMemory } from '../memory/settle.js';
 import { resolveSessionId } from './session-lookup.js';
 
 /** The demo answers instantly; in front of a person it is paced so they can watch and interject. */
@@ -92,7 +93,8 @@ export async function openDefault(options: DefaultOptions): Promise<string> {
     const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
     const memory = memorySource(stored);
     const sessions = await sessionsSource(store);
-    await runPiped({ team, runner: stored.runner, json: options.json, write: options.write, lines, defaultBrief: options.defaultBrief, sessions, ...(memory ? { memory } : {}) });
+    const beforeEnd = () => settleMemory(stored.memory, 5_000);
+    await runPiped({ team, runner: stored.runner, json: options.json, write: options.write, lines, defaultBrief: options.defaultBrief, sessions, beforeEnd, ...(memory ? { memory } : {}) });
   } finally {
     await stored.close();
   }

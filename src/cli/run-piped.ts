@@ -15,6 +15,8 @@ export interface PipedOptions {
   memory?: MemorySource;
   /** Stored sessions as table lines, for !sessions. */
   sessions?: () => string[];
+  /** Awaited before the run's end is announced (lets background memory work land and print first). */
+  beforeEnd?: () => Promise<void>;
   json: boolean;
   write: (line: string) => void;
   /** Input lines: the first plain line is the brief, the others are replies and commands. */
@@ -52,6 +54,7 @@ export async function runPiped(options: PipedOptions): Promise<string> {
     runner.start(options.defaultBrief);
     await runner.settled();
   }
+  await options.beforeEnd?.();
   const s = runner.session;
   if (s.status === 'awaiting_user') {
     runner.publish(event('session_ended', { reason: 'awaiting_user', detail: s.awaiting?.reason ?? '' }));

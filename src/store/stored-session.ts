@@ -149,7 +149,7 @@ export async function openStoredSession(options: OpenStoredOptions): Promise<Sto
       throw error;
     }
     const s = file.snapshot;
-    const what = s.inFlight && s.status === 'running' ? `re-running ${s.inFlight.persona}'s turn ${s.inFlight.turnId}, which was in flight` : `status ${s.status}`;
+    const what = s.inFlight && s.status === 'running' ? `re-running ${team.def.agents.find((a) => a.id === s.inFlight!.persona)?.name ?? s.inFlight.persona}'s turn ${s.inFlight.turnId}, which was in flight` : `status ${s.status}`;
     stored.runner.publish(event('note', { text: `session resumed at turn ${s.turn} (${what})` }));
     return stored;
   } catch (error) {

@@ -30,7 +30,8 @@ describe.skipIf(!hasTmux)(`the real CLI in tmux${hasTmux ? '' : ' (skipped: tmux
     if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
     await server.start();
     data = mkdtempSync(join(tmpdir(), 'troupe-e2e-'));
-    const env = `env -u TROUPE_MODEL OPENAI_BASE_URL=${server.baseURL} OPENAI_API_KEY=test TROUPE_MODEL=test-model TROUPE_DATA_DIR=${data}`;
+    // A person at a terminal, not a CI job: Ink draws live frames only outside CI.
+    const env = `env -u TROUPE_MODEL CI=false OPENAI_BASE_URL=${server.baseURL} OPENAI_API_KEY=test TROUPE_MODEL=test-model TROUPE_DATA_DIR=${data}`;
     tmux('new-session', '-d', '-s', 'tui', '-x', '100', '-y', '32', `${env} node ${CLI}; sleep 60`);
   });
 
