@@ -1,6 +1,7 @@
 import type { ChatDelta, ChatModel, ChatRequest, ChatResponse } from './chat-model.js';
 import { AbortedError } from './errors.js';
 import { abortableSleep } from './sleep.js';
+import { WrappedModel } from './wrapped-model.js';
 
 /** Waits `ms`, or rejects at once when the signal aborts. */
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -9,19 +10,13 @@ export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
  * Replays an instant model's streamed deltas at a reading pace, so the UI can show the demo team
  * thinking and the user has time to interject; the call stays abortable throughout.
  */
-export class PacedModel implements ChatModel {
-  readonly label: string;
-  readonly offline: boolean | undefined;
-  readonly free: boolean | undefined;
-
+export class PacedModel extends WrappedModel {
   constructor(
-    private readonly inner: ChatModel,
+    inner: ChatModel,
     private readonly msPerDelta: number,
     private readonly sleep: Sleep = abortableSleep,
   ) {
-    this.label = inner.label;
-    this.offline = inner.offline;
-    this.free = inner.free;
+    super(inner);
   }
 
   async generate(request: ChatRequest): Promise<ChatResponse> {

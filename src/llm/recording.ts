@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { ChatDelta, ChatModel, ChatRequest, ChatResponse } from './chat-model.js';
 import { AbortedError, ModelCallError } from './errors.js';
 import { redact, redactDeep } from './redact.js';
+import { WrappedModel } from './wrapped-model.js';
 
 /** Format version of recording files. */
 export const RECORDING_VERSION = 1;
@@ -60,27 +61,16 @@ export function recordedRequest(request: ChatRequest): RecordedRequest {
 }
 
 /** Wraps a model and writes every request and response to a JSON-lines file (no keys or headers ever reach it). */
-export class RecordingModel implements ChatModel {
+export class RecordingModel extends WrappedModel {
   private calls = 0;
 
   constructor(
-    private readonly inner: ChatModel,
+    inner: ChatModel,
     readonly file: string,
     clock: () => Date = () => new Date(),
   ) {
+    super(inner);
     writeFileSync(file, `${JSON.stringify({ type: 'recording', version: RECORDING_VERSION, label: redact(inner.label), created: clock().toISOString() })}\n`);
-  }
-
-  get label(): string {
-    return this.inner.label;
-  }
-
-  get offline(): boolean | undefined {
-    return this.inner.offline;
-  }
-
-  get free(): boolean | undefined {
-    return this.inner.free;
   }
 
   async generate(request: ChatRequest): Promise<ChatResponse> {

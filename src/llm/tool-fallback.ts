@@ -1,6 +1,7 @@
 import type { ChatModel, ChatRequest, ChatResponse } from './chat-model.js';
 import { ModelCallError } from './errors.js';
 import { toJsonRequest } from './json-mode.js';
+import { WrappedModel } from './wrapped-model.js';
 
 /** How a model id gets its directive: tool calls, JSON mode (response_format), or JSON asked for in plain text. */
 export type DirectiveChannel = 'tools' | 'json' | 'plain';
@@ -10,25 +11,15 @@ export type DirectiveChannel = 'tools' | 'json' | 'plain';
  * (a 400 naming tools) or answers without a tool call; remembered per model id for the session.
  * A server that also rejects `response_format` gets the JSON instruction alone.
  */
-export class ToolFallbackModel implements ChatModel {
+export class ToolFallbackModel extends WrappedModel {
   /** The channel chosen per model id; absent means tools. */
   readonly channels = new Map<string, DirectiveChannel>();
 
   constructor(
-    private readonly inner: ChatModel,
+    inner: ChatModel,
     private readonly onFallback?: (info: { model: string; channel: DirectiveChannel; why: string }) => void,
-  ) {}
-
-  get label(): string {
-    return this.inner.label;
-  }
-
-  get offline(): boolean | undefined {
-    return this.inner.offline;
-  }
-
-  get free(): boolean | undefined {
-    return this.inner.free;
+  ) {
+    super(inner);
   }
 
   async generate(request: ChatRequest): Promise<ChatResponse> {

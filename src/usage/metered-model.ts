@@ -1,23 +1,14 @@
 import type { ChatModel, ChatRequest, ChatResponse } from '../llm/chat-model.js';
 import type { UsageMeter } from './usage-meter.js';
+import { WrappedModel } from '../llm/wrapped-model.js';
 
 /** Wraps a model so every call's usage (persona turns and summaries alike) reaches the meter. */
-export class MeteredModel implements ChatModel {
+export class MeteredModel extends WrappedModel {
   constructor(
-    private readonly inner: ChatModel,
+    inner: ChatModel,
     private readonly meter: UsageMeter,
-  ) {}
-
-  get label(): string {
-    return this.inner.label;
-  }
-
-  get offline(): boolean | undefined {
-    return this.inner.offline;
-  }
-
-  get free(): boolean | undefined {
-    return this.inner.free;
+  ) {
+    super(inner);
   }
 
   async generate(request: ChatRequest): Promise<ChatResponse> {
