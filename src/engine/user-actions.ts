@@ -72,7 +72,7 @@ export function handoff(ctx: StepContext, target: string): void {
     kind: 'user',
     reason: 'user-requested transition (!handoff)',
     pushHistory: true,
-    inbox: { kind: 'user_requested', text: `The user handed control to you directly (user-requested transition).` },
+    inbox: { kind: 'user_requested', text: 'Give your view on the work so far and decide where it goes next.' },
   });
 }
 

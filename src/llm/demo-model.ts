@@ -79,9 +79,26 @@ const SCRIPT: Record<string, Line[]> = {
 /** Inbox kinds the demo answers off-script (they do not advance a persona's script). */
 export const DEMO_USER_DRIVEN: readonly string[] = ['user_reply', 'interjection', 'user_requested', 'consult'];
 
-function lastUserText(request: ChatRequest): string {
-  const last = [...request.messages].reverse().find((m) => m.role === 'user');
-  return (last?.content ?? '').split('\n').find((l) => l.trim() !== '')?.slice(0, 160) ?? '';
+/** What each persona says when the user steers it off the script. */
+const VIEWS: Record<string, string> = {
+  ceo: 'this lives or dies on a sharp scope, so I want one paragraph on what we ship first and what waits.',
+  cfo: 'before anything grows I want a rough cost per feature and a check against our runway.',
+  cmo: 'tell me who it is for and the one-line hook, and I can tell you whether it sells.',
+  creative_partner: 'the fantasy has to be clear before we design anything; I would tighten the pillars first.',
+  game_designer: 'I need a core loop I can sketch in four verbs, then a scope cut list.',
+  concept_artist: 'I would start with three mood sketches (dawn, storm, night) to find the look.',
+  art_director: 'a limited palette and one strong silhouette rule keep the art cost predictable.',
+  lead_engineer: 'the riskiest system gets prototyped first; I can size it once the loop is fixed.',
+};
+
+const USER_PREFIXES = ['The user replies: ', 'The user interjects: ', 'The user consults you (control returns afterwards): '];
+
+/** The user's own words in the closing message, without the framing troupe adds. */
+function userSaid(request: ChatRequest): string {
+  const last = [...request.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+  const prefix = USER_PREFIXES.find((p) => last.startsWith(p));
+  const words = prefix ? last.slice(prefix.length) : last;
+  return words.split('\n').find((l) => l.trim() !== '')?.trim().slice(0, 160) ?? '';
 }
 
 /** A deterministic offline model that plays the default studio team; used when no API key is set. */
@@ -109,10 +126,13 @@ export class DemoModel implements ChatModel {
       return this.reply(request, line.text(brief), [line.directive]);
     }
     const name = request.meta.personaName ?? persona;
-    const heard = lastUserText(request);
-    const text = userDriven
-      ? `${name} here. On "${brief}": I hear you — "${heard}". I'll fold that into my part and tell you where it leaves us.`
-      : `${name} here. I've reviewed the latest on "${brief}" and have nothing to add beyond what is pinned.`;
+    const view = VIEWS[persona] ?? 'I will give this my full attention.';
+    const said = userSaid(request);
+    let text: string;
+    if (request.meta.inbox === 'user_requested') text = `${name} here. You brought me in directly on "${brief}": ${view}`;
+    else if (request.meta.inbox === 'consult') text = `${name}, consulted on "${said}": ${view}`;
+    else if (userDriven) text = `${name} here. Noted: "${said}". On "${brief}", ${view} Tell me if that is the direction you want.`;
+    else text = `${name} here, picking up "${brief}" where the team left it: ${view}`;
     const next = request.meta.handoffTo?.[0];
     const directive = userDriven || !next ? { transition: 'RESPOND_TO_USER' } : { transition: 'HANDOFF_TO_AGENT', next_agent: next };
     return this.reply(request, text, [directive]);

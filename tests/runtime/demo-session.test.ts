@@ -29,8 +29,11 @@ describe('the offline demo model', () => {
     await runner.settled();
     runner.dispatch({ type: 'user_handoff', target: 'art director' });
     await runner.settled();
-    expect(runner.session.transcript.at(-1)?.text).toMatch(/^Art Director here\. On "A racing game"/);
+    expect(runner.session.transcript.at(-1)?.text).toBe('Art Director here. You brought me in directly on "A racing game": a limited palette and one strong silhouette rule keep the art cost predictable.');
     expect(runner.session.awaiting?.code).toBe('respond_to_user');
+    runner.dispatch({ type: 'user_message', text: 'keep it neon' });
+    await runner.settled();
+    expect(runner.session.transcript.at(-1)?.text).toMatch(/^Art Director here\. Noted: "keep it neon"\. On "A racing game", a limited palette/);
   });
 });
 
