@@ -38,7 +38,7 @@ export interface AppProps {
   /** Fixed terminal size (tests); read from stdout otherwise. */
   columns?: number;
   rows?: number;
-  /** Called once when the user leaves (after the session is ended). */
+  /** Called once when the user leaves. */
   onQuit?: () => void;
 }
 
