@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterEach } from 'vitest';
 
 /** A recorded request to the fake server. */
 export interface RecordedRequest {
@@ -165,5 +166,18 @@ function asStreamIfAsked(reply: FakeReply, req: RecordedRequest): FakeReply {
   return {
     ...rest,
     stream: streamChunks(choice.message.content ?? '', args, { usage: body?.usage ? { prompt_tokens: body.usage.prompt_tokens, completion_tokens: body.usage.completion_tokens } : null, ...(choice.finish_reason ? { finishReason: choice.finish_reason } : {}) }),
+  };
+}
+
+/** For a test file: returns `serve(script)`, which starts a fake server that is stopped after each test. */
+export function fakeServerPerTest(): (script: FakeHandler[]) => Promise<FakeOpenAIServer> {
+  let server: FakeOpenAIServer | null = null;
+  afterEach(async () => {
+    await server?.stop();
+    server = null;
+  });
+  return async (script) => {
+    server = await new FakeOpenAIServer(script).start();
+    return server;
   };
 }

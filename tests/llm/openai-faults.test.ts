@@ -1,20 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { FakeOpenAIServer, streamChunks, type FakeHandler } from '../helpers/fake-openai-server.js';
+import { describe, expect, it } from 'vitest';
+import { fakeServerPerTest, streamChunks, type FakeHandler, type FakeOpenAIServer } from '../helpers/fake-openai-server.js';
 import { OpenAIChatModel } from '../../src/llm/openai-model.js';
 import type { ChatRequest } from '../../src/llm/chat-model.js';
 import { ModelCallError } from '../../src/llm/errors.js';
 
 const KEY = 'sk-proj-SECRETsecretSECRET1234567890';
-let server: FakeOpenAIServer | null = null;
-afterEach(async () => {
-  await server?.stop();
-  server = null;
-});
-
-async function serve(script: FakeHandler[]): Promise<FakeOpenAIServer> {
-  server = await new FakeOpenAIServer(script).start();
-  return server;
-}
+const serve = fakeServerPerTest();
 
 function setup(s: FakeOpenAIServer, retries = 2, timeoutMs?: number) {
   const sleeps: number[] = [];
@@ -110,7 +101,6 @@ describe('OpenAIChatModel faults', () => {
     const s = await serve([]);
     const baseURL = s.baseURL;
     await s.stop();
-    server = null;
     const sleeps: number[] = [];
     const model = new OpenAIChatModel({ baseURL, apiKey: KEY, maxRetries: 1, retry: { sleep: async (ms) => void sleeps.push(ms) } });
     const error = await failure(model.generate(request));

@@ -1,21 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { FakeOpenAIServer, streamChunks, type FakeHandler } from '../helpers/fake-openai-server.js';
+import { describe, expect, it } from 'vitest';
+import { fakeServerPerTest, streamChunks, type FakeOpenAIServer } from '../helpers/fake-openai-server.js';
 import { OpenAIChatModel } from '../../src/llm/openai-model.js';
 import type { ChatDelta, ChatRequest } from '../../src/llm/chat-model.js';
 import { AbortedError, ModelCallError } from '../../src/llm/errors.js';
 import { directiveTool } from '../../src/directive/tool.js';
 import { parseDirective } from '../../src/directive/parse.js';
 
-let server: FakeOpenAIServer | null = null;
-afterEach(async () => {
-  await server?.stop();
-  server = null;
-});
-
-async function serve(script: FakeHandler[]): Promise<FakeOpenAIServer> {
-  server = await new FakeOpenAIServer(script).start();
-  return server;
-}
+const serve = fakeServerPerTest();
 
 const noSleep = { sleep: async () => {}, random: () => 0.5 };
 
