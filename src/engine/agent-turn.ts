@@ -4,7 +4,6 @@ import { matchTriggers } from '../arbiter/triggers.js';
 import { resolvePersona } from '../arbiter/resolve.js';
 import type { Directive } from '../directive/schema.js';
 import type { DirectiveResult } from '../directive/parse.js';
-import { agentById } from './definition.js';
 import { applyMove, emit, nameOf, pathOf, record, startCall, toUser, type StepContext } from './context.js';
 import { event } from './event-map.js';
 import { alternationLength } from './loops.js';
