@@ -7,7 +7,7 @@ export function toMermaid(def: MachineDefinition): string {
     lines.push(`  state ${major.id} {`);
     if (major.kind === 'user') lines.push(`    user: You`);
     for (const id of major.children) {
-      const a = def.agents.find((x) => x.id === id);
+      const a = def.agentIndex.get(id);
       lines.push(`    ${id}: ${a?.name ?? id}${major.lead === id ? ' (lead)' : ''}`);
     }
     lines.push('  }');

@@ -1,45 +1,52 @@
-/** troupe as a library: the engine, arbiter, schemas, models and runtime. */
-export { step, type StepResult } from './engine/step.js';
-export { createSession, type SessionState, type AgentCall, type TranscriptEntry, type ApprovalRecord, type TransitionRecord } from './engine/session.js';
-export { compileTeam, agentById, type MachineDefinition, type AgentState, type MajorState, type Mode, type Routing } from './engine/definition.js';
-export type { EngineInput } from './engine/input-events.js';
-export type { Effect } from './engine/effects.js';
-export type { Inbox } from './engine/inbox.js';
-export { event, type TroupeEventMap, type TroupeEventName, type TroupeEvent, type EngineEvent } from './engine/event-map.js';
-export { arbitrate, scoreOf, type ArbitrationInput, type ArbiterPersona } from './arbiter/arbitrate.js';
-export { matchTriggers, type TriggerRule } from './arbiter/triggers.js';
-export { resolvePersona } from './arbiter/resolve.js';
-export type { Proposal, ScoredProposal, Decision, Criteria } from './arbiter/proposal.js';
-export { DirectiveSchema, AlternativeSchema, TRANSITIONS, DIRECTIVE_TOOL_NAME, type Directive, type TransitionKind } from './directive/schema.js';
-export { parseDirective, extractJsonObject, repairPrompt, type DirectiveResult } from './directive/parse.js';
-export { directiveTool, type ToolSpec } from './directive/tool.js';
-export { PersonaSchema, TriggerSchema, type Persona } from './config/persona-schema.js';
-export { TeamSchema, type Team } from './config/team-schema.js';
+/** troupe as a library: open a session on a team, steer it, watch its events. Test models are in `troupe/testing`. */
+
+// Sessions: the one way to run a team.
+export { openSession, type OpenSessionOptions } from './session/open-session.js';
+export { TroupeSession, type Detach } from './session/troupe-session.js';
+export { SessionSaveError, type SessionListener } from './session/actor.js';
+export { foldJournal } from './session/fold.js';
+
+// What flows in and out of a session.
+export { EngineInputSchema, type EngineInput } from './engine/input-events.js';
+export { EVENT_PAYLOADS, EVENT_NAMES, type TroupeEvent, type TroupeEventMap, type TroupeEventName, type EngineEvent } from './engine/event-map.js';
+export { SessionStateSchema, type SessionState, type Mode } from './engine/session.js';
+export { DirectiveSchema, DIRECTIVE_TOOL_NAME, TRANSITIONS, type Directive } from './directive/schema.js';
+export { executeLine, parseLine, type LineHost, type LineOutcome, type ParsedLine } from './commands/index.js';
+
+// The pure core, for tools and tests that step a definition by hand.
+export { step, initialState, type StepResult } from './engine/step.js';
+export { type MachineDefinition, type AgentState } from './engine/definition.js';
+export { arbitrate, scoreOf } from './arbiter/arbitrate.js';
+export type { Decision, Proposal, ScoredProposal, Criteria } from './arbiter/proposal.js';
+
+// Teams.
+export { openTeam, type OpenTeam } from './runtime/open-team.js';
 export { loadTeam, loadTeamOrThrow, type LoadedTeam } from './config/load-team.js';
+export { compileTeam } from './routing/compile-team.js';
+export { PersonaSchema, type Persona } from './config/persona-schema.js';
+export { TeamSchema, type Team } from './config/team-schema.js';
 export { ConfigError, formatIssue, type ConfigIssue } from './config/issues.js';
+
+// Models.
 export type { ChatModel, ChatRequest, ChatResponse, ChatMessage, ChatDelta, Usage } from './llm/chat-model.js';
 export { OpenAIChatModel } from './llm/openai-model.js';
 export { DemoModel } from './llm/demo-model.js';
-export { ScriptedModel, type ScriptStep, type ScriptEntry } from './llm/scripted-model.js';
 export { modelFromEnv } from './llm/from-env.js';
-export { resolveModelId } from './llm/model-resolver.js';
-export { ToolFallbackModel, type DirectiveChannel } from './llm/tool-fallback.js';
 export { RecordingModel } from './llm/recording.js';
 export { ReplayModel } from './llm/replay-model.js';
-export { withRetries, DEFAULT_RETRY_POLICY, type RetryPolicy } from './llm/retry.js';
-export { UsageMeter, type UsageRecord, type UsageTotals } from './usage/usage-meter.js';
-export { PriceTable, loadPriceTable, parsePriceTable, type ModelPrice } from './usage/price-table.js';
-export { MeteredModel } from './usage/metered-model.js';
+
+// Stores.
+export { LowdbStore } from './store/lowdb-store.js';
+export { MemoryStore } from './store/memory-store.js';
+export { dataDirFrom, type Store } from './store/store.js';
+
+// Reports.
+export { eventLines, eventJson, renderShow, renderMarkdown, transcriptOf, decisionLine } from './report/index.js';
+
+// Usage.
+export { UsageMeter } from './usage/usage-meter.js';
 export { formatUsageSummary } from './usage/summary.js';
-export { TroupeError, UserError, ModelCallError, AbortedError } from './llm/errors.js';
-export { Runner, type RunnerOptions } from './runtime/runner.js';
-export { TroupeBus } from './runtime/bus.js';
-export { openTeam, type OpenTeam } from './runtime/open-team.js';
-export { FullHistoryPromptBuilder, type PromptBuilder, type PromptInput } from './memory/prompt-builder.js';
-export * from './store/index.js';
-export { Memory, type MemoryOptions, type MemorySnapshot, type RelevantContext } from './memory/memory.js';
-export { MemoryPromptBuilder, type MemoryPromptOptions } from './memory/memory-prompt-builder.js';
-export { attachMemory, type AttachMemoryOptions, type AttachedMemory } from './memory/attach-memory.js';
-export { ModelSummariser, SummaryError, type Summariser, type SummaryJob } from './memory/summariser.js';
-export { MemoryStateSchema, type MemoryState, type RawTurn, type Pinned, type Summary, type SummaryContent } from './memory/memory-state.js';
-export { countTokens, promptTokens } from './memory/tokens.js';
+
+// Errors.
+export { TroupeError, UserError, ModelError } from './errors.js';
+export { ModelCallError, AbortedError } from './llm/errors.js';

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { UserError } from '../errors.js';
 
 /** The usage text printed by --help and on bad flags. */
 export const USAGE = `usage: troupe [command] [options]
@@ -43,7 +44,7 @@ export interface CliArgs {
 }
 
 /** Thrown for bad flags; the CLI prints the usage line and exits 2. */
-export class UsageError extends Error {}
+export class UsageError extends UserError {}
 
 /** Parses argv (without node and script) into typed options. */
 export function parseCli(argv: string[]): CliArgs {

@@ -1,8 +1,8 @@
 import type { MachineDefinition } from '../engine/definition.js';
-import { UserError } from '../llm/errors.js';
+import { UserError } from '../errors.js';
+import { bareDefinition } from '../report/bare-definition.js';
 import { openTeam } from '../runtime/open-team.js';
-import { bareDefinition } from '../store/render.js';
-import type { SessionFile } from '../store/session-file.js';
+import type { SessionDocument } from '../store/session-file.js';
 import { matchId, newestFirst, type Store, type StoredEntry } from '../store/store.js';
 
 /** What a command takes when no id is given: the newest session (show, export) or the newest one resume can continue. */
@@ -10,10 +10,10 @@ export type DefaultSession = 'newest' | 'resumable';
 
 /** Why `troupe resume` cannot continue a stored session, or null when it can. */
 export function notResumable(entry: StoredEntry): string | null {
-  if (!('file' in entry)) return 'unreadable';
+  if (!('listing' in entry)) return 'unreadable';
   if (entry.lockedBy !== null) return 'open in another process';
-  if (entry.file.snapshot.status === 'ended') return 'ended';
-  if (!(entry.file.brief || entry.file.snapshot.brief).trim()) return 'never started';
+  if (entry.listing.status === 'ended') return 'ended';
+  if (!entry.listing.brief.trim()) return 'never started';
   return null;
 }
 
@@ -35,10 +35,10 @@ export async function resolveSessionId(store: Store, wanted: string | undefined,
 }
 
 /** The session's team definition for display; the stored names are used if the team directory is gone. */
-export function displayDefinition(file: SessionFile): MachineDefinition {
+export function displayDefinition(doc: SessionDocument): MachineDefinition {
   try {
-    return openTeam(file.team.dir).def;
+    return openTeam(doc.team.dir).def;
   } catch {
-    return bareDefinition(file);
+    return bareDefinition(doc);
   }
 }

@@ -1,13 +1,12 @@
-import { event } from '../engine/event-map.js';
-import type { Runner } from '../runtime/runner.js';
+import type { TroupeSession } from '../session/troupe-session.js';
 import { inspect } from './inspect.js';
 import type { MemorySource } from './memory-source.js';
 import { parseLine, type ParsedLine } from './parse.js';
 import type { UsageTotals } from './usage-meter.js';
 
-/** What a line needs to act on: the runner, plus optional usage and memory readers. */
+/** What a line acts on: the session, plus readers for usage, memory and stored sessions. */
 export interface LineHost {
-  runner: Runner;
+  session: TroupeSession;
   usage: () => UsageTotals;
   memory?: MemorySource | undefined;
   sessions?: (() => string[]) | undefined;
@@ -19,32 +18,32 @@ export type LineOutcome =
   | { kind: 'output'; title: string; lines: string[]; tone: 'info' | 'error' }
   | { kind: 'quit' };
 
+/** The detail of the detach `!quit` records. */
+export const LEFT_DETAIL = 'the session is saved; continue it with troupe resume';
+
 /** Applies one parsed line: starts the session, steers the engine, or answers an inspection. */
 export function applyParsed(parsed: ParsedLine, host: LineHost): LineOutcome {
-  const { runner } = host;
+  const { session } = host;
   switch (parsed.kind) {
     case 'empty':
       return { kind: 'none' };
     case 'text':
-      if (runner.session.status === 'idle') runner.start(parsed.text);
-      else runner.dispatch({ type: 'user_message', text: parsed.text });
+      if (session.getSnapshot().status === 'idle') session.start(parsed.text);
+      else session.send({ type: 'user_message', text: parsed.text });
       return { kind: 'none' };
     case 'engine':
-      runner.publish(event('command', { name: parsed.name, args: parsed.args }));
-      runner.dispatch(parsed.input);
+      session.send({ ...parsed.input, command: { name: parsed.name, args: parsed.args } } as typeof parsed.input);
       return { kind: 'none' };
     case 'quit':
       // Leaving keeps the session resumable: a turn in flight is aborted unapplied and re-run on resume.
-      runner.publish(event('command', { name: 'quit', args: [] }));
-      runner.abortAll();
-      if (runner.session.status !== 'ended') runner.publish(event('session_ended', { reason: 'user_left', detail: 'the session is saved; continue it with troupe resume' }));
+      session.send({ type: 'detach', reason: 'user_left', detail: LEFT_DETAIL, command: { name: 'quit', args: [] } });
       return { kind: 'quit' };
     case 'workflow':
       return { kind: 'output', title: 'workflow', lines: [`workflows are not available yet (asked for "${parsed.name}")`], tone: 'error' };
     case 'error':
       return { kind: 'output', title: 'command', lines: [parsed.message], tone: 'error' };
     case 'inspect': {
-      const shown = inspect(parsed.name, { def: runner.def, session: runner.session, usage: host.usage(), memory: host.memory, sessions: host.sessions });
+      const shown = inspect(parsed.name, { def: session.def, session: session.getSnapshot(), events: session.recent(), usage: host.usage(), memory: host.memory, sessions: host.sessions });
       return { kind: 'output', ...shown, tone: 'info' };
     }
   }
@@ -52,5 +51,5 @@ export function applyParsed(parsed: ParsedLine, host: LineHost): LineOutcome {
 
 /** Parses and applies one input line. */
 export function executeLine(line: string, host: LineHost): LineOutcome {
-  return applyParsed(parseLine(line, host.runner.def), host);
+  return applyParsed(parseLine(line, host.session.def), host);
 }

@@ -1,6 +1,9 @@
 import type { MachineDefinition } from '../engine/definition.js';
 import type { SessionState } from '../engine/session.js';
-import { displayName, formatPath } from '../runtime/format.js';
+import type { TroupeEvent } from '../engine/event-map.js';
+import type { Decision } from '../arbiter/proposal.js';
+import { decisionLine } from '../report/decisions.js';
+import { displayName, formatPath } from '../report/names.js';
 import { helpLines } from './catalog.js';
 import { memoryLines, type MemorySource } from './memory-source.js';
 import type { InspectName } from './parse.js';
@@ -11,6 +14,8 @@ import { formatCost, type UsageTotals } from './usage-meter.js';
 export interface InspectSources {
   def: MachineDefinition;
   session: SessionState;
+  /** The newest events (a bounded window of the session's log). */
+  events: readonly TroupeEvent[];
   usage: UsageTotals;
   memory?: MemorySource | undefined;
   /** The stored sessions as table lines (absent when the session is not stored). */
@@ -24,18 +29,26 @@ function statusLines({ def, session: s }: InspectSources): string[] {
     `now: ${sit.status}`,
     `mode: ${s.mode.toUpperCase()} · approval gates: ${def.approval} · turn ${s.turn}/${s.turnBudget}`,
   ];
-  if (s.history.length) lines.push(`handed over by: ${s.history.map((id) => displayName(def, id)).join(' › ')}`);
-  const mine = s.approvals.filter((a) => a.status === 'APPROVED').length;
-  lines.push(`approvals: ${mine} · reworks: ${s.approvals.length - mine}`);
+  const r = s.routing;
+  if (r?.history.length) lines.push(`handed over by: ${r.history.map((id) => displayName(def, id)).join(' › ')}`);
+  if (r) lines.push(`approvals: ${r.approved} · reworks: ${r.sentBack}`);
   return lines;
 }
 
-function historyLines({ def, session: s }: InspectSources): string[] {
-  if (s.transitions.length === 0) return ['no transitions yet'];
-  return s.transitions.flatMap((t) => [
-    `turn ${t.turn}: ${formatPath(def, t.from)} -> ${formatPath(def, t.to)} [${t.kind}] ${t.reason}`,
-    ...(t.arbitration ? [`  arbiter: ${t.arbitration}`] : []),
-  ]);
+function historyLines({ def, events }: InspectSources): string[] {
+  const name = (id: string) => displayName(def, id);
+  const lines: string[] = events.length > 0 && events[0]!.seq > 1 ? ['(older transitions: troupe show <id>)'] : [];
+  let turn = 0;
+  let decision: Decision | null = null;
+  for (const e of events) {
+    if (e.type === 'agent_message') turn = e.turn;
+    if (e.type === 'arbitration') decision = e.decision;
+    if (e.type !== 'transition') continue;
+    lines.push(`turn ${turn}: ${formatPath(def, e.from)} -> ${formatPath(def, e.to)} [${e.kind}] ${e.reason}`);
+    if (decision && decision.proposals.length > 0) lines.push(`  arbiter: ${decisionLine(decision, name)}`);
+    decision = null;
+  }
+  return lines.some((l) => l.startsWith('turn ')) ? lines : ['no transitions yet'];
 }
 
 function costLines({ def, usage }: InspectSources): string[] {

@@ -1,6 +1,6 @@
 import { agentById, type MachineDefinition } from '../engine/definition.js';
 import type { SessionState } from '../engine/session.js';
-import { formatPath } from '../runtime/format.js';
+import { formatPath } from '../report/names.js';
 
 /** Where the team is and where it goes next, ready to print. */
 export interface Situation {
@@ -26,15 +26,17 @@ function predicted(def: MachineDefinition, s: SessionState): string | null {
     return pathOfId(def, routing.kind === 'pipeline' ? routing.stages[0]?.persona : def.initial);
   }
   if (s.status !== 'running') return null;
-  if (s.inFlight?.inbox.kind === 'consult' && s.consultReturn) return pathOfId(def, s.consultReturn);
-  const detour = s.detours[s.detours.length - 1];
+  const r = s.routing;
+  if (!r) return null;
+  if (s.inFlight?.inbox.kind === 'consult' && r.consultReturn) return pathOfId(def, r.consultReturn);
+  const detour = r.detours[r.detours.length - 1];
   if (detour && detour.target === s.active) return pathOfId(def, detour.returnTo);
   const routing = def.routing[s.mode];
   if (routing.kind === 'pipeline') {
-    const stage = routing.stages[s.pipelineIndex + 1];
+    const stage = routing.stages[r.pipelineIndex + 1];
     return stage ? pathOfId(def, stage.persona) : formatPath(def, def.userPath);
   }
-  const queued = s.queue[0];
+  const queued = r.queue[0];
   return queued ? pathOfId(def, queued.target) : null;
 }
 

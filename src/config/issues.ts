@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { UserError } from '../errors.js';
 
 /** One problem found in a config file, printed as `file: field: problem — fix`. */
 export interface ConfigIssue {
@@ -56,7 +57,7 @@ export function zodIssues(file: string, error: z.ZodError): ConfigIssue[] {
 }
 
 /** Thrown when a team cannot be loaded; carries every issue found. */
-export class ConfigError extends Error {
+export class ConfigError extends UserError {
   constructor(readonly issues: ConfigIssue[]) {
     super(issues.map(formatIssue).join('\n'));
     this.name = 'ConfigError';

@@ -48,3 +48,11 @@ export type TransitionKind = (typeof TRANSITIONS)[number];
 
 /** Name of the function tool persona turns offer. */
 export const DIRECTIVE_TOOL_NAME = 'handoff_directive';
+
+/** A directive parse as the engine receives it: the directive, or why it could not be read. */
+export const DirectiveResultSchema = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), directive: DirectiveSchema, source: z.enum(['tool', 'text']) }),
+  z.object({ ok: z.literal(false), error: z.string() }),
+]);
+/** A directive parse as the engine receives it. */
+export type DirectiveResult = z.infer<typeof DirectiveResultSchema>;

@@ -1,9 +1,12 @@
+import { topLevelOf } from './chart/chart.js';
+import { transitionSets } from './chart/configuration.js';
 import type { MachineDefinition } from './definition.js';
 import { agentById } from './definition.js';
 import type { Effect } from './effects.js';
 import { event, type EngineEvent } from './event-map.js';
 import type { Inbox } from './inbox.js';
-import type { AgentCall, Awaiting, Move, SessionState, TranscriptEntry } from './session.js';
+import type { AgentCall, Awaiting, Move, TransitionRecord } from './moves.js';
+import type { SessionState } from './session.js';
 
 /** The working set of one step: definition, a private draft of the session, effects produced. */
 export interface StepContext {
@@ -12,20 +15,12 @@ export interface StepContext {
   fx: Effect[];
 }
 
-/** Copies the session so a step can change it without touching the caller's value. */
+/**
+ * A shallow copy of the session for one step. The state is bounded (its history lives in events), so
+ * copying the top level is cheap; nested records are replaced, never changed in place, by the code below.
+ */
 export function draft(session: SessionState): SessionState {
-  return {
-    ...session,
-    history: [...session.history],
-    detours: [...session.detours],
-    approvals: [...session.approvals],
-    reworks: { ...session.reworks },
-    visits: { ...session.visits },
-    transitions: [...session.transitions],
-    transcript: [...session.transcript],
-    queue: [...session.queue],
-    rulesFired: { ...session.rulesFired },
-  };
+  return { ...session, routing: session.routing ? { ...session.routing } : null };
 }
 
 /** Queues an event for the bus. */
@@ -33,38 +28,29 @@ export function emit(ctx: StepContext, e: EngineEvent): void {
   ctx.fx.push({ type: 'emit', event: e });
 }
 
-/** Display name of a persona id (or "the user"). */
-export function nameOf(ctx: StepContext, id: string | 'user'): string {
+/** Display name of an agent id (or "the user"). */
+export function nameOf(ctx: StepContext, id: string): string {
   if (id === 'user') return 'the user';
   return agentById(ctx.def, id)?.name ?? id;
 }
 
-/** State path of a persona id, or the user state. */
-export function pathOf(ctx: StepContext, id: string | 'user'): string {
+/** State key of an agent id, or the user state. */
+export function pathOf(ctx: StepContext, id: string): string {
   if (id === 'user') return ctx.def.userPath;
   return agentById(ctx.def, id)?.path ?? id;
 }
 
-/** The state the session is in now. */
+/** The state the session is in now (its main region's active leaf). */
 export function currentPath(ctx: StepContext): string {
-  const { s } = ctx;
-  if (s.status === 'awaiting_user' || s.status === 'idle' || !s.active) return ctx.def.userPath;
-  return pathOf(ctx, s.active);
-}
-
-/** Appends to the transcript. */
-export function record(ctx: StepContext, entry: Omit<TranscriptEntry, 'seq' | 'turn'>): void {
-  ctx.s.seq += 1;
-  ctx.s.transcript.push({ seq: ctx.s.seq, turn: ctx.s.turn, ...entry });
+  return ctx.s.configuration[0] ?? ctx.def.userPath;
 }
 
 /** Records a visible system note. */
 export function note(ctx: StepContext, text: string): void {
-  record(ctx, { kind: 'note', text });
   emit(ctx, event('note', { text }));
 }
 
-/** Starts a persona call: the runtime will call the model and report back. */
+/** Starts an agent call: the runtime will call the model and report back. */
 export function startCall(
   ctx: StepContext,
   persona: string,
@@ -81,27 +67,46 @@ export function startCall(
   ctx.fx.push({ type: 'call_agent', call });
 }
 
-/** Aborts the call in flight, recording the turn as aborted (never half applied). */
+/** Aborts the call in flight: it is recorded as aborted (never half applied). */
 export function abortInFlight(ctx: StepContext, reason: string): void {
   const call = ctx.s.inFlight;
   if (!call) return;
   ctx.s.inFlight = null;
   ctx.fx.push({ type: 'abort_call', turnId: call.turnId, reason });
-  record(ctx, { kind: 'agent', persona: call.persona, path: call.path, text: '', status: 'aborted', flags: [reason] });
   emit(ctx, event('agent_aborted', { turn_id: call.turnId, persona: call.persona, reason }));
 }
 
-function changeState(ctx: StepContext, from: string, to: string, kind: Move['kind'], reason: string, arbitration?: string): void {
-  const fromMajor = from.split('.')[0]!;
-  const toMajor = to.split('.')[0]!;
-  ctx.s.transitions.push({ turn: ctx.s.turn, from, to, kind, reason, ...(arbitration ? { arbitration } : {}) });
+/**
+ * Moves the main region to the state `to` (a key): the chart says which states are left and entered;
+ * the transition, the majors left and entered, and the entered leaf are published in that order.
+ */
+export function changeState(ctx: StepContext, to: string, kind: Move['kind'], reason: string, arbitration?: string): void {
+  const { s, def } = ctx;
+  const chart = def.chart;
+  const from = currentPath(ctx);
+  const source = chart.byKey.get(from);
+  const target = chart.byKey.get(to);
+  if (!source || !target) throw new Error(`engine: no state ${source ? to : from} in ${def.name}`);
+  const sets = transitionSets(chart, s.configuration.length > 0 ? s.configuration : [from], source.path, target.path);
+  const record: TransitionRecord = { turn: s.turn, from, to, kind, reason, ...(arbitration ? { arbitration } : {}) };
   emit(ctx, event('transition', { from, to, reason, kind }));
-  if (fromMajor !== toMajor) {
-    emit(ctx, event('major_exited', { major: fromMajor }));
-    emit(ctx, event('major_entered', { major: toMajor }));
+  const fromTop = topLevelOf(source);
+  const toTop = topLevelOf(target);
+  if (fromTop !== toTop) {
+    for (const n of sets.exited) if (n.depth === 1 && n.kind !== 'atomic') emit(ctx, event('major_exited', { major: n.id }));
+    for (const n of sets.entered) if (n.depth === 1 && n.kind !== 'atomic') emit(ctx, event('major_entered', { major: n.id }));
   }
-  ctx.s.visits[to] = (ctx.s.visits[to] ?? 0) + 1;
-  emit(ctx, event('state_entered', { path: to, persona: to === ctx.def.userPath ? 'user' : to.split('.')[1]!, major: toMajor }));
+  s.configuration = [...sets.configuration];
+  s.visits = { ...s.visits, [to]: (s.visits[to] ?? 0) + 1 };
+  const persona = target.invoke?.agent ?? (target.waitsForUser ? 'user' : target.id);
+  emit(ctx, event('state_entered', { path: to, persona, major: toTop.id }));
+  def.policy.onTransition?.(ctx, record);
+}
+
+/** Enters an agent's state and starts its turn with the given inbox. */
+export function goTo(ctx: StepContext, persona: string, kind: Move['kind'], reason: string, inbox: Inbox, arbitration?: string): void {
+  changeState(ctx, pathOf(ctx, persona), kind, reason, arbitration);
+  startCall(ctx, persona, inbox);
 }
 
 /** Sends the session to the user state and pauses it there. */
@@ -111,14 +116,14 @@ export function toUser(
   reason: string,
   resume: Awaiting['resume'] = null,
   pending?: Move,
-  /** The persona whose work the pause is about, when it is not the one leaving now. */
+  /** The agent whose work the pause is about, when it is not the one leaving now. */
   owner?: string | null,
 ): void {
   const { s } = ctx;
   const from = currentPath(ctx);
   if (owner !== undefined) s.active = owner;
   s.inFlight = null;
-  if (from !== ctx.def.userPath) changeState(ctx, from, ctx.def.userPath, 'system', reason);
+  if (from !== ctx.def.userPath) changeState(ctx, ctx.def.userPath, 'system', reason);
   s.status = 'awaiting_user';
   s.awaiting = { code, reason, resume };
   s.pending = pending ?? null;
@@ -129,26 +134,7 @@ export function toUser(
   ctx.fx.push({ type: 'await_user', reason });
 }
 
-/** Applies a move to a persona: history, detours, state events, then the next call. */
-export function applyMove(ctx: StepContext, move: Move): void {
-  const { s } = ctx;
-  if (move.to === 'user') {
-    toUser(ctx, 'respond_to_user', move.reason);
-    return;
-  }
-  const from = currentPath(ctx);
-  const leaving = s.active;
-  if (move.popHistory && s.history[s.history.length - 1] === move.to) s.history.pop();
-  if (move.pushHistory && leaving && leaving !== move.to) s.history.push(leaving);
-  if (move.endDetour) s.detours.pop();
-  if (move.detour) s.detours.push(move.detour);
-  if (move.pipelineIndex !== undefined) s.pipelineIndex = move.pipelineIndex;
-  s.pending = null;
-  changeState(ctx, from, pathOf(ctx, move.to), move.kind, move.reason, move.arbitration);
-  startCall(ctx, move.to, move.inbox ?? { kind: 'continue', text: 'Continue.' });
-}
-
-/** Ends the session with a stated reason. */
+/** Ends the session with a stated reason; the one place `session_ended` is published. */
 export function endSession(ctx: StepContext, reason: string): void {
   abortInFlight(ctx, 'session ended');
   ctx.s.status = 'ended';

@@ -1,13 +1,24 @@
-import type { LoadedTeam } from '../config/load-team.js';
 import type { ApprovalPolicy, Limits } from '../config/team-schema.js';
 import type { Criteria } from '../arbiter/proposal.js';
 import type { ArbiterPersona } from '../arbiter/arbitrate.js';
 import type { TriggerRule } from '../arbiter/triggers.js';
+import type { Chart } from './chart/chart.js';
+import type { StatePath } from './chart/path.js';
+import type { EngineInput } from './input-events.js';
+import type { TransitionRecord } from './moves.js';
+import type { Mode } from './session.js';
+import type { StepContext } from './context.js';
+import type { TeamRouting } from '../routing/state.js';
 
-/** A leaf state: one persona inside a major. */
+/** An agent the chart invokes (a persona of a team, or a workflow role): its state and how it is shown. */
 export interface AgentState extends ArbiterPersona {
+  /** Key of its state (`MAJOR.persona_id`), as events and snapshots carry it. */
   path: string;
+  /** Its state's path in the chart. */
+  statePath: StatePath;
+  /** Id of the top-level state holding it (its major). */
   major: string;
+  /** Model tier or id from its config. */
   model: string;
   description: string;
 }
@@ -24,17 +35,34 @@ export interface MajorState {
 /** How the next state is chosen after a turn: by directives and the arbiter, or by a fixed pipeline. */
 export type Routing = { kind: 'directive' } | { kind: 'pipeline'; stages: { stage: string; persona: string }[] };
 
-/** Session modes and the routing each one runs. */
-export type Mode = 'fsm' | 'simple';
+/** What a definition's routing policy does with the inputs the core does not handle itself. */
+export interface Policy {
+  /** The policy's own state for a fresh session. */
+  initialRouting(def: MachineDefinition): TeamRouting | null;
+  /** The brief arrived: enter the first state. */
+  start(ctx: StepContext, brief: string): void;
+  /** Any other input (model results, user actions, budgets). */
+  onInput(ctx: StepContext, input: EngineInput): void;
+  /** A state change happened (the policy may remember it, e.g. for loop detection). */
+  onTransition?(ctx: StepContext, record: TransitionRecord): void;
+}
 
-/** The statechart the engine interprets: states, routing per mode, arbiter and limits. */
+/** The statechart the engine interprets: the chart, its agents, the routing policy, limits. */
 export interface MachineDefinition {
   name: string;
-  majors: MajorState[];
+  kind: 'team' | 'workflow';
+  chart: Chart;
   agents: AgentState[];
-  userMajor: string;
+  /** Agents by id. */
+  agentIndex: ReadonlyMap<string, AgentState>;
+  /** Key of the state that holds the user. */
   userPath: string;
+  /** The agent the session starts with. */
   initial: string;
+  policy: Policy;
+  limits: Limits;
+  majors: MajorState[];
+  userMajor: string;
   routing: Record<Mode, Routing>;
   arbiter: {
     weights: Criteria;
@@ -45,64 +73,10 @@ export interface MachineDefinition {
     queueTtl: number;
   };
   rules: TriggerRule[];
-  limits: Limits;
   approval: ApprovalPolicy;
 }
 
-/** Finds an agent state by persona id. */
+/** Finds an agent by id. */
 export function agentById(def: MachineDefinition, id: string): AgentState | undefined {
-  return def.agents.find((a) => a.id === id);
-}
-
-/** Compiles a loaded team into the statechart definition. */
-export function compileTeam(loaded: LoadedTeam): MachineDefinition {
-  const { team, personas } = loaded;
-  const membersOf = new Map(team.majors.map((m) => [m.id, m.personas]));
-  const userMajor = team.majors.find((m) => m.kind === 'user')!.id;
-  const agents: AgentState[] = personas.map((p) => ({
-    id: p.id,
-    name: p.name,
-    major: p.major,
-    path: `${p.major}.${p.id}`,
-    model: p.model,
-    description: p.description,
-    allowed: p.handoff_to.length === 0 ? null : new Set(p.handoff_to.flatMap((t) => membersOf.get(t) ?? [t])),
-  }));
-  const rules: TriggerRule[] = personas.flatMap((p) =>
-    p.triggers.map((t, i) => ({
-      id: t.id ?? `${p.id}#${i}`,
-      owner: p.id,
-      keywords: t.keywords,
-      andKeywords: t.and_keywords ?? [],
-      criteria: t.criteria,
-      detour: t.detour,
-      reason: t.reason,
-    })),
-  );
-  return {
-    name: team.name,
-    majors: team.majors.map((m) => ({
-      id: m.id,
-      kind: m.kind,
-      lead: m.lead ?? null,
-      children: m.personas,
-      description: m.description,
-    })),
-    agents,
-    userMajor,
-    userPath: `${userMajor}.user`,
-    initial: team.initial.split('.')[1]!,
-    routing: { fsm: { kind: 'directive' }, simple: { kind: 'pipeline', stages: team.pipeline } },
-    arbiter: {
-      weights: team.arbiter.weights,
-      defaults: team.arbiter.default_criteria,
-      blockingDependency: team.arbiter.blocking_dependency,
-      triggerWindow: team.arbiter.trigger_window,
-      ruleCooldown: team.arbiter.rule_cooldown_turns,
-      queueTtl: team.arbiter.queue_ttl_turns,
-    },
-    rules,
-    limits: team.limits,
-    approval: team.approval,
-  };
+  return def.agentIndex.get(id);
 }

@@ -1,10 +1,16 @@
-import type { EngineEvent } from './event-map.js';
-import type { AgentCall } from './session.js';
+import { z } from 'zod';
+import { EngineEventSchema } from './event-map.js';
+import { AgentCallSchema } from './moves.js';
 
-/** Work the runtime performs for the pure core; results come back as engine input events. */
-export type Effect =
-  | { type: 'emit'; event: EngineEvent }
-  | { type: 'call_agent'; call: AgentCall }
-  | { type: 'abort_call'; turnId: string; reason: string }
-  | { type: 'await_user'; reason: string }
-  | { type: 'end'; reason: string };
+/** Work the runtime performs for the pure core; results come back as engine inputs. */
+export const EffectSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('emit'), event: EngineEventSchema }),
+  z.object({ type: z.literal('call_agent'), call: AgentCallSchema }),
+  z.object({ type: z.literal('abort_call'), turnId: z.string(), reason: z.string() }),
+  z.object({ type: z.literal('await_user'), reason: z.string() }),
+  z.object({ type: z.literal('detach'), reason: z.string() }),
+  z.object({ type: z.literal('end'), reason: z.string() }),
+]);
+
+/** Work the runtime performs for the pure core. */
+export type Effect = z.infer<typeof EffectSchema>;

@@ -1,44 +1,74 @@
-import type { Directive } from '../directive/schema.js';
-import type { Decision } from '../arbiter/proposal.js';
-import type { Inbox } from './inbox.js';
-import type { Mode } from './definition.js';
-import type { TransitionRecord } from './session.js';
+import { z } from 'zod';
+import { DecisionSchema } from '../arbiter/proposal.js';
+import { DirectiveSchema } from '../directive/schema.js';
+import { AwaitCodeSchema, TransitionKindSchema } from './moves.js';
+import { ModeSchema } from './session.js';
+
+const str = z.string();
+const num = z.number();
+
+/** The payload schema of every troupe event, keyed by its snake_case name (the one source of their shapes). */
+export const EVENT_PAYLOADS = {
+  session_started: z.object({ brief: str, mode: ModeSchema, team: str, model: str, initial: str }),
+  state_entered: z.object({ path: str, persona: str, major: str }),
+  major_entered: z.object({ major: str }),
+  major_exited: z.object({ major: str }),
+  agent_started: z.object({ turn_id: str, path: str, persona: str, attempt: num, model: str, inbox: str }),
+  agent_delta: z.object({ turn_id: str, persona: str, text: str.optional(), tool_arguments: str.optional() }),
+  agent_message: z.object({ turn_id: str, path: str, persona: str, text: str, turn: num }),
+  agent_aborted: z.object({ turn_id: str, persona: str, reason: str }),
+  directive: z.object({ turn_id: str, path: str, persona: str, directive: DirectiveSchema, source: z.enum(['tool', 'text']) }),
+  directive_invalid: z.object({ turn_id: str, persona: str, error: str, attempt: num, repairing: z.boolean() }),
+  arbitration: z.object({ from: str, decision: DecisionSchema }),
+  transition: z.object({ from: str, to: str, reason: str, kind: TransitionKindSchema }),
+  approval: z.object({ turn: num.optional(), by: str, of: str, status: z.enum(['APPROVED', 'REQUEST_REWORK']), reason: str.optional() }),
+  memory_compressed: z.object({ turns_in: num, tokens_before: num, tokens_after: num, summaries: num }),
+  memory_trimmed: z.object({ persona: str, dropped: z.array(str), tokens_before: num, tokens_after: num, budget: num }),
+  awaiting_user: z.object({ reason: str, code: AwaitCodeSchema, pending: z.object({ from: str, to: str, reason: str }).optional() }),
+  user_input: z.object({ text: str }),
+  command: z.object({ name: str, args: z.array(str) }),
+  mode_changed: z.object({ mode: ModeSchema }),
+  usage: z.object({
+    persona: str.nullable(),
+    model: str,
+    prompt_tokens: num,
+    completion_tokens: num,
+    cost: num.nullable(),
+    total_tokens: num,
+    total_cost: num.nullable(),
+  }),
+  retry: z.object({ turn_id: str.optional(), persona: str.nullable(), attempt: num, wait_ms: num, reason: str }),
+  note: z.object({ text: str }),
+  error: z.object({ message: str, where: str }),
+  session_detached: z.object({ reason: str, detail: str.optional() }),
+  session_ended: z.object({ reason: str, detail: str.optional() }),
+} as const;
+
+type Payloads = typeof EVENT_PAYLOADS;
 
 /** Payload of every troupe event, keyed by its snake_case name. */
-export interface TroupeEventMap {
-  session_started: { brief: string; mode: Mode; team: string; model: string; initial: string };
-  state_entered: { path: string; persona: string; major: string };
-  major_entered: { major: string };
-  major_exited: { major: string };
-  agent_started: { turn_id: string; path: string; persona: string; attempt: number; model: string; inbox: Inbox['kind'] };
-  agent_delta: { turn_id: string; persona: string; text?: string; tool_arguments?: string };
-  agent_message: { turn_id: string; path: string; persona: string; text: string; turn: number };
-  agent_aborted: { turn_id: string; persona: string; reason: string };
-  directive: { turn_id: string; path: string; persona: string; directive: Directive; source: 'tool' | 'text' };
-  directive_invalid: { turn_id: string; persona: string; error: string; attempt: number; repairing: boolean };
-  arbitration: { from: string; decision: Decision };
-  transition: { from: string; to: string; reason: string; kind: TransitionRecord['kind'] };
-  approval: { by: string; of: string; status: 'APPROVED' | 'REQUEST_REWORK'; reason?: string };
-  memory_compressed: { turns_in: number; tokens_before: number; tokens_after: number; summaries: number };
-  memory_trimmed: { persona: string; dropped: string[]; tokens_before: number; tokens_after: number; budget: number };
-  awaiting_user: { reason: string; code: string; pending?: { from: string; to: string; reason: string } };
-  user_input: { text: string };
-  command: { name: string; args: string[] };
-  mode_changed: { mode: Mode };
-  usage: { persona: string | null; model: string; prompt_tokens: number; completion_tokens: number; cost: number | null; total_tokens: number; total_cost: number | null };
-  note: { text: string };
-  error: { message: string; where: string };
-  session_ended: { reason: string; detail?: string };
-}
+export type TroupeEventMap = { [K in keyof Payloads]: z.infer<Payloads[K]> };
 
 /** Names of all troupe events. */
 export type TroupeEventName = keyof TroupeEventMap;
 
+/** The names of every event, in declaration order. */
+export const EVENT_NAMES = Object.keys(EVENT_PAYLOADS) as TroupeEventName[];
+
 /** An event as the engine produces it: its name and payload. */
 export type EngineEvent = { [K in TroupeEventName]: { type: K } & TroupeEventMap[K] }[TroupeEventName];
 
-/** An event as published on the bus: stamped with session id and time. */
-export type TroupeEvent = EngineEvent & { session_id: string; at: string };
+/** zod schema of an engine event (any name). */
+export const EngineEventSchema = z.discriminatedUnion(
+  'type',
+  EVENT_NAMES.map((name) => EVENT_PAYLOADS[name].extend({ type: z.literal(name) })) as unknown as [z.ZodObject, ...z.ZodObject[]],
+) as unknown as z.ZodType<EngineEvent>;
+
+/** The envelope every published event carries: the session, its place in the session's event log, and when (epoch ms). */
+export const EnvelopeSchema = z.object({ session_id: str, seq: z.number().int(), at: num });
+
+/** An event as published on the bus: stamped with session id, sequence number and time. */
+export type TroupeEvent = EngineEvent & z.infer<typeof EnvelopeSchema>;
 
 /** Builds an engine event of a given name. */
 export function event<K extends TroupeEventName>(type: K, payload: TroupeEventMap[K]): EngineEvent {

@@ -1,13 +1,21 @@
-/** The message the next persona receives: why it has the turn and what it is asked. */
-export type Inbox =
-  | { kind: 'brief'; text: string }
-  | { kind: 'handoff'; from: string; text: string; approved: boolean }
-  | { kind: 'rework'; from: string; reason: string; byUser: boolean }
-  | { kind: 'detour'; from: string; text: string; reason: string }
-  | { kind: 'detour_return'; from: string; text: string }
-  | { kind: 'user_requested'; text: string }
-  | { kind: 'interjection'; text: string }
-  | { kind: 'consult'; from: string; text: string }
-  | { kind: 'consult_answer'; from: string; text: string }
-  | { kind: 'user_reply'; text: string }
-  | { kind: 'continue'; text: string };
+import { z } from 'zod';
+
+const text = z.string();
+
+/** The message the next agent receives: why it has the turn and what it is asked. */
+export const InboxSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('brief'), text }),
+  z.object({ kind: z.literal('handoff'), from: z.string(), text, approved: z.boolean() }),
+  z.object({ kind: z.literal('rework'), from: z.string(), reason: z.string(), byUser: z.boolean() }),
+  z.object({ kind: z.literal('detour'), from: z.string(), text, reason: z.string() }),
+  z.object({ kind: z.literal('detour_return'), from: z.string(), text }),
+  z.object({ kind: z.literal('user_requested'), text }),
+  z.object({ kind: z.literal('interjection'), text }),
+  z.object({ kind: z.literal('consult'), from: z.string(), text }),
+  z.object({ kind: z.literal('consult_answer'), from: z.string(), text }),
+  z.object({ kind: z.literal('user_reply'), text }),
+  z.object({ kind: z.literal('continue'), text }),
+]);
+
+/** The message the next agent receives. */
+export type Inbox = z.infer<typeof InboxSchema>;

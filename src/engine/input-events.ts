@@ -1,18 +1,31 @@
-import type { DirectiveResult } from '../directive/parse.js';
-import type { Mode } from './definition.js';
+import { z } from 'zod';
+import { DirectiveResultSchema } from '../directive/schema.js';
+import { ModeSchema } from './session.js';
 
-/** Events the engine consumes: model results from the runtime and user actions. */
-export type EngineInput =
-  | { type: 'start'; brief: string }
-  | { type: 'agent_completed'; turnId: string; text: string; directive: DirectiveResult }
-  | { type: 'agent_failed'; turnId: string; reason: string }
-  | { type: 'user_message'; text: string }
-  | { type: 'user_approve' }
-  | { type: 'user_rework'; reason: string }
-  | { type: 'user_handoff'; target: string }
-  | { type: 'user_switch_major'; major: string }
-  | { type: 'user_call_agent'; target: string; message: string }
-  | { type: 'user_continue' }
-  | { type: 'user_mode'; mode: Mode }
-  | { type: 'user_quit' }
-  | { type: 'budget_exceeded'; reason: string; turnId?: string };
+/** The typed command line a user input came from, kept for the `command` event. */
+const CommandSchema = z.object({ name: z.string(), args: z.array(z.string()) }).optional();
+
+/**
+ * Everything the engine consumes: model results from the runtime and user actions. Each one is appended
+ * to the session's journal, so folding `step()` over the journal rebuilds the session exactly.
+ */
+export const EngineInputSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('start'), brief: z.string(), model: z.string().optional() }),
+  z.object({ type: z.literal('agent_completed'), turnId: z.string(), text: z.string(), directive: DirectiveResultSchema }),
+  z.object({ type: z.literal('agent_failed'), turnId: z.string(), reason: z.string() }),
+  z.object({ type: z.literal('user_message'), text: z.string() }),
+  z.object({ type: z.literal('user_approve'), command: CommandSchema }),
+  z.object({ type: z.literal('user_rework'), reason: z.string(), command: CommandSchema }),
+  z.object({ type: z.literal('user_handoff'), target: z.string(), command: CommandSchema }),
+  z.object({ type: z.literal('user_switch_major'), major: z.string(), command: CommandSchema }),
+  z.object({ type: z.literal('user_call_agent'), target: z.string(), message: z.string(), command: CommandSchema }),
+  z.object({ type: z.literal('user_continue'), command: CommandSchema }),
+  z.object({ type: z.literal('user_mode'), mode: ModeSchema, command: CommandSchema }),
+  z.object({ type: z.literal('user_quit'), command: CommandSchema }),
+  z.object({ type: z.literal('budget_exceeded'), reason: z.string(), turnId: z.string().optional() }),
+  /** The process lets go of a session that is not over (quit, or a headless run that stops waiting). */
+  z.object({ type: z.literal('detach'), reason: z.string(), detail: z.string().optional(), command: CommandSchema }),
+]);
+
+/** Events the engine consumes. */
+export type EngineInput = z.infer<typeof EngineInputSchema>;

@@ -1,10 +1,10 @@
 import type { MachineDefinition } from './definition.js';
+import { agentById } from './definition.js';
 import type { Effect } from './effects.js';
 import type { EngineInput } from './input-events.js';
-import type { SessionState } from './session.js';
-import { draft, type StepContext } from './context.js';
-import { agentCompleted, agentFailed } from './agent-turn.js';
-import * as user from './user-actions.js';
+import { STATE_VERSION, type Mode, type SessionState } from './session.js';
+import { draft, emit, note, type StepContext } from './context.js';
+import { event } from './event-map.js';
 
 /** The result of one step: the next session state and the effects to execute. */
 export interface StepResult {
@@ -12,50 +12,64 @@ export interface StepResult {
   effects: Effect[];
 }
 
-/** The pure, synchronous core: one input event in, the next state and its effects out. */
+/** A fresh session of a definition, not yet started: it waits in the user state for its brief. */
+export function initialState(def: MachineDefinition, options: { id: string; mode?: Mode }): SessionState {
+  return {
+    version: STATE_VERSION,
+    id: options.id,
+    definition: def.name,
+    brief: '',
+    mode: options.mode ?? 'fsm',
+    status: 'idle',
+    configuration: [def.userPath],
+    active: null,
+    turn: 0,
+    turnBudget: def.limits.max_turns,
+    callSeq: 0,
+    inFlight: null,
+    pending: null,
+    awaiting: null,
+    visits: {},
+    endReason: null,
+    routing: def.policy.initialRouting(def),
+  };
+}
+
+/** The brief arrived: the core announces the session, then the policy enters the first state. */
+function begin(ctx: StepContext, brief: string, model: string): void {
+  const { s, def } = ctx;
+  if (s.status !== 'idle') {
+    note(ctx, 'the session has already started');
+    return;
+  }
+  const initial = agentById(def, def.initial);
+  emit(ctx, event('session_started', { brief, mode: s.mode, team: def.name, model, initial: initial?.path ?? def.userPath }));
+  s.brief = brief;
+  def.policy.start(ctx, brief);
+}
+
+/**
+ * The pure, synchronous core: one input in, the next state and its effects out. The core owns the
+ * session's lifecycle (started, detached, ended); everything else is its definition's routing policy.
+ */
 export function step(def: MachineDefinition, session: SessionState, input: EngineInput): StepResult {
+  if (session.status === 'ended' && input.type !== 'user_message') return { session, effects: [] };
   const ctx: StepContext = { def, s: draft(session), fx: [] };
-  if (ctx.s.status === 'ended' && input.type !== 'user_message') return { session, effects: [] };
+  if ('command' in input && input.command) emit(ctx, event('command', input.command));
   switch (input.type) {
     case 'start':
-      user.start(ctx, input.brief);
-      break;
-    case 'agent_completed':
-      agentCompleted(ctx, input.turnId, input.text, input.directive);
-      break;
-    case 'agent_failed':
-      agentFailed(ctx, input.turnId, input.reason);
+      begin(ctx, input.brief, input.model ?? 'unknown model');
       break;
     case 'user_message':
-      user.userMessage(ctx, input.text);
+      if (ctx.s.status === 'idle') begin(ctx, input.text, 'unknown model');
+      else def.policy.onInput(ctx, input);
       break;
-    case 'user_approve':
-      user.approve(ctx);
+    case 'detach':
+      emit(ctx, event('session_detached', input.detail ? { reason: input.reason, detail: input.detail } : { reason: input.reason }));
+      ctx.fx.push({ type: 'detach', reason: input.reason });
       break;
-    case 'user_rework':
-      user.rework(ctx, input.reason);
-      break;
-    case 'user_handoff':
-      user.handoff(ctx, input.target);
-      break;
-    case 'user_switch_major':
-      user.switchMajor(ctx, input.major);
-      break;
-    case 'user_call_agent':
-      user.callAgent(ctx, input.target, input.message);
-      break;
-    case 'user_continue':
-      user.resume(ctx);
-      break;
-    case 'user_mode':
-      user.switchMode(ctx, input.mode);
-      break;
-    case 'user_quit':
-      user.quit(ctx);
-      break;
-    case 'budget_exceeded':
-      user.budgetExceeded(ctx, input.reason, input.turnId);
-      break;
+    default:
+      def.policy.onInput(ctx, input);
   }
   return { session: ctx.s, effects: ctx.fx };
 }

@@ -1,16 +1,9 @@
-/** Base class for troupe errors. */
-export class TroupeError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = new.target.name;
-  }
-}
+import { ModelError, TroupeError, UserError } from '../errors.js';
 
-/** A problem the user can fix (config, flags, environment); printed as one line, no stack. */
-export class UserError extends TroupeError {}
+export { TroupeError, UserError, ModelError };
 
 /** A model or server failure; `retryable` says whether trying again may help. */
-export class ModelCallError extends TroupeError {
+export class ModelCallError extends ModelError {
   constructor(
     message: string,
     readonly retryable: boolean,

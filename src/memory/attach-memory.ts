@@ -1,6 +1,6 @@
 import type { Team } from '../config/team-schema.js';
 import type { MachineDefinition } from '../engine/definition.js';
-import { event } from '../engine/event-map.js';
+import { event, type EngineEvent } from '../engine/event-map.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import { resolveModelId } from '../llm/model-resolver.js';
 import type { TroupeBus } from '../runtime/bus.js';
@@ -11,6 +11,8 @@ import { ModelSummariser, type Summariser } from './summariser.js';
 /** What `attachMemory` needs. */
 export interface AttachMemoryOptions {
   bus: TroupeBus;
+  /** Where memory publishes its events (the session's runtime facts). */
+  publish: (e: EngineEvent) => void;
   /** team.json's `memory` settings and tier models. */
   team: Pick<Team, 'memory' | 'models'>;
   /** The chat model; summaries use it with the `fast` tier's model id. */
@@ -39,8 +41,8 @@ export interface AttachedMemory {
  */
 export function attachMemory(options: AttachMemoryOptions): AttachedMemory {
   const { bus, team, def } = options;
-  const publish = (e: Parameters<TroupeBus['publish']>[0]) => void bus.publish(e);
-  const nameOf = (id: string) => (id === 'user' ? 'User' : (def?.agents.find((a) => a.id === id)?.name ?? id));
+  const publish = options.publish;
+  const nameOf = (id: string) => (id === 'user' ? 'User' : (def?.agentIndex.get(id)?.name ?? id));
   const summariser =
     options.summariser ??
     new ModelSummariser({

@@ -17,7 +17,7 @@ export interface MemoryPromptOptions {
 type Item = { kind: 'summary'; s: Summary } | { kind: 'turn'; t: RawTurn };
 
 function namer(input: Pick<PromptInput, 'def'>): NameOf {
-  return (id) => (id === 'user' ? 'User' : (input.def.agents.find((a) => a.id === id)?.name ?? id));
+  return (id) => (id === 'user' ? 'User' : (input.def.agentIndex.get(id)?.name ?? id));
 }
 
 function turnMessage(t: RawTurn, self: string, nameOf: NameOf): ChatMessage {

@@ -1,6 +1,8 @@
 import type { ChatMessage } from '../llm/chat-model.js';
 import type { MachineDefinition, AgentState } from '../engine/definition.js';
-import type { AgentCall, SessionState } from '../engine/session.js';
+import type { SessionState } from '../engine/session.js';
+import type { AgentCall } from '../engine/moves.js';
+import type { TranscriptEntry } from '../report/transcript.js';
 import { inboxText, protocolText, rosterText } from './prompt-parts.js';
 import { repairPrompt } from '../directive/parse.js';
 
@@ -25,7 +27,7 @@ export function systemPrompt(input: Pick<PromptInput, 'def' | 'persona' | 'perso
 
 /** The closing messages of a call: the inbox, and the repair round when there is one. */
 export function closingMessages(input: PromptInput): ChatMessage[] {
-  const nameOf = (id: string) => (id === 'user' ? 'The user' : input.def.agents.find((a) => a.id === id)?.name ?? id);
+  const nameOf = (id: string) => (id === 'user' ? 'The user' : input.def.agentIndex.get(id)?.name ?? id);
   const out: ChatMessage[] = [{ role: 'user', content: inboxText(input.call.inbox, nameOf) }];
   if (input.call.repair) {
     if (input.call.priorText) out.push({ role: 'assistant', content: input.call.priorText });
@@ -35,19 +37,21 @@ export function closingMessages(input: PromptInput): ChatMessage[] {
 }
 
 /** Renders one transcript entry from the point of view of `self`. */
-export function transcriptMessage(entry: SessionState['transcript'][number], self: string, def: MachineDefinition): ChatMessage | null {
+export function transcriptMessage(entry: TranscriptEntry, self: string, def: MachineDefinition): ChatMessage | null {
   if (entry.kind === 'note' || entry.status === 'aborted' || entry.text === '') return null;
   if (entry.kind === 'user') return { role: 'user', content: `[User]: ${entry.text}` };
   if (entry.persona === self) return { role: 'assistant', content: entry.text };
-  const name = def.agents.find((a) => a.id === entry.persona)?.name ?? entry.persona;
+  const name = (entry.persona ? def.agentIndex.get(entry.persona)?.name : undefined) ?? entry.persona;
   return { role: 'user', content: `[${name}]: ${entry.text}` };
 }
 
-/** Memory off: the whole transcript goes into every prompt. */
+/** Memory off: the whole transcript (kept by the session as its events arrive) goes into every prompt. */
 export class FullHistoryPromptBuilder implements PromptBuilder {
+  constructor(private readonly transcript: { readonly entries: readonly TranscriptEntry[] }) {}
+
   build(input: PromptInput): ChatMessage[] {
     const inbox = input.call.inbox;
-    const entries = input.session.transcript;
+    const entries = this.transcript.entries;
     const last = entries[entries.length - 1];
     // The inbox quotes the latest message; do not send it twice.
     const quoted = last && 'text' in inbox && last.text === inbox.text ? entries.slice(0, -1) : entries;

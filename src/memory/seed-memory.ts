@@ -1,24 +1,31 @@
-import type { SessionState } from '../engine/session.js';
+import type { TroupeEvent } from '../engine/event-map.js';
 import type { Memory } from './memory.js';
 
 /**
- * Rebuilds a memory from a session's transcript and approval chain, in the order they happened.
- * Used when a stored session has no saved memory (an older file, or memory switched on later),
- * so a resumed session keeps its brief, its turns and its pinned decisions.
+ * Rebuilds a memory from a session's events, in the order they happened: the brief and user lines,
+ * persona messages with their directives, approvals. Used when a stored session has no saved memory
+ * (memory switched on later, or a file migrated from an older format without it).
  */
-export function seedMemory(memory: Memory, session: SessionState): void {
-  const approvals = [...session.approvals];
-  const flushApprovals = (upTo: number) => {
-    while (approvals.length > 0 && approvals[0]!.turn <= upTo) memory.recordApproval(approvals.shift()!);
-  };
-  if (session.brief && !session.transcript.some((e) => e.kind === 'user' && e.text === session.brief)) memory.recordUser(session.brief);
-  for (const entry of session.transcript) {
-    flushApprovals(entry.turn - 1);
-    if (entry.kind === 'user') memory.recordUser(entry.text);
-    if (entry.kind !== 'agent' || entry.status !== 'ok' || !entry.persona) continue;
-    const turnId = `seed-${entry.seq}`;
-    memory.recordAgent({ turnId, persona: entry.persona, text: entry.text, turn: entry.turn });
-    if (entry.directive) memory.recordDirective({ turnId, persona: entry.persona, directive: entry.directive });
+export function seedMemory(memory: Memory, events: readonly TroupeEvent[]): void {
+  for (const e of events) feedMemory(memory, e);
+}
+
+/** Feeds one event to a memory (the events memory records; others are ignored). */
+export function feedMemory(memory: Memory, e: TroupeEvent): void {
+  switch (e.type) {
+    case 'user_input':
+      memory.recordUser(e.text);
+      break;
+    case 'agent_message':
+      memory.recordAgent({ turnId: e.turn_id, persona: e.persona, text: e.text, turn: e.turn });
+      break;
+    case 'directive':
+      memory.recordDirective({ turnId: e.turn_id, persona: e.persona, directive: e.directive });
+      break;
+    case 'approval':
+      memory.recordApproval(e);
+      break;
+    default:
+      break;
   }
-  flushApprovals(Number.POSITIVE_INFINITY);
 }

@@ -1,5 +1,6 @@
 import { UserError } from '../llm/errors.js';
-import { SESSION_SCHEMA_VERSION, SessionFileSchema, type SessionFile } from './session-file.js';
+import { migrateV1 } from './migrate-v1.js';
+import { SESSION_SCHEMA_VERSION, SessionDocumentSchema, type SessionDocument } from './session-file.js';
 
 /** A session file that cannot be loaded (corrupt, invalid or from a newer troupe); it is left untouched. */
 export class SessionFileError extends UserError {}
@@ -7,15 +8,12 @@ export class SessionFileError extends UserError {}
 /** Upgrades a raw file of version N to version N + 1 (keyed by N). */
 export type Migration = (raw: Record<string, unknown>) => Record<string, unknown>;
 
-/**
- * Migrations from each older schema version to the next. Version 1 is the first released format,
- * so the table is empty; the next format change adds `1: (raw) => ...` and a v2 fixture.
- */
-export const MIGRATIONS: Record<number, Migration> = {};
+/** Migrations from each older schema version to the next (each has a fixture in tests/fixtures/sessions/). */
+export const MIGRATIONS: Record<number, Migration> = { 1: migrateV1 };
 
 /** A loaded file and the version it was stored at (lower than current when it was migrated). */
 export interface Loaded {
-  file: SessionFile;
+  file: SessionDocument;
   storedVersion: number;
 }
 
@@ -27,7 +25,7 @@ export interface FileFormat {
 }
 
 /** The format this build reads and writes. */
-export const CURRENT_FORMAT: FileFormat = { version: SESSION_SCHEMA_VERSION, schema: SessionFileSchema, migrations: MIGRATIONS };
+export const CURRENT_FORMAT: FileFormat = { version: SESSION_SCHEMA_VERSION, schema: SessionDocumentSchema, migrations: MIGRATIONS };
 
 /** Parses, migrates and validates a session file's text; throws a one-line SessionFileError naming the file. */
 export function parseSessionFile(text: string, where: string, format: FileFormat = CURRENT_FORMAT): Loaded {
@@ -63,5 +61,5 @@ export function parseSessionFile(text: string, where: string, format: FileFormat
   }
   // Validated, but the document itself is kept: zod's output would reorder keys and drop nothing
   // useful, and a resumed snapshot must be byte-for-byte the state that was saved.
-  return { file: doc as unknown as SessionFile, storedVersion };
+  return { file: doc as unknown as SessionDocument, storedVersion };
 }

@@ -1,26 +1,35 @@
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Low } from 'lowdb';
 import { DataFile } from 'lowdb/node';
+import type { TroupeEvent } from '../engine/event-map.js';
 import { UserError } from '../llm/errors.js';
+import { redactDeep, redactorFrom, type Redactor } from '../llm/redact.js';
 import { checkDataDir, dataDirError } from './data-dir.js';
+import { JournalWriter, scanJournal } from './journal-file.js';
+import { listingOf, type SessionListing } from './listing.js';
 import { acquireLock, lockHolder, releaseLock } from './lock.js';
 import { CURRENT_FORMAT, parseSessionFile, SessionFileError, type FileFormat, type Loaded } from './load-file.js';
-import { redactorFrom, type Redactor } from '../llm/redact.js';
-import type { SessionFile } from './session-file.js';
-import { checkId, newestFirst, type SessionHandle, type Store, type StoredEntry } from './store.js';
+import type { JournalRecord, SessionDocument } from './session-file.js';
+import { checkId, newestFirst, type OpenedSession, type ReadSession, type SessionHandle, type Store, type StoredEntry } from './store.js';
 
 /** Options of the lowdb store. */
 export interface LowdbStoreOptions {
-  /** Redacts secrets from the serialised text (default: from process.env). */
+  /** Redacts secrets from stored values (default: from process.env). */
   redact?: Redactor;
-  /** JSON indentation (default 0: compact; the whole document is rewritten at every write). */
+  /** JSON indentation of session documents (default 0: compact). */
   indent?: number;
   /** The file format to read (tests inject a future version to exercise migration). */
   format?: FileFormat;
 }
 
-/** Sessions as JSON files under `<dataDir>/sessions/`, written with lowdb (temp file + rename), one lock file per session. */
+type Index = { version: 1; sessions: Record<string, { mtimeMs: number; listing: SessionListing }> };
+
+/**
+ * Sessions under `<dataDir>/sessions/`: per session a lowdb document `<id>.json` (metadata and the
+ * latest checkpoint, small and rewritten whole), an append-only journal `<id>.jsonl` (one line per
+ * step) and a lock file; `index.json` caches the listings `troupe sessions` shows.
+ */
 export class LowdbStore implements Store {
   readonly dir: string;
   private readonly dataDir: string;
@@ -36,9 +45,14 @@ export class LowdbStore implements Store {
     this.indent = options.indent ?? 0;
   }
 
-  /** Path of a session's file. */
+  /** Path of a session's document. */
   pathOf(id: string): string {
     return join(this.dir, `${checkId(id)}.json`);
+  }
+
+  /** Path of a session's journal. */
+  journalOf(id: string): string {
+    return join(this.dir, `${checkId(id)}.jsonl`);
   }
 
   /** Path of a session's lock file. */
@@ -46,16 +60,17 @@ export class LowdbStore implements Store {
     return join(this.dir, `${checkId(id)}.lock`);
   }
 
-  async create(file: SessionFile): Promise<SessionHandle> {
-    const lock = this.lockOf(file.id);
+  async create(doc: SessionDocument): Promise<SessionHandle> {
+    const lock = this.lockOf(doc.id);
     let locked = false;
     try {
       mkdirSync(this.dir, { recursive: true });
-      acquireLock(lock, file.id);
+      acquireLock(lock, doc.id);
       locked = true;
-      if (existsSync(this.pathOf(file.id))) throw new UserError(`session ${file.id} already exists in ${this.dir} — choose another id`);
-      const handle = this.handle(file);
-      await handle.write();
+      if (existsSync(this.pathOf(doc.id)) || existsSync(this.journalOf(doc.id))) throw new UserError(`session ${doc.id} already exists in ${this.dir} — choose another id`);
+      writeFileSync(this.journalOf(doc.id), '');
+      const handle = this.handle(doc, new JournalWriter(this.journalOf(doc.id)));
+      await handle.checkpoint(doc.checkpoint, doc);
       return handle;
     } catch (error) {
       if (locked) releaseLock(lock);
@@ -63,7 +78,7 @@ export class LowdbStore implements Store {
     }
   }
 
-  async open(id: string): Promise<SessionHandle> {
+  async open(id: string, options: { recentEvents?: number } = {}): Promise<OpenedSession> {
     const path = this.pathOf(id);
     this.mustExist(id, path);
     const lock = this.lockOf(id);
@@ -74,20 +89,53 @@ export class LowdbStore implements Store {
     }
     try {
       const { file, storedVersion } = this.load(id, path);
-      // Keep the file as it was before its first write in the new format.
-      if (storedVersion < this.format.version) copyFileSync(path, `${path}.v${storedVersion}.bak`);
-      return this.handle(file);
+      let doc = file;
+      if (storedVersion < this.format.version) doc = this.upgrade(doc, path, storedVersion);
+      const keep = options.recentEvents ?? 0;
+      const tail: JournalRecord[] = [];
+      let recent: TroupeEvent[] = [];
+      const scan = scanJournal(this.journalOf(id), (record, line) => {
+        if (line > doc.checkpoint.records) tail.push(record);
+        if (keep > 0) {
+          for (const e of record.events) recent.push(e as unknown as TroupeEvent);
+          if (recent.length > keep * 2) recent = recent.slice(-keep);
+        }
+      });
+      const writer = new JournalWriter(this.journalOf(id), scan.validBytes);
+      return { handle: this.handle(doc, writer), tail, recent: recent.slice(-keep) };
     } catch (error) {
       releaseLock(lock);
       throw dataDirError(error, this.dataDir, `open session ${id}`);
     }
   }
 
-  async read(id: string): Promise<SessionFile> {
+  /** Writes a migrated file in the current format: the old file is kept beside it, its events become the journal's first line. */
+  private upgrade(doc: SessionDocument, path: string, storedVersion: number): SessionDocument {
+    copyFileSync(path, `${path}.v${storedVersion}.bak`);
+    const { legacyEvents, ...rest } = doc;
+    const writer = new JournalWriter(this.journalOf(doc.id), 0);
+    try {
+      if (legacyEvents && legacyEvents.length > 0) writer.append({ n: 1, events: legacyEvents });
+      writer.sync();
+    } finally {
+      writer.close();
+    }
+    writeFileSync(path, this.serialise(rest));
+    return rest;
+  }
+
+  async read(id: string): Promise<ReadSession> {
     const path = this.pathOf(id);
     this.mustExist(id, path);
     try {
-      return this.load(id, path).file;
+      const doc = this.load(id, path).file;
+      const events: TroupeEvent[] = [...((doc.legacyEvents ?? []) as unknown as TroupeEvent[])];
+      const tail: JournalRecord[] = [];
+      scanJournal(this.journalOf(id), (record, line) => {
+        for (const e of record.events) events.push(e as unknown as TroupeEvent);
+        if (line > doc.checkpoint.records) tail.push(record);
+      });
+      return { doc, events, tail };
     } catch (error) {
       throw dataDirError(error, this.dataDir, `read session ${id}`);
     }
@@ -109,48 +157,97 @@ export class LowdbStore implements Store {
     checkDataDir(this.dataDir);
     if (!existsSync(this.dir)) return [];
     try {
-      return readdirSync(this.dir).filter((f) => f.endsWith('.json') && !f.startsWith('.')).map((f) => f.slice(0, -'.json'.length));
+      return readdirSync(this.dir)
+        .filter((f) => f.endsWith('.json') && !f.startsWith('.') && f !== 'index.json')
+        .map((f) => f.slice(0, -'.json'.length));
     } catch (error) {
       throw dataDirError(error, this.dataDir, 'list sessions');
     }
   }
 
   async list(): Promise<StoredEntry[]> {
+    const index = this.readIndex();
+    let changed = false;
     const entries: StoredEntry[] = [];
-    for (const id of await this.ids()) {
+    const ids = await this.ids();
+    for (const id of ids) {
       const location = join(this.dir, `${id}.json`);
       try {
-        const file = this.load(id, location).file;
-        entries.push({ id, location, file, lockedBy: lockHolder(this.lockOf(id)) });
+        const mtimeMs = statSync(location).mtimeMs;
+        let cached = index.sessions[id];
+        if (!cached || cached.mtimeMs !== mtimeMs) {
+          cached = { mtimeMs, listing: listingOf(this.load(id, location).file) };
+          index.sessions[id] = cached;
+          changed = true;
+        }
+        entries.push({ id, location, listing: cached.listing, lockedBy: lockHolder(this.lockOf(id)) });
       } catch (error) {
         entries.push({ id, location, error: (dataDirError(error, this.dataDir, 'read it') as Error).message });
       }
     }
+    for (const id of Object.keys(index.sessions)) {
+      if (!ids.includes(id)) {
+        delete index.sessions[id];
+        changed = true;
+      }
+    }
+    if (changed) this.writeIndex(index);
     return newestFirst(entries);
   }
 
-  private handle(file: SessionFile): SessionHandle {
-    const path = this.pathOf(file.id);
-    const lock = this.lockOf(file.id);
+  private readIndex(): Index {
+    try {
+      const parsed = JSON.parse(readFileSync(join(this.dir, 'index.json'), 'utf8')) as Index;
+      if (parsed && parsed.version === 1 && parsed.sessions && typeof parsed.sessions === 'object') return parsed;
+    } catch {
+      // missing or damaged: the index is a cache, rebuilt from the documents
+    }
+    return { version: 1, sessions: {} };
+  }
+
+  private writeIndex(index: Index): void {
+    // Best effort: another process may rewrite it meanwhile; a stale entry is caught by its mtime.
+    void new Low<Index>(new DataFile<Index>(join(this.dir, 'index.json'), { parse: JSON.parse, stringify: (d) => JSON.stringify(d) }), index).write().catch(() => undefined);
+  }
+
+  private serialise(doc: SessionDocument): string {
+    return JSON.stringify(redactDeep(doc, this.redact), null, this.indent || undefined);
+  }
+
+  private handle(initial: SessionDocument, writer: JournalWriter): SessionHandle {
+    const id = initial.id;
+    const path = this.pathOf(id);
+    const lock = this.lockOf(id);
     const dataDir = this.dataDir;
-    const stringify = (data: SessionFile) => this.redact(JSON.stringify(data, null, this.indent || undefined));
+    const redact = this.redact;
     // Not JSONFilePreset: under NODE_ENV=test it silently keeps data in memory.
-    const db = new Low<SessionFile>(new DataFile<SessionFile>(path, { parse: JSON.parse, stringify }), file);
+    const db = new Low<SessionDocument>(new DataFile<SessionDocument>(path, { parse: JSON.parse, stringify: (d) => this.serialise(d) }), initial);
     let closed = false;
     let last: Promise<void> = Promise.resolve();
     return {
-      id: file.id,
+      id,
       location: path,
-      get data() {
+      get doc() {
         return db.data;
       },
-      set data(value: SessionFile) {
-        db.data = value;
+      append(record) {
+        if (closed) throw new Error(`session ${id} is closed`);
+        try {
+          writer.append(redactDeep(record, redact));
+        } catch (error) {
+          throw dataDirError(error, dataDir, `save session ${id} to ${writer.path}`);
+        }
       },
-      write() {
-        if (closed) return Promise.reject(new Error(`session ${file.id} is closed`));
+      checkpoint(checkpoint, meta) {
+        if (closed) return Promise.reject(new Error(`session ${id} is closed`));
+        db.data = { ...db.data, mode: meta.mode, brief: meta.brief || db.data.brief, updatedAt: meta.updatedAt, checkpoint };
+        try {
+          writer.sync();
+        } catch (error) {
+          return Promise.reject(dataDirError(error, dataDir, `save session ${id} to ${writer.path}`));
+        }
         last = db.write().catch((error: unknown) => {
-          throw dataDirError(error, dataDir, `save session ${file.id}`);
+          throw dataDirError(error, dataDir, `save session ${id} to ${path}`);
         });
         return last;
       },
@@ -158,6 +255,7 @@ export class LowdbStore implements Store {
         if (closed) return;
         closed = true;
         await last.catch(() => undefined);
+        writer.close();
         releaseLock(lock);
       },
     };

@@ -1,57 +1,54 @@
+import type { TroupeEvent } from '../engine/event-map.js';
 import { UserError } from '../llm/errors.js';
+import { listingOf } from './listing.js';
 import { SessionLockedError } from './lock.js';
 import { parseSessionFile } from './load-file.js';
-import type { SessionFile } from './session-file.js';
-import { checkId, newestFirst, type SessionHandle, type Store, type StoredEntry } from './store.js';
+import type { JournalRecord, SessionDocument } from './session-file.js';
+import { checkId, newestFirst, type OpenedSession, type ReadSession, type SessionHandle, type Store, type StoredEntry } from './store.js';
 
-/** Sessions kept in memory as serialised text (so every write round-trips like a file); for tests. */
+/** Sessions kept in memory, serialised on every write so each write round-trips like a file; for tests and embedding. */
 export class MemoryStore implements Store {
-  /** Stored text per session id; tests may read or corrupt it. */
-  readonly texts = new Map<string, string>();
-  /** Number of writes performed, per session id. */
-  readonly writes = new Map<string, number>();
+  /** The stored document text per session id; tests may read or corrupt it. */
+  readonly docs = new Map<string, string>();
+  /** The journal lines per session id. */
+  readonly journals = new Map<string, string[]>();
   private readonly open_ = new Set<string>();
 
-  /** `onWrite` sees every stored text (tests use it to crash at each write). */
-  constructor(private readonly onWrite?: (id: string, text: string) => void) {}
-
-  async create(file: SessionFile): Promise<SessionHandle> {
-    checkId(file.id);
-    if (this.texts.has(file.id)) throw new UserError(`session ${file.id} already exists — choose another id`);
-    this.lock(file.id);
-    const handle = this.handle(file);
-    await handle.write();
+  async create(doc: SessionDocument): Promise<SessionHandle> {
+    checkId(doc.id);
+    if (this.docs.has(doc.id)) throw new UserError(`session ${doc.id} already exists — choose another id`);
+    this.lock(doc.id);
+    this.journals.set(doc.id, []);
+    const handle = this.handle(doc);
+    await handle.checkpoint(doc.checkpoint, doc);
     return handle;
   }
 
-  async open(id: string): Promise<SessionHandle> {
-    const text = this.texts.get(checkId(id));
-    if (text === undefined) throw new UserError(`no session ${id} — run troupe sessions to list them`);
+  async open(id: string, options: { recentEvents?: number } = {}): Promise<OpenedSession> {
+    const doc = this.parse(id);
     this.lock(id);
-    try {
-      return this.handle(parseSessionFile(text, `memory:${id}`).file);
-    } catch (error) {
-      this.open_.delete(id);
-      throw error;
-    }
+    const records = this.records(id);
+    const keep = options.recentEvents ?? 0;
+    const recent = keep > 0 ? records.flatMap((r) => r.events as unknown as TroupeEvent[]).slice(-keep) : [];
+    return { handle: this.handle(doc), tail: records.slice(doc.checkpoint.records), recent };
   }
 
-  async read(id: string): Promise<SessionFile> {
-    const text = this.texts.get(checkId(id));
-    if (text === undefined) throw new UserError(`no session ${id} — run troupe sessions to list them`);
-    return parseSessionFile(text, `memory:${id}`).file;
+  async read(id: string): Promise<ReadSession> {
+    const doc = this.parse(id);
+    const records = this.records(id);
+    return { doc, events: records.flatMap((r) => r.events as unknown as TroupeEvent[]), tail: records.slice(doc.checkpoint.records) };
   }
 
   async ids(): Promise<string[]> {
-    return [...this.texts.keys()];
+    return [...this.docs.keys()];
   }
 
   async list(): Promise<StoredEntry[]> {
     const out: StoredEntry[] = [];
-    for (const [id, text] of this.texts) {
+    for (const id of this.docs.keys()) {
       const location = `memory:${id}`;
       try {
-        out.push({ id, location, file: parseSessionFile(text, location).file, lockedBy: this.open_.has(id) ? process.pid : null });
+        out.push({ id, location, listing: listingOf(this.parse(id)), lockedBy: this.open_.has(id) ? process.pid : null });
       } catch (error) {
         out.push({ id, location, error: (error as Error).message });
       }
@@ -59,24 +56,39 @@ export class MemoryStore implements Store {
     return newestFirst(out);
   }
 
+  private parse(id: string): SessionDocument {
+    const text = this.docs.get(checkId(id));
+    if (text === undefined) throw new UserError(`no session ${id} — run troupe sessions to list them`);
+    return parseSessionFile(text, `memory:${id}`).file;
+  }
+
+  private records(id: string): JournalRecord[] {
+    return (this.journals.get(id) ?? []).map((line) => JSON.parse(line) as JournalRecord);
+  }
+
   private lock(id: string): void {
     if (this.open_.has(id)) throw new SessionLockedError(id, process.pid);
     this.open_.add(id);
   }
 
-  private handle(initial: SessionFile): SessionHandle {
+  private handle(initial: SessionDocument): SessionHandle {
     const id = initial.id;
     let closed = false;
-    const handle: SessionHandle = {
+    let doc = initial;
+    return {
       id,
       location: `memory:${id}`,
-      data: initial,
-      write: async () => {
+      get doc() {
+        return doc;
+      },
+      append: (record) => {
         if (closed) throw new Error(`session ${id} is closed`);
-        const text = JSON.stringify(handle.data);
-        this.texts.set(id, text);
-        this.onWrite?.(id, text);
-        this.writes.set(id, (this.writes.get(id) ?? 0) + 1);
+        this.journals.get(id)!.push(JSON.stringify(record));
+      },
+      checkpoint: async (checkpoint, meta) => {
+        if (closed) throw new Error(`session ${id} is closed`);
+        doc = { ...doc, mode: meta.mode, brief: meta.brief || doc.brief, updatedAt: meta.updatedAt, checkpoint };
+        this.docs.set(id, JSON.stringify(doc));
       },
       close: async () => {
         if (closed) return;
@@ -84,6 +96,5 @@ export class MemoryStore implements Store {
         this.open_.delete(id);
       },
     };
-    return handle;
   }
 }

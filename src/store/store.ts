@@ -1,34 +1,54 @@
 import { resolve } from 'node:path';
 import { UserError } from '../llm/errors.js';
-import type { SessionFile } from './session-file.js';
+import type { TroupeEvent } from '../engine/event-map.js';
+import type { SessionListing } from './listing.js';
+import type { Checkpoint, JournalRecord, SessionDocument } from './session-file.js';
 
-/** An open session: the one writer of its file until closed. */
+/** An open session: the one writer of its journal and document until closed. */
 export interface SessionHandle {
   readonly id: string;
   /** Where the session lives (a file path, or "memory:<id>"). */
   readonly location: string;
-  /** The current document; change it, then write(). */
-  data: SessionFile;
-  /** Persists `data` (atomically: the previous version stays intact until the new one is complete). */
-  write(): Promise<void>;
+  /** The session document as last written. */
+  readonly doc: SessionDocument;
+  /** Appends one journal record, synchronously; throws when it could not be stored (nothing of it stays). */
+  append(record: JournalRecord): void;
+  /** Replaces the checkpoint (and metadata) in the document and asks the disk to keep the journal. */
+  checkpoint(checkpoint: Checkpoint, meta: Pick<SessionDocument, 'mode' | 'brief' | 'updatedAt'>): Promise<void>;
   /** Waits for pending writes and releases the session for other processes. */
   close(): Promise<void>;
 }
 
-/** A summary line of a stored session, or why its file cannot be read. */
-export type StoredEntry = { id: string; location: string; file: SessionFile; lockedBy: number | null } | { id: string; location: string; error: string };
+/** A session opened for writing: its handle, and the journal records after its checkpoint (to fold on top of it). */
+export interface OpenedSession {
+  handle: SessionHandle;
+  tail: JournalRecord[];
+  /** The newest events of the whole journal (at most `recentEvents` asked for), oldest first. */
+  recent: TroupeEvent[];
+}
 
-/** Where sessions are kept: one document per session, one writer per document. */
+/** A stored session read without opening it: its document and events, oldest first. */
+export interface ReadSession {
+  doc: SessionDocument;
+  events: TroupeEvent[];
+  /** Journal records after the checkpoint (for reading a session whose last run died before checkpointing). */
+  tail: JournalRecord[];
+}
+
+/** A summary line of a stored session, or why it cannot be read. */
+export type StoredEntry = { id: string; location: string; listing: SessionListing; lockedBy: number | null } | { id: string; location: string; error: string };
+
+/** Where sessions are kept: one document and one journal per session, one writer per session. */
 export interface Store {
   /** Creates a new session and opens it for writing; fails if the id exists. */
-  create(file: SessionFile): Promise<SessionHandle>;
+  create(doc: SessionDocument): Promise<SessionHandle>;
   /** Opens an existing session for writing; refuses when another process has it open. */
-  open(id: string): Promise<SessionHandle>;
-  /** Reads a session without opening it (show, export). */
-  read(id: string): Promise<SessionFile>;
-  /** Every stored session, newest first; unreadable files are listed with their error. */
+  open(id: string, options?: { recentEvents?: number }): Promise<OpenedSession>;
+  /** Reads a session without opening it (show, export, history). */
+  read(id: string): Promise<ReadSession>;
+  /** Every stored session, newest first; unreadable ones are listed with their error. */
   list(): Promise<StoredEntry[]>;
-  /** The ids of every stored session (cheap: no file is parsed). */
+  /** The ids of every stored session (cheap: nothing is parsed). */
   ids(): Promise<string[]>;
 }
 
@@ -58,6 +78,11 @@ export function matchId(wanted: string, ids: string[]): string {
 
 /** Orders entries newest first by last update (unreadable ones last). */
 export function newestFirst(entries: StoredEntry[]): StoredEntry[] {
-  const time = (e: StoredEntry) => ('file' in e ? e.file.updatedAt : '');
+  const time = (e: StoredEntry) => ('listing' in e ? e.listing.updatedAt : '');
   return [...entries].sort((a, b) => time(b).localeCompare(time(a)) || a.id.localeCompare(b.id));
+}
+
+/** The events of journal records, in order. */
+export function eventsOf(records: readonly JournalRecord[]): TroupeEvent[] {
+  return records.flatMap((r) => r.events as unknown as TroupeEvent[]);
 }

@@ -5,7 +5,7 @@ import { complete } from '../commands/complete.js';
 import { executeLine } from '../commands/execute.js';
 import type { MemorySource } from '../commands/memory-source.js';
 import { situation } from '../commands/situation.js';
-import type { Runner } from '../runtime/runner.js';
+import type { TroupeSession } from '../session/troupe-session.js';
 import { Arbitration } from './Arbitration.js';
 import { Footer } from './Footer.js';
 import { Header } from './Header.js';
@@ -26,8 +26,7 @@ export const TREE_MIN_ROWS = 18;
 
 /** Props of the terminal UI. */
 export interface AppProps {
-  runner: Runner;
-  model: { label: string; offline?: boolean };
+  session: TroupeSession;
   memory?: MemorySource;
   /** Stored sessions as table lines, for !sessions. */
   sessions?: () => string[];
@@ -43,8 +42,10 @@ export interface AppProps {
 }
 
 /** The troupe terminal UI: watch the team work and steer it live. */
-export function App({ runner, model, memory, sessions, history, onReady, columns, rows, onQuit }: AppProps): React.JSX.Element {
-  const { view, session, addOutput } = useSessionView(runner, history, onReady);
+export function App({ session: running, memory, sessions, history, onReady, columns, rows, onQuit }: AppProps): React.JSX.Element {
+  const { view, session, addOutput } = useSessionView(running, history, onReady);
+  const def = running.def;
+  const model = { label: running.model.label, offline: running.model.offline ?? false };
   const size = useTerminalSize();
   const width = columns ?? size.columns;
   const height = rows ?? size.rows;
@@ -55,14 +56,14 @@ export function App({ runner, model, memory, sessions, history, onReady, columns
 
   const submit = (line: string) => {
     if (quitting) return;
-    const outcome = executeLine(line, { runner, usage: () => usage.current, memory, sessions });
+    const outcome = executeLine(line, { session: running, usage: () => usage.current, memory, sessions });
     if (outcome.kind === 'output') addOutput(outcome.title, outcome.lines, outcome.tone);
     if (outcome.kind === 'quit') setQuitting(true);
   };
   const editor = useLineEditor({
     onSubmit: submit,
     onInterrupt: () => submit('!quit'),
-    complete: (line) => complete(line, runner.def),
+    complete: (line) => complete(line, def),
     isActive: !quitting,
   });
   useEffect(() => {
@@ -75,13 +76,13 @@ export function App({ runner, model, memory, sessions, history, onReady, columns
   const snapshot = memory ? memory() : null;
   return (
     <Box flexDirection="column" width={width}>
-      <Transcript items={view.log} def={runner.def} />
+      <Transcript items={view.log} def={def} />
       <Box flexDirection="column" marginTop={1}>
-        <Header team={runner.def.name} mode={session.mode} model={model.label} offline={model.offline ?? false} />
-        <StateLine situation={situation(runner.def, session)} />
-        {showTree ? <StateTree def={runner.def} session={session} /> : null}
-        <LiveTurn live={view.live} def={runner.def} width={width} maxLines={height >= 30 ? 6 : 3} />
-        <Arbitration arbitration={view.arbitration} def={runner.def} />
+        <Header team={def.name} mode={session.mode} model={model.label} offline={model.offline ?? false} />
+        <StateLine situation={situation(def, session)} />
+        {showTree ? <StateTree def={def} session={session} marks={view.marks} /> : null}
+        <LiveTurn live={view.live} def={def} width={width} maxLines={height >= 30 ? 6 : 3} />
+        <Arbitration arbitration={view.arbitration} def={def} />
         <Footer turn={session.turn} turnBudget={session.turnBudget} usage={view.usage} memory={snapshot} offline={model.offline ?? false} />
         <InputLine value={editor.buffer} hint={quitting ? 'bye' : hintFor(session)} candidates={editor.candidates} disabled={quitting} />
       </Box>

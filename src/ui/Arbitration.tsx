@@ -2,7 +2,7 @@ import React from 'react';
 import { Text } from 'ink';
 import type { Decision } from '../arbiter/proposal.js';
 import type { MachineDefinition } from '../engine/definition.js';
-import { displayName, formatPath } from '../runtime/format.js';
+import { displayName, formatPath } from '../report/names.js';
 
 /** The last arbitration: every proposal with its score and source, the winner marked, and why. */
 export function Arbitration({ arbitration, def }: { arbitration: { from: string; decision: Decision } | null; def: MachineDefinition }): React.JSX.Element | null {

@@ -1,6 +1,6 @@
 import React from 'react';
 import { Box, Text } from 'ink';
-import type { Mode } from '../engine/definition.js';
+import type { Mode } from '../engine/session.js';
 
 /** Props of the header. */
 export interface HeaderProps {

@@ -1,7 +1,7 @@
 import React from 'react';
 import { Box, Text } from 'ink';
 import type { MachineDefinition } from '../engine/definition.js';
-import { formatPath } from '../runtime/format.js';
+import { formatPath } from '../report/names.js';
 import type { LiveTurn as Live } from './view-model.js';
 
 /** The last `maxLines` lines of `text` wrapped at `width` (the live area must stay short). */

@@ -7,18 +7,19 @@ import type { SessionState } from '../engine/session.js';
 export interface StateTreeProps {
   def: MachineDefinition;
   session: SessionState;
+  /** Approvals and reworks of each persona's work (from the events). */
+  marks: Record<string, { ok: number; back: number }>;
 }
 
 /** Visit count, approvals and reworks of one persona: `×2 ✓1 ↺1`. */
-export function personaMarks(session: SessionState, id: string, path: string): string {
+export function personaMarks(session: SessionState, marks: StateTreeProps['marks'], id: string, path: string): string {
   const visits = session.visits[path] ?? 0;
-  const ok = session.approvals.filter((a) => a.of === id && a.status === 'APPROVED').length;
-  const back = session.approvals.filter((a) => a.of === id && a.status === 'REQUEST_REWORK').length;
+  const { ok, back } = marks[id] ?? { ok: 0, back: 0 };
   return [visits ? `×${visits}` : '', ok ? `✓${ok}` : '', back ? `↺${back}` : ''].filter(Boolean).join(' ');
 }
 
 /** Majors and their personas, one major per row: active highlighted, visit counts, ✓ approvals, ↺ reworks. */
-export function StateTree({ def, session }: StateTreeProps): React.JSX.Element {
+export function StateTree({ def, session, marks }: StateTreeProps): React.JSX.Element {
   const waiting = session.status === 'awaiting_user' || session.status === 'idle';
   const labelWidth = Math.max(...def.majors.map((m) => m.id.length)) + 1;
   return (
@@ -33,11 +34,11 @@ export function StateTree({ def, session }: StateTreeProps): React.JSX.Element {
               <Text inverse={waiting} color={waiting ? 'yellow' : undefined}>{waiting ? ' You ◂ ' : 'You'}</Text>
             ) : (
               major.children.map((id) => {
-                const agent = def.agents.find((a) => a.id === id);
+                const agent = def.agentIndex.get(id);
                 if (!agent) return null;
                 const active = session.active === id && session.status === 'running';
                 const last = session.active === id && !active;
-                const m = personaMarks(session, id, agent.path);
+                const m = personaMarks(session, marks, id, agent.path);
                 return (
                   <Box key={id} marginRight={2}>
                     <Text>

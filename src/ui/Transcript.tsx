@@ -1,7 +1,7 @@
 import React from 'react';
 import { Box, Static, Text } from 'ink';
 import type { MachineDefinition } from '../engine/definition.js';
-import { formatPath } from '../runtime/format.js';
+import { formatPath } from '../report/names.js';
 import type { LogItem } from './view-model.js';
 
 const TONE = { info: 'gray', warn: 'yellow', error: 'red', ok: 'green' } as const;

@@ -14,6 +14,6 @@ export async function runUi(options: RunUiOptions): Promise<void> {
   try {
     await instance.waitUntilExit();
   } finally {
-    props.runner.abortAll();
+    // Leaving is handled by the caller (the session is stopped and saved there).
   }
 }

@@ -1,8 +1,8 @@
 import { useEffect, useReducer } from 'react';
 import type { TroupeEvent } from '../engine/event-map.js';
 import type { SessionState } from '../engine/session.js';
-import { displayName } from '../runtime/format.js';
-import type { Runner } from '../runtime/runner.js';
+import { displayName } from '../report/names.js';
+import type { TroupeSession } from '../session/troupe-session.js';
 import { EMPTY_VIEW, pushLog, reduceEvent, type LogItem, type ViewState } from './view-model.js';
 
 /** The view plus the session as it stood after the last event. */
@@ -23,24 +23,21 @@ function reducer(state: SessionView, action: Action): SessionView {
  * stored event log of a resumed session); `onReady` runs once subscribed; `addOutput` logs command output.
  */
 export function useSessionView(
-  runner: Runner,
+  running: TroupeSession,
   history: readonly TroupeEvent[] = [],
   onReady?: () => void,
 ): SessionView & { addOutput: (title: string, lines: string[], tone: 'info' | 'error') => void } {
-  const [state, dispatch] = useReducer(reducer, runner, (r) => {
+  const [state, dispatch] = useReducer(reducer, running, (r) => {
     const name = (id: string) => displayName(r.def, id);
-    return { view: history.reduce((v, e) => reduceEvent(v, e, name), EMPTY_VIEW), session: r.session };
+    return { view: history.reduce((v, e) => reduceEvent(v, e, name), EMPTY_VIEW), session: r.getSnapshot() };
   });
   useEffect(() => {
-    const name = (id: string) => displayName(runner.def, id);
-    const onEvent = (e: TroupeEvent) => dispatch({ type: 'event', e, session: runner.session, name });
-    runner.bus.on('*', onEvent);
+    const name = (id: string) => displayName(running.def, id);
+    const unsubscribe = running.subscribe((e: TroupeEvent, session) => dispatch({ type: 'event', e, session, name }));
     onReady?.();
-    return () => {
-      runner.bus.off('*', onEvent);
-    };
-  }, [runner]);
+    return unsubscribe;
+  }, [running]);
   const addOutput = (title: string, lines: string[], tone: 'info' | 'error') =>
-    dispatch({ type: 'log', item: { kind: 'output', title, lines, tone }, session: runner.session });
+    dispatch({ type: 'log', item: { kind: 'output', title, lines, tone }, session: running.getSnapshot() });
   return { ...state, addOutput };
 }

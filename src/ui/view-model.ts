@@ -1,5 +1,5 @@
 import type { Decision } from '../arbiter/proposal.js';
-import type { Directive } from '../directive/schema.js';
+import { directiveTag } from '../report/decisions.js';
 import type { TroupeEvent } from '../engine/event-map.js';
 import { addUsage, NO_USAGE, type UsageTotals } from '../commands/usage-meter.js';
 
@@ -31,20 +31,16 @@ export interface ViewState {
   arbitration: { from: string; decision: Decision } | null;
   usage: UsageTotals;
   compressions: number;
+  /** Approvals (✓) and reworks (↺) of each persona's work, for the state tree. */
+  marks: Record<string, { ok: number; back: number }>;
+  /** The last directive's transition, by the state that gave it. */
   lastDirective: Record<string, string>;
   seq: number;
 }
 
 /** The view before any event. */
-export const EMPTY_VIEW: ViewState = { log: [], live: null, held: null, arbitration: null, usage: NO_USAGE, compressions: 0, lastDirective: {}, seq: 0 };
+export const EMPTY_VIEW: ViewState = { log: [], live: null, held: null, arbitration: null, usage: NO_USAGE, compressions: 0, marks: {}, lastDirective: {}, seq: 0 };
 
-/** A short tag for a directive: `HANDOFF_TO_AGENT → cfo`, `REQUEST_REWORK: reason`. */
-export function directiveTag(d: Directive): string {
-  const parts: string[] = [d.transition];
-  if (d.next_agent) parts.push(`→ ${d.next_agent}`);
-  if (d.rework_reason) parts.push(`: ${d.rework_reason}`);
-  return parts.join(' ').replace(' :', ':');
-}
 
 /** Appends a log item with a fresh id. */
 export function pushLog(v: ViewState, item: LogItem extends infer T ? (T extends LogItem ? Omit<T, 'id'> : never) : never): ViewState {
@@ -78,7 +74,7 @@ export function reduceEvent(view: ViewState, e: TroupeEvent, name: (id: string) 
       return { ...v, live: v.live?.turnId === e.turn_id ? null : v.live, held: { turnId: e.turn_id, persona: e.persona, path: e.path, turn: e.turn, text: e.text } };
     case 'directive': {
       const tag = directiveTag(e.directive);
-      const next = { ...v, lastDirective: { ...v.lastDirective, [e.persona]: e.directive.transition } };
+      const next = { ...v, lastDirective: { ...v.lastDirective, [e.path]: e.directive.transition } };
       const flushed = flushHeld(next, tag, 'ok');
       const decisions = e.directive.key_decisions ?? [];
       return decisions.reduce((acc, k) => pushLog(acc, { kind: 'note', text: `decision pinned: ${k}`, tone: 'ok' }), flushed);
@@ -88,13 +84,15 @@ export function reduceEvent(view: ViewState, e: TroupeEvent, name: (id: string) 
     case 'arbitration':
       return { ...v, arbitration: { from: e.from, decision: e.decision } };
     case 'transition': {
-      const fromId = e.from.split('.')[1] ?? '';
-      const label = e.kind === 'agent' ? (v.lastDirective[fromId] ?? 'handoff') : e.kind.toUpperCase();
+      const label = e.kind === 'agent' ? (v.lastDirective[e.from] ?? 'handoff') : e.kind.toUpperCase();
       return pushLog(v, { kind: 'transition', from: e.from, to: e.to, label, reason: e.kind === 'agent' ? null : e.reason });
     }
-    case 'approval':
-      if (e.by !== 'user') return v;
-      return pushLog(v, { kind: 'note', text: `${e.status === 'APPROVED' ? 'you approved' : 'you sent back'} ${name(e.of)}'s work${e.reason ? `: ${e.reason}` : ''}`, tone: e.status === 'APPROVED' ? 'ok' : 'warn' });
+    case 'approval': {
+      const was = v.marks[e.of] ?? { ok: 0, back: 0 };
+      const marked = { ...v, marks: { ...v.marks, [e.of]: e.status === 'APPROVED' ? { ...was, ok: was.ok + 1 } : { ...was, back: was.back + 1 } } };
+      if (e.by !== 'user') return marked;
+      return pushLog(marked, { kind: 'note', text: `${e.status === 'APPROVED' ? 'you approved' : 'you sent back'} ${name(e.of)}'s work${e.reason ? `: ${e.reason}` : ''}`, tone: e.status === 'APPROVED' ? 'ok' : 'warn' });
+    }
     case 'awaiting_user':
       return pushLog(v, { kind: 'note', text: `waiting for you: ${e.reason}`, tone: 'warn' });
     case 'note':
@@ -107,6 +105,8 @@ export function reduceEvent(view: ViewState, e: TroupeEvent, name: (id: string) 
       return { ...v, usage: addUsage(v.usage, e) };
     case 'memory_compressed':
       return { ...v, compressions: v.compressions + 1 };
+    case 'session_detached':
+      return pushLog({ ...v, live: null }, { kind: 'note', text: `session paused: ${e.reason.replace(/_/g, ' ')}${e.detail ? ` — ${e.detail}` : ''}`, tone: 'info' });
     case 'session_ended':
       return pushLog({ ...v, live: null }, { kind: 'note', text: `session ended: ${e.reason}${e.detail ? ` — ${e.detail}` : ''}`, tone: 'info' });
     default:

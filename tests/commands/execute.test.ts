@@ -15,11 +15,11 @@ describe('executeLine', () => {
       { text: 'Loop.', directive: { transition: 'RESPOND_TO_USER' } },
       { text: 'Numbers.', directive: { transition: 'RESPOND_TO_USER' } },
     ]);
-    const { runner, events } = studioRunner(model);
+    const { runner, events } = await studioRunner(model);
     const host = { runner, usage: () => NO_USAGE };
     expect(executeLine('a game about bees', host)).toEqual({ kind: 'none' });
     await runner.settled();
-    expect(runner.session.brief).toBe('a game about bees');
+    expect(runner.getSnapshot().brief).toBe('a game about bees');
     expect(executeLine('!handoff CFO', host)).toEqual({ kind: 'none' });
     await runner.settled();
     expect(events.find((e) => e.type === 'command')).toMatchObject({ name: 'handoff', args: ['CFO'] });
@@ -28,7 +28,7 @@ describe('executeLine', () => {
 
   it('answers inspections from the session, usage and memory', async () => {
     const model = new ScriptedModel([{ text: 'Hi.', directive: { transition: 'RESPOND_TO_USER' } }]);
-    const { runner } = studioRunner(model);
+    const { runner } = await studioRunner(model);
     const usage = addUsage(addUsage(NO_USAGE, usageEvent('creative_partner', 1200, null)), usageEvent(null, 300, null));
     const host = { runner, usage: () => usage };
     executeLine('brief', host);
@@ -49,24 +49,24 @@ describe('executeLine', () => {
 
   it('quits: leaves with the session resumable, a turn in flight unapplied', async () => {
     const model = new ScriptedModel([{ text: 'slow', directive: { transition: 'RESPOND_TO_USER' }, delayMs: 5_000 }]);
-    const { runner, events } = studioRunner(model);
+    const { runner, events } = await studioRunner(model);
     runner.start('brief');
     await new Promise((r) => setTimeout(r, 5));
     expect(executeLine('!quit', { runner, usage: () => NO_USAGE })).toEqual({ kind: 'quit' });
     await runner.settled();
-    expect(runner.session.status).toBe('running');
-    expect(runner.session.inFlight).toMatchObject({ persona: 'creative_partner' });
+    expect(runner.getSnapshot().status).toBe('running');
+    expect(runner.getSnapshot().inFlight).toMatchObject({ persona: 'creative_partner' });
     expect(events.at(-1)).toMatchObject({ type: 'session_ended', reason: 'user_left' });
   });
 });
 
 describe('situation', () => {
   it('shows the predicted next state before the brief and in the pipeline', async () => {
-    const { runner } = studioRunner(new ScriptedModel([{ text: 'x', directive: { transition: 'HANDOFF_TO_AGENT', next_agent: 'ceo' }, delayMs: 50 }]), { mode: 'simple' });
-    expect(situationLine(situation(runner.def, runner.session))).toBe('USER_INTERACTION › You -> next: CREATIVE › Creative Partner');
+    const { runner } = await studioRunner(new ScriptedModel([{ text: 'x', directive: { transition: 'HANDOFF_TO_AGENT', next_agent: 'ceo' }, delayMs: 50 }]), { mode: 'simple' });
+    expect(situationLine(situation(runner.def, runner.getSnapshot()))).toBe('USER_INTERACTION › You -> next: CREATIVE › Creative Partner');
     runner.start('brief');
-    expect(situationLine(situation(runner.def, runner.session))).toBe('CREATIVE › Creative Partner -> next: CREATIVE › Game Designer');
-    runner.dispatch({ type: 'user_quit' });
+    expect(situationLine(situation(runner.def, runner.getSnapshot()))).toBe('CREATIVE › Creative Partner -> next: CREATIVE › Game Designer');
+    runner.send({ type: 'user_quit' });
   });
 
   it('shows the transition held at an approval gate as pending', async () => {
@@ -76,12 +76,12 @@ describe('situation', () => {
       { text: 'never finished', delayMs: 60_000 },
       { text: 'Over to the CFO.', directive: { transition: 'HANDOFF_TO_AGENT', next_agent: 'cfo' } },
     ]);
-    const { runner } = studioRunner(model, { team });
+    const { runner } = await studioRunner(model, { team });
     runner.start('brief');
     await new Promise((r) => setTimeout(r, 5));
-    runner.dispatch({ type: 'user_handoff', target: 'ceo' });
+    runner.send({ type: 'user_handoff', target: 'ceo' });
     await runner.settled();
-    const sit = situation(runner.def, runner.session);
+    const sit = situation(runner.def, runner.getSnapshot());
     expect(situationLine(sit)).toBe('STRATEGIC › CEO -> pending: STRATEGIC › CFO');
     expect(sit.status).toMatch(/^waiting for you: approval gate/);
   });

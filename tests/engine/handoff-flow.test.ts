@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ScriptedModel } from '../../src/llm/scripted-model.js';
-import { studio, studioRunner } from '../helpers/team.js';
+import { payloads, studio, studioRunner } from '../helpers/team.js';
 
 describe('the seed 004 handoff pattern', () => {
   it('runs Creative Partner -> Game Designer -> Creative Partner (rework) -> Game Designer (approve) -> CEO', async () => {
@@ -11,7 +11,7 @@ describe('the seed 004 handoff pattern', () => {
       { text: 'Approved; loop defined.', directive: { transition: 'APPROVE_AND_HANDOFF', approval_status: 'APPROVED', next_agent: 'CEO' } },
       { text: 'Go.', directive: { transition: 'COMPLETE' } },
     ]);
-    const { runner, events } = studioRunner(model);
+    const { runner, events } = await studioRunner(model);
     runner.start('A lighthouse game');
     await runner.settled();
 
@@ -24,8 +24,8 @@ describe('the seed 004 handoff pattern', () => {
       'STRATEGIC.ceo',
       'USER_INTERACTION.user',
     ]);
-    const s = runner.session;
-    expect(s.approvals).toEqual([
+    const s = runner.getSnapshot();
+    expect(payloads(events, 'approval')).toEqual([
       { turn: 2, by: 'game_designer', of: 'creative_partner', status: 'REQUEST_REWORK', reason: 'Define what the player can lose.' },
       { turn: 4, by: 'game_designer', of: 'creative_partner', status: 'APPROVED' },
     ]);
@@ -36,8 +36,8 @@ describe('the seed 004 handoff pattern', () => {
     expect(lastMessage.content).toContain('Game Designer requested rework of your work. Reason: Define what the player can lose.');
     expect(s.status).toBe('awaiting_user');
     expect(s.awaiting?.code).toBe('complete');
-    expect(s.history).toEqual(['creative_partner', 'game_designer']);
-    expect(s.reworks).toEqual({ 'game_designer>creative_partner': 1 });
+    expect(s.routing!.history).toEqual(['creative_partner', 'game_designer']);
+    expect(s.routing!.reworks).toEqual({ 'game_designer>creative_partner': 1 });
     expect(model.remaining).toBe(0);
   });
 
@@ -46,7 +46,7 @@ describe('the seed 004 handoff pattern', () => {
       { text: 'to engineering', directive: { transition: 'HANDOFF_TO_AGENT', next_agent: 'lead_engineer' } },
       { text: 'question', directive: { transition: 'RESPOND_TO_USER' } },
     ]);
-    const { runner, events } = studioRunner(model);
+    const { runner, events } = await studioRunner(model);
     runner.start('brief');
     await runner.settled();
     const names = events.map((e) => e.type);
@@ -54,13 +54,16 @@ describe('the seed 004 handoff pattern', () => {
     expect(names.slice(i, i + 4)).toEqual(['transition', 'major_exited', 'major_entered', 'state_entered']);
     expect(events[i + 1]).toMatchObject({ major: 'CREATIVE' });
     expect(events[i + 2]).toMatchObject({ major: 'TECHNICAL' });
-    expect(events.every((e) => e.session_id === 's-test' && typeof e.at === 'string')).toBe(true);
+    // Stamped once on the bus: time from the injected clock as epoch ms, and a sequence number per stored event.
+    expect(events.every((e) => e.session_id === 's-test' && typeof e.at === 'number')).toBe(true);
+    const stored = events.filter((e) => e.type !== 'agent_delta').map((e) => e.seq);
+    expect(stored).toEqual(stored.map((_, k) => k + 1));
   });
 
   it('passes the persona model tier through the resolver', async () => {
     const team = studio();
     const model = new ScriptedModel([{ text: 'hi', directive: { transition: 'RESPOND_TO_USER' } }]);
-    const { runner } = studioRunner(model, { team });
+    const { runner } = await studioRunner(model, { team });
     runner.start('brief');
     await runner.settled();
     expect(model.calls[0]!.model).toBe('test-model');

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ScriptedModel, type ScriptStep } from '../../src/llm/scripted-model.js';
 import { studio, studioRunner } from '../helpers/team.js';
+import { transcriptOf } from '../../src/report/transcript.js';
 
 const to = (next: string): ScriptStep => ({ text: `over to ${next}`, directive: { transition: 'HANDOFF_TO_AGENT', next_agent: next } });
 const rework: ScriptStep = { text: 'again', directive: { transition: 'REQUEST_REWORK', rework_reason: 'not yet' } };
@@ -9,39 +10,39 @@ describe('limits', () => {
   it('stops at max turns with the reason and lets !continue extend the budget', async () => {
     const team = studio({ maxTurns: 3 });
     const model = new ScriptedModel([to('game_designer'), to('lead_engineer'), to('ceo'), { text: 'ok', directive: { transition: 'RESPOND_TO_USER' } }]);
-    const { runner } = studioRunner(model, { team });
+    const { runner } = await studioRunner(model, { team });
     runner.start('brief');
     await runner.settled();
-    expect(runner.session.awaiting).toMatchObject({ code: 'limit', reason: 'max turns reached (3)' });
-    expect(runner.session.turn).toBe(3);
-    runner.dispatch({ type: 'user_continue' });
+    expect(runner.getSnapshot().awaiting).toMatchObject({ code: 'limit', reason: 'max turns reached (3)' });
+    expect(runner.getSnapshot().turn).toBe(3);
+    runner.send({ type: 'user_continue' });
     await runner.settled();
-    expect(runner.session.active).toBe('ceo');
-    expect(runner.session.turnBudget).toBe(6);
-    expect(runner.session.awaiting?.code).toBe('respond_to_user');
+    expect(runner.getSnapshot().active).toBe('ceo');
+    expect(runner.getSnapshot().turnBudget).toBe(6);
+    expect(runner.getSnapshot().awaiting?.code).toBe('respond_to_user');
   });
 
   it('stops when one pair exceeds max reworks', async () => {
     const team = studio();
     team.def.limits = { ...team.def.limits, max_reworks_per_pair: 1, ping_pong: 99 };
     const model = new ScriptedModel([to('game_designer'), rework, to('game_designer'), rework]);
-    const { runner } = studioRunner(model, { team });
+    const { runner } = await studioRunner(model, { team });
     runner.start('brief');
     await runner.settled();
-    expect(runner.session.awaiting).toMatchObject({ code: 'limit', reason: 'max reworks reached: Game Designer -> Creative Partner (1)' });
-    expect(runner.session.reworks['game_designer>creative_partner']).toBe(2);
+    expect(runner.getSnapshot().awaiting).toMatchObject({ code: 'limit', reason: 'max reworks reached: Game Designer -> Creative Partner (1)' });
+    expect(runner.getSnapshot().routing!.reworks['game_designer>creative_partner']).toBe(2);
   });
 
   it('detects ping-pong between two personas', async () => {
     const team = studio();
     team.def.limits = { ...team.def.limits, ping_pong: 4 };
     const model = new ScriptedModel([to('game_designer'), to('creative_partner'), to('game_designer'), to('creative_partner'), to('game_designer')]);
-    const { runner } = studioRunner(model, { team });
+    const { runner } = await studioRunner(model, { team });
     runner.start('brief');
     await runner.settled();
-    expect(runner.session.awaiting?.code).toBe('limit');
-    expect(runner.session.awaiting?.reason).toBe('ping-pong: Game Designer and Creative Partner handed back and forth 4 times');
-    expect(runner.session.turn).toBe(4);
+    expect(runner.getSnapshot().awaiting?.code).toBe('limit');
+    expect(runner.getSnapshot().awaiting?.reason).toBe('ping-pong: Game Designer and Creative Partner handed back and forth 4 times');
+    expect(runner.getSnapshot().turn).toBe(4);
     expect(model.remaining).toBe(1);
   });
 });
@@ -53,46 +54,46 @@ describe('directive repair', () => {
       { text: '', directive: { transition: 'HANDOFF_TO_AGENT', next_agent: 'game_designer' } },
       { text: 'hm', directive: { transition: 'RESPOND_TO_USER' } },
     ]);
-    const { runner, events } = studioRunner(model);
+    const { runner, events } = await studioRunner(model);
     runner.start('brief');
     await runner.settled();
     const repair = model.calls[1]!.messages;
     expect(repair.at(-1)!.content).toContain('next_agent: HANDOFF_TO_AGENT needs next_agent');
     expect(repair.at(-2)).toEqual({ role: 'assistant', content: 'My long concept.' });
     expect(events.filter((e) => e.type === 'directive_invalid')).toHaveLength(1);
-    expect(runner.session.transcript.find((t) => t.persona === 'creative_partner')?.text).toBe('My long concept.');
-    expect(runner.session.active).toBe('game_designer');
+    expect(transcriptOf(events).find((t) => t.persona === 'creative_partner')?.text).toBe('My long concept.');
+    expect(runner.getSnapshot().active).toBe('game_designer');
   });
 
   it('goes to the user with a visible note when the repair fails too', async () => {
     const model = new ScriptedModel([{ text: 'words only' }, { text: 'still no directive' }]);
-    const { runner, events } = studioRunner(model);
+    const { runner, events } = await studioRunner(model);
     runner.start('brief');
     await runner.settled();
-    expect(runner.session.awaiting?.code).toBe('invalid_directive');
-    expect(runner.session.awaiting?.reason).toMatch(/Creative Partner gave no valid directive after a repair round/);
+    expect(runner.getSnapshot().awaiting?.code).toBe('invalid_directive');
+    expect(runner.getSnapshot().awaiting?.reason).toMatch(/Creative Partner gave no valid directive after a repair round/);
     expect(events.filter((e) => e.type === 'directive_invalid').map((e) => (e as { repairing: boolean }).repairing)).toEqual([true, false]);
   });
 
   it('treats an unknown next persona as no route, never a crash', async () => {
     const model = new ScriptedModel([to('Janitor')]);
-    const { runner } = studioRunner(model);
+    const { runner } = await studioRunner(model);
     runner.start('brief');
     await runner.settled();
-    expect(runner.session.awaiting?.code).toBe('no_route');
-    expect(runner.session.awaiting?.reason).toMatch(/unknown persona "Janitor"/);
+    expect(runner.getSnapshot().awaiting?.code).toBe('no_route');
+    expect(runner.getSnapshot().awaiting?.reason).toMatch(/unknown persona "Janitor"/);
   });
 
   it('turns a model failure into a pause that !continue retries', async () => {
     const model = new ScriptedModel([{ error: new Error('server melted') }, { text: 'back', directive: { transition: 'RESPOND_TO_USER' } }]);
-    const { runner, events } = studioRunner(model);
+    const { runner, events } = await studioRunner(model);
     runner.start('brief');
     await runner.settled();
-    expect(runner.session.awaiting).toMatchObject({ code: 'failure' });
+    expect(runner.getSnapshot().awaiting).toMatchObject({ code: 'failure' });
     expect(events.some((e) => e.type === 'error' && e.message === 'server melted')).toBe(true);
-    runner.dispatch({ type: 'user_continue' });
+    runner.send({ type: 'user_continue' });
     await runner.settled();
-    expect(runner.session.transcript.at(-1)).toMatchObject({ persona: 'creative_partner', text: 'back' });
+    expect(transcriptOf(events).at(-1)).toMatchObject({ persona: 'creative_partner', text: 'back' });
     expect(model.calls[1]!.messages.at(-1)!.content).toContain("The user's brief");
   });
 });

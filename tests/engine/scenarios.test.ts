@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ScriptedModel } from '../../src/llm/scripted-model.js';
 import { studioRunner } from '../helpers/team.js';
+import { transcriptOf } from '../../src/report/transcript.js';
 import type { TroupeEvent } from '../../src/engine/event-map.js';
 
 const transitions = (events: TroupeEvent[]) =>
@@ -14,7 +15,7 @@ describe('seed 004 scenario B: budget detour', () => {
       { text: 'Multiplayer adds 40% cost; approve only as post-launch.', directive: { transition: 'APPROVE_AND_HANDOFF', next_agent: 'ceo' } },
       { text: 'Understood, multiplayer deferred.', directive: { transition: 'RESPOND_TO_USER' } },
     ]);
-    const { runner, events } = studioRunner(model);
+    const { runner, events } = await studioRunner(model);
     runner.start('brief');
     await runner.settled();
     expect(transitions(events)).toEqual([
@@ -31,9 +32,9 @@ describe('seed 004 scenario B: budget detour', () => {
     expect(arbitration.decision.proposals.find((p) => p.targetId === 'lead_engineer')).toMatchObject({ status: 'lost' });
     // The Game Designer gets the CFO's answer; the lost Lead Engineer proposal is queued for later.
     expect(model.calls[3]!.messages.at(-1)!.content).toContain('CFO answered on the detour');
-    expect(runner.session.detours).toEqual([]);
-    expect(runner.session.queue.map((q) => q.target)).toEqual(['lead_engineer']);
-    expect(runner.session.history).toEqual(['creative_partner']);
+    expect(runner.getSnapshot().routing!.detours).toEqual([]);
+    expect(runner.getSnapshot().routing!.queue.map((q) => q.target)).toEqual(['lead_engineer']);
+    expect(runner.getSnapshot().routing!.history).toEqual(['creative_partner']);
   });
 });
 
@@ -43,10 +44,10 @@ describe('seed 004 scenario C: user override', () => {
       { text: 'Concept: creative stuff.', directive: { transition: 'HANDOFF_TO_AGENT', next_agent: 'lead_engineer' }, delayMs: 50 },
       { text: 'CEO view.', directive: { transition: 'RESPOND_TO_USER' } },
     ]);
-    const { runner, events } = studioRunner(model);
+    const { runner, events } = await studioRunner(model);
     runner.start('brief about a game');
     await new Promise((r) => setTimeout(r, 5));
-    runner.dispatch({ type: 'user_handoff', target: 'CEO' });
+    runner.send({ type: 'user_handoff', target: 'CEO' });
     await runner.settled();
     expect(transitions(events)).toEqual([
       'USER_INTERACTION.user -> CREATIVE.creative_partner (system)',
@@ -60,17 +61,17 @@ describe('seed 004 scenario C: user override', () => {
     expect(ceoCall.messages.at(-1)!.content).toContain('User-requested transition');
     const decision = events.find((e) => e.type === 'arbitration') as Extract<TroupeEvent, { type: 'arbitration' }>;
     expect(decision.decision.why).toBe('user command bypasses scoring');
-    expect(runner.session.transcript.find((t) => t.status === 'aborted')?.persona).toBe('creative_partner');
+    expect(transcriptOf(events).find((t) => t.status === 'aborted')?.persona).toBe('creative_partner');
   });
 
-  it('answers an unknown persona with the known ones and changes nothing', () => {
-    const { runner, events } = studioRunner(new ScriptedModel([{ text: 'x', directive: { transition: 'RESPOND_TO_USER' }, delayMs: 20 }]));
+  it('answers an unknown persona with the known ones and changes nothing', async () => {
+    const { runner, events } = await studioRunner(new ScriptedModel([{ text: 'x', directive: { transition: 'RESPOND_TO_USER' }, delayMs: 20 }]));
     runner.start('brief');
-    const before = runner.session.active;
-    runner.dispatch({ type: 'user_handoff', target: 'Janitor' });
+    const before = runner.getSnapshot().active;
+    runner.send({ type: 'user_handoff', target: 'Janitor' });
     const noteEvent = events.find((e) => e.type === 'note') as Extract<TroupeEvent, { type: 'note' }>;
     expect(noteEvent.text).toMatch(/^unknown persona "Janitor"; known: ceo, cfo, cmo, creative_partner/);
-    expect(runner.session.active).toBe(before);
+    expect(runner.getSnapshot().active).toBe(before);
     return runner.settled();
   });
 });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ScriptedModel, type ScriptStep } from '../../src/llm/scripted-model.js';
-import { createSession } from '../../src/engine/session.js';
-import { step } from '../../src/engine/step.js';
-import { studio, studioRunner } from '../helpers/team.js';
+import { initialState, step } from '../../src/engine/step.js';
+import { transcriptOf } from '../../src/report/transcript.js';
+import { payloads, studio, studioRunner } from '../helpers/team.js';
 
 const to = (next: string, extra: Record<string, unknown> = {}): ScriptStep => ({ text: `over to ${next}`, directive: { transition: 'APPROVE_AND_HANDOFF', next_agent: next, ...extra } });
 const ask: ScriptStep = { text: 'question for you', directive: { transition: 'RESPOND_TO_USER' } };
@@ -12,7 +12,7 @@ const inFlight = () => new Promise((r) => setTimeout(r, 5));
 describe('step is pure', () => {
   it('never changes the session it is given and returns effects as data', () => {
     const { def } = studio();
-    const s0 = createSession(def, { id: 'x' });
+    const s0 = initialState(def, { id: 'x' });
     const frozen = JSON.stringify(s0);
     const { session, effects } = step(def, s0, { type: 'start', brief: 'b' });
     expect(JSON.stringify(s0)).toBe(frozen);
@@ -28,57 +28,57 @@ describe('approval gates', () => {
     const team = studio();
     team.def.approval = 'on_major_change';
     const model = new ScriptedModel([to('game_designer'), to('lead_engineer'), ask]);
-    const { runner, events } = studioRunner(model, { team });
+    const { runner, events } = await studioRunner(model, { team });
     runner.start('brief');
     await runner.settled();
-    expect(runner.session.active).toBe('game_designer');
-    expect(runner.session.awaiting?.code).toBe('gate');
+    expect(runner.getSnapshot().active).toBe('game_designer');
+    expect(runner.getSnapshot().awaiting?.code).toBe('gate');
     const gate = events.filter((e) => e.type === 'awaiting_user').at(-1) as { pending?: { from: string; to: string } };
     expect(gate.pending).toMatchObject({ from: 'CREATIVE.game_designer', to: 'TECHNICAL.lead_engineer' });
-    runner.dispatch({ type: 'user_approve' });
+    runner.send({ type: 'user_approve' });
     await runner.settled();
-    expect(runner.session.active).toBe('lead_engineer');
-    expect(runner.session.approvals.at(-1)).toMatchObject({ by: 'user', of: 'game_designer', status: 'APPROVED' });
+    expect(runner.getSnapshot().active).toBe('lead_engineer');
+    expect(payloads(events, 'approval').at(-1)).toMatchObject({ by: 'user', of: 'game_designer', status: 'APPROVED' });
   });
 
   it('every: !rework at a gate sends the work back with the reason; !handoff redirects', async () => {
     const team = studio();
     team.def.approval = 'every';
     const model = new ScriptedModel([to('game_designer'), to('game_designer'), ask]);
-    const { runner } = studioRunner(model, { team });
+    const { runner } = await studioRunner(model, { team });
     runner.start('brief');
     await runner.settled();
-    expect(runner.session.awaiting?.code).toBe('gate');
-    runner.dispatch({ type: 'user_rework', reason: 'too expensive' });
+    expect(runner.getSnapshot().awaiting?.code).toBe('gate');
+    runner.send({ type: 'user_rework', reason: 'too expensive' });
     await runner.settled();
     expect(model.calls[1]!.meta.persona).toBe('creative_partner');
     expect(model.calls[1]!.messages.at(-1)!.content).toContain('The user sent your work back for rework. Reason: too expensive');
-    expect(runner.session.awaiting?.code).toBe('gate');
-    runner.dispatch({ type: 'user_handoff', target: 'cmo' });
+    expect(runner.getSnapshot().awaiting?.code).toBe('gate');
+    runner.send({ type: 'user_handoff', target: 'cmo' });
     await runner.settled();
-    expect(runner.session.active).toBe('cmo');
+    expect(runner.getSnapshot().active).toBe('cmo');
   });
 });
 
 describe('user steering', () => {
   it('an interjection aborts the turn in flight and the active persona answers it next', async () => {
     const model = new ScriptedModel([{ ...to('game_designer'), delayMs: 50 }, ask]);
-    const { runner } = studioRunner(model);
+    const { runner, events } = await studioRunner(model);
     runner.start('brief');
     await inFlight();
-    runner.dispatch({ type: 'user_message', text: 'make it about cats' });
+    runner.send({ type: 'user_message', text: 'make it about cats' });
     await runner.settled();
     expect(model.calls[1]!.meta.persona).toBe('creative_partner');
     expect(model.calls[1]!.messages.at(-1)!.content).toBe('The user interjects: make it about cats');
-    expect(runner.session.transcript.map((t) => `${t.kind}:${t.status ?? ''}`)).toEqual(['user:', 'agent:aborted', 'user:', 'agent:ok']);
+    expect(transcriptOf(events).map((t) => `${t.kind}:${t.status ?? ''}`)).toEqual(['user:', 'agent:aborted', 'user:', 'agent:ok']);
   });
 
   it('a reply while waiting goes to the persona that asked', async () => {
     const model = new ScriptedModel([ask, ask]);
-    const { runner } = studioRunner(model);
+    const { runner } = await studioRunner(model);
     runner.start('brief');
     await runner.settled();
-    runner.dispatch({ type: 'user_message', text: 'PC only' });
+    runner.send({ type: 'user_message', text: 'PC only' });
     await runner.settled();
     expect(model.calls[1]!.meta.persona).toBe('creative_partner');
     expect(model.calls[1]!.messages.at(-1)!.content).toBe('The user replies: PC only');
@@ -86,64 +86,64 @@ describe('user steering', () => {
 
   it('!call_agent consults a persona and control returns', async () => {
     const model = new ScriptedModel([ask, { text: 'costs are fine', directive: { transition: 'RESPOND_TO_USER' } }, ask]);
-    const { runner } = studioRunner(model);
+    const { runner } = await studioRunner(model);
     runner.start('brief');
     await runner.settled();
-    runner.dispatch({ type: 'user_call_agent', target: 'CFO', message: 'can we afford it?' });
+    runner.send({ type: 'user_call_agent', target: 'CFO', message: 'can we afford it?' });
     await runner.settled();
     expect(model.calls[1]!.meta.persona).toBe('cfo');
     // The pause the consultation interrupted comes back: the Creative Partner still waits for an answer.
-    expect(runner.session.awaiting).toMatchObject({ code: 'respond_to_user', reason: 'CFO answered; still waiting: Creative Partner asks you to respond' });
-    expect(runner.session.active).toBe('creative_partner');
+    expect(runner.getSnapshot().awaiting).toMatchObject({ code: 'respond_to_user', reason: 'CFO answered; still waiting: Creative Partner asks you to respond' });
+    expect(runner.getSnapshot().active).toBe('creative_partner');
     expect(model.remaining).toBe(1);
   });
 
   it('!switch_to hands control to the major lead', async () => {
     const model = new ScriptedModel([ask, ask]);
-    const { runner } = studioRunner(model);
+    const { runner } = await studioRunner(model);
     runner.start('brief');
     await runner.settled();
-    runner.dispatch({ type: 'user_switch_major', major: 'technical' });
+    runner.send({ type: 'user_switch_major', major: 'technical' });
     await runner.settled();
     expect(model.calls[1]!.meta.persona).toBe('lead_engineer');
   });
 
   it('!approve after COMPLETE ends the session with the reason; !quit ends it too', async () => {
     const model = new ScriptedModel([{ text: 'done', directive: { transition: 'COMPLETE' } }]);
-    const { runner, events } = studioRunner(model);
+    const { runner, events } = await studioRunner(model);
     runner.start('brief');
     await runner.settled();
-    runner.dispatch({ type: 'user_approve' });
-    expect(runner.session.status).toBe('ended');
+    runner.send({ type: 'user_approve' });
+    expect(runner.getSnapshot().status).toBe('ended');
     expect(events.at(-1)).toMatchObject({ type: 'session_ended', reason: "completed: Creative Partner's result approved by the user" });
-    const other = studioRunner(new ScriptedModel([{ ...ask, delayMs: 30 }]));
+    const other = await studioRunner(new ScriptedModel([{ ...ask, delayMs: 30 }]));
     other.runner.start('brief');
-    other.runner.dispatch({ type: 'user_quit' });
+    other.runner.send({ type: 'user_quit' });
     await other.runner.settled();
-    expect(other.runner.session.endReason).toBe('user quit');
+    expect(other.runner.getSnapshot().endReason).toBe('user quit');
   });
 });
 
 describe('modes', () => {
   it('simple runs the pipeline once; directives are recorded but do not route', async () => {
     const model = new ScriptedModel([to('ceo'), { text: 'rework!', directive: { transition: 'REQUEST_REWORK', rework_reason: 'x' } }, to('cfo')]);
-    const { runner, events } = studioRunner(model, { mode: 'simple' });
+    const { runner, events } = await studioRunner(model, { mode: 'simple' });
     runner.start('brief');
     await runner.settled();
     expect(model.calls.map((c) => c.meta.persona)).toEqual(['creative_partner', 'game_designer', 'lead_engineer']);
-    expect(runner.session.awaiting).toMatchObject({ code: 'pipeline_complete', reason: 'pipeline complete (Ideation -> Planning -> Implementation)' });
+    expect(runner.getSnapshot().awaiting).toMatchObject({ code: 'pipeline_complete', reason: 'pipeline complete (Ideation -> Planning -> Implementation)' });
     expect(events.filter((e) => e.type === 'directive')).toHaveLength(3);
   });
 
   it('switching simple -> fsm mid-session keeps the transcript and routes by directive again', async () => {
     const model = new ScriptedModel([to('ceo'), { ...to('cfo'), delayMs: 20 }, ask]);
-    const { runner } = studioRunner(model, { mode: 'simple' });
+    const { runner, events } = await studioRunner(model, { mode: 'simple' });
     runner.start('brief');
     await new Promise((r) => setTimeout(r, 5));
-    runner.dispatch({ type: 'user_mode', mode: 'fsm' });
+    runner.send({ type: 'user_mode', mode: 'fsm' });
     await runner.settled();
     expect(model.calls.map((c) => c.meta.persona)).toEqual(['creative_partner', 'game_designer', 'cfo']);
-    expect(runner.session.transcript.filter((t) => t.kind === 'agent')).toHaveLength(3);
+    expect(transcriptOf(events).filter((t) => t.kind === 'agent')).toHaveLength(3);
   });
 });
 
@@ -152,15 +152,15 @@ describe('review fixes', () => {
     const team = studio();
     team.def.approval = 'every';
     const model = new ScriptedModel([to('game_designer'), { text: 'affordable', directive: { transition: 'RESPOND_TO_USER' } }, ask]);
-    const { runner } = studioRunner(model, { team });
+    const { runner } = await studioRunner(model, { team });
     runner.start('brief');
     await runner.settled();
-    expect(runner.session.awaiting?.code).toBe('gate');
-    runner.dispatch({ type: 'user_call_agent', target: 'cfo', message: 'can we afford it?' });
+    expect(runner.getSnapshot().awaiting?.code).toBe('gate');
+    runner.send({ type: 'user_call_agent', target: 'cfo', message: 'can we afford it?' });
     await runner.settled();
-    expect(runner.session.awaiting).toMatchObject({ code: 'gate', reason: expect.stringMatching(/^CFO answered; still waiting: approval gate/) });
-    expect(runner.session.active).toBe('creative_partner');
-    runner.dispatch({ type: 'user_approve' });
+    expect(runner.getSnapshot().awaiting).toMatchObject({ code: 'gate', reason: expect.stringMatching(/^CFO answered; still waiting: approval gate/) });
+    expect(runner.getSnapshot().active).toBe('creative_partner');
+    runner.send({ type: 'user_approve' });
     await runner.settled();
     expect(model.calls.map((c) => c.meta.persona)).toEqual(['creative_partner', 'cfo', 'game_designer']);
     expect(model.remaining).toBe(0);
@@ -168,10 +168,10 @@ describe('review fixes', () => {
 
   it('a consultation while a persona works returns control to that persona with the answer', async () => {
     const model = new ScriptedModel([{ ...to('game_designer'), delayMs: 40 }, { text: 'cost is fine', directive: { transition: 'RESPOND_TO_USER' } }, ask]);
-    const { runner } = studioRunner(model);
+    const { runner } = await studioRunner(model);
     runner.start('brief');
     await inFlight();
-    runner.dispatch({ type: 'user_call_agent', target: 'CFO', message: 'quick check' });
+    runner.send({ type: 'user_call_agent', target: 'CFO', message: 'quick check' });
     await runner.settled();
     expect(model.calls.map((c) => c.meta.persona)).toEqual(['creative_partner', 'cfo', 'creative_partner']);
     expect(model.calls[2]!.messages.at(-1)!.content).toContain('CFO was consulted. Their answer:\ncost is fine');
@@ -182,20 +182,20 @@ describe('review fixes', () => {
     const team = studio();
     team.def.approval = 'every';
     const model = new ScriptedModel([to('ceo'), to('ceo'), to('ceo')]);
-    const { runner, events } = studioRunner(model, { team, mode: 'simple' });
+    const { runner, events } = await studioRunner(model, { team, mode: 'simple' });
     runner.start('brief');
     await runner.settled();
-    runner.dispatch({ type: 'user_message', text: 'make it darker' });
+    runner.send({ type: 'user_message', text: 'make it darker' });
     await runner.settled();
     const gates = events.filter((e) => e.type === 'awaiting_user') as { pending?: { to: string } }[];
     expect(gates.map((g) => g.pending?.to)).toEqual(['CREATIVE.game_designer', 'CREATIVE.game_designer']);
   });
 
-  it('steering before the brief only says to type a brief first', () => {
-    const { runner, events } = studioRunner(new ScriptedModel([]));
-    runner.dispatch({ type: 'user_handoff', target: 'ceo' });
-    runner.dispatch({ type: 'user_call_agent', target: 'ceo', message: 'hi' });
-    expect(runner.session.status).toBe('idle');
+  it('steering before the brief only says to type a brief first', async () => {
+    const { runner, events } = await studioRunner(new ScriptedModel([]));
+    runner.send({ type: 'user_handoff', target: 'ceo' });
+    runner.send({ type: 'user_call_agent', target: 'ceo', message: 'hi' });
+    expect(runner.getSnapshot().status).toBe('idle');
     expect(events.filter((e) => e.type === 'note').map((e) => (e as { text: string }).text)).toEqual([
       'type a brief first: the team has nothing to work on yet',
       'type a brief first: the team has nothing to work on yet',

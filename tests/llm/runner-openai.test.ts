@@ -25,7 +25,7 @@ const types = (events: TroupeEvent[]) => events.map((e) => e.type);
 
 describe('Runner on an OpenAI-compatible server', () => {
   it('streams agent_delta events for text and tool arguments', async () => {
-    const { runner, events } = studioRunner(await serve([{ stream: streamChunks('Concept: a lighthouse.', ask, { pieces: 3 }) }]));
+    const { runner, events } = await studioRunner(await serve([{ stream: streamChunks('Concept: a lighthouse.', ask, { pieces: 3 }) }]));
     runner.start('a lighthouse game');
     await runner.settled();
     const deltas = events.filter((e) => e.type === 'agent_delta');
@@ -35,7 +35,7 @@ describe('Runner on an OpenAI-compatible server', () => {
   });
 
   it('invalid tool arguments get one repair round', async () => {
-    const { runner, events } = studioRunner(await serve([
+    const { runner, events } = await studioRunner(await serve([
       { stream: streamChunks('My concept.', '{"transition": "HANDOFF_TO_AG', { pieces: 2 }) },
       { stream: streamChunks('', ask) },
     ]));
@@ -45,25 +45,25 @@ describe('Runner on an OpenAI-compatible server', () => {
     expect(events.find((e) => e.type === 'directive')).toMatchObject({ directive: ask, source: 'tool' });
     const repair = server!.requests[1]!.body.messages.at(-1);
     expect(repair.content).toMatch(/did not include a valid handoff_directive/);
-    expect(runner.session.awaiting?.code).toBe('respond_to_user');
+    expect(runner.getSnapshot().awaiting?.code).toBe('respond_to_user');
   });
 
   it('a 500 that outlasts the retries pauses the session with a one-line reason; !continue retries the call', async () => {
     const boom: FakeReply = { status: 500, body: { error: { message: 'upstream exploded' } } };
-    const { runner, events } = studioRunner(await serve([boom, boom, boom, { stream: streamChunks('Back again.', ask) }]));
+    const { runner, events } = await studioRunner(await serve([boom, boom, boom, { stream: streamChunks('Back again.', ask) }]));
     runner.start('a game');
     await runner.settled();
-    expect(runner.session.awaiting?.code).toBe('failure');
-    expect(runner.session.awaiting?.reason).toBe("Creative Partner's turn failed: model server error 500: upstream exploded (after 2 retries); !continue retries");
+    expect(runner.getSnapshot().awaiting?.code).toBe('failure');
+    expect(runner.getSnapshot().awaiting?.reason).toBe("Creative Partner's turn failed: model server error 500: upstream exploded (after 2 retries); !continue retries");
     expect(events.find((e) => e.type === 'error')).toMatchObject({ message: 'model server error 500: upstream exploded (after 2 retries)' });
-    runner.dispatch({ type: 'user_continue' });
+    runner.send({ type: 'user_continue' });
     await runner.settled();
     expect(events.filter((e) => e.type === 'agent_message').map((e) => (e as { text: string }).text)).toEqual(['Back again.']);
     expect(server!.requests.length).toBe(4);
   });
 
   it('an interjection aborts the call mid-stream: the turn is recorded as aborted and the persona answers the user', async () => {
-    const { runner, events } = studioRunner(await serve([
+    const { runner, events } = await studioRunner(await serve([
       { stream: streamChunks('A long answer that keeps on going and going', ask, { pieces: 8 }), chunkDelayMs: 30 },
       { stream: streamChunks('Noted, adjusting.', ask) },
     ]));
@@ -71,25 +71,25 @@ describe('Runner on an OpenAI-compatible server', () => {
     runner.bus.on('agent_delta', () => {
       if (interjected) return;
       interjected = true;
-      runner.dispatch({ type: 'user_message', text: 'make it about cats' });
+      runner.send({ type: 'user_message', text: 'make it about cats' });
     });
     runner.start('a game');
     await runner.settled();
     expect(events.find((e) => e.type === 'agent_aborted')).toMatchObject({ reason: 'user interjected' });
-    expect(runner.session.transcript.find((t) => t.kind === 'agent' && t.status === 'aborted')).toBeDefined();
+    expect(runner.getSnapshot().transcript.find((t) => t.kind === 'agent' && t.status === 'aborted')).toBeDefined();
     const messages = events.filter((e) => e.type === 'agent_message').map((e) => (e as { text: string }).text);
     expect(messages).toEqual(['Noted, adjusting.']);
     expect(server!.requests[1]!.body.messages.at(-1).content).toContain('make it about cats');
   });
 
   it('a server that ignores tools: the repair round asks for JSON, and the session carries on', async () => {
-    const { runner, events } = studioRunner(await serve((req) =>
+    const { runner, events } = await studioRunner(await serve((req) =>
       req.body.response_format ? { stream: streamChunks(JSON.stringify({ ...ask, content: 'As JSON now.' })) } : { stream: streamChunks('I just talk, no tools.') }));
     runner.start('a game');
     await runner.settled();
     expect(types(events)).toContain('directive_invalid');
     expect(events.find((e) => e.type === 'directive')).toMatchObject({ source: 'text' });
-    expect(runner.session.awaiting?.code).toBe('respond_to_user');
+    expect(runner.getSnapshot().awaiting?.code).toBe('respond_to_user');
   });
 
   it('personas on different models in one session, metered per persona and model with cost', async () => {

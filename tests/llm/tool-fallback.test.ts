@@ -88,13 +88,13 @@ describe('ToolFallbackModel', () => {
 
   it('a session on a tool-less server reads the directive from the JSON text', async () => {
     server = await new FakeOpenAIServer(toollessServer()).start();
-    const { runner, events } = studioRunner(new ToolFallbackModel(adapter(server)));
+    const { runner, events } = await studioRunner(new ToolFallbackModel(adapter(server)));
     runner.start('a game about tides');
     await runner.settled();
     const directive = events.find((e) => e.type === 'directive');
     expect(directive).toMatchObject({ source: 'text', directive: { transition: 'RESPOND_TO_USER' } });
     expect(events.find((e) => e.type === 'agent_message')).toMatchObject({ text: reply.content });
-    expect(runner.session.status).toBe('awaiting_user');
-    expect(runner.session.awaiting?.code).toBe('respond_to_user');
+    expect(runner.getSnapshot().status).toBe('awaiting_user');
+    expect(runner.getSnapshot().awaiting?.code).toBe('respond_to_user');
   });
 });

@@ -5,10 +5,10 @@ import * as troupe from '../../src/index.js';
 
 describe('the offline demo model', () => {
   it('plays a whole session by itself: approvals, a rework, cross-major handoffs, a detour, an end', async () => {
-    const { runner, events } = studioRunner(new DemoModel());
+    const { runner, events } = await studioRunner(new DemoModel());
     runner.start('A cozy lighthouse game');
     await runner.settled();
-    const s = runner.session;
+    const s = runner.getSnapshot();
     expect(s.status).toBe('awaiting_user');
     expect(s.awaiting?.code).toBe('complete');
     expect(s.approvals.filter((a) => a.status === 'APPROVED').length).toBeGreaterThanOrEqual(3);
@@ -19,21 +19,21 @@ describe('the offline demo model', () => {
     expect(s.transitions.some((t) => t.kind === 'detour_return')).toBe(true);
     // In character, about the brief.
     expect(s.transcript.find((t) => t.persona === 'creative_partner')?.text).toContain('A cozy lighthouse game');
-    runner.dispatch({ type: 'user_approve' });
-    expect(runner.session.endReason).toBe("completed: CEO's result approved by the user");
+    runner.send({ type: 'user_approve' });
+    expect(runner.getSnapshot().endReason).toBe("completed: CEO's result approved by the user");
   });
 
   it('answers the user in character when steered', async () => {
-    const { runner } = studioRunner(new DemoModel());
+    const { runner } = await studioRunner(new DemoModel());
     runner.start('A racing game');
     await runner.settled();
-    runner.dispatch({ type: 'user_handoff', target: 'art director' });
+    runner.send({ type: 'user_handoff', target: 'art director' });
     await runner.settled();
-    expect(runner.session.transcript.at(-1)?.text).toBe('Art Director here. You brought me in directly on "A racing game": a limited palette and one strong silhouette rule keep the art cost predictable.');
-    expect(runner.session.awaiting?.code).toBe('respond_to_user');
-    runner.dispatch({ type: 'user_message', text: 'keep it neon' });
+    expect(runner.getSnapshot().transcript.at(-1)?.text).toBe('Art Director here. You brought me in directly on "A racing game": a limited palette and one strong silhouette rule keep the art cost predictable.');
+    expect(runner.getSnapshot().awaiting?.code).toBe('respond_to_user');
+    runner.send({ type: 'user_message', text: 'keep it neon' });
     await runner.settled();
-    expect(runner.session.transcript.at(-1)?.text).toMatch(/^Art Director here\. Noted: "keep it neon"\. On "A racing game", a limited palette/);
+    expect(runner.getSnapshot().transcript.at(-1)?.text).toMatch(/^Art Director here\. Noted: "keep it neon"\. On "A racing game", a limited palette/);
   });
 });
 

@@ -24,7 +24,7 @@ async function mount(script: ScriptEntry[], options: { approval?: 'every'; colum
   const team = studio();
   if (options.approval) team.def.approval = options.approval;
   const model = new ScriptedModel(script);
-  const { runner, events } = studioRunner(model, { team });
+  const { runner, events } = await studioRunner(model, { team });
   runners.push(runner);
   let quit = 0;
   const ui = render(<App runner={runner} model={{ label: 'scripted model' }} columns={options.columns ?? 100} rows={40} onQuit={() => (quit += 1)} />);
@@ -48,7 +48,7 @@ describe('App flows', () => {
     expect(ui.frame()).toContain('Brief › a lighthouse game');
     expect(ui.frame()).toContain('A cozy concept.');
     expect(ui.frame()).toContain('Your turn: type a reply');
-    expect(ui.runner.session.brief).toBe('a lighthouse game');
+    expect(ui.runner.getSnapshot().brief).toBe('a lighthouse game');
   });
 
   it('shows a streaming turn and takes an interjection the active persona answers next', async () => {
@@ -113,7 +113,7 @@ describe('App flows', () => {
     await ui.type('!fsm');
     await ui.see('troupe · V7 Studio · FSM');
     expect(ui.frame()).toContain('mode is now FSM');
-    expect(ui.runner.session.mode).toBe('fsm');
+    expect(ui.runner.getSnapshot().mode).toBe('fsm');
   });
 
   it('answers an unknown persona with the known ones, and unknown commands with !help', async () => {
@@ -124,7 +124,7 @@ describe('App flows', () => {
     await ui.see('unknown command "!dance" — type !help for the list');
     await ui.type('!help');
     await ui.see('!call_agent <persona> [message]');
-    expect(ui.runner.session.status).toBe('idle');
+    expect(ui.runner.getSnapshot().status).toBe('idle');
   });
 
   it('completes persona names with Tab', async () => {
@@ -141,7 +141,7 @@ describe('App flows', () => {
     await ui.see('Working');
     await ui.type('!quit');
     await until(() => ui.quitCount() === 1, () => 'onQuit');
-    expect(ui.runner.session.status).toBe('running');
+    expect(ui.runner.getSnapshot().status).toBe('running');
     expect(ui.frame()).toContain('session ended: user_left — the session is saved; continue it with troupe resume');
   });
 

@@ -13,14 +13,14 @@ afterEach(() => cleanup());
 describe('App on a resumed session', () => {
   it('shows the stored history, its usage, and starts the re-run turn only once it listens', async () => {
     // A first process: one finished turn, then a turn in flight when it "crashed".
-    const first = studioRunner(new ScriptedModel([
+    const first = await studioRunner(new ScriptedModel([
       { text: 'Concept: tides that remember.', directive: { transition: 'HANDOFF_TO_AGENT', next_agent: 'game_designer' }, usage: { promptTokens: 900, completionTokens: 100 } },
       { text: 'never finished', delayMs: 60_000 },
     ]));
     first.runner.start('a tide game');
-    await until(() => first.runner.session.inFlight?.persona === 'game_designer', () => 'second turn in flight');
+    await until(() => first.runner.getSnapshot().inFlight?.persona === 'game_designer', () => 'second turn in flight');
     first.runner.abortAll();
-    const saved = first.runner.session;
+    const saved = first.runner.getSnapshot();
     const history: TroupeEvent[] = first.events.filter((e) => e.type !== 'agent_delta');
     expect(history.some((e) => e.type === 'usage')).toBe(true);
 

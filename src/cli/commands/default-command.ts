@@ -1,0 +1,52 @@
+import type { CliArgs } from '../args.js';
+import { savedLine, sessionsSource, storeFor, teamFor } from '../common.js';
+import type { CliIo } from '../io.js';
+import { printer } from '../io.js';
+import { modelFromEnv } from '../../llm/from-env.js';
+import { openSession } from '../../session/open-session.js';
+import { paced } from '../models.js';
+import { finishHeadless } from './finish.js';
+
+/** The brief `npm start` runs when no brief is given. */
+export const DEMO_BRIEF = 'A cozy game about a lighthouse keeper tending a failing light on a stormy island';
+
+/** `troupe` with no command: the UI on a terminal, else a session driven by piped lines; either way stored. */
+export async function run(args: CliArgs, io: CliIo): Promise<number> {
+  const { team, dir } = teamFor(args, io);
+  const model = modelFromEnv(io.env, { demo: args.demo });
+  const store = storeFor(io);
+  const interactive = io.interactive && !args.json;
+  const session = await openSession({
+    team,
+    teamDir: dir,
+    model: interactive ? paced(model, io.env) : model,
+    store,
+    mode: args.mode ?? 'fsm',
+    env: io.env,
+    ...(args.maxTurns !== undefined ? { maxTurns: args.maxTurns } : {}),
+  });
+  if (interactive) {
+    const { runInteractive } = await import('../interactive.js');
+    await runInteractive(session, store, io);
+    savedLine(io, session.id, false, session.getSnapshot().status === 'ended');
+    return session.fault ? 1 : 0;
+  }
+  const { createInterface } = await import('node:readline');
+  const { attachOutput } = await import('../attach-output.js');
+  const { driveLines } = await import('../drive-lines.js');
+  const write = printer(io);
+  attachOutput(session, { json: args.json, write });
+  const memory = session.memorySnapshot() ? () => session.memorySnapshot()! : undefined;
+  const quit = await driveLines(session, {
+    json: args.json,
+    write,
+    lines: createInterface({ input: io.stdin, crlfDelay: Infinity }),
+    sessions: await sessionsSource(store),
+    ...(memory ? { memory } : {}),
+  });
+  if (!quit && session.getSnapshot().status === 'idle') {
+    session.start(DEMO_BRIEF);
+    await session.settled();
+  }
+  return finishHeadless(session, io, { json: args.json, quit });
+}

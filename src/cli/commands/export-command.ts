@@ -1,0 +1,17 @@
+import { renderMarkdown } from '../../report/session-report.js';
+import { UsageError, type CliArgs } from '../args.js';
+import { storeFor } from '../common.js';
+import type { CliIo } from '../io.js';
+import { displayDefinition, resolveSessionId } from '../session-lookup.js';
+
+/** `troupe export <id> [md|json] [--format F]`: the session as Markdown, or as its document with its events (JSON). */
+export async function run(args: CliArgs, io: CliIo): Promise<number> {
+  const [wanted, positionalFormat] = args.positionals;
+  const fmt = args.format ?? positionalFormat ?? 'md';
+  if (fmt !== 'md' && fmt !== 'json') throw new UsageError(`format must be md or json, got "${fmt}"`);
+  const store = storeFor(io);
+  const read = await store.read(await resolveSessionId(store, wanted, 'newest'));
+  const text = fmt === 'json' ? `${JSON.stringify({ ...read.doc, events: read.events }, null, 2)}\n` : renderMarkdown(read, displayDefinition(read.doc));
+  io.stdout.write(text);
+  return 0;
+}

@@ -1,0 +1,59 @@
+import type { CliArgs } from '../args.js';
+import { savedLine, sessionsSource, storeFor } from '../common.js';
+import { printer, type CliIo } from '../io.js';
+import { formatPath } from '../../report/names.js';
+import { openSession } from '../../session/open-session.js';
+import { paced, resumeModel } from '../models.js';
+import { resolveSessionId } from '../session-lookup.js';
+import { finishHeadless } from './finish.js';
+
+/**
+ * `troupe resume [id]`: reopens a stored session (the newest one that can continue by default) and
+ * re-runs a turn that was in flight: in the UI on a terminal, else headless, reading replies and
+ * commands from piped stdin like `troupe` does.
+ */
+export async function run(args: CliArgs, io: CliIo): Promise<number> {
+  const store = storeFor(io);
+  const id = await resolveSessionId(store, args.positionals[0]);
+  const interactive = io.interactive && !args.json;
+  const session = await openSession({
+    store,
+    resume: id,
+    env: io.env,
+    model: async (stored) => {
+      const model = await resumeModel(io.env, { demo: args.demo }, stored!.events);
+      return interactive ? paced(model, io.env) : model;
+    },
+  });
+  if (interactive) {
+    const { runInteractive } = await import('../interactive.js');
+    await runInteractive(session, store, io, { resumed: true });
+    savedLine(io, session.id, false, session.getSnapshot().status === 'ended');
+    return session.fault ? 1 : 0;
+  }
+  const write = printer(io);
+  const before = session.getSnapshot();
+  if (!args.json) {
+    const at = before.inFlight ? formatPath(session.def, before.inFlight.path) : before.status;
+    write(`troupe · resuming session ${id} · ${session.def.name} · ${before.mode.toUpperCase()} · turn ${before.turn} · ${at}`);
+    write(`Brief: ${before.brief}`);
+    write('');
+  }
+  const { attachOutput } = await import('../attach-output.js');
+  attachOutput(session, { json: args.json, write });
+  session.resume();
+  await session.settled();
+  const after = session.getSnapshot();
+  if (after === before && !args.json) {
+    if (after.status === 'awaiting_user') write(`⏸ waiting for you: ${after.awaiting?.reason ?? ''}`);
+    if (after.status === 'ended') write(`Session ended: ${after.endReason ?? 'ended'}`);
+  }
+  let quit = false;
+  if (!io.interactive && after.status !== 'ended') {
+    const { createInterface } = await import('node:readline');
+    const { driveLines } = await import('../drive-lines.js');
+    const memory = session.memorySnapshot() ? () => session.memorySnapshot()! : undefined;
+    quit = await driveLines(session, { json: args.json, write, lines: createInterface({ input: io.stdin, crlfDelay: Infinity }), sessions: await sessionsSource(store), ...(memory ? { memory } : {}) });
+  }
+  return finishHeadless(session, io, { json: args.json, quit });
+}

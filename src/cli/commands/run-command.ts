@@ -1,0 +1,49 @@
+import { UsageError, type CliArgs } from '../args.js';
+import { storeFor, teamFor } from '../common.js';
+import { complainer, printer, type CliIo } from '../io.js';
+import type { ChatModel } from '../../llm/chat-model.js';
+import { modelFromEnv } from '../../llm/from-env.js';
+import { RecordingModel } from '../../llm/recording.js';
+import { ReplayModel } from '../../llm/replay-model.js';
+import { openSession } from '../../session/open-session.js';
+import { loadPriceTable } from '../../usage/price-table.js';
+import { formatUsageSummary } from '../../usage/summary.js';
+import { UsageMeter } from '../../usage/usage-meter.js';
+import { attachOutput } from '../attach-output.js';
+import { finishHeadless } from './finish.js';
+
+/** `troupe run "<brief>"`: runs a session headless until it needs the user or ends, stored; prints the transcript or JSON events. */
+export async function run(args: CliArgs, io: CliIo): Promise<number> {
+  const brief = args.positionals.join(' ').trim();
+  if (brief === '') throw new UsageError('run needs a brief: troupe run "<brief>"');
+  const { team, dir } = teamFor(args, io);
+  const replay = args.replay !== undefined ? ReplayModel.fromFile(args.replay) : null;
+  let model: ChatModel = replay ?? modelFromEnv(io.env, { demo: args.demo });
+  if (args.record !== undefined) model = new RecordingModel(model, args.record);
+  const meter = new UsageMeter(loadPriceTable(io.env));
+  const session = await openSession({
+    team,
+    teamDir: dir,
+    model,
+    store: storeFor(io),
+    mode: args.mode ?? 'fsm',
+    brief,
+    meter,
+    env: io.env,
+    ...(args.maxTurns !== undefined ? { maxTurns: args.maxTurns } : {}),
+  });
+  attachOutput(session, { json: args.json, write: printer(io) });
+  session.start(brief);
+  await session.settled();
+  const code = await finishHeadless(session, io, { json: args.json, quit: false });
+  // With --json stdout holds only events, so the summary goes to stderr.
+  const summary = args.json ? complainer(io) : printer(io);
+  if (!args.json) summary('');
+  for (const line of formatUsageSummary(meter)) summary(line);
+  if (replay?.divergence) {
+    io.stderr.write(`troupe: ${replay.divergence}\n`);
+    return 1;
+  }
+  if (replay && replay.remaining > 0) io.stderr.write(`troupe: replay ended with ${replay.remaining} recorded call(s) unused\n`);
+  return code;
+}

@@ -1,0 +1,40 @@
+import { applyParsed } from '../commands/execute.js';
+import { parseLine } from '../commands/parse.js';
+import { addUsage, NO_USAGE } from '../commands/usage-meter.js';
+import type { MemorySource } from '../commands/memory-source.js';
+import type { TroupeSession } from '../session/troupe-session.js';
+
+/** Options for a session driven by lines from a pipe. */
+export interface DriveOptions {
+  memory?: MemorySource;
+  /** Stored sessions as table lines, for !sessions. */
+  sessions?: () => string[];
+  json: boolean;
+  write: (line: string) => void;
+  /** Input lines: the first plain line is the brief (unless the session started), the others replies and commands. */
+  lines: AsyncIterable<string>;
+}
+
+/**
+ * Drives a session from piped lines. Each line waits until the team settles (needs the user or ends),
+ * so a script of replies and commands is deterministic. Returns true when a line was `!quit`.
+ */
+export async function driveLines(session: TroupeSession, options: DriveOptions): Promise<boolean> {
+  const { write } = options;
+  let usage = NO_USAGE;
+  session.subscribe((e) => {
+    if (e.type === 'usage') usage = addUsage(usage, e);
+  });
+  const host = { session, usage: () => usage, memory: options.memory, sessions: options.sessions };
+  for await (const line of options.lines) {
+    const parsed = parseLine(line, session.def);
+    if (parsed.kind === 'empty') continue;
+    if (!options.json) write(`› ${line.trim()}`);
+    const outcome = applyParsed(parsed, host);
+    if (outcome.kind === 'output' && !options.json) for (const l of [`[${outcome.title}]`, ...outcome.lines]) write(l);
+    await session.settled();
+    if (outcome.kind === 'quit') return true;
+    if (session.fault) return false;
+  }
+  return false;
+}

@@ -1,0 +1,20 @@
+/** What the CLI reads and writes: injected so `main()` runs in-process in tests and in a real process alike. */
+export interface CliIo {
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+  stdin: NodeJS.ReadableStream;
+  env: Record<string, string | undefined>;
+  cwd: string;
+  /** Both ends are a terminal: the UI opens. */
+  interactive: boolean;
+}
+
+/** Writes one line to stdout. */
+export function printer(io: CliIo): (line: string) => void {
+  return (line) => void io.stdout.write(`${line}\n`);
+}
+
+/** Writes one line to stderr. */
+export function complainer(io: CliIo): (line: string) => void {
+  return (line) => void io.stderr.write(`${line}\n`);
+}

@@ -1,0 +1,56 @@
+import { parseCli, USAGE, UsageError, type CliArgs } from './args.js';
+import type { CliIo } from './io.js';
+import { UserError } from '../errors.js';
+import { ConfigError, formatIssue } from '../config/issues.js';
+
+/** One CLI command: runs with the parsed arguments and the IO, returns the exit code. */
+export type CommandRun = (args: CliArgs, io: CliIo) => Promise<number>;
+
+// Each command's module is imported when it runs, so `troupe --help` loads only the argument parser.
+const COMMANDS: Record<string, () => Promise<{ run: CommandRun }>> = {
+  '': () => import('./commands/default-command.js'),
+  run: () => import('./commands/run-command.js'),
+  resume: () => import('./commands/resume-command.js'),
+  sessions: () => import('./commands/sessions-command.js'),
+  show: () => import('./commands/show-command.js'),
+  export: () => import('./commands/export-command.js'),
+  validate: () => import('./commands/validate-command.js'),
+  graph: () => import('./commands/graph-command.js'),
+  schemas: () => import('./commands/schemas-command.js'),
+};
+
+/** Runs the CLI: parses argv, runs the command, turns user errors into one line; returns the exit code. */
+export async function main(argv: string[], io: CliIo): Promise<number> {
+  try {
+    const args = parseCli(argv);
+    if (args.help) {
+      io.stdout.write(`${USAGE}\n`);
+      return 0;
+    }
+    const load = COMMANDS[args.command];
+    if (!load) throw new UsageError(`unknown command "${args.command}"`);
+    return await (await load()).run(args, io);
+  } catch (error) {
+    return reportError(error, io);
+  }
+}
+
+/** Prints an error the way the CLI does and returns its exit code: 2 usage, 1 user or config error, 70 internal. */
+export function reportError(error: unknown, io: CliIo): number {
+  if (error instanceof UsageError) {
+    io.stderr.write(`troupe: ${error.message}\n${USAGE.split('\n')[0]}\n`);
+    return 2;
+  }
+  if (error instanceof ConfigError) {
+    for (const issue of error.issues) io.stderr.write(`${formatIssue(issue)}\n`);
+    return 1;
+  }
+  if (error instanceof UserError) {
+    io.stderr.write(`troupe: ${error.message}\n`);
+    return 1;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  io.stderr.write(`troupe: internal error: ${message}\n`);
+  if (io.env.TROUPE_DEBUG && error instanceof Error) io.stderr.write(`${error.stack}\n`);
+  return 70;
+}

@@ -1,0 +1,132 @@
+import { nodeAt, type Chart } from './chart.js';
+import type { ChartNode, TransitionSpec } from './node.js';
+import { commonAncestor, isWithin, parentPath, type StatePath } from './path.js';
+
+/** The active states of a chart, as the keys of its active leaves (one per active region), in document order. */
+export type Configuration = readonly string[];
+
+/** What a transition does: the states it leaves (deepest first), the states it enters (outermost first), and the result. */
+export interface TransitionSets {
+  exited: ChartNode[];
+  entered: ChartNode[];
+  configuration: Configuration;
+}
+
+/** Thrown for a transition to or from a state the chart does not have. */
+export class UnknownStateError extends Error {}
+
+function leafOrThrow(chart: Chart, path: StatePath): ChartNode {
+  const node = nodeAt(chart, path);
+  if (!node) throw new UnknownStateError(`no state ${path.join('.') || '(root)'}`);
+  return node;
+}
+
+/** The default states entered below a state: the initial child of a compound, every region of a parallel, recursively. */
+function defaultsBelow(node: ChartNode, out: ChartNode[]): void {
+  if (node.kind === 'compound' && node.initial) {
+    out.push(node.initial);
+    defaultsBelow(node.initial, out);
+  } else if (node.kind === 'parallel') {
+    for (const region of node.children) {
+      out.push(region);
+      defaultsBelow(region, out);
+    }
+  }
+}
+
+/** Every active state (leaves and their ancestors, without the root), each once. */
+export function activeStates(chart: Chart, configuration: Configuration): ChartNode[] {
+  const seen = new Set<string>();
+  const out: ChartNode[] = [];
+  for (const key of configuration) {
+    for (let n = chart.byKey.get(key) ?? null; n && n.parent; n = n.parent) {
+      if (seen.has(n.key)) break;
+      seen.add(n.key);
+      out.push(n);
+    }
+  }
+  return out;
+}
+
+/** The states a chart starts in: the root's defaults (its active leaves). */
+export function initialConfiguration(chart: Chart): Configuration {
+  const entered: ChartNode[] = [];
+  defaultsBelow(chart.root, entered);
+  return entered.filter((n) => n.children.length === 0).map((n) => n.key);
+}
+
+/**
+ * The sets of an external transition from `source` to `target`: states within the transition's domain
+ * (the common ancestor, or its parent when one state contains the other, so a self-transition exits and
+ * re-enters) are exited and the target with its defaults is entered; other parallel regions stay as they are.
+ */
+export function transitionSets(chart: Chart, configuration: Configuration, source: StatePath, target: StatePath): TransitionSets {
+  leafOrThrow(chart, source);
+  const targetNode = leafOrThrow(chart, target);
+  let domain = commonAncestor(source, target);
+  if (domain.length === target.length || domain.length === source.length) domain = parentPath(domain);
+  const active = activeStates(chart, configuration);
+  const exited = active
+    .filter((n) => n.path.length > domain.length && isWithin(n.path, domain))
+    .sort((a, b) => b.depth - a.depth);
+  const entered: ChartNode[] = [];
+  for (let depth = domain.length + 1; depth <= target.length; depth++) {
+    const node = nodeAt(chart, target.slice(0, depth))!;
+    entered.push(node);
+    // Entering a parallel state on the way to one region enters every other region by default.
+    if (node.kind === 'parallel' && depth < target.length) {
+      for (const region of node.children) {
+        if (region.id === target[depth]) continue;
+        entered.push(region);
+        defaultsBelow(region, entered);
+      }
+    }
+  }
+  defaultsBelow(targetNode, entered);
+  const exitedKeys = new Set(exited.map((n) => n.key));
+  const kept = configuration.filter((key) => !exitedKeys.has(key));
+  const enteredLeaves = entered.filter((n) => n.children.length === 0).map((n) => n.key);
+  const order = new Map([...chart.byKey.keys()].map((k, i) => [k, i]));
+  const next = [...kept, ...enteredLeaves].sort((a, b) => order.get(a)! - order.get(b)!);
+  return { exited, entered, configuration: next };
+}
+
+/** True when a state has completed: a final state, a compound whose active child is done, a parallel whose regions all are. */
+export function isDone(chart: Chart, configuration: Configuration, node: ChartNode): boolean {
+  const active = new Set(activeStates(chart, configuration).map((n) => n.key));
+  const done = (n: ChartNode): boolean => {
+    if (n.kind === 'final') return active.has(n.key);
+    if (n.kind === 'atomic') return false;
+    if (n.kind === 'parallel') return n.children.every(done);
+    const child = n.children.find((c) => active.has(c.key));
+    return child ? done(child) : false;
+  };
+  return done(node);
+}
+
+/** A declared transition that an input enables, with the state that declares it. */
+export interface EnabledTransition {
+  source: ChartNode;
+  transition: TransitionSpec;
+}
+
+/**
+ * The transitions an input enables: for each active leaf, the first transition on `on` whose guard
+ * holds, searching the leaf then its ancestors (inner states win). One per declaring state.
+ */
+export function enabledTransitions(chart: Chart, configuration: Configuration, on: string, guard: (name: string, source: ChartNode) => boolean): EnabledTransition[] {
+  const out: EnabledTransition[] = [];
+  const seen = new Set<string>();
+  for (const key of configuration) {
+    for (let n = chart.byKey.get(key) ?? null; n; n = n.parent) {
+      const t = n.transitions.find((tr) => tr.on === on && (tr.guard === undefined || guard(tr.guard, n)));
+      if (!t) continue;
+      if (!seen.has(n.key)) {
+        seen.add(n.key);
+        out.push({ source: n, transition: t });
+      }
+      break;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,53 @@
+import type { StatePath } from './path.js';
+
+/** The kinds of states: a leaf, a state with one active child, a state whose children (regions) are all active, an end. */
+export type StateKind = 'atomic' | 'compound' | 'parallel' | 'final';
+
+/** A transition declared on a state: taken on an input of `on` when its guard (a named guard) holds. */
+export interface TransitionSpec {
+  on: string;
+  target: StatePath;
+  guard?: string;
+  /** Named actions run between exiting the source and entering the target. */
+  actions?: string[];
+}
+
+/** The one kind of side effect a state starts on entry: an agent turn (persona or role), identified by its agent id. */
+export interface InvokeSpec {
+  agent: string;
+}
+
+/** How to build a chart: a tree of state specs (ids unique among siblings). */
+export interface StateSpec {
+  id: string;
+  kind: StateKind;
+  /** The child entered by default (compound states; defaults to the first child). */
+  initial?: string;
+  children?: StateSpec[];
+  invoke?: InvokeSpec;
+  entry?: string[];
+  exit?: string[];
+  transitions?: TransitionSpec[];
+  /** A state where the session waits for the user instead of invoking an agent. */
+  waitsForUser?: boolean;
+  /** Free-form labels a definition keeps with the state (display names, workflow state names). */
+  meta?: Record<string, string>;
+}
+
+/** A state of a built chart: its spec, its path and key, its parent and children. */
+export interface ChartNode {
+  readonly id: string;
+  readonly kind: StateKind;
+  readonly path: StatePath;
+  readonly key: string;
+  readonly depth: number;
+  readonly parent: ChartNode | null;
+  readonly children: readonly ChartNode[];
+  readonly initial: ChartNode | null;
+  readonly invoke: InvokeSpec | null;
+  readonly entry: readonly string[];
+  readonly exit: readonly string[];
+  readonly transitions: readonly TransitionSpec[];
+  readonly waitsForUser: boolean;
+  readonly meta: Readonly<Record<string, string>>;
+}

@@ -1,0 +1,27 @@
+import { nodeByKey, topLevelOf } from '../engine/chart/chart.js';
+import type { MachineDefinition } from '../engine/definition.js';
+
+/** Display name for an agent id ("You" for the user; the id itself when the definition does not know it). */
+export function displayName(def: MachineDefinition, id: string): string {
+  if (id === 'user') return 'You';
+  return def.agentIndex.get(id)?.name ?? id;
+}
+
+/** Renders a state key as `MAJOR › Display Name` (or the stored key when the definition does not know it). */
+export function formatPath(def: MachineDefinition, key: string): string {
+  if (key === def.userPath) {
+    const user = nodeByKey(def.chart, key);
+    return user ? `${topLevelOf(user).id} › You` : 'You';
+  }
+  const node = nodeByKey(def.chart, key);
+  if (!node) return key;
+  const agent = node.invoke ? def.agentIndex.get(node.invoke.agent) : undefined;
+  const label = agent?.name ?? node.meta.name ?? node.id;
+  const top = topLevelOf(node);
+  return top === node ? label : `${top.id} › ${label}`;
+}
+
+/** The agent id a state key invokes, if any. */
+export function agentAt(def: MachineDefinition, key: string): string | undefined {
+  return nodeByKey(def.chart, key)?.invoke?.agent;
+}

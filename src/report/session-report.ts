@@ -1,0 +1,85 @@
+import type { MachineDefinition } from '../engine/definition.js';
+import type { TroupeEvent } from '../engine/event-map.js';
+import type { SessionDocument } from '../store/session-file.js';
+import { listingOf } from '../store/listing.js';
+import { checkEvents } from './checked-events.js';
+import { decisionLine, transitionHistory } from './decisions.js';
+import { eventLines } from './event-lines.js';
+import { displayName, formatPath } from './names.js';
+import { sessionStatus } from './sessions-table.js';
+import { transcriptOf } from './transcript.js';
+
+/** A stored session as the reports read it: its document and its whole event log. */
+export interface SessionRecord {
+  doc: SessionDocument;
+  events: readonly TroupeEvent[];
+}
+
+function header(r: SessionRecord): string[] {
+  const listing = listingOf(r.doc);
+  return [
+    `session ${r.doc.id} · ${r.doc.team.name} · ${r.doc.mode.toUpperCase()} · ${r.doc.model}`,
+    `created ${r.doc.createdAt} · updated ${r.doc.updatedAt} · ${listing.turns} turns · ${sessionStatus({ listing, lockedBy: null })}`,
+  ];
+}
+
+function approvalLines(events: readonly TroupeEvent[], def: MachineDefinition, bullet: string): string[] {
+  let turn = 0;
+  const out: string[] = [];
+  for (const e of events) {
+    if (e.type === 'agent_message') turn = e.turn;
+    if (e.type !== 'approval') continue;
+    out.push(`${bullet}turn ${turn}: ${displayName(def, e.by)} ${e.status === 'APPROVED' ? 'approved' : 'sent back'} ${displayName(def, e.of)}${e.reason ? ` — ${e.reason}` : ''}`);
+  }
+  return out;
+}
+
+/** `troupe show`: the transcript told by the event log, every transition with its arbitration, the approvals. */
+export function renderShow(r: SessionRecord, def: MachineDefinition): string[] {
+  const { events, skipped } = checkEvents(r.events);
+  const lines = [...header(r), ...skipped.map((s) => `! ${s}`), ''];
+  const toLines = eventLines(def);
+  for (const e of events) lines.push(...toLines(e));
+  lines.push('', 'Decisions:');
+  transitionHistory(events).forEach((h, i) => {
+    lines.push(`${String(i + 1).padStart(3)}. ${formatPath(def, h.from)} -> ${formatPath(def, h.to)} [${h.kind}] ${h.reason}`);
+    if (h.decision && h.decision.proposals.length > 0) lines.push(`     arbiter: ${decisionLine(h.decision, (id) => displayName(def, id))}`);
+  });
+  const approvals = approvalLines(events, def, '  ');
+  if (approvals.length > 0) lines.push('', 'Approvals:', ...approvals);
+  return lines;
+}
+
+/** `troupe export --format md`: the session as a Markdown document. */
+export function renderMarkdown(r: SessionRecord, def: MachineDefinition): string {
+  const { events, skipped } = checkEvents(r.events);
+  const listing = listingOf(r.doc);
+  const out: string[] = [`# troupe session ${r.doc.id}`, ''];
+  if (skipped.length > 0) out.push(...skipped.map((line) => `> **note:** ${line}`), '');
+  out.push('| field | value |', '| --- | --- |');
+  const fields = [['team', r.doc.team.name], ['mode', r.doc.mode], ['model', r.doc.model], ['status', sessionStatus({ listing, lockedBy: null })], ['turns', String(listing.turns)], ['created', r.doc.createdAt], ['updated', r.doc.updatedAt]] as const;
+  for (const [k, v] of fields) out.push(`| ${k} | ${v.replace(/\|/g, '\\|')} |`);
+  out.push('', '## Brief', '', ...r.doc.brief.split('\n').map((l) => `> ${l}`), '', '## Transcript', '');
+  for (const t of transcriptOf(events)) {
+    if (t.kind === 'user') out.push(`**You:** ${t.text}`, '');
+    else if (t.kind === 'note') out.push(`> _note: ${t.text}_`, '');
+    else {
+      const where = t.path ? formatPath(def, t.path) : displayName(def, t.persona ?? '');
+      out.push(`### Turn ${t.turn} · ${where}${t.status && t.status !== 'ok' ? ` (${t.status})` : ''}`, '', t.text || '_(no text)_', '');
+      const d = t.directive;
+      if (d) {
+        out.push(`*Directive:* \`${d.transition}\`${d.next_agent ? ` → ${d.next_agent}` : ''}${d.rework_reason ? ` — rework: ${d.rework_reason}` : ''}`, '');
+        for (const k of d.key_decisions ?? []) out.push(`- decision: ${k}`);
+        if (d.key_decisions?.length) out.push('');
+      }
+    }
+  }
+  out.push('## Decisions', '');
+  transitionHistory(events).forEach((h, i) => {
+    out.push(`${i + 1}. \`${h.from}\` → \`${h.to}\` (${h.kind}): ${h.reason}`);
+    if (h.decision && h.decision.proposals.length > 0) out.push(`   - arbiter: ${decisionLine(h.decision, (id) => displayName(def, id))}`);
+  });
+  const approvals = approvalLines(events, def, '- ');
+  if (approvals.length > 0) out.push('', '## Approvals', '', ...approvals);
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,43 @@
+import type { SessionListing } from '../store/listing.js';
+
+/** A stored session's row: its listing and the process holding it open, if any. */
+export interface SessionRow {
+  listing: SessionListing;
+  lockedBy: number | null;
+}
+
+/** Where a stored session stands, in words: open elsewhere, interrupted, waiting (and why), ended, not started. */
+export function sessionStatus(row: SessionRow): string {
+  const l = row.listing;
+  if (row.lockedBy !== null) return `open (pid ${row.lockedBy})`;
+  if (l.status === 'running') return 'interrupted';
+  if (l.status === 'awaiting_user') return `waiting: ${l.waiting ?? 'user'}`;
+  if (l.status === 'ended') return `ended: ${l.endReason ?? ''}`;
+  return 'not started';
+}
+
+function clip(text: string, width: number): string {
+  const one = text.replace(/\s+/g, ' ').trim();
+  return one.length <= width ? one : `${one.slice(0, width - 1)}…`;
+}
+
+/** A cost (or token count) for the table: `$0.0123`, `1234 tok`, or `—`. */
+function costCell(l: SessionListing): string {
+  return l.cost !== null ? `$${l.cost.toFixed(4)}` : l.tokens > 0 ? `${l.tokens} tok` : '—';
+}
+
+/** Formats sessions as an aligned table (id shortened to 8 characters, which commands accept as a prefix). */
+export function formatSessionTable(rows: SessionRow[]): string[] {
+  const cells = rows.map((r) => [
+    r.listing.id.slice(0, 8),
+    r.listing.createdAt.slice(0, 16).replace('T', ' '),
+    clip(r.listing.brief, 36),
+    r.listing.state,
+    String(r.listing.turns),
+    clip(sessionStatus(r), 40),
+    costCell(r.listing),
+  ]);
+  const header = ['ID', 'STARTED', 'BRIEF', 'STATE', 'TURNS', 'STATUS', 'COST'];
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+  return [header, ...cells].map((c) => c.map((v, i) => (i === c.length - 1 ? v : v.padEnd(widths[i]!))).join('  ').trimEnd());
+}

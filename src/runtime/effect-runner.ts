@@ -1,0 +1,144 @@
+import type { MachineDefinition } from '../engine/definition.js';
+import { agentById } from '../engine/definition.js';
+import type { Effect } from '../engine/effects.js';
+import { event, type EngineEvent } from '../engine/event-map.js';
+import type { EngineInput } from '../engine/input-events.js';
+import type { AgentCall } from '../engine/moves.js';
+import type { SessionState } from '../engine/session.js';
+import { parseDirective, stripDirectiveJson } from '../directive/parse.js';
+import { directiveTool } from '../directive/tool.js';
+import type { ChatModel } from '../llm/chat-model.js';
+import { AbortedError } from '../llm/errors.js';
+import type { PromptBuilder } from '../memory/prompt-builder.js';
+import type { BudgetGuard } from '../usage/budget.js';
+
+/** What the runner needs from its session: the definition, the current state, and where results and facts go. */
+export interface RunnerHost {
+  readonly def: MachineDefinition;
+  snapshot(): SessionState;
+  /** Feeds a result back to the engine. */
+  send(input: EngineInput): void;
+  /** Publishes a runtime fact (stored unless it is a streaming delta). */
+  publish(e: EngineEvent): void;
+}
+
+/** The runner's collaborators: the model (already metered), prompt building, persona prompts and models, budgets. */
+export interface EffectRunnerOptions {
+  model: ChatModel;
+  prompts: Record<string, string>;
+  /** Model id for a persona (tier already resolved). */
+  modelFor: (personaId: string) => string;
+  prompt: PromptBuilder;
+  budget: BudgetGuard | null;
+  /** Publishes usage from the response itself (when no meter does). */
+  reportUsage: boolean;
+}
+
+/** Executes the pure core's effects: calls models, aborts calls; results go back to the session as inputs. */
+export class EffectRunner {
+  private readonly controllers = new Map<string, AbortController>();
+  private readonly running = new Set<Promise<void>>();
+  private readonly waiters: (() => void)[] = [];
+
+  constructor(
+    private readonly host: RunnerHost,
+    private readonly options: EffectRunnerOptions,
+  ) {}
+
+  /** Model calls in flight. */
+  get busy(): boolean {
+    return this.running.size > 0;
+  }
+
+  /** Executes one effect (events are published by the session before effects run). */
+  execute(effect: Effect): void {
+    switch (effect.type) {
+      case 'call_agent': {
+        const task = this.call(effect.call).finally(() => {
+          this.running.delete(task);
+          this.notify();
+        });
+        this.running.add(task);
+        break;
+      }
+      case 'abort_call':
+        this.controllers.get(effect.turnId)?.abort();
+        break;
+      case 'detach':
+      case 'end':
+        this.abortAll();
+        break;
+      case 'emit':
+      case 'await_user':
+        break;
+    }
+  }
+
+  /** Resolves once no model call is in flight. */
+  idle(): Promise<void> {
+    if (this.running.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Aborts every call in flight (quit, shutdown, a failed save). */
+  abortAll(): void {
+    for (const c of this.controllers.values()) c.abort();
+  }
+
+  private notify(): void {
+    if (this.running.size > 0) return;
+    for (const w of this.waiters.splice(0)) w();
+  }
+
+  private async call(call: AgentCall): Promise<void> {
+    const { host } = this;
+    const def = host.def;
+    const persona = agentById(def, call.persona);
+    if (!persona) {
+      host.send({ type: 'agent_failed', turnId: call.turnId, reason: `unknown persona ${call.persona}` });
+      return;
+    }
+    const controller = new AbortController();
+    this.controllers.set(call.turnId, controller);
+    try {
+      const model = this.options.modelFor(persona.id);
+      host.publish(event('agent_started', { turn_id: call.turnId, path: call.path, persona: persona.id, attempt: call.attempt, model, inbox: call.inbox.kind }));
+      // The budget is checked when the call really starts, so the usage of the call before counts.
+      const overBudget = this.options.budget?.check();
+      if (overBudget) {
+        host.send({ type: 'budget_exceeded', reason: overBudget, turnId: call.turnId });
+        return;
+      }
+      const session = host.snapshot();
+      const messages = this.options.prompt.build({ def, session, call, persona, personaPrompt: this.options.prompts[persona.id] ?? '' });
+      const allowed = def.agents.filter((a) => a.id !== persona.id && (!persona.allowed || persona.allowed.has(a.id))).map((a) => a.id);
+      const response = await this.options.model.generate({
+        model,
+        messages,
+        tools: [directiveTool()],
+        signal: controller.signal,
+        meta: { purpose: 'persona', persona: persona.id, personaName: persona.name, inbox: call.inbox.kind, brief: session.brief, turnId: call.turnId, handoffTo: allowed },
+        onDelta: (d) => {
+          if (controller.signal.aborted) return;
+          host.publish(event('agent_delta', d.type === 'text'
+            ? { turn_id: call.turnId, persona: persona.id, text: d.text }
+            : { turn_id: call.turnId, persona: persona.id, tool_arguments: d.text }));
+        },
+      });
+      if (controller.signal.aborted) return;
+      if (response.usage && this.options.reportUsage) {
+        const total = response.usage.promptTokens + response.usage.completionTokens;
+        host.publish(event('usage', { persona: persona.id, model: response.model, prompt_tokens: response.usage.promptTokens, completion_tokens: response.usage.completionTokens, cost: null, total_tokens: total, total_cost: null }));
+      }
+      const directive = parseDirective(response);
+      const text = directive.ok && directive.source === 'text' ? stripDirectiveJson(response.text) : response.text;
+      host.send({ type: 'agent_completed', turnId: call.turnId, text, directive });
+    } catch (error) {
+      if (error instanceof AbortedError || controller.signal.aborted) return;
+      const reason = error instanceof Error ? error.message.split('\n')[0]! : String(error);
+      host.send({ type: 'agent_failed', turnId: call.turnId, reason });
+    } finally {
+      this.controllers.delete(call.turnId);
+    }
+  }
+}

@@ -1,0 +1,133 @@
+import type { MachineDefinition } from '../engine/definition.js';
+import type { Effect } from '../engine/effects.js';
+import { event, type EngineEvent, type TroupeEvent } from '../engine/event-map.js';
+import type { EngineInput } from '../engine/input-events.js';
+import type { SessionState } from '../engine/session.js';
+import { step } from '../engine/step.js';
+import { UserError } from '../llm/errors.js';
+import type { TroupeBus } from '../runtime/bus.js';
+import type { EffectRunner } from '../runtime/effect-runner.js';
+import type { JournalRecorder } from './recorder.js';
+
+/** Listens to a session: every published event, with the session state after it. */
+export type SessionListener = (e: TroupeEvent, snapshot: SessionState) => void;
+
+/** A session's state could not be saved: it stopped before the next model call; the file keeps the last saved step. */
+export class SessionSaveError extends UserError {}
+
+// Streaming deltas repeat the final message piecewise: delivered live, never stored.
+const LIVE_ONLY = new Set<string>(['agent_delta']);
+
+/**
+ * The running session: a mailbox of inputs, each folded through the pure `step()`; the step's input and
+ * events are journaled first, then its events are delivered, then its effects run. Only this class
+ * changes the session state.
+ */
+export class SessionActor {
+  private state: SessionState;
+  private readonly mailbox: EngineInput[] = [];
+  private processing = false;
+  private runner: EffectRunner | null = null;
+  private failure: SessionSaveError | null = null;
+
+  constructor(
+    readonly def: MachineDefinition,
+    initial: SessionState,
+    readonly bus: TroupeBus,
+    private readonly recorder: JournalRecorder | null,
+  ) {
+    this.state = initial;
+  }
+
+  /** Connects the effect runner (built after the actor, since it reads the actor's state). */
+  attach(runner: EffectRunner): void {
+    this.runner = runner;
+  }
+
+  /** The session id. */
+  get id(): string {
+    return this.state.id;
+  }
+
+  /** The current session state (plain data; replaced, never changed, by each step). */
+  getSnapshot(): SessionState {
+    return this.state;
+  }
+
+  /** Why the session stopped saving, if it did. */
+  get fault(): SessionSaveError | null {
+    return this.failure;
+  }
+
+  /** Subscribes to every event; returns the unsubscribe function. */
+  subscribe(listener: SessionListener): () => void {
+    const onEvent = (e: TroupeEvent) => listener(e, this.state);
+    this.bus.on('*', onEvent);
+    return () => this.bus.off('*', onEvent);
+  }
+
+  /** Queues an input; it is processed at once unless another is being processed (then right after it). */
+  send(input: EngineInput): void {
+    if (this.failure) return;
+    this.mailbox.push(input);
+    if (this.processing) return;
+    this.processing = true;
+    try {
+      for (let next = this.mailbox.shift(); next && !this.failure; next = this.mailbox.shift()) this.process(next);
+    } finally {
+      this.processing = false;
+      this.mailbox.length = 0;
+    }
+  }
+
+  /** Publishes a runtime fact (usage, memory work, a call starting); stored unless it is a streaming delta. */
+  publish(e: EngineEvent): void {
+    if (this.failure) return;
+    const live = LIVE_ONLY.has(e.type);
+    const stamped = this.bus.stamp(e, !live);
+    if (!live && this.recorder) {
+      try {
+        this.recorder.facts([stamped]);
+      } catch (error) {
+        this.stopSaving(error);
+        return;
+      }
+    }
+    this.bus.deliver(stamped);
+  }
+
+  /** Resolves once nothing is running: no input queued and no model call in flight. */
+  async settled(): Promise<void> {
+    while (this.runner?.busy) await this.runner.idle();
+  }
+
+  private process(input: EngineInput): void {
+    const { session, effects } = step(this.def, this.state, input);
+    const events: TroupeEvent[] = [];
+    const work: Effect[] = [];
+    for (const fx of effects) {
+      if (fx.type === 'emit') events.push(this.bus.stamp(fx.event));
+      else work.push(fx);
+    }
+    if (this.recorder && (session !== this.state || events.length > 0)) {
+      try {
+        this.recorder.step(input, events, session);
+      } catch (error) {
+        this.stopSaving(error);
+        return;
+      }
+    }
+    this.state = session;
+    for (const e of events) this.bus.deliver(e);
+    for (const fx of work) this.runner?.execute(fx);
+  }
+
+  /** Records a save failure: no further step or model call runs; the message names the file and the cause. */
+  stopSaving(error: unknown): void {
+    if (this.failure) return;
+    const cause = error instanceof Error ? error.message.split('\n')[0]! : String(error);
+    this.failure = new SessionSaveError(`session ${this.state.id} stopped: ${cause} — what was saved before is intact; free the space or fix the permissions, then continue it with troupe resume ${this.state.id.slice(0, 8)}`, { cause: error });
+    this.runner?.abortAll();
+    this.bus.deliver(this.bus.stamp(event('error', { message: this.failure.message, where: 'store' }), false));
+  }
+}

@@ -1,0 +1,183 @@
+import { randomUUID } from 'node:crypto';
+import type { TroupeEvent } from '../engine/event-map.js';
+import { event } from '../engine/event-map.js';
+import type { Mode, SessionState } from '../engine/session.js';
+import { initialState } from '../engine/step.js';
+import type { ChatModel } from '../llm/chat-model.js';
+import { modelFromEnv } from '../llm/from-env.js';
+import { attachMemory, type AttachedMemory } from '../memory/attach-memory.js';
+import { MemoryStateError } from '../memory/memory-state.js';
+import { FullHistoryPromptBuilder } from '../memory/prompt-builder.js';
+import { feedMemory, seedMemory } from '../memory/seed-memory.js';
+import { TranscriptFold } from '../report/transcript.js';
+import { TroupeBus } from '../runtime/bus.js';
+import { EffectRunner } from '../runtime/effect-runner.js';
+import { openTeam, type OpenTeam } from '../runtime/open-team.js';
+import { teamDir as shippedTeamDir } from '../runtime/team-paths.js';
+import { SessionFileError } from '../store/load-file.js';
+import { SESSION_SCHEMA_VERSION, type SessionDocument } from '../store/session-file.js';
+import type { Store } from '../store/store.js';
+import { BudgetGuard } from '../usage/budget.js';
+import { MeteredModel } from '../usage/metered-model.js';
+import { loadPriceTable } from '../usage/price-table.js';
+import { restoreUsage, usageState, UsageMeter } from '../usage/usage-meter.js';
+import { SessionActor } from './actor.js';
+import { foldJournal } from './fold.js';
+import { JournalRecorder } from './recorder.js';
+import { TroupeSession } from './troupe-session.js';
+
+/** What a session is made of; everything has a default, so `openSession({})` runs the shipped team on the model from the environment. */
+export interface OpenSessionOptions {
+  /** The team: a compiled team, or a team directory (default: the shipped V7 studio). */
+  team?: OpenTeam | string;
+  /** The team directory stored for resuming (default: the directory given as `team`, or the shipped team's). */
+  teamDir?: string;
+  maxTurns?: number;
+  /** The model; a function chooses it once the stored session is known (a resumed demo continues its script). */
+  model?: ChatModel | ((stored: { events: () => Promise<TroupeEvent[]> } | null) => ChatModel | Promise<ChatModel>);
+  /** Where the session is saved (default: nowhere, the session lives in this process). */
+  store?: Store | null;
+  /** Reopen this stored session (an exact id) instead of creating one. */
+  resume?: string;
+  /** Id of a new session (default: a random UUID). */
+  id?: string;
+  mode?: Mode;
+  /** The brief, stored at once so a session killed before its first step can still be started. */
+  brief?: string;
+  /** Epoch milliseconds (injected in tests). */
+  clock?: () => number;
+  meter?: UsageMeter;
+  /** Use the rolling memory (default: team.json `memory.enabled`). */
+  memory?: boolean;
+  env?: Record<string, string | undefined>;
+  /** How many recent events the session keeps in memory for its UI (older ones are read from the store). */
+  recentEvents?: number;
+}
+
+/** How long stopping waits for a summary in flight before saving without it (its raw turns stay). */
+const MEMORY_GRACE_MS = 5_000;
+
+function resolveTeam(options: OpenSessionOptions, env: Record<string, string | undefined>, stored?: SessionDocument): { team: OpenTeam; dir: string } {
+  const maxTurns = options.maxTurns ?? stored?.team.maxTurns;
+  if (options.team && typeof options.team !== 'string') return { team: options.team, dir: options.teamDir ?? stored?.team.dir ?? shippedTeamDir() };
+  const dir = typeof options.team === 'string' ? options.team : (stored?.team.dir ?? shippedTeamDir());
+  return { team: openTeam(dir, maxTurns !== undefined ? { maxTurns } : {}, env), dir: options.teamDir ?? dir };
+}
+
+/**
+ * The one composition root: creates (or reopens from a store) a session and wires its bus, usage
+ * meter and metered model, memory, journal recorder, effect runner and actor. Every CLI path, the UI
+ * and embedders start here.
+ */
+export async function openSession(options: OpenSessionOptions = {}): Promise<TroupeSession> {
+  const env = options.env ?? process.env;
+  const clock = options.clock ?? Date.now;
+  const store = options.store ?? null;
+  const keep = options.recentEvents ?? 500;
+  const opened = options.resume !== undefined && store ? await store.open(options.resume, { recentEvents: keep }) : null;
+  let handle = opened?.handle ?? null;
+  try {
+    const doc = opened?.handle.doc;
+    const { team, dir } = resolveTeam(options, env, doc);
+    const def = team.def;
+    const storedEvents = doc && store ? async () => (await store.read(doc.id)).events : null;
+    const chosen = typeof options.model === 'function' ? await options.model(storedEvents ? { events: storedEvents } : null) : (options.model ?? modelFromEnv(env));
+    const id = doc?.id ?? options.id ?? randomUUID();
+    const mode = options.mode ?? doc?.mode ?? 'fsm';
+    const tail = opened?.tail ?? [];
+    const base = doc ? doc.checkpoint.snapshot : initialState(def, { id, mode });
+    const state: SessionState = doc ? foldJournal(def, base, tail) : base;
+    const tailEvents = tail.flatMap((r) => r.events as unknown as TroupeEvent[]);
+    const lastSeq = Math.max(doc?.checkpoint.lastSeq ?? 0, ...tailEvents.map((e) => e.seq));
+    const bus = new TroupeBus(id, clock, lastSeq);
+    const meter = options.meter ?? new UsageMeter(loadPriceTable(env));
+    if (doc?.checkpoint.usage) restoreUsage(meter, doc.checkpoint.usage);
+    for (const e of tailEvents) if (e.type === 'usage') meter.record(e.persona, e.model, { promptTokens: e.prompt_tokens, completionTokens: e.completion_tokens }, e.model);
+    const model = new MeteredModel(chosen, meter);
+
+    if (!handle && store) {
+      const now = new Date(clock()).toISOString();
+      handle = await store.create({
+        schema: SESSION_SCHEMA_VERSION,
+        id,
+        team: { name: def.name, dir, ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}) },
+        model: chosen.label,
+        mode,
+        brief: options.brief ?? '',
+        createdAt: now,
+        updatedAt: now,
+        base: state,
+        checkpoint: { records: 0, lastSeq: 0, snapshot: state, memory: null, usage: null },
+      });
+    }
+    let memory: AttachedMemory | null = null;
+    let actor: SessionActor | null = null;
+    const recorder = handle
+      ? new JournalRecorder(handle, (doc?.checkpoint.records ?? 0) + tail.length, state, {
+          clock,
+          memory: () => memory?.memory.toJSON() ?? null,
+          usage: () => usageState(meter),
+          lastSeq: () => bus.lastSeq,
+          onError: (error) => actor?.stopSaving(error),
+        })
+      : null;
+    actor = new SessionActor(def, state, bus, recorder);
+    const publish = actor.publish.bind(actor);
+    meter.onRecord((r) => publish(event('usage', { persona: r.persona, model: r.model, prompt_tokens: r.promptTokens, completion_tokens: r.completionTokens, cost: r.cost, total_tokens: r.totalTokens, total_cost: r.totalCost })));
+
+    if (options.memory ?? team.loaded.team.memory.enabled) {
+      try {
+        const saved = doc?.checkpoint.memory ?? null;
+        memory = attachMemory({ bus, publish, team: team.loaded.team, model, def, reportUsage: false, env, ...(saved !== null ? { state: saved } : {}) });
+      } catch (error) {
+        // The memory module does not know where its state came from; the store does.
+        if (error instanceof MemoryStateError && handle) throw new SessionFileError(`${handle.location}: ${error.detail}`, { cause: error });
+        throw error;
+      }
+      if (doc && doc.checkpoint.memory === null && storedEvents) seedMemory(memory.memory, await storedEvents());
+      else for (const e of tailEvents) feedMemory(memory.memory, e);
+      // Compression changes what the next prompt holds: keep it in the checkpoint at once.
+      bus.on('memory_compressed', () => void recorder?.checkpoint());
+    }
+    const transcript = memory ? null : new TranscriptFold();
+    if (transcript) {
+      if (storedEvents) for (const e of await storedEvents()) transcript.add(e);
+      bus.on('*', (e) => transcript.add(e));
+    }
+    const runner = new EffectRunner(
+      { def, snapshot: () => actor!.getSnapshot(), send: (input) => actor!.send(input), publish },
+      {
+        model,
+        prompts: team.loaded.prompts,
+        modelFor: team.modelFor,
+        prompt: memory ? memory.prompt : new FullHistoryPromptBuilder(transcript!),
+        budget: new BudgetGuard(meter, def.limits),
+        reportUsage: false,
+      },
+    );
+    actor.attach(runner);
+    const session = new TroupeSession({
+      actor,
+      runner,
+      team,
+      model: chosen,
+      memory,
+      store,
+      recorder,
+      brief: doc?.brief || options.brief || '',
+      recent: opened?.recent ?? [],
+      keep,
+      graceMs: MEMORY_GRACE_MS,
+    });
+    if (doc) {
+      const s = actor.getSnapshot();
+      const name = s.inFlight ? (def.agentIndex.get(s.inFlight.persona)?.name ?? s.inFlight.persona) : '';
+      const what = s.inFlight && s.status === 'running' ? `re-running ${name}'s turn ${s.inFlight.turnId}, which was in flight` : `status ${s.status}`;
+      publish(event('note', { text: `session resumed at turn ${s.turn} (${what})` }));
+    }
+    return session;
+  } catch (error) {
+    await handle?.close();
+    throw error;
+  }
+}

@@ -1,0 +1,74 @@
+import type { TroupeEvent } from '../engine/event-map.js';
+import type { EngineInput } from '../engine/input-events.js';
+import type { SessionState } from '../engine/session.js';
+import type { SessionHandle } from '../store/store.js';
+
+/** What the recorder stores beside the engine snapshot at a checkpoint. */
+export interface RecorderSources {
+  clock: () => number;
+  /** Memory module state (its toJSON()), stored opaque. */
+  memory: () => unknown;
+  /** Usage totals, stored opaque. */
+  usage: () => unknown;
+  /** The seq of the last stored event. */
+  lastSeq: () => number;
+  /** A checkpoint could not be written (the session must stop). */
+  onError: (error: unknown) => void;
+}
+
+/**
+ * Persists a running session: every step's input and events are appended to the journal before the
+ * step's effects run (O(1) per step), and the small session document gets a checkpoint whenever the
+ * session reaches a new turn or status, on memory compression, and on close.
+ */
+export class JournalRecorder {
+  private records: number;
+  private last: { turn: number; status: string };
+  private pending: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly handle: SessionHandle,
+    journalLength: number,
+    private snapshot: SessionState,
+    private readonly sources: RecorderSources,
+  ) {
+    this.records = journalLength;
+    this.last = { turn: snapshot.turn, status: snapshot.status };
+  }
+
+  /** Appends one step; throws when the journal cannot be written (the step must not take effect). */
+  step(input: EngineInput, events: TroupeEvent[], next: SessionState): void {
+    this.handle.append({ n: this.records + 1, input, events });
+    this.records += 1;
+    this.snapshot = next;
+    if (next.turn !== this.last.turn || next.status !== this.last.status) this.checkpoint();
+  }
+
+  /** Appends runtime facts (usage, memory work, retries); throws when the journal cannot be written. */
+  facts(events: TroupeEvent[]): void {
+    this.handle.append({ n: this.records + 1, events });
+    this.records += 1;
+  }
+
+  /** Writes a checkpoint of the current snapshot and module state (in the background; failures surface on close). */
+  checkpoint(): Promise<void> {
+    const s = this.snapshot;
+    this.last = { turn: s.turn, status: s.status };
+    const written = this.handle.checkpoint(
+      { records: this.records, lastSeq: this.sources.lastSeq(), snapshot: s, memory: this.sources.memory(), usage: this.sources.usage() },
+      { mode: s.mode, brief: s.brief, updatedAt: new Date(this.sources.clock()).toISOString() },
+    );
+    this.pending = written.catch((error: unknown) => this.sources.onError(error));
+    return written;
+  }
+
+  /** Writes the final checkpoint and releases the session; a failed write is thrown. */
+  async close(): Promise<void> {
+    try {
+      await this.pending.catch(() => undefined);
+      await this.checkpoint();
+    } finally {
+      await this.handle.close();
+    }
+  }
+}

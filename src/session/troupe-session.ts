@@ -1,0 +1,166 @@
+import type { MachineDefinition } from '../engine/definition.js';
+import type { TroupeEvent } from '../engine/event-map.js';
+import type { EngineInput } from '../engine/input-events.js';
+import type { SessionState } from '../engine/session.js';
+import type { ChatModel } from '../llm/chat-model.js';
+import type { AttachedMemory } from '../memory/attach-memory.js';
+import type { MemorySnapshot } from '../memory/memory.js';
+import { settleMemory } from '../memory/settle.js';
+import type { EffectRunner } from '../runtime/effect-runner.js';
+import type { OpenTeam } from '../runtime/open-team.js';
+import type { Store } from '../store/store.js';
+import type { SessionActor, SessionListener } from './actor.js';
+import type { JournalRecorder } from './recorder.js';
+
+/** What a session is assembled from (by openSession). */
+export interface SessionParts {
+  actor: SessionActor;
+  runner: EffectRunner;
+  team: OpenTeam;
+  model: ChatModel;
+  memory: AttachedMemory | null;
+  store: Store | null;
+  recorder: JournalRecorder | null;
+  /** The stored brief (a session killed before its first step starts on it when resumed). */
+  brief: string;
+  /** The newest stored events of a reopened session. */
+  recent: readonly TroupeEvent[];
+  /** How many recent events to keep in memory. */
+  keep: number;
+  graceMs: number;
+}
+
+/** How a process lets go of a session that is not over. */
+export interface Detach {
+  reason: string;
+  detail?: string;
+}
+
+/**
+ * A running session, as embedders, the CLI and the UI use it: `send(input)`, `subscribe(listener)`,
+ * `getSnapshot()`, `stop()`; plus what the commands read (memory, recent events, the whole history).
+ */
+export class TroupeSession {
+  private readonly parts: SessionParts;
+  private recentEvents: TroupeEvent[];
+  private stopped = false;
+
+  constructor(parts: SessionParts) {
+    this.parts = parts;
+    this.recentEvents = [...parts.recent];
+    parts.actor.subscribe((e) => {
+      if (e.type === 'agent_delta') return;
+      this.recentEvents.push(e);
+      if (this.recentEvents.length > parts.keep * 2) this.recentEvents = this.recentEvents.slice(-parts.keep);
+    });
+  }
+
+  /** The session id. */
+  get id(): string {
+    return this.parts.actor.id;
+  }
+
+  /** The definition the session runs. */
+  get def(): MachineDefinition {
+    return this.parts.actor.def;
+  }
+
+  /** The team it runs (its config, prompts and persona models). */
+  get team(): OpenTeam {
+    return this.parts.team;
+  }
+
+  /** The model it calls (before metering): its label and whether it is the offline demo. */
+  get model(): ChatModel {
+    return this.parts.model;
+  }
+
+  /** Where the session is stored, or null when it is not. */
+  get location(): string | null {
+    return this.parts.recorder?.handle.location ?? null;
+  }
+
+  /** The store holding it, or null. */
+  get store(): Store | null {
+    return this.parts.store;
+  }
+
+  /** Why the session stopped saving (the message names the file and the cause), or null. */
+  get fault(): Error | null {
+    return this.parts.actor.fault;
+  }
+
+  /** Feeds an input to the engine (a user action, or `{ type: 'start', brief }`). */
+  send(input: EngineInput): void {
+    this.parts.actor.send(input);
+  }
+
+  /** Starts the session on a brief. */
+  start(brief: string): void {
+    this.send({ type: 'start', brief, model: this.parts.model.label });
+  }
+
+  /** Subscribes to every event with the state after it; returns the unsubscribe function. */
+  subscribe(listener: SessionListener): () => void {
+    return this.parts.actor.subscribe(listener);
+  }
+
+  /** The current session state. */
+  getSnapshot(): SessionState {
+    return this.parts.actor.getSnapshot();
+  }
+
+  /** Resolves once no model call is in flight (the session waits for the user, has ended or stopped). */
+  settled(): Promise<void> {
+    return this.parts.actor.settled();
+  }
+
+  /**
+   * Continues a reopened session where it stopped: re-runs the turn that was in flight (its result was
+   * never applied), or starts on the stored brief when the process died before the first step.
+   */
+  resume(): void {
+    const s = this.getSnapshot();
+    if (s.status === 'idle' && this.parts.brief) this.start(this.parts.brief);
+    else if (s.status === 'running' && s.inFlight) this.parts.runner.execute({ type: 'call_agent', call: s.inFlight });
+  }
+
+  /** What the rolling memory holds now, or null when memory is off. */
+  memorySnapshot(): MemorySnapshot | null {
+    return this.parts.memory?.memory.snapshot() ?? null;
+  }
+
+  /** The newest events (a bounded window; the whole log is `history()`). */
+  recent(): readonly TroupeEvent[] {
+    return this.recentEvents;
+  }
+
+  /** The whole event log: read from the store, or the window when the session is not stored. */
+  async history(): Promise<TroupeEvent[]> {
+    const { store } = this.parts;
+    if (!store) return [...this.recentEvents];
+    return (await store.read(this.id)).events;
+  }
+
+  /** Waits (briefly) for background memory work, so its events land before the run reports its end. */
+  settleMemory(ms = this.parts.graceMs): Promise<void> {
+    return settleMemory(this.parts.memory, ms);
+  }
+
+  /**
+   * Lets go of the session: detaches it (when a reason is given and it is not over), aborts calls in
+   * flight (their turns are re-run on resume), waits briefly for memory, writes the final checkpoint and
+   * releases the store. Throws the save failure, if saving failed.
+   */
+  async stop(detach?: Detach): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    const { actor, runner, recorder } = this.parts;
+    if (detach && actor.getSnapshot().status !== 'ended') actor.send({ type: 'detach', ...detach });
+    runner.abortAll();
+    await runner.idle();
+    await this.settleMemory();
+    if (recorder) await recorder.close();
+    if (actor.fault) throw actor.fault;
+  }
+}

@@ -1,0 +1,44 @@
+import type { SessionDocument } from './session-file.js';
+
+/** What `troupe sessions` and `troupe resume` need to know of a stored session, from its document alone. */
+export interface SessionListing {
+  id: string;
+  team: string;
+  brief: string;
+  createdAt: string;
+  updatedAt: string;
+  status: 'idle' | 'running' | 'awaiting_user' | 'ended';
+  /** Key of the state the session is in (the state a turn was running in). */
+  state: string;
+  turns: number;
+  /** Why it waits, when it waits. */
+  waiting: string | null;
+  endReason: string | null;
+  tokens: number;
+  cost: number | null;
+}
+
+interface UsageLike {
+  session?: { promptTokens?: number; completionTokens?: number; cost?: number; calls?: number; unpricedCalls?: number };
+}
+
+/** The listing of a session document (its latest checkpoint). */
+export function listingOf(doc: SessionDocument): SessionListing {
+  const s = doc.checkpoint.snapshot;
+  const usage = (doc.checkpoint.usage as UsageLike | null)?.session;
+  const priced = usage ? (usage.calls ?? 0) - (usage.unpricedCalls ?? 0) : 0;
+  return {
+    id: doc.id,
+    team: doc.team.name,
+    brief: doc.brief || s.brief,
+    createdAt: doc.createdAt,
+    updatedAt: doc.updatedAt,
+    status: s.status,
+    state: s.status === 'running' && s.inFlight ? s.inFlight.path : s.status === 'idle' ? '—' : (s.configuration[0] ?? '—'),
+    turns: s.turn,
+    waiting: s.status === 'awaiting_user' ? (s.awaiting?.code ?? 'user') : null,
+    endReason: s.endReason,
+    tokens: usage ? (usage.promptTokens ?? 0) + (usage.completionTokens ?? 0) : 0,
+    cost: priced > 0 ? (usage?.cost ?? 0) : null,
+  };
+}
