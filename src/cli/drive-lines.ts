@@ -1,3 +1,4 @@
+import { createInterface } from 'node:readline';
 import { applyParsed } from '../commands/execute.js';
 import { parseLine } from '../commands/parse.js';
 import { addUsage, NO_USAGE } from '../commands/usage-meter.js';
@@ -11,8 +12,8 @@ export interface DriveOptions {
   sessions?: () => string[];
   json: boolean;
   write: (line: string) => void;
-  /** Input lines: the first plain line is the brief (unless the session started), the others replies and commands. */
-  lines: AsyncIterable<string>;
+  /** Where the lines come from: the first plain line is the brief (unless the session started), the others replies and commands. */
+  input: NodeJS.ReadableStream;
 }
 
 /**
@@ -26,7 +27,8 @@ export async function driveLines(session: TroupeSession, options: DriveOptions):
     if (e.type === 'usage') usage = addUsage(usage, e);
   });
   const host = { session, usage: () => usage, memory: options.memory, sessions: options.sessions };
-  for await (const line of options.lines) {
+  // The reader is made right before it is read: one made earlier can miss a stream that already ended.
+  for await (const line of createInterface({ input: options.input, crlfDelay: Infinity })) {
     const parsed = parseLine(line, session.def);
     if (parsed.kind === 'empty') continue;
     if (!options.json) write(`› ${line.trim()}`);

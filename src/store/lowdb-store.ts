@@ -130,12 +130,12 @@ export class LowdbStore implements Store {
     try {
       const doc = this.load(id, path).file;
       const events: TroupeEvent[] = [...((doc.legacyEvents ?? []) as unknown as TroupeEvent[])];
-      const tail: JournalRecord[] = [];
-      scanJournal(this.journalOf(id), (record, line) => {
+      const records: JournalRecord[] = [];
+      scanJournal(this.journalOf(id), (record) => {
         for (const e of record.events) events.push(e as unknown as TroupeEvent);
-        if (line > doc.checkpoint.records) tail.push(record);
+        records.push(record);
       });
-      return { doc, events, tail };
+      return { doc, events, records };
     } catch (error) {
       throw dataDirError(error, this.dataDir, `read session ${id}`);
     }

@@ -6,6 +6,12 @@ import { parseSessionFile } from './load-file.js';
 import type { JournalRecord, SessionDocument } from './session-file.js';
 import { checkId, newestFirst, type OpenedSession, type ReadSession, type SessionHandle, type Store, type StoredEntry } from './store.js';
 
+/** What a memory store holds of one session: its document text and journal lines (a crash leaves one of these behind). */
+export interface StoredCopy {
+  doc: string;
+  journal: string[];
+}
+
 /** Sessions kept in memory, serialised on every write so each write round-trips like a file; for tests and embedding. */
 export class MemoryStore implements Store {
   /** The stored document text per session id; tests may read or corrupt it. */
@@ -13,6 +19,24 @@ export class MemoryStore implements Store {
   /** The journal lines per session id. */
   readonly journals = new Map<string, string[]>();
   private readonly open_ = new Set<string>();
+
+  /** `onWrite` sees a copy of the session after every write (tests resume from each one, as a crash would leave it). */
+  constructor(private readonly onWrite?: (id: string, copy: StoredCopy) => void) {}
+
+  /** A store holding copies of sessions (for example one a crash left behind). */
+  static from(copies: Record<string, StoredCopy>): MemoryStore {
+    const store = new MemoryStore();
+    for (const [id, copy] of Object.entries(copies)) {
+      store.docs.set(id, copy.doc);
+      store.journals.set(id, [...copy.journal]);
+    }
+    return store;
+  }
+
+  /** A copy of what is stored for a session now. */
+  copy(id: string): StoredCopy {
+    return { doc: this.docs.get(id) ?? '', journal: [...(this.journals.get(id) ?? [])] };
+  }
 
   async create(doc: SessionDocument): Promise<SessionHandle> {
     checkId(doc.id);
@@ -36,7 +60,7 @@ export class MemoryStore implements Store {
   async read(id: string): Promise<ReadSession> {
     const doc = this.parse(id);
     const records = this.records(id);
-    return { doc, events: records.flatMap((r) => r.events as unknown as TroupeEvent[]), tail: records.slice(doc.checkpoint.records) };
+    return { doc, events: records.flatMap((r) => r.events as unknown as TroupeEvent[]), records };
   }
 
   async ids(): Promise<string[]> {
@@ -84,11 +108,13 @@ export class MemoryStore implements Store {
       append: (record) => {
         if (closed) throw new Error(`session ${id} is closed`);
         this.journals.get(id)!.push(JSON.stringify(record));
+        this.onWrite?.(id, this.copy(id));
       },
       checkpoint: async (checkpoint, meta) => {
         if (closed) throw new Error(`session ${id} is closed`);
         doc = { ...doc, mode: meta.mode, brief: meta.brief || doc.brief, updatedAt: meta.updatedAt, checkpoint };
         this.docs.set(id, JSON.stringify(doc));
+        this.onWrite?.(id, this.copy(id));
       },
       close: async () => {
         if (closed) return;

@@ -31,8 +31,8 @@ export interface OpenedSession {
 export interface ReadSession {
   doc: SessionDocument;
   events: TroupeEvent[];
-  /** Journal records after the checkpoint (for reading a session whose last run died before checkpointing). */
-  tail: JournalRecord[];
+  /** Every journal record, oldest first (folding their inputs over `doc.base` replays the session). */
+  records: JournalRecord[];
 }
 
 /** A summary line of a stored session, or why it cannot be read. */

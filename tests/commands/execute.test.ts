@@ -16,7 +16,7 @@ describe('executeLine', () => {
       { text: 'Numbers.', directive: { transition: 'RESPOND_TO_USER' } },
     ]);
     const { runner, events } = await studioRunner(model);
-    const host = { runner, usage: () => NO_USAGE };
+    const host = { session: runner, usage: () => NO_USAGE };
     expect(executeLine('a game about bees', host)).toEqual({ kind: 'none' });
     await runner.settled();
     expect(runner.getSnapshot().brief).toBe('a game about bees');
@@ -30,7 +30,7 @@ describe('executeLine', () => {
     const model = new ScriptedModel([{ text: 'Hi.', directive: { transition: 'RESPOND_TO_USER' } }]);
     const { runner } = await studioRunner(model);
     const usage = addUsage(addUsage(NO_USAGE, usageEvent('creative_partner', 1200, null)), usageEvent(null, 300, null));
-    const host = { runner, usage: () => usage };
+    const host = { session: runner, usage: () => usage };
     executeLine('brief', host);
     await runner.settled();
     const status = executeLine('!status', host);
@@ -52,11 +52,13 @@ describe('executeLine', () => {
     const { runner, events } = await studioRunner(model);
     runner.start('brief');
     await new Promise((r) => setTimeout(r, 5));
-    expect(executeLine('!quit', { runner, usage: () => NO_USAGE })).toEqual({ kind: 'quit' });
+    expect(executeLine('!quit', { session: runner, usage: () => NO_USAGE })).toEqual({ kind: 'quit' });
     await runner.settled();
     expect(runner.getSnapshot().status).toBe('running');
     expect(runner.getSnapshot().inFlight).toMatchObject({ persona: 'creative_partner' });
-    expect(events.at(-1)).toMatchObject({ type: 'session_ended', reason: 'user_left' });
+    // Leaving detaches the session (it is not over): no session_ended.
+    expect(events.at(-1)).toMatchObject({ type: 'session_detached', reason: 'user_left' });
+    expect(events.some((e) => e.type === 'session_ended')).toBe(false);
   });
 });
 

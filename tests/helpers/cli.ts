@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { Readable } from 'node:stream';
+import { main } from '../../src/cli/main.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,8 +36,26 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   return { ...env, ...extra };
 }
 
-/** Runs `node dist/cli.js ...args` asynchronously (a local test server in this process stays responsive). */
-export function runCli(args: string[], env: NodeJS.ProcessEnv = cleanEnv(), input?: string): Promise<CliResult> {
+/**
+ * Runs the CLI's `main(argv, io)` in this process (fast, and a local test server here stays responsive):
+ * stdin is the given text (empty when none), stdout and stderr are collected, the exit code returned.
+ */
+export async function runCli(args: string[], env: NodeJS.ProcessEnv = cleanEnv(), input = '', options: { cwd?: string } = {}): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(args, {
+    stdout: { write: (t: string) => (stdout += t) },
+    stderr: { write: (t: string) => (stderr += t) },
+    stdin: Readable.from(input === '' ? [] : [input]),
+    env,
+    cwd: options.cwd ?? REPO_ROOT,
+    interactive: false,
+  });
+  return { code, stdout, stderr };
+}
+
+/** Runs `node dist/cli.js ...args` as a real process (for what only a process shows: signals, pipes, exit). */
+export function runCliProcess(args: string[], env: NodeJS.ProcessEnv = cleanEnv(), input?: string): Promise<CliResult> {
   return new Promise((resolve) => {
     const child = execFile(process.execPath, [join(REPO_ROOT, 'dist', 'cli.js'), ...args], { env, cwd: REPO_ROOT, timeout: 60_000 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;

@@ -61,7 +61,7 @@ describe('one writer per session', () => {
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
     expect(existsSync(join(data, 'sessions', `${ID}.lock`))).toBe(true);
-    const handle = await store.open(ID);
+    const { handle } = await store.open(ID);
     expect(readFileSync(join(data, 'sessions', `${ID}.lock`), 'utf8').trim().split(' ')[0]).toBe(String(process.pid));
     await handle.close();
     expect(existsSync(join(data, 'sessions', `${ID}.lock`))).toBe(false);
@@ -74,7 +74,7 @@ describe('one writer per session', () => {
     const store = new LowdbStore(data);
     for (const content of [`${gone.stdout}\n`, 'not a pid\n', `${process.pid}\n`]) {
       writeFileSync(lock, content);
-      const handle = await store.open(ID);
+      const { handle } = await store.open(ID);
       await expect(store.open(ID)).rejects.toThrow(`session ${ID} is open in process ${process.pid} (this one)`);
       await handle.close();
     }
@@ -82,10 +82,10 @@ describe('one writer per session', () => {
 
   it('the in-memory store refuses a second open too', async () => {
     const store = new MemoryStore();
-    store.texts.set(ID, readFileSync(join(REPO_ROOT, 'tests', 'fixtures', 'sessions', 'v1.json'), 'utf8'));
-    const handle = await store.open(ID);
+    store.docs.set(ID, readFileSync(join(REPO_ROOT, 'tests', 'fixtures', 'sessions', 'v2.json'), 'utf8').replaceAll('"fixture-v2"', JSON.stringify(ID)));
+    const { handle } = await store.open(ID);
     await expect(store.open(ID)).rejects.toBeInstanceOf(SessionLockedError);
     await handle.close();
-    await (await store.open(ID)).close();
+    await (await store.open(ID)).handle.close();
   });
 });

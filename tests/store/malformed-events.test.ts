@@ -1,83 +1,76 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { demoProgress } from '../../src/store/demo-progress.js';
-import { checkEvents } from '../../src/store/event-schema.js';
+import type { TroupeEvent } from '../../src/engine/event-map.js';
+import { demoProgress } from '../../src/llm/demo-progress.js';
+import { checkEvents } from '../../src/report/checked-events.js';
+import { renderMarkdown, renderShow, type SessionRecord } from '../../src/report/session-report.js';
 import { parseSessionFile, SessionFileError } from '../../src/store/load-file.js';
-import { renderMarkdown, renderShow } from '../../src/store/render.js';
-import type { SessionFile } from '../../src/store/session-file.js';
-import { summarise, usageTotals } from '../../src/store/summary.js';
 import { REPO_ROOT, studio } from '../helpers/team.js';
 
-const FIXTURE = join(REPO_ROOT, 'tests', 'fixtures', 'sessions', 'v1.json');
+const FIXTURES = join(REPO_ROOT, 'tests', 'fixtures', 'sessions');
 
-/** The v1 fixture with an edit applied to its raw document, loaded like `troupe show` loads it. */
-function edited(edit: (doc: any) => void): SessionFile {
-  const doc = JSON.parse(readFileSync(FIXTURE, 'utf8'));
-  edit(doc);
-  return parseSessionFile(JSON.stringify(doc), 'f.json').file;
+/** The v2 fixture with an edit applied to its raw events, loaded like `troupe show` loads it. */
+function edited(edit: (events: any[]) => void): SessionRecord {
+  const doc = parseSessionFile(readFileSync(join(FIXTURES, 'v2.json'), 'utf8'), 'f.json').file;
+  const events = readFileSync(join(FIXTURES, 'v2.jsonl'), 'utf8').trim().split('\n').flatMap((l) => JSON.parse(l).events);
+  edit(events);
+  return { doc, events: events as TroupeEvent[] };
 }
 
-const indexOf = (doc: any, type: string, nth = 0) => doc.events.map((e: any, i: number) => (e.type === type ? i : -1)).filter((i: number) => i >= 0)[nth] as number;
+const indexOf = (events: any[], type: string, nth = 0) => events.map((e: any, i: number) => (e.type === type ? i : -1)).filter((i: number) => i >= 0)[nth] as number;
 
-describe('malformed events in a session file', () => {
+describe('malformed events in a session log', () => {
   it('the fixture has no malformed event', () => {
-    const file = edited(() => {});
-    expect(checkEvents(file.events).skipped).toEqual([]);
+    expect(checkEvents(edited(() => {}).events).skipped).toEqual([]);
   });
 
   it('show and export skip an arbitration without decision and a directive without directive, each with a one-line note', () => {
     let arb = -1;
     let dir = -1;
-    const file = edited((doc) => {
-      arb = indexOf(doc, 'arbitration');
-      dir = indexOf(doc, 'directive');
-      delete doc.events[arb].decision;
-      delete doc.events[dir].directive;
+    const record = edited((events) => {
+      arb = indexOf(events, 'arbitration');
+      dir = indexOf(events, 'directive');
+      delete events[arb].decision;
+      delete events[dir].directive;
     });
     const notes = [
       `events[${Math.min(arb, dir)}] (${arb < dir ? 'arbitration' : 'directive'}) is malformed and was skipped`,
       `events[${Math.max(arb, dir)}] (${arb < dir ? 'directive' : 'arbitration'}) is malformed and was skipped`,
     ];
-    const shown = renderShow(file, studio().def);
+    const shown = renderShow(record, studio().def);
     expect(shown.filter((l) => l.startsWith('! '))).toEqual([expect.stringContaining(notes[0]!), expect.stringContaining(notes[1]!)]);
     expect(shown.find((l) => l.includes('(arbitration)'))).toMatch(/— decision: /);
     expect(shown).toContain('Decisions:');
-    const md = renderMarkdown(file, studio().def);
+    const md = renderMarkdown(record, studio().def);
     expect(md).toContain(`> **note:** ${notes[0]}`);
     expect(md).toContain('## Decisions');
   });
 
   it('a proposal with a non-numeric score, or a usage event with text tokens, is skipped rather than crashing', () => {
-    const file = edited((doc) => {
-      const arb = doc.events[indexOf(doc, 'arbitration')];
-      arb.decision.proposals[0].score = 'high';
-      doc.events[indexOf(doc, 'usage')].prompt_tokens = 'many';
-      doc.events[indexOf(doc, 'directive', 1)].directive.key_decisions = 7;
+    const record = edited((events) => {
+      events[indexOf(events, 'arbitration')].decision.proposals[0].score = 'high';
+      events[indexOf(events, 'usage')].prompt_tokens = 'many';
+      events[indexOf(events, 'directive', 1)].directive.key_decisions = 7;
     });
-    expect(() => renderShow(file, studio().def)).not.toThrow();
-    expect(renderShow(file, studio().def).filter((l) => l.startsWith('! '))).toHaveLength(3);
-    expect(() => renderMarkdown(file, studio().def)).not.toThrow();
-    const clean = usageTotals(edited(() => {}));
-    expect(usageTotals(file).tokens).toBeLessThan(clean.tokens);
-    expect(() => summarise(file, null)).not.toThrow();
+    expect(() => renderShow(record, studio().def)).not.toThrow();
+    expect(renderShow(record, studio().def).filter((l) => l.startsWith('! '))).toHaveLength(3);
+    expect(() => renderMarkdown(record, studio().def)).not.toThrow();
   });
 
   it('a resumed demo counts only well-formed turns', () => {
-    const file = edited((doc) => {
-      delete doc.events[indexOf(doc, 'agent_started')].persona;
+    const record = edited((events) => {
+      delete events[indexOf(events, 'agent_started')].persona;
     });
-    const progress = demoProgress(file.events);
+    const progress = demoProgress(record.events as TroupeEvent[]);
     expect(Object.keys(progress)).not.toContain('undefined');
   });
 
-  it('a damaged transcript entry in the snapshot (which the engine reads) refuses the file, naming the field', () => {
-    const load = () =>
-      edited((doc) => {
-        const entry = doc.snapshot.transcript.find((t: any) => t.directive);
-        entry.directive.key_decisions = 'all of them';
-      });
+  it('a damaged field of the snapshot (which the engine reads) refuses the file, naming the field', () => {
+    const doc = JSON.parse(readFileSync(join(FIXTURES, 'v2.json'), 'utf8'));
+    doc.checkpoint.snapshot.routing.queue = [{ target: 'ceo', expires: 'soon' }];
+    const load = () => parseSessionFile(JSON.stringify(doc), 'f.json');
     expect(load).toThrow(SessionFileError);
-    expect(load).toThrow(/^f\.json: snapshot\.transcript\.\d+\.directive\.key_decisions: .* — the file is corrupt or was edited by hand/);
+    expect(load).toThrow(/^f\.json: checkpoint\.snapshot\.routing\.queue\.0\.\w+: .* — the file is corrupt or was edited by hand/);
   });
 });

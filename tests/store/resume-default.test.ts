@@ -1,70 +1,78 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { resolveSessionId } from '../../src/cli/session-lookup.js';
-import { resumeHeadless } from '../../src/cli/resume-command.js';
-import { DemoModel } from '../../src/llm/demo-model.js';
+import { LowdbStore } from '../../src/store/lowdb-store.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
-import { REPO_ROOT, studio } from '../helpers/team.js';
+import { cleanEnv, runCli } from '../helpers/cli.js';
+import { REPO_ROOT } from '../helpers/team.js';
 
-const FIXTURE = JSON.parse(readFileSync(join(REPO_ROOT, 'tests', 'fixtures', 'sessions', 'v1.json'), 'utf8'));
+const FIXTURES = join(REPO_ROOT, 'tests', 'fixtures', 'sessions');
+const DOC = JSON.parse(readFileSync(join(FIXTURES, 'v2.json'), 'utf8'));
+const JOURNAL = readFileSync(join(FIXTURES, 'v2.jsonl'), 'utf8');
 
-/** Stores the v1 fixture (waiting for the user) as `id`, last updated on `day` of March, with an edit. */
-function put(store: MemoryStore, id: string, day: number, edit: (doc: any) => void = () => {}): void {
-  const doc = structuredClone(FIXTURE);
+let dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  dirs = [];
+});
+
+/** Stores the v2 fixture (waiting for the user) as `id`, last updated on `day` of March, with an edit. */
+function put(dir: string, id: string, day: number, edit: (doc: any) => void = () => {}): void {
+  const doc = structuredClone(DOC);
   doc.id = id;
-  doc.snapshot.id = id;
+  doc.team.dir = REPO_ROOT;
   doc.updatedAt = `2026-03-${String(day).padStart(2, '0')}T00:00:00.000Z`;
   edit(doc);
-  store.texts.set(id, JSON.stringify(doc));
+  writeFileSync(join(dir, 'sessions', `${id}.json`), JSON.stringify(doc));
+  writeFileSync(join(dir, 'sessions', `${id}.jsonl`), JOURNAL.replaceAll('"fixture-v2"', JSON.stringify(id)));
 }
 
-const ended = (doc: any) => {
-  doc.snapshot.status = 'ended';
-  doc.snapshot.endReason = 'user quit';
-};
+const ended = (doc: any) => Object.assign(doc.checkpoint.snapshot, { status: 'ended', endReason: 'user quit' });
 const neverStarted = (doc: any) => {
   doc.brief = '';
-  Object.assign(doc.snapshot, { status: 'idle', brief: '', turn: 0, transcript: [], transitions: [], history: [], active: null, awaiting: null });
-  doc.events = [];
+  Object.assign(doc.checkpoint.snapshot, { status: 'idle', brief: '', turn: 0, active: null, awaiting: null });
 };
 
-/** A store whose newer sessions are ended, never started, and open elsewhere; the oldest one can go on. */
-async function mixed(): Promise<MemoryStore> {
-  const store = new MemoryStore();
-  put(store, 'good', 1);
-  put(store, 'open-elsewhere', 2);
-  put(store, 'not-started', 3, neverStarted);
-  put(store, 'finished', 4, ended);
+/** A data dir whose newer sessions are ended, never started, and open elsewhere; the oldest one can go on. */
+async function mixed(): Promise<{ dir: string; store: LowdbStore }> {
+  const dir = mkdtempSync(join(tmpdir(), 'troupe-resume-'));
+  dirs.push(dir);
+  mkdirSync(join(dir, 'sessions'));
+  put(dir, 'good', 1);
+  put(dir, 'open-elsewhere', 2);
+  put(dir, 'not-started', 3, neverStarted);
+  put(dir, 'finished', 4, ended);
+  const store = new LowdbStore(dir);
   await store.open('open-elsewhere');
-  return store;
+  return { dir, store };
 }
 
 describe('which session troupe resume takes when no id is given', () => {
   it('the most recently updated one that is not ended, has a brief and is not open elsewhere', async () => {
-    const store = await mixed();
+    const { store } = await mixed();
     expect(await resolveSessionId(store, undefined)).toBe('good');
     // show and export still take the newest, whatever its state.
     expect(await resolveSessionId(store, undefined, 'newest')).toBe('finished');
   });
 
   it('an explicit id still opens exactly that session', async () => {
-    const store = await mixed();
+    const { store } = await mixed();
     expect(await resolveSessionId(store, 'finished')).toBe('finished');
     expect(await resolveSessionId(store, 'not-st')).toBe('not-started');
   });
 
   it('headless resume continues the resumable session, not the newest', async () => {
-    const store = await mixed();
-    const lines: string[] = [];
-    const { id } = await resumeHeadless({ store, json: false, write: (l) => lines.push(l), model: () => new DemoModel(), openTeam: () => studio() });
-    expect(id).toBe('good');
-    expect(lines[0]).toMatch(/^troupe · resuming session good /);
+    const { dir } = await mixed();
+    const out = await runCli(['resume'], cleanEnv({ TROUPE_DATA_DIR: dir }));
+    expect(out.code).toBe(0);
+    expect(out.stdout.split('\n')[0]).toMatch(/^troupe · resuming session good /);
   });
 
   it('when none can be resumed: one line saying why and how to pick one', async () => {
-    const store = await mixed();
-    store.texts.delete('good');
+    const { dir, store } = await mixed();
+    rmSync(join(dir, 'sessions', 'good.json'));
     await expect(resolveSessionId(store, undefined)).rejects.toThrow(
       'no session can be resumed (1 ended, 1 never started, 1 open in another process) — list them with troupe sessions, then pick one with troupe resume <id>, or start one with troupe run "<brief>"',
     );

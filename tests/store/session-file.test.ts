@@ -1,13 +1,15 @@
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CURRENT_FORMAT, parseSessionFile, SessionFileError, type FileFormat } from '../../src/store/load-file.js';
 import { LowdbStore } from '../../src/store/lowdb-store.js';
-import { SessionFileSchema, SESSION_SCHEMA_VERSION } from '../../src/store/session-file.js';
-import { openStoredSession } from '../../src/store/stored-session.js';
+import { SessionDocumentSchema, SESSION_SCHEMA_VERSION, type JournalRecord } from '../../src/store/session-file.js';
+import { scanJournal } from '../../src/store/journal-file.js';
 import { DemoModel } from '../../src/llm/demo-model.js';
+import { foldJournal } from '../../src/session/fold.js';
+import { openSession } from '../../src/session/open-session.js';
 import { REPO_ROOT, studio } from '../helpers/team.js';
 
 const FIXTURES = join(REPO_ROOT, 'tests', 'fixtures', 'sessions');
@@ -17,16 +19,19 @@ afterEach(() => {
   dirs = [];
 });
 
-/** A data dir holding one fixture as session `id`. */
+/** A data dir holding one fixture (document, and journal when the version has one) as session `id`. */
 function dataDirWith(fixture: string, id: string, edit?: (doc: any) => unknown): { dir: string; path: string } {
   const dir = mkdtempSync(join(tmpdir(), 'troupe-store-'));
   dirs.push(dir);
   mkdirSync(join(dir, 'sessions'));
   const path = join(dir, 'sessions', `${id}.json`);
-  if (edit) writeFileSync(path, JSON.stringify(edit(JSON.parse(readFileSync(join(FIXTURES, fixture), 'utf8')))));
-  else copyFileSync(join(FIXTURES, fixture), path);
+  if (edit) writeFileSync(path, JSON.stringify(edit(JSON.parse(readFileSync(join(FIXTURES, `${fixture}.json`), 'utf8')))));
+  else copyFileSync(join(FIXTURES, `${fixture}.json`), path);
+  if (existsSync(join(FIXTURES, `${fixture}.jsonl`))) copyFileSync(join(FIXTURES, `${fixture}.jsonl`), join(dir, 'sessions', `${id}.jsonl`));
   return { dir, path };
 }
+
+const resumeOn = (dir: string, id: string) => openSession({ store: new LowdbStore(dir), resume: id, model: new DemoModel(), team: studio(), env: { TROUPE_MODEL: 'test-model' } });
 
 describe('session file versions', () => {
   it('keeps a fixture for every released schema version, and each one loads', () => {
@@ -35,24 +40,45 @@ describe('session file versions', () => {
       const { file, storedVersion } = parseSessionFile(readFileSync(path, 'utf8'), path);
       expect(storedVersion).toBe(v);
       expect(file.schema).toBe(SESSION_SCHEMA_VERSION);
-      expect(file.snapshot.transcript.length).toBeGreaterThan(5);
+      expect(file.checkpoint.snapshot.turn).toBeGreaterThan(5);
     }
   });
 
-  it('opens the v1 fixture (made by a real run) into a runner that continues it', async () => {
-    const { dir } = dataDirWith('v1.json', 'fixture-v1');
-    const stored = await openStoredSession({ store: new LowdbStore(dir), id: 'fixture-v1', model: new DemoModel(), openTeam: () => studio() });
-    expect(stored.runner.session.status).toBe('awaiting_user');
-    expect(stored.runner.session.history).toEqual(['creative_partner', 'game_designer', 'lead_engineer', 'ceo', 'cmo']);
-    stored.runner.dispatch({ type: 'user_approve' });
-    await stored.close();
+  it('folding step() over the stored journal gives the stored snapshot byte-for-byte', () => {
+    const doc = SessionDocumentSchema.parse(JSON.parse(readFileSync(join(FIXTURES, `v${SESSION_SCHEMA_VERSION}.json`), 'utf8')));
+    const raw = JSON.parse(readFileSync(join(FIXTURES, `v${SESSION_SCHEMA_VERSION}.json`), 'utf8'));
+    const records: JournalRecord[] = [];
+    scanJournal(join(FIXTURES, `v${SESSION_SCHEMA_VERSION}.jsonl`), (r) => records.push(r));
+    expect(doc.checkpoint.records).toBe(records.length);
+    const folded = foldJournal(studio().def, raw.base, records);
+    expect(JSON.stringify(folded)).toBe(JSON.stringify(raw.checkpoint.snapshot));
+  });
+
+  it('migrates the v1 fixture (made by a real run) and continues it to its end', async () => {
+    const { dir, path } = dataDirWith('v1', 'fixture-v1');
+    const original = readFileSync(path, 'utf8');
+    const session = await resumeOn(dir, 'fixture-v1');
+    // The v1 file is kept beside the migrated one; its events became the journal's first line.
+    expect(readFileSync(`${path}.v1.bak`, 'utf8')).toBe(original);
+    const s = session.getSnapshot();
+    expect(s.status).toBe('awaiting_user');
+    expect(s.routing!.history).toEqual(['creative_partner', 'game_designer', 'lead_engineer', 'ceo', 'cmo']);
+    expect(s.configuration).toEqual(['USER_INTERACTION.user']);
+    session.send({ type: 'user_approve' });
+    await session.stop();
     const after = await new LowdbStore(dir).read('fixture-v1');
-    expect(after.snapshot.status).toBe('ended');
-    expect(after.snapshot.endReason).toMatch(/approved by the user/);
+    expect(after.doc.schema).toBe(SESSION_SCHEMA_VERSION);
+    expect(after.doc.checkpoint.snapshot.status).toBe('ended');
+    expect(after.doc.checkpoint.snapshot.endReason).toMatch(/approved by the user/);
+    // v1's "session_ended: awaiting_user" was a pause: migrated, it is a detach, and the session ends once.
+    expect(after.events.filter((e) => e.type === 'session_ended')).toHaveLength(1);
+    expect(after.events.filter((e) => e.type === 'session_detached').length).toBeGreaterThan(0);
+    // The journal starts from the migrated snapshot: folding it gives the final state.
+    expect(JSON.stringify(foldJournal(studio().def, after.doc.base, after.records))).toBe(JSON.stringify(after.doc.checkpoint.snapshot));
   });
 
   it('refuses a newer schema version with one line and leaves the file byte-for-byte untouched', async () => {
-    const { dir, path } = dataDirWith('v1.json', 'newer', (doc) => ({ ...doc, schema: SESSION_SCHEMA_VERSION + 1 }));
+    const { dir, path } = dataDirWith('v2', 'newer', (doc) => ({ ...doc, schema: SESSION_SCHEMA_VERSION + 1 }));
     const before = readFileSync(path);
     const store = new LowdbStore(dir);
     await expect(store.open('newer')).rejects.toThrow(new RegExp(`newer\\.json: schema version ${SESSION_SCHEMA_VERSION + 1} is newer than this troupe supports`));
@@ -63,14 +89,15 @@ describe('session file versions', () => {
   });
 
   it('refuses corrupt files (bad JSON, truncated, wrong field) naming the file and field, and never writes them', async () => {
-    const { dir, path } = dataDirWith('v1.json', 'bad');
+    const { dir, path } = dataDirWith('v2', 'bad');
     const store = new LowdbStore(dir);
     const full = readFileSync(path, 'utf8');
+    const doc = JSON.parse(full);
     const cases: [string, RegExp][] = [
       [full.slice(0, full.length / 2), /bad\.json: not valid JSON .* corrupt/],
       ['[]', /not a troupe session file/],
       ['{"id":"x"}', /schema: missing/],
-      [JSON.stringify({ ...JSON.parse(full), snapshot: { ...JSON.parse(full).snapshot, history: 'oops' } }), /bad\.json: snapshot\.history: .*corrupt/],
+      [JSON.stringify({ ...doc, checkpoint: { ...doc.checkpoint, snapshot: { ...doc.checkpoint.snapshot, routing: { ...doc.checkpoint.snapshot.routing, history: 'oops' } } } }), /bad\.json: checkpoint\.snapshot\.routing\.history: .*corrupt/],
     ];
     for (const [text, message] of cases) {
       writeFileSync(path, text);
@@ -81,36 +108,45 @@ describe('session file versions', () => {
     }
   });
 
+  it('refuses a corrupt journal line naming the file and line; a torn last line is a crash mid-write and is cut off', async () => {
+    const { dir } = dataDirWith('v2', 'fixture-v2');
+    const journal = join(dir, 'sessions', 'fixture-v2.jsonl');
+    const lines = readFileSync(journal, 'utf8');
+    writeFileSync(journal, `${lines}{"n":37,"events":[{"type":"torn-wri`);
+    const session = await resumeOn(dir, 'fixture-v2');
+    await session.stop();
+    expect(readFileSync(journal, 'utf8').startsWith(lines)).toBe(true);
+    expect(readFileSync(journal, 'utf8')).not.toContain('torn-wri');
+    writeFileSync(journal, lines.replace('\n', '\nnot json\n'));
+    await expect(new LowdbStore(dir).open('fixture-v2')).rejects.toThrow(/fixture-v2\.jsonl: line 2 is not valid JSON .* the journal is corrupt; it was left as it is/);
+  });
+
   it('a damaged memory section is refused with one line naming the session file and the fix', async () => {
-    const { dir, path } = dataDirWith('v1.json', 'fixture-v1', (doc) => ({ ...doc, memory: { version: 1, raw: 'oops' } }));
-    const open = () => openStoredSession({ store: new LowdbStore(dir), id: 'fixture-v1', model: new DemoModel(), openTeam: () => studio() });
-    await expect(open()).rejects.toBeInstanceOf(SessionFileError);
-    await expect(open()).rejects.toThrow(new RegExp(`^${path.replace(/[.\\/]/g, '\\$&')}: memory\\.\\w+: .* remove the "memory" section to start memory afresh$`));
+    const { dir, path } = dataDirWith('v2', 'fixture-v2', (doc) => ({ ...doc, checkpoint: { ...doc.checkpoint, memory: { version: 1, raw: 'oops' } } }));
+    await expect(resumeOn(dir, 'fixture-v2')).rejects.toBeInstanceOf(SessionFileError);
+    await expect(resumeOn(dir, 'fixture-v2')).rejects.toThrow(new RegExp(`^${path.replace(/[.\\/]/g, '\\$&')}: memory\\.\\w+: .* remove the "memory" section to start memory afresh$`));
     // The refused open released its lock.
-    expect(existsSync(join(dir, 'sessions', 'fixture-v1.lock'))).toBe(false);
+    expect(existsSync(join(dir, 'sessions', 'fixture-v2.lock'))).toBe(false);
   });
 
   it('migrates an older version on load and keeps the original file as a backup', async () => {
-    // A future v2 that adds a required field: the current format plays "v1", the migration fills it.
-    const v2: FileFormat = {
+    // A future version that adds a required field: the current format plays the older one, the migration fills it.
+    const next: FileFormat = {
       version: SESSION_SCHEMA_VERSION + 1,
-      schema: SessionFileSchema.extend({ schema: z.literal(SESSION_SCHEMA_VERSION + 1), labels: z.array(z.string()) }),
+      schema: SessionDocumentSchema.extend({ schema: z.literal(SESSION_SCHEMA_VERSION + 1), labels: z.array(z.string()) }),
       migrations: { ...CURRENT_FORMAT.migrations, [SESSION_SCHEMA_VERSION]: (raw) => ({ ...raw, labels: ['migrated'] }) },
     };
-    const { dir, path } = dataDirWith('v1.json', 'fixture-v1');
+    const { dir, path } = dataDirWith('v2', 'fixture-v2');
     const original = readFileSync(path, 'utf8');
-    const store = new LowdbStore(dir, { format: v2 });
-    const handle = await store.open('fixture-v1');
-    expect(handle.data.schema).toBe(SESSION_SCHEMA_VERSION + 1);
-    expect((handle.data as unknown as { labels: string[] }).labels).toEqual(['migrated']);
-    expect(handle.data.snapshot.transcript.length).toBeGreaterThan(5);
+    const opened = await new LowdbStore(dir, { format: next }).open('fixture-v2');
+    expect(opened.handle.doc.schema).toBe(SESSION_SCHEMA_VERSION + 1);
+    expect((opened.handle.doc as unknown as { labels: string[] }).labels).toEqual(['migrated']);
     expect(readFileSync(`${path}.v${SESSION_SCHEMA_VERSION}.bak`, 'utf8')).toBe(original);
-    await handle.write();
-    await handle.close();
+    await opened.handle.close();
     expect(JSON.parse(readFileSync(path, 'utf8')).schema).toBe(SESSION_SCHEMA_VERSION + 1);
     // A version with no migration path is refused.
-    const gap: FileFormat = { ...v2, migrations: {} };
+    const gap: FileFormat = { ...next, migrations: {} };
     writeFileSync(path, original);
-    await expect(new LowdbStore(dir, { format: gap }).open('fixture-v1')).rejects.toThrow(/no migration from schema version 1 to 2/);
+    await expect(new LowdbStore(dir, { format: gap }).open('fixture-v2')).rejects.toThrow(/no migration from schema version 2 to 3/);
   });
 });

@@ -1,12 +1,21 @@
 import type { SessionState } from '../../src/engine/session.js';
+import type { TroupeEvent } from '../../src/engine/event-map.js';
+import { step } from '../../src/engine/step.js';
 import { DemoModel } from '../../src/llm/demo-model.js';
+import { demoProgress } from '../../src/llm/demo-progress.js';
 import type { ChatModel, ChatRequest, ChatResponse } from '../../src/llm/chat-model.js';
-import { createStoredSession } from '../../src/store/stored-session.js';
+import { openSession } from '../../src/session/open-session.js';
+import { MemoryStore, type StoredCopy } from '../../src/store/memory-store.js';
+import type { JournalRecord, SessionDocument } from '../../src/store/session-file.js';
 import type { Store } from '../../src/store/store.js';
+import { transcriptOf, type TranscriptEntry } from '../../src/report/transcript.js';
 import { fixedClock, REPO_ROOT, studio } from '../helpers/team.js';
 
 /** The brief every store test runs. */
 export const BRIEF = 'A lighthouse keeper game';
+
+/** The environment store tests run in (every tier on one model id). */
+export const ENV = { TROUPE_MODEL: 'test-model' };
 
 /** Wraps a model with a fixed delay per call (abortable), so a child process can be killed mid-call. */
 export class SlowModel implements ChatModel {
@@ -20,17 +29,68 @@ export class SlowModel implements ChatModel {
   }
 }
 
-/** Runs the demo brief uninterrupted into a store; returns every snapshot the runner stepped through and the final one. */
-export async function uninterrupted(store: Store, id = 'ref'): Promise<{ steps: SessionState[]; final: SessionState }> {
-  const steps: SessionState[] = [];
-  const stored = await createStoredSession({
-    store, team: studio(), teamDir: REPO_ROOT, model: new DemoModel(), mode: 'fsm', sessionId: id, brief: BRIEF, clock: fixedClock(),
-    onStep: (s) => steps.push(s),
+/** Every state a stored session stepped through, by folding its journal from its base. */
+export function statesOf(doc: SessionDocument, records: readonly JournalRecord[]): SessionState[] {
+  const def = studio().def;
+  const out: SessionState[] = [];
+  let s = doc.base;
+  for (const r of records) {
+    if (!r.input) continue;
+    s = step(def, s, r.input).session;
+    out.push(s);
+  }
+  return out;
+}
+
+/** The parsed document and journal of a stored copy. */
+export function parsedCopy(copy: StoredCopy): { doc: SessionDocument; records: JournalRecord[] } {
+  return { doc: JSON.parse(copy.doc) as SessionDocument, records: copy.journal.map((l) => JSON.parse(l) as JournalRecord) };
+}
+
+/** The state a stored copy holds: its checkpoint with the journal after it folded on top. */
+export function stateOfCopy(copy: StoredCopy): SessionState {
+  const { doc, records } = parsedCopy(copy);
+  const states = statesOf({ ...doc, base: doc.checkpoint.snapshot }, records.slice(doc.checkpoint.records));
+  return states.at(-1) ?? doc.checkpoint.snapshot;
+}
+
+/** What a run leaves: the states it stepped through, the final state, its events and transcript. */
+export interface RunResult {
+  steps: SessionState[];
+  final: SessionState;
+  events: TroupeEvent[];
+  transcript: TranscriptEntry[];
+}
+
+async function finish(store: Store, id: string, final: SessionState): Promise<RunResult> {
+  const read = await store.read(id);
+  return { steps: statesOf(read.doc, read.records), final, events: read.events, transcript: transcriptOf(read.events) };
+}
+
+/** Runs the demo brief uninterrupted into a store. */
+export async function uninterrupted(store: Store, id = 'ref'): Promise<RunResult> {
+  const session = await openSession({ store, team: studio(), teamDir: REPO_ROOT, model: new DemoModel(), id, brief: BRIEF, clock: fixedClock(), env: ENV });
+  session.start(BRIEF);
+  await session.settled();
+  await session.stop();
+  return finish(store, id, session.getSnapshot());
+}
+
+/** Reopens a stored session on the demo model (continuing its script), runs it until it settles and closes it. */
+export async function resumeDemo(store: Store, id = 'ref'): Promise<RunResult & { start: SessionState }> {
+  const session = await openSession({
+    store,
+    resume: id,
+    team: studio(),
+    env: ENV,
+    clock: fixedClock(),
+    model: async (stored) => new DemoModel(demoProgress(await stored!.events())),
   });
-  stored.runner.start(BRIEF);
-  await stored.runner.settled();
-  await stored.close();
-  return { steps, final: stored.runner.session };
+  const start = session.getSnapshot();
+  session.resume();
+  await session.settled();
+  await session.stop();
+  return { start, ...(await finish(store, id, session.getSnapshot())) };
 }
 
 /** A session state without its id, for comparing runs stored under different ids. */

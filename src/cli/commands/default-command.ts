@@ -31,7 +31,6 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
     savedLine(io, session.id, false, session.getSnapshot().status === 'ended');
     return session.fault ? 1 : 0;
   }
-  const { createInterface } = await import('node:readline');
   const { attachOutput } = await import('../attach-output.js');
   const { driveLines } = await import('../drive-lines.js');
   const write = printer(io);
@@ -40,7 +39,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   const quit = await driveLines(session, {
     json: args.json,
     write,
-    lines: createInterface({ input: io.stdin, crlfDelay: Infinity }),
+    input: io.stdin,
     sessions: await sessionsSource(store),
     ...(memory ? { memory } : {}),
   });

@@ -50,10 +50,9 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   }
   let quit = false;
   if (!io.interactive && after.status !== 'ended') {
-    const { createInterface } = await import('node:readline');
     const { driveLines } = await import('../drive-lines.js');
     const memory = session.memorySnapshot() ? () => session.memorySnapshot()! : undefined;
-    quit = await driveLines(session, { json: args.json, write, lines: createInterface({ input: io.stdin, crlfDelay: Infinity }), sessions: await sessionsSource(store), ...(memory ? { memory } : {}) });
+    quit = await driveLines(session, { json: args.json, write, input: io.stdin, sessions: await sessionsSource(store), ...(memory ? { memory } : {}) });
   }
   return finishHeadless(session, io, { json: args.json, quit });
 }
