@@ -1,12 +1,13 @@
 // Engine overhead per transition with a zero-latency model: the pure step() alone, and the whole
 // runner (prompt building, directive parsing, events) around an instant model.
 import { performance } from 'node:perf_hooks';
-import { compileTeam, type MachineDefinition } from '../src/engine/definition.js';
-import { createSession, type SessionState } from '../src/engine/session.js';
-import { step } from '../src/engine/step.js';
+import type { MachineDefinition } from '../src/engine/definition.js';
+import type { SessionState } from '../src/engine/session.js';
+import { initialState, step } from '../src/engine/step.js';
+import { compileTeam } from '../src/routing/compile-team.js';
 import { loadTeamOrThrow, type LoadedTeam } from '../src/config/load-team.js';
 import type { ChatModel, ChatRequest, ChatResponse } from '../src/llm/chat-model.js';
-import { Runner } from '../src/runtime/runner.js';
+import { openSession } from '../src/session/open-session.js';
 import { generatedTeam } from './team-fixtures.js';
 import { median, ms } from './stats.js';
 import { fileURLToPath } from 'node:url';
@@ -48,11 +49,11 @@ async function runnerPerTransition(loaded: LoadedTeam): Promise<number> {
   const samples: number[] = [];
   for (let r = 0; r < RUNS; r++) {
     const model = new InstantModel(def.agents.map((a) => a.id));
-    const runner = new Runner({ def, prompts: loaded.prompts, model, modelFor: () => 'instant', sessionId: 'bench' });
+    const runner = await openSession({ team: { loaded, def, modelFor: () => 'instant' }, model, id: 'bench', memory: false, env: {} });
     let transitions = 0;
-    runner.bus.on('transition', () => transitions++);
-    runner.bus.on('agent_message', (e) => {
-      if (e.turn >= TURNS) runner.dispatch({ type: 'user_quit' });
+    runner.subscribe((e) => {
+      if (e.type === 'transition') transitions++;
+      if (e.type === 'agent_message' && e.turn >= TURNS) runner.send({ type: 'user_quit' });
     });
     const t0 = performance.now();
     runner.start('bench brief');
@@ -67,7 +68,7 @@ function stepPerTransition(loaded: LoadedTeam): number {
   const ids = def.agents.map((a) => a.id);
   const samples: number[] = [];
   for (let r = 0; r < RUNS; r++) {
-    let s: SessionState = step(def, createSession(def, { id: 'b' }), { type: 'start', brief: 'b' }).session;
+    let s: SessionState = step(def, initialState(def, { id: 'b' }), { type: 'start', brief: 'b' }).session;
     const t0 = performance.now();
     for (let i = 0; i < TURNS; i++) {
       const self = s.inFlight!.persona;

@@ -17,7 +17,7 @@ const DECISIONS: Record<number, string[]> = Object.fromEntries(
 async function tokenRun(memoryOn: boolean) {
   // `yields` stands in for model latency, deterministically: a persona call outlasts a summary call.
   const model = new LongSessionModel({ lastTurn: TURNS, decisions: DECISIONS, yields: 60 });
-  const { runner, events, attached } = memoryRunner(model, memoryOn ? {} : { prompt: null });
+  const { runner, events, attached } = await memoryRunner(model, memoryOn ? {} : { prompt: null });
   await runToEnd(runner, attached);
   const tokens = AT.map((n) => promptTokens(model.prompts.get(n)!));
   const final = model.prompts.get(TURNS)!.map((m) => m.content).join('\n');
@@ -35,11 +35,13 @@ async function latencyRun(mode: 'compression on' | 'compression off' | 'memory o
   };
   const model = new LongSessionModel({ lastTurn: turns, delayMs: 200, summary });
   const options = mode === 'memory off' ? { prompt: null } : mode === 'compression off' ? { memory: { compress_every: 10_000 } } : {};
-  const { runner, events, attached } = memoryRunner(model, options);
+  const { runner, events, attached } = await memoryRunner(model, options);
   const started = new Map<string, number>();
   const took: number[] = [];
-  runner.bus.on('agent_started', (e) => started.set(e.turn_id, performance.now()));
-  runner.bus.on('agent_message', (e) => took.push(performance.now() - started.get(e.turn_id)!));
+  runner.subscribe((e) => {
+    if (e.type === 'agent_started') started.set(e.turn_id, performance.now());
+    if (e.type === 'agent_message') took.push(performance.now() - started.get(e.turn_id)!);
+  });
   const t0 = performance.now();
   runner.start('A cozy lighthouse game');
   await runner.settled();

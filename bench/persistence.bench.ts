@@ -1,82 +1,115 @@
-// Persistence cost per transition as a session grows: the time to write the session file (serialise the
-// whole document, redact, write a temp file, rename) at 10, 100 and 1,000 turns, and the file size.
+// Persistence cost per step as a session grows: the time the session spends storing each step (one
+// journal append, synchronous, before the step's effects run) and each checkpoint of the small session
+// document, measured on the real write path of a lowdb store at 10, 100, 1,000 and 10,000 turns.
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { ChatModel, ChatRequest, ChatResponse } from '../src/llm/chat-model.js';
 import { DIRECTIVE_TOOL_NAME } from '../src/directive/schema.js';
 import { openTeam } from '../src/runtime/open-team.js';
+import { openSession } from '../src/session/open-session.js';
 import { LowdbStore } from '../src/store/lowdb-store.js';
-import { redactorFrom } from '../src/llm/redact.js';
-import { createStoredSession } from '../src/store/stored-session.js';
+import type { OpenedSession, ReadSession, SessionHandle, Store, StoredEntry } from '../src/store/store.js';
+import type { SessionDocument } from '../src/store/session-file.js';
 import { median, ms } from './stats.js';
 
-const CHECKPOINTS = [10, 100, 1000];
-const SAMPLES = 21;
+const MARKS = (process.env.MARKS ?? "10,100,1000,10000").split(",").map(Number);
+const WINDOW = 10;
 const ROOT = resolve(import.meta.dirname, '..');
 
-/** Hands off round the roster with ~600 characters per turn, pausing at each checkpoint until released. */
-class PausingModel implements ChatModel {
+/** Hands off round the roster with ~600 characters per turn, answering at once; summaries answered like a fast model. */
+class InstantModel implements ChatModel {
   readonly label = 'bench model';
   private calls = 0;
-  reached: (turn: number) => Promise<void> = async () => undefined;
+  constructor(private readonly lastTurn: number) {}
 
   async generate(request: ChatRequest): Promise<ChatResponse> {
-    // The rolling memory's summary calls get a short valid summary, as a fast model would give.
     if (request.meta.purpose === 'summary') {
       const summary = { decisions: ['scope held'], discussions: ['chapters weighed'], pending: [] };
       return { text: JSON.stringify(summary), toolCalls: [], usage: { promptTokens: 600, completionTokens: 40 }, finishReason: 'stop', model: 'bench' };
     }
     this.calls += 1;
-    if (CHECKPOINTS.includes(this.calls - 1)) await this.reached(this.calls - 1);
     const allowed = request.meta.handoffTo ?? [];
     const next = allowed[(this.calls * 7) % Math.max(1, allowed.length)];
     const text = `Turn ${this.calls} from ${request.meta.personaName}: ${'we weigh scope, cost and feel of the lighthouse chapters; '.repeat(10)}`;
-    const directive = { transition: 'HANDOFF_TO_AGENT', next_agent: next, urgency: 0.6, dependency: 0.7, user_intent: 0.5, key_decisions: [`decision ${this.calls}`] };
+    const directive = this.calls >= this.lastTurn ? { transition: 'RESPOND_TO_USER' } : { transition: 'HANDOFF_TO_AGENT', next_agent: next, urgency: 0.6, dependency: 0.7, user_intent: 0.5, key_decisions: [`decision ${this.calls % 50}`] };
     return { text, toolCalls: [{ name: DIRECTIVE_TOOL_NAME, arguments: JSON.stringify(directive) }], usage: { promptTokens: 900, completionTokens: 150 }, finishReason: 'tool_calls', model: 'bench' };
+  }
+}
+
+/** A store that times what the session's writes cost (appends are synchronous; a checkpoint until it is written). */
+class TimedStore implements Store {
+  readonly appends: { turn: number; ms: number }[] = [];
+  readonly checkpoints: { turn: number; ms: number }[] = [];
+  turn = 0;
+  constructor(private readonly inner: Store) {}
+  async create(doc: SessionDocument): Promise<SessionHandle> {
+    const h = await this.inner.create(doc);
+    const timed: SessionHandle = {
+      id: h.id,
+      location: h.location,
+      get doc() {
+        return h.doc;
+      },
+      append: (record) => {
+        const t = performance.now();
+        h.append(record);
+        this.appends.push({ turn: this.turn, ms: performance.now() - t });
+      },
+      checkpoint: (checkpoint, meta, options) => {
+        // What the step pays: serialising, redacting and queueing the write (the file is written in the background).
+        const t = performance.now();
+        const written = h.checkpoint(checkpoint, meta, options);
+        this.checkpoints.push({ turn: this.turn, ms: performance.now() - t });
+        return written;
+      },
+      close: () => h.close(),
+    };
+    return timed;
+  }
+  open(id: string): Promise<OpenedSession> {
+    return this.inner.open(id);
+  }
+  read(id: string): Promise<ReadSession> {
+    return this.inner.read(id);
+  }
+  list(): Promise<StoredEntry[]> {
+    return this.inner.list();
+  }
+  ids(): Promise<string[]> {
+    return this.inner.ids();
   }
 }
 
 export default async function bench(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'troupe-bench-'));
   try {
+    const last = MARKS.at(-1)! + WINDOW;
     const team = openTeam(ROOT, { maxTurns: 1_000_000 }, { TROUPE_MODEL: 'bench' });
     team.def.limits = { ...team.def.limits, ping_pong: 1_000_000, max_reworks_per_pair: 1_000_000 };
-    const model = new PausingModel();
-    const store = new LowdbStore(dir);
-    const stored = await createStoredSession({ store, team, teamDir: ROOT, model, mode: 'fsm', sessionId: 'bench' });
-    const redact = redactorFrom();
-    const rows: string[] = [];
-    let done!: () => void;
-    const finished = new Promise<void>((r) => (done = r));
-    model.reached = async (turn) => {
-      await stored.recorder.flush();
-      const write: number[] = [];
-      const serialise: number[] = [];
-      for (let i = 0; i < SAMPLES; i++) {
-        let t = performance.now();
-        await stored.recorder.flush();
-        write.push(performance.now() - t);
-        t = performance.now();
-        redact(JSON.stringify(stored.handle.data));
-        serialise.push(performance.now() - t);
-      }
-      const size = statSync(join(dir, 'sessions', 'bench.json')).size;
-      const events = stored.handle.data.events.length;
-      rows.push(`  ${String(turn).padStart(5)} turns  write ${ms(median(write)).padStart(9)}  (serialise+redact ${ms(median(serialise)).padStart(9)})  file ${(size / 1024).toFixed(0).padStart(6)} KiB  ${events} events`);
-      if (turn === CHECKPOINTS.at(-1)) {
-        stored.runner.dispatch({ type: 'user_quit' });
-        done();
-      }
-    };
-    stored.runner.start('A lighthouse keeper game');
-    await finished;
-    await stored.runner.settled();
-    await stored.close();
-    process.stdout.write(`persistence cost per transition (median of ${SAMPLES} writes of the whole session file, lowdb temp+rename):\n${rows.join('\n')}\n`);
-    const size = statSync(join(dir, 'sessions', 'bench.json')).size;
-    process.stdout.write(`  session file at 1,000 turns: ${(size / 1024 / 1024).toFixed(2)} MiB (${size} bytes, compact JSON, no deltas)\n`);
+    const store = new TimedStore(new LowdbStore(dir));
+    const session = await openSession({ team, teamDir: ROOT, model: new InstantModel(last), store, id: 'bench', env: {} });
+    session.subscribe((e) => {
+      if (e.type === 'agent_message') store.turn = e.turn;
+    });
+    const t0 = performance.now();
+    session.start('A lighthouse keeper game');
+    await session.settled();
+    const wall = performance.now() - t0;
+    await session.stop();
+    const near = (rows: { turn: number; ms: number }[], mark: number) => rows.filter((r) => r.turn >= mark && r.turn < mark + WINDOW).map((r) => r.ms);
+    process.stdout.write(`persistence per step, lowdb store (journal append per step + checkpoint of the session document), instant model, memory on:\n`);
+    for (const mark of MARKS) {
+      const a = near(store.appends, mark);
+      const c = near(store.checkpoints, mark);
+      process.stdout.write(`  turn ${String(mark).padStart(6)}  append ${ms(median(a)).padStart(9)} (${a.length} steps)  checkpoint ${ms(median(c)).padStart(9)} (${c.length}, serialise + queue the write)\n`);
+    }
+    const journal = statSync(join(dir, 'sessions', 'bench.jsonl')).size;
+    const doc = statSync(join(dir, 'sessions', 'bench.json')).size;
+    process.stdout.write(`  at ${last} turns: journal ${(journal / 1024 / 1024).toFixed(1)} MiB (append-only), document ${(doc / 1024).toFixed(0)} KiB (rewritten at checkpoints); ${store.appends.length} appends, ${store.checkpoints.length} checkpoints; whole run ${(wall / 1000).toFixed(1)} s (${ms(wall / last)} per turn)\n`);
+    process.stdout.write(`  target: <= 2 ms per step at 10,000 turns; fsync at pauses and checkpoints only\n`);
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    if (!process.env.KEEP) rmSync(dir, { recursive: true, force: true });
+    else process.stdout.write(`kept ${dir}\n`);
   }
 }

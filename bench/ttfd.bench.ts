@@ -5,7 +5,7 @@ import { fixedClock, studio } from '../tests/helpers/team.js';
 import { OpenAIChatModel } from '../src/llm/openai-model.js';
 import { ToolFallbackModel } from '../src/llm/tool-fallback.js';
 import { directiveTool } from '../src/directive/tool.js';
-import { Runner } from '../src/runtime/runner.js';
+import { openSession } from '../src/session/open-session.js';
 import { UsageMeter } from '../src/usage/usage-meter.js';
 import { loadPriceTable } from '../src/usage/price-table.js';
 import { median, ms } from './stats.js';
@@ -40,10 +40,10 @@ export default async function ttfd(): Promise<void> {
   };
   const runnerOnce = async (): Promise<number> => {
     const meter = new UsageMeter(loadPriceTable({}));
-    const runner = new Runner({ def: team.def, prompts: team.loaded.prompts, model: adapter, modelFor: team.modelFor, sessionId: 'bench', clock: fixedClock(), meter });
+    const runner = await openSession({ team, model: adapter, id: 'bench', clock: fixedClock(), meter, env: {} });
     let first = -1;
     const t0 = performance.now();
-    runner.bus.on('agent_delta', () => { if (first < 0) first = performance.now() - t0; });
+    runner.subscribe((e) => { if (e.type === 'agent_delta' && first < 0) first = performance.now() - t0; });
     runner.start('a lighthouse game');
     await runner.settled();
     return first;

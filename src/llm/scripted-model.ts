@@ -10,6 +10,8 @@ export interface ScriptStep {
   toolCalls?: { name: string; arguments: string }[];
   error?: Error;
   delayMs?: number;
+  /** Answer only once this settles (or the call is aborted): a test decides when, no timer races. */
+  hold?: Promise<unknown>;
   usage?: Usage;
   finishReason?: string;
 }
@@ -17,11 +19,36 @@ export interface ScriptStep {
 /** A step, or a function of the request returning one. */
 export type ScriptEntry = ScriptStep | ((request: ChatRequest) => ScriptStep);
 
-/** A test model that consumes one step per call, records every request and fails loudly when the script runs out. */
+function untilSettledOrAborted(promise: Promise<unknown>, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => reject(new AbortedError('call aborted'));
+    if (signal?.aborted) return onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      () => resolve(),
+      () => resolve(),
+    ).finally(() => signal?.removeEventListener('abort', onAbort));
+  });
+}
+
+/** A promise that never settles: a step holding it answers only when aborted. */
+export const FOREVER: Promise<never> = new Promise<never>(() => undefined);
+
+/** A call made after the script ran out: a test whose model is asked more than its script holds is wrong. */
+export class ScriptExhaustedError extends Error {}
+
+/**
+ * A test model that consumes one step per call and records every request. A call past the end of the
+ * script throws, and is also kept in `ScriptedModel.unexpected` (the session turns the throw into a
+ * paused turn, so test setups check that list after each test); `assertComplete()` checks every step was used.
+ */
 export class ScriptedModel implements ChatModel {
+  /** Calls made past the end of a script, by any scripted model, since the list was last emptied. */
+  static readonly unexpected: string[] = [];
   readonly label = 'scripted model';
   readonly calls: ChatRequest[] = [];
   private next = 0;
+  private readonly waiting: { n: number; resolve: () => void }[] = [];
 
   constructor(private readonly script: ScriptEntry[]) {}
 
@@ -30,17 +57,33 @@ export class ScriptedModel implements ChatModel {
     return this.script.length - this.next;
   }
 
+  /** Throws unless every step of the script was used. */
+  assertComplete(): void {
+    if (this.remaining > 0) throw new Error(`ScriptedModel: ${this.remaining} of ${this.script.length} step(s) never used`);
+  }
+
+  /** Resolves once the model has been called `n` times (the n-th call has started, not necessarily answered). */
+  started(n = 1): Promise<void> {
+    if (this.calls.length >= n) return Promise.resolve();
+    return new Promise((resolve) => this.waiting.push({ n, resolve }));
+  }
+
   async generate(request: ChatRequest): Promise<ChatResponse> {
     this.calls.push(request);
+    for (const w of this.waiting.filter((x) => x.n <= this.calls.length)) {
+      this.waiting.splice(this.waiting.indexOf(w), 1);
+      w.resolve();
+    }
     const entry = this.script[this.next];
     if (entry === undefined) {
-      throw new Error(
-        `ScriptedModel: script exhausted after ${this.script.length} step(s); unexpected call #${this.calls.length} for ${request.meta.persona ?? request.meta.purpose}`,
-      );
+      const message = `ScriptedModel: script exhausted after ${this.script.length} step(s); unexpected call #${this.calls.length} for ${request.meta.persona ?? request.meta.purpose}`;
+      ScriptedModel.unexpected.push(message);
+      throw new ScriptExhaustedError(message);
     }
     this.next += 1;
     const step = typeof entry === 'function' ? entry(request) : entry;
     if (step.delayMs) await abortableSleep(step.delayMs, request.signal);
+    if (step.hold) await untilSettledOrAborted(step.hold, request.signal);
     if (request.signal?.aborted) throw new AbortedError('call aborted');
     if (step.error) throw step.error;
     const text = step.text ?? '';

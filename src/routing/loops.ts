@@ -1,3 +1,4 @@
+import type { TransitionRecord } from '../engine/moves.js';
 import type { TeamRouting } from './state.js';
 
 const LOOP_KINDS: ReadonlySet<string> = new Set(['agent', 'rework', 'pipeline']);
@@ -7,13 +8,13 @@ const LOOP_KINDS: ReadonlySet<string> = new Set(['agent', 'rework', 'pipeline'])
  * the same two states, A->B, B->A, A->B... Detours, consults and user moves break the run.
  */
 export function alternationLength(r: TeamRouting, nextFrom: string, nextTo: string): number {
-  let run = 1;
-  let later = { from: nextFrom, to: nextTo };
-  for (let i = r.loopTrail.length - 1; i >= 0; i--) {
-    const t = r.loopTrail[i]!;
-    if (!LOOP_KINDS.has(t.kind) || t.to !== later.from || t.from !== later.to) break;
-    run++;
-    later = t;
-  }
-  return run;
+  const last = r.loop;
+  return last && last.to === nextFrom && last.from === nextTo ? last.run + 1 : 1;
+}
+
+/** The alternation after a move: one longer when the move reverses the last one, a new run otherwise. */
+export function nextLoop(loop: TeamRouting['loop'], move: TransitionRecord): TeamRouting['loop'] {
+  if (!LOOP_KINDS.has(move.kind)) return null;
+  const run = loop && loop.to === move.from && loop.from === move.to ? loop.run + 1 : 1;
+  return { from: move.from, to: move.to, run };
 }

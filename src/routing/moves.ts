@@ -1,6 +1,7 @@
 import { changeState, pathOf, startCall, toUser, type StepContext } from '../engine/context.js';
 import type { Move, TransitionRecord } from '../engine/moves.js';
-import type { TeamRouting } from './state.js';
+import { nextLoop } from './loops.js';
+import { HISTORY_LIMIT, type TeamRouting } from './state.js';
 
 /** The team routing state of the step's draft (the policy only runs on team definitions). */
 export function routingOf(ctx: StepContext): TeamRouting {
@@ -16,16 +17,16 @@ export function remember(ctx: StepContext, text: string): void {
   r.recentTexts = [...r.recentTexts, text].slice(-ctx.def.arbiter.triggerWindow);
 }
 
-/** Forgets the loop trail: moves before now no longer count towards ping-pong detection. */
+/** Forgets the alternation: moves before now no longer count towards ping-pong detection. */
 export function resetLoopTrail(ctx: StepContext): void {
-  routingOf(ctx).loopTrail = [];
+  routingOf(ctx).loop = null;
 }
 
-/** Remembers a persona-to-persona move for the loop detector, keeping only what it can read. */
+/** Follows persona-to-persona moves for the loop detector (moves into the user state do not break a run). */
 export function trackTransition(ctx: StepContext, record: TransitionRecord): void {
-  const r = routingOf(ctx);
   if (record.kind === 'system') return;
-  r.loopTrail = [...r.loopTrail, { from: record.from, to: record.to, kind: record.kind }].slice(-(ctx.def.limits.ping_pong + 1));
+  const r = routingOf(ctx);
+  r.loop = nextLoop(r.loop, record);
 }
 
 /** Applies a move to a persona: handover stack, detours, pipeline stage, the state change, then the next call. */
@@ -38,7 +39,7 @@ export function applyMove(ctx: StepContext, move: Move): void {
   const r = routingOf(ctx);
   const leaving = s.active;
   if (move.popHistory && r.history[r.history.length - 1] === move.to) r.history = r.history.slice(0, -1);
-  if (move.pushHistory && leaving && leaving !== move.to) r.history = [...r.history, leaving];
+  if (move.pushHistory && leaving && leaving !== move.to) r.history = [...r.history, leaving].slice(-HISTORY_LIMIT);
   if (move.endDetour) r.detours = r.detours.slice(0, -1);
   if (move.detour) r.detours = [...r.detours, move.detour];
   if (move.pipelineIndex !== undefined) r.pipelineIndex = move.pipelineIndex;

@@ -16,7 +16,7 @@ export function initialTeamRouting(): TeamRouting {
     rulesFired: {},
     lastDecision: null,
     pipelineIndex: 0,
-    loopTrail: [],
+    loop: null,
     recentTexts: [],
     approved: 0,
     sentBack: 0,

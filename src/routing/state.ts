@@ -3,7 +3,11 @@ import { DecisionSchema, ProposalSchema } from '../arbiter/proposal.js';
 
 import { AwaitingSchema, DetourFrameSchema, MoveSchema, TransitionKindSchema } from '../engine/moves.js';
 
-const LoopStepSchema = z.object({ from: z.string(), to: z.string(), kind: TransitionKindSchema });
+/** The latest persona-to-persona move and how many moves before it alternated between the same two states. */
+const LoopRunSchema = z.object({ from: z.string(), to: z.string(), run: z.number().int().min(1) });
+
+/** How many handovers the rework stack remembers (a rework goes back at most this far). */
+export const HISTORY_LIMIT = 64;
 
 /** A consultation started while the team waited: the pause it interrupted, restored when the answer comes. */
 export const ConsultPauseSchema = z.object({
@@ -14,7 +18,7 @@ export const ConsultPauseSchema = z.object({
 
 /** The team routing policy's state: handover stack, detours, deferred proposals, loop trail and counters. */
 export const TeamRoutingSchema = z.object({
-  /** Who handed the work over, innermost last (rework goes back to the top). */
+  /** Who handed the work over, innermost last (rework goes back to the top); the newest HISTORY_LIMIT. */
   history: z.array(z.string()),
   detours: z.array(DetourFrameSchema),
   consultReturn: z.string().nullable(),
@@ -24,8 +28,8 @@ export const TeamRoutingSchema = z.object({
   rulesFired: z.record(z.string(), z.number().int()),
   lastDecision: DecisionSchema.nullable(),
   pipelineIndex: z.number().int(),
-  /** Persona-to-persona moves since the loop detector was last reset (bounded by the ping-pong limit). */
-  loopTrail: z.array(LoopStepSchema),
+  /** The alternation the loop detector is following (null after a reset or a move that breaks it). */
+  loop: LoopRunSchema.nullable(),
   /** The latest texts of the conversation, as many as trigger rules read. */
   recentTexts: z.array(z.string()),
   approved: z.number().int(),

@@ -41,7 +41,7 @@ export class JournalRecorder {
     this.handle.append({ n: this.records + 1, input, events });
     this.records += 1;
     this.snapshot = next;
-    if (next.turn !== this.last.turn || next.status !== this.last.status) this.checkpoint();
+    if (next.turn !== this.last.turn || next.status !== this.last.status) this.checkpoint({ sync: next.status !== 'running' });
   }
 
   /** Appends runtime facts (usage, memory work, retries); throws when the journal cannot be written. */
@@ -50,13 +50,17 @@ export class JournalRecorder {
     this.records += 1;
   }
 
-  /** Writes a checkpoint of the current snapshot and module state (in the background; failures surface on close). */
-  checkpoint(): Promise<void> {
+  /**
+   * Writes a checkpoint of the current snapshot and module state in the background (a failure stops the
+   * session). `sync` also flushes the journal to the disk first: done when the session pauses or ends.
+   */
+  checkpoint(options: { sync?: boolean } = {}): Promise<void> {
     const s = this.snapshot;
     this.last = { turn: s.turn, status: s.status };
     const written = this.handle.checkpoint(
       { records: this.records, lastSeq: this.sources.lastSeq(), snapshot: s, memory: this.sources.memory(), usage: this.sources.usage() },
       { mode: s.mode, brief: s.brief, updatedAt: new Date(this.sources.clock()).toISOString() },
+      options,
     );
     this.pending = written.catch((error: unknown) => this.sources.onError(error));
     return written;
@@ -66,7 +70,7 @@ export class JournalRecorder {
   async close(): Promise<void> {
     try {
       await this.pending.catch(() => undefined);
-      await this.checkpoint();
+      await this.checkpoint({ sync: true });
     } finally {
       await this.handle.close();
     }

@@ -4,7 +4,7 @@ import type { EngineInput } from '../engine/input-events.js';
 import type { SessionState } from '../engine/session.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import type { AttachedMemory } from '../memory/attach-memory.js';
-import type { MemorySnapshot } from '../memory/memory.js';
+import type { Memory, MemorySnapshot } from '../memory/memory.js';
 import { settleMemory } from '../memory/settle.js';
 import type { EffectRunner } from '../runtime/effect-runner.js';
 import type { OpenTeam } from '../runtime/open-team.js';
@@ -123,6 +123,11 @@ export class TroupeSession {
     const s = this.getSnapshot();
     if (s.status === 'idle' && this.parts.brief) this.start(this.parts.brief);
     else if (s.status === 'running' && s.inFlight) this.parts.runner.execute({ type: 'call_agent', call: s.inFlight });
+  }
+
+  /** The rolling memory (null when memory is off); read it, the session feeds it. */
+  get memory(): Memory | null {
+    return this.parts.memory?.memory ?? null;
   }
 
   /** What the rolling memory holds now, or null when memory is off. */

@@ -238,11 +238,11 @@ export class LowdbStore implements Store {
           throw dataDirError(error, dataDir, `save session ${id} to ${writer.path}`);
         }
       },
-      checkpoint(checkpoint, meta) {
+      checkpoint(checkpoint, meta, options = {}) {
         if (closed) return Promise.reject(new Error(`session ${id} is closed`));
         db.data = { ...db.data, mode: meta.mode, brief: meta.brief || db.data.brief, updatedAt: meta.updatedAt, checkpoint };
         try {
-          writer.sync();
+          if (options.sync) writer.sync();
         } catch (error) {
           return Promise.reject(dataDirError(error, dataDir, `save session ${id} to ${writer.path}`));
         }

@@ -14,6 +14,19 @@ function migrateEvents(events: Raw[]): Raw[] {
   });
 }
 
+const LOOP_KINDS = new Set(['agent', 'rework', 'pipeline']);
+
+// The alternation v1's loop detector would find at the end of its transition list (system moves skipped).
+function loopOf(transitions: Raw[]): Raw | null {
+  let loop: Raw | null = null;
+  for (const t of transitions) {
+    if (t.kind === 'system') continue;
+    if (!LOOP_KINDS.has(t.kind)) loop = null;
+    else loop = { from: t.from, to: t.to, run: loop && loop.to === t.from && loop.from === t.to ? loop.run + 1 : 1 };
+  }
+  return loop;
+}
+
 function migrateSnapshot(s: Raw): Raw {
   const transitions: Raw[] = Array.isArray(s.transitions) ? s.transitions : [];
   const transcript: Raw[] = Array.isArray(s.transcript) ? s.transcript : [];
@@ -38,7 +51,7 @@ function migrateSnapshot(s: Raw): Raw {
     visits: s.visits,
     endReason: s.endReason,
     routing: {
-      history: s.history,
+      history: Array.isArray(s.history) ? s.history.slice(-64) : s.history,
       detours: s.detours,
       consultReturn: s.consultReturn,
       consultPause: s.consultPause ?? null,
@@ -47,7 +60,7 @@ function migrateSnapshot(s: Raw): Raw {
       rulesFired: s.rulesFired,
       lastDecision: s.lastDecision,
       pipelineIndex: s.pipelineIndex,
-      loopTrail: transitions.slice(floor).filter((t) => t.kind !== 'system').slice(-16).map((t) => ({ from: t.from, to: t.to, kind: t.kind })),
+      loop: loopOf(transitions.slice(floor)),
       recentTexts: transcript.filter((t) => t.kind !== 'note' && t.text !== '').slice(-8).map((t) => t.text),
       approved: approvals.filter((a) => a.status === 'APPROVED').length,
       sentBack: approvals.filter((a) => a.status !== 'APPROVED').length,

@@ -26,7 +26,7 @@ describe('troupe run against a local OpenAI-compatible server', () => {
     expect(result.code).toBe(0);
     const events = result.stdout.trim().split('\n').map((l) => JSON.parse(l));
     const types = new Set(events.map((e) => e.type));
-    for (const t of ['session_started', 'agent_started', 'agent_message', 'directive', 'arbitration', 'transition', 'awaiting_user', 'session_ended']) {
+    for (const t of ['session_started', 'agent_started', 'agent_message', 'directive', 'arbitration', 'transition', 'awaiting_user', 'session_detached']) {
       expect(types.has(t), t).toBe(true);
     }
     const moves = events.filter((e) => e.type === 'transition').map((e) => [e.from, e.to]);
@@ -37,7 +37,9 @@ describe('troupe run against a local OpenAI-compatible server', () => {
       ['TECHNICAL.lead_engineer', 'USER_INTERACTION.user'],
     ]);
     expect(events.filter((e) => e.type === 'transition').every((e) => typeof e.reason === 'string' && e.reason.length > 0)).toBe(true);
-    expect(events.at(-1)).toMatchObject({ type: 'session_ended', reason: 'awaiting_user' });
+    // Waiting for the user is not an end: the run lets go of the session, which stays resumable.
+    expect(events.at(-1)).toMatchObject({ type: 'session_detached', reason: 'awaiting_user' });
+    expect(types.has('session_ended')).toBe(false);
     expect(server.requests).toHaveLength(3);
     expect(server.requests[0]!.headers.authorization).toBe('Bearer sk-test-secret-123456');
     expect(server.requests[0]!.body.model).toBe('local-model');
@@ -60,7 +62,7 @@ describe('troupe with no API key', () => {
     expect(result.stdout).toContain('CREATIVE › Game Designer -> CREATIVE › Creative Partner (REWORK)');
     expect(result.stdout).toContain('CREATIVE › Game Designer -> TECHNICAL › Lead Engineer (APPROVE_AND_HANDOFF)');
     expect(result.stdout).toContain('TECHNICAL › Lead Engineer -> STRATEGIC › CFO (RULE)');
-    expect(result.stdout).toMatch(/Session ended: awaiting_user — CEO declared the work complete/);
+    expect(result.stdout).toMatch(/Session paused: waiting for you — CEO declared the work complete/);
   });
 
   it('runs the simple pipeline', async () => {

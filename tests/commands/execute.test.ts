@@ -3,7 +3,7 @@ import { executeLine } from '../../src/commands/execute.js';
 import { situation, situationLine } from '../../src/commands/situation.js';
 import { addUsage, NO_USAGE, formatCost, formatTokens } from '../../src/commands/usage-meter.js';
 import { memoryLines } from '../../src/commands/memory-source.js';
-import { ScriptedModel } from '../../src/llm/scripted-model.js';
+import { FOREVER, ScriptedModel } from '../../src/llm/scripted-model.js';
 import { studio, studioRunner } from '../helpers/team.js';
 
 const usageEvent = (persona: string | null, tokens: number, cost: number | null) => ({ persona, model: 'm', prompt_tokens: tokens, completion_tokens: 0, cost, total_tokens: 0, total_cost: null });
@@ -48,10 +48,10 @@ describe('executeLine', () => {
   });
 
   it('quits: leaves with the session resumable, a turn in flight unapplied', async () => {
-    const model = new ScriptedModel([{ text: 'slow', directive: { transition: 'RESPOND_TO_USER' }, delayMs: 5_000 }]);
+    const model = new ScriptedModel([{ text: 'slow', directive: { transition: 'RESPOND_TO_USER' }, hold: FOREVER }]);
     const { runner, events } = await studioRunner(model);
     runner.start('brief');
-    await new Promise((r) => setTimeout(r, 5));
+    await model.started(1);
     expect(executeLine('!quit', { session: runner, usage: () => NO_USAGE })).toEqual({ kind: 'quit' });
     await runner.settled();
     expect(runner.getSnapshot().status).toBe('running');
@@ -64,7 +64,7 @@ describe('executeLine', () => {
 
 describe('situation', () => {
   it('shows the predicted next state before the brief and in the pipeline', async () => {
-    const { runner } = await studioRunner(new ScriptedModel([{ text: 'x', directive: { transition: 'HANDOFF_TO_AGENT', next_agent: 'ceo' }, delayMs: 50 }]), { mode: 'simple' });
+    const { runner } = await studioRunner(new ScriptedModel([{ text: 'x', directive: { transition: 'HANDOFF_TO_AGENT', next_agent: 'ceo' }, hold: FOREVER }]), { mode: 'simple' });
     expect(situationLine(situation(runner.def, runner.getSnapshot()))).toBe('USER_INTERACTION › You -> next: CREATIVE › Creative Partner');
     runner.start('brief');
     expect(situationLine(situation(runner.def, runner.getSnapshot()))).toBe('CREATIVE › Creative Partner -> next: CREATIVE › Game Designer');
@@ -75,12 +75,12 @@ describe('situation', () => {
     const team = studio();
     team.def.approval = 'every';
     const model = new ScriptedModel([
-      { text: 'never finished', delayMs: 60_000 },
+      { text: 'never finished', hold: FOREVER },
       { text: 'Over to the CFO.', directive: { transition: 'HANDOFF_TO_AGENT', next_agent: 'cfo' } },
     ]);
     const { runner } = await studioRunner(model, { team });
     runner.start('brief');
-    await new Promise((r) => setTimeout(r, 5));
+    await model.started(1);
     runner.send({ type: 'user_handoff', target: 'ceo' });
     await runner.settled();
     const sit = situation(runner.def, runner.getSnapshot());

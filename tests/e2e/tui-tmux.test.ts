@@ -59,6 +59,7 @@ describe.skipIf(!hasTmux)(`the real CLI in tmux${hasTmux ? '' : ' (skipped: tmux
     tmux('send-keys', '-t', 'tui', '-l', '!quit');
     tmux('send-keys', '-t', 'tui', 'Enter');
     await until(() => screen().includes('continue it with: troupe resume'), () => `after quit:\n${screen()}`, 15_000);
-    expect(readdirSync(join(data, 'sessions')).filter((f) => f.endsWith('.json'))).toHaveLength(1);
+    expect(readdirSync(join(data, 'sessions')).filter((f) => f.endsWith('.json') && f !== 'index.json')).toHaveLength(1);
+    expect(readdirSync(join(data, 'sessions')).filter((f) => f.endsWith('.jsonl'))).toHaveLength(1);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ScriptedModel } from '../../src/llm/scripted-model.js';
+import { FOREVER, ScriptedModel } from '../../src/llm/scripted-model.js';
 import { studioRunner } from '../helpers/team.js';
 import { transcriptOf } from '../../src/report/transcript.js';
 import type { TroupeEvent } from '../../src/engine/event-map.js';
@@ -41,12 +41,12 @@ describe('seed 004 scenario B: budget detour', () => {
 describe('seed 004 scenario C: user override', () => {
   it('!handoff CEO overrides the system route; the CEO gets the full context flagged user-requested', async () => {
     const model = new ScriptedModel([
-      { text: 'Concept: creative stuff.', directive: { transition: 'HANDOFF_TO_AGENT', next_agent: 'lead_engineer' }, delayMs: 50 },
+      { text: 'Concept: creative stuff.', directive: { transition: 'HANDOFF_TO_AGENT', next_agent: 'lead_engineer' }, hold: FOREVER },
       { text: 'CEO view.', directive: { transition: 'RESPOND_TO_USER' } },
     ]);
     const { runner, events } = await studioRunner(model);
     runner.start('brief about a game');
-    await new Promise((r) => setTimeout(r, 5));
+    await model.started(1);
     runner.send({ type: 'user_handoff', target: 'CEO' });
     await runner.settled();
     expect(transitions(events)).toEqual([
@@ -65,7 +65,7 @@ describe('seed 004 scenario C: user override', () => {
   });
 
   it('answers an unknown persona with the known ones and changes nothing', async () => {
-    const { runner, events } = await studioRunner(new ScriptedModel([{ text: 'x', directive: { transition: 'RESPOND_TO_USER' }, delayMs: 20 }]));
+    const { runner, events } = await studioRunner(new ScriptedModel([{ text: 'x', directive: { transition: 'RESPOND_TO_USER' } }]));
     runner.start('brief');
     const before = runner.getSnapshot().active;
     runner.send({ type: 'user_handoff', target: 'Janitor' });

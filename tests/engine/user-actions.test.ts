@@ -1,13 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { ScriptedModel, type ScriptStep } from '../../src/llm/scripted-model.js';
+import { FOREVER, ScriptedModel, type ScriptStep } from '../../src/llm/scripted-model.js';
 import { initialState, step } from '../../src/engine/step.js';
 import { transcriptOf } from '../../src/report/transcript.js';
 import { payloads, studio, studioRunner } from '../helpers/team.js';
 
 const to = (next: string, extra: Record<string, unknown> = {}): ScriptStep => ({ text: `over to ${next}`, directive: { transition: 'APPROVE_AND_HANDOFF', next_agent: next, ...extra } });
 const ask: ScriptStep = { text: 'question for you', directive: { transition: 'RESPOND_TO_USER' } };
-/** Lets a just-started call reach the model, so a user action aborts it mid-call. */
-const inFlight = () => new Promise((r) => setTimeout(r, 5));
+/** A promise the test settles when it decides: the scripted step holding it answers then, not after a timer. */
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
 
 describe('step is pure', () => {
   it('never changes the session it is given and returns effects as data', () => {
@@ -62,10 +66,10 @@ describe('approval gates', () => {
 
 describe('user steering', () => {
   it('an interjection aborts the turn in flight and the active persona answers it next', async () => {
-    const model = new ScriptedModel([{ ...to('game_designer'), delayMs: 50 }, ask]);
+    const model = new ScriptedModel([{ ...to('game_designer'), hold: FOREVER }, ask]);
     const { runner, events } = await studioRunner(model);
     runner.start('brief');
-    await inFlight();
+    await model.started(1);
     runner.send({ type: 'user_message', text: 'make it about cats' });
     await runner.settled();
     expect(model.calls[1]!.meta.persona).toBe('creative_partner');
@@ -116,7 +120,7 @@ describe('user steering', () => {
     runner.send({ type: 'user_approve' });
     expect(runner.getSnapshot().status).toBe('ended');
     expect(events.at(-1)).toMatchObject({ type: 'session_ended', reason: "completed: Creative Partner's result approved by the user" });
-    const other = await studioRunner(new ScriptedModel([{ ...ask, delayMs: 30 }]));
+    const other = await studioRunner(new ScriptedModel([{ ...ask, hold: FOREVER }]));
     other.runner.start('brief');
     other.runner.send({ type: 'user_quit' });
     await other.runner.settled();
@@ -136,11 +140,13 @@ describe('modes', () => {
   });
 
   it('switching simple -> fsm mid-session keeps the transcript and routes by directive again', async () => {
-    const model = new ScriptedModel([to('ceo'), { ...to('cfo'), delayMs: 20 }, ask]);
+    const second = deferred();
+    const model = new ScriptedModel([to('ceo'), { ...to('cfo'), hold: second.promise }, ask]);
     const { runner, events } = await studioRunner(model, { mode: 'simple' });
     runner.start('brief');
-    await new Promise((r) => setTimeout(r, 5));
+    await model.started(2);
     runner.send({ type: 'user_mode', mode: 'fsm' });
+    second.resolve();
     await runner.settled();
     expect(model.calls.map((c) => c.meta.persona)).toEqual(['creative_partner', 'game_designer', 'cfo']);
     expect(transcriptOf(events).filter((t) => t.kind === 'agent')).toHaveLength(3);
@@ -167,10 +173,10 @@ describe('review fixes', () => {
   });
 
   it('a consultation while a persona works returns control to that persona with the answer', async () => {
-    const model = new ScriptedModel([{ ...to('game_designer'), delayMs: 40 }, { text: 'cost is fine', directive: { transition: 'RESPOND_TO_USER' } }, ask]);
+    const model = new ScriptedModel([{ ...to('game_designer'), hold: FOREVER }, { text: 'cost is fine', directive: { transition: 'RESPOND_TO_USER' } }, ask]);
     const { runner } = await studioRunner(model);
     runner.start('brief');
-    await inFlight();
+    await model.started(1);
     runner.send({ type: 'user_call_agent', target: 'CFO', message: 'quick check' });
     await runner.settled();
     expect(model.calls.map((c) => c.meta.persona)).toEqual(['creative_partner', 'cfo', 'creative_partner']);

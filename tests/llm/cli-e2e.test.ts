@@ -47,7 +47,7 @@ describe('troupe run against an OpenAI-compatible server (dist/cli.js)', () => {
     expect(live.code).toBe(0);
     const events = lines(live.stdout);
     expect(events.filter((e) => e.type === 'usage').map((e) => e.cost)).toEqual([0.00021, 0.00042]);
-    expect(events.at(-1)).toMatchObject({ type: 'session_ended', reason: 'awaiting_user' });
+    expect(events.at(-1)).toMatchObject({ type: 'session_detached', reason: 'awaiting_user' });
     expect(live.stderr).toContain('usage: 2 call(s), 3,300 tokens (3,000 prompt + 300 completion), $0.0006');
     expect(server.requests.map((r) => r.body.model)).toEqual(['gpt-4o-mini', 'gpt-4o-mini']);
     await server.stop();

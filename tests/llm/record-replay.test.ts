@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeOpenAIServer, streamChunks } from '../helpers/fake-openai-server.js';
-import { fixedClock, studio } from '../helpers/team.js';
+import { fixedClock, studio, studioRunner } from '../helpers/team.js';
 import { OpenAIChatModel } from '../../src/llm/openai-model.js';
 import { ToolFallbackModel } from '../../src/llm/tool-fallback.js';
 import { RecordingModel } from '../../src/llm/recording.js';
@@ -11,7 +11,7 @@ import { ReplayModel, requestDifference } from '../../src/llm/replay-model.js';
 import { ScriptedModel } from '../../src/llm/scripted-model.js';
 import { UserError } from '../../src/llm/errors.js';
 import type { ChatModel } from '../../src/llm/chat-model.js';
-import { Runner } from '../../src/runtime/runner.js';
+import type { TroupeSession } from '../../src/session/troupe-session.js';
 import { UsageMeter } from '../../src/usage/usage-meter.js';
 import { PriceTable } from '../../src/usage/price-table.js';
 import type { TroupeEvent } from '../../src/engine/event-map.js';
@@ -23,20 +23,23 @@ afterEach(async () => {
   server = null;
 });
 
+/** A fixed clock as the recorder takes it (a Date). */
+const dateClock = () => {
+  const clock = fixedClock();
+  return () => new Date(clock());
+};
+
 const dir = () => mkdtempSync(join(tmpdir(), 'troupe-rec-'));
 
-async function runSession(model: ChatModel, brief = 'a lighthouse game'): Promise<{ events: TroupeEvent[]; runner: Runner }> {
-  const team = studio();
+async function runSession(model: ChatModel, brief = 'a lighthouse game'): Promise<{ events: TroupeEvent[]; runner: TroupeSession }> {
   const meter = new UsageMeter(new PriceTable({ 'test-model': { input: 1, output: 2 } }, 'test'));
-  const runner = new Runner({ def: team.def, prompts: team.loaded.prompts, model, modelFor: team.modelFor, sessionId: 's', clock: fixedClock(), meter });
-  const events: TroupeEvent[] = [];
-  runner.bus.on('*', (e) => events.push(e));
+  const { runner, events } = await studioRunner(model, { team: studio(), meter, id: 's' });
   runner.start(brief);
   await runner.settled();
   return { events, runner };
 }
 
-const strip = (events: TroupeEvent[]) => events.map(({ at: _at, session_id: _id, ...rest }) => rest);
+const strip = (events: TroupeEvent[]) => events.map(({ at: _at, session_id: _id, seq: _seq, ...rest }) => rest);
 
 async function recordSession(file: string) {
   server = await new FakeOpenAIServer([
@@ -45,7 +48,7 @@ async function recordSession(file: string) {
     { stream: streamChunks('', { transition: 'RESPOND_TO_USER' }, { usage: { prompt_tokens: 70, completion_tokens: 5 } }) },
   ]).start();
   const live = new ToolFallbackModel(new OpenAIChatModel({ baseURL: server.baseURL, apiKey: KEY, maxRetries: 0 }));
-  return runSession(new RecordingModel(live, file, fixedClock()));
+  return runSession(new RecordingModel(live, file, dateClock()));
 }
 
 describe('record and replay', () => {
@@ -94,7 +97,7 @@ describe('record and replay', () => {
     const replay = ReplayModel.fromFile(file);
     const { runner } = await runSession(replay, brief);
     expect(replay.divergence).toBeNull();
-    expect(runner.session.awaiting?.code).toBe('respond_to_user');
+    expect(runner.getSnapshot().awaiting?.code).toBe('respond_to_user');
   });
 
   it('reports the first divergence in one line naming the call, persona and what differed', async () => {
@@ -103,7 +106,7 @@ describe('record and replay', () => {
     const replay = ReplayModel.fromFile(file);
     const { runner } = await runSession(replay, 'a lighthouse gamE');
     expect(replay.divergence).toBe('replay diverged at call 1 (persona creative_partner): messages[1] (user) differs at character 34: recorded "…ef: a lighthouse game", now "…ef: a lighthouse gamE"');
-    expect(runner.session.awaiting?.code).toBe('failure');
+    expect(runner.getSnapshot().awaiting?.code).toBe('failure');
   });
 
   it('reports a call the recording does not hold', async () => {
@@ -121,7 +124,7 @@ describe('record and replay', () => {
     const recorded = await runSession(new RecordingModel(new ScriptedModel([{ error: new Error('server on fire') }]), file));
     const replayed = await runSession(ReplayModel.fromFile(file));
     expect(strip(replayed.events)).toEqual(strip(recorded.events));
-    expect(replayed.runner.session.awaiting?.reason).toMatch(/server on fire/);
+    expect(replayed.runner.getSnapshot().awaiting?.reason).toMatch(/server on fire/);
   });
 
   it('a damaged or missing recording is a one-line UserError', () => {

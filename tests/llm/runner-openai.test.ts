@@ -4,7 +4,7 @@ import { fixedClock, REPO_ROOT, studioRunner } from '../helpers/team.js';
 import { OpenAIChatModel } from '../../src/llm/openai-model.js';
 import { ToolFallbackModel } from '../../src/llm/tool-fallback.js';
 import { openTeam } from '../../src/runtime/open-team.js';
-import { Runner } from '../../src/runtime/runner.js';
+import { transcriptOf } from '../../src/report/transcript.js';
 import { UsageMeter } from '../../src/usage/usage-meter.js';
 import { PriceTable } from '../../src/usage/price-table.js';
 import type { TroupeEvent } from '../../src/engine/event-map.js';
@@ -68,15 +68,15 @@ describe('Runner on an OpenAI-compatible server', () => {
       { stream: streamChunks('Noted, adjusting.', ask) },
     ]));
     let interjected = false;
-    runner.bus.on('agent_delta', () => {
-      if (interjected) return;
+    runner.subscribe((e) => {
+      if (e.type !== 'agent_delta' || interjected) return;
       interjected = true;
       runner.send({ type: 'user_message', text: 'make it about cats' });
     });
     runner.start('a game');
     await runner.settled();
     expect(events.find((e) => e.type === 'agent_aborted')).toMatchObject({ reason: 'user interjected' });
-    expect(runner.getSnapshot().transcript.find((t) => t.kind === 'agent' && t.status === 'aborted')).toBeDefined();
+    expect(transcriptOf(events).find((t) => t.kind === 'agent' && t.status === 'aborted')).toBeDefined();
     const messages = events.filter((e) => e.type === 'agent_message').map((e) => (e as { text: string }).text);
     expect(messages).toEqual(['Noted, adjusting.']);
     expect(server!.requests[1]!.body.messages.at(-1).content).toContain('make it about cats');
@@ -99,9 +99,7 @@ describe('Runner on an OpenAI-compatible server', () => {
       { stream: streamChunks('Loop.', ask, { usage: { prompt_tokens: 2000, completion_tokens: 200 } }) },
     ]);
     const meter = new UsageMeter(new PriceTable({ 'gpt-4o': { input: 2.5, output: 10 } }, 'test'));
-    const runner = new Runner({ def: team.def, prompts: team.loaded.prompts, model, modelFor: team.modelFor, sessionId: 's', clock: fixedClock(), meter });
-    const events: TroupeEvent[] = [];
-    runner.bus.on('*', (e) => events.push(e));
+    const { runner, events } = await studioRunner(model, { team, meter });
     runner.start('a game');
     await runner.settled();
     expect(server!.requests.map((r) => r.body.model)).toEqual(['gpt-4o', 'local-llm']);

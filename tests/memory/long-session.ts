@@ -2,12 +2,10 @@ import type { ChatMessage, ChatModel, ChatRequest, ChatResponse } from '../../sr
 import { DIRECTIVE_TOOL_NAME } from '../../src/directive/schema.js';
 import { DemoModel } from '../../src/llm/demo-model.js';
 import { MemorySchema, type MemoryConfig } from '../../src/config/team-schema.js';
-import { Runner } from '../../src/runtime/runner.js';
-import { TroupeBus } from '../../src/runtime/bus.js';
-import { attachMemory, type AttachedMemory } from '../../src/memory/attach-memory.js';
-import type { Summariser } from '../../src/memory/summariser.js';
+import type { Memory } from '../../src/memory/memory.js';
 import type { TroupeEvent } from '../../src/engine/event-map.js';
-import type { PromptBuilder } from '../../src/memory/prompt-builder.js';
+import { openSession } from '../../src/session/open-session.js';
+import type { TroupeSession } from '../../src/session/troupe-session.js';
 import { fixedClock, studio } from '../helpers/team.js';
 
 // A loop through four personas that may hand to each other; no trigger-rule keywords in the text.
@@ -66,26 +64,22 @@ export class LongSessionModel implements ChatModel {
   }
 }
 
-/** A runner on the studio team with memory attached (or a given prompt builder), collecting every event. */
-export function memoryRunner(
+/** A session on the studio team with memory on (or off: `prompt: null`), collecting every event. */
+export async function memoryRunner(
   model: ChatModel,
-  options: { memory?: Partial<MemoryConfig>; summariser?: Summariser; maxTurns?: number; prompt?: PromptBuilder | null } = {},
-): { runner: Runner; events: TroupeEvent[]; attached: AttachedMemory | null } {
+  options: { memory?: Partial<MemoryConfig>; maxTurns?: number; prompt?: null } = {},
+): Promise<{ runner: TroupeSession; events: TroupeEvent[]; attached: { memory: Memory } | null }> {
   const team = studio({ maxTurns: options.maxTurns ?? 400 });
-  const bus = new TroupeBus('s-test', fixedClock());
-  const memory = MemorySchema.parse({ ...team.loaded.team.memory, ...options.memory });
-  const attached = options.prompt === undefined
-    ? attachMemory({ bus, team: { memory, models: team.loaded.team.models }, model, def: team.def, ...(options.summariser ? { summariser: options.summariser } : {}) })
-    : null;
-  const prompt = options.prompt ?? attached?.prompt;
-  const runner = new Runner({ def: team.def, prompts: team.loaded.prompts, model, modelFor: team.modelFor, sessionId: 's-test', bus, ...(prompt ? { prompt } : {}) });
+  team.loaded.team.memory = MemorySchema.parse({ ...team.loaded.team.memory, ...options.memory });
+  const runner = await openSession({ team, model, id: 's-test', clock: fixedClock(), memory: options.prompt !== null, env: { TROUPE_MODEL: 'test-model' } });
   const events: TroupeEvent[] = [];
-  bus.on('*', (e) => events.push(e));
-  return { runner, events, attached };
+  runner.subscribe((e) => events.push(e));
+  const memory = runner.memory;
+  return { runner, events, attached: memory ? { memory } : null };
 }
 
 /** Runs a brief until the session waits for the user, then lets memory settle. */
-export async function runToEnd(runner: Runner, attached: AttachedMemory | null, brief = 'A cozy lighthouse game'): Promise<void> {
+export async function runToEnd(runner: TroupeSession, attached: { memory: Memory } | null, brief = 'A cozy lighthouse game'): Promise<void> {
   runner.start(brief);
   await runner.settled();
   await attached?.memory.idle();

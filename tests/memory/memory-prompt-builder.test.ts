@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MemorySchema } from '../../src/config/team-schema.js';
 import { agentById } from '../../src/engine/definition.js';
 import type { EngineEvent } from '../../src/engine/event-map.js';
-import { createSession } from '../../src/engine/session.js';
+import { initialState } from '../../src/engine/step.js';
 import { Memory } from '../../src/memory/memory.js';
 import { MemoryPromptBuilder } from '../../src/memory/memory-prompt-builder.js';
 import type { MemoryState } from '../../src/memory/memory-state.js';
@@ -14,7 +14,7 @@ const team = studio();
 const persona = agentById(team.def, 'cfo')!;
 
 function input(inboxText: string, extra: Partial<PromptInput['call']> = {}): PromptInput {
-  const session = { ...createSession(team.def, { id: 's' }), brief: 'A lighthouse game' };
+  const session = { ...initialState(team.def, { id: 's' }), brief: 'A lighthouse game' };
   const call = { turnId: 't9', persona: 'cfo', path: persona.path, attempt: 1, inbox: { kind: 'handoff' as const, from: 'ceo', text: inboxText, approved: false }, ...extra };
   return { def: team.def, session, call, persona, personaPrompt: team.loaded.prompts.cfo! };
 }

@@ -8,9 +8,9 @@ const EARLY = ['Lighthouse lamp uses a three-colour cycle', 'Chapter one ends at
 describe('memory in a long session (scripted models)', () => {
   it('keeps decisions pinned at turn 3 verbatim in the prompt at turn 200, with a bounded prompt', async () => {
     const model = new LongSessionModel({ lastTurn: 200, yields: 60, decisions: { 3: EARLY, 90: ['Fog horn is the tutorial signal'] } });
-    const { runner, events, attached } = memoryRunner(model);
+    const { runner, events, attached } = await memoryRunner(model);
     await runToEnd(runner, attached);
-    expect(runner.session.turn).toBe(200);
+    expect(runner.getSnapshot().turn).toBe(200);
     const last = model.prompts.get(200)!;
     const system = last[0]!.content;
     for (const d of [...EARLY, 'Fog horn is the tutorial signal']) expect(system).toContain(d);
@@ -25,7 +25,7 @@ describe('memory in a long session (scripted models)', () => {
 
   it('merges summaries past the cap and keeps the oldest turns covered', async () => {
     const model = new LongSessionModel({ lastTurn: 40 });
-    const { runner, events, attached } = memoryRunner(model, { memory: { compress_every: 3, keep_recent: 2, max_summaries: 3 } });
+    const { runner, events, attached } = await memoryRunner(model, { memory: { compress_every: 3, keep_recent: 2, max_summaries: 3 } });
     await runToEnd(runner, attached);
     const m = attached!.memory;
     expect(m.summaries.length).toBeLessThanOrEqual(3);
@@ -38,10 +38,10 @@ describe('memory in a long session (scripted models)', () => {
 
   it('a failing summariser never blocks a turn or ends the session; raw turns are kept', async () => {
     const model = new LongSessionModel({ lastTurn: 30, summary: async () => Promise.reject(new Error('summary server down')) });
-    const { runner, events, attached } = memoryRunner(model);
+    const { runner, events, attached } = await memoryRunner(model);
     await runToEnd(runner, attached);
-    expect(runner.session.turn).toBe(30);
-    expect(runner.session.awaiting?.code).toBe('complete');
+    expect(runner.getSnapshot().turn).toBe(30);
+    expect(runner.getSnapshot().awaiting?.code).toBe('complete');
     expect(events.some((e) => e.type === 'memory_compressed')).toBe(false);
     expect(events.filter((e) => e.type === 'error' && e.where === 'memory').length).toBeGreaterThan(0);
     expect(attached!.memory.recent.length).toBe(30);
@@ -50,17 +50,17 @@ describe('memory in a long session (scripted models)', () => {
 
   it('a summariser that never answers does not hold up persona turns', async () => {
     const model = new LongSessionModel({ lastTurn: 25, summary: () => new Promise<ChatResponse>(() => {}) });
-    const { runner, attached } = memoryRunner(model);
+    const { runner, attached } = await memoryRunner(model);
     runner.start('A cozy lighthouse game');
     await runner.settled();
-    expect(runner.session.turn).toBe(25);
+    expect(runner.getSnapshot().turn).toBe(25);
     expect(attached!.memory.snapshot().compressing).toBe(true);
     expect(attached!.memory.recent.length).toBe(25);
   });
 
   it('keeps the prefix byte-identical across consecutive turns of a persona when nothing new was pinned', async () => {
     const model = new LongSessionModel({ lastTurn: 24, decisions: { 2: ['Keep the island small'], 14: ['Add a second lighthouse'] } });
-    const { runner, attached } = memoryRunner(model);
+    const { runner, attached } = await memoryRunner(model);
     await runToEnd(runner, attached);
     // creative_partner speaks at turns 1, 5, 9, 13, 17, 21; approvals pin at turns 3, 6, 9, 12 (one new pair each).
     const system = (n: number) => model.prompts.get(n)![0]!.content;
@@ -71,7 +71,7 @@ describe('memory in a long session (scripted models)', () => {
 
   it('trims the oldest non-pinned material to the budget and says so in memory_trimmed', async () => {
     const model = new LongSessionModel({ lastTurn: 30, decisions: { 3: EARLY }, summary: async () => Promise.reject(new Error('off')) });
-    const { runner, events, attached } = memoryRunner(model, { memory: { prompt_budget: 1700 } });
+    const { runner, events, attached } = await memoryRunner(model, { memory: { prompt_budget: 1700 } });
     await runToEnd(runner, attached);
     const trimmed = events.filter((e) => e.type === 'memory_trimmed');
     expect(trimmed.length).toBeGreaterThan(0);

@@ -3,14 +3,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, render } from 'ink-testing-library';
 import { App } from '../../src/ui/App.js';
 import { ScriptedModel, type ScriptEntry } from '../../src/llm/scripted-model.js';
-import type { Runner } from '../../src/runtime/runner.js';
+import type { TroupeSession } from '../../src/session/troupe-session.js';
 import { studio, studioRunner } from '../helpers/team.js';
 import { tick, until } from './wait.js';
 
-const runners: Runner[] = [];
-afterEach(() => {
+const runners: TroupeSession[] = [];
+afterEach(async () => {
   cleanup();
-  for (const r of runners.splice(0)) r.abortAll();
+  for (const r of runners.splice(0)) await r.stop();
 });
 
 /** A step that streams its first words at once, then thinks until aborted. */
@@ -27,7 +27,7 @@ async function mount(script: ScriptEntry[], options: { approval?: 'every'; colum
   const { runner, events } = await studioRunner(model, { team });
   runners.push(runner);
   let quit = 0;
-  const ui = render(<App runner={runner} model={{ label: 'scripted model' }} columns={options.columns ?? 100} rows={40} onQuit={() => (quit += 1)} />);
+  const ui = render(<App session={runner} columns={options.columns ?? 100} rows={40} onQuit={() => (quit += 1)} />);
   await tick();
   const frame = () => ui.lastFrame() ?? '';
   const type = async (line: string) => {
@@ -142,7 +142,7 @@ describe('App flows', () => {
     await ui.type('!quit');
     await until(() => ui.quitCount() === 1, () => 'onQuit');
     expect(ui.runner.getSnapshot().status).toBe('running');
-    expect(ui.frame()).toContain('session ended: user_left — the session is saved; continue it with troupe resume');
+    expect(ui.frame()).toContain('session paused: user left — the session is saved; continue it with troupe resume');
   });
 
   it('hides the state tree on narrow terminals', async () => {

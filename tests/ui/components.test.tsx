@@ -10,7 +10,7 @@ import { Arbitration } from '../../src/ui/Arbitration.js';
 import { Footer } from '../../src/ui/Footer.js';
 import { InputLine } from '../../src/ui/InputLine.js';
 import { hintFor } from '../../src/ui/hints.js';
-import { createSession } from '../../src/engine/session.js';
+import { initialState } from '../../src/engine/step.js';
 import { arbitrate } from '../../src/arbiter/arbitrate.js';
 import { NO_USAGE } from '../../src/commands/usage-meter.js';
 import { studio } from '../helpers/team.js';
@@ -38,9 +38,9 @@ describe('StateLine', () => {
 
 describe('StateTree', () => {
   it('lists majors and personas with the active one marked, visits, approvals and reworks', () => {
-    const s = { ...createSession(def, { id: 's' }), status: 'running' as const, active: 'cfo', visits: { 'STRATEGIC.cfo': 2, 'STRATEGIC.ceo': 1 } };
-    s.approvals = [{ turn: 1, by: 'ceo', of: 'cfo', status: 'APPROVED' }, { turn: 2, by: 'user', of: 'cfo', status: 'REQUEST_REWORK', reason: 'x' }];
-    const frame = render(<StateTree def={def} session={s} />).lastFrame()!;
+    const s = { ...initialState(def, { id: 's' }), status: 'running' as const, active: 'cfo', visits: { 'STRATEGIC.cfo': 2, 'STRATEGIC.ceo': 1 } };
+    const marks = { cfo: { ok: 1, back: 1 } };
+    const frame = render(<StateTree def={def} session={s} marks={marks} />).lastFrame()!;
     expect(frame).toMatch(/STRATEGIC\s+CEO ×1\s+CFO ▸\s+×2 ✓1 ↺1\s+CMO/);
     expect(frame).toMatch(/CREATIVE\s+Creative Partner\s+Game Designer/);
     expect(frame).toMatch(/TECHNICAL\s+Lead Engineer/);
@@ -49,8 +49,8 @@ describe('StateTree', () => {
   });
 
   it('marks the user when the session waits', () => {
-    const s = { ...createSession(def, { id: 's' }), status: 'awaiting_user' as const };
-    expect(render(<StateTree def={def} session={s} />).lastFrame()).toContain('You ◂');
+    const s = { ...initialState(def, { id: 's' }), status: 'awaiting_user' as const };
+    expect(render(<StateTree def={def} session={s} marks={{}} />).lastFrame()).toContain('You ◂');
   });
 });
 
@@ -113,7 +113,7 @@ describe('Footer and InputLine', () => {
   });
 
   it('shows the hint, completion candidates and the buffer', () => {
-    const frame = render(<InputLine value="!handoff c" hint={hintFor(createSession(def, { id: 's' }))} candidates={['ceo', 'cfo']} />).lastFrame()!;
+    const frame = render(<InputLine value="!handoff c" hint={hintFor(initialState(def, { id: 's' }))} candidates={['ceo', 'cfo']} />).lastFrame()!;
     expect(frame).toContain('ceo  cfo');
     expect(frame).toContain('Type a brief for the team and press Enter');
     expect(frame).toContain('› !handoff c');

@@ -3,9 +3,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, render } from 'ink-testing-library';
 import { App } from '../../src/ui/App.js';
 import { ScriptedModel } from '../../src/llm/scripted-model.js';
-import { Runner } from '../../src/runtime/runner.js';
 import type { TroupeEvent } from '../../src/engine/event-map.js';
-import { fixedClock, studio, studioRunner } from '../helpers/team.js';
+import { MemoryStore } from '../../src/store/memory-store.js';
+import { studio, studioRunner } from '../helpers/team.js';
 import { tick, until } from './wait.js';
 
 afterEach(() => cleanup());
@@ -13,22 +13,22 @@ afterEach(() => cleanup());
 describe('App on a resumed session', () => {
   it('shows the stored history, its usage, and starts the re-run turn only once it listens', async () => {
     // A first process: one finished turn, then a turn in flight when it "crashed".
+    const store = new MemoryStore();
     const first = await studioRunner(new ScriptedModel([
       { text: 'Concept: tides that remember.', directive: { transition: 'HANDOFF_TO_AGENT', next_agent: 'game_designer' }, usage: { promptTokens: 900, completionTokens: 100 } },
       { text: 'never finished', delayMs: 60_000 },
-    ]));
+    ]), { store });
     first.runner.start('a tide game');
     await until(() => first.runner.getSnapshot().inFlight?.persona === 'game_designer', () => 'second turn in flight');
-    first.runner.abortAll();
-    const saved = first.runner.getSnapshot();
+    // The copy a crash leaves: what the store holds now (the first session is never stopped).
+    const crashed = MemoryStore.from({ 's-test': store.copy('s-test') });
     const history: TroupeEvent[] = first.events.filter((e) => e.type !== 'agent_delta');
     expect(history.some((e) => e.type === 'usage')).toBe(true);
 
-    const team = studio();
     const model = new ScriptedModel([{ text: 'The loop: tide in, tide out.', directive: { transition: 'RESPOND_TO_USER' } }]);
-    const runner = new Runner({ def: team.def, prompts: team.loaded.prompts, model, modelFor: team.modelFor, session: saved, clock: fixedClock() });
+    const { runner } = await studioRunner(model, { team: studio(), store: crashed, resume: 's-test' });
     let readyCalls = 0;
-    const ui = render(<App runner={runner} model={{ label: 'scripted' }} columns={100} rows={40} history={history} onReady={() => { readyCalls += 1; runner.resume(); }} />);
+    const ui = render(<App session={runner} columns={100} rows={40} history={history} onReady={() => { readyCalls += 1; runner.resume(); }} />);
     await tick();
     const frame = () => ui.lastFrame() ?? '';
     expect(frame()).toContain('Concept: tides that remember.');

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { EMPTY_VIEW, reduceEvent, directiveTag, type ViewState } from '../../src/ui/view-model.js';
+import { EMPTY_VIEW, reduceEvent, type ViewState } from '../../src/ui/view-model.js';
+import { directiveTag } from '../../src/report/decisions.js';
 import type { EngineEvent, TroupeEvent } from '../../src/engine/event-map.js';
 
-const stamp = (e: EngineEvent) => ({ ...e, session_id: 's', at: '2026-01-01T00:00:00.000Z' }) as TroupeEvent;
+const stamp = (e: EngineEvent) => ({ ...e, session_id: 's', seq: 1, at: Date.UTC(2026, 0, 1) }) as TroupeEvent;
 const fold = (events: EngineEvent[], v: ViewState = EMPTY_VIEW) => events.reduce((acc, e) => reduceEvent(acc, stamp(e), (id) => id.toUpperCase()), v);
 
 describe('view model', () => {

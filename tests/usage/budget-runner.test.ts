@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { fixedClock, studio } from '../helpers/team.js';
+import { studio, studioRunner } from '../helpers/team.js';
 import { ScriptedModel } from '../../src/llm/scripted-model.js';
-import { Runner } from '../../src/runtime/runner.js';
 import { UsageMeter } from '../../src/usage/usage-meter.js';
-import type { TroupeEvent } from '../../src/engine/event-map.js';
 
 describe('session budgets', () => {
   it('limits.max_tokens pauses the session with the reason; !continue runs the held turn', async () => {
@@ -15,22 +13,20 @@ describe('session budgets', () => {
       { text: 'Loop.', directive: { transition: 'RESPOND_TO_USER' }, usage },
     ]);
     const meter = new UsageMeter();
-    const runner = new Runner({ def: team.def, prompts: team.loaded.prompts, model, modelFor: team.modelFor, sessionId: 's', clock: fixedClock(), meter });
-    const events: TroupeEvent[] = [];
-    runner.bus.on('*', (e) => events.push(e));
+    const { runner, events } = await studioRunner(model, { team, meter });
     runner.start('a game');
     await runner.settled();
 
     expect(model.calls.length).toBe(1);
-    expect(runner.session.status).toBe('awaiting_user');
-    expect(runner.session.awaiting).toMatchObject({ code: 'limit', reason: 'token budget reached: 1100 of max_tokens 1000 used; !continue allows another 1000' });
+    expect(runner.getSnapshot().status).toBe('awaiting_user');
+    expect(runner.getSnapshot().awaiting).toMatchObject({ code: 'limit', reason: 'token budget reached: 1100 of max_tokens 1000 used; !continue allows another 1000' });
     expect(events.find((e) => e.type === 'usage')).toMatchObject({ persona: 'creative_partner', total_tokens: 1100, cost: null, total_cost: null });
     expect(events.find((e) => e.type === 'agent_aborted')).toMatchObject({ persona: 'game_designer' });
 
-    runner.dispatch({ type: 'user_continue' });
+    runner.send({ type: 'user_continue' });
     await runner.settled();
     expect(model.calls.length).toBe(2);
     expect(model.calls[1]!.meta).toMatchObject({ persona: 'game_designer', inbox: 'handoff' });
-    expect(runner.session.awaiting?.code).toBe('respond_to_user');
+    expect(runner.getSnapshot().awaiting?.code).toBe('respond_to_user');
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { paced } from '../../src/cli/interactive.js';
+import { paced } from '../../src/cli/models.js';
 import { DemoModel } from '../../src/llm/demo-model.js';
 import { ScriptedModel } from '../../src/llm/scripted-model.js';
 

@@ -1,0 +1,50 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { step } from '../../src/engine/step.js';
+import { LowdbStore } from '../../src/store/lowdb-store.js';
+import { cleanEnv, runCli } from '../helpers/cli.js';
+import { studio } from '../helpers/team.js';
+
+const data = mkdtempSync(join(tmpdir(), 'troupe-life-'));
+afterAll(() => rmSync(data, { recursive: true, force: true }));
+const troupe = (args: string[], input = '') => runCli(args, cleanEnv({ TROUPE_DATA_DIR: data }), input, { cwd: data });
+
+describe('a session across processes', () => {
+  it('troupe run --demo, then troupe resume: one session_ended, and the log and the snapshot agree at every step', async () => {
+    const run = await troupe(['run', '--demo', 'A lighthouse keeper game']);
+    expect(run.code).toBe(0);
+    const id = /session (\S+) saved/.exec(run.stdout)![1]!;
+    expect(run.stdout).toContain(`continue it with: troupe resume ${id.slice(0, 8)}`);
+    // Resuming a waiting session with nothing to say lets go of it again; it is still not over.
+    expect((await troupe(['resume', id])).code).toBe(0);
+    const approve = await troupe(['resume', id], '!approve\n');
+    expect(approve.code).toBe(0);
+    expect(approve.stdout).toContain("Session ended: completed: CEO's result approved by the user");
+    // An ended session says so, and does not offer to continue it.
+    expect(approve.stdout).toContain(`session ${id} saved — it has ended`);
+
+    const { doc, events, records } = await new LowdbStore(data).read(id);
+    expect(events.filter((e) => e.type === 'session_ended')).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'session_started')).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'session_detached').map((e) => (e as { reason: string }).reason)).toEqual(['awaiting_user', 'awaiting_user']);
+    // Every step: the state after it tells the same story as the lifecycle events it published.
+    const def = studio().def;
+    let s = doc.base;
+    for (const r of records) {
+      if (!r.input) continue;
+      s = step(def, s, r.input).session;
+      const types = r.events.map((e) => e.type);
+      if (types.includes('session_ended')) expect(s.status, JSON.stringify(r.input)).toBe('ended');
+      else if (types.includes('awaiting_user')) expect(s.status, JSON.stringify(r.input)).toBe('awaiting_user');
+      else if (types.includes('session_detached')) expect(s.status).not.toBe('ended');
+      if (s.status === 'ended') expect(types).toContain('session_ended');
+    }
+    expect(JSON.stringify(s)).toBe(JSON.stringify(doc.checkpoint.snapshot));
+    expect(doc.checkpoint.snapshot.status).toBe('ended');
+    // Nothing is published after the end.
+    expect(events.at(-1)!.seq).toBe(Math.max(...events.map((e) => e.seq)));
+    expect(events.slice(events.findIndex((e) => e.type === 'session_ended') + 1).map((e) => e.type).filter((t) => t !== 'memory_compressed' && t !== 'usage')).toEqual([]);
+  });
+});
