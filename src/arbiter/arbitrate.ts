@@ -23,6 +23,18 @@ export interface ArbitrationInput {
 
 const EPSILON = 1e-9;
 
+const orders = new WeakMap<readonly ArbiterPersona[], Map<string, number>>();
+
+// Roster positions for the last tie-break, indexed once per roster (a team's roster never changes).
+function rosterOrder(roster: readonly ArbiterPersona[]): Map<string, number> {
+  let order = orders.get(roster);
+  if (!order) {
+    order = new Map(roster.map((r, i) => [r.id, i]));
+    orders.set(roster, order);
+  }
+  return order;
+}
+
 /** Weighted score: sum of criteria times weights. */
 export function scoreOf(criteria: Criteria, weights: Criteria): number {
   return criteria.urgency * weights.urgency + criteria.dependency * weights.dependency + criteria.user_intent * weights.user_intent;
@@ -37,7 +49,7 @@ function validate(p: Proposal, input: ArbitrationInput): ScoredProposal {
   if (target.id === input.from && p.source !== 'user') {
     return { ...p, targetId: target.id, score: null, status: 'dropped', dropReason: 'a persona cannot hand to itself' };
   }
-  const from = input.roster.find((r) => r.id === input.from);
+  const from = resolvePersona(input.roster, input.from);
   if (p.source !== 'user' && from?.allowed && !from.allowed.has(target.id)) {
     return { ...p, targetId: target.id, score: null, status: 'dropped', dropReason: `${from.name} may not hand to ${target.name} (not in handoff_to)` };
   }
@@ -63,7 +75,7 @@ export function arbitrate(input: ArbitrationInput): Decision {
   const threshold = input.blockingDependency;
   const blocking = threshold === null ? [] : valid.filter((p) => p.criteria.dependency >= threshold - EPSILON);
   const pool = blocking.length > 0 ? blocking : valid;
-  const rosterIndex = (id: string | null) => input.roster.findIndex((r) => r.id === id);
+  const rosterIndex = (id: string | null) => rosterOrder(input.roster).get(id ?? '') ?? -1;
   const ranked = [...pool].sort(
     (a, b) =>
       (Math.abs(b.score! - a.score!) > EPSILON ? b.score! - a.score! : 0) ||

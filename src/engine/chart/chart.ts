@@ -16,6 +16,7 @@ export class ChartError extends Error {}
 export function buildChart(root: StateSpec): Chart {
   const byKey = new Map<string, ChartNode>();
   const byAgent = new Map<string, ChartNode>();
+  let order = 0;
   const build = (spec: StateSpec, parent: ChartNode | null, path: StatePath): ChartNode => {
     const childSpecs = spec.children ?? [];
     if ((spec.kind === 'atomic' || spec.kind === 'final') && childSpecs.length > 0) throw new ChartError(`state ${pathKey(path) || spec.id}: a ${spec.kind} state has no children`);
@@ -26,6 +27,7 @@ export function buildChart(root: StateSpec): Chart {
       path,
       key: pathKey(path),
       depth: path.length,
+      order: order++,
       parent,
       children: [] as ChartNode[],
       initial: null as ChartNode | null,

@@ -86,8 +86,8 @@ export function transitionSets(chart: Chart, configuration: Configuration, sourc
   const exitedKeys = new Set(exited.map((n) => n.key));
   const kept = configuration.filter((key) => !exitedKeys.has(key));
   const enteredLeaves = entered.filter((n) => n.children.length === 0).map((n) => n.key);
-  const order = new Map([...chart.byKey.keys()].map((k, i) => [k, i]));
-  const next = [...kept, ...enteredLeaves].sort((a, b) => order.get(a)! - order.get(b)!);
+  const position = (key: string) => chart.byKey.get(key)?.order ?? 0;
+  const next = [...kept, ...enteredLeaves].sort((a, b) => position(a) - position(b));
   return { exited, entered, configuration: next };
 }
 

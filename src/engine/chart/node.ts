@@ -41,6 +41,8 @@ export interface ChartNode {
   readonly path: StatePath;
   readonly key: string;
   readonly depth: number;
+  /** Position in document order (the root is 0). */
+  readonly order: number;
   readonly parent: ChartNode | null;
   readonly children: readonly ChartNode[];
   readonly initial: ChartNode | null;
