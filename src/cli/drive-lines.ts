@@ -31,9 +31,9 @@ export async function driveLines(session: TroupeSession, options: DriveOptions):
   for await (const line of createInterface({ input: options.input, crlfDelay: Infinity })) {
     const parsed = parseLine(line, session.def);
     if (parsed.kind === 'empty') continue;
-    if (!options.json) write(`› ${line.trim()}`);
     const outcome = applyParsed(parsed, host);
-    if (outcome.kind === 'output' && !options.json) for (const l of [`[${outcome.title}]`, ...outcome.lines]) write(l);
+    // Text and steering commands are told by their events; a line that only answers is echoed here.
+    if (outcome.kind === 'output' && !options.json) for (const l of [`› ${line.trim()}`, `[${outcome.title}]`, ...outcome.lines]) write(l);
     await session.settled();
     if (outcome.kind === 'quit') return true;
     if (session.fault) return false;

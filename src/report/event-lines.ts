@@ -10,10 +10,21 @@ export type EventLines = (e: TroupeEvent) => string[];
 export function eventLines(def: MachineDefinition): EventLines {
   const lastDirective = new Map<string, string>();
   const name = (id: string) => displayName(def, id);
+  let briefShown = false;
   return (e) => {
     switch (e.type) {
       case 'session_started':
+        briefShown = true;
         return [`troupe · ${e.team} · ${e.mode.toUpperCase()} · ${e.model}`, `Brief: ${e.brief}`, ''];
+      case 'user_input':
+        // The brief is the first thing the user types; session_started already showed it.
+        if (briefShown) {
+          briefShown = false;
+          return [];
+        }
+        return [`› ${e.text}`];
+      case 'command':
+        return [`› !${[e.name, ...e.args].join(' ')}`];
       case 'agent_message':
         return [`▸ ${formatPath(def, e.path)} (turn ${e.turn})`, ...e.text.split('\n').map((line) => `  ${line}`)];
       case 'directive': {

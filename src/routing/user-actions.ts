@@ -192,8 +192,12 @@ export function userMessage(ctx: StepContext, text: string): void {
   remember(ctx, text);
   emit(ctx, event('user_input', { text }));
   const persona = s.active ?? def.initial;
+  if (s.turn >= s.turnBudget) {
+    // Replying at the turn limit is asking for more turns: say so rather than run past the limit unseen.
+    s.turnBudget = s.turn + def.limits.max_turns;
+    note(ctx, `turn limit raised to ${s.turnBudget} by your reply`);
+  }
   if (s.status === 'awaiting_user') {
-    if (s.awaiting?.code === 'limit' && s.turn >= s.turnBudget) s.turnBudget = s.turn + def.limits.max_turns;
     resetLoopTrail(ctx);
     applyMove(ctx, { to: persona, kind: 'user', reason: 'user replied', inbox: { kind: 'user_reply', text } });
     return;

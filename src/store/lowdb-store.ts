@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Low } from 'lowdb';
 import { DataFile } from 'lowdb/node';
@@ -88,6 +88,8 @@ export class LowdbStore implements Store {
       throw dataDirError(error, this.dataDir, `open session ${id}`);
     }
     try {
+      // A document write that died half way (a full disk, a crash) leaves its temp file: the document itself is intact.
+      rmSync(join(this.dir, `.${id}.json.tmp`), { force: true });
       const { file, storedVersion } = this.load(id, path);
       let doc = file;
       if (storedVersion < this.format.version) doc = this.upgrade(doc, path, storedVersion);

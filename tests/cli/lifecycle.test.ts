@@ -25,6 +25,8 @@ describe('a session across processes', () => {
     // An ended session says so, and does not offer to continue it.
     expect(approve.stdout).toContain(`session ${id} saved — it has ended`);
 
+    // show tells what the user typed, not only what the team said.
+    expect((await troupe(['show', id])).stdout).toContain('› !approve');
     const { doc, events, records } = await new LowdbStore(data).read(id);
     expect(events.filter((e) => e.type === 'session_ended')).toHaveLength(1);
     expect(events.filter((e) => e.type === 'session_started')).toHaveLength(1);

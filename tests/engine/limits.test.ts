@@ -22,6 +22,19 @@ describe('limits', () => {
     expect(runner.getSnapshot().awaiting?.code).toBe('respond_to_user');
   });
 
+  it('a reply at the turn limit raises the limit and says so, instead of running past it unseen', async () => {
+    const team = studio({ maxTurns: 2 });
+    const model = new ScriptedModel([to('game_designer'), { text: 'question', directive: { transition: 'RESPOND_TO_USER' } }, { text: 'thanks', directive: { transition: 'RESPOND_TO_USER' } }]);
+    const { runner, events } = await studioRunner(model, { team });
+    runner.start('brief');
+    await runner.settled();
+    expect(runner.getSnapshot()).toMatchObject({ turn: 2, turnBudget: 2, awaiting: { code: 'respond_to_user' } });
+    runner.send({ type: 'user_message', text: 'here is my answer' });
+    await runner.settled();
+    expect(runner.getSnapshot()).toMatchObject({ turn: 3, turnBudget: 4 });
+    expect(events.some((e) => e.type === 'note' && e.text === 'turn limit raised to 4 by your reply')).toBe(true);
+  });
+
   it('stops when one pair exceeds max reworks', async () => {
     const team = studio();
     team.def.limits = { ...team.def.limits, max_reworks_per_pair: 1, ping_pong: 99 };
