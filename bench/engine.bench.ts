@@ -7,6 +7,8 @@ import { step } from '../src/engine/step.js';
 import { loadTeamOrThrow, type LoadedTeam } from '../src/config/load-team.js';
 import type { ChatModel, ChatRequest, ChatResponse } from '../src/llm/chat-model.js';
 import { Runner } from '../src/runtime/runner.js';
+import { buildRunner } from '../src/runtime/build-runner.js';
+import { UsageMeter } from '../src/usage/usage-meter.js';
 import { generatedTeam } from './team-fixtures.js';
 import { median, ms } from './stats.js';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +31,7 @@ class InstantModel implements ChatModel {
     return id;
   }
   async generate(req: ChatRequest): Promise<ChatResponse> {
+    if (req.meta.purpose === 'summary') return { text: '{"decisions":["d"],"discussions":["talk"],"pending":[]}', toolCalls: [], usage: null, finishReason: 'stop', model: 'instant' };
     const self = req.meta.persona!;
     const d = { transition: 'APPROVE_AND_HANDOFF', next_agent: this.pick(self), urgency: 0.5, dependency: 0.6, user_intent: 0.4,
       alternatives: [{ next_agent: this.pick(self), urgency: 0.4, dependency: 0.5, user_intent: 0.5 }, { next_agent: this.pick(self), urgency: 0.3 }] };
@@ -62,6 +65,28 @@ async function runnerPerTransition(loaded: LoadedTeam): Promise<number> {
   return median(samples);
 }
 
+/** The path the CLI runs: buildRunner with the team's memory (memory prompt builder, summaries) and a usage meter. */
+async function cliPathPerTransition(loaded: LoadedTeam): Promise<number> {
+  const def = open(loaded);
+  const samples: number[] = [];
+  for (let r = 0; r < RUNS; r++) {
+    const model = new InstantModel(def.agents.map((a) => a.id));
+    const team = { loaded, def, modelFor: () => 'instant' };
+    const { runner, memory } = buildRunner({ team, model, sessionId: 'bench', meter: new UsageMeter(), memory: true });
+    let transitions = 0;
+    runner.bus.on('transition', () => transitions++);
+    runner.bus.on('agent_message', (e) => {
+      if (e.turn >= TURNS) runner.dispatch({ type: 'user_quit' });
+    });
+    const t0 = performance.now();
+    runner.start('bench brief');
+    await runner.settled();
+    samples.push((performance.now() - t0) / transitions);
+    await memory?.memory.idle();
+  }
+  return median(samples);
+}
+
 function stepPerTransition(loaded: LoadedTeam): number {
   const def = open(loaded);
   const ids = def.agents.map((a) => a.id);
@@ -87,6 +112,7 @@ export default async function (): Promise<void> {
   for (const [name, loaded] of teams) {
     const pure = stepPerTransition(loaded);
     const whole = await runnerPerTransition(loaded);
-    process.stdout.write(`  ${name}: step() ${ms(pure)}; runner (full-history prompt, parse, events) ${ms(whole)}\n`);
+    const cli = await cliPathPerTransition(loaded);
+    process.stdout.write(`  ${name}: step() ${ms(pure)}; runner (full-history prompt, parse, events) ${ms(whole)}; CLI path (memory prompt, meter) ${ms(cli)} = ${(cli / whole).toFixed(2)}x the runner (target <= 1.2x)\n`);
   }
 }
