@@ -79,7 +79,7 @@ export class OpenAIChatModel implements ChatModel {
         controller.abort();
       }, this.timeoutMs);
     };
-    const assembler = new StreamAssembler(request.onDelta);
+    const assembler = new StreamAssembler(request.onDelta, this.host);
     const timeout = () => new ModelCallError(`the model server at ${this.host} sent nothing for ${this.timeoutMs < 1000 ? `${this.timeoutMs} ms` : `${Math.round(this.timeoutMs / 1000)} s`} (timed out; TROUPE_TIMEOUT_MS)`, true);
     try {
       arm();

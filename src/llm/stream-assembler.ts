@@ -1,4 +1,5 @@
 import type { ChatDelta, ChatResponse, Usage } from './chat-model.js';
+import { LIMITS, ModelOutputTooLargeError } from './limits.js';
 
 type ToolCallParts = { id?: string; name: string; arguments: string };
 
@@ -18,10 +19,23 @@ export class StreamAssembler {
   sawChoice = false;
   /** Deltas forwarded to the caller so far. */
   delivered = 0;
+  /** Characters of text and tool arguments received so far. */
+  private size = 0;
 
-  constructor(private readonly onDelta?: (delta: ChatDelta) => void) {}
+  /** `host` names the server in the error when an answer passes LIMITS.modelOutput (`maxChars`, for tests). */
+  constructor(
+    private readonly onDelta?: (delta: ChatDelta) => void,
+    private readonly host = '',
+    private readonly maxChars: number = LIMITS.modelOutput,
+  ) {}
 
-  /** Folds one chunk in; tolerant of missing fields, never throws on odd shapes. */
+  /** Counts received characters; past the cap the stream is given up, before the piece is kept or shown. */
+  private grow(piece: string): void {
+    this.size += piece.length;
+    if (this.size > this.maxChars) throw new ModelOutputTooLargeError(this.host);
+  }
+
+  /** Folds one chunk in; tolerant of missing fields, never throws on odd shapes (only on an answer past the size cap). */
   push(raw: unknown): void {
     if (!raw || typeof raw !== 'object') return;
     const chunk = raw as LooseChunk;
@@ -35,6 +49,7 @@ export class StreamAssembler {
       if (choice.finish_reason) this.finishReason = choice.finish_reason;
       const content = choice.delta?.content;
       if (typeof content === 'string' && content !== '') {
+        this.grow(content);
         this.text += content;
         this.emit({ type: 'text', text: content });
       }
@@ -54,6 +69,7 @@ export class StreamAssembler {
     if (name) call.name = call.name && call.name !== name ? call.name + name : name;
     const args = part.function?.arguments;
     if (typeof args === 'string' && args !== '') {
+      this.grow(args);
       call.arguments += args;
       this.emit({ type: 'tool_arguments', index, ...(call.name ? { name: call.name } : {}), text: args });
     }
