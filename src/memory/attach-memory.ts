@@ -7,6 +7,8 @@ import type { TroupeBus } from '../runtime/bus.js';
 import { Memory } from './memory.js';
 import { MemoryPromptBuilder } from './memory-prompt-builder.js';
 import { ModelSummariser, type Summariser } from './summariser.js';
+import { namesFor } from './names.js';
+import { idAsName } from './render.js';
 
 /** What `attachMemory` needs. */
 export interface AttachMemoryOptions {
@@ -40,7 +42,7 @@ export interface AttachedMemory {
 export function attachMemory(options: AttachMemoryOptions): AttachedMemory {
   const { bus, team, def } = options;
   const publish = (e: Parameters<TroupeBus['publish']>[0]) => void bus.publish(e);
-  const nameOf = (id: string) => (id === 'user' ? 'User' : (def?.agents.find((a) => a.id === id)?.name ?? id));
+  const nameOf = def ? namesFor(def) : idAsName;
   const summariser =
     options.summariser ??
     new ModelSummariser({
