@@ -32,6 +32,15 @@ export interface ChatRequest {
   meta: CallMeta;
   /** Called with each streamed delta when the model streams. */
   onDelta?: (delta: ChatDelta) => void;
+  /** Told before each retry's wait, so the runtime can show it (models that never retry ignore it). */
+  onRetry?: (info: RetryInfo) => void;
+}
+
+/** A retry about to happen: its number (1 = first retry), the wait before it, and the failure that caused it. */
+export interface RetryInfo {
+  attempt: number;
+  waitMs: number;
+  reason: string;
 }
 
 /** Token usage reported by the server. */

@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
-import type { ChatModel, ChatRequest, ChatResponse } from './chat-model.js';
+import type { ChatModel, ChatRequest, ChatResponse, RetryInfo } from './chat-model.js';
+import { parseBaseUrl } from './base-url.js';
 import { AbortedError, ModelCallError } from './errors.js';
 import { toModelError, type CallTarget } from './openai-errors.js';
 import { DEFAULT_RETRY_POLICY, withRetries, type RetryPolicy } from './retry.js';
@@ -21,6 +22,8 @@ export interface OpenAIModelOptions {
   maxRetries?: number;
   /** Backoff details; tests inject `sleep` and `random`. */
   retry?: Partial<RetryPolicy>;
+  /** Told before every retry of every call (a request's own `onRetry` is told too). */
+  onRetry?: (info: RetryInfo) => void;
 }
 
 /** Default no-data timeout: two minutes. */
@@ -35,12 +38,19 @@ export class OpenAIChatModel implements ChatModel {
   private readonly host: string;
   /** False once the server rejected `stream_options` (then usage comes only if it sends it anyway). */
   private streamUsage = true;
+  private readonly onRetry: ((info: RetryInfo) => void) | undefined;
 
   constructor(options: OpenAIModelOptions = {}) {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    // fetch refuses a URL with credentials: they travel as a Basic Authorization header instead.
+    const base = options.baseURL !== undefined ? parseBaseUrl(options.baseURL) : undefined;
     this.client =
       options.client ??
-      new OpenAI({ apiKey: options.apiKey ?? 'not-needed', baseURL: options.baseURL, timeout: this.timeoutMs, maxRetries: 0, logLevel: 'off' });
+      new OpenAI({
+        apiKey: options.apiKey ?? 'not-needed', baseURL: base?.url, timeout: this.timeoutMs, maxRetries: 0, logLevel: 'off',
+        ...(base?.authorization ? { defaultHeaders: { Authorization: base.authorization } } : {}),
+      });
+    this.onRetry = options.onRetry;
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry, ...(options.maxRetries !== undefined ? { retries: options.maxRetries } : {}) };
     this.host = hostOf(options.baseURL ?? 'https://api.openai.com/v1');
     this.label = `openai-compatible ${options.baseURL ? shownUrl(options.baseURL) : 'api.openai.com'}`;
@@ -48,7 +58,9 @@ export class OpenAIChatModel implements ChatModel {
 
   async generate(request: ChatRequest): Promise<ChatResponse> {
     if (request.signal?.aborted) throw new AbortedError('call aborted');
-    return withRetries(() => this.attempt(request), this.policy, request.signal);
+    const tell = [this.policy.onRetry, this.onRetry && retryTeller(this.onRetry), request.onRetry && retryTeller(request.onRetry)].filter((f) => f !== undefined);
+    const policy: RetryPolicy = tell.length ? { ...this.policy, onRetry: (info) => tell.forEach((f) => f(info)) } : this.policy;
+    return withRetries(() => this.attempt(request), policy, request.signal);
   }
 
   private body(request: ChatRequest): ChatCompletionCreateParamsStreaming {
@@ -109,6 +121,11 @@ export class OpenAIChatModel implements ChatModel {
       request.signal?.removeEventListener('abort', onAbort);
     }
   }
+}
+
+/** Adapts a RetryInfo listener to the retry policy's hook. */
+function retryTeller(listener: (info: RetryInfo) => void): NonNullable<RetryPolicy['onRetry']> {
+  return ({ attempt, delayMs, error }) => listener({ attempt, waitMs: delayMs, reason: error.message });
 }
 
 function hostOf(url: string): string {
