@@ -47,6 +47,8 @@ export interface RetryInfo {
 export interface Usage {
   promptTokens: number;
   completionTokens: number;
+  /** Prompt tokens served from the provider's prompt cache (`prompt_tokens_details.cached_tokens`); absent when the server does not say. */
+  cachedTokens?: number;
 }
 
 /** A complete model response. */

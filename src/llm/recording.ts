@@ -21,7 +21,7 @@ export const RecordedRequestSchema = z.object({
 const ResponseSchema = z.object({
   text: z.string(),
   toolCalls: z.array(z.object({ id: z.string().optional(), name: z.string(), arguments: z.string() })),
-  usage: z.object({ promptTokens: z.number(), completionTokens: z.number() }).nullable(),
+  usage: z.object({ promptTokens: z.number(), completionTokens: z.number(), cachedTokens: z.number().optional() }).nullable(),
   finishReason: z.string().nullable(),
   model: z.string(),
 });

@@ -6,7 +6,14 @@ type ToolCallParts = { id?: string; name: string; arguments: string };
 // Loose views of what OpenAI-compatible servers send: every field may be missing or null.
 type LooseToolDelta = { index?: number | null; id?: string | null; function?: { name?: string | null; arguments?: string | null } | null };
 type LooseChoice = { index?: number | null; delta?: { content?: string | null; tool_calls?: LooseToolDelta[] | null } | null; finish_reason?: string | null };
-type LooseChunk = { model?: string | null; choices?: LooseChoice[] | null; usage?: { prompt_tokens?: number | null; completion_tokens?: number | null } | null };
+type LooseUsage = { prompt_tokens?: number | null; completion_tokens?: number | null; prompt_tokens_details?: { cached_tokens?: number | null } | null };
+type LooseChunk = { model?: string | null; choices?: LooseChoice[] | null; usage?: LooseUsage | null };
+
+/** Usage from a server's `usage` object, with cached prompt tokens when it reports them. */
+export function usageFrom(raw: LooseUsage): Usage {
+  const cached = raw.prompt_tokens_details?.cached_tokens;
+  return { promptTokens: raw.prompt_tokens ?? 0, completionTokens: raw.completion_tokens ?? 0, ...(typeof cached === 'number' ? { cachedTokens: cached } : {}) };
+}
 
 /** Builds a ChatResponse from streamed chunks, forwarding text and tool-argument deltas as they arrive. */
 export class StreamAssembler {
@@ -40,9 +47,7 @@ export class StreamAssembler {
     if (!raw || typeof raw !== 'object') return;
     const chunk = raw as LooseChunk;
     if (typeof chunk.model === 'string' && chunk.model) this.model = chunk.model;
-    if (chunk.usage && typeof chunk.usage.prompt_tokens === 'number') {
-      this.usage = { promptTokens: chunk.usage.prompt_tokens, completionTokens: chunk.usage.completion_tokens ?? 0 };
-    }
+    if (chunk.usage && typeof chunk.usage.prompt_tokens === 'number') this.usage = usageFrom(chunk.usage);
     for (const choice of Array.isArray(chunk.choices) ? chunk.choices : []) {
       if ((choice?.index ?? 0) !== 0) continue;
       this.sawChoice = true;
