@@ -6,6 +6,9 @@ export interface ChatMessage {
   content: string;
 }
 
+/** How strongly a call asks for a tool call; `{ name }` forces that one tool. */
+export type ToolChoice = 'auto' | 'required' | 'none' | { name: string };
+
 /** A streamed piece of a response. */
 export type ChatDelta = { type: 'text'; text: string } | { type: 'tool_arguments'; index: number; name?: string; text: string };
 
@@ -26,6 +29,8 @@ export interface ChatRequest {
   model: string;
   messages: ChatMessage[];
   tools?: ToolSpec[];
+  /** Whether the model must call a tool: 'auto' (default), 'required' (any), 'none', or one tool by name (a repair round). */
+  toolChoice?: ToolChoice;
   /** Ask for a JSON object in the text instead of tools (servers without tool calling). */
   jsonMode?: boolean;
   signal?: AbortSignal;

@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
-import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
-import type { ChatModel, ChatRequest, ChatResponse, RetryInfo } from './chat-model.js';
+import type { ChatCompletionCreateParamsStreaming, ChatCompletionToolChoiceOption } from 'openai/resources/chat/completions';
+import type { ChatModel, ChatRequest, ChatResponse, RetryInfo, ToolChoice } from './chat-model.js';
 import { parseBaseUrl } from './base-url.js';
 import { AbortedError, ModelCallError } from './errors.js';
 import { toModelError, type CallTarget } from './openai-errors.js';
@@ -70,7 +70,7 @@ export class OpenAIChatModel implements ChatModel {
       stream: true,
       ...(this.streamUsage ? { stream_options: { include_usage: true } } : {}),
       ...(request.tools && request.tools.length > 0 && !request.jsonMode
-        ? { tools: request.tools.map((t) => ({ type: 'function' as const, function: t })), tool_choice: 'auto' as const }
+        ? { tools: request.tools.map((t) => ({ type: 'function' as const, function: t })), tool_choice: toolChoiceParam(request.toolChoice) }
         : {}),
       ...(request.jsonMode ? { response_format: { type: 'json_object' as const } } : {}),
     };
@@ -104,7 +104,8 @@ export class OpenAIChatModel implements ChatModel {
       if (request.signal?.aborted) throw new AbortedError('call aborted');
       if (timedOut) throw timeout();
       if (!assembler.sawChoice) throw new ModelCallError(`the model server at ${this.host} returned no choices`, true);
-      return assembler.result(request.model);
+      // A server that streams a tool call without its name: with one tool on offer, it can only be that one.
+      return assembler.result(request.model, request.tools?.length === 1 && !request.jsonMode ? request.tools[0]!.name : undefined);
     } catch (error) {
       const mapped = request.signal?.aborted ? new AbortedError('call aborted') : timedOut ? timeout() : toModelError(error, request.signal, target);
       if (mapped instanceof ModelCallError && mapped.status === 400 && this.streamUsage && /stream_options/i.test(mapped.message)) {
@@ -121,6 +122,11 @@ export class OpenAIChatModel implements ChatModel {
       request.signal?.removeEventListener('abort', onAbort);
     }
   }
+}
+
+/** The wire form of a tool choice (`{ name }` becomes a named function choice). */
+export function toolChoiceParam(choice: ToolChoice = 'auto'): ChatCompletionToolChoiceOption {
+  return typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
 }
 
 /** Adapts a RetryInfo listener to the retry policy's hook. */

@@ -85,12 +85,13 @@ export class StreamAssembler {
     this.onDelta?.(delta);
   }
 
-  /** The assembled response. */
-  result(requestedModel: string): ChatResponse {
+  /** The assembled response; a call that came without a name but with arguments gets `soleTool` (the only tool offered). */
+  result(requestedModel: string, soleTool?: string): ChatResponse {
     const toolCalls = [...this.calls.entries()]
       .sort(([a], [b]) => a - b)
-      .filter(([, c]) => c.name !== '')
-      .map(([, c]) => ({ ...(c.id ? { id: c.id } : {}), name: c.name, arguments: c.arguments }));
+      .map(([, c]) => (c.name === '' && soleTool && c.arguments !== '' ? { ...c, name: soleTool } : c))
+      .filter((c) => c.name !== '')
+      .map((c) => ({ ...(c.id ? { id: c.id } : {}), name: c.name, arguments: c.arguments }));
     return { text: this.text, toolCalls, usage: this.usage, finishReason: this.finishReason, model: this.model ?? requestedModel };
   }
 }
