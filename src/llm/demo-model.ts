@@ -1,5 +1,7 @@
 import type { ChatModel, ChatRequest, ChatResponse } from './chat-model.js';
 import { DIRECTIVE_TOOL_NAME } from '../directive/schema.js';
+import { DEMO_STORY, DEMO_STORY_NAMES, storyBeat, storyPosition } from './demo-story.js';
+import { AbortedError } from './errors.js';
 
 type Line = { text: (brief: string) => string; directive: Record<string, unknown> };
 
@@ -76,7 +78,7 @@ const SCRIPT: Record<string, Line[]> = {
   ],
 };
 
-/** Inbox kinds the demo answers off-script (they do not advance a persona's script). */
+/** Inbox kinds where the user steers: the demo answers them in the user's words (and says its line only when the story is at it). */
 export const DEMO_USER_DRIVEN: readonly string[] = ['user_reply', 'interjection', 'user_requested', 'consult'];
 
 /** What each persona says when the user steers it off the script. */
@@ -91,7 +93,7 @@ const VIEWS: Record<string, string> = {
   lead_engineer: 'the riskiest system gets prototyped first; I can size it once the loop is fixed.',
 };
 
-const USER_PREFIXES = ['The user replies: ', 'The user interjects: ', 'The user consults you (control returns afterwards): '];
+const USER_PREFIXES = ['The user replies: ', 'The user interjects: ', 'The user consults you (control returns afterwards): ', 'The user sent your work back for rework. Reason: '];
 
 /** The user's own words in the closing message, without the framing troupe adds. */
 function userSaid(request: ChatRequest): string {
@@ -101,41 +103,89 @@ function userSaid(request: ChatRequest): string {
   return words.split('\n').find((l) => l.trim() !== '')?.trim().slice(0, 160) ?? '';
 }
 
-/** A deterministic offline model that plays the default studio team; used when no API key is set. */
+/** How a scripted line opens when the user steered the persona to it. */
+function steeredOpening(request: ChatRequest, said: string): string {
+  switch (request.meta.inbox) {
+    case 'interjection':
+    case 'user_reply':
+      return said ? `Noted: "${said}". ` : '';
+    case 'user_requested':
+      return 'You brought me in directly, so here is my part. ';
+    default:
+      return '';
+  }
+}
+
+/**
+ * A deterministic offline model that plays the default studio team; used when no API key is set.
+ * Its lines follow one story (DEMO_STORY): a persona says its next line only when the story is at
+ * it. Interrupted, a line is not used up (it is taken back when the call is aborted); steered
+ * elsewhere, a persona answers in character and hands back to whoever has the next step; past the
+ * end of the script it says so.
+ */
 export class DemoModel implements ChatModel {
   readonly label = 'demo model (offline, scripted — set OPENAI_API_KEY for a real model)';
   readonly offline = true;
   readonly free = true;
-  private readonly spoken: Map<string, number>;
+  private readonly spoken: Record<string, number>;
 
-  /** `spoken`: script lines each persona has already said (a resumed session continues the script). */
+  /** `spoken`: script lines each persona has already said (a resumed session continues the story; see demoProgressFrom). */
   constructor(spoken: Record<string, number> = {}) {
-    this.spoken = new Map(Object.entries(spoken));
+    this.spoken = { ...spoken };
+  }
+
+  /** Lines said so far per persona (what a resumed session passes back in). */
+  get progress(): Record<string, number> {
+    return { ...this.spoken };
   }
 
   async generate(request: ChatRequest): Promise<ChatResponse> {
+    if (request.signal?.aborted) throw new AbortedError('call aborted');
     const persona = request.meta.persona ?? 'assistant';
     const brief = (request.meta.brief ?? 'the brief').trim().replace(/\s+/g, ' ').slice(0, 80);
     if (request.meta.purpose === 'summary') return this.reply(request, summarise(request), []);
     const repair = request.messages.some((m) => m.role === 'user' && m.content.includes('did not include a valid'));
-    const index = this.spoken.get(persona) ?? 0;
-    const userDriven = DEMO_USER_DRIVEN.includes(request.meta.inbox ?? '');
-    const line = SCRIPT[persona]?.[index];
-    if (line && !userDriven && !repair) {
-      this.spoken.set(persona, index + 1);
-      return this.reply(request, line.text(brief), [line.directive]);
+    const said = userSaid(request);
+    const beat = storyBeat(this.spoken, { persona, inbox: request.meta.inbox ?? '', repair });
+    if (beat !== null) {
+      const line = SCRIPT[persona]![DEMO_STORY[beat]!.line]!;
+      this.say(persona, request.signal);
+      return this.reply(request, `${steeredOpening(request, said)}${line.text(brief)}`, [line.directive]);
     }
+    return this.offScript(request, persona, brief, said);
+  }
+
+  /** Counts a line as said; an aborted call (the user interrupted) gives it back, so the story resumes with it. */
+  private say(persona: string, signal?: AbortSignal): void {
+    const count = (this.spoken[persona] ?? 0) + 1;
+    this.spoken[persona] = count;
+    signal?.addEventListener('abort', () => {
+      if (this.spoken[persona] === count) this.spoken[persona] = count - 1;
+    }, { once: true });
+  }
+
+  private offScript(request: ChatRequest, persona: string, brief: string, said: string): ChatResponse {
     const name = request.meta.personaName ?? persona;
     const view = VIEWS[persona] ?? 'I will give this my full attention.';
-    const said = userSaid(request);
+    const inbox = request.meta.inbox ?? '';
+    const next = DEMO_STORY[storyPosition(this.spoken)];
     let text: string;
-    if (request.meta.inbox === 'user_requested') text = `${name} here. You brought me in directly on "${brief}": ${view}`;
-    else if (request.meta.inbox === 'consult') text = `${name}, consulted on "${said}": ${view}`;
-    else if (userDriven) text = `${name} here. Noted: "${said}". On "${brief}", ${view} Tell me if that is the direction you want.`;
+    if (inbox === 'user_requested') text = `${name} here. You brought me in directly on "${brief}": ${view}`;
+    else if (inbox === 'consult') text = `${name}, consulted on "${said}": ${view}`;
+    else if (inbox === 'interjection' || inbox === 'user_reply') text = `${name} here. Noted: "${said}". On "${brief}", ${view}`;
+    else if (inbox === 'rework' && said) text = `${name} here, reworking as you asked ("${said}"): ${view}`;
     else text = `${name} here, picking up "${brief}" where the team left it: ${view}`;
-    const next = request.meta.handoffTo?.[0];
-    const directive = userDriven || !next ? { transition: 'RESPOND_TO_USER' } : { transition: 'HANDOFF_TO_AGENT', next_agent: next };
-    return this.reply(request, text, [directive]);
+    if (!next) {
+      // Honest about the end: nothing scripted is left, and bouncing between personas would only repeat views.
+      const end = ' (The demo script is played through: the team reached its go decision. Set OPENAI_API_KEY to go on with a real model.)';
+      return this.reply(request, `${text}${end}`, [{ transition: 'RESPOND_TO_USER' }]);
+    }
+    if (inbox === 'consult') return this.reply(request, text, [{ transition: 'RESPOND_TO_USER' }]);
+    const owner = DEMO_STORY_NAMES[next.persona] ?? next.persona;
+    if (request.meta.handoffTo?.includes(next.persona)) {
+      return this.reply(request, `${text} The next step is the ${owner}'s.`, [{ transition: 'HANDOFF_TO_AGENT', next_agent: next.persona }]);
+    }
+    return this.reply(request, `${text} (The demo story goes on with the ${owner}: !handoff ${next.persona})`, [{ transition: 'RESPOND_TO_USER' }]);
   }
 
   private reply(request: ChatRequest, text: string, directives: Record<string, unknown>[]): ChatResponse {

@@ -29,7 +29,7 @@ describe('the offline demo model', () => {
     await runner.settled();
     runner.dispatch({ type: 'user_handoff', target: 'art director' });
     await runner.settled();
-    expect(runner.session.transcript.at(-1)?.text).toBe('Art Director here. You brought me in directly on "A racing game": a limited palette and one strong silhouette rule keep the art cost predictable.');
+    expect(runner.session.transcript.at(-1)?.text).toBe('Art Director here. You brought me in directly on "A racing game": a limited palette and one strong silhouette rule keep the art cost predictable. (The demo script is played through: the team reached its go decision. Set OPENAI_API_KEY to go on with a real model.)');
     expect(runner.session.awaiting?.code).toBe('respond_to_user');
     runner.dispatch({ type: 'user_message', text: 'keep it neon' });
     await runner.settled();
