@@ -1,7 +1,7 @@
 import type { Team } from '../config/team-schema.js';
 import type { MachineDefinition } from '../engine/definition.js';
 import { event } from '../engine/event-map.js';
-import type { ChatModel } from '../llm/chat-model.js';
+import type { ChatModel, RetryInfo } from '../llm/chat-model.js';
 import { resolveModelId } from '../llm/model-resolver.js';
 import type { TroupeBus } from '../runtime/bus.js';
 import { Memory } from './memory.js';
@@ -25,6 +25,8 @@ export interface AttachMemoryOptions {
   summariser?: Summariser;
   /** False when the model is already metered (its usage events come from the meter). */
   reportUsage?: boolean;
+  /** Told before each retry of a summary call. */
+  onRetry?: (info: RetryInfo) => void;
   env?: Record<string, string | undefined>;
 }
 
@@ -49,6 +51,7 @@ export function attachMemory(options: AttachMemoryOptions): AttachedMemory {
       model: options.model,
       modelId: resolveModelId('fast', team.models, options.env),
       nameOf,
+      ...(options.onRetry ? { onRetry: options.onRetry } : {}),
       onUsage: (u, model) =>
         options.reportUsage !== false &&
         publish(event('usage', { persona: null, model, prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, cost: null, total_tokens: u.promptTokens + u.completionTokens, total_cost: null })),
