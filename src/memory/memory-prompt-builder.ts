@@ -8,7 +8,7 @@ import { fitPinned, PINNED_BUDGET_SHARE, PinnedLines, pinnedTrimLabels, type Pin
 import { closingMessages, systemPromptPieces, type PromptBuilder, type PromptInput } from './prompt-builder.js';
 import { PieceTokens } from './piece-tokens.js';
 import { summaryText, SUMMARIES_HEADER, trimLabel, type NameOf } from './render.js';
-import { messageTokens, PROMPT_OVERHEAD } from './tokens.js';
+import { countTokens, messageTokens, PROMPT_OVERHEAD } from './tokens.js';
 
 /** Settings of the memory prompt builder. */
 export interface MemoryPromptOptions {
@@ -45,6 +45,7 @@ export class MemoryPromptBuilder implements PromptBuilder {
   private readonly pieces = new PieceTokens();
   private readonly turnTokens = new Map<number, number>();
   private readonly memos = new Map<string, { text: string; tokens: number }>();
+  private readonly blocks = new WeakMap<Summary, { text: string; nl: number; end: number }>();
 
   constructor(
     readonly memory: Memory,
@@ -107,6 +108,17 @@ export class MemoryPromptBuilder implements PromptBuilder {
     return n;
   }
 
+  /** A summary's block and its tokens, followed by a newline and at the end (counted once per summary). */
+  private summaryBlock(summary: Summary): { text: string; nl: number; end: number } {
+    let block = this.blocks.get(summary);
+    if (!block) {
+      const text = summaryText(summary);
+      block = { text, nl: countTokens(`${text}\n`), end: countTokens(text) };
+      this.blocks.set(summary, block);
+    }
+    return block;
+  }
+
   /** The summaries message for a run of summaries, and its tokens (once per set of summaries). */
   private memo(summaries: readonly Summary[]): { text: string; tokens: number } {
     if (summaries.length === 0) return { text: '', tokens: 0 };
@@ -114,8 +126,11 @@ export class MemoryPromptBuilder implements PromptBuilder {
     let memo = this.memos.get(key);
     if (!memo) {
       if (this.memos.size > 256) this.memos.clear();
-      const text = `${SUMMARIES_HEADER}\n${summaries.map(summaryText).join('\n')}`;
-      memo = { text, tokens: messageTokens({ role: 'user', content: text }) };
+      const blocks = summaries.map((x) => this.summaryBlock(x));
+      const text = `${SUMMARIES_HEADER}\n${blocks.map((b) => b.text).join('\n')}`;
+      // Each block starts with "###" after a newline: header and blocks count apart, each once.
+      const tokens = 4 + this.pieces.of(`${SUMMARIES_HEADER}\n`) + blocks.reduce((n, b, i) => n + (i === blocks.length - 1 ? b.end : b.nl), 0);
+      memo = { text, tokens };
       this.memos.set(key, memo);
     }
     return memo;
