@@ -1,5 +1,6 @@
-import { createInterface } from 'node:readline';
 import { applyParsed } from '../commands/execute.js';
+import { LIMITS } from '../llm/limits.js';
+import { boundedLines } from './bounded-lines.js';
 import { parseLine } from '../commands/parse.js';
 import { addUsage, NO_USAGE } from '../commands/usage-meter.js';
 import type { MemorySource } from '../commands/memory-source.js';
@@ -27,8 +28,12 @@ export async function driveLines(session: TroupeSession, options: DriveOptions):
     if (e.type === 'usage') usage = addUsage(usage, e);
   });
   const host = { session, usage: () => usage, memory: options.memory, sessions: options.sessions };
-  // The reader is made right before it is read: one made earlier can miss a stream that already ended.
-  for await (const line of createInterface({ input: options.input, crlfDelay: Infinity })) {
+  for await (const read of boundedLines(options.input as AsyncIterable<string | Buffer>)) {
+    if ('tooLong' in read) {
+      write(`! that line is ${read.tooLong.toLocaleString('en-US')} characters; the limit is ${LIMITS.inputLine.toLocaleString('en-US')} — it was skipped`);
+      continue;
+    }
+    const line = read.line;
     const parsed = parseLine(line, session.def);
     if (parsed.kind === 'empty') continue;
     const outcome = applyParsed(parsed, host);

@@ -1,3 +1,4 @@
+import { sizeProblem } from '../llm/limits.js';
 import type { TroupeSession } from '../session/troupe-session.js';
 import { inspect } from './inspect.js';
 import type { MemorySource } from './memory-source.js';
@@ -27,10 +28,14 @@ export function applyParsed(parsed: ParsedLine, host: LineHost): LineOutcome {
   switch (parsed.kind) {
     case 'empty':
       return { kind: 'none' };
-    case 'text':
-      if (session.getSnapshot().status === 'idle') session.start(parsed.text);
+    case 'text': {
+      const idle = session.getSnapshot().status === 'idle';
+      const problem = sizeProblem(idle ? 'brief' : 'inputLine', parsed.text);
+      if (problem) return { kind: 'output', title: idle ? 'brief' : 'input', lines: [problem], tone: 'error' };
+      if (idle) session.start(parsed.text);
       else session.send({ type: 'user_message', text: parsed.text });
       return { kind: 'none' };
+    }
     case 'engine':
       session.send({ ...parsed.input, command: { name: parsed.name, args: parsed.args } } as typeof parsed.input);
       return { kind: 'none' };
@@ -51,5 +56,8 @@ export function applyParsed(parsed: ParsedLine, host: LineHost): LineOutcome {
 
 /** Parses and applies one input line. */
 export function executeLine(line: string, host: LineHost): LineOutcome {
+  // Checked before parsing, so no work at all is spent on a runaway paste.
+  const problem = sizeProblem('inputLine', line);
+  if (problem) return { kind: 'output', title: 'input', lines: [problem], tone: 'error' };
   return applyParsed(parseLine(line, host.session.def), host);
 }

@@ -9,6 +9,7 @@ import { memoryLines, type MemorySource } from './memory-source.js';
 import type { InspectName } from './parse.js';
 import { situation, situationLine } from './situation.js';
 import { formatCost, type UsageTotals } from './usage-meter.js';
+import { cacheHitLine, type CacheCounts } from '../usage/cache-rate.js';
 
 /** What the inspection commands read. */
 export interface InspectSources {
@@ -51,11 +52,14 @@ function historyLines({ def, events }: InspectSources): string[] {
   return lines.some((l) => l.startsWith('turn ')) ? lines : ['no transitions yet'];
 }
 
-function costLines({ def, usage }: InspectSources): string[] {
+// Usage totals that count cached prompt tokens (from `usage` events carrying `cached_tokens`) show the hit rate.
+function costLines({ def, usage }: InspectSources & { usage: Partial<CacheCounts> }): string[] {
   if (usage.calls === 0) return ['no model calls yet'];
   const lines = usage.byPersona.map((l) => `${(l.who === 'summary' ? 'memory summaries' : displayName(def, l.who)).padEnd(18)} ${String(l.calls).padStart(3)} call(s) ${String(l.tokens).padStart(8)} tokens  ${formatCost(l.cost)}`);
   lines.push(`${'total'.padEnd(18)} ${String(usage.calls).padStart(3)} call(s) ${String(usage.tokens).padStart(8)} tokens  ${formatCost(usage.cost)}`);
   if (usage.cost === null) lines.push('cost n/a: the model server reports no prices');
+  const cache = usage.cacheReported ? cacheHitLine({ cachedTokens: usage.cachedTokens ?? 0, cacheReported: usage.cacheReported, cacheablePromptTokens: usage.cacheablePromptTokens ?? 0 }) : null;
+  if (cache) lines.push(cache);
   return lines;
 }
 

@@ -14,6 +14,12 @@ export interface UsageTotals {
   cost: number | null;
   calls: number;
   byPersona: UsageLine[];
+  /** Prompt tokens served from a provider's prompt cache, over the calls that reported caching. */
+  cachedTokens?: number;
+  /** Calls whose server reported caching at all. */
+  cacheReported?: number;
+  /** Prompt tokens of those calls (what could have been cached). */
+  cacheablePromptTokens?: number;
 }
 
 /** Totals before any call. */
@@ -29,7 +35,10 @@ export function addUsage(totals: UsageTotals, e: TroupeEventMap['usage']): Usage
   const byPersona = found
     ? totals.byPersona.map((l) => (l.who === who ? { who, calls: l.calls + 1, tokens: l.tokens + tokens, cost: add(l.cost, e.cost) } : l))
     : [...totals.byPersona, { who, calls: 1, tokens, cost: e.cost }];
-  return { tokens: totals.tokens + tokens, cost: add(totals.cost, e.cost), calls: totals.calls + 1, byPersona };
+  const cache = e.cached_tokens === undefined
+    ? {}
+    : { cachedTokens: (totals.cachedTokens ?? 0) + e.cached_tokens, cacheReported: (totals.cacheReported ?? 0) + 1, cacheablePromptTokens: (totals.cacheablePromptTokens ?? 0) + e.prompt_tokens };
+  return { ...totals, tokens: totals.tokens + tokens, cost: add(totals.cost, e.cost), calls: totals.calls + 1, byPersona, ...cache };
 }
 
 /** A cost for display: "$0.0123", or "n/a" when the server reports none. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ToolChoice } from '../llm/chat-model.js';
 import { DIRECTIVE_TOOL_NAME, DirectiveSchema } from './schema.js';
 
 /** A function tool offered to a model (OpenAI-compatible shape, provider-neutral). */
@@ -22,4 +23,12 @@ export function directiveTool(): ToolSpec {
     parameters,
   };
   return cached;
+}
+
+/**
+ * The tool fields of a persona call: the directive tool, forced by name in a repair round (the
+ * model garbled or skipped its call; ToolFallbackModel weakens the forcing where a server refuses it).
+ */
+export function directiveToolRequest(call: { repair?: string }): { tools: ToolSpec[]; toolChoice?: ToolChoice } {
+  return call.repair ? { tools: [directiveTool()], toolChoice: { name: DIRECTIVE_TOOL_NAME } } : { tools: [directiveTool()] };
 }

@@ -33,6 +33,8 @@ export const EVENT_PAYLOADS = {
     model: str,
     prompt_tokens: num,
     completion_tokens: num,
+    /** Prompt tokens the provider served from its prompt cache (absent when it does not say). */
+    cached_tokens: num.optional(),
     cost: num.nullable(),
     total_tokens: num,
     total_cost: num.nullable(),

@@ -6,6 +6,9 @@ export interface ChatMessage {
   content: string;
 }
 
+/** How strongly a call asks for a tool call; `{ name }` forces that one tool. */
+export type ToolChoice = 'auto' | 'required' | 'none' | { name: string };
+
 /** A streamed piece of a response. */
 export type ChatDelta = { type: 'text'; text: string } | { type: 'tool_arguments'; index: number; name?: string; text: string };
 
@@ -26,18 +29,31 @@ export interface ChatRequest {
   model: string;
   messages: ChatMessage[];
   tools?: ToolSpec[];
+  /** Whether the model must call a tool: 'auto' (default), 'required' (any), 'none', or one tool by name (a repair round). */
+  toolChoice?: ToolChoice;
   /** Ask for a JSON object in the text instead of tools (servers without tool calling). */
   jsonMode?: boolean;
   signal?: AbortSignal;
   meta: CallMeta;
   /** Called with each streamed delta when the model streams. */
   onDelta?: (delta: ChatDelta) => void;
+  /** Told before each retry's wait, so the runtime can show it (models that never retry ignore it). */
+  onRetry?: (info: RetryInfo) => void;
+}
+
+/** A retry about to happen: its number (1 = first retry), the wait before it, and the failure that caused it. */
+export interface RetryInfo {
+  attempt: number;
+  waitMs: number;
+  reason: string;
 }
 
 /** Token usage reported by the server. */
 export interface Usage {
   promptTokens: number;
   completionTokens: number;
+  /** Prompt tokens served from the provider's prompt cache (`prompt_tokens_details.cached_tokens`); absent when the server does not say. */
+  cachedTokens?: number;
 }
 
 /** A complete model response. */

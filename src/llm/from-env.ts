@@ -3,6 +3,7 @@ import { DemoModel } from './demo-model.js';
 import { UserError } from './errors.js';
 import { OpenAIChatModel } from './openai-model.js';
 import { ToolFallbackModel } from './tool-fallback.js';
+import { parseBaseUrl } from './base-url.js';
 
 function whole(env: Record<string, string | undefined>, name: string, min: number): number | undefined {
   const raw = env[name]?.trim();
@@ -28,14 +29,12 @@ export function modelFromEnv(env: Record<string, string | undefined> = process.e
   const apiKey = env.OPENAI_API_KEY?.trim() || undefined;
   const baseURL = env.OPENAI_BASE_URL?.trim() || undefined;
   if (!apiKey && !baseURL) return new DemoModel();
-  if (baseURL) {
-    try {
-      new URL(baseURL);
-    } catch {
-      throw new UserError(`OPENAI_BASE_URL "${baseURL}" is not a URL — set it like http://127.0.0.1:11434/v1`);
-    }
+  // Checked here so a bad URL fails at start-up, in one line that never shows a password.
+  const parsed = baseURL ? parseBaseUrl(baseURL) : undefined;
+  if (parsed?.authorization && apiKey) {
+    throw new UserError('OPENAI_BASE_URL carries a user name and password and OPENAI_API_KEY is set: both go in the Authorization header — keep one (for a server behind basic auth, unset OPENAI_API_KEY)');
   }
-  if (!apiKey && baseURL && !isLocalUrl(baseURL)) {
+  if (!apiKey && !parsed?.authorization && baseURL && !isLocalUrl(baseURL)) {
     throw new UserError(`OPENAI_BASE_URL points at ${new URL(baseURL).host} but OPENAI_API_KEY is not set — export OPENAI_API_KEY, or unset OPENAI_BASE_URL for the offline demo`);
   }
   const timeoutMs = whole(env, 'TROUPE_TIMEOUT_MS', 1);

@@ -22,6 +22,6 @@ export function withSystemNote(messages: ChatMessage[], note: string): ChatMessa
  * `response_format: json_object` unless the server rejected that too.
  */
 export function toJsonRequest(request: ChatRequest, responseFormat: boolean): ChatRequest {
-  const { tools: _tools, ...rest } = request;
+  const { tools: _tools, toolChoice: _choice, ...rest } = request;
   return { ...rest, jsonMode: responseFormat, messages: withSystemNote(request.messages, jsonModeInstruction(request)) };
 }

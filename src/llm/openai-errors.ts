@@ -24,12 +24,28 @@ function firstLine(text: unknown): string {
   return redact(String(text ?? '').split('\n')[0] ?? '').slice(0, 300);
 }
 
+// Socket failures a retry may cure: the server or a proxy dropped the connection.
+const DROPPED = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ETIMEDOUT', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'UND_ERR_ABORTED']);
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/** The first error code (ECONNRESET, UND_ERR_SOCKET, …) along an error's cause chain. */
+export function networkCode(error: unknown): string | undefined {
+  for (let e: unknown = error, depth = 0; e && typeof e === 'object' && depth < 6; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && (DROPPED.has(code) || UNREACHABLE.has(code))) return code;
+  }
+  return undefined;
+}
+
 /** Maps SDK and network failures to one-line, key-free errors that know whether a retry may help. */
 export function toModelError(error: unknown, signal?: AbortSignal, target?: CallTarget): Error {
   if (error instanceof ModelCallError || error instanceof AbortedError) return error;
   if (signal?.aborted || error instanceof OpenAI.APIUserAbortError) return new AbortedError('call aborted');
   const host = target ? ` at ${target.host}` : '';
   if (error instanceof OpenAI.APIConnectionTimeoutError) return new ModelCallError(`the model server${host} timed out`, true);
+  const code = networkCode(error);
+  // undici ends a broken body with TypeError("terminated"); the socket error is in its cause.
+  if (code && DROPPED.has(code)) return new ModelCallError(`the connection to the model server${host} was reset (${code})`, true);
   if (error instanceof OpenAI.APIConnectionError) return new ModelCallError(`cannot reach the model server${host} — check OPENAI_BASE_URL and that the server is running`, true);
   if (error instanceof OpenAI.APIError) {
     const status = error.status ?? 0;

@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
-import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
-import type { ChatModel, ChatRequest, ChatResponse } from './chat-model.js';
+import type { ChatCompletionCreateParamsStreaming, ChatCompletionToolChoiceOption } from 'openai/resources/chat/completions';
+import type { ChatModel, ChatRequest, ChatResponse, RetryInfo, ToolChoice } from './chat-model.js';
+import { parseBaseUrl } from './base-url.js';
 import { AbortedError, ModelCallError } from './errors.js';
 import { toModelError, type CallTarget } from './openai-errors.js';
 import { DEFAULT_RETRY_POLICY, withRetries, type RetryPolicy } from './retry.js';
@@ -21,6 +22,8 @@ export interface OpenAIModelOptions {
   maxRetries?: number;
   /** Backoff details; tests inject `sleep` and `random`. */
   retry?: Partial<RetryPolicy>;
+  /** Told before every retry of every call (a request's own `onRetry` is told too). */
+  onRetry?: (info: RetryInfo) => void;
 }
 
 /** Default no-data timeout: two minutes. */
@@ -35,12 +38,19 @@ export class OpenAIChatModel implements ChatModel {
   private readonly host: string;
   /** False once the server rejected `stream_options` (then usage comes only if it sends it anyway). */
   private streamUsage = true;
+  private readonly onRetry: ((info: RetryInfo) => void) | undefined;
 
   constructor(options: OpenAIModelOptions = {}) {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    // fetch refuses a URL with credentials: they travel as a Basic Authorization header instead.
+    const base = options.baseURL !== undefined ? parseBaseUrl(options.baseURL) : undefined;
     this.client =
       options.client ??
-      new OpenAI({ apiKey: options.apiKey ?? 'not-needed', baseURL: options.baseURL, timeout: this.timeoutMs, maxRetries: 0, logLevel: 'off' });
+      new OpenAI({
+        apiKey: options.apiKey ?? 'not-needed', baseURL: base?.url, timeout: this.timeoutMs, maxRetries: 0, logLevel: 'off',
+        ...(base?.authorization ? { defaultHeaders: { Authorization: base.authorization } } : {}),
+      });
+    this.onRetry = options.onRetry;
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry, ...(options.maxRetries !== undefined ? { retries: options.maxRetries } : {}) };
     this.host = hostOf(options.baseURL ?? 'https://api.openai.com/v1');
     this.label = `openai-compatible ${options.baseURL ? shownUrl(options.baseURL) : 'api.openai.com'}`;
@@ -48,7 +58,9 @@ export class OpenAIChatModel implements ChatModel {
 
   async generate(request: ChatRequest): Promise<ChatResponse> {
     if (request.signal?.aborted) throw new AbortedError('call aborted');
-    return withRetries(() => this.attempt(request), this.policy, request.signal);
+    const tell = [this.policy.onRetry, this.onRetry && retryTeller(this.onRetry), request.onRetry && retryTeller(request.onRetry)].filter((f) => f !== undefined);
+    const policy: RetryPolicy = tell.length ? { ...this.policy, onRetry: (info) => tell.forEach((f) => f(info)) } : this.policy;
+    return withRetries(() => this.attempt(request), policy, request.signal);
   }
 
   private body(request: ChatRequest): ChatCompletionCreateParamsStreaming {
@@ -58,7 +70,7 @@ export class OpenAIChatModel implements ChatModel {
       stream: true,
       ...(this.streamUsage ? { stream_options: { include_usage: true } } : {}),
       ...(request.tools && request.tools.length > 0 && !request.jsonMode
-        ? { tools: request.tools.map((t) => ({ type: 'function' as const, function: t })), tool_choice: 'auto' as const }
+        ? { tools: request.tools.map((t) => ({ type: 'function' as const, function: t })), tool_choice: toolChoiceParam(request.toolChoice) }
         : {}),
       ...(request.jsonMode ? { response_format: { type: 'json_object' as const } } : {}),
     };
@@ -79,7 +91,7 @@ export class OpenAIChatModel implements ChatModel {
         controller.abort();
       }, this.timeoutMs);
     };
-    const assembler = new StreamAssembler(request.onDelta);
+    const assembler = new StreamAssembler(request.onDelta, this.host);
     const timeout = () => new ModelCallError(`the model server at ${this.host} sent nothing for ${this.timeoutMs < 1000 ? `${this.timeoutMs} ms` : `${Math.round(this.timeoutMs / 1000)} s`} (timed out; TROUPE_TIMEOUT_MS)`, true);
     try {
       arm();
@@ -92,7 +104,8 @@ export class OpenAIChatModel implements ChatModel {
       if (request.signal?.aborted) throw new AbortedError('call aborted');
       if (timedOut) throw timeout();
       if (!assembler.sawChoice) throw new ModelCallError(`the model server at ${this.host} returned no choices`, true);
-      return assembler.result(request.model);
+      // A server that streams a tool call without its name: with one tool on offer, it can only be that one.
+      return assembler.result(request.model, request.tools?.length === 1 && !request.jsonMode ? request.tools[0]!.name : undefined);
     } catch (error) {
       const mapped = request.signal?.aborted ? new AbortedError('call aborted') : timedOut ? timeout() : toModelError(error, request.signal, target);
       if (mapped instanceof ModelCallError && mapped.status === 400 && this.streamUsage && /stream_options/i.test(mapped.message)) {
@@ -109,6 +122,16 @@ export class OpenAIChatModel implements ChatModel {
       request.signal?.removeEventListener('abort', onAbort);
     }
   }
+}
+
+/** The wire form of a tool choice (`{ name }` becomes a named function choice). */
+export function toolChoiceParam(choice: ToolChoice = 'auto'): ChatCompletionToolChoiceOption {
+  return typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
+}
+
+/** Adapts a RetryInfo listener to the retry policy's hook. */
+function retryTeller(listener: (info: RetryInfo) => void): NonNullable<RetryPolicy['onRetry']> {
+  return ({ attempt, delayMs, error }) => listener({ attempt, waitMs: delayMs, reason: error.message });
 }
 
 function hostOf(url: string): string {

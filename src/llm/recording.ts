@@ -5,7 +5,7 @@ import { AbortedError, ModelCallError } from './errors.js';
 import { redact, redactDeep } from './redact.js';
 import { WrappedModel } from './wrapped-model.js';
 
-/** Format version of recording files. */
+/** Format version of recording files (`at` is optional: files without it still replay). */
 export const RECORDING_VERSION = 1;
 
 /** The part of a request a recording keeps: enough to replay it and to spot a divergence. */
@@ -21,7 +21,7 @@ export const RecordedRequestSchema = z.object({
 const ResponseSchema = z.object({
   text: z.string(),
   toolCalls: z.array(z.object({ id: z.string().optional(), name: z.string(), arguments: z.string() })),
-  usage: z.object({ promptTokens: z.number(), completionTokens: z.number() }).nullable(),
+  usage: z.object({ promptTokens: z.number(), completionTokens: z.number(), cachedTokens: z.number().optional() }).nullable(),
   finishReason: z.string().nullable(),
   model: z.string(),
 });
@@ -38,6 +38,11 @@ export const RecordedCallSchema = z.object({
   response: ResponseSchema.optional(),
   error: z.object({ message: z.string(), status: z.number().optional() }).optional(),
   aborted: z.boolean().optional(),
+  /**
+   * Where the session stood when the call's answer arrived: persona calls started and finished so far.
+   * A replay hands a background call's answer (a memory summary) back at the same point.
+   */
+  at: z.object({ started: z.number().int().min(0), done: z.number().int().min(0) }).optional(),
 });
 
 /** The first line of a recording. */
@@ -60,9 +65,20 @@ export function recordedRequest(request: ChatRequest): RecordedRequest {
   };
 }
 
-/** Wraps a model and writes every request and response to a JSON-lines file (no keys or headers ever reach it). */
+/** Resolves after the current macrotask: pending microtask chains (a turn being handled) settle first. */
+export function nextMacrotask(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * Wraps a model and writes every request and response to a JSON-lines file (no keys or headers ever reach it).
+ * A background call (a memory summary) answers one macrotask late, so it lands at a settled point of
+ * the session, which `at` records and a replay reproduces.
+ */
 export class RecordingModel extends WrappedModel {
   private calls = 0;
+  private started = 0;
+  private done = 0;
 
   constructor(
     inner: ChatModel,
@@ -75,20 +91,27 @@ export class RecordingModel extends WrappedModel {
 
   async generate(request: ChatRequest): Promise<ChatResponse> {
     const n = ++this.calls;
+    const persona = request.meta.purpose === 'persona';
+    if (persona) this.started += 1;
     const deltas: ChatDelta[] = [];
     const onDelta = request.onDelta;
     const base = { type: 'call' as const, n, request: recordedRequest(request) };
+    const at = () => ({ started: this.started, done: this.done });
     try {
       const response = await this.inner.generate({ ...request, onDelta: (d) => { deltas.push(d); onDelta?.(d); } });
-      this.write({ ...base, deltas, response });
+      if (!persona) await nextMacrotask();
+      this.write({ ...base, deltas, response, at: at() });
       return response;
     } catch (error) {
-      if (error instanceof AbortedError) this.write({ ...base, deltas, aborted: true });
+      if (!persona) await nextMacrotask();
+      if (error instanceof AbortedError) this.write({ ...base, deltas, aborted: true, at: at() });
       else {
         const status = error instanceof ModelCallError ? error.status : undefined;
-        this.write({ ...base, deltas, error: { message: error instanceof Error ? error.message : String(error), ...(status !== undefined ? { status } : {}) } });
+        this.write({ ...base, deltas, error: { message: error instanceof Error ? error.message : String(error), ...(status !== undefined ? { status } : {}) }, at: at() });
       }
       throw error;
+    } finally {
+      if (persona) this.done += 1;
     }
   }
 

@@ -30,19 +30,35 @@ export function requestDifference(recorded: RecordedRequest, live: RecordedReque
   return null;
 }
 
-/** Plays a recording back offline: answers requests in order and reports the first divergence in one line. */
+type Point = { started: number; done: number };
+
+/**
+ * Plays a recording back offline and reports the first divergence in one line. Persona calls are
+ * answered in recorded order; background calls (memory summaries) in their own order, each handed
+ * back when the session reaches the point where it arrived in the recording (`at`), so summaries
+ * land between the same persona turns as they did live.
+ */
 export class ReplayModel implements ChatModel {
   readonly label: string;
   readonly offline = true;
   /** The first divergence, once one happened. */
   divergence: string | null = null;
-  private next = 0;
+  private readonly queues = new Map<string, RecordedCall[]>();
+  private readonly taken = new Map<string, number>();
+  private started = 0;
+  private done = 0;
+  private held: { at: Point; release: () => void }[] = [];
 
   constructor(
-    private readonly calls: RecordedCall[],
+    calls: RecordedCall[],
     label: string,
   ) {
     this.label = label;
+    for (const call of [...calls].sort((a, b) => a.n - b.n)) {
+      const queue = this.queues.get(call.request.purpose) ?? [];
+      queue.push(call);
+      this.queues.set(call.request.purpose, queue);
+    }
   }
 
   /** Loads a recording written by `--record`; a bad file is a one-line UserError naming the line. */
@@ -73,32 +89,92 @@ export class ReplayModel implements ChatModel {
       calls.push(call.data);
     });
     if (calls.length === 0 && !lines.length) throw new UserError(`${file}: the recording is empty — record a session with --record first`);
-    return new ReplayModel(calls.sort((a, b) => a.n - b.n), label);
+    return new ReplayModel(calls, label);
   }
 
   /** Recorded calls not yet replayed. */
   get remaining(): number {
-    return this.calls.length - this.next;
+    let n = 0;
+    for (const [purpose, queue] of this.queues) n += queue.length - (this.taken.get(purpose) ?? 0);
+    return n;
   }
 
   async generate(request: ChatRequest): Promise<ChatResponse> {
+    if (request.meta.purpose !== 'persona') return this.background(request);
+    this.started += 1;
+    try {
+      return await this.persona(request);
+    } finally {
+      this.done += 1;
+      // Background answers that arrived after this call, before the next began (the session waited for the user).
+      setImmediate(() => this.releaseDue());
+    }
+  }
+
+  private async persona(request: ChatRequest): Promise<ChatResponse> {
     if (request.signal?.aborted) {
-      if (this.calls[this.next]?.aborted) this.next += 1;
+      if (this.peek('persona')?.aborted) this.advance('persona');
       throw new AbortedError('call aborted');
     }
-    const n = this.next + 1;
-    const who = request.meta.purpose === 'persona' ? `persona ${request.meta.persona ?? '?'}` : request.meta.purpose;
-    const call = this.calls[this.next];
-    if (!call) return this.diverge(`replay diverged at call ${n} (${who}): the recording holds only ${this.calls.length} call(s)`);
+    const { call, who } = this.take(request);
+    this.releaseDue();
+    // Background answers due by now land before this turn's answer is handled, as they did live.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    for (const delta of call.deltas) request.onDelta?.(delta);
+    if (call.aborted) return this.diverge(`replay diverged at call ${call.n} (${who}): it was aborted in the recording but not now`);
+    return this.answer(call, who);
+  }
+
+  private async background(request: ChatRequest): Promise<ChatResponse> {
+    const { call, who } = this.take(request);
+    // Never sooner than a macrotask later: live, the answer came from a server.
+    await new Promise<void>((resolve) => {
+      if (!call.at) return void setImmediate(resolve);
+      this.held.push({ at: call.at, release: resolve });
+      setImmediate(() => this.releaseDue());
+    });
+    for (const delta of call.deltas) request.onDelta?.(delta);
+    if (call.aborted) throw new AbortedError('call aborted');
+    return this.answer(call, who);
+  }
+
+  private answer(call: RecordedCall, who: string): ChatResponse {
+    if (call.error) throw new ModelCallError(call.error.message, false, call.error.status !== undefined ? { status: call.error.status } : {});
+    if (!call.response) return this.diverge(`replay: call ${call.n} (${who}) has no response in the recording`);
+    return structuredClone(call.response);
+  }
+
+  /** Hands back held background answers whose recorded point the session has reached. */
+  private releaseDue(): void {
+    const due = this.held.filter((h) => h.at.started <= this.started && h.at.done <= this.done);
+    if (due.length === 0) return;
+    this.held = this.held.filter((h) => !due.includes(h));
+    for (const h of due) h.release();
+  }
+
+  private peek(purpose: string): RecordedCall | undefined {
+    return this.queues.get(purpose)?.[this.taken.get(purpose) ?? 0];
+  }
+
+  private advance(purpose: string): void {
+    this.taken.set(purpose, (this.taken.get(purpose) ?? 0) + 1);
+  }
+
+  /** The next recorded call of the request's purpose, checked against the live request. */
+  private take(request: ChatRequest): { call: RecordedCall; who: string } {
+    const purpose = request.meta.purpose;
+    const who = purpose === 'persona' ? `persona ${request.meta.persona ?? '?'}` : purpose;
+    const call = this.peek(purpose);
+    if (!call) {
+      const total = [...this.queues.values()].reduce((n, q) => n + q.length, 0);
+      const taken = [...this.taken.values()].reduce((n, t) => n + t, 0);
+      return this.diverge(`replay diverged at call ${taken + 1} (${who}): the recording holds only ${total} call(s)${purpose === 'persona' ? '' : ` (${this.queues.get(purpose)?.length ?? 0} for ${purpose})`}`);
+    }
     // The recording holds redacted text; compare the live request the same way.
     const difference = requestDifference(call.request, redactDeep(recordedRequest(request)));
-    if (difference) return this.diverge(`replay diverged at call ${n} (${who}): ${difference}`);
-    this.next += 1;
-    for (const delta of call.deltas) request.onDelta?.(delta);
-    if (call.aborted) return this.diverge(`replay diverged at call ${n} (${who}): it was aborted in the recording but not now`);
-    if (call.error) throw new ModelCallError(call.error.message, false, call.error.status !== undefined ? { status: call.error.status } : {});
-    if (!call.response) return this.diverge(`replay: call ${n} (${who}) has no response in the recording`);
-    return structuredClone(call.response);
+    if (difference) return this.diverge(`replay diverged at call ${call.n} (${who}): ${difference}`);
+    this.advance(purpose);
+    return { call, who };
   }
 
   private diverge(message: string): never {

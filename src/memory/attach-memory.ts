@@ -1,12 +1,14 @@
 import type { Team } from '../config/team-schema.js';
 import type { MachineDefinition } from '../engine/definition.js';
 import { event, type EngineEvent } from '../engine/event-map.js';
-import type { ChatModel } from '../llm/chat-model.js';
+import type { ChatModel, RetryInfo } from '../llm/chat-model.js';
 import { resolveModelId } from '../llm/model-resolver.js';
 import type { TroupeBus } from '../runtime/bus.js';
 import { Memory } from './memory.js';
 import { MemoryPromptBuilder } from './memory-prompt-builder.js';
 import { ModelSummariser, type Summariser } from './summariser.js';
+import { namesFor } from './names.js';
+import { idAsName } from './render.js';
 
 /** What `attachMemory` needs. */
 export interface AttachMemoryOptions {
@@ -25,6 +27,8 @@ export interface AttachMemoryOptions {
   summariser?: Summariser;
   /** False when the model is already metered (its usage events come from the meter). */
   reportUsage?: boolean;
+  /** Told before each retry of a summary call. */
+  onRetry?: (info: RetryInfo) => void;
   env?: Record<string, string | undefined>;
 }
 
@@ -42,13 +46,14 @@ export interface AttachedMemory {
 export function attachMemory(options: AttachMemoryOptions): AttachedMemory {
   const { bus, team, def } = options;
   const publish = options.publish;
-  const nameOf = (id: string) => (id === 'user' ? 'User' : (def?.agentIndex.get(id)?.name ?? id));
+  const nameOf = def ? namesFor(def) : idAsName;
   const summariser =
     options.summariser ??
     new ModelSummariser({
       model: options.model,
       modelId: resolveModelId('fast', team.models, options.env),
       nameOf,
+      ...(options.onRetry ? { onRetry: options.onRetry } : {}),
       onUsage: (u, model) =>
         options.reportUsage !== false &&
         publish(event('usage', { persona: null, model, prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, cost: null, total_tokens: u.promptTokens + u.completionTokens, total_cost: null })),

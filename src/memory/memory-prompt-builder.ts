@@ -2,9 +2,12 @@ import type { ChatMessage } from '../llm/chat-model.js';
 import { event, type EngineEvent } from '../engine/event-map.js';
 import type { Memory } from './memory.js';
 import type { RawTurn, Summary } from './memory-state.js';
-import { closingMessages, systemPrompt, type PromptBuilder, type PromptInput } from './prompt-builder.js';
-import { pinnedBlock, summaryText, SUMMARIES_HEADER, trimLabel, type NameOf } from './render.js';
-import { messageTokens, promptTokens } from './tokens.js';
+import { namesFor } from './names.js';
+import { PromptPrefixes } from './prompt-prefix.js';
+import { closingMessages, type PromptBuilder, type PromptInput } from './prompt-builder.js';
+import { trimLabel, type NameOf } from './render.js';
+import { SummariesMessage } from './summaries-message.js';
+import { messageTokens, PROMPT_OVERHEAD } from './tokens.js';
 
 /** Settings of the memory prompt builder. */
 export interface MemoryPromptOptions {
@@ -16,10 +19,6 @@ export interface MemoryPromptOptions {
 
 type Item = { kind: 'summary'; s: Summary } | { kind: 'turn'; t: RawTurn };
 
-function namer(input: Pick<PromptInput, 'def'>): NameOf {
-  return (id) => (id === 'user' ? 'User' : (input.def.agentIndex.get(id)?.name ?? id));
-}
-
 function turnMessage(t: RawTurn, self: string, nameOf: NameOf): ChatMessage {
   if (t.author === self) return { role: 'assistant', content: t.text };
   return { role: 'user', content: `[${nameOf(t.author)}]: ${t.text}` };
@@ -29,59 +28,96 @@ function turnMessage(t: RawTurn, self: string, nameOf: NameOf): ChatMessage {
  * Memory on: system = persona prompt, roster, protocol, brief and pinned decisions (a prefix that
  * stays byte-identical until something new is pinned, so providers can cache it); then the
  * summaries, the recent raw turns and the inbox. Over the budget, the oldest non-pinned material
- * goes first and `memory_trimmed` says what went.
+ * goes first and `memory_trimmed` says what went; pinned items are capped, and condensed to their
+ * gist when they alone would take more than their share of the budget.
+ *
+ * Token counts are cached (PromptPrefixes, SummariesMessage): the prefix once per persona and pinned
+ * version, a turn once per view, a summary once; only the inbox is counted on every call.
  */
 export class MemoryPromptBuilder implements PromptBuilder {
+  private readonly prefixes: PromptPrefixes;
+  private readonly summariesMessage = new SummariesMessage();
+  private readonly turnTokens = new Map<number, number>();
+
   constructor(
     readonly memory: Memory,
     private readonly options: MemoryPromptOptions,
-  ) {}
+  ) {
+    this.prefixes = new PromptPrefixes(memory, options.budget);
+  }
 
   /** The stable prefix for a persona: system prompt, brief, pinned decisions. */
   prefix(input: Pick<PromptInput, 'def' | 'persona' | 'personaPrompt' | 'session'>): string {
-    const brief = input.session.brief || this.memory.brief;
-    const pinned = pinnedBlock(this.memory.pinned, namer(input));
-    return [systemPrompt(input), brief ? `## The brief\n${brief}` : '', pinned].filter((p) => p !== '').join('\n\n');
+    return this.prefixes.of(input).text;
+  }
+
+  private turnCost(t: RawTurn, self: string, message: ChatMessage): number {
+    // A persona's own turn is its text as is: the count made when the turn was stored.
+    if (t.author === self) return 4 + t.tokens;
+    let n = this.turnTokens.get(t.id);
+    if (n === undefined) {
+      n = messageTokens(message);
+      this.turnTokens.set(t.id, n);
+    }
+    return n;
   }
 
   build(input: PromptInput): ChatMessage[] {
-    const nameOf = namer(input);
-    const system: ChatMessage = { role: 'system', content: this.prefix(input) };
+    const nameOf = namesFor(input.def);
+    const self = input.persona.id;
+    const prefix = this.prefixes.of(input);
+    const system: ChatMessage = { role: 'system', content: prefix.text };
     const closing = closingMessages(input);
     const inbox = input.call.inbox;
-    let raw = [...this.memory.recent];
+    let raw = this.memory.recent;
     const last = raw[raw.length - 1];
     // The inbox quotes the latest message; do not send it twice.
     if (last && 'text' in inbox && last.text === inbox.text) raw = raw.slice(0, -1);
-    const items: Item[] = [...this.memory.summaries.map((s): Item => ({ kind: 'summary', s })), ...raw.map((t): Item => ({ kind: 'turn', t }))];
-    const assemble = (kept: Item[]): ChatMessage[] => {
-      const summaries = kept.flatMap((i) => (i.kind === 'summary' ? [summaryText(i.s)] : []));
-      const turns = kept.flatMap((i) => (i.kind === 'turn' ? [turnMessage(i.t, input.persona.id, nameOf)] : []));
-      const memo: ChatMessage[] = summaries.length ? [{ role: 'user', content: `${SUMMARIES_HEADER}\n${summaries.join('\n')}` }] : [];
-      return [system, ...memo, ...turns, ...closing];
+    const summaries = this.memory.summaries;
+    const turns = raw.map((t) => turnMessage(t, self, nameOf));
+    const turnCosts = raw.map((t, i) => this.turnCost(t, self, turns[i]!));
+    const fixed = PROMPT_OVERHEAD + prefix.tokens + closing.reduce((n, m) => n + messageTokens(m), 0);
+    // Dropping the oldest first: summaries (one message together), then turns.
+    const total = (drop: number): number => {
+      const memo = this.summariesMessage.of(summaries.slice(Math.min(drop, summaries.length))).tokens;
+      const from = Math.max(0, drop - summaries.length);
+      let sum = fixed + memo;
+      for (let i = from; i < turnCosts.length; i++) sum += turnCosts[i]!;
+      return sum;
     };
-    const full = assemble(items);
-    const budget = this.options.budget;
-    // Cheap estimate from cached per-item counts first, then exact counts to settle the boundary.
-    const fixed = promptTokens([system, ...closing]) + messageTokens({ role: 'user', content: SUMMARIES_HEADER });
-    const cost = (i: Item) => (i.kind === 'summary' ? i.s.tokens + 1 : i.t.tokens + 8);
-    let total = fixed + items.reduce((n, i) => n + cost(i), 0);
-    if (total <= budget && promptTokens(full) <= budget) return full;
+    const items = summaries.length + raw.length;
+    const before = total(0);
     let drop = 0;
-    while (drop < items.length && total > budget) total -= cost(items[drop++]!);
-    // The estimate only picks a starting point: step back while the exact count allows, forward while it does not.
-    while (drop > 0 && promptTokens(assemble(items.slice(drop - 1))) <= budget) drop -= 1;
-    let messages = assemble(items.slice(drop));
-    while (drop < items.length && promptTokens(messages) > budget) messages = assemble(items.slice(++drop));
-    if (drop > 0) {
-      this.options.publish?.(event('memory_trimmed', {
-        persona: input.persona.id,
-        dropped: items.slice(0, drop).map((i) => trimLabel(i, nameOf)),
-        tokens_before: promptTokens(full),
-        tokens_after: promptTokens(messages),
-        budget,
-      }));
-    }
+    let after = before;
+    while (drop < items && after > this.options.budget) after = total(++drop);
+    const kept = summaries.slice(Math.min(drop, summaries.length));
+    const memo: ChatMessage[] = kept.length ? [{ role: 'user', content: this.summariesMessage.of(kept).text }] : [];
+    const messages = [system, ...memo, ...turns.slice(Math.max(0, drop - summaries.length)), ...closing];
+    this.prune();
+    this.report(input, drop, summaries, raw, before, after);
     return messages;
+  }
+
+  /** One memory_trimmed per build that dropped material, and once per pinned version that had to give. */
+  private report(input: PromptInput, drop: number, summaries: readonly Summary[], raw: readonly RawTurn[], before: number, after: number): void {
+    const nameOf = namesFor(input.def);
+    const pinned = this.prefixes.pinnedNews();
+    if (drop === 0 && pinned.labels.length === 0) return;
+    const items: Item[] = [...summaries.map((s): Item => ({ kind: 'summary', s })), ...raw.map((t): Item => ({ kind: 'turn', t }))];
+    this.options.publish?.(event('memory_trimmed', {
+      persona: input.persona.id,
+      dropped: [...pinned.labels, ...items.slice(0, drop).map((i) => trimLabel(i, nameOf))],
+      // Before: as the prompt would be with every pinned item verbatim and nothing dropped.
+      tokens_before: before + pinned.extraTokens,
+      tokens_after: after,
+      budget: this.options.budget,
+    }));
+  }
+
+  /** Forgets counts of turns that have left the raw window. */
+  private prune(): void {
+    if (this.turnTokens.size <= 2 * this.memory.recent.length + 32) return;
+    const live = new Set(this.memory.recent.map((t) => t.id));
+    for (const id of this.turnTokens.keys()) if (!live.has(id)) this.turnTokens.delete(id);
   }
 }

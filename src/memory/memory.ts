@@ -42,6 +42,7 @@ export class Memory {
   private readonly state: MemoryState;
   private readonly compressor: Compressor;
   readonly nameOf: NameOf;
+  private pins = 0;
 
   constructor(private readonly options: MemoryOptions) {
     this.state = options.state ? structuredClone(options.state) : emptyMemoryState();
@@ -72,6 +73,11 @@ export class Memory {
   /** Pinned decisions, approvals and rework requests, oldest first. */
   get pinned(): readonly Pinned[] {
     return this.state.pinned;
+  }
+
+  /** Changes whenever something new is pinned (prompt builders cache the pinned block by it). */
+  get pinnedVersion(): number {
+    return this.pins;
   }
 
   /** Summaries, oldest first. */
@@ -112,6 +118,7 @@ export class Memory {
     for (const text of keys) {
       if (this.state.pinned.some((p) => p.kind === 'decision' && p.text === text)) continue;
       this.state.pinned.push({ kind: 'decision', turn: this.state.turn, by: m.persona, text, repeats: 1 });
+      this.pins += 1;
     }
   }
 
@@ -127,6 +134,7 @@ export class Memory {
       return;
     }
     this.state.pinned.push({ kind, turn: this.state.turn, by: a.by, ...(of ? { of } : {}), text, repeats: 1 });
+    this.pins += 1;
   }
 
   /** Pinned decisions, recent raw turns and the summaries that best match the query (lexical scoring). */

@@ -3,8 +3,10 @@ import type { MachineDefinition, AgentState } from '../engine/definition.js';
 import type { SessionState } from '../engine/session.js';
 import type { AgentCall } from '../engine/moves.js';
 import type { TranscriptEntry } from '../report/transcript.js';
-import { inboxText, protocolText, rosterText } from './prompt-parts.js';
+import { inboxText, protocolText, rosterLines } from './prompt-parts.js';
+import { linePieces } from './piece-tokens.js';
 import { repairPrompt } from '../directive/parse.js';
+import { nameIndex, namesFor } from './names.js';
 
 /** What a prompt builder needs for one persona call. */
 export interface PromptInput {
@@ -20,14 +22,39 @@ export interface PromptBuilder {
   build(input: PromptInput): ChatMessage[];
 }
 
-/** The stable prefix: persona prompt, roster, protocol. */
+// The roster walks every persona: built once per definition, persona and prompt text.
+const systemPrompts = new WeakMap<MachineDefinition, Map<string, { personaPrompt: string; pieces: string[]; text: string }>>();
+
+/**
+ * The stable prefix (persona prompt, roster, protocol) as pieces cut after newlines, so token counts
+ * of shared pieces (roster lines, protocol) can be cached; built once per definition and persona.
+ */
+export function systemPromptPieces(input: Pick<PromptInput, 'def' | 'persona' | 'personaPrompt'>): readonly string[] {
+  return systemEntry(input).pieces;
+}
+
+/** The stable prefix: persona prompt, roster, protocol (built once per definition and persona). */
 export function systemPrompt(input: Pick<PromptInput, 'def' | 'persona' | 'personaPrompt'>): string {
-  return `${input.personaPrompt.trim()}\n\n${rosterText(input.def, input.persona)}\n\n${protocolText()}`;
+  return systemEntry(input).text;
+}
+
+function systemEntry(input: Pick<PromptInput, 'def' | 'persona' | 'personaPrompt'>): { pieces: string[]; text: string } {
+  let forDef = systemPrompts.get(input.def);
+  if (!forDef) {
+    forDef = new Map();
+    systemPrompts.set(input.def, forDef);
+  }
+  const cached = forDef.get(input.persona.id);
+  if (cached && cached.personaPrompt === input.personaPrompt) return cached;
+  const pieces = [`${input.personaPrompt.trim()}\n\n`, ...linePieces(rosterLines(input.def, input.persona), '\n\n'), protocolText()];
+  const entry = { personaPrompt: input.personaPrompt, pieces, text: pieces.join('') };
+  forDef.set(input.persona.id, entry);
+  return entry;
 }
 
 /** The closing messages of a call: the inbox, and the repair round when there is one. */
 export function closingMessages(input: PromptInput): ChatMessage[] {
-  const nameOf = (id: string) => (id === 'user' ? 'The user' : input.def.agentIndex.get(id)?.name ?? id);
+  const nameOf = namesFor(input.def, 'The user');
   const out: ChatMessage[] = [{ role: 'user', content: inboxText(input.call.inbox, nameOf) }];
   if (input.call.repair) {
     if (input.call.priorText) out.push({ role: 'assistant', content: input.call.priorText });
@@ -41,7 +68,7 @@ export function transcriptMessage(entry: TranscriptEntry, self: string, def: Mac
   if (entry.kind === 'note' || entry.status === 'aborted' || entry.text === '') return null;
   if (entry.kind === 'user') return { role: 'user', content: `[User]: ${entry.text}` };
   if (entry.persona === self) return { role: 'assistant', content: entry.text };
-  const name = (entry.persona ? def.agentIndex.get(entry.persona)?.name : undefined) ?? entry.persona;
+  const name = (entry.persona === undefined ? undefined : nameIndex(def).get(entry.persona)) ?? entry.persona;
   return { role: 'user', content: `[${name}]: ${entry.text}` };
 }
 

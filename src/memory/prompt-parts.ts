@@ -2,14 +2,19 @@ import { DIRECTIVE_TOOL_NAME } from '../directive/schema.js';
 import type { MachineDefinition, AgentState } from '../engine/definition.js';
 import type { Inbox } from '../engine/inbox.js';
 
-/** The roster block: every persona with its description, marking whom this persona may hand to. */
-export function rosterText(def: MachineDefinition, self: AgentState): string {
+/** The roster block as lines: its heading, then every persona with its description, marking whom this persona may hand to. */
+export function rosterLines(def: MachineDefinition, self: AgentState): string[] {
   const lines = def.agents.map((a) => {
     const you = a.id === self.id ? ' (you)' : '';
     const allowed = a.id !== self.id && (!self.allowed || self.allowed.has(a.id)) ? '' : a.id === self.id ? '' : ' [not a handoff target for you]';
     return `- ${a.name} (id: ${a.id}, ${a.major})${you}${allowed}: ${a.description}`;
   });
-  return `## Team roster (${def.name})\n${lines.join('\n')}`;
+  return [`## Team roster (${def.name})`, ...lines];
+}
+
+/** The roster block: every persona with its description, marking whom this persona may hand to. */
+export function rosterText(def: MachineDefinition, self: AgentState): string {
+  return rosterLines(def, self).join('\n');
 }
 
 /** The directive protocol appended to every persona prompt. */

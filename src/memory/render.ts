@@ -21,12 +21,6 @@ export function pinnedLine(p: Pinned, nameOf: NameOf, withTurn = false): string 
   }
 }
 
-/** The pinned block of the stable prompt prefix ('' when nothing is pinned). */
-export function pinnedBlock(pinned: readonly Pinned[], nameOf: NameOf): string {
-  if (pinned.length === 0) return '';
-  return ['## Pinned decisions (verbatim, binding for everyone)', ...pinned.map((p) => pinnedLine(p, nameOf))].join('\n');
-}
-
 /** A summary as a compact block. */
 export function summaryText(s: Summary): string {
   const range = s.first === s.last ? `turn ${s.first}` : `turns ${s.first}-${s.last}`;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ChatMessage, ChatModel, Usage } from '../llm/chat-model.js';
+import type { ChatMessage, ChatModel, RetryInfo, Usage } from '../llm/chat-model.js';
 import { AbortedError, TroupeError } from '../llm/errors.js';
 import { extractJsonObject } from '../directive/parse.js';
 import { SummaryContentSchema, type RawTurn, type Summary, type SummaryContent } from './memory-state.js';
@@ -72,6 +72,8 @@ export interface ModelSummariserOptions {
   /** A call that takes longer is abandoned (the raw turns stay and compression retries later). */
   timeoutMs?: number;
   onUsage?: (usage: Usage, model: string) => void;
+  /** Told before each retry of a summary call (the runtime can show it like a persona call's retries). */
+  onRetry?: (info: RetryInfo) => void;
 }
 
 /** Summarises with a chat model (`meta.purpose = 'summary'`), one repair round on invalid output. */
@@ -95,7 +97,8 @@ export class ModelSummariser implements Summariser {
 
   private async call(messages: ChatMessage[]): Promise<string> {
     const signal = AbortSignal.timeout(this.options.timeoutMs ?? 120_000);
-    const request = this.options.model.generate({ model: this.options.modelId, messages, jsonMode: true, signal, meta: { purpose: 'summary' } });
+    const onRetry = this.options.onRetry;
+    const request = this.options.model.generate({ model: this.options.modelId, messages, jsonMode: true, signal, meta: { purpose: 'summary' }, ...(onRetry ? { onRetry } : {}) });
     const response = await untilAbort(request, signal);
     if (response.usage) this.options.onUsage?.(response.usage, response.model);
     return response.text;

@@ -4,10 +4,80 @@ import type { ChatMessage } from '../llm/chat-model.js';
 // Chat formats wrap each message in a few control tokens (role, separators); 4 matches OpenAI's accounting.
 const PER_MESSAGE = 4;
 const PER_REPLY = 3;
+/** Tokens a prompt costs beyond its messages (the reply's priming). */
+export const PROMPT_OVERHEAD = PER_REPLY;
 
-/** Tokens in a text, counted with the o200k_base tokenizer (gpt-4o family). */
+// gpt-tokenizer's BPE is quadratic in the length of one pre-token, and a run without spaces (CJK,
+// base64, one letter repeated) is a single pre-token: such runs are cut into pieces of RUN characters.
+const RUN = 256;
+// Pieces are grouped into chunks of about this size, cut before whitespace so words stay whole.
+const CHUNK = 4096;
+/** Characters counted exactly; beyond, the count is extrapolated from the counted part. */
+export const MAX_COUNTED_CHARS = 64_000;
+
+const LETTER = /^\p{L}/u;
+
+/**
+ * True where o200k's pre-tokenizer always splits, so counting both sides apart gives the same total:
+ * after a newline run that a non-space (other than "/") follows, or before a single space between a
+ * word and a letter. (Cutting before a newline is not safe: "." + "\n" is one pre-token.)
+ */
+function safeCut(prev: string, piece: string, next: string | undefined): boolean {
+  const word = !/^\s/u.test(piece);
+  if (word) return prev.endsWith('\n') && !piece.startsWith('/');
+  return piece === ' ' && !/\s$/u.test(prev) && next !== undefined && LETTER.test(next);
+}
+
+/**
+ * Splits text into tokenizer-safe chunks of about CHUNK characters, cut where the count stays exact;
+ * a run of non-whitespace longer than RUN is cut every RUN characters (its count becomes an estimate).
+ */
+export function tokenChunks(text: string): string[] {
+  // Whitespace runs, or at most RUN code points of anything else (never splits a surrogate pair).
+  const pieces = text.match(/\s+|\S{1,256}/gu) ?? [];
+  const chunks: string[] = [];
+  let chunk = '';
+  for (let i = 0; i < pieces.length; i++) {
+    const piece = pieces[i]!;
+    const prev = pieces[i - 1] ?? '';
+    // Two pieces of one long run would join into one pre-token again: they go to separate chunks.
+    const forced = prev !== '' && !/^\s/u.test(prev) && !/^\s/u.test(piece);
+    const full = chunk.length + piece.length > CHUNK;
+    if (chunk !== '' && (forced || (full && (safeCut(prev, piece, pieces[i + 1]) || chunk.length > 2 * CHUNK)))) {
+      chunks.push(chunk);
+      chunk = '';
+    }
+    chunk += piece;
+  }
+  if (chunk !== '') chunks.push(chunk);
+  return chunks;
+}
+
+/** True when the text holds more than RUN characters in a row without whitespace (a plain loop: this runs on every count). */
+function hasLongRun(text: string): boolean {
+  let run = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    // Space, tab, newline, carriage return and the other ASCII/Unicode spaces a message may hold.
+    if (c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x3000 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029) run = 0;
+    else if (++run > RUN) return true;
+  }
+  return false;
+}
+
+/** Counts with a tokenizer in bounded chunks, exactly up to MAX_COUNTED_CHARS and extrapolated beyond. */
+export function countTokensWith(count: (piece: string) => number, text: string): number {
+  if (text === '') return 0;
+  const head = text.length > MAX_COUNTED_CHARS ? text.slice(0, MAX_COUNTED_CHARS) : text;
+  // Plain prose of moderate size is one pre-token per word already: count it in one go.
+  const counted = head.length <= CHUNK && !hasLongRun(head) ? count(head) : tokenChunks(head).reduce((n, c) => n + count(c), 0);
+  if (head.length === text.length) return counted;
+  return counted + Math.ceil(((text.length - head.length) * counted) / head.length);
+}
+
+/** Tokens in a text, counted with the o200k_base tokenizer (gpt-4o family), in bounded time for any input. */
 export function countTokens(text: string): number {
-  return text === '' ? 0 : countO200k(text);
+  return countTokensWith(countO200k, text);
 }
 
 /** Tokens of a chat message including its framing. */

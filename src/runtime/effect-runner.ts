@@ -6,7 +6,7 @@ import type { EngineInput } from '../engine/input-events.js';
 import type { AgentCall } from '../engine/moves.js';
 import type { SessionState } from '../engine/session.js';
 import { parseDirective, stripDirectiveJson } from '../directive/parse.js';
-import { directiveTool } from '../directive/tool.js';
+import { directiveToolRequest } from '../directive/tool.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import { AbortedError } from '../llm/errors.js';
 import type { PromptBuilder } from '../memory/prompt-builder.js';
@@ -115,8 +115,9 @@ export class EffectRunner {
       const response = await this.options.model.generate({
         model,
         messages,
-        tools: [directiveTool()],
+        ...directiveToolRequest(call),
         signal: controller.signal,
+        onRetry: (i) => host.publish(event('retry', { turn_id: call.turnId, persona: persona.id, attempt: i.attempt, wait_ms: i.waitMs, reason: i.reason })),
         meta: { purpose: 'persona', persona: persona.id, personaName: persona.name, inbox: call.inbox.kind, brief: session.brief, turnId: call.turnId, handoffTo: allowed },
         onDelta: (d) => {
           if (controller.signal.aborted) return;

@@ -3,7 +3,7 @@ import type { TroupeEvent } from '../engine/event-map.js';
 import { event } from '../engine/event-map.js';
 import type { Mode, SessionState } from '../engine/session.js';
 import { initialState } from '../engine/step.js';
-import type { ChatModel } from '../llm/chat-model.js';
+import type { ChatModel, RetryInfo } from '../llm/chat-model.js';
 import { modelFromEnv } from '../llm/from-env.js';
 import { attachMemory, type AttachedMemory } from '../memory/attach-memory.js';
 import { MemoryStateError } from '../memory/memory-state.js';
@@ -92,7 +92,9 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
     const bus = new TroupeBus(id, clock, lastSeq);
     const meter = options.meter ?? new UsageMeter(loadPriceTable(env));
     if (doc?.checkpoint.usage) restoreUsage(meter, doc.checkpoint.usage);
-    for (const e of tailEvents) if (e.type === 'usage') meter.record(e.persona, e.model, { promptTokens: e.prompt_tokens, completionTokens: e.completion_tokens }, e.model);
+    for (const e of tailEvents) {
+      if (e.type === 'usage') meter.record(e.persona, e.model, { promptTokens: e.prompt_tokens, completionTokens: e.completion_tokens, ...(e.cached_tokens !== undefined ? { cachedTokens: e.cached_tokens } : {}) }, e.model);
+    }
     const model = new MeteredModel(chosen, meter);
 
     if (!handle && store) {
@@ -123,12 +125,15 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
       : null;
     actor = new SessionActor(def, state, bus, recorder);
     const publish = actor.publish.bind(actor);
-    meter.onRecord((r) => publish(event('usage', { persona: r.persona, model: r.model, prompt_tokens: r.promptTokens, completion_tokens: r.completionTokens, cost: r.cost, total_tokens: r.totalTokens, total_cost: r.totalCost })));
+    meter.onRecord((r) =>
+      publish(event('usage', { persona: r.persona, model: r.model, prompt_tokens: r.promptTokens, completion_tokens: r.completionTokens, ...(r.cachedTokens !== undefined ? { cached_tokens: r.cachedTokens } : {}), cost: r.cost, total_tokens: r.totalTokens, total_cost: r.totalCost })),
+    );
 
     if (options.memory ?? team.loaded.team.memory.enabled) {
       try {
         const saved = doc?.checkpoint.memory ?? null;
-        memory = attachMemory({ bus, publish, team: team.loaded.team, model, def, reportUsage: false, env, ...(saved !== null ? { state: saved } : {}) });
+        const onRetry = (i: RetryInfo) => publish(event('retry', { persona: null, attempt: i.attempt, wait_ms: i.waitMs, reason: i.reason }));
+        memory = attachMemory({ bus, publish, team: team.loaded.team, model, def, reportUsage: false, env, onRetry, ...(saved !== null ? { state: saved } : {}) });
       } catch (error) {
         // The memory module does not know where its state came from; the store does.
         if (error instanceof MemoryStateError && handle) throw new SessionFileError(`${handle.location}: ${error.detail}`, { cause: error });

@@ -97,6 +97,8 @@ export function reduceEvent(view: ViewState, e: TroupeEvent, name: (id: string) 
       return pushLog(v, { kind: 'note', text: `waiting for you: ${e.reason}`, tone: 'warn' });
     case 'note':
       return pushLog(v, { kind: 'note', text: e.text, tone: 'info' });
+    case 'retry':
+      return pushLog(v, { kind: 'note', text: `↻ retry ${e.attempt} in ${(e.wait_ms / 1000).toFixed(1)} s: ${e.reason}`, tone: 'warn' });
     case 'error':
       return pushLog(v, { kind: 'note', text: `error: ${e.message} (${e.where})`, tone: 'error' });
     case 'mode_changed':

@@ -5,9 +5,14 @@ import type { Usage } from '../llm/chat-model.js';
 import { UserError } from '../llm/errors.js';
 import { PACKAGE_ROOT } from '../runtime/team-paths.js';
 
-const PriceSchema = z.object({ input: z.number().min(0), output: z.number().min(0) });
+const PriceSchema = z.object({
+  input: z.number().min(0),
+  output: z.number().min(0),
+  /** Prompt tokens served from the provider's cache; without it they cost `input`. */
+  cached_input: z.number().min(0).optional(),
+});
 
-/** The price table file: USD per 1 million prompt (`input`) and completion (`output`) tokens, per model id. */
+/** The price table file: USD per 1 million prompt (`input`), cached prompt (`cached_input`, optional) and completion (`output`) tokens, per model id. */
 export const PriceFileSchema = z.object({
   $comment: z.string().optional(),
   currency: z.string().default('USD'),
@@ -42,11 +47,13 @@ export class PriceTable {
     return base !== model ? (this.models[base] ?? null) : null;
   }
 
-  /** Cost of one call, or null when the model has no price. */
+  /** Cost of one call, or null when the model has no price; cached prompt tokens at `cached_input` where the table gives it. */
   cost(model: string, usage: Usage): number | null {
     const price = this.priceOf(model);
     if (!price) return null;
-    return (usage.promptTokens * price.input + usage.completionTokens * price.output) / 1_000_000;
+    const cached = Math.min(usage.cachedTokens ?? 0, usage.promptTokens);
+    const input = (usage.promptTokens - cached) * price.input + cached * (price.cached_input ?? price.input);
+    return (input + usage.completionTokens * price.output) / 1_000_000;
   }
 }
 
@@ -62,7 +69,7 @@ export function parsePriceTable(text: string, file: string): PriceTable {
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const field = issue.path.map(String).join('.') || '(root)';
-    throw new UserError(`${file}: ${field}: ${issue.message} — each model needs { "input": USD per 1M prompt tokens, "output": USD per 1M completion tokens }`);
+    throw new UserError(`${file}: ${field}: ${issue.message} — each model needs { "input": USD per 1M prompt tokens, "output": USD per 1M completion tokens } and may give "cached_input" (USD per 1M cached prompt tokens)`);
   }
   return new PriceTable(parsed.data.models, file, parsed.data.currency);
 }

@@ -1,4 +1,5 @@
 import type { UsageMeter, UsageTotals } from './usage-meter.js';
+import { cacheHitLine } from './cache-rate.js';
 
 const n = (value: number) => value.toLocaleString('en-US');
 
@@ -20,6 +21,8 @@ export function formatUsageSummary(meter: UsageMeter): string[] {
   const lines = [
     `usage: ${n(session.calls)} call(s), ${n(session.promptTokens + session.completionTokens)} tokens (${n(session.promptTokens)} prompt + ${n(session.completionTokens)} completion), ${costOf(session, currency)}`,
   ];
+  const cache = cacheHitLine(session);
+  if (cache) lines.push(`  ${cache}`);
   const width = Math.max(0, ...[...meter.byPersona.keys()].map((k) => k.length));
   for (const [persona, t] of meter.byPersona) {
     lines.push(`  ${persona.padEnd(width)}  ${n(t.promptTokens + t.completionTokens).padStart(9)} tokens  ${String(t.calls).padStart(3)} call(s)  ${costOf(t, currency)}`);

@@ -10,6 +10,12 @@ export interface UsageTotals {
   cost: number;
   /** Calls whose model has no price (their tokens count, their cost is unknown). */
   unpricedCalls: number;
+  /** Prompt tokens the server served from its prompt cache. */
+  cachedTokens: number;
+  /** Calls whose server said how many prompt tokens were cached (0 included): the base of the hit rate. */
+  cacheReported: number;
+  /** Prompt tokens of those calls. */
+  cacheablePromptTokens: number;
 }
 
 /** One metered call: what it used and cost, and the session totals after it. */
@@ -18,6 +24,8 @@ export interface UsageRecord {
   model: string;
   promptTokens: number;
   completionTokens: number;
+  /** Cached prompt tokens, when the server reported them. */
+  cachedTokens?: number;
   /** Null when the model has no price. */
   cost: number | null;
   totalTokens: number;
@@ -26,13 +34,18 @@ export interface UsageRecord {
 }
 
 function zero(): UsageTotals {
-  return { calls: 0, promptTokens: 0, completionTokens: 0, cost: 0, unpricedCalls: 0 };
+  return { calls: 0, promptTokens: 0, completionTokens: 0, cost: 0, unpricedCalls: 0, cachedTokens: 0, cacheReported: 0, cacheablePromptTokens: 0 };
 }
 
 function add(t: UsageTotals, usage: Usage, cost: number | null): void {
   t.calls += 1;
   t.promptTokens += usage.promptTokens;
   t.completionTokens += usage.completionTokens;
+  if (usage.cachedTokens !== undefined) {
+    t.cachedTokens += usage.cachedTokens;
+    t.cacheReported += 1;
+    t.cacheablePromptTokens += usage.promptTokens;
+  }
   if (cost === null) t.unpricedCalls += 1;
   else t.cost += cost;
 }
@@ -84,7 +97,7 @@ export class UsageMeter {
     if (!this.byModel.has(model)) this.byModel.set(model, zero());
     add(this.byModel.get(model)!, usage, cost);
     const record: UsageRecord = {
-      persona, model, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, cost,
+      persona, model, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, ...(usage.cachedTokens !== undefined ? { cachedTokens: usage.cachedTokens } : {}), cost,
       totalTokens: this.totalTokens, totalCost: this.totalCost,
     };
     for (const listener of [...this.listeners]) listener(record);
@@ -116,9 +129,10 @@ export function usageState(meter: UsageMeter): UsageState {
 export function restoreUsage(meter: UsageMeter, state: unknown): void {
   const s = state as Partial<UsageState> | null;
   if (!s || typeof s !== 'object' || !s.session || typeof s.session.calls !== 'number') return;
-  Object.assign(meter.session, s.session);
-  for (const [k, v] of Object.entries(s.byPersona ?? {})) meter.byPersona.set(k, { ...v });
-  for (const [k, v] of Object.entries(s.byModel ?? {})) meter.byModel.set(k, { ...v });
+  // Totals saved before cache counting existed restore with zero cached tokens.
+  Object.assign(meter.session, zero(), s.session);
+  for (const [k, v] of Object.entries(s.byPersona ?? {})) meter.byPersona.set(k, { ...zero(), ...v });
+  for (const [k, v] of Object.entries(s.byModel ?? {})) meter.byModel.set(k, { ...zero(), ...v });
   for (const m of s.unpricedModels ?? []) meter.unpricedModels.add(m);
   meter.callsWithoutUsage = s.callsWithoutUsage ?? 0;
 }

@@ -64,20 +64,26 @@ describe('ToolFallbackModel', () => {
     expect(model.channels.get('local-llm')).toBe('plain');
   });
 
-  it('switches after an answer without a tool call (not after one cut off by length)', async () => {
+  it('switches after two answers in a row without a tool call (not after one cut off by length, not after one alone)', async () => {
     const inner = new ScriptedModel([
       { text: 'cut off', finishReason: 'length' },
       { text: 'no tool call here' },
+      { directive: reply },
+      { text: 'no tool call here' },
+      { text: 'none again' },
       { text: JSON.stringify(reply) },
     ]);
     const model = new ToolFallbackModel(inner);
     await model.generate(request());
+    await model.generate(request());
+    await model.generate(request()); // a tool call in between resets the count
+    await model.generate(request());
     expect(model.channels.has('local-llm')).toBe(false);
-    await model.generate(request());
+    // The second answer in a row without one switches, and that call is asked again in JSON mode at once.
+    expect(JSON.parse((await model.generate(request())).text)).toEqual(reply);
     expect(model.channels.get('local-llm')).toBe('json');
-    await model.generate(request());
-    expect(inner.calls[2]!.tools).toBeUndefined();
-    expect(inner.calls[2]!.jsonMode).toBe(true);
+    expect(inner.calls[5]!.tools).toBeUndefined();
+    expect(inner.calls[5]!.jsonMode).toBe(true);
   });
 
   it('passes other 400s through', async () => {

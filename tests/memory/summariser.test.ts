@@ -64,6 +64,13 @@ describe('ModelSummariser', () => {
     await new ModelSummariser({ model, modelId: 'm', nameOf: names, onUsage: (u, id) => seen.push(`${id}:${u.promptTokens}+${u.completionTokens}`) }).summarise(segment);
     expect(seen).toEqual(['m:40+9']);
   });
+
+  it('passes the retry hook to the model, so summary retries can be shown too', async () => {
+    const model = new ScriptedModel([(request) => (request.onRetry?.({ attempt: 1, waitMs: 500, reason: 'the connection was reset' }), { text: '{"decisions": []}' })]);
+    const seen: string[] = [];
+    await new ModelSummariser({ model, modelId: 'm', nameOf: names, onRetry: (i) => seen.push(`${i.attempt}:${i.waitMs}:${i.reason}`) }).summarise(segment);
+    expect(seen).toEqual(['1:500:the connection was reset']);
+  });
 });
 
 describe('the demo summariser', () => {

@@ -32,7 +32,7 @@ describe('the offline demo model', () => {
     await runner.settled();
     runner.send({ type: 'user_handoff', target: 'art director' });
     await runner.settled();
-    expect(transcriptOf(events).at(-1)?.text).toBe('Art Director here. You brought me in directly on "A racing game": a limited palette and one strong silhouette rule keep the art cost predictable.');
+    expect(transcriptOf(events).at(-1)?.text).toBe('Art Director here. You brought me in directly on "A racing game": a limited palette and one strong silhouette rule keep the art cost predictable. (The demo script is played through: the team reached its go decision. Set OPENAI_API_KEY to go on with a real model.)');
     expect(runner.getSnapshot().awaiting?.code).toBe('respond_to_user');
     runner.send({ type: 'user_message', text: 'keep it neon' });
     await runner.settled();

@@ -20,7 +20,7 @@ describe('UsageMeter', () => {
       ['cfo', null, 1650, 0.0035],
       ['ceo', 0.0035, 2750, 0.007],
     ]);
-    expect(meter.byPersona.get('ceo')).toEqual({ calls: 2, promptTokens: 2000, completionTokens: 200, cost: 0.007, unpricedCalls: 0 });
+    expect(meter.byPersona.get('ceo')).toEqual({ calls: 2, promptTokens: 2000, completionTokens: 200, cost: 0.007, unpricedCalls: 0, cachedTokens: 0, cacheReported: 0, cacheablePromptTokens: 0 });
     expect(meter.byModel.get('llama3')).toMatchObject({ calls: 1, unpricedCalls: 1, cost: 0 });
     expect([...meter.unpricedModels]).toEqual(['llama3']);
     expect(meter.callsWithoutUsage).toBe(1);

@@ -3,6 +3,7 @@ import { storeFor, teamFor } from '../common.js';
 import { complainer, printer, type CliIo } from '../io.js';
 import type { ChatModel } from '../../llm/chat-model.js';
 import { modelFromEnv } from '../../llm/from-env.js';
+import { assertWithinLimit } from '../../llm/limits.js';
 import { RecordingModel } from '../../llm/recording.js';
 import { ReplayModel } from '../../llm/replay-model.js';
 import { openSession } from '../../session/open-session.js';
@@ -16,6 +17,7 @@ import { finishHeadless } from './finish.js';
 export async function run(args: CliArgs, io: CliIo): Promise<number> {
   const brief = args.positionals.join(' ').trim();
   if (brief === '') throw new UsageError('run needs a brief: troupe run "<brief>"');
+  assertWithinLimit('brief', brief);
   const { team, dir } = teamFor(args, io);
   const replay = args.replay !== undefined ? ReplayModel.fromFile(args.replay) : null;
   let model: ChatModel = replay ?? modelFromEnv(io.env, { demo: args.demo });

@@ -1,0 +1,165 @@
+import type { Pinned } from './memory-state.js';
+import { pinnedLine, type NameOf } from './render.js';
+import { countTokens } from './tokens.js';
+
+/** Longest pinned item in a prompt, in characters (a 20 KB key decision is cut here; `!memory` keeps it whole). */
+export const PINNED_ITEM_MAX_CHARS = 600;
+/** A condensed pinned item: its first sentence, at most this long. */
+export const PINNED_GIST_MAX_CHARS = 120;
+/** Share of the prompt budget the pinned block may take; the rest is for the persona, the turns and the inbox. */
+export const PINNED_BUDGET_SHARE = 0.4;
+
+/** Heading of the pinned block when every item is shown verbatim (within the per-item cap). */
+export const PINNED_HEADER = '## Pinned decisions (verbatim, binding for everyone)';
+const CONDENSED_HEADER = '## Pinned decisions (binding for everyone)';
+
+/** The pinned block of a prompt and what had to give for it to fit. */
+export interface PinnedFit {
+  /** The block ('' when nothing is pinned). */
+  text: string;
+  /** Tokens of the block, exactly. */
+  tokens: number;
+  /** Tokens the block would take with every item verbatim (within the per-item cap). */
+  fullTokens: number;
+  /** Items cut at PINNED_ITEM_MAX_CHARS. */
+  clipped: number;
+  /** Oldest items shown as their gist. */
+  condensed: number;
+  /** Oldest items left out (only when even the gists do not fit). */
+  omitted: number;
+  /** Pinned items the block covers. */
+  count: number;
+  /** Tokens of every covered item's verbatim line with its newline (to extend the block when more is pinned). */
+  sumNl: number;
+}
+
+/** Cuts text at a word boundary below `max` characters, marking the cut. */
+export function clipText(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  if (flat.length <= max) return flat;
+  const cut = flat.lastIndexOf(' ', max - 1);
+  return `${flat.slice(0, cut > max / 2 ? cut : max - 1).trimEnd()}…`;
+}
+
+/** The gist of a pinned text: its first sentence, short. */
+export function gistOf(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  const end = flat.search(/[.!?](\s|$)/);
+  return clipText(end > 0 ? flat.slice(0, end + 1) : flat, PINNED_GIST_MAX_CHARS);
+}
+
+/** A pinned item rendered both ways, with exact counts (made on first use): followed by a newline, and as the block's last line. */
+class Lines {
+  private counts: Partial<Record<'fullEnd' | 'gistNl' | 'gistEnd', number>> = {};
+  readonly fullNl: number;
+
+  constructor(
+    readonly full: string,
+    readonly gist: string,
+    readonly clipped: boolean,
+  ) {
+    this.fullNl = countTokens(`${full}\n`);
+  }
+
+  get fullEnd(): number {
+    return (this.counts.fullEnd ??= countTokens(this.full));
+  }
+
+  get gistNl(): number {
+    return (this.counts.gistNl ??= countTokens(`${this.gist}\n`));
+  }
+
+  get gistEnd(): number {
+    return (this.counts.gistEnd ??= countTokens(this.gist));
+  }
+}
+
+/** Renders and counts pinned items once each (pins never change once pinned). */
+export class PinnedLines {
+  private readonly cache = new WeakMap<Pinned, Lines>();
+
+  constructor(private readonly nameOf: NameOf) {}
+
+  /** The verbatim (capped) and gist lines of an item. */
+  of(p: Pinned): Lines {
+    let lines = this.cache.get(p);
+    if (!lines) {
+      const clippedText = clipText(p.text, PINNED_ITEM_MAX_CHARS);
+      lines = new Lines(pinnedLine({ ...p, text: clippedText }, this.nameOf), pinnedLine({ ...p, text: gistOf(p.text) }, this.nameOf), clippedText !== p.text.replace(/\s+/g, ' ').trim());
+      this.cache.set(p, lines);
+    }
+    return lines;
+  }
+}
+
+function omittedLine(n: number): string {
+  return `(${n} earlier pinned item${n === 1 ? '' : 's'} left out here for the prompt budget; !memory lists every one)`;
+}
+
+const EARLIER = 'Earlier items, condensed to their gist:';
+const LATEST = 'Latest items, verbatim:';
+// Counts of the fixed lines followed by a newline (they never end the block).
+const fixedCounts = new Map<string, number>();
+function fixed(line: string): number {
+  let n = fixedCounts.get(line);
+  if (n === undefined) fixedCounts.set(line, (n = countTokens(`${line}\n`)));
+  return n;
+}
+
+/**
+ * Fits the pinned block into `maxTokens`: every item verbatim up to PINNED_ITEM_MAX_CHARS; when that
+ * is still too long, the oldest items become their gist (first sentence), as few as needed; only
+ * when all gists together are too long are the oldest left out, with a line saying how many.
+ * Counts are exact and come from per-item caches: a block is cut into lines after each newline.
+ */
+export function fitPinned(pinned: readonly Pinned[], lines: PinnedLines, maxTokens: number, previous?: PinnedFit): PinnedFit {
+  if (pinned.length === 0) return { text: '', tokens: 0, fullTokens: 0, clipped: 0, condensed: 0, omitted: 0, count: 0, sumNl: 0 };
+  // Pins are only ever appended: a verbatim block grows by its new lines.
+  if (previous && previous.count > 0 && previous.count <= pinned.length && previous.condensed === 0 && previous.omitted === 0) {
+    const added = pinned.slice(previous.count).map((p) => lines.of(p));
+    const sumNl = added.reduce((n, l) => n + l.fullNl, previous.sumNl);
+    const lastLine = lines.of(pinned[pinned.length - 1]!);
+    const fullTokens = fixed(PINNED_HEADER) + sumNl - lastLine.fullNl + lastLine.fullEnd;
+    if (fullTokens <= maxTokens) {
+      const text = added.length ? `${previous.text}\n${added.map((l) => l.full).join('\n')}` : previous.text;
+      return { text, tokens: fullTokens, fullTokens, clipped: previous.clipped + added.filter((l) => l.clipped).length, condensed: 0, omitted: 0, count: pinned.length, sumNl };
+    }
+  }
+  const all = pinned.map((p) => lines.of(p));
+  const clipped = all.filter((l) => l.clipped).length;
+  const last = all.length - 1;
+  const sumNl = all.reduce((n, l) => n + l.fullNl, 0);
+  const verbatim = (from: number) => all.slice(from).reduce((n, l, i) => n + (from + i === last ? l.fullEnd : l.fullNl), 0);
+  const fullTokens = fixed(PINNED_HEADER) + verbatim(0);
+  if (fullTokens <= maxTokens) return { text: [PINNED_HEADER, ...all.map((l) => l.full)].join('\n'), tokens: fullTokens, fullTokens, clipped, condensed: 0, omitted: 0, count: all.length, sumNl };
+  // Condensed: heading, "earlier" gists, "latest" verbatim (the last line ends the block either way).
+  let total = fixed(CONDENSED_HEADER) + fixed(EARLIER) + fixed(LATEST) + verbatim(0);
+  let condensed = 0;
+  while (condensed < all.length && total > maxTokens) {
+    const l = all[condensed]!;
+    total += condensed === last ? l.gistEnd - l.fullEnd - fixed(LATEST) : l.gistNl - l.fullNl;
+    condensed += 1;
+  }
+  let omitted = 0;
+  while (omitted < last && total > maxTokens) total -= all[omitted++]!.gistNl;
+  const gists = all.slice(omitted, condensed).map((l) => l.gist);
+  const rest = all.slice(condensed).map((l) => l.full);
+  const out = [
+    CONDENSED_HEADER,
+    ...(omitted > 0 ? [omittedLine(omitted)] : []),
+    ...(gists.length ? [EARLIER, ...gists] : []),
+    ...(rest.length ? [LATEST, ...rest] : []),
+  ];
+  const tokens = fixed(CONDENSED_HEADER) + (omitted > 0 ? fixed(omittedLine(omitted)) : 0) + (gists.length ? fixed(EARLIER) : 0) + (rest.length ? fixed(LATEST) + verbatim(condensed) : 0)
+    + all.slice(omitted, condensed).reduce((n, l, i) => n + (omitted + i === last ? l.gistEnd : l.gistNl), 0);
+  return { text: out.join('\n'), tokens, fullTokens, clipped, condensed: condensed - omitted, omitted, count: all.length, sumNl };
+}
+
+/** The memory_trimmed labels for what the pinned block gave up ([] when nothing). */
+export function pinnedTrimLabels(fit: PinnedFit): string[] {
+  const out: string[] = [];
+  if (fit.omitted) out.push(`pinned: ${fit.omitted} oldest item(s) left out (their gist did not fit either)`);
+  if (fit.condensed) out.push(`pinned: ${fit.condensed} oldest item(s) condensed to their gist`);
+  if (fit.clipped) out.push(`pinned: ${fit.clipped} item(s) cut to ${PINNED_ITEM_MAX_CHARS} characters`);
+  return out;
+}

@@ -1,0 +1,80 @@
+import type { MachineDefinition } from '../engine/definition.js';
+import type { Memory } from './memory.js';
+import { namesFor } from './names.js';
+import { fitPinned, PINNED_BUDGET_SHARE, PinnedLines, pinnedTrimLabels, type PinnedFit } from './pinned-fit.js';
+import { PieceTokens } from './piece-tokens.js';
+import { systemPromptPieces, type PromptInput } from './prompt-builder.js';
+
+/** A persona's prompt prefix and its exact token count (as the system message). */
+export interface Prefix {
+  text: string;
+  tokens: number;
+}
+
+type Cached = Prefix & { def: MachineDefinition; personaPrompt: string; brief: string; version: number };
+type SystemCounts = { def: MachineDefinition; personaPrompt: string; text: string; alone: number; followed: number };
+
+/**
+ * The stable prompt prefix per persona (persona prompt, roster, protocol, brief, pinned block), built
+ * and counted once per persona and pinned version. Parts are cut after a blank line, where counts add
+ * up exactly, so shared parts (roster lines, protocol, brief, pinned block) are tokenized only once.
+ */
+export class PromptPrefixes {
+  private pinned: { def: MachineDefinition; lines: PinnedLines; version: number; fit: PinnedFit; reported: boolean } | null = null;
+  private readonly prefixes = new Map<string, Cached>();
+  private readonly systems = new Map<string, SystemCounts>();
+  private readonly pieces = new PieceTokens();
+
+  constructor(
+    private readonly memory: Memory,
+    private readonly budget: number,
+  ) {}
+
+  /** The prefix for a persona's call. */
+  of(input: Pick<PromptInput, 'def' | 'persona' | 'personaPrompt' | 'session'>): Prefix {
+    const brief = input.session.brief || this.memory.brief;
+    const version = this.memory.pinnedVersion;
+    const cached = this.prefixes.get(input.persona.id);
+    if (cached && cached.def === input.def && cached.personaPrompt === input.personaPrompt && cached.brief === brief && cached.version === version) return cached;
+    const block = this.pinnedFit(input.def);
+    const system = this.systemOf(input);
+    const briefPart = brief ? `## The brief\n${brief}` : '';
+    let tokens = 4 + (briefPart || block.text ? system.followed : system.alone) + block.tokens;
+    if (briefPart) tokens += this.pieces.of(block.text ? `${briefPart}\n\n` : briefPart);
+    const text = [system.text, briefPart, block.text].filter((p) => p !== '').join('\n\n');
+    const prefix = { def: input.def, personaPrompt: input.personaPrompt, brief, version, text, tokens };
+    this.prefixes.set(input.persona.id, prefix);
+    return prefix;
+  }
+
+  /** What the pinned block gave up since this was last asked ([] when nothing, or when already told). */
+  pinnedNews(): { labels: string[]; extraTokens: number } {
+    if (!this.pinned || this.pinned.reported) return { labels: [], extraTokens: 0 };
+    this.pinned.reported = true;
+    const { fit } = this.pinned;
+    return { labels: pinnedTrimLabels(fit), extraTokens: Math.max(0, fit.fullTokens - fit.tokens) };
+  }
+
+  /** The pinned block for the current pins, fitted to its share of the budget (recomputed when something is pinned). */
+  private pinnedFit(def: MachineDefinition): PinnedFit {
+    const version = this.memory.pinnedVersion;
+    if (this.pinned && this.pinned.def === def && this.pinned.version === version) return this.pinned.fit;
+    const same = this.pinned?.def === def ? this.pinned : null;
+    const lines = same ? same.lines : new PinnedLines(namesFor(def));
+    const fit = fitPinned(this.memory.pinned, lines, Math.floor(this.budget * PINNED_BUDGET_SHARE), same?.fit);
+    this.pinned = { def, lines, version, fit, reported: false };
+    return fit;
+  }
+
+  /** The system prompt of a persona and its tokens, alone or followed by a blank line (counted once per persona). */
+  private systemOf(input: Pick<PromptInput, 'def' | 'persona' | 'personaPrompt'>): SystemCounts {
+    const cached = this.systems.get(input.persona.id);
+    if (cached && cached.def === input.def && cached.personaPrompt === input.personaPrompt) return cached;
+    const pieces = systemPromptPieces(input);
+    const head = this.pieces.sum(pieces.slice(0, -1));
+    const protocol = pieces[pieces.length - 1]!;
+    const counts = { def: input.def, personaPrompt: input.personaPrompt, text: pieces.join(''), alone: head + this.pieces.of(protocol), followed: head + this.pieces.of(`${protocol}\n\n`) };
+    this.systems.set(input.persona.id, counts);
+    return counts;
+  }
+}

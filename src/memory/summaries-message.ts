@@ -1,0 +1,42 @@
+import type { Summary } from './memory-state.js';
+import { summaryText, SUMMARIES_HEADER } from './render.js';
+import { countTokens } from './tokens.js';
+
+type Block = { text: string; nl: number; end: number };
+
+/**
+ * The summaries message of a prompt for a run of summaries, with its exact token count: each
+ * summary's block is counted once (it starts with "###" after a newline, so blocks add up exactly).
+ */
+export class SummariesMessage {
+  private readonly messages = new Map<string, { text: string; tokens: number }>();
+  private readonly blocks = new WeakMap<Summary, Block>();
+  private header = -1;
+
+  /** The message text and its tokens as a chat message (nothing for no summaries). */
+  of(summaries: readonly Summary[]): { text: string; tokens: number } {
+    if (summaries.length === 0) return { text: '', tokens: 0 };
+    // Summary ids are never reused, so a run of them is named by its ends and length.
+    const key = `${summaries[0]!.id}:${summaries[summaries.length - 1]!.id}:${summaries.length}`;
+    let message = this.messages.get(key);
+    if (!message) {
+      if (this.messages.size > 256) this.messages.clear();
+      const blocks = summaries.map((s) => this.block(s));
+      if (this.header < 0) this.header = countTokens(`${SUMMARIES_HEADER}\n`);
+      const tokens = 4 + this.header + blocks.reduce((n, b, i) => n + (i === blocks.length - 1 ? b.end : b.nl), 0);
+      message = { text: `${SUMMARIES_HEADER}\n${blocks.map((b) => b.text).join('\n')}`, tokens };
+      this.messages.set(key, message);
+    }
+    return message;
+  }
+
+  private block(summary: Summary): Block {
+    let block = this.blocks.get(summary);
+    if (!block) {
+      const text = summaryText(summary);
+      block = { text, nl: countTokens(`${text}\n`), end: countTokens(text) };
+      this.blocks.set(summary, block);
+    }
+    return block;
+  }
+}

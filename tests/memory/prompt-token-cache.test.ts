@@ -1,0 +1,99 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { REPO_ROOT, studio } from '../helpers/team.js';
+
+// Every text that reaches the tokenizer: a cached count never tokenizes the prefix again.
+const seen: string[] = [];
+vi.mock('gpt-tokenizer', async (original) => {
+  const real = await original<typeof import('gpt-tokenizer')>();
+  return { ...real, countTokens: (text: string) => (seen.push(text), real.countTokens(text)) };
+});
+
+const { countTokens: raw } = await import('gpt-tokenizer');
+const { countTokens, promptTokens } = await import('../../src/memory/tokens.js');
+const { Memory } = await import('../../src/memory/memory.js');
+const { MemoryPromptBuilder } = await import('../../src/memory/memory-prompt-builder.js');
+const { MemorySchema } = await import('../../src/config/team-schema.js');
+const { initialState } = await import('../../src/engine/step.js');
+const { agentById } = await import('../../src/engine/definition.js');
+const { generatedTeam } = await import('../../bench/team-fixtures.js');
+const { compileTeam } = await import('../../src/routing/compile-team.js');
+type PromptInput = import('../../src/memory/prompt-builder.js').PromptInput;
+type EngineEvent = import('../../src/engine/event-map.js').EngineEvent;
+
+const team = studio();
+
+function input(personaId: string, inbox = 'Over to you.', def = team.def, prompts = team.loaded.prompts): PromptInput {
+  const persona = agentById(def, personaId)!;
+  const session = { ...initialState(def, { id: 's' }), brief: 'A lighthouse game.\n' };
+  const call = { turnId: 't', persona: personaId, path: persona.path, attempt: 1, inbox: { kind: 'handoff' as const, from: 'ceo', text: inbox, approved: true } };
+  return { def, session, call, persona, personaPrompt: prompts[personaId] ?? '' };
+}
+
+function memoryWithPins(): InstanceType<typeof Memory> {
+  const memory = new Memory({ config: MemorySchema.parse({}) });
+  memory.recordUser('A lighthouse game.\n');
+  const endings = ['Launch in May.', 'Budget: 2M', 'Use /assets/ paths', '“Quoted” ending!', 'Ends with a colon:', 'Numbers 1234', 'CJK 灯台守'];
+  endings.forEach((text, i) => {
+    memory.recordAgent({ turnId: `t${i}`, persona: i % 2 ? 'ceo' : 'cfo', text: `Turn ${i}: ${text}\n- a list item\n/ a slash line`, turn: i + 1 });
+    memory.recordDirective({ turnId: `t${i}`, persona: i % 2 ? 'ceo' : 'cfo', directive: { transition: 'HANDOFF_TO_AGENT', next_agent: 'cmo', key_decisions: [text] } });
+    memory.recordApproval({ by: i % 2 ? 'ceo' : 'cfo', of: 'cmo', status: i % 3 ? 'APPROVED' : 'REQUEST_REWORK', reason: `Reason ${i}.` });
+  });
+  return memory;
+}
+
+/** True when the builder trims at `budget` (it must not at the exact count, and must one token below). */
+function trimsAt(memory: InstanceType<typeof Memory>, at: PromptInput, budget: number): boolean {
+  const events: EngineEvent[] = [];
+  new MemoryPromptBuilder(memory, { budget, publish: (e) => events.push(e) }).build(at);
+  return events.some((e) => e.type === 'memory_trimmed' && e.dropped.some((d) => !d.startsWith('pinned:')));
+}
+
+describe('cached prompt token counts (issue 14, item 1)', () => {
+  it('counts long ordinary documents exactly as the tokenizer does, though in chunks', () => {
+    const docs = readdirSync(join(REPO_ROOT, 'prompts')).map((f) => readFileSync(join(REPO_ROOT, 'prompts', f), 'utf8'));
+    const text = [...docs, readFileSync(join(REPO_ROOT, 'README.md'), 'utf8'), JSON.stringify(team.loaded.team, null, 2)].join('\n\n');
+    expect(text.length).toBeGreaterThan(8192);
+    expect(countTokens(text)).toBe(raw(text));
+  });
+
+  it('adds cached piece counts up to the exact prompt count: it trims exactly at the budget', () => {
+    const memory = memoryWithPins();
+    for (const id of ['cfo', 'creative_partner', 'lead_engineer']) {
+      const at = input(id);
+      const exact = promptTokens(new MemoryPromptBuilder(memory, { budget: 1_000_000 }).build(at));
+      expect(trimsAt(memory, at, exact), id).toBe(false);
+      expect(trimsAt(memory, at, exact - 1), id).toBe(true);
+    }
+  });
+
+  it('counts the prefix once per persona and pinned version, a stored turn once', () => {
+    const memory = memoryWithPins();
+    const builder = new MemoryPromptBuilder(memory, { budget: 1_000_000 });
+    builder.build(input('cfo'));
+    const prefix = builder.prefix(input('cfo'));
+    seen.length = 0;
+    builder.build(input('cfo', 'Another inbox.'));
+    memory.recordAgent({ turnId: 'new', persona: 'ceo', text: 'A new plain turn.', turn: 20 });
+    builder.build(input('cfo', 'A third inbox.'));
+    // Only the inboxes and the new turn reach the tokenizer: no roster, protocol, brief or pinned item.
+    expect(seen.some((t) => t.includes('## Team roster') || t.includes('Directive protocol') || t.includes('Launch in May'))).toBe(false);
+    expect(seen.join('\n').length).toBeLessThan(prefix.length / 10);
+  });
+
+  it('counts each roster line once across 200 personas', () => {
+    const loaded = generatedTeam(200);
+    const def = compileTeam(loaded);
+    const memory = new Memory({ config: MemorySchema.parse({}) });
+    memory.recordUser('brief');
+    const builder = new MemoryPromptBuilder(memory, { budget: 1_000_000 });
+    builder.build(input('p0', 'x', def, loaded.prompts));
+    seen.length = 0;
+    for (let i = 1; i < 200; i++) builder.build(input(`p${i}`, 'x', def, loaded.prompts));
+    const tokenized = seen.reduce((n, t) => n + t.length, 0);
+    // Each persona adds its own prompt and its "(you)" roster line, not a whole roster.
+    const roster = builder.prefix(input('p0', 'x', def, loaded.prompts)).length;
+    expect(tokenized).toBeLessThan(roster * 3);
+  });
+});
