@@ -1,6 +1,10 @@
 #!/usr/bin/env node
 import { main } from './cli/main.js';
 
+// The UI runs React's production build (the development build keeps a performance entry per render,
+// growing without bound); React reads this when it is first imported, which happens later, lazily.
+process.env.NODE_ENV ??= 'production';
+
 // A reader that closes the pipe (`troupe show | head`) ends the output, not the program with a stack
 // trace: everything is saved by the time anything is printed, so leaving quietly loses nothing.
 for (const stream of [process.stdout, process.stderr]) {

@@ -4,7 +4,7 @@ import type { CliIo } from './io.js';
 import { openTeam, type OpenTeam } from '../runtime/open-team.js';
 import { teamDir } from '../runtime/team-paths.js';
 import { LowdbStore } from '../store/lowdb-store.js';
-import { dataDirFrom, type Store } from '../store/store.js';
+import { dataDirFrom } from '../store/store.js';
 
 /** The team a command runs: --team (resolved against the working directory) or the shipped one. */
 export function teamFor(args: CliArgs, io: CliIo): { team: OpenTeam; dir: string } {
@@ -21,20 +21,4 @@ export function storeFor(io: CliIo): LowdbStore {
 export function savedLine(io: CliIo, id: string, json: boolean, ended: boolean): void {
   const line = ended ? `session ${id} saved — it has ended; read it with: troupe show ${id.slice(0, 8)}` : `session ${id} saved — continue it with: troupe resume ${id.slice(0, 8)}`;
   (json ? io.stderr : io.stdout).write(`${line}\n`);
-}
-
-/** Stored sessions as table lines for `!sessions`, refreshed when asked (the answer is the previous refresh until the new one lands). */
-export async function sessionsSource(store: Store): Promise<() => string[]> {
-  const { formatSessionTable } = await import('../report/sessions-table.js');
-  let lines: string[] = [];
-  const refresh = async () => {
-    const entries = await store.list();
-    const rows = entries.flatMap((e) => ('listing' in e ? [{ listing: e.listing, lockedBy: e.lockedBy }] : []));
-    lines = rows.length ? formatSessionTable(rows) : ['no stored sessions'];
-  };
-  await refresh().catch(() => undefined);
-  return () => {
-    void refresh().catch(() => undefined);
-    return lines;
-  };
 }

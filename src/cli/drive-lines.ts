@@ -9,8 +9,6 @@ import type { TroupeSession } from '../session/troupe-session.js';
 /** Options for a session driven by lines from a pipe. */
 export interface DriveOptions {
   memory?: MemorySource;
-  /** Stored sessions as table lines, for !sessions. */
-  sessions?: () => string[];
   json: boolean;
   write: (line: string) => void;
   /** Where the lines come from: the first plain line is the brief (unless the session started), the others replies and commands. */
@@ -27,7 +25,7 @@ export async function driveLines(session: TroupeSession, options: DriveOptions):
   session.subscribe((e) => {
     if (e.type === 'usage') usage = addUsage(usage, e);
   });
-  const host = { session, usage: () => usage, memory: options.memory, sessions: options.sessions };
+  const host = { session, usage: () => usage, memory: options.memory };
   for await (const read of boundedLines(options.input as AsyncIterable<string | Buffer>)) {
     if ('tooLong' in read) {
       write(`! that line is ${read.tooLong.toLocaleString('en-US')} characters; the limit is ${LIMITS.inputLine.toLocaleString('en-US')} — it was skipped`);
@@ -36,7 +34,8 @@ export async function driveLines(session: TroupeSession, options: DriveOptions):
     const line = read.line;
     const parsed = parseLine(line, session.def);
     if (parsed.kind === 'empty') continue;
-    const outcome = applyParsed(parsed, host);
+    let outcome = applyParsed(parsed, host);
+    if (outcome.kind === 'later') outcome = { kind: 'output', title: outcome.title, lines: await outcome.lines, tone: 'info' };
     // Text and steering commands are told by their events; a line that only answers is echoed here.
     if (outcome.kind === 'output' && !options.json) for (const l of [`› ${line.trim()}`, `[${outcome.title}]`, ...outcome.lines]) write(l);
     await session.settled();

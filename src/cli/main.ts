@@ -1,5 +1,6 @@
 import { parseCli, USAGE, UsageError, type CliArgs } from './args.js';
 import type { CliIo } from './io.js';
+import { didYouMean } from '../commands/suggest.js';
 import { UserError } from '../errors.js';
 import { ConfigError, formatIssue } from '../config/issues.js';
 
@@ -28,7 +29,10 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
       return 0;
     }
     const load = COMMANDS[args.command];
-    if (!load) throw new UsageError(`unknown command "${args.command}"`);
+    if (!load) {
+      const near = didYouMean(args.command, Object.keys(COMMANDS).filter((c) => c !== ''));
+      throw new UsageError(`unknown command "${args.command}"${near ? ` — did you mean troupe ${near}?` : ''}`);
+    }
     return await (await load()).run(args, io);
   } catch (error) {
     return reportError(error, io);

@@ -1,22 +1,23 @@
 import { sizeProblem } from '../llm/limits.js';
+import { formatSessionTable } from '../report/sessions-table.js';
 import type { TroupeSession } from '../session/troupe-session.js';
 import { inspect } from './inspect.js';
 import type { MemorySource } from './memory-source.js';
 import { parseLine, type ParsedLine } from './parse.js';
 import type { UsageTotals } from './usage-meter.js';
 
-/** What a line acts on: the session, plus readers for usage, memory and stored sessions. */
+/** What a line acts on: the session, plus readers for usage and memory. */
 export interface LineHost {
   session: TroupeSession;
   usage: () => UsageTotals;
   memory?: MemorySource | undefined;
-  sessions?: (() => string[]) | undefined;
 }
 
 /** What the caller shows after a line: nothing (the bus tells the story), some output, or leave. */
 export type LineOutcome =
   | { kind: 'none' }
   | { kind: 'output'; title: string; lines: string[]; tone: 'info' | 'error' }
+  | { kind: 'later'; title: string; lines: Promise<string[]> }
   | { kind: 'quit' };
 
 /** The detail of the detach `!quit` records. */
@@ -48,10 +49,21 @@ export function applyParsed(parsed: ParsedLine, host: LineHost): LineOutcome {
     case 'error':
       return { kind: 'output', title: 'command', lines: [parsed.message], tone: 'error' };
     case 'inspect': {
-      const shown = inspect(parsed.name, { def: session.def, session: session.getSnapshot(), events: session.recent(), usage: host.usage(), memory: host.memory, sessions: host.sessions });
+      // Read when asked, so the table is never the previous one.
+      if (parsed.name === 'sessions') return { kind: 'later', title: 'sessions', lines: storedSessions(session) };
+      const shown = inspect(parsed.name, { def: session.def, session: session.getSnapshot(), events: session.recent(), usage: host.usage(), memory: host.memory });
       return { kind: 'output', ...shown, tone: 'info' };
     }
   }
+}
+
+/** The stored sessions as table lines (or why there are none). */
+async function storedSessions(session: TroupeSession): Promise<string[]> {
+  const store = session.store;
+  if (!store) return ['sessions are not stored in this run'];
+  const entries = await store.list();
+  const rows = entries.flatMap((e) => ('listing' in e ? [{ listing: e.listing, lockedBy: e.lockedBy }] : []));
+  return [...(rows.length ? formatSessionTable(rows) : ['no stored sessions']), ...entries.flatMap((e) => ('error' in e ? [`! ${e.id}: unreadable — ${e.error}`] : []))];
 }
 
 /** Parses and applies one input line. */

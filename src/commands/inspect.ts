@@ -19,8 +19,6 @@ export interface InspectSources {
   events: readonly TroupeEvent[];
   usage: UsageTotals;
   memory?: MemorySource | undefined;
-  /** The stored sessions as table lines (absent when the session is not stored). */
-  sessions?: (() => string[]) | undefined;
 }
 
 function statusLines({ def, session: s }: InspectSources): string[] {
@@ -74,9 +72,10 @@ export function inspect(name: InspectName, sources: InspectSources): { title: st
       return { title: 'memory', lines: memoryLines(sources.memory) };
     case 'cost':
       return { title: 'cost', lines: costLines(sources) };
-    case 'sessions':
-      return { title: 'sessions', lines: sources.sessions ? sources.sessions() : ['sessions are not stored in this run'] };
     case 'help':
       return { title: 'commands', lines: helpLines() };
+    case 'sessions':
+      // Read from the store by the caller (execute.ts), since listing is asynchronous.
+      return { title: 'sessions', lines: [] };
   }
 }

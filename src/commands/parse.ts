@@ -1,7 +1,8 @@
 import { resolvePersona } from '../arbiter/resolve.js';
 import type { MachineDefinition } from '../engine/definition.js';
 import type { EngineInput } from '../engine/input-events.js';
-import { findCommand } from './catalog.js';
+import { COMMANDS, findCommand } from './catalog.js';
+import { didYouMean } from './suggest.js';
 
 /** Commands answered by the UI (or the piped runner) from what it has seen, not by the engine. */
 export type InspectName = 'status' | 'history' | 'memory' | 'cost' | 'sessions' | 'help';
@@ -48,7 +49,11 @@ export function parseLine(line: string, def: MachineDefinition): ParsedLine {
   const [word = '', ...restWords] = body.split(/\s+/);
   const rest = restWords.join(' ');
   const spec = findCommand(word);
-  if (!spec) return { kind: 'error', message: `unknown command "${trimmed.split(/\s+/)[0]}" — type !help for the list` };
+  if (!spec) {
+    const typed = trimmed.split(/\s+/)[0]!;
+    const near = didYouMean(word, COMMANDS.flatMap((c) => [c.name, ...(c.aliases ?? [])]).filter((n) => n.length > 1));
+    return { kind: 'error', message: `unknown command "${typed}"${near ? ` — did you mean ${typed[0]}${near}?` : ''} — type !help for the list` };
+  }
   const args = restWords;
   const engine = (input: EngineInput): ParsedLine => ({ kind: 'engine', name: spec.name, args, input });
   switch (spec.name) {

@@ -10,6 +10,8 @@ export interface Situation {
   next: { kind: 'pending' | 'next'; to: string } | null;
   /** One line on what happens now: answering, waiting for you (and why), ended. */
   status: string;
+  /** Simple mode: the pipeline stage the session is at, e.g. "Planning (2/3)". */
+  stage?: string;
 }
 
 function pathOfId(def: MachineDefinition, id: string | 'user' | null | undefined): string | null {
@@ -36,8 +38,16 @@ function predicted(def: MachineDefinition, s: SessionState): string | null {
     const stage = routing.stages[r.pipelineIndex + 1];
     return stage ? pathOfId(def, stage.persona) : formatPath(def, def.userPath);
   }
-  const queued = r.queue[0];
-  return queued ? pathOfId(def, queued.target) : null;
+  // In the state machine the next state is the arbiter's to choose once the persona answers: no guess.
+  return null;
+}
+
+function stageOf(def: MachineDefinition, s: SessionState): string | undefined {
+  const routing = def.routing[s.mode];
+  if (routing.kind !== 'pipeline' || !s.routing) return undefined;
+  const at = s.routing.pipelineIndex;
+  const stage = routing.stages[at];
+  return stage ? `${stage.stage} (${at + 1}/${routing.stages.length})` : 'off the pipeline';
 }
 
 /** Describes the session for the state line and `!status`. */
@@ -52,7 +62,8 @@ export function situation(def: MachineDefinition, s: SessionState): Situation {
     : s.status === 'running' ? `${who} is answering`
     : s.status === 'ended' ? `session ended: ${s.endReason ?? 'ended'}`
     : `waiting for you: ${s.awaiting?.reason ?? ''}`;
-  return { current, next, status };
+  const stage = stageOf(def, s);
+  return { current, next, status, ...(stage ? { stage } : {}) };
 }
 
 /** The one-line form: `STRATEGIC › CEO -> pending: STRATEGIC › CFO`. */

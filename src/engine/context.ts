@@ -50,6 +50,11 @@ export function note(ctx: StepContext, text: string): void {
   emit(ctx, event('note', { text }));
 }
 
+/** Counts a turn an agent really took in its state (a failed or aborted attempt is not a visit). */
+export function countVisit(ctx: StepContext, path: string): void {
+  ctx.s.visits = { ...ctx.s.visits, [path]: (ctx.s.visits[path] ?? 0) + 1 };
+}
+
 /** Starts an agent call: the runtime will call the model and report back. */
 export function startCall(
   ctx: StepContext,
@@ -97,7 +102,6 @@ export function changeState(ctx: StepContext, to: string, kind: Move['kind'], re
     for (const n of sets.entered) if (n.depth === 1 && n.kind !== 'atomic') emit(ctx, event('major_entered', { major: n.id }));
   }
   s.configuration = [...sets.configuration];
-  s.visits = { ...s.visits, [to]: (s.visits[to] ?? 0) + 1 };
   const persona = target.invoke?.agent ?? (target.waitsForUser ? 'user' : target.id);
   emit(ctx, event('state_entered', { path: to, persona, major: toTop.id }));
   def.policy.onTransition?.(ctx, record);

@@ -35,7 +35,7 @@ export const SessionStateSchema = z.object({
   inFlight: AgentCallSchema.nullable(),
   pending: MoveSchema.nullable(),
   awaiting: AwaitingSchema.nullable(),
-  /** Times each state was entered, by state key. */
+  /** Turns each agent state answered, by state key (failed and aborted attempts do not count). */
   visits: z.record(z.string(), z.number().int()),
   endReason: z.string().nullable(),
   /** Team routing state (null for definitions without team routing). */

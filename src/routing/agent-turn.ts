@@ -1,7 +1,7 @@
 import { arbitrate } from '../arbiter/arbitrate.js';
 import type { Directive, DirectiveResult } from '../directive/schema.js';
 import { agentById } from '../engine/definition.js';
-import { emit, nameOf, pathOf, startCall, toUser, type StepContext } from '../engine/context.js';
+import { countVisit, emit, nameOf, pathOf, startCall, toUser, type StepContext } from '../engine/context.js';
 import { event } from '../engine/event-map.js';
 import type { AgentCall, Move } from '../engine/moves.js';
 import { alternationLength } from './loops.js';
@@ -153,6 +153,7 @@ function invalidDirective(ctx: StepContext, call: AgentCall, text: string, error
     return;
   }
   s.turn += 1;
+  countVisit(ctx, call.path);
   remember(ctx, text);
   emit(ctx, event('agent_message', { turn_id: call.turnId, path: call.path, persona: call.persona, text, turn: s.turn }));
   toUser(ctx, 'invalid_directive', `${nameOf(ctx, call.persona)} gave no valid directive after a repair round (${error}); reply, !handoff <persona> or !continue`);
@@ -173,6 +174,7 @@ export function agentCompleted(ctx: StepContext, turnId: string, rawText: string
   const persona = call.persona;
   const text = joined.trim() === '' ? (d.content ?? '') : joined;
   s.turn += 1;
+  countVisit(ctx, call.path);
   remember(ctx, text);
   emit(ctx, event('agent_message', { turn_id: turnId, path: call.path, persona, text, turn: s.turn }));
   emit(ctx, event('directive', { turn_id: turnId, path: call.path, persona, directive: d, source: result.source }));

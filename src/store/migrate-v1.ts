@@ -48,6 +48,7 @@ function migrateSnapshot(s: Raw): Raw {
     inFlight: s.inFlight,
     pending: s.pending,
     awaiting: s.awaiting,
+    // v1 counted entries; from v2 on, answered turns are counted (an estimate is fine for old files).
     visits: s.visits,
     endReason: s.endReason,
     routing: {

@@ -18,18 +18,23 @@ import { Transcript } from './Transcript.js';
 import { useLineEditor } from './use-line-editor.js';
 import { useSessionView } from './use-session-view.js';
 import { useTerminalSize } from './use-terminal-size.js';
+import { useNow } from './use-now.js';
 
 /** Below this width the state tree is hidden so the transcript keeps its room. */
 export const TREE_MIN_COLUMNS = 70;
 /** Below this height the state tree is hidden too. */
 export const TREE_MIN_ROWS = 18;
 
+/** How many lines of the streaming turn fit: what the fixed rows (header, state, tree, footer, input) leave, at least 3. */
+export function liveLines(rows: number, tree: boolean): number {
+  const fixed = 9 + (tree ? 6 : 0);
+  return Math.max(3, Math.min(12, rows - fixed));
+}
+
 /** Props of the terminal UI. */
 export interface AppProps {
   session: TroupeSession;
   memory?: MemorySource;
-  /** Stored sessions as table lines, for !sessions. */
-  sessions?: () => string[];
   /** Events of a resumed session, shown as its history. */
   history?: readonly TroupeEvent[];
   /** Called once the UI listens to the session (a resumed turn starts then, so it streams on screen). */
@@ -42,7 +47,7 @@ export interface AppProps {
 }
 
 /** The troupe terminal UI: watch the team work and steer it live. */
-export function App({ session: running, memory, sessions, history, onReady, columns, rows, onQuit }: AppProps): React.JSX.Element {
+export function App({ session: running, memory, history, onReady, columns, rows, onQuit }: AppProps): React.JSX.Element {
   const { view, session, addOutput } = useSessionView(running, history, onReady);
   const def = running.def;
   const model = { label: running.model.label, offline: running.model.offline ?? false };
@@ -56,8 +61,14 @@ export function App({ session: running, memory, sessions, history, onReady, colu
 
   const submit = (line: string) => {
     if (quitting) return;
-    const outcome = executeLine(line, { session: running, usage: () => usage.current, memory, sessions });
+    const outcome = executeLine(line, { session: running, usage: () => usage.current, memory });
     if (outcome.kind === 'output') addOutput(outcome.title, outcome.lines, outcome.tone);
+    if (outcome.kind === 'later') {
+      outcome.lines.then(
+        (lines) => addOutput(outcome.title, lines, 'info'),
+        (error: unknown) => addOutput(outcome.title, [error instanceof Error ? error.message : String(error)], 'error'),
+      );
+    }
     if (outcome.kind === 'quit') setQuitting(true);
   };
   const editor = useLineEditor({
@@ -73,15 +84,16 @@ export function App({ session: running, memory, sessions, history, onReady, colu
   }, [quitting]);
 
   const showTree = width >= TREE_MIN_COLUMNS && height >= TREE_MIN_ROWS;
+  const now = useNow(view.live !== null);
   const snapshot = memory ? memory() : null;
   return (
     <Box flexDirection="column" width={width}>
-      <Transcript items={view.log} def={def} />
+      <Transcript key={view.epoch} items={view.log} def={def} />
       <Box flexDirection="column" marginTop={1}>
         <Header team={def.name} mode={session.mode} model={model.label} offline={model.offline ?? false} />
         <StateLine situation={situation(def, session)} />
         {showTree ? <StateTree def={def} session={session} marks={view.marks} /> : null}
-        <LiveTurn live={view.live} def={def} width={width} maxLines={height >= 30 ? 6 : 3} />
+        <LiveTurn live={view.live} def={def} width={width} maxLines={liveLines(height, showTree)} now={now} />
         <Arbitration arbitration={view.arbitration} def={def} />
         <Footer turn={session.turn} turnBudget={session.turnBudget} usage={view.usage} memory={snapshot} offline={model.offline ?? false} />
         <InputLine value={editor.buffer} hint={quitting ? 'bye' : hintFor(session)} candidates={editor.candidates} disabled={quitting} />

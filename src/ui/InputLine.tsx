@@ -1,6 +1,11 @@
 import React from 'react';
 import { Box, Text } from 'ink';
 
+/** A buffer as one screen line: the line breaks of a pasted text shown as ⏎. */
+export function shownLine(value: string): string {
+  return value.replace(/\n/g, ' ⏎ ');
+}
+
 /** Props of the input line. */
 export interface InputLineProps {
   value: string;
@@ -18,7 +23,7 @@ export function InputLine({ value, hint, candidates, disabled = false }: InputLi
       <Text dimColor wrap="truncate-end">{hint}</Text>
       <Text>
         <Text color={disabled ? 'gray' : 'yellow'} bold>{'› '}</Text>
-        <Text>{value}</Text>
+        <Text>{shownLine(value)}</Text>
         {disabled ? null : <Text inverse> </Text>}
       </Text>
     </Box>

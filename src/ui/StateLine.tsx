@@ -4,7 +4,7 @@ import type { Situation } from '../commands/situation.js';
 
 /** `STRATEGIC › CEO -> pending: STRATEGIC › CFO`, and what is happening now. */
 export function StateLine({ situation }: { situation: Situation }): React.JSX.Element {
-  const { current, next, status } = situation;
+  const { current, next, status, stage } = situation;
   return (
     <Text wrap="truncate-end">
       <Text bold>{current}</Text>
@@ -16,6 +16,7 @@ export function StateLine({ situation }: { situation: Situation }): React.JSX.El
           </Text>
         </Text>
       ) : null}
+      {stage ? <Text color="magenta">{'  ·  stage '}{stage}</Text> : null}
       <Text dimColor>{'  ·  '}{status}</Text>
     </Text>
   );

@@ -9,6 +9,8 @@ export interface EditorState {
   /** The fresh line saved while browsing history. */
   draft: string;
   candidates: string[];
+  /** Inside a bracketed paste: what arrives goes into the buffer as it is, line breaks included, until the paste ends. */
+  pasting?: boolean;
 }
 
 /** The keys the editor cares about (a subset of Ink's `Key`). */
@@ -35,12 +37,17 @@ export interface EditResult {
 export const EMPTY_EDITOR: EditorState = { buffer: '', history: [], browsing: null, draft: '', candidates: [] };
 
 const HISTORY_MAX = 200;
+const PASTE_START = '[200~';
+const PASTE_END = '[201~';
+
+/** The terminal sequences that turn bracketed paste on and off. */
+export const BRACKETED_PASTE = { on: '\u001b[?2004h', off: '\u001b[?2004l' } as const;
 
 function submit(s: EditorState, out: string[]): EditorState {
   const line = s.buffer;
   out.push(line);
   const history = line.trim() !== '' && s.history[s.history.length - 1] !== line ? [...s.history, line].slice(-HISTORY_MAX) : s.history;
-  return { buffer: '', history, browsing: null, draft: '', candidates: [] };
+  return { buffer: '', history, browsing: null, draft: '', candidates: [], pasting: false };
 }
 
 /**
@@ -50,6 +57,11 @@ function submit(s: EditorState, out: string[]): EditorState {
 export function edit(state: EditorState, input: string, key: EditorKey, complete?: (line: string) => Completion): EditResult {
   const submitted: string[] = [];
   let s = state;
+  // A terminal in bracketed-paste mode wraps a paste in ESC[200~ ... ESC[201~ (Ink hands the markers over
+  // without their ESC): the pasted lines become one message, sent when the user presses Enter.
+  if (input === PASTE_START) return { state: { ...s, pasting: true, candidates: [] }, submitted, interrupt: false };
+  if (input === PASTE_END) return { state: { ...s, pasting: false }, submitted, interrupt: false };
+  if (s.pasting) return { state: { ...s, buffer: s.buffer + input.replace(/\r\n?/g, '\n') }, submitted, interrupt: false };
   if (key.ctrl && input === 'c') return { state: s, submitted, interrupt: true };
   if (key.ctrl && input === 'u') return { state: { ...s, buffer: '', candidates: [] }, submitted, interrupt: false };
   if (key.upArrow || key.downArrow) {

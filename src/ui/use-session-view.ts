@@ -3,7 +3,7 @@ import type { TroupeEvent } from '../engine/event-map.js';
 import type { SessionState } from '../engine/session.js';
 import { displayName } from '../report/names.js';
 import type { TroupeSession } from '../session/troupe-session.js';
-import { EMPTY_VIEW, pushLog, reduceEvent, type LogItem, type ViewState } from './view-model.js';
+import { EMPTY_VIEW, forgetPrinted, pushLog, reduceEvent, type LogItem, type ViewState } from './view-model.js';
 
 /** The view plus the session as it stood after the last event. */
 export interface SessionView {
@@ -11,11 +11,18 @@ export interface SessionView {
   session: SessionState;
 }
 
-type Action = { type: 'event'; e: TroupeEvent; session: SessionState; name: (id: string) => string } | { type: 'log'; item: Omit<Extract<LogItem, { kind: 'output' }>, 'id'>; session: SessionState };
+type Action =
+  | { type: 'event'; e: TroupeEvent; session: SessionState; name: (id: string) => string; seenAt: number }
+  | { type: 'log'; item: Omit<Extract<LogItem, { kind: 'output' }>, 'id'>; session: SessionState }
+  | { type: 'printed'; count: number };
+
+/** Past this many printed items the UI lets them go (they stay on the terminal). */
+export const LOG_WINDOW = 200;
 
 function reducer(state: SessionView, action: Action): SessionView {
+  if (action.type === 'printed') return { ...state, view: forgetPrinted(state.view, action.count) };
   if (action.type === 'log') return { view: pushLog(state.view, action.item), session: action.session };
-  return { view: reduceEvent(state.view, action.e, action.name), session: action.session };
+  return { view: reduceEvent(state.view, action.e, action.name, action.seenAt), session: action.session };
 }
 
 /**
@@ -33,10 +40,15 @@ export function useSessionView(
   });
   useEffect(() => {
     const name = (id: string) => displayName(running.def, id);
-    const unsubscribe = running.subscribe((e: TroupeEvent, session) => dispatch({ type: 'event', e, session, name }));
+    const unsubscribe = running.subscribe((e: TroupeEvent, session) => dispatch({ type: 'event', e, session, name, seenAt: Date.now() }));
     onReady?.();
     return unsubscribe;
   }, [running]);
+  // Runs after the render that printed the log (Static prints in a layout effect, before this effect).
+  const printed = state.view.log.length;
+  useEffect(() => {
+    if (printed > LOG_WINDOW) dispatch({ type: 'printed', count: printed });
+  }, [printed]);
   const addOutput = (title: string, lines: string[], tone: 'info' | 'error') =>
     dispatch({ type: 'log', item: { kind: 'output', title, lines, tone }, session: running.getSnapshot() });
   return { ...state, addOutput };

@@ -20,6 +20,8 @@ export interface LiveTurn {
   model: string;
   attempt: number;
   text: string;
+  /** When the call started (epoch ms; the UI's own clock when it saw the call start, else the event's time). */
+  startedAt: number;
 }
 
 /** Everything the UI shows that comes from events (the session itself is read from the runner). */
@@ -36,10 +38,20 @@ export interface ViewState {
   /** The last directive's transition, by the state that gave it. */
   lastDirective: Record<string, string>;
   seq: number;
+  /** Bumped when printed items are let go of, so the printed log starts afresh (see `forgetPrinted`). */
+  epoch: number;
 }
 
 /** The view before any event. */
-export const EMPTY_VIEW: ViewState = { log: [], live: null, held: null, arbitration: null, usage: NO_USAGE, compressions: 0, marks: {}, lastDirective: {}, seq: 0 };
+export const EMPTY_VIEW: ViewState = { log: [], live: null, held: null, arbitration: null, usage: NO_USAGE, compressions: 0, marks: {}, lastDirective: {}, seq: 0, epoch: 0 };
+
+/**
+ * Lets go of the first `count` log items, which the terminal already shows for good (they are printed
+ * once, above the live area): the UI keeps a bounded log however long the session runs.
+ */
+export function forgetPrinted(v: ViewState, count: number): ViewState {
+  return count <= 0 ? v : { ...v, log: v.log.slice(count), epoch: v.epoch + 1 };
+}
 
 
 /** Appends a log item with a fresh id. */
@@ -55,14 +67,14 @@ function flushHeld(v: ViewState, tag: string, status: 'ok' | 'invalid'): ViewSta
 }
 
 /** Folds one bus event into the view (pure). */
-export function reduceEvent(view: ViewState, e: TroupeEvent, name: (id: string) => string = (id) => id): ViewState {
+export function reduceEvent(view: ViewState, e: TroupeEvent, name: (id: string) => string = (id) => id, seenAt: number = e.at): ViewState {
   let v = view;
   if (v.held && !(e.type === 'directive' && e.turn_id === v.held.turnId)) v = flushHeld(v, 'no valid directive', 'invalid');
   switch (e.type) {
     case 'user_input':
       return pushLog(v, { kind: 'user', text: e.text, first: !v.log.some((i) => i.kind === 'user') });
     case 'agent_started':
-      return { ...v, live: { turnId: e.turn_id, persona: e.persona, path: e.path, model: e.model, attempt: e.attempt, text: '' } };
+      return { ...v, live: { turnId: e.turn_id, persona: e.persona, path: e.path, model: e.model, attempt: e.attempt, text: '', startedAt: seenAt } };
     case 'agent_delta':
       if (!v.live || v.live.turnId !== e.turn_id || !e.text) return v;
       return { ...v, live: { ...v.live, text: v.live.text + e.text } };
@@ -94,13 +106,14 @@ export function reduceEvent(view: ViewState, e: TroupeEvent, name: (id: string) 
       return pushLog(marked, { kind: 'note', text: `${e.status === 'APPROVED' ? 'you approved' : 'you sent back'} ${name(e.of)}'s work${e.reason ? `: ${e.reason}` : ''}`, tone: e.status === 'APPROVED' ? 'ok' : 'warn' });
     }
     case 'awaiting_user':
-      return pushLog(v, { kind: 'note', text: `waiting for you: ${e.reason}`, tone: 'warn' });
+      // Whatever was streaming is over: the session waits now (a failed turn leaves no "answering…").
+      return pushLog({ ...v, live: null }, { kind: 'note', text: `waiting for you: ${e.reason}`, tone: 'warn' });
     case 'note':
       return pushLog(v, { kind: 'note', text: e.text, tone: 'info' });
     case 'retry':
       return pushLog(v, { kind: 'note', text: `↻ retry ${e.attempt} in ${(e.wait_ms / 1000).toFixed(1)} s: ${e.reason}`, tone: 'warn' });
     case 'error':
-      return pushLog(v, { kind: 'note', text: `error: ${e.message} (${e.where})`, tone: 'error' });
+      return pushLog({ ...v, live: null }, { kind: 'note', text: `error: ${e.message} (${e.where})`, tone: 'error' });
     case 'mode_changed':
       return pushLog(v, { kind: 'note', text: `mode is now ${e.mode.toUpperCase()}`, tone: 'ok' });
     case 'usage':

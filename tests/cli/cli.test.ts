@@ -81,6 +81,7 @@ describe('CLI input errors', () => {
     expect(result.stderr).toContain('usage: troupe');
     expect((await runCli(['run', 'x', '--mode', 'chaos'])).code).toBe(2);
     expect((await runCli(['dance'])).stderr).toMatch(/unknown command "dance"/);
+    expect((await runCli(['sesions'])).stderr).toMatch(/unknown command "sesions" — did you mean troupe sessions\?/);
   });
 
   it('validate reports every problem with no stack trace, exit 1; a clean team gives a summary', async () => {

@@ -102,3 +102,23 @@ describe('usage meter', () => {
     expect(memoryLines(() => ({ pinned: [], summaries: [] }))).toEqual(['pinned decisions (0):', '  none yet', 'summaries (0):', '  none yet (older turns are compressed as the session grows)']);
   });
 });
+
+describe('!sessions', () => {
+  it('lists the store as it is when asked (not the previous refresh)', async () => {
+    const { MemoryStore } = await import('../../src/store/memory-store.js');
+    const store = new MemoryStore();
+    const { runner } = await studioRunner(new ScriptedModel([]), { store });
+    const host = { session: runner, usage: () => NO_USAGE };
+    const first = executeLine('!sessions', host);
+    expect(first.kind).toBe('later');
+    const lines = first.kind === 'later' ? await first.lines : [];
+    expect(lines[0]).toMatch(/^ID\s+STARTED/);
+    expect(lines.filter((l) => l.startsWith('s-test'.slice(0, 8)))).toHaveLength(1);
+    const other = await studioRunner(new ScriptedModel([]), { store, id: 'another' });
+    const second = executeLine('!sessions', host);
+    const again = second.kind === 'later' ? await second.lines : [];
+    expect(again.some((l) => l.startsWith('another'))).toBe(true);
+    await other.runner.stop();
+    await runner.stop();
+  });
+});

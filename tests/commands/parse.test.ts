@@ -42,6 +42,8 @@ describe('parseLine', () => {
     expect(parseLine('!handoff', def)).toMatchObject({ kind: 'error', message: expect.stringMatching(/^usage: !handoff <persona>/) });
     expect(parseLine('!switch_to SALES', def)).toMatchObject({ kind: 'error', message: 'unknown major "SALES"; known: STRATEGIC, CREATIVE, TECHNICAL' });
     expect(parseLine('!dance', def)).toMatchObject({ kind: 'error', message: 'unknown command "!dance" — type !help for the list' });
+    expect(parseLine('!aprove', def)).toMatchObject({ kind: 'error', message: 'unknown command "!aprove" — did you mean !approve? — type !help for the list' });
+    expect(parseLine('/hadnoff ceo', def)).toMatchObject({ kind: 'error', message: 'unknown command "/hadnoff" — did you mean /handoff? — type !help for the list' });
   });
 
   it('keeps inspection, quit and workflow commands for the UI', () => {

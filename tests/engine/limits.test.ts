@@ -104,6 +104,8 @@ describe('directive repair', () => {
     await runner.settled();
     expect(runner.getSnapshot().awaiting).toMatchObject({ code: 'failure' });
     expect(events.some((e) => e.type === 'error' && e.message === 'server melted')).toBe(true);
+    // A failed attempt is not a visit.
+    expect(runner.getSnapshot().visits['CREATIVE.creative_partner']).toBeUndefined();
     runner.send({ type: 'user_continue' });
     await runner.settled();
     expect(transcriptOf(events).at(-1)).toMatchObject({ persona: 'creative_partner', text: 'back' });

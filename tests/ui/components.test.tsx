@@ -75,13 +75,19 @@ describe('Transcript', () => {
 
 describe('LiveTurn', () => {
   it('streams the active turn and keeps only the last lines', () => {
-    const live = { turnId: 't1', persona: 'cmo', path: 'STRATEGIC.cmo', model: 'gpt-4o', attempt: 1, text: 'one\ntwo\nthree\nfour' };
-    const frame = render(<LiveTurn live={live} def={def} width={80} maxLines={2} />).lastFrame()!;
-    expect(frame).toContain('▸ STRATEGIC › CMO is answering… · gpt-4o');
+    const live = { turnId: 't1', persona: 'cmo', path: 'STRATEGIC.cmo', model: 'gpt-4o', attempt: 1, text: 'one\ntwo\nthree\nfour', startedAt: 1_000 };
+    const frame = render(<LiveTurn live={live} def={def} width={80} maxLines={2} now={4_200} />).lastFrame()!;
+    expect(frame).toContain('▸ STRATEGIC › CMO is answering… · gpt-4o · 3s');
     expect(frame).toContain('three');
     expect(frame).not.toContain('two');
     expect(tailLines('x'.repeat(25), 10, 5)).toEqual(['xxxxxxxxxx', 'xxxxxxxxxx', 'xxxxx']);
-    expect(render(<LiveTurn live={null} def={def} width={80} maxLines={2} />).lastFrame()).toBe('');
+    expect(render(<LiveTurn live={null} def={def} width={80} maxLines={2} now={0} />).lastFrame()).toBe('');
+  });
+
+  it('wraps at word boundaries, and shows a spinner and the time waited before the first words', () => {
+    expect(tailLines('the keeper tends a failing light on a stormy island', 20, 5)).toEqual(['the keeper tends a', 'failing light on a', 'stormy island']);
+    const waiting = { turnId: 't1', persona: 'cmo', path: 'STRATEGIC.cmo', model: 'gpt-4o', attempt: 1, text: '', startedAt: 1_000 };
+    expect(render(<LiveTurn live={waiting} def={def} width={100} maxLines={2} now={8_000} />).lastFrame()).toMatch(/is answering… · gpt-4o [⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] waiting for the first words · 7s/);
   });
 });
 
@@ -117,5 +123,16 @@ describe('Footer and InputLine', () => {
     expect(frame).toContain('ceo  cfo');
     expect(frame).toContain('Type a brief for the team and press Enter');
     expect(frame).toContain('› !handoff c');
+  });
+});
+
+describe('Transcript window', () => {
+  it('after letting printed items go (a new epoch), later items still print, and none prints twice', () => {
+    const note = (id: string) => ({ id, kind: 'note' as const, text: `note ${id}`, tone: 'info' as const });
+    const ui = render(<Transcript key={0} items={[note('a'), note('b')]} def={def} />);
+    ui.rerender(<Transcript key={1} items={[note('c')]} def={def} />);
+    ui.rerender(<Transcript key={1} items={[note('c'), note('d')]} def={def} />);
+    const printed = ui.lastFrame() ?? '';
+    for (const id of ['a', 'b', 'c', 'd']) expect(printed.split(`note ${id}`).length - 1, id).toBe(1);
   });
 });

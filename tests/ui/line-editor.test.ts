@@ -16,6 +16,18 @@ describe('line editor', () => {
     expect(r.state.buffer).toBe('half');
   });
 
+  it('a bracketed paste (as Ink hands it over) becomes one message, sent with Enter, line breaks kept', () => {
+    let s = type(EMPTY_EDITOR, '[200~').state;
+    const pasted = type(s, 'make the keeper a child\rand the island smaller\r');
+    expect(pasted.submitted).toEqual([]);
+    s = type(pasted.state, '[201~').state;
+    expect(s.buffer).toBe('make the keeper a child\nand the island smaller\n');
+    const sent = type(s, '', { return: true });
+    expect(sent.submitted).toEqual(['make the keeper a child\nand the island smaller\n']);
+    // Typing after the paste works as before.
+    expect(type(sent.state, 'x\r').submitted).toEqual(['x']);
+  });
+
   it('builds a line from single keys and submits on return; backspace and Ctrl+U edit', () => {
     let s = EMPTY_EDITOR;
     for (const ch of 'abcx') s = type(s, ch).state;

@@ -1,5 +1,5 @@
 import type { CliArgs } from '../args.js';
-import { savedLine, sessionsSource, storeFor, teamFor } from '../common.js';
+import { savedLine, storeFor, teamFor } from '../common.js';
 import type { CliIo } from '../io.js';
 import { printer } from '../io.js';
 import { modelFromEnv } from '../../llm/from-env.js';
@@ -27,7 +27,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   });
   if (interactive) {
     const { runInteractive } = await import('../interactive.js');
-    await runInteractive(session, store, io);
+    await runInteractive(session);
     savedLine(io, session.id, false, session.getSnapshot().status === 'ended');
     return session.fault ? 1 : 0;
   }
@@ -40,7 +40,6 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
     json: args.json,
     write,
     input: io.stdin,
-    sessions: await sessionsSource(store),
     ...(memory ? { memory } : {}),
   });
   if (!quit && session.getSnapshot().status === 'idle') {

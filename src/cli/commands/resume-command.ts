@@ -1,5 +1,5 @@
 import type { CliArgs } from '../args.js';
-import { savedLine, sessionsSource, storeFor } from '../common.js';
+import { savedLine, storeFor } from '../common.js';
 import { printer, type CliIo } from '../io.js';
 import { formatPath } from '../../report/names.js';
 import { openSession } from '../../session/open-session.js';
@@ -27,7 +27,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   });
   if (interactive) {
     const { runInteractive } = await import('../interactive.js');
-    await runInteractive(session, store, io, { resumed: true });
+    await runInteractive(session, { resumed: true });
     savedLine(io, session.id, false, session.getSnapshot().status === 'ended');
     return session.fault ? 1 : 0;
   }
@@ -52,7 +52,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   if (!io.interactive && after.status !== 'ended') {
     const { driveLines } = await import('../drive-lines.js');
     const memory = session.memorySnapshot() ? () => session.memorySnapshot()! : undefined;
-    quit = await driveLines(session, { json: args.json, write, input: io.stdin, sessions: await sessionsSource(store), ...(memory ? { memory } : {}) });
+    quit = await driveLines(session, { json: args.json, write, input: io.stdin, ...(memory ? { memory } : {}) });
   }
   return finishHeadless(session, io, { json: args.json, quit });
 }
