@@ -1,4 +1,4 @@
-import { topLevelOf } from './chart/chart.js';
+import { nodeByKey, topLevelOf } from './chart/chart.js';
 import { transitionSets } from './chart/configuration.js';
 import type { MachineDefinition } from './definition.js';
 import { agentById } from './definition.js';
@@ -60,7 +60,7 @@ export function startCall(
   ctx: StepContext,
   persona: string,
   inbox: Inbox,
-  extra: Partial<Pick<AgentCall, 'attempt' | 'repair' | 'priorText'>> = {},
+  extra: Partial<Pick<AgentCall, 'attempt' | 'repair' | 'priorText' | 'path'>> = {},
 ): void {
   const { s } = ctx;
   s.callSeq += 1;
@@ -89,17 +89,19 @@ export function changeState(ctx: StepContext, to: string, kind: Move['kind'], re
   const { s, def } = ctx;
   const chart = def.chart;
   const from = currentPath(ctx);
-  const source = chart.byKey.get(from);
-  const target = chart.byKey.get(to);
+  const source = nodeByKey(chart, from);
+  const target = nodeByKey(chart, to);
   if (!source || !target) throw new Error(`engine: no state ${source ? to : from} in ${def.name}`);
-  const sets = transitionSets(chart, s.configuration.length > 0 ? s.configuration : [from], source.path, target.path);
+  const sets = transitionSets(chart, s.configuration.length > 0 || from === '' ? s.configuration : [from], source.path, target.path);
   const record: TransitionRecord = { turn: s.turn, from, to, kind, reason, ...(arbitration ? { arbitration } : {}) };
   emit(ctx, event('transition', { from, to, reason, kind }));
   const fromTop = topLevelOf(source);
   const toTop = topLevelOf(target);
   if (fromTop !== toTop) {
-    for (const n of sets.exited) if (n.depth === 1 && n.kind !== 'atomic') emit(ctx, event('major_exited', { major: n.id }));
-    for (const n of sets.entered) if (n.depth === 1 && n.kind !== 'atomic') emit(ctx, event('major_entered', { major: n.id }));
+    // The states directly under the root that hold others (a team's majors, a workflow's sub-workflows).
+    const holds = (n: { depth: number; children: readonly unknown[] }) => n.depth === 1 && n.children.length > 0;
+    for (const n of sets.exited) if (holds(n)) emit(ctx, event('major_exited', { major: n.id }));
+    for (const n of sets.entered) if (holds(n)) emit(ctx, event('major_entered', { major: n.id }));
   }
   s.configuration = [...sets.configuration];
   const persona = target.invoke?.agent ?? (target.waitsForUser ? 'user' : target.id);
@@ -111,6 +113,17 @@ export function changeState(ctx: StepContext, to: string, kind: Move['kind'], re
 export function goTo(ctx: StepContext, persona: string, kind: Move['kind'], reason: string, inbox: Inbox, arbitration?: string): void {
   changeState(ctx, pathOf(ctx, persona), kind, reason, arbitration);
   startCall(ctx, persona, inbox);
+}
+
+/** Pauses the session for the user where it is (the state does not change). */
+export function awaitUser(ctx: StepContext, code: Awaiting['code'], reason: string, resume: Awaiting['resume'] = null): void {
+  const { s } = ctx;
+  s.inFlight = null;
+  s.status = 'awaiting_user';
+  s.awaiting = { code, reason, resume };
+  s.pending = null;
+  emit(ctx, event('awaiting_user', { reason, code }));
+  ctx.fx.push({ type: 'await_user', reason });
 }
 
 /** Sends the session to the user state and pauses it there. */
@@ -138,12 +151,12 @@ export function toUser(
   ctx.fx.push({ type: 'await_user', reason });
 }
 
-/** Ends the session with a stated reason; the one place `session_ended` is published. */
-export function endSession(ctx: StepContext, reason: string): void {
+/** Ends the session with a stated reason (and a workflow's output); the one place `session_ended` is published. */
+export function endSession(ctx: StepContext, reason: string, output?: unknown): void {
   abortInFlight(ctx, 'session ended');
   ctx.s.status = 'ended';
   ctx.s.endReason = reason;
   ctx.s.pending = null;
-  emit(ctx, event('session_ended', { reason }));
+  emit(ctx, event('session_ended', output === undefined ? { reason } : { reason, output }));
   ctx.fx.push({ type: 'end', reason });
 }

@@ -9,6 +9,7 @@ import type { TransitionRecord } from './moves.js';
 import type { Mode } from './session.js';
 import type { StepContext } from './context.js';
 import type { TeamRouting } from '../routing/state.js';
+import type { WorkflowPlan } from '../workflow/run/plan.js';
 
 /** An agent the chart invokes (a persona of a team, or a workflow role): its state and how it is shown. */
 export interface AgentState extends ArbiterPersona {
@@ -57,8 +58,12 @@ export interface MachineDefinition {
   agentIndex: ReadonlyMap<string, AgentState>;
   /** Key of the state that holds the user. */
   userPath: string;
-  /** The agent the session starts with. */
+  /** The agent the session starts with (teams). */
   initial: string;
+  /** Key of the state a session's brief enters first. */
+  entry: string;
+  /** The workflow plan (workflow definitions only). */
+  workflow?: WorkflowPlan;
   policy: Policy;
   limits: Limits;
   majors: MajorState[];

@@ -43,7 +43,7 @@ export const EVENT_PAYLOADS = {
   note: z.object({ text: str }),
   error: z.object({ message: str, where: str }),
   session_detached: z.object({ reason: str, detail: str.optional() }),
-  session_ended: z.object({ reason: str, detail: str.optional() }),
+  session_ended: z.object({ reason: str, detail: str.optional(), output: z.unknown().optional() }),
 } as const;
 
 type Payloads = typeof EVENT_PAYLOADS;

@@ -15,6 +15,10 @@ export const InboxSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('consult_answer'), from: z.string(), text }),
   z.object({ kind: z.literal('user_reply'), text }),
   z.object({ kind: z.literal('continue'), text }),
+  /** A workflow state sends its agent this (the state's input). */
+  z.object({ kind: z.literal('workflow'), text, state: z.string() }),
+  /** The user answered the agent's request_users_input call: the answer goes back as that tool's result. */
+  z.object({ kind: z.literal('workflow_answer'), text, state: z.string(), toolCallId: z.string(), question: z.string() }),
 ]);
 
 /** The message the next agent receives. */

@@ -14,11 +14,12 @@ export const AgentCallSchema = z.object({
   /** The agent's words from the first attempt, kept across the repair round. */
   priorText: z.string().optional(),
 });
+
 /** One agent call the runtime must make (or is making). */
 export type AgentCall = z.infer<typeof AgentCallSchema>;
 
 /** What kind of move a transition was. */
-export const TransitionKindSchema = z.enum(['agent', 'rework', 'rule', 'detour_return', 'pipeline', 'user', 'consult', 'system']);
+export const TransitionKindSchema = z.enum(['agent', 'rework', 'rule', 'detour_return', 'pipeline', 'user', 'consult', 'system', 'workflow']);
 /** What kind of move a transition was. */
 export type TransitionKindName = z.infer<typeof TransitionKindSchema>;
 
@@ -58,7 +59,7 @@ export const MoveSchema = z.object({
 export type Move = z.infer<typeof MoveSchema>;
 
 /** Why a session pauses for the user. */
-export const AwaitCodeSchema = z.enum(['respond_to_user', 'complete', 'gate', 'limit', 'failure', 'invalid_directive', 'no_route', 'consult', 'pipeline_complete', 'start']);
+export const AwaitCodeSchema = z.enum(['respond_to_user', 'complete', 'gate', 'limit', 'failure', 'invalid_directive', 'no_route', 'consult', 'pipeline_complete', 'start', 'question']);
 
 /** Why the session waits for the user, and what `!continue` would do. */
 export const AwaitingSchema = z.object({

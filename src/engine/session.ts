@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TeamRoutingSchema } from '../routing/state.js';
+import { WorkflowRunSchema } from '../workflow/run/state.js';
 import { AgentCallSchema, AwaitingSchema, MoveSchema } from './moves.js';
 
 /** Session modes: the state machine with the arbiter, or the linear pipeline. */
@@ -40,6 +41,8 @@ export const SessionStateSchema = z.object({
   endReason: z.string().nullable(),
   /** Team routing state (null for definitions without team routing). */
   routing: TeamRoutingSchema.nullable(),
+  /** A declarative workflow's run (absent or null for teams). */
+  workflow: WorkflowRunSchema.nullable().optional(),
 });
 
 /** The whole engine state of a session. */

@@ -1,5 +1,4 @@
 import type { MachineDefinition } from './definition.js';
-import { agentById } from './definition.js';
 import type { Effect } from './effects.js';
 import type { EngineInput } from './input-events.js';
 import { STATE_VERSION, type Mode, type SessionState } from './session.js';
@@ -21,7 +20,7 @@ export function initialState(def: MachineDefinition, options: { id: string; mode
     brief: '',
     mode: options.mode ?? 'fsm',
     status: 'idle',
-    configuration: [def.userPath],
+    configuration: def.userPath ? [def.userPath] : [],
     active: null,
     turn: 0,
     turnBudget: def.limits.max_turns,
@@ -42,8 +41,7 @@ function begin(ctx: StepContext, brief: string, model: string): void {
     note(ctx, 'the session has already started');
     return;
   }
-  const initial = agentById(def, def.initial);
-  emit(ctx, event('session_started', { brief, mode: s.mode, team: def.name, model, initial: initial?.path ?? def.userPath }));
+  emit(ctx, event('session_started', { brief, mode: s.mode, team: def.name, model, initial: def.entry }));
   s.brief = brief;
   def.policy.start(ctx, brief);
 }

@@ -14,8 +14,10 @@ export type ChatDelta = { type: 'text'; text: string } | { type: 'tool_arguments
 
 /** What troupe tells a model about a call; adapters may ignore it, the demo model reads it. */
 export interface CallMeta {
-  purpose: 'persona' | 'summary';
+  purpose: 'persona' | 'summary' | 'workflow';
   persona?: string;
+  /** Workflow calls: the workflow and state the agent answers in, and the parsing tools it was offered. */
+  workflow?: { name: string; state: string; tools: string[]; round: number };
   personaName?: string;
   inbox?: string;
   brief?: string;

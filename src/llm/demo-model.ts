@@ -3,6 +3,7 @@ import { DIRECTIVE_TOOL_NAME } from '../directive/schema.js';
 import { DEMO_STORY, DEMO_STORY_NAMES, storyBeat, storyPosition } from './demo-story.js';
 import { SCRIPT, VIEWS } from './demo-script.js';
 import { AbortedError } from './errors.js';
+import { demoArguments, demoWorkflowText, priorTurns } from './demo-workflow.js';
 
 /** Inbox kinds where the user steers. Resume progress used to skip them; it now comes from demoProgressFrom (demo-story.ts). */
 export const DEMO_USER_DRIVEN: readonly string[] = ['user_reply', 'interjection', 'user_requested', 'consult'];
@@ -58,6 +59,7 @@ export class DemoModel implements ChatModel {
     const persona = request.meta.persona ?? 'assistant';
     const brief = (request.meta.brief ?? 'the brief').trim().replace(/\s+/g, ' ').slice(0, 80);
     if (request.meta.purpose === 'summary') return this.reply(request, summarise(request), []);
+    if (request.meta.purpose === 'workflow') return this.workflowTurn(request);
     const repair = request.messages.some((m) => m.role === 'user' && m.content.includes('did not include a valid'));
     const said = userSaid(request);
     const beat = storyBeat(this.spoken, { persona, inbox: request.meta.inbox ?? '', repair });
@@ -100,6 +102,23 @@ export class DemoModel implements ChatModel {
       return this.reply(request, `${text} The next step is the ${owner}'s.`, [{ transition: 'HANDOFF_TO_AGENT', next_agent: next.persona }]);
     }
     return this.reply(request, `${text} (The demo story goes on with the ${owner}: !handoff ${next.persona})`, [{ transition: 'RESPOND_TO_USER' }]);
+  }
+
+  /** A workflow turn: words in character and every parsing tool offered called (asking for a change once, then accepting). */
+  private workflowTurn(request: ChatRequest): ChatResponse {
+    const round = priorTurns(request);
+    const state = request.meta.workflow?.state ?? 'the state';
+    const text = demoWorkflowText(request, round);
+    if (request.onDelta) for (const word of text.split(/(?<= )/)) request.onDelta({ type: 'text', text: word });
+    const tools = (request.tools ?? []).filter((t) => t.name !== 'request_users_input');
+    const promptChars = request.messages.reduce((n, m) => n + m.content.length, 0);
+    return {
+      text,
+      toolCalls: tools.map((t, i) => ({ id: `demo-${i}`, name: t.name, arguments: JSON.stringify(demoArguments(t, round, state)) })),
+      usage: { promptTokens: Math.ceil(promptChars / 4), completionTokens: Math.ceil(text.length / 4) },
+      finishReason: tools.length ? 'tool_calls' : 'stop',
+      model: 'demo',
+    };
   }
 
   private reply(request: ChatRequest, text: string, directives: Record<string, unknown>[]): ChatResponse {

@@ -40,7 +40,8 @@ export class ToolFallbackModel extends WrappedModel {
   }
 
   async generate(request: ChatRequest): Promise<ChatResponse> {
-    if (!request.tools?.length || request.jsonMode) return this.inner.generate(request);
+    // The fallback is about the handoff directive of persona turns; other calls use tools as they are.
+    if (!request.tools?.length || request.jsonMode || request.meta.purpose !== 'persona') return this.inner.generate(request);
     for (;;) {
       const channel = this.channels.get(request.model) ?? 'tools';
       const sent = channel === 'tools' ? this.withForcing(request) : toJsonRequest(request, channel === 'json');

@@ -58,6 +58,8 @@ export function inboxText(inbox: Inbox, nameOf: (id: string) => string): string 
     case 'user_reply':
       return `The user replies: ${inbox.text}`;
     case 'continue':
+    case 'workflow':
+    case 'workflow_answer':
       return inbox.text;
   }
 }

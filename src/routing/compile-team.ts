@@ -67,6 +67,7 @@ export function compileTeam(loaded: LoadedTeam): MachineDefinition {
     agentIndex: new Map(agents.map((a) => [a.id, a])),
     userPath: pathKey([userMajor, USER_STATE]),
     initial: initialPath[initialPath.length - 1]!,
+    entry: pathKey(initialPath),
     policy: teamPolicy,
     majors: team.majors.map((m) => ({ id: m.id, kind: m.kind, lead: m.lead ?? null, children: m.personas, description: m.description })),
     userMajor,

@@ -5,12 +5,16 @@ import { event, type EngineEvent } from '../engine/event-map.js';
 import type { EngineInput } from '../engine/input-events.js';
 import type { AgentCall } from '../engine/moves.js';
 import type { SessionState } from '../engine/session.js';
-import { parseDirective, stripDirectiveJson } from '../directive/parse.js';
-import { directiveToolRequest } from '../directive/tool.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import { AbortedError } from '../llm/errors.js';
-import type { PromptBuilder } from '../memory/prompt-builder.js';
 import type { BudgetGuard } from '../usage/budget.js';
+import type { Evaluation, EvaluationResult } from '../workflow/run/evaluation.js';
+import type { TurnShaper } from './turns.js';
+
+/** Runs a workflow's code (conditions, scripts, templates) in a sandbox. */
+export interface Evaluator {
+  evaluate(evaluation: Evaluation, signal?: AbortSignal): Promise<EvaluationResult>;
+}
 
 /** What the runner needs from its session: the definition, the current state, and where results and facts go. */
 export interface RunnerHost {
@@ -25,10 +29,12 @@ export interface RunnerHost {
 /** The runner's collaborators: the model (already metered), prompt building, persona prompts and models, budgets. */
 export interface EffectRunnerOptions {
   model: ChatModel;
-  prompts: Record<string, string>;
   /** Model id for a persona (tier already resolved). */
   modelFor: (personaId: string) => string;
-  prompt: PromptBuilder;
+  /** How this definition's agent turns are asked and read. */
+  turns: TurnShaper;
+  /** Where workflow code runs (workflow definitions only). */
+  evaluator?: Evaluator;
   budget: BudgetGuard | null;
   /** Publishes usage from the response itself (when no meter does). */
   reportUsage: boolean;
@@ -64,6 +70,14 @@ export class EffectRunner {
       case 'abort_call':
         this.controllers.get(effect.turnId)?.abort();
         break;
+      case 'evaluate': {
+        const task = this.evaluate(effect.id, effect.evaluation).finally(() => {
+          this.running.delete(task);
+          this.notify();
+        });
+        this.running.add(task);
+        break;
+      }
       case 'detach':
       case 'end':
         this.abortAll();
@@ -90,6 +104,20 @@ export class EffectRunner {
     for (const w of this.waiters.splice(0)) w();
   }
 
+  private async evaluate(id: string, evaluation: Evaluation): Promise<void> {
+    const evaluator = this.options.evaluator;
+    let result: EvaluationResult;
+    if (!evaluator) result = { ok: false, error: 'this session has no sandbox to run workflow code in' };
+    else {
+      try {
+        result = await evaluator.evaluate(evaluation);
+      } catch (error) {
+        result = { ok: false, error: error instanceof Error ? error.message.split('\n')[0]! : String(error) };
+      }
+    }
+    this.host.send({ type: 'evaluated', id, result });
+  }
+
   private async call(call: AgentCall): Promise<void> {
     const { host } = this;
     const def = host.def;
@@ -109,16 +137,15 @@ export class EffectRunner {
         host.send({ type: 'budget_exceeded', reason: overBudget, turnId: call.turnId });
         return;
       }
-      const session = host.snapshot();
-      const messages = this.options.prompt.build({ def, session, call, persona, personaPrompt: this.options.prompts[persona.id] ?? '' });
-      const allowed = def.agents.filter((a) => a.id !== persona.id && (!persona.allowed || persona.allowed.has(a.id))).map((a) => a.id);
+      const turn = this.options.turns.request(call, host.snapshot(), persona);
       const response = await this.options.model.generate({
         model,
-        messages,
-        ...directiveToolRequest(call),
+        messages: turn.messages,
+        tools: turn.tools,
+        ...(turn.toolChoice ? { toolChoice: turn.toolChoice } : {}),
         signal: controller.signal,
         onRetry: (i) => host.publish(event('retry', { turn_id: call.turnId, persona: persona.id, attempt: i.attempt, wait_ms: i.waitMs, reason: i.reason })),
-        meta: { purpose: 'persona', persona: persona.id, personaName: persona.name, inbox: call.inbox.kind, brief: session.brief, turnId: call.turnId, handoffTo: allowed },
+        meta: turn.meta,
         onDelta: (d) => {
           if (controller.signal.aborted) return;
           host.publish(event('agent_delta', d.type === 'text'
@@ -131,9 +158,7 @@ export class EffectRunner {
         const total = response.usage.promptTokens + response.usage.completionTokens;
         host.publish(event('usage', { persona: persona.id, model: response.model, prompt_tokens: response.usage.promptTokens, completion_tokens: response.usage.completionTokens, cost: null, total_tokens: total, total_cost: null }));
       }
-      const directive = parseDirective(response);
-      const text = directive.ok && directive.source === 'text' ? stripDirectiveJson(response.text) : response.text;
-      host.send({ type: 'agent_completed', turnId: call.turnId, text, directive });
+      host.send(this.options.turns.result(call, response));
     } catch (error) {
       if (error instanceof AbortedError || controller.signal.aborted) return;
       const reason = error instanceof Error ? error.message.split('\n')[0]! : String(error);

@@ -11,7 +11,12 @@ import { FullHistoryPromptBuilder } from '../memory/prompt-builder.js';
 import { feedMemory, seedMemory } from '../memory/seed-memory.js';
 import { TranscriptFold } from '../report/transcript.js';
 import { TroupeBus } from '../runtime/bus.js';
-import { EffectRunner } from '../runtime/effect-runner.js';
+import { EffectRunner, type Evaluator } from '../runtime/effect-runner.js';
+import { teamTurns } from '../runtime/turns.js';
+import { compileWorkflow } from '../workflow/run/compile.js';
+import { workflowModels } from '../workflow/run/models.js';
+import type { WorkflowPlan } from '../workflow/run/plan.js';
+import { workflowTurns } from '../workflow/run/turns.js';
 import { openTeam, type OpenTeam } from '../runtime/open-team.js';
 import { teamDir as shippedTeamDir } from '../runtime/team-paths.js';
 import { SessionFileError } from '../store/load-file.js';
@@ -30,6 +35,8 @@ import { TroupeSession } from './troupe-session.js';
 export interface OpenSessionOptions {
   /** The team: a compiled team, or a team directory (default: the shipped V7 studio). */
   team?: OpenTeam | string;
+  /** Run this declarative workflow instead of the team (the team still gives persona roles and model tiers). */
+  workflow?: WorkflowPlan;
   /** The team directory stored for resuming (default: the directory given as `team`, or the shipped team's). */
   teamDir?: string;
   maxTurns?: number;
@@ -52,6 +59,8 @@ export interface OpenSessionOptions {
   env?: Record<string, string | undefined>;
   /** How many recent events the session keeps in memory for its UI (older ones are read from the store). */
   recentEvents?: number;
+  /** Where workflow code runs (a workflow session needs one). */
+  evaluator?: Evaluator;
 }
 
 /** How long stopping waits for a summary in flight before saving without it (its raw turns stay). */
@@ -79,7 +88,10 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
   try {
     const doc = opened?.handle.doc;
     const { team, dir } = resolveTeam(options, env, doc);
-    const def = team.def;
+    const plan = options.workflow;
+    const maxTurns = options.maxTurns ?? doc?.team.maxTurns;
+    const def = plan ? compileWorkflow(plan, maxTurns !== undefined ? { max_turns: maxTurns } : {}) : team.def;
+    const modelFor = plan ? workflowModels(plan, team, env) : team.modelFor;
     const storedEvents = doc && store ? async () => (await store.read(doc.id)).events : null;
     const chosen = typeof options.model === 'function' ? await options.model(storedEvents ? { events: storedEvents } : null) : (options.model ?? modelFromEnv(env));
     const id = doc?.id ?? options.id ?? randomUUID();
@@ -102,7 +114,8 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
       handle = await store.create({
         schema: SESSION_SCHEMA_VERSION,
         id,
-        team: { name: def.name, dir, ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}) },
+        team: { name: team.def.name, dir, ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}) },
+        ...(plan ? { workflow: { name: plan.name, source: plan.source } } : {}),
         model: chosen.label,
         mode,
         brief: options.brief ?? '',
@@ -129,7 +142,8 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
       publish(event('usage', { persona: r.persona, model: r.model, prompt_tokens: r.promptTokens, completion_tokens: r.completionTokens, ...(r.cachedTokens !== undefined ? { cached_tokens: r.cachedTokens } : {}), cost: r.cost, total_tokens: r.totalTokens, total_cost: r.totalCost })),
     );
 
-    if (options.memory ?? team.loaded.team.memory.enabled) {
+    // A workflow keeps its own contexts; the rolling memory is a team's.
+    if (!plan && (options.memory ?? team.loaded.team.memory.enabled)) {
       try {
         const saved = doc?.checkpoint.memory ?? null;
         const onRetry = (i: RetryInfo) => publish(event('retry', { persona: null, attempt: i.attempt, wait_ms: i.waitMs, reason: i.reason }));
@@ -153,9 +167,9 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
       { def, snapshot: () => actor!.getSnapshot(), send: (input) => actor!.send(input), publish },
       {
         model,
-        prompts: team.loaded.prompts,
-        modelFor: team.modelFor,
-        prompt: memory ? memory.prompt : new FullHistoryPromptBuilder(transcript!),
+        modelFor,
+        turns: def.kind === 'workflow' ? workflowTurns(def) : teamTurns(def, memory ? memory.prompt : new FullHistoryPromptBuilder(transcript!), team.loaded.prompts),
+        ...(options.evaluator ? { evaluator: options.evaluator } : {}),
         budget: new BudgetGuard(meter, def.limits),
         reportUsage: false,
       },

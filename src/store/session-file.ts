@@ -44,6 +44,8 @@ export const SessionDocumentSchema = z.object({
   schema: z.literal(SESSION_SCHEMA_VERSION),
   id: z.string(),
   team: z.object({ name: z.string(), dir: z.string(), maxTurns: z.number().int().positive().optional() }),
+  /** The declarative workflow the session runs (absent for a team session): its name and where it was loaded from. */
+  workflow: z.object({ name: z.string(), source: z.string() }).optional(),
   /** Label of the model the session was started with (never a key). */
   model: z.string(),
   mode: ModeSchema,

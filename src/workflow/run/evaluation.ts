@@ -1,0 +1,49 @@
+import { z } from 'zod';
+
+/** Code from a workflow config, as the sandbox runs it. */
+export const CodeSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('expression'), source: z.string() }),
+  z.object({ kind: z.literal('statements'), source: z.string() }),
+  z.object({ kind: z.literal('template'), source: z.string() }),
+  z.object({ kind: z.literal('handler'), name: z.string() }),
+]);
+
+/** What code may read (and `common_data` it may change): the data of the running workflow, as JSON. */
+export const ScopeSchema = z.object({
+  common_data: z.record(z.string(), z.unknown()),
+  input: z.unknown(),
+  contexts: z.record(z.string(), z.array(z.object({ role: z.string(), content: z.string() }))),
+  /** Per agent role: its last answer and tool calls (for `getAgent(role).getLastResponse()`, `getToolCalls(role)`). */
+  agents: z.record(z.string(), z.object({ response: z.string(), toolCalls: z.array(z.object({ name: z.string(), arguments: z.unknown() })) })),
+  last_agent_response: z.string().nullable(),
+  last_tool_calls: z.array(z.object({ name: z.string(), arguments: z.unknown() })),
+  sub_workflow_result: z.unknown().optional(),
+});
+/** What code may read. */
+export type Scope = z.infer<typeof ScopeSchema>;
+
+/** One evaluation the engine asks the runtime for: code of a state, run in the sandbox against a scope. */
+export const EvaluationSchema = z.object({
+  /** Which workflow and state it is for (messages name them). */
+  workflow: z.string(),
+  state: z.string(),
+  /** What it is for: entry code, the input, after-code, the transitions, a handler naming the next state, sub-workflow inputs. */
+  purpose: z.enum(['enter', 'input', 'after', 'transitions', 'decide', 'sub_input']),
+  /** One piece of code (enter, input, after, decide). */
+  code: CodeSchema.optional(),
+  /** Conditions in order; the first that holds has its `before` run (transitions). */
+  transitions: z.array(z.object({ condition: CodeSchema.nullable(), before: CodeSchema.nullable() })).optional(),
+  /** Named expressions, each evaluated (sub_input). */
+  fields: z.record(z.string(), CodeSchema).optional(),
+  scope: ScopeSchema,
+});
+/** One evaluation the engine asks for. */
+export type Evaluation = z.infer<typeof EvaluationSchema>;
+
+/** What an evaluation gave: the value (for transitions, the index taken or -1) and common_data after it; or why it failed. */
+export const EvaluationResultSchema = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), value: z.unknown(), common_data: z.record(z.string(), z.unknown()) }),
+  z.object({ ok: z.literal(false), error: z.string() }),
+]);
+/** What an evaluation gave. */
+export type EvaluationResult = z.infer<typeof EvaluationResultSchema>;

@@ -1,0 +1,357 @@
+import type { Policy } from '../../engine/definition.js';
+import { abortInFlight, awaitUser, changeState, countVisit, emit, endSession, note, startCall, type StepContext } from '../../engine/context.js';
+import { event } from '../../engine/event-map.js';
+import type { EngineInput } from '../../engine/input-events.js';
+import type { Evaluation, EvaluationResult } from './evaluation.js';
+import { agentOf, appendMessage, keyOf, newFrame, planOf, scopeOf, stateOf } from './frames.js';
+import type { WorkflowPlan } from './plan.js';
+import type { Frame, ToolCallRecord, WorkflowRun } from './state.js';
+
+/** The tool a role uses to ask the user (seed 003); its answer comes back as the tool's result. */
+export const ASK_USER_TOOL = 'request_users_input';
+/** How deep sub-workflows may nest. */
+export const MAX_DEPTH = 8;
+const ENDS = new Set(['stop', 'end']);
+
+function runOf(ctx: StepContext): WorkflowRun {
+  const run = ctx.s.workflow;
+  if (!run) throw new Error(`engine: ${ctx.def.name} has no workflow run`);
+  return run;
+}
+
+function rootPlan(ctx: StepContext): WorkflowPlan {
+  const plan = ctx.def.workflow;
+  if (!plan) throw new Error(`engine: ${ctx.def.name} is not a workflow`);
+  return plan;
+}
+
+/** The running workflow on top (the innermost sub-workflow), its plan and its current state. */
+function current(ctx: StepContext) {
+  const run = runOf(ctx);
+  const frame = run.frames[run.frames.length - 1]!;
+  const plan = planOf(rootPlan(ctx), frame);
+  return { run, frame, plan, state: stateOf(plan, frame.state) };
+}
+
+/** Replaces the top frame (state is copied on write: a step never changes its input). */
+function setFrame(ctx: StepContext, frame: Frame): void {
+  const run = runOf(ctx);
+  ctx.s.workflow = { ...run, frames: [...run.frames.slice(0, -1), frame] };
+}
+
+function update(ctx: StepContext, change: Partial<Frame>): Frame {
+  const next = { ...current(ctx).frame, ...change };
+  setFrame(ctx, next);
+  return next;
+}
+
+/** Asks the runtime to run code in the sandbox; `evaluated` comes back with this id. */
+function evaluate(ctx: StepContext, purpose: Evaluation['purpose'], what: Pick<Evaluation, 'code' | 'transitions' | 'fields'>): void {
+  const { run, frame, plan } = current(ctx);
+  const id = `e${run.evalSeq + 1}`;
+  ctx.s.workflow = { ...runOf(ctx), evalSeq: run.evalSeq + 1, evaluating: { id, purpose } };
+  ctx.s.status = 'running';
+  ctx.fx.push({ type: 'evaluate', id, evaluation: { workflow: plan.name, state: frame.state, purpose, ...what, scope: scopeOf(frame) } });
+}
+
+/** Runs the current state's phases until one needs the sandbox, a model or the user, or the run ends. */
+function advance(ctx: StepContext): void {
+  for (let guard = 0; guard < 64; guard++) {
+    const { frame, plan, state } = current(ctx);
+    if (!state) return fail(ctx, `${plan.name}: no state "${frame.state}"`);
+    switch (frame.phase) {
+      case 'enter':
+        if (state.enter) return evaluate(ctx, 'enter', { code: state.enter });
+        update(ctx, { phase: 'input' });
+        break;
+      case 'input':
+        if (state.subWorkflow) {
+          if (Object.keys(state.subWorkflow.input).length > 0) return evaluate(ctx, 'sub_input', { fields: state.subWorkflow.input });
+          return enterSub(ctx, {});
+        }
+        if (!state.agent) {
+          update(ctx, { phase: 'after' });
+          break;
+        }
+        if (state.input) return evaluate(ctx, 'input', { code: state.input });
+        update(ctx, { phase: 'act', input: '' });
+        break;
+      case 'act':
+        if (!act(ctx)) return;
+        break;
+      case 'call':
+        return;
+      case 'after':
+        if (state.after) return evaluate(ctx, 'after', { code: state.after });
+        update(ctx, { phase: 'transitions' });
+        break;
+      case 'transitions':
+        if (state.final || (state.transitions.length === 0 && !state.decide)) return finish(ctx);
+        if (state.decide) return evaluate(ctx, 'decide', { code: state.decide });
+        return evaluate(ctx, 'transitions', { transitions: state.transitions.map((t) => ({ condition: t.condition, before: t.before })) });
+    }
+  }
+  fail(ctx, 'the workflow went round without doing anything (a state loops on itself with no agent and no code)');
+}
+
+/** The agent's action: send (a model call; returns false to wait), add a message, or clear its context. */
+function act(ctx: StepContext): boolean {
+  const { frame, plan, state } = current(ctx);
+  const agent = agentOf(plan, state!.agent!)!;
+  const context = plan.contexts.find((c) => c.name === agent.context)!;
+  if (state!.action === 'clear') {
+    update(ctx, { phase: 'after', contexts: { ...frame.contexts, [context.name]: context.starting.map((m) => ({ ...m })) } });
+    return true;
+  }
+  if (state!.action === 'add') {
+    setFrame(ctx, { ...appendMessage(frame, context, { role: 'user', content: frame.input ?? '', from: 'workflow' }), phase: 'after' });
+    return true;
+  }
+  const s = ctx.s;
+  if (s.turn >= s.turnBudget) {
+    awaitUser(ctx, 'limit', `max turns reached (${s.turnBudget}); !continue to go on`);
+    return false;
+  }
+  update(ctx, { phase: 'call' });
+  startCall(ctx, agent.id, { kind: 'workflow', text: frame.input ?? '', state: state!.name }, { path: keyOf(frame, state!.name) });
+  return false;
+}
+
+/** Moves to a state of the running workflow, or ends it (stop / end / a missing target is an error). */
+function goTo(ctx: StepContext, target: string, reason: string): void {
+  const { frame, plan } = current(ctx);
+  if (!stateOf(plan, target)) {
+    if (ENDS.has(target)) return finish(ctx);
+    return fail(ctx, `${plan.name}: state ${frame.state} goes to "${target}", which is not a state`);
+  }
+  changeState(ctx, keyOf(frame, target), 'workflow', reason);
+  update(ctx, { state: target, phase: 'enter', input: null, retries: 0 });
+  advance(ctx);
+}
+
+/** A sub-workflow starts: a frame of its own (isolated contexts), its input mapped from the parent. */
+function enterSub(ctx: StepContext, inputs: Record<string, unknown>): void {
+  const { run, frame, plan, state } = current(ctx);
+  const name = state!.subWorkflow!.name;
+  const child = plan.subWorkflows[name];
+  if (!child) return fail(ctx, `${plan.name}: state ${frame.state} runs the sub-workflow "${name}", which is not loaded`);
+  if (run.frames.length >= MAX_DEPTH) return fail(ctx, `sub-workflows nest deeper than ${MAX_DEPTH}`);
+  const next = newFrame(child, { plan: [...frame.plan, name], prefix: [...frame.prefix, frame.state] }, inputs[child.input.name] ?? '');
+  next.common_data = { ...next.common_data, ...inputs };
+  ctx.s.workflow = { ...runOf(ctx), frames: [...run.frames, next] };
+  // Entering the sub-workflow's compound state already entered its start state.
+  const start = keyOf(next, child.start);
+  if (!ctx.s.configuration.includes(start)) changeState(ctx, start, 'workflow', `sub-workflow ${name} started`);
+  advance(ctx);
+}
+
+/** The running workflow reached its end: its output goes to the parent (a sub-workflow), or the session ends with it. */
+function finish(ctx: StepContext): void {
+  const { run, frame, plan } = current(ctx);
+  const output = frame.common_data[plan.output.name];
+  if (run.frames.length === 1) {
+    ctx.s.workflow = { ...run, output, evaluating: null };
+    endSession(ctx, `workflow ${plan.name} complete`, output);
+    return;
+  }
+  const parent = run.frames[run.frames.length - 2]!;
+  ctx.s.workflow = { ...run, frames: [...run.frames.slice(0, -2), { ...parent, subWorkflowResult: output, phase: 'after' }] };
+  changeState(ctx, keyOf(frame, SUB_DONE), 'workflow', `sub-workflow ${plan.name} complete`);
+  advance(ctx);
+}
+
+/** The id of the final state a compiled sub-workflow ends in. */
+export const SUB_DONE = '__done';
+
+/**
+ * A state failed (its code threw, its model call failed for good): tried again up to its max_retries,
+ * then the workflow's error handler gets it (common_data.error), else the session pauses with the reason.
+ */
+function fail(ctx: StepContext, reason: string): void {
+  const run = runOf(ctx);
+  if (run.frames.length === 0) return;
+  const { frame, plan, state } = current(ctx);
+  ctx.s.workflow = { ...runOf(ctx), evaluating: null };
+  if (state && frame.retries < state.maxRetries) {
+    const retries = frame.retries + 1;
+    note(ctx, `${plan.name}: state ${frame.state} failed (${reason}); trying again (${retries}/${state.maxRetries})`);
+    update(ctx, { retries, phase: frame.phase === 'call' ? 'act' : frame.phase });
+    advance(ctx);
+    return;
+  }
+  emit(ctx, event('error', { message: reason, where: `${plan.name}.${frame.state}` }));
+  if (plan.errorHandler && frame.state !== plan.errorHandler && stateOf(plan, plan.errorHandler)) {
+    update(ctx, { common_data: { ...frame.common_data, error: { state: frame.state, message: reason } } });
+    goTo(ctx, plan.errorHandler, `error in ${frame.state}: ${reason}`);
+    return;
+  }
+  awaitUser(ctx, 'failure', `${plan.name}: state ${frame.state} failed: ${reason}; !continue tries it again`);
+}
+
+function text(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value === undefined || value === null) return '';
+  return JSON.stringify(value);
+}
+
+function onEvaluated(ctx: StepContext, id: string, result: EvaluationResult): void {
+  const run = runOf(ctx);
+  if (!run.evaluating || run.evaluating.id !== id) return;
+  const purpose = run.evaluating.purpose;
+  ctx.s.workflow = { ...run, evaluating: null };
+  const { plan, state, frame } = current(ctx);
+  if (!result.ok) return fail(ctx, `${purpose}: ${result.error}`);
+  update(ctx, { common_data: result.common_data });
+  switch (purpose) {
+    case 'enter':
+      update(ctx, { phase: 'input' });
+      break;
+    case 'input':
+      update(ctx, { phase: 'act', input: text(result.value) });
+      break;
+    case 'after':
+      update(ctx, { phase: 'transitions' });
+      break;
+    case 'sub_input':
+      return enterSub(ctx, (result.value ?? {}) as Record<string, unknown>);
+    case 'decide':
+      return goTo(ctx, text(result.value), `${plan.name}: ${frame.state} chose ${text(result.value)}`);
+    case 'transitions': {
+      const taken = typeof result.value === 'number' ? state!.transitions[result.value] : undefined;
+      // Seed 000: when no condition holds the run stops.
+      return goTo(ctx, taken?.target ?? 'stop', taken ? `${frame.state} -> ${taken.target}` : `no transition of ${frame.state} holds`);
+    }
+  }
+  advance(ctx);
+}
+
+function onReplied(ctx: StepContext, turnId: string, words: string, toolCalls: ToolCallRecord[]): void {
+  const s = ctx.s;
+  const call = s.inFlight;
+  if (!call || call.turnId !== turnId) return;
+  s.inFlight = null;
+  s.turn += 1;
+  countVisit(ctx, call.path);
+  emit(ctx, event('agent_message', { turn_id: turnId, path: call.path, persona: call.persona, text: words, turn: s.turn }));
+  const { frame, plan } = current(ctx);
+  const agent = agentOf(plan, call.persona)!;
+  const context = plan.contexts.find((c) => c.name === agent.context)!;
+  // The context is kept as its `assistant` agents see it: their input and words as user and assistant;
+  // a `user` agent's words are what the user says in it.
+  let next = frame;
+  if (agent.role === 'assistant') {
+    if (call.inbox.kind === 'workflow') next = appendMessage(next, context, { role: 'user', content: call.inbox.text, from: 'workflow' });
+    if (call.inbox.kind === 'workflow_answer') next = appendMessage(next, context, { role: 'user', content: `(the user answered "${call.inbox.question}": ${call.inbox.text})`, from: 'user' });
+    next = appendMessage(next, context, { role: 'assistant', content: words, from: agent.id });
+  } else {
+    next = appendMessage(next, context, { role: 'user', content: words, from: agent.id });
+  }
+  next = { ...next, agents: { ...next.agents, [agent.id]: { response: words, toolCalls, turns: (next.agents[agent.id]?.turns ?? 0) + 1 } }, lastAgent: agent.id };
+  const ask = toolCalls.find((c) => c.name === ASK_USER_TOOL);
+  if (ask && agent.requestUserInput) {
+    const question = text((ask.arguments as { question?: unknown } | null)?.question ?? ask.arguments);
+    setFrame(ctx, next);
+    ctx.s.workflow = { ...runOf(ctx), question: { agent: agent.id, toolCallId: ask.id ?? `${turnId}-ask`, question } };
+    awaitUser(ctx, 'question', `${agent.name} asks you: ${question}`);
+    return;
+  }
+  setFrame(ctx, { ...next, phase: 'after' });
+  advance(ctx);
+}
+
+function onUserText(ctx: StepContext, words: string): void {
+  const { run, frame, plan } = current(ctx);
+  const s = ctx.s;
+  emit(ctx, event('user_input', { text: words }));
+  if (run.question && s.status === 'awaiting_user') {
+    const q = run.question;
+    ctx.s.workflow = { ...run, question: null };
+    startCall(ctx, q.agent, { kind: 'workflow_answer', text: words, state: frame.state, toolCallId: q.toolCallId, question: q.question }, { path: keyOf(frame, frame.state) });
+    return;
+  }
+  // Seed 003: unsolicited input goes to the `resume` state, else the run starts over (contexts kept).
+  abortInFlight(ctx, 'user interjected');
+  ctx.s.workflow = { ...runOf(ctx), evaluating: null, question: null };
+  update(ctx, { common_data: { ...frame.common_data, resume_input: words } });
+  const target = plan.resume && stateOf(plan, plan.resume) ? plan.resume : plan.start;
+  goTo(ctx, target, `user input: ${target === plan.resume ? 'resume' : 'start over'}`);
+}
+
+function onContinue(ctx: StepContext): void {
+  const s = ctx.s;
+  if (s.status !== 'awaiting_user' || !s.awaiting) {
+    note(ctx, s.status === 'running' ? 'the workflow is already running' : 'nothing is waiting');
+    return;
+  }
+  if (s.awaiting.code === 'question') {
+    note(ctx, 'the workflow waits for your answer: type it');
+    return;
+  }
+  if (s.awaiting.code === 'limit' && s.turn >= s.turnBudget) s.turnBudget = s.turn + ctx.def.limits.max_turns;
+  const { frame } = current(ctx);
+  s.status = 'running';
+  s.awaiting = null;
+  update(ctx, { retries: 0, phase: frame.phase === 'call' ? 'act' : frame.phase });
+  advance(ctx);
+}
+
+/** Team commands that have no meaning in a workflow say so instead of doing something else. */
+function notInWorkflow(ctx: StepContext, what: string): void {
+  note(ctx, `${what} is a team command; this session runs the workflow ${rootPlan(ctx).name} (type to send it input, !continue, !quit)`);
+}
+
+/** Declarative workflows: states run code in the sandbox, agents in their contexts, sub-workflows and conditions. */
+export const workflowPolicy: Policy = {
+  initialRouting: () => null,
+  start(ctx, brief) {
+    const plan = rootPlan(ctx);
+    const frame = newFrame(plan, { plan: [], prefix: [] }, brief);
+    ctx.s.workflow = { frames: [frame], evalSeq: 0, evaluating: null, question: null, error: null };
+    emit(ctx, event('user_input', { text: brief }));
+    changeState(ctx, keyOf(frame, plan.start), 'workflow', `workflow ${plan.name} started`);
+    advance(ctx);
+  },
+  onInput(ctx, input: EngineInput) {
+    switch (input.type) {
+      case 'evaluated':
+        return onEvaluated(ctx, input.id, input.result);
+      case 'agent_replied':
+        return onReplied(ctx, input.turnId, input.text, input.toolCalls);
+      case 'agent_failed': {
+        const call = ctx.s.inFlight;
+        if (!call || call.turnId !== input.turnId) return;
+        ctx.s.inFlight = null;
+        return fail(ctx, input.reason);
+      }
+      case 'agent_completed':
+        // A workflow agent's answer comes as agent_replied; a directive result has no place here.
+        return;
+      case 'user_message':
+        return onUserText(ctx, input.text);
+      case 'user_continue':
+      case 'user_approve':
+        return onContinue(ctx);
+      case 'user_quit':
+        return endSession(ctx, 'user quit');
+      case 'budget_exceeded': {
+        if (input.turnId !== undefined && ctx.s.inFlight?.turnId !== input.turnId) return;
+        abortInFlight(ctx, input.reason);
+        update(ctx, { phase: 'act' });
+        return awaitUser(ctx, 'limit', input.reason);
+      }
+      case 'user_handoff':
+        return notInWorkflow(ctx, '!handoff');
+      case 'user_rework':
+        return notInWorkflow(ctx, '!rework');
+      case 'user_switch_major':
+        return notInWorkflow(ctx, '!switch_to');
+      case 'user_call_agent':
+        return notInWorkflow(ctx, '!call_agent');
+      case 'user_mode':
+        return notInWorkflow(ctx, `!${input.mode}`);
+      case 'start':
+      case 'detach':
+        return;
+    }
+  },
+};

@@ -1,0 +1,197 @@
+import { describe, expect, it } from 'vitest';
+import type { Effect } from '../../../src/engine/effects.js';
+import type { EngineEvent } from '../../../src/engine/event-map.js';
+import type { EngineInput } from '../../../src/engine/input-events.js';
+import type { SessionState } from '../../../src/engine/session.js';
+import { initialState, step } from '../../../src/engine/step.js';
+import { compileWorkflow } from '../../../src/workflow/run/compile.js';
+import type { StatePlan, WorkflowPlan } from '../../../src/workflow/run/plan.js';
+
+const expr = (source: string) => ({ kind: 'expression' as const, source });
+const stmts = (source: string) => ({ kind: 'statements' as const, source });
+const state = (s: Partial<StatePlan> & { name: string }): StatePlan => ({
+  enter: null, agent: null, input: null, action: 'send', after: null, subWorkflow: null, transitions: [], decide: null, maxRetries: 0, final: false, ...s,
+});
+
+/** Seed 000's coder_reviewer, as the loader normalises it. */
+const coderReviewer: WorkflowPlan = {
+  name: 'coder_reviewer',
+  description: '',
+  input: { name: 'task_to_do' },
+  output: { name: 'work_summary' },
+  variables: { max_iterations: 10 },
+  contexts: [{ name: 'code_history', starting: [], maxLength: 50_000 }],
+  agents: [
+    { id: 'coder', context: 'code_history', role: 'assistant', name: 'Coder', systemMessage: 'You code.', model: 'base', parsingTools: [], requestUserInput: false },
+    { id: 'reviewer', context: 'code_history', role: 'user', name: 'Reviewer', systemMessage: 'You review.', model: 'base', parsingTools: [{ name: 'review_work', description: '', parameters: {} }], requestUserInput: false },
+  ],
+  states: [
+    state({ name: 'start', enter: stmts("this.common_data.current_task = 'Perform following task: ' + this.common_data.task_to_do;"), transitions: [{ target: 'code', condition: expr('true'), before: null }] }),
+    state({ name: 'code', agent: 'coder', input: expr('common_data.current_task'), transitions: [{ target: 'review', condition: expr('true'), before: null }] }),
+    state({
+      name: 'review', agent: 'reviewer', input: expr("'review'"),
+      transitions: [
+        { target: 'code', condition: expr('function.review_work.arguments.improvement_needed === true'), before: stmts('this.common_data.current_task = function.review_work.arguments.continue_message;') },
+        { target: 'stop', condition: expr('function.review_work.arguments.improvement_needed === false'), before: stmts('this.common_data.work_summary = function.review_work.arguments.work_summary;') },
+      ],
+    }),
+    state({ name: 'stop', input: expr('common_data.work_summary'), final: true }),
+  ],
+  start: 'start',
+  resume: null,
+  errorHandler: null,
+  script: null,
+  subWorkflows: {},
+  source: 'test',
+};
+
+/** Steps a session, collecting what each step asked for. */
+function driver(plan: WorkflowPlan) {
+  const def = compileWorkflow(plan);
+  let s: SessionState = initialState(def, { id: 'w' });
+  const events: EngineEvent[] = [];
+  let effects: Effect[] = [];
+  const send = (input: EngineInput) => {
+    const r = step(def, s, input);
+    s = r.session;
+    effects = r.effects;
+    for (const fx of r.effects) if (fx.type === 'emit') events.push(fx.event);
+    return r.effects.filter((fx) => fx.type !== 'emit');
+  };
+  const evaluation = () => effects.find((fx) => fx.type === 'evaluate') as Extract<Effect, { type: 'evaluate' }>;
+  const call = () => effects.find((fx) => fx.type === 'call_agent') as Extract<Effect, { type: 'call_agent' }>;
+  return { def, send, events, evaluation, call, state: () => s };
+}
+
+describe('the workflow policy on the core (pure step)', () => {
+  it('runs coder_reviewer: code, a review that asks for more, code again, an approving review, stop with the output', () => {
+    const w = driver(coderReviewer);
+    w.send({ type: 'start', brief: 'a parser' });
+    expect(w.evaluation().evaluation).toMatchObject({ purpose: 'enter', state: 'start', scope: { common_data: { task_to_do: 'a parser', max_iterations: 10 } } });
+    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: undefined, common_data: { task_to_do: 'a parser', max_iterations: 10, current_task: 'Perform following task: a parser' } } });
+    // Transitions of start, then code's input.
+    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 0, common_data: w.state().workflow!.frames[0]!.common_data } });
+    expect(w.state().configuration).toEqual(['code']);
+    expect(w.evaluation().evaluation.purpose).toBe('input');
+    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 'Perform following task: a parser', common_data: w.state().workflow!.frames[0]!.common_data } });
+    const first = w.call().call;
+    expect(first).toMatchObject({ persona: 'coder', path: 'code', inbox: { kind: 'workflow', text: 'Perform following task: a parser' } });
+    w.send({ type: 'agent_replied', turnId: first.turnId, text: 'v1 of the parser', toolCalls: [] });
+    // code -> review (transitions), review input, the reviewer's turn.
+    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 0, common_data: w.state().workflow!.frames[0]!.common_data } });
+    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 'review', common_data: w.state().workflow!.frames[0]!.common_data } });
+    const review = w.call().call;
+    expect(review.persona).toBe('reviewer');
+    w.send({ type: 'agent_replied', turnId: review.turnId, text: 'Handle errors.', toolCalls: [{ name: 'review_work', arguments: { improvement_needed: true, continue_message: 'handle errors' } }] });
+    const transitions = w.evaluation().evaluation;
+    expect(transitions.purpose).toBe('transitions');
+    expect(transitions.scope.agents.reviewer).toMatchObject({ toolCalls: [{ name: 'review_work', arguments: { improvement_needed: true } }] });
+    // The shared context, as the coder sees it: its task, its words, then the reviewer's words as the user's.
+    expect(transitions.scope.contexts.code_history).toEqual([
+      { role: 'user', content: 'Perform following task: a parser' },
+      { role: 'assistant', content: 'v1 of the parser' },
+      { role: 'user', content: 'Handle errors.' },
+    ].map((m) => expect.objectContaining(m)));
+    w.send({ type: 'evaluated', id: transitions && w.evaluation().id, result: { ok: true, value: 0, common_data: { ...w.state().workflow!.frames[0]!.common_data, current_task: 'handle errors' } } });
+    expect(w.state().configuration).toEqual(['code']);
+    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 'handle errors', common_data: w.state().workflow!.frames[0]!.common_data } });
+    w.send({ type: 'agent_replied', turnId: w.call().call.turnId, text: 'v2', toolCalls: [] });
+    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 0, common_data: w.state().workflow!.frames[0]!.common_data } });
+    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 'review', common_data: w.state().workflow!.frames[0]!.common_data } });
+    w.send({ type: 'agent_replied', turnId: w.call().call.turnId, text: 'Good.', toolCalls: [{ name: 'review_work', arguments: { improvement_needed: false, work_summary: 'a parser with errors handled' } }] });
+    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 1, common_data: { ...w.state().workflow!.frames[0]!.common_data, work_summary: 'a parser with errors handled' } } });
+    expect(w.state().status).toBe('ended');
+    expect(w.events.at(-1)).toEqual({ type: 'session_ended', reason: 'workflow coder_reviewer complete', output: 'a parser with errors handled' });
+    const path = w.events.filter((e) => e.type === 'transition').map((e) => (e as { to: string }).to);
+    expect(path).toEqual(['start', 'code', 'review', 'code', 'review', 'stop']);
+  });
+
+  it('a failed evaluation goes to the error handler when there is one, else pauses with the workflow, state and cause', () => {
+    const w = driver(coderReviewer);
+    w.send({ type: 'start', brief: 'x' });
+    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: false, error: 'ReferenceError: nope is not defined' } });
+    expect(w.state().status).toBe('awaiting_user');
+    expect(w.state().awaiting).toMatchObject({ code: 'failure', reason: 'coder_reviewer: state start failed: enter: ReferenceError: nope is not defined; !continue tries it again' });
+    const withHandler = driver({ ...coderReviewer, errorHandler: 'stop' });
+    withHandler.send({ type: 'start', brief: 'x' });
+    withHandler.send({ type: 'evaluated', id: withHandler.evaluation().id, result: { ok: false, error: 'boom' } });
+    expect(withHandler.state().configuration).toEqual(['stop']);
+    expect(withHandler.state().workflow!.frames[0]!.common_data.error).toEqual({ state: 'start', message: 'enter: boom' });
+  });
+
+  it('a stale evaluation (an id no longer waited for) changes nothing', () => {
+    const w = driver(coderReviewer);
+    w.send({ type: 'start', brief: 'x' });
+    const before = w.state();
+    expect(w.send({ type: 'evaluated', id: 'e99', result: { ok: true, value: 1, common_data: {} } })).toEqual([]);
+    expect(w.state().workflow).toEqual(before.workflow);
+  });
+
+  it('a sub-workflow runs as a compound state with its own contexts, and its output comes back as sub_workflow_result', () => {
+    const parent: WorkflowPlan = {
+      ...coderReviewer,
+      name: 'parent',
+      input: { name: 'req' },
+      output: { name: 'result' },
+      contexts: [],
+      agents: [],
+      states: [
+        state({ name: 'start', subWorkflow: { name: 'coder_reviewer', input: { task_to_do: expr('common_data.req') } }, transitions: [{ target: 'stop', condition: expr('true'), before: stmts('this.common_data.result = this.sub_workflow_result;') }] }),
+        state({ name: 'stop', final: true }),
+      ],
+      subWorkflows: { coder_reviewer: coderReviewer },
+    };
+    const w = driver(parent);
+    w.send({ type: 'start', brief: 'build it' });
+    expect(w.evaluation().evaluation).toMatchObject({ purpose: 'sub_input', fields: { task_to_do: expr('common_data.req') } });
+    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: { task_to_do: 'build it' }, common_data: { req: 'build it' } } });
+    expect(w.state().configuration).toEqual(['start.start']);
+    expect(w.state().workflow!.frames).toHaveLength(2);
+    expect(w.state().workflow!.frames[1]!.common_data).toMatchObject({ task_to_do: 'build it', max_iterations: 10 });
+    // Run the child straight to its stop with an approving review.
+    const cd = () => w.state().workflow!.frames.at(-1)!.common_data;
+    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: undefined, common_data: cd() } });
+    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 0, common_data: cd() } });
+    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 'task', common_data: cd() } });
+    w.send({ type: 'agent_replied', turnId: w.call().call.turnId, text: 'done', toolCalls: [] });
+    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 0, common_data: cd() } });
+    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 'review', common_data: cd() } });
+    w.send({ type: 'agent_replied', turnId: w.call().call.turnId, text: 'ok', toolCalls: [] });
+    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 1, common_data: { ...cd(), work_summary: 'built' } } });
+    // Back in the parent: the child's output is sub_workflow_result, then the parent's transitions run.
+    expect(w.state().workflow!.frames).toHaveLength(1);
+    expect(w.state().configuration).toEqual(['start.__done']);
+    const last = w.evaluation().evaluation;
+    expect(last.purpose).toBe('transitions');
+    expect(last.scope.sub_workflow_result).toBe('built');
+    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 0, common_data: { req: 'build it', result: 'built' } } });
+    expect(w.events.at(-1)).toMatchObject({ type: 'session_ended', output: 'built' });
+    expect(w.events.filter((e) => e.type === 'transition' || e.type === 'major_entered' || e.type === 'major_exited').map((e) => (e.type === 'transition' ? `${e.from} -> ${e.to}` : `${e.type} ${(e as { major: string }).major}`))).toEqual([
+      ' -> start',
+      'major_entered start',
+      'start.start -> start.code',
+      'start.code -> start.review',
+      'start.review -> start.stop',
+      'start.stop -> start.__done',
+      'start.__done -> stop',
+      'major_exited start',
+    ]);
+  });
+
+  it('request_users_input pauses for the user; the answer goes back to the same agent', () => {
+    const asking: WorkflowPlan = {
+      ...coderReviewer,
+      agents: coderReviewer.agents.map((a) => (a.id === 'coder' ? { ...a, requestUserInput: true } : a)),
+    };
+    const w = driver(asking);
+    w.send({ type: 'start', brief: 'x' });
+    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: undefined, common_data: { task_to_do: 'x' } } });
+    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 0, common_data: { task_to_do: 'x' } } });
+    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 'task', common_data: { task_to_do: 'x' } } });
+    w.send({ type: 'agent_replied', turnId: w.call().call.turnId, text: '', toolCalls: [{ id: 'c1', name: 'request_users_input', arguments: { question: 'Which language?' } }] });
+    expect(w.state().awaiting).toMatchObject({ code: 'question', reason: 'Coder asks you: Which language?' });
+    const next = w.send({ type: 'user_message', text: 'Zig' });
+    const call = next.find((fx) => fx.type === 'call_agent') as Extract<Effect, { type: 'call_agent' }>;
+    expect(call.call).toMatchObject({ persona: 'coder', inbox: { kind: 'workflow_answer', text: 'Zig', toolCallId: 'c1', question: 'Which language?' } });
+  });
+});
