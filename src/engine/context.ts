@@ -85,10 +85,11 @@ export function abortInFlight(ctx: StepContext, reason: string): void {
  * Moves the main region to the state `to` (a key): the chart says which states are left and entered;
  * the transition, the majors left and entered, and the entered leaf are published in that order.
  */
-export function changeState(ctx: StepContext, to: string, kind: Move['kind'], reason: string, arbitration?: string): void {
+export function changeState(ctx: StepContext, to: string, kind: Move['kind'], reason: string, arbitration?: string, fromKey?: string): void {
   const { s, def } = ctx;
   const chart = def.chart;
-  const from = currentPath(ctx);
+  // A parallel region moves from its own leaf; everything else from the main region's.
+  const from = fromKey ?? currentPath(ctx);
   const source = nodeByKey(chart, from);
   const target = nodeByKey(chart, to);
   if (!source || !target) throw new Error(`engine: no state ${source ? to : from} in ${def.name}`);

@@ -6,6 +6,8 @@ import type { Chart } from './chart/chart.js';
 import type { StatePath } from './chart/path.js';
 import type { EngineInput } from './input-events.js';
 import type { TransitionRecord } from './moves.js';
+import type { Effect } from './effects.js';
+import type { SessionState } from './session.js';
 import type { Mode } from './session.js';
 import type { StepContext } from './context.js';
 import type { TeamRouting } from '../routing/state.js';
@@ -44,6 +46,8 @@ export interface Policy {
   start(ctx: StepContext, brief: string): void;
   /** Any other input (model results, user actions, budgets). */
   onInput(ctx: StepContext, input: EngineInput): void;
+  /** Work besides the main call that was in flight when the state was saved (branches, a sandbox evaluation), to run again on resume. */
+  resumeEffects?(session: SessionState): Effect[];
   /** A state change happened (the policy may remember it, e.g. for loop detection). */
   onTransition?(ctx: StepContext, record: TransitionRecord): void;
 }

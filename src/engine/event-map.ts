@@ -13,10 +13,18 @@ export const EVENT_PAYLOADS = {
   state_entered: z.object({ path: str, persona: str, major: str }),
   major_entered: z.object({ major: str }),
   major_exited: z.object({ major: str }),
-  agent_started: z.object({ turn_id: str, path: str, persona: str, attempt: num, model: str, inbox: str }),
-  agent_delta: z.object({ turn_id: str, persona: str, text: str.optional(), tool_arguments: str.optional() }),
-  agent_message: z.object({ turn_id: str, path: str, persona: str, text: str, turn: num }),
-  agent_aborted: z.object({ turn_id: str, persona: str, reason: str }),
+  agent_started: z.object({ turn_id: str, path: str, persona: str, attempt: num, model: str, inbox: str, branch: str.optional() }),
+  agent_delta: z.object({ turn_id: str, persona: str, text: str.optional(), tool_arguments: str.optional(), branch: str.optional() }),
+  agent_message: z.object({ turn_id: str, path: str, persona: str, text: str, turn: num, branch: str.optional() }),
+  agent_aborted: z.object({ turn_id: str, persona: str, reason: str, branch: str.optional() }),
+  /** An agent ran a tool (file or command) in its workspace: started, then finished with ok or an error the model saw. */
+  tool_call: z.object({ turn_id: str, persona: str, tool: str, summary: str, phase: z.enum(['started', 'finished']), ok: z.boolean().optional(), detail: str.optional(), branch: str.optional() }),
+  /** A parallel state's branches: fanned out, then joined (which succeeded, which failed and why). */
+  fanout: z.object({ state: str, branches: z.array(str), join: str }),
+  joined: z.object({ state: str, done: z.array(str), failed: z.array(z.object({ branch: str, error: str })), outcome: z.enum(['continue', 'fail']) }),
+  /** A reviewer's verdict in a debate round, and how the debate ended. */
+  verdict: z.object({ state: str, round: num, reviewer: str, agree: z.boolean(), approve: z.boolean(), feedback: str }),
+  debate_ended: z.object({ state: str, rounds: num, consensus: z.boolean(), approve: z.boolean(), synthesised: z.boolean() }),
   directive: z.object({ turn_id: str, path: str, persona: str, directive: DirectiveSchema, source: z.enum(['tool', 'text']) }),
   directive_invalid: z.object({ turn_id: str, persona: str, error: str, attempt: num, repairing: z.boolean() }),
   arbitration: z.object({ from: str, decision: DecisionSchema }),

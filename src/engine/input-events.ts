@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DirectiveResultSchema } from '../directive/schema.js';
 import { ModeSchema } from './session.js';
 import { EvaluationResultSchema } from '../workflow/run/evaluation.js';
-import { ToolCallRecordSchema } from '../workflow/run/state.js';
+import { ChangesSchema, ToolCallRecordSchema } from '../workflow/run/state.js';
 
 /** The typed command line a user input came from, kept for the `command` event. */
 const CommandSchema = z.object({ name: z.string(), args: z.array(z.string()) }).optional();
@@ -16,7 +16,7 @@ export const EngineInputSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('agent_completed'), turnId: z.string(), text: z.string(), directive: DirectiveResultSchema }),
   z.object({ type: z.literal('agent_failed'), turnId: z.string(), reason: z.string() }),
   /** A workflow agent answered: its words and the tool calls it made (parsing tools are recorded, not run). */
-  z.object({ type: z.literal('agent_replied'), turnId: z.string(), text: z.string(), toolCalls: z.array(ToolCallRecordSchema) }),
+  z.object({ type: z.literal('agent_replied'), turnId: z.string(), text: z.string(), toolCalls: z.array(ToolCallRecordSchema), changes: ChangesSchema.optional() }),
   /** The sandbox ran a workflow's code (or could not). */
   z.object({ type: z.literal('evaluated'), id: z.string(), result: EvaluationResultSchema }),
   z.object({ type: z.literal('user_message'), text: z.string() }),

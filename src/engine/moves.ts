@@ -13,6 +13,10 @@ export const AgentCallSchema = z.object({
   repair: z.string().optional(),
   /** The agent's words from the first attempt, kept across the repair round. */
   priorText: z.string().optional(),
+  /** The branch of a parallel state the call belongs to. */
+  branch: z.string().optional(),
+  /** Cut the call off after this long (a branch's timeout). */
+  timeoutMs: z.number().int().optional(),
 });
 
 /** One agent call the runtime must make (or is making). */

@@ -128,9 +128,13 @@ export class EffectRunner {
     }
     const controller = new AbortController();
     this.controllers.set(call.turnId, controller);
+    // A branch's timeout: the call is cut off and reported as failed, so the join can decide without it.
+    let timedOut = false;
+    const timer = call.timeoutMs !== undefined ? setTimeout(() => ((timedOut = true), controller.abort()), call.timeoutMs) : null;
+    const branch = call.branch !== undefined ? { branch: call.branch } : {};
     try {
       const model = this.options.modelFor(persona.id);
-      host.publish(event('agent_started', { turn_id: call.turnId, path: call.path, persona: persona.id, attempt: call.attempt, model, inbox: call.inbox.kind }));
+      host.publish(event('agent_started', { turn_id: call.turnId, path: call.path, persona: persona.id, attempt: call.attempt, model, inbox: call.inbox.kind, ...branch }));
       // The budget is checked when the call really starts, so the usage of the call before counts.
       const overBudget = this.options.budget?.check();
       if (overBudget) {
@@ -149,21 +153,26 @@ export class EffectRunner {
         onDelta: (d) => {
           if (controller.signal.aborted) return;
           host.publish(event('agent_delta', d.type === 'text'
-            ? { turn_id: call.turnId, persona: persona.id, text: d.text }
-            : { turn_id: call.turnId, persona: persona.id, tool_arguments: d.text }));
+            ? { turn_id: call.turnId, persona: persona.id, text: d.text, ...branch }
+            : { turn_id: call.turnId, persona: persona.id, tool_arguments: d.text, ...branch }));
         },
       });
-      if (controller.signal.aborted) return;
+      if (controller.signal.aborted) {
+        if (timedOut) host.send({ type: 'agent_failed', turnId: call.turnId, reason: `timed out after ${call.timeoutMs} ms` });
+        return;
+      }
       if (response.usage && this.options.reportUsage) {
         const total = response.usage.promptTokens + response.usage.completionTokens;
         host.publish(event('usage', { persona: persona.id, model: response.model, prompt_tokens: response.usage.promptTokens, completion_tokens: response.usage.completionTokens, cost: null, total_tokens: total, total_cost: null }));
       }
       host.send(this.options.turns.result(call, response));
     } catch (error) {
+      if (timedOut) host.send({ type: 'agent_failed', turnId: call.turnId, reason: `timed out after ${call.timeoutMs} ms` });
       if (error instanceof AbortedError || controller.signal.aborted) return;
       const reason = error instanceof Error ? error.message.split('\n')[0]! : String(error);
       host.send({ type: 'agent_failed', turnId: call.turnId, reason });
     } finally {
+      if (timer) clearTimeout(timer);
       this.controllers.delete(call.turnId);
     }
   }

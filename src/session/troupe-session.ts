@@ -121,8 +121,11 @@ export class TroupeSession {
    */
   resume(): void {
     const s = this.getSnapshot();
-    if (s.status === 'idle' && this.parts.brief) this.start(this.parts.brief);
-    else if (s.status === 'running' && s.inFlight) this.parts.runner.execute({ type: 'call_agent', call: s.inFlight });
+    if (s.status === 'idle' && this.parts.brief) return this.start(this.parts.brief);
+    if (s.status !== 'running') return;
+    if (s.inFlight) this.parts.runner.execute({ type: 'call_agent', call: s.inFlight });
+    // A fan-out's unfinished branches run again; the finished ones keep their results.
+    for (const effect of this.def.policy.resumeEffects?.(s) ?? []) this.parts.runner.execute(effect);
   }
 
   /** The rolling memory (null when memory is off); read it, the session feeds it. */

@@ -4,6 +4,7 @@ import type { AgentState, MachineDefinition } from '../../engine/definition.js';
 import type { Limits } from '../../config/team-schema.js';
 import type { AgentPlan, StatePlan, WorkflowPlan } from './plan.js';
 import { MAX_DEPTH, SUB_DONE, workflowPolicy } from './policy.js';
+import { BRANCH_DONE, BRANCH_WORK } from './fanout.js';
 
 /** Turns a workflow can take before the session pauses for the user (a safety net; the workflow's own loops have their limits). */
 export const WORKFLOW_MAX_TURNS = 100;
@@ -21,7 +22,21 @@ function stateSpec(plan: WorkflowPlan, state: StatePlan, depth: number): StateSp
       children: [...child.states.map((s) => stateSpec(child, s, depth + 1)), { id: SUB_DONE, kind: 'final' }],
     };
   }
-  const final = state.final && !state.agent;
+  if (state.parallel) {
+    // Each branch is a region of its own: its working state, then a final state once it is done.
+    return {
+      id: state.name,
+      kind: 'parallel',
+      meta: { name: state.name },
+      children: state.parallel.branches.map((b): StateSpec => ({
+        id: b.id,
+        kind: 'compound',
+        meta: { name: b.id },
+        children: [{ id: BRANCH_WORK, kind: 'atomic', invoke: { agent: b.agent }, meta: { name: `${state.name}.${b.id}` } }, { id: BRANCH_DONE, kind: 'final' }],
+      })),
+    };
+  }
+  const final = state.final && !state.agent && !state.debate;
   return {
     id: state.name,
     kind: final ? 'final' : 'atomic',

@@ -28,7 +28,7 @@ export const EvaluationSchema = z.object({
   workflow: z.string(),
   state: z.string(),
   /** What it is for: entry code, the input, after-code, the transitions, a handler naming the next state, sub-workflow inputs. */
-  purpose: z.enum(['enter', 'input', 'after', 'transitions', 'decide', 'sub_input']),
+  purpose: z.enum(['enter', 'input', 'after', 'transitions', 'decide', 'sub_input', 'branch_input', 'debate_input']),
   /** One piece of code (enter, input, after, decide). */
   code: CodeSchema.optional(),
   /** Conditions in order; the first that holds has its `before` run (transitions). */

@@ -48,6 +48,34 @@ export interface AgentPlan {
   parsingTools: { name: string; description: string; parameters: Record<string, unknown> }[];
   /** The role may ask the user (seed 003's request_users_input tool). */
   requestUserInput: boolean;
+  /** Agent tools the role may use (file and command tools, confined to its workspace). */
+  tools: string[];
+  /** Most tool calls in one turn before the turn is cut off. */
+  maxToolSteps: number;
+}
+
+/** Branches that run at the same time, each its own agent, joined by a policy (seed 002). */
+export interface ParallelPlan {
+  branches: { id: string; agent: string; input: Code | null; workspace: boolean }[];
+  join: 'all' | 'any' | { quorum: number };
+  /** A failed branch: the join goes on with the others, or the state fails. */
+  onFailure: 'continue' | 'fail';
+  /** A branch that takes longer is cut off and counts as failed (null: no limit). */
+  timeoutMs: number | null;
+  /** Where the branches' results go in common_data (default: the state's name). */
+  into: string;
+}
+
+/** Reviewers who take turns on a shared debate context until they agree (seed 002). */
+export interface DebatePlan {
+  reviewers: string[];
+  /** What the reviewers debate (evaluated once, at the start). */
+  input: Code | null;
+  maxRounds: number;
+  /** Writes the consensus from the debate when the rounds run out without one. */
+  synthesiser: string;
+  /** Where the outcome goes in common_data (default: the state's name). */
+  into: string;
 }
 
 /** Code from the config, as the sandbox runs it. */
@@ -72,6 +100,8 @@ export interface StatePlan {
   /** Runs after the agent answered (post_handler). */
   after: Code | null;
   subWorkflow: { name: string; input: Record<string, Code> } | null;
+  parallel: ParallelPlan | null;
+  debate: DebatePlan | null;
   transitions: TransitionPlan[];
   /** A handler that names the next state (transition_handler), instead of conditions. */
   decide: Code | null;

@@ -2,57 +2,19 @@ import type { Policy } from '../../engine/definition.js';
 import { abortInFlight, awaitUser, changeState, countVisit, emit, endSession, note, startCall, type StepContext } from '../../engine/context.js';
 import { event } from '../../engine/event-map.js';
 import type { EngineInput } from '../../engine/input-events.js';
-import type { Evaluation, EvaluationResult } from './evaluation.js';
-import { agentOf, appendMessage, keyOf, newFrame, planOf, scopeOf, stateOf } from './frames.js';
-import type { WorkflowPlan } from './plan.js';
-import type { Frame, ToolCallRecord, WorkflowRun } from './state.js';
+import type { EvaluationResult } from './evaluation.js';
+import { current, evaluate, rootPlan, runOf, setFrame, update } from './access.js';
+import { agentOf, appendMessage, keyOf, newFrame, stateOf } from './frames.js';
+import type { Changes, Frame, ToolCallRecord } from './state.js';
+import { branchFinished, branchOf, fanOut, runningBranchCalls } from './fanout.js';
+import { debateTurnDone, startDebate } from './debate.js';
+import type { Effect } from '../../engine/effects.js';
 
 /** The tool a role uses to ask the user (seed 003); its answer comes back as the tool's result. */
 export const ASK_USER_TOOL = 'request_users_input';
 /** How deep sub-workflows may nest. */
 export const MAX_DEPTH = 8;
 const ENDS = new Set(['stop', 'end']);
-
-function runOf(ctx: StepContext): WorkflowRun {
-  const run = ctx.s.workflow;
-  if (!run) throw new Error(`engine: ${ctx.def.name} has no workflow run`);
-  return run;
-}
-
-function rootPlan(ctx: StepContext): WorkflowPlan {
-  const plan = ctx.def.workflow;
-  if (!plan) throw new Error(`engine: ${ctx.def.name} is not a workflow`);
-  return plan;
-}
-
-/** The running workflow on top (the innermost sub-workflow), its plan and its current state. */
-function current(ctx: StepContext) {
-  const run = runOf(ctx);
-  const frame = run.frames[run.frames.length - 1]!;
-  const plan = planOf(rootPlan(ctx), frame);
-  return { run, frame, plan, state: stateOf(plan, frame.state) };
-}
-
-/** Replaces the top frame (state is copied on write: a step never changes its input). */
-function setFrame(ctx: StepContext, frame: Frame): void {
-  const run = runOf(ctx);
-  ctx.s.workflow = { ...run, frames: [...run.frames.slice(0, -1), frame] };
-}
-
-function update(ctx: StepContext, change: Partial<Frame>): Frame {
-  const next = { ...current(ctx).frame, ...change };
-  setFrame(ctx, next);
-  return next;
-}
-
-/** Asks the runtime to run code in the sandbox; `evaluated` comes back with this id. */
-function evaluate(ctx: StepContext, purpose: Evaluation['purpose'], what: Pick<Evaluation, 'code' | 'transitions' | 'fields'>): void {
-  const { run, frame, plan } = current(ctx);
-  const id = `e${run.evalSeq + 1}`;
-  ctx.s.workflow = { ...runOf(ctx), evalSeq: run.evalSeq + 1, evaluating: { id, purpose } };
-  ctx.s.status = 'running';
-  ctx.fx.push({ type: 'evaluate', id, evaluation: { workflow: plan.name, state: frame.state, purpose, ...what, scope: scopeOf(frame) } });
-}
 
 /** Runs the current state's phases until one needs the sandbox, a model or the user, or the run ends. */
 function advance(ctx: StepContext): void {
@@ -65,6 +27,15 @@ function advance(ctx: StepContext): void {
         update(ctx, { phase: 'input' });
         break;
       case 'input':
+        if (state.parallel) {
+          const fields = Object.fromEntries(state.parallel.branches.flatMap((b) => (b.input ? [[b.id, b.input]] : [])));
+          if (Object.keys(fields).length > 0) return evaluate(ctx, 'branch_input', { fields });
+          return fanOut(ctx, state.parallel, {});
+        }
+        if (state.debate) {
+          if (state.debate.input) return evaluate(ctx, 'debate_input', { code: state.debate.input });
+          return startDebate(ctx, state.debate, '');
+        }
         if (state.subWorkflow) {
           if (Object.keys(state.subWorkflow.input).length > 0) return evaluate(ctx, 'sub_input', { fields: state.subWorkflow.input });
           return enterSub(ctx, {});
@@ -80,6 +51,8 @@ function advance(ctx: StepContext): void {
         if (!act(ctx)) return;
         break;
       case 'call':
+      case 'fanout':
+      case 'debate':
         return;
       case 'after':
         if (state.after) return evaluate(ctx, 'after', { code: state.after });
@@ -175,7 +148,7 @@ function fail(ctx: StepContext, reason: string): void {
   if (state && frame.retries < state.maxRetries) {
     const retries = frame.retries + 1;
     note(ctx, `${plan.name}: state ${frame.state} failed (${reason}); trying again (${retries}/${state.maxRetries})`);
-    update(ctx, { retries, phase: frame.phase === 'call' ? 'act' : frame.phase });
+    update(ctx, { retries, phase: retryPhase(frame.phase) });
     advance(ctx);
     return;
   }
@@ -186,6 +159,13 @@ function fail(ctx: StepContext, reason: string): void {
     return;
   }
   awaitUser(ctx, 'failure', `${plan.name}: state ${frame.state} failed: ${reason}; !continue tries it again`);
+}
+
+/** Where a failed state starts again: the call is made again; branches and debates start over. */
+function retryPhase(phase: Frame['phase']): Frame['phase'] {
+  if (phase === 'call') return 'act';
+  if (phase === 'fanout' || phase === 'debate') return 'input';
+  return phase;
 }
 
 function text(value: unknown): string {
@@ -214,6 +194,10 @@ function onEvaluated(ctx: StepContext, id: string, result: EvaluationResult): vo
       break;
     case 'sub_input':
       return enterSub(ctx, (result.value ?? {}) as Record<string, unknown>);
+    case 'branch_input':
+      return fanOut(ctx, state!.parallel!, (result.value ?? {}) as Record<string, unknown>);
+    case 'debate_input':
+      return startDebate(ctx, state!.debate!, text(result.value));
     case 'decide':
       return goTo(ctx, text(result.value), `${plan.name}: ${frame.state} chose ${text(result.value)}`);
     case 'transitions': {
@@ -225,7 +209,31 @@ function onEvaluated(ctx: StepContext, id: string, result: EvaluationResult): vo
   advance(ctx);
 }
 
-function onReplied(ctx: StepContext, turnId: string, words: string, toolCalls: ToolCallRecord[]): void {
+/** A branch of the running fan-out answered or failed: it is recorded, and the state goes on once the branches join. */
+function onBranch(ctx: StepContext, branch: string, turnId: string, result: Parameters<typeof branchFinished>[3]): void {
+  const { frame, state } = current(ctx);
+  const call = frame.branches![branch]!.call!;
+  if (result.ok) {
+    ctx.s.turn += 1;
+    countVisit(ctx, call.path);
+    emit(ctx, event('agent_message', { turn_id: turnId, path: call.path, persona: call.persona, text: result.text, turn: ctx.s.turn, branch }));
+  } else emit(ctx, event('error', { message: result.error, where: `${frame.state}.${branch} (${turnId})` }));
+  const outcome = branchFinished(ctx, state!.parallel!, branch, result);
+  if (outcome.kind === 'wait') return;
+  if (outcome.kind === 'fail') return fail(ctx, outcome.reason);
+  update(ctx, { phase: 'after' });
+  const deferred = runOf(ctx).deferredInput;
+  if (deferred !== undefined) {
+    const { deferredInput: _taken, ...run } = runOf(ctx);
+    ctx.s.workflow = run;
+    return onUserText(ctx, deferred);
+  }
+  advance(ctx);
+}
+
+function onReplied(ctx: StepContext, turnId: string, words: string, toolCalls: ToolCallRecord[], changes?: Changes): void {
+  const branch = branchOf(ctx, turnId);
+  if (branch) return onBranch(ctx, branch, turnId, { ok: true, text: words, toolCalls, ...(changes ? { changes } : {}) });
   const s = ctx.s;
   const call = s.inFlight;
   if (!call || call.turnId !== turnId) return;
@@ -247,6 +255,12 @@ function onReplied(ctx: StepContext, turnId: string, words: string, toolCalls: T
     next = appendMessage(next, context, { role: 'user', content: words, from: agent.id });
   }
   next = { ...next, agents: { ...next.agents, [agent.id]: { response: words, toolCalls, turns: (next.agents[agent.id]?.turns ?? 0) + 1 } }, lastAgent: agent.id };
+  if (frame.phase === 'debate') {
+    setFrame(ctx, next);
+    if (debateTurnDone(ctx, current(ctx).state!.debate!, words, toolCalls).kind === 'wait') return;
+    update(ctx, { phase: 'after' });
+    return advance(ctx);
+  }
   const ask = toolCalls.find((c) => c.name === ASK_USER_TOOL);
   if (ask && agent.requestUserInput) {
     const question = text((ask.arguments as { question?: unknown } | null)?.question ?? ask.arguments);
@@ -262,6 +276,12 @@ function onReplied(ctx: StepContext, turnId: string, words: string, toolCalls: T
 function onUserText(ctx: StepContext, words: string): void {
   const { run, frame, plan } = current(ctx);
   const s = ctx.s;
+  if (frame.phase === 'fanout') {
+    // Branches are not interrupted by one line: it waits for their join, then goes where input goes.
+    ctx.s.workflow = { ...run, deferredInput: words };
+    note(ctx, `the branches of ${frame.state} are running; your input goes to the workflow once they join`);
+    return;
+  }
   emit(ctx, event('user_input', { text: words }));
   if (run.question && s.status === 'awaiting_user') {
     const q = run.question;
@@ -303,6 +323,15 @@ function notInWorkflow(ctx: StepContext, what: string): void {
 /** Declarative workflows: states run code in the sandbox, agents in their contexts, sub-workflows and conditions. */
 export const workflowPolicy: Policy = {
   initialRouting: () => null,
+  resumeEffects(session) {
+    const run = session.workflow;
+    const frame = run?.frames.at(-1);
+    if (!run || !frame) return [];
+    return [
+      ...runningBranchCalls(frame.branches).map((call): Effect => ({ type: 'call_agent', call })),
+      ...(run.evaluating ? [{ type: 'evaluate' as const, id: run.evaluating.id, evaluation: run.evaluating.evaluation }] : []),
+    ];
+  },
   start(ctx, brief) {
     const plan = rootPlan(ctx);
     const frame = newFrame(plan, { plan: [], prefix: [] }, brief);
@@ -316,8 +345,10 @@ export const workflowPolicy: Policy = {
       case 'evaluated':
         return onEvaluated(ctx, input.id, input.result);
       case 'agent_replied':
-        return onReplied(ctx, input.turnId, input.text, input.toolCalls);
+        return onReplied(ctx, input.turnId, input.text, input.toolCalls, input.changes);
       case 'agent_failed': {
+        const branch = branchOf(ctx, input.turnId);
+        if (branch) return onBranch(ctx, branch, input.turnId, { ok: false, error: input.reason });
         const call = ctx.s.inFlight;
         if (!call || call.turnId !== input.turnId) return;
         ctx.s.inFlight = null;

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { AgentCallSchema } from '../../engine/moves.js';
+import { EvaluationSchema } from './evaluation.js';
 
 /** A message of a workflow context, in the canonical form its `assistant` agents see it. */
 export const WorkflowMessageSchema = z.object({
@@ -15,8 +17,54 @@ export const ToolCallRecordSchema = z.object({ id: z.string().optional(), name: 
 /** A recorded tool call. */
 export type ToolCallRecord = z.infer<typeof ToolCallRecordSchema>;
 
-/** Where a state is in its work: entry code, input, the agent's turn, after-code, choosing the next state. */
-export const PhaseSchema = z.enum(['enter', 'input', 'act', 'call', 'after', 'transitions']);
+/** Where a state is in its work: entry code, input, the agent's turn (or branches, or debate), after-code, choosing the next state. */
+export const PhaseSchema = z.enum(['enter', 'input', 'act', 'call', 'fanout', 'debate', 'after', 'transitions']);
+
+/** The files a branch's agent changed in its workspace, and the diff rendered for reviewers. */
+export const ChangesSchema = z.object({
+  files: z.array(z.object({ path: z.string(), status: z.enum(['added', 'modified', 'deleted']) })),
+  diff: z.string(),
+});
+/** The files a branch changed. */
+export type Changes = z.infer<typeof ChangesSchema>;
+
+/** One branch of a fan-out: its call while it runs, its result once it is done. */
+export const BranchSchema = z.object({
+  agent: z.string(),
+  status: z.enum(['pending', 'running', 'done', 'failed', 'cancelled']),
+  call: AgentCallSchema.nullable(),
+  input: z.string(),
+  text: z.string().optional(),
+  toolCalls: z.array(ToolCallRecordSchema).optional(),
+  changes: ChangesSchema.optional(),
+  error: z.string().optional(),
+});
+/** One branch of a fan-out. */
+export type Branch = z.infer<typeof BranchSchema>;
+
+/** A reviewer's structured verdict in a debate round. */
+export const VerdictSchema = z.object({
+  reviewer: z.string(),
+  agree: z.boolean(),
+  approve: z.boolean(),
+  feedback: z.string(),
+  ranking: z.array(z.string()),
+});
+/** A reviewer's verdict. */
+export type Verdict = z.infer<typeof VerdictSchema>;
+
+/** A debate in progress: the round, whose turn it is, the verdicts of each round, the shared debate context. */
+export const DebateSchema = z.object({
+  subject: z.string(),
+  round: z.number().int(),
+  turn: z.number().int(),
+  rounds: z.array(z.array(VerdictSchema)),
+  transcript: z.array(z.object({ reviewer: z.string(), round: z.number().int(), text: z.string() })),
+  call: AgentCallSchema.nullable(),
+  synthesising: z.boolean(),
+});
+/** A debate in progress. */
+export type Debate = z.infer<typeof DebateSchema>;
 
 /** One running workflow (the root, or a sub-workflow on top of its parent): its place and its data. */
 export const FrameSchema = z.object({
@@ -36,6 +84,10 @@ export const FrameSchema = z.object({
   subWorkflowResult: z.unknown().optional(),
   /** Failed tries of the current state so far. */
   retries: z.number().int(),
+  /** The branches of a parallel state while they run. */
+  branches: z.record(z.string(), BranchSchema).optional(),
+  /** A debate state's debate while it runs. */
+  debate: DebateSchema.optional(),
 });
 /** One running workflow. */
 export type Frame = z.infer<typeof FrameSchema>;
@@ -44,12 +96,14 @@ export type Frame = z.infer<typeof FrameSchema>;
 export const WorkflowRunSchema = z.object({
   frames: z.array(FrameSchema),
   evalSeq: z.number().int(),
-  /** The evaluation in flight: its id and what it is for. */
-  evaluating: z.object({ id: z.string(), purpose: z.string() }).nullable(),
+  /** The evaluation in flight: its id, what it is for, and the request (sent again when a crashed session resumes). */
+  evaluating: z.object({ id: z.string(), purpose: z.string(), evaluation: EvaluationSchema }).nullable(),
   /** An agent asked the user (request_users_input): the answer goes back as that tool's result. */
   question: z.object({ agent: z.string(), toolCallId: z.string(), question: z.string() }).nullable(),
   output: z.unknown().optional(),
   error: z.string().nullable(),
+  /** User input that came while branches ran: it goes to the resume state once they join. */
+  deferredInput: z.string().optional(),
 });
 /** A workflow run. */
 export type WorkflowRun = z.infer<typeof WorkflowRunSchema>;

@@ -4,6 +4,7 @@ import type { ChatMessage } from '../../llm/chat-model.js';
 import type { TurnShaper } from '../../runtime/turns.js';
 import { agentOf, planOf } from './frames.js';
 import { ASK_USER_TOOL } from './policy.js';
+import { verdictTool } from './debate.js';
 import type { ToolCallRecord } from './state.js';
 
 /** The tool a role with request_users_input may call to ask the user a question. */
@@ -38,7 +39,9 @@ export function workflowTurns(def: MachineDefinition): TurnShaper {
       const agent = agentOf(plan, agentState.id);
       const context = agent && frame ? (frame.contexts[agent.context] ?? []) : [];
       const mirror = agent?.role === 'user';
-      const history: ChatMessage[] = context.map((m) => ({
+      // A branch or a debate turn stands on its own input; the context is the state's normal conversation.
+      const own = call.branch !== undefined || frame?.phase === 'debate';
+      const history: ChatMessage[] = (own ? [] : context).map((m) => ({
         role: m.role === 'system' ? 'system' : mirror ? (m.role === 'user' ? 'assistant' : 'user') : m.role,
         content: m.content,
       }));
@@ -47,7 +50,8 @@ export function workflowTurns(def: MachineDefinition): TurnShaper {
         inbox.kind === 'workflow_answer'
           ? [{ role: 'user', content: `You asked the user: ${inbox.question}\nThe user answered: ${inbox.text}` }]
           : [{ role: 'user', content: 'text' in inbox ? inbox.text : '' }];
-      const tools: ToolSpec[] = [...(agent?.parsingTools ?? []), ...(agent?.requestUserInput ? [askUserTool] : [])];
+      const debating = frame?.phase === 'debate';
+      const tools: ToolSpec[] = debating ? [verdictTool] : [...(agent?.parsingTools ?? []), ...(agent?.requestUserInput && !call.branch ? [askUserTool] : [])];
       return {
         messages: [{ role: 'system', content: agent?.systemMessage ?? '' }, ...history, ...closing],
         tools,

@@ -10,7 +10,7 @@ import type { StatePlan, WorkflowPlan } from '../../../src/workflow/run/plan.js'
 const expr = (source: string) => ({ kind: 'expression' as const, source });
 const stmts = (source: string) => ({ kind: 'statements' as const, source });
 const state = (s: Partial<StatePlan> & { name: string }): StatePlan => ({
-  enter: null, agent: null, input: null, action: 'send', after: null, subWorkflow: null, transitions: [], decide: null, maxRetries: 0, final: false, ...s,
+  enter: null, agent: null, input: null, action: 'send', after: null, subWorkflow: null, parallel: null, debate: null, transitions: [], decide: null, maxRetries: 0, final: false, ...s,
 });
 
 /** Seed 000's coder_reviewer, as the loader normalises it. */
@@ -22,8 +22,8 @@ const coderReviewer: WorkflowPlan = {
   variables: { max_iterations: 10 },
   contexts: [{ name: 'code_history', starting: [], maxLength: 50_000 }],
   agents: [
-    { id: 'coder', context: 'code_history', role: 'assistant', name: 'Coder', systemMessage: 'You code.', model: 'base', parsingTools: [], requestUserInput: false },
-    { id: 'reviewer', context: 'code_history', role: 'user', name: 'Reviewer', systemMessage: 'You review.', model: 'base', parsingTools: [{ name: 'review_work', description: '', parameters: {} }], requestUserInput: false },
+    { id: 'coder', context: 'code_history', role: 'assistant', name: 'Coder', systemMessage: 'You code.', model: 'base', parsingTools: [], requestUserInput: false, tools: [], maxToolSteps: 20 },
+    { id: 'reviewer', context: 'code_history', role: 'user', name: 'Reviewer', systemMessage: 'You review.', model: 'base', parsingTools: [{ name: 'review_work', description: '', parameters: {} }], requestUserInput: false, tools: [], maxToolSteps: 20 },
   ],
   states: [
     state({ name: 'start', enter: stmts("this.common_data.current_task = 'Perform following task: ' + this.common_data.task_to_do;"), transitions: [{ target: 'code', condition: expr('true'), before: null }] }),

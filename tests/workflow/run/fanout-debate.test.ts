@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import type { Effect } from '../../../src/engine/effects.js';
+import type { EngineEvent } from '../../../src/engine/event-map.js';
+import type { EngineInput } from '../../../src/engine/input-events.js';
+import type { SessionState } from '../../../src/engine/session.js';
+import { initialState, step } from '../../../src/engine/step.js';
+import { compileWorkflow } from '../../../src/workflow/run/compile.js';
+import type { AgentPlan, StatePlan, WorkflowPlan } from '../../../src/workflow/run/plan.js';
+
+const expr = (source: string) => ({ kind: 'expression' as const, source });
+const state = (s: Partial<StatePlan> & { name: string }): StatePlan => ({
+  enter: null, agent: null, input: null, action: 'send', after: null, subWorkflow: null, parallel: null, debate: null, transitions: [], decide: null, maxRetries: 0, final: false, ...s,
+});
+const agent = (id: string): AgentPlan => ({ id, context: 'c', role: 'assistant', name: id, systemMessage: '', model: 'base', parsingTools: [], requestUserInput: false, tools: [], maxToolSteps: 20 });
+
+function plan(join: 'all' | 'any' | { quorum: number }, onFailure: 'continue' | 'fail' = 'continue'): WorkflowPlan {
+  return {
+    name: 'fan', description: '', input: { name: 'task' }, output: { name: 'review' }, variables: {},
+    contexts: [{ name: 'c', starting: [], maxLength: 10_000 }],
+    agents: ['impl_a', 'impl_b', 'impl_c', 'rev_a', 'rev_b'].map(agent),
+    states: [
+      state({
+        name: 'implement',
+        parallel: { branches: ['a', 'b', 'c'].map((id) => ({ id, agent: `impl_${id}`, input: null, workspace: true })), join, onFailure, timeoutMs: 60_000, into: 'implementations' },
+        transitions: [{ target: 'review', condition: null, before: null }],
+      }),
+      state({ name: 'review', debate: { reviewers: ['rev_a', 'rev_b'], input: null, maxRounds: 2, synthesiser: 'rev_a', into: 'review' }, transitions: [{ target: 'stop', condition: null, before: null }] }),
+      state({ name: 'stop', final: true }),
+    ],
+    start: 'implement', resume: null, errorHandler: null, script: null, subWorkflows: {}, source: 'test',
+  };
+}
+
+function driver(p: WorkflowPlan) {
+  const def = compileWorkflow(p);
+  let s: SessionState = initialState(def, { id: 'w' });
+  const events: EngineEvent[] = [];
+  const send = (input: EngineInput): Effect[] => {
+    const r = step(def, s, input);
+    s = r.session;
+    for (const fx of r.effects) if (fx.type === 'emit') events.push(fx.event);
+    return r.effects.filter((fx) => fx.type !== 'emit');
+  };
+  return { def, send, events, state: () => s };
+}
+
+const verdict = (agree: boolean, approve: boolean, feedback: string, ranking: string[] = []) => [{ name: 'review_verdict', arguments: { agree, approve, feedback, ranking } }];
+
+describe('parallel states (pure step)', () => {
+  it('fans out three branches at once, each in its own region, and joins all: results in common_data', () => {
+    const w = driver(plan('all'));
+    const calls = w.send({ type: 'start', brief: 'bech32 in Zig' }).filter((fx): fx is Extract<Effect, { type: 'call_agent' }> => fx.type === 'call_agent');
+    expect(calls.map((c) => [c.call.branch, c.call.persona, c.call.path, c.call.timeoutMs])).toEqual([
+      ['a', 'impl_a', 'implement.a.work', 60_000],
+      ['b', 'impl_b', 'implement.b.work', 60_000],
+      ['c', 'impl_c', 'implement.c.work', 60_000],
+    ]);
+    expect(w.state().configuration).toEqual(['implement.a.work', 'implement.b.work', 'implement.c.work']);
+    expect(w.events.find((e) => e.type === 'fanout')).toMatchObject({ branches: ['a', 'b', 'c'], join: 'all' });
+    // Answers arrive in any order; the join waits for all three.
+    w.send({ type: 'agent_replied', turnId: calls[1]!.call.turnId, text: 'b done', toolCalls: [], changes: { files: [{ path: 'b.zig', status: 'added' }], diff: '+b' } });
+    expect(w.state().configuration).toEqual(['implement.a.work', 'implement.b.done', 'implement.c.work']);
+    w.send({ type: 'agent_failed', turnId: calls[0]!.call.turnId, reason: 'server error 500' });
+    expect(w.state().workflow!.frames[0]!.phase).toBe('fanout');
+    const after = w.send({ type: 'agent_replied', turnId: calls[2]!.call.turnId, text: 'c done', toolCalls: [] });
+    expect(w.events.find((e) => e.type === 'joined')).toMatchObject({ done: ['b', 'c'], failed: [{ branch: 'a', error: 'server error 500' }], outcome: 'continue' });
+    expect(w.state().workflow!.frames[0]!.common_data.implementations).toMatchObject({ a: { ok: false, error: 'server error 500' }, b: { ok: true, text: 'b done', changes: { diff: '+b' } }, c: { ok: true } });
+    // Branch messages carry their branch id.
+    expect(w.events.filter((e) => e.type === 'agent_message').map((e) => (e as { branch?: string }).branch)).toEqual(['b', 'c']);
+    expect(after.map((fx) => fx.type)).toEqual(['evaluate']);
+  });
+
+  it('join any: the first branch done cancels the others; quorum out of reach fails the state', () => {
+    const any = driver(plan('any'));
+    const calls = any.send({ type: 'start', brief: 'x' }).filter((fx): fx is Extract<Effect, { type: 'call_agent' }> => fx.type === 'call_agent');
+    const next = any.send({ type: 'agent_replied', turnId: calls[2]!.call.turnId, text: 'first', toolCalls: [] });
+    expect(next.filter((fx) => fx.type === 'abort_call').map((fx) => (fx as { turnId: string }).turnId)).toEqual([calls[0]!.call.turnId, calls[1]!.call.turnId]);
+    expect(any.state().workflow!.frames[0]!.common_data.implementations).toMatchObject({ a: { status: 'cancelled' }, b: { status: 'cancelled' }, c: { status: 'done' } });
+    const quorum = driver(plan({ quorum: 2 }, 'continue'));
+    const qc = quorum.send({ type: 'start', brief: 'x' }).filter((fx): fx is Extract<Effect, { type: 'call_agent' }> => fx.type === 'call_agent');
+    quorum.send({ type: 'agent_failed', turnId: qc[0]!.call.turnId, reason: 'boom' });
+    quorum.send({ type: 'agent_failed', turnId: qc[1]!.call.turnId, reason: 'boom' });
+    expect(quorum.state().awaiting).toMatchObject({ code: 'failure' });
+    expect(quorum.state().awaiting!.reason).toMatch(/the branches did not join/);
+  });
+
+  it('a resumed session re-runs only the unfinished branches', () => {
+    const w = driver(plan('all'));
+    const calls = w.send({ type: 'start', brief: 'x' }).filter((fx): fx is Extract<Effect, { type: 'call_agent' }> => fx.type === 'call_agent');
+    w.send({ type: 'agent_replied', turnId: calls[0]!.call.turnId, text: 'a done', toolCalls: [] });
+    const again = w.def.policy.resumeEffects!(w.state());
+    expect(again.map((fx) => (fx as { call: { branch: string } }).call.branch)).toEqual(['b', 'c']);
+  });
+});
+
+describe('debates (pure step)', () => {
+  function toDebate() {
+    const w = driver(plan('all'));
+    const calls = w.send({ type: 'start', brief: 'x' }).filter((fx): fx is Extract<Effect, { type: 'call_agent' }> => fx.type === 'call_agent');
+    for (const c of calls) w.send({ type: 'agent_replied', turnId: c.call.turnId, text: `${c.call.branch} done`, toolCalls: [] });
+    const id = (w.state().workflow!.evaluating!.id);
+    const first = w.send({ type: 'evaluated', id, result: { ok: true, value: 0, common_data: w.state().workflow!.frames[0]!.common_data } });
+    return { w, first: first.find((fx) => fx.type === 'call_agent') as Extract<Effect, { type: 'call_agent' }> };
+  }
+  const callOf = (fx: Effect[]) => (fx.find((f) => f.type === 'call_agent') as Extract<Effect, { type: 'call_agent' }>).call;
+
+  it('reviewers take turns with structured verdicts; consensus is all agreeing in one round; the outcome goes to common_data', () => {
+    const { w, first } = toDebate();
+    expect(first.call.persona).toBe('rev_a');
+    let next = w.send({ type: 'agent_replied', turnId: first.call.turnId, text: 'b is cleanest', toolCalls: verdict(false, false, 'a misses checksums', ['b', 'c', 'a']) });
+    expect(callOf(next).persona).toBe('rev_b');
+    expect(callOf(next).inbox).toMatchObject({ text: expect.stringContaining('rev_a: a misses checksums') });
+    next = w.send({ type: 'agent_replied', turnId: callOf(next).turnId, text: 'agree on b', toolCalls: verdict(true, false, 'fix checksums in a', ['b', 'a', 'c']) });
+    // Not all agreed in round 1: round 2.
+    expect(callOf(next)).toMatchObject({ persona: 'rev_a', inbox: { text: expect.stringContaining('Round 2 of at most 2') } });
+    next = w.send({ type: 'agent_replied', turnId: callOf(next).turnId, text: 'agreed', toolCalls: verdict(true, false, 'checksums', ['b', 'c', 'a']) });
+    w.send({ type: 'agent_replied', turnId: callOf(next).turnId, text: 'agreed', toolCalls: verdict(true, false, 'checksums too', ['b', 'a', 'c']) });
+    expect(w.events.find((e) => e.type === 'debate_ended')).toMatchObject({ rounds: 2, consensus: true, approve: false, synthesised: false });
+    expect(w.state().workflow!.frames[0]!.common_data.review).toMatchObject({ consensus: true, approve: false, ranking: ['b', 'a', 'c'], feedback: 'rev_a: checksums\nrev_b: checksums too' });
+    expect(w.events.filter((e) => e.type === 'verdict')).toHaveLength(4);
+  });
+
+  it('no consensus within max_rounds: the synthesiser writes it; a turn without a verdict counts as not agreeing', () => {
+    const { w, first } = toDebate();
+    let next = w.send({ type: 'agent_replied', turnId: first.call.turnId, text: 'no', toolCalls: [] });
+    expect(w.events.some((e) => e.type === 'note' && /rev_a gave no valid review_verdict: counted as not agreeing/.test((e as { text: string }).text))).toBe(true);
+    for (let i = 0; i < 3; i++) next = w.send({ type: 'agent_replied', turnId: callOf(next).turnId, text: 'no', toolCalls: verdict(false, false, 'still no') });
+    expect(callOf(next)).toMatchObject({ persona: 'rev_a', inbox: { text: expect.stringContaining('did not agree within 2 rounds') } });
+    w.send({ type: 'agent_replied', turnId: callOf(next).turnId, text: 'consensus', toolCalls: verdict(true, true, 'ship b', ['b']) });
+    expect(w.events.find((e) => e.type === 'debate_ended')).toMatchObject({ consensus: false, approve: true, synthesised: true });
+  });
+});
