@@ -14,7 +14,8 @@ commands:
   sessions                   list stored sessions (id, started, brief, state, turns, status, cost)
   resume [id]                continue a stored session (latest by default) until it needs you
   show <id>                  print a stored session's transcript and decisions
-  export <id> [--format F]   print a stored session as Markdown (md, default) or JSON (json)
+  export <id> [md|json]      print a stored session as Markdown (md, default) or JSON (json)
+  serve [--port N] [--host H] run sessions behind an HTTP API with a live page (TROUPE_SERVE_TOKEN)
 
 options:
   --team DIR                 team directory holding personas/ and prompts/ (default: the shipped V7 studio)
@@ -25,6 +26,7 @@ options:
   --format md|json           export format
   --record FILE              write every model request and response to FILE (JSON lines, no keys)
   --replay FILE              run offline from a recording; reports the first divergence
+  --port N, --host H         serve: where to listen (default 127.0.0.1:4810; port 0 picks a free one)
   -h, --help                 show this help`;
 
 /** Parsed command line. */
@@ -41,6 +43,12 @@ export interface CliArgs {
   check: boolean;
   help: boolean;
   format?: string;
+  port?: number;
+  host?: string;
+  /** A workflow name or path (run, graph, validate). */
+  workflow?: string;
+  /** A workflow's input (JSON or text). */
+  input?: string;
 }
 
 /** Thrown for bad flags; the CLI prints the usage line and exits 2. */
@@ -65,6 +73,10 @@ export function parseCli(argv: string[]): CliArgs {
         check: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
         format: { type: 'string' },
+        port: { type: 'string' },
+        host: { type: 'string' },
+        workflow: { type: 'string' },
+        input: { type: 'string' },
       },
     });
   } catch (error) {
@@ -79,6 +91,11 @@ export function parseCli(argv: string[]): CliArgs {
     if (!Number.isInteger(maxTurns) || maxTurns < 1) throw new UsageError(`--max-turns must be a positive integer, got "${values['max-turns']}"`);
   }
   if (values.record !== undefined && values.replay !== undefined) throw new UsageError('--record and --replay cannot be used together');
+  let port: number | undefined;
+  if (values.port !== undefined) {
+    port = Number(values.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port must be a port number (0 picks a free one), got "${values.port}"`);
+  }
   const [command = '', ...rest] = positionals;
   return {
     command,
@@ -93,5 +110,9 @@ export function parseCli(argv: string[]): CliArgs {
     check: values.check,
     help: values.help,
     ...(values.format !== undefined ? { format: values.format } : {}),
+    ...(port !== undefined ? { port } : {}),
+    ...(values.host !== undefined ? { host: values.host } : {}),
+    ...(values.workflow !== undefined ? { workflow: values.workflow } : {}),
+    ...(values.input !== undefined ? { input: values.input } : {}),
   };
 }

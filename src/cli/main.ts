@@ -18,6 +18,7 @@ const COMMANDS: Record<string, () => Promise<{ run: CommandRun }>> = {
   validate: () => import('./commands/validate-command.js'),
   graph: () => import('./commands/graph-command.js'),
   schemas: () => import('./commands/schemas-command.js'),
+  serve: () => import('./commands/serve-command.js'),
 };
 
 /** Runs the CLI: parses argv, runs the command, turns user errors into one line; returns the exit code. */

@@ -1,0 +1,49 @@
+import { serve } from '@hono/node-server';
+import type { AddressInfo } from 'node:net';
+import type { CliArgs } from '../args.js';
+import { UsageError } from '../args.js';
+import { storeFor, teamFor } from '../common.js';
+import { printer, type CliIo } from '../io.js';
+import { resumeModel } from '../models.js';
+import { serveApp } from '../../serve/app.js';
+import { SessionHost } from '../../serve/host.js';
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+
+/** `troupe serve`: many sessions in one process behind an HTTP API with SSE and a live page. Runs until stopped (Ctrl+C, SIGTERM). */
+export async function run(args: CliArgs, io: CliIo): Promise<number> {
+  const hostname = args.host ?? '127.0.0.1';
+  const token = io.env.TROUPE_SERVE_TOKEN?.trim() || null;
+  if (!token && !LOOPBACK.has(hostname)) {
+    throw new UsageError(`serve: listening on ${hostname} needs a token — set TROUPE_SERVE_TOKEN, or listen on 127.0.0.1`);
+  }
+  const maxSessions = Number(io.env.TROUPE_SERVE_MAX_SESSIONS ?? 1000);
+  if (!Number.isInteger(maxSessions) || maxSessions < 1) throw new UsageError(`TROUPE_SERVE_MAX_SESSIONS must be a whole number >= 1, got "${io.env.TROUPE_SERVE_MAX_SESSIONS}"`);
+  const { team, dir } = teamFor(args, io);
+  const host = new SessionHost({
+    store: storeFor(io),
+    team,
+    teamDir: dir,
+    env: io.env,
+    maxSessions,
+    model: (stored) => resumeModel(io.env, { demo: args.demo }, stored ? stored.events : async () => []),
+  });
+  const app = serveApp({ host, token, maxBodyBytes: 64 * 1024 });
+  const server = serve({ fetch: app.fetch, port: args.port ?? 4810, hostname });
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const { port } = server.address() as AddressInfo;
+  const write = printer(io);
+  write(`http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${port}/`);
+  write(`troupe serve · team ${team.def.name} · ${token ? 'bearer token required' : 'no token (loopback only)'} · at most ${maxSessions} sessions · Ctrl+C stops (sessions are saved)`);
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  server.close();
+  await host.stopAll();
+  return 0;
+}

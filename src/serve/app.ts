@@ -1,0 +1,156 @@
+import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { streamSSE } from 'hono/streaming';
+import type { z } from 'zod';
+import { executeLine } from '../commands/execute.js';
+import { addUsage, NO_USAGE } from '../commands/usage-meter.js';
+import type { TroupeEvent } from '../engine/event-map.js';
+import { UserError } from '../errors.js';
+import { eventJson } from '../report/event-lines.js';
+import { sessionStatus } from '../report/sessions-table.js';
+import { matchId } from '../store/store.js';
+import { CreateSessionSchema, InputSchema } from './api-schema.js';
+import { tokenAuth } from './auth.js';
+import { RequestRefused, type SessionHost } from './host.js';
+import { openApiDocument } from './openapi.js';
+import { livePage } from './page.js';
+import { SseClient } from './sse-client.js';
+import { sessionView } from './view.js';
+
+/** How the server is set up: the session host, the token (null: no auth, loopback only), the request size limit. */
+export interface ServeAppOptions {
+  host: SessionHost;
+  token: string | null;
+  maxBodyBytes: number;
+  /** How long a stream may stay silent before a keep-alive comment goes out. */
+  keepAliveMs?: number;
+}
+
+const refuse = (c: Context, status: number, error: string) => c.json({ error }, status as 400);
+
+async function body<T extends z.ZodType>(c: Context, schema: T): Promise<z.infer<T>> {
+  let raw: unknown;
+  try {
+    raw = await c.req.json();
+  } catch {
+    throw new RequestRefused(400, 'the body is not JSON');
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new RequestRefused(400, `${issue.path.map(String).join('.') || 'body'}: ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+/** The HTTP API of `troupe serve` (JSON in and out, SSE for events), the OpenAPI document and the live page. */
+export function serveApp(options: ServeAppOptions): Hono {
+  const { host } = options;
+  const { store, team } = host.options;
+  const app = new Hono();
+
+  app.onError((error, c) => {
+    if (error instanceof RequestRefused) return refuse(c, error.status, error.message);
+    if (error instanceof UserError) return refuse(c, /no session/.test(error.message) ? 404 : 400, error.message.split('\n')[0]!);
+    return refuse(c, 500, `internal error: ${error.message.split('\n')[0]}`);
+  });
+  app.notFound((c) => refuse(c, 404, `no route ${c.req.method} ${c.req.path}`));
+
+  app.get('/healthz', (c) => c.json({ ok: true, sessions: host.running }));
+  app.get('/', (c) => c.html(livePage()));
+  app.get('/openapi.json', (c) => c.json(openApiDocument()));
+
+  const api = new Hono();
+  if (options.token) api.use('*', tokenAuth(options.token));
+  api.use('*', bodyLimit({ maxSize: options.maxBodyBytes, onError: (c) => refuse(c, 413, `the body is larger than ${options.maxBodyBytes} bytes`) }));
+
+  const resolve = async (wanted: string) => matchId(wanted, await store.ids());
+
+  api.post('/sessions', async (c) => {
+    const request = await body(c, CreateSessionSchema);
+    if (request.team !== undefined && request.team !== team.def.name) throw new RequestRefused(400, `team: this server runs the team "${team.def.name}"`);
+    if (request.workflow === undefined && !request.brief) throw new RequestRefused(400, 'brief: a team session needs a brief');
+    const session = await host.create({
+      ...(request.brief !== undefined ? { brief: request.brief } : {}),
+      ...(request.workflow !== undefined ? { workflow: request.workflow } : {}),
+      ...(request.input !== undefined ? { input: request.input } : {}),
+      ...(request.mode !== undefined ? { mode: request.mode } : {}),
+    });
+    return c.json(sessionView({ session }), 201);
+  });
+
+  api.get('/sessions', async (c) => {
+    const q = (c.req.query('q') ?? '').toLowerCase();
+    const entries = await store.list();
+    const items = entries.flatMap((e) =>
+      'listing' in e && (q === '' || e.listing.brief.toLowerCase().includes(q) || e.id.startsWith(q))
+        ? [{ id: e.id, team: e.listing.team, brief: e.listing.brief, status: sessionStatus({ listing: e.listing, lockedBy: host.has(e.id) ? null : e.lockedBy }), turns: e.listing.turns, updatedAt: e.listing.updatedAt, hosted: host.has(e.id) }]
+        : [],
+    );
+    return c.json({ sessions: items });
+  });
+
+  api.get('/sessions/:id', async (c) => {
+    const id = await resolve(c.req.param('id'));
+    const session = host.get(id);
+    if (session) return c.json(sessionView({ session }));
+    const read = await store.read(id);
+    return c.json(sessionView({ doc: read.doc, lastSeq: read.events.at(-1)?.seq ?? 0 }));
+  });
+
+  api.post('/sessions/:id/input', async (c) => {
+    const id = await resolve(c.req.param('id'));
+    const { text } = await body(c, InputSchema);
+    const session = await host.open(id);
+    if (session.getSnapshot().status === 'ended') throw new RequestRefused(409, `session ${id} has ended; it takes no more input`);
+    let usage = NO_USAGE;
+    for (const e of session.recent()) if (e.type === 'usage') usage = addUsage(usage, e);
+    const outcome = executeLine(text, { session, usage: () => usage });
+    if (outcome.kind === 'quit') {
+      await host.release(id);
+      return c.json({ kind: 'quit' });
+    }
+    if (outcome.kind === 'later') return c.json({ kind: 'output', title: outcome.title, lines: await outcome.lines });
+    if (outcome.kind === 'output') {
+      if (outcome.tone === 'error') return refuse(c, 400, outcome.lines.join(' '));
+      return c.json({ kind: 'output', title: outcome.title, lines: outcome.lines });
+    }
+    return c.json({ kind: 'none' }, 202);
+  });
+
+  api.get('/sessions/:id/events', async (c) => {
+    const id = await resolve(c.req.param('id'));
+    const after = Number(c.req.header('Last-Event-ID') ?? c.req.query('after') ?? 0) || 0;
+    const client = new SseClient();
+    // Subscribe before reading the stored log, so nothing falls between the two; duplicates are skipped by seq.
+    const live = host.get(id);
+    const unsubscribe = live?.subscribe((e) => client.push(e));
+    const stored = (await store.read(id)).events.filter((e) => e.seq > after);
+    return streamSSE(c, async (stream) => {
+      stream.onAbort(() => client.close());
+      let sent = after;
+      const send = async (e: TroupeEvent) => {
+        // Streaming deltas carry the last stored seq: sent live, never as a resume point.
+        if (e.type !== 'agent_delta' && e.seq <= sent) return;
+        await stream.writeSSE({ data: eventJson(e), event: e.type, ...(e.type !== 'agent_delta' ? { id: String(e.seq) } : {}) });
+        if (e.type !== 'agent_delta') sent = e.seq;
+      };
+      try {
+        for (const e of stored) await send(e);
+        if (!live) return;
+        const keepAlive = setInterval(() => void stream.write(': keep-alive\n\n'), options.keepAliveMs ?? 15_000);
+        try {
+          for (let batch = await client.next(); batch.length > 0; batch = await client.next()) for (const e of batch) await send(e);
+        } finally {
+          clearInterval(keepAlive);
+        }
+        if (client.dropped) await stream.writeSSE({ event: 'dropped', data: JSON.stringify({ error: 'this reader fell too far behind and was dropped; reconnect with Last-Event-ID' }) });
+      } finally {
+        unsubscribe?.();
+      }
+    });
+  });
+
+  app.route('/v1', api);
+  return app;
+}

@@ -1,0 +1,125 @@
+import type { ChatModel } from '../llm/chat-model.js';
+import type { OpenTeam } from '../runtime/open-team.js';
+import type { Evaluator } from '../runtime/effect-runner.js';
+import { openSession } from '../session/open-session.js';
+import type { TroupeSession } from '../session/troupe-session.js';
+import type { Store } from '../store/store.js';
+import type { WorkflowPlan } from '../workflow/run/plan.js';
+import { UserError } from '../errors.js';
+
+/** A request the server refuses, with the HTTP status that says why. */
+export class RequestRefused extends UserError {
+  constructor(readonly status: 400 | 403 | 404 | 409 | 413 | 429, message: string) {
+    super(message);
+  }
+}
+
+/** What the host needs: where sessions are stored, the team, models, workflows, limits. */
+export interface HostOptions {
+  store: Store;
+  team: OpenTeam;
+  teamDir: string;
+  /** The model for a session (a demo resumed from the store continues its story). */
+  model: (stored: { events: () => Promise<import('../engine/event-map.js').TroupeEvent[]> } | null) => Promise<ChatModel> | ChatModel;
+  /** Workflows the server may run, by name, and where their code runs. */
+  workflows?: { load(name: string): WorkflowPlan; evaluator: Evaluator };
+  /** Most sessions running in this process at once. */
+  maxSessions: number;
+  env: Record<string, string | undefined>;
+  clock?: () => number;
+}
+
+/** The sessions one server runs: created on request, reopened from the store when input comes for one, let go once over. */
+export class SessionHost {
+  private readonly hosted = new Map<string, TroupeSession>();
+  private readonly opening = new Map<string, Promise<TroupeSession>>();
+
+  constructor(readonly options: HostOptions) {}
+
+  /** Sessions running here now. */
+  get running(): number {
+    return this.hosted.size;
+  }
+
+  /** Whether a session is running here. */
+  has(id: string): boolean {
+    return this.hosted.has(id);
+  }
+
+  /** The running session, if it runs here. */
+  get(id: string): TroupeSession | undefined {
+    return this.hosted.get(id);
+  }
+
+  private room(): void {
+    if (this.hosted.size + this.opening.size >= this.options.maxSessions) {
+      throw new RequestRefused(429, `this server runs ${this.options.maxSessions} sessions at most; try again once one ends`);
+    }
+  }
+
+  private adopt(session: TroupeSession): TroupeSession {
+    this.hosted.set(session.id, session);
+    // An ended session is let go of (it stays in the store); so is one the user left.
+    session.subscribe((e) => {
+      if (e.type === 'session_ended' || (e.type === 'session_detached' && e.reason === 'user_left')) void this.release(session.id);
+    });
+    return session;
+  }
+
+  /** Starts a new session on a brief (team) or an input (workflow). */
+  async create(request: { brief?: string; workflow?: string; input?: string; mode?: 'fsm' | 'simple' }): Promise<TroupeSession> {
+    this.room();
+    const o = this.options;
+    let workflow: WorkflowPlan | undefined;
+    if (request.workflow !== undefined) {
+      if (!o.workflows) throw new RequestRefused(400, 'this server runs no workflows');
+      workflow = o.workflows.load(request.workflow);
+    }
+    const session = await openSession({
+      team: o.team,
+      teamDir: o.teamDir,
+      model: await o.model(null),
+      store: o.store,
+      env: o.env,
+      ...(workflow ? { workflow, evaluator: o.workflows!.evaluator } : {}),
+      ...(request.mode ? { mode: request.mode } : {}),
+      ...(o.clock ? { clock: o.clock } : {}),
+      brief: request.brief ?? request.input ?? '',
+    });
+    this.adopt(session).start(request.brief ?? request.input ?? '');
+    return session;
+  }
+
+  /** The session, running here: reopened from the store (and continued where it stopped) when it is not. */
+  async open(id: string): Promise<TroupeSession> {
+    const hosted = this.hosted.get(id);
+    if (hosted) return hosted;
+    const pending = this.opening.get(id);
+    if (pending) return pending;
+    this.room();
+    const o = this.options;
+    const opening = openSession({ store: o.store, resume: id, team: o.team, teamDir: o.teamDir, env: o.env, model: o.model, ...(o.clock ? { clock: o.clock } : {}) }).then((session) => {
+      this.adopt(session).resume();
+      return session;
+    });
+    this.opening.set(id, opening);
+    try {
+      return await opening;
+    } finally {
+      this.opening.delete(id);
+    }
+  }
+
+  /** Lets go of a session: detached (resumable), saved, removed from this process. */
+  async release(id: string, detach?: { reason: string }): Promise<void> {
+    const session = this.hosted.get(id);
+    if (!session) return;
+    this.hosted.delete(id);
+    await session.stop(detach).catch(() => undefined);
+  }
+
+  /** Lets go of every session (the server stops): each is saved and stays resumable. */
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.hosted.keys()].map((id) => this.release(id, { reason: 'server_stopped' })));
+  }
+}

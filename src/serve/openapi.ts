@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { EVENT_NAMES } from '../engine/event-map.js';
+import { CreateSessionSchema, ErrorSchema, InputResultSchema, InputSchema, SessionListItemSchema, SessionViewSchema } from './api-schema.js';
+
+const json = (schema: z.ZodType) => ({ 'application/json': { schema: z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'output' }) } });
+const error = (description: string) => ({ description, content: json(ErrorSchema) });
+const idParam = { name: 'id', in: 'path', required: true, description: 'A session id or a unique prefix of one', schema: { type: 'string' } };
+
+let cached: Record<string, unknown> | null = null;
+
+/** The OpenAPI 3.1 description of the API, generated from the zod schemas the routes validate with. */
+export function openApiDocument(): Record<string, unknown> {
+  cached ??= {
+    openapi: '3.1.0',
+    info: { title: 'troupe serve', version: '1', description: 'Run persona teams and workflows: create sessions, send input as typed in the terminal UI, read snapshots, stream events.' },
+    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    security: [{ bearer: [] }],
+    paths: {
+      '/healthz': { get: { summary: 'Liveness', security: [], responses: { 200: { description: 'The server runs' } } } },
+      '/v1/sessions': {
+        post: {
+          summary: 'Create a session (team or workflow) and start it',
+          requestBody: { required: true, content: json(CreateSessionSchema) },
+          responses: { 201: { description: 'Created', content: json(SessionViewSchema) }, 400: error('Bad body'), 401: error('Missing or wrong token'), 413: error('Body too large'), 429: error('Too many sessions running') },
+        },
+        get: {
+          summary: 'List stored sessions (newest first)',
+          parameters: [{ name: 'q', in: 'query', required: false, description: 'Search in briefs and ids', schema: { type: 'string' } }],
+          responses: { 200: { description: 'Sessions', content: json(z.object({ sessions: z.array(SessionListItemSchema) })) } },
+        },
+      },
+      '/v1/sessions/{id}': {
+        get: { summary: 'A session: its state and status', parameters: [idParam], responses: { 200: { description: 'The session', content: json(SessionViewSchema) }, 404: error('No such session') } },
+      },
+      '/v1/sessions/{id}/input': {
+        post: {
+          summary: 'Send a line as typed in the terminal UI: a reply, an interjection, or a ! command',
+          parameters: [idParam],
+          requestBody: { required: true, content: json(InputSchema) },
+          responses: { 200: { description: 'What the line answered (inspection commands)', content: json(InputResultSchema) }, 202: { description: 'Taken; the events tell the rest', content: json(InputResultSchema) }, 400: error('Bad line or command'), 404: error('No such session'), 409: error('The session has ended') },
+        },
+      },
+      '/v1/sessions/{id}/events': {
+        get: {
+          summary: 'The session\'s events as Server-Sent Events (data: the same JSON as --json), resuming after Last-Event-ID',
+          parameters: [idParam, { name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'string' } }],
+          responses: { 200: { description: `An event stream; event names: ${EVENT_NAMES.join(', ')}`, content: { 'text/event-stream': { schema: { type: 'string' } } } } },
+        },
+      },
+    },
+  };
+  return cached;
+}

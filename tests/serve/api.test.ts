@@ -1,0 +1,152 @@
+import { describe, expect, it } from 'vitest';
+import { DemoModel } from '../../src/llm/demo-model.js';
+import { FOREVER, ScriptedModel } from '../../src/llm/scripted-model.js';
+import type { ChatModel } from '../../src/llm/chat-model.js';
+import { serveApp } from '../../src/serve/app.js';
+import { SessionHost } from '../../src/serve/host.js';
+import { SseClient } from '../../src/serve/sse-client.js';
+import { MemoryStore } from '../../src/store/memory-store.js';
+import type { TroupeEvent } from '../../src/engine/event-map.js';
+import { REPO_ROOT, studio } from '../helpers/team.js';
+
+const TOKEN = 'serve-test-token-123456';
+
+function server(options: { model?: () => ChatModel; maxSessions?: number; token?: string | null } = {}) {
+  const store = new MemoryStore();
+  const host = new SessionHost({ store, team: studio(), teamDir: REPO_ROOT, env: { TROUPE_MODEL: 'test-model' }, maxSessions: options.maxSessions ?? 10, model: options.model ?? (() => new DemoModel()) });
+  const app = serveApp({ host, token: options.token === undefined ? TOKEN : options.token, maxBodyBytes: 4096, keepAliveMs: 60_000 });
+  const call = (path: string, init: RequestInit & { json?: unknown } = {}) =>
+    app.request(path, {
+      ...init,
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', ...(init.headers as Record<string, string> | undefined) },
+      ...(init.json !== undefined ? { body: JSON.stringify(init.json), method: init.method ?? 'POST' } : {}),
+    });
+  return { app, host, store, call };
+}
+
+/** Reads an SSE response until `until` holds for the events read so far (or the stream ends). */
+async function readEvents(response: Response, until: (events: (TroupeEvent & { id?: string })[]) => boolean): Promise<(TroupeEvent & { id?: string })[]> {
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  const events: (TroupeEvent & { id?: string })[] = [];
+  while (!until(events)) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    buffer += decoder.decode(value, { stream: true });
+    let end: number;
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const data = block.split('\n').find((l) => l.startsWith('data: '));
+      const id = block.split('\n').find((l) => l.startsWith('id: '));
+      if (data) events.push({ ...JSON.parse(data.slice(6)), ...(id ? { id: id.slice(4) } : {}) });
+    }
+  }
+  await reader.cancel();
+  return events;
+}
+
+describe('troupe serve: the API', () => {
+  it('is behind a bearer token (healthz is not); a wrong or missing token is a 401 with one line', async () => {
+    const { app } = server();
+    expect((await app.request('/healthz')).status).toBe(200);
+    const missing = await app.request('/v1/sessions');
+    expect(missing.status).toBe(401);
+    expect(await missing.json()).toEqual({ error: 'missing bearer token (Authorization: Bearer <TROUPE_SERVE_TOKEN>)' });
+    expect((await app.request('/v1/sessions', { headers: { authorization: 'Bearer nope' } })).status).toBe(401);
+  });
+
+  it('creates a session, streams its events as SSE with ids, and takes input as typed in the UI', async () => {
+    const { call } = server();
+    const created = await call('/v1/sessions', { json: { brief: 'A lighthouse keeper game' } });
+    expect(created.status).toBe(201);
+    const session = (await created.json()) as { id: string; status: string; kind: string };
+    expect(session).toMatchObject({ kind: 'team', status: 'running' });
+    const events = await readEvents(await call(`/v1/sessions/${session.id}/events`), (es) => es.some((e) => e.type === 'awaiting_user'));
+    expect(events[0]).toMatchObject({ type: 'session_started', brief: 'A lighthouse keeper game', id: '1' });
+    expect(typeof events[0]!.at).toBe('string');
+    const status = await call(`/v1/sessions/${session.id}/input`, { json: { text: '!status' } });
+    expect(status.status).toBe(200);
+    expect(await status.json()).toMatchObject({ kind: 'output', title: 'status', lines: expect.arrayContaining([expect.stringMatching(/^state: /)]) });
+    const handoff = await call(`/v1/sessions/${session.id}/input`, { json: { text: '!handoff CEO' } });
+    expect(handoff.status).toBe(202);
+    // Resume the stream after the last event read: only what came since.
+    const last = events.at(-1)!.id!;
+    const more = await readEvents(await call(`/v1/sessions/${session.id}/events`, { headers: { 'Last-Event-ID': last } }), (es) => es.some((e) => e.type === 'agent_message'));
+    expect(Number(more.find((e) => e.id)!.id)).toBeGreaterThan(Number(last));
+    expect(more.find((e) => e.type === 'transition')).toMatchObject({ to: 'STRATEGIC.ceo' });
+    const read = await call(`/v1/sessions/${session.id.slice(0, 8)}`);
+    expect(await read.json()).toMatchObject({ id: session.id, hosted: true });
+    const list = await call('/v1/sessions?q=lighthouse');
+    expect(((await list.json()) as { sessions: { id: string }[] }).sessions.map((s) => s.id)).toEqual([session.id]);
+  });
+
+  it('bad input is a 4xx with one line, never a crash: bad JSON, bad fields, unknown sessions, oversized bodies, unknown commands', async () => {
+    const { call } = server();
+    const bad = await call('/v1/sessions', { method: 'POST', body: '{"brief": ' });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toEqual({ error: 'the body is not JSON' });
+    expect(await (await call('/v1/sessions', { json: { brief: 'x', colour: 'red' } })).json()).toMatchObject({ error: expect.stringMatching(/Unrecognized key/) });
+    expect(await (await call('/v1/sessions', { json: { team: 'Other Team', brief: 'x' } })).json()).toEqual({ error: 'team: this server runs the team "V7 Studio"' });
+    expect((await call('/v1/sessions/nope')).status).toBe(404);
+    expect((await call('/v1/sessions/nope/input', { json: { text: 'hi' } })).status).toBe(404);
+    const big = await call('/v1/sessions', { json: { brief: 'x'.repeat(5000) } });
+    expect(big.status).toBe(413);
+    const created = (await (await call('/v1/sessions', { json: { brief: 'a game' } })).json()) as { id: string };
+    const unknown = await call(`/v1/sessions/${created.id}/input`, { json: { text: '!dance' } });
+    expect(unknown.status).toBe(400);
+    expect(await unknown.json()).toEqual({ error: 'unknown command "!dance" — type !help for the list' });
+  });
+
+  it('an ended session takes no input (409); the session limit answers 429', async () => {
+    const { call } = server({ maxSessions: 1, model: () => new ScriptedModel([{ text: 'done', directive: { transition: 'COMPLETE' } }]) });
+    const s = (await (await call('/v1/sessions', { json: { brief: 'x' } })).json()) as { id: string };
+    await readEvents(await call(`/v1/sessions/${s.id}/events`), (es) => es.some((e) => e.type === 'awaiting_user'));
+    expect((await call('/v1/sessions', { json: { brief: 'y' } })).status).toBe(429);
+    expect((await call(`/v1/sessions/${s.id}/input`, { json: { text: '!approve' } })).status).toBe(202);
+    const again = await call(`/v1/sessions/${s.id}/input`, { json: { text: 'more' } });
+    expect(again.status).toBe(409);
+    expect(await again.json()).toEqual({ error: `session ${s.id} has ended; it takes no more input` });
+  });
+
+  it('a model failure in one session never affects another', async () => {
+    let n = 0;
+    const { call } = server({ model: () => (n++ === 0 ? new ScriptedModel([{ error: new Error('upstream down') }]) : new ScriptedModel([{ text: 'fine', directive: { transition: 'RESPOND_TO_USER' } }])) });
+    const a = (await (await call('/v1/sessions', { json: { brief: 'a' } })).json()) as { id: string };
+    const b = (await (await call('/v1/sessions', { json: { brief: 'b' } })).json()) as { id: string };
+    await readEvents(await call(`/v1/sessions/${a.id}/events`), (es) => es.some((e) => e.type === 'awaiting_user'));
+    await readEvents(await call(`/v1/sessions/${b.id}/events`), (es) => es.some((e) => e.type === 'awaiting_user'));
+    expect(await (await call(`/v1/sessions/${a.id}`)).json()).toMatchObject({ awaiting: { code: 'failure' } });
+    expect(await (await call(`/v1/sessions/${b.id}`)).json()).toMatchObject({ awaiting: { code: 'respond_to_user' } });
+  });
+
+  it('publishes an OpenAPI 3.1 description generated from the request schemas', async () => {
+    const { app } = server();
+    const doc = (await (await app.request('/openapi.json')).json()) as { openapi: string; paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { properties: Record<string, unknown> } }> } }>> };
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.paths)).toEqual(['/healthz', '/v1/sessions', '/v1/sessions/{id}', '/v1/sessions/{id}/input', '/v1/sessions/{id}/events']);
+    expect(Object.keys(doc.paths['/v1/sessions']!.post!.requestBody!.content['application/json']!.schema.properties)).toEqual(['brief', 'team', 'workflow', 'input', 'mode']);
+  });
+});
+
+describe('slow SSE readers', () => {
+  it('are dropped once they fall too far behind; the session never waits for them', async () => {
+    const client = new SseClient(3);
+    const e = (seq: number) => ({ type: 'note', text: 'x', session_id: 's', seq, at: 0 }) as TroupeEvent;
+    for (let i = 1; i <= 3; i++) client.push(e(i));
+    expect(client.dropped).toBe(false);
+    client.push(e(4));
+    expect(client.dropped).toBe(true);
+    expect(await client.next()).toEqual([]);
+  });
+});
+
+describe('a session that waits forever for its model', () => {
+  it('does not hold up the list or another session', async () => {
+    const { call } = server({ model: () => new ScriptedModel([{ text: 'never', hold: FOREVER }]) });
+    await call('/v1/sessions', { json: { brief: 'stuck' } });
+    const list = await call('/v1/sessions');
+    expect(list.status).toBe(200);
+  });
+});
