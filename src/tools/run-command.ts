@@ -44,6 +44,7 @@ export function runCommandTool(policy: CommandPolicy, options: RunCommandOptions
       await checkArguments(args, root);
       const program = await resolveProgram(policy, name, path, root);
       if (policy.mode === 'ask' && !(await policy.approve!(a.command, root))) throw new ToolError('the user declined to run this command');
+      if (signal?.aborted) throw new ToolError('the turn was aborted before the command started');
       const result = await runProcess(program, args, { argv0: name, cwd: root, env: cleanEnv(root, path), timeoutMs: limits.commandTimeoutMs, maxOutputBytes: limits.maxCommandOutputBytes, ...(signal ? { signal } : {}) });
       if (result.spawnError) throw new ToolError(`could not start "${name}": ${result.spawnError}`);
       const end = ending(result, limits.commandTimeoutMs);

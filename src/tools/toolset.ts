@@ -41,6 +41,8 @@ export interface Toolset {
   readonly root: string;
   readonly specs: ToolSpec[];
   has(name: string): boolean;
+  /** A one-line summary of a call, e.g. "read_file src/a.ts" (before it runs, for a started event). */
+  summarize(call: { name: string; arguments: string }): string;
   run(call: { name: string; arguments: string }, signal?: AbortSignal): Promise<ToolOutcome>;
 }
 
@@ -73,33 +75,41 @@ export function createToolset(options: ToolsetOptions): Toolset {
   }
   const tools = new Map<string, AgentTool<unknown>>(names.map((n) => [n, all[n as ToolName]]));
 
+  type Prepared = { tool: AgentTool<unknown>; args: unknown; summary: string } | { error: string; summary: string };
+  const prepare = (call: { name: string; arguments: string }): Prepared => {
+    const tool = tools.get(call.name);
+    const summary = `${call.name} ${shortText(call.arguments, 60)}`;
+    if (!tool) return { error: `unknown tool "${call.name}"; the tools here are ${[...tools.keys()].join(', ')}`, summary };
+    let raw: unknown;
+    try {
+      raw = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);
+    } catch (error) {
+      return { error: `the arguments of ${call.name} are not valid JSON (${error instanceof Error ? error.message : String(error)}); send one JSON object`, summary };
+    }
+    const parsed = tool.args.safeParse(raw);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(arguments)'}: ${i.message}`).join('; ');
+      return { error: `bad arguments for ${call.name}: ${issues}`, summary };
+    }
+    return { tool, args: parsed.data, summary: shortText(tool.summary(parsed.data)) };
+  };
+
   return {
     root,
     specs: [...tools.values()].map((t) => t.spec),
     has: (name) => tools.has(name),
+    summarize: (call) => prepare(call).summary,
     async run(call, signal) {
-      const tool = tools.get(call.name);
-      const fail = (message: string, summary = `${call.name} ${shortText(call.arguments, 60)}`): ToolOutcome => ({ ...toolFailure(message), tool: call.name, summary });
-      if (!tool) return fail(`unknown tool "${call.name}"; the tools here are ${[...tools.keys()].join(', ')}`);
-      let raw: unknown;
+      const prepared = prepare(call);
+      const fail = (message: string): ToolOutcome => ({ ...toolFailure(message), tool: call.name, summary: prepared.summary });
+      if ('error' in prepared) return fail(prepared.error);
       try {
-        raw = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);
+        const result = await prepared.tool.run(prepared.args, { root, limits, ...(signal ? { signal } : {}) });
+        return { ...result, content: capText(result.content, limits.maxResultChars), tool: call.name, summary: prepared.summary };
       } catch (error) {
-        return fail(`the arguments of ${call.name} are not valid JSON (${error instanceof Error ? error.message : String(error)}); send one JSON object`);
-      }
-      const parsed = tool.args.safeParse(raw);
-      if (!parsed.success) {
-        const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(arguments)'}: ${i.message}`).join('; ');
-        return fail(`bad arguments for ${call.name}: ${issues}`);
-      }
-      const summary = shortText(tool.summary(parsed.data));
-      try {
-        const result = await tool.run(parsed.data, { root, limits, ...(signal ? { signal } : {}) });
-        return { ...result, content: capText(result.content, limits.maxResultChars), tool: call.name, summary };
-      } catch (error) {
-        if (error instanceof ToolError) return fail(error.message, summary);
+        if (error instanceof ToolError) return fail(error.message);
         const code = (error as NodeJS.ErrnoException | null)?.code;
-        return fail(`${call.name} failed: ${code ?? (error instanceof Error ? error.message : String(error))}`, summary);
+        return fail(`${call.name} failed: ${code ?? (error instanceof Error ? error.message : String(error))}`);
       }
     },
   };
