@@ -5,6 +5,7 @@ import { tempDirPerTest } from '../helpers/temp-dir.js';
 import { createToolset, type ToolsetOptions } from '../../src/tools/toolset.js';
 import { parseCommandLine } from '../../src/tools/command-line.js';
 import { CommandPolicyConfigSchema, type CommandPolicy } from '../../src/tools/command-policy.js';
+import { cleanEnv, runProcess } from '../../src/tools/process-runner.js';
 
 const temp = tempDirPerTest('troupe-cmd-');
 const SECRET = 'TOP-SECRET-sentinel-0xBADC0DE';
@@ -161,12 +162,17 @@ describe('run_command without a shell', () => {
     expect(flood.content).toMatch(/\[output truncated: .* more were left out\]$/);
   });
 
-  it('aborting the turn kills the command', async () => {
-    const tools = createToolset({ workspace: ws, commands: { mode: 'allow', allow: ['sleep'] } });
+  it('aborting the turn kills a running command, or keeps it from starting', async () => {
     const controller = new AbortController();
-    const pending = tools.run({ name: 'run_command', arguments: JSON.stringify({ command: 'sleep 1000' }) }, controller.signal);
+    // runProcess spawns before it returns, so the abort below reaches a running process.
+    const pending = runProcess('/bin/sh', ['-c', 'sleep 1000'], { cwd: ws, env: cleanEnv(ws, process.env.PATH ?? ''), timeoutMs: 60_000, maxOutputBytes: 100, signal: controller.signal });
     controller.abort();
-    expect((await pending).content).toBe('killed: the turn was aborted\n(no output)');
+    expect(await pending).toMatchObject({ aborted: true, timedOut: false, signal: 'SIGKILL' });
+    const tools = createToolset({ workspace: ws, commands: { mode: 'allow', allow: ['sleep'] } });
+    const early = new AbortController();
+    const refused = tools.run({ name: 'run_command', arguments: JSON.stringify({ command: 'sleep 1000' }) }, early.signal);
+    early.abort();
+    expect((await refused).content).toBe('Error: the turn was aborted before the command started');
   });
 
   it('an unknown program is a clear error', async () => {
