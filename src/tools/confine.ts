@@ -61,11 +61,22 @@ export async function confine(root: string, input: string): Promise<ConfinedPath
     throw new ToolError(`cannot resolve ${what}: ${code(error) ?? String(error)}`);
   }
   if (!isInside(root, real)) {
-    const what = existing === wanted ? `"${input}"` : `"${shownPath(root, existing)}" (on the way to "${input}")`;
+    const link = await firstLink(root, existing);
+    const what = link === wanted ? `"${input}"` : `"${shownPath(root, link)}" (on the way to "${input}")`;
     throw new ToolError(`${what} is a symbolic link that leads outside the workspace; refused`);
   }
   const full = existing === wanted ? real : join(real, relative(existing, wanted));
   return { real: full, shown: shownPath(root, full), exists: existing === wanted };
+}
+
+/** The first symbolic link on the way from the root to `path` (`path` itself when none is found). */
+async function firstLink(root: string, path: string): Promise<string> {
+  let at = root;
+  for (const part of relative(root, path).split(sep)) {
+    at = join(at, part);
+    if (await lstat(at).then((s) => s.isSymbolicLink(), () => false)) return at;
+  }
+  return path;
 }
 
 /** Refuses paths inside a `.git` directory (or the `.git` file of a worktree): tools do not change a repository's insides. */

@@ -9,7 +9,7 @@ export interface WalkEntry {
   kind: 'file' | 'dir' | 'symlink' | 'other';
 }
 
-/** Directory names a walk never enters. */
+/** Names a walk leaves out (directories, files or links). */
 export const SKIPPED_DIRS: readonly string[] = ['.git'];
 
 /**
@@ -30,12 +30,12 @@ export async function* walk(dir: string, options: { maxDepth?: number; skip?: re
     for (const entry of entries) {
       const path = prefix ? `${prefix}/${entry.name}` : entry.name;
       const child = join(full, entry.name);
+      // A worktree's .git is a file, so skipped names are skipped whatever they are.
+      if (skip.has(entry.name)) continue;
       if (entry.isDirectory()) {
-        if (skip.has(entry.name)) continue;
         yield { path, full: child, kind: 'dir' };
         if (depth + 1 < maxDepth) yield* visit(child, path, depth + 1);
       } else if (entry.isSymbolicLink()) {
-        if (skip.has(entry.name)) continue;
         yield { path, full: child, kind: 'symlink' };
       } else {
         yield { path, full: child, kind: entry.isFile() ? 'file' : 'other' };
