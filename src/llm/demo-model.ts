@@ -108,14 +108,21 @@ export class DemoModel implements ChatModel {
   private workflowTurn(request: ChatRequest): ChatResponse {
     const round = priorTurns(request);
     const state = request.meta.workflow?.state ?? 'the state';
+    const promptChars = request.messages.reduce((n, m) => n + m.content.length, 0);
+    const usage = (text: string) => ({ promptTokens: Math.ceil(promptChars / 4), completionTokens: Math.ceil(text.length / 4) });
+    // Inside a tool loop the request also offers agent tools; the demo answers only the engine's own (meta.workflow.tools).
+    const own = request.meta.workflow?.tools;
+    // With agent tools on offer, the demo looks at its workspace once (read-only) before it answers.
+    if (request.tools?.some((t) => t.name === 'list_files' && !own?.includes(t.name)) && !request.messages.some((m) => m.role === 'tool')) {
+      return { text: '', toolCalls: [{ id: 'demo-look', name: 'list_files', arguments: '{}' }], usage: usage('list_files {}'), finishReason: 'tool_calls', model: 'demo' };
+    }
     const text = demoWorkflowText(request, round);
     if (request.onDelta) for (const word of text.split(/(?<= )/)) request.onDelta({ type: 'text', text: word });
-    const tools = (request.tools ?? []).filter((t) => t.name !== 'request_users_input');
-    const promptChars = request.messages.reduce((n, m) => n + m.content.length, 0);
+    const tools = (request.tools ?? []).filter((t) => t.name !== 'request_users_input' && (!own || own.includes(t.name)));
     return {
       text,
       toolCalls: tools.map((t, i) => ({ id: `demo-${i}`, name: t.name, arguments: JSON.stringify(demoArguments(t, round, state)) })),
-      usage: { promptTokens: Math.ceil(promptChars / 4), completionTokens: Math.ceil(text.length / 4) },
+      usage: usage(text),
       finishReason: tools.length ? 'tool_calls' : 'stop',
       model: 'demo',
     };

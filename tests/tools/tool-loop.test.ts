@@ -6,6 +6,7 @@ import { ScriptedModel, type ScriptStep } from '../../src/llm/scripted-model.js'
 import { AbortedError } from '../../src/llm/errors.js';
 import type { ChatRequest } from '../../src/llm/chat-model.js';
 import type { ToolSpec } from '../../src/directive/tool.js';
+import { DemoModel } from '../../src/llm/demo-model.js';
 import { MeteredModel } from '../../src/usage/metered-model.js';
 import { UsageMeter } from '../../src/usage/usage-meter.js';
 import { PriceTable } from '../../src/usage/price-table.js';
@@ -158,5 +159,23 @@ describe('runToolLoop', () => {
     const ws = temp();
     const clash: ToolSpec = { name: 'read_file', description: 'x', parameters: {} };
     await expect(runToolLoop({ model: new ScriptedModel([]), request: request({ tools: [clash] }), toolset: createToolset({ workspace: ws }), maxSteps: 1 })).rejects.toThrow('tool "read_file" is both a request tool and an agent tool');
+  });
+
+  it('the demo model looks at its workspace once, then answers the engine\'s own tools only', async () => {
+    const ws = temp();
+    writeFileSync(join(ws, 'main.zig'), 'pub fn main() void {}\n');
+    const events: ToolEvent[] = [];
+    const result = await runToolLoop({
+      model: new DemoModel(),
+      request: request({ meta: { purpose: 'workflow', persona: 'coder', personaName: 'Coder', workflow: { name: 'impl', state: 'implement', tools: ['review_work'], round: 0 } } }),
+      toolset: createToolset({ workspace: ws }),
+      maxSteps: 5,
+      onTool: (e) => events.push(e),
+    });
+    expect(events.map((e) => `${e.phase} ${e.summary}`)).toEqual(['started list_files .', 'finished list_files .']);
+    expect(result.transcript[1]).toMatchObject({ role: 'tool', content: 'main.zig' });
+    expect(result.stop).toBe('own_tool');
+    expect(result.response.toolCalls.map((c) => c.name)).toEqual(['review_work']);
+    expect(result.response.text).toMatch(/^Coder \(implement, demo\): first pass on "Add hello.txt."/);
   });
 });
