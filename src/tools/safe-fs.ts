@@ -34,16 +34,16 @@ async function assertOpenedInside(handle: FileHandle, root: string, shown: strin
 }
 
 /** Stats of a path that must be a regular file (lstat: a FIFO or device is refused before anything opens it). */
-async function regularStats(path: ConfinedPath): Promise<Stats> {
+async function regularStats(path: ConfinedPath, verb: 'read' | 'written'): Promise<Stats> {
   const stats = await lstat(path.real);
-  if (!stats.isFile()) throw new ToolError(`"${path.shown}" is ${kindOf(stats)}; only regular files are ${stats.isDirectory() ? 'read (use list_files for a directory)' : 'read or written'}`);
+  if (!stats.isFile()) throw new ToolError(`"${path.shown}" is ${kindOf(stats)}; only regular files can be ${verb}${stats.isDirectory() && verb === 'read' ? ' (list_files shows a directory)' : ''}`);
   return stats;
 }
 
 /** Reads a regular file inside the workspace, at most `maxBytes`; never blocks on a FIFO, never follows a swapped-in symlink. */
 export async function readConfined(root: string, path: ConfinedPath, maxBytes: number): Promise<Buffer> {
   if (!path.exists) throw new ToolError(`"${path.shown}" does not exist`);
-  const before = await regularStats(path);
+  const before = await regularStats(path, 'read');
   if (before.size > maxBytes) throw new ToolError(`"${path.shown}" is ${bytes(before.size)}, over the ${bytes(maxBytes)} limit for one file; use search_files to find what you need in it`);
   const handle = await open(path.real, O_RDONLY | O_NOFOLLOW | O_NONBLOCK).catch((error: unknown) => {
     throw new ToolError(`cannot open "${path.shown}": ${code(error) === 'ELOOP' ? 'it became a symbolic link' : (code(error) ?? String(error))}`);
@@ -75,7 +75,7 @@ export async function writeConfined(root: string, path: ConfinedPath, data: Buff
   let handle: FileHandle;
   let created = false;
   if (path.exists) {
-    const before = await regularStats(path);
+    const before = await regularStats(path, 'written');
     handle = await open(path.real, O_WRONLY | O_NOFOLLOW | O_NONBLOCK).catch((error: unknown) => {
       throw new ToolError(`cannot open "${path.shown}" for writing: ${code(error) === 'ELOOP' ? 'it became a symbolic link' : (code(error) ?? String(error))}`);
     });

@@ -93,7 +93,8 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
   for (;;) {
     abortIf(request.signal);
     const last = steps.length >= maxSteps;
-    const note: ChatMessage[] = last ? [{ role: 'user', content: outOfStepsNote(maxSteps, [...ownNames]) }] : [];
+    // With no steps at all (maxSteps 0) the one call is a plain turn: there is nothing to say about steps.
+    const note: ChatMessage[] = last && maxSteps > 0 ? [{ role: 'user', content: outOfStepsNote(maxSteps, [...ownNames]) }] : [];
     if (last) transcript.push(...note);
     const { toolChoice, tools: _tools, ...base } = request;
     const sent: ChatRequest = {

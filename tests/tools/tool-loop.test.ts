@@ -117,6 +117,14 @@ describe('runToolLoop', () => {
     expect(model.calls[1]!.toolChoice).toBeUndefined();
   });
 
+  it('with maxSteps 0 the turn is one plain call with only the request\'s tools', async () => {
+    const model = new ScriptedModel([{ text: 'no tools for me' }]);
+    const result = await runToolLoop({ model, request: request(), toolset: createToolset({ workspace: temp() }), maxSteps: 0 });
+    expect(result).toMatchObject({ stop: 'max_steps', calls: 1, transcript: [] });
+    expect(model.calls[0]!.tools!.map((t) => t.name)).toEqual(['review_work']);
+    expect(model.calls[0]!.messages).toHaveLength(2);
+  });
+
   it('usage is metered once per call by a metered model and summed on the result', async () => {
     const ws = temp();
     const meter = new UsageMeter(new PriceTable({}, 'test'));
