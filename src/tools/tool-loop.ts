@@ -37,7 +37,12 @@ export type ToolLoopStop = 'answered' | 'own_tool' | 'max_steps';
 export interface ToolLoopResult {
   /** The last response; its `toolCalls` hold only calls to the request's own tools, its `usage` the sum of all calls. */
   response: ChatResponse;
-  /** Messages after the request's: assistant tool calls and their results, and the out-of-steps note if it was sent. */
+  /**
+   * Messages after the request's: assistant tool calls and their results, and the out-of-steps note if
+   * it was sent. Every assistant message in it is answered by its tool messages, so it can be sent again
+   * as it is. The final answer is `response`, not in here (when its own-tool calls came with agent-tool
+   * calls, its text is already the last assistant message's).
+   */
   transcript: ChatMessage[];
   steps: ToolStep[];
   stop: ToolLoopStop;
