@@ -10,7 +10,7 @@ export interface WorkflowTreeProps {
   session: SessionState;
 }
 
-const MARK = { running: '▸', done: '✓', failed: '✗', cancelled: '–', pending: '·' } as const;
+const MARK = { running: '▸', done: '✓', failed: '✗', cancelled: '–', pending: '·', skipped: '–' } as const;
 
 /** One row per running (sub-)workflow: its states, the current one highlighted, visit counts; then the branches of a fan-out. */
 export function WorkflowTree({ def, session }: WorkflowTreeProps): React.JSX.Element | null {

@@ -52,6 +52,7 @@ export const BranchSchema = z.strictObject({
   agent: Name,
   input: CodeText.optional(),
   workspace: z.boolean().default(false),
+  when: CodeText.optional().describe('The branch runs only when this expression is true (e.g. only the best-ranked implementer revises).'),
 });
 
 /** A parallel state (troupe, seed 002): branches at the same time, joined by a policy. */

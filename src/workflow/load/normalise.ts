@@ -26,7 +26,7 @@ export function normaliseState(s: StateConfig, config: WorkflowConfig, states: R
   const input = s.message !== undefined ? template(s.message) : s.input !== undefined ? expression(s.input) : null;
   const parallel = s.parallel
     ? {
-        branches: s.parallel.branches.map((b) => ({ id: b.id, agent: b.agent, input: b.input !== undefined ? expression(b.input) : input, workspace: b.workspace })),
+        branches: s.parallel.branches.map((b) => ({ id: b.id, agent: b.agent, input: b.input !== undefined ? expression(b.input) : input, workspace: b.workspace, when: b.when !== undefined ? expression(b.when) : null })),
         join: s.parallel.join,
         onFailure: s.parallel.on_failure,
         timeoutMs: s.parallel.timeout_ms ?? null,

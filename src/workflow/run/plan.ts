@@ -42,7 +42,16 @@ export type AgentPlan = z.infer<typeof AgentPlanSchema>;
 
 /** Branches that run at the same time, each its own agent, joined by a policy (seed 002). */
 export const ParallelPlanSchema = z.object({
-  branches: z.array(z.object({ id: z.string(), agent: z.string(), input: CodeSchema.nullable(), workspace: z.boolean() })),
+  branches: z.array(
+    z.object({
+      id: z.string(),
+      agent: z.string(),
+      input: CodeSchema.nullable(),
+      workspace: z.boolean(),
+      /** The branch runs only when this holds (e.g. only the best-ranked implementer revises). */
+      when: CodeSchema.nullable().optional(),
+    }),
+  ),
   join: z.union([z.enum(['all', 'any']), z.object({ quorum: z.number().int() })]),
   /** A failed branch: the join goes on with the others, or the state fails. */
   onFailure: z.enum(['continue', 'fail']),

@@ -6,7 +6,7 @@ import type { EvaluationResult } from './evaluation.js';
 import { current, evaluate, rootPlan, runOf, setFrame, update } from './access.js';
 import { agentOf, appendMessage, inputValue, keyOf, newFrame, stateOf } from './frames.js';
 import type { Changes, Frame, ToolCallRecord } from './state.js';
-import { branchFinished, branchOf, fanOut, runningBranchCalls } from './fanout.js';
+import { branchFinished, branchOf, fanOut, runningBranchCalls, WHEN, type FanoutOutcome } from './fanout.js';
 import { debateTurnDone, startDebate } from './debate.js';
 import type { Effect } from '../../engine/effects.js';
 import type { Code } from './plan.js';
@@ -29,9 +29,9 @@ function advance(ctx: StepContext): void {
         break;
       case 'input':
         if (state.parallel) {
-          const fields = Object.fromEntries(state.parallel.branches.flatMap((b) => (b.input ? [[b.id, b.input]] : [])));
+          const fields = Object.fromEntries(state.parallel.branches.flatMap((b) => [...(b.input ? [[b.id, b.input]] : []), ...(b.when ? [[`${WHEN}${b.id}`, b.when]] : [])]));
           if (Object.keys(fields).length > 0) return evaluate(ctx, 'branch_input', { fields });
-          return fanOut(ctx, state.parallel, {});
+          return settleJoin(ctx, fanOut(ctx, state.parallel, {}));
         }
         if (state.debate) {
           if (state.debate.input) return evaluate(ctx, 'debate_input', { code: state.debate.input });
@@ -125,7 +125,9 @@ function finish(ctx: StepContext): void {
   const output = frame.common_data[plan.output.name];
   if (run.frames.length === 1) {
     ctx.s.workflow = { ...run, output, evaluating: null };
-    endSession(ctx, `workflow ${plan.name} complete`, output);
+    // A workflow may say how it ended (e.g. "approved after 1 revision") in common_data.end_reason.
+    const said = frame.common_data.end_reason;
+    endSession(ctx, `workflow ${plan.name} complete${typeof said === 'string' && said.trim() ? `: ${said.trim()}` : ''}`, output);
     return;
   }
   const parent = run.frames[run.frames.length - 2]!;
@@ -249,7 +251,7 @@ function onEvaluated(ctx: StepContext, id: string, result: EvaluationResult): vo
     case 'sub_input':
       return enterSub(ctx, (result.value ?? {}) as Record<string, unknown>);
     case 'branch_input':
-      return fanOut(ctx, state!.parallel!, (result.value ?? {}) as Record<string, unknown>);
+      return settleJoin(ctx, fanOut(ctx, state!.parallel!, (result.value ?? {}) as Record<string, unknown>));
     case 'debate_input':
       return startDebate(ctx, state!.debate!, text(result.value));
     case 'decide':
@@ -272,7 +274,11 @@ function onBranch(ctx: StepContext, branch: string, turnId: string, result: Para
     countVisit(ctx, call.path);
     emit(ctx, event('agent_message', { turn_id: turnId, path: call.path, persona: call.persona, text: result.text, turn: ctx.s.turn, branch }));
   } else emit(ctx, event('error', { message: result.error, where: `${frame.state}.${branch} (${turnId})` }));
-  const outcome = branchFinished(ctx, state!.parallel!, branch, result);
+  settleJoin(ctx, branchFinished(ctx, state!.parallel!, branch, result));
+}
+
+/** The fan-out went on, failed or joined: a joined state moves to its after-code, and input that came meanwhile is delivered. */
+function settleJoin(ctx: StepContext, outcome: FanoutOutcome): void {
   if (outcome.kind === 'wait') return;
   if (outcome.kind === 'fail') return fail(ctx, outcome.reason);
   update(ctx, { phase: 'after' });
