@@ -87,7 +87,7 @@ export function parseLine(line: string, def: MachineDefinition): ParsedLine {
     case 'quit':
       return { kind: 'quit' };
     case 'workflow':
-      if (rest === '') return { kind: 'error', message: 'usage: /workflow <name> [input]' };
+      if (rest === '') return { kind: 'workflow', name: '', input: '' };
       return { kind: 'workflow', name: restWords[0]!, input: restWords.slice(1).join(' ') };
     default:
       return { kind: 'inspect', name: spec.name as InspectName };

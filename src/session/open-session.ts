@@ -88,7 +88,8 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
   try {
     const doc = opened?.handle.doc;
     const { team, dir } = resolveTeam(options, env, doc);
-    const plan = options.workflow;
+    const plan = options.workflow ?? doc?.workflow?.plan;
+    if (doc?.workflow && !plan) throw new SessionFileError(`${handle!.location}: workflow: the session runs the workflow ${doc.workflow.name}, but its plan was not stored — start it again with troupe run --workflow ${doc.workflow.name}`);
     const maxTurns = options.maxTurns ?? doc?.team.maxTurns;
     const def = plan ? compileWorkflow(plan, maxTurns !== undefined ? { max_turns: maxTurns } : {}) : team.def;
     const modelFor = plan ? workflowModels(plan, team, env) : team.modelFor;
@@ -115,7 +116,7 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
         schema: SESSION_SCHEMA_VERSION,
         id,
         team: { name: team.def.name, dir, ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}) },
-        ...(plan ? { workflow: { name: plan.name, source: plan.source } } : {}),
+        ...(plan ? { workflow: { name: plan.name, source: plan.source, plan } } : {}),
         model: chosen.label,
         mode,
         brief: options.brief ?? '',

@@ -53,7 +53,7 @@ export function workflowTurns(def: MachineDefinition): TurnShaper {
       const debating = frame?.phase === 'debate';
       const tools: ToolSpec[] = debating ? [verdictTool] : [...(agent?.parsingTools ?? []), ...(agent?.requestUserInput && !call.branch ? [askUserTool] : [])];
       return {
-        messages: [{ role: 'system', content: agent?.systemMessage ?? '' }, ...history, ...closing],
+        messages: [{ role: 'system', content: agent?.systemMessage ?? '' }, ...(agent?.examples ?? []), ...history, ...closing],
         tools,
         meta: { purpose: 'workflow', persona: agentState.id, personaName: agentState.name, inbox: inbox.kind, brief: session.brief, turnId: call.turnId, workflow: { name: plan.name, state: 'state' in inbox ? inbox.state : '', tools: tools.map((t) => t.name), round: (agent && frame?.agents[agent.id]?.turns) ?? 0 } },
       };
