@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { ToolError } from './tool.js';
 
 /** Asks someone whether a command may run in a directory; resolves true to run it. */
@@ -11,12 +10,15 @@ export type Approver = (command: string, cwd: string) => Promise<boolean>;
  */
 export type CommandPolicy = { mode: 'deny' } | { mode: 'allow'; allow: readonly string[] } | { mode: 'ask'; approve?: Approver };
 
-/** The JSON part of a command policy, for config files (an approver is supplied by the runtime). */
-export const CommandPolicyConfigSchema = z.discriminatedUnion('mode', [
-  z.object({ mode: z.literal('deny') }),
-  z.object({ mode: z.literal('allow'), allow: z.array(z.string().min(1).regex(/^[^/\s]+$/, 'a program name, not a path')) }),
-  z.object({ mode: z.literal('ask') }),
-]);
+/**
+ * The policy for a role's `command_policy` as workflow files write it ("deny", "ask", or `{ allow: [...] }`,
+ * see CommandPolicySchema in src/workflow/config/roles-schema.ts), with the runtime's approver for "ask".
+ */
+export function commandPolicyOf(config: 'deny' | 'ask' | { allow: readonly string[] } | undefined, approve?: Approver): CommandPolicy {
+  if (config === undefined || config === 'deny') return { mode: 'deny' };
+  if (config === 'ask') return approve ? { mode: 'ask', approve } : { mode: 'ask' };
+  return { mode: 'allow', allow: [...config.allow] };
+}
 
 /** A policy described in a few words, for tool descriptions and refusals. */
 export function describePolicy(policy: CommandPolicy): string {

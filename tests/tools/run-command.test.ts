@@ -4,7 +4,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { tempDirPerTest } from '../helpers/temp-dir.js';
 import { createToolset, type ToolsetOptions } from '../../src/tools/toolset.js';
 import { parseCommandLine } from '../../src/tools/command-line.js';
-import { CommandPolicyConfigSchema, type CommandPolicy } from '../../src/tools/command-policy.js';
+import { commandPolicyOf, type CommandPolicy } from '../../src/tools/command-policy.js';
+import { TOOL_NAMES } from '../../src/tools/toolset.js';
+import { AGENT_TOOLS } from '../../src/workflow/load/roles.js';
 import { cleanEnv, runProcess } from '../../src/tools/process-runner.js';
 
 const temp = tempDirPerTest('troupe-cmd-');
@@ -180,9 +182,18 @@ describe('run_command without a shell', () => {
     expect(existsSync(join(ws, 'no-such-program-xyz'))).toBe(false);
   });
 
-  it('the policy config schema takes program names only', () => {
-    expect(CommandPolicyConfigSchema.parse({ mode: 'allow', allow: ['npm', 'node'] })).toEqual({ mode: 'allow', allow: ['npm', 'node'] });
-    expect(CommandPolicyConfigSchema.safeParse({ mode: 'allow', allow: ['/bin/sh'] }).success).toBe(false);
-    expect(CommandPolicyConfigSchema.safeParse({ mode: 'yolo' }).success).toBe(false);
+  it('a role\'s command_policy as workflow files write it becomes a policy', async () => {
+    const approve = async () => true;
+    expect(commandPolicyOf(undefined)).toEqual({ mode: 'deny' });
+    expect(commandPolicyOf('deny', approve)).toEqual({ mode: 'deny' });
+    expect(commandPolicyOf('ask')).toEqual({ mode: 'ask' });
+    expect(commandPolicyOf('ask', approve)).toEqual({ mode: 'ask', approve });
+    expect(commandPolicyOf({ allow: ['npm', 'zig'] })).toEqual({ mode: 'allow', allow: ['npm', 'zig'] });
+    // A program given by path in an allow-list never matches: programs are named.
+    expect((await run('ls', commandPolicyOf({ allow: ['/bin/ls'] }))).content).toMatch(/"ls" is not an allowed program/);
+  });
+
+  it('the tools a workflow role may name are exactly the toolset\'s', () => {
+    expect([...TOOL_NAMES]).toEqual([...AGENT_TOOLS]);
   });
 });
