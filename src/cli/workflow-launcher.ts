@@ -28,7 +28,8 @@ export function workflowLauncher(io: CliIo, deps: LauncherDeps): WorkflowLaunche
     },
     async open(name, input) {
       const workflow = loadWorkflowOrThrow(name, { cwd: io.cwd, env: io.env, dirs: dirs(), team: deps.team.loaded });
-      const session = await openSession({ team: deps.team, teamDir: deps.teamDir, workflow, model: deps.model(), store: deps.store, env: io.env, brief: input });
+      // In the UI, commands under the `ask` policy wait for !allow / !deny.
+      const session = await openSession({ team: deps.team, teamDir: deps.teamDir, workflow, model: deps.model(), store: deps.store, env: io.env, brief: input, askCommands: true });
       session.start(input);
       return session;
     },

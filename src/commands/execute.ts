@@ -63,6 +63,12 @@ export function applyParsed(parsed: ParsedLine, host: LineHost): LineOutcome {
       if (problem) return { kind: 'output', title: 'workflow', lines: [problem], tone: 'error' };
       return { kind: 'switch', title: 'workflow', session: launcher.open(parsed.name, parsed.input) };
     }
+    case 'approval': {
+      const answered = session.approvals.answer(parsed.allow);
+      if (!answered) return { kind: 'output', title: parsed.allow ? 'allow' : 'deny', lines: ['no command is waiting for your approval'], tone: 'error' };
+      const left = session.approvals.pending().length;
+      return { kind: 'output', title: parsed.allow ? 'allow' : 'deny', lines: [`${parsed.allow ? 'allowed' : 'denied'}: ${answered.command}${left ? ` (${left} more waiting)` : ''}`], tone: 'info' };
+    }
     case 'error':
       return { kind: 'output', title: 'command', lines: [parsed.message], tone: 'error' };
     case 'inspect': {

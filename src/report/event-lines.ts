@@ -70,6 +70,8 @@ export function eventLines(def: MachineDefinition): EventLines {
         return [`⇇ ${e.state} joined: ${e.done.length} done${e.failed.length ? `, failed: ${e.failed.map((f) => `${f.branch} (${f.error})`).join('; ')}` : ''} — ${e.outcome === 'continue' ? 'going on' : 'the state fails'}`];
       case 'tool_call':
         return e.phase === 'finished' ? [`  ${e.ok ? '⚙' : '✗'} ${name(e.persona)}${e.branch ? ` [${e.branch}]` : ''} ${e.tool}: ${e.summary}${e.ok || !e.detail ? '' : ` — ${e.detail}`}`] : [];
+      case 'command_approval':
+        return [e.phase === 'asked' ? `  ⚠ ${name(e.persona)} wants to run: ${e.command} — !allow or !deny` : `  ${e.phase}: ${e.command}`];
       case 'verdict':
         return [`  ⚖ ${name(e.reviewer)} (round ${e.round}): ${e.agree ? 'agrees' : 'does not agree'}, ${e.approve ? 'approves' : 'wants changes'} — ${e.feedback}`];
       case 'debate_ended':

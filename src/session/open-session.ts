@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TroupeEvent } from '../engine/event-map.js';
 import { event } from '../engine/event-map.js';
 import type { Mode, SessionState } from '../engine/session.js';
@@ -11,7 +13,8 @@ import { FullHistoryPromptBuilder } from '../memory/prompt-builder.js';
 import { feedMemory, seedMemory } from '../memory/seed-memory.js';
 import { TranscriptFold } from '../report/transcript.js';
 import { TroupeBus } from '../runtime/bus.js';
-import { EffectRunner, type Evaluator } from '../runtime/effect-runner.js';
+import { EffectRunner, type Evaluator, type WorkspaceSetup } from '../runtime/effect-runner.js';
+import { CommandApprovals, type PendingCommand } from './approvals.js';
 import { teamTurns } from '../runtime/turns.js';
 import { compileWorkflow } from '../workflow/run/compile.js';
 import { workflowModels } from '../workflow/run/models.js';
@@ -61,6 +64,10 @@ export interface OpenSessionOptions {
   recentEvents?: number;
   /** Where workflow code runs (a workflow session needs one). */
   evaluator?: Evaluator;
+  /** Where agents with tools work (default: the store's directory for the session's files, else a temporary directory). */
+  workspaceRoot?: string;
+  /** Commands under the `ask` policy go to the user (`!allow` / `!deny`); without this they are refused (headless). */
+  askCommands?: boolean;
 }
 
 /** How long stopping waits for a summary in flight before saving without it (its raw turns stay). */
@@ -164,11 +171,18 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
       if (storedEvents) for (const e of await storedEvents()) transcript.add(e);
       bus.on('*', (e) => transcript.add(e));
     }
+    const approvals = new CommandApprovals(publish);
+    const workspaces: WorkspaceSetup = {
+      root: options.workspaceRoot ?? store?.filesOf?.(id) ?? join(tmpdir(), 'troupe-runs', id),
+      ...(plan?.workspace ? { from: plan.workspace.from, git: plan.workspace.git } : {}),
+      ...(options.askCommands ? { approve: (ask: Omit<PendingCommand, 'id'>, signal: AbortSignal) => approvals.request(ask, signal) } : {}),
+    };
     const runner = new EffectRunner(
       { def, snapshot: () => actor!.getSnapshot(), send: (input) => actor!.send(input), publish },
       {
         model,
         modelFor,
+        workspaces,
         turns: def.kind === 'workflow' ? workflowTurns(def) : teamTurns(def, memory ? memory.prompt : new FullHistoryPromptBuilder(transcript!), team.loaded.prompts),
         ...(options.evaluator ? { evaluator: options.evaluator } : {}),
         budget: new BudgetGuard(meter, def.limits),
@@ -188,6 +202,7 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
       recent: opened?.recent ?? [],
       keep,
       graceMs: MEMORY_GRACE_MS,
+      approvals,
     });
     if (doc) {
       const s = actor.getSnapshot();

@@ -99,6 +99,10 @@ function reduceWorkflowEvent(v: ViewState, e: TroupeEvent, name: (id: string) =>
       return pushLog(v, { kind: 'note', text: `⇇ ${e.state} joined: ${e.done.length} done${e.failed.length ? `; failed ${e.failed.map((f) => `${f.branch} (${f.error})`).join(', ')}` : ''}`, tone: e.outcome === 'continue' ? 'ok' : 'error' });
     case 'tool_call':
       return e.phase === 'finished' ? pushLog(v, { kind: 'note', text: `${e.ok ? '⚙' : '✗'} ${name(e.persona)}${branch} ${e.tool}: ${e.summary}${e.ok || !e.detail ? '' : ` — ${e.detail}`}`, tone: e.ok ? 'info' : 'warn' }) : v;
+    case 'command_approval':
+      return pushLog(v, e.phase === 'asked'
+        ? { kind: 'note', text: `⚠ ${name(e.persona)}${branch} wants to run: ${e.command} (in ${e.cwd}) — !allow or !deny`, tone: 'warn' }
+        : { kind: 'note', text: `${e.phase === 'allowed' ? '✓ allowed' : '✗ denied'}: ${e.command}`, tone: e.phase === 'allowed' ? 'ok' : 'info' });
     case 'verdict':
       return pushLog(v, { kind: 'note', text: `⚖ ${name(e.reviewer)} (round ${e.round}): ${e.agree ? 'agrees' : 'does not agree'}, ${e.approve ? 'approves' : 'wants changes'} — ${e.feedback}`, tone: e.agree ? 'ok' : 'warn' });
     case 'debate_ended':

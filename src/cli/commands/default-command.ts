@@ -23,6 +23,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
     store,
     mode: args.mode ?? 'fsm',
     env: io.env,
+    askCommands: interactive,
     ...(args.maxTurns !== undefined ? { maxTurns: args.maxTurns } : {}),
   });
   if (interactive) {

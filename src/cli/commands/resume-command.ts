@@ -21,6 +21,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
     store,
     resume: id,
     env: io.env,
+    askCommands: interactive,
     model: async (stored) => {
       const model = await resumeModel(io.env, { demo: args.demo }, stored!.events);
       return interactive ? paced(model, io.env) : model;

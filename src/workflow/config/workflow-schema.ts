@@ -105,6 +105,13 @@ export const WorkflowConfigSchema = z.strictObject({
   error_handler: CodeText.optional().describe('A state errors go to, or a script.js function returning one.'),
   max_retries: z.number().int().min(0).max(10).default(0).describe('Default retries of a failed state.'),
   max_turns: z.number().int().min(1).max(100_000).optional().describe('Agent turns before the run pauses for the user.'),
+  workspace: z
+    .strictObject({
+      from: z.string().min(1).optional().describe('A directory (relative to where troupe runs) each agent workspace starts as a copy of.'),
+      git: z.boolean().default(false).describe('Make each workspace a git worktree of the repository holding "from".'),
+    })
+    .optional()
+    .describe('Where agents with file and command tools work: each gets its own directory under the session.'),
 });
 
 /** A workflow file, as validated. */

@@ -106,7 +106,7 @@ function load(loader: Loader, location: WorkflowLocation): WorkflowPlan | null {
     if (agent) agents.push(agent);
   });
   if (loader.issues.length > before) return null;
-  return normaliseWorkflow(config, { agents, subWorkflows, script, source: location.file });
+  return normaliseWorkflow(config, { agents, subWorkflows, script, source: location.file, cwd: loader.options.cwd });
 }
 
 /** Loads a workflow by name or path with its roles and sub-workflows, collecting every problem. */

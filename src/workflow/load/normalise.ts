@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { StateConfig, WorkflowConfig } from '../config/workflow-schema.js';
 import type { AgentPlan, StatePlan, TransitionPlan, WorkflowPlan } from '../run/plan.js';
 import { expression, handlerOrStatements, isName, statements, template } from './code.js';
@@ -70,7 +71,7 @@ export function normaliseState(s: StateConfig, config: WorkflowConfig, states: R
 /** A validated workflow file as the engine runs it, with its agents resolved and its sub-workflows loaded. */
 export function normaliseWorkflow(
   config: WorkflowConfig,
-  parts: { agents: AgentPlan[]; subWorkflows: Record<string, WorkflowPlan>; script: string | null; source: string },
+  parts: { agents: AgentPlan[]; subWorkflows: Record<string, WorkflowPlan>; script: string | null; source: string; cwd: string },
 ): WorkflowPlan {
   const names = new Set(config.states.map((s) => s.name));
   const handler = config.error_handler?.trim();
@@ -89,6 +90,7 @@ export function normaliseWorkflow(
     errorDecider: handler && !names.has(handler) ? (isName(handler) ? { kind: 'handler', name: handler } : statements(handler)) : null,
     ...(config.max_turns !== undefined ? { maxTurns: config.max_turns } : {}),
     script: parts.script,
+    ...(config.workspace ? { workspace: { from: config.workspace.from !== undefined ? resolve(parts.cwd, config.workspace.from) : null, git: config.workspace.git } } : {}),
     subWorkflows: parts.subWorkflows,
     source: parts.source,
   };

@@ -131,6 +131,8 @@ const PlanFields = z.object({
   maxTurns: z.number().int().optional(),
   /** script.js source (its functions are called by name), if the workflow folder has one. */
   script: z.string().nullable(),
+  /** How agent workspaces start: a copy (or git worktree) of this absolute directory, or empty. */
+  workspace: z.object({ from: z.string().nullable(), git: z.boolean() }).optional(),
   /** Where the workflow came from (for messages). */
   source: z.string(),
 });
