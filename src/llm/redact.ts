@@ -1,5 +1,5 @@
-/** Replaces secrets in serialised text before it reaches disk. */
-export type Redactor = (text: string) => string;
+/** Replaces secrets in serialised text before it reaches disk; `screen` matches any text it might change (absent: any text). */
+export type Redactor = ((text: string) => string) & { readonly screen?: RegExp };
 
 const SECRET_NAME = /(API_?KEY|_KEY$|TOKEN|SECRET|PASSWORD|PASSWD|AUTH(?!OR))/i;
 
@@ -27,11 +27,14 @@ export function redactorFrom(env: Record<string, string | undefined> = process.e
   const exact = patterns.length ? new RegExp(patterns.join('|'), 'g') : null;
   const bearer = /(bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi;
   const skKey = /\b(sk|rk|gsk|xai|pk)-[A-Za-z0-9_-]{16,}/g;
-  return (text) => {
+  // Looser than the patterns (no word boundary, any case), so it also matches their JSON-escaped forms.
+  const screen = new RegExp([...patterns, 'bearer', '(?:sk|rk|gsk|xai|pk)-'].join('|'), 'i');
+  const redactor = (text: string) => {
     let out = exact ? text.replace(exact, '[redacted]') : text;
     out = out.replace(bearer, '$1[redacted]').replace(skKey, '$1-[redacted]');
     return out;
   };
+  return Object.assign(redactor, { screen });
 }
 
 let fromProcess: Redactor | null = null;
@@ -50,4 +53,14 @@ export function redactDeep<T>(value: T, redactor: Redactor = redact): T {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactDeep(v, redactor)])) as T;
   }
   return value;
+}
+
+/**
+ * JSON text of plain data with every string redacted: serialised once, and only text the redactor's
+ * screen matches (rare) is serialised again with each string redacted, so the JSON stays valid.
+ */
+export function redactedJson(value: unknown, redactor: Redactor = redact, indent?: number): string {
+  const text = JSON.stringify(value, null, indent);
+  if (redactor.screen && !redactor.screen.test(text)) return text;
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? redactor(v) : v), indent);
 }

@@ -60,6 +60,11 @@ export class Memory {
     return structuredClone(this.state);
   }
 
+  /** The memory as plain data without a copy, for a writer that serialises it at once (`toJSON()` gives a copy to keep). */
+  get data(): Readonly<MemoryState> {
+    return this.state;
+  }
+
   /** The settings in force. */
   get config(): MemoryConfig {
     return this.options.config;

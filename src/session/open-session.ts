@@ -138,7 +138,7 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
     const recorder = handle
       ? new JournalRecorder(handle, (doc?.checkpoint.records ?? 0) + tail.length, state, {
           clock,
-          memory: () => memory?.memory.toJSON() ?? null,
+          memory: () => memory?.memory.data ?? null,
           usage: () => usageState(meter),
           lastSeq: () => bus.lastSeq,
           onError: (error) => actor?.stopSaving(error),
@@ -163,8 +163,8 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
       }
       if (doc && doc.checkpoint.memory === null && storedEvents) seedMemory(memory.memory, await storedEvents());
       else for (const e of tailEvents) feedMemory(memory.memory, e);
-      // Compression changes what the next prompt holds: keep it in the checkpoint at once.
-      bus.on('memory_compressed', () => void recorder?.checkpoint());
+      // Compression changes what the next prompt holds: keep it in the checkpoint soon (a crash before only costs re-summarising).
+      bus.on('memory_compressed', () => recorder?.checkpointIfDue());
     }
     const transcript = memory ? null : new TranscriptFold();
     if (transcript) {

@@ -6,7 +6,7 @@ import type { SessionHandle } from '../store/store.js';
 /** What the recorder stores beside the engine snapshot at a checkpoint. */
 export interface RecorderSources {
   clock: () => number;
-  /** Memory module state (its toJSON()), stored opaque. */
+  /** Memory module state as plain data, stored opaque (serialised by the checkpoint before it returns, so no copy is needed). */
   memory: () => unknown;
   /** Usage totals, stored opaque. */
   usage: () => unknown;
@@ -16,14 +16,20 @@ export interface RecorderSources {
   onError: (error: unknown) => void;
 }
 
+// The checkpoint is a cache (reopening folds the journal lines after it), so a fast session need not
+// rewrite the document at every turn: a new turn is checkpointed once a second, or every 64 lines.
+const CHECKPOINT_MS = 1_000;
+const CHECKPOINT_LINES = 64;
+
 /**
  * Persists a running session: every step's input and events are appended to the journal before the
  * step's effects run (O(1) per step), and the small session document gets a checkpoint whenever the
- * session reaches a new turn or status, on memory compression, and on close.
+ * status changes, on close, and at a new turn or a memory compression once the last checkpoint is a
+ * second or 64 journal lines old (so with real models, at every turn).
  */
 export class JournalRecorder {
   private records: number;
-  private last: { turn: number; status: string };
+  private last: { turn: number; status: string; records: number; at: number };
   private pending: Promise<void> = Promise.resolve();
 
   constructor(
@@ -33,7 +39,8 @@ export class JournalRecorder {
     private readonly sources: RecorderSources,
   ) {
     this.records = journalLength;
-    this.last = { turn: snapshot.turn, status: snapshot.status };
+    // As if long ago: the first new turn is checkpointed (and the clock is read once per checkpoint, as ever).
+    this.last = { turn: snapshot.turn, status: snapshot.status, records: journalLength, at: -Infinity };
   }
 
   /** Appends one step; throws when the journal cannot be written (the step must not take effect). */
@@ -41,7 +48,15 @@ export class JournalRecorder {
     this.handle.append({ n: this.records + 1, input, events });
     this.records += 1;
     this.snapshot = next;
-    if (next.turn !== this.last.turn || next.status !== this.last.status) this.checkpoint({ sync: next.status !== 'running' });
+    if (next.status !== this.last.status) this.checkpoint({ sync: next.status !== 'running' });
+    else if (next.turn !== this.last.turn) this.checkpointIfDue({ sync: next.status !== 'running' });
+  }
+
+  /** Checkpoints unless the last one is recent (under a second and 64 journal lines old): at a new turn, after memory compression. */
+  checkpointIfDue(options: { sync?: boolean } = {}): void {
+    if (this.records - this.last.records >= CHECKPOINT_LINES) return void this.checkpoint(options);
+    const now = this.sources.clock();
+    if (now - this.last.at >= CHECKPOINT_MS) void this.checkpoint(options, now);
   }
 
   /** Appends runtime facts (usage, memory work, retries); throws when the journal cannot be written. */
@@ -52,14 +67,15 @@ export class JournalRecorder {
 
   /**
    * Writes a checkpoint of the current snapshot and module state in the background (a failure stops the
-   * session). `sync` also flushes the journal to the disk first: done when the session pauses or ends.
+   * session). `sync` also flushes the journal to the disk first: done when the session pauses or ends;
+   * `at` is the time it is stamped with (read from the clock when not given).
    */
-  checkpoint(options: { sync?: boolean } = {}): Promise<void> {
+  checkpoint(options: { sync?: boolean } = {}, at = this.sources.clock()): Promise<void> {
     const s = this.snapshot;
-    this.last = { turn: s.turn, status: s.status };
+    this.last = { turn: s.turn, status: s.status, records: this.records, at };
     const written = this.handle.checkpoint(
       { records: this.records, lastSeq: this.sources.lastSeq(), snapshot: s, memory: this.sources.memory(), usage: this.sources.usage() },
-      { mode: s.mode, brief: s.brief, updatedAt: new Date(this.sources.clock()).toISOString() },
+      { mode: s.mode, brief: s.brief, updatedAt: new Date(at).toISOString() },
       options,
     );
     this.pending = written.catch((error: unknown) => this.sources.onError(error));

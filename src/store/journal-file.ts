@@ -97,7 +97,12 @@ export class JournalWriter {
 
   /** Appends one record as a line; on failure the file is cut back to where it was and the error is thrown. */
   append(record: JournalRecord): void {
-    const bytes = Buffer.from(`${JSON.stringify(record)}\n`);
+    this.appendJson(JSON.stringify(record));
+  }
+
+  /** Appends one record already serialised as JSON (one line, no newline in it). */
+  appendJson(json: string): void {
+    const bytes = Buffer.from(`${json}\n`);
     let written = 0;
     try {
       while (written < bytes.length) written += writeSync(this.fd, bytes, written, bytes.length - written, this.size + written);

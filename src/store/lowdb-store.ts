@@ -4,7 +4,7 @@ import { Low } from 'lowdb';
 import { DataFile } from 'lowdb/node';
 import type { TroupeEvent } from '../engine/event-map.js';
 import { UserError } from '../llm/errors.js';
-import { redactDeep, redactorFrom, type Redactor } from '../llm/redact.js';
+import { redactedJson, redactorFrom, type Redactor } from '../llm/redact.js';
 import { checkDataDir, dataDirError } from './data-dir.js';
 import { JournalWriter, scanJournal } from './journal-file.js';
 import { listingOf, type SessionListing } from './listing.js';
@@ -218,7 +218,7 @@ export class LowdbStore implements Store {
   }
 
   private serialise(doc: SessionDocument): string {
-    return JSON.stringify(redactDeep(doc, this.redact), null, this.indent || undefined);
+    return redactedJson(doc, this.redact, this.indent || undefined);
   }
 
   private handle(initial: SessionDocument, writer: JournalWriter): SessionHandle {
@@ -240,7 +240,7 @@ export class LowdbStore implements Store {
       append(record) {
         if (closed) throw new Error(`session ${id} is closed`);
         try {
-          writer.append(redactDeep(record, redact));
+          writer.appendJson(redactedJson(record, redact));
         } catch (error) {
           throw dataDirError(error, dataDir, `save session ${id} to ${writer.path}`);
         }

@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { redactorFrom } from '../../src/llm/redact.js';
+import { redactDeep, redactedJson, redactorFrom } from '../../src/llm/redact.js';
 import { completion, FakeOpenAIServer } from '../helpers/fake-openai-server.js';
 import { REPO_ROOT } from '../helpers/team.js';
 
@@ -62,5 +62,15 @@ describe('privacy', () => {
     expect(out).toContain('sk-[redacted]');
     expect(out).toContain('Ada Lovelace');
     expect(JSON.parse(out).a).toBe('key [redacted] here');
+  });
+
+  it('serialises redacted JSON as redactDeep does, also where only the raw strings match (an escaped newline before a key)', () => {
+    const redact = redactorFrom({ OPENAI_API_KEY: 'abc"def-123456' });
+    const values = [
+      { a: 'line\nsk-proj-ABCDEFGHIJKLMNOPQRST', b: ['Bearer\txyz.abc-123456'], c: { d: 'key abc"def-123456 here' } },
+      { plain: 'nothing secret, risk-free task-based talk', n: 3, nested: [{ s: 'ok' }] },
+    ];
+    for (const value of values) expect(redactedJson(value, redact)).toBe(JSON.stringify(redactDeep(value, redact)));
+    expect(redactedJson(values[0], redact)).not.toMatch(/ABCDEFGHIJ|xyz\.abc|def-123456/);
   });
 });
