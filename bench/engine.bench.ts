@@ -1,9 +1,11 @@
 // Engine overhead per transition with a zero-latency model: the pure step() as sessions grow and teams
 // widen, the bare session (full-history prompt, parse, events) and the path the CLI runs (rolling
-// memory, usage meter, the journal on disk) around an instant model, measured in one run.
+// memory, usage meter, the journal on disk) around an instant model, interleaved in one run.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import type { MachineDefinition } from '../src/engine/definition.js';
 import type { SessionState } from '../src/engine/session.js';
 import { initialState, step } from '../src/engine/step.js';
@@ -14,12 +16,13 @@ import { openSession } from '../src/session/open-session.js';
 import { LowdbStore } from '../src/store/lowdb-store.js';
 import { UsageMeter } from '../src/usage/usage-meter.js';
 import { generatedTeam } from './team-fixtures.js';
-import { median, ms } from './stats.js';
-import { fileURLToPath } from 'node:url';
-import { dirname, join } from 'node:path';
+import { interleaved, median, ms, QUICK, ratio } from './stats.js';
 
 const TURNS = 200;
-const RUNS = 7;
+// Session figures are per transition from this turn on: opening, starting and ending a session are not transitions.
+const FROM_TURN = 20;
+const STEP_RUNS = QUICK ? 5 : 9;
+const SESSION_RUNS = QUICK ? 5 : 15;
 
 /** Deterministic pseudo-random handoffs with two alternatives, answered instantly. */
 class InstantModel implements ChatModel {
@@ -50,68 +53,87 @@ function open(loaded: LoadedTeam): MachineDefinition {
   return def;
 }
 
-/** Per transition of a whole session on an instant model: `cli` adds memory, the meter and the journal on disk, as the CLI runs it. */
-async function sessionPerTransition(loaded: LoadedTeam, cli: boolean): Promise<number> {
-  const def = open(loaded);
-  const samples: number[] = [];
-  for (let r = 0; r < RUNS; r++) {
-    const dir = cli ? mkdtempSync(join(tmpdir(), 'troupe-bench-')) : null;
-    const model = new InstantModel(def.agents.map((a) => a.id));
-    const session = await openSession({
-      team: { loaded, def, modelFor: () => 'instant' },
-      model,
-      id: 'bench',
-      env: {},
-      memory: cli,
-      ...(cli ? { meter: new UsageMeter(), store: new LowdbStore(dir!) } : {}),
-    });
-    let transitions = 0;
-    session.subscribe((e) => {
-      if (e.type === 'transition') transitions++;
-      if (e.type === 'agent_message' && e.turn >= TURNS) session.send({ type: 'user_quit' });
-    });
-    const t0 = performance.now();
-    session.start('bench brief');
-    await session.settled();
-    samples.push((performance.now() - t0) / transitions);
-    await session.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  }
-  return median(samples);
+type Layers = { memory: boolean; meter: boolean; store: boolean };
+
+/** Per transition from turn FROM_TURN to TURNS of a session on an instant model, with the given layers of the CLI path. */
+async function sessionPerTransition(loaded: LoadedTeam, def: MachineDefinition, layers: Layers): Promise<number> {
+  const dir = layers.store ? mkdtempSync(join(tmpdir(), 'troupe-bench-')) : null;
+  const session = await openSession({
+    team: { loaded, def, modelFor: () => 'instant' },
+    model: new InstantModel(def.agents.map((a) => a.id)),
+    id: 'bench',
+    env: {},
+    memory: layers.memory,
+    ...(layers.meter ? { meter: new UsageMeter() } : {}),
+    ...(dir ? { store: new LowdbStore(dir) } : {}),
+  });
+  let transitions = 0;
+  let t0 = 0;
+  let took = 0;
+  session.subscribe((e) => {
+    if (e.type === 'transition') transitions++;
+    if (e.type !== 'agent_message') return;
+    if (e.turn === FROM_TURN) [t0, transitions] = [performance.now(), 0];
+    if (e.turn >= TURNS) {
+      took = (performance.now() - t0) / transitions;
+      session.send({ type: 'user_quit' });
+    }
+  });
+  session.start('bench brief');
+  await session.settled();
+  await session.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  return took;
 }
 
 /** The pure step() per transition, timed over the last turns before `turns` (so a long session is measured where it is long). */
-function stepPerTransition(loaded: LoadedTeam, turns: number): number {
-  const def = open(loaded);
+function stepPerTransition(def: MachineDefinition, turns: number): number {
   const ids = def.agents.map((a) => a.id);
-  const samples: number[] = [];
   const window = Math.min(200, turns);
-  for (let r = 0; r < RUNS; r++) {
-    let s: SessionState = step(def, initialState(def, { id: 'b' }), { type: 'start', brief: 'b' }).session;
-    let t0 = 0;
-    for (let i = 0; i < turns; i++) {
-      if (i === turns - window) t0 = performance.now();
-      const self = s.inFlight!.persona;
-      const next = ids[(ids.indexOf(self) + 1 + (i % 3)) % ids.length]!;
-      const directive = { transition: 'APPROVE_AND_HANDOFF' as const, next_agent: next, urgency: 0.5, dependency: 0.6, user_intent: 0.4, alternatives: [{ next_agent: ids[(i * 7) % ids.length]! }] };
-      s = step(def, s, { type: 'agent_completed', turnId: s.inFlight!.turnId, text: `turn ${i} on topic${i % 40}`, directive: { ok: true, source: 'tool', directive } }).session;
-    }
-    samples.push((performance.now() - t0) / window);
+  let s: SessionState = step(def, initialState(def, { id: 'b' }), { type: 'start', brief: 'b' }).session;
+  let t0 = 0;
+  for (let i = 0; i < turns; i++) {
+    if (i === turns - window) t0 = performance.now();
+    const self = s.inFlight!.persona;
+    const next = ids[(ids.indexOf(self) + 1 + (i % 3)) % ids.length]!;
+    const directive = { transition: 'APPROVE_AND_HANDOFF' as const, next_agent: next, urgency: 0.5, dependency: 0.6, user_intent: 0.4, alternatives: [{ next_agent: ids[(i * 7) % ids.length]! }] };
+    s = step(def, s, { type: 'agent_completed', turnId: s.inFlight!.turnId, text: `turn ${i} on topic${i % 40}`, directive: { ok: true, source: 'tool', directive } }).session;
   }
-  return median(samples);
+  return (performance.now() - t0) / window;
 }
 
-export default async function (): Promise<void> {
+export default async function engine(): Promise<void> {
   const root = join(dirname(fileURLToPath(import.meta.url)), '..');
   const teams: [string, LoadedTeam][] = [['8 personas', loadTeamOrThrow(root)], ['200 personas', generatedTeam(200)]];
-  process.stdout.write(`engine overhead per transition, zero-latency model, median of ${RUNS} runs\n`);
-  for (const [name, loaded] of teams) {
-    const steps = [20, 200, 2000].map((t) => `${t} turns ${ms(stepPerTransition(loaded, t))}`).join(' · ');
-    process.stdout.write(`  step(), ${name}: ${steps}   (target <= 30 µs at 200 personas and 2,000 turns)\n`);
+  const defs = teams.map(([, loaded]) => open(loaded));
+  const lengths = [20, 200, 2000];
+
+  // Every cell is warmed up (JIT, caches) before any is timed, then the cells are timed in turn, round after round.
+  const cells: Record<string, () => number> = {};
+  teams.forEach(([name], t) => lengths.forEach((n) => (cells[`${name} ${n}`] = () => stepPerTransition(defs[t]!, n))));
+  const steps = await interleaved(STEP_RUNS, 2, cells);
+  process.stdout.write(`step() per transition, pure engine (median of ${STEP_RUNS} runs after 2 warm-up rounds):\n`);
+  for (const [name] of teams) {
+    const row = lengths.map((n) => `${n} turns ${ms(median(steps[`${name} ${n}`]!)).padStart(8)}`).join(' · ');
+    const flat = ratio(median(steps[`${name} 2000`]!), median(steps[`${name} 20`]!));
+    process.stdout.write(`  ${name.padEnd(13)} ${row}   2,000/20 turns ${flat}   (target <= 30 µs at 200 personas and 2,000 turns)\n`);
   }
-  for (const [name, loaded] of teams) {
-    const bare = await sessionPerTransition(loaded, false);
-    const cli = await sessionPerTransition(loaded, true);
-    process.stdout.write(`  ${name}, ${TURNS} turns: bare session (full-history prompt, parse, events) ${ms(bare)}; CLI path (memory, meter, journal on disk) ${ms(cli)} = ${(cli / bare).toFixed(2)}x   (target <= 1.2x)\n`);
+
+  process.stdout.write(`\nper transition of a session on an instant model, turns ${FROM_TURN}-${TURNS} (median of ${SESSION_RUNS} interleaved runs after 2 warm-up rounds):\n`);
+  const variants: Record<string, Layers> = {
+    bare: { memory: false, meter: false, store: false },
+    memory: { memory: true, meter: false, store: false },
+    'memory+meter': { memory: true, meter: true, store: false },
+    store: { memory: false, meter: false, store: true },
+    cli: { memory: true, meter: true, store: true },
+  };
+  for (const [t, [name, loaded]] of teams.entries()) {
+    const tasks = Object.fromEntries(Object.entries(variants).map(([v, layers]) => [v, () => sessionPerTransition(loaded, defs[t]!, layers)]));
+    const s = await interleaved(SESSION_RUNS, 2, tasks);
+    const bare = median(s.bare!);
+    const cli = median(s.cli!);
+    const part = (v: string) => `${v} ${ms(median(s[v]!))} (${ratio(median(s[v]!), bare)})`;
+    process.stdout.write(`  ${name}: CLI path (memory, meter, journal on disk) ${ms(cli)} vs bare session (full-history prompt, parse, events) ${ms(bare)} = ${ratio(cli, bare)}   (target <= 1.2x)\n`);
+    process.stdout.write(`    layers: ${['memory', 'memory+meter', 'store'].map(part).join(' · ')}\n`);
   }
 }

@@ -1,13 +1,15 @@
 import type { ChatMessage } from '../llm/chat-model.js';
 import { event, type EngineEvent } from '../engine/event-map.js';
+import type { Inbox } from '../engine/inbox.js';
 import type { Memory } from './memory.js';
 import type { RawTurn, Summary } from './memory-state.js';
 import { namesFor } from './names.js';
+import { PieceTokens } from './piece-tokens.js';
 import { PromptPrefixes } from './prompt-prefix.js';
 import { closingMessages, type PromptBuilder, type PromptInput } from './prompt-builder.js';
 import { trimLabel, type NameOf } from './render.js';
 import { SummariesMessage } from './summaries-message.js';
-import { messageTokens, PROMPT_OVERHEAD } from './tokens.js';
+import { MESSAGE_OVERHEAD, messageTokens, PROMPT_OVERHEAD } from './tokens.js';
 
 /** Settings of the memory prompt builder. */
 export interface MemoryPromptOptions {
@@ -18,6 +20,13 @@ export interface MemoryPromptOptions {
 }
 
 type Item = { kind: 'summary'; s: Summary } | { kind: 'turn'; t: RawTurn };
+
+/** The heading of a message that ends by quoting `text` after a newline, where o200k splits (so the counts add up), or null. */
+function quoteHeading(content: string, text: string): string | null {
+  const at = content.length - text.length;
+  if (at <= 0 || content[at - 1] !== '\n' || !content.endsWith(text) || !/^[#\-\p{L}]/u.test(text)) return null;
+  return content.slice(0, at);
+}
 
 function turnMessage(t: RawTurn, self: string, nameOf: NameOf): ChatMessage {
   if (t.author === self) return { role: 'assistant', content: t.text };
@@ -38,6 +47,7 @@ export class MemoryPromptBuilder implements PromptBuilder {
   private readonly prefixes: PromptPrefixes;
   private readonly summariesMessage = new SummariesMessage();
   private readonly turnTokens = new Map<number, number>();
+  private readonly pieces = new PieceTokens();
 
   constructor(
     readonly memory: Memory,
@@ -76,7 +86,7 @@ export class MemoryPromptBuilder implements PromptBuilder {
     const summaries = this.memory.summaries;
     const turns = raw.map((t) => turnMessage(t, self, nameOf));
     const turnCosts = raw.map((t, i) => this.turnCost(t, self, turns[i]!));
-    const fixed = PROMPT_OVERHEAD + prefix.tokens + closing.reduce((n, m) => n + messageTokens(m), 0);
+    const fixed = PROMPT_OVERHEAD + prefix.tokens + this.inboxTokens(closing[0]!, inbox, last) + closing.slice(1).reduce((n, m) => n + messageTokens(m), 0);
     // Dropping the oldest first: summaries (one message together), then turns.
     const total = (drop: number): number => {
       const memo = this.summariesMessage.of(summaries.slice(Math.min(drop, summaries.length))).tokens;
@@ -96,6 +106,18 @@ export class MemoryPromptBuilder implements PromptBuilder {
     this.prune();
     this.report(input, drop, summaries, raw, before, after);
     return messages;
+  }
+
+  /**
+   * Tokens of the inbox message. One that quotes the latest turn (or the brief) after its heading is its
+   * heading (counted once per text) plus the quote's own count, so a turn's text is tokenized only once.
+   */
+  private inboxTokens(message: ChatMessage, inbox: Inbox, last: RawTurn | undefined): number {
+    const text = 'text' in inbox ? inbox.text : null;
+    const heading = text === null ? null : quoteHeading(message.content, text);
+    if (text === null || heading === null) return messageTokens(message);
+    const quoted = last?.text === text ? last.tokens : inbox.kind === 'brief' ? this.pieces.of(text) : null;
+    return quoted === null ? messageTokens(message) : MESSAGE_OVERHEAD + this.pieces.of(heading) + quoted;
   }
 
   /** One memory_trimmed per build that dropped material, and once per pinned version that had to give. */

@@ -1,20 +1,29 @@
 import { countTokens } from './tokens.js';
 
+// Shared by every session of the process, so a new session of the same team (the same roster lines, protocol
+// and persona prompts) counts nothing again; dropped whole when it holds more than this many characters.
+const SHARED_MAX_CHARS = 4_000_000;
+const shared = new Map<string, number>();
+let sharedChars = 0;
+
 /**
- * Token counts of prompt pieces, each counted once. Prompts are cut into pieces right after a
- * newline that is followed by "#", "-" or a letter, where o200k's pre-tokenizer always splits:
+ * Token counts of prompt pieces, each counted once per process. Prompts are cut into pieces right
+ * after a newline that is followed by "#", "-" or a letter, where o200k's pre-tokenizer always splits:
  * the counts of the pieces add up to the count of the whole, and a piece shared by many prompts
  * (a roster line, a pinned item, the protocol) is tokenized only the first time.
  */
 export class PieceTokens {
-  private readonly counts = new Map<string, number>();
-
   /** Tokens of one piece. */
   of(piece: string): number {
-    let n = this.counts.get(piece);
+    let n = shared.get(piece);
     if (n === undefined) {
       n = countTokens(piece);
-      this.counts.set(piece, n);
+      if (sharedChars + piece.length > SHARED_MAX_CHARS) {
+        shared.clear();
+        sharedChars = 0;
+      }
+      shared.set(piece, n);
+      sharedChars += piece.length;
     }
     return n;
   }

@@ -3,6 +3,8 @@ import type { ChatMessage } from '../llm/chat-model.js';
 
 // Chat formats wrap each message in a few control tokens (role, separators); 4 matches OpenAI's accounting.
 const PER_MESSAGE = 4;
+/** Tokens a message costs beyond its content (role and separators). */
+export const MESSAGE_OVERHEAD = PER_MESSAGE;
 const PER_REPLY = 3;
 /** Tokens a prompt costs beyond its messages (the reply's priming). */
 export const PROMPT_OVERHEAD = PER_REPLY;

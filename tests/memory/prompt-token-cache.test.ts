@@ -68,6 +68,21 @@ describe('cached prompt token counts (issue 14, item 1)', () => {
     }
   });
 
+  it('counts an inbox that quotes the latest turn or the brief as its heading plus the quote, exactly', () => {
+    const memory = memoryWithPins();
+    const latest = memory.recent[memory.recent.length - 1]!.text;
+    const brief = (at: PromptInput): PromptInput => ({ ...at, call: { ...at.call, inbox: { kind: 'brief', text: 'A lighthouse game.\n' } } });
+    for (const at of [input('cfo', latest), input('cmo', `Not the latest: ${latest}`), brief(input('ceo'))]) {
+      const exact = promptTokens(new MemoryPromptBuilder(memory, { budget: 1_000_000 }).build(at));
+      expect(trimsAt(memory, at, exact), at.call.inbox.kind).toBe(false);
+      expect(trimsAt(memory, at, exact - 1), at.call.inbox.kind).toBe(true);
+    }
+    seen.length = 0;
+    new MemoryPromptBuilder(memory, { budget: 1_000_000 }).build(input('cfo', latest));
+    // The quote is not tokenized again with its heading (the heading's count is cached once per process).
+    expect(seen.some((t) => t.includes(`Their message:\n${latest.slice(0, 10)}`))).toBe(false);
+  });
+
   it('counts the prefix once per persona and pinned version, a stored turn once', () => {
     const memory = memoryWithPins();
     const builder = new MemoryPromptBuilder(memory, { budget: 1_000_000 });
