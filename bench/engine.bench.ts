@@ -55,8 +55,11 @@ function open(loaded: LoadedTeam): MachineDefinition {
 
 type Layers = { memory: boolean; meter: boolean; store: boolean };
 
-/** Per transition from turn FROM_TURN to TURNS of a session on an instant model, with the given layers of the CLI path. */
-async function sessionPerTransition(loaded: LoadedTeam, def: MachineDefinition, layers: Layers): Promise<number> {
+/**
+ * Per transition from turn FROM_TURN to TURNS of a session on an instant model, with the given layers of
+ * the CLI path: wall time, and the process's CPU time (which a busy machine inflates less).
+ */
+async function sessionPerTransition(loaded: LoadedTeam, def: MachineDefinition, layers: Layers): Promise<{ wall: number; cpu: number }> {
   const dir = layers.store ? mkdtempSync(join(tmpdir(), 'troupe-bench-')) : null;
   const session = await openSession({
     team: { loaded, def, modelFor: () => 'instant' },
@@ -69,13 +72,16 @@ async function sessionPerTransition(loaded: LoadedTeam, def: MachineDefinition, 
   });
   let transitions = 0;
   let t0 = 0;
-  let took = 0;
+  let c0 = process.cpuUsage();
+  const took = { wall: 0, cpu: 0 };
   session.subscribe((e) => {
     if (e.type === 'transition') transitions++;
     if (e.type !== 'agent_message') return;
-    if (e.turn === FROM_TURN) [t0, transitions] = [performance.now(), 0];
+    if (e.turn === FROM_TURN) [t0, c0, transitions] = [performance.now(), process.cpuUsage(), 0];
     if (e.turn >= TURNS) {
-      took = (performance.now() - t0) / transitions;
+      const cpu = process.cpuUsage(c0);
+      took.wall = (performance.now() - t0) / transitions;
+      took.cpu = (cpu.user + cpu.system) / 1000 / transitions;
       session.send({ type: 'user_quit' });
     }
   });
@@ -128,12 +134,19 @@ export default async function engine(): Promise<void> {
     cli: { memory: true, meter: true, store: true },
   };
   for (const [t, [name, loaded]] of teams.entries()) {
-    const tasks = Object.fromEntries(Object.entries(variants).map(([v, layers]) => [v, () => sessionPerTransition(loaded, defs[t]!, layers)]));
+    const cpu: Record<string, number[]> = {};
+    const tasks = Object.fromEntries(Object.entries(variants).map(([v, layers]) => [v, async () => {
+      const took = await sessionPerTransition(loaded, defs[t]!, layers);
+      (cpu[v] ??= []).push(took.cpu);
+      return took.wall;
+    }]));
     const s = await interleaved(SESSION_RUNS, 2, tasks);
     const bare = median(s.bare!);
     const cli = median(s.cli!);
-    const part = (v: string) => `${v} ${ms(median(s[v]!))} (${ratio(median(s[v]!), bare)})`;
-    process.stdout.write(`  ${name}: CLI path (memory, meter, journal on disk) ${ms(cli)} vs bare session (full-history prompt, parse, events) ${ms(bare)} = ${ratio(cli, bare)}   (target <= 1.2x)\n`);
+    // The CPU samples include the warm-up rounds' too; medians of the timed rounds only.
+    const cpuOf = (v: string) => median(cpu[v]!.slice(-SESSION_RUNS));
+    const part = (v: string) => `${v} ${ms(median(s[v]!))} (${ratio(median(s[v]!), bare)}; CPU ${ratio(cpuOf(v), cpuOf('bare'))})`;
+    process.stdout.write(`  ${name}: CLI path (memory, meter, journal on disk) ${ms(cli)} vs bare session (full-history prompt, parse, events) ${ms(bare)} = ${ratio(cli, bare)} wall, ${ratio(cpuOf('cli'), cpuOf('bare'))} CPU   (target <= 1.2x)\n`);
     process.stdout.write(`    layers: ${['memory', 'memory+meter', 'store'].map(part).join(' · ')}\n`);
   }
 }

@@ -33,6 +33,10 @@ export interface MemorySnapshot {
   failures: number;
 }
 
+function verdictKey(by: string, of: string | undefined): string {
+  return `${by}\u0000${of ?? ''}`;
+}
+
 /**
  * Rolling summarising memory (seed 004's AdvancedConversationMemory, improved): typed raw turns,
  * decisions pinned verbatim at once, background compression into structured summaries, and
@@ -43,11 +47,15 @@ export class Memory {
   private readonly compressor: Compressor;
   readonly nameOf: NameOf;
   private pins = 0;
+  // Indexes over the pins (which are only ever appended), so recording a turn does not scan them all.
+  private readonly decisions = new Set<string>();
+  private readonly verdicts = new Map<string, Pinned>();
 
   constructor(private readonly options: MemoryOptions) {
     this.state = options.state ? structuredClone(options.state) : emptyMemoryState();
     this.nameOf = options.nameOf ?? idAsName;
     this.compressor = new Compressor(this.state, options.config, options.summariser ?? null, options.publish ?? (() => {}));
+    for (const p of this.state.pinned) this.index(p);
   }
 
   /** Restores a memory from `toJSON()` data; damaged data gets a one-line error. */
@@ -114,16 +122,16 @@ export class Memory {
   recordDirective(m: { turnId: string; persona: string; directive: Directive }): void {
     const d = m.directive;
     const keys = (d.key_decisions ?? []).map((k) => k.trim()).filter((k) => k !== '');
-    const turn = this.state.raw.find((t) => t.turnId === m.turnId);
+    let turn: RawTurn | undefined;
+    for (let i = this.state.raw.length - 1; i >= 0 && !turn; i--) if (this.state.raw[i]!.turnId === m.turnId) turn = this.state.raw[i];
     if (turn) {
       const rejects = d.transition === 'REQUEST_REWORK' || d.approval_status === 'REQUEST_REWORK';
       const approves = d.transition === 'APPROVE_AND_HANDOFF' || d.approval_status === 'APPROVED';
       turn.type = rejects ? 'rejection' : keys.length > 0 ? 'decision' : approves ? 'approval' : 'general';
     }
     for (const text of keys) {
-      if (this.state.pinned.some((p) => p.kind === 'decision' && p.text === text)) continue;
-      this.state.pinned.push({ kind: 'decision', turn: this.state.turn, by: m.persona, text, repeats: 1 });
-      this.pins += 1;
+      if (this.decisions.has(text)) continue;
+      this.pin({ kind: 'decision', turn: this.state.turn, by: m.persona, text, repeats: 1 });
     }
   }
 
@@ -132,14 +140,24 @@ export class Memory {
     const of = a.of === 'brief' ? undefined : a.of;
     const kind = a.status === 'APPROVED' ? 'approval' : 'rejection';
     const text = kind === 'rejection' ? (a.reason?.trim() || 'no reason given') : '';
-    const last = [...this.state.pinned].reverse().find((p) => p.kind !== 'decision' && p.by === a.by && p.of === of);
+    const last = this.verdicts.get(verdictKey(a.by, of));
     // A repeated verdict adds nothing new; counting it keeps the prompt prefix stable for caching.
     if (last && last.kind === kind && last.text === text) {
       last.repeats += 1;
       return;
     }
-    this.state.pinned.push({ kind, turn: this.state.turn, by: a.by, ...(of ? { of } : {}), text, repeats: 1 });
+    this.pin({ kind, turn: this.state.turn, by: a.by, ...(of ? { of } : {}), text, repeats: 1 });
+  }
+
+  private pin(p: Pinned): void {
+    this.state.pinned.push(p);
+    this.index(p);
     this.pins += 1;
+  }
+
+  private index(p: Pinned): void {
+    if (p.kind === 'decision') this.decisions.add(p.text);
+    else this.verdicts.set(verdictKey(p.by, p.of), p);
   }
 
   /** Pinned decisions, recent raw turns and the summaries that best match the query (lexical scoring). */
