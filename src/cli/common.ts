@@ -3,19 +3,12 @@ import type { CliArgs } from './args.js';
 import type { CliIo } from './io.js';
 import { openTeam, type OpenTeam } from '../runtime/open-team.js';
 import { teamDir } from '../runtime/team-paths.js';
-import { LowdbStore } from '../store/lowdb-store.js';
-import { dataDirFrom } from '../store/store.js';
 import type { WorkflowPlan } from '../workflow/run/plan.js';
 
 /** The team a command runs: --team (resolved against the working directory) or the shipped one. */
 export function teamFor(args: CliArgs, io: CliIo): { team: OpenTeam; dir: string } {
   const dir = args.team ? resolve(io.cwd, args.team) : teamDir();
   return { team: openTeam(dir, args.maxTurns !== undefined ? { maxTurns: args.maxTurns } : {}, io.env), dir };
-}
-
-/** The session store in the data directory (TROUPE_DATA_DIR or .troupe/). */
-export function storeFor(io: CliIo): LowdbStore {
-  return new LowdbStore(dataDirFrom(io.env, io.cwd));
 }
 
 /** Tells the user how to continue a stored session (on stderr under --json, so stdout stays JSON lines). */

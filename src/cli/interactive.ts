@@ -14,8 +14,12 @@ export async function runInteractive(session: TroupeSession, options: { resumed?
     await runUi({
       session,
       history: options.resumed ? [...session.recent()] : [],
-      // Resuming re-runs a turn that was in flight; start it once the UI listens, so it streams.
-      onReady: () => session.resume(),
+      // Resuming re-runs a turn that was in flight; start it once the UI listens, so it streams. The first
+      // frame is drawn by now: the tokenizer loads after it (a resumed turn has loaded it already).
+      onReady: () => {
+        session.resume();
+        void session.preload().catch(() => undefined);
+      },
       ...(memory ? { memory } : {}),
       ...(options.workflows ? { workflows: options.workflows } : {}),
       onSwitch: (from, to) => {

@@ -8,8 +8,8 @@ import type { UsageTotals } from './usage-meter.js';
 
 /** Lists and opens workflows (the UI gives one; elsewhere `/workflow` says where workflows run). */
 export interface WorkflowLauncher {
-  /** The workflows there are, as lines to show. */
-  list(): string[];
+  /** The workflows there are, as lines to show (read when asked). */
+  list(): Promise<string[]>;
   /** Opens a new session running the workflow on the input (it is started). */
   open(name: string, input: string): Promise<TroupeSession>;
 }
@@ -57,7 +57,7 @@ export function applyParsed(parsed: ParsedLine, host: LineHost): LineOutcome {
     case 'workflow': {
       const launcher = host.workflows;
       if (!launcher) return { kind: 'output', title: 'workflow', lines: ['workflows run in the terminal UI (/workflow <name> <input>) and with troupe run --workflow <name> --input "..."'], tone: 'error' };
-      if (parsed.name === '') return { kind: 'output', title: 'workflows', lines: [...launcher.list(), '', 'run one: /workflow <name> <input>'], tone: 'info' };
+      if (parsed.name === '') return { kind: 'later', title: 'workflows', lines: launcher.list().then((lines) => [...lines, '', 'run one: /workflow <name> <input>']) };
       if (parsed.input.trim() === '') return { kind: 'output', title: 'workflow', lines: [`usage: /workflow ${parsed.name} <input> — the workflow needs an input`], tone: 'error' };
       const problem = sizeProblem('brief', parsed.input);
       if (problem) return { kind: 'output', title: 'workflow', lines: [problem], tone: 'error' };

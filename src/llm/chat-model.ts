@@ -90,4 +90,6 @@ export interface ChatModel {
   /** True when calls cost nothing (the demo model): usage is metered without a price. */
   readonly free?: boolean;
   generate(request: ChatRequest): Promise<ChatResponse>;
+  /** Loads what the first call needs (an SDK) ahead of it, in the background; the first call loads it otherwise. */
+  preload?(): Promise<void>;
 }

@@ -1,5 +1,5 @@
-import OpenAI from 'openai';
 import { AbortedError, ModelCallError } from './errors.js';
+import { loadedOpenAI } from './openai-sdk.js';
 import { redact } from './redact.js';
 
 /** The wait a server asked for, from `retry-after-ms` or `retry-after` (seconds or an HTTP date). */
@@ -40,14 +40,15 @@ export function networkCode(error: unknown): string | undefined {
 /** Maps SDK and network failures to one-line, key-free errors that know whether a retry may help. */
 export function toModelError(error: unknown, signal?: AbortSignal, target?: CallTarget): Error {
   if (error instanceof ModelCallError || error instanceof AbortedError) return error;
-  if (signal?.aborted || error instanceof OpenAI.APIUserAbortError) return new AbortedError('call aborted');
+  const OpenAI = loadedOpenAI();
+  if (signal?.aborted || (OpenAI && error instanceof OpenAI.APIUserAbortError)) return new AbortedError('call aborted');
   const host = target ? ` at ${target.host}` : '';
-  if (error instanceof OpenAI.APIConnectionTimeoutError) return new ModelCallError(`the model server${host} timed out`, true);
+  if (OpenAI && error instanceof OpenAI.APIConnectionTimeoutError) return new ModelCallError(`the model server${host} timed out`, true);
   const code = networkCode(error);
   // undici ends a broken body with TypeError("terminated"); the socket error is in its cause.
   if (code && DROPPED.has(code)) return new ModelCallError(`the connection to the model server${host} was reset (${code})`, true);
-  if (error instanceof OpenAI.APIConnectionError) return new ModelCallError(`cannot reach the model server${host} — check OPENAI_BASE_URL and that the server is running`, true);
-  if (error instanceof OpenAI.APIError) {
+  if (OpenAI && error instanceof OpenAI.APIConnectionError) return new ModelCallError(`cannot reach the model server${host} — check OPENAI_BASE_URL and that the server is running`, true);
+  if (OpenAI && error instanceof OpenAI.APIError) {
     const status = error.status ?? 0;
     // The SDK prefixes the status ("500 boom"); the messages below say it once.
     const detail = firstLine(error.message).replace(/^\d{3}\s+/, '');

@@ -1,9 +1,10 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { ChatCompletionCreateParamsStreaming, ChatCompletionToolChoiceOption } from 'openai/resources/chat/completions';
 import type { ChatModel, ChatRequest, ChatResponse, RetryInfo, ToolChoice } from './chat-model.js';
 import { parseBaseUrl } from './base-url.js';
 import { AbortedError, ModelCallError } from './errors.js';
 import { toModelError, type CallTarget } from './openai-errors.js';
+import { loadedOpenAI, loadOpenAI } from './openai-sdk.js';
 import { DEFAULT_RETRY_POLICY, withRetries, type RetryPolicy } from './retry.js';
 import { StreamAssembler } from './stream-assembler.js';
 import { toWireMessages } from './openai-messages.js';
@@ -33,7 +34,8 @@ export const DEFAULT_TIMEOUT_MS = 120_000;
 /** Streaming chat model on any OpenAI-compatible server (OpenAI, Azure, OpenRouter, Groq, vLLM, Ollama, LM Studio). */
 export class OpenAIChatModel implements ChatModel {
   readonly label: string;
-  private readonly client: OpenAI;
+  private client: OpenAI | null;
+  private readonly clientOptions: ConstructorParameters<typeof OpenAI>[0];
   private readonly timeoutMs: number;
   private readonly policy: RetryPolicy;
   private readonly host: string;
@@ -45,16 +47,19 @@ export class OpenAIChatModel implements ChatModel {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     // fetch refuses a URL with credentials: they travel as a Basic Authorization header instead.
     const base = options.baseURL !== undefined ? parseBaseUrl(options.baseURL) : undefined;
-    this.client =
-      options.client ??
-      new OpenAI({
-        apiKey: options.apiKey ?? 'not-needed', baseURL: base?.url, timeout: this.timeoutMs, maxRetries: 0, logLevel: 'off',
-        ...(base?.authorization ? { defaultHeaders: { Authorization: base.authorization } } : {}),
-      });
+    this.client = options.client ?? null;
+    this.clientOptions = {
+      apiKey: options.apiKey ?? 'not-needed', baseURL: base?.url, timeout: this.timeoutMs, maxRetries: 0, logLevel: 'off',
+      ...(base?.authorization ? { defaultHeaders: { Authorization: base.authorization } } : {}),
+    };
     this.onRetry = options.onRetry;
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry, ...(options.maxRetries !== undefined ? { retries: options.maxRetries } : {}) };
     this.host = hostOf(options.baseURL ?? 'https://api.openai.com/v1');
     this.label = `openai-compatible ${options.baseURL ? shownUrl(options.baseURL) : 'api.openai.com'}`;
+  }
+
+  async preload(): Promise<void> {
+    await loadOpenAI();
   }
 
   async generate(request: ChatRequest): Promise<ChatResponse> {
@@ -95,6 +100,9 @@ export class OpenAIChatModel implements ChatModel {
     const assembler = new StreamAssembler(request.onDelta, this.host);
     const timeout = () => new ModelCallError(`the model server at ${this.host} sent nothing for ${this.timeoutMs < 1000 ? `${this.timeoutMs} ms` : `${Math.round(this.timeoutMs / 1000)} s`} (timed out; TROUPE_TIMEOUT_MS)`, true);
     try {
+      // The SDK loads with the first call, before its no-data timer starts (an injected client's errors are classified with it too).
+      const OpenAISdk = loadedOpenAI() ?? (await loadOpenAI());
+      this.client ??= new OpenAISdk(this.clientOptions);
       arm();
       const stream = await this.client.chat.completions.create(this.body(request), { signal: controller.signal, maxRetries: 0, timeout: this.timeoutMs });
       for await (const chunk of stream) {

@@ -17,4 +17,8 @@ export abstract class WrappedModel implements ChatModel {
   }
 
   abstract generate(request: ChatRequest): Promise<ChatResponse>;
+
+  preload(): Promise<void> {
+    return this.inner.preload?.() ?? Promise.resolve();
+  }
 }

@@ -1,5 +1,25 @@
-import { countTokens as countO200k } from 'gpt-tokenizer';
+import { createRequire } from 'node:module';
 import type { ChatMessage } from '../llm/chat-model.js';
+
+type Count = (text: string) => number;
+
+// gpt-tokenizer takes 0.1-0.2 s to load (its BPE ranks): it is loaded when first needed, not at start-up.
+let loaded: Count | null = null;
+let loading: Promise<void> | null = null;
+
+/** Loads the tokenizer in the background (the UI asks once its first frame is drawn); idempotent. */
+export function loadTokenizer(): Promise<void> {
+  if (loaded) return Promise.resolve();
+  loading ??= import('gpt-tokenizer').then((m) => {
+    loaded ??= m.countTokens;
+  });
+  return loading;
+}
+
+/** The o200k counter; a count before the background load finished loads it at once (its CommonJS build, synchronously). */
+function o200k(): Count {
+  return (loaded ??= (createRequire(import.meta.url)('gpt-tokenizer') as typeof import('gpt-tokenizer')).countTokens);
+}
 
 // Chat formats wrap each message in a few control tokens (role, separators); 4 matches OpenAI's accounting.
 const PER_MESSAGE = 4;
@@ -79,7 +99,7 @@ export function countTokensWith(count: (piece: string) => number, text: string):
 
 /** Tokens in a text, counted with the o200k_base tokenizer (gpt-4o family), in bounded time for any input. */
 export function countTokens(text: string): number {
-  return countTokensWith(countO200k, text);
+  return countTokensWith(o200k(), text);
 }
 
 /** Tokens of a chat message including its framing. */

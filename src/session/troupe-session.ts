@@ -6,6 +6,7 @@ import type { ChatModel } from '../llm/chat-model.js';
 import type { AttachedMemory } from '../memory/attach-memory.js';
 import type { Memory, MemorySnapshot } from '../memory/memory.js';
 import { settleMemory } from '../memory/settle.js';
+import { loadTokenizer } from '../memory/tokens.js';
 import type { EffectRunner } from '../runtime/effect-runner.js';
 import type { OpenTeam } from '../runtime/open-team.js';
 import type { Store } from '../store/store.js';
@@ -156,6 +157,11 @@ export class TroupeSession {
     const { store } = this.parts;
     if (!store) return [...this.recentEvents];
     return (await store.read(this.id)).events;
+  }
+
+  /** Loads what its first turn needs (the tokenizer with memory on, the model's SDK) in the background; the turn loads it otherwise. */
+  async preload(): Promise<void> {
+    await Promise.all([this.parts.memory ? loadTokenizer() : null, this.parts.model.preload?.()]);
   }
 
   /** Waits (briefly) for background memory work, so its events land before the run reports its end. */

@@ -11,7 +11,9 @@ vi.mock('gpt-tokenizer', async (original) => {
 });
 
 const { countTokens: raw } = await import('gpt-tokenizer');
-const { countTokens, promptTokens } = await import('../../src/memory/tokens.js');
+const { countTokens, loadTokenizer, promptTokens } = await import('../../src/memory/tokens.js');
+// The tokenizer loads on first use; loading it here makes counts go through the mocked module above.
+await loadTokenizer();
 const { Memory } = await import('../../src/memory/memory.js');
 const { MemoryPromptBuilder } = await import('../../src/memory/memory-prompt-builder.js');
 const { MemorySchema } = await import('../../src/config/team-schema.js');

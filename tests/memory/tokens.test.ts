@@ -8,7 +8,9 @@ vi.mock('gpt-tokenizer', async (original) => {
   return { ...real, countTokens: (text: string) => (seen.push(text), real.countTokens(text)) };
 });
 
-const { countTokens, MAX_COUNTED_CHARS } = await import('../../src/memory/tokens.js');
+const { countTokens, loadTokenizer, MAX_COUNTED_CHARS } = await import('../../src/memory/tokens.js');
+// The tokenizer loads on first use; loading it here makes counts go through the mocked module above.
+await loadTokenizer();
 
 function longestRun(pieces: string[]): number {
   return Math.max(0, ...pieces.flatMap((p) => (p.match(/\S+/gu) ?? []).map((w) => [...w].length)));

@@ -1,5 +1,6 @@
 import type { CliArgs } from '../args.js';
-import { savedLine, storeFor, teamFor } from '../common.js';
+import { savedLine, teamFor } from '../common.js';
+import { storeFor } from '../store-for.js';
 import type { CliIo } from '../io.js';
 import { printer } from '../io.js';
 import { modelFromEnv } from '../../llm/from-env.js';

@@ -1,6 +1,6 @@
 import { renderMarkdown } from '../../report/session-report.js';
 import { UsageError, type CliArgs } from '../args.js';
-import { storeFor } from '../common.js';
+import { storeFor } from '../store-for.js';
 import type { CliIo } from '../io.js';
 import { displayDefinition, resolveSessionId } from '../session-lookup.js';
 

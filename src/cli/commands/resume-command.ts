@@ -1,5 +1,6 @@
 import type { CliArgs } from '../args.js';
-import { savedLine, storeFor } from '../common.js';
+import { savedLine } from '../common.js';
+import { storeFor } from '../store-for.js';
 import { printer, type CliIo } from '../io.js';
 import { formatPath } from '../../report/names.js';
 import { openSession } from '../../session/open-session.js';

@@ -1,5 +1,6 @@
 import { UsageError, type CliArgs } from '../args.js';
-import { storeFor, teamFor, workflowFor } from '../common.js';
+import { teamFor, workflowFor } from '../common.js';
+import { storeFor } from '../store-for.js';
 import { complainer, printer, type CliIo } from '../io.js';
 import type { ChatModel } from '../../llm/chat-model.js';
 import { modelFromEnv } from '../../llm/from-env.js';

@@ -1,7 +1,7 @@
 import { formatSessionTable } from '../../report/sessions-table.js';
 import { dataDirFrom } from '../../store/store.js';
 import type { CliArgs } from '../args.js';
-import { storeFor } from '../common.js';
+import { storeFor } from '../store-for.js';
 import { printer, type CliIo } from '../io.js';
 
 /** `troupe sessions`: one row per stored session (newest first); unreadable ones are named with the reason. */

@@ -1,6 +1,6 @@
 import { renderShow } from '../../report/session-report.js';
 import type { CliArgs } from '../args.js';
-import { storeFor } from '../common.js';
+import { storeFor } from '../store-for.js';
 import { printer, type CliIo } from '../io.js';
 import { displayDefinition, resolveSessionId } from '../session-lookup.js';
 
