@@ -30,6 +30,9 @@ export type LineOutcome =
   | { kind: 'switch'; title: string; session: Promise<TroupeSession> }
   | { kind: 'quit' };
 
+// Inspections that read the event log: the session keeps only a window of it in RAM, so they read the store.
+const LOG_READERS = new Set(['history', 'branches', 'debate']);
+
 /** The detail of the detach `!quit` records. */
 export const LEFT_DETAIL = 'the session is saved; continue it with troupe resume';
 
@@ -74,8 +77,10 @@ export function applyParsed(parsed: ParsedLine, host: LineHost): LineOutcome {
     case 'inspect': {
       // Read when asked, so the table is never the previous one.
       if (parsed.name === 'sessions') return { kind: 'later', title: 'sessions', lines: storedSessions(session) };
-      const shown = inspect(parsed.name, { def: session.def, session: session.getSnapshot(), events: session.recent(), usage: host.usage(), memory: host.memory });
-      return { kind: 'output', ...shown, tone: 'info' };
+      const sources = { def: session.def, session: session.getSnapshot(), events: session.recent(), usage: host.usage(), memory: host.memory };
+      const name = parsed.name;
+      if (LOG_READERS.has(name)) return { kind: 'later', title: name, lines: session.history().then((events) => inspect(name, { ...sources, events }).lines) };
+      return { kind: 'output', ...inspect(name, sources), tone: 'info' };
     }
   }
 }

@@ -16,18 +16,25 @@ export interface SessionView {
   session: SessionState;
 }
 
+type Seen = { e: TroupeEvent; seenAt: number };
+
 type Action =
-  | { type: 'event'; e: TroupeEvent; session: SessionState; read: ReadOptions; seenAt: number }
+  | { type: 'events'; events: Seen[]; session: SessionState; read: ReadOptions }
   | { type: 'log'; item: Omit<Extract<LogItem, { kind: 'output' }>, 'id'>; session: SessionState }
   | { type: 'printed'; count: number };
 
 /** Past this many printed items the UI lets them go (they stay on the terminal). */
 export const LOG_WINDOW = 200;
 
+// Streamed words that arrive within one frame are folded into the view together: an answer streams dozens
+// of deltas a second, and a render per delta (layout, wrapping, the whole screen's text) is most of the
+// UI's CPU and garbage. Any other event is shown at once (with the words before it).
+const FRAME_MS = 16;
+
 function reducer(state: SessionView, action: Action): SessionView {
   if (action.type === 'printed') return { ...state, view: forgetPrinted(state.view, action.count) };
   if (action.type === 'log') return { view: pushLog(state.view, action.item), session: action.session };
-  return { view: reduceEvent(state.view, action.e, action.read, action.seenAt), session: action.session };
+  return { view: action.events.reduce((v, x) => reduceEvent(v, x.e, action.read, x.seenAt), state.view), session: action.session };
 }
 
 /**
@@ -45,9 +52,27 @@ export function useSessionView(
   });
   useEffect(() => {
     const read = readOptions(running);
-    const unsubscribe = running.subscribe((e: TroupeEvent, session) => dispatch({ type: 'event', e, session, read, seenAt: Date.now() }));
+    let events: Seen[] = [];
+    let session = running.getSnapshot();
+    let frame: NodeJS.Timeout | null = null;
+    const flush = () => {
+      if (frame) clearTimeout(frame);
+      frame = null;
+      const batch = events;
+      events = [];
+      dispatch({ type: 'events', events: batch, session, read });
+    };
+    const unsubscribe = running.subscribe((e: TroupeEvent, after) => {
+      events.push({ e, seenAt: Date.now() });
+      session = after;
+      if (e.type !== 'agent_delta') flush();
+      else frame ??= setTimeout(flush, FRAME_MS);
+    });
     onReady?.();
-    return unsubscribe;
+    return () => {
+      unsubscribe();
+      if (frame) clearTimeout(frame);
+    };
   }, [running]);
   // Runs after the render that printed the log (Static prints in a layout effect, before this effect).
   const printed = state.view.log.length;

@@ -37,7 +37,7 @@ describe('executeLine', () => {
     expect(status).toMatchObject({ kind: 'output', title: 'status', tone: 'info' });
     expect(status.kind === 'output' && status.lines[0]).toBe('state: CREATIVE › Creative Partner');
     const history = executeLine('!history', host);
-    expect(history.kind === 'output' && history.lines[0]).toBe('turn 0: USER_INTERACTION › You -> CREATIVE › Creative Partner [system] brief received');
+    expect(history.kind === 'later' && (await history.lines)[0]).toBe('turn 0: USER_INTERACTION › You -> CREATIVE › Creative Partner [system] brief received');
     const cost = executeLine('!cost', host);
     expect(cost.kind === 'output' && cost.lines.join('\n')).toMatch(/Creative Partner\s+1 call\(s\)\s+1200 tokens\s+n\/a\nmemory summaries\s+1 call\(s\)\s+300 tokens[\s\S]*total\s+2 call\(s\)\s+1500 tokens/);
     expect(executeLine('!memory', host)).toMatchObject({ lines: ['memory not enabled: every prompt carries the full history'] });
@@ -119,6 +119,26 @@ describe('!sessions', () => {
     const again = second.kind === 'later' ? await second.lines : [];
     expect(again.some((l) => l.startsWith('another'))).toBe(true);
     await other.runner.stop();
+    await runner.stop();
+  });
+});
+
+describe('!history', () => {
+  it('reads the whole log from the store, though the session keeps only a window of it in RAM', async () => {
+    const { MemoryStore } = await import('../../src/store/memory-store.js');
+    const { DemoModel } = await import('../../src/llm/demo-model.js');
+    const { runner } = await studioRunner(new DemoModel(), { store: new MemoryStore(), recentEvents: 20 });
+    const host = { session: runner, usage: () => NO_USAGE };
+    executeLine('A lighthouse keeper game', host);
+    await runner.settled();
+    expect(runner.getSnapshot().turn).toBeGreaterThanOrEqual(10);
+    expect(runner.recent().length).toBeLessThanOrEqual(40);
+    expect(runner.recent()[0]!.seq).toBeGreaterThan(1);
+    const history = executeLine('!history', host);
+    const lines = history.kind === 'later' ? await history.lines : [];
+    expect(lines[0]).toBe('turn 0: USER_INTERACTION › You -> CREATIVE › Creative Partner [system] brief received');
+    const turns = lines.filter((l) => l.startsWith('turn ')).length;
+    expect(turns).toBeGreaterThanOrEqual(runner.getSnapshot().turn);
     await runner.stop();
   });
 });
