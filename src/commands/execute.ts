@@ -6,9 +6,12 @@ import type { MemorySource } from './memory-source.js';
 import { parseLine, type ParsedLine } from './parse.js';
 import type { UsageTotals } from './usage-meter.js';
 
+/** The part of a session a line uses (a running TroupeSession, or a session hosted elsewhere, e.g. on Restate). */
+export type LineSession = Pick<TroupeSession, 'def' | 'getSnapshot' | 'start' | 'send' | 'recent' | 'store'>;
+
 /** What a line acts on: the session, plus readers for usage and memory. */
 export interface LineHost {
-  session: TroupeSession;
+  session: LineSession;
   usage: () => UsageTotals;
   memory?: MemorySource | undefined;
 }
@@ -58,7 +61,7 @@ export function applyParsed(parsed: ParsedLine, host: LineHost): LineOutcome {
 }
 
 /** The stored sessions as table lines (or why there are none). */
-async function storedSessions(session: TroupeSession): Promise<string[]> {
+async function storedSessions(session: LineSession): Promise<string[]> {
   const store = session.store;
   if (!store) return ['sessions are not stored in this run'];
   const entries = await store.list();

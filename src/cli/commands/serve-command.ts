@@ -12,6 +12,7 @@ const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
 /** `troupe serve`: many sessions in one process behind an HTTP API with SSE and a live page. Runs until stopped (Ctrl+C, SIGTERM). */
 export async function run(args: CliArgs, io: CliIo): Promise<number> {
+  if (args.backend === 'restate') return (await import('./serve-restate.js')).runRestate(args, io);
   const hostname = args.host ?? '127.0.0.1';
   const token = io.env.TROUPE_SERVE_TOKEN?.trim() || null;
   if (!token && !LOOPBACK.has(hostname)) {
