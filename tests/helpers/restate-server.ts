@@ -48,12 +48,13 @@ export class RestateServer {
   private constructor(
     readonly dir: string,
     readonly ports: { ingress: number; admin: number; node: number },
+    private readonly env: Record<string, string>,
   ) {}
 
-  /** Starts a server in a fresh temp directory and waits until its admin API and ingress answer. */
-  static async start(): Promise<RestateServer> {
+  /** Starts a server in a fresh temp directory and waits until its admin API and ingress answer; `env` adds RESTATE_* settings. */
+  static async start(env: Record<string, string> = {}): Promise<RestateServer> {
     const dir = mkdtempSync(join(tmpdir(), 'troupe-restate-'));
-    const server = new RestateServer(dir, { ingress: await freePort(), admin: await freePort(), node: await freePort() });
+    const server = new RestateServer(dir, { ingress: await freePort(), admin: await freePort(), node: await freePort() }, env);
     writeFileSync(join(dir, 'restate.toml'), config(server.ports));
     await server.boot();
     return server;
@@ -75,7 +76,7 @@ export class RestateServer {
   private async boot(): Promise<void> {
     this.child = Child.start('restate-server', restateServerBinary(), ['--no-logo', '--config-file', join(this.dir, 'restate.toml')], {
       cwd: this.dir,
-      env: { PATH: process.env.PATH ?? '', RESTATE_BASE_DIR: join(this.dir, 'data'), RESTATE_BIND_IP: '127.0.0.1', RESTATE_BIND_PORT: String(this.ports.node), RESTATE_LISTEN_MODE: 'tcp' },
+      env: { PATH: process.env.PATH ?? '', RESTATE_BASE_DIR: join(this.dir, 'data'), RESTATE_BIND_IP: '127.0.0.1', RESTATE_BIND_PORT: String(this.ports.node), RESTATE_LISTEN_MODE: 'tcp', ...this.env },
     });
     const child = this.child;
     await until('restate-server to answer', async () => {

@@ -8,7 +8,7 @@ export type ModelChooser = (call: ModelCall) => ChatModel;
  * Runs one model call to its outcome; never throws, so a failing model becomes an `agent_failed` input
  * (as in the embedded runtime) instead of a Restate retry. Only a crash of the worker makes Restate run it again.
  */
-export async function runModelCall(choose: ModelChooser, call: ModelCall): Promise<CallOutcome> {
+export async function runModelCall(choose: ModelChooser, call: ModelCall, clock: () => number = Date.now): Promise<CallOutcome> {
   const retries: RetryInfo[] = [];
   const controller = new AbortController();
   const { timeoutMs } = call.call;
@@ -25,11 +25,11 @@ export async function runModelCall(choose: ModelChooser, call: ModelCall): Promi
       onRetry: (info) => retries.push({ attempt: info.attempt, waitMs: info.waitMs, reason: info.reason }),
     };
     const response = await model.generate(request);
-    if (controller.signal.aborted) return { ok: false, reason: `timed out after ${timeoutMs} ms`, retries };
-    return { ok: true, response, free: model.free === true, retries };
+    if (controller.signal.aborted) return { ok: false, reason: `timed out after ${timeoutMs} ms`, retries, at: clock() };
+    return { ok: true, response, free: model.free === true, retries, at: clock() };
   } catch (error) {
-    if (controller.signal.aborted) return { ok: false, reason: `timed out after ${timeoutMs} ms`, retries };
-    return { ok: false, reason: error instanceof Error ? error.message.split('\n')[0]! : String(error), retries };
+    if (controller.signal.aborted) return { ok: false, reason: `timed out after ${timeoutMs} ms`, retries, at: clock() };
+    return { ok: false, reason: error instanceof Error ? error.message.split('\n')[0]! : String(error), retries, at: clock() };
   } finally {
     if (timer) clearTimeout(timer);
   }

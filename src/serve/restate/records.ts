@@ -50,10 +50,10 @@ const ResponseSchema = z.object({
   model: z.string(),
 });
 
-/** What a model call came to, as journaled by `ctx.run`: the answer (and whether the model is free), or why it failed. */
+/** What a model call came to, as journaled by `ctx.run`: the answer (and whether the model is free), or why it failed; `at` when it finished (epoch ms). */
 export const CallOutcomeSchema = z.discriminatedUnion('ok', [
-  z.object({ ok: z.literal(true), response: ResponseSchema, free: z.boolean(), retries: z.array(RetrySchema) }),
-  z.object({ ok: z.literal(false), reason: z.string(), retries: z.array(RetrySchema) }),
+  z.object({ ok: z.literal(true), response: ResponseSchema, free: z.boolean(), retries: z.array(RetrySchema), at: z.number() }),
+  z.object({ ok: z.literal(false), reason: z.string(), retries: z.array(RetrySchema), at: z.number() }),
 ]);
 /** What a model call came to. */
 export type CallOutcome = z.infer<typeof CallOutcomeSchema>;

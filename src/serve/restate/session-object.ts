@@ -32,8 +32,8 @@ function statusWords(s: SessionState): string {
 }
 
 /** Persists a turn and starts its model calls: one-way sends, so a long call never holds this object's lock. */
-async function commit(ctx: restate.ObjectContext, stored: StoredSession, history: Parameters<typeof writeSession>[1]['history'], turn: SessionTurn): Promise<void> {
-  const updatedAt = new Date(await ctx.date.now()).toISOString();
+function commit(ctx: restate.ObjectContext, stored: StoredSession, history: Parameters<typeof writeSession>[1]['history'], turn: SessionTurn, now: number): void {
+  const updatedAt = new Date(now).toISOString();
   writeSession(ctx, { lastSeq: stored.lastSeq, history }, { ...turn.result(), meta: { ...stored.meta, updatedAt } }, turn.events);
   for (const call of turn.calls) ctx.genericSend({ service: RESTATE_NAMES.model, method: 'call', parameter: call, inputSerde: restate.serde.json });
 }
@@ -63,7 +63,7 @@ export function sessionObject(rt: SessionRuntime) {
         };
         const turn = new SessionTurn(rt, stored, [], now);
         turn.send({ type: 'start', brief, model: rt.modelLabel });
-        await commit(ctx, stored, [], turn);
+        commit(ctx, stored, [], turn, now);
         const entry: IndexEntry = { id: ctx.key, brief, team: rt.def.name, createdAt };
         ctx.genericSend({ service: RESTATE_NAMES.index, method: 'add', key: INDEX_KEY, parameter: entry, inputSerde: restate.serde.json });
         return restateView(turn.snapshot, turn.result().lastSeq);
@@ -75,12 +75,13 @@ export function sessionObject(rt: SessionRuntime) {
         const stored = await existing(ctx);
         if (stored.state.status === 'ended') throw refuse(409, `session ${ctx.key} has ended; it takes no more input`);
         const history = await readEvents(ctx, 0, stored.lastSeq);
-        const turn = new SessionTurn(rt, stored, history, await ctx.date.now());
+        const now = await ctx.date.now();
+        const turn = new SessionTurn(rt, stored, history, now);
         const outcome = executeLine(text, { session: turn.lineSession(), usage: () => turn.lineUsage() });
         if (outcome.kind === 'output' && outcome.tone === 'error') throw refuse(400, outcome.lines.join(' '));
         // The one deferred inspection lists stored sessions; on Restate the API lists them.
         const lines = outcome.kind === 'later' ? ['sessions on Restate are listed by GET /v1/sessions'] : outcome.kind === 'output' ? outcome.lines : null;
-        if (turn.events.length > 0 || turn.snapshot !== stored.state) await commit(ctx, stored, history, turn);
+        if (turn.events.length > 0 || turn.snapshot !== stored.state) commit(ctx, stored, history, turn, now);
         if (outcome.kind === 'quit') return { kind: 'quit' };
         if (outcome.kind === 'output' || outcome.kind === 'later') return { kind: 'output', title: outcome.title, lines: lines! };
         return { kind: 'none' };
@@ -91,9 +92,10 @@ export function sessionObject(rt: SessionRuntime) {
         const request = parse(ResultRequestSchema, raw);
         const stored = await existing(ctx);
         const history = await readEvents(ctx, 0, stored.lastSeq);
-        const turn = new SessionTurn(rt, stored, history, await ctx.date.now());
+        // Stamped with the time the call finished (journaled with its outcome): no extra durable step for a clock.
+        const turn = new SessionTurn(rt, stored, history, request.outcome.at);
         turn.applyResult(request);
-        await commit(ctx, stored, history, turn);
+        commit(ctx, stored, history, turn, request.outcome.at);
       },
 
       /** The session as the API shows it (read-only, runs beside the exclusive handlers). */
