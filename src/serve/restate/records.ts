@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import { AgentCallSchema } from '../../engine/moves.js';
 import { ModeSchema } from '../../engine/session.js';
+import type { MachineDefinition } from '../../engine/definition.js';
 import type { TroupeEvent } from '../../engine/event-map.js';
+import type { SessionState } from '../../engine/session.js';
+import type { PriceTable } from '../../usage/price-table.js';
+import type { UsageState } from '../../usage/usage-meter.js';
 
 /** What the session object keeps beside the engine state: who runs it and when it changed. */
 export const SessionMetaSchema = z.object({
@@ -74,3 +78,22 @@ export interface EventsPage {
 export const IndexEntrySchema = z.object({ id: z.string(), brief: z.string(), team: z.string(), createdAt: z.string() });
 /** One entry of the session index. */
 export type IndexEntry = z.infer<typeof IndexEntrySchema>;
+
+/** What every session on a worker shares: the team's definition and prompts, persona models, prices. */
+export interface SessionRuntime {
+  def: MachineDefinition;
+  prompts: Record<string, string>;
+  modelFor: (personaId: string) => string;
+  prices: PriceTable;
+  /** The worker's model label (recorded in `session_started`). */
+  modelLabel: string;
+  /** The worker runs the offline demo: calls carry how far its story got. */
+  demo: boolean;
+}
+
+/** The stored part of a session a turn starts from (its object state). */
+export interface SessionRecord {
+  state: SessionState;
+  usage: UsageState | null;
+  lastSeq: number;
+}

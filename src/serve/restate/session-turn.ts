@@ -1,6 +1,6 @@
 import type { LineSession } from '../../commands/execute.js';
 import { addUsage, NO_USAGE, type UsageTotals as LineUsage } from '../../commands/usage-meter.js';
-import { agentById, type MachineDefinition } from '../../engine/definition.js';
+import { agentById } from '../../engine/definition.js';
 import type { Effect } from '../../engine/effects.js';
 import { event, type EngineEvent, type TroupeEvent } from '../../engine/event-map.js';
 import type { EngineInput } from '../../engine/input-events.js';
@@ -13,28 +13,10 @@ import { FullHistoryPromptBuilder } from '../../memory/prompt-builder.js';
 import { TranscriptFold } from '../../report/transcript.js';
 import { teamTurns } from '../../runtime/turns.js';
 import { BudgetGuard } from '../../usage/budget.js';
-import type { PriceTable } from '../../usage/price-table.js';
 import { restoreUsage, UsageMeter, usageState, type UsageState } from '../../usage/usage-meter.js';
-import type { ModelCall, ResultRequest } from './records.js';
+import type { ModelCall, ResultRequest, SessionRecord, SessionRuntime } from './records.js';
 
-/** What every session on a worker shares: the team's definition and prompts, persona models, prices. */
-export interface SessionRuntime {
-  def: MachineDefinition;
-  prompts: Record<string, string>;
-  modelFor: (personaId: string) => string;
-  prices: PriceTable;
-  /** The worker's model label (recorded in `session_started`). */
-  modelLabel: string;
-  /** The worker runs the offline demo: calls carry how far its story got. */
-  demo: boolean;
-}
-
-/** The stored part of a session a turn starts from (its object state). */
-export interface SessionRecord {
-  state: SessionState;
-  usage: UsageState | null;
-  lastSeq: number;
-}
+export type { SessionRecord, SessionRuntime } from './records.js';
 
 // Events a line's inspection commands see (the same window the embedded session keeps).
 const RECENT = 500;
