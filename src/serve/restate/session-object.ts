@@ -10,6 +10,9 @@ import { readEvents, readSession, writeSession, type StoredSession } from './ses
 import { SessionTurn, type SessionRuntime } from './session-turn.js';
 import { restateView } from './view.js';
 
+// Readers fetch the few keys they need: without lazy state every call (an event stream polls) would carry the whole log.
+const READ = { enableLazyState: true };
+
 const refuse = (status: 400 | 404 | 409, message: string) => new restate.TerminalError(message, { errorCode: status });
 
 function parse<T extends z.ZodType>(schema: T, raw: unknown): z.infer<T> {
@@ -99,19 +102,19 @@ export function sessionObject(rt: SessionRuntime) {
       },
 
       /** The session as the API shows it (read-only, runs beside the exclusive handlers). */
-      snapshot: restate.handlers.object.shared(async (ctx: restate.ObjectSharedContext) => {
+      snapshot: restate.handlers.object.shared(READ, async (ctx: restate.ObjectSharedContext) => {
         const stored = await existing(ctx);
         return restateView(stored.state, stored.lastSeq);
       }),
 
       /** A line of the session list: the status in words (as `troupe sessions` puts it), turns, last change. */
-      listing: restate.handlers.object.shared(async (ctx: restate.ObjectSharedContext) => {
+      listing: restate.handlers.object.shared(READ, async (ctx: restate.ObjectSharedContext) => {
         const { meta, state: s } = await existing(ctx);
         return { id: s.id, team: meta.team, brief: s.brief, status: statusWords(s), turns: s.turn, updatedAt: meta.updatedAt, hosted: s.status !== 'ended' };
       }),
 
       /** The events after `after` (oldest first, at most `limit`), the last sequence number and the status. */
-      events: restate.handlers.object.shared(async (ctx: restate.ObjectSharedContext, raw: unknown): Promise<EventsPage> => {
+      events: restate.handlers.object.shared(READ, async (ctx: restate.ObjectSharedContext, raw: unknown): Promise<EventsPage> => {
         const { after, limit = 500 } = parse(EventsRequestSchema, raw);
         const stored = await existing(ctx);
         const last = Math.min(stored.lastSeq, after + limit);
