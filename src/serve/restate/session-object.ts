@@ -34,6 +34,11 @@ function statusWords(s: SessionState): string {
   return s.status === 'idle' ? 'not started' : 'running';
 }
 
+/** A session of another team must not be stepped with this worker's definition (workers of one deployment run one team). */
+function sameTeam(rt: SessionRuntime, stored: StoredSession): void {
+  if (stored.meta.team !== rt.def.name) throw refuse(409, `session ${stored.meta.id} runs the team "${stored.meta.team}"; this worker runs "${rt.def.name}"`);
+}
+
 /** Persists a turn and starts its model calls: one-way sends, so a long call never holds this object's lock. */
 function commit(ctx: restate.ObjectContext, stored: StoredSession, history: Parameters<typeof writeSession>[1]['history'], turn: SessionTurn, now: number): void {
   const updatedAt = new Date(now).toISOString();
@@ -76,6 +81,7 @@ export function sessionObject(rt: SessionRuntime) {
       input: async (ctx: restate.ObjectContext, raw: unknown) => {
         const { text } = parse(InputRequestSchema, raw);
         const stored = await existing(ctx);
+        sameTeam(rt, stored);
         if (stored.state.status === 'ended') throw refuse(409, `session ${ctx.key} has ended; it takes no more input`);
         const history = await readEvents(ctx, 0, stored.lastSeq);
         const now = await ctx.date.now();
@@ -94,6 +100,7 @@ export function sessionObject(rt: SessionRuntime) {
       result: async (ctx: restate.ObjectContext, raw: unknown) => {
         const request = parse(ResultRequestSchema, raw);
         const stored = await existing(ctx);
+        sameTeam(rt, stored);
         const history = await readEvents(ctx, 0, stored.lastSeq);
         // Stamped with the time the call finished (journaled with its outcome): no extra durable step for a clock.
         const turn = new SessionTurn(rt, stored, history, request.outcome.at);
