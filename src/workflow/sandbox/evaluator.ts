@@ -1,0 +1,89 @@
+import type { Evaluator } from '../../runtime/effect-runner.js';
+import { EvaluationResultSchema, type Evaluation, type EvaluationResult } from '../run/evaluation.js';
+import { oneLine } from './failure.js';
+import { DEFAULT_LIMITS, type SandboxLimits } from './program.js';
+import { CANCELLED, SandboxWorker } from './worker-client.js';
+import { workerEntry } from './worker-entry.js';
+
+/** How the sandbox finds script.js and what it allows (any limit left out takes its default). */
+export interface SandboxOptions extends Partial<SandboxLimits> {
+  /** A workflow's script.js source, by workflow name (null when it has none); read only for handlers. */
+  scriptFor?: (workflowName: string) => string | null;
+}
+
+/** An Evaluator on QuickJS in a worker thread, to be closed when the session ends. */
+export interface SandboxEvaluator extends Evaluator {
+  /** Stops the worker; evaluations waiting or running end as cancelled, later ones fail. */
+  close(): Promise<void>;
+}
+
+interface Waiting {
+  evaluation: Evaluation;
+  signal: AbortSignal | undefined;
+  resolve: (result: EvaluationResult) => void;
+}
+
+/**
+ * Runs workflow code (conditions, inputs, scripts, templates, script.js handlers) in QuickJS: a fresh
+ * context per evaluation, bounded in time, memory and stack, in a warm worker thread. Evaluations asked
+ * for together (parallel branches) wait their turn; none ever throws.
+ */
+export function createSandboxEvaluator(options: SandboxOptions = {}): SandboxEvaluator {
+  const { scriptFor, ...given } = options;
+  const limits: SandboxLimits = { ...DEFAULT_LIMITS, ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) };
+  const worker = new SandboxWorker(workerEntry);
+  const queue: Waiting[] = [];
+  let busy = false;
+  let closed = false;
+
+  const script = (workflow: string): string | null | EvaluationResult => {
+    try {
+      return scriptFor ? scriptFor(workflow) : null;
+    } catch (error) {
+      return { ok: false, error: oneLine(`could not read script.js of workflow ${workflow}: ${error instanceof Error ? error.message : String(error)}`) };
+    }
+  };
+
+  const runOne = async ({ evaluation, signal }: Waiting): Promise<EvaluationResult> => {
+    if (signal?.aborted) return CANCELLED;
+    const source = usesHandler(evaluation) ? script(evaluation.workflow) : null;
+    if (source !== null && typeof source === 'object') return source;
+    const result = await worker.run({ evaluation, script: source, limits }, signal);
+    const checked = EvaluationResultSchema.safeParse(result);
+    return checked.success ? checked.data : { ok: false, error: 'the sandbox gave a malformed result' };
+  };
+
+  const pump = async (): Promise<void> => {
+    if (busy) return;
+    busy = true;
+    for (let next = queue.shift(); next; next = queue.shift()) next.resolve(await runOne(next));
+    busy = false;
+  };
+
+  return {
+    evaluate(evaluation, signal) {
+      if (closed) return Promise.resolve({ ok: false, error: 'the sandbox is closed' });
+      return new Promise<EvaluationResult>((resolve) => {
+        const waiting: Waiting = { evaluation, signal, resolve };
+        // Cancelled while waiting its turn: it leaves the queue at once.
+        signal?.addEventListener('abort', () => {
+          const at = queue.indexOf(waiting);
+          if (at !== -1) queue.splice(at, 1), resolve(CANCELLED);
+        }, { once: true });
+        queue.push(waiting);
+        void pump();
+      });
+    },
+    async close() {
+      closed = true;
+      for (const waiting of queue.splice(0)) waiting.resolve(CANCELLED);
+      await worker.close();
+    },
+  };
+}
+
+/** Whether any code of the evaluation names a script.js handler. */
+function usesHandler(evaluation: Evaluation): boolean {
+  const codes = [evaluation.code, ...Object.values(evaluation.fields ?? {}), ...(evaluation.transitions ?? []).flatMap((t) => [t.condition, t.before])];
+  return codes.some((code) => code?.kind === 'handler');
+}
