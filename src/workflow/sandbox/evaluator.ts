@@ -56,7 +56,9 @@ export function createSandboxEvaluator(options: SandboxOptions = {}): SandboxEva
   const pump = async (): Promise<void> => {
     if (busy) return;
     busy = true;
-    for (let next = queue.shift(); next; next = queue.shift()) next.resolve(await runOne(next));
+    for (let next = queue.shift(); next; next = queue.shift()) {
+      next.resolve(await runOne(next).catch((error: unknown) => ({ ok: false, error: oneLine(`the sandbox failed: ${error instanceof Error ? error.message : String(error)}`) })));
+    }
     busy = false;
   };
 

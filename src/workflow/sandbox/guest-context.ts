@@ -10,7 +10,7 @@ const INTRINSICS = { ...DefaultIntrinsics, TypedArrays: false, Proxy: false };
 export interface GuestContext {
   runtime: QuickJSRuntime;
   context: QuickJSContext;
-  /** The guest's `__troupe_run`. */
+  /** The guest's run function (its `where` property says which piece ran last). */
   run: QuickJSHandle;
   /** The memory and stack limits it was made with (a job with other limits needs another). */
   key: string;
@@ -37,8 +37,7 @@ export function openGuestContext(module: QuickJSWASMModule, limits: Pick<Sandbox
     const started = context.callFunction(core, context.undefined, load);
     load.dispose();
     core.dispose();
-    context.unwrapResult(started).dispose();
-    return { runtime, context, run: context.getProp(context.global, '__troupe_run'), key: limitsKey(limits) };
+    return { runtime, context, run: context.unwrapResult(started), key: limitsKey(limits) };
   } catch (error) {
     context.dispose();
     runtime.dispose();

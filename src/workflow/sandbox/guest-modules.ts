@@ -120,7 +120,7 @@ function show(v) { if (typeof v === 'string') return v; try { var s = stringify(
 function describe(v) {
   if (v === undefined || v === null) return String(v);
   if (typeof v === 'function') return 'a function';
-  var t = show(v);
+  var t = typeof v === 'string' ? stringify(v) : show(v);
   return (t.length > 60 ? t.slice(0, 57) + '...' : t) + ' (' + (isArray(v) ? 'array' : typeof v) + ')';
 }
 // Where a value stops being JSON data: a function, a cycle, a BigInt, a Promise, a class instance.
@@ -134,7 +134,7 @@ function walk(v, path, depth, stack) {
   if (stack.indexOf(v) !== -1) return path + ' refers back to itself (a cycle)';
   if (typeof v.toJSON === 'function') return null;
   var p = proto(v), found = null, ks = core.keys(v);
-  if (p !== OP && p !== AP && p !== null) return path + ' is ' + (typeof v.then === 'function' ? 'a Promise: workflow code runs synchronously (no async/await)' : 'a ' + (p.constructor && typeof p.constructor.name === 'string' ? p.constructor.name : 'object') + ', not plain data');
+  if (p !== OP && p !== AP && p !== null) return path + ' is ' + (typeof v.then === 'function' ? 'a Promise' : 'a ' + (p.constructor && typeof p.constructor.name === 'string' ? p.constructor.name : 'object') + ', not plain data');
   stack.push(v);
   for (var k = 0; k < ks.length && !found; k++) {
     var at = isArray(v) ? path + '[' + ks[k] + ']' : path + '.' + ks[k];
@@ -147,7 +147,9 @@ return {
   describe: describe,
   show: show,
   notJson: function (v, path, e) {
-    return walk(v, path, 0, []) || path + ' cannot be turned into JSON (' + (e instanceof core.Fail ? 'a value that is not data' : show(e && e.message)) + ')';
+    var found = walk(v, path, 0, []) || path + ' cannot be turned into JSON (' + (e instanceof core.Fail ? 'a value that is not data' : show(e && e.message)) + ')';
+    if (/ is a Promise$/.test(found)) return found + ': workflow code runs synchronously (no async/await)';
+    return found + ': only JSON data (strings, numbers, booleans, null, arrays, plain objects) can be kept';
   },
   thrown: function (e, piece) {
     var name = 'thrown value', message;

@@ -1,7 +1,7 @@
 /**
  * The guest runtime: JavaScript that runs inside QuickJS (never in the host). Evaluated in a fresh context
  * as a function of `load` (which gives a module's source by name), it defines
- * `__troupe_run(programJson, scopeJson) -> resultJson`: it builds the `this` of workflow code from the
+ * `run(programJson, scopeJson) -> resultJson`, returned to the host: it builds the `this` of workflow code from the
  * scope, compiles every piece first (a broken condition fails every time, not only when reached), runs
  * them and answers common_data, the value, console lines and changed contexts, or a GuestFailure.
  *
@@ -13,10 +13,9 @@ export const GUEST_CORE = `(function (load) {
 'use strict';
 var G = globalThis, parse = JSON.parse, stringify = JSON.stringify, keys = Object.keys, define = Object.defineProperty;
 var getProto = Object.getPrototypeOf, OP = Object.prototype, AP = Array.prototype;
-var apply = Reflect.apply, F = Function, where = { label: '' }, state = { logs: [], dropped: 0, changed: {} }, loaded = {}, core;
+var apply = Reflect.apply, F = Function, where = { label: '', snippet: '' }, state = { logs: [], dropped: 0, changed: {} }, loaded = {}, core;
 var NAMES = ['common_data', 'variables', 'input', 'last_agent_response', 'last_tool_calls', 'last_parsing_tool_calls',
   'sub_workflow_result', 'getAgent', 'getContext', 'getToolCalls', '__troupe_tool'];
-define(G, '__troupe_where', { value: where });
 function need(name) { return loaded[name] || (loaded[name] = apply(F, null, ['core', load(name)])(core)); }
 function Fail(info) { this.info = info; }
 function fail(kind, piece, message) { return new Fail({ kind: kind, label: piece.label, snippet: piece.snippet, message: message }); }
@@ -66,8 +65,9 @@ function compile(p) {
     throw thrown(e, p);
   }
 }
-function run(p, fn, script, self) {
+function runPiece(p, fn, script, self) {
   where.label = p.label;
+  where.snippet = p.snippet;
   if (p.kind === 'template') return need('template').render(p, self);
   var args = argsOf(self);
   if (p.kind === 'handler') { fn = need('script').handler(script, p); args = [self]; }
@@ -83,31 +83,32 @@ function replacer(k, v) {
 function json(v, path, piece) {
   if (v === undefined) return undefined;
   try { return stringify(v, replacer); } catch (e) {
-    throw fail('problem', piece, need('errors').notJson(v, path, e) + ': only JSON data (strings, numbers, booleans, null, arrays, plain objects) can be kept');
+    throw fail('problem', piece, need('errors').notJson(v, path, e));
   }
 }
 function execute(program, self) {
   var script = program.script ? need('script').load(program.script, self) : null;
-  if (program.mode === 'code') return json(run(program.code, compile(program.code), script, self), 'its value', program.code);
+  if (program.mode === 'code') return json(runPiece(program.code, compile(program.code), script, self), 'its value', program.code);
   if (program.mode === 'fields') {
     var fns = program.fields.map(function (f) { return compile(f[1]); }), out = [];
     program.fields.forEach(function (f, i) {
-      var v = json(run(f[1], fns[i], script, self), 'its value', f[1]);
+      var v = json(runPiece(f[1], fns[i], script, self), 'its value', f[1]);
       if (v !== undefined) out.push(stringify(f[0]) + ':' + v);
     });
     return '{' + out.join(',') + '}';
   }
   var ts = program.transitions, compiled = ts.map(function (t) { return [t.condition && compile(t.condition), t.before && compile(t.before)]; });
   for (var i = 0; i < ts.length; i++) {
-    var c = ts[i].condition, holds = c ? run(c, compiled[i][0], script, self) : true;
+    var c = ts[i].condition, holds = c ? runPiece(c, compiled[i][0], script, self) : true;
     if (holds !== true && holds !== false) throw fail('problem', c, 'condition must be true or false, got ' + need('errors').describe(holds));
-    if (holds) { if (ts[i].before) run(ts[i].before, compiled[i][1], script, self); return String(i); }
+    if (holds) { if (ts[i].before) runPiece(ts[i].before, compiled[i][1], script, self); return String(i); }
   }
   return '-1';
 }
 function finish(self, value) {
   var cd = self.common_data, piece = { label: 'common_data' }, out = '{"ok":true,"common_data":';
   where.label = 'common_data';
+  where.snippet = '';
   if (cd === null || typeof cd !== 'object' || Array.isArray(cd)) throw fail('problem', piece, 'common_data must stay an object, got ' + need('errors').describe(cd));
   out += json(cd, 'common_data', piece);
   if (value !== undefined) out += ',"value":' + value;
@@ -119,7 +120,8 @@ function finish(self, value) {
 core = { G: G, need: need, Fail: Fail, fail: fail, hide: hide, toolCall: toolCall, state: state, where: where, apply: apply, keys: keys,
   define: define, stringify: stringify, compileBody: compileBody, argsOf: argsOf };
 define(G, 'console', { get: function () { return need('console'); }, configurable: true });
-G.__troupe_run = function (programJson, scopeJson) {
+// The host keeps this function (and reads run.where after an error escapes); nothing is left on globalThis.
+function run(programJson, scopeJson) {
   var program = parse(programJson);
   state.maxLines = program.maxLogLines;
   state.maxChars = program.maxLogChars;
@@ -127,7 +129,9 @@ G.__troupe_run = function (programJson, scopeJson) {
     var self = build(parse(scopeJson));
     return finish(self, execute(program, self));
   } catch (e) {
-    return stringify({ ok: false, failure: e instanceof Fail ? e.info : thrown(e, { label: where.label || 'sandbox' }).info });
+    return stringify({ ok: false, failure: e instanceof Fail ? e.info : thrown(e, { label: where.label || 'sandbox', snippet: where.snippet }).info });
   }
-};
+}
+run.where = where;
+return run;
 })`;

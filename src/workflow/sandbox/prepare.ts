@@ -48,7 +48,7 @@ export function prepareProgram(evaluation: Evaluation, script: string | null, li
 export function preparePiece(code: Code, label: string): Piece {
   if (code.kind === 'handler') {
     if (!IDENTIFIER.test(code.name)) throw new PrepareError(`${label} "${code.name}": a handler is named by a function name in script.js`);
-    return { kind: 'handler', label: `${label} ${code.name}`, snippet: code.name, name: code.name };
+    return { kind: 'handler', label: `${label} ${code.name}`, snippet: '', name: code.name };
   }
   const snippet = snippetOf(code.source);
   if (code.kind === 'template') return { kind: 'template', label, snippet, parts: parseTemplate(code.source) };

@@ -2,6 +2,7 @@ import { shouldInterruptAfterDeadline, type QuickJSContext, type QuickJSHandle }
 import type { Evaluation, EvaluationResult } from '../run/evaluation.js';
 import { failureMessage, oneLine, sizeText } from './failure.js';
 import type { GuestContext } from './guest-context.js';
+import { jsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
 import { prepareProgram } from './prepare.js';
 import type { GuestFailure, SandboxLimits } from './program.js';
 
@@ -51,7 +52,7 @@ function callGuest(guest: GuestContext, programJson: string, scopeJson: string):
   const scope = context.newString(scopeJson);
   try {
     const answer = context.callFunction(guest.run, context.undefined, program, scope);
-    if (answer.error) return errorOf(context, answer.error, labelOf(context));
+    if (answer.error) return errorOf(context, answer.error, whereOf(guest));
     const text = context.typeof(answer.value) === 'string' ? context.getString(answer.value) : null;
     answer.value.dispose();
     return text ?? { kind: 'thrown', label: 'sandbox', name: 'InternalError', message: 'the guest gave no answer' };
@@ -61,17 +62,22 @@ function callGuest(guest: GuestContext, programJson: string, scopeJson: string):
   }
 }
 
-/** Where the guest was when an error escaped it (read without running code, so it works after an interrupt). */
-function labelOf(context: QuickJSContext): string {
-  const where = context.getProp(context.global, '__troupe_where');
-  const label = context.getProp(where, 'label');
-  const text = context.typeof(label) === 'string' ? context.getString(label) : '';
-  label.dispose();
+/** Which piece the guest was running when an error escaped it (read without running code, so it works after an interrupt). */
+function whereOf(guest: GuestContext): { label: string; snippet: string } {
+  const { context } = guest;
+  const where = context.getProp(guest.run, 'where');
+  const read = (key: string): string => {
+    const value = context.getProp(where, key);
+    const text = context.typeof(value) === 'string' ? context.getString(value) : '';
+    value.dispose();
+    return text;
+  };
+  const found = { label: read('label') || 'sandbox', snippet: read('snippet') };
   where.dispose();
-  return text || 'sandbox';
+  return found;
 }
 
-function errorOf(context: QuickJSContext, handle: QuickJSHandle, label: string): GuestFailure {
+function errorOf(context: QuickJSContext, handle: QuickJSHandle, where: { label: string; snippet: string }): GuestFailure {
   const read = (key: string): string => {
     try {
       const value = context.getProp(handle, key);
@@ -83,7 +89,7 @@ function errorOf(context: QuickJSContext, handle: QuickJSHandle, label: string):
       return '';
     }
   };
-  const failure: GuestFailure = { kind: 'thrown', label, name: read('name') || 'Error', message: read('message') || 'unknown error' };
+  const failure: GuestFailure = { kind: 'thrown', ...where, name: read('name') || 'Error', message: read('message') || 'unknown error' };
   handle.dispose();
   return failure;
 }
@@ -92,6 +98,10 @@ function toResult(output: string | GuestFailure, limits: SandboxLimits): Evaluat
   if (typeof output !== 'string') return { ok: false, error: failureMessage(output, limits) };
   if (output.length > limits.maxResultBytes) {
     return { ok: false, error: `common_data and the value are too large to keep (${sizeText(output.length)}; at most ${sizeText(limits.maxResultBytes)})` };
+  }
+  // The answer wraps common_data and the value in one more object.
+  if (jsonDepth(output) > MAX_JSON_DEPTH + 1) {
+    return { ok: false, error: `common_data or the value nests deeper than ${MAX_JSON_DEPTH} levels: keep workflow data flatter` };
   }
   const parsed = JSON.parse(output) as EvaluationResult | { ok: false; failure: GuestFailure };
   if (parsed.ok) return parsed;

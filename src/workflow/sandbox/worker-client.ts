@@ -23,19 +23,21 @@ export class SandboxWorker {
   private ready: Promise<Worker> | null = null;
   private running: Running | null = null;
   private seq = 0;
+  private closed = false;
 
   constructor(private readonly entry: () => URL) {}
 
   /** Runs one job (the caller never runs two at once); resolves with its result, never rejects. */
   async run(job: Job, signal?: AbortSignal): Promise<EvaluationResult> {
-    if (signal?.aborted) return CANCELLED;
+    if (signal?.aborted || this.closed) return CANCELLED;
     let worker: Worker;
     try {
       worker = await this.start();
     } catch (error) {
+      if (this.closed) return CANCELLED;
       return { ok: false, error: `the sandbox could not start: ${error instanceof Error ? error.message : String(error)}` };
     }
-    if (signal?.aborted) return CANCELLED;
+    if (signal?.aborted || this.closed) return CANCELLED;
     return new Promise<EvaluationResult>((resolve) => {
       const id = ++this.seq;
       const onAbort = () => finish(CANCELLED, true);
@@ -50,12 +52,18 @@ export class SandboxWorker {
       };
       this.running = { id, finish: (result) => finish(result, false) };
       signal?.addEventListener('abort', onAbort, { once: true });
-      worker.postMessage({ id, job } satisfies JobMessage);
+      try {
+        worker.postMessage({ id, job } satisfies JobMessage);
+      } catch (error) {
+        // Data the worker cannot be sent (a function in the scope): never JSON, so never runnable.
+        finish({ ok: false, error: `the evaluation is not JSON data: ${error instanceof Error ? error.message : String(error)}` }, false);
+      }
     });
   }
 
   /** Stops the worker (a job in flight ends as cancelled). */
   async close(): Promise<void> {
+    this.closed = true;
     this.running?.finish(CANCELLED);
     const worker = this.worker;
     this.worker = null;
