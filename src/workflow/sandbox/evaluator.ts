@@ -21,6 +21,8 @@ interface Waiting {
   evaluation: Evaluation;
   signal: AbortSignal | undefined;
   resolve: (result: EvaluationResult) => void;
+  /** Takes it out of the queue when its signal aborts first. */
+  onAbort: () => void;
 }
 
 /**
@@ -57,6 +59,8 @@ export function createSandboxEvaluator(options: SandboxOptions = {}): SandboxEva
     if (busy) return;
     busy = true;
     for (let next = queue.shift(); next; next = queue.shift()) {
+      // A signal that outlives its evaluation (one per session) must not collect listeners.
+      next.signal?.removeEventListener('abort', next.onAbort);
       next.resolve(await runOne(next).catch((error: unknown) => ({ ok: false, error: oneLine(`the sandbox failed: ${error instanceof Error ? error.message : String(error)}`) })));
     }
     busy = false;
@@ -66,12 +70,13 @@ export function createSandboxEvaluator(options: SandboxOptions = {}): SandboxEva
     evaluate(evaluation, signal) {
       if (closed) return Promise.resolve({ ok: false, error: 'the sandbox is closed' });
       return new Promise<EvaluationResult>((resolve) => {
-        const waiting: Waiting = { evaluation, signal, resolve };
-        // Cancelled while waiting its turn: it leaves the queue at once.
-        signal?.addEventListener('abort', () => {
+        const onAbort = () => {
           const at = queue.indexOf(waiting);
           if (at !== -1) queue.splice(at, 1), resolve(CANCELLED);
-        }, { once: true });
+        };
+        const waiting: Waiting = { evaluation, signal, resolve, onAbort };
+        // Cancelled while waiting its turn: it leaves the queue at once.
+        signal?.addEventListener('abort', onAbort, { once: true });
         queue.push(waiting);
         void pump();
       });

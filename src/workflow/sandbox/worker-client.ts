@@ -74,8 +74,6 @@ export class SandboxWorker {
   private start(): Promise<Worker> {
     if (this.ready) return this.ready;
     const worker = new Worker(this.entry(), { resourceLimits: { maxOldGenerationSizeMb: 256 } });
-    // An idle sandbox never keeps the process alive; a job in flight has its timer for that.
-    worker.unref();
     this.worker = worker;
     const ready = new Promise<Worker>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -102,6 +100,9 @@ export class SandboxWorker {
       };
       worker.on('error', (error) => gone(error.message.split('\n')[0]!));
       worker.on('exit', (code) => gone(`the worker exited (code ${code})`));
+      // An idle sandbox never keeps the process alive (a job in flight has its timer for that); after the
+      // listeners, since listening for messages refs the worker's port again.
+      worker.unref();
     });
     this.ready = ready;
     return ready;

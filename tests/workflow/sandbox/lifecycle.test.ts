@@ -1,3 +1,6 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Evaluation } from '../../../src/workflow/run/evaluation.js';
 import { createSandboxEvaluator } from '../../../src/workflow/sandbox/index.js';
@@ -67,5 +70,11 @@ describe('the sandbox evaluator over its life', () => {
     expect(await running).toEqual({ ok: false, error: 'cancelled' });
     expect(await waiting).toEqual({ ok: false, error: 'cancelled' });
     expect(await closing.evaluate(codeEvaluation(expr('1')))).toEqual({ ok: false, error: 'the sandbox is closed' });
+  });
+
+  it('an idle sandbox never keeps the process alive', async () => {
+    const script = fileURLToPath(new URL('./fixtures/idle-exit.ts', import.meta.url));
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', script], { timeout: 15_000 });
+    expect(JSON.parse(stdout)).toEqual({ ok: true, value: 2, common_data: { n: 1 } });
   });
 });
