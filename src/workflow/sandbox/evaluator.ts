@@ -1,7 +1,7 @@
 import type { Evaluator } from '../../runtime/effect-runner.js';
 import { EvaluationResultSchema, type Evaluation, type EvaluationResult } from '../run/evaluation.js';
 import { oneLine } from './failure.js';
-import { DEFAULT_LIMITS, type SandboxLimits } from './program.js';
+import { DEFAULT_LIMITS, SandboxLimitsSchema, type SandboxLimits } from './program.js';
 import { CANCELLED, SandboxWorker } from './worker-client.js';
 import { workerEntry } from './worker-entry.js';
 
@@ -28,11 +28,11 @@ interface Waiting {
 /**
  * Runs workflow code (conditions, inputs, scripts, templates, script.js handlers) in QuickJS: a fresh
  * context per evaluation, bounded in time, memory and stack, in a warm worker thread. Evaluations asked
- * for together (parallel branches) wait their turn; none ever throws.
+ * for together (parallel branches) wait their turn; none ever throws (a nonsensical limit throws here).
  */
 export function createSandboxEvaluator(options: SandboxOptions = {}): SandboxEvaluator {
   const { scriptFor, ...given } = options;
-  const limits: SandboxLimits = { ...DEFAULT_LIMITS, ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) };
+  const limits = limitsOf(given);
   const worker = new SandboxWorker(workerEntry);
   const queue: Waiting[] = [];
   let busy = false;
@@ -87,6 +87,14 @@ export function createSandboxEvaluator(options: SandboxOptions = {}): SandboxEva
       await worker.close();
     },
   };
+}
+
+/** The limits asked for over the defaults; a limit that makes no sense is a programming error, thrown at once. */
+function limitsOf(given: Partial<SandboxLimits>): SandboxLimits {
+  const parsed = SandboxLimitsSchema.safeParse({ ...DEFAULT_LIMITS, ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) });
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new TypeError(`sandbox option ${issue.path.join('.')}: ${issue.message}`);
 }
 
 /** Whether any code of the evaluation names a script.js handler. */

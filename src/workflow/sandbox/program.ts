@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { TemplatePart } from './template.js';
 
 /** One piece of workflow code, ready for the guest: a function body, a parsed template, or a handler's name. */
@@ -28,17 +29,19 @@ export interface GuestFailure {
 }
 
 /** The limits one evaluation runs under. */
-export interface SandboxLimits {
+export const SandboxLimitsSchema = z.object({
   /** Wall time for one evaluation (the interrupt handler's deadline). */
-  timeoutMs: number;
+  timeoutMs: z.number().int().positive(),
   /** Extra time before the worker is terminated, when a slow built-in does not see the interrupt. */
-  graceMs: number;
-  memoryBytes: number;
-  stackBytes: number;
-  maxLogLines: number;
+  graceMs: z.number().int().nonnegative(),
+  memoryBytes: z.number().int().min(1024 * 1024),
+  stackBytes: z.number().int().min(16 * 1024),
+  maxLogLines: z.number().int().nonnegative(),
   /** Largest result (as JSON) that may come back. */
-  maxResultBytes: number;
-}
+  maxResultBytes: z.number().int().positive(),
+});
+/** The limits one evaluation runs under. */
+export type SandboxLimits = z.infer<typeof SandboxLimitsSchema>;
 
 /** The defaults: 1000 ms, 32 MiB, 256 KiB of stack, 100 log lines, 8 MiB of result. */
 export const DEFAULT_LIMITS: SandboxLimits = {

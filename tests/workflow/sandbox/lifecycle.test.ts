@@ -72,6 +72,11 @@ describe('the sandbox evaluator over its life', () => {
     expect(await closing.evaluate(codeEvaluation(expr('1')))).toEqual({ ok: false, error: 'the sandbox is closed' });
   });
 
+  it('a limit that makes no sense is refused when the sandbox is made', () => {
+    expect(() => createSandboxEvaluator({ timeoutMs: -1 })).toThrow('sandbox option timeoutMs: Too small: expected number to be >0');
+    expect(() => createSandboxEvaluator({ memoryBytes: 1000 })).toThrow(/^sandbox option memoryBytes: /);
+  });
+
   it('an idle sandbox never keeps the process alive', async () => {
     const script = fileURLToPath(new URL('./fixtures/idle-exit.ts', import.meta.url));
     const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', script], { timeout: 15_000 });
