@@ -1,4 +1,5 @@
 import type { Evaluation } from '../run/evaluation.js';
+import { sizeText } from './failure.js';
 import type { Piece, Program, SandboxLimits } from './program.js';
 import { loadScriptModule } from './script-module.js';
 import { findImport, rewriteShorthand } from './shorthand.js';
@@ -11,6 +12,9 @@ type Code = NonNullable<Evaluation['code']>;
 export type Prepared = { ok: true; program: Program } | { ok: false; error: string };
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+// Far beyond any condition or script a workflow needs; past this it is data pasted by mistake (or an attack).
+const MAX_CODE = 256 * 1024;
+const MAX_SCRIPT = 1024 * 1024;
 const KIND_WORDS: Record<Code['kind'], string> = { expression: 'expression', statements: 'script', template: 'template', handler: 'handler' };
 
 /** Turns an evaluation into the guest's program: each piece of code classified, rewritten and labelled (pure). */
@@ -35,6 +39,7 @@ export function prepareProgram(evaluation: Evaluation, script: string | null, li
     }
     if (!usesHandler(program)) return { ok: true, program };
     if (script === null) return { ok: false, error: `${firstHandler(program)}: workflow ${evaluation.workflow} has no script.js to find it in` };
+    if (script.length > MAX_SCRIPT) return { ok: false, error: `script.js of workflow ${evaluation.workflow} is too long (${sizeText(script.length)}; at most ${sizeText(MAX_SCRIPT)})` };
     const module = loadScriptModule(script);
     if (!module.ok) return { ok: false, error: `script.js of workflow ${evaluation.workflow}: ${module.error}` };
     return { ok: true, program: { ...program, script: { workflow: evaluation.workflow, source: module.source, names: module.names } } };
@@ -51,6 +56,7 @@ export function preparePiece(code: Code, label: string): Piece {
     return { kind: 'handler', label: `${label} ${code.name}`, snippet: '', name: code.name };
   }
   const snippet = snippetOf(code.source);
+  if (code.source.length > MAX_CODE) throw new PrepareError(`${label} \`${snippet}\` is too long (${sizeText(code.source.length)}; at most ${sizeText(MAX_CODE)})`);
   if (code.kind === 'template') return { kind: 'template', label, snippet, parts: parseTemplate(code.source) };
   const imported = findImport(code.source);
   if (imported) throw new PrepareError(`${label} \`${snippet}\` ${imported}`);
@@ -67,7 +73,7 @@ export function preparePiece(code: Code, label: string): Piece {
 
 /** The source on one line, cut to 80 characters (for messages). */
 export function snippetOf(source: string): string {
-  const line = source.replace(/\s+/g, ' ').trim();
+  const line = source.slice(0, 200).replace(/\s+/g, ' ').trim();
   return line.length > 80 ? `${line.slice(0, 77)}...` : line;
 }
 

@@ -57,6 +57,7 @@ const corpus: { name: string; evaluation: Evaluation; error: RegExp }[] = [
   { name: 'nesting too deep for the host', evaluation: codeEvaluation(stmts('let o = {}; for (let i = 0; i < 1000; i++) o = { o: [o] }; this.common_data.deep = o;')), error: /^common_data or the value nests deeper than 100 levels: keep workflow data flatter$/ },
   { name: 'nesting deep enough to take forever to serialise', evaluation: codeEvaluation(stmts('let o = {}; for (let i = 0; i < 1e5; i++) o = { o }; this.common_data.deep = o;')), error: /^common_data: did not finish within 200 ms/ },
   { name: 'a result larger than allowed', evaluation: codeEvaluation(stmts("this.common_data.big = 'x'.repeat(2e6)")), error: /^common_data and the value are too large to keep \(1\.9 MiB; at most 1 MiB\)$/ },
+  { name: 'code far too long', evaluation: codeEvaluation(expr(`1 + ${'1 + '.repeat(100_000)}1`)), error: /^expression `1 \+ 1 \+ .*\.\.\.` is too long \(391 KiB; at most 256 KiB\)$/ },
   { name: 'an empty expression', evaluation: codeEvaluation(expr('  ;')), error: /^expression is empty/ },
   { name: 'a handler name that is not a name', evaluation: codeEvaluation(handler('a-b'), scopeOf(), 'decide'), error: /^handler "a-b": a handler is named by a function name in script\.js$/ },
 ];
