@@ -119,7 +119,7 @@ export class DemoModel implements ChatModel {
     const step = demoToolStep(request, who);
     if (step) return step;
     const wrote = demoWrote(request);
-    const text = wrote ? `${who} (${state}, demo): wrote ${wrote} in my workspace — ${round === 0 && !/revis/i.test(request.messages.at(-1)?.content ?? '') ? 'a first implementation' : 'the revision the reviewers asked for'}.` : demoWorkflowText(request, round);
+    const text = wrote ? `${who} (${state}, demo): wrote ${wrote.path} in my workspace — ${wrote.revised ? 'the revision the reviewers asked for, with a test' : 'a first implementation'}.` : demoWorkflowText(request, round);
     if (request.onDelta) for (const word of text.split(/(?<= )/)) request.onDelta({ type: 'text', text: word });
     // Inside a tool loop the request also offers agent tools; the demo answers only the engine's own (meta.workflow.tools).
     const own = request.meta.workflow?.tools;

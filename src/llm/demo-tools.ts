@@ -22,7 +22,8 @@ function turnTraffic(messages: ChatMessage[]): ChatMessage[] {
 function taskOf(messages: ChatMessage[]): string {
   const traffic = turnTraffic(messages);
   const start = messages.length - traffic.length - 1;
-  return (messages[start]?.content ?? '').replace(/\s+/g, ' ').trim();
+  const first = (messages[start]?.content ?? '').split('\n').find((line) => line.trim() !== '') ?? '';
+  return first.replace(/\s+/g, ' ').trim();
 }
 
 /**
@@ -57,13 +58,14 @@ export function demoToolStep(request: ChatRequest, who: string): ChatResponse | 
   return call('write_file', { path: file, content: `${head}${lang ? lang.stub(version) : ''}` });
 }
 
-/** Whether this turn wrote a file (for the demo's words), and which. */
-export function demoWrote(request: ChatRequest): string | null {
+/** Whether this turn wrote a file (for the demo's words): which, and whether it was a revision. */
+export function demoWrote(request: ChatRequest): { path: string; revised: boolean } | null {
   const traffic = turnTraffic(request.messages);
   const wrote = traffic.find((m): m is Extract<ChatMessage, { role: 'assistant' }> => m.role === 'assistant' && (m.toolCalls ?? []).some((c) => c.name === 'write_file'));
   const args = wrote?.toolCalls?.find((c) => c.name === 'write_file')?.arguments;
   try {
-    return args ? ((JSON.parse(args) as { path?: string }).path ?? null) : null;
+    const parsed = args ? (JSON.parse(args) as { path?: string; content?: string }) : null;
+    return parsed?.path ? { path: parsed.path, revised: /version [2-9]/.test(parsed.content ?? '') } : null;
   } catch {
     return null;
   }

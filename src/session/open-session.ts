@@ -19,6 +19,7 @@ import { teamTurns } from '../runtime/turns.js';
 import { compileWorkflow } from '../workflow/run/compile.js';
 import { workflowModels } from '../workflow/run/models.js';
 import type { WorkflowPlan } from '../workflow/run/plan.js';
+import type { SandboxEvaluator } from '../workflow/sandbox/index.js';
 import { workflowTurns } from '../workflow/run/turns.js';
 import { openTeam, type OpenTeam } from '../runtime/open-team.js';
 import { teamDir as shippedTeamDir } from '../runtime/team-paths.js';
@@ -62,12 +63,20 @@ export interface OpenSessionOptions {
   env?: Record<string, string | undefined>;
   /** How many recent events the session keeps in memory for its UI (older ones are read from the store). */
   recentEvents?: number;
-  /** Where workflow code runs (a workflow session needs one). */
+  /** Where workflow code runs (default for a workflow session: a QuickJS sandbox of its own, closed when the session stops). */
   evaluator?: Evaluator;
   /** Where agents with tools work (default: the store's directory for the session's files, else a temporary directory). */
   workspaceRoot?: string;
   /** Commands under the `ask` policy go to the user (`!allow` / `!deny`); without this they are refused (headless). */
   askCommands?: boolean;
+}
+
+/** A sandbox for a workflow's code, finding each (sub-)workflow's script.js in its plan. */
+async function workflowSandbox(plan: WorkflowPlan): Promise<SandboxEvaluator> {
+  const { createSandboxEvaluator } = await import('../workflow/sandbox/index.js');
+  const { plansByName } = await import('../workflow/load/load-workflow.js');
+  const plans = plansByName(plan);
+  return createSandboxEvaluator({ scriptFor: (name) => plans.get(name)?.script ?? null });
 }
 
 /** How long stopping waits for a summary in flight before saving without it (its raw turns stay). */
@@ -177,6 +186,9 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
       ...(plan?.workspace ? { from: plan.workspace.from, git: plan.workspace.git } : {}),
       ...(options.askCommands ? { approve: (ask: Omit<PendingCommand, 'id'>, signal: AbortSignal) => approvals.request(ask, signal) } : {}),
     };
+    // A workflow's code runs in a sandbox of its own, loaded only for workflow sessions.
+    const sandbox = plan && !options.evaluator ? await workflowSandbox(plan) : null;
+    const evaluator = options.evaluator ?? sandbox ?? undefined;
     const runner = new EffectRunner(
       { def, snapshot: () => actor!.getSnapshot(), send: (input) => actor!.send(input), publish },
       {
@@ -184,7 +196,7 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
         modelFor,
         workspaces,
         turns: def.kind === 'workflow' ? workflowTurns(def) : teamTurns(def, memory ? memory.prompt : new FullHistoryPromptBuilder(transcript!), team.loaded.prompts),
-        ...(options.evaluator ? { evaluator: options.evaluator } : {}),
+        ...(evaluator ? { evaluator } : {}),
         budget: new BudgetGuard(meter, def.limits),
         reportUsage: false,
       },
@@ -203,6 +215,7 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
       keep,
       graceMs: MEMORY_GRACE_MS,
       approvals,
+      ...(sandbox ? { onStop: () => sandbox.close() } : {}),
     });
     if (doc) {
       const s = actor.getSnapshot();

@@ -102,7 +102,7 @@ export function App({ session: running, memory, history, onReady, columns, rows,
     <Box flexDirection="column" width={width}>
       <Transcript key={view.epoch} items={view.log} def={def} />
       <Box flexDirection="column" marginTop={1}>
-        <Header team={def.name} mode={session.mode} model={model.label} offline={model.offline ?? false} />
+        <Header team={def.name} mode={def.kind === 'workflow' ? 'workflow' : session.mode} model={model.label} offline={model.offline ?? false} />
         <StateLine situation={situation(def, session)} />
         {showTree ? def.kind === 'workflow' ? <WorkflowTree def={def} session={session} /> : <StateTree def={def} session={session} marks={view.marks} /> : null}
         <LiveTurn live={view.live} def={def} width={width} maxLines={liveLines(height, showTree)} now={now} />
