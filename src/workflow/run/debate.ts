@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { emit, note, startCall, type StepContext } from '../../engine/context.js';
 import { event } from '../../engine/event-map.js';
 import type { ToolSpec } from '../../directive/tool.js';
-import { current, update } from './access.js';
+import { current, setFrame, update } from './access.js';
 import { keyOf } from './frames.js';
 import type { DebatePlan } from './plan.js';
 import { ChangesSchema, type Debate, type ToolCallRecord, type Verdict } from './state.js';
@@ -91,8 +91,9 @@ function finish(ctx: StepContext, plan: DebatePlan, debate: Debate, verdicts: Ve
     transcript: debate.transcript,
   };
   emit(ctx, event('debate_ended', { state: frame.state, rounds: outcome.rounds, consensus, approve, synthesised: debate.synthesising }));
-  const { debate: _gone, ...rest } = frame;
-  update(ctx, { ...rest, common_data: { ...frame.common_data, [plan.into]: outcome } });
+  // The debate is over: it leaves the frame (setFrame, since update merges and would keep it).
+  const { debate: _gone, ...rest } = current(ctx).frame;
+  setFrame(ctx, { ...rest, common_data: { ...frame.common_data, [plan.into]: outcome } });
   return { kind: 'over' };
 }
 
