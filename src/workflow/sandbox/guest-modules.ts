@@ -3,6 +3,33 @@
  * a function body of `core` (the core's helpers) that returns the part's functions.
  */
 export const GUEST_MODULES: Record<string, string> = {
+  methods: `
+// What this.* offers beyond data, built on first use; each entry makes one property of the scope object.
+return {
+  contexts: function (self, scope) { return core.need('contexts').contexts(scope.contexts || {}); },
+  agents: function (self, scope) { return core.need('agents').agents(scope.agents || {}); },
+  getAgent: function (self) { return function (role) { return core.need('agents').getAgent(self.agents, role); }; },
+  getToolCalls: function (self) { return function (role) { return core.need('agents').getAgent(self.agents, role).toolCalls; }; },
+  getContext: function (self) { return function (n) { return core.need('contexts').getContext(self.contexts, n); }; },
+  evaluateExpression: function (self) { return function (source) { return core.apply(core.compileBody('return (' + source + '\\n);'), self, core.argsOf(self)); }; },
+  // Seed 001 names the same things this.context.getContext() and this.last_response.
+  context: function (self) { return { getContext: self.getContext }; },
+  last_response: function (self, scope) { return scope.last_agent_response; },
+};`,
+
+  fields: `
+return {
+  // Named values (sub-workflow and branch inputs), in order, sharing common_data: their JSON object.
+  run: function (program, script, self) {
+    var fns = program.fields.map(function (f) { return core.compile(f[1]); }), out = [];
+    program.fields.forEach(function (f, i) {
+      var v = core.json(core.runPiece(f[1], fns[i], script, self), 'its value', f[1]);
+      if (v !== undefined) out.push(core.stringify(f[0]) + ':' + v);
+    });
+    return '{' + out.join(',') + '}';
+  },
+};`,
+
   console: `
 var state = core.state, show = function (v) { return typeof v === 'string' ? v : core.need('errors').show(v); };
 function logger(level) {
