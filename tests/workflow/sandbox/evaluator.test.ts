@@ -3,8 +3,6 @@ import { createSandboxEvaluator } from '../../../src/workflow/sandbox/index.js';
 import { codeEvaluation, errorOf, expr, handler, scopeOf, SEED_001_SCRIPT, stmts, template, transitionsEvaluation } from './fixtures.js';
 
 const sandbox = createSandboxEvaluator({
-  timeoutMs: 200,
-  memoryBytes: 8 * 1024 * 1024,
   scriptFor: (workflow) => (workflow === 'advanced_workflow' ? SEED_001_SCRIPT : workflow === 'broken' ? 'export function a() {' : null),
 });
 afterAll(() => sandbox.close());
