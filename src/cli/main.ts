@@ -19,6 +19,7 @@ const COMMANDS: Record<string, () => Promise<{ run: CommandRun }>> = {
   graph: () => import('./commands/graph-command.js'),
   schemas: () => import('./commands/schemas-command.js'),
   serve: () => import('./commands/serve-command.js'),
+  workflows: () => import('./commands/workflows-command.js'),
 };
 
 /** Runs the CLI: parses argv, runs the command, turns user errors into one line; returns the exit code. */

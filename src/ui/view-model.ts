@@ -66,10 +66,59 @@ function flushHeld(v: ViewState, tag: string, status: 'ok' | 'invalid'): ViewSta
   return pushLog({ ...v, held: null }, { kind: 'turn', persona: h.persona, path: h.path, turn: h.turn, text: h.text, tag, status });
 }
 
+/** How events are read: display names, and whether turns end with a directive (teams) or not (workflows). */
+export interface ReadOptions {
+  name: (id: string) => string;
+  /** Workflow turns carry no directive: they are logged as soon as they arrive. */
+  directives: boolean;
+}
+
 /** Folds one bus event into the view (pure). */
-export function reduceEvent(view: ViewState, e: TroupeEvent, name: (id: string) => string = (id) => id, seenAt: number = e.at): ViewState {
+export function reduceEvent(view: ViewState, e: TroupeEvent, name: ((id: string) => string) | ReadOptions = (id) => id, seenAt: number = e.at): ViewState {
+  const read: ReadOptions = typeof name === 'function' ? { name, directives: true } : name;
   let v = view;
   if (v.held && !(e.type === 'directive' && e.turn_id === v.held.turnId)) v = flushHeld(v, 'no valid directive', 'invalid');
+  if (!read.directives) {
+    const shown = reduceWorkflowEvent(v, e, read.name);
+    if (shown) return shown;
+  }
+  return reduceTeamEvent(v, e, read.name, seenAt);
+}
+
+/** Events only workflows have (branches, tools, debates), and turns that carry no directive. */
+function reduceWorkflowEvent(v: ViewState, e: TroupeEvent, name: (id: string) => string): ViewState | null {
+  const branch = 'branch' in e && e.branch ? ` [${e.branch}]` : '';
+  switch (e.type) {
+    case 'agent_message': {
+      const live = v.live?.turnId === e.turn_id ? null : v.live;
+      return pushLog({ ...v, live }, { kind: 'turn', persona: e.persona, path: e.path, turn: e.turn, text: e.text, tag: branch.trim(), status: 'ok' });
+    }
+    case 'fanout':
+      return pushLog(v, { kind: 'note', text: `⇉ ${e.state}: ${e.branches.length} branches at once (${e.branches.join(', ')}), join ${e.join}`, tone: 'info' });
+    case 'joined':
+      return pushLog(v, { kind: 'note', text: `⇇ ${e.state} joined: ${e.done.length} done${e.failed.length ? `; failed ${e.failed.map((f) => `${f.branch} (${f.error})`).join(', ')}` : ''}`, tone: e.outcome === 'continue' ? 'ok' : 'error' });
+    case 'tool_call':
+      return e.phase === 'finished' ? pushLog(v, { kind: 'note', text: `${e.ok ? '⚙' : '✗'} ${name(e.persona)}${branch} ${e.tool}: ${e.summary}${e.ok || !e.detail ? '' : ` — ${e.detail}`}`, tone: e.ok ? 'info' : 'warn' }) : v;
+    case 'command_approval':
+      return pushLog(v, e.phase === 'asked'
+        ? { kind: 'note', text: `⚠ ${name(e.persona)}${branch} wants to run: ${e.command} (in ${e.cwd}) — !allow or !deny`, tone: 'warn' }
+        : { kind: 'note', text: `${e.phase === 'allowed' ? '✓ allowed' : '✗ denied'}: ${e.command}`, tone: e.phase === 'allowed' ? 'ok' : 'info' });
+    case 'verdict':
+      return pushLog(v, { kind: 'note', text: `⚖ ${name(e.reviewer)} (round ${e.round}): ${e.agree ? 'agrees' : 'does not agree'}, ${e.approve ? 'approves' : 'wants changes'} — ${e.feedback}`, tone: e.agree ? 'ok' : 'warn' });
+    case 'debate_ended':
+      return pushLog(v, { kind: 'note', text: `⚖ debate over after ${e.rounds} round(s): ${e.consensus ? 'consensus' : 'no consensus, synthesised'}; ${e.approve ? 'approved' : 'changes requested'}`, tone: e.approve ? 'ok' : 'warn' });
+    case 'session_ended': {
+      const ended = reduceTeamEvent(v, e, name, e.at);
+      if (e.output === undefined) return ended;
+      const text = typeof e.output === 'string' ? e.output : JSON.stringify(e.output, null, 2);
+      return pushLog(ended, { kind: 'output', title: 'workflow output', lines: (text ?? 'null').split('\n'), tone: 'info' });
+    }
+    default:
+      return null;
+  }
+}
+
+function reduceTeamEvent(v: ViewState, e: TroupeEvent, name: (id: string) => string, seenAt: number): ViewState {
   switch (e.type) {
     case 'user_input':
       return pushLog(v, { kind: 'user', text: e.text, first: !v.log.some((i) => i.kind === 'user') });

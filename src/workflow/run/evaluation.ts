@@ -18,6 +18,8 @@ export const ScopeSchema = z.object({
   last_agent_response: z.string().nullable(),
   last_tool_calls: z.array(z.object({ name: z.string(), arguments: z.unknown() })),
   sub_workflow_result: z.unknown().optional(),
+  /** The failure an error handler is deciding about (seed 001's `this.last_error`). */
+  last_error: z.object({ state: z.string(), message: z.string() }).optional(),
 });
 /** What code may read. */
 export type Scope = z.infer<typeof ScopeSchema>;
@@ -28,7 +30,7 @@ export const EvaluationSchema = z.object({
   workflow: z.string(),
   state: z.string(),
   /** What it is for: entry code, the input, after-code, the transitions, a handler naming the next state, sub-workflow inputs. */
-  purpose: z.enum(['enter', 'input', 'after', 'transitions', 'decide', 'sub_input', 'branch_input', 'debate_input']),
+  purpose: z.enum(['enter', 'input', 'after', 'transitions', 'decide', 'sub_input', 'branch_input', 'debate_input', 'error']),
   /** One piece of code (enter, input, after, decide). */
   code: CodeSchema.optional(),
   /** Conditions in order; the first that holds has its `before` run (transitions). */

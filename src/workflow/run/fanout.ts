@@ -10,6 +10,9 @@ import type { Branch, Changes, ToolCallRecord } from './state.js';
 export const BRANCH_WORK = 'work';
 export const BRANCH_DONE = 'done';
 
+/** The prefix of a branch's `when` field among the evaluated branch inputs. */
+export const WHEN = 'when:';
+
 /** What a fan-out step leads to: wait for more, go on (the branches joined), or fail the state. */
 export type FanoutOutcome = { kind: 'wait' } | { kind: 'joined' } | { kind: 'fail'; reason: string };
 
@@ -18,12 +21,21 @@ function branchKey(ctx: StepContext, branch: string, leaf: string): string {
   return keyOf({ prefix: [...frame.prefix, frame.state, branch] }, leaf);
 }
 
-/** Starts every branch at once, each with its evaluated input: one call per branch, all in flight together. */
-export function fanOut(ctx: StepContext, plan: ParallelPlan, inputs: Record<string, unknown>): void {
+/**
+ * Starts every branch at once, each with its evaluated input: one call per branch, all in flight together.
+ * A branch whose `when` is false is skipped (its region goes straight to its end).
+ */
+export function fanOut(ctx: StepContext, plan: ParallelPlan, inputs: Record<string, unknown>): FanoutOutcome {
   const { frame } = current(ctx);
   const branches: Record<string, Branch> = {};
+  const skipped: string[] = [];
   for (const b of plan.branches) {
     const text = typeof inputs[b.id] === 'string' ? (inputs[b.id] as string) : JSON.stringify(inputs[b.id] ?? '');
+    if (b.when && inputs[`${WHEN}${b.id}`] !== true) {
+      branches[b.id] = { agent: b.agent, status: 'skipped', call: null, input: text };
+      skipped.push(b.id);
+      continue;
+    }
     const call: AgentCall = {
       turnId: nextTurnId(ctx),
       persona: b.agent,
@@ -38,8 +50,10 @@ export function fanOut(ctx: StepContext, plan: ParallelPlan, inputs: Record<stri
   }
   ctx.s.status = 'running';
   update(ctx, { phase: 'fanout', branches });
-  const join = typeof plan.join === 'string' ? plan.join : `quorum ${plan.join.quorum}`;
-  emit(ctx, event('fanout', { state: frame.state, branches: plan.branches.map((b) => b.id), join }));
+  const policy = typeof plan.join === 'string' ? plan.join : `quorum ${plan.join.quorum}`;
+  emit(ctx, event('fanout', { state: frame.state, branches: plan.branches.map((b) => b.id).filter((id) => !skipped.includes(id)), join: policy }));
+  for (const id of skipped) changeState(ctx, branchKey(ctx, id, BRANCH_DONE), 'workflow', `branch ${id} skipped (its "when" is not true)`, undefined, branchKey(ctx, id, BRANCH_WORK));
+  return skipped.length === plan.branches.length ? join(ctx, plan, 0) : { kind: 'wait' };
 }
 
 /** The branch a call belongs to, if it is one of the running fan-out's. */
@@ -73,7 +87,7 @@ export function branchFinished(
 /** Whether the join is decided: all finished; any one done; a quorum done (or out of reach). */
 function checkJoin(ctx: StepContext, plan: ParallelPlan): FanoutOutcome {
   const { frame } = current(ctx);
-  const all = Object.entries(frame.branches ?? {});
+  const all = Object.entries(frame.branches ?? {}).filter(([, b]) => b.status !== 'skipped');
   const done = all.filter(([, b]) => b.status === 'done').map(([id]) => id);
   const running = all.filter(([, b]) => b.status === 'running').map(([id]) => id);
   // `all` waits for every branch (and goes on with those done); `any` and a quorum stop once they have enough.
@@ -98,7 +112,7 @@ function cancel(ctx: StepContext, id: string, reason: string): void {
 /** The join: the results go into common_data; failures are kept; the state goes on or fails as configured. */
 function join(ctx: StepContext, plan: ParallelPlan, need: number): FanoutOutcome {
   const { frame } = current(ctx);
-  const entries = Object.entries(frame.branches ?? {});
+  const entries = Object.entries(frame.branches ?? {}).filter(([, b]) => b.status !== 'skipped');
   const done = entries.filter(([, b]) => b.status === 'done');
   const failed = entries.filter(([, b]) => b.status === 'failed').map(([branch, b]) => ({ branch, error: b.error ?? 'failed' }));
   const results = Object.fromEntries(

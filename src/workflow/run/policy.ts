@@ -4,11 +4,12 @@ import { event } from '../../engine/event-map.js';
 import type { EngineInput } from '../../engine/input-events.js';
 import type { EvaluationResult } from './evaluation.js';
 import { current, evaluate, rootPlan, runOf, setFrame, update } from './access.js';
-import { agentOf, appendMessage, keyOf, newFrame, stateOf } from './frames.js';
+import { agentOf, appendMessage, inputValue, keyOf, newFrame, stateOf } from './frames.js';
 import type { Changes, Frame, ToolCallRecord } from './state.js';
-import { branchFinished, branchOf, fanOut, runningBranchCalls } from './fanout.js';
+import { branchFinished, branchOf, fanOut, runningBranchCalls, WHEN, type FanoutOutcome } from './fanout.js';
 import { debateTurnDone, startDebate } from './debate.js';
 import type { Effect } from '../../engine/effects.js';
+import type { Code } from './plan.js';
 
 /** The tool a role uses to ask the user (seed 003); its answer comes back as the tool's result. */
 export const ASK_USER_TOOL = 'request_users_input';
@@ -28,9 +29,9 @@ function advance(ctx: StepContext): void {
         break;
       case 'input':
         if (state.parallel) {
-          const fields = Object.fromEntries(state.parallel.branches.flatMap((b) => (b.input ? [[b.id, b.input]] : [])));
+          const fields = Object.fromEntries(state.parallel.branches.flatMap((b) => [...(b.input ? [[b.id, b.input]] : []), ...(b.when ? [[`${WHEN}${b.id}`, b.when]] : [])]));
           if (Object.keys(fields).length > 0) return evaluate(ctx, 'branch_input', { fields });
-          return fanOut(ctx, state.parallel, {});
+          return settleJoin(ctx, fanOut(ctx, state.parallel, {}));
         }
         if (state.debate) {
           if (state.debate.input) return evaluate(ctx, 'debate_input', { code: state.debate.input });
@@ -124,7 +125,9 @@ function finish(ctx: StepContext): void {
   const output = frame.common_data[plan.output.name];
   if (run.frames.length === 1) {
     ctx.s.workflow = { ...run, output, evaluating: null };
-    endSession(ctx, `workflow ${plan.name} complete`, output);
+    // A workflow may say how it ended (e.g. "approved after 1 revision") in common_data.end_reason.
+    const said = frame.common_data.end_reason;
+    endSession(ctx, `workflow ${plan.name} complete${typeof said === 'string' && said.trim() ? `: ${said.trim()}` : ''}`, output);
     return;
   }
   const parent = run.frames[run.frames.length - 2]!;
@@ -136,9 +139,21 @@ function finish(ctx: StepContext): void {
 /** The id of the final state a compiled sub-workflow ends in. */
 export const SUB_DONE = '__done';
 
+/** Most times an error handler may send a state round again ("retry"), so a handler cannot loop forever. */
+export const MAX_HANDLER_RETRIES = 10;
+
+/** Where a failed state goes once its retries are spent: its own error_handler, else the workflow's. */
+function errorRoute(ctx: StepContext): { state: string } | { code: Code } | null {
+  const { plan, state } = current(ctx);
+  if (state?.onError) return state.onError;
+  if (plan.errorDecider) return { code: plan.errorDecider };
+  return plan.errorHandler ? { state: plan.errorHandler } : null;
+}
+
 /**
  * A state failed (its code threw, its model call failed for good): tried again up to its max_retries,
- * then the workflow's error handler gets it (common_data.error), else the session pauses with the reason.
+ * then its error handler decides (a state to go to with common_data.error set, or a handler naming a
+ * state, "retry" or "stop"), else the session pauses with the reason.
  */
 function fail(ctx: StepContext, reason: string): void {
   const run = runOf(ctx);
@@ -153,12 +168,47 @@ function fail(ctx: StepContext, reason: string): void {
     return;
   }
   emit(ctx, event('error', { message: reason, where: `${plan.name}.${frame.state}` }));
-  if (plan.errorHandler && frame.state !== plan.errorHandler && stateOf(plan, plan.errorHandler)) {
-    update(ctx, { common_data: { ...frame.common_data, error: { state: frame.state, message: reason } } });
-    goTo(ctx, plan.errorHandler, `error in ${frame.state}: ${reason}`);
+  const route = errorRoute(ctx);
+  const error = { state: frame.state, message: reason };
+  if (route && 'state' in route && route.state !== frame.state && stateOf(plan, route.state)) {
+    update(ctx, { common_data: { ...frame.common_data, error } });
+    goTo(ctx, route.state, `error in ${frame.state}: ${reason}`);
+    return;
+  }
+  if (route && 'code' in route) {
+    update(ctx, { common_data: { ...frame.common_data, error } });
+    evaluate(ctx, 'error', { code: route.code }, { last_error: error });
     return;
   }
   awaitUser(ctx, 'failure', `${plan.name}: state ${frame.state} failed: ${reason}; !continue tries it again`);
+}
+
+/** An error handler decided: go round again, stop the workflow failed, or go to the state it names. */
+function onErrorDecided(ctx: StepContext, decision: string, reason: string): void {
+  const { frame, plan } = current(ctx);
+  if (decision === 'retry' && frame.retries < MAX_HANDLER_RETRIES) {
+    note(ctx, `${plan.name}: the error handler retries ${frame.state} (${frame.retries + 1}/${MAX_HANDLER_RETRIES})`);
+    update(ctx, { retries: frame.retries + 1, phase: retryPhase(frame.phase) });
+    return advance(ctx);
+  }
+  if (decision === 'stop') return stopFailed(ctx, `${plan.name} stopped by its error handler after ${frame.state} failed: ${reason}`);
+  if (decision !== 'retry' && stateOf(plan, decision)) return goTo(ctx, decision, `error handler: ${frame.state} failed, go to ${decision}`);
+  const why = decision === 'retry' ? `it asked to retry more than ${MAX_HANDLER_RETRIES} times` : `it returned ${JSON.stringify(decision)}, which is not a state, "retry" or "stop"`;
+  awaitUser(ctx, 'failure', `${plan.name}: state ${frame.state} failed (${reason}) and its error handler did not help: ${why}; !continue tries the state again`);
+}
+
+/** The running workflow stops on an error: a sub-workflow's failure fails its parent's state; the root ends the session, failed. */
+function stopFailed(ctx: StepContext, reason: string): void {
+  const run = runOf(ctx);
+  const { frame, plan } = current(ctx);
+  if (run.frames.length > 1) {
+    ctx.s.workflow = { ...run, frames: run.frames.slice(0, -1) };
+    changeState(ctx, keyOf(frame, SUB_DONE), 'workflow', `sub-workflow ${plan.name} failed`);
+    return fail(ctx, reason);
+  }
+  const output = frame.common_data[plan.output.name] ?? { error: reason };
+  ctx.s.workflow = { ...run, output, error: reason, evaluating: null };
+  endSession(ctx, reason, output);
 }
 
 /** Where a failed state starts again: the call is made again; branches and debates start over. */
@@ -180,6 +230,12 @@ function onEvaluated(ctx: StepContext, id: string, result: EvaluationResult): vo
   const purpose = run.evaluating.purpose;
   ctx.s.workflow = { ...run, evaluating: null };
   const { plan, state, frame } = current(ctx);
+  if (purpose === 'error') {
+    const last = (run.evaluating.evaluation.scope.last_error ?? { message: 'an error' }).message;
+    if (!result.ok) return awaitUser(ctx, 'failure', `${plan.name}: state ${frame.state} failed (${last}) and its error handler failed too: ${result.error}; !continue tries the state again`);
+    update(ctx, { common_data: result.common_data });
+    return onErrorDecided(ctx, text(result.value), last);
+  }
   if (!result.ok) return fail(ctx, `${purpose}: ${result.error}`);
   update(ctx, { common_data: result.common_data });
   switch (purpose) {
@@ -195,7 +251,7 @@ function onEvaluated(ctx: StepContext, id: string, result: EvaluationResult): vo
     case 'sub_input':
       return enterSub(ctx, (result.value ?? {}) as Record<string, unknown>);
     case 'branch_input':
-      return fanOut(ctx, state!.parallel!, (result.value ?? {}) as Record<string, unknown>);
+      return settleJoin(ctx, fanOut(ctx, state!.parallel!, (result.value ?? {}) as Record<string, unknown>));
     case 'debate_input':
       return startDebate(ctx, state!.debate!, text(result.value));
     case 'decide':
@@ -218,7 +274,11 @@ function onBranch(ctx: StepContext, branch: string, turnId: string, result: Para
     countVisit(ctx, call.path);
     emit(ctx, event('agent_message', { turn_id: turnId, path: call.path, persona: call.persona, text: result.text, turn: ctx.s.turn, branch }));
   } else emit(ctx, event('error', { message: result.error, where: `${frame.state}.${branch} (${turnId})` }));
-  const outcome = branchFinished(ctx, state!.parallel!, branch, result);
+  settleJoin(ctx, branchFinished(ctx, state!.parallel!, branch, result));
+}
+
+/** The fan-out went on, failed or joined: a joined state moves to its after-code, and input that came meanwhile is delivered. */
+function settleJoin(ctx: StepContext, outcome: FanoutOutcome): void {
   if (outcome.kind === 'wait') return;
   if (outcome.kind === 'fail') return fail(ctx, outcome.reason);
   update(ctx, { phase: 'after' });
@@ -334,7 +394,7 @@ export const workflowPolicy: Policy = {
   },
   start(ctx, brief) {
     const plan = rootPlan(ctx);
-    const frame = newFrame(plan, { plan: [], prefix: [] }, brief);
+    const frame = newFrame(plan, { plan: [], prefix: [] }, inputValue(plan, brief));
     ctx.s.workflow = { frames: [frame], evalSeq: 0, evaluating: null, question: null, error: null };
     emit(ctx, event('user_input', { text: brief }));
     changeState(ctx, keyOf(frame, plan.start), 'workflow', `workflow ${plan.name} started`);

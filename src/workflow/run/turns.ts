@@ -52,8 +52,12 @@ export function workflowTurns(def: MachineDefinition): TurnShaper {
           : [{ role: 'user', content: 'text' in inbox ? inbox.text : '' }];
       const debating = frame?.phase === 'debate';
       const tools: ToolSpec[] = debating ? [verdictTool] : [...(agent?.parsingTools ?? []), ...(agent?.requestUserInput && !call.branch ? [askUserTool] : [])];
+      const agentTools = agent && agent.tools.length > 0 && !debating
+        ? { tools: agent.tools, maxSteps: agent.maxToolSteps, commandPolicy: agent.commandPolicy ?? 'deny', workspace: call.branch ?? agent.id, reportChanges: call.branch !== undefined }
+        : undefined;
       return {
-        messages: [{ role: 'system', content: agent?.systemMessage ?? '' }, ...history, ...closing],
+        ...(agentTools ? { agentTools } : {}),
+        messages: [{ role: 'system', content: agent?.systemMessage ?? '' }, ...(agent?.examples ?? []), ...history, ...closing],
         tools,
         meta: { purpose: 'workflow', persona: agentState.id, personaName: agentState.name, inbox: inbox.kind, brief: session.brief, turnId: call.turnId, workflow: { name: plan.name, state: 'state' in inbox ? inbox.state : '', tools: tools.map((t) => t.name), round: (agent && frame?.agents[agent.id]?.turns) ?? 0 } },
       };
