@@ -94,7 +94,7 @@ return {
 };`,
 
   template: `
-var SCOPE = { input: 1, last_agent_response: 1, last_tool_calls: 1, sub_workflow_result: 1, contexts: 1, agents: 1 };
+var SCOPE = { input: 1, last_agent_response: 1, last_tool_calls: 1, sub_workflow_result: 1, last_error: 1, contexts: 1, agents: 1 };
 function own(o, k) { return o !== null && typeof o === 'object' && Object.prototype.hasOwnProperty.call(o, k); }
 function dig(v, path) { for (var i = 0; i < path.length; i++) { if (!own(v, path[i])) return undefined; v = v[path[i]]; } return v; }
 // {input.x} is the workflow's input x (common_data by name first); {x} is common_data.x, else a scope name.

@@ -14,7 +14,7 @@ export const GUEST_CORE = `(function (load) {
 var G = globalThis, parse = JSON.parse, stringify = JSON.stringify, keys = Object.keys, define = Object.defineProperty;
 var getProto = Object.getPrototypeOf, OP = Object.prototype, AP = Array.prototype;
 var apply = Reflect.apply, F = Function, where = { label: '', snippet: '' }, state = { logs: [], dropped: 0, changed: {} }, loaded = {}, core;
-var NAMES = ['common_data', 'variables', 'input', 'last_agent_response', 'last_tool_calls', 'last_parsing_tool_calls', 'sub_workflow_result', '__troupe_tool'];
+var NAMES = ['common_data', 'variables', 'input', 'last_agent_response', 'last_tool_calls', 'last_parsing_tool_calls', 'sub_workflow_result', 'last_error', '__troupe_tool'];
 // Built when code first reads them (from the 'methods' module); free names reach them through globals.
 var LAZY = ['contexts', 'agents', 'getAgent', 'getToolCalls', 'getContext', 'evaluateExpression', 'context', 'last_response'];
 function need(name) { return loaded[name] || (loaded[name] = apply(F, null, ['core', load(name)])(core)); }
@@ -32,6 +32,8 @@ function build(scope) {
   define(self, 'variables', { get: function () { return self.common_data; }, set: function (v) { self.common_data = v; }, enumerable: true });
   self.last_tool_calls = self.last_parsing_tool_calls = calls;
   self.sub_workflow_result = scope.sub_workflow_result;
+  // The failure an error handler decides about (seed 001's this.last_error).
+  if (scope.last_error !== undefined) self.last_error = scope.last_error;
   hide(self, '__troupe_tool', function (n) { for (var i = calls.length - 1; i >= 0; i--) if (calls[i].name === n) return calls[i]; });
   LAZY.forEach(function (k, i) {
     // contexts and agents are data (enumerable); the rest are methods and seed 001's aliases.
@@ -42,7 +44,7 @@ function build(scope) {
   return self;
 }
 function argsOf(s) {
-  return [s.common_data, s.common_data, s.input, s.last_agent_response, s.last_tool_calls, s.last_parsing_tool_calls, s.sub_workflow_result, s.__troupe_tool];
+  return [s.common_data, s.common_data, s.input, s.last_agent_response, s.last_tool_calls, s.last_parsing_tool_calls, s.sub_workflow_result, s.last_error, s.__troupe_tool];
 }
 function compileBody(body) { return apply(F, null, NAMES.concat([body])); }
 function compile(p) {
