@@ -1,8 +1,37 @@
+import { GUEST_ERRORS } from './guest-errors.js';
+
 /**
  * Parts of the guest runtime compiled only when workflow code first needs them (see GUEST_CORE). Each is
  * a function body of `core` (the core's helpers) that returns the part's functions.
  */
 export const GUEST_MODULES: Record<string, string> = {
+  methods: `
+// What this.* offers beyond data, built on first use; each entry makes one property of the scope object.
+return {
+  contexts: function (self, scope) { return core.need('contexts').contexts(scope.contexts || {}); },
+  agents: function (self, scope) { return core.need('agents').agents(scope.agents || {}); },
+  getAgent: function (self) { return function (role) { return core.need('agents').getAgent(self.agents, role); }; },
+  getToolCalls: function (self) { return function (role) { return core.need('agents').getAgent(self.agents, role).toolCalls; }; },
+  getContext: function (self) { return function (n) { return core.need('contexts').getContext(self.contexts, n); }; },
+  evaluateExpression: function (self) { return function (source) { return core.apply(core.compileBody('return (' + source + '\\n);'), self, core.argsOf(self)); }; },
+  // Seed 001 names the same things this.context.getContext() and this.last_response.
+  context: function (self) { return { getContext: self.getContext }; },
+  last_response: function (self, scope) { return scope.last_agent_response; },
+};`,
+
+  fields: `
+return {
+  // Named values (sub-workflow and branch inputs), in order, sharing common_data: their JSON object.
+  run: function (program, script, self) {
+    var fns = program.fields.map(function (f) { return core.compile(f[1]); }), out = [];
+    program.fields.forEach(function (f, i) {
+      var v = core.json(core.runPiece(f[1], fns[i], script, self), 'its value', f[1]);
+      if (v !== undefined) out.push(core.stringify(f[0]) + ':' + v);
+    });
+    return '{' + out.join(',') + '}';
+  },
+};`,
+
   console: `
 var state = core.state, show = function (v) { return typeof v === 'string' ? v : core.need('errors').show(v); };
 function logger(level) {
@@ -67,7 +96,7 @@ return {
 };`,
 
   template: `
-var SCOPE = { input: 1, last_agent_response: 1, last_tool_calls: 1, sub_workflow_result: 1, contexts: 1, agents: 1 };
+var SCOPE = { input: 1, last_agent_response: 1, last_tool_calls: 1, sub_workflow_result: 1, last_error: 1, contexts: 1, agents: 1 };
 function own(o, k) { return o !== null && typeof o === 'object' && Object.prototype.hasOwnProperty.call(o, k); }
 function dig(v, path) { for (var i = 0; i < path.length; i++) { if (!own(v, path[i])) return undefined; v = v[path[i]]; } return v; }
 // {input.x} is the workflow's input x (common_data by name first); {x} is common_data.x, else a scope name.
@@ -114,47 +143,5 @@ return {
   },
 };`,
 
-  errors: `
-var stringify = core.stringify, isArray = Array.isArray, proto = Object.getPrototypeOf, OP = Object.prototype, AP = Array.prototype;
-function show(v) { if (typeof v === 'string') return v; try { var s = stringify(v); return s === undefined ? String(v) : s; } catch (e) { try { return String(v); } catch (x) { return '[unprintable]'; } } }
-function describe(v) {
-  if (v === undefined || v === null) return String(v);
-  if (typeof v === 'function') return 'a function';
-  var t = typeof v === 'string' ? stringify(v) : show(v);
-  return (t.length > 60 ? t.slice(0, 57) + '...' : t) + ' (' + (isArray(v) ? 'array' : typeof v) + ')';
-}
-// Where a value stops being JSON data: a function, a cycle, a BigInt, a Promise, a class instance.
-function walk(v, path, depth, stack) {
-  var t = typeof v;
-  if (v === null || v === undefined || t === 'string' || t === 'boolean' || t === 'number') return null;
-  if (t === 'function') return path + ' is a function';
-  if (t === 'bigint') return path + ' is a BigInt';
-  if (t === 'symbol') return path + ' is a symbol';
-  if (depth > 100) return path + ' is nested more than 100 levels deep';
-  if (stack.indexOf(v) !== -1) return path + ' refers back to itself (a cycle)';
-  if (typeof v.toJSON === 'function') return null;
-  var p = proto(v), found = null, ks = core.keys(v);
-  if (p !== OP && p !== AP && p !== null) return path + ' is ' + (typeof v.then === 'function' ? 'a Promise' : 'a ' + (p.constructor && typeof p.constructor.name === 'string' ? p.constructor.name : 'object') + ', not plain data');
-  stack.push(v);
-  for (var k = 0; k < ks.length && !found; k++) {
-    var at = isArray(v) ? path + '[' + ks[k] + ']' : path + '.' + ks[k];
-    found = ks[k] === '__proto__' ? path + ' has a key "__proto__", which is not allowed' : walk(v[ks[k]], at, depth + 1, stack);
-  }
-  stack.pop();
-  return found;
-}
-return {
-  describe: describe,
-  show: show,
-  notJson: function (v, path, e) {
-    var found = walk(v, path, 0, []) || path + ' cannot be turned into JSON (' + (e instanceof core.Fail ? 'a value that is not data' : show(e && e.message)) + ')';
-    if (/ is a Promise$/.test(found)) return found + ': workflow code runs synchronously (no async/await)';
-    return found + ': only JSON data (strings, numbers, booleans, null, arrays, plain objects) can be kept';
-  },
-  thrown: function (e, piece) {
-    var name = 'thrown value', message;
-    try { if (e !== null && typeof e === 'object' && typeof e.name === 'string') name = e.name; message = name !== 'thrown value' && typeof e.message === 'string' ? e.message : show(e); } catch (x) { message = '(unreadable error)'; }
-    return new core.Fail({ kind: name === 'SyntaxError' ? 'syntax' : 'thrown', label: piece.label, snippet: piece.snippet, name: name, message: message });
-  },
-};`,
+  errors: GUEST_ERRORS,
 };

@@ -14,48 +14,37 @@ export const GUEST_CORE = `(function (load) {
 var G = globalThis, parse = JSON.parse, stringify = JSON.stringify, keys = Object.keys, define = Object.defineProperty;
 var getProto = Object.getPrototypeOf, OP = Object.prototype, AP = Array.prototype;
 var apply = Reflect.apply, F = Function, where = { label: '', snippet: '' }, state = { logs: [], dropped: 0, changed: {} }, loaded = {}, core;
-var NAMES = ['common_data', 'variables', 'input', 'last_agent_response', 'last_tool_calls', 'last_parsing_tool_calls',
-  'sub_workflow_result', 'getAgent', 'getContext', 'getToolCalls', '__troupe_tool'];
+var NAMES = ['common_data', 'variables', 'input', 'last_agent_response', 'last_tool_calls', 'last_parsing_tool_calls', 'sub_workflow_result', 'last_error', '__troupe_tool'];
+// Built when code first reads them (from the 'methods' module); free names reach them through globals.
+var LAZY = ['contexts', 'agents', 'getAgent', 'getToolCalls', 'getContext', 'evaluateExpression', 'context', 'last_response'];
 function need(name) { return loaded[name] || (loaded[name] = apply(F, null, ['core', load(name)])(core)); }
 function Fail(info) { this.info = info; }
 function fail(kind, piece, message) { return new Fail({ kind: kind, label: piece.label, snippet: piece.snippet, message: message }); }
 function thrown(e, piece) { return need('errors').thrown(e, piece); }
 function hide(o, k, v) { define(o, k, { value: v, writable: true, configurable: true }); }
-function lazy(o, k, make) {
-  var set = function (v) { define(o, k, { value: v, writable: true, enumerable: true, configurable: true }); return v; };
-  define(o, k, { get: function () { return set(make()); }, set: set, enumerable: true, configurable: true });
-}
 function toolCall(c) {
   var a = c.arguments;
   if (typeof a === 'string') { try { a = parse(a); } catch (e) { /* kept as text */ } }
   return { name: c.name, arguments: a, function: { name: c.name, arguments: a } };
 }
 function build(scope) {
-  var self = {}, calls = (scope.last_tool_calls || []).map(toolCall);
-  self.common_data = scope.common_data;
+  var self = { common_data: scope.common_data, input: scope.input, last_agent_response: scope.last_agent_response }, calls = (scope.last_tool_calls || []).map(toolCall);
   define(self, 'variables', { get: function () { return self.common_data; }, set: function (v) { self.common_data = v; }, enumerable: true });
-  self.input = scope.input;
-  lazy(self, 'contexts', function () { return need('contexts').contexts(scope.contexts || {}); });
-  lazy(self, 'agents', function () { return need('agents').agents(scope.agents || {}); });
-  self.last_agent_response = scope.last_agent_response;
   self.last_tool_calls = self.last_parsing_tool_calls = calls;
   self.sub_workflow_result = scope.sub_workflow_result;
-  hide(self, 'getAgent', function (role) { return need('agents').getAgent(self.agents, role); });
-  hide(self, 'getToolCalls', function (role) { return need('agents').getAgent(self.agents, role).toolCalls; });
-  hide(self, 'getContext', function (n) { return need('contexts').getContext(self.contexts, n); });
+  // The failure an error handler decides about (seed 001's this.last_error).
+  if (scope.last_error !== undefined) self.last_error = scope.last_error;
   hide(self, '__troupe_tool', function (n) { for (var i = calls.length - 1; i >= 0; i--) if (calls[i].name === n) return calls[i]; });
-  hide(self, 'evaluateExpression', function (source) { return apply(compileBody('return (' + source + '\\n);'), self, argsOf(self)); });
-  // Seed 001 names the same things this.last_response and this.context.getContext().
-  hide(self, 'last_response', scope.last_agent_response);
-  hide(self, 'context', { getContext: self.getContext });
-  // contexts and agents are built when code first reads them: free names reach them through globals.
-  define(G, 'contexts', { get: function () { return self.contexts; } });
-  define(G, 'agents', { get: function () { return self.agents; } });
+  LAZY.forEach(function (k, i) {
+    // contexts and agents are data (enumerable); the rest are methods and seed 001's aliases.
+    var set = function (v) { define(self, k, { value: v, writable: true, enumerable: i < 2, configurable: true }); return v; };
+    define(self, k, { get: function () { return set(need('methods')[k](self, scope)); }, set: set, enumerable: i < 2, configurable: true });
+    define(G, k, { get: function () { return self[k]; } });
+  });
   return self;
 }
 function argsOf(s) {
-  return [s.common_data, s.common_data, s.input, s.last_agent_response, s.last_tool_calls, s.last_parsing_tool_calls,
-    s.sub_workflow_result, s.getAgent, s.getContext, s.getToolCalls, s.__troupe_tool];
+  return [s.common_data, s.common_data, s.input, s.last_agent_response, s.last_tool_calls, s.last_parsing_tool_calls, s.sub_workflow_result, s.last_error, s.__troupe_tool];
 }
 function compileBody(body) { return apply(F, null, NAMES.concat([body])); }
 function compile(p) {
@@ -89,14 +78,7 @@ function json(v, path, piece) {
 function execute(program, self) {
   var script = program.script ? need('script').load(program.script, self) : null;
   if (program.mode === 'code') return json(runPiece(program.code, compile(program.code), script, self), 'its value', program.code);
-  if (program.mode === 'fields') {
-    var fns = program.fields.map(function (f) { return compile(f[1]); }), out = [];
-    program.fields.forEach(function (f, i) {
-      var v = json(runPiece(f[1], fns[i], script, self), 'its value', f[1]);
-      if (v !== undefined) out.push(stringify(f[0]) + ':' + v);
-    });
-    return '{' + out.join(',') + '}';
-  }
+  if (program.mode === 'fields') return need('fields').run(program, script, self);
   var ts = program.transitions, compiled = ts.map(function (t) { return [t.condition && compile(t.condition), t.before && compile(t.before)]; });
   for (var i = 0; i < ts.length; i++) {
     var c = ts[i].condition, holds = c ? runPiece(c, compiled[i][0], script, self) : true;
@@ -118,7 +100,7 @@ function finish(self, value) {
   return out + '}';
 }
 core = { G: G, need: need, Fail: Fail, fail: fail, hide: hide, toolCall: toolCall, state: state, where: where, apply: apply, keys: keys,
-  define: define, stringify: stringify, compileBody: compileBody, argsOf: argsOf };
+  stringify: stringify, compileBody: compileBody, argsOf: argsOf, compile: compile, runPiece: runPiece, json: json };
 define(G, 'console', { get: function () { return need('console'); }, configurable: true });
 // The host keeps this function (and reads run.where after an error escapes); nothing is left on globalThis.
 function run(programJson, scopeJson) {

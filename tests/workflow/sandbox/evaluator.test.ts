@@ -3,8 +3,6 @@ import { createSandboxEvaluator } from '../../../src/workflow/sandbox/index.js';
 import { codeEvaluation, errorOf, expr, handler, scopeOf, SEED_001_SCRIPT, stmts, template, transitionsEvaluation } from './fixtures.js';
 
 const sandbox = createSandboxEvaluator({
-  timeoutMs: 200,
-  memoryBytes: 8 * 1024 * 1024,
   scriptFor: (workflow) => (workflow === 'advanced_workflow' ? SEED_001_SCRIPT : workflow === 'broken' ? 'export function a() {' : null),
 });
 afterAll(() => sandbox.close());
@@ -138,8 +136,13 @@ describe('script.js handlers (seed 001)', () => {
     expect(await run('prepareAnalysis')).toMatchObject({ ok: true, common_data: { analysis_phase: 'requirements' }, contexts: { analysis_context: [{ role: 'system', content: 'Analysis phase: requirements' }] } });
   });
 
+  it("an error handler reads this.last_error and names what comes next", async () => {
+    const failing = { ...scope, common_data: { error_count: 3 }, last_error: { state: 'implement', message: 'timed out' } };
+    expect(await sandbox.evaluate(codeEvaluation(handler('handleWorkflowError'), failing, 'error', 'advanced_workflow'))).toEqual({ ok: true, value: 'stop', common_data: { error_count: 4 }, logs: ['implement failed: timed out'] });
+  });
+
   it('an unknown handler is named, with the ones that exist', async () => {
-    expect(errorOf(await run('nope'))).toBe('handler nope: script.js of workflow advanced_workflow has no function "nope" (it has: initializeWorkflow, prepareAnalysis, processAnalysis, decideNextStep, extractComplexity, extractRequirements)');
+    expect(errorOf(await run('nope'))).toBe('handler nope: script.js of workflow advanced_workflow has no function "nope" (it has: initializeWorkflow, prepareAnalysis, processAnalysis, decideNextStep, handleWorkflowError, extractComplexity, extractRequirements)');
   });
 
   it('a workflow without script.js, or with a broken one, says so', async () => {

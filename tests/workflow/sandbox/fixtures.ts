@@ -68,6 +68,16 @@ export function decideNextStep() {
     }
 }
 
+export function handleWorkflowError() {
+    const error = this.last_error;
+    this.common_data.error_count = (this.common_data.error_count || 0) + 1;
+    console.log(\`\${error.state} failed: \${error.message}\`);
+    if (this.common_data.error_count > 3) {
+        return 'stop';
+    }
+    return 'retry';
+}
+
 function extractComplexity(response) {
     if (response.includes('complex') || response.includes('difficult')) {
         return 'high';
