@@ -9,7 +9,7 @@ import type { Changes, Frame, ToolCallRecord } from './state.js';
 import { branchFinished, branchOf, fanOut, runningBranchCalls, WHEN, type FanoutOutcome } from './fanout.js';
 import { debateTurnDone, startDebate } from './debate.js';
 import type { Effect } from '../../engine/effects.js';
-import type { Code } from './plan.js';
+import type { AgentPlan, Code, StatePlan } from './plan.js';
 
 /** The tool a role uses to ask the user (seed 003); its answer comes back as the tool's result. */
 export const ASK_USER_TOOL = 'request_users_input';
@@ -120,14 +120,15 @@ function enterSub(ctx: StepContext, inputs: Record<string, unknown>): void {
 }
 
 /** The running workflow reached its end: its output goes to the parent (a sub-workflow), or the session ends with it. */
-function finish(ctx: StepContext): void {
+function finish(ctx: StepContext, why?: string): void {
   const { run, frame, plan } = current(ctx);
   const output = frame.common_data[plan.output.name];
   if (run.frames.length === 1) {
     ctx.s.workflow = { ...run, output, evaluating: null };
     // A workflow may say how it ended (e.g. "approved after 1 revision") in common_data.end_reason.
     const said = frame.common_data.end_reason;
-    endSession(ctx, `workflow ${plan.name} complete${typeof said === 'string' && said.trim() ? `: ${said.trim()}` : ''}`, output);
+    const detail = typeof said === 'string' && said.trim() ? said.trim() : why;
+    endSession(ctx, `workflow ${plan.name} complete${detail ? `: ${detail}` : ''}`, output);
     return;
   }
   const parent = run.frames[run.frames.length - 2]!;
@@ -224,6 +225,26 @@ function text(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** Takes what code changed: common_data, messages it added to contexts (trimmed to their max_length), and what it logged (as notes). */
+function adopt(ctx: StepContext, result: Extract<EvaluationResult, { ok: true }>): void {
+  const { frame, plan } = current(ctx);
+  let next: Frame = { ...frame, common_data: result.common_data };
+  for (const [name, messages] of Object.entries(result.contexts ?? {})) {
+    const context = plan.contexts.find((c) => c.name === name);
+    if (!context) continue;
+    const before = frame.contexts[name] ?? [];
+    // Code may only add messages: the ones past what the context held are appended (and trimmed as any other).
+    for (const m of messages.slice(before.length)) next = appendMessage(next, context, { role: m.role, content: m.content, from: 'code' });
+  }
+  setFrame(ctx, next);
+  const logs = result.logs ?? [];
+  for (const line of logs.slice(0, MAX_LOG_NOTES)) note(ctx, `${plan.name}.${frame.state}: ${line}`);
+  if (logs.length > MAX_LOG_NOTES) note(ctx, `${plan.name}.${frame.state}: ${logs.length - MAX_LOG_NOTES} more log line(s) not shown`);
+}
+
+/** Console lines of one evaluation shown as notes (the sandbox caps what it collects; this caps what is shown). */
+const MAX_LOG_NOTES = 5;
+
 function onEvaluated(ctx: StepContext, id: string, result: EvaluationResult): void {
   const run = runOf(ctx);
   if (!run.evaluating || run.evaluating.id !== id) return;
@@ -233,11 +254,11 @@ function onEvaluated(ctx: StepContext, id: string, result: EvaluationResult): vo
   if (purpose === 'error') {
     const last = (run.evaluating.evaluation.scope.last_error ?? { message: 'an error' }).message;
     if (!result.ok) return awaitUser(ctx, 'failure', `${plan.name}: state ${frame.state} failed (${last}) and its error handler failed too: ${result.error}; !continue tries the state again`);
-    update(ctx, { common_data: result.common_data });
+    adopt(ctx, result);
     return onErrorDecided(ctx, text(result.value), last);
   }
   if (!result.ok) return fail(ctx, `${purpose}: ${result.error}`);
-  update(ctx, { common_data: result.common_data });
+  adopt(ctx, result);
   switch (purpose) {
     case 'enter':
       update(ctx, { phase: 'input' });
@@ -259,7 +280,8 @@ function onEvaluated(ctx: StepContext, id: string, result: EvaluationResult): vo
     case 'transitions': {
       const taken = typeof result.value === 'number' ? state!.transitions[result.value] : undefined;
       // Seed 000: when no condition holds the run stops.
-      return goTo(ctx, taken?.target ?? 'stop', taken ? `${frame.state} -> ${taken.target}` : `no transition of ${frame.state} holds`);
+      if (!taken) return finish(ctx, `no transition of ${frame.state} held, so the run stopped (seed 000)`);
+      return goTo(ctx, taken.target, `${frame.state} -> ${taken.target}`);
     }
   }
   advance(ctx);
@@ -329,8 +351,33 @@ function onReplied(ctx: StepContext, turnId: string, words: string, toolCalls: T
     awaitUser(ctx, 'question', `${agent.name} asks you: ${question}`);
     return;
   }
+  const missing = unreadTools(current(ctx).state!, agent, toolCalls);
+  if (missing.length > 0) {
+    setFrame(ctx, next);
+    const wanted = missing.join(' or ');
+    // One repair round, forcing the tool (as a directive's repair): conditions that read it would otherwise silently fail.
+    if (call.attempt === 1) {
+      note(ctx, `${agent.name} did not call ${wanted}, which the conditions of ${frame.state} read; asking once more`);
+      startCall(ctx, agent.id, { kind: 'workflow', text: `You did not call ${wanted}. The workflow reads your answer from that call: call ${wanted} now, with your verdict.`, state: frame.state }, { path: call.path, attempt: 2, repair: missing[0]! });
+      return;
+    }
+    return fail(ctx, `${agent.name} did not call ${wanted}, which the conditions of ${frame.state} read (asked twice)`);
+  }
   setFrame(ctx, { ...next, phase: 'after' });
   advance(ctx);
+}
+
+/** Parsing tools of the agent that the state's conditions read (`function.X.`) but that its answer did not call. */
+function unreadTools(state: StatePlan, agent: AgentPlan, toolCalls: ToolCallRecord[]): string[] {
+  const offered = new Set(agent.parsingTools.map((t) => t.name));
+  const read = new Set<string>();
+  for (const t of state.transitions) {
+    for (const code of [t.condition, t.before]) {
+      if (code && code.kind !== 'handler') for (const m of code.source.matchAll(/\bfunction\s*\.\s*([A-Za-z_$][\w$]*)\s*\./g)) if (offered.has(m[1]!)) read.add(m[1]!);
+    }
+  }
+  if (read.size === 0 || toolCalls.some((c) => read.has(c.name))) return [];
+  return [...read];
 }
 
 function onUserText(ctx: StepContext, words: string): void {
