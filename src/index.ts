@@ -28,12 +28,16 @@ export { TeamSchema, type Team } from './config/team-schema.js';
 export { ConfigError, formatIssue, type ConfigIssue } from './config/issues.js';
 
 // Models.
-export type { ChatModel, ChatRequest, ChatResponse, ChatMessage, ChatDelta, Usage } from './llm/chat-model.js';
+export type { ChatModel, ChatRequest, ChatResponse, ChatMessage, ChatDelta, Usage, ToolCall } from './llm/chat-model.js';
 export { OpenAIChatModel } from './llm/openai-model.js';
 export { DemoModel } from './llm/demo-model.js';
 export { modelFromEnv } from './llm/from-env.js';
 export { RecordingModel } from './llm/recording.js';
 export { ReplayModel } from './llm/replay-model.js';
+
+// Agent tools, the tool loop, workspaces.
+export { createToolset, runToolLoop, createWorkspace, openWorkspace, changesSince, removeWorkspace, formatImplementationsForReview, commandPolicyOf } from './tools/index.js';
+export type { Toolset, ToolsetOptions, ToolLoopOptions, ToolLoopResult, ToolEvent, CommandPolicy, Workspace } from './tools/index.js';
 
 // Stores.
 export { LowdbStore } from './store/lowdb-store.js';

@@ -8,8 +8,10 @@ commands:
   (none)                     open the terminal UI (with piped stdin: read the brief and commands
                              line by line and print the transcript)
   run "<brief>"              run a session headless and print the transcript
-  validate                   check a team's config and report every problem
-  graph                      print the team as a Mermaid state diagram
+  run --workflow W --input X run a declarative workflow (a name, a .json file or a folder) on an input
+  workflows                  list the workflows (yours in ./workflows, then the shipped ones)
+  validate [--workflow W]    check the team and the workflows (or one) and report every problem
+  graph [--workflow W]       print the team (or a workflow) as a Mermaid state diagram
   schemas [--check]          write (or check) the JSON Schemas in schemas/
   sessions                   list stored sessions (id, started, brief, state, turns, status, cost)
   resume [id]                continue a stored session (latest by default) until it needs you
@@ -27,6 +29,8 @@ options:
   --format md|json           export format
   --record FILE              write every model request and response to FILE (JSON lines, no keys)
   --replay FILE              run offline from a recording; reports the first divergence
+  --workflow W               run, validate or graph a workflow instead of the team
+  --input TEXT|JSON          a workflow's input (JSON when the workflow declares a non-string input)
   --port N, --host H         serve: where to listen (default 127.0.0.1:4810; port 0 picks a free one);
                              worker: default 127.0.0.1:9080
   --backend embedded|restate serve: host sessions in this process (default) or on Restate

@@ -5,6 +5,7 @@ import { openTeam, type OpenTeam } from '../runtime/open-team.js';
 import { teamDir } from '../runtime/team-paths.js';
 import { LowdbStore } from '../store/lowdb-store.js';
 import { dataDirFrom } from '../store/store.js';
+import type { WorkflowPlan } from '../workflow/run/plan.js';
 
 /** The team a command runs: --team (resolved against the working directory) or the shipped one. */
 export function teamFor(args: CliArgs, io: CliIo): { team: OpenTeam; dir: string } {
@@ -21,4 +22,10 @@ export function storeFor(io: CliIo): LowdbStore {
 export function savedLine(io: CliIo, id: string, json: boolean, ended: boolean): void {
   const line = ended ? `session ${id} saved — it has ended; read it with: troupe show ${id.slice(0, 8)}` : `session ${id} saved — continue it with: troupe resume ${id.slice(0, 8)}`;
   (json ? io.stderr : io.stdout).write(`${line}\n`);
+}
+
+/** The workflow a command names (--workflow: a name, a .json file or a workflow folder), its roles drawn from the team. */
+export async function workflowFor(wanted: string, io: CliIo, team: OpenTeam): Promise<WorkflowPlan> {
+  const { loadWorkflowOrThrow } = await import('../workflow/load/load-workflow.js');
+  return loadWorkflowOrThrow(wanted, { cwd: io.cwd, env: io.env, team: team.loaded });
 }

@@ -19,6 +19,7 @@ const COMMANDS: Record<string, () => Promise<{ run: CommandRun }>> = {
   graph: () => import('./commands/graph-command.js'),
   schemas: () => import('./commands/schemas-command.js'),
   serve: () => import('./commands/serve-command.js'),
+  workflows: () => import('./commands/workflows-command.js'),
   worker: () => import('./commands/worker-command.js'),
 };
 

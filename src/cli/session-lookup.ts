@@ -2,6 +2,7 @@ import type { MachineDefinition } from '../engine/definition.js';
 import { UserError } from '../errors.js';
 import { bareDefinition } from '../report/bare-definition.js';
 import { openTeam } from '../runtime/open-team.js';
+import { compileWorkflow } from '../workflow/run/compile.js';
 import type { SessionDocument } from '../store/session-file.js';
 import { matchId, newestFirst, type Store, type StoredEntry } from '../store/store.js';
 
@@ -36,6 +37,7 @@ export async function resolveSessionId(store: Store, wanted: string | undefined,
 
 /** The session's team definition for display; the stored names are used if the team directory is gone. */
 export function displayDefinition(doc: SessionDocument): MachineDefinition {
+  if (doc.workflow?.plan) return compileWorkflow(doc.workflow.plan);
   try {
     return openTeam(doc.team.dir).def;
   } catch {

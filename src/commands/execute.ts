@@ -7,13 +7,22 @@ import { parseLine, type ParsedLine } from './parse.js';
 import type { UsageTotals } from './usage-meter.js';
 
 /** The part of a session a line uses (a running TroupeSession, or a session hosted elsewhere, e.g. on Restate). */
-export type LineSession = Pick<TroupeSession, 'def' | 'getSnapshot' | 'start' | 'send' | 'recent' | 'store'>;
+export type LineSession = Pick<TroupeSession, 'def' | 'getSnapshot' | 'start' | 'send' | 'recent' | 'store' | 'approvals'>;
 
-/** What a line acts on: the session, plus readers for usage and memory. */
+/** Lists and opens workflows (the UI gives one; elsewhere `/workflow` says where workflows run). */
+export interface WorkflowLauncher {
+  /** The workflows there are, as lines to show. */
+  list(): string[];
+  /** Opens a new session running the workflow on the input (it is started). */
+  open(name: string, input: string): Promise<TroupeSession>;
+}
+
+/** What a line acts on: the session, plus readers for usage and memory, and the workflow launcher. */
 export interface LineHost {
   session: LineSession;
   usage: () => UsageTotals;
   memory?: MemorySource | undefined;
+  workflows?: WorkflowLauncher | undefined;
 }
 
 /** What the caller shows after a line: nothing (the bus tells the story), some output, or leave. */
@@ -21,6 +30,7 @@ export type LineOutcome =
   | { kind: 'none' }
   | { kind: 'output'; title: string; lines: string[]; tone: 'info' | 'error' }
   | { kind: 'later'; title: string; lines: Promise<string[]> }
+  | { kind: 'switch'; title: string; session: Promise<TroupeSession> }
   | { kind: 'quit' };
 
 /** The detail of the detach `!quit` records. */
@@ -47,8 +57,21 @@ export function applyParsed(parsed: ParsedLine, host: LineHost): LineOutcome {
       // Leaving keeps the session resumable: a turn in flight is aborted unapplied and re-run on resume.
       session.send({ type: 'detach', reason: 'user_left', detail: LEFT_DETAIL, command: { name: 'quit', args: [] } });
       return { kind: 'quit' };
-    case 'workflow':
-      return { kind: 'output', title: 'workflow', lines: [`workflows are not available yet (asked for "${parsed.name}")`], tone: 'error' };
+    case 'workflow': {
+      const launcher = host.workflows;
+      if (!launcher) return { kind: 'output', title: 'workflow', lines: ['workflows run in the terminal UI (/workflow <name> <input>) and with troupe run --workflow <name> --input "..."'], tone: 'error' };
+      if (parsed.name === '') return { kind: 'output', title: 'workflows', lines: [...launcher.list(), '', 'run one: /workflow <name> <input>'], tone: 'info' };
+      if (parsed.input.trim() === '') return { kind: 'output', title: 'workflow', lines: [`usage: /workflow ${parsed.name} <input> — the workflow needs an input`], tone: 'error' };
+      const problem = sizeProblem('brief', parsed.input);
+      if (problem) return { kind: 'output', title: 'workflow', lines: [problem], tone: 'error' };
+      return { kind: 'switch', title: 'workflow', session: launcher.open(parsed.name, parsed.input) };
+    }
+    case 'approval': {
+      const answered = session.approvals.answer(parsed.allow);
+      if (!answered) return { kind: 'output', title: parsed.allow ? 'allow' : 'deny', lines: ['no command is waiting for your approval'], tone: 'error' };
+      const left = session.approvals.pending().length;
+      return { kind: 'output', title: parsed.allow ? 'allow' : 'deny', lines: [`${parsed.allow ? 'allowed' : 'denied'}: ${answered.command}${left ? ` (${left} more waiting)` : ''}`], tone: 'info' };
+    }
     case 'error':
       return { kind: 'output', title: 'command', lines: [parsed.message], tone: 'error' };
     case 'inspect': {

@@ -61,6 +61,34 @@ function costLines({ def, usage }: InspectSources & { usage: Partial<CacheCounts
   return lines;
 }
 
+function branchLines({ def, session: s, events }: InspectSources): string[] {
+  const frame = s.workflow?.frames.at(-1);
+  const name = (id: string) => displayName(def, id);
+  const lines: string[] = [];
+  if (frame?.branches) {
+    lines.push(`${frame.state}: running now`);
+    for (const [id, b] of Object.entries(frame.branches)) lines.push(`  ${id} · ${name(b.agent)} · ${b.status}${b.error ? ` — ${b.error}` : ''}${b.changes ? ` · ${b.changes.files.length} file(s) changed` : ''}`);
+  }
+  // Finished fan-outs: their results are in common_data under the parallel state's `into`.
+  for (const e of events) {
+    if (e.type === 'joined') lines.push(`${e.state}: joined · done ${e.done.join(', ') || 'none'}${e.failed.length ? ` · failed ${e.failed.map((f) => `${f.branch} (${f.error})`).join(', ')}` : ''} · ${e.outcome === 'continue' ? 'went on' : 'the state failed'}`);
+    if (e.type === 'tool_call' && e.phase === 'finished' && e.branch && (e.tool === 'write_file' || e.tool === 'edit_file')) lines.push(`  ${e.branch}: ${e.summary}${e.ok ? '' : ' (failed)'}`);
+  }
+  return lines.length ? lines : ['no parallel branches in this session (yet)'];
+}
+
+function debateLines({ def, session: s, events }: InspectSources): string[] {
+  const name = (id: string) => displayName(def, id);
+  const lines: string[] = [];
+  for (const e of events) {
+    if (e.type === 'verdict') lines.push(`round ${e.round} · ${name(e.reviewer)}: ${e.agree ? 'agrees' : 'does not agree'}, ${e.approve ? 'approves' : 'wants changes'} — ${e.feedback}`);
+    if (e.type === 'debate_ended') lines.push(`${e.state}: over after ${e.rounds} round(s) — ${e.consensus ? 'consensus' : e.synthesised ? 'no consensus; synthesised' : 'no consensus'}, ${e.approve ? 'approved' : 'changes requested'}`);
+  }
+  const debate = s.workflow?.frames.at(-1)?.debate;
+  if (debate) lines.push(`now: round ${debate.round + 1}${debate.synthesising ? ', the synthesiser writes the consensus' : `, ${name(s.inFlight?.persona ?? '')} is answering`}`);
+  return lines.length ? lines : ['no debate in this session (yet)'];
+}
+
 /** The title and lines an inspection command prints. */
 export function inspect(name: InspectName, sources: InspectSources): { title: string; lines: string[] } {
   switch (name) {
@@ -74,6 +102,10 @@ export function inspect(name: InspectName, sources: InspectSources): { title: st
       return { title: 'cost', lines: costLines(sources) };
     case 'help':
       return { title: 'commands', lines: helpLines() };
+    case 'branches':
+      return { title: 'branches', lines: branchLines(sources) };
+    case 'debate':
+      return { title: 'debate', lines: debateLines(sources) };
     case 'sessions':
       // Read from the store by the caller (execute.ts), since listing is asynchronous.
       return { title: 'sessions', lines: [] };

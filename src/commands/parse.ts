@@ -5,7 +5,7 @@ import { COMMANDS, findCommand } from './catalog.js';
 import { didYouMean } from './suggest.js';
 
 /** Commands answered by the UI (or the piped runner) from what it has seen, not by the engine. */
-export type InspectName = 'status' | 'history' | 'memory' | 'cost' | 'sessions' | 'help';
+export type InspectName = 'status' | 'history' | 'memory' | 'cost' | 'sessions' | 'help' | 'branches' | 'debate';
 
 /** A typed user line: plain text, an engine action, an inspection, quit, a workflow request, or an error to show. */
 export type ParsedLine =
@@ -15,6 +15,7 @@ export type ParsedLine =
   | { kind: 'inspect'; name: InspectName }
   | { kind: 'quit' }
   | { kind: 'workflow'; name: string; input: string }
+  | { kind: 'approval'; allow: boolean }
   | { kind: 'error'; message: string };
 
 /** True when a line is a command (starts with `!` or `/`); agent text is never passed here. */
@@ -86,8 +87,11 @@ export function parseLine(line: string, def: MachineDefinition): ParsedLine {
     }
     case 'quit':
       return { kind: 'quit' };
+    case 'allow':
+    case 'deny':
+      return { kind: 'approval', allow: spec.name === 'allow' };
     case 'workflow':
-      if (rest === '') return { kind: 'error', message: 'usage: /workflow <name> [input]' };
+      if (rest === '') return { kind: 'workflow', name: '', input: '' };
       return { kind: 'workflow', name: restWords[0]!, input: restWords.slice(1).join(' ') };
     default:
       return { kind: 'inspect', name: spec.name as InspectName };

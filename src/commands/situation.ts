@@ -50,8 +50,27 @@ function stageOf(def: MachineDefinition, s: SessionState): string | undefined {
   return stage ? `${stage.stage} (${at + 1}/${routing.stages.length})` : 'off the pipeline';
 }
 
+/** A workflow's situation: the state path through its sub-workflows, and what runs now (an agent, branches, a debate, code). */
+function workflowSituation(def: MachineDefinition, s: SessionState): Situation {
+  const frames = s.workflow?.frames ?? [];
+  const frame = frames.at(-1);
+  const current = [def.name, ...frames.map((f) => f.state)].join(' › ');
+  let status: string;
+  if (s.status === 'idle') status = 'waiting for the workflow input';
+  else if (s.status === 'ended') status = `ended: ${s.endReason ?? 'ended'}`;
+  else if (s.status === 'awaiting_user') status = `waiting for you: ${s.awaiting?.reason ?? ''}`;
+  else if (frame?.branches) {
+    const all = Object.entries(frame.branches);
+    status = `branches ${all.map(([id, b]) => `${id} ${b.status === 'running' ? '▸' : b.status === 'done' ? '✓' : '✗'}`).join(' · ')}`;
+  } else if (frame?.debate) status = `debate round ${frame.debate.round + 1}${frame.debate.synthesising ? ' (synthesising)' : ''}: ${agentById(def, s.inFlight?.persona ?? '')?.name ?? 'a reviewer'} is answering`;
+  else if (s.inFlight) status = `${agentById(def, s.inFlight.persona)?.name ?? s.inFlight.persona} is answering`;
+  else status = s.workflow?.evaluating ? `running ${s.workflow.evaluating.purpose} code` : 'working';
+  return { current, next: null, status };
+}
+
 /** Describes the session for the state line and `!status`. */
 export function situation(def: MachineDefinition, s: SessionState): Situation {
+  if (def.kind === 'workflow') return workflowSituation(def, s);
   const current = s.status === 'idle' ? formatPath(def, def.userPath) : (pathOfId(def, s.active) ?? formatPath(def, def.userPath));
   const pendingTo = s.pending && s.pending.to !== 'user' ? pathOfId(def, s.pending.to) : null;
   const guess = pendingTo ? null : predicted(def, s);

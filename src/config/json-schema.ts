@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { PersonaSchema } from './persona-schema.js';
 import { TeamSchema } from './team-schema.js';
+import { WorkflowConfigSchema } from '../workflow/config/workflow-schema.js';
+import { RolesFileSchema } from '../workflow/config/roles-schema.js';
 
 /** The JSON Schemas generated from the zod config schemas, keyed by file name. */
 export function configJsonSchemas(): Record<string, string> {
@@ -11,5 +13,7 @@ export function configJsonSchemas(): Record<string, string> {
   return {
     'persona.schema.json': render(PersonaSchema, 'troupe persona'),
     'team.schema.json': render(TeamSchema, 'troupe team.json'),
+    'workflow.schema.json': render(WorkflowConfigSchema, 'troupe workflow'),
+    'roles.schema.json': render(RolesFileSchema, 'troupe roles.json (SynthDev roles)'),
   };
 }

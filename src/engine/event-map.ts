@@ -19,6 +19,8 @@ export const EVENT_PAYLOADS = {
   agent_aborted: z.object({ turn_id: str, persona: str, reason: str, branch: str.optional() }),
   /** An agent ran a tool (file or command) in its workspace: started, then finished with ok or an error the model saw. */
   tool_call: z.object({ turn_id: str, persona: str, tool: str, summary: str, phase: z.enum(['started', 'finished']), ok: z.boolean().optional(), detail: str.optional(), branch: str.optional() }),
+  /** A command an agent wants to run under the `ask` policy: asked (the user answers !allow or !deny), then allowed or denied. */
+  command_approval: z.object({ id: str, phase: z.enum(['asked', 'allowed', 'denied']), command: str, cwd: str, persona: str, branch: str.optional() }),
   /** A parallel state's branches: fanned out, then joined (which succeeded, which failed and why). */
   fanout: z.object({ state: str, branches: z.array(str), join: str }),
   joined: z.object({ state: str, done: z.array(str), failed: z.array(z.object({ branch: str, error: str })), outcome: z.enum(['continue', 'fail']) }),

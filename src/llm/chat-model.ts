@@ -1,10 +1,24 @@
 import type { ToolSpec } from '../directive/tool.js';
 
-/** A chat message in the provider-neutral shape troupe builds prompts in. */
-export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
-  content: string;
+/** A tool call a model made: its id (ties the `tool` message answering it), the tool's name and its raw JSON arguments. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: string;
 }
+
+/**
+ * A chat message in the provider-neutral shape troupe builds prompts in. Every kind has `content`
+ * (text, possibly empty), so code that only reads text needs no narrowing; an assistant message may
+ * carry the tool calls it made, and a `tool` message answers one of them by id.
+ */
+export type ChatMessage =
+  | { role: 'system' | 'user'; content: string }
+  | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
+  | { role: 'tool'; toolCallId: string; name: string; content: string };
+
+/** A tool message: the result of one tool call, sent back to the model. */
+export type ToolMessage = Extract<ChatMessage, { role: 'tool' }>;
 
 /** How strongly a call asks for a tool call; `{ name }` forces that one tool. */
 export type ToolChoice = 'auto' | 'required' | 'none' | { name: string };

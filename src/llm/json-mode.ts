@@ -18,10 +18,23 @@ export function withSystemNote(messages: ChatMessage[], note: string): ChatMessa
 }
 
 /**
- * The request rewritten for a server without tools: no tools, the JSON instruction, and
- * `response_format: json_object` unless the server rejected that too.
+ * Tool traffic as plain text, for a request that offers no tools (a server may reject `tool` messages
+ * or assistant `tool_calls` then): each call is told in its assistant message, each result becomes a user message.
+ */
+export function toolMessagesAsText(messages: ChatMessage[]): ChatMessage[] {
+  return messages.map((m): ChatMessage => {
+    if (m.role === 'tool') return { role: 'user', content: `[result of tool ${m.name}]:\n${m.content}` };
+    if (m.role !== 'assistant' || !m.toolCalls?.length) return m;
+    const calls = m.toolCalls.map((c) => `[called tool ${c.name} with ${c.arguments}]`);
+    return { role: 'assistant', content: [m.content, ...calls].filter((t) => t !== '').join('\n') };
+  });
+}
+
+/**
+ * The request rewritten for a server without tools: no tools, tool messages as text, the JSON
+ * instruction, and `response_format: json_object` unless the server rejected that too.
  */
 export function toJsonRequest(request: ChatRequest, responseFormat: boolean): ChatRequest {
   const { tools: _tools, toolChoice: _choice, ...rest } = request;
-  return { ...rest, jsonMode: responseFormat, messages: withSystemNote(request.messages, jsonModeInstruction(request)) };
+  return { ...rest, jsonMode: responseFormat, messages: withSystemNote(toolMessagesAsText(request.messages), jsonModeInstruction(request)) };
 }

@@ -6,6 +6,7 @@ import { AbortedError, ModelCallError } from './errors.js';
 import { toModelError, type CallTarget } from './openai-errors.js';
 import { DEFAULT_RETRY_POLICY, withRetries, type RetryPolicy } from './retry.js';
 import { StreamAssembler } from './stream-assembler.js';
+import { toWireMessages } from './openai-messages.js';
 
 export { toModelError } from './openai-errors.js';
 export { redact } from './redact.js';
@@ -66,7 +67,7 @@ export class OpenAIChatModel implements ChatModel {
   private body(request: ChatRequest): ChatCompletionCreateParamsStreaming {
     return {
       model: request.model,
-      messages: request.messages,
+      messages: toWireMessages(request.messages),
       stream: true,
       ...(this.streamUsage ? { stream_options: { include_usage: true } } : {}),
       ...(request.tools && request.tools.length > 0 && !request.jsonMode

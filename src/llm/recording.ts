@@ -11,7 +11,15 @@ export const RECORDING_VERSION = 1;
 /** The part of a request a recording keeps: enough to replay it and to spot a divergence. */
 export const RecordedRequestSchema = z.object({
   model: z.string(),
-  messages: z.array(z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() })),
+  messages: z.array(z.object({
+    role: z.enum(['system', 'user', 'assistant', 'tool']),
+    content: z.string(),
+    /** An assistant message's tool calls (tool-using agents). */
+    toolCalls: z.array(z.object({ id: z.string(), name: z.string(), arguments: z.string() })).optional(),
+    /** A tool message: the call it answers and the tool's name. */
+    toolCallId: z.string().optional(),
+    name: z.string().optional(),
+  })),
   tools: z.array(z.string()),
   jsonMode: z.boolean(),
   purpose: z.string(),
@@ -57,7 +65,11 @@ export type RecordedCall = z.infer<typeof RecordedCallSchema>;
 export function recordedRequest(request: ChatRequest): RecordedRequest {
   return {
     model: request.model,
-    messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
+    messages: request.messages.map((m) => {
+      if (m.role === 'tool') return { role: m.role, content: m.content, toolCallId: m.toolCallId, name: m.name };
+      if (m.role === 'assistant' && m.toolCalls?.length) return { role: m.role, content: m.content, toolCalls: m.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })) };
+      return { role: m.role, content: m.content };
+    }),
     tools: (request.tools ?? []).map((t) => t.name),
     jsonMode: request.jsonMode ?? false,
     purpose: request.meta.purpose,

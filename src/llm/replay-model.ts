@@ -26,6 +26,8 @@ export function requestDifference(recorded: RecordedRequest, live: RecordedReque
       while (at < a.content.length && a.content[at] === b.content[at]) at++;
       return `messages[${i}] (${a.role}) differs at character ${at}: recorded ${snippet(a.content, at)}, now ${snippet(b.content, at)}`;
     }
+    const calls = (m: typeof a) => JSON.stringify([m.toolCalls ?? [], m.toolCallId ?? null, m.name ?? null]);
+    if (calls(a) !== calls(b)) return `messages[${i}] (${a.role}) tool calls differ: recorded ${calls(a).slice(0, 120)}, now ${calls(b).slice(0, 120)}`;
   }
   return null;
 }

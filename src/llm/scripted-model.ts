@@ -7,7 +7,8 @@ import { DIRECTIVE_TOOL_NAME } from '../directive/schema.js';
 export interface ScriptStep {
   text?: string;
   directive?: Record<string, unknown>;
-  toolCalls?: { name: string; arguments: string }[];
+  /** Raw tool calls, each with an optional id (a tool loop gives calls without one an id of its own). */
+  toolCalls?: { id?: string; name: string; arguments: string }[];
   error?: Error;
   delayMs?: number;
   /** Answer only once this settles (or the call is aborted): a test decides when, no timer races. */

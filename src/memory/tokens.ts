@@ -82,7 +82,8 @@ export function countTokens(text: string): number {
 
 /** Tokens of a chat message including its framing. */
 export function messageTokens(message: ChatMessage): number {
-  return PER_MESSAGE + countTokens(message.content);
+  const calls = message.role === 'assistant' && message.toolCalls ? message.toolCalls.reduce((n, c) => n + PER_MESSAGE + countTokens(c.name) + countTokens(c.arguments), 0) : 0;
+  return PER_MESSAGE + countTokens(message.content) + calls;
 }
 
 /** Tokens of a whole prompt as a chat model counts it. */

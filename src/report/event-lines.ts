@@ -15,7 +15,9 @@ export function eventLines(def: MachineDefinition): EventLines {
     switch (e.type) {
       case 'session_started':
         briefShown = true;
-        return [`troupe · ${e.team} · ${e.mode.toUpperCase()} · ${e.model}`, `Brief: ${e.brief}`, ''];
+        return def.kind === 'workflow'
+          ? [`troupe · workflow ${def.name} · ${e.model}`, `Input: ${e.brief}`, '']
+          : [`troupe · ${e.team} · ${e.mode.toUpperCase()} · ${e.model}`, `Brief: ${e.brief}`, ''];
       case 'user_input':
         // The brief is the first thing the user types; session_started already showed it.
         if (briefShown) {
@@ -63,11 +65,29 @@ export function eventLines(def: MachineDefinition): EventLines {
       case 'session_detached':
         return [`Session paused: ${e.reason === 'awaiting_user' ? 'waiting for you' : e.reason.replace(/_/g, ' ')}${e.detail ? ` — ${e.detail}` : ''}`];
       case 'session_ended':
-        return [`Session ended: ${e.reason}${e.detail ? ` — ${e.detail}` : ''}`];
+        return [`Session ended: ${e.reason}${e.detail ? ` — ${e.detail}` : ''}`, ...(e.output !== undefined ? outputLines(e.output) : [])];
+      case 'fanout':
+        return [`⇉ ${e.state}: ${e.branches.length} branches at once (${e.branches.join(', ')}), join ${e.join}`];
+      case 'joined':
+        return [`⇇ ${e.state} joined: ${e.done.length} done${e.failed.length ? `, failed: ${e.failed.map((f) => `${f.branch} (${f.error})`).join('; ')}` : ''} — ${e.outcome === 'continue' ? 'going on' : 'the state fails'}`];
+      case 'tool_call':
+        return e.phase === 'finished' ? [`  ${e.ok ? '⚙' : '✗'} ${name(e.persona)}${e.branch ? ` [${e.branch}]` : ''} ${e.tool}: ${e.summary}${e.ok || !e.detail ? '' : ` — ${e.detail}`}`] : [];
+      case 'command_approval':
+        return [e.phase === 'asked' ? `  ⚠ ${name(e.persona)} wants to run: ${e.command} — !allow or !deny` : `  ${e.phase}: ${e.command}`];
+      case 'verdict':
+        return [`  ⚖ ${name(e.reviewer)} (round ${e.round}): ${e.agree ? 'agrees' : 'does not agree'}, ${e.approve ? 'approves' : 'wants changes'} — ${e.feedback}`];
+      case 'debate_ended':
+        return [`  ⚖ debate in ${e.state} over after ${e.rounds} round(s): ${e.consensus ? 'consensus' : e.synthesised ? 'no consensus; the synthesiser wrote one' : 'no consensus'}, ${e.approve ? 'approved' : 'changes requested'}`];
       default:
         return [];
     }
   };
+}
+
+/** A workflow's output, as transcript lines (text as it is, anything else as indented JSON). */
+function outputLines(output: unknown): string[] {
+  const text = typeof output === 'string' ? output : JSON.stringify(output, null, 2);
+  return ['Output:', ...(text ?? 'null').split('\n').map((line) => `  ${line}`)];
 }
 
 /** An event as one JSON line (the `--json` stream and SSE `data:`): the time printed as ISO 8601. */

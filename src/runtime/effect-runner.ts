@@ -5,11 +5,13 @@ import { event, type EngineEvent } from '../engine/event-map.js';
 import type { EngineInput } from '../engine/input-events.js';
 import type { AgentCall } from '../engine/moves.js';
 import type { SessionState } from '../engine/session.js';
-import type { ChatModel } from '../llm/chat-model.js';
+import type { ChatModel, ChatRequest, ChatResponse } from '../llm/chat-model.js';
+import { UserError } from '../errors.js';
+import type { Changes } from '../workflow/run/state.js';
 import { AbortedError } from '../llm/errors.js';
 import type { BudgetGuard } from '../usage/budget.js';
 import type { Evaluation, EvaluationResult } from '../workflow/run/evaluation.js';
-import type { TurnShaper } from './turns.js';
+import type { AgentTools, TurnShaper } from './turns.js';
 
 /** Runs a workflow's code (conditions, scripts, templates) in a sandbox. */
 export interface Evaluator {
@@ -26,8 +28,21 @@ export interface RunnerHost {
   publish(e: EngineEvent): void;
 }
 
+/** Where agent tools work: the session's directory for workspaces, how new ones start, who approves `ask` commands. */
+export interface WorkspaceSetup {
+  /** The session's own directory; workspaces go in `<root>/workspaces/<name>`. */
+  root: string;
+  /** A directory each new workspace starts as a copy (or git worktree) of; absent: empty. */
+  from?: string | null;
+  git?: boolean;
+  /** Decides `ask` commands (absent: they are refused, as in a headless run). */
+  approve?: (ask: { command: string; cwd: string; persona: string; branch?: string }, signal: AbortSignal) => Promise<boolean>;
+}
+
 /** The runner's collaborators: the model (already metered), prompt building, persona prompts and models, budgets. */
 export interface EffectRunnerOptions {
+  /** Where agent tools work (sessions whose agents have tools). */
+  workspaces?: WorkspaceSetup;
   model: ChatModel;
   /** Model id for a persona (tier already resolved). */
   modelFor: (personaId: string) => string;
@@ -118,6 +133,27 @@ export class EffectRunner {
     this.host.send({ type: 'evaluated', id, result });
   }
 
+  /** A turn with agent tools: the tool loop in the agent's workspace; a branch's changes come back with its answer. */
+  private async withTools(call: AgentCall, persona: string, request: ChatRequest, spec: AgentTools, signal: AbortSignal): Promise<{ response: ChatResponse; changes: Changes | undefined }> {
+    const setup = this.options.workspaces;
+    if (!setup) throw new UserError(`${persona} has agent tools, but this session has no workspace directory for them`);
+    // Loaded on first use: sessions without tools never pay for the tool modules.
+    const tools = await import('../tools/index.js');
+    const ws = (await tools.openWorkspace({ root: setup.root, name: spec.workspace }))
+      ?? (await tools.createWorkspace({ root: setup.root, name: spec.workspace, ...(setup.from ? { from: setup.from } : {}), ...(setup.git ? { git: true } : {}) }));
+    const branch = call.branch !== undefined ? { branch: call.branch } : {};
+    const approve = setup.approve ? (command: string, cwd: string) => setup.approve!({ command, cwd, persona, ...branch }, signal) : undefined;
+    const toolset = tools.createToolset({ workspace: ws.dir, tools: spec.tools, commands: tools.commandPolicyOf(spec.commandPolicy, approve) });
+    const loop = await tools.runToolLoop({
+      model: this.options.model,
+      request,
+      toolset,
+      maxSteps: spec.maxSteps,
+      onTool: (e) => this.host.publish(event('tool_call', { turn_id: call.turnId, persona, tool: e.tool, summary: e.summary, phase: e.phase, ...(e.ok !== undefined ? { ok: e.ok } : {}), ...(e.detail ? { detail: e.detail } : {}), ...branch })),
+    });
+    return { response: loop.response, changes: spec.reportChanges ? await tools.changesSince(ws) : undefined };
+  }
+
   private async call(call: AgentCall): Promise<void> {
     const { host } = this;
     const def = host.def;
@@ -142,7 +178,7 @@ export class EffectRunner {
         return;
       }
       const turn = this.options.turns.request(call, host.snapshot(), persona);
-      const response = await this.options.model.generate({
+      const request: ChatRequest = {
         model,
         messages: turn.messages,
         tools: turn.tools,
@@ -156,7 +192,10 @@ export class EffectRunner {
             ? { turn_id: call.turnId, persona: persona.id, text: d.text, ...branch }
             : { turn_id: call.turnId, persona: persona.id, tool_arguments: d.text, ...branch }));
         },
-      });
+      };
+      const { response, changes } = turn.agentTools
+        ? await this.withTools(call, persona.id, request, turn.agentTools, controller.signal)
+        : { response: await this.options.model.generate(request), changes: undefined };
       if (controller.signal.aborted) {
         if (timedOut) host.send({ type: 'agent_failed', turnId: call.turnId, reason: `timed out after ${call.timeoutMs} ms` });
         return;
@@ -165,7 +204,8 @@ export class EffectRunner {
         const total = response.usage.promptTokens + response.usage.completionTokens;
         host.publish(event('usage', { persona: persona.id, model: response.model, prompt_tokens: response.usage.promptTokens, completion_tokens: response.usage.completionTokens, cost: null, total_tokens: total, total_cost: null }));
       }
-      host.send(this.options.turns.result(call, response));
+      const result = this.options.turns.result(call, response);
+      host.send(changes && result.type === 'agent_replied' ? { ...result, changes } : result);
     } catch (error) {
       if (timedOut) host.send({ type: 'agent_failed', turnId: call.turnId, reason: `timed out after ${call.timeoutMs} ms` });
       if (error instanceof AbortedError || controller.signal.aborted) return;

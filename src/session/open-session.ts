@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TroupeEvent } from '../engine/event-map.js';
 import { event } from '../engine/event-map.js';
 import type { Mode, SessionState } from '../engine/session.js';
@@ -11,11 +13,13 @@ import { FullHistoryPromptBuilder } from '../memory/prompt-builder.js';
 import { feedMemory, seedMemory } from '../memory/seed-memory.js';
 import { TranscriptFold } from '../report/transcript.js';
 import { TroupeBus } from '../runtime/bus.js';
-import { EffectRunner, type Evaluator } from '../runtime/effect-runner.js';
+import { EffectRunner, type Evaluator, type WorkspaceSetup } from '../runtime/effect-runner.js';
+import { CommandApprovals, type PendingCommand } from './approvals.js';
 import { teamTurns } from '../runtime/turns.js';
 import { compileWorkflow } from '../workflow/run/compile.js';
 import { workflowModels } from '../workflow/run/models.js';
 import type { WorkflowPlan } from '../workflow/run/plan.js';
+import type { SandboxEvaluator } from '../workflow/sandbox/index.js';
 import { workflowTurns } from '../workflow/run/turns.js';
 import { openTeam, type OpenTeam } from '../runtime/open-team.js';
 import { teamDir as shippedTeamDir } from '../runtime/team-paths.js';
@@ -59,8 +63,20 @@ export interface OpenSessionOptions {
   env?: Record<string, string | undefined>;
   /** How many recent events the session keeps in memory for its UI (older ones are read from the store). */
   recentEvents?: number;
-  /** Where workflow code runs (a workflow session needs one). */
+  /** Where workflow code runs (default for a workflow session: a QuickJS sandbox of its own, closed when the session stops). */
   evaluator?: Evaluator;
+  /** Where agents with tools work (default: the store's directory for the session's files, else a temporary directory). */
+  workspaceRoot?: string;
+  /** Commands under the `ask` policy go to the user (`!allow` / `!deny`); without this they are refused (headless). */
+  askCommands?: boolean;
+}
+
+/** A sandbox for a workflow's code, finding each (sub-)workflow's script.js in its plan. */
+async function workflowSandbox(plan: WorkflowPlan): Promise<SandboxEvaluator> {
+  const { createSandboxEvaluator } = await import('../workflow/sandbox/index.js');
+  const { plansByName } = await import('../workflow/load/load-workflow.js');
+  const plans = plansByName(plan);
+  return createSandboxEvaluator({ scriptFor: (name) => plans.get(name)?.script ?? null });
 }
 
 /** How long stopping waits for a summary in flight before saving without it (its raw turns stay). */
@@ -88,7 +104,8 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
   try {
     const doc = opened?.handle.doc;
     const { team, dir } = resolveTeam(options, env, doc);
-    const plan = options.workflow;
+    const plan = options.workflow ?? doc?.workflow?.plan;
+    if (doc?.workflow && !plan) throw new SessionFileError(`${handle!.location}: workflow: the session runs the workflow ${doc.workflow.name}, but its plan was not stored — start it again with troupe run --workflow ${doc.workflow.name}`);
     const maxTurns = options.maxTurns ?? doc?.team.maxTurns;
     const def = plan ? compileWorkflow(plan, maxTurns !== undefined ? { max_turns: maxTurns } : {}) : team.def;
     const modelFor = plan ? workflowModels(plan, team, env) : team.modelFor;
@@ -115,7 +132,7 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
         schema: SESSION_SCHEMA_VERSION,
         id,
         team: { name: team.def.name, dir, ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}) },
-        ...(plan ? { workflow: { name: plan.name, source: plan.source } } : {}),
+        ...(plan ? { workflow: { name: plan.name, source: plan.source, plan } } : {}),
         model: chosen.label,
         mode,
         brief: options.brief ?? '',
@@ -163,13 +180,23 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
       if (storedEvents) for (const e of await storedEvents()) transcript.add(e);
       bus.on('*', (e) => transcript.add(e));
     }
+    const approvals = new CommandApprovals(publish);
+    const workspaces: WorkspaceSetup = {
+      root: options.workspaceRoot ?? store?.filesOf?.(id) ?? join(tmpdir(), 'troupe-runs', id),
+      ...(plan?.workspace ? { from: plan.workspace.from, git: plan.workspace.git } : {}),
+      ...(options.askCommands ? { approve: (ask: Omit<PendingCommand, 'id'>, signal: AbortSignal) => approvals.request(ask, signal) } : {}),
+    };
+    // A workflow's code runs in a sandbox of its own, loaded only for workflow sessions.
+    const sandbox = plan && !options.evaluator ? await workflowSandbox(plan) : null;
+    const evaluator = options.evaluator ?? sandbox ?? undefined;
     const runner = new EffectRunner(
       { def, snapshot: () => actor!.getSnapshot(), send: (input) => actor!.send(input), publish },
       {
         model,
         modelFor,
+        workspaces,
         turns: def.kind === 'workflow' ? workflowTurns(def) : teamTurns(def, memory ? memory.prompt : new FullHistoryPromptBuilder(transcript!), team.loaded.prompts),
-        ...(options.evaluator ? { evaluator: options.evaluator } : {}),
+        ...(evaluator ? { evaluator } : {}),
         budget: new BudgetGuard(meter, def.limits),
         reportUsage: false,
       },
@@ -187,6 +214,8 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
       recent: opened?.recent ?? [],
       keep,
       graceMs: MEMORY_GRACE_MS,
+      approvals,
+      ...(sandbox ? { onStop: () => sandbox.close() } : {}),
     });
     if (doc) {
       const s = actor.getSnapshot();

@@ -11,6 +11,7 @@ import type { OpenTeam } from '../runtime/open-team.js';
 import type { Store } from '../store/store.js';
 import type { SessionActor, SessionListener } from './actor.js';
 import type { JournalRecorder } from './recorder.js';
+import type { CommandApprovals } from './approvals.js';
 
 /** What a session is assembled from (by openSession). */
 export interface SessionParts {
@@ -28,6 +29,10 @@ export interface SessionParts {
   /** How many recent events to keep in memory. */
   keep: number;
   graceMs: number;
+  /** Commands waiting for the user's `!allow` / `!deny`. */
+  approvals: CommandApprovals;
+  /** Releases what the session owns besides its store (a workflow's sandbox), once it stopped. */
+  onStop?: () => Promise<void>;
 }
 
 /** How a process lets go of a session that is not over. */
@@ -128,6 +133,11 @@ export class TroupeSession {
     for (const effect of this.def.policy.resumeEffects?.(s) ?? []) this.parts.runner.execute(effect);
   }
 
+  /** Commands agents wait to run until the user answers `!allow` / `!deny`. */
+  get approvals(): CommandApprovals {
+    return this.parts.approvals;
+  }
+
   /** The rolling memory (null when memory is off); read it, the session feeds it. */
   get memory(): Memory | null {
     return this.parts.memory?.memory ?? null;
@@ -165,10 +175,12 @@ export class TroupeSession {
     this.stopped = true;
     const { actor, runner, recorder } = this.parts;
     if (detach && actor.getSnapshot().status !== 'ended') actor.send({ type: 'detach', ...detach });
+    this.parts.approvals.refuseAll();
     runner.abortAll();
     await runner.idle();
     await this.settleMemory();
     if (recorder) await recorder.close();
+    await this.parts.onStop?.();
     if (actor.fault) throw actor.fault;
   }
 }

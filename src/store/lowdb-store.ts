@@ -37,6 +37,11 @@ export class LowdbStore implements Store {
   private readonly indent: number;
   private readonly format: FileFormat;
 
+  /** Where a session keeps its own files (agents' workspaces): `<data dir>/runs/<id>`. */
+  filesOf(id: string): string {
+    return join(this.dataDir, 'runs', checkId(id));
+  }
+
   constructor(dataDir: string, options: LowdbStoreOptions = {}) {
     this.format = options.format ?? CURRENT_FORMAT;
     this.dataDir = dataDir;

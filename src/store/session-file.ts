@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { EngineInputSchema } from '../engine/input-events.js';
 import { EnvelopeSchema } from '../engine/event-map.js';
 import { SessionStateSchema, ModeSchema } from '../engine/session.js';
+import { WorkflowPlanSchema } from '../workflow/run/plan.js';
 
 /** The session document format this build writes; bump it (and add a migration) when the layout changes. */
 export const SESSION_SCHEMA_VERSION = 2;
@@ -44,8 +45,8 @@ export const SessionDocumentSchema = z.object({
   schema: z.literal(SESSION_SCHEMA_VERSION),
   id: z.string(),
   team: z.object({ name: z.string(), dir: z.string(), maxTurns: z.number().int().positive().optional() }),
-  /** The declarative workflow the session runs (absent for a team session): its name and where it was loaded from. */
-  workflow: z.object({ name: z.string(), source: z.string() }).optional(),
+  /** The declarative workflow the session runs (absent for a team session): its name, where it was loaded from, and the plan it runs (so a resumed session runs what it started with, even if the file changed). */
+  workflow: z.object({ name: z.string(), source: z.string(), plan: WorkflowPlanSchema.optional() }).optional(),
   /** Label of the model the session was started with (never a key). */
   model: z.string(),
   mode: ModeSchema,

@@ -50,6 +50,8 @@ export interface Store {
   list(): Promise<StoredEntry[]>;
   /** The ids of every stored session (cheap: nothing is parsed). */
   ids(): Promise<string[]>;
+  /** Where a session keeps its own files (agents' workspaces), when the store is on disk. */
+  filesOf?(id: string): string;
 }
 
 /** The data directory: TROUPE_DATA_DIR, else `.troupe/` in the working directory. */

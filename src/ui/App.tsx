@@ -2,7 +2,7 @@ import React, { useEffect, useRef, useState } from 'react';
 import type { TroupeEvent } from '../engine/event-map.js';
 import { Box, useApp } from 'ink';
 import { complete } from '../commands/complete.js';
-import { executeLine } from '../commands/execute.js';
+import { executeLine, type WorkflowLauncher } from '../commands/execute.js';
 import type { MemorySource } from '../commands/memory-source.js';
 import { situation } from '../commands/situation.js';
 import type { TroupeSession } from '../session/troupe-session.js';
@@ -14,6 +14,7 @@ import { InputLine } from './InputLine.js';
 import { LiveTurn } from './LiveTurn.js';
 import { StateLine } from './StateLine.js';
 import { StateTree } from './StateTree.js';
+import { WorkflowTree } from './WorkflowTree.js';
 import { Transcript } from './Transcript.js';
 import { useLineEditor } from './use-line-editor.js';
 import { useSessionView } from './use-session-view.js';
@@ -44,10 +45,14 @@ export interface AppProps {
   rows?: number;
   /** Called once when the user leaves. */
   onQuit?: () => void;
+  /** Lists and opens workflows for `/workflow`. */
+  workflows?: WorkflowLauncher;
+  /** A workflow session was opened: the UI moves to it. */
+  onSwitch?: (next: TroupeSession) => void;
 }
 
 /** The troupe terminal UI: watch the team work and steer it live. */
-export function App({ session: running, memory, history, onReady, columns, rows, onQuit }: AppProps): React.JSX.Element {
+export function App({ session: running, memory, history, onReady, columns, rows, onQuit, workflows, onSwitch }: AppProps): React.JSX.Element {
   const { view, session, addOutput } = useSessionView(running, history, onReady);
   const def = running.def;
   const model = { label: running.model.label, offline: running.model.offline ?? false };
@@ -61,12 +66,19 @@ export function App({ session: running, memory, history, onReady, columns, rows,
 
   const submit = (line: string) => {
     if (quitting) return;
-    const outcome = executeLine(line, { session: running, usage: () => usage.current, memory });
+    const outcome = executeLine(line, { session: running, usage: () => usage.current, memory, workflows });
     if (outcome.kind === 'output') addOutput(outcome.title, outcome.lines, outcome.tone);
     if (outcome.kind === 'later') {
       outcome.lines.then(
         (lines) => addOutput(outcome.title, lines, 'info'),
         (error: unknown) => addOutput(outcome.title, [error instanceof Error ? error.message : String(error)], 'error'),
+      );
+    }
+    if (outcome.kind === 'switch') {
+      addOutput(outcome.title, [`opening ${line.trim()} …`], 'info');
+      outcome.session.then(
+        (next) => onSwitch?.(next),
+        (error: unknown) => addOutput(outcome.title, (error instanceof Error ? error.message : String(error)).split('\n'), 'error'),
       );
     }
     if (outcome.kind === 'quit') setQuitting(true);
@@ -84,16 +96,16 @@ export function App({ session: running, memory, history, onReady, columns, rows,
   }, [quitting]);
 
   const showTree = width >= TREE_MIN_COLUMNS && height >= TREE_MIN_ROWS;
-  const now = useNow(view.live !== null);
+  const now = useNow(view.live !== null || Object.keys(view.branches).length > 0);
   const snapshot = memory ? memory() : null;
   return (
     <Box flexDirection="column" width={width}>
       <Transcript key={view.epoch} items={view.log} def={def} />
       <Box flexDirection="column" marginTop={1}>
-        <Header team={def.name} mode={session.mode} model={model.label} offline={model.offline ?? false} />
+        <Header team={def.name} mode={def.kind === 'workflow' ? 'workflow' : session.mode} model={model.label} offline={model.offline ?? false} />
         <StateLine situation={situation(def, session)} />
-        {showTree ? <StateTree def={def} session={session} marks={view.marks} /> : null}
-        <LiveTurn live={view.live} def={def} width={width} maxLines={liveLines(height, showTree)} now={now} />
+        {showTree ? def.kind === 'workflow' ? <WorkflowTree def={def} session={session} /> : <StateTree def={def} session={session} marks={view.marks} /> : null}
+        <LiveTurn live={view.live} branches={view.branches} def={def} width={width} maxLines={liveLines(height, showTree)} now={now} />
         <Arbitration arbitration={view.arbitration} def={def} />
         <Footer turn={session.turn} turnBudget={session.turnBudget} usage={view.usage} memory={snapshot} offline={model.offline ?? false} />
         <InputLine value={editor.buffer} hint={quitting ? 'bye' : hintFor(session)} candidates={editor.candidates} disabled={quitting} />

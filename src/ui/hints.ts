@@ -2,6 +2,7 @@ import type { SessionState } from '../engine/session.js';
 
 /** The one line telling the user what they can do now, from the session status. */
 export function hintFor(s: SessionState): string {
+  if (s.workflow !== undefined && s.workflow !== null) return workflowHint(s);
   switch (s.status) {
     case 'idle':
       return 'Type a brief for the team and press Enter (e.g. a game idea) · !help lists commands';
@@ -20,5 +21,19 @@ export function hintFor(s: SessionState): string {
         default:
           return 'Your turn: type a reply · !continue · !handoff <persona> · !help';
       }
+  }
+}
+
+/** The hint while a workflow runs. */
+function workflowHint(s: SessionState): string {
+  switch (s.status) {
+    case 'idle':
+      return 'Type the workflow input and press Enter · !help lists commands';
+    case 'running':
+      return 'Type to send the workflow input (its resume state, else it starts over) · !status · !quit';
+    case 'ended':
+      return 'Workflow over · /workflow <name> <input> runs another · !history · !quit to leave';
+    case 'awaiting_user':
+      return s.awaiting?.code === 'question' ? 'The workflow asks you: type your answer and press Enter' : 'The workflow paused: !continue to go on · type input · !quit';
   }
 }

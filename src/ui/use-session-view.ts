@@ -3,7 +3,12 @@ import type { TroupeEvent } from '../engine/event-map.js';
 import type { SessionState } from '../engine/session.js';
 import { displayName } from '../report/names.js';
 import type { TroupeSession } from '../session/troupe-session.js';
-import { EMPTY_VIEW, forgetPrinted, pushLog, reduceEvent, type LogItem, type ViewState } from './view-model.js';
+import { EMPTY_VIEW, forgetPrinted, pushLog, reduceEvent, type LogItem, type ReadOptions, type ViewState } from './view-model.js';
+
+/** How this session's events are read: its display names; directives only for teams. */
+function readOptions(r: TroupeSession): ReadOptions {
+  return { name: (id: string) => displayName(r.def, id), directives: r.def.kind === 'team' };
+}
 
 /** The view plus the session as it stood after the last event. */
 export interface SessionView {
@@ -12,7 +17,7 @@ export interface SessionView {
 }
 
 type Action =
-  | { type: 'event'; e: TroupeEvent; session: SessionState; name: (id: string) => string; seenAt: number }
+  | { type: 'event'; e: TroupeEvent; session: SessionState; read: ReadOptions; seenAt: number }
   | { type: 'log'; item: Omit<Extract<LogItem, { kind: 'output' }>, 'id'>; session: SessionState }
   | { type: 'printed'; count: number };
 
@@ -22,7 +27,7 @@ export const LOG_WINDOW = 200;
 function reducer(state: SessionView, action: Action): SessionView {
   if (action.type === 'printed') return { ...state, view: forgetPrinted(state.view, action.count) };
   if (action.type === 'log') return { view: pushLog(state.view, action.item), session: action.session };
-  return { view: reduceEvent(state.view, action.e, action.name, action.seenAt), session: action.session };
+  return { view: reduceEvent(state.view, action.e, action.read, action.seenAt), session: action.session };
 }
 
 /**
@@ -35,12 +40,12 @@ export function useSessionView(
   onReady?: () => void,
 ): SessionView & { addOutput: (title: string, lines: string[], tone: 'info' | 'error') => void } {
   const [state, dispatch] = useReducer(reducer, running, (r) => {
-    const name = (id: string) => displayName(r.def, id);
-    return { view: history.reduce((v, e) => reduceEvent(v, e, name), EMPTY_VIEW), session: r.getSnapshot() };
+    const read = readOptions(r);
+    return { view: history.reduce((v, e) => reduceEvent(v, e, read), EMPTY_VIEW), session: r.getSnapshot() };
   });
   useEffect(() => {
-    const name = (id: string) => displayName(running.def, id);
-    const unsubscribe = running.subscribe((e: TroupeEvent, session) => dispatch({ type: 'event', e, session, name, seenAt: Date.now() }));
+    const read = readOptions(running);
+    const unsubscribe = running.subscribe((e: TroupeEvent, session) => dispatch({ type: 'event', e, session, read, seenAt: Date.now() }));
     onReady?.();
     return unsubscribe;
   }, [running]);

@@ -43,7 +43,7 @@ describe('executeLine', () => {
     expect(executeLine('!memory', host)).toMatchObject({ lines: ['memory not enabled: every prompt carries the full history'] });
     const withMemory = executeLine('!memory', { ...host, memory: () => ({ pinned: ['Scope: 6 chapters'], summaries: [{ decisions: ['go'], discussions: ['tone'], pending: ['price?'] }] }) });
     expect(withMemory.kind === 'output' && withMemory.lines).toEqual(['pinned decisions (1):', '  ✔ Scope: 6 chapters', 'summaries (1):', '  #1', '    decision: go', '    discussed: tone', '    pending: price?']);
-    expect(executeLine('/workflow review', host)).toMatchObject({ kind: 'output', tone: 'error', lines: ['workflows are not available yet (asked for "review")'] });
+    expect(executeLine('/workflow review', host)).toMatchObject({ kind: 'output', tone: 'error', lines: [expect.stringContaining('troupe run --workflow')] });
     expect(executeLine('!nope', host)).toMatchObject({ kind: 'output', tone: 'error' });
   });
 

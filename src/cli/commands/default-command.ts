@@ -23,13 +23,16 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
     store,
     mode: args.mode ?? 'fsm',
     env: io.env,
+    askCommands: interactive,
     ...(args.maxTurns !== undefined ? { maxTurns: args.maxTurns } : {}),
   });
   if (interactive) {
     const { runInteractive } = await import('../interactive.js');
-    await runInteractive(session);
-    savedLine(io, session.id, false, session.getSnapshot().status === 'ended');
-    return session.fault ? 1 : 0;
+    const { workflowLauncher } = await import('../workflow-launcher.js');
+    const workflows = workflowLauncher(io, { team, teamDir: dir, store, model: () => paced(modelFromEnv(io.env, { demo: args.demo }), io.env) });
+    const last = await runInteractive(session, { workflows });
+    savedLine(io, last.id, false, last.getSnapshot().status === 'ended');
+    return last.fault ? 1 : 0;
   }
   const { attachOutput } = await import('../attach-output.js');
   const { driveLines } = await import('../drive-lines.js');

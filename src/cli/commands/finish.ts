@@ -9,7 +9,8 @@ import type { CliIo } from '../io.js';
 export async function finishHeadless(session: TroupeSession, io: CliIo, options: { json: boolean; quit: boolean }): Promise<number> {
   await session.settleMemory();
   const s = session.getSnapshot();
-  const failed = s.status === 'awaiting_user' && s.awaiting?.code === 'failure';
+  // A run that stopped on a failure (a model call, a workflow state) exits non-zero, paused or ended.
+  const failed = (s.status === 'awaiting_user' && s.awaiting?.code === 'failure') || (s.status === 'ended' && Boolean(s.workflow?.error));
   if (!options.quit && s.status === 'awaiting_user') await session.stop({ reason: 'awaiting_user', detail: s.awaiting?.reason ?? '' });
   else await session.stop();
   savedLine(io, session.id, options.json, s.status === 'ended');

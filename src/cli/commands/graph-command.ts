@@ -1,10 +1,16 @@
 import { toMermaid } from '../../graph.js';
 import type { CliArgs } from '../args.js';
-import { teamFor } from '../common.js';
+import { teamFor, workflowFor } from '../common.js';
 import { printer, type CliIo } from '../io.js';
 
-/** `troupe graph`: the team as a Mermaid state diagram. */
+/** `troupe graph [--workflow W]`: the team (or a workflow) as a Mermaid state diagram. */
 export async function run(args: CliArgs, io: CliIo): Promise<number> {
-  printer(io)(toMermaid(teamFor(args, io).team.def));
+  const { team } = teamFor(args, io);
+  if (args.workflow !== undefined) {
+    const { workflowMermaid } = await import('../../workflow/graph.js');
+    printer(io)(workflowMermaid(await workflowFor(args.workflow, io, team)));
+    return 0;
+  }
+  printer(io)(toMermaid(team.def));
   return 0;
 }

@@ -4,6 +4,7 @@ import { printer, type CliIo } from '../io.js';
 import { formatPath } from '../../report/names.js';
 import { openSession } from '../../session/open-session.js';
 import { paced, resumeModel } from '../models.js';
+import { modelFromEnv } from '../../llm/from-env.js';
 import { resolveSessionId } from '../session-lookup.js';
 import { finishHeadless } from './finish.js';
 
@@ -20,6 +21,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
     store,
     resume: id,
     env: io.env,
+    askCommands: interactive,
     model: async (stored) => {
       const model = await resumeModel(io.env, { demo: args.demo }, stored!.events);
       return interactive ? paced(model, io.env) : model;
@@ -27,9 +29,11 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   });
   if (interactive) {
     const { runInteractive } = await import('../interactive.js');
-    await runInteractive(session, { resumed: true });
-    savedLine(io, session.id, false, session.getSnapshot().status === 'ended');
-    return session.fault ? 1 : 0;
+    const { workflowLauncher } = await import('../workflow-launcher.js');
+    const workflows = workflowLauncher(io, { team: session.team, teamDir: session.team.loaded.dir, store, model: () => paced(modelFromEnv(io.env, { demo: args.demo }), io.env) });
+    const last = await runInteractive(session, { resumed: true, workflows });
+    savedLine(io, last.id, false, last.getSnapshot().status === 'ended');
+    return last.fault ? 1 : 0;
   }
   const write = printer(io);
   const before = session.getSnapshot();

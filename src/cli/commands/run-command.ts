@@ -1,5 +1,5 @@
 import { UsageError, type CliArgs } from '../args.js';
-import { storeFor, teamFor } from '../common.js';
+import { storeFor, teamFor, workflowFor } from '../common.js';
 import { complainer, printer, type CliIo } from '../io.js';
 import type { ChatModel } from '../../llm/chat-model.js';
 import { modelFromEnv } from '../../llm/from-env.js';
@@ -15,10 +15,12 @@ import { finishHeadless } from './finish.js';
 
 /** `troupe run "<brief>"`: runs a session headless until it needs the user or ends, stored; prints the transcript or JSON events. */
 export async function run(args: CliArgs, io: CliIo): Promise<number> {
-  const brief = args.positionals.join(' ').trim();
-  if (brief === '') throw new UsageError('run needs a brief: troupe run "<brief>"');
+  const brief = (args.input ?? args.positionals.join(' ')).trim();
+  if (args.input !== undefined && args.workflow === undefined) throw new UsageError('--input goes with --workflow; a team session takes its brief: troupe run "<brief>"');
+  if (brief === '') throw new UsageError(args.workflow ? `run --workflow ${args.workflow} needs an input: --input "<text or JSON>"` : 'run needs a brief: troupe run "<brief>"');
   assertWithinLimit('brief', brief);
   const { team, dir } = teamFor(args, io);
+  const workflow = args.workflow !== undefined ? await workflowFor(args.workflow, io, team) : undefined;
   const replay = args.replay !== undefined ? ReplayModel.fromFile(args.replay) : null;
   let model: ChatModel = replay ?? modelFromEnv(io.env, { demo: args.demo });
   if (args.record !== undefined) model = new RecordingModel(model, args.record);
@@ -32,6 +34,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
     brief,
     meter,
     env: io.env,
+    ...(workflow ? { workflow } : {}),
     ...(args.maxTurns !== undefined ? { maxTurns: args.maxTurns } : {}),
   });
   attachOutput(session, { json: args.json, write: printer(io) });

@@ -7,6 +7,7 @@ import { printer, type CliIo } from '../io.js';
 import { resumeModel } from '../models.js';
 import { serveApp } from '../../serve/app.js';
 import { SessionHost } from '../../serve/host.js';
+import { loadWorkflowOrThrow } from '../../workflow/load/load-workflow.js';
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
@@ -27,6 +28,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
     teamDir: dir,
     env: io.env,
     maxSessions,
+    workflows: { load: (name) => loadWorkflowOrThrow(name, { cwd: io.cwd, env: io.env, team: team.loaded }) },
     model: (stored) => resumeModel(io.env, { demo: args.demo }, stored ? stored.events : async () => []),
   });
   const app = serveApp({ host, token, maxBodyBytes: 64 * 1024 });

@@ -27,7 +27,13 @@ export const InputRequestSchema = z.object({ text: z.string() });
 /** `events`: the events after a sequence number, at most `limit` of them. */
 export const EventsRequestSchema = z.object({ after: z.number().int().min(0), limit: z.number().int().min(1).max(2_000).optional() });
 
-const MessageSchema = z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() });
+const ToolCallSchema = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
+const MessageSchema = z.discriminatedUnion('role', [
+  z.object({ role: z.literal('system'), content: z.string() }),
+  z.object({ role: z.literal('user'), content: z.string() }),
+  z.object({ role: z.literal('assistant'), content: z.string(), toolCalls: z.array(ToolCallSchema).optional() }),
+  z.object({ role: z.literal('tool'), toolCallId: z.string(), name: z.string(), content: z.string() }),
+]);
 const ToolSpecSchema = z.object({ name: z.string(), description: z.string(), parameters: z.record(z.string(), z.unknown()) });
 
 /** One model call as the session object hands it to the model service: built in full from the session's state. */

@@ -88,6 +88,8 @@ export function sessionObject(rt: SessionRuntime) {
         const turn = new SessionTurn(rt, stored, history, now);
         const outcome = executeLine(text, { session: turn.lineSession(), usage: () => turn.lineUsage() });
         if (outcome.kind === 'output' && outcome.tone === 'error') throw refuse(400, outcome.lines.join(' '));
+        // Only a workflow launcher switches sessions, and none is given here; kept exhaustive all the same.
+        if (outcome.kind === 'switch') throw refuse(400, 'workflows run on the embedded backend');
         // The one deferred inspection lists stored sessions; on Restate the API lists them.
         const lines = outcome.kind === 'later' ? ['sessions on Restate are listed by GET /v1/sessions'] : outcome.kind === 'output' ? outcome.lines : null;
         if (turn.events.length > 0 || turn.snapshot !== stored.state) commit(ctx, stored, history, turn, now);

@@ -10,6 +10,7 @@ import { step } from '../../engine/step.js';
 import type { ChatResponse } from '../../llm/chat-model.js';
 import { demoProgress } from '../../llm/demo-progress.js';
 import { FullHistoryPromptBuilder } from '../../memory/prompt-builder.js';
+import { CommandApprovals } from '../../session/approvals.js';
 import { TranscriptFold } from '../../report/transcript.js';
 import { teamTurns } from '../../runtime/turns.js';
 import { BudgetGuard } from '../../usage/budget.js';
@@ -99,6 +100,8 @@ export class SessionTurn {
       send: (input: EngineInput) => this.send(input),
       recent: () => this.history.slice(-RECENT),
       store: null,
+      // Agent tools (and so commands waiting for !allow) are a workflow's; a team on Restate has none waiting.
+      approvals: new CommandApprovals(() => undefined),
     };
   }
 

@@ -40,10 +40,10 @@ export function update(ctx: StepContext, change: Partial<Frame>): Frame {
 }
 
 /** Asks the runtime to run code in the sandbox; `evaluated` comes back with this id. */
-export function evaluate(ctx: StepContext, purpose: Evaluation['purpose'], what: Pick<Evaluation, 'code' | 'transitions' | 'fields'>): void {
+export function evaluate(ctx: StepContext, purpose: Evaluation['purpose'], what: Pick<Evaluation, 'code' | 'transitions' | 'fields'>, extra: Partial<Evaluation['scope']> = {}): void {
   const { run, frame, plan } = current(ctx);
   const id = `e${run.evalSeq + 1}`;
-  const evaluation: Evaluation = { workflow: plan.name, state: frame.state, purpose, ...what, scope: scopeOf(frame) };
+  const evaluation: Evaluation = { workflow: plan.name, state: frame.state, purpose, ...what, scope: { ...scopeOf(frame), ...extra } };
   ctx.s.workflow = { ...runOf(ctx), evalSeq: run.evalSeq + 1, evaluating: { id, purpose, evaluation } };
   ctx.s.status = 'running';
   ctx.fx.push({ type: 'evaluate', id, evaluation });

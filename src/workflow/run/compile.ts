@@ -76,7 +76,7 @@ export function compileWorkflow(plan: WorkflowPlan, limits: Partial<Limits> = {}
     entry: plan.start,
     workflow: plan,
     policy: workflowPolicy,
-    limits: { max_turns: WORKFLOW_MAX_TURNS, max_reworks_per_pair: 0, ping_pong: 2, max_tokens: null, max_cost: null, ...limits },
+    limits: { max_turns: plan.maxTurns ?? WORKFLOW_MAX_TURNS, max_reworks_per_pair: 0, ping_pong: 2, max_tokens: null, max_cost: null, ...limits },
     majors: [],
     userMajor: '',
     routing: { fsm: { kind: 'directive' }, simple: { kind: 'directive' } },

@@ -18,6 +18,8 @@ export const ScopeSchema = z.object({
   last_agent_response: z.string().nullable(),
   last_tool_calls: z.array(z.object({ name: z.string(), arguments: z.unknown() })),
   sub_workflow_result: z.unknown().optional(),
+  /** The failure an error handler is deciding about (seed 001's `this.last_error`). */
+  last_error: z.object({ state: z.string(), message: z.string() }).optional(),
 });
 /** What code may read. */
 export type Scope = z.infer<typeof ScopeSchema>;
@@ -28,7 +30,7 @@ export const EvaluationSchema = z.object({
   workflow: z.string(),
   state: z.string(),
   /** What it is for: entry code, the input, after-code, the transitions, a handler naming the next state, sub-workflow inputs. */
-  purpose: z.enum(['enter', 'input', 'after', 'transitions', 'decide', 'sub_input', 'branch_input', 'debate_input']),
+  purpose: z.enum(['enter', 'input', 'after', 'transitions', 'decide', 'sub_input', 'branch_input', 'debate_input', 'error']),
   /** One piece of code (enter, input, after, decide). */
   code: CodeSchema.optional(),
   /** Conditions in order; the first that holds has its `before` run (transitions). */
@@ -42,7 +44,15 @@ export type Evaluation = z.infer<typeof EvaluationSchema>;
 
 /** What an evaluation gave: the value (for transitions, the index taken or -1) and common_data after it; or why it failed. */
 export const EvaluationResultSchema = z.discriminatedUnion('ok', [
-  z.object({ ok: z.literal(true), value: z.unknown(), common_data: z.record(z.string(), z.unknown()) }),
+  z.object({
+    ok: z.literal(true),
+    value: z.unknown(),
+    common_data: z.record(z.string(), z.unknown()),
+    /** What the code printed with console.log / warn / error (capped). */
+    logs: z.array(z.string()).optional(),
+    /** Contexts the code added messages to (`getContext(name).addMessage(...)`): their whole message lists after it. */
+    contexts: z.record(z.string(), z.array(z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() }))).optional(),
+  }),
   z.object({ ok: z.literal(false), error: z.string() }),
 ]);
 /** What an evaluation gave. */

@@ -1,7 +1,7 @@
 import { changeState, emit, type StepContext } from '../../engine/context.js';
 import { event } from '../../engine/event-map.js';
 import type { AgentCall } from '../../engine/moves.js';
-import { current, nextTurnId, update } from './access.js';
+import { current, nextTurnId, setFrame, update } from './access.js';
 import { keyOf } from './frames.js';
 import type { ParallelPlan } from './plan.js';
 import type { Branch, Changes, ToolCallRecord } from './state.js';
@@ -9,6 +9,9 @@ import type { Branch, Changes, ToolCallRecord } from './state.js';
 /** The id of each branch's working state and of the final state it ends in, inside its region. */
 export const BRANCH_WORK = 'work';
 export const BRANCH_DONE = 'done';
+
+/** The prefix of a branch's `when` field among the evaluated branch inputs. */
+export const WHEN = 'when:';
 
 /** What a fan-out step leads to: wait for more, go on (the branches joined), or fail the state. */
 export type FanoutOutcome = { kind: 'wait' } | { kind: 'joined' } | { kind: 'fail'; reason: string };
@@ -18,12 +21,21 @@ function branchKey(ctx: StepContext, branch: string, leaf: string): string {
   return keyOf({ prefix: [...frame.prefix, frame.state, branch] }, leaf);
 }
 
-/** Starts every branch at once, each with its evaluated input: one call per branch, all in flight together. */
-export function fanOut(ctx: StepContext, plan: ParallelPlan, inputs: Record<string, unknown>): void {
+/**
+ * Starts every branch at once, each with its evaluated input: one call per branch, all in flight together.
+ * A branch whose `when` is false is skipped (its region goes straight to its end).
+ */
+export function fanOut(ctx: StepContext, plan: ParallelPlan, inputs: Record<string, unknown>): FanoutOutcome {
   const { frame } = current(ctx);
   const branches: Record<string, Branch> = {};
+  const skipped: string[] = [];
   for (const b of plan.branches) {
     const text = typeof inputs[b.id] === 'string' ? (inputs[b.id] as string) : JSON.stringify(inputs[b.id] ?? '');
+    if (b.when && inputs[`${WHEN}${b.id}`] !== true) {
+      branches[b.id] = { agent: b.agent, status: 'skipped', call: null, input: text };
+      skipped.push(b.id);
+      continue;
+    }
     const call: AgentCall = {
       turnId: nextTurnId(ctx),
       persona: b.agent,
@@ -38,8 +50,10 @@ export function fanOut(ctx: StepContext, plan: ParallelPlan, inputs: Record<stri
   }
   ctx.s.status = 'running';
   update(ctx, { phase: 'fanout', branches });
-  const join = typeof plan.join === 'string' ? plan.join : `quorum ${plan.join.quorum}`;
-  emit(ctx, event('fanout', { state: frame.state, branches: plan.branches.map((b) => b.id), join }));
+  const policy = typeof plan.join === 'string' ? plan.join : `quorum ${plan.join.quorum}`;
+  emit(ctx, event('fanout', { state: frame.state, branches: plan.branches.map((b) => b.id).filter((id) => !skipped.includes(id)), join: policy }));
+  for (const id of skipped) changeState(ctx, branchKey(ctx, id, BRANCH_DONE), 'workflow', `branch ${id} skipped (its "when" is not true)`, undefined, branchKey(ctx, id, BRANCH_WORK));
+  return skipped.length === plan.branches.length ? join(ctx, plan, 0) : { kind: 'wait' };
 }
 
 /** The branch a call belongs to, if it is one of the running fan-out's. */
@@ -73,7 +87,7 @@ export function branchFinished(
 /** Whether the join is decided: all finished; any one done; a quorum done (or out of reach). */
 function checkJoin(ctx: StepContext, plan: ParallelPlan): FanoutOutcome {
   const { frame } = current(ctx);
-  const all = Object.entries(frame.branches ?? {});
+  const all = Object.entries(frame.branches ?? {}).filter(([, b]) => b.status !== 'skipped');
   const done = all.filter(([, b]) => b.status === 'done').map(([id]) => id);
   const running = all.filter(([, b]) => b.status === 'running').map(([id]) => id);
   // `all` waits for every branch (and goes on with those done); `any` and a quorum stop once they have enough.
@@ -98,7 +112,7 @@ function cancel(ctx: StepContext, id: string, reason: string): void {
 /** The join: the results go into common_data; failures are kept; the state goes on or fails as configured. */
 function join(ctx: StepContext, plan: ParallelPlan, need: number): FanoutOutcome {
   const { frame } = current(ctx);
-  const entries = Object.entries(frame.branches ?? {});
+  const entries = Object.entries(frame.branches ?? {}).filter(([, b]) => b.status !== 'skipped');
   const done = entries.filter(([, b]) => b.status === 'done');
   const failed = entries.filter(([, b]) => b.status === 'failed').map(([branch, b]) => ({ branch, error: b.error ?? 'failed' }));
   const results = Object.fromEntries(
@@ -106,8 +120,9 @@ function join(ctx: StepContext, plan: ParallelPlan, need: number): FanoutOutcome
   );
   const fails = done.length < need || (failed.length > 0 && plan.onFailure === 'fail');
   emit(ctx, event('joined', { state: frame.state, done: done.map(([id]) => id), failed, outcome: fails ? 'fail' : 'continue' }));
+  // The branches leave the frame (setFrame, since update merges and would keep them).
   const { branches: _gone, ...rest } = current(ctx).frame;
-  update(ctx, { ...rest, common_data: { ...frame.common_data, [plan.into]: results } });
+  setFrame(ctx, { ...rest, common_data: { ...frame.common_data, [plan.into]: results } });
   if (fails) {
     const why = failed.map((f) => `${f.branch}: ${f.error}`).join('; ') || `only ${done.length} of ${need} branches finished`;
     return { kind: 'fail', reason: `the branches did not join (${why})` };

@@ -42,6 +42,16 @@ export function newFrame(plan: WorkflowPlan, path: { plan: string[]; prefix: str
   };
 }
 
+/** A workflow's input from the text it was given: JSON when the workflow declares a non-string input and the text is JSON. */
+export function inputValue(plan: WorkflowPlan, text: string): unknown {
+  if (plan.input.type === undefined || plan.input.type === 'string') return text;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
 /**
  * Appends a message to a context and trims it to `max_length` characters: the oldest messages after
  * the starting ones go first, the starting messages and the newest message always stay.

@@ -4,11 +4,12 @@ import { event } from '../../engine/event-map.js';
 import type { EngineInput } from '../../engine/input-events.js';
 import type { EvaluationResult } from './evaluation.js';
 import { current, evaluate, rootPlan, runOf, setFrame, update } from './access.js';
-import { agentOf, appendMessage, keyOf, newFrame, stateOf } from './frames.js';
+import { agentOf, appendMessage, inputValue, keyOf, newFrame, stateOf } from './frames.js';
 import type { Changes, Frame, ToolCallRecord } from './state.js';
-import { branchFinished, branchOf, fanOut, runningBranchCalls } from './fanout.js';
+import { branchFinished, branchOf, fanOut, runningBranchCalls, WHEN, type FanoutOutcome } from './fanout.js';
 import { debateTurnDone, startDebate } from './debate.js';
 import type { Effect } from '../../engine/effects.js';
+import type { AgentPlan, Code, StatePlan } from './plan.js';
 
 /** The tool a role uses to ask the user (seed 003); its answer comes back as the tool's result. */
 export const ASK_USER_TOOL = 'request_users_input';
@@ -28,9 +29,9 @@ function advance(ctx: StepContext): void {
         break;
       case 'input':
         if (state.parallel) {
-          const fields = Object.fromEntries(state.parallel.branches.flatMap((b) => (b.input ? [[b.id, b.input]] : [])));
+          const fields = Object.fromEntries(state.parallel.branches.flatMap((b) => [...(b.input ? [[b.id, b.input]] : []), ...(b.when ? [[`${WHEN}${b.id}`, b.when]] : [])]));
           if (Object.keys(fields).length > 0) return evaluate(ctx, 'branch_input', { fields });
-          return fanOut(ctx, state.parallel, {});
+          return settleJoin(ctx, fanOut(ctx, state.parallel, {}));
         }
         if (state.debate) {
           if (state.debate.input) return evaluate(ctx, 'debate_input', { code: state.debate.input });
@@ -119,12 +120,15 @@ function enterSub(ctx: StepContext, inputs: Record<string, unknown>): void {
 }
 
 /** The running workflow reached its end: its output goes to the parent (a sub-workflow), or the session ends with it. */
-function finish(ctx: StepContext): void {
+function finish(ctx: StepContext, why?: string): void {
   const { run, frame, plan } = current(ctx);
   const output = frame.common_data[plan.output.name];
   if (run.frames.length === 1) {
     ctx.s.workflow = { ...run, output, evaluating: null };
-    endSession(ctx, `workflow ${plan.name} complete`, output);
+    // A workflow may say how it ended (e.g. "approved after 1 revision") in common_data.end_reason.
+    const said = frame.common_data.end_reason;
+    const detail = typeof said === 'string' && said.trim() ? said.trim() : why;
+    endSession(ctx, `workflow ${plan.name} complete${detail ? `: ${detail}` : ''}`, output);
     return;
   }
   const parent = run.frames[run.frames.length - 2]!;
@@ -136,9 +140,21 @@ function finish(ctx: StepContext): void {
 /** The id of the final state a compiled sub-workflow ends in. */
 export const SUB_DONE = '__done';
 
+/** Most times an error handler may send a state round again ("retry"), so a handler cannot loop forever. */
+export const MAX_HANDLER_RETRIES = 10;
+
+/** Where a failed state goes once its retries are spent: its own error_handler, else the workflow's. */
+function errorRoute(ctx: StepContext): { state: string } | { code: Code } | null {
+  const { plan, state } = current(ctx);
+  if (state?.onError) return state.onError;
+  if (plan.errorDecider) return { code: plan.errorDecider };
+  return plan.errorHandler ? { state: plan.errorHandler } : null;
+}
+
 /**
  * A state failed (its code threw, its model call failed for good): tried again up to its max_retries,
- * then the workflow's error handler gets it (common_data.error), else the session pauses with the reason.
+ * then its error handler decides (a state to go to with common_data.error set, or a handler naming a
+ * state, "retry" or "stop"), else the session pauses with the reason.
  */
 function fail(ctx: StepContext, reason: string): void {
   const run = runOf(ctx);
@@ -153,12 +169,47 @@ function fail(ctx: StepContext, reason: string): void {
     return;
   }
   emit(ctx, event('error', { message: reason, where: `${plan.name}.${frame.state}` }));
-  if (plan.errorHandler && frame.state !== plan.errorHandler && stateOf(plan, plan.errorHandler)) {
-    update(ctx, { common_data: { ...frame.common_data, error: { state: frame.state, message: reason } } });
-    goTo(ctx, plan.errorHandler, `error in ${frame.state}: ${reason}`);
+  const route = errorRoute(ctx);
+  const error = { state: frame.state, message: reason };
+  if (route && 'state' in route && route.state !== frame.state && stateOf(plan, route.state)) {
+    update(ctx, { common_data: { ...frame.common_data, error } });
+    goTo(ctx, route.state, `error in ${frame.state}: ${reason}`);
+    return;
+  }
+  if (route && 'code' in route) {
+    update(ctx, { common_data: { ...frame.common_data, error } });
+    evaluate(ctx, 'error', { code: route.code }, { last_error: error });
     return;
   }
   awaitUser(ctx, 'failure', `${plan.name}: state ${frame.state} failed: ${reason}; !continue tries it again`);
+}
+
+/** An error handler decided: go round again, stop the workflow failed, or go to the state it names. */
+function onErrorDecided(ctx: StepContext, decision: string, reason: string): void {
+  const { frame, plan } = current(ctx);
+  if (decision === 'retry' && frame.retries < MAX_HANDLER_RETRIES) {
+    note(ctx, `${plan.name}: the error handler retries ${frame.state} (${frame.retries + 1}/${MAX_HANDLER_RETRIES})`);
+    update(ctx, { retries: frame.retries + 1, phase: retryPhase(frame.phase) });
+    return advance(ctx);
+  }
+  if (decision === 'stop') return stopFailed(ctx, `${plan.name} stopped by its error handler after ${frame.state} failed: ${reason}`);
+  if (decision !== 'retry' && stateOf(plan, decision)) return goTo(ctx, decision, `error handler: ${frame.state} failed, go to ${decision}`);
+  const why = decision === 'retry' ? `it asked to retry more than ${MAX_HANDLER_RETRIES} times` : `it returned ${JSON.stringify(decision)}, which is not a state, "retry" or "stop"`;
+  awaitUser(ctx, 'failure', `${plan.name}: state ${frame.state} failed (${reason}) and its error handler did not help: ${why}; !continue tries the state again`);
+}
+
+/** The running workflow stops on an error: a sub-workflow's failure fails its parent's state; the root ends the session, failed. */
+function stopFailed(ctx: StepContext, reason: string): void {
+  const run = runOf(ctx);
+  const { frame, plan } = current(ctx);
+  if (run.frames.length > 1) {
+    ctx.s.workflow = { ...run, frames: run.frames.slice(0, -1) };
+    changeState(ctx, keyOf(frame, SUB_DONE), 'workflow', `sub-workflow ${plan.name} failed`);
+    return fail(ctx, reason);
+  }
+  const output = frame.common_data[plan.output.name] ?? { error: reason };
+  ctx.s.workflow = { ...run, output, error: reason, evaluating: null };
+  endSession(ctx, reason, output);
 }
 
 /** Where a failed state starts again: the call is made again; branches and debates start over. */
@@ -174,14 +225,40 @@ function text(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** Takes what code changed: common_data, messages it added to contexts (trimmed to their max_length), and what it logged (as notes). */
+function adopt(ctx: StepContext, result: Extract<EvaluationResult, { ok: true }>): void {
+  const { frame, plan } = current(ctx);
+  let next: Frame = { ...frame, common_data: result.common_data };
+  for (const [name, messages] of Object.entries(result.contexts ?? {})) {
+    const context = plan.contexts.find((c) => c.name === name);
+    if (!context) continue;
+    const before = frame.contexts[name] ?? [];
+    // Code may only add messages: the ones past what the context held are appended (and trimmed as any other).
+    for (const m of messages.slice(before.length)) next = appendMessage(next, context, { role: m.role, content: m.content, from: 'code' });
+  }
+  setFrame(ctx, next);
+  const logs = result.logs ?? [];
+  for (const line of logs.slice(0, MAX_LOG_NOTES)) note(ctx, `${plan.name}.${frame.state}: ${line}`);
+  if (logs.length > MAX_LOG_NOTES) note(ctx, `${plan.name}.${frame.state}: ${logs.length - MAX_LOG_NOTES} more log line(s) not shown`);
+}
+
+/** Console lines of one evaluation shown as notes (the sandbox caps what it collects; this caps what is shown). */
+const MAX_LOG_NOTES = 5;
+
 function onEvaluated(ctx: StepContext, id: string, result: EvaluationResult): void {
   const run = runOf(ctx);
   if (!run.evaluating || run.evaluating.id !== id) return;
   const purpose = run.evaluating.purpose;
   ctx.s.workflow = { ...run, evaluating: null };
   const { plan, state, frame } = current(ctx);
+  if (purpose === 'error') {
+    const last = (run.evaluating.evaluation.scope.last_error ?? { message: 'an error' }).message;
+    if (!result.ok) return awaitUser(ctx, 'failure', `${plan.name}: state ${frame.state} failed (${last}) and its error handler failed too: ${result.error}; !continue tries the state again`);
+    adopt(ctx, result);
+    return onErrorDecided(ctx, text(result.value), last);
+  }
   if (!result.ok) return fail(ctx, `${purpose}: ${result.error}`);
-  update(ctx, { common_data: result.common_data });
+  adopt(ctx, result);
   switch (purpose) {
     case 'enter':
       update(ctx, { phase: 'input' });
@@ -195,7 +272,7 @@ function onEvaluated(ctx: StepContext, id: string, result: EvaluationResult): vo
     case 'sub_input':
       return enterSub(ctx, (result.value ?? {}) as Record<string, unknown>);
     case 'branch_input':
-      return fanOut(ctx, state!.parallel!, (result.value ?? {}) as Record<string, unknown>);
+      return settleJoin(ctx, fanOut(ctx, state!.parallel!, (result.value ?? {}) as Record<string, unknown>));
     case 'debate_input':
       return startDebate(ctx, state!.debate!, text(result.value));
     case 'decide':
@@ -203,7 +280,8 @@ function onEvaluated(ctx: StepContext, id: string, result: EvaluationResult): vo
     case 'transitions': {
       const taken = typeof result.value === 'number' ? state!.transitions[result.value] : undefined;
       // Seed 000: when no condition holds the run stops.
-      return goTo(ctx, taken?.target ?? 'stop', taken ? `${frame.state} -> ${taken.target}` : `no transition of ${frame.state} holds`);
+      if (!taken) return finish(ctx, `no transition of ${frame.state} held, so the run stopped (seed 000)`);
+      return goTo(ctx, taken.target, `${frame.state} -> ${taken.target}`);
     }
   }
   advance(ctx);
@@ -218,7 +296,11 @@ function onBranch(ctx: StepContext, branch: string, turnId: string, result: Para
     countVisit(ctx, call.path);
     emit(ctx, event('agent_message', { turn_id: turnId, path: call.path, persona: call.persona, text: result.text, turn: ctx.s.turn, branch }));
   } else emit(ctx, event('error', { message: result.error, where: `${frame.state}.${branch} (${turnId})` }));
-  const outcome = branchFinished(ctx, state!.parallel!, branch, result);
+  settleJoin(ctx, branchFinished(ctx, state!.parallel!, branch, result));
+}
+
+/** The fan-out went on, failed or joined: a joined state moves to its after-code, and input that came meanwhile is delivered. */
+function settleJoin(ctx: StepContext, outcome: FanoutOutcome): void {
   if (outcome.kind === 'wait') return;
   if (outcome.kind === 'fail') return fail(ctx, outcome.reason);
   update(ctx, { phase: 'after' });
@@ -269,8 +351,33 @@ function onReplied(ctx: StepContext, turnId: string, words: string, toolCalls: T
     awaitUser(ctx, 'question', `${agent.name} asks you: ${question}`);
     return;
   }
+  const missing = unreadTools(current(ctx).state!, agent, toolCalls);
+  if (missing.length > 0) {
+    setFrame(ctx, next);
+    const wanted = missing.join(' or ');
+    // One repair round, forcing the tool (as a directive's repair): conditions that read it would otherwise silently fail.
+    if (call.attempt === 1) {
+      note(ctx, `${agent.name} did not call ${wanted}, which the conditions of ${frame.state} read; asking once more`);
+      startCall(ctx, agent.id, { kind: 'workflow', text: `You did not call ${wanted}. The workflow reads your answer from that call: call ${wanted} now, with your verdict.`, state: frame.state }, { path: call.path, attempt: 2, repair: missing[0]! });
+      return;
+    }
+    return fail(ctx, `${agent.name} did not call ${wanted}, which the conditions of ${frame.state} read (asked twice)`);
+  }
   setFrame(ctx, { ...next, phase: 'after' });
   advance(ctx);
+}
+
+/** Parsing tools of the agent that the state's conditions read (`function.X.`) but that its answer did not call. */
+function unreadTools(state: StatePlan, agent: AgentPlan, toolCalls: ToolCallRecord[]): string[] {
+  const offered = new Set(agent.parsingTools.map((t) => t.name));
+  const read = new Set<string>();
+  for (const t of state.transitions) {
+    for (const code of [t.condition, t.before]) {
+      if (code && code.kind !== 'handler') for (const m of code.source.matchAll(/\bfunction\s*\.\s*([A-Za-z_$][\w$]*)\s*\./g)) if (offered.has(m[1]!)) read.add(m[1]!);
+    }
+  }
+  if (read.size === 0 || toolCalls.some((c) => read.has(c.name))) return [];
+  return [...read];
 }
 
 function onUserText(ctx: StepContext, words: string): void {
@@ -334,7 +441,7 @@ export const workflowPolicy: Policy = {
   },
   start(ctx, brief) {
     const plan = rootPlan(ctx);
-    const frame = newFrame(plan, { plan: [], prefix: [] }, brief);
+    const frame = newFrame(plan, { plan: [], prefix: [] }, inputValue(plan, brief));
     ctx.s.workflow = { frames: [frame], evalSeq: 0, evaluating: null, question: null, error: null };
     emit(ctx, event('user_input', { text: brief }));
     changeState(ctx, keyOf(frame, plan.start), 'workflow', `workflow ${plan.name} started`);

@@ -31,7 +31,7 @@ export type Changes = z.infer<typeof ChangesSchema>;
 /** One branch of a fan-out: its call while it runs, its result once it is done. */
 export const BranchSchema = z.object({
   agent: z.string(),
-  status: z.enum(['pending', 'running', 'done', 'failed', 'cancelled']),
+  status: z.enum(['pending', 'running', 'done', 'failed', 'cancelled', 'skipped']),
   call: AgentCallSchema.nullable(),
   input: z.string(),
   text: z.string().optional(),

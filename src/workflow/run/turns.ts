@@ -46,14 +46,25 @@ export function workflowTurns(def: MachineDefinition): TurnShaper {
         content: m.content,
       }));
       const inbox = call.inbox;
+      // The user's answer goes back as the result of the agent's request_users_input call (seed 003).
       const closing: ChatMessage[] =
         inbox.kind === 'workflow_answer'
-          ? [{ role: 'user', content: `You asked the user: ${inbox.question}\nThe user answered: ${inbox.text}` }]
+          ? [
+              { role: 'assistant', content: '', toolCalls: [{ id: inbox.toolCallId, name: ASK_USER_TOOL, arguments: JSON.stringify({ question: inbox.question }) }] },
+              { role: 'tool', toolCallId: inbox.toolCallId, name: ASK_USER_TOOL, content: inbox.text },
+            ]
           : [{ role: 'user', content: 'text' in inbox ? inbox.text : '' }];
       const debating = frame?.phase === 'debate';
       const tools: ToolSpec[] = debating ? [verdictTool] : [...(agent?.parsingTools ?? []), ...(agent?.requestUserInput && !call.branch ? [askUserTool] : [])];
+      const agentTools = agent && agent.tools.length > 0 && !debating
+        ? { tools: agent.tools, maxSteps: agent.maxToolSteps, commandPolicy: agent.commandPolicy ?? 'deny', workspace: call.branch ?? agent.id, reportChanges: call.branch !== undefined }
+        : undefined;
+      // A repair round forces the parsing tool the state's conditions read.
+      const forced = call.repair && tools.some((t) => t.name === call.repair) ? { toolChoice: { name: call.repair } } : {};
       return {
-        messages: [{ role: 'system', content: agent?.systemMessage ?? '' }, ...history, ...closing],
+        ...forced,
+        ...(agentTools ? { agentTools } : {}),
+        messages: [{ role: 'system', content: agent?.systemMessage ?? '' }, ...(agent?.examples ?? []), ...history, ...closing],
         tools,
         meta: { purpose: 'workflow', persona: agentState.id, personaName: agentState.name, inbox: inbox.kind, brief: session.brief, turnId: call.turnId, workflow: { name: plan.name, state: 'state' in inbox ? inbox.state : '', tools: tools.map((t) => t.name), round: (agent && frame?.agents[agent.id]?.turns) ?? 0 } },
       };

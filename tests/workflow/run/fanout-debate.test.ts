@@ -68,6 +68,8 @@ describe('parallel states (pure step)', () => {
     // Branch messages carry their branch id.
     expect(w.events.filter((e) => e.type === 'agent_message').map((e) => (e as { branch?: string }).branch)).toEqual(['b', 'c']);
     expect(after.map((fx) => fx.type)).toEqual(['evaluate']);
+    // Joined: the branches are results now, no longer running state.
+    expect(w.state().workflow!.frames[0]!.branches).toBeUndefined();
   });
 
   it('join any: the first branch done cancels the others; quorum out of reach fails the state', () => {
@@ -82,6 +84,27 @@ describe('parallel states (pure step)', () => {
     quorum.send({ type: 'agent_failed', turnId: qc[1]!.call.turnId, reason: 'boom' });
     expect(quorum.state().awaiting).toMatchObject({ code: 'failure' });
     expect(quorum.state().awaiting!.reason).toMatch(/the branches did not join/);
+  });
+
+  it('a branch whose "when" is not true is skipped: its region ends at once and the join counts only the others', () => {
+    const p = plan('all');
+    const implement = p.states[0]!;
+    const only = { ...p, states: [{ ...implement, parallel: { ...implement.parallel!, branches: implement.parallel!.branches.map((b) => ({ ...b, when: expr(`common_data.best === '${b.id}'`) })) } }, ...p.states.slice(1)] };
+    const w = driver(only);
+    const first = w.send({ type: 'start', brief: 'x' });
+    const ask = first.find((fx) => fx.type === 'evaluate') as Extract<Effect, { type: 'evaluate' }>;
+    expect(ask.evaluation).toMatchObject({ purpose: 'branch_input', fields: { 'when:a': expr("common_data.best === 'a'") } });
+    const calls = w.send({ type: 'evaluated', id: ask.id, result: { ok: true, value: { 'when:a': false, 'when:b': true, 'when:c': false }, common_data: {} } })
+      .filter((fx): fx is Extract<Effect, { type: 'call_agent' }> => fx.type === 'call_agent');
+    expect(calls.map((c) => c.call.branch)).toEqual(['b']);
+    expect(w.state().configuration).toEqual(['implement.a.done', 'implement.b.work', 'implement.c.done']);
+    w.send({ type: 'agent_replied', turnId: calls[0]!.call.turnId, text: 'b revised', toolCalls: [] });
+    expect(w.events.find((e) => e.type === 'joined')).toMatchObject({ done: ['b'], failed: [], outcome: 'continue' });
+    // Every branch skipped: the state goes straight on.
+    const none = driver(only);
+    const ev = none.send({ type: 'start', brief: 'x' }).find((fx) => fx.type === 'evaluate') as Extract<Effect, { type: 'evaluate' }>;
+    none.send({ type: 'evaluated', id: ev.id, result: { ok: true, value: {}, common_data: {} } });
+    expect(none.events.find((e) => e.type === 'joined')).toMatchObject({ done: [], outcome: 'continue' });
   });
 
   it('a resumed session re-runs only the unfinished branches', () => {
@@ -118,6 +141,7 @@ describe('debates (pure step)', () => {
     expect(w.events.find((e) => e.type === 'debate_ended')).toMatchObject({ rounds: 2, consensus: true, approve: false, synthesised: false });
     expect(w.state().workflow!.frames[0]!.common_data.review).toMatchObject({ consensus: true, approve: false, ranking: ['b', 'a', 'c'], feedback: 'rev_a: checksums\nrev_b: checksums too' });
     expect(w.events.filter((e) => e.type === 'verdict')).toHaveLength(4);
+    expect(w.state().workflow!.frames[0]!.debate).toBeUndefined();
   });
 
   it('no consensus within max_rounds: the synthesiser writes it; a turn without a verdict counts as not agreeing', () => {

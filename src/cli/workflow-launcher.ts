@@ -1,0 +1,37 @@
+import type { WorkflowLauncher } from '../commands/execute.js';
+import type { ChatModel } from '../llm/chat-model.js';
+import type { OpenTeam } from '../runtime/open-team.js';
+import { openSession } from '../session/open-session.js';
+import type { Store } from '../store/store.js';
+import { listWorkflows } from '../workflow/load/list.js';
+import { loadWorkflowOrThrow } from '../workflow/load/load-workflow.js';
+import { workflowDirs } from '../workflow/load/locate.js';
+import type { CliIo } from './io.js';
+
+/** What a workflow session opened from the UI is made of: the team for roles, a fresh model, the store. */
+export interface LauncherDeps {
+  team: OpenTeam;
+  teamDir: string;
+  model: () => ChatModel;
+  store: Store;
+}
+
+/** `/workflow` in the UI: lists the workflows and opens a stored session running one. */
+export function workflowLauncher(io: CliIo, deps: LauncherDeps): WorkflowLauncher {
+  const dirs = () => workflowDirs(io.cwd, io.env);
+  return {
+    list() {
+      const entries = listWorkflows(dirs(), io.cwd);
+      if (entries.length === 0) return ['no workflows found — put one in workflows/<name>.json'];
+      const width = Math.max(...entries.map((e) => e.name.length));
+      return entries.map((e) => `${e.name.padEnd(width)}  ${e.broken ? `(cannot be read: ${e.broken})` : e.description}`);
+    },
+    async open(name, input) {
+      const workflow = loadWorkflowOrThrow(name, { cwd: io.cwd, env: io.env, dirs: dirs(), team: deps.team.loaded });
+      // In the UI, commands under the `ask` policy wait for !allow / !deny.
+      const session = await openSession({ team: deps.team, teamDir: deps.teamDir, workflow, model: deps.model(), store: deps.store, env: io.env, brief: input, askCommands: true });
+      session.start(input);
+      return session;
+    },
+  };
+}

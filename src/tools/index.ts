@@ -1,0 +1,10 @@
+/** Agent tools confined to a workspace, the tool loop that runs them, and workspaces with their diffs. */
+export { createToolset, TOOL_NAMES, type Toolset, type ToolsetOptions, type ToolOutcome, type ToolName } from './toolset.js';
+export { runToolLoop, outOfStepsNote, type ToolLoopOptions, type ToolLoopResult, type ToolLoopStop, type ToolEvent, type ToolStep } from './tool-loop.js';
+export { commandPolicyOf, describePolicy, type CommandPolicy, type Approver } from './command-policy.js';
+export { DEFAULT_TOOL_LIMITS, type ToolLimits } from './limits.js';
+export { ToolError, type ToolResult } from './tool.js';
+export { createWorkspace, openWorkspace, changesSince, removeWorkspace, WorkspaceSchema, type Workspace, type CreateWorkspaceOptions } from './workspace.js';
+export { diffSnapshots, DEFAULT_DIFF_LIMITS, type DiffLimits } from './workspace-diff.js';
+export { takeSnapshot, type Snapshot, type SnapshotLimits } from './workspace-snapshot.js';
+export { formatImplementationsForReview, type ImplementationForReview } from '../workflow/run/review-format.js';

@@ -1,0 +1,38 @@
+/** Caps that keep one tool call small, bounded in time and safe for the model's context. */
+export interface ToolLimits {
+  /** Largest file read_file, edit_file and search_files open, and the most bytes write_file writes. */
+  maxFileBytes: number;
+  /** Most characters one tool result hands back to the model (read_file pages past it). */
+  maxResultChars: number;
+  /** Most entries list_files shows. */
+  maxListEntries: number;
+  /** Most matching lines search_files shows. */
+  maxSearchMatches: number;
+  /** Most bytes of file text one search looks through. */
+  maxSearchBytes: number;
+  /** Longest a regex search may run before it is stopped (a pattern that backtracks without end). */
+  searchTimeoutMs: number;
+  /** Longest a command may run; then its whole process group is killed. */
+  commandTimeoutMs: number;
+  /** Most bytes of a command's output (stdout and stderr together) kept. */
+  maxCommandOutputBytes: number;
+}
+
+/** The default caps. */
+export const DEFAULT_TOOL_LIMITS: ToolLimits = {
+  maxFileBytes: 1_000_000,
+  maxResultChars: 60_000,
+  maxListEntries: 1_000,
+  maxSearchMatches: 200,
+  maxSearchBytes: 20_000_000,
+  searchTimeoutMs: 2_000,
+  commandTimeoutMs: 120_000,
+  maxCommandOutputBytes: 60_000,
+};
+
+/** Bytes as a person reads them: 512 B, 12.3 KB, 4.0 MB. */
+export function bytes(n: number): string {
+  if (n < 1_000) return `${n} B`;
+  if (n < 1_000_000) return `${(n / 1_000).toFixed(1)} KB`;
+  return `${(n / 1_000_000).toFixed(1)} MB`;
+}

@@ -1,0 +1,110 @@
+import { mkdir, readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { z } from 'zod';
+import { UserError } from '../errors.js';
+import type { Changes } from '../workflow/run/state.js';
+import { copyTree } from './copy-tree.js';
+import { addWorktree, removeWorktree, repositoryOf } from './git-worktree.js';
+import { DEFAULT_DIFF_LIMITS, diffSnapshots, type DiffLimits } from './workspace-diff.js';
+import { DEFAULT_SNAPSHOT_LIMITS, SnapshotSchema, takeSnapshot, type SnapshotLimits } from './workspace-snapshot.js';
+
+/** A workspace as recorded next to it (`<root>/workspaces/<name>.json`), so a resumed session can reopen it. */
+export const WorkspaceSchema = z.object({
+  version: z.literal(1),
+  name: z.string(),
+  /** `git`: a detached worktree; `copy`: a copy of the starting directory; `empty`: a new directory. */
+  kind: z.enum(['git', 'copy', 'empty']),
+  /** The agent's working directory (a real path). */
+  dir: z.string(),
+  /** The directory created for it: `dir`, or for a worktree its top (dir may be a subdirectory of it). */
+  home: z.string(),
+  /** The repository a worktree belongs to. */
+  repo: z.string().optional(),
+  from: z.string().nullable(),
+  /** The files as they were when the workspace was made. */
+  baseline: SnapshotSchema,
+});
+/** An implementer's workspace. */
+export type Workspace = z.infer<typeof WorkspaceSchema>;
+
+/** Where and how to make a workspace. */
+export interface CreateWorkspaceOptions {
+  /** The session directory; workspaces go in `<root>/workspaces/`. */
+  root: string;
+  /** The branch id: letters, digits, `.`, `_`, `-`. */
+  name: string;
+  /** A directory to start from (copied, or checked out as a worktree); absent: an empty workspace. */
+  from?: string;
+  /** Make a detached git worktree of `from`'s repository HEAD when `from` is inside one (uncommitted changes are not in it). */
+  git?: boolean;
+  /** Names left out of a copy (default `.git`). */
+  exclude?: readonly string[];
+  snapshot?: Partial<SnapshotLimits>;
+}
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+
+function places(root: string, name: string): { parent: string; home: string; record: string } {
+  if (!NAME.test(name)) throw new UserError(`workspace name "${name}" is not usable as a directory name; use letters, digits, ".", "_" and "-"`);
+  const parent = join(root, 'workspaces');
+  return { parent, home: join(parent, name), record: join(parent, `${name}.json`) };
+}
+
+const exists = (path: string) => stat(path).then(() => true, () => false);
+
+/** Makes an implementer's workspace (a worktree, a copy, or an empty directory) and records its baseline snapshot. */
+export async function createWorkspace(options: CreateWorkspaceOptions): Promise<Workspace> {
+  const { parent, home, record } = places(options.root, options.name);
+  const from = options.from !== undefined ? await realpath(options.from).catch(() => null) : null;
+  if (options.from !== undefined && (from === null || !(await stat(from)).isDirectory())) throw new UserError(`the starting directory ${options.from} does not exist or is not a directory`);
+  await mkdir(parent, { recursive: true });
+  if ((await exists(home)) || (await exists(record))) throw new UserError(`workspace "${options.name}" already exists in ${parent}; openWorkspace reopens it, removeWorkspace removes it`);
+  const repo = from !== null && options.git ? await repositoryOf(from) : null;
+  let dir = home;
+  if (repo !== null && from !== null) {
+    await addWorktree(repo, home).catch((error: unknown) => {
+      throw new UserError(`cannot make a git worktree of ${repo} for workspace "${options.name}": ${error instanceof Error ? error.message : String(error)}`);
+    });
+    dir = join(home, relative(await realpath(repo), from));
+  } else if (from !== null) {
+    await copyTree(from, home, { skip: options.exclude ?? ['.git'], avoid: await realpath(parent) });
+  } else {
+    await mkdir(home);
+  }
+  dir = await realpath(dir);
+  const baseline = await takeSnapshot(dir, { ...DEFAULT_SNAPSHOT_LIMITS, ...options.snapshot });
+  const kind = repo !== null ? 'git' : from !== null ? 'copy' : 'empty';
+  const workspace: Workspace = { version: 1, name: options.name, kind, dir, home: await realpath(home), ...(repo !== null ? { repo } : {}), from, baseline };
+  await writeFile(`${record}.tmp`, JSON.stringify(workspace));
+  await rename(`${record}.tmp`, record);
+  return workspace;
+}
+
+/** Reopens a workspace made earlier (a resumed session), or null when there is none or its directory is gone. */
+export async function openWorkspace(options: { root: string; name: string }): Promise<Workspace | null> {
+  const { record } = places(options.root, options.name);
+  const text = await readFile(record, 'utf8').catch(() => null);
+  if (text === null) return null;
+  let parsed: ReturnType<typeof WorkspaceSchema.safeParse>;
+  try {
+    parsed = WorkspaceSchema.safeParse(JSON.parse(text));
+  } catch {
+    throw new UserError(`${record} is not valid JSON; remove the workspace and make it again`);
+  }
+  if (!parsed.success) throw new UserError(`${record} is not a workspace record (${parsed.error.issues[0]?.message}); remove the workspace and make it again`);
+  return (await exists(parsed.data.dir)) ? parsed.data : null;
+}
+
+/** What changed in a workspace since it was made: the files (added, modified, deleted) and their unified diff, capped. */
+export async function changesSince(workspace: Workspace, limits: Partial<DiffLimits & SnapshotLimits> = {}): Promise<Changes> {
+  const now = await takeSnapshot(workspace.dir, { ...DEFAULT_SNAPSHOT_LIMITS, ...limits });
+  return diffSnapshots(workspace.baseline, now, { ...DEFAULT_DIFF_LIMITS, ...limits });
+}
+
+/** Removes a workspace: a worktree through git (then pruned), a directory with its files, and its record. */
+export async function removeWorkspace(workspace: Workspace): Promise<void> {
+  if (workspace.kind === 'git' && workspace.repo) await removeWorktree(workspace.repo, workspace.home);
+  await rm(workspace.home, { recursive: true, force: true });
+  const { record } = places(join(workspace.home, '..', '..'), workspace.name);
+  await rm(record, { force: true });
+}

@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { confine, refuseGitInternals } from './confine.js';
+import { bytes } from './limits.js';
+import { writeConfined } from './safe-fs.js';
+import { defineTool, toolSpec, ToolError } from './tool.js';
+
+const Args = z.object({
+  path: z.string().describe('File path relative to the workspace; missing directories are created.'),
+  content: z.string().describe('The whole new content of the file.'),
+});
+
+/** write_file: creates or replaces a file in the workspace with the given text. */
+export const writeFileTool = defineTool({
+  spec: toolSpec('write_file', 'Create a file in the workspace, or replace its whole content. Use edit_file to change part of a file.', Args),
+  args: Args,
+  summary: (a) => `write_file ${a.path}`,
+  async run(a, { root, limits }) {
+    const data = Buffer.from(a.content, 'utf8');
+    if (data.length > limits.maxFileBytes) throw new ToolError(`the content is ${bytes(data.length)}, over the ${bytes(limits.maxFileBytes)} limit for one file`);
+    const path = await confine(root, a.path);
+    refuseGitInternals(path);
+    const { created } = await writeConfined(root, path, data);
+    return { ok: true, content: `${created ? 'created' : 'wrote'} ${path.shown} (${bytes(data.length)})` };
+  },
+});

@@ -1,0 +1,45 @@
+import { z } from 'zod';
+
+/** A parsing tool in SynthDev's shape: offered to the model, its call recorded (not run) for conditions to read. */
+export const ParsingToolSchema = z.strictObject({
+  type: z.literal('function').default('function'),
+  function: z.strictObject({
+    name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_-]{0,63}$/, 'must be a function name (letters, digits, _ and -)'),
+    description: z.string().default(''),
+    parameters: z.record(z.string(), z.unknown()).default({ type: 'object', properties: {} }),
+  }),
+});
+
+/** Which commands an agent's run_command may run: none, an allow-list of programs, or ask the user. */
+export const CommandPolicySchema = z.union([z.enum(['deny', 'ask']), z.strictObject({ allow: z.array(z.string().min(1)).min(1) })]);
+
+/** A role in SynthDev's roles.json format (seed 000), plus troupe's agent tools. */
+export const RoleSchema = z.strictObject({
+  name: z.string().min(1).optional().describe('Display name (default: the role id).'),
+  level: z.enum(['base', 'smart', 'fast']).default('base').describe('Model tier.'),
+  model: z.string().min(1).optional().describe('A model id (wins over level).'),
+  persona: z.string().regex(/^[a-z][a-z0-9_]*$/).optional().describe('A team persona this role plays: its prompt is the system message (systemMessage is appended), its name and model are the defaults.'),
+  systemMessage: z.string().min(1).optional(),
+  excludedTools: z.array(z.string()).default([]),
+  includedTools: z.array(z.string()).optional(),
+  parsingTools: z.array(ParsingToolSchema).default([]),
+  examples: z.array(z.strictObject({ role: z.enum(['user', 'assistant']), content: z.string() })).default([]).describe('Few-shot messages after the system message.'),
+  reminder: z.string().optional().describe('Appended to the system message.'),
+  tools: z
+    .array(z.string().min(1))
+    .default([])
+    .describe('Agent tools: read_file, write_file, edit_file, list_files, search_files, run_command, request_users_input.'),
+  max_tool_steps: z.number().int().min(1).max(200).default(20),
+  command_policy: CommandPolicySchema.default('deny'),
+});
+
+/** roles.json: role id → role (a role needs a systemMessage or a persona). */
+export const RolesFileSchema = z.record(
+  z.string().regex(/^[A-Za-z][A-Za-z0-9_-]*$/, 'must be a simple role id'),
+  RoleSchema.refine((r) => r.systemMessage !== undefined || r.persona !== undefined, { message: 'a role needs a systemMessage (or a persona whose prompt it uses)', path: ['systemMessage'] }),
+);
+
+/** A role, as validated. */
+export type Role = z.infer<typeof RoleSchema>;
+/** A command policy. */
+export type CommandPolicy = z.infer<typeof CommandPolicySchema>;

@@ -1,0 +1,101 @@
+import type { ConfigIssue } from '../../config/issues.js';
+import { didYouMean } from '../../commands/suggest.js';
+import type { WorkflowConfig } from '../config/workflow-schema.js';
+import { isName } from './code.js';
+
+/** Targets that end a run without being states (seed 000's engine stops on `stop`). */
+export const END_TARGETS = new Set(['stop', 'end']);
+
+/** What the checks need besides the file: the sub-workflows that could be found and the script's functions. */
+export interface CheckContext {
+  file: string;
+  subWorkflows: ReadonlySet<string>;
+  scriptFunctions: ReadonlySet<string>;
+  hasScript: boolean;
+}
+
+function pick(word: string, options: Iterable<string>): string {
+  const list = [...options];
+  const near = didYouMean(word, list);
+  return near ? `did you mean "${near}"? (known: ${list.join(', ')})` : `use one of: ${list.join(', ') || '(none)'}`;
+}
+
+/** Checks a workflow's references (states, agents, contexts, handlers, sub-workflows) and its shape (reachable states, an end). */
+export function checkWorkflow(config: WorkflowConfig, ctx: CheckContext): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  const add = (field: string, problem: string, fix: string) => issues.push({ file: ctx.file, field, problem, fix });
+  const states = new Set<string>();
+  config.states.forEach((s, i) => (states.has(s.name) ? add(`states[${i}].name`, `duplicate state "${s.name}"`, 'give each state a unique name') : states.add(s.name)));
+  const contexts = new Set<string>();
+  config.contexts.forEach((c, i) => (contexts.has(c.name) ? add(`contexts[${i}].name`, `duplicate context "${c.name}"`, 'give each context a unique name') : contexts.add(c.name)));
+  const agents = new Set<string>();
+  config.agents.forEach((a, i) => {
+    if (agents.has(a.agent_role)) add(`agents[${i}].agent_role`, `agent "${a.agent_role}" is listed twice`, 'list each role once (states name agents by role)');
+    agents.add(a.agent_role);
+    if (!contexts.has(a.context)) add(`agents[${i}].context`, `unknown context "${a.context}"`, contexts.size ? pick(a.context, contexts) : 'add it to "contexts"');
+  });
+  const target = (field: string, name: string) => {
+    if (!states.has(name) && !END_TARGETS.has(name)) add(field, `unknown state "${name}"`, pick(name, [...states, 'stop']));
+  };
+  const agent = (field: string, name: string) => {
+    if (!agents.has(name)) add(field, `unknown agent "${name}"`, agents.size ? pick(name, agents) : 'add it to "agents"');
+  };
+  const handler = (field: string, code: string | undefined) => {
+    if (code === undefined || !isName(code) || states.has(code.trim())) return;
+    if (!ctx.hasScript) add(field, `"${code}" names a script function, but the workflow has no script.js`, 'make the workflow a folder with config.json and script.js, or write the code inline');
+    else if (!ctx.scriptFunctions.has(code.trim())) add(field, `script.js has no function "${code}"`, pick(code, ctx.scriptFunctions));
+  };
+  let dynamic = false;
+  let ends = false;
+  const edges = new Map<string, string[]>();
+  config.states.forEach((s, i) => {
+    const at = `states[${i}]`;
+    const out: string[] = [];
+    if (s.agent !== undefined) agent(`${at}.agent`, s.agent);
+    if (s.input !== undefined && s.message !== undefined) add(`${at}.message`, 'a state has an "input" expression or a "message" template, not both', 'keep one');
+    if (s.transition !== undefined && s.next_state !== undefined) add(`${at}.next_state`, 'a state has "transition" or "next_state", not both', 'keep one');
+    if (s.action?.script !== undefined && s.pre_handler !== undefined) add(`${at}.pre_handler`, 'a state has "action.script" or "pre_handler", not both', 'keep one');
+    const kinds = [s.agent !== undefined, s.action?.sub_workflow !== undefined, s.parallel !== undefined, s.debate !== undefined].filter(Boolean).length;
+    if (kinds > 1) add(at, 'a state runs one of: an agent, a sub_workflow, parallel branches, a debate', 'split it into several states');
+    if (s.action?.function && s.action.function !== 'sendUserMessage' && s.agent === undefined) add(`${at}.action.function`, `${s.action.function} needs an agent`, 'add "agent" to the state');
+    if (s.action?.sub_workflow !== undefined && !ctx.subWorkflows.has(s.action.sub_workflow)) add(`${at}.action.sub_workflow`, `no workflow "${s.action.sub_workflow}" next to this one or in the workflow directories`, 'create it, or fix the name (troupe workflows lists them)');
+    s.parallel?.branches.forEach((b, j) => agent(`${at}.parallel.branches[${j}].agent`, b.agent));
+    const ids = new Set<string>();
+    s.parallel?.branches.forEach((b, j) => (ids.has(b.id) ? add(`${at}.parallel.branches[${j}].id`, `duplicate branch "${b.id}"`, 'give each branch a unique id') : ids.add(b.id)));
+    const join = s.parallel?.join;
+    if (join && typeof join === 'object' && join.quorum > (s.parallel?.branches.length ?? 0)) add(`${at}.parallel.join.quorum`, `quorum ${join.quorum} is more than the ${s.parallel!.branches.length} branches`, 'lower it');
+    s.debate?.reviewers.forEach((r, j) => agent(`${at}.debate.reviewers[${j}]`, r));
+    if (s.debate?.synthesiser !== undefined) agent(`${at}.debate.synthesiser`, s.debate.synthesiser);
+    s.transition?.forEach((t, j) => {
+      target(`${at}.transition[${j}].target`, t.target);
+      out.push(t.target);
+    });
+    if (s.next_state !== undefined) {
+      target(`${at}.next_state`, s.next_state);
+      out.push(s.next_state);
+    }
+    for (const f of ['pre_handler', 'post_handler', 'transition_handler', 'error_handler'] as const) handler(`${at}.${f}`, s[f]);
+    if (s.transition_handler !== undefined) dynamic = true;
+    if (s.error_handler !== undefined) states.has(s.error_handler.trim()) ? out.push(s.error_handler.trim()) : (dynamic = true);
+    const final = s.agent === undefined && !s.parallel && !s.debate && !s.action?.sub_workflow && s.action?.script === undefined && s.pre_handler === undefined && out.length === 0 && s.transition_handler === undefined;
+    if (final || out.some((t) => END_TARGETS.has(t) && !states.has(t)) || (out.length === 0 && s.transition_handler === undefined)) ends = true;
+    edges.set(s.name, out);
+  });
+  handler('error_handler', config.error_handler);
+  if (config.error_handler !== undefined && !states.has(config.error_handler.trim()) && !isName(config.error_handler)) dynamic = true;
+  if (!ends && !dynamic) add('states', 'no end state: every state has a transition onward, so the run never finishes', 'add a state with no transitions (e.g. {"name": "stop"}) and a transition to it');
+  // With handlers choosing states at run time, reachability cannot be known from the file.
+  if (!dynamic && states.size > 0) {
+    const start = states.has('start') ? 'start' : config.states[0]!.name;
+    const seen = new Set<string>([start]);
+    if (states.has('resume')) seen.add('resume');
+    const errorState = config.error_handler?.trim();
+    if (errorState && states.has(errorState)) seen.add(errorState);
+    const queue = [...seen];
+    for (let s = queue.shift(); s !== undefined; s = queue.shift()) for (const t of edges.get(s) ?? []) if (states.has(t) && !seen.has(t)) (seen.add(t), queue.push(t));
+    config.states.forEach((s, i) => {
+      if (!seen.has(s.name)) add(`states[${i}]`, `state "${s.name}" is unreachable from "${start}"`, 'add a transition to it, or remove it');
+    });
+  }
+  return issues;
+}

@@ -1,0 +1,60 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readConfigText, UnreadableFile } from '../../src/config/safe-read.js';
+
+let dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  dirs = [];
+});
+const temp = () => {
+  const d = mkdtempSync(join(tmpdir(), 'troupe-read-'));
+  dirs.push(d);
+  return d;
+};
+const problem = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(UnreadableFile);
+    return (error as UnreadableFile).problem;
+  }
+  throw new Error('expected a refusal');
+};
+
+describe('reading config files that must stay inside their directory', () => {
+  it('reads a regular UTF-8 file inside the root', () => {
+    const root = temp();
+    writeFileSync(join(root, 'a.md'), 'héllo');
+    expect(readConfigText(root, 'a.md')).toBe('héllo');
+  });
+
+  it('refuses "..", absolute paths outside and symlinks that leave the root', () => {
+    const outside = temp();
+    writeFileSync(join(outside, 'secret'), 'secret');
+    const root = temp();
+    mkdirSync(join(root, 'prompts'));
+    symlinkSync(join(outside, 'secret'), join(root, 'prompts', 'link.md'));
+    symlinkSync(outside, join(root, 'prompts', 'dirlink'));
+    expect(problem(() => readConfigText(join(root, 'prompts'), '../../../../etc/passwd'))).toMatch(/outside/);
+    expect(problem(() => readConfigText(join(root, 'prompts'), join(outside, 'secret')))).toMatch(/outside/);
+    expect(problem(() => readConfigText(join(root, 'prompts'), 'link.md'))).toMatch(/symlink/);
+    expect(problem(() => readConfigText(join(root, 'prompts'), 'dirlink/secret'))).toMatch(/symlink/);
+  });
+
+  it('refuses a directory, a FIFO (without hanging), a missing file, a file too large and invalid UTF-8', () => {
+    const root = temp();
+    mkdirSync(join(root, 'dir.md'));
+    execFileSync('mkfifo', [join(root, 'fifo.md')]);
+    writeFileSync(join(root, 'big.md'), 'x'.repeat(2048));
+    writeFileSync(join(root, 'bad.md'), Buffer.from([0x68, 0xff, 0xfe, 0x69]));
+    expect(problem(() => readConfigText(root, 'dir.md'))).toMatch(/is a directory/);
+    expect(problem(() => readConfigText(root, 'fifo.md'))).toMatch(/not a regular file/);
+    expect(problem(() => readConfigText(root, 'missing.md'))).toMatch(/does not exist/);
+    expect(problem(() => readConfigText(root, 'big.md', 1024))).toMatch(/2048 bytes \(at most 1024\)/);
+    expect(problem(() => readConfigText(root, 'bad.md'))).toMatch(/not valid UTF-8/);
+  });
+});
