@@ -34,8 +34,7 @@ export class RestateCluster {
     const fake = await new FakeOpenAIServer(script.reply).start();
     const server = await RestateServer.start();
     const balancer = await new TcpBalancer([]).start();
-    const { connect } = await loadClients();
-    const app = restateApp({ sessions: new RestateSessions(connect({ url: server.ingressUrl }), server.ingressUrl), team: 'V7 Studio', token: null, maxBodyBytes: 4096, pollMs: 50 });
+    const app = restateApp({ sessions: new RestateSessions(await loadClients(), server.ingressUrl), team: 'V7 Studio', token: null, maxBodyBytes: 4096, pollMs: 50 });
     const cluster = new RestateCluster(fake, server, balancer, app);
     await Promise.all(Array.from({ length: workers }, () => cluster.addWorker()));
     await registerDeployment(server.adminUrl, balancer.url);

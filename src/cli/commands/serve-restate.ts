@@ -19,8 +19,7 @@ export async function runRestate(args: CliArgs, io: CliIo): Promise<number> {
   const pollMs = Number(io.env.TROUPE_RESTATE_POLL_MS ?? 200);
   if (!Number.isInteger(pollMs) || pollMs < 10) throw new UsageError(`TROUPE_RESTATE_POLL_MS must be a whole number >= 10, got "${io.env.TROUPE_RESTATE_POLL_MS}"`);
   const { team } = teamFor(args, io);
-  const { connect } = await loadClients();
-  const sessions = new RestateSessions(connect({ url: restateUrl }), restateUrl);
+  const sessions = new RestateSessions(await loadClients(), restateUrl);
   const app = restateApp({ sessions, team: team.def.name, token, maxBodyBytes: 64 * 1024, pollMs });
   const server = serve({ fetch: app.fetch, port: args.port ?? 4810, hostname });
   await new Promise<void>((resolve, reject) => {

@@ -1,12 +1,12 @@
-import type { Ingress } from '@restatedev/restate-sdk-clients';
+import type * as Clients from '@restatedev/restate-sdk-clients';
 import { TroupeError } from '../../errors.js';
 import { RequestRefused } from '../host.js';
 import { INDEX_KEY, RESTATE_NAMES } from './names.js';
 import type { EventsPage, IndexEntry } from './records.js';
 
-/** Restate could not be reached or failed (not the request's fault): answered 502/503. */
+/** Restate could not be reached, failed or did not answer in time (not the request's fault): answered 502/503/504. */
 export class RestateUnavailable extends TroupeError {
-  constructor(readonly status: 502 | 503, message: string) {
+  constructor(readonly status: 502 | 503 | 504, message: string) {
     super(message);
   }
 }
@@ -15,15 +15,21 @@ const REFUSED = new Set([400, 403, 404, 409, 413, 429]);
 
 /** The serve side of the Restate backend: each API request becomes a call to a session's handler through the ingress. */
 export class RestateSessions {
+  private readonly ingress: Clients.Ingress;
+
+  /** `clients`: the lazily loaded `@restatedev/restate-sdk-clients`; `url`: the Restate ingress. */
   constructor(
-    private readonly ingress: Ingress,
+    private readonly clients: typeof Clients,
     private readonly url: string,
-  ) {}
+    private readonly timeoutMs = 30_000,
+  ) {
+    this.ingress = clients.connect({ url });
+  }
 
   /** Calls a handler of the session object (or another troupe object or service) and returns its JSON answer. */
   async call<T>(handler: string, key: string, parameter: unknown, service: string = RESTATE_NAMES.session): Promise<T> {
     try {
-      return await this.ingress.call<unknown, T>({ service, handler, key, parameter });
+      return await this.ingress.call<unknown, T>({ service, handler, key, parameter, opts: this.clients.Opts.from({ timeout: this.timeoutMs }) });
     } catch (error) {
       throw this.translate(error);
     }
@@ -60,7 +66,9 @@ export class RestateSessions {
   }
 
   private translate(error: unknown): Error {
-    const e = error as { status?: number; responseText?: string; message?: string };
+    const e = error as { status?: number; responseText?: string; message?: string; name?: string };
+    // A handler that keeps failing is retried by Restate, not answered: say so instead of hanging.
+    if (e.name === 'TimeoutError') return new RestateUnavailable(504, `Restate did not answer within ${this.timeoutMs} ms — a session handler may be failing and retrying; see the workers' output`);
     if (typeof e.status === 'number') {
       const message = errorMessage(e.responseText) ?? `HTTP ${e.status}`;
       if (REFUSED.has(e.status)) return new RequestRefused(e.status as 400, message);
