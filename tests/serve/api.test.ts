@@ -1,10 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { DemoModel } from '../../src/llm/demo-model.js';
 import { FOREVER, ScriptedModel } from '../../src/llm/scripted-model.js';
-import type { ChatModel } from '../../src/llm/chat-model.js';
 import { SseClient } from '../../src/serve/sse-client.js';
 import type { TroupeEvent } from '../../src/engine/event-map.js';
-import { REPO_ROOT, studio } from '../helpers/team.js';
 import { readEvents, server, TOKEN } from '../helpers/serve.js';
 
 describe('troupe serve: the API', () => {
