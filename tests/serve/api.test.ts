@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FOREVER, ScriptedModel } from '../../src/llm/scripted-model.js';
 import { SseClient } from '../../src/serve/sse-client.js';
 import type { TroupeEvent } from '../../src/engine/event-map.js';
-import { readEvents, server, TOKEN } from '../helpers/serve.js';
+import { readEvents, server } from '../helpers/serve.js';
 
 describe('troupe serve: the API', () => {
   it('is behind a bearer token (healthz is not); a wrong or missing token is a 401 with one line', async () => {

@@ -5,9 +5,8 @@ import { appendMessage } from './frames.js';
 import type { Frame } from './state.js';
 import { fanOut } from './fanout.js';
 import { startDebate } from './debate.js';
-import type { Code } from './plan.js';
 import { textOf } from './constants.js';
-import { advance, act, goTo, enterSub, finish } from './flow.js';
+import { advance, goTo, enterSub, finish } from './flow.js';
 import { fail, onErrorDecided } from './failure.js';
 import { settleJoin } from './replies.js';
 

@@ -5,7 +5,7 @@ import { keyOf, stateOf } from './frames.js';
 import type { Frame } from './state.js';
 import type { Code } from './plan.js';
 import { SUB_DONE } from './constants.js';
-import { advance, act, goTo } from './flow.js';
+import { advance, goTo } from './flow.js';
 
 // What a failed state does: retries, its error handler (a state or a handler deciding), stopping the workflow failed.
 

@@ -6,7 +6,7 @@ import type { Effect } from '../../engine/effects.js';
 import { rootPlan, update } from './access.js';
 import { inputValue, keyOf, newFrame } from './frames.js';
 import { branchOf, runningBranchCalls } from './fanout.js';
-import { advance, act } from './flow.js';
+import { advance } from './flow.js';
 import { fail } from './failure.js';
 import { onEvaluated } from './evaluated.js';
 import { onBranch, onReplied } from './replies.js';

@@ -2,7 +2,7 @@ import { abortInFlight, emit, note, startCall, type StepContext } from '../../en
 import { event } from '../../engine/event-map.js';
 import { current, rootPlan, runOf, update } from './access.js';
 import { keyOf, stateOf } from './frames.js';
-import { advance, act, goTo } from './flow.js';
+import { advance, goTo } from './flow.js';
 
 // The user's part in a workflow: an answer to request_users_input, input to the resume state, !continue.
 
