@@ -75,6 +75,7 @@ export function serveApp(options: ServeAppOptions): Hono {
       ...(request.workflow !== undefined ? { workflow: request.workflow } : {}),
       ...(request.input !== undefined ? { input: request.input } : {}),
       ...(request.mode !== undefined ? { mode: request.mode } : {}),
+      ...(request.models !== undefined ? { models: request.models } : {}),
     });
     return c.json(sessionView({ session }), 201);
   });

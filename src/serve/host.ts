@@ -28,6 +28,15 @@ export interface HostOptions {
   clock?: () => number;
 }
 
+/** The environment variables that map tiers to the model ids a request names. */
+function tierEnv(models: { base?: string; smart?: string; fast?: string } | undefined): Record<string, string> {
+  const env: Record<string, string> = {};
+  if (models?.base) env.TROUPE_MODEL_BASE = models.base;
+  if (models?.smart) env.TROUPE_MODEL_SMART = models.smart;
+  if (models?.fast) env.TROUPE_MODEL_FAST = models.fast;
+  return env;
+}
+
 /** The sessions one server runs: created on request, reopened from the store when input comes for one, let go once over. */
 export class SessionHost {
   private readonly hosted = new Map<string, TroupeSession>();
@@ -66,7 +75,7 @@ export class SessionHost {
   }
 
   /** Starts a new session on a brief (team) or an input (workflow). */
-  async create(request: { brief?: string; workflow?: string; input?: string; mode?: 'fsm' | 'simple' }): Promise<TroupeSession> {
+  async create(request: { brief?: string; workflow?: string; input?: string; mode?: 'fsm' | 'simple'; models?: { base?: string; smart?: string; fast?: string } }): Promise<TroupeSession> {
     this.room();
     const o = this.options;
     let workflow: WorkflowPlan | undefined;
@@ -79,7 +88,8 @@ export class SessionHost {
       teamDir: o.teamDir,
       model: await o.model(null),
       store: o.store,
-      env: o.env,
+      // Tier overrides for this session only, as the environment would give them.
+      env: { ...o.env, ...tierEnv(request.models) },
       ...(workflow ? { workflow } : {}),
       ...(request.mode ? { mode: request.mode } : {}),
       ...(o.clock ? { clock: o.clock } : {}),

@@ -7,6 +7,7 @@ import type { Mode, SessionState } from '../engine/session.js';
 import { initialState } from '../engine/step.js';
 import type { ChatModel, RetryInfo } from '../llm/chat-model.js';
 import { modelFromEnv } from '../llm/from-env.js';
+import { resolveModelId } from '../llm/model-resolver.js';
 import { attachMemory, type AttachedMemory } from '../memory/attach-memory.js';
 import { MemoryStateError } from '../memory/memory-state.js';
 import { FullHistoryPromptBuilder } from '../memory/prompt-builder.js';
@@ -108,7 +109,9 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
     if (doc?.workflow && !plan) throw new SessionFileError(`${handle!.location}: workflow: the session runs the workflow ${doc.workflow.name}, but its plan was not stored — start it again with troupe run --workflow ${doc.workflow.name}`);
     const maxTurns = options.maxTurns ?? doc?.team.maxTurns;
     const def = plan ? compileWorkflow(plan, maxTurns !== undefined ? { max_turns: maxTurns } : {}) : team.def;
-    const modelFor = plan ? workflowModels(plan, team, env) : team.modelFor;
+    // Tiers resolve against this session's environment (a server may override them per session).
+    const personaModels = new Map(team.loaded.personas.map((p) => [p.id, p.model]));
+    const modelFor = plan ? workflowModels(plan, team, env) : (id: string) => resolveModelId(personaModels.get(id) ?? 'base', team.loaded.team.models, env);
     const storedEvents = doc && store ? async () => (await store.read(doc.id)).events : null;
     const chosen = typeof options.model === 'function' ? await options.model(storedEvents ? { events: storedEvents } : null) : (options.model ?? modelFromEnv(env));
     const id = doc?.id ?? options.id ?? randomUUID();

@@ -3,7 +3,7 @@ import type { ToolSpec } from '../../directive/tool.js';
 import type { ChatMessage } from '../../llm/chat-model.js';
 import type { TurnShaper } from '../../runtime/turns.js';
 import { agentOf, planOf } from './frames.js';
-import { ASK_USER_TOOL } from './policy.js';
+import { ASK_USER_TOOL } from './constants.js';
 import { verdictTool } from './debate.js';
 import type { ToolCallRecord } from './state.js';
 

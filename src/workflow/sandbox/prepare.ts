@@ -5,6 +5,7 @@ import { loadScriptModule } from './script-module.js';
 import { findImport, rewriteShorthand } from './shorthand.js';
 import { parseTemplate } from './template.js';
 import { functionSource, withoutTrailingSemicolons } from './unwrap.js';
+import { TroupeError } from '../../errors.js';
 
 type Code = NonNullable<Evaluation['code']>;
 
@@ -77,7 +78,7 @@ export function snippetOf(source: string): string {
   return line.length > 80 ? `${line.slice(0, 77)}...` : line;
 }
 
-class PrepareError extends Error {}
+class PrepareError extends TroupeError {}
 
 function pieces(program: Program): Piece[] {
   return [
