@@ -1,6 +1,7 @@
 import * as restate from '@restatedev/restate-sdk';
 import type { z } from 'zod';
 import { executeLine } from '../../commands/execute.js';
+import type { TroupeEvent } from '../../engine/event-map.js';
 import type { SessionState } from '../../engine/session.js';
 import { initialState } from '../../engine/step.js';
 import { sizeProblem } from '../../llm/limits.js';
@@ -40,7 +41,7 @@ function sameTeam(rt: SessionRuntime, stored: StoredSession): void {
 }
 
 /** Persists a turn and starts its model calls: one-way sends, so a long call never holds this object's lock. */
-function commit(ctx: restate.ObjectContext, stored: StoredSession, history: Parameters<typeof writeSession>[1]['history'], turn: SessionTurn, now: number): void {
+function commit(ctx: restate.ObjectContext, stored: StoredSession, history: readonly TroupeEvent[], turn: SessionTurn, now: number): void {
   const updatedAt = new Date(now).toISOString();
   writeSession(ctx, { lastSeq: stored.lastSeq, history }, { ...turn.result(), meta: { ...stored.meta, updatedAt } }, turn.events);
   for (const call of turn.calls) ctx.genericSend({ service: RESTATE_NAMES.model, method: 'call', parameter: call, inputSerde: restate.serde.json });
