@@ -28,15 +28,6 @@ export interface HostOptions {
   clock?: () => number;
 }
 
-/** The environment variables that map tiers to the model ids a request names. */
-function tierEnv(models: { base?: string; smart?: string; fast?: string } | undefined): Record<string, string> {
-  const env: Record<string, string> = {};
-  if (models?.base) env.TROUPE_MODEL_BASE = models.base;
-  if (models?.smart) env.TROUPE_MODEL_SMART = models.smart;
-  if (models?.fast) env.TROUPE_MODEL_FAST = models.fast;
-  return env;
-}
-
 /** The sessions one server runs: created on request, reopened from the store when input comes for one, let go once over. */
 export class SessionHost {
   private readonly hosted = new Map<string, TroupeSession>();
@@ -88,8 +79,8 @@ export class SessionHost {
       teamDir: o.teamDir,
       model: await o.model(null),
       store: o.store,
-      // Tier overrides for this session only, as the environment would give them.
-      env: { ...o.env, ...tierEnv(request.models) },
+      env: o.env,
+      ...(request.models ? { tiers: request.models } : {}),
       ...(workflow ? { workflow } : {}),
       ...(request.mode ? { mode: request.mode } : {}),
       ...(o.clock ? { clock: o.clock } : {}),

@@ -68,8 +68,19 @@ export interface OpenSessionOptions {
   evaluator?: Evaluator;
   /** Where agents with tools work (default: the store's directory for the session's files, else a temporary directory). */
   workspaceRoot?: string;
+  /** Model ids for the tiers, for this session only (as TROUPE_MODEL_BASE / _SMART / _FAST would give them). */
+  tiers?: { base?: string; smart?: string; fast?: string };
   /** Commands under the `ask` policy go to the user (`!allow` / `!deny`); without this they are refused (headless). */
   askCommands?: boolean;
+}
+
+/** The environment variables that map tiers to the model ids given. */
+function tierVariables(tiers: OpenSessionOptions['tiers']): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (tiers?.base) out.TROUPE_MODEL_BASE = tiers.base;
+  if (tiers?.smart) out.TROUPE_MODEL_SMART = tiers.smart;
+  if (tiers?.fast) out.TROUPE_MODEL_FAST = tiers.fast;
+  return out;
 }
 
 /** A sandbox for a workflow's code, finding each (sub-)workflow's script.js in its plan. */
@@ -109,9 +120,11 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
     if (doc?.workflow && !plan) throw new SessionFileError(`${handle!.location}: workflow: the session runs the workflow ${doc.workflow.name}, but its plan was not stored — start it again with troupe run --workflow ${doc.workflow.name}`);
     const maxTurns = options.maxTurns ?? doc?.team.maxTurns;
     const def = plan ? compileWorkflow(plan, maxTurns !== undefined ? { max_turns: maxTurns } : {}) : team.def;
-    // Tiers resolve against this session's environment (a server may override them per session).
+    // Tier overrides for this session (a server takes them per session) win over the team's and the environment's.
+    const tierEnv = tierVariables(options.tiers);
     const personaModels = new Map(team.loaded.personas.map((p) => [p.id, p.model]));
-    const modelFor = plan ? workflowModels(plan, team, env) : (id: string) => resolveModelId(personaModels.get(id) ?? 'base', team.loaded.team.models, env);
+    const teamModelFor = options.tiers ? (id: string) => resolveModelId(personaModels.get(id) ?? 'base', team.loaded.team.models, { ...env, ...tierEnv }) : team.modelFor;
+    const modelFor = plan ? workflowModels(plan, team, { ...env, ...tierEnv }) : teamModelFor;
     const storedEvents = doc && store ? async () => (await store.read(doc.id)).events : null;
     const chosen = typeof options.model === 'function' ? await options.model(storedEvents ? { events: storedEvents } : null) : (options.model ?? modelFromEnv(env));
     const id = doc?.id ?? options.id ?? randomUUID();
