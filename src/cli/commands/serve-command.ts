@@ -4,7 +4,7 @@ import type { CliArgs } from '../args.js';
 import { UsageError } from '../args.js';
 import { storeFor, teamFor } from '../common.js';
 import { printer, type CliIo } from '../io.js';
-import { resumeModel } from '../models.js';
+import { paced, resumeModel } from '../models.js';
 import { serveApp } from '../../serve/app.js';
 import { SessionHost } from '../../serve/host.js';
 import { loadWorkflowOrThrow } from '../../workflow/load/load-workflow.js';
@@ -29,7 +29,8 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
     env: io.env,
     maxSessions,
     workflows: { load: (name) => loadWorkflowOrThrow(name, { cwd: io.cwd, env: io.env, team: team.loaded }) },
-    model: (stored) => resumeModel(io.env, { demo: args.demo }, stored ? stored.events : async () => []),
+    // People watch the live page: the demo is paced as in the terminal UI (TROUPE_DEMO_PACE_MS).
+    model: async (stored) => paced(await resumeModel(io.env, { demo: args.demo }, stored ? stored.events : async () => []), io.env),
   });
   const app = serveApp({ host, token, maxBodyBytes: 64 * 1024 });
   const server = serve({ fetch: app.fetch, port: args.port ?? 4810, hostname });
