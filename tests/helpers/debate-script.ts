@@ -12,16 +12,16 @@ const revising = (req: RecordedRequest) => messagesOf(req).some((m) => m.role ==
 
 /**
  * An implementer: writes bech32.zig with write_file (v1, or v2 when asked to revise), then answers with
- * a summary once the tool's result comes back. Every reply is delayed, so the branches overlap.
+ * a summary once the tool's result comes back; each reply delayed by `delayMs`, so branches overlap.
  */
-export function implementer(x: string, delayMs: number): RoleStep[] {
-  const step = (req: RecordedRequest): FakeReply => {
-    const version = revising(req) ? 2 : 1;
-    if (afterTool(req)) return reply(`impl_${x}: bech32.zig v${version} written${version === 2 ? ', checksum test added' : ''}.`, undefined, { delayMs });
-    return reply('', { name: 'write_file', arguments: { path: 'bech32.zig', content: implFile(x, version) } }, { delayMs });
-  };
-  return [step];
+export function implementerReply(x: string, req: RecordedRequest, delayMs = 0): FakeReply {
+  const version = revising(req) ? 2 : 1;
+  if (afterTool(req)) return reply(`impl_${x}: bech32.zig v${version} written${version === 2 ? ', checksum test added' : ''}.`, undefined, { delayMs });
+  return reply('', { name: 'write_file', arguments: { path: 'bech32.zig', content: implFile(x, version) } }, { delayMs });
 }
+
+/** Implementer `x`'s script: every call answered by implementerReply. */
+export const implementer = (x: string, delayMs: number): RoleStep[] => [(req) => implementerReply(x, req, delayMs)];
 
 const verdict = (text: string, agree: boolean, approve: boolean, feedback: string, ranking = ['impl_a', 'impl_b', 'impl_c']): FakeReply =>
   reply(text, { name: 'review_verdict', arguments: { agree, approve, feedback, ranking } });
