@@ -1,6 +1,8 @@
 import { join } from 'node:path';
+import type { TroupeEvent } from '../../src/engine/event-map.js';
 import { LowdbStore } from '../../src/store/lowdb-store.js';
 import { Child } from './child.js';
+import { readEvents } from './serve.js';
 import { REPO_ROOT } from './team.js';
 import { parseEvents, type JsonEvent } from './workflow-run.js';
 
@@ -31,4 +33,22 @@ export function stableTranscript(events: JsonEvent[]): string[] {
     if (e.type === 'joined') out.push(...group.sort());
   }
   return out;
+}
+
+/**
+ * Runs a workflow on the demo model under `troupe serve --demo` (a real process, which paces the demo as
+ * TROUPE_DEMO_PACE_MS says), reads its events until `killWhen` holds for them, then SIGKILLs the process.
+ * Returns the session id and the events seen before the kill.
+ */
+export async function killServedWorkflow(env: NodeJS.ProcessEnv, workflow: string, input: string, killWhen: (events: TroupeEvent[]) => boolean): Promise<{ id: string; seen: TroupeEvent[] }> {
+  const serve = cliProcess('serve', ['serve', '--demo', '--port', '0'], env);
+  try {
+    const base = (await serve.waitFor(/^http:\/\/127\.0\.0\.1:\d+\/$/)).trim();
+    const created = await fetch(`${base}v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ workflow, input }) });
+    const { id } = (await created.json()) as { id: string };
+    const seen = await readEvents(await fetch(`${base}v1/sessions/${id}/events`), killWhen);
+    return { id, seen };
+  } finally {
+    await serve.kill('SIGKILL');
+  }
 }

@@ -1,16 +1,16 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cleanEnv } from '../../helpers/cli.js';
-import { alive, type Child } from '../../helpers/child.js';
-import { cliProcess, printedEvents, stableTranscript, storedEvents } from '../../helpers/crash-run.js';
+import type { Child } from '../../helpers/child.js';
+import { cliProcess, killServedWorkflow, printedEvents, stableTranscript, storedEvents } from '../../helpers/crash-run.js';
 import { implementer, implementerReply, reviewerScripts, TIER_MODELS } from '../../helpers/debate-script.js';
-import { readEvents } from '../../helpers/serve.js';
 import { REPO_ROOT } from '../../helpers/team.js';
 import { tempDirPerTest } from '../../helpers/temp-dir.js';
 import { ofType, RoleServer, runJson, type RoleStep } from '../../helpers/workflow-run.js';
 
 const temp = tempDirPerTest('troupe-wf-crash-');
+const BRANCHES = ['impl_a', 'impl_b', 'impl_c'];
 const children: Child[] = [];
 let server: RoleServer | null = null;
 beforeAll(() => {
@@ -28,21 +28,13 @@ describe('SIGKILL in the middle of a workflow, then `troupe resume`: the same en
     const reference = await runJson(['run', '--workflow', 'hierarchical_development', '--input', input, '--demo'], cleanEnv({ TROUPE_DATA_DIR: temp() }));
     expect(reference.code).toBe(0);
 
-    // `troupe serve` paces the demo (TROUPE_DEMO_PACE_MS), so a turn is streaming when the kill lands.
+    // Killed once the second coder turn of the sub-workflow streams its first words.
     const data = temp();
     const env = cleanEnv({ TROUPE_DATA_DIR: data, TROUPE_DEMO_PACE_MS: '15' });
-    const serve = cliProcess('serve', ['serve', '--demo', '--port', '0'], env);
-    children.push(serve);
-    const base = (await serve.waitFor(/^http:\/\/127\.0\.0\.1:\d+\/$/)).trim();
-    const created = await fetch(`${base}v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ workflow: 'hierarchical_development', input }) });
-    const { id } = (await created.json()) as { id: string };
-    // Wait for the second coder turn of the sub-workflow to stream its first words, then kill -9.
-    const seen = await readEvents(await fetch(`${base}v1/sessions/${id}/events`), (events) => {
+    const { id, seen } = await killServedWorkflow(env, 'hierarchical_development', input, (events) => {
       const coder = events.filter((e) => e.type === 'agent_started' && e.path === 'implementation_with_review.code');
       return coder.length === 2 && events.some((e) => e.type === 'agent_delta' && e.turn_id === (coder[1] as { turn_id: string }).turn_id);
     });
-    await serve.kill('SIGKILL');
-    expect(alive(serve.pid)).toBe(false);
     const inFlight = seen.filter((e) => e.type === 'agent_started').at(-1) as { turn_id: string };
     expect(seen.some((e) => e.type === 'agent_message' && e.turn_id === inFlight.turn_id)).toBe(false);
 
@@ -55,6 +47,30 @@ describe('SIGKILL in the middle of a workflow, then `troupe resume`: the same en
     expect(stableTranscript(all)).toEqual(stableTranscript(reference.events));
     expect(existsSync(join(data, 'sessions', `${id}.lock`))).toBe(false);
     expect(ofType(all, 'session_ended')).toEqual([expect.objectContaining({ reason: 'workflow hierarchical_development complete', output: ofType(reference.events, 'session_ended')[0]!.output })]);
+  }, 60_000);
+
+  it('implement_review_debate on the paced demo, killed while a branch streams after writing its file: the same transcript and files', async () => {
+    const input = 'implement bech32 in Zig';
+    const refData = temp();
+    const reference = await runJson(['run', '--workflow', 'implement_review_debate', '--input', input, '--demo'], cleanEnv({ TROUPE_DATA_DIR: refData }));
+    expect(reference.code).toBe(0);
+
+    // A branch's words stream only after its write_file ran: the kill lands mid-turn, its file already written.
+    const data = temp();
+    const env = cleanEnv({ TROUPE_DATA_DIR: data, TROUPE_DEMO_PACE_MS: '15' });
+    const { id, seen } = await killServedWorkflow(env, 'implement_review_debate', input, (events) => events.some((e) => e.type === 'agent_delta' && 'branch' in e && 'text' in e));
+    expect(seen.filter((e) => e.type === 'tool_call' && e.tool === 'write_file' && e.phase === 'finished').length).toBeGreaterThan(0);
+    expect(seen.filter((e) => e.type === 'joined')).toEqual([]);
+
+    const resumed = await runJson(['resume', id, '--demo'], env);
+    expect(resumed.code).toBe(0);
+    const all = await storedEvents(data, id);
+    expect(stableTranscript(all)).toEqual(stableTranscript(reference.events));
+    for (const b of BRANCHES) {
+      const file = (dir: string, session: string) => readFileSync(join(dir, 'runs', session, 'workspaces', b, 'solution.zig'), 'utf8');
+      expect(file(data, id)).toBe(file(refData, reference.id));
+    }
+    expect(ofType(all, 'session_ended')[0]!.output).toEqual(ofType(reference.events, 'session_ended')[0]!.output);
   }, 60_000);
 
   it('implement_review_debate killed mid fan-out (two branches done, one in flight): on resume only that branch re-runs', async () => {
