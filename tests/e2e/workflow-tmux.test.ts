@@ -14,7 +14,7 @@ beforeAll(() => {
   if (hasTmux && !existsSync(join(REPO_ROOT, 'dist', 'cli.js'))) throw new Error('dist/cli.js is missing: run npm run build first');
 });
 afterEach(async () => {
-  ui?.stop();
+  await ui?.stop();
   ui = null;
   await server?.stop();
   server = null;

@@ -1,5 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { alive } from './child.js';
 import { REPO_ROOT } from './team.js';
 
 /** Whether tmux can be run here (the tmux tests skip without it). */
@@ -55,7 +57,11 @@ export class TmuxUi {
     }
   }
 
-  stop(): void {
+  /** Closes the window and waits until the processes in it are gone (the UI saves its session as it goes). */
+  async stop(): Promise<void> {
+    const pane = spawnSync('tmux', ['-L', this.socket, 'display-message', '-p', '-t', 'tui', '#{pane_pid}'], { encoding: 'utf8' }).stdout.trim();
+    const children = pane ? readFileSync(`/proc/${pane}/task/${pane}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number) : [];
     spawnSync('tmux', ['-L', this.socket, 'kill-server']);
+    for (let i = 0; i < 200 && children.some(alive); i++) await new Promise((r) => setTimeout(r, 25));
   }
 }
