@@ -1,7 +1,5 @@
 // `troupe serve` under load: many sessions at once on a model with a fixed latency, through real HTTP and SSE.
-import { serve } from '@hono/node-server';
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChatModel, ChatRequest, ChatResponse } from '../src/llm/chat-model.js';
@@ -9,6 +7,7 @@ import { openTeam } from '../src/runtime/open-team.js';
 import { PACKAGE_ROOT } from '../src/runtime/team-paths.js';
 import { serveApp } from '../src/serve/app.js';
 import { SessionHost } from '../src/serve/host.js';
+import { listen } from '../src/serve/listen.js';
 import { LowdbStore } from '../src/store/lowdb-store.js';
 import { median } from './stats.js';
 
@@ -67,9 +66,8 @@ export default async function bench(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'troupe-serve-bench-'));
   const model = new LatencyModel();
   const host = new SessionHost({ store: new LowdbStore(dir), team: openTeam(PACKAGE_ROOT, {}, {}), teamDir: PACKAGE_ROOT, env: {}, maxSessions: SESSIONS + 10, model: () => model });
-  const server = serve({ fetch: serveApp({ host, token: null, maxBodyBytes: 64 * 1024 }).fetch, port: 0, hostname: '127.0.0.1' });
-  await new Promise((r) => server.once('listening', r));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { server, port } = await listen(serveApp({ host, token: null, maxBodyBytes: 64 * 1024 }).fetch, { hostname: '127.0.0.1', port: 0 });
+  const base = `http://127.0.0.1:${port}`;
   global.gc?.();
   const rssBefore = process.memoryUsage().rss;
   let rssPeak = rssBefore;
