@@ -1,11 +1,10 @@
-import { serve } from '@hono/node-server';
-import type { AddressInfo } from 'node:net';
 import type { CliArgs } from '../args.js';
 import { UsageError } from '../args.js';
 import { storeFor, teamFor } from '../common.js';
 import { printer, type CliIo } from '../io.js';
 import { paced, resumeModel } from '../models.js';
 import { serveApp } from '../../serve/app.js';
+import { listen } from '../../serve/listen.js';
 import { SessionHost } from '../../serve/host.js';
 import { loadWorkflowOrThrow } from '../../workflow/load/load-workflow.js';
 
@@ -33,12 +32,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
     model: async (stored) => paced(await resumeModel(io.env, { demo: args.demo }, stored ? stored.events : async () => []), io.env),
   });
   const app = serveApp({ host, token, maxBodyBytes: 64 * 1024 });
-  const server = serve({ fetch: app.fetch, port: args.port ?? 4810, hostname });
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
-  const { port } = server.address() as AddressInfo;
+  const { server, port } = await listen(app.fetch, { hostname, port: args.port ?? 4810 });
   const write = printer(io);
   write(`http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${port}/`);
   write(`troupe serve · team ${team.def.name} · ${token ? 'bearer token required' : 'no token (loopback only)'} · at most ${maxSessions} sessions · Ctrl+C stops (sessions are saved)`);
