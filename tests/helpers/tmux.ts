@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { alive } from './child.js';
 import { REPO_ROOT } from './team.js';
@@ -62,6 +62,8 @@ export class TmuxUi {
     const pane = spawnSync('tmux', ['-L', this.socket, 'display-message', '-p', '-t', 'tui', '#{pane_pid}'], { encoding: 'utf8' }).stdout.trim();
     const children = pane ? readFileSync(`/proc/${pane}/task/${pane}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number) : [];
     spawnSync('tmux', ['-L', this.socket, 'kill-server']);
+    // tmux may leave its socket file behind; it is ours alone.
+    rmSync(join(process.env.TMUX_TMPDIR ?? '/tmp', `tmux-${process.getuid?.() ?? 0}`, this.socket), { force: true });
     for (let i = 0; i < 200 && children.some(alive); i++) await new Promise((r) => setTimeout(r, 25));
   }
 }
