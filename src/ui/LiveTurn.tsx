@@ -4,6 +4,7 @@ import wrapAnsi from 'wrap-ansi';
 import type { MachineDefinition } from '../engine/definition.js';
 import { formatPath } from '../report/names.js';
 import type { LiveTurn as Live } from './view-model.js';
+import { Volatile } from './Volatile.js';
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
@@ -43,14 +44,16 @@ export function LiveTurn({ live, branches = {}, def, width, maxLines, now }: Liv
   const spin = SPINNER[Math.floor(Math.max(0, now - live.startedAt) / 100) % SPINNER.length];
   return (
     <Box flexDirection="column">
-      <Text wrap="truncate-end">
-        <Text bold color="green">▸ {label(def, live)}</Text>
-        <Text dimColor> is answering…{live.attempt > 1 ? ` (repair round ${live.attempt})` : ''} · {live.model}</Text>
-        {live.tool ? <Text color="yellow"> · ⚙ {live.tool}</Text> : null}
-        {live.text === '' ? <Text color="yellow"> {spin} waiting for the first words · {waited}s</Text> : <Text dimColor> · {waited}s</Text>}
-      </Text>
+      <Box>
+        <Text wrap="truncate-end">
+          <Text bold color="green">▸ {label(def, live)}</Text>
+          <Text dimColor> is answering…{live.attempt > 1 ? ` (repair round ${live.attempt})` : ''} · {live.model}</Text>
+          {live.tool ? <Text color="yellow"> · ⚙ {live.tool}</Text> : null}
+        </Text>
+        {live.text === '' ? <Volatile color="yellow" text={` ${spin} waiting for the first words · ${waited}s`} /> : <Volatile dimColor text={` · ${waited}s`} />}
+      </Box>
       {lines.map((line, i) => (
-        <Text key={i} wrap="truncate-end">{'  '}{line}</Text>
+        <Volatile key={i} text={`  ${line}`} width={width} />
       ))}
     </Box>
   );

@@ -5,6 +5,9 @@ import { StateLine } from '../../src/ui/StateLine.js';
 import { StateTree } from '../../src/ui/StateTree.js';
 import { Transcript } from '../../src/ui/Transcript.js';
 import { LiveTurn, tailLines } from '../../src/ui/LiveTurn.js';
+import { Volatile } from '../../src/ui/Volatile.js';
+import { Box, Text } from 'ink';
+import React from 'react';
 import { Arbitration } from '../../src/ui/Arbitration.js';
 import { Footer } from '../../src/ui/Footer.js';
 import { InputLine } from '../../src/ui/InputLine.js';
@@ -133,5 +136,21 @@ describe('Transcript window', () => {
     ui.rerender(<Transcript key={1} items={[note('c'), note('d')]} def={def} />);
     const printed = ui.lastFrame() ?? '';
     for (const id of ['a', 'b', 'c', 'd']) expect(printed.split(`note ${id}`).length - 1, id).toBe(1);
+  });
+});
+
+describe('Volatile', () => {
+  it('draws its text in the columns it takes, beside other text', () => {
+    const frame = render(
+      <Box flexDirection="column">
+        <Box>
+          <Text>left</Text>
+          <Volatile text=" · 12s" />
+          <Text>|</Text>
+        </Box>
+        <Volatile text="  the keeper tends the light" width={30} />
+      </Box>,
+    ).lastFrame()!;
+    expect(frame.split('\n')).toEqual(['left · 12s|', '  the keeper tends the light']);
   });
 });
