@@ -100,7 +100,7 @@ export function App({ session: running, memory, history, onReady, columns, rows,
   const snapshot = memory ? memory() : null;
   return (
     <Box flexDirection="column" width={width}>
-      <Transcript key={view.epoch} items={view.log} def={def} />
+      <Transcript key={view.epoch} items={view.log} def={def} width={width} />
       <Box flexDirection="column" marginTop={1}>
         <Header team={def.name} mode={def.kind === 'workflow' ? 'workflow' : session.mode} model={model.label} offline={model.offline ?? false} />
         <StateLine situation={situation(def, session)} />

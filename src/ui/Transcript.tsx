@@ -1,13 +1,31 @@
 import React from 'react';
 import { Box, Static, Text } from 'ink';
+import wrapAnsi from 'wrap-ansi';
 import type { MachineDefinition } from '../engine/definition.js';
 import { formatPath } from '../report/names.js';
 import type { LogItem } from './view-model.js';
+import { Volatile } from './Volatile.js';
 
 const TONE = { info: 'gray', warn: 'yellow', error: 'red', ok: 'green' } as const;
 
-/** One finished transcript item. */
-export function LogLine({ item, def }: { item: LogItem; def: MachineDefinition }): React.JSX.Element {
+/**
+ * A turn's words, wrapped as Ink would wrap them. Given the width, each line is drawn through Volatile:
+ * printed once, a message need not stay in Ink's caches of measured and wrapped texts for the session.
+ */
+function Words({ text, width }: { text: string; width?: number | undefined }): React.JSX.Element {
+  if (width === undefined) return <Text>{text}</Text>;
+  const lines = wrapAnsi(text, Math.max(1, width), { trim: false, hard: true }).split('\n');
+  return (
+    <Box flexDirection="column">
+      {lines.map((line, i) => (
+        <Volatile key={i} text={line} width={width} />
+      ))}
+    </Box>
+  );
+}
+
+/** One finished transcript item (`width`: the columns its words may take, when known). */
+export function LogLine({ item, def, width }: { item: LogItem; def: MachineDefinition; width?: number | undefined }): React.JSX.Element {
   switch (item.kind) {
     case 'turn':
       return (
@@ -18,7 +36,7 @@ export function LogLine({ item, def }: { item: LogItem; def: MachineDefinition }
             <Text color={item.status === 'ok' ? 'magenta' : 'red'}>{item.tag}</Text>
           </Text>
           <Box paddingLeft={2}>
-            <Text>{item.text || '(no words)'}</Text>
+            <Words text={item.text || '(no words)'} width={width === undefined ? undefined : width - 2} />
           </Box>
         </Box>
       );
@@ -58,6 +76,6 @@ export function LogLine({ item, def }: { item: LogItem; def: MachineDefinition }
 }
 
 /** The finished transcript, rendered once each in `<Static>` so it scrolls above the live area. */
-export function Transcript({ items, def }: { items: LogItem[]; def: MachineDefinition }): React.JSX.Element {
-  return <Static items={items}>{(item) => <LogLine key={item.id} item={item} def={def} />}</Static>;
+export function Transcript({ items, def, width }: { items: LogItem[]; def: MachineDefinition; width?: number }): React.JSX.Element {
+  return <Static items={items}>{(item) => <LogLine key={item.id} item={item} def={def} width={width} />}</Static>;
 }

@@ -3,11 +3,10 @@ import { cleanup, render } from 'ink-testing-library';
 import { Header } from '../../src/ui/Header.js';
 import { StateLine } from '../../src/ui/StateLine.js';
 import { StateTree } from '../../src/ui/StateTree.js';
-import { Transcript } from '../../src/ui/Transcript.js';
+import { LogLine, Transcript } from '../../src/ui/Transcript.js';
 import { LiveTurn, tailLines } from '../../src/ui/LiveTurn.js';
 import { Volatile } from '../../src/ui/Volatile.js';
 import { Box, Text } from 'ink';
-import React from 'react';
 import { Arbitration } from '../../src/ui/Arbitration.js';
 import { Footer } from '../../src/ui/Footer.js';
 import { InputLine } from '../../src/ui/InputLine.js';
@@ -72,6 +71,16 @@ describe('Transcript', () => {
     expect(frame).toContain('STRATEGIC › CEO -> STRATEGIC › CFO (HANDOFF_TO_AGENT)');
     expect(frame).toContain('• hello');
     expect(frame).toContain('state: x');
+  });
+
+  it('wraps a turn given the width as Ink wraps it without one', () => {
+    const text = 'The keeper tends a failing light on a stormy island, and every choice spends the oil that is left. ' + 'Ships pass. '.repeat(8);
+    const items = [{ id: 'b', kind: 'turn' as const, persona: 'ceo', path: 'STRATEGIC.ceo', turn: 1, text, tag: 'HANDOFF_TO_AGENT → cfo', status: 'ok' as const }];
+    const own = render(<Box width={40}><LogLine item={items[0]!} def={def} width={40} /></Box>).lastFrame()!;
+    const ink = render(<Box width={40}><LogLine item={items[0]!} def={def} /></Box>).lastFrame()!;
+    expect(own).toBe(ink);
+    expect(own.split('\n').length).toBeGreaterThan(4);
+    expect(render(<Transcript items={items} def={def} width={40} />).lastFrame()).toContain(own.split('\n')[2]);
   });
 });
 
