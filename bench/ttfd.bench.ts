@@ -21,9 +21,10 @@ export default async function ttfd(): Promise<void> {
   const raw = new OpenAI({ baseURL: server.baseURL, apiKey: 'bench', maxRetries: 0 });
   const adapter = new ToolFallbackModel(new OpenAIChatModel({ baseURL: server.baseURL, apiKey: 'bench' }));
   const team = studio();
+  const prices = loadPriceTable({});
 
   const runnerOnce = async (model: ChatModel = adapter): Promise<number> => {
-    const meter = new UsageMeter(loadPriceTable({}));
+    const meter = new UsageMeter(prices);
     const runner = await openSession({ team, model, id: 'bench', clock: fixedClock(), meter, env: {} });
     let first = -1;
     const t0 = performance.now();
@@ -32,6 +33,7 @@ export default async function ttfd(): Promise<void> {
     });
     runner.start('a lighthouse game');
     await runner.settled();
+    await runner.stop();
     return first;
   };
 

@@ -175,12 +175,20 @@ export class EffectRunner {
     let timedOut = false;
     const timer = call.timeoutMs !== undefined ? setTimeout(() => ((timedOut = true), controller.abort()), call.timeoutMs) : null;
     const branch = call.branch !== undefined ? { branch: call.branch } : {};
-    try {
-      const model = this.options.modelFor(persona.id);
+    const model = this.options.modelFor(persona.id);
+    // Published as the request goes out, not before it is built: what comes of the call (a delta, a retry,
+    // a tool, a failure) follows it, but the model is not kept waiting for the bus and the journal.
+    let started = false;
+    const announce = () => {
+      if (started) return;
+      started = true;
       host.publish(event('agent_started', { turn_id: call.turnId, path: call.path, persona: persona.id, attempt: call.attempt, model, inbox: call.inbox.kind, ...branch }));
+    };
+    try {
       // The budget is checked when the call really starts, so the usage of the call before counts.
       const overBudget = this.options.budget?.check();
       if (overBudget) {
+        announce();
         host.send({ type: 'budget_exceeded', reason: overBudget, turnId: call.turnId });
         return;
       }
@@ -191,18 +199,23 @@ export class EffectRunner {
         tools: turn.tools,
         ...(turn.toolChoice ? { toolChoice: turn.toolChoice } : {}),
         signal: controller.signal,
-        onRetry: (i) => host.publish(event('retry', { turn_id: call.turnId, persona: persona.id, attempt: i.attempt, wait_ms: i.waitMs, reason: i.reason })),
+        onRetry: (i) => {
+          announce();
+          host.publish(event('retry', { turn_id: call.turnId, persona: persona.id, attempt: i.attempt, wait_ms: i.waitMs, reason: i.reason }));
+        },
         meta: turn.meta,
         onDelta: (d) => {
           if (controller.signal.aborted) return;
+          announce();
           host.publish(event('agent_delta', d.type === 'text'
             ? { turn_id: call.turnId, persona: persona.id, text: d.text, ...branch }
             : { turn_id: call.turnId, persona: persona.id, tool_arguments: d.text, ...branch }));
         },
       };
-      const { response, changes, undo } = turn.agentTools
-        ? await this.withTools(call, persona.id, request, turn.agentTools, controller.signal)
-        : { response: await this.options.model.generate(request), changes: undefined, undo: undefined };
+      if (turn.agentTools) announce();
+      const answer = turn.agentTools ? this.withTools(call, persona.id, request, turn.agentTools, controller.signal) : this.options.model.generate(request).then((response) => ({ response, changes: undefined, undo: undefined }));
+      announce();
+      const { response, changes, undo } = await answer;
       if (controller.signal.aborted) {
         if (timedOut) host.send({ type: 'agent_failed', turnId: call.turnId, reason: `timed out after ${call.timeoutMs} ms` });
         return;
@@ -216,6 +229,7 @@ export class EffectRunner {
       // The answer is journaled (send steps synchronously): the turn's file changes stay.
       await undo?.commit();
     } catch (error) {
+      announce();
       if (timedOut) host.send({ type: 'agent_failed', turnId: call.turnId, reason: `timed out after ${call.timeoutMs} ms` });
       if (error instanceof AbortedError || controller.signal.aborted) return;
       const reason = error instanceof Error ? error.message.split('\n')[0]! : String(error);
