@@ -61,15 +61,29 @@ export class MemoryPromptBuilder implements PromptBuilder {
     return this.prefixes.of(input).text;
   }
 
-  private turnCost(t: RawTurn, self: string, message: ChatMessage): number {
+  private turnCost(t: RawTurn, self: string, message: ChatMessage, nameOf: NameOf): number {
     // A persona's own turn is its text as is: the count made when the turn was stored.
-    if (t.author === self) return 4 + t.tokens;
+    if (t.author === self) return MESSAGE_OVERHEAD + t.tokens;
     let n = this.turnTokens.get(t.id);
     if (n === undefined) {
-      n = messageTokens(message);
+      const spaced = this.spacedTokens(t);
+      n = spaced === null ? messageTokens(message) : MESSAGE_OVERHEAD + this.pieces.of(`[${nameOf(t.author)}]:`) + spaced;
       this.turnTokens.set(t.id, n);
     }
     return n;
+  }
+
+  /**
+   * Tokens of " " + a turn's text, from the count made when it was stored: only its first word changes
+   * (o200k joins the space to it), and after a run of letters o200k always splits unless an apostrophe
+   * follows, so the rest counts the same. Null when the text does not start that way.
+   */
+  private spacedTokens(t: RawTurn): number | null {
+    const word = /^[\p{L}\p{M}]{1,64}/u.exec(t.text)?.[0];
+    if (!word) return null;
+    const next = t.text[word.length];
+    if (next !== undefined && (next === "'" || /[\p{L}\p{M}]/u.test(next))) return null;
+    return t.tokens - this.pieces.of(word) + this.pieces.of(` ${word}`);
   }
 
   build(input: PromptInput): ChatMessage[] {
@@ -85,7 +99,7 @@ export class MemoryPromptBuilder implements PromptBuilder {
     if (last && 'text' in inbox && last.text === inbox.text) raw = raw.slice(0, -1);
     const summaries = this.memory.summaries;
     const turns = raw.map((t) => turnMessage(t, self, nameOf));
-    const turnCosts = raw.map((t, i) => this.turnCost(t, self, turns[i]!));
+    const turnCosts = raw.map((t, i) => this.turnCost(t, self, turns[i]!, nameOf));
     const fixed = PROMPT_OVERHEAD + prefix.tokens + this.inboxTokens(closing[0]!, inbox, last) + closing.slice(1).reduce((n, m) => n + messageTokens(m), 0);
     // Dropping the oldest first: summaries (one message together), then turns.
     const total = (drop: number): number => {

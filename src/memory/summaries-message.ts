@@ -34,7 +34,8 @@ export class SummariesMessage {
     let block = this.blocks.get(summary);
     if (!block) {
       const text = summaryText(summary);
-      block = { text, nl: countTokens(`${text}\n`), end: countTokens(text) };
+      // The summary's own count is of this same text (made when it was written).
+      block = { text, nl: countTokens(`${text}\n`), end: summary.tokens };
       this.blocks.set(summary, block);
     }
     return block;

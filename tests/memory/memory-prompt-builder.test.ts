@@ -5,9 +5,10 @@ import type { EngineEvent } from '../../src/engine/event-map.js';
 import { initialState } from '../../src/engine/step.js';
 import { Memory } from '../../src/memory/memory.js';
 import { MemoryPromptBuilder } from '../../src/memory/memory-prompt-builder.js';
-import type { MemoryState } from '../../src/memory/memory-state.js';
+import type { MemoryState, Summary } from '../../src/memory/memory-state.js';
+import { summaryText } from '../../src/memory/render.js';
 import { systemPrompt, type PromptInput } from '../../src/memory/prompt-builder.js';
-import { promptTokens } from '../../src/memory/tokens.js';
+import { countTokens, promptTokens } from '../../src/memory/tokens.js';
 import { studio } from '../helpers/team.js';
 
 const team = studio();
@@ -19,18 +20,22 @@ function input(inboxText: string, extra: Partial<PromptInput['call']> = {}): Pro
   return { def: team.def, session, call, persona, personaPrompt: team.loaded.prompts.cfo! };
 }
 
+// Stored counts are real counts (the builder builds on them, as on a turn's count made when it was stored).
+const t = (text: string) => countTokens(text);
+const summary = (s: Omit<Summary, 'tokens'>): Summary => ({ ...s, tokens: countTokens(summaryText({ ...s, tokens: 0 })) });
+
 function memoryWith(): Memory {
   const state: MemoryState = {
     version: 1, brief: 'A lighthouse game', nextId: 10, turn: 8, turnsSeen: 8, sinceCompression: 0, retryAt: 0, failures: 0,
     raw: [
-      { id: 7, turn: 6, author: 'cfo', type: 'general', text: 'My earlier numbers.', tokens: 4 },
-      { id: 8, turn: 7, author: 'user', type: 'general', text: 'Keep it cheap.', tokens: 4 },
-      { id: 9, turn: 8, author: 'ceo', type: 'general', text: 'CFO, please check this.', tokens: 6 },
+      { id: 7, turn: 6, author: 'cfo', type: 'general', text: 'My earlier numbers.', tokens: t('My earlier numbers.') },
+      { id: 8, turn: 7, author: 'user', type: 'general', text: 'Keep it cheap.', tokens: t('Keep it cheap.') },
+      { id: 9, turn: 8, author: 'ceo', type: 'general', text: 'CFO, please check this.', tokens: t('CFO, please check this.') },
     ],
     pinned: [{ kind: 'decision', turn: 2, by: 'ceo', text: 'Six chapters, single-player.', repeats: 1 }],
     summaries: [
-      { id: 1, first: 1, last: 3, count: 3, parts: 1, tokens: 12, decisions: ['Chapters are hand-made'], discussions: [], pending: [] },
-      { id: 2, first: 4, last: 5, count: 2, parts: 1, tokens: 12, decisions: [], discussions: ['Lens puzzles'], pending: ['Who voices the keeper?'] },
+      summary({ id: 1, first: 1, last: 3, count: 3, parts: 1, decisions: ['Chapters are hand-made'], discussions: [], pending: [] }),
+      summary({ id: 2, first: 4, last: 5, count: 2, parts: 1, decisions: [], discussions: ['Lens puzzles'], pending: ['Who voices the keeper?'] }),
     ],
   };
   const names: Record<string, string> = { ceo: 'CEO', cfo: 'CFO' };

@@ -71,6 +71,20 @@ describe('cached prompt token counts (issue 14, item 1)', () => {
     }
   });
 
+  it("counts another persona's turn from its stored count, exactly, however the text starts", () => {
+    const starts = ['Überlegung: the lamp', "don't light it", 'HelloWorld, said the keeper', 'naïve plan', 'Ships pass.\nMore ships', 'x', '123 chapters', '  leading spaces', '“Quoted” start', 'Ω-level risk', 'keeper’s oil', 'a'.repeat(70) + ' long word'];
+    for (const text of starts) {
+      const memory = new Memory({ config: MemorySchema.parse({}) });
+      memory.recordUser('A lighthouse game.\n');
+      memory.recordAgent({ turnId: 't1', persona: 'ceo', text, turn: 1 });
+      memory.recordAgent({ turnId: 't2', persona: 'cmo', text: 'And then?', turn: 2 });
+      const at = input('cfo', 'Over to you.');
+      const exact = promptTokens(new MemoryPromptBuilder(memory, { budget: 1_000_000 }).build(at));
+      expect(trimsAt(memory, at, exact), text).toBe(false);
+      expect(trimsAt(memory, at, exact - 1), text).toBe(true);
+    }
+  });
+
   it('counts an inbox that quotes the latest turn or the brief as its heading plus the quote, exactly', () => {
     const memory = memoryWithPins();
     const latest = memory.recent[memory.recent.length - 1]!.text;
