@@ -141,7 +141,6 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
           memory: () => memory?.memory.toJSON() ?? null,
           usage: () => usageState(meter),
           lastSeq: () => bus.lastSeq,
-          onError: (error) => actor?.stopSaving(error),
         })
       : null;
     actor = new SessionActor(def, state, bus, recorder);
@@ -164,7 +163,13 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
       if (doc && doc.checkpoint.memory === null && storedEvents) seedMemory(memory.memory, await storedEvents());
       else for (const e of tailEvents) feedMemory(memory.memory, e);
       // Compression changes what the next prompt holds: keep it in the checkpoint at once.
-      bus.on('memory_compressed', () => void recorder?.checkpoint());
+      bus.on('memory_compressed', () => {
+        try {
+          recorder?.checkpoint();
+        } catch (error) {
+          actor?.stopSaving(error);
+        }
+      });
     }
     const transcript = memory ? null : new TranscriptFold();
     if (transcript) {

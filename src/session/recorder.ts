@@ -12,8 +12,6 @@ export interface RecorderSources {
   usage: () => unknown;
   /** The seq of the last stored event. */
   lastSeq: () => number;
-  /** A checkpoint could not be written (the session must stop). */
-  onError: (error: unknown) => void;
 }
 
 /**
@@ -24,7 +22,7 @@ export interface RecorderSources {
 export class JournalRecorder {
   private records: number;
   private last: { turn: number; status: string };
-  private pending: Promise<void> = Promise.resolve();
+  private failed = false;
 
   constructor(
     readonly handle: SessionHandle,
@@ -36,9 +34,12 @@ export class JournalRecorder {
     this.last = { turn: snapshot.turn, status: snapshot.status };
   }
 
-  /** Appends one step; throws when the journal cannot be written (the step must not take effect). */
+  /**
+   * Appends one step, and checkpoints when the session reached a new turn or status; throws when either
+   * file cannot be written (the step's effects must not run: no model call follows a failed write).
+   */
   step(input: EngineInput, events: TroupeEvent[], next: SessionState): void {
-    this.handle.append({ n: this.records + 1, input, events });
+    this.guard(() => this.handle.append({ n: this.records + 1, input, events }));
     this.records += 1;
     this.snapshot = next;
     if (next.turn !== this.last.turn || next.status !== this.last.status) this.checkpoint({ sync: next.status !== 'running' });
@@ -46,33 +47,41 @@ export class JournalRecorder {
 
   /** Appends runtime facts (usage, memory work, retries); throws when the journal cannot be written. */
   facts(events: TroupeEvent[]): void {
-    this.handle.append({ n: this.records + 1, events });
+    this.guard(() => this.handle.append({ n: this.records + 1, events }));
     this.records += 1;
   }
 
   /**
-   * Writes a checkpoint of the current snapshot and module state in the background (a failure stops the
-   * session). `sync` also flushes the journal to the disk first: done when the session pauses or ends.
+   * Writes a checkpoint of the current snapshot and module state, synchronously; throws when it cannot be
+   * written. `sync` also flushes the journal to the disk first: done when the session pauses or ends.
    */
-  checkpoint(options: { sync?: boolean } = {}): Promise<void> {
+  checkpoint(options: { sync?: boolean } = {}): void {
     const s = this.snapshot;
-    this.last = { turn: s.turn, status: s.status };
-    const written = this.handle.checkpoint(
-      { records: this.records, lastSeq: this.sources.lastSeq(), snapshot: s, memory: this.sources.memory(), usage: this.sources.usage() },
-      { mode: s.mode, brief: s.brief, updatedAt: new Date(this.sources.clock()).toISOString() },
-      options,
+    this.guard(() =>
+      this.handle.checkpoint(
+        { records: this.records, lastSeq: this.sources.lastSeq(), snapshot: s, memory: this.sources.memory(), usage: this.sources.usage() },
+        { mode: s.mode, brief: s.brief, updatedAt: new Date(this.sources.clock()).toISOString() },
+        options,
+      ),
     );
-    this.pending = written.catch((error: unknown) => this.sources.onError(error));
-    return written;
+    this.last = { turn: s.turn, status: s.status };
   }
 
-  /** Writes the final checkpoint and releases the session; a failed write is thrown. */
+  /** Writes the final checkpoint (unless a write already failed: the files keep the last saved step) and releases the session; a failed write is thrown. */
   async close(): Promise<void> {
     try {
-      await this.pending.catch(() => undefined);
-      await this.checkpoint({ sync: true });
+      if (!this.failed) this.checkpoint({ sync: true });
     } finally {
       await this.handle.close();
+    }
+  }
+
+  private guard(write: () => void): void {
+    try {
+      write();
+    } catch (error) {
+      this.failed = true;
+      throw error;
     }
   }
 }
