@@ -8,7 +8,7 @@ import { checkDataDir, dataDirError } from './data-dir.js';
 import { DocumentFile, NODE_DOCUMENT_FS, type DocumentFs } from './document-file.js';
 import { JournalWriter, scanJournal } from './journal-file.js';
 import { listingOf, type SessionListing } from './listing.js';
-import { acquireLock, lockHolder, releaseLock } from './lock.js';
+import { acquireLock, lockHolder, refreshLock, releaseLock } from './lock.js';
 import { CURRENT_FORMAT, parseSessionFile, SessionFileError, type FileFormat, type Loaded } from './load-file.js';
 import type { JournalRecord, SessionDocument } from './session-file.js';
 import { checkId, newestFirst, type OpenedSession, type ReadSession, type SessionHandle, type Store, type StoredEntry } from './store.js';
@@ -270,6 +270,7 @@ export class LowdbStore implements Store {
           db.data = before;
           throw dataDirError(error, dataDir, `save session ${id} to ${path}`);
         }
+        refreshLock(lock);
       },
       async close() {
         if (closed) return;
