@@ -9,7 +9,7 @@ import { DocumentFile, NODE_DOCUMENT_FS, type DocumentFs } from './document-file
 import { JournalWriter, scanJournal } from './journal-file.js';
 import { listingOf, type SessionListing } from './listing.js';
 import { acquireLock, lockHolder, refreshLock, releaseLock } from './lock.js';
-import { CURRENT_FORMAT, parseSessionFile, SessionFileError, type FileFormat, type Loaded } from './load-file.js';
+import { CURRENT_FORMAT, decodeSessionFile, parseSessionFile, SessionFileError, type FileFormat, type Loaded } from './load-file.js';
 import type { JournalRecord, SessionDocument } from './session-file.js';
 import { checkId, newestFirst, type OpenedSession, type ReadSession, type SessionHandle, type Store, type StoredEntry } from './store.js';
 
@@ -159,7 +159,8 @@ export class LowdbStore implements Store {
   }
 
   private load(id: string, path: string): Loaded {
-    const loaded = parseSessionFile(readFileSync(path, 'utf8'), path, this.format);
+    if (statSync(path).isDirectory()) throw new SessionFileError(`${path} is a directory, not a session file — move it out of the way`);
+    const loaded = parseSessionFile(decodeSessionFile(readFileSync(path), path), path, this.format);
     if (loaded.file.id !== id) throw new SessionFileError(`${path}: id "${loaded.file.id}" does not match the file name — rename the file to ${loaded.file.id}.json`);
     return loaded;
   }
