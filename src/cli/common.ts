@@ -3,6 +3,7 @@ import type { CliArgs } from './args.js';
 import type { CliIo } from './io.js';
 import { openTeam, type OpenTeam } from '../runtime/open-team.js';
 import { teamDir } from '../runtime/team-paths.js';
+import { redactorFrom } from '../llm/redact.js';
 import { LowdbStore } from '../store/lowdb-store.js';
 import { dataDirFrom } from '../store/store.js';
 import type { WorkflowPlan } from '../workflow/run/plan.js';
@@ -13,9 +14,9 @@ export function teamFor(args: CliArgs, io: CliIo): { team: OpenTeam; dir: string
   return { team: openTeam(dir, args.maxTurns !== undefined ? { maxTurns: args.maxTurns } : {}, io.env), dir };
 }
 
-/** The session store in the data directory (TROUPE_DATA_DIR or .troupe/). */
+/** The session store in the data directory (TROUPE_DATA_DIR or .troupe/), redacting the secrets of this environment. */
 export function storeFor(io: CliIo): LowdbStore {
-  return new LowdbStore(dataDirFrom(io.env, io.cwd));
+  return new LowdbStore(dataDirFrom(io.env, io.cwd), { redact: redactorFrom(io.env) });
 }
 
 /** Tells the user how to continue a stored session (on stderr under --json, so stdout stays JSON lines). */

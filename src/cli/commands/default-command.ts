@@ -1,4 +1,5 @@
 import type { CliArgs } from '../args.js';
+import { redactorFrom } from '../../llm/redact.js';
 import { savedLine, storeFor, teamFor } from '../common.js';
 import type { CliIo } from '../io.js';
 import { printer } from '../io.js';
@@ -37,7 +38,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   const { attachOutput } = await import('../attach-output.js');
   const { driveLines } = await import('../drive-lines.js');
   const write = printer(io);
-  attachOutput(session, { json: args.json, write });
+  attachOutput(session, { json: args.json, write, redact: redactorFrom(io.env) });
   const memory = session.memorySnapshot() ? () => session.memorySnapshot()! : undefined;
   const quit = await driveLines(session, {
     json: args.json,

@@ -5,6 +5,7 @@ import type { ChatModel } from '../../llm/chat-model.js';
 import { modelFromEnv } from '../../llm/from-env.js';
 import { assertWithinLimit } from '../../llm/limits.js';
 import { RecordingModel } from '../../llm/recording.js';
+import { redactorFrom } from '../../llm/redact.js';
 import { ReplayModel } from '../../llm/replay-model.js';
 import { openSession } from '../../session/open-session.js';
 import { loadPriceTable } from '../../usage/price-table.js';
@@ -37,7 +38,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
     ...(workflow ? { workflow } : {}),
     ...(args.maxTurns !== undefined ? { maxTurns: args.maxTurns } : {}),
   });
-  attachOutput(session, { json: args.json, write: printer(io) });
+  attachOutput(session, { json: args.json, write: printer(io), redact: redactorFrom(io.env) });
   session.start(brief);
   await session.settled();
   const code = await finishHeadless(session, io, { json: args.json, quit: false });
