@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DisplayName, DisplayText } from './persona-schema.js';
 
 const MajorId = z.string().regex(/^[A-Z][A-Z0-9_]*$/, 'must be an UPPER_CASE major state id');
 const PersonaId = z.string().regex(/^[a-z][a-z0-9_]*$/, 'must be a snake_case persona id');
@@ -6,7 +7,7 @@ const PersonaId = z.string().regex(/^[a-z][a-z0-9_]*$/, 'must be a snake_case pe
 /** A major state: a compound state holding persona substates. */
 export const MajorSchema = z.strictObject({
   id: MajorId,
-  description: z.string().default(''),
+  description: DisplayText.default(''),
   lead: PersonaId.optional().describe('Persona that takes control on !switch_to; required unless kind is "user".'),
   personas: z.array(PersonaId).default([]),
   kind: z.enum(['team', 'user']).default('team').describe('"user" marks the state that holds the human.'),
@@ -60,13 +61,13 @@ export const MemorySchema = z.strictObject({
 });
 
 /** One stage of the linear pipeline used by !simple. */
-export const PipelineStageSchema = z.strictObject({ stage: z.string().min(1), persona: PersonaId });
+export const PipelineStageSchema = z.strictObject({ stage: DisplayName, persona: PersonaId });
 
 /** team.json: the whole team definition. */
 export const TeamSchema = z.strictObject({
   $schema: z.string().optional(),
-  name: z.string().min(1),
-  description: z.string().default(''),
+  name: DisplayName,
+  description: DisplayText.default(''),
   majors: z.array(MajorSchema).min(1),
   initial: z.string().regex(/^[A-Z][A-Z0-9_]*\.[a-z][a-z0-9_]*$/, 'must be a state path MAJOR.persona_id'),
   arbiter: ArbiterSchema.default(ArbiterSchema.parse({})),

@@ -3,6 +3,7 @@ import { Text } from 'ink';
 import type { Decision } from '../arbiter/proposal.js';
 import type { MachineDefinition } from '../engine/definition.js';
 import { displayName, formatPath } from '../report/names.js';
+import { terminalSafe as safe } from '../report/terminal-safe.js';
 
 /** The last arbitration: every proposal with its score and source, the winner marked, and why. */
 export function Arbitration({ arbitration, def }: { arbitration: { from: string; decision: Decision } | null; def: MachineDefinition }): React.JSX.Element | null {
@@ -10,7 +11,7 @@ export function Arbitration({ arbitration, def }: { arbitration: { from: string;
   const { decision, from } = arbitration;
   return (
     <Text wrap="wrap">
-      <Text dimColor>arbiter at {formatPath(def, from)}: </Text>
+      <Text dimColor>arbiter at {safe(formatPath(def, from))}: </Text>
       {decision.proposals.map((p, i) => {
         const who = p.targetId ? displayName(def, p.targetId) : p.target;
         const score = p.score === null ? '' : ` ${p.score.toFixed(2)}`;
@@ -18,13 +19,13 @@ export function Arbitration({ arbitration, def }: { arbitration: { from: string;
           <Text key={i}>
             {i > 0 ? ' · ' : ''}
             <Text bold={p.status === 'winner'} color={p.status === 'winner' ? 'green' : p.status === 'dropped' ? 'red' : undefined} strikethrough={p.status === 'dropped'}>
-              {who}{score}
+              {safe(who)}{score}
             </Text>
             <Text dimColor> [{p.source}]{p.status === 'winner' ? ' ✓' : ''}</Text>
           </Text>
         );
       })}
-      <Text dimColor> — {decision.why}</Text>
+      <Text dimColor> — {safe(decision.why)}</Text>
     </Text>
   );
 }

@@ -3,6 +3,7 @@ import { Box, Text } from 'ink';
 import wrapAnsi from 'wrap-ansi';
 import type { MachineDefinition } from '../engine/definition.js';
 import { formatPath } from '../report/names.js';
+import { terminalSafe as safe } from '../report/terminal-safe.js';
 import type { LiveTurn as Live } from './view-model.js';
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
@@ -10,7 +11,8 @@ const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', 
 /** The last `maxLines` lines of `text` wrapped at word boundaries to `width` (a word longer than a line is cut). */
 export function tailLines(text: string, width: number, maxLines: number): string[] {
   const w = Math.max(10, width);
-  const lines = wrapAnsi(text, w, { hard: true }).split('\n');
+  // Made safe first: wrap-ansi keeps escape sequences, and a streamed one must not reach the terminal.
+  const lines = wrapAnsi(safe(text), w, { hard: true }).split('\n');
   return lines.slice(-maxLines);
 }
 
@@ -33,8 +35,8 @@ export function LiveTurn({ live, def, width, maxLines, now }: LiveTurnProps): Re
   return (
     <Box flexDirection="column">
       <Text wrap="truncate-end">
-        <Text bold color="green">▸ {formatPath(def, live.path)}</Text>
-        <Text dimColor> is answering…{live.attempt > 1 ? ` (repair round ${live.attempt})` : ''} · {live.model}</Text>
+        <Text bold color="green">▸ {safe(formatPath(def, live.path))}</Text>
+        <Text dimColor> is answering…{live.attempt > 1 ? ` (repair round ${live.attempt})` : ''} · {safe(live.model)}</Text>
         {live.text === '' ? <Text color="yellow"> {spin} waiting for the first words · {waited}s</Text> : <Text dimColor> · {waited}s</Text>}
       </Text>
       {lines.map((line, i) => (

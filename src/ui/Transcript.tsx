@@ -2,6 +2,7 @@ import React from 'react';
 import { Box, Static, Text } from 'ink';
 import type { MachineDefinition } from '../engine/definition.js';
 import { formatPath } from '../report/names.js';
+import { terminalSafe as safe } from '../report/terminal-safe.js';
 import type { LogItem } from './view-model.js';
 
 const TONE = { info: 'gray', warn: 'yellow', error: 'red', ok: 'green' } as const;
@@ -13,12 +14,12 @@ export function LogLine({ item, def }: { item: LogItem; def: MachineDefinition }
       return (
         <Box flexDirection="column" marginTop={1}>
           <Text>
-            <Text bold color="cyan">▸ {formatPath(def, item.path)}</Text>
+            <Text bold color="cyan">▸ {safe(formatPath(def, item.path))}</Text>
             <Text dimColor> · turn {item.turn} · </Text>
-            <Text color={item.status === 'ok' ? 'magenta' : 'red'}>{item.tag}</Text>
+            <Text color={item.status === 'ok' ? 'magenta' : 'red'}>{safe(item.tag)}</Text>
           </Text>
           <Box paddingLeft={2}>
-            <Text>{item.text || '(no words)'}</Text>
+            <Text>{safe(item.text) || '(no words)'}</Text>
           </Box>
         </Box>
       );
@@ -27,7 +28,7 @@ export function LogLine({ item, def }: { item: LogItem; def: MachineDefinition }
         <Box marginTop={1}>
           <Text>
             <Text bold color="yellow">{item.first ? 'Brief › ' : 'You › '}</Text>
-            <Text>{item.text}</Text>
+            <Text>{safe(item.text)}</Text>
           </Text>
         </Box>
       );
@@ -35,22 +36,22 @@ export function LogLine({ item, def }: { item: LogItem; def: MachineDefinition }
       return (
         <Box paddingLeft={2}>
           <Text dimColor>
-            {formatPath(def, item.from)} -{'>'} {formatPath(def, item.to)} ({item.label}){item.reason ? ` — ${item.reason}` : ''}
+            {safe(`${formatPath(def, item.from)} -> ${formatPath(def, item.to)} (${item.label})${item.reason ? ` — ${item.reason}` : ''}`)}
           </Text>
         </Box>
       );
     case 'note':
       return (
         <Box paddingLeft={2}>
-          <Text color={TONE[item.tone]}>• {item.text}</Text>
+          <Text color={TONE[item.tone]}>• {safe(item.text)}</Text>
         </Box>
       );
     case 'output':
       return (
         <Box flexDirection="column" marginTop={1} borderStyle="single" borderColor={item.tone === 'error' ? 'red' : 'gray'} paddingX={1}>
-          <Text bold>{item.title}</Text>
+          <Text bold>{safe(item.title)}</Text>
           {item.lines.map((line, i) => (
-            <Text key={i} color={item.tone === 'error' ? 'red' : undefined}>{line || ' '}</Text>
+            <Text key={i} color={item.tone === 'error' ? 'red' : undefined}>{safe(line) || ' '}</Text>
           ))}
         </Box>
       );

@@ -88,9 +88,15 @@ describe('privacy', () => {
     const outputs: string[] = [];
     const json = await runCli(['run', '--demo', '--json', brief], env);
     expect(json.stdout).toContain('sk-proj-[redacted]');
-    const id = JSON.parse(json.stdout.split('\n')[0]!).session as string;
+    const id = JSON.parse(json.stdout.split('\n')[0]!).session_id as string;
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
     outputs.push(json.stdout, (await runCli(['run', '--demo', brief], env)).stdout);
-    for (const args of [['show', id], ['export', id], ['export', id, 'json']]) outputs.push((await runCli(args, env)).stdout);
+    for (const args of [['show', id], ['export', id], ['export', id, 'json']]) {
+      const out = await runCli(args, env);
+      expect(out.code, args.join(' ')).toBe(0);
+      expect(out.stdout, args.join(' ')).toContain('[redacted]');
+      outputs.push(out.stdout);
+    }
     outputs.push(...readdirSync(join(testDataDir(), 'sessions')).map((f) => readFileSync(join(testDataDir(), 'sessions', f), 'utf8')));
     for (const text of outputs) for (const secret of secrets) expect(text).not.toContain(secret);
   });

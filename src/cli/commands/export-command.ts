@@ -1,5 +1,6 @@
 import { redactDeep, redactorFrom } from '../../llm/redact.js';
 import { renderMarkdown } from '../../report/session-report.js';
+import { terminalSafe, terminalSafeJson } from '../../report/terminal-safe.js';
 import { UsageError, type CliArgs } from '../args.js';
 import { storeFor } from '../common.js';
 import type { CliIo } from '../io.js';
@@ -13,7 +14,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   const store = storeFor(io);
   // Stored values were redacted when written, but perhaps by an older troupe or under other secrets.
   const read = redactDeep(await store.read(await resolveSessionId(store, wanted, 'newest')), redactorFrom(io.env));
-  const text = fmt === 'json' ? `${JSON.stringify({ ...read.doc, events: read.events }, null, 2)}\n` : renderMarkdown(read, displayDefinition(read.doc));
+  const text = fmt === 'json' ? `${terminalSafeJson(JSON.stringify({ ...read.doc, events: read.events }, null, 2))}\n` : terminalSafe(renderMarkdown(read, displayDefinition(read.doc)));
   io.stdout.write(text);
   return 0;
 }
