@@ -34,7 +34,8 @@ export const PersonaSchema = z.strictObject({
   $schema: z.string().optional(),
   id: z
     .string()
-    .regex(/^[a-z][a-z0-9_]*$/, 'must be snake_case (lowercase letters, digits, underscores)'),
+    .regex(/^[a-z][a-z0-9_]*$/, 'must be snake_case (lowercase letters, digits, underscores)')
+    .refine((id) => id !== 'user', '"user" is the human (the user state), not a persona: choose another id'),
   name: DisplayName,
   major: z.string().regex(/^[A-Z][A-Z0-9_]*$/, 'must be an UPPER_CASE major state id'),
   prompt: z.string().min(1).describe('Prompt file inside the team prompts/ directory.'),

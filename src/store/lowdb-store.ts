@@ -10,7 +10,7 @@ import { JournalWriter, scanJournal } from './journal-file.js';
 import { listingOf, type SessionListing } from './listing.js';
 import { acquireLock, lockHolder, refreshLock, releaseLock } from './lock.js';
 import { CURRENT_FORMAT, decodeSessionFile, parseSessionFile, SessionFileError, type FileFormat, type Loaded } from './load-file.js';
-import type { JournalRecord, SessionDocument } from './session-file.js';
+import { SessionDocumentSchema, type JournalRecord, type SessionDocument } from './session-file.js';
 import { checkId, newestFirst, type OpenedSession, type ReadSession, type SessionHandle, type Store, type StoredEntry } from './store.js';
 
 /** Options of the lowdb store. */
@@ -71,6 +71,12 @@ export class LowdbStore implements Store {
 
   async create(doc: SessionDocument): Promise<SessionHandle> {
     const lock = this.lockOf(doc.id);
+    // What the store writes must load again: a document its own schema refuses is never created.
+    const checked = SessionDocumentSchema.safeParse(doc);
+    if (!checked.success) {
+      const issue = checked.error.issues[0]!;
+      throw new UserError(`cannot create session ${doc.id}: ${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`);
+    }
     let locked = false;
     try {
       mkdirSync(this.dir, { recursive: true });

@@ -107,7 +107,7 @@ describe('loadTeam', () => {
 
   it('names a missing team directory', () => {
     const { issues } = loadTeam(join(tmpdir(), 'no-such-team-dir'));
-    expect(formatIssue(issues[0]!)).toMatch(/personas\/: no personas directory — point --team at a directory/);
+    expect(formatIssue(issues[0]!)).toBe(`${join(tmpdir(), 'no-such-team-dir')}: (root): does not exist — point --team at a directory holding personas/team.json and prompts/`);
   });
 });
 
