@@ -19,6 +19,7 @@ commands:
   show <id>                  print a stored session's transcript and decisions
   export <id> [md|json]      print a stored session as Markdown (md, default) or JSON (json)
   serve [--port N] [--host H] run sessions behind an HTTP API with a live page (TROUPE_SERVE_TOKEN)
+  worker [--port N] [--register URL]  serve the Restate endpoint that runs sessions on Restate
 
 options:
   --team DIR                 team directory holding personas/ and prompts/ (default: the shipped V7 studio)
@@ -31,7 +32,12 @@ options:
   --replay FILE              run offline from a recording; reports the first divergence
   --workflow W               run, validate or graph a workflow instead of the team
   --input TEXT|JSON          a workflow's input (JSON when the workflow declares a non-string input)
-  --port N, --host H         serve: where to listen (default 127.0.0.1:4810; port 0 picks a free one)
+  --port N, --host H         serve: where to listen (default 127.0.0.1:4810; port 0 picks a free one);
+                             worker: default 127.0.0.1:9080
+  --backend embedded|restate serve: host sessions in this process (default) or on Restate
+  --restate-url URL          serve --backend restate: the Restate ingress (default http://127.0.0.1:8080)
+  --register URL             worker: register with this Restate admin API (e.g. http://127.0.0.1:9070)
+  --advertise URL            worker: the URL Restate calls (a load balancer in front of several workers)
   -h, --help                 show this help`;
 
 /** Parsed command line. */
@@ -54,6 +60,14 @@ export interface CliArgs {
   workflow?: string;
   /** A workflow's input (JSON or text). */
   input?: string;
+  /** serve: where sessions run. */
+  backend?: 'embedded' | 'restate';
+  /** serve --backend restate: the Restate ingress URL. */
+  restateUrl?: string;
+  /** worker: the Restate admin API to register with. */
+  register?: string;
+  /** worker: the URL to register (default: the worker's own). */
+  advertise?: string;
 }
 
 /** Thrown for bad flags; the CLI prints the usage line and exits 2. */
@@ -82,6 +96,10 @@ export function parseCli(argv: string[]): CliArgs {
         host: { type: 'string' },
         workflow: { type: 'string' },
         input: { type: 'string' },
+        backend: { type: 'string' },
+        'restate-url': { type: 'string' },
+        register: { type: 'string' },
+        advertise: { type: 'string' },
       },
     });
   } catch (error) {
@@ -103,6 +121,12 @@ export function parseCli(argv: string[]): CliArgs {
     port = Number(values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port must be a port number (0 picks a free one), got "${values.port}"`);
   }
+  const backend = values.backend;
+  if (backend !== undefined && backend !== 'embedded' && backend !== 'restate') throw new UsageError(`--backend must be embedded or restate, got "${backend}"`);
+  for (const flag of ['restate-url', 'register', 'advertise'] as const) {
+    const url = values[flag];
+    if (url !== undefined && !URL.canParse(url)) throw new UsageError(`--${flag} must be a URL such as http://127.0.0.1:${flag === 'register' ? 9070 : flag === 'advertise' ? 9080 : 8080}, got "${url}"`);
+  }
   const [command = '', ...rest] = positionals;
   return {
     command,
@@ -121,5 +145,9 @@ export function parseCli(argv: string[]): CliArgs {
     ...(values.host !== undefined ? { host: values.host } : {}),
     ...(values.workflow !== undefined ? { workflow: values.workflow } : {}),
     ...(values.input !== undefined ? { input: values.input } : {}),
+    ...(backend !== undefined ? { backend } : {}),
+    ...(values['restate-url'] !== undefined ? { restateUrl: values['restate-url'] } : {}),
+    ...(values.register !== undefined ? { register: values.register } : {}),
+    ...(values.advertise !== undefined ? { advertise: values.advertise } : {}),
   };
 }

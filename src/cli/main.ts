@@ -21,6 +21,7 @@ const COMMANDS: Record<string, () => Promise<{ run: CommandRun }>> = {
   schemas: () => import('./commands/schemas-command.js'),
   serve: () => import('./commands/serve-command.js'),
   workflows: () => import('./commands/workflows-command.js'),
+  worker: () => import('./commands/worker-command.js'),
 };
 
 /** Runs the CLI: parses argv, runs the command, turns user errors into one line; returns the exit code. */

@@ -6,6 +6,9 @@ import type { MemorySource } from './memory-source.js';
 import { parseLine, type ParsedLine } from './parse.js';
 import type { UsageTotals } from './usage-meter.js';
 
+/** The part of a session a line uses (a running TroupeSession, or a session hosted elsewhere, e.g. on Restate). */
+export type LineSession = Pick<TroupeSession, 'def' | 'getSnapshot' | 'start' | 'send' | 'recent' | 'store' | 'approvals'>;
+
 /** Lists and opens workflows (the UI gives one; elsewhere `/workflow` says where workflows run). */
 export interface WorkflowLauncher {
   /** The workflows there are, as lines to show. */
@@ -16,7 +19,7 @@ export interface WorkflowLauncher {
 
 /** What a line acts on: the session, plus readers for usage and memory, and the workflow launcher. */
 export interface LineHost {
-  session: TroupeSession;
+  session: LineSession;
   usage: () => UsageTotals;
   memory?: MemorySource | undefined;
   workflows?: WorkflowLauncher | undefined;
@@ -81,7 +84,7 @@ export function applyParsed(parsed: ParsedLine, host: LineHost): LineOutcome {
 }
 
 /** The stored sessions as table lines (or why there are none). */
-async function storedSessions(session: TroupeSession): Promise<string[]> {
+async function storedSessions(session: LineSession): Promise<string[]> {
   const store = session.store;
   if (!store) return ['sessions are not stored in this run'];
   const entries = await store.list();

@@ -1,11 +1,12 @@
 import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { UserError } from '../errors.js';
 
 /** Largest config file (team, persona, prompt, workflow, script) troupe reads. */
 export const MAX_CONFIG_BYTES = 1024 * 1024;
 
 /** Why a config file could not be read: a one-line problem and how to fix it. */
-export class UnreadableFile extends Error {
+export class UnreadableFile extends UserError {
   constructor(
     readonly problem: string,
     readonly fix: string,

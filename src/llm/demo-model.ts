@@ -4,6 +4,10 @@ import { DEMO_STORY, DEMO_STORY_NAMES, storyBeat, storyPosition } from './demo-s
 import { SCRIPT, VIEWS } from './demo-script.js';
 import { AbortedError } from './errors.js';
 import { demoArguments, demoWorkflowText, priorTurns } from './demo-workflow.js';
+import { demoToolStep, demoVerdict, demoWrote } from './demo-tools.js';
+
+// The debate's verdict tool (src/workflow/run/debate.ts); named here so the model layer does not import the engine.
+const VERDICT = 'review_verdict';
 
 /** Inbox kinds where the user steers. Resume progress used to skip them; it now comes from demoProgressFrom (demo-story.ts). */
 export const DEMO_USER_DRIVEN: readonly string[] = ['user_reply', 'interjection', 'user_requested', 'consult'];
@@ -108,20 +112,21 @@ export class DemoModel implements ChatModel {
   private workflowTurn(request: ChatRequest): ChatResponse {
     const round = priorTurns(request);
     const state = request.meta.workflow?.state ?? 'the state';
+    const who = request.meta.personaName ?? request.meta.persona ?? 'The agent';
     const promptChars = request.messages.reduce((n, m) => n + m.content.length, 0);
     const usage = (text: string) => ({ promptTokens: Math.ceil(promptChars / 4), completionTokens: Math.ceil(text.length / 4) });
+    // With agent tools on offer the demo visibly works: it looks at its workspace, writes its file, then answers.
+    const step = demoToolStep(request, who);
+    if (step) return step;
+    const wrote = demoWrote(request);
+    const text = wrote ? `${who} (${state}, demo): wrote ${wrote.path} in my workspace — ${wrote.revised ? 'the revision the reviewers asked for, with a test' : 'a first implementation'}.` : demoWorkflowText(request, round);
+    if (request.onDelta) for (const word of text.split(/(?<= )/)) request.onDelta({ type: 'text', text: word });
     // Inside a tool loop the request also offers agent tools; the demo answers only the engine's own (meta.workflow.tools).
     const own = request.meta.workflow?.tools;
-    // With agent tools on offer, the demo looks at its workspace once (read-only) before it answers.
-    if (request.tools?.some((t) => t.name === 'list_files' && !own?.includes(t.name)) && !request.messages.some((m) => m.role === 'tool')) {
-      return { text: '', toolCalls: [{ id: 'demo-look', name: 'list_files', arguments: '{}' }], usage: usage('list_files {}'), finishReason: 'tool_calls', model: 'demo' };
-    }
-    const text = demoWorkflowText(request, round);
-    if (request.onDelta) for (const word of text.split(/(?<= )/)) request.onDelta({ type: 'text', text: word });
     const tools = (request.tools ?? []).filter((t) => t.name !== 'request_users_input' && (!own || own.includes(t.name)));
     return {
       text,
-      toolCalls: tools.map((t, i) => ({ id: `demo-${i}`, name: t.name, arguments: JSON.stringify(demoArguments(t, round, state)) })),
+      toolCalls: tools.map((t, i) => ({ id: `demo-${i}`, name: t.name, arguments: JSON.stringify(t.name === VERDICT ? demoVerdict(request, round) : demoArguments(t, round, state)) })),
       usage: usage(text),
       finishReason: tools.length ? 'tool_calls' : 'stop',
       model: 'demo',

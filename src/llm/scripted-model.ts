@@ -2,6 +2,7 @@ import type { ChatModel, ChatRequest, ChatResponse, Usage } from './chat-model.j
 import { AbortedError } from './errors.js';
 import { abortableSleep } from './sleep.js';
 import { DIRECTIVE_TOOL_NAME } from '../directive/schema.js';
+import { TroupeError } from '../errors.js';
 
 /** One scripted reply: text, a directive (sent as a tool call), raw tool calls, or an error. */
 export interface ScriptStep {
@@ -36,7 +37,7 @@ function untilSettledOrAborted(promise: Promise<unknown>, signal: AbortSignal | 
 export const FOREVER: Promise<never> = new Promise<never>(() => undefined);
 
 /** A call made after the script ran out: a test whose model is asked more than its script holds is wrong. */
-export class ScriptExhaustedError extends Error {}
+export class ScriptExhaustedError extends TroupeError {}
 
 /**
  * A test model that consumes one step per call and records every request. A call past the end of the

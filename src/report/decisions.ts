@@ -31,14 +31,29 @@ export function formatScore(score: number): string {
   return score.toFixed(2);
 }
 
+/** A proposal as every view shows it: who, its score (or why it was dropped), where it came from, whether it won. */
+export interface ShownProposal {
+  who: string;
+  score: string;
+  source: string;
+  status: 'winner' | 'lost' | 'dropped';
+  dropReason: string;
+}
+
+/** The proposals of a decision, ready to show (the one formatting of them; views only style it). */
+export function shownProposals(decision: Decision, name: (id: string) => string = (id) => id): ShownProposal[] {
+  return decision.proposals.map((p) => ({
+    who: p.targetId ? name(p.targetId) : p.target,
+    score: p.score === null ? '' : formatScore(p.score),
+    source: p.source,
+    status: p.status === 'winner' ? 'winner' : p.status === 'dropped' ? 'dropped' : 'lost',
+    dropReason: p.dropReason ?? '',
+  }));
+}
+
 /** One line describing a decision: every proposal with its score or drop reason, then why the winner won. */
 export function decisionLine(decision: Decision, name: (id: string) => string = (id) => id): string {
-  const shown = decision.proposals.map((p) => {
-    const who = p.targetId ? name(p.targetId) : p.target;
-    if (p.status === 'dropped') return `${who} dropped (${p.dropReason})`;
-    const score = p.score === null ? '' : ` ${formatScore(p.score)}`;
-    return `${who}${score} [${p.source}]${p.status === 'winner' ? ' ✓' : ''}`;
-  });
+  const shown = shownProposals(decision, name).map((p) => (p.status === 'dropped' ? `${p.who} dropped (${p.dropReason})` : `${p.who}${p.score ? ` ${p.score}` : ''} [${p.source}]${p.status === 'winner' ? ' ✓' : ''}`));
   return `${shown.join(', ')} — ${decision.why}`;
 }
 

@@ -16,7 +16,9 @@ export function eventLines(def: MachineDefinition): EventLines {
     switch (e.type) {
       case 'session_started':
         briefShown = true;
-        return [`troupe · ${e.team} · ${e.mode.toUpperCase()} · ${e.model}`, `Brief: ${e.brief}`, ''];
+        return def.kind === 'workflow'
+          ? [`troupe · workflow ${def.name} · ${e.model}`, `Input: ${e.brief}`, '']
+          : [`troupe · ${e.team} · ${e.mode.toUpperCase()} · ${e.model}`, `Brief: ${e.brief}`, ''];
       case 'user_input':
         // The brief is the first thing the user types; session_started already showed it.
         if (briefShown) {

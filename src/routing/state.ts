@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DecisionSchema, ProposalSchema } from '../arbiter/proposal.js';
 
-import { AwaitingSchema, DetourFrameSchema, MoveSchema, TransitionKindSchema } from '../engine/moves.js';
+import { AwaitingSchema, DetourFrameSchema, MoveSchema } from '../engine/moves.js';
 
 /** The latest persona-to-persona move and how many moves before it alternated between the same two states. */
 const LoopRunSchema = z.object({ from: z.string(), to: z.string(), run: z.number().int().min(1) });

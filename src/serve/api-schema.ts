@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { ModeSchema, SessionStatusSchema } from '../engine/session.js';
 
+/** A model id as a request may name one: printable, no spaces. */
+const ModelId = z.string().regex(/^[\x21-\x7e]{1,200}$/, 'must be a model id (printable characters, no spaces)');
+
 /** `POST /v1/sessions`: what to run (the server's team, or one of its workflows), on what, in which mode. */
 export const CreateSessionSchema = z.strictObject({
   brief: z.string().min(1).max(32_000).optional().describe('The brief for a team session'),
@@ -8,6 +11,10 @@ export const CreateSessionSchema = z.strictObject({
   workflow: z.string().optional().describe('A workflow of the server to run instead of the team'),
   input: z.string().max(32_000).optional().describe("The workflow's input (defaults to the brief)"),
   mode: ModeSchema.optional(),
+  models: z
+    .strictObject({ base: ModelId.optional(), smart: ModelId.optional(), fast: ModelId.optional() })
+    .optional()
+    .describe('Model ids for the tiers, for this session only (like TROUPE_MODEL_BASE / _SMART / _FAST)'),
 });
 
 /** `POST /v1/sessions/:id/input`: a line exactly as typed in the terminal UI (a reply, an interjection, a ! command). */

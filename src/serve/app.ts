@@ -64,7 +64,8 @@ export function serveApp(options: ServeAppOptions): Hono {
   if (options.token) api.use('*', tokenAuth(options.token));
   api.use('*', bodyLimit({ maxSize: options.maxBodyBytes, onError: (c) => refuse(c, 413, `the body is larger than ${options.maxBodyBytes} bytes`) }));
 
-  const resolve = async (wanted: string) => matchId(wanted, await store.ids());
+  // A session running here is found without listing the store (listing reads the whole sessions directory).
+  const resolve = async (wanted: string) => (host.has(wanted) ? wanted : matchId(wanted, await store.ids()));
 
   api.post('/sessions', async (c) => {
     const request = await body(c, CreateSessionSchema);
@@ -75,6 +76,7 @@ export function serveApp(options: ServeAppOptions): Hono {
       ...(request.workflow !== undefined ? { workflow: request.workflow } : {}),
       ...(request.input !== undefined ? { input: request.input } : {}),
       ...(request.mode !== undefined ? { mode: request.mode } : {}),
+      ...(request.models !== undefined ? { models: request.models } : {}),
     });
     return c.json(sessionView({ session }), 201);
   });

@@ -1,6 +1,5 @@
 import type { ChatModel } from '../llm/chat-model.js';
 import type { OpenTeam } from '../runtime/open-team.js';
-import type { Evaluator } from '../runtime/effect-runner.js';
 import { openSession } from '../session/open-session.js';
 import type { TroupeSession } from '../session/troupe-session.js';
 import type { Store } from '../store/store.js';
@@ -22,7 +21,7 @@ export interface HostOptions {
   /** The model for a session (a demo resumed from the store continues its story). */
   model: (stored: { events: () => Promise<import('../engine/event-map.js').TroupeEvent[]> } | null) => Promise<ChatModel> | ChatModel;
   /** Workflows the server may run, by name, and where their code runs. */
-  workflows?: { load(name: string): WorkflowPlan; evaluator: Evaluator };
+  workflows?: { load(name: string): WorkflowPlan };
   /** Most sessions running in this process at once. */
   maxSessions: number;
   env: Record<string, string | undefined>;
@@ -67,7 +66,7 @@ export class SessionHost {
   }
 
   /** Starts a new session on a brief (team) or an input (workflow). */
-  async create(request: { brief?: string; workflow?: string; input?: string; mode?: 'fsm' | 'simple' }): Promise<TroupeSession> {
+  async create(request: { brief?: string; workflow?: string; input?: string; mode?: 'fsm' | 'simple'; models?: { base?: string; smart?: string; fast?: string } }): Promise<TroupeSession> {
     this.room();
     const o = this.options;
     let workflow: WorkflowPlan | undefined;
@@ -81,7 +80,8 @@ export class SessionHost {
       model: await o.model(null),
       store: o.store,
       env: o.env,
-      ...(workflow ? { workflow, evaluator: o.workflows!.evaluator } : {}),
+      ...(request.models ? { tiers: request.models } : {}),
+      ...(workflow ? { workflow } : {}),
       ...(request.mode ? { mode: request.mode } : {}),
       ...(o.clock ? { clock: o.clock } : {}),
       brief: request.brief ?? request.input ?? '',

@@ -7,6 +7,7 @@ import type { Mode, SessionState } from '../engine/session.js';
 import { initialState } from '../engine/step.js';
 import type { ChatModel, RetryInfo } from '../llm/chat-model.js';
 import { modelFromEnv } from '../llm/from-env.js';
+import { resolveModelId } from '../llm/model-resolver.js';
 import { attachMemory, type AttachedMemory } from '../memory/attach-memory.js';
 import { MemoryStateError } from '../memory/memory-state.js';
 import { FullHistoryPromptBuilder } from '../memory/prompt-builder.js';
@@ -19,6 +20,7 @@ import { teamTurns } from '../runtime/turns.js';
 import { compileWorkflow } from '../workflow/run/compile.js';
 import { workflowModels } from '../workflow/run/models.js';
 import type { WorkflowPlan } from '../workflow/run/plan.js';
+import type { SandboxEvaluator } from '../workflow/sandbox/index.js';
 import { workflowTurns } from '../workflow/run/turns.js';
 import { openTeam, type OpenTeam } from '../runtime/open-team.js';
 import { teamDir as shippedTeamDir } from '../runtime/team-paths.js';
@@ -63,12 +65,31 @@ export interface OpenSessionOptions {
   env?: Record<string, string | undefined>;
   /** How many recent events the session keeps in memory for its UI (older ones are read from the store). */
   recentEvents?: number;
-  /** Where workflow code runs (a workflow session needs one). */
+  /** Where workflow code runs (default for a workflow session: a QuickJS sandbox of its own, closed when the session stops). */
   evaluator?: Evaluator;
   /** Where agents with tools work (default: the store's directory for the session's files, else a temporary directory). */
   workspaceRoot?: string;
+  /** Model ids for the tiers, for this session only (as TROUPE_MODEL_BASE / _SMART / _FAST would give them). */
+  tiers?: { base?: string; smart?: string; fast?: string };
   /** Commands under the `ask` policy go to the user (`!allow` / `!deny`); without this they are refused (headless). */
   askCommands?: boolean;
+}
+
+/** The environment variables that map tiers to the model ids given. */
+function tierVariables(tiers: OpenSessionOptions['tiers']): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (tiers?.base) out.TROUPE_MODEL_BASE = tiers.base;
+  if (tiers?.smart) out.TROUPE_MODEL_SMART = tiers.smart;
+  if (tiers?.fast) out.TROUPE_MODEL_FAST = tiers.fast;
+  return out;
+}
+
+/** A sandbox for a workflow's code, finding each (sub-)workflow's script.js in its plan. */
+async function workflowSandbox(plan: WorkflowPlan): Promise<SandboxEvaluator> {
+  const { createSandboxEvaluator } = await import('../workflow/sandbox/index.js');
+  const { plansByName } = await import('../workflow/load/load-workflow.js');
+  const plans = plansByName(plan);
+  return createSandboxEvaluator({ scriptFor: (name) => plans.get(name)?.script ?? null });
 }
 
 /** How long stopping waits for a summary in flight before saving without it (its raw turns stay). */
@@ -100,7 +121,11 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
     if (doc?.workflow && !plan) throw new SessionFileError(`${handle!.location}: workflow: the session runs the workflow ${doc.workflow.name}, but its plan was not stored — start it again with troupe run --workflow ${doc.workflow.name}`);
     const maxTurns = options.maxTurns ?? doc?.team.maxTurns;
     const def = plan ? compileWorkflow(plan, maxTurns !== undefined ? { max_turns: maxTurns } : {}) : team.def;
-    const modelFor = plan ? workflowModels(plan, team, env) : team.modelFor;
+    // Tier overrides for this session (a server takes them per session) win over the team's and the environment's.
+    const tierEnv = tierVariables(options.tiers);
+    const personaModels = new Map(team.loaded.personas.map((p) => [p.id, p.model]));
+    const teamModelFor = options.tiers ? (id: string) => resolveModelId(personaModels.get(id) ?? 'base', team.loaded.team.models, { ...env, ...tierEnv }) : team.modelFor;
+    const modelFor = plan ? workflowModels(plan, team, { ...env, ...tierEnv }) : teamModelFor;
     const storedEvents = doc && store ? async () => (await store.read(doc.id)).events : null;
     const chosen = typeof options.model === 'function' ? await options.model(storedEvents ? { events: storedEvents } : null) : (options.model ?? modelFromEnv(env));
     const id = doc?.id ?? options.id ?? randomUUID();
@@ -180,6 +205,9 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
       ...(plan?.workspace ? { from: plan.workspace.from, git: plan.workspace.git } : {}),
       ...(options.askCommands ? { approve: (ask: Omit<PendingCommand, 'id'>, signal: AbortSignal) => approvals.request(ask, signal) } : {}),
     };
+    // A workflow's code runs in a sandbox of its own, loaded only for workflow sessions.
+    const sandbox = plan && !options.evaluator ? await workflowSandbox(plan) : null;
+    const evaluator = options.evaluator ?? sandbox ?? undefined;
     const runner = new EffectRunner(
       { def, snapshot: () => actor!.getSnapshot(), send: (input) => actor!.send(input), publish },
       {
@@ -187,7 +215,7 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
         modelFor,
         workspaces,
         turns: def.kind === 'workflow' ? workflowTurns(def) : teamTurns(def, memory ? memory.prompt : new FullHistoryPromptBuilder(transcript!), team.loaded.prompts),
-        ...(options.evaluator ? { evaluator: options.evaluator } : {}),
+        ...(evaluator ? { evaluator } : {}),
         budget: new BudgetGuard(meter, def.limits),
         reportUsage: false,
       },
@@ -206,6 +234,7 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
       keep,
       graceMs: MEMORY_GRACE_MS,
       approvals,
+      ...(sandbox ? { onStop: () => sandbox.close() } : {}),
     });
     if (doc) {
       const s = actor.getSnapshot();

@@ -31,6 +31,8 @@ export interface SessionParts {
   graceMs: number;
   /** Commands waiting for the user's `!allow` / `!deny`. */
   approvals: CommandApprovals;
+  /** Releases what the session owns besides its store (a workflow's sandbox), once it stopped. */
+  onStop?: () => Promise<void>;
 }
 
 /** How a process lets go of a session that is not over. */
@@ -178,6 +180,7 @@ export class TroupeSession {
     await runner.idle();
     await this.settleMemory();
     if (recorder) await recorder.close();
+    await this.parts.onStop?.();
     if (actor.fault) throw actor.fault;
   }
 }

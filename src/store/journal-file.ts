@@ -2,6 +2,7 @@ import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, wri
 import { SessionFileError } from './load-file.js';
 import { MAX_NESTING, tooDeep } from './nesting.js';
 import type { JournalRecord } from './session-file.js';
+import { TroupeError } from '../errors.js';
 
 const CHUNK = 1 << 20;
 const decoder = new TextDecoder('utf-8', { fatal: true });
@@ -77,7 +78,7 @@ function parseLine(bytes: Buffer, path: string, line: number): JournalRecord {
 }
 
 /** A journal write that failed: nothing of the record stayed in the file. */
-export class JournalWriteError extends Error {}
+export class JournalWriteError extends TroupeError {}
 
 /**
  * The writing end of a journal: one synchronous append per record, so a record is in the operating

@@ -96,16 +96,16 @@ export function App({ session: running, memory, history, onReady, columns, rows,
   }, [quitting]);
 
   const showTree = width >= TREE_MIN_COLUMNS && height >= TREE_MIN_ROWS;
-  const now = useNow(view.live !== null);
+  const now = useNow(view.live !== null || Object.keys(view.branches).length > 0);
   const snapshot = memory ? memory() : null;
   return (
     <Box flexDirection="column" width={width}>
       <Transcript key={view.epoch} items={view.log} def={def} />
       <Box flexDirection="column" marginTop={1}>
-        <Header team={def.name} mode={session.mode} model={model.label} offline={model.offline ?? false} />
+        <Header team={def.name} mode={def.kind === 'workflow' ? 'workflow' : session.mode} model={model.label} offline={model.offline ?? false} />
         <StateLine situation={situation(def, session)} />
         {showTree ? def.kind === 'workflow' ? <WorkflowTree def={def} session={session} /> : <StateTree def={def} session={session} marks={view.marks} /> : null}
-        <LiveTurn live={view.live} def={def} width={width} maxLines={liveLines(height, showTree)} now={now} />
+        <LiveTurn live={view.live} branches={view.branches} def={def} width={width} maxLines={liveLines(height, showTree)} now={now} />
         <Arbitration arbitration={view.arbitration} def={def} />
         <Footer turn={session.turn} turnBudget={session.turnBudget} usage={view.usage} memory={snapshot} offline={model.offline ?? false} />
         <InputLine value={editor.buffer} hint={quitting ? 'bye' : hintFor(session)} candidates={editor.candidates} disabled={quitting} />

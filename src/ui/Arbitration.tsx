@@ -3,6 +3,7 @@ import { Text } from 'ink';
 import type { Decision } from '../arbiter/proposal.js';
 import type { MachineDefinition } from '../engine/definition.js';
 import { displayName, formatPath } from '../report/names.js';
+import { shownProposals } from '../report/decisions.js';
 import { terminalSafe as safe } from '../report/terminal-safe.js';
 
 /** The last arbitration: every proposal with its score and source, the winner marked, and why. */
@@ -12,14 +13,12 @@ export function Arbitration({ arbitration, def }: { arbitration: { from: string;
   return (
     <Text wrap="wrap">
       <Text dimColor>arbiter at {safe(formatPath(def, from))}: </Text>
-      {decision.proposals.map((p, i) => {
-        const who = p.targetId ? displayName(def, p.targetId) : p.target;
-        const score = p.score === null ? '' : ` ${p.score.toFixed(2)}`;
+      {shownProposals(decision, (id) => displayName(def, id)).map((p, i) => {
         return (
           <Text key={i}>
             {i > 0 ? ' · ' : ''}
             <Text bold={p.status === 'winner'} color={p.status === 'winner' ? 'green' : p.status === 'dropped' ? 'red' : undefined} strikethrough={p.status === 'dropped'}>
-              {safe(who)}{score}
+              {safe(p.who)}{p.score ? ` ${p.score}` : ''}
             </Text>
             <Text dimColor> [{p.source}]{p.status === 'winner' ? ' ✓' : ''}</Text>
           </Text>

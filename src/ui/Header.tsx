@@ -6,19 +6,20 @@ import { terminalSafe as safe } from '../report/terminal-safe.js';
 /** Props of the header. */
 export interface HeaderProps {
   team: string;
-  mode: Mode;
+  /** The routing mode of a team, or `workflow`. */
+  mode: Mode | 'workflow';
   model: string;
   offline: boolean;
 }
 
-/** Team, mode (FSM / SIMPLE) and model; a clear notice when running on the offline demo model. */
+/** Team (or workflow), mode (FSM / SIMPLE / WORKFLOW) and model; a clear notice when running on the offline demo model. */
 export function Header({ team, mode, model, offline }: HeaderProps): React.JSX.Element {
   return (
     <Box flexDirection="column">
       <Text wrap="truncate-end">
         <Text bold color="cyan">troupe</Text>
         <Text> · {safe(team)} · </Text>
-        <Text bold color={mode === 'fsm' ? 'green' : 'magenta'}>{mode.toUpperCase()}</Text>
+        <Text bold color={mode === 'fsm' ? 'green' : mode === 'workflow' ? 'blue' : 'magenta'}>{mode.toUpperCase()}</Text>
         <Text dimColor> · {offline ? 'demo model' : safe(model)}</Text>
       </Text>
       {offline ? (

@@ -16,9 +16,18 @@ export function tailLines(text: string, width: number, maxLines: number): string
   return lines.slice(-maxLines);
 }
 
+/** Where the turn is and who answers (a debate state names no agent of its own: the reviewer is added). */
+function label(def: MachineDefinition, live: Live): string {
+  const where = formatPath(def, live.path);
+  const who = def.agentIndex.get(live.persona)?.name;
+  return who && !where.includes(who) ? `${where} · ${who}` : where;
+}
+
 /** Props of the live turn. */
 export interface LiveTurnProps {
   live: Live | null;
+  /** Branches of a fan-out streaming at once, by branch id: one line each. */
+  branches?: Record<string, Live>;
   def: MachineDefinition;
   width: number;
   maxLines: number;
@@ -27,7 +36,9 @@ export interface LiveTurnProps {
 }
 
 /** The turn being answered now: a spinner and the time waited until the first words, then the words as they stream. */
-export function LiveTurn({ live, def, width, maxLines, now }: LiveTurnProps): React.JSX.Element | null {
+export function LiveTurn({ live, branches = {}, def, width, maxLines, now }: LiveTurnProps): React.JSX.Element | null {
+  const parallel = Object.entries(branches);
+  if (parallel.length > 0) return <BranchLines branches={parallel} def={def} now={now} />;
   if (!live) return null;
   const lines = tailLines(live.text, width - 2, maxLines);
   const waited = Math.max(0, Math.floor((now - live.startedAt) / 1000));
@@ -35,13 +46,41 @@ export function LiveTurn({ live, def, width, maxLines, now }: LiveTurnProps): Re
   return (
     <Box flexDirection="column">
       <Text wrap="truncate-end">
-        <Text bold color="green">▸ {safe(formatPath(def, live.path))}</Text>
+        <Text bold color="green">▸ {safe(label(def, live))}</Text>
         <Text dimColor> is answering…{live.attempt > 1 ? ` (repair round ${live.attempt})` : ''} · {safe(live.model)}</Text>
+        {live.tool ? <Text color="yellow"> · ⚙ {safe(live.tool)}</Text> : null}
         {live.text === '' ? <Text color="yellow"> {spin} waiting for the first words · {waited}s</Text> : <Text dimColor> · {waited}s</Text>}
       </Text>
       {lines.map((line, i) => (
         <Text key={i} wrap="truncate-end">{'  '}{line}</Text>
       ))}
+    </Box>
+  );
+}
+
+function tokens(n: number | undefined): string {
+  if (!n) return '';
+  return n >= 1000 ? ` · ${(n / 1000).toFixed(1)}k tok` : ` · ${n} tok`;
+}
+
+/** One line per branch of a fan-out: branch, agent, model, the tool it runs, tokens, time, and its newest words. */
+function BranchLines({ branches, def, now }: { branches: [string, Live][]; def: MachineDefinition; now: number }): React.JSX.Element {
+  return (
+    <Box flexDirection="column">
+      {branches.map(([id, b]) => {
+        const waited = Math.max(0, Math.floor((now - b.startedAt) / 1000));
+        const spin = SPINNER[Math.floor(Math.max(0, now - b.startedAt) / 100) % SPINNER.length];
+        const words = b.text.replace(/\s+/g, ' ').trim();
+        return (
+          <Text key={id} wrap="truncate-end">
+            <Text color="green">{spin} {safe(id)}</Text>
+            <Text bold> {safe(def.agentIndex.get(b.persona)?.name ?? b.persona)}</Text>
+            <Text dimColor> · {safe(b.model)}{tokens(b.tokens)} · {waited}s</Text>
+            {b.tool ? <Text color="yellow"> · ⚙ {safe(b.tool)}</Text> : null}
+            {words ? <Text> · {safe(words).slice(-80)}</Text> : null}
+          </Text>
+        );
+      })}
     </Box>
   );
 }

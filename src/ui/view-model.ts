@@ -22,12 +22,18 @@ export interface LiveTurn {
   text: string;
   /** When the call started (epoch ms; the UI's own clock when it saw the call start, else the event's time). */
   startedAt: number;
+  /** The tool it is running now (agents with tools). */
+  tool?: string;
+  /** Tokens its calls used so far. */
+  tokens?: number;
 }
 
 /** Everything the UI shows that comes from events (the session itself is read from the runner). */
 export interface ViewState {
   log: LogItem[];
   live: LiveTurn | null;
+  /** The turns of a fan-out's branches streaming at once, by branch id. */
+  branches: Record<string, LiveTurn>;
   /** A turn whose message arrived; it is logged once its directive is known. */
   held: { turnId: string; persona: string; path: string; turn: number; text: string } | null;
   arbitration: { from: string; decision: Decision } | null;
@@ -43,7 +49,7 @@ export interface ViewState {
 }
 
 /** The view before any event. */
-export const EMPTY_VIEW: ViewState = { log: [], live: null, held: null, arbitration: null, usage: NO_USAGE, compressions: 0, marks: {}, lastDirective: {}, seq: 0, epoch: 0 };
+export const EMPTY_VIEW: ViewState = { log: [], live: null, branches: {}, held: null, arbitration: null, usage: NO_USAGE, compressions: 0, marks: {}, lastDirective: {}, seq: 0, epoch: 0 };
 
 /**
  * Lets go of the first `count` log items, which the terminal already shows for good (they are printed
@@ -66,6 +72,8 @@ function flushHeld(v: ViewState, tag: string, status: 'ok' | 'invalid'): ViewSta
   return pushLog({ ...v, held: null }, { kind: 'turn', persona: h.persona, path: h.path, turn: h.turn, text: h.text, tag, status });
 }
 
+const STOPS = new Set(['awaiting_user', 'session_detached', 'session_ended']);
+
 /** How events are read: display names, and whether turns end with a directive (teams) or not (workflows). */
 export interface ReadOptions {
   name: (id: string) => string;
@@ -79,26 +87,55 @@ export function reduceEvent(view: ViewState, e: TroupeEvent, name: ((id: string)
   let v = view;
   if (v.held && !(e.type === 'directive' && e.turn_id === v.held.turnId)) v = flushHeld(v, 'no valid directive', 'invalid');
   if (!read.directives) {
-    const shown = reduceWorkflowEvent(v, e, read.name);
+    const shown = reduceWorkflowEvent(v, e, read.name, seenAt);
     if (shown) return shown;
   }
-  return reduceTeamEvent(v, e, read.name, seenAt);
+  const next = reduceTeamEvent(v, e, read.name, seenAt);
+  // Whatever streamed is over once the session waits, pauses or ends.
+  return STOPS.has(e.type) && Object.keys(next.branches).length > 0 ? { ...next, branches: {} } : next;
 }
 
 /** Events only workflows have (branches, tools, debates), and turns that carry no directive. */
-function reduceWorkflowEvent(v: ViewState, e: TroupeEvent, name: (id: string) => string): ViewState | null {
+/** The view without a branch's live turn. */
+function withoutBranch(v: ViewState, id: string | undefined): ViewState {
+  if (id === undefined || !(id in v.branches)) return v;
+  const { [id]: _gone, ...rest } = v.branches;
+  return { ...v, branches: rest };
+}
+
+function reduceWorkflowEvent(v: ViewState, e: TroupeEvent, name: (id: string) => string, seenAt: number): ViewState | null {
   const branch = 'branch' in e && e.branch ? ` [${e.branch}]` : '';
+  const id = 'branch' in e ? e.branch : undefined;
   switch (e.type) {
+    case 'agent_started':
+      if (id === undefined) return null;
+      return { ...v, branches: { ...v.branches, [id]: { turnId: e.turn_id, persona: e.persona, path: e.path, model: e.model, attempt: e.attempt, text: '', startedAt: seenAt, tokens: 0 } } };
+    case 'agent_delta': {
+      const b = id !== undefined ? v.branches[id] : undefined;
+      if (!b || b.turnId !== e.turn_id || !e.text) return id !== undefined ? v : null;
+      return { ...v, branches: { ...v.branches, [id!]: { ...b, text: b.text + e.text } } };
+    }
+    case 'usage': {
+      const at = Object.entries(v.branches).find(([, b]) => b.persona === e.persona);
+      const counted = { ...v, usage: addUsage(v.usage, e) };
+      return at ? { ...counted, branches: { ...v.branches, [at[0]]: { ...at[1], tokens: (at[1].tokens ?? 0) + e.prompt_tokens + e.completion_tokens } } } : counted;
+    }
+    case 'agent_aborted':
+      return id !== undefined ? pushLog(withoutBranch(v, id), { kind: 'note', text: `${name(e.persona)}${branch} was stopped: ${e.reason}`, tone: 'warn' }) : null;
     case 'agent_message': {
       const live = v.live?.turnId === e.turn_id ? null : v.live;
-      return pushLog({ ...v, live }, { kind: 'turn', persona: e.persona, path: e.path, turn: e.turn, text: e.text, tag: branch.trim(), status: 'ok' });
+      return pushLog({ ...withoutBranch(v, id), live }, { kind: 'turn', persona: e.persona, path: e.path, turn: e.turn, text: e.text, tag: branch.trim(), status: 'ok' });
     }
     case 'fanout':
       return pushLog(v, { kind: 'note', text: `⇉ ${e.state}: ${e.branches.length} branches at once (${e.branches.join(', ')}), join ${e.join}`, tone: 'info' });
     case 'joined':
-      return pushLog(v, { kind: 'note', text: `⇇ ${e.state} joined: ${e.done.length} done${e.failed.length ? `; failed ${e.failed.map((f) => `${f.branch} (${f.error})`).join(', ')}` : ''}`, tone: e.outcome === 'continue' ? 'ok' : 'error' });
-    case 'tool_call':
-      return e.phase === 'finished' ? pushLog(v, { kind: 'note', text: `${e.ok ? '⚙' : '✗'} ${name(e.persona)}${branch} ${e.tool}: ${e.summary}${e.ok || !e.detail ? '' : ` — ${e.detail}`}`, tone: e.ok ? 'info' : 'warn' }) : v;
+      return pushLog({ ...v, branches: {} }, { kind: 'note', text: `⇇ ${e.state} joined: ${e.done.length} done${e.failed.length ? `; failed ${e.failed.map((f) => `${f.branch} (${f.error})`).join(', ')}` : ''}`, tone: e.outcome === 'continue' ? 'ok' : 'error' });
+    case 'tool_call': {
+      const b = id !== undefined ? v.branches[id] : undefined;
+      const live = v.live && v.live.turnId === e.turn_id ? { ...v, live: { ...v.live, tool: e.phase === 'started' ? e.summary : '' } } : v;
+      const marked = b && b.turnId === e.turn_id ? { ...live, branches: { ...v.branches, [id!]: { ...b, tool: e.phase === 'started' ? e.summary : '' } } } : live;
+      return e.phase === 'finished' ? pushLog(marked, { kind: 'note', text: `${e.ok ? '⚙' : '✗'} ${name(e.persona)}${branch} ${e.tool}: ${e.summary}${e.ok || !e.detail ? '' : ` — ${e.detail}`}`, tone: e.ok ? 'info' : 'warn' }) : marked;
+    }
     case 'command_approval':
       return pushLog(v, e.phase === 'asked'
         ? { kind: 'note', text: `⚠ ${name(e.persona)}${branch} wants to run: ${e.command} (in ${e.cwd}) — !allow or !deny`, tone: 'warn' }

@@ -13,7 +13,8 @@ export class MeteredModel extends WrappedModel {
 
   async generate(request: ChatRequest): Promise<ChatResponse> {
     const response = await this.inner.generate(request);
-    const persona = request.meta.purpose === 'persona' ? (request.meta.persona ?? null) : null;
+    // Summaries are the memory's (persona null); persona and workflow turns are their agent's.
+    const persona = request.meta.purpose !== 'summary' ? (request.meta.persona ?? null) : null;
     // A free model (the demo) is metered under the id it reports, which has no price.
     const model = this.inner.free ? response.model : request.model;
     this.meter.record(persona, model, response.usage, response.model);

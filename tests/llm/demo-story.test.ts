@@ -58,7 +58,7 @@ const inOrder = (seq: number[]) => seq.every((b, i) => b === i);
 
 describe('the demo story stays coherent under interruptions (issue 10, item 16)', () => {
   it('plays every line once, in story order, without interruptions', async () => {
-    const { runner, events } = await play([]);
+    const { events } = await play([]);
     expect(beats(events)).toEqual(DEMO_STORY.map((_, i) => i));
   });
 
@@ -83,7 +83,7 @@ describe('the demo story stays coherent under interruptions (issue 10, item 16)'
   }
 
   it('an interrupted line is not used up: the persona says it when the story comes back to it', async () => {
-    const { runner, events } = await play([{ persona: 'creative_partner', input: { type: 'user_message', text: 'make the keeper a child' } }]);
+    const { events } = await play([{ persona: 'creative_partner', input: { type: 'user_message', text: 'make the keeper a child' } }]);
     const aborted = events.filter((e) => e.type === 'agent_aborted');
     expect(aborted).toHaveLength(1);
     const first = transcriptOf(events).find((e) => e.kind === 'agent' && e.status === 'ok')!;
@@ -91,7 +91,7 @@ describe('the demo story stays coherent under interruptions (issue 10, item 16)'
   });
 
   it('steered to a persona whose line is not next, it answers in character and hands to whoever has the next step', async () => {
-    const { runner, events } = await play([{ persona: 'creative_partner', input: { type: 'user_handoff', target: 'cfo' } }]);
+    const { events } = await play([{ persona: 'creative_partner', input: { type: 'user_handoff', target: 'cfo' } }]);
     const cfo = transcriptOf(events).find((e) => e.persona === 'cfo')!;
     expect(cfo.text).toBe(`CFO here. You brought me in directly on "${BRIEF}": before anything grows I want a rough cost per feature and a check against our runway. The next step is the Creative Partner's.`);
   });

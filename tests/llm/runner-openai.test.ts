@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeOpenAIServer, streamChunks, type FakeHandler, type FakeReply, type RecordedRequest } from '../helpers/fake-openai-server.js';
-import { fixedClock, REPO_ROOT, studioRunner } from '../helpers/team.js';
+import { REPO_ROOT, studioRunner } from '../helpers/team.js';
 import { OpenAIChatModel } from '../../src/llm/openai-model.js';
 import { ToolFallbackModel } from '../../src/llm/tool-fallback.js';
 import { openTeam } from '../../src/runtime/open-team.js';

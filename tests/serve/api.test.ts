@@ -1,51 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { DemoModel } from '../../src/llm/demo-model.js';
 import { FOREVER, ScriptedModel } from '../../src/llm/scripted-model.js';
-import type { ChatModel } from '../../src/llm/chat-model.js';
-import { serveApp } from '../../src/serve/app.js';
-import { SessionHost } from '../../src/serve/host.js';
 import { SseClient } from '../../src/serve/sse-client.js';
-import { MemoryStore } from '../../src/store/memory-store.js';
 import type { TroupeEvent } from '../../src/engine/event-map.js';
-import { REPO_ROOT, studio } from '../helpers/team.js';
-
-const TOKEN = 'serve-test-token-123456';
-
-function server(options: { model?: () => ChatModel; maxSessions?: number; token?: string | null } = {}) {
-  const store = new MemoryStore();
-  const host = new SessionHost({ store, team: studio(), teamDir: REPO_ROOT, env: { TROUPE_MODEL: 'test-model' }, maxSessions: options.maxSessions ?? 10, model: options.model ?? (() => new DemoModel()) });
-  const app = serveApp({ host, token: options.token === undefined ? TOKEN : options.token, maxBodyBytes: 4096, keepAliveMs: 60_000 });
-  const call = (path: string, init: RequestInit & { json?: unknown } = {}) =>
-    app.request(path, {
-      ...init,
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', ...(init.headers as Record<string, string> | undefined) },
-      ...(init.json !== undefined ? { body: JSON.stringify(init.json), method: init.method ?? 'POST' } : {}),
-    });
-  return { app, host, store, call };
-}
-
-/** Reads an SSE response until `until` holds for the events read so far (or the stream ends). */
-async function readEvents(response: Response, until: (events: (TroupeEvent & { id?: string })[]) => boolean): Promise<(TroupeEvent & { id?: string })[]> {
-  const reader = response.body!.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  const events: (TroupeEvent & { id?: string })[] = [];
-  while (!until(events)) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    buffer += decoder.decode(value, { stream: true });
-    let end: number;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const data = block.split('\n').find((l) => l.startsWith('data: '));
-      const id = block.split('\n').find((l) => l.startsWith('id: '));
-      if (data) events.push({ ...JSON.parse(data.slice(6)), ...(id ? { id: id.slice(4) } : {}) });
-    }
-  }
-  await reader.cancel();
-  return events;
-}
+import { readEvents, server } from '../helpers/serve.js';
 
 describe('troupe serve: the API', () => {
   it('is behind a bearer token (healthz is not); a wrong or missing token is a 401 with one line', async () => {
@@ -126,7 +83,7 @@ describe('troupe serve: the API', () => {
     const doc = (await (await app.request('/openapi.json')).json()) as { openapi: string; paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { properties: Record<string, unknown> } }> } }>> };
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths)).toEqual(['/healthz', '/v1/sessions', '/v1/sessions/{id}', '/v1/sessions/{id}/input', '/v1/sessions/{id}/events']);
-    expect(Object.keys(doc.paths['/v1/sessions']!.post!.requestBody!.content['application/json']!.schema.properties)).toEqual(['brief', 'team', 'workflow', 'input', 'mode']);
+    expect(Object.keys(doc.paths['/v1/sessions']!.post!.requestBody!.content['application/json']!.schema.properties)).toEqual(['brief', 'team', 'workflow', 'input', 'mode', 'models']);
   });
 });
 

@@ -19,7 +19,7 @@ const data = mkdtempSync(join(tmpdir(), 'troupe-serve-'));
 describe.skipIf(!hasChromium)(`the live page in a real browser${hasChromium ? '' : ' (skipped: chromium is not installed; .ci/run installs it)'}`, () => {
   beforeAll(async () => {
     server = spawn(process.execPath, [join(REPO_ROOT, 'dist', 'cli.js'), 'serve', '--port', '0'], {
-      env: cleanEnv({ TROUPE_DATA_DIR: data, TROUPE_SERVE_TOKEN: 'page-token-0123456789' }),
+      env: cleanEnv({ TROUPE_DATA_DIR: data, TROUPE_SERVE_TOKEN: 'page-token-0123456789', TROUPE_DEMO_PACE_MS: '3' }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     url = await new Promise<string>((resolve, reject) => {

@@ -169,7 +169,7 @@ describe('runToolLoop', () => {
     await expect(runToolLoop({ model: new ScriptedModel([]), request: request({ tools: [clash] }), toolset: createToolset({ workspace: ws }), maxSteps: 1 })).rejects.toThrow('tool "read_file" is both a request tool and an agent tool');
   });
 
-  it('the demo model looks at its workspace once, then answers the engine\'s own tools only', async () => {
+  it('the demo model looks at its workspace, writes its solution there, then answers the engine\'s own tools only', async () => {
     const ws = temp();
     writeFileSync(join(ws, 'main.zig'), 'pub fn main() void {}\n');
     const events: ToolEvent[] = [];
@@ -180,10 +180,11 @@ describe('runToolLoop', () => {
       maxSteps: 5,
       onTool: (e) => events.push(e),
     });
-    expect(events.map((e) => `${e.phase} ${e.summary}`)).toEqual(['started list_files .', 'finished list_files .']);
+    expect(events.map((e) => `${e.phase} ${e.summary}`)).toEqual(['started list_files .', 'finished list_files .', 'started write_file solution.md', 'finished write_file solution.md']);
     expect(result.transcript[1]).toMatchObject({ role: 'tool', content: 'main.zig' });
+    expect(readFileSync(join(ws, 'solution.md'), 'utf8')).toContain('By Coder, version 1 (demo model, offline).');
     expect(result.stop).toBe('own_tool');
     expect(result.response.toolCalls.map((c) => c.name)).toEqual(['review_work']);
-    expect(result.response.text).toMatch(/^Coder \(implement, demo\): first pass on "Add hello.txt."/);
+    expect(result.response.text).toBe('Coder (implement, demo): wrote solution.md in my workspace — a first implementation.');
   });
 });

@@ -1,4 +1,3 @@
-import React from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, render } from 'ink-testing-library';
 import { arbitrate } from '../../src/arbiter/arbitrate.js';

@@ -1,17 +1,18 @@
-import { serve } from '@hono/node-server';
-import type { AddressInfo } from 'node:net';
 import type { CliArgs } from '../args.js';
 import { UsageError } from '../args.js';
 import { storeFor, teamFor } from '../common.js';
 import { printer, type CliIo } from '../io.js';
-import { resumeModel } from '../models.js';
+import { paced, resumeModel } from '../models.js';
 import { serveApp } from '../../serve/app.js';
+import { listen } from '../../serve/listen.js';
 import { SessionHost } from '../../serve/host.js';
+import { loadWorkflowOrThrow } from '../../workflow/load/load-workflow.js';
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
 /** `troupe serve`: many sessions in one process behind an HTTP API with SSE and a live page. Runs until stopped (Ctrl+C, SIGTERM). */
 export async function run(args: CliArgs, io: CliIo): Promise<number> {
+  if (args.backend === 'restate') return (await import('./serve-restate.js')).runRestate(args, io);
   const hostname = args.host ?? '127.0.0.1';
   const token = io.env.TROUPE_SERVE_TOKEN?.trim() || null;
   if (!token && !LOOPBACK.has(hostname)) {
@@ -26,15 +27,12 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
     teamDir: dir,
     env: io.env,
     maxSessions,
-    model: (stored) => resumeModel(io.env, { demo: args.demo }, stored ? stored.events : async () => []),
+    workflows: { load: (name) => loadWorkflowOrThrow(name, { cwd: io.cwd, env: io.env, team: team.loaded }) },
+    // People watch the live page: the demo is paced as in the terminal UI (TROUPE_DEMO_PACE_MS).
+    model: async (stored) => paced(await resumeModel(io.env, { demo: args.demo }, stored ? stored.events : async () => []), io.env),
   });
   const app = serveApp({ host, token, maxBodyBytes: 64 * 1024 });
-  const server = serve({ fetch: app.fetch, port: args.port ?? 4810, hostname });
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
-  const { port } = server.address() as AddressInfo;
+  const { server, port } = await listen(app.fetch, { hostname, port: args.port ?? 4810 });
   const write = printer(io);
   write(`http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${port}/`);
   write(`troupe serve · team ${team.def.name} · ${token ? 'bearer token required' : 'no token (loopback only)'} · at most ${maxSessions} sessions · Ctrl+C stops (sessions are saved)`);

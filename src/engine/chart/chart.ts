@@ -1,5 +1,6 @@
 import type { ChartNode, StateSpec } from './node.js';
 import { pathKey, type StatePath } from './path.js';
+import { TroupeError } from '../../errors.js';
 
 /** A built statechart: the root, every state by key, and the leaves by the agent they invoke. */
 export interface Chart {
@@ -10,7 +11,7 @@ export interface Chart {
 }
 
 /** A chart spec that cannot be built (duplicate id, unknown initial, children on a leaf). */
-export class ChartError extends Error {}
+export class ChartError extends TroupeError {}
 
 /** Builds a chart from a tree of specs; the root spec's id is not part of any path. */
 export function buildChart(root: StateSpec): Chart {

@@ -1,6 +1,7 @@
 import { nodeAt, type Chart } from './chart.js';
 import type { ChartNode, TransitionSpec } from './node.js';
 import { commonAncestor, isWithin, parentPath, type StatePath } from './path.js';
+import { TroupeError } from '../../errors.js';
 
 /** The active states of a chart, as the keys of its active leaves (one per active region), in document order. */
 export type Configuration = readonly string[];
@@ -13,7 +14,7 @@ export interface TransitionSets {
 }
 
 /** Thrown for a transition to or from a state the chart does not have. */
-export class UnknownStateError extends Error {}
+export class UnknownStateError extends TroupeError {}
 
 function leafOrThrow(chart: Chart, path: StatePath): ChartNode {
   const node = nodeAt(chart, path);

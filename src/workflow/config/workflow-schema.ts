@@ -68,6 +68,7 @@ export const ParallelSchema = z.strictObject({
 export const DebateSchema = z.strictObject({
   reviewers: z.array(Name).min(1),
   input: CodeText.optional(),
+  implementations: Name.optional().describe('The common_data key of a parallel state\'s results (its "into"): each implementation\'s summary, changed files and diff is put before the reviewers.'),
   max_rounds: z.number().int().min(1).max(20).default(3),
   synthesiser: Name.optional().describe('Writes the consensus when the rounds run out (default: the first reviewer).'),
   into: Name.optional().describe('common_data key for the outcome (default: the state name).'),

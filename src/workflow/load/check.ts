@@ -2,9 +2,8 @@ import type { ConfigIssue } from '../../config/issues.js';
 import { didYouMean } from '../../commands/suggest.js';
 import type { WorkflowConfig } from '../config/workflow-schema.js';
 import { isName } from './code.js';
+import { ENDS } from '../run/constants.js';
 
-/** Targets that end a run without being states (seed 000's engine stops on `stop`). */
-export const END_TARGETS = new Set(['stop', 'end']);
 
 /** What the checks need besides the file: the sub-workflows that could be found and the script's functions. */
 export interface CheckContext {
@@ -35,7 +34,7 @@ export function checkWorkflow(config: WorkflowConfig, ctx: CheckContext): Config
     if (!contexts.has(a.context)) add(`agents[${i}].context`, `unknown context "${a.context}"`, contexts.size ? pick(a.context, contexts) : 'add it to "contexts"');
   });
   const target = (field: string, name: string) => {
-    if (!states.has(name) && !END_TARGETS.has(name)) add(field, `unknown state "${name}"`, pick(name, [...states, 'stop']));
+    if (!states.has(name) && !ENDS.has(name)) add(field, `unknown state "${name}"`, pick(name, [...states, 'stop']));
   };
   const agent = (field: string, name: string) => {
     if (!agents.has(name)) add(field, `unknown agent "${name}"`, agents.size ? pick(name, agents) : 'add it to "agents"');
@@ -78,7 +77,7 @@ export function checkWorkflow(config: WorkflowConfig, ctx: CheckContext): Config
     if (s.transition_handler !== undefined) dynamic = true;
     if (s.error_handler !== undefined) states.has(s.error_handler.trim()) ? out.push(s.error_handler.trim()) : (dynamic = true);
     const final = s.agent === undefined && !s.parallel && !s.debate && !s.action?.sub_workflow && s.action?.script === undefined && s.pre_handler === undefined && out.length === 0 && s.transition_handler === undefined;
-    if (final || out.some((t) => END_TARGETS.has(t) && !states.has(t)) || (out.length === 0 && s.transition_handler === undefined)) ends = true;
+    if (final || out.some((t) => ENDS.has(t) && !states.has(t)) || (out.length === 0 && s.transition_handler === undefined)) ends = true;
     edges.set(s.name, out);
   });
   handler('error_handler', config.error_handler);

@@ -4,7 +4,7 @@ import { ConfigError, zodIssues, type ConfigIssue } from '../../config/issues.js
 import { readConfigText, UnreadableFile } from '../../config/safe-read.js';
 import { WorkflowConfigSchema, type WorkflowConfig } from '../config/workflow-schema.js';
 import type { AgentPlan, WorkflowPlan } from '../run/plan.js';
-import { MAX_DEPTH } from '../run/policy.js';
+import { MAX_DEPTH } from '../run/constants.js';
 import { checkWorkflow } from './check.js';
 import { scriptFunctions } from './code.js';
 import { locateSubWorkflow, locateWorkflow, workflowDirs, type WorkflowLocation } from './locate.js';

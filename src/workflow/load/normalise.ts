@@ -38,6 +38,7 @@ export function normaliseState(s: StateConfig, config: WorkflowConfig, states: R
     ? {
         reviewers: s.debate.reviewers,
         input: s.debate.input !== undefined ? expression(s.debate.input) : input,
+        implementations: s.debate.implementations ?? null,
         maxRounds: s.debate.max_rounds,
         synthesiser: s.debate.synthesiser ?? s.debate.reviewers[0]!,
         into: s.debate.into ?? s.name,

@@ -5,7 +5,7 @@ import { zodIssues } from '../../config/issues.js';
 import { readConfigText, UnreadableFile } from '../../config/safe-read.js';
 import { RolesFileSchema, type Role } from '../config/roles-schema.js';
 import type { AgentPlan } from '../run/plan.js';
-import { ASK_USER_TOOL } from '../run/policy.js';
+import { ASK_USER_TOOL } from '../run/constants.js';
 
 /** The agent tools a role may be given (besides request_users_input). */
 export const AGENT_TOOLS = ['read_file', 'write_file', 'edit_file', 'list_files', 'search_files', 'run_command'] as const;

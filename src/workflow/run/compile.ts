@@ -3,7 +3,8 @@ import type { StateSpec } from '../../engine/chart/node.js';
 import type { AgentState, MachineDefinition } from '../../engine/definition.js';
 import type { Limits } from '../../config/team-schema.js';
 import type { AgentPlan, StatePlan, WorkflowPlan } from './plan.js';
-import { MAX_DEPTH, SUB_DONE, workflowPolicy } from './policy.js';
+import { MAX_DEPTH, SUB_DONE } from './constants.js';
+import { workflowPolicy } from './policy.js';
 import { BRANCH_DONE, BRANCH_WORK } from './fanout.js';
 
 /** Turns a workflow can take before the session pauses for the user (a safety net; the workflow's own loops have their limits). */

@@ -2,10 +2,11 @@ import { z } from 'zod';
 import { emit, note, startCall, type StepContext } from '../../engine/context.js';
 import { event } from '../../engine/event-map.js';
 import type { ToolSpec } from '../../directive/tool.js';
-import { current, update } from './access.js';
+import { current, setFrame, update } from './access.js';
 import { keyOf } from './frames.js';
 import type { DebatePlan } from './plan.js';
-import type { Debate, ToolCallRecord, Verdict } from './state.js';
+import { ChangesSchema, type Debate, type ToolCallRecord, type Verdict } from './state.js';
+import { formatImplementationsForReview } from './review-format.js';
 
 /** The tool each debate turn ends with: a structured verdict, never keywords in the text. */
 export const VERDICT_TOOL = 'review_verdict';
@@ -41,8 +42,21 @@ function reviewerTurn(ctx: StepContext, plan: DebatePlan, debate: Debate): void 
   update(ctx, { debate: { ...debate, call: ctx.s.inFlight } });
 }
 
-/** Starts a debate on its subject: the first reviewer's turn of round one. */
-export function startDebate(ctx: StepContext, plan: DebatePlan, subject: string): void {
+/** The implementations a debate is about, rendered for reviewers from a parallel state's results in common_data. */
+function implementationsOf(ctx: StepContext, plan: DebatePlan): string {
+  if (!plan.implementations) return '';
+  const results = current(ctx).frame.common_data[plan.implementations];
+  if (!results || typeof results !== 'object') return `(no implementations under common_data.${plan.implementations})`;
+  const parsed = Object.entries(results as Record<string, unknown>).map(([id, r]) => ({ id, ...BranchResult.parse(r) }));
+  return formatImplementationsForReview(parsed.map((r) => ({ id: r.id, ...(r.agent ? { agent: r.agent } : {}), ...(r.text ? { text: r.text } : {}), ...(r.changes ? { changes: r.changes } : {}), ...(r.error ? { error: r.error } : {}) })));
+}
+
+// A join's result per branch, as far as reviewers need it (code may have changed common_data: parse loosely).
+const BranchResult = z.object({ agent: z.string().optional(), text: z.string().optional(), changes: ChangesSchema.optional(), error: z.string().optional() }).catch({});
+
+/** Starts a debate on its subject (and the implementations it is about): the first reviewer's turn of round one. */
+export function startDebate(ctx: StepContext, plan: DebatePlan, input: string): void {
+  const subject = [input, implementationsOf(ctx, plan)].filter((part) => part.trim() !== '').join('\n\n');
   const debate: Debate = { subject, round: 0, turn: 0, rounds: [[]], transcript: [], call: null, synthesising: false };
   update(ctx, { phase: 'debate' });
   reviewerTurn(ctx, plan, debate);
@@ -77,8 +91,9 @@ function finish(ctx: StepContext, plan: DebatePlan, debate: Debate, verdicts: Ve
     transcript: debate.transcript,
   };
   emit(ctx, event('debate_ended', { state: frame.state, rounds: outcome.rounds, consensus, approve, synthesised: debate.synthesising }));
-  const { debate: _gone, ...rest } = frame;
-  update(ctx, { ...rest, common_data: { ...frame.common_data, [plan.into]: outcome } });
+  // The debate is over: it leaves the frame (setFrame, since update merges and would keep it).
+  const { debate: _gone, ...rest } = current(ctx).frame;
+  setFrame(ctx, { ...rest, common_data: { ...frame.common_data, [plan.into]: outcome } });
   return { kind: 'over' };
 }
 

@@ -44,7 +44,15 @@ export type Evaluation = z.infer<typeof EvaluationSchema>;
 
 /** What an evaluation gave: the value (for transitions, the index taken or -1) and common_data after it; or why it failed. */
 export const EvaluationResultSchema = z.discriminatedUnion('ok', [
-  z.object({ ok: z.literal(true), value: z.unknown(), common_data: z.record(z.string(), z.unknown()) }),
+  z.object({
+    ok: z.literal(true),
+    value: z.unknown(),
+    common_data: z.record(z.string(), z.unknown()),
+    /** What the code printed with console.log / warn / error (capped). */
+    logs: z.array(z.string()).optional(),
+    /** Contexts the code added messages to (`getContext(name).addMessage(...)`): their whole message lists after it. */
+    contexts: z.record(z.string(), z.array(z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() }))).optional(),
+  }),
   z.object({ ok: z.literal(false), error: z.string() }),
 ]);
 /** What an evaluation gave. */

@@ -1,7 +1,7 @@
 import { changeState, emit, type StepContext } from '../../engine/context.js';
 import { event } from '../../engine/event-map.js';
 import type { AgentCall } from '../../engine/moves.js';
-import { current, nextTurnId, update } from './access.js';
+import { current, nextTurnId, setFrame, update } from './access.js';
 import { keyOf } from './frames.js';
 import type { ParallelPlan } from './plan.js';
 import type { Branch, Changes, ToolCallRecord } from './state.js';
@@ -120,8 +120,9 @@ function join(ctx: StepContext, plan: ParallelPlan, need: number): FanoutOutcome
   );
   const fails = done.length < need || (failed.length > 0 && plan.onFailure === 'fail');
   emit(ctx, event('joined', { state: frame.state, done: done.map(([id]) => id), failed, outcome: fails ? 'fail' : 'continue' }));
+  // The branches leave the frame (setFrame, since update merges and would keep them).
   const { branches: _gone, ...rest } = current(ctx).frame;
-  update(ctx, { ...rest, common_data: { ...frame.common_data, [plan.into]: results } });
+  setFrame(ctx, { ...rest, common_data: { ...frame.common_data, [plan.into]: results } });
   if (fails) {
     const why = failed.map((f) => `${f.branch}: ${f.error}`).join('; ') || `only ${done.length} of ${need} branches finished`;
     return { kind: 'fail', reason: `the branches did not join (${why})` };

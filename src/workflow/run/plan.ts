@@ -68,6 +68,8 @@ export const DebatePlanSchema = z.object({
   reviewers: z.array(z.string()),
   /** What the reviewers debate (evaluated once, at the start). */
   input: CodeSchema.nullable(),
+  /** A common_data key holding a parallel state's results: each implementation (summary, files, diff) is put before the reviewers. */
+  implementations: z.string().nullable().optional(),
   maxRounds: z.number().int(),
   /** Writes the consensus from the debate when the rounds run out without one. */
   synthesiser: z.string(),

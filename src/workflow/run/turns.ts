@@ -3,7 +3,7 @@ import type { ToolSpec } from '../../directive/tool.js';
 import type { ChatMessage } from '../../llm/chat-model.js';
 import type { TurnShaper } from '../../runtime/turns.js';
 import { agentOf, planOf } from './frames.js';
-import { ASK_USER_TOOL } from './policy.js';
+import { ASK_USER_TOOL } from './constants.js';
 import { verdictTool } from './debate.js';
 import type { ToolCallRecord } from './state.js';
 
@@ -46,16 +46,23 @@ export function workflowTurns(def: MachineDefinition): TurnShaper {
         content: m.content,
       }));
       const inbox = call.inbox;
+      // The user's answer goes back as the result of the agent's request_users_input call (seed 003).
       const closing: ChatMessage[] =
         inbox.kind === 'workflow_answer'
-          ? [{ role: 'user', content: `You asked the user: ${inbox.question}\nThe user answered: ${inbox.text}` }]
+          ? [
+              { role: 'assistant', content: '', toolCalls: [{ id: inbox.toolCallId, name: ASK_USER_TOOL, arguments: JSON.stringify({ question: inbox.question }) }] },
+              { role: 'tool', toolCallId: inbox.toolCallId, name: ASK_USER_TOOL, content: inbox.text },
+            ]
           : [{ role: 'user', content: 'text' in inbox ? inbox.text : '' }];
       const debating = frame?.phase === 'debate';
       const tools: ToolSpec[] = debating ? [verdictTool] : [...(agent?.parsingTools ?? []), ...(agent?.requestUserInput && !call.branch ? [askUserTool] : [])];
       const agentTools = agent && agent.tools.length > 0 && !debating
         ? { tools: agent.tools, maxSteps: agent.maxToolSteps, commandPolicy: agent.commandPolicy ?? 'deny', workspace: call.branch ?? agent.id, reportChanges: call.branch !== undefined }
         : undefined;
+      // A repair round forces the parsing tool the state's conditions read.
+      const forced = call.repair && tools.some((t) => t.name === call.repair) ? { toolChoice: { name: call.repair } } : {};
       return {
+        ...forced,
         ...(agentTools ? { agentTools } : {}),
         messages: [{ role: 'system', content: agent?.systemMessage ?? '' }, ...(agent?.examples ?? []), ...history, ...closing],
         tools,

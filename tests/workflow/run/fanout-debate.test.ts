@@ -68,6 +68,8 @@ describe('parallel states (pure step)', () => {
     // Branch messages carry their branch id.
     expect(w.events.filter((e) => e.type === 'agent_message').map((e) => (e as { branch?: string }).branch)).toEqual(['b', 'c']);
     expect(after.map((fx) => fx.type)).toEqual(['evaluate']);
+    // Joined: the branches are results now, no longer running state.
+    expect(w.state().workflow!.frames[0]!.branches).toBeUndefined();
   });
 
   it('join any: the first branch done cancels the others; quorum out of reach fails the state', () => {
@@ -139,6 +141,7 @@ describe('debates (pure step)', () => {
     expect(w.events.find((e) => e.type === 'debate_ended')).toMatchObject({ rounds: 2, consensus: true, approve: false, synthesised: false });
     expect(w.state().workflow!.frames[0]!.common_data.review).toMatchObject({ consensus: true, approve: false, ranking: ['b', 'a', 'c'], feedback: 'rev_a: checksums\nrev_b: checksums too' });
     expect(w.events.filter((e) => e.type === 'verdict')).toHaveLength(4);
+    expect(w.state().workflow!.frames[0]!.debate).toBeUndefined();
   });
 
   it('no consensus within max_rounds: the synthesiser writes it; a turn without a verdict counts as not agreeing', () => {

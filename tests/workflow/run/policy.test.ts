@@ -127,6 +127,24 @@ describe('the workflow policy on the core (pure step)', () => {
     expect(w.state().workflow).toEqual(before.workflow);
   });
 
+  it('a reviewer that does not call the parsing tool its conditions read is asked once more (the tool forced), then the state fails', () => {
+    const w = driver(coderReviewer);
+    w.send({ type: 'start', brief: 'a parser' });
+    const cd = () => w.state().workflow!.frames[0]!.common_data;
+    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: undefined, common_data: cd() } });
+    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 0, common_data: cd() } });
+    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 'task', common_data: cd() } });
+    w.send({ type: 'agent_replied', turnId: w.call().call.turnId, text: 'v1', toolCalls: [] });
+    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 0, common_data: cd() } });
+    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 'review it', common_data: cd() } });
+    const again = w.send({ type: 'agent_replied', turnId: w.call().call.turnId, text: 'looks fine', toolCalls: [] });
+    const repair = again.find((fx) => fx.type === 'call_agent') as Extract<Effect, { type: 'call_agent' }>;
+    expect(repair.call).toMatchObject({ persona: 'reviewer', attempt: 2, repair: 'review_work', inbox: { text: expect.stringContaining('You did not call review_work') } });
+    expect(w.events.some((e) => e.type === 'note' && /did not call review_work, which the conditions of review read; asking once more/.test((e as { text: string }).text))).toBe(true);
+    w.send({ type: 'agent_replied', turnId: repair.call.turnId, text: 'still prose', toolCalls: [] });
+    expect(w.state().awaiting).toMatchObject({ code: 'failure', reason: expect.stringContaining('Reviewer did not call review_work, which the conditions of review read (asked twice)') });
+  });
+
   it('a sub-workflow runs as a compound state with its own contexts, and its output comes back as sub_workflow_result', () => {
     const parent: WorkflowPlan = {
       ...coderReviewer,
@@ -156,7 +174,7 @@ describe('the workflow policy on the core (pure step)', () => {
     w.send({ type: 'agent_replied', turnId: w.call().call.turnId, text: 'done', toolCalls: [] });
     w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 0, common_data: cd() } });
     w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 'review', common_data: cd() } });
-    w.send({ type: 'agent_replied', turnId: w.call().call.turnId, text: 'ok', toolCalls: [] });
+    w.send({ type: 'agent_replied', turnId: w.call().call.turnId, text: 'ok', toolCalls: [{ name: 'review_work', arguments: { improvement_needed: false, work_summary: 'built' } }] });
     w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 1, common_data: { ...cd(), work_summary: 'built' } } });
     // Back in the parent: the child's output is sub_workflow_result, then the parent's transitions run.
     expect(w.state().workflow!.frames).toHaveLength(1);

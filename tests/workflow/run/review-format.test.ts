@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatImplementationsForReview } from '../../src/tools/review-format.js';
+import { formatImplementationsForReview } from '../../../src/workflow/run/review-format.js';
 
 describe('formatImplementationsForReview', () => {
   it('renders each implementer\'s summary, changed files and diff, and says which failed', () => {

@@ -1,0 +1,12 @@
+/** The Restate names troupe registers; the serve side calls them by name, without importing the SDK. */
+export const RESTATE_NAMES = {
+  /** The virtual object holding one session per key (the session id). */
+  session: 'troupe_session',
+  /** The service that runs model calls, each inside `ctx.run`. */
+  model: 'troupe_model',
+  /** The virtual object listing the sessions (one key). */
+  index: 'troupe_sessions',
+} as const;
+
+/** The one key of the session index object. */
+export const INDEX_KEY = 'all';

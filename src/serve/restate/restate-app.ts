@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto';
+import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { streamSSE } from 'hono/streaming';
+import type { z } from 'zod';
+import { UserError } from '../../errors.js';
+import { eventJson } from '../../report/event-lines.js';
+import { matchId } from '../../store/store.js';
+import { CreateSessionSchema, InputSchema } from '../api-schema.js';
+import { tokenAuth } from '../auth.js';
+import { RequestRefused } from '../host.js';
+import { openApiDocument } from '../openapi.js';
+import { livePage } from '../page.js';
+import { RestateUnavailable, type RestateSessions } from './ingress.js';
+
+/** How the Restate-backed API is set up: the ingress client, the team the workers run, auth, limits, polling. */
+export interface RestateAppOptions {
+  sessions: RestateSessions;
+  /** The team name the workers run (requests naming another are refused). */
+  team: string;
+  token: string | null;
+  maxBodyBytes: number;
+  /** How often an event stream asks the session for new events. */
+  pollMs?: number;
+  keepAliveMs?: number;
+}
+
+const refuse = (c: Context, status: number, error: string) => c.json({ error }, status as 400);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const FULL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+async function body<T extends z.ZodType>(c: Context, schema: T): Promise<z.infer<T>> {
+  let raw: unknown;
+  try {
+    raw = await c.req.json();
+  } catch {
+    throw new RequestRefused(400, 'the body is not JSON');
+  }
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new RequestRefused(400, `${issue.path.map(String).join('.') || 'body'}: ${issue.message}`);
+}
+
+/**
+ * `troupe serve --backend restate`: the same routes and JSON as the embedded backend, each request a call to
+ * the session's virtual object through the Restate ingress. Event streams poll the session's `events` handler.
+ */
+export function restateApp(options: RestateAppOptions): Hono {
+  const { sessions } = options;
+  const pollMs = options.pollMs ?? 200;
+  const app = new Hono();
+  app.onError((error, c) => {
+    if (error instanceof RequestRefused || error instanceof RestateUnavailable) return refuse(c, error.status, error.message);
+    if (error instanceof UserError) return refuse(c, /no session/.test(error.message) ? 404 : 400, error.message.split('\n')[0]!);
+    return refuse(c, 500, `internal error: ${error.message.split('\n')[0]}`);
+  });
+  app.notFound((c) => refuse(c, 404, `no route ${c.req.method} ${c.req.path}`));
+  app.get('/healthz', (c) => c.json({ ok: true, backend: 'restate' }));
+  app.get('/', (c) => c.html(livePage()));
+  app.get('/openapi.json', (c) => c.json(openApiDocument()));
+
+  const api = new Hono();
+  if (options.token) api.use('*', tokenAuth(options.token));
+  api.use('*', bodyLimit({ maxSize: options.maxBodyBytes, onError: (c) => refuse(c, 413, `the body is larger than ${options.maxBodyBytes} bytes`) }));
+  const resolve = async (wanted: string) => (FULL_ID.test(wanted) ? wanted : matchId(wanted, (await sessions.list()).map((e) => e.id)));
+
+  api.post('/sessions', async (c) => {
+    const request = await body(c, CreateSessionSchema);
+    if (request.team !== undefined && request.team !== options.team) throw new RequestRefused(400, `team: this server runs the team "${options.team}"`);
+    if (request.workflow !== undefined) throw new RequestRefused(400, 'workflow: the Restate backend runs teams; run workflows on the embedded backend');
+    if (!request.brief) throw new RequestRefused(400, 'brief: a team session needs a brief');
+    const view = await sessions.start(randomUUID(), { brief: request.brief, ...(request.mode ? { mode: request.mode } : {}) });
+    return c.json(view, 201);
+  });
+
+  api.get('/sessions', async (c) => {
+    const q = (c.req.query('q') ?? '').toLowerCase();
+    const entries = (await sessions.list()).filter((e) => q === '' || e.brief.toLowerCase().includes(q) || e.id.startsWith(q));
+    const items = [];
+    // A few at a time: each line is one call to its session.
+    for (let i = 0; i < entries.length; i += 16) items.push(...(await Promise.all(entries.slice(i, i + 16).map((e) => sessions.listing(e.id)))));
+    return c.json({ sessions: items });
+  });
+
+  api.get('/sessions/:id', async (c) => c.json(await sessions.snapshot(await resolve(c.req.param('id')))));
+
+  api.post('/sessions/:id/input', async (c) => {
+    const id = await resolve(c.req.param('id'));
+    const { text } = await body(c, InputSchema);
+    const outcome = await sessions.input(id, text);
+    return c.json(outcome, outcome.kind === 'none' ? 202 : 200);
+  });
+
+  api.get('/sessions/:id/events', async (c) => {
+    const id = await resolve(c.req.param('id'));
+    const after = Number(c.req.header('Last-Event-ID') ?? c.req.query('after') ?? 0) || 0;
+    // Read once before the stream opens, so an unknown session is a 404 and not an empty stream.
+    let page = await sessions.events(id, after);
+    return streamSSE(c, async (stream) => {
+      let open = true;
+      stream.onAbort(() => {
+        open = false;
+      });
+      let sent = after;
+      let quiet = 0;
+      while (open) {
+        for (const e of page.events) {
+          await stream.writeSSE({ data: eventJson(e), event: e.type, id: String(e.seq) });
+          sent = e.seq;
+        }
+        if (page.status === 'ended' && sent >= page.lastSeq) break;
+        if (sent >= page.lastSeq) {
+          await sleep(pollMs);
+          quiet += pollMs;
+          if (quiet >= (options.keepAliveMs ?? 15_000)) {
+            quiet = 0;
+            await stream.write(': keep-alive\n\n');
+          }
+        } else quiet = 0;
+        try {
+          page = await sessions.events(id, sent);
+        } catch (error) {
+          // Restate restarting: the stream stays open and picks up where it was once Restate answers again.
+          if (!(error instanceof RestateUnavailable)) throw error;
+          page = { events: [], lastSeq: sent, status: page.status };
+        }
+      }
+    });
+  });
+
+  app.route('/v1', api);
+  return app;
+}

@@ -1,0 +1,75 @@
+import * as restate from '@restatedev/restate-sdk';
+import { createServer, type ServerHttp2Session } from 'node:http2';
+import type { AddressInfo } from 'node:net';
+import type { ChatModel } from '../../llm/chat-model.js';
+import { DemoModel } from '../../llm/demo-model.js';
+import type { OpenTeam } from '../../runtime/open-team.js';
+import type { PriceTable } from '../../usage/price-table.js';
+import { indexObject } from './index-object.js';
+import { modelService } from './model-service.js';
+import { sessionObject } from './session-object.js';
+
+/** What a worker serves with: the team (every worker of a deployment runs the same one), the model, prices. */
+export interface WorkerOptions {
+  team: OpenTeam;
+  model: ChatModel;
+  prices: PriceTable;
+  port: number;
+  host: string;
+  /** Where the worker's lines go (a line per model call it starts, and warnings). */
+  log: (line: string) => void;
+  /** Restate request-identity public keys (`publickeyv1_…`): when given, only that Restate cluster may call the worker. */
+  identityKeys?: string[];
+}
+
+/** A running worker: the URL Restate calls it on, and how to stop it. */
+export interface RunningWorker {
+  url: string;
+  close(): Promise<void>;
+}
+
+const LEVELS = new Set(['warn', 'error']);
+
+/**
+ * Serves the Restate endpoint (HTTP/2) with troupe's services: the `troupe_session` object, the `troupe_model`
+ * service and the `troupe_sessions` index. Register its URL (or a load balancer's in front of several workers)
+ * with the Restate admin API.
+ */
+export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
+  const demo = o.model instanceof DemoModel;
+  const handler = restate.createEndpointHandler({
+    services: [
+      sessionObject({ def: o.team.def, prompts: o.team.loaded.prompts, modelFor: o.team.modelFor, prices: o.prices, modelLabel: o.model.label, demo }),
+      // The demo model keeps its story per instance: each call gets one at the session's place in the story.
+      modelService((call) => (demo ? new DemoModel(call.demoProgress ?? {}) : o.model), o.log),
+      indexObject(),
+    ],
+    ...(o.identityKeys?.length ? { identityKeys: o.identityKeys } : {}),
+    // The SDK logs every invocation at info; a worker prints only what needs a person.
+    logger: (meta, message, ...rest) => {
+      // Without identity keys the worker listens on loopback only (the command refuses otherwise): that warning is moot.
+      if (!o.identityKeys?.length && /without validating request signatures/.test(String(message))) return;
+      if (LEVELS.has(meta.level) && !meta.replaying) o.log(`restate ${meta.level}: ${[message, ...rest].map((m) => (m instanceof Error ? m.message : String(m))).join(' ').split('\n')[0]}`);
+    },
+  });
+  const server = createServer(handler);
+  const sessions = new Set<ServerHttp2Session>();
+  server.on('session', (session) => {
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port, o.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${o.host.includes(':') ? `[${o.host}]` : o.host}:${port}/`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Restate keeps its HTTP/2 connections open; they are ended (invocations on them are retried elsewhere).
+        for (const session of sessions) session.destroy();
+      }),
+  };
+}

@@ -1,0 +1,75 @@
+import { awaitUser, note, type StepContext } from '../../engine/context.js';
+import type { EvaluationResult } from './evaluation.js';
+import { current, runOf, setFrame, update } from './access.js';
+import { appendMessage } from './frames.js';
+import type { Frame } from './state.js';
+import { fanOut } from './fanout.js';
+import { startDebate } from './debate.js';
+import { textOf } from './constants.js';
+import { advance, goTo, enterSub, finish } from './flow.js';
+import { fail, onErrorDecided } from './failure.js';
+import { settleJoin } from './replies.js';
+
+// What the sandbox gave back: code's changes adopted, then the state goes on by what the code was for.
+
+/** Takes what code changed: common_data, messages it added to contexts (trimmed to their max_length), and what it logged (as notes). */
+export function adopt(ctx: StepContext, result: Extract<EvaluationResult, { ok: true }>): void {
+  const { frame, plan } = current(ctx);
+  let next: Frame = { ...frame, common_data: result.common_data };
+  for (const [name, messages] of Object.entries(result.contexts ?? {})) {
+    const context = plan.contexts.find((c) => c.name === name);
+    if (!context) continue;
+    const before = frame.contexts[name] ?? [];
+    // Code may only add messages: the ones past what the context held are appended (and trimmed as any other).
+    for (const m of messages.slice(before.length)) next = appendMessage(next, context, { role: m.role, content: m.content, from: 'code' });
+  }
+  setFrame(ctx, next);
+  const logs = result.logs ?? [];
+  for (const line of logs.slice(0, MAX_LOG_NOTES)) note(ctx, `${plan.name}.${frame.state}: ${line}`);
+  if (logs.length > MAX_LOG_NOTES) note(ctx, `${plan.name}.${frame.state}: ${logs.length - MAX_LOG_NOTES} more log line(s) not shown`);
+}
+
+/** Console lines of one evaluation shown as notes (the sandbox caps what it collects; this caps what is shown). */
+const MAX_LOG_NOTES = 5;
+
+export function onEvaluated(ctx: StepContext, id: string, result: EvaluationResult): void {
+  const run = runOf(ctx);
+  if (!run.evaluating || run.evaluating.id !== id) return;
+  const purpose = run.evaluating.purpose;
+  ctx.s.workflow = { ...run, evaluating: null };
+  const { plan, state, frame } = current(ctx);
+  if (purpose === 'error') {
+    const last = (run.evaluating.evaluation.scope.last_error ?? { message: 'an error' }).message;
+    if (!result.ok) return awaitUser(ctx, 'failure', `${plan.name}: state ${frame.state} failed (${last}) and its error handler failed too: ${result.error}; !continue tries the state again`);
+    adopt(ctx, result);
+    return onErrorDecided(ctx, textOf(result.value), last);
+  }
+  if (!result.ok) return fail(ctx, `${purpose}: ${result.error}`);
+  adopt(ctx, result);
+  switch (purpose) {
+    case 'enter':
+      update(ctx, { phase: 'input' });
+      break;
+    case 'input':
+      update(ctx, { phase: 'act', input: textOf(result.value) });
+      break;
+    case 'after':
+      update(ctx, { phase: 'transitions' });
+      break;
+    case 'sub_input':
+      return enterSub(ctx, (result.value ?? {}) as Record<string, unknown>);
+    case 'branch_input':
+      return settleJoin(ctx, fanOut(ctx, state!.parallel!, (result.value ?? {}) as Record<string, unknown>));
+    case 'debate_input':
+      return startDebate(ctx, state!.debate!, textOf(result.value));
+    case 'decide':
+      return goTo(ctx, textOf(result.value), `${plan.name}: ${frame.state} chose ${textOf(result.value)}`);
+    case 'transitions': {
+      const taken = typeof result.value === 'number' ? state!.transitions[result.value] : undefined;
+      // Seed 000: when no condition holds the run stops.
+      if (!taken) return finish(ctx, `no transition of ${frame.state} held, so the run stopped (seed 000)`);
+      return goTo(ctx, taken.target, `${frame.state} -> ${taken.target}`);
+    }
+  }
+  advance(ctx);
+}

@@ -1,0 +1,107 @@
+import { awaitUser, countVisit, emit, note, startCall, type StepContext } from '../../engine/context.js';
+import { event } from '../../engine/event-map.js';
+import { current, runOf, setFrame, update } from './access.js';
+import { agentOf, appendMessage } from './frames.js';
+import type { Changes, ToolCallRecord } from './state.js';
+import { branchFinished, branchOf, type FanoutOutcome } from './fanout.js';
+import { debateTurnDone } from './debate.js';
+import type { AgentPlan, StatePlan } from './plan.js';
+import { ASK_USER_TOOL, textOf } from './constants.js';
+import { advance } from './flow.js';
+import { fail } from './failure.js';
+import { onUserText } from './user-input.js';
+
+// An agent answered: its words into its context, the branch or the debate it belongs to, its parsing tools read.
+
+/** A branch of the running fan-out answered or failed: it is recorded, and the state goes on once the branches join. */
+export function onBranch(ctx: StepContext, branch: string, turnId: string, result: Parameters<typeof branchFinished>[3]): void {
+  const { frame, state } = current(ctx);
+  const call = frame.branches![branch]!.call!;
+  if (result.ok) {
+    ctx.s.turn += 1;
+    countVisit(ctx, call.path);
+    emit(ctx, event('agent_message', { turn_id: turnId, path: call.path, persona: call.persona, text: result.text, turn: ctx.s.turn, branch }));
+  } else emit(ctx, event('error', { message: result.error, where: `${frame.state}.${branch} (${turnId})` }));
+  settleJoin(ctx, branchFinished(ctx, state!.parallel!, branch, result));
+}
+
+/** The fan-out went on, failed or joined: a joined state moves to its after-code, and input that came meanwhile is delivered. */
+export function settleJoin(ctx: StepContext, outcome: FanoutOutcome): void {
+  if (outcome.kind === 'wait') return;
+  if (outcome.kind === 'fail') return fail(ctx, outcome.reason);
+  update(ctx, { phase: 'after' });
+  const deferred = runOf(ctx).deferredInput;
+  if (deferred !== undefined) {
+    const { deferredInput: _taken, ...run } = runOf(ctx);
+    ctx.s.workflow = run;
+    return onUserText(ctx, deferred);
+  }
+  advance(ctx);
+}
+
+export function onReplied(ctx: StepContext, turnId: string, words: string, toolCalls: ToolCallRecord[], changes?: Changes): void {
+  const branch = branchOf(ctx, turnId);
+  if (branch) return onBranch(ctx, branch, turnId, { ok: true, text: words, toolCalls, ...(changes ? { changes } : {}) });
+  const s = ctx.s;
+  const call = s.inFlight;
+  if (!call || call.turnId !== turnId) return;
+  s.inFlight = null;
+  s.turn += 1;
+  countVisit(ctx, call.path);
+  emit(ctx, event('agent_message', { turn_id: turnId, path: call.path, persona: call.persona, text: words, turn: s.turn }));
+  const { frame, plan } = current(ctx);
+  const agent = agentOf(plan, call.persona)!;
+  const context = plan.contexts.find((c) => c.name === agent.context)!;
+  // The context is kept as its `assistant` agents see it: their input and words as user and assistant;
+  // a `user` agent's words are what the user says in it.
+  let next = frame;
+  if (agent.role === 'assistant') {
+    if (call.inbox.kind === 'workflow') next = appendMessage(next, context, { role: 'user', content: call.inbox.text, from: 'workflow' });
+    if (call.inbox.kind === 'workflow_answer') next = appendMessage(next, context, { role: 'user', content: `(the user answered "${call.inbox.question}": ${call.inbox.text})`, from: 'user' });
+    next = appendMessage(next, context, { role: 'assistant', content: words, from: agent.id });
+  } else {
+    next = appendMessage(next, context, { role: 'user', content: words, from: agent.id });
+  }
+  next = { ...next, agents: { ...next.agents, [agent.id]: { response: words, toolCalls, turns: (next.agents[agent.id]?.turns ?? 0) + 1 } }, lastAgent: agent.id };
+  if (frame.phase === 'debate') {
+    setFrame(ctx, next);
+    if (debateTurnDone(ctx, current(ctx).state!.debate!, words, toolCalls).kind === 'wait') return;
+    update(ctx, { phase: 'after' });
+    return advance(ctx);
+  }
+  const ask = toolCalls.find((c) => c.name === ASK_USER_TOOL);
+  if (ask && agent.requestUserInput) {
+    const question = textOf((ask.arguments as { question?: unknown } | null)?.question ?? ask.arguments);
+    setFrame(ctx, next);
+    ctx.s.workflow = { ...runOf(ctx), question: { agent: agent.id, toolCallId: ask.id ?? `${turnId}-ask`, question } };
+    awaitUser(ctx, 'question', `${agent.name} asks you: ${question}`);
+    return;
+  }
+  const missing = unreadTools(current(ctx).state!, agent, toolCalls);
+  if (missing.length > 0) {
+    setFrame(ctx, next);
+    const wanted = missing.join(' or ');
+    // One repair round, forcing the tool (as a directive's repair): conditions that read it would otherwise silently fail.
+    if (call.attempt === 1) {
+      note(ctx, `${agent.name} did not call ${wanted}, which the conditions of ${frame.state} read; asking once more`);
+      startCall(ctx, agent.id, { kind: 'workflow', text: `You did not call ${wanted}. The workflow reads your answer from that call: call ${wanted} now, with your verdict.`, state: frame.state }, { path: call.path, attempt: 2, repair: missing[0]! });
+      return;
+    }
+    return fail(ctx, `${agent.name} did not call ${wanted}, which the conditions of ${frame.state} read (asked twice)`);
+  }
+  setFrame(ctx, { ...next, phase: 'after' });
+  advance(ctx);
+}
+
+/** Parsing tools of the agent that the state's conditions read (`function.X.`) but that its answer did not call. */
+export function unreadTools(state: StatePlan, agent: AgentPlan, toolCalls: ToolCallRecord[]): string[] {
+  const offered = new Set(agent.parsingTools.map((t) => t.name));
+  const read = new Set<string>();
+  for (const t of state.transitions) {
+    for (const code of [t.condition, t.before]) {
+      if (code && code.kind !== 'handler') for (const m of code.source.matchAll(/\bfunction\s*\.\s*([A-Za-z_$][\w$]*)\s*\./g)) if (offered.has(m[1]!)) read.add(m[1]!);
+    }
+  }
+  if (read.size === 0 || toolCalls.some((c) => read.has(c.name))) return [];
+  return [...read];
+}

@@ -1,0 +1,26 @@
+import { Child } from './child.js';
+import { REPO_ROOT } from './team.js';
+
+/** A `troupe worker` process (run from source with tsx), with the port it listens on and its output. */
+export interface WorkerProcess {
+  child: Child;
+  port: number;
+}
+
+/** Starts `troupe worker --port 0` on the shipped team; resolves once it printed its URL (the first line). */
+export async function startWorker(name: string, env: Record<string, string>, args: string[] = []): Promise<WorkerProcess> {
+  const child = Child.start(name, process.execPath, ['--import', 'tsx', 'src/cli.tsx', 'worker', '--port', '0', '--team', REPO_ROOT, ...args], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+  });
+  const url = await child.waitFor(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+  return { child, port: Number(new URL(url).port) };
+}
+
+/** The turns a worker said it started (`turn <id> <persona> started · session <id>`). */
+export function startedTurns(worker: WorkerProcess): { turnId: string; persona: string; session: string }[] {
+  return worker.child.lines.flatMap((l) => {
+    const m = /^turn (\S+) (\S+) started · session (\S+)$/.exec(l);
+    return m ? [{ turnId: m[1]!, persona: m[2]!, session: m[3]! }] : [];
+  });
+}

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { readEvents, server } from '../helpers/serve.js';
+
+describe('troupe serve: what a new session can be', () => {
+  it('runs a workflow by name on an input; its events carry the workflow state names and its output', async () => {
+    const { call } = server();
+    const created = await call('/v1/sessions', { json: { workflow: 'coder_reviewer', input: 'a tiny parser' } });
+    expect(created.status).toBe(201);
+    const session = (await created.json()) as { id: string; kind: string };
+    expect(session.kind).toBe('workflow');
+    const events = await readEvents(await call(`/v1/sessions/${session.id}/events`), (es) => es.some((e) => e.type === 'session_ended'));
+    expect(events.filter((e) => e.type === 'state_entered').map((e) => (e as { path: string }).path)).toEqual(['start', 'code', 'review', 'code', 'review', 'stop']);
+    expect(events.find((e) => e.type === 'session_ended')).toMatchObject({ reason: 'workflow coder_reviewer complete', output: expect.stringContaining('work summary') });
+    const unknown = await call('/v1/sessions', { json: { workflow: 'nope', input: 'x' } });
+    expect(unknown.status).toBe(400);
+    expect(((await unknown.json()) as { error: string }).error).toMatch(/^no workflow "nope"/);
+  });
+
+  it('takes model ids for the tiers, for that session only', async () => {
+    const { call } = server();
+    const created = await call('/v1/sessions', { json: { brief: 'a lighthouse game', models: { base: 'my-base-model', smart: 'my-smart-model' } } });
+    const { id } = (await created.json()) as { id: string };
+    const events = await readEvents(await call(`/v1/sessions/${id}/events`), (es) => es.some((e) => e.type === 'agent_started'));
+    expect(events.find((e) => e.type === 'agent_started')).toMatchObject({ persona: 'creative_partner', model: expect.stringMatching(/^my-(base|smart)-model$/) });
+    const other = await call('/v1/sessions', { json: { brief: 'another', models: { base: 'has spaces' } } });
+    expect(other.status).toBe(400);
+    expect(((await other.json()) as { error: string }).error).toMatch(/^models\.base: must be a model id/);
+  });
+});

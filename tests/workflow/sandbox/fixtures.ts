@@ -1,0 +1,100 @@
+import type { Evaluation, EvaluationResult, Scope } from '../../../src/workflow/run/evaluation.js';
+
+type Code = NonNullable<Evaluation['code']>;
+
+/** Code as the loader classifies it. */
+export const expr = (source: string): Code => ({ kind: 'expression', source });
+export const stmts = (source: string): Code => ({ kind: 'statements', source });
+export const template = (source: string): Code => ({ kind: 'template', source });
+export const handler = (name: string): Code => ({ kind: 'handler', name });
+
+/** A scope with nothing in it but what the test gives. */
+export function scopeOf(over: Partial<Scope> = {}): Scope {
+  return { common_data: {}, input: null, contexts: {}, agents: {}, last_agent_response: null, last_tool_calls: [], ...over };
+}
+
+/** An evaluation of one piece of code. */
+export function codeEvaluation(code: Code, scope: Scope = scopeOf(), purpose: Evaluation['purpose'] = 'enter', workflow = 'wf'): Evaluation {
+  return { workflow, state: 's', purpose, code, scope };
+}
+
+/** A transitions evaluation: condition/before pairs in order. */
+export function transitionsEvaluation(transitions: { condition: Code | null; before: Code | null }[], scope: Scope = scopeOf()): Evaluation {
+  return { workflow: 'wf', state: 's', purpose: 'transitions', transitions, scope };
+}
+
+/** The error of a failed result (fails the test when it succeeded). */
+export function errorOf(result: EvaluationResult): string {
+  if (result.ok) throw new Error(`expected a failure, got ${JSON.stringify(result)}`);
+  return result.error;
+}
+
+/** Seed 001's script.js: exported handlers beside helpers, console output, a context message. */
+export const SEED_001_SCRIPT = `
+/**
+ * Custom workflow script functions
+ */
+export function initializeWorkflow() {
+    this.common_data.iteration_count = 0;
+    console.log(\`Starting workflow: \${this.common_data.task_description}\`);
+}
+
+export function prepareAnalysis() {
+    this.common_data.analysis_phase = 'requirements';
+    const context = this.context.getContext('analysis_context');
+    context.addMessage({
+        role: 'system',
+        content: \`Analysis phase: \${this.common_data.analysis_phase}\`,
+    });
+}
+
+export function processAnalysis() {
+    const response = this.last_response;
+    this.common_data.analysis_result = {
+        complexity: this.extractComplexity(response),
+        requirements: extractRequirements(response),
+    };
+    console.log('Analysis completed:', this.common_data.analysis_result);
+}
+
+export function decideNextStep() {
+    const analysis = this.common_data.analysis_result;
+    if (analysis.complexity === 'high') {
+        return 'detailed_planning';
+    } else if (analysis.complexity === 'medium') {
+        return 'implement';
+    } else {
+        return 'simple_implementation';
+    }
+}
+
+export function handleWorkflowError() {
+    const error = this.last_error;
+    this.common_data.error_count = (this.common_data.error_count || 0) + 1;
+    console.log(\`\${error.state} failed: \${error.message}\`);
+    if (this.common_data.error_count > 3) {
+        return 'stop';
+    }
+    return 'retry';
+}
+
+function extractComplexity(response) {
+    if (response.includes('complex') || response.includes('difficult')) {
+        return 'high';
+    } else if (response.includes('moderate') || response.includes('medium')) {
+        return 'medium';
+    }
+    return 'low';
+}
+
+function extractRequirements(response) {
+    const requirements = [];
+    const lines = response.split('\\n');
+    for (const line of lines) {
+        if (line.includes('requirement') || line.includes('need')) {
+            requirements.push(line.trim());
+        }
+    }
+    return requirements;
+}
+`;
