@@ -71,15 +71,15 @@ export class LowdbStore implements Store {
 
   async create(doc: SessionDocument): Promise<SessionHandle> {
     const lock = this.lockOf(doc.id);
-    // What the store writes must load again: a document its own schema refuses is never created.
-    const checked = SessionDocumentSchema.safeParse(doc);
-    if (!checked.success) {
-      const issue = checked.error.issues[0]!;
-      throw new UserError(`cannot create session ${doc.id}: ${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`);
-    }
     let locked = false;
     try {
       mkdirSync(this.dir, { recursive: true });
+      // What the store writes must load again: a document its own schema refuses is never created.
+      const checked = SessionDocumentSchema.safeParse(doc);
+      if (!checked.success) {
+        const issue = checked.error.issues[0]!;
+        throw new UserError(`cannot create session ${doc.id}: ${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`);
+      }
       acquireLock(lock, doc.id);
       locked = true;
       if (existsSync(this.pathOf(doc.id)) || existsSync(this.journalOf(doc.id))) throw new UserError(`session ${doc.id} already exists in ${this.dir} — choose another id`);
