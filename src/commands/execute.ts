@@ -23,6 +23,8 @@ export interface LineHost {
   usage: () => UsageTotals;
   memory?: MemorySource | undefined;
   workflows?: WorkflowLauncher | undefined;
+  /** The session's model costs nothing (the offline demo): `!cost` says so. */
+  free?: boolean | undefined;
 }
 
 /** What the caller shows after a line: nothing (the bus tells the story), some output, or leave. */
@@ -77,7 +79,7 @@ export function applyParsed(parsed: ParsedLine, host: LineHost): LineOutcome {
     case 'inspect': {
       // Read when asked, so the table is never the previous one.
       if (parsed.name === 'sessions') return { kind: 'later', title: 'sessions', lines: storedSessions(session) };
-      const shown = inspect(parsed.name, { def: session.def, session: session.getSnapshot(), events: session.recent(), usage: host.usage(), memory: host.memory });
+      const shown = inspect(parsed.name, { def: session.def, session: session.getSnapshot(), events: session.recent(), usage: host.usage(), memory: host.memory, free: host.free ?? false });
       return { kind: 'output', ...shown, tone: 'info' };
     }
   }

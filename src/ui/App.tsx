@@ -66,7 +66,7 @@ export function App({ session: running, memory, history, onReady, columns, rows,
 
   const submit = (line: string) => {
     if (quitting) return;
-    const outcome = executeLine(line, { session: running, usage: () => usage.current, memory, workflows });
+    const outcome = executeLine(line, { session: running, usage: () => usage.current, memory, workflows, free: running.model.free });
     if (outcome.kind === 'output') addOutput(outcome.title, outcome.lines, outcome.tone);
     if (outcome.kind === 'later') {
       outcome.lines.then(

@@ -117,6 +117,26 @@ describe('App flows', () => {
     expect(ui.runner.getSnapshot().mode).toBe('fsm');
   });
 
+  it('a failed turn leaves no "is answering…" on screen', async () => {
+    const failing: ScriptEntry = (request) => {
+      request.onDelta?.({ type: 'text', text: 'Half an ans' });
+      return { text: '', error: new Error('the server closed the stream') };
+    };
+    const ui = await mount([failing]);
+    await ui.type('a lighthouse game');
+    await ui.see(/turn failed/);
+    expect(ui.frame()).not.toContain('is answering…');
+    expect(ui.frame()).not.toContain('waiting for the first words');
+  });
+
+  it('in simple mode the state line shows the pipeline stage', async () => {
+    const ui = await mount([says('Ideas.', { transition: 'RESPOND_TO_USER' })]);
+    await ui.type('!simple');
+    await ui.type('a lighthouse game');
+    await ui.see('▸ CREATIVE › Creative Partner · turn 1');
+    await ui.see(/stage Ideation \(1\/3\)/);
+  });
+
   it('answers an unknown persona with the known ones, and unknown commands with !help', async () => {
     const ui = await mount([]);
     await ui.type('!handoff Bob');

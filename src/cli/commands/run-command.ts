@@ -45,7 +45,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   // With --json stdout holds only events, so the summary goes to stderr.
   const summary = args.json ? complainer(io) : printer(io);
   if (!args.json) summary('');
-  for (const line of formatUsageSummary(meter)) summary(line);
+  for (const line of formatUsageSummary(meter, { free: Boolean(model.free) })) summary(line);
   if (replay?.divergence) {
     io.stderr.write(`troupe: ${replay.divergence}\n`);
     return 1;
