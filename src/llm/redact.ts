@@ -1,4 +1,4 @@
-import { SECRET_SHAPES, secretShaped } from './secret-shapes.js';
+import { SECRET_HINT, SECRET_SHAPES, secretShaped } from './secret-shapes.js';
 
 /** Replaces secrets in one string (a value, never serialised JSON: redaction must not break the structure around it). */
 export type Redactor = (text: string) => string;
@@ -27,6 +27,7 @@ export function redactorFrom(env: Record<string, string | undefined> = process.e
   const exact = values.size > 0 ? new RegExp([...values].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|'), 'g') : null;
   return (text) => {
     let out = exact ? text.replace(exact, '[redacted]') : text;
+    if (!SECRET_HINT.test(out)) return out;
     for (const shape of SECRET_SHAPES) out = out.replace(shape.pattern, shape.replace as (m: string, ...g: string[]) => string);
     return out;
   };

@@ -87,16 +87,16 @@ describe('team files stay inside the team directory', () => {
 
   it('a turn limit beyond any session is refused, in team.json and on the command line; a stored session always loads', async () => {
     const limits = lines(team('huge-turns'));
-    expect(limits).toEqual(expect.arrayContaining([expect.stringMatching(/team\.json: limits\.max_turns: .* — use a value <= 100000$/)]));
+    expect(limits).toEqual(expect.arrayContaining([expect.stringMatching(/team\.json: limits\.max_turns: .* — use a value <= 1000000$/)]));
     expect(limits.every((l) => l.includes('limits.max_turns'))).toBe(true);
-    for (const bad of ['99999999999999999999', '100001', '1e3', '0', '2.5']) {
-      expect(() => parseCli(['run', 'x', '--max-turns', bad]), bad).toThrow(`--max-turns must be a whole number from 1 to 100000, got "${bad}"`);
+    for (const bad of ['99999999999999999999', '1000001', '1e3', '0', '2.5']) {
+      expect(() => parseCli(['run', 'x', '--max-turns', bad]), bad).toThrow(`--max-turns must be a whole number from 1 to 1000000, got "${bad}"`);
     }
-    expect(parseCli(['run', 'x', '--max-turns', '100000']).maxTurns).toBe(100000);
+    expect(parseCli(['run', 'x', '--max-turns', '1000000']).maxTurns).toBe(1000000);
     const env = cleanEnv({ TROUPE_DEMO_PACE_MS: '0' });
     const huge = await runCli(['run', '--demo', '--max-turns', '99999999999999999999', 'x'], env);
     expect(huge.code).toBe(2);
-    const run = await runCli(['run', '--demo', '--max-turns', '100000', 'A lighthouse keeper game'], env);
+    const run = await runCli(['run', '--demo', '--max-turns', '1000000', 'A lighthouse keeper game'], env);
     expect(run.code).toBe(0);
     expect((await runCli(['show'], env)).code).toBe(0);
   });

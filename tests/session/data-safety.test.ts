@@ -177,6 +177,22 @@ describe('data safety', () => {
     await session.stop();
   });
 
+  it('a checkpoint is on disk when it returns: no write is left queued holding a serialised copy of the document (what grew memory in long runs)', async () => {
+    const dir = dataDir();
+    const session = await openSession({ team: studio(), teamDir: REPO_ROOT, model: new DemoModel(), store: new LowdbStore(dir), id: 'now', env: ENV });
+    const path = join(dir, 'sessions', 'now.json');
+    const turns: number[] = [];
+    session.subscribe((e, s) => {
+      // Read while the step is being delivered, before anything else can run: the file already holds it.
+      if (e.type === 'agent_message') turns.push(JSON.parse(readFileSync(path, 'utf8')).checkpoint.snapshot.turn - s.turn);
+    });
+    session.start('A lighthouse keeper game');
+    await session.settled();
+    expect(turns.length).toBeGreaterThanOrEqual(10);
+    expect(new Set(turns)).toEqual(new Set([0]));
+    await session.stop();
+  });
+
   it('a temp file a failed document write left behind is removed when the session is opened', async () => {
     const dir = dataDir();
     const first = await openSession({ team: studio(), teamDir: REPO_ROOT, model: new DemoModel(), store: new LowdbStore(dir), id: 'tmp', env: ENV });
