@@ -12,6 +12,8 @@ import { AbortedError } from '../llm/errors.js';
 import type { BudgetGuard } from '../usage/budget.js';
 import type { Evaluation, EvaluationResult } from '../workflow/run/evaluation.js';
 import type { AgentTools, TurnShaper } from './turns.js';
+import type { TurnUndo } from '../tools/turn-undo.js';
+import { join } from 'node:path';
 
 /** Runs a workflow's code (conditions, scripts, templates) in a sandbox. */
 export interface Evaluator {
@@ -134,7 +136,7 @@ export class EffectRunner {
   }
 
   /** A turn with agent tools: the tool loop in the agent's workspace; a branch's changes come back with its answer. */
-  private async withTools(call: AgentCall, persona: string, request: ChatRequest, spec: AgentTools, signal: AbortSignal): Promise<{ response: ChatResponse; changes: Changes | undefined }> {
+  private async withTools(call: AgentCall, persona: string, request: ChatRequest, spec: AgentTools, signal: AbortSignal): Promise<{ response: ChatResponse; changes: Changes | undefined; undo?: TurnUndo }> {
     const setup = this.options.workspaces;
     if (!setup) throw new UserError(`${persona} has agent tools, but this session has no workspace directory for them`);
     // Loaded on first use: sessions without tools never pay for the tool modules.
@@ -144,14 +146,19 @@ export class EffectRunner {
     const branch = call.branch !== undefined ? { branch: call.branch } : {};
     const approve = setup.approve ? (command: string, cwd: string) => setup.approve!({ command, cwd, persona, ...branch }, signal) : undefined;
     const toolset = tools.createToolset({ workspace: ws.dir, tools: spec.tools, commands: tools.commandPolicyOf(spec.commandPolicy, approve) });
+    // A turn re-run after a crash starts from the files its first run found (its writes are undone).
+    const undo = new tools.TurnUndo(toolset.root, join(setup.root, 'workspaces', `${spec.workspace}.undo`));
+    const restored = await undo.restore(call.turnId);
+    if (restored > 0) this.host.publish(event('note', { text: `${spec.workspace}: ${restored} file(s) put back as they were before turn ${call.turnId} first ran (it was cut off)` }));
+    await undo.begin(call.turnId);
     const loop = await tools.runToolLoop({
       model: this.options.model,
       request,
-      toolset,
+      toolset: undo.wrap(toolset),
       maxSteps: spec.maxSteps,
       onTool: (e) => this.host.publish(event('tool_call', { turn_id: call.turnId, persona, tool: e.tool, summary: e.summary, phase: e.phase, ...(e.ok !== undefined ? { ok: e.ok } : {}), ...(e.detail ? { detail: e.detail } : {}), ...branch })),
     });
-    return { response: loop.response, changes: spec.reportChanges ? await tools.changesSince(ws) : undefined };
+    return { response: loop.response, changes: spec.reportChanges ? await tools.changesSince(ws) : undefined, undo };
   }
 
   private async call(call: AgentCall): Promise<void> {
@@ -195,9 +202,9 @@ export class EffectRunner {
             : { turn_id: call.turnId, persona: persona.id, tool_arguments: d.text, ...branch }));
         },
       };
-      const { response, changes } = turn.agentTools
+      const { response, changes, undo } = turn.agentTools
         ? await this.withTools(call, persona.id, request, turn.agentTools, controller.signal)
-        : { response: await this.options.model.generate(request), changes: undefined };
+        : { response: await this.options.model.generate(request), changes: undefined, undo: undefined };
       if (controller.signal.aborted) {
         if (timedOut) host.send({ type: 'agent_failed', turnId: call.turnId, reason: `timed out after ${call.timeoutMs} ms` });
         return;
@@ -208,6 +215,8 @@ export class EffectRunner {
       }
       const result = this.options.turns.result(call, response);
       host.send(changes && result.type === 'agent_replied' ? { ...result, changes } : result);
+      // The answer is journaled (send steps synchronously): the turn's file changes stay.
+      await undo?.commit();
     } catch (error) {
       if (timedOut) host.send({ type: 'agent_failed', turnId: call.turnId, reason: `timed out after ${call.timeoutMs} ms` });
       if (error instanceof AbortedError || controller.signal.aborted) return;
