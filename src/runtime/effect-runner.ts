@@ -177,9 +177,7 @@ export class EffectRunner {
     const branch = call.branch !== undefined ? { branch: call.branch } : {};
     try {
       const model = this.options.modelFor(persona.id);
-      // The offline demo answers every tier itself: name it, not the tier's model id (gpt-4o) it never calls.
-      const shown = this.options.model.offline && this.options.model.free ? 'demo model' : model;
-      host.publish(event('agent_started', { turn_id: call.turnId, path: call.path, persona: persona.id, attempt: call.attempt, model: shown, inbox: call.inbox.kind, ...branch }));
+      host.publish(event('agent_started', { turn_id: call.turnId, path: call.path, persona: persona.id, attempt: call.attempt, model, inbox: call.inbox.kind, ...branch }));
       // The budget is checked when the call really starts, so the usage of the call before counts.
       const overBudget = this.options.budget?.check();
       if (overBudget) {

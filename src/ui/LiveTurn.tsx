@@ -33,12 +33,14 @@ export interface LiveTurnProps {
   maxLines: number;
   /** Now, in the same clock as `live.startedAt` (epoch ms); drives the spinner and the elapsed time. */
   now: number;
+  /** Shown instead of the model id a call names (the offline demo answers every tier itself: "demo model", not gpt-4o). */
+  modelLabel?: string | undefined;
 }
 
 /** The turn being answered now: a spinner and the time waited until the first words, then the words as they stream. */
-export function LiveTurn({ live, branches = {}, def, width, maxLines, now }: LiveTurnProps): React.JSX.Element | null {
+export function LiveTurn({ live, branches = {}, def, width, maxLines, now, modelLabel }: LiveTurnProps): React.JSX.Element | null {
   const parallel = Object.entries(branches);
-  if (parallel.length > 0) return <BranchLines branches={parallel} def={def} now={now} />;
+  if (parallel.length > 0) return <BranchLines branches={parallel} def={def} now={now} modelLabel={modelLabel} />;
   if (!live) return null;
   const lines = tailLines(live.text, width - 2, maxLines);
   const waited = Math.max(0, Math.floor((now - live.startedAt) / 1000));
@@ -47,7 +49,7 @@ export function LiveTurn({ live, branches = {}, def, width, maxLines, now }: Liv
     <Box flexDirection="column">
       <Text wrap="truncate-end">
         <Text bold color="green">▸ {safe(label(def, live))}</Text>
-        <Text dimColor> is answering…{live.attempt > 1 ? ` (repair round ${live.attempt})` : ''} · {safe(live.model)}</Text>
+        <Text dimColor> is answering…{live.attempt > 1 ? ` (repair round ${live.attempt})` : ''} · {safe(modelLabel ?? live.model)}</Text>
         {live.tool ? <Text color="yellow"> · ⚙ {safe(live.tool)}</Text> : null}
         {live.text === '' ? <Text color="yellow"> {spin} waiting for the first words · {waited}s</Text> : <Text dimColor> · {waited}s</Text>}
       </Text>
@@ -64,7 +66,7 @@ function tokens(n: number | undefined): string {
 }
 
 /** One line per branch of a fan-out: branch, agent, model, the tool it runs, tokens, time, and its newest words. */
-function BranchLines({ branches, def, now }: { branches: [string, Live][]; def: MachineDefinition; now: number }): React.JSX.Element {
+function BranchLines({ branches, def, now, modelLabel }: { branches: [string, Live][]; def: MachineDefinition; now: number; modelLabel?: string | undefined }): React.JSX.Element {
   return (
     <Box flexDirection="column">
       {branches.map(([id, b]) => {
@@ -75,7 +77,7 @@ function BranchLines({ branches, def, now }: { branches: [string, Live][]; def: 
           <Text key={id} wrap="truncate-end">
             <Text color="green">{spin} {safe(id)}</Text>
             <Text bold> {safe(def.agentIndex.get(b.persona)?.name ?? b.persona)}</Text>
-            <Text dimColor> · {safe(b.model)}{tokens(b.tokens)} · {waited}s</Text>
+            <Text dimColor> · {safe(modelLabel ?? b.model)}{tokens(b.tokens)} · {waited}s</Text>
             {b.tool ? <Text color="yellow"> · ⚙ {safe(b.tool)}</Text> : null}
             {words ? <Text> · {safe(words).slice(-80)}</Text> : null}
           </Text>

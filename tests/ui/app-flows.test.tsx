@@ -2,6 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, render } from 'ink-testing-library';
 import { App } from '../../src/ui/App.js';
 import { ScriptedModel, type ScriptEntry } from '../../src/llm/scripted-model.js';
+import type { ChatModel } from '../../src/llm/chat-model.js';
+import { AbortedError } from '../../src/llm/errors.js';
 import type { TroupeSession } from '../../src/session/troupe-session.js';
 import { studio, studioRunner } from '../helpers/team.js';
 import { tick, until } from './wait.js';
@@ -127,6 +129,24 @@ describe('App flows', () => {
     await ui.see(/turn failed/);
     expect(ui.frame()).not.toContain('is answering…');
     expect(ui.frame()).not.toContain('waiting for the first words');
+  });
+
+  it('the live line of the offline demo names the demo model, not the tier model id it never calls', async () => {
+    // Like the demo (offline and free), but it thinks until aborted, so the live line stays on screen.
+    const demo: ChatModel = {
+      label: 'demo model (offline)',
+      offline: true,
+      free: true,
+      generate: (request) => new Promise((_, reject) => request.signal?.addEventListener('abort', () => reject(new AbortedError('aborted')))),
+    };
+    const { runner } = await studioRunner(demo, { env: { TROUPE_MODEL: 'gpt-4o' } });
+    runners.push(runner);
+    const ui = render(<App session={runner} columns={100} rows={40} />);
+    await tick();
+    ui.stdin.write('a lighthouse game\r');
+    await until(() => (ui.lastFrame() ?? '').includes('is answering…'), () => ui.lastFrame() ?? '');
+    expect(ui.lastFrame()).toContain('is answering… · demo model');
+    expect(ui.lastFrame()).not.toContain('gpt-4o');
   });
 
   it('in simple mode the state line shows the pipeline stage', async () => {
