@@ -27,6 +27,8 @@ export async function repositoryOf(dir: string): Promise<string | null> {
 
 /** Adds a detached worktree of the repository's HEAD at `path`. */
 export async function addWorktree(repo: string, path: string): Promise<void> {
+  // A worktree whose making was cut off is still registered: pruning lets it be made again at its path.
+  await git(repo, ['worktree', 'prune']).catch(() => undefined);
   await git(repo, ['worktree', 'add', '--detach', path, 'HEAD']);
 }
 

@@ -58,6 +58,8 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
   const from = options.from !== undefined ? await realpath(options.from).catch(() => null) : null;
   if (options.from !== undefined && (from === null || !(await stat(from)).isDirectory())) throw new UserError(`the starting directory ${options.from} does not exist or is not a directory`);
   await mkdir(parent, { recursive: true });
+  // A directory without its record is a workspace whose making was cut off (a crash): it is made again.
+  if ((await exists(home)) && !(await exists(record))) await rm(home, { recursive: true, force: true });
   if ((await exists(home)) || (await exists(record))) throw new UserError(`workspace "${options.name}" already exists in ${parent}; openWorkspace reopens it, removeWorkspace removes it`);
   const repo = from !== null && options.git ? await repositoryOf(from) : null;
   let dir = home;

@@ -13,7 +13,7 @@ export interface WorkflowTreeProps {
 
 const MARK = { running: '▸', done: '✓', failed: '✗', cancelled: '–', pending: '·', skipped: '–' } as const;
 
-/** One row per running (sub-)workflow: its states, the current one highlighted, visit counts; then the branches of a fan-out. */
+/** One row per running (sub-)workflow: its states, the current one highlighted, visit counts; then the branches of a fan-out (their agents are on the live lines). */
 export function WorkflowTree({ def, session }: WorkflowTreeProps): React.JSX.Element | null {
   const root = def.workflow;
   const frames = session.workflow?.frames ?? [];
@@ -55,7 +55,7 @@ export function WorkflowTree({ def, session }: WorkflowTreeProps): React.JSX.Ele
           {Object.entries(top.branches).map(([id, b]) => (
             <Box key={id} marginRight={2}>
               <Text color={b.status === 'running' ? 'green' : b.status === 'failed' ? 'red' : undefined}>
-                {MARK[b.status]} {safe(`${id} (${def.agentIndex.get(b.agent)?.name ?? b.agent})`)}
+                {MARK[b.status]} {safe(id)}
               </Text>
             </Box>
           ))}

@@ -28,11 +28,11 @@ export interface FakeReply {
   stall?: boolean;
 }
 
-/** Streamed chunks for a reply: text in pieces, then a handoff_directive tool call whose arguments arrive in pieces, then usage. */
+/** Streamed chunks for a reply: text in pieces, then a tool call (handoff_directive unless `toolName` says) whose arguments arrive in pieces, then usage. */
 export function streamChunks(
   text: string,
   directive?: Record<string, unknown> | string,
-  options: { usage?: { prompt_tokens: number; completion_tokens: number } | null; pieces?: number; model?: string; finishReason?: string } = {},
+  options: { usage?: { prompt_tokens: number; completion_tokens: number } | null; pieces?: number; model?: string; finishReason?: string; toolName?: string; toolCallId?: string } = {},
 ): unknown[] {
   const pieces = options.pieces ?? 3;
   const split = (s: string) => {
@@ -47,7 +47,7 @@ export function streamChunks(
   for (const piece of split(text)) chunks.push(chunk({ content: piece }));
   if (directive !== undefined) {
     const args = typeof directive === 'string' ? directive : JSON.stringify(directive);
-    chunks.push(chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'handoff_directive', arguments: '' } }] }));
+    chunks.push(chunk({ tool_calls: [{ index: 0, id: options.toolCallId ?? 'call_1', type: 'function', function: { name: options.toolName ?? 'handoff_directive', arguments: '' } }] }));
     for (const piece of split(args)) chunks.push(chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }));
   }
   chunks.push(chunk({}, options.finishReason ?? (directive !== undefined ? 'tool_calls' : 'stop')));
@@ -56,8 +56,8 @@ export function streamChunks(
   return chunks;
 }
 
-/** A reply, or a function of the request producing one. */
-export type FakeHandler = FakeReply | ((req: RecordedRequest) => FakeReply);
+/** A reply, or a function of the request producing one (a promise holds the answer back until it settles). */
+export type FakeHandler = FakeReply | ((req: RecordedRequest) => FakeReply | Promise<FakeReply>);
 
 /** A completion body carrying text and, optionally, a handoff_directive tool call. */
 export function completion(text: string, directive?: Record<string, unknown>, usage = { prompt_tokens: 50, completion_tokens: 20 }): unknown {
@@ -89,7 +89,7 @@ export class FakeOpenAIServer {
   private server: Server | null = null;
   private next = 0;
 
-  constructor(private readonly script: FakeHandler[] | ((req: RecordedRequest, index: number) => FakeReply)) {}
+  constructor(private readonly script: FakeHandler[] | ((req: RecordedRequest, index: number) => FakeReply | Promise<FakeReply>)) {}
 
   /** Base URL including /v1, valid after start(). */
   get baseURL(): string {
@@ -112,7 +112,7 @@ export class FakeOpenAIServer {
     this.server = null;
   }
 
-  private replyFor(recorded: RecordedRequest): FakeReply {
+  private replyFor(recorded: RecordedRequest): FakeReply | Promise<FakeReply> {
     const index = this.next++;
     if (typeof this.script === 'function') return this.script(recorded, index);
     const handler = this.script[index];
@@ -132,7 +132,7 @@ export class FakeOpenAIServer {
     }
     const recorded: RecordedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body };
     this.requests.push(recorded);
-    const reply = asStreamIfAsked(this.replyFor(recorded), recorded);
+    const reply = asStreamIfAsked(await this.replyFor(recorded), recorded);
     if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
     if (res.destroyed) return;
     if (reply.stream) {
@@ -158,14 +158,15 @@ export class FakeOpenAIServer {
 /** A completion body answered to a streaming request is sent as the equivalent SSE chunks, as a real server would. */
 function asStreamIfAsked(reply: FakeReply, req: RecordedRequest): FakeReply {
   const wantsStream = (req.body as { stream?: boolean } | undefined)?.stream === true;
-  const body = reply.body as { choices?: { message?: { content?: string | null; tool_calls?: { function: { arguments: string } }[] }; finish_reason?: string }[]; usage?: { prompt_tokens: number; completion_tokens: number } } | undefined;
+  const body = reply.body as { choices?: { message?: { content?: string | null; tool_calls?: { id?: string; function: { name: string; arguments: string } }[] }; finish_reason?: string }[]; usage?: { prompt_tokens: number; completion_tokens: number } } | undefined;
   const choice = body?.choices?.[0];
   if (!wantsStream || reply.stream || (reply.status ?? 200) !== 200 || !choice?.message) return reply;
-  const args = choice.message.tool_calls?.[0]?.function.arguments;
+  const call = choice.message.tool_calls?.[0];
+  const args = call?.function.arguments;
   const { body: _body, ...rest } = reply;
   return {
     ...rest,
-    stream: streamChunks(choice.message.content ?? '', args, { usage: body?.usage ? { prompt_tokens: body.usage.prompt_tokens, completion_tokens: body.usage.completion_tokens } : null, ...(choice.finish_reason ? { finishReason: choice.finish_reason } : {}) }),
+    stream: streamChunks(choice.message.content ?? '', args, { usage: body?.usage ? { prompt_tokens: body.usage.prompt_tokens, completion_tokens: body.usage.completion_tokens } : null, ...(choice.finish_reason ? { finishReason: choice.finish_reason } : {}), ...(call ? { toolName: call.function.name, ...(call.id ? { toolCallId: call.id } : {}) } : {}) }),
   };
 }
 

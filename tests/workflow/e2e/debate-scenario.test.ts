@@ -1,0 +1,105 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanEnv } from '../../helpers/cli.js';
+import { implementer, implFile, reviewerScripts, TIER_MODELS } from '../../helpers/debate-script.js';
+import { tempDirPerTest } from '../../helpers/temp-dir.js';
+import { messagesOf, ofType, roleOf, RoleServer, runJson, toolsOf, type JsonEvent } from '../../helpers/workflow-run.js';
+
+const DELAY_MS = 300;
+const BRANCHES = ['impl_a', 'impl_b', 'impl_c'];
+const temp = tempDirPerTest('troupe-debate-');
+
+let server: RoleServer | null = null;
+afterEach(async () => {
+  await server?.stop();
+  server = null;
+});
+
+const ms = (e: JsonEvent | undefined) => Date.parse(String(e?.at));
+/** How long each branch of the first fan-out took (its first agent_started to its agent_message), and the fan-out's wall time. */
+function fanoutTimes(events: JsonEvent[]): { branches: number[]; wall: number } {
+  const fanout = events.findIndex((e) => e.type === 'fanout');
+  const joined = events.findIndex((e) => e.type === 'joined');
+  const within = events.slice(fanout, joined);
+  const branches = BRANCHES.map((b) => ms(within.find((e) => e.type === 'agent_message' && e.branch === b)) - ms(within.find((e) => e.type === 'agent_started' && e.branch === b)));
+  return { branches, wall: ms(events[joined]) - ms(events[fanout]) };
+}
+
+const userText = (req: Parameters<typeof messagesOf>[0]) => messagesOf(req).filter((m) => m.role === 'user').map((m) => m.content).join('\n');
+
+describe('implement_review_debate against a local server: three implementers on three models, two reviewers', () => {
+  it('branches write files at once (wall ≈ slowest branch), two debate rounds to consensus, one revision, approval', async () => {
+    server = await new RoleServer({ implementer_a: implementer('a', DELAY_MS), implementer_b: implementer('b', DELAY_MS), implementer_c: implementer('c', DELAY_MS), ...reviewerScripts }).start();
+    const data = temp();
+    const run = await runJson(['run', '--workflow', 'implement_review_debate', '--input', 'implement bech32 in Zig'], cleanEnv({ OPENAI_BASE_URL: server.baseURL, TROUPE_DATA_DIR: data, ...TIER_MODELS }));
+    expect(server.unexpected).toEqual([]);
+    expect(run.code).toBe(0);
+
+    // Three different models, one per implementer.
+    expect(['implementer_a', 'implementer_b', 'implementer_c'].map((r) => [...new Set(server!.of(r).map((q) => (q.body as { model: string }).model))])).toEqual([['model-a'], ['model-b'], ['model-c']]);
+    expect(toolsOf(server.of('implementer_a')[0]!)).toEqual(expect.arrayContaining(['write_file', 'read_file', 'edit_file', 'list_files', 'search_files', 'run_command']));
+
+    // Concurrency: the fan-out takes about as long as its slowest branch, not the sum of the three.
+    const { branches, wall } = fanoutTimes(run.events);
+    const sum = branches.reduce((a, b) => a + b, 0);
+    expect(Math.min(...branches)).toBeGreaterThanOrEqual(2 * DELAY_MS - 50);
+    expect(wall, `branches ${branches.join(', ')} ms, wall ${wall} ms`).toBeLessThan(0.6 * sum);
+
+    // Each implementer's file, revised, in its own workspace under the session's run directory.
+    for (const x of ['a', 'b', 'c']) expect(readFileSync(join(data, 'runs', run.id, 'workspaces', `impl_${x}`, 'bech32.zig'), 'utf8')).toBe(implFile(x, 2));
+
+    // The reviewers get every implementation's summary and diff; the second reviewer also the first one's verdict.
+    const [first, second] = server.of('reviewer_a');
+    for (const x of ['a', 'b', 'c']) {
+      expect(userText(first!)).toContain(`## Implementation ${x.charCodeAt(0) - 96} of 3: impl_${x} (implementer_${x})`);
+      expect(userText(first!)).toContain(`+// impl_${x} v1`);
+      expect(userText(first!)).toContain(`impl_${x}: bech32.zig v1 written.`);
+    }
+    expect(userText(server.of('reviewer_b')[0]!)).toContain('reviewer_a: add a checksum test to every implementation');
+    expect(userText(second!)).toContain('Round 2 of at most 3');
+    // After the revision, the reviewers see the new diffs.
+    const third = server.of('reviewer_a')[2]!;
+    for (const x of ['a', 'b', 'c']) expect(userText(third)).toContain(`+test "checksum ${x}" {}`);
+    expect(toolsOf(third)).toEqual(['review_verdict']);
+
+    expect(ofType(run.events, 'verdict').map((v) => `${v.round}:${v.reviewer}:${v.agree}:${v.approve}`)).toEqual([
+      '1:reviewer_a:false:false', '1:reviewer_b:true:false', '2:reviewer_a:true:false', '2:reviewer_b:true:false',
+      '1:reviewer_a:true:true', '1:reviewer_b:true:true',
+    ]);
+    expect(ofType(run.events, 'debate_ended')).toEqual([
+      expect.objectContaining({ rounds: 2, consensus: true, approve: false, synthesised: false }),
+      expect.objectContaining({ rounds: 1, consensus: true, approve: true, synthesised: false }),
+    ]);
+    expect(ofType(run.events, 'joined').map((j) => [j.state, j.done, j.failed])).toEqual([['implement', BRANCHES, []], ['revise', BRANCHES, []]]);
+    const ended = ofType(run.events, 'session_ended');
+    expect(ended).toHaveLength(1);
+    expect(ended[0]!.reason).toBe('workflow implement_review_debate complete: approved after 1 revision(s)');
+    expect(ended[0]!.output).toMatchObject({ approved: true, revisions: 1, ranking: ['impl_a', 'impl_b', 'impl_c'], implementations: BRANCHES });
+  }, 60_000);
+
+  it("one implementer's model answers 500 every time (no retries): the join goes on with two, the scenario completes", async () => {
+    const onModelC = (req: Parameters<typeof roleOf>[0]) => ((req.body as { model: string }).model === 'model-c' ? 'model-c' : roleOf(req));
+    server = await new RoleServer(
+      { 'model-c': [{ status: 500, body: { error: { message: 'model-c is down' } } }], implementer_a: implementer('a', 0), implementer_b: implementer('b', 0), ...reviewerScripts },
+      onModelC,
+    ).start();
+    const data = temp();
+    const run = await runJson(['run', '--workflow', 'implement_review_debate', '--input', 'implement bech32 in Zig'], cleanEnv({ OPENAI_BASE_URL: server.baseURL, TROUPE_DATA_DIR: data, TROUPE_RETRIES: '0', ...TIER_MODELS }));
+    expect(server.unexpected).toEqual([]);
+    expect(run.code).toBe(0);
+    const joined = ofType(run.events, 'joined');
+    expect(joined.map((j) => [j.state, j.done, j.failed.map((f: { branch: string }) => f.branch), j.outcome])).toEqual([
+      ['implement', ['impl_a', 'impl_b'], ['impl_c'], 'continue'],
+      ['revise', ['impl_a', 'impl_b'], ['impl_c'], 'continue'],
+    ]);
+    expect(joined[0]!.failed[0].error).toMatch(/500|model-c is down/);
+    // The reviewers are told the branch failed, and still get the other two diffs.
+    const review = userText(server.of('reviewer_a', onModelC)[0]!);
+    expect(review).toMatch(/impl_c \(implementer_c\)\n\nThis implementation failed: /);
+    expect(review).toContain('+// impl_a v1');
+    expect(existsSync(join(data, 'runs', run.id, 'workspaces', 'impl_c', 'bech32.zig'))).toBe(false);
+    expect(readFileSync(join(data, 'runs', run.id, 'workspaces', 'impl_b', 'bech32.zig'), 'utf8')).toBe(implFile('b', 2));
+    expect(ofType(run.events, 'session_ended')[0]!.reason).toBe('workflow implement_review_debate complete: approved after 1 revision(s)');
+  }, 60_000);
+});
