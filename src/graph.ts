@@ -13,7 +13,8 @@ export function toMermaid(def: MachineDefinition): string {
     lines.push('  }');
   }
   for (const a of def.agents) {
-    const targets = a.allowed ? [...a.allowed] : def.agents.map((x) => x.id).filter((x) => x !== a.id);
+    // The arbiter drops a proposal to oneself, so no self-edge is drawn (a handoff_to naming its own major includes it).
+    const targets = (a.allowed ? [...a.allowed] : def.agents.map((x) => x.id)).filter((x) => x !== a.id);
     for (const t of targets) lines.push(`  ${a.id} --> ${t}`);
   }
   for (const r of def.rules) lines.push(`  note right of ${r.owner}: rule ${r.id} (${r.detour ? 'detour' : 'handoff'})`);

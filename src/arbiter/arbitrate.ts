@@ -35,9 +35,10 @@ function rosterOrder(roster: readonly ArbiterPersona[]): Map<string, number> {
   return order;
 }
 
-/** Weighted score: sum of criteria times weights. */
+/** Weighted score: sum of criteria times weights, rounded to 4 decimals (0.67, not 0.6699999999999999, in every record). */
 export function scoreOf(criteria: Criteria, weights: Criteria): number {
-  return criteria.urgency * weights.urgency + criteria.dependency * weights.dependency + criteria.user_intent * weights.user_intent;
+  const sum = criteria.urgency * weights.urgency + criteria.dependency * weights.dependency + criteria.user_intent * weights.user_intent;
+  return Math.round(sum * 10_000) / 10_000;
 }
 
 function validate(p: Proposal, input: ArbitrationInput): ScoredProposal {

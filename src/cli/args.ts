@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { MAX_TURNS } from '../config/max-turns.js';
 import { UserError } from '../errors.js';
 
 /** The usage text printed by --help and on bad flags. */
@@ -110,7 +111,9 @@ export function parseCli(argv: string[]): CliArgs {
   let maxTurns: number | undefined;
   if (values['max-turns'] !== undefined) {
     maxTurns = Number(values['max-turns']);
-    if (!Number.isInteger(maxTurns) || maxTurns < 1) throw new UsageError(`--max-turns must be a positive integer, got "${values['max-turns']}"`);
+    if (!/^\d+$/.test(values['max-turns']) || !Number.isInteger(maxTurns) || maxTurns < 1 || maxTurns > MAX_TURNS) {
+      throw new UsageError(`--max-turns must be a whole number from 1 to ${MAX_TURNS}, got "${values['max-turns']}"`);
+    }
   }
   if (values.record !== undefined && values.replay !== undefined) throw new UsageError('--record and --replay cannot be used together');
   let port: number | undefined;

@@ -25,7 +25,7 @@ export async function driveLines(session: TroupeSession, options: DriveOptions):
   session.subscribe((e) => {
     if (e.type === 'usage') usage = addUsage(usage, e);
   });
-  const host = { session, usage: () => usage, memory: options.memory };
+  const host = { session, usage: () => usage, memory: options.memory, free: Boolean(session.model.free) };
   for await (const read of boundedLines(options.input as AsyncIterable<string | Buffer>)) {
     if ('tooLong' in read) {
       write(`! that line is ${read.tooLong.toLocaleString('en-US')} characters; the limit is ${LIMITS.inputLine.toLocaleString('en-US')} — it was skipped`);

@@ -1,3 +1,5 @@
+import { terminalSafe } from '../report/terminal-safe.js';
+
 /** What the CLI reads and writes: injected so `main()` runs in-process in tests and in a real process alike. */
 export interface CliIo {
   stdout: { write(text: string): unknown };
@@ -9,12 +11,12 @@ export interface CliIo {
   interactive: boolean;
 }
 
-/** Writes one line to stdout. */
+/** Writes one line to stdout, made safe for a terminal (model, user and file text may hold escape sequences). */
 export function printer(io: CliIo): (line: string) => void {
-  return (line) => void io.stdout.write(`${line}\n`);
+  return (line) => void io.stdout.write(`${terminalSafe(line)}\n`);
 }
 
-/** Writes one line to stderr. */
+/** Writes one line to stderr, made safe for a terminal. */
 export function complainer(io: CliIo): (line: string) => void {
-  return (line) => void io.stderr.write(`${line}\n`);
+  return (line) => void io.stderr.write(`${terminalSafe(line)}\n`);
 }

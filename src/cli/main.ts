@@ -3,6 +3,7 @@ import type { CliIo } from './io.js';
 import { didYouMean } from '../commands/suggest.js';
 import { UserError } from '../errors.js';
 import { ConfigError, formatIssue } from '../config/issues.js';
+import { terminalSafe } from '../report/terminal-safe.js';
 
 /** One CLI command: runs with the parsed arguments and the IO, returns the exit code. */
 export type CommandRun = (args: CliArgs, io: CliIo) => Promise<number>;
@@ -44,20 +45,23 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
 
 /** Prints an error the way the CLI does and returns its exit code: 2 usage, 1 user or config error, 70 internal. */
 export function reportError(error: unknown, io: CliIo): number {
+  // Messages quote input (a file name, a persona, a line the user typed): never let them drive the terminal.
+  const say = (line: string) => void io.stderr.write(`${terminalSafe(line)}\n`);
   if (error instanceof UsageError) {
-    io.stderr.write(`troupe: ${error.message}\n${USAGE.split('\n')[0]}\n`);
+    say(`troupe: ${error.message}`);
+    say(USAGE.split('\n')[0]!);
     return 2;
   }
   if (error instanceof ConfigError) {
-    for (const issue of error.issues) io.stderr.write(`${formatIssue(issue)}\n`);
+    for (const issue of error.issues) say(formatIssue(issue));
     return 1;
   }
   if (error instanceof UserError) {
-    io.stderr.write(`troupe: ${error.message}\n`);
+    say(`troupe: ${error.message}`);
     return 1;
   }
   const message = error instanceof Error ? error.message : String(error);
-  io.stderr.write(`troupe: internal error: ${message}\n`);
+  say(`troupe: internal error: ${message}`);
   if (io.env.TROUPE_DEBUG && error instanceof Error) io.stderr.write(`${error.stack}\n`);
   return 70;
 }

@@ -1,9 +1,10 @@
+import { redactorFrom } from '../llm/redact.js';
 import { LowdbStore } from '../store/lowdb-store.js';
 import { dataDirFrom } from '../store/store.js';
 import type { CliIo } from './io.js';
 
 // Apart from common.ts, so commands that store nothing (graph, validate, schemas) never load the store.
-/** The session store in the data directory (TROUPE_DATA_DIR or .troupe/). */
+/** The session store in the data directory (TROUPE_DATA_DIR or .troupe/), redacting the secrets of this environment. */
 export function storeFor(io: CliIo): LowdbStore {
-  return new LowdbStore(dataDirFrom(io.env, io.cwd));
+  return new LowdbStore(dataDirFrom(io.env, io.cwd), { redact: redactorFrom(io.env) });
 }

@@ -23,6 +23,8 @@ export interface LineHost {
   usage: () => UsageTotals;
   memory?: MemorySource | undefined;
   workflows?: WorkflowLauncher | undefined;
+  /** The session's model costs nothing (the offline demo): `!cost` says so. */
+  free?: boolean | undefined;
 }
 
 /** What the caller shows after a line: nothing (the bus tells the story), some output, or leave. */
@@ -80,7 +82,7 @@ export function applyParsed(parsed: ParsedLine, host: LineHost): LineOutcome {
     case 'inspect': {
       // Read when asked, so the table is never the previous one.
       if (parsed.name === 'sessions') return { kind: 'later', title: 'sessions', lines: storedSessions(session) };
-      const sources = { def: session.def, session: session.getSnapshot(), events: session.recent(), usage: host.usage(), memory: host.memory };
+      const sources = { def: session.def, session: session.getSnapshot(), events: session.recent(), usage: host.usage(), memory: host.memory, free: host.free ?? false };
       const name = parsed.name;
       if (LOG_READERS.has(name)) return { kind: 'later', title: name, lines: session.history().then((events) => inspect(name, { ...sources, events }).lines) };
       return { kind: 'output', ...inspect(name, sources), tone: 'info' };

@@ -19,6 +19,8 @@ export interface InspectSources {
   events: readonly TroupeEvent[];
   usage: UsageTotals;
   memory?: MemorySource | undefined;
+  /** The session's model costs nothing (the offline demo). */
+  free?: boolean;
 }
 
 function statusLines({ def, session: s }: InspectSources): string[] {
@@ -51,11 +53,11 @@ function historyLines({ def, events }: InspectSources): string[] {
 }
 
 // Usage totals that count cached prompt tokens (from `usage` events carrying `cached_tokens`) show the hit rate.
-function costLines({ def, usage }: InspectSources & { usage: Partial<CacheCounts> }): string[] {
+function costLines({ def, usage, free = false }: InspectSources & { usage: Partial<CacheCounts> }): string[] {
   if (usage.calls === 0) return ['no model calls yet'];
-  const lines = usage.byPersona.map((l) => `${(l.who === 'summary' ? 'memory summaries' : displayName(def, l.who)).padEnd(18)} ${String(l.calls).padStart(3)} call(s) ${String(l.tokens).padStart(8)} tokens  ${formatCost(l.cost)}`);
-  lines.push(`${'total'.padEnd(18)} ${String(usage.calls).padStart(3)} call(s) ${String(usage.tokens).padStart(8)} tokens  ${formatCost(usage.cost)}`);
-  if (usage.cost === null) lines.push('cost n/a: the model server reports no prices');
+  const lines = usage.byPersona.map((l) => `${(l.who === 'summary' ? 'memory summaries' : displayName(def, l.who)).padEnd(18)} ${String(l.calls).padStart(3)} call(s) ${String(l.tokens).padStart(8)} tokens  cost ${formatCost(l.cost, free)}`);
+  lines.push(`${'total'.padEnd(18)} ${String(usage.calls).padStart(3)} call(s) ${String(usage.tokens).padStart(8)} tokens  cost ${formatCost(usage.cost, free)}`);
+  if (usage.cost === null && !free) lines.push('no price for the model: add it to pricing.json (or a file named by TROUPE_PRICES) to see its cost');
   const cache = usage.cacheReported ? cacheHitLine({ cachedTokens: usage.cachedTokens ?? 0, cacheReported: usage.cacheReported, cacheablePromptTokens: usage.cacheablePromptTokens ?? 0 }) : null;
   if (cache) lines.push(cache);
   return lines;

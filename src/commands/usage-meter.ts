@@ -41,9 +41,15 @@ export function addUsage(totals: UsageTotals, e: TroupeEventMap['usage']): Usage
   return { ...totals, tokens: totals.tokens + tokens, cost: add(totals.cost, e.cost), calls: totals.calls + 1, byPersona, ...cache };
 }
 
-/** A cost for display: "$0.0123", or "n/a" when the server reports none. */
-export function formatCost(cost: number | null): string {
-  return cost === null ? 'n/a' : `$${cost.toFixed(cost < 1 ? 4 : 2)}`;
+/** What a free model costs, in every view (footer, !cost, the end-of-run summary). */
+export const FREE_COST = 'free (demo model)';
+/** What an unpriced model costs, in every view. */
+export const UNKNOWN_COST = 'unknown (no price)';
+
+/** A cost for display, worded the same everywhere: "$0.0123", "free (demo model)", or "unknown (no price)". */
+export function formatCost(cost: number | null, free = false): string {
+  if (free) return FREE_COST;
+  return cost === null ? UNKNOWN_COST : `$${cost.toFixed(cost < 1 ? 4 : 2)}`;
 }
 
 /** A token count for display: 1234 -> "1.2k". */

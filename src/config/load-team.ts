@@ -1,10 +1,11 @@
-import { readFileSync, readdirSync, existsSync, statSync } from 'node:fs';
-import { join, relative, basename } from 'node:path';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import type { z } from 'zod';
 import { PersonaSchema, type Persona } from './persona-schema.js';
 import { TeamSchema, type Team } from './team-schema.js';
 import { ConfigError, zodIssues, type ConfigIssue } from './issues.js';
 import { crossCheck } from './cross-check.js';
+import { isInside, readConfigText, UnreadableFile } from './safe-read.js';
 
 /** A validated team: team.json, personas in roster order and their prompt texts. */
 export interface LoadedTeam {
@@ -20,50 +21,64 @@ export interface LoadResult {
   issues: ConfigIssue[];
 }
 
-function readJson<T>(
-  file: string,
-  shown: string,
-  schema: z.ZodType<T>,
-  issues: ConfigIssue[],
-): T | null {
+/**
+ * Reads a file that must stay inside `root` (see readConfigText: no "..", no symlink out, regular files
+ * only, without blocking on a FIFO, size-capped, UTF-8); an unreadable one becomes an issue and null.
+ */
+function readInside(root: string, file: string, shown: string, field: string, issues: ConfigIssue[]): string | null {
+  try {
+    return readConfigText(root, file);
+  } catch (error) {
+    if (!(error instanceof UnreadableFile)) throw error;
+    issues.push({ file: shown, field, problem: error.problem, fix: error.fix });
+    return null;
+  }
+}
+
+function readJson<T>(root: string, file: string, schema: z.ZodType<T>, issues: ConfigIssue[]): T | null {
+  const text = readInside(root, file, file, '', issues);
+  if (text === null) return null;
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
+    raw = JSON.parse(text);
   } catch (error) {
-    const problem = error instanceof SyntaxError ? `not valid JSON (${error.message})` : 'cannot be read';
-    issues.push({ file: shown, field: '', problem, fix: 'fix the JSON syntax (a JSON linter shows where)' });
+    issues.push({ file, field: '', problem: `not valid JSON (${(error as Error).message})`, fix: 'fix the JSON syntax (a JSON linter shows where)' });
     return null;
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
-    issues.push(...zodIssues(shown, parsed.error));
+    issues.push(...zodIssues(file, parsed.error));
     return null;
   }
   return parsed.data;
 }
 
-/** Loads and validates a team directory, collecting every problem instead of stopping at the first. */
+/**
+ * Loads and validates a team directory, collecting every problem instead of stopping at the first. Every
+ * file read (team.json, persona files, prompts) must stay inside the team directory; paths in the issues
+ * are the directory as given joined with the file, never rewritten relative to the working directory.
+ */
 export function loadTeam(dir: string): LoadResult {
   const issues: ConfigIssue[] = [];
-  const show = (file: string) => relative(process.cwd(), file) || file;
   const personasDir = join(dir, 'personas');
   const promptsDir = join(dir, 'prompts');
   const teamFile = join(personasDir, 'team.json');
+  const fix = 'point --team at a directory holding personas/team.json and prompts/';
 
-  if (!existsSync(personasDir) || !statSync(personasDir).isDirectory()) {
-    issues.push({
-      file: show(dir),
-      field: 'personas/',
-      problem: 'no personas directory',
-      fix: 'point --team at a directory holding personas/team.json and prompts/',
-    });
+  const kind = statSync(dir, { throwIfNoEntry: false });
+  if (!kind || !kind.isDirectory()) {
+    issues.push({ file: dir, field: '', problem: kind ? 'is not a directory' : 'does not exist', fix });
     return { team: null, issues };
   }
-  if (!existsSync(teamFile)) {
-    issues.push({ file: show(teamFile), field: '', problem: 'file is missing', fix: 'create personas/team.json (see the shipped team)' });
+  if (!statSync(personasDir, { throwIfNoEntry: false })?.isDirectory()) {
+    issues.push({ file: dir, field: 'personas/', problem: 'no personas directory', fix });
     return { team: null, issues };
   }
-  const team = readJson(teamFile, show(teamFile), TeamSchema, issues);
+  if (!statSync(teamFile, { throwIfNoEntry: false })) {
+    issues.push({ file: teamFile, field: '', problem: 'file is missing', fix: 'create personas/team.json (see the shipped team)' });
+    return { team: null, issues };
+  }
+  const team = readJson(dir, teamFile, TeamSchema, issues);
 
   const personas: Persona[] = [];
   const files = readdirSync(personasDir)
@@ -73,39 +88,37 @@ export function loadTeam(dir: string): LoadResult {
   const broken = new Set<string>();
   for (const f of files) {
     const file = join(personasDir, f);
-    const persona = readJson(file, show(file), PersonaSchema, issues);
+    const persona = readJson(dir, file, PersonaSchema, issues);
     if (!persona) {
       broken.add(basename(f, '.json'));
       continue;
     }
     const prior = seen.get(persona.id);
     if (prior) {
-      issues.push({ file: show(file), field: 'id', problem: `duplicate persona id "${persona.id}" (also in ${prior})`, fix: 'give each persona a unique id' });
+      issues.push({ file, field: 'id', problem: `duplicate persona id "${persona.id}" (also in ${prior})`, fix: 'give each persona a unique id' });
       continue;
     }
     if (basename(f, '.json') !== persona.id) {
-      issues.push({ file: show(file), field: 'id', problem: `id "${persona.id}" does not match the file name`, fix: `rename the file to ${persona.id}.json or change the id` });
+      issues.push({ file, field: 'id', problem: `id "${persona.id}" does not match the file name`, fix: `rename the file to ${persona.id}.json or change the id` });
     }
-    seen.set(persona.id, show(file));
+    seen.set(persona.id, file);
     personas.push(persona);
   }
 
   const prompts: Record<string, string> = {};
   for (const persona of personas) {
     const file = join(promptsDir, persona.prompt);
-    if (!existsSync(file)) {
-      issues.push({
-        file: show(join(personasDir, `${persona.id}.json`)),
-        field: 'prompt',
-        problem: `prompt file ${show(file)} is missing`,
-        fix: `create ${show(file)} or point "prompt" at an existing file in prompts/`,
-      });
+    const shown = join(personasDir, `${persona.id}.json`);
+    if (isInside(resolve(promptsDir), resolve(file)) && !existsSync(file)) {
+      issues.push({ file: shown, field: 'prompt', problem: `prompt file ${file} is missing`, fix: `create ${file} or point "prompt" at an existing file in prompts/` });
       continue;
     }
-    prompts[persona.id] = readFileSync(file, 'utf8');
+    // Prompts go to the model server and into recordings: only files inside prompts/ are read.
+    const text = readInside(promptsDir, persona.prompt, shown, 'prompt', issues);
+    if (text !== null) prompts[persona.id] = text;
   }
 
-  if (team) issues.push(...crossCheck(team, personas, show(teamFile), (id) => show(join(personasDir, `${id}.json`)), broken));
+  if (team) issues.push(...crossCheck(team, personas, teamFile, (id) => join(personasDir, `${id}.json`), broken));
   if (!team || issues.length > 0) return { team: null, issues };
 
   const order = team.majors.flatMap((m) => m.personas);

@@ -1,12 +1,19 @@
 import { z } from 'zod';
+import { MAX_TURNS } from './max-turns.js';
+import { DisplayName, DisplayText } from './persona-schema.js';
 
 const MajorId = z.string().regex(/^[A-Z][A-Z0-9_]*$/, 'must be an UPPER_CASE major state id');
 const PersonaId = z.string().regex(/^[a-z][a-z0-9_]*$/, 'must be a snake_case persona id');
 
+const criteria = (max: number | null, fallback: { urgency: number; dependency: number; user_intent: number }) => {
+  const n = max === null ? z.number().min(0) : z.number().min(0).max(max);
+  return z.strictObject({ urgency: n.default(fallback.urgency), dependency: n.default(fallback.dependency), user_intent: n.default(fallback.user_intent) }).default(fallback);
+};
+
 /** A major state: a compound state holding persona substates. */
 export const MajorSchema = z.strictObject({
   id: MajorId,
-  description: z.string().default(''),
+  description: DisplayText.default(''),
   lead: PersonaId.optional().describe('Persona that takes control on !switch_to; required unless kind is "user".'),
   personas: z.array(PersonaId).default([]),
   kind: z.enum(['team', 'user']).default('team').describe('"user" marks the state that holds the human.'),
@@ -14,21 +21,8 @@ export const MajorSchema = z.strictObject({
 
 /** Arbiter weights and rules. */
 export const ArbiterSchema = z.strictObject({
-  weights: z
-    .object({
-      urgency: z.number().min(0).default(0.3),
-      dependency: z.number().min(0).default(0.4),
-      user_intent: z.number().min(0).default(0.3),
-    })
-    .default({ urgency: 0.3, dependency: 0.4, user_intent: 0.3 }),
-  default_criteria: z
-    .object({
-      urgency: z.number().min(0).max(1).default(0.5),
-      dependency: z.number().min(0).max(1).default(0.5),
-      user_intent: z.number().min(0).max(1).default(0.5),
-    })
-    .default({ urgency: 0.5, dependency: 0.5, user_intent: 0.5 })
-    .describe('Criteria assumed for a proposal that states none.'),
+  weights: criteria(null, { urgency: 0.3, dependency: 0.4, user_intent: 0.3 }),
+  default_criteria: criteria(1, { urgency: 0.5, dependency: 0.5, user_intent: 0.5 }).describe('Criteria assumed for a proposal that states none.'),
   blocking_dependency: z
     .number()
     .min(0)
@@ -43,7 +37,7 @@ export const ArbiterSchema = z.strictObject({
 
 /** Loop and budget limits. */
 export const LimitsSchema = z.strictObject({
-  max_turns: z.number().int().min(1).default(40),
+  max_turns: z.number().int().min(1).max(MAX_TURNS).default(40),
   max_reworks_per_pair: z.number().int().min(0).default(3),
   ping_pong: z.number().int().min(2).default(4).describe('A<->B handoffs repeated this many times pause the session.'),
   max_tokens: z.number().int().min(1).nullable().default(null),
@@ -60,13 +54,13 @@ export const MemorySchema = z.strictObject({
 });
 
 /** One stage of the linear pipeline used by !simple. */
-export const PipelineStageSchema = z.strictObject({ stage: z.string().min(1), persona: PersonaId });
+export const PipelineStageSchema = z.strictObject({ stage: DisplayName, persona: PersonaId });
 
 /** team.json: the whole team definition. */
 export const TeamSchema = z.strictObject({
   $schema: z.string().optional(),
-  name: z.string().min(1),
-  description: z.string().default(''),
+  name: DisplayName,
+  description: DisplayText.default(''),
   majors: z.array(MajorSchema).min(1),
   initial: z.string().regex(/^[A-Z][A-Z0-9_]*\.[a-z][a-z0-9_]*$/, 'must be a state path MAJOR.persona_id'),
   arbiter: ArbiterSchema.default(ArbiterSchema.parse({})),

@@ -1,4 +1,9 @@
-/** Replaces secrets in serialised text before it reaches disk; `screen` matches any text it might change (absent: any text). */
+import { SECRET_HINT, SECRET_SHAPES, secretShaped } from './secret-shapes.js';
+
+/**
+ * Replaces secrets in one string (a value, never serialised JSON: redaction must not break the structure
+ * around it); `screen`, when present, matches any text (serialised JSON too) holding something it would change.
+ */
 export type Redactor = ((text: string) => string) & { readonly screen?: RegExp };
 
 const SECRET_NAME = /(API_?KEY|_KEY$|TOKEN|SECRET|PASSWORD|PASSWD|AUTH(?!OR))/i;
@@ -8,32 +13,31 @@ function escapeRegExp(s: string): string {
 }
 
 /**
- * Builds a redactor from the environment: values of OPENAI_API_KEY and of any variable named like a
- * secret (…KEY, …TOKEN, …SECRET, …PASSWORD, …AUTH…; 8+ characters), plus bearer tokens and
- * sk-style keys wherever they appear (a server error may echo the key back).
+ * The one redactor: credential shapes wherever they appear (OpenAI, Anthropic, AWS, GitHub, Slack, Google,
+ * Stripe keys, Bearer tokens, `password=`), plus the values of OPENAI_API_KEY and of variables named like
+ * secrets (…KEY, …TOKEN, …SECRET, …PASSWORD, …AUTH…), but only values that are themselves secret-shaped:
+ * `APP_SECRET=awaiting_user` never turns the word "awaiting_user" into "[redacted]".
  */
 export function redactorFrom(env: Record<string, string | undefined> = process.env): Redactor {
   const values = new Set<string>();
   for (const [name, value] of Object.entries(env)) {
     const v = value?.trim();
-    if (!v || v.length < 8) continue;
-    if (name === 'OPENAI_API_KEY' || SECRET_NAME.test(name)) {
-      values.add(v);
-      // The JSON-escaped form too, in case the value holds quotes or backslashes.
-      values.add(JSON.stringify(v).slice(1, -1));
-    }
+    if (!v || !(name === 'OPENAI_API_KEY' || SECRET_NAME.test(name)) || !secretShaped(v)) continue;
+    values.add(v);
+    // The JSON-escaped form too, for text that holds serialised JSON (a tool call's arguments).
+    values.add(JSON.stringify(v).slice(1, -1));
   }
   const patterns = [...values].sort((a, b) => b.length - a.length).map(escapeRegExp);
-  const exact = patterns.length ? new RegExp(patterns.join('|'), 'g') : null;
-  const bearer = /(bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi;
-  const skKey = /\b(sk|rk|gsk|xai|pk)-[A-Za-z0-9_-]{16,}/g;
-  // Looser than the patterns (no word boundary, any case), so it also matches their JSON-escaped forms.
-  const screen = new RegExp([...patterns, 'bearer', '(?:sk|rk|gsk|xai|pk)-'].join('|'), 'i');
+  const exact = patterns.length > 0 ? new RegExp(patterns.join('|'), 'g') : null;
   const redactor = (text: string) => {
     let out = exact ? text.replace(exact, '[redacted]') : text;
-    out = out.replace(bearer, '$1[redacted]').replace(skKey, '$1-[redacted]');
+    if (!SECRET_HINT.test(out)) return out;
+    for (const shape of SECRET_SHAPES) out = out.replace(shape.pattern, shape.replace as (m: string, ...g: string[]) => string);
     return out;
   };
+  // The values (in both forms) and every shape's telltale prefix: what a string would need to be changed,
+  // found in its JSON form as well (escaping leaves them as they are).
+  const screen = new RegExp([...patterns, SECRET_HINT.source].join('|'), 'i');
   return Object.assign(redactor, { screen });
 }
 
@@ -45,19 +49,34 @@ export function redact(text: string): string {
   return fromProcess(text);
 }
 
-/** Applies a redactor to every string inside plain data (before it is serialised, so the JSON stays valid). */
+/**
+ * A copy of plain data with every string value redacted (keys and structure kept), walked with an explicit
+ * stack so deep data cannot overflow the call stack. Used for session files, recordings, exports and `--json`.
+ */
 export function redactDeep<T>(value: T, redactor: Redactor = redact): T {
   if (typeof value === 'string') return redactor(value) as T;
-  if (Array.isArray(value)) return value.map((v) => redactDeep(v, redactor)) as T;
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactDeep(v, redactor)])) as T;
+  if (value === null || typeof value !== 'object') return value;
+  const copy = (v: object): Record<string, unknown> => (Array.isArray(v) ? [] : {}) as Record<string, unknown>;
+  const root = copy(value);
+  const stack: [Record<string, unknown>, Record<string, unknown>][] = [[value as Record<string, unknown>, root]];
+  while (stack.length > 0) {
+    const [from, to] = stack.pop()!;
+    for (const key of Object.keys(from)) {
+      const v = from[key];
+      if (typeof v === 'string') to[key] = redactor(v);
+      else if (v !== null && typeof v === 'object') {
+        const child = copy(v);
+        to[key] = child;
+        stack.push([v as Record<string, unknown>, child]);
+      } else to[key] = v;
+    }
   }
-  return value;
+  return root as T;
 }
 
 /**
- * JSON text of plain data with every string redacted: serialised once, and only text the redactor's
- * screen matches (rare) is serialised again with each string redacted, so the JSON stays valid.
+ * JSON text of plain data with every string value redacted, as `JSON.stringify(redactDeep(value))`: serialised
+ * once, and only text the redactor's screen matches (rare) is serialised again with each string redacted.
  */
 export function redactedJson(value: unknown, redactor: Redactor = redact, indent?: number): string {
   const text = JSON.stringify(value, null, indent);

@@ -3,12 +3,15 @@ import { event, type EngineEvent } from '../engine/event-map.js';
 import type { MemoryState, RawTurn, Summary, SummaryContent } from './memory-state.js';
 import { summaryText } from './render.js';
 import type { Summariser, SummaryJob } from './summariser.js';
+import { localSummary, mergeLocally, rawCap } from './local-summary.js';
 import { countTokens } from './tokens.js';
 
 /**
  * Runs compression off the critical path: one background job at a time summarises the oldest raw
  * turns, then merges the oldest summaries past the cap. A failure keeps everything and retries
- * after `compress_every` more turns; nothing here is ever awaited by a persona turn.
+ * after `compress_every` more turns, up to a bound: past `rawCap` raw turns the oldest are folded
+ * locally (their first sentences), so a summariser that never works cannot grow memory without end.
+ * Nothing here is ever awaited by a persona turn.
  */
 export class Compressor {
   private job: Promise<void> | null = null;
@@ -63,6 +66,7 @@ export class Compressor {
       s.failures += 1;
       s.retryAt = s.turnsSeen + this.config.compress_every;
       s.sinceCompression = Math.max(s.sinceCompression, this.config.compress_every);
+      this.foldLocally();
       return;
     }
     const ids = new Set(batch.map((t) => t.id));
@@ -79,12 +83,36 @@ export class Compressor {
     while (s.summaries.length > this.config.max_summaries) {
       const group = s.summaries.slice(0, s.summaries.length - this.config.max_summaries + 1);
       const content = await this.attempt(summariser, { kind: 'merge', summaries: group });
-      if (!content) return;
+      if (!content) {
+        // Merging retries later, but the summaries stay bounded meanwhile (twice the cap).
+        if (s.summaries.length > 2 * this.config.max_summaries) this.mergeOldestLocally();
+        return;
+      }
       const count = group.reduce((n, g) => n + g.count, 0);
       const merged = this.makeSummary(content, group[0]!.first, group[group.length - 1]!.last, count, group.reduce((n, g) => n + g.parts, 0));
       s.summaries = [merged, ...s.summaries.slice(group.length)];
       this.publish(event('memory_compressed', { turns_in: count, tokens_before: group.reduce((n, g) => n + g.tokens, 0), tokens_after: merged.tokens, summaries: s.summaries.length }));
     }
+  }
+
+  /** After a failure: raw turns past the cap become one summary made here, and summaries past theirs are merged here. */
+  private foldLocally(): void {
+    const s = this.state;
+    const over = s.raw.length - rawCap(this.config);
+    if (over <= 0) return;
+    const batch = s.raw.slice(0, over);
+    s.raw = s.raw.slice(over);
+    const summary = this.makeSummary(localSummary(batch), batch[0]!.turn, batch[batch.length - 1]!.turn, batch.length, 1);
+    s.summaries.push(summary);
+    if (s.summaries.length > this.config.max_summaries) this.mergeOldestLocally();
+    this.publish(event('memory_compressed', { turns_in: batch.length, tokens_before: batch.reduce((n, t) => n + t.tokens, 0), tokens_after: summary.tokens, summaries: s.summaries.length }));
+  }
+
+  private mergeOldestLocally(): void {
+    const s = this.state;
+    const group = s.summaries.slice(0, s.summaries.length - this.config.max_summaries + 1);
+    const merged = this.makeSummary(mergeLocally(group), group[0]!.first, group[group.length - 1]!.last, group.reduce((n, g) => n + g.count, 0), group.reduce((n, g) => n + g.parts, 0));
+    s.summaries = [merged, ...s.summaries.slice(group.length)];
   }
 
   private async attempt(summariser: Summariser, job: SummaryJob): Promise<SummaryContent | null> {

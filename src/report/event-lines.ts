@@ -2,6 +2,7 @@ import type { MachineDefinition } from '../engine/definition.js';
 import type { TroupeEvent } from '../engine/event-map.js';
 import { decisionLine } from './decisions.js';
 import { agentAt, displayName, formatPath } from './names.js';
+import { terminalSafeJson } from './terminal-safe.js';
 
 /** Turns events into the lines of a readable transcript; keeps what a line needs from earlier events. */
 export type EventLines = (e: TroupeEvent) => string[];
@@ -92,5 +93,5 @@ function outputLines(output: unknown): string[] {
 
 /** An event as one JSON line (the `--json` stream and SSE `data:`): the time printed as ISO 8601. */
 export function eventJson(e: TroupeEvent): string {
-  return JSON.stringify({ ...e, at: new Date(e.at).toISOString() });
+  return terminalSafeJson(JSON.stringify({ ...e, at: new Date(e.at).toISOString() }));
 }

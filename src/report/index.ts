@@ -7,3 +7,4 @@ export { checkEvents, eventProblem, type CheckedEvents } from './checked-events.
 export { formatSessionTable, sessionStatus, type SessionRow } from './sessions-table.js';
 export { renderShow, renderMarkdown, type SessionRecord } from './session-report.js';
 export { bareDefinition } from './bare-definition.js';
+export { terminalSafe, terminalSafeJson } from './terminal-safe.js';

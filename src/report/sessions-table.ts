@@ -1,4 +1,5 @@
 import type { SessionListing } from '../store/listing.js';
+import { terminalSafe } from './terminal-safe.js';
 
 /** A stored session's row: its listing and the process holding it open, if any. */
 export interface SessionRow {
@@ -16,8 +17,9 @@ export function sessionStatus(row: SessionRow): string {
   return 'not started';
 }
 
+// Made safe before it is cut, so a cut never leaves half an escape sequence.
 function clip(text: string, width: number): string {
-  const one = text.replace(/\s+/g, ' ').trim();
+  const one = terminalSafe(text.replace(/\s+/g, ' ')).trim();
   return one.length <= width ? one : `${one.slice(0, width - 1)}…`;
 }
 

@@ -63,7 +63,9 @@ function routeHandoff(ctx: StepContext, persona: string, d: Directive, text: str
     }
   }
   if (winner.ruleId) r.rulesFired = { ...r.rulesFired, [winner.ruleId]: s.turn };
-  const reason = `${winner.source === 'rule' ? 'rule' : d.transition}: ${winner.reason} — ${decision.why}`;
+  // An agent's own proposal carries its transition as its reason: say it once ("HANDOFF_TO_AGENT — only valid proposal").
+  const what = winner.source === 'rule' ? 'rule' : d.transition;
+  const reason = `${what}${winner.reason && winner.reason !== what ? `: ${winner.reason}` : ''} — ${decision.why}`;
   const arbitration = decision.proposals
     .map((p) => `${p.targetId ? nameOf(ctx, p.targetId) : p.target} ${p.score === null ? `dropped (${p.dropReason})` : p.score.toFixed(2)}${p.status === 'winner' ? ' ✓' : ''} [${p.source}]`)
     .join(', ');

@@ -43,8 +43,8 @@ function userMove(ctx: StepContext, move: Move): void {
   applyMove(ctx, move);
 }
 
-/** `!handoff X`: the arbiter is bypassed; the target gets the full context flagged as user-requested. */
-export function handoff(ctx: StepContext, target: string): void {
+/** `!handoff X` (or the command `via` that asked for it): the arbiter is bypassed; the target gets the full context flagged as user-requested. */
+export function handoff(ctx: StepContext, target: string, via = '!handoff'): void {
   const { s, def } = ctx;
   if (notStarted(ctx)) return;
   const persona = resolvePersona(def.agents, target);
@@ -55,7 +55,7 @@ export function handoff(ctx: StepContext, target: string): void {
   const from = s.active ?? def.initial;
   const decision = arbitrate({
     from,
-    proposals: [{ target: persona.id, source: 'user', criteria: { urgency: 1, dependency: 1, user_intent: 1 }, reason: '!handoff', proposer: 'user' }],
+    proposals: [{ target: persona.id, source: 'user', criteria: { urgency: 1, dependency: 1, user_intent: 1 }, reason: via, proposer: 'user' }],
     roster: def.agents,
     weights: def.arbiter.weights,
     blockingDependency: def.arbiter.blockingDependency,
@@ -68,7 +68,7 @@ export function handoff(ctx: StepContext, target: string): void {
   userMove(ctx, {
     to: persona.id,
     kind: 'user',
-    reason: 'user-requested transition (!handoff)',
+    reason: `user-requested transition (${via})`,
     pushHistory: true,
     inbox: { kind: 'user_requested', text: 'Give your view on the work so far and decide where it goes next.' },
   });
@@ -82,7 +82,7 @@ export function switchMajor(ctx: StepContext, majorId: string): void {
     note(ctx, `unknown major "${majorId}"; known: ${majors}`);
     return;
   }
-  handoff(ctx, major.lead);
+  handoff(ctx, major.lead, `!switch_to ${major.id}`);
 }
 
 /** `!rework [reason]`: sends the current work back to its author with the reason. */

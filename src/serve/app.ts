@@ -7,6 +7,7 @@ import { addUsage, NO_USAGE } from '../commands/usage-meter.js';
 import type { TroupeEvent } from '../engine/event-map.js';
 import { UserError } from '../errors.js';
 import { eventJson } from '../report/event-lines.js';
+import { redactDeep } from '../llm/redact.js';
 import { sessionStatus } from '../report/sessions-table.js';
 import { matchId } from '../store/store.js';
 import { CreateSessionSchema, InputSchema } from './api-schema.js';
@@ -134,7 +135,7 @@ export function serveApp(options: ServeAppOptions): Hono {
       const send = async (e: TroupeEvent) => {
         // Streaming deltas carry the last stored seq: sent live, never as a resume point.
         if (e.type !== 'agent_delta' && e.seq <= sent) return;
-        await stream.writeSSE({ data: eventJson(e), event: e.type, ...(e.type !== 'agent_delta' ? { id: String(e.seq) } : {}) });
+        await stream.writeSSE({ data: eventJson(redactDeep(e)), event: e.type, ...(e.type !== 'agent_delta' ? { id: String(e.seq) } : {}) });
         if (e.type !== 'agent_delta') sent = e.seq;
       };
       try {

@@ -30,10 +30,11 @@ import type { Store } from '../store/store.js';
 import { BudgetGuard } from '../usage/budget.js';
 import { MeteredModel } from '../usage/metered-model.js';
 import { loadPriceTable } from '../usage/price-table.js';
-import { restoreUsage, usageState, UsageMeter } from '../usage/usage-meter.js';
+import { usageState, UsageMeter } from '../usage/usage-meter.js';
 import { SessionActor } from './actor.js';
 import { foldJournal } from './fold.js';
 import { JournalRecorder } from './recorder.js';
+import { restoreMeter } from './restore-meter.js';
 import { TroupeSession } from './troupe-session.js';
 
 /** What a session is made of; everything has a default, so `openSession({})` runs the shipped team on the model from the environment. */
@@ -136,10 +137,7 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
     const lastSeq = Math.max(doc?.checkpoint.lastSeq ?? 0, ...tailEvents.map((e) => e.seq));
     const bus = new TroupeBus(id, clock, lastSeq);
     const meter = options.meter ?? new UsageMeter(loadPriceTable(env));
-    if (doc?.checkpoint.usage) restoreUsage(meter, doc.checkpoint.usage);
-    for (const e of tailEvents) {
-      if (e.type === 'usage') meter.record(e.persona, e.model, { promptTokens: e.prompt_tokens, completionTokens: e.completion_tokens, ...(e.cached_tokens !== undefined ? { cachedTokens: e.cached_tokens } : {}) }, e.model);
-    }
+    const usageNote = doc && storedEvents ? await restoreMeter(meter, { saved: doc.checkpoint.usage, tail: tailEvents, all: storedEvents, location: handle!.location }) : null;
     const model = new MeteredModel(chosen, meter);
 
     if (!handle && store) {
@@ -166,7 +164,6 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
           memory: () => memory?.memory.data ?? null,
           usage: () => usageState(meter),
           lastSeq: () => bus.lastSeq,
-          onError: (error) => actor?.stopSaving(error),
         })
       : null;
     actor = new SessionActor(def, state, bus, recorder);
@@ -189,7 +186,13 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
       if (doc && doc.checkpoint.memory === null && storedEvents) seedMemory(memory.memory, await storedEvents());
       else for (const e of tailEvents) feedMemory(memory.memory, e);
       // Compression changes what the next prompt holds: keep it in the checkpoint soon (a crash before only costs re-summarising).
-      bus.on('memory_compressed', () => recorder?.checkpointIfDue());
+      bus.on('memory_compressed', () => {
+        try {
+          recorder?.checkpointIfDue();
+        } catch (error) {
+          actor?.stopSaving(error);
+        }
+      });
     }
     const transcript = memory ? null : new TranscriptFold();
     if (transcript) {
@@ -238,6 +241,7 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
       const name = s.inFlight ? (def.agentIndex.get(s.inFlight.persona)?.name ?? s.inFlight.persona) : '';
       const what = s.inFlight && s.status === 'running' ? `re-running ${name}'s turn ${s.inFlight.turnId}, which was in flight` : `status ${s.status}`;
       publish(event('note', { text: `session resumed at turn ${s.turn} (${what})` }));
+      if (usageNote) publish(event('note', { text: usageNote }));
     }
     return session;
   } catch (error) {

@@ -12,8 +12,6 @@ export interface RecorderSources {
   usage: () => unknown;
   /** The seq of the last stored event. */
   lastSeq: () => number;
-  /** A checkpoint could not be written (the session must stop). */
-  onError: (error: unknown) => void;
 }
 
 // The checkpoint is a cache (reopening folds the journal lines after it), so a fast session need not
@@ -30,7 +28,7 @@ const CHECKPOINT_LINES = 64;
 export class JournalRecorder {
   private records: number;
   private last: { turn: number; status: string; records: number; at: number };
-  private pending: Promise<void> = Promise.resolve();
+  private failed = false;
 
   constructor(
     readonly handle: SessionHandle,
@@ -43,9 +41,12 @@ export class JournalRecorder {
     this.last = { turn: snapshot.turn, status: snapshot.status, records: journalLength, at: -Infinity };
   }
 
-  /** Appends one step; throws when the journal cannot be written (the step must not take effect). */
+  /**
+   * Appends one step, and checkpoints when the status changed or (see checkpointIfDue) the turn did; throws
+   * when either file cannot be written (the step's effects must not run: no model call follows a failed write).
+   */
   step(input: EngineInput, events: TroupeEvent[], next: SessionState): void {
-    this.handle.append({ n: this.records + 1, input, events });
+    this.guard(() => this.handle.append({ n: this.records + 1, input, events }));
     this.records += 1;
     this.snapshot = next;
     if (next.status !== this.last.status) this.checkpoint({ sync: next.status !== 'running' });
@@ -54,41 +55,49 @@ export class JournalRecorder {
 
   /** Checkpoints unless the last one is recent (under a second and 64 journal lines old): at a new turn, after memory compression. */
   checkpointIfDue(options: { sync?: boolean } = {}): void {
-    if (this.records - this.last.records >= CHECKPOINT_LINES) return void this.checkpoint(options);
+    if (this.records - this.last.records >= CHECKPOINT_LINES) return this.checkpoint(options);
     const now = this.sources.clock();
-    if (now - this.last.at >= CHECKPOINT_MS) void this.checkpoint(options, now);
+    if (now - this.last.at >= CHECKPOINT_MS) this.checkpoint(options, now);
   }
 
   /** Appends runtime facts (usage, memory work, retries); throws when the journal cannot be written. */
   facts(events: TroupeEvent[]): void {
-    this.handle.append({ n: this.records + 1, events });
+    this.guard(() => this.handle.append({ n: this.records + 1, events }));
     this.records += 1;
   }
 
   /**
-   * Writes a checkpoint of the current snapshot and module state in the background (a failure stops the
-   * session). `sync` also flushes the journal to the disk first: done when the session pauses or ends;
+   * Writes a checkpoint of the current snapshot and module state, synchronously; throws when it cannot be
+   * written. `sync` also flushes the journal to the disk first: done when the session pauses or ends;
    * `at` is the time it is stamped with (read from the clock when not given).
    */
-  checkpoint(options: { sync?: boolean } = {}, at = this.sources.clock()): Promise<void> {
+  checkpoint(options: { sync?: boolean } = {}, at = this.sources.clock()): void {
     const s = this.snapshot;
-    this.last = { turn: s.turn, status: s.status, records: this.records, at };
-    const written = this.handle.checkpoint(
-      { records: this.records, lastSeq: this.sources.lastSeq(), snapshot: s, memory: this.sources.memory(), usage: this.sources.usage() },
-      { mode: s.mode, brief: s.brief, updatedAt: new Date(at).toISOString() },
-      options,
+    this.guard(() =>
+      this.handle.checkpoint(
+        { records: this.records, lastSeq: this.sources.lastSeq(), snapshot: s, memory: this.sources.memory(), usage: this.sources.usage() },
+        { mode: s.mode, brief: s.brief, updatedAt: new Date(at).toISOString() },
+        options,
+      ),
     );
-    this.pending = written.catch((error: unknown) => this.sources.onError(error));
-    return written;
+    this.last = { turn: s.turn, status: s.status, records: this.records, at };
   }
 
-  /** Writes the final checkpoint and releases the session; a failed write is thrown. */
+  /** Writes the final checkpoint (unless a write already failed: the files keep the last saved step) and releases the session; a failed write is thrown. */
   async close(): Promise<void> {
     try {
-      await this.pending.catch(() => undefined);
-      await this.checkpoint({ sync: true });
+      if (!this.failed) this.checkpoint({ sync: true });
     } finally {
       await this.handle.close();
+    }
+  }
+
+  private guard(write: () => void): void {
+    try {
+      write();
+    } catch (error) {
+      this.failed = true;
+      throw error;
     }
   }
 }

@@ -27,7 +27,13 @@ export function dataDirError(error: unknown, dataDir: string, doing: string): un
     case 'ENOSPC':
     case 'EDQUOT':
       return new DataDirError(`cannot ${doing}: no space left for ${where} — free some space or ${FIX}`, { cause: error });
+    case 'EISDIR':
+      return new DataDirError(`cannot ${doing}: ${path ?? 'a session file'} is a directory, not a file — move it out of the way`, { cause: error });
     default:
+      // Any other system error (EIO, EFBIG, ...) is still about the disk: one line with the OS's own words.
+      if (typeof code === 'string' && (error as NodeJS.ErrnoException).syscall) {
+        return new DataDirError(`cannot ${doing}: ${(error as Error).message.split('\n')[0]}`, { cause: error });
+      }
       return error;
   }
 }

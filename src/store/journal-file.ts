@@ -1,5 +1,6 @@
 import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
 import { SessionFileError } from './load-file.js';
+import { MAX_NESTING, tooDeep } from './nesting.js';
 import type { JournalRecord } from './session-file.js';
 import { TroupeError } from '../errors.js';
 
@@ -28,6 +29,7 @@ export function scanJournal(path: string, onRecord: (record: JournalRecord, line
     throw error;
   }
   try {
+    if (fstatSync(fd).isDirectory()) throw new SessionFileError(`${path} is a directory, not a journal — move it out of the way`);
     const buffer = Buffer.allocUnsafe(CHUNK);
     let carry: Buffer = Buffer.alloc(0);
     let offset = 0;
@@ -67,6 +69,7 @@ function parseLine(bytes: Buffer, path: string, line: number): JournalRecord {
   } catch (error) {
     throw new SessionFileError(`${path}: line ${line} is not valid JSON (${(error as Error).message.split('\n')[0]}) — the journal is corrupt; it was left as it is`);
   }
+  if (tooDeep(value)) throw new SessionFileError(`${path}: line ${line} nests deeper than ${MAX_NESTING} levels — not a record troupe wrote; the journal was left as it is`);
   const record = value as Partial<JournalRecord> | null;
   if (!record || typeof record !== 'object' || typeof record.n !== 'number' || !Array.isArray(record.events)) {
     throw new SessionFileError(`${path}: line ${line} is not a journal record (expected n and events) — the journal is corrupt; it was left as it is`);

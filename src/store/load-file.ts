@@ -1,5 +1,6 @@
 import { UserError } from '../llm/errors.js';
 import { migrateV1 } from './migrate-v1.js';
+import { MAX_NESTING, tooDeep } from './nesting.js';
 import { SESSION_SCHEMA_VERSION, SessionDocumentSchema, type SessionDocument } from './session-file.js';
 
 /** A session file that cannot be loaded (corrupt, invalid or from a newer troupe); it is left untouched. */
@@ -27,6 +28,17 @@ export interface FileFormat {
 /** The format this build reads and writes. */
 export const CURRENT_FORMAT: FileFormat = { version: SESSION_SCHEMA_VERSION, schema: SessionDocumentSchema, migrations: MIGRATIONS };
 
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** A session file's bytes as text; invalid UTF-8 is refused (never read as U+FFFD and written back). */
+export function decodeSessionFile(bytes: Uint8Array, where: string): string {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw new SessionFileError(`${where}: not valid UTF-8 — the file is corrupt; it was left as it is`);
+  }
+}
+
 /** Parses, migrates and validates a session file's text; throws a one-line SessionFileError naming the file. */
 export function parseSessionFile(text: string, where: string, format: FileFormat = CURRENT_FORMAT): Loaded {
   const { migrations, version: current } = format;
@@ -40,6 +52,7 @@ export function parseSessionFile(text: string, where: string, format: FileFormat
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new SessionFileError(`${where}: not a troupe session file (expected a JSON object) — it was left as it is`);
   }
+  if (tooDeep(raw)) throw new SessionFileError(`${where}: nests deeper than ${MAX_NESTING} levels — not a file troupe wrote; it was left as it is`);
   let doc = raw as Record<string, unknown>;
   const storedVersion = doc.schema;
   if (typeof storedVersion !== 'number' || !Number.isInteger(storedVersion) || storedVersion < 1) {

@@ -1,16 +1,16 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Low } from 'lowdb';
-import { DataFile } from 'lowdb/node';
+import { LowSync } from 'lowdb';
 import type { TroupeEvent } from '../engine/event-map.js';
 import { UserError } from '../llm/errors.js';
 import { redactedJson, redactorFrom, type Redactor } from '../llm/redact.js';
 import { checkDataDir, dataDirError } from './data-dir.js';
+import { DocumentFile, NODE_DOCUMENT_FS, type DocumentFs } from './document-file.js';
 import { JournalWriter, scanJournal } from './journal-file.js';
 import { listingOf, type SessionListing } from './listing.js';
-import { acquireLock, lockHolder, releaseLock } from './lock.js';
-import { CURRENT_FORMAT, parseSessionFile, SessionFileError, type FileFormat, type Loaded } from './load-file.js';
-import type { JournalRecord, SessionDocument } from './session-file.js';
+import { acquireLock, lockHolder, refreshLock, releaseLock } from './lock.js';
+import { CURRENT_FORMAT, decodeSessionFile, parseSessionFile, SessionFileError, type FileFormat, type Loaded } from './load-file.js';
+import { SessionDocumentSchema, type JournalRecord, type SessionDocument } from './session-file.js';
 import { checkId, newestFirst, type OpenedSession, type ReadSession, type SessionHandle, type Store, type StoredEntry } from './store.js';
 
 /** Options of the lowdb store. */
@@ -21,6 +21,8 @@ export interface LowdbStoreOptions {
   indent?: number;
   /** The file format to read (tests inject a future version to exercise migration). */
   format?: FileFormat;
+  /** How session documents are written (tests inject one that fails like a full disk). */
+  fs?: DocumentFs;
 }
 
 type Index = { version: 1; sessions: Record<string, { mtimeMs: number; listing: SessionListing }> };
@@ -36,6 +38,7 @@ export class LowdbStore implements Store {
   private readonly redact: Redactor;
   private readonly indent: number;
   private readonly format: FileFormat;
+  private readonly fs: DocumentFs;
 
   /** Where a session keeps its own files (agents' workspaces): `<data dir>/runs/<id>`. */
   filesOf(id: string): string {
@@ -48,6 +51,7 @@ export class LowdbStore implements Store {
     this.dir = join(dataDir, 'sessions');
     this.redact = options.redact ?? redactorFrom();
     this.indent = options.indent ?? 0;
+    this.fs = options.fs ?? NODE_DOCUMENT_FS;
   }
 
   /** Path of a session's document. */
@@ -70,12 +74,18 @@ export class LowdbStore implements Store {
     let locked = false;
     try {
       mkdirSync(this.dir, { recursive: true });
+      // What the store writes must load again: a document its own schema refuses is never created.
+      const checked = SessionDocumentSchema.safeParse(doc);
+      if (!checked.success) {
+        const issue = checked.error.issues[0]!;
+        throw new UserError(`cannot create session ${doc.id}: ${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`);
+      }
       acquireLock(lock, doc.id);
       locked = true;
       if (existsSync(this.pathOf(doc.id)) || existsSync(this.journalOf(doc.id))) throw new UserError(`session ${doc.id} already exists in ${this.dir} — choose another id`);
       writeFileSync(this.journalOf(doc.id), '');
       const handle = this.handle(doc, new JournalWriter(this.journalOf(doc.id)));
-      await handle.checkpoint(doc.checkpoint, doc);
+      handle.checkpoint(doc.checkpoint, doc);
       return handle;
     } catch (error) {
       if (locked) releaseLock(lock);
@@ -155,7 +165,8 @@ export class LowdbStore implements Store {
   }
 
   private load(id: string, path: string): Loaded {
-    const loaded = parseSessionFile(readFileSync(path, 'utf8'), path, this.format);
+    if (statSync(path).isDirectory()) throw new SessionFileError(`${path} is a directory, not a session file — move it out of the way`);
+    const loaded = parseSessionFile(decodeSessionFile(readFileSync(path), path), path, this.format);
     if (loaded.file.id !== id) throw new SessionFileError(`${path}: id "${loaded.file.id}" does not match the file name — rename the file to ${loaded.file.id}.json`);
     return loaded;
   }
@@ -202,9 +213,13 @@ export class LowdbStore implements Store {
     return newestFirst(entries);
   }
 
+  private indexFile(): DocumentFile<Index> {
+    return new DocumentFile<Index>(join(this.dir, 'index.json'), { parse: (t) => JSON.parse(t) as Index, stringify: (d) => JSON.stringify(d) }, this.fs);
+  }
+
   private readIndex(): Index {
     try {
-      const parsed = JSON.parse(readFileSync(join(this.dir, 'index.json'), 'utf8')) as Index;
+      const parsed = this.indexFile().read();
       if (parsed && parsed.version === 1 && parsed.sessions && typeof parsed.sessions === 'object') return parsed;
     } catch {
       // missing or damaged: the index is a cache, rebuilt from the documents
@@ -213,8 +228,11 @@ export class LowdbStore implements Store {
   }
 
   private writeIndex(index: Index): void {
-    // Best effort: another process may rewrite it meanwhile; a stale entry is caught by its mtime.
-    void new Low<Index>(new DataFile<Index>(join(this.dir, 'index.json'), { parse: JSON.parse, stringify: (d) => JSON.stringify(d) }), index).write().catch(() => undefined);
+    try {
+      new LowSync<Index>(this.indexFile(), index).write();
+    } catch {
+      // Best effort: the index is a cache (a stale entry is caught by its mtime); a failed write left no temp file.
+    }
   }
 
   private serialise(doc: SessionDocument): string {
@@ -227,10 +245,9 @@ export class LowdbStore implements Store {
     const lock = this.lockOf(id);
     const dataDir = this.dataDir;
     const redact = this.redact;
-    // Not JSONFilePreset: under NODE_ENV=test it silently keeps data in memory.
-    const db = new Low<SessionDocument>(new DataFile<SessionDocument>(path, { parse: JSON.parse, stringify: (d) => this.serialise(d) }), initial);
+    // Written synchronously: a failure is known before the step's effects run (no model call after it).
+    const db = new LowSync<SessionDocument>(new DocumentFile<SessionDocument>(path, { parse: (t) => JSON.parse(t) as SessionDocument, stringify: (d) => this.serialise(d) }, this.fs), initial);
     let closed = false;
-    let last: Promise<void> = Promise.resolve();
     return {
       id,
       location: path,
@@ -246,22 +263,25 @@ export class LowdbStore implements Store {
         }
       },
       checkpoint(checkpoint, meta, options = {}) {
-        if (closed) return Promise.reject(new Error(`session ${id} is closed`));
-        db.data = { ...db.data, mode: meta.mode, brief: meta.brief || db.data.brief, updatedAt: meta.updatedAt, checkpoint };
+        if (closed) throw new Error(`session ${id} is closed`);
         try {
           if (options.sync) writer.sync();
         } catch (error) {
-          return Promise.reject(dataDirError(error, dataDir, `save session ${id} to ${writer.path}`));
+          throw dataDirError(error, dataDir, `save session ${id} to ${writer.path}`);
         }
-        last = db.write().catch((error: unknown) => {
+        const before = db.data;
+        db.data = { ...db.data, mode: meta.mode, brief: meta.brief || db.data.brief, updatedAt: meta.updatedAt, checkpoint };
+        try {
+          db.write();
+        } catch (error) {
+          db.data = before;
           throw dataDirError(error, dataDir, `save session ${id} to ${path}`);
-        });
-        return last;
+        }
+        refreshLock(lock);
       },
       async close() {
         if (closed) return;
         closed = true;
-        await last.catch(() => undefined);
         writer.close();
         releaseLock(lock);
       },

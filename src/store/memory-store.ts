@@ -44,7 +44,7 @@ export class MemoryStore implements Store {
     this.lock(doc.id);
     this.journals.set(doc.id, []);
     const handle = this.handle(doc);
-    await handle.checkpoint(doc.checkpoint, doc);
+    handle.checkpoint(doc.checkpoint, doc);
     return handle;
   }
 
@@ -110,7 +110,7 @@ export class MemoryStore implements Store {
         this.journals.get(id)!.push(JSON.stringify(record));
         this.onWrite?.(id, this.copy(id));
       },
-      checkpoint: async (checkpoint, meta) => {
+      checkpoint: (checkpoint, meta) => {
         if (closed) throw new Error(`session ${id} is closed`);
         doc = { ...doc, mode: meta.mode, brief: meta.brief || doc.brief, updatedAt: meta.updatedAt, checkpoint };
         this.docs.set(id, JSON.stringify(doc));

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_TURNS } from '../config/max-turns.js';
 import { EngineInputSchema } from '../engine/input-events.js';
 import { EnvelopeSchema } from '../engine/event-map.js';
 import { SessionStateSchema, ModeSchema } from '../engine/session.js';
@@ -44,7 +45,7 @@ export type Checkpoint = z.infer<typeof CheckpointSchema>;
 export const SessionDocumentSchema = z.object({
   schema: z.literal(SESSION_SCHEMA_VERSION),
   id: z.string(),
-  team: z.object({ name: z.string(), dir: z.string(), maxTurns: z.number().int().positive().optional() }),
+  team: z.object({ name: z.string(), dir: z.string(), maxTurns: z.number().int().positive().max(MAX_TURNS).optional() }),
   /** The declarative workflow the session runs (absent for a team session): its name, where it was loaded from, and the plan it runs (so a resumed session runs what it started with, even if the file changed). */
   workflow: z.object({ name: z.string(), source: z.string(), plan: WorkflowPlanSchema.optional() }).optional(),
   /** Label of the model the session was started with (never a key). */

@@ -13,9 +13,13 @@ export interface SessionHandle {
   readonly doc: SessionDocument;
   /** Appends one journal record, synchronously; throws when it could not be stored (nothing of it stays). */
   append(record: JournalRecord): void;
-  /** Replaces the checkpoint (and metadata) in the document, serialising it before it returns; with `sync`, first asks the disk to keep the journal (fsync). */
-  checkpoint(checkpoint: Checkpoint, meta: Pick<SessionDocument, 'mode' | 'brief' | 'updatedAt'>, options?: { sync?: boolean }): Promise<void>;
-  /** Waits for pending writes and releases the session for other processes. */
+  /**
+   * Replaces the checkpoint (and metadata) in the document, synchronously (what it is given is serialised
+   * before it returns); with `sync`, first asks the disk to keep the journal (fsync). Throws when it could
+   * not be written (the stored document stays the old one).
+   */
+  checkpoint(checkpoint: Checkpoint, meta: Pick<SessionDocument, 'mode' | 'brief' | 'updatedAt'>, options?: { sync?: boolean }): void;
+  /** Releases the session for other processes. */
   close(): Promise<void>;
 }
 

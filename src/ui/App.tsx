@@ -66,7 +66,7 @@ export function App({ session: running, memory, history, onReady, columns, rows,
 
   const submit = (line: string) => {
     if (quitting) return;
-    const outcome = executeLine(line, { session: running, usage: () => usage.current, memory, workflows });
+    const outcome = executeLine(line, { session: running, usage: () => usage.current, memory, workflows, free: running.model.free });
     if (outcome.kind === 'output') addOutput(outcome.title, outcome.lines, outcome.tone);
     if (outcome.kind === 'later') {
       outcome.lines.then(
@@ -105,7 +105,7 @@ export function App({ session: running, memory, history, onReady, columns, rows,
         <Header team={def.name} mode={def.kind === 'workflow' ? 'workflow' : session.mode} model={model.label} offline={model.offline ?? false} />
         <StateLine situation={situation(def, session)} />
         {showTree ? def.kind === 'workflow' ? <WorkflowTree def={def} session={session} /> : <StateTree def={def} session={session} marks={view.marks} /> : null}
-        <LiveTurn live={view.live} branches={view.branches} def={def} width={width} maxLines={liveLines(height, showTree)} now={now} />
+        <LiveTurn live={view.live} branches={view.branches} def={def} width={width} maxLines={liveLines(height, showTree)} now={now} modelLabel={running.model.offline && running.model.free ? 'demo model' : undefined} />
         <Arbitration arbitration={view.arbitration} def={def} />
         <Footer turn={session.turn} turnBudget={session.turnBudget} usage={view.usage} memory={snapshot} offline={model.offline ?? false} />
         <InputLine value={editor.buffer} hint={quitting ? 'bye' : hintFor(session)} candidates={editor.candidates} disabled={quitting} />

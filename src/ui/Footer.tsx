@@ -15,7 +15,7 @@ export interface FooterProps {
 
 /** Turn n/max, tokens, cost and memory (summaries and pinned decisions). */
 export function Footer({ turn, turnBudget, usage, memory, offline }: FooterProps): React.JSX.Element {
-  const cost = offline ? 'free (demo)' : formatCost(usage.cost);
+  const cost = formatCost(usage.cost, offline);
   const mem = memory ? `${memory.summaries.length} summaries, ${memory.pinned.length} pinned` : 'off';
   return (
     <Text dimColor wrap="truncate-end">

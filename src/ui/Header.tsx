@@ -1,6 +1,7 @@
 import React from 'react';
 import { Box, Text } from 'ink';
 import type { Mode } from '../engine/session.js';
+import { terminalSafe as safe } from '../report/terminal-safe.js';
 
 /** Props of the header. */
 export interface HeaderProps {
@@ -17,9 +18,9 @@ export function Header({ team, mode, model, offline }: HeaderProps): React.JSX.E
     <Box flexDirection="column">
       <Text wrap="truncate-end">
         <Text bold color="cyan">troupe</Text>
-        <Text> · {team} · </Text>
+        <Text> · {safe(team)} · </Text>
         <Text bold color={mode === 'fsm' ? 'green' : mode === 'workflow' ? 'blue' : 'magenta'}>{mode.toUpperCase()}</Text>
-        <Text dimColor> · {offline ? 'demo model' : model}</Text>
+        <Text dimColor> · {offline ? 'demo model' : safe(model)}</Text>
       </Text>
       {offline ? (
         <Text color="yellow" wrap="truncate-end">

@@ -1,9 +1,10 @@
 import React from 'react';
 import { Box, Text } from 'ink';
+import { terminalSafe as safe } from '../report/terminal-safe.js';
 
-/** A buffer as one screen line: the line breaks of a pasted text shown as ⏎. */
+/** A buffer as one screen line: the line breaks of a pasted text shown as ⏎, control characters made visible. */
 export function shownLine(value: string): string {
-  return value.replace(/\n/g, ' ⏎ ');
+  return safe(value.replace(/\n/g, ' ⏎ '));
 }
 
 /** Props of the input line. */
@@ -19,8 +20,8 @@ export interface InputLineProps {
 export function InputLine({ value, hint, candidates, disabled = false }: InputLineProps): React.JSX.Element {
   return (
     <Box flexDirection="column">
-      {candidates.length > 1 ? <Text color="cyan" wrap="truncate-end">{candidates.join('  ')}</Text> : null}
-      <Text dimColor wrap="truncate-end">{hint}</Text>
+      {candidates.length > 1 ? <Text color="cyan" wrap="truncate-end">{safe(candidates.join('  '))}</Text> : null}
+      <Text dimColor wrap="truncate-end">{safe(hint)}</Text>
       <Text>
         <Text color={disabled ? 'gray' : 'yellow'} bold>{'› '}</Text>
         <Text>{shownLine(value)}</Text>

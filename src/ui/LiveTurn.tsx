@@ -3,6 +3,7 @@ import { Box, Text } from 'ink';
 import wrapAnsi from 'wrap-ansi';
 import type { MachineDefinition } from '../engine/definition.js';
 import { formatPath } from '../report/names.js';
+import { terminalSafe as safe } from '../report/terminal-safe.js';
 import type { LiveTurn as Live } from './view-model.js';
 import { Volatile } from './Volatile.js';
 
@@ -11,7 +12,8 @@ const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', 
 /** The last `maxLines` lines of `text` wrapped at word boundaries to `width` (a word longer than a line is cut). */
 export function tailLines(text: string, width: number, maxLines: number): string[] {
   const w = Math.max(10, width);
-  const lines = wrapAnsi(text, w, { hard: true }).split('\n');
+  // Made safe first: wrap-ansi keeps escape sequences, and a streamed one must not reach the terminal.
+  const lines = wrapAnsi(safe(text), w, { hard: true }).split('\n');
   return lines.slice(-maxLines);
 }
 
@@ -32,12 +34,14 @@ export interface LiveTurnProps {
   maxLines: number;
   /** Now, in the same clock as `live.startedAt` (epoch ms); drives the spinner and the elapsed time. */
   now: number;
+  /** Shown instead of the model id a call names (the offline demo answers every tier itself: "demo model", not gpt-4o). */
+  modelLabel?: string | undefined;
 }
 
 /** The turn being answered now: a spinner and the time waited until the first words, then the words as they stream. */
-export function LiveTurn({ live, branches = {}, def, width, maxLines, now }: LiveTurnProps): React.JSX.Element | null {
+export function LiveTurn({ live, branches = {}, def, width, maxLines, now, modelLabel }: LiveTurnProps): React.JSX.Element | null {
   const parallel = Object.entries(branches);
-  if (parallel.length > 0) return <BranchLines branches={parallel} def={def} now={now} />;
+  if (parallel.length > 0) return <BranchLines branches={parallel} def={def} now={now} modelLabel={modelLabel} />;
   if (!live) return null;
   const lines = tailLines(live.text, width - 2, maxLines);
   const waited = Math.max(0, Math.floor((now - live.startedAt) / 1000));
@@ -46,9 +50,9 @@ export function LiveTurn({ live, branches = {}, def, width, maxLines, now }: Liv
     <Box flexDirection="column">
       <Box>
         <Text wrap="truncate-end">
-          <Text bold color="green">▸ {label(def, live)}</Text>
-          <Text dimColor> is answering…{live.attempt > 1 ? ` (repair round ${live.attempt})` : ''} · {live.model}</Text>
-          {live.tool ? <Text color="yellow"> · ⚙ {live.tool}</Text> : null}
+          <Text bold color="green">▸ {safe(label(def, live))}</Text>
+          <Text dimColor> is answering…{live.attempt > 1 ? ` (repair round ${live.attempt})` : ''} · {safe(modelLabel ?? live.model)}</Text>
+          {live.tool ? <Text color="yellow"> · ⚙ {safe(live.tool)}</Text> : null}
         </Text>
         {live.text === '' ? <Volatile color="yellow" text={` ${spin} waiting for the first words · ${waited}s`} /> : <Volatile dimColor text={` · ${waited}s`} />}
       </Box>
@@ -65,7 +69,7 @@ function tokens(n: number | undefined): string {
 }
 
 /** One line per branch of a fan-out: branch, agent, model, the tool it runs, tokens, time, and its newest words. */
-function BranchLines({ branches, def, now }: { branches: [string, Live][]; def: MachineDefinition; now: number }): React.JSX.Element {
+function BranchLines({ branches, def, now, modelLabel }: { branches: [string, Live][]; def: MachineDefinition; now: number; modelLabel?: string | undefined }): React.JSX.Element {
   return (
     <Box flexDirection="column">
       {branches.map(([id, b]) => {
@@ -74,11 +78,11 @@ function BranchLines({ branches, def, now }: { branches: [string, Live][]; def: 
         const words = b.text.replace(/\s+/g, ' ').trim();
         return (
           <Text key={id} wrap="truncate-end">
-            <Text color="green">{spin} {id}</Text>
-            <Text bold> {def.agentIndex.get(b.persona)?.name ?? b.persona}</Text>
-            <Text dimColor> · {b.model}{tokens(b.tokens)} · {waited}s</Text>
-            {b.tool ? <Text color="yellow"> · ⚙ {b.tool}</Text> : null}
-            {words ? <Text> · {words.slice(-80)}</Text> : null}
+            <Text color="green">{spin} {safe(id)}</Text>
+            <Text bold> {safe(def.agentIndex.get(b.persona)?.name ?? b.persona)}</Text>
+            <Text dimColor> · {safe(modelLabel ?? b.model)}{tokens(b.tokens)} · {waited}s</Text>
+            {b.tool ? <Text color="yellow"> · ⚙ {safe(b.tool)}</Text> : null}
+            {words ? <Text> · {safe(words).slice(-80)}</Text> : null}
           </Text>
         );
       })}

@@ -2,6 +2,7 @@ import React from 'react';
 import { Box, Text } from 'ink';
 import type { MachineDefinition } from '../engine/definition.js';
 import type { SessionState } from '../engine/session.js';
+import { terminalSafe as safe } from '../report/terminal-safe.js';
 
 /** Props of the state tree. */
 export interface StateTreeProps {
@@ -42,7 +43,7 @@ export function StateTree({ def, session, marks }: StateTreeProps): React.JSX.El
                 return (
                   <Box key={id} marginRight={2}>
                     <Text>
-                      <Text inverse={active} bold={active || last} color={active ? 'green' : last ? 'cyan' : undefined}>{active ? ` ${agent.name} ▸ ` : agent.name}</Text>
+                      <Text inverse={active} bold={active || last} color={active ? 'green' : last ? 'cyan' : undefined}>{safe(active ? ` ${agent.name} ▸ ` : agent.name)}</Text>
                       {m ? <Text dimColor> {m}</Text> : null}
                     </Text>
                   </Box>

@@ -3,6 +3,7 @@ import { Box, Static, Text } from 'ink';
 import wrapAnsi from 'wrap-ansi';
 import type { MachineDefinition } from '../engine/definition.js';
 import { formatPath } from '../report/names.js';
+import { terminalSafe as safe } from '../report/terminal-safe.js';
 import type { LogItem } from './view-model.js';
 import { Volatile } from './Volatile.js';
 
@@ -31,12 +32,12 @@ export function LogLine({ item, def, width }: { item: LogItem; def: MachineDefin
       return (
         <Box flexDirection="column" marginTop={1}>
           <Text>
-            <Text bold color="cyan">▸ {formatPath(def, item.path)}</Text>
+            <Text bold color="cyan">▸ {safe(formatPath(def, item.path))}</Text>
             <Text dimColor> · turn {item.turn} · </Text>
-            <Text color={item.status === 'ok' ? 'magenta' : 'red'}>{item.tag}</Text>
+            <Text color={item.status === 'ok' ? 'magenta' : 'red'}>{safe(item.tag)}</Text>
           </Text>
           <Box paddingLeft={2}>
-            <Words text={item.text || '(no words)'} width={width === undefined ? undefined : width - 2} />
+            <Words text={safe(item.text) || '(no words)'} width={width === undefined ? undefined : width - 2} />
           </Box>
         </Box>
       );
@@ -45,7 +46,7 @@ export function LogLine({ item, def, width }: { item: LogItem; def: MachineDefin
         <Box marginTop={1}>
           <Text>
             <Text bold color="yellow">{item.first ? 'Brief › ' : 'You › '}</Text>
-            <Text>{item.text}</Text>
+            <Text>{safe(item.text)}</Text>
           </Text>
         </Box>
       );
@@ -53,22 +54,22 @@ export function LogLine({ item, def, width }: { item: LogItem; def: MachineDefin
       return (
         <Box paddingLeft={2}>
           <Text dimColor>
-            {formatPath(def, item.from)} -{'>'} {formatPath(def, item.to)} ({item.label}){item.reason ? ` — ${item.reason}` : ''}
+            {safe(`${formatPath(def, item.from)} -> ${formatPath(def, item.to)} (${item.label})${item.reason ? ` — ${item.reason}` : ''}`)}
           </Text>
         </Box>
       );
     case 'note':
       return (
         <Box paddingLeft={2}>
-          <Text color={TONE[item.tone]}>• {item.text}</Text>
+          <Text color={TONE[item.tone]}>• {safe(item.text)}</Text>
         </Box>
       );
     case 'output':
       return (
         <Box flexDirection="column" marginTop={1} borderStyle="single" borderColor={item.tone === 'error' ? 'red' : 'gray'} paddingX={1}>
-          <Text bold>{item.title}</Text>
+          <Text bold>{safe(item.title)}</Text>
           {item.lines.map((line, i) => (
-            <Text key={i} color={item.tone === 'error' ? 'red' : undefined}>{line || ' '}</Text>
+            <Text key={i} color={item.tone === 'error' ? 'red' : undefined}>{safe(line) || ' '}</Text>
           ))}
         </Box>
       );

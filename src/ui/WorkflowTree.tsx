@@ -3,6 +3,7 @@ import { Box, Text } from 'ink';
 import type { MachineDefinition } from '../engine/definition.js';
 import type { SessionState } from '../engine/session.js';
 import { keyOf, planOf } from '../workflow/run/frames.js';
+import { terminalSafe as safe } from '../report/terminal-safe.js';
 
 /** Props of the workflow tree. */
 export interface WorkflowTreeProps {
@@ -27,7 +28,7 @@ export function WorkflowTree({ def, session }: WorkflowTreeProps): React.JSX.Ele
         return (
           <Box key={i} flexDirection="row">
             <Box width={label} flexShrink={0}>
-              <Text dimColor>{plan.name}</Text>
+              <Text dimColor>{safe(plan.name)}</Text>
             </Box>
             <Box flexDirection="row" flexWrap="wrap" flexGrow={1}>
               {plan.states.map((st) => {
@@ -36,7 +37,7 @@ export function WorkflowTree({ def, session }: WorkflowTreeProps): React.JSX.Ele
                 return (
                   <Box key={st.name} marginRight={2}>
                     <Text>
-                      <Text inverse={active && session.status === 'running'} bold={active} color={active ? 'green' : undefined}>{active ? ` ${st.name} ▸ ` : st.name}</Text>
+                      <Text inverse={active && session.status === 'running'} bold={active} color={active ? 'green' : undefined}>{safe(active ? ` ${st.name} ▸ ` : st.name)}</Text>
                       {visits ? <Text dimColor> ×{visits}</Text> : null}
                     </Text>
                   </Box>
@@ -54,7 +55,7 @@ export function WorkflowTree({ def, session }: WorkflowTreeProps): React.JSX.Ele
           {Object.entries(top.branches).map(([id, b]) => (
             <Box key={id} marginRight={2}>
               <Text color={b.status === 'running' ? 'green' : b.status === 'failed' ? 'red' : undefined}>
-                {MARK[b.status]} {id}
+                {MARK[b.status]} {safe(id)}
               </Text>
             </Box>
           ))}

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { Usage } from '../llm/chat-model.js';
 import { PriceTable } from './price-table.js';
 
@@ -125,14 +126,40 @@ export function usageState(meter: UsageMeter): UsageState {
   };
 }
 
-/** Restores saved totals into a fresh meter; anything malformed is ignored (the totals restart). */
-export function restoreUsage(meter: UsageMeter, state: unknown): void {
-  const s = state as Partial<UsageState> | null;
-  if (!s || typeof s !== 'object' || !s.session || typeof s.session.calls !== 'number') return;
-  // Totals saved before cache counting existed restore with zero cached tokens.
-  Object.assign(meter.session, zero(), s.session);
-  for (const [k, v] of Object.entries(s.byPersona ?? {})) meter.byPersona.set(k, { ...zero(), ...v });
-  for (const [k, v] of Object.entries(s.byModel ?? {})) meter.byModel.set(k, { ...zero(), ...v });
-  for (const m of s.unpricedModels ?? []) meter.unpricedModels.add(m);
-  meter.callsWithoutUsage = s.callsWithoutUsage ?? 0;
+const count = z.number().int().min(0);
+// Totals saved before cache counting existed restore with zero cached tokens.
+const TotalsSchema = z.object({
+  calls: count,
+  promptTokens: count,
+  completionTokens: count,
+  cost: z.number().min(0),
+  unpricedCalls: count,
+  cachedTokens: count.default(0),
+  cacheReported: count.default(0),
+  cacheablePromptTokens: count.default(0),
+});
+
+/** The stored form of a meter's totals. */
+export const UsageStateSchema = z.object({
+  session: TotalsSchema,
+  byPersona: z.record(z.string(), TotalsSchema).default({}),
+  byModel: z.record(z.string(), TotalsSchema).default({}),
+  unpricedModels: z.array(z.string()).default([]),
+  callsWithoutUsage: count.default(0),
+});
+
+/** Restores saved totals into a fresh meter; returns why they cannot be restored (`field: problem`, nothing restored), or null. */
+export function restoreUsage(meter: UsageMeter, state: unknown): string | null {
+  const parsed = UsageStateSchema.safeParse(state);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    return `${['usage', ...issue.path.map(String)].join('.')}: ${issue.message}`;
+  }
+  const s = parsed.data;
+  Object.assign(meter.session, s.session);
+  for (const [k, v] of Object.entries(s.byPersona)) meter.byPersona.set(k, v);
+  for (const [k, v] of Object.entries(s.byModel)) meter.byModel.set(k, v);
+  for (const m of s.unpricedModels) meter.unpricedModels.add(m);
+  meter.callsWithoutUsage = s.callsWithoutUsage;
+  return null;
 }

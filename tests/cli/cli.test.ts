@@ -112,5 +112,11 @@ describe('CLI input errors', () => {
     expect(result.stdout.split('\n')[0]).toBe('stateDiagram-v2');
     expect(result.stdout).toContain('state STRATEGIC {');
     expect(result.stdout).toContain('game_designer --> lead_engineer');
+    // The CEO and the Creative Partner may hand to their own majors, but never to themselves: the arbiter drops that.
+    expect(result.stdout).toContain('ceo --> cfo');
+    for (const line of result.stdout.split('\n')) {
+      const edge = /^ {2}(\w+) --> (\w+)$/.exec(line);
+      if (edge) expect(edge[1], line).not.toBe(edge[2]);
+    }
   });
 });

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cleanEnv, testDataDir } from '../helpers/cli.js';
+import { cleanEnv, runCli, testDataDir } from '../helpers/cli.js';
 import { REPO_ROOT } from '../helpers/team.js';
 
 /** Runs the built CLI with its stdout closed by the reader at once (`troupe ... | head` that already exited). */
@@ -22,6 +22,10 @@ describe('a reader that closes the pipe', () => {
     expect(stderr).not.toMatch(/EPIPE|Error|at /);
     expect(code).toBe(0);
     expect(readdirSync(join(testDataDir(), 'sessions')).filter((f) => f.endsWith('.jsonl')).length).toBe(1);
+    // The listing and show tell where the run got to, not "not started · 0 turns": every step was checkpointed as it happened.
+    const [, row] = (await runCli(['sessions'])).stdout.trim().split('\n');
+    expect(row).toMatch(/ 10 +waiting: complete /);
+    expect((await runCli(['show'])).stdout.split('\n')[1]).toMatch(/ · 10 turns · waiting: complete$/);
   });
 
   it('troupe sessions | head and troupe show | head exit quietly too', async () => {

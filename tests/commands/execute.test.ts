@@ -39,7 +39,7 @@ describe('executeLine', () => {
     const history = executeLine('!history', host);
     expect(history.kind === 'later' && (await history.lines)[0]).toBe('turn 0: USER_INTERACTION › You -> CREATIVE › Creative Partner [system] brief received');
     const cost = executeLine('!cost', host);
-    expect(cost.kind === 'output' && cost.lines.join('\n')).toMatch(/Creative Partner\s+1 call\(s\)\s+1200 tokens\s+n\/a\nmemory summaries\s+1 call\(s\)\s+300 tokens[\s\S]*total\s+2 call\(s\)\s+1500 tokens/);
+    expect(cost.kind === 'output' && cost.lines.join('\n')).toMatch(/Creative Partner\s+1 call\(s\)\s+1200 tokens\s+cost unknown \(no price\)\nmemory summaries\s+1 call\(s\)\s+300 tokens[\s\S]*total\s+2 call\(s\)\s+1500 tokens/);
     expect(executeLine('!memory', host)).toMatchObject({ lines: ['memory not enabled: every prompt carries the full history'] });
     const withMemory = executeLine('!memory', { ...host, memory: () => ({ pinned: ['Scope: 6 chapters'], summaries: [{ decisions: ['go'], discussions: ['tone'], pending: ['price?'] }] }) });
     expect(withMemory.kind === 'output' && withMemory.lines).toEqual(['pinned decisions (1):', '  ✔ Scope: 6 chapters', 'summaries (1):', '  #1', '    decision: go', '    discussed: tone', '    pending: price?']);
@@ -95,7 +95,8 @@ describe('usage meter', () => {
     expect(a.cost).toBeNull();
     const b = addUsage(a, usageEvent('cfo', 50, 0.002));
     expect(b).toMatchObject({ tokens: 150, cost: 0.002, calls: 2, byPersona: [{ who: 'cfo', calls: 2, tokens: 150, cost: 0.002 }] });
-    expect(formatCost(null)).toBe('n/a');
+    expect(formatCost(null)).toBe('unknown (no price)');
+    expect(formatCost(null, true)).toBe('free (demo model)');
     expect(formatCost(0.002)).toBe('$0.0020');
     expect(formatTokens(15_400)).toBe('15k');
     expect(formatTokens(1234)).toBe('1.2k');

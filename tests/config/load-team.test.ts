@@ -92,9 +92,22 @@ describe('loadTeam', () => {
     ]));
   });
 
+  it('refuses control characters in persona names, descriptions and team names (they are printed on terminals)', () => {
+    const dir = copyTeam();
+    edit(join(dir, 'personas', 'cfo.json'), (j) => (j.name = 'CFO\u001b]0;pwned\u0007'));
+    edit(join(dir, 'personas', 'cmo.json'), (j) => (j.description = 'Markets.\r\u001b[2Kall clear'));
+    edit(join(dir, 'personas', 'team.json'), (j) => (j.name = 'V7\u009b31m'));
+    const lines = loadTeam(dir).issues.map(formatIssue);
+    expect(lines).toEqual(expect.arrayContaining([
+      expect.stringMatching(/cfo\.json: name: must not hold control characters \(escape sequences, line breaks, CR, backspace\)/),
+      expect.stringMatching(/cmo\.json: description: must not hold control characters \(escape sequences, CR, backspace\)/),
+      expect.stringMatching(/team\.json: name: must not hold control characters/),
+    ]));
+  });
+
   it('names a missing team directory', () => {
     const { issues } = loadTeam(join(tmpdir(), 'no-such-team-dir'));
-    expect(formatIssue(issues[0]!)).toMatch(/personas\/: no personas directory — point --team at a directory/);
+    expect(formatIssue(issues[0]!)).toBe(`${join(tmpdir(), 'no-such-team-dir')}: (root): does not exist — point --team at a directory holding personas/team.json and prompts/`);
   });
 });
 

@@ -102,14 +102,27 @@ describe('user steering', () => {
     expect(model.remaining).toBe(1);
   });
 
-  it('!switch_to hands control to the major lead', async () => {
+  it('!switch_to hands control to the major lead, and is recorded as !switch_to (not !handoff)', async () => {
     const model = new ScriptedModel([ask, ask]);
-    const { runner } = await studioRunner(model);
+    const { runner, events } = await studioRunner(model);
     runner.start('brief');
     await runner.settled();
     runner.send({ type: 'user_switch_major', major: 'technical' });
     await runner.settled();
     expect(model.calls[1]!.meta.persona).toBe('lead_engineer');
+    expect(payloads(events, 'transition').find((t) => t.to === 'TECHNICAL.lead_engineer')).toMatchObject({ kind: 'user', reason: 'user-requested transition (!switch_to TECHNICAL)' });
+    expect(payloads(events, 'arbitration').find((a) => a.decision.winner?.targetId === 'lead_engineer')!.decision.winner).toMatchObject({ reason: '!switch_to TECHNICAL' });
+  });
+
+  it('a handoff says its transition once, and scores carry no float noise', async () => {
+    const model = new ScriptedModel([{ text: 'over', directive: { transition: 'HANDOFF_TO_AGENT', next_agent: 'game_designer', urgency: 0.6, dependency: 0.7, user_intent: 0.7 } }, ask]);
+    const { runner, events } = await studioRunner(model);
+    runner.start('brief');
+    await runner.settled();
+    expect(payloads(events, 'transition').find((t) => t.kind === 'agent')).toMatchObject({ reason: 'HANDOFF_TO_AGENT — only valid proposal' });
+    // 0.6 * 0.3 + 0.7 * 0.4 + 0.7 * 0.3 is 0.6699999999999999 in floating point; records hold 0.67.
+    expect(payloads(events, 'arbitration')[0]!.decision.proposals[0]!.score).toBe(0.67);
+    expect(JSON.stringify(events)).not.toMatch(/\d\.\d{5,}/);
   });
 
   it('!approve after COMPLETE ends the session with the reason; !quit ends it too', async () => {

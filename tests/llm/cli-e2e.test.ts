@@ -48,7 +48,7 @@ describe('troupe run against an OpenAI-compatible server (dist/cli.js)', () => {
     const events = lines(live.stdout);
     expect(events.filter((e) => e.type === 'usage').map((e) => e.cost)).toEqual([0.00021, 0.00042]);
     expect(events.at(-1)).toMatchObject({ type: 'session_detached', reason: 'awaiting_user' });
-    expect(live.stderr).toContain('usage: 2 call(s), 3,300 tokens (3,000 prompt + 300 completion), $0.0006');
+    expect(live.stderr).toContain('usage: 2 call(s), 3,300 tokens (3,000 prompt + 300 completion), cost $0.0006');
     expect(server.requests.map((r) => r.body.model)).toEqual(['gpt-4o-mini', 'gpt-4o-mini']);
     await server.stop();
     server = null;
@@ -67,8 +67,8 @@ describe('troupe run against an OpenAI-compatible server (dist/cli.js)', () => {
     const out = await troupe(['run', 'a tide game'], { OPENAI_BASE_URL: server.baseURL, TROUPE_MODEL: 'my-local-model' });
     expect(out.code).toBe(0);
     const tail = out.stdout.trim().split('\n').slice(-4);
-    expect(tail[0]).toBe('usage: 2 call(s), 3,300 tokens (3,000 prompt + 300 completion), cost unknown');
-    expect(tail[1]).toMatch(/^ {2}creative_partner +1,100 tokens +1 call\(s\) +cost unknown$/);
+    expect(tail[0]).toBe('usage: 2 call(s), 3,300 tokens (3,000 prompt + 300 completion), cost unknown (no price)');
+    expect(tail[1]).toMatch(/^ {2}creative_partner +1,100 tokens +1 call\(s\) +cost unknown \(no price\)$/);
     expect(tail[3]).toMatch(/^ {2}no price for model my-local-model — add it to .*pricing\.json/);
   });
 

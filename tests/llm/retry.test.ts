@@ -76,11 +76,11 @@ describe('redact', () => {
   it('hides key-like tokens and bearer values, and leaves ordinary words alone', async () => {
     const { redactorFrom } = await import('../../src/llm/redact.js');
     const redact = redactorFrom({ OPENAI_API_KEY: 'exact-configured-key-123' });
-    expect(redact('key sk-proj-abcdefghijklmnopqrstuvwxyz rest')).toBe('key sk-[redacted] rest');
-    expect(redact('Authorization: Bearer abc.def.ghi.jkl')).toBe('Authorization: Bearer [redacted]');
+    expect(redact('key sk-proj-abcdefghijklmnopqrstuvwxyz0123 rest')).toBe('key sk-proj-[redacted] rest');
+    expect(redact('Authorization: Bearer abc.def.ghi.jkl9')).toBe('Authorization: Bearer [redacted]');
     expect(redact('the server said exact-configured-key-123 is wrong')).toBe('the server said [redacted] is wrong');
     expect(redact('a risk-assessment-framework for the task-management-subsystem')).toBe('a risk-assessment-framework for the task-management-subsystem');
     // Never eats JSON structure: quotes and backslashes end a bearer value.
-    expect(redact('{"a":"Bearer abcdefghij","b":1}')).toBe('{"a":"Bearer [redacted]","b":1}');
+    expect(redact('{"a":"Bearer abcdefghij0","b":1}')).toBe('{"a":"Bearer [redacted]","b":1}');
   });
 });

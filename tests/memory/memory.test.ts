@@ -146,3 +146,23 @@ describe('Memory', () => {
     expect(() => Memory.fromJSON(bad, { config: config() })).toThrow(/^session file: memory\.raw\.0\.turn: .* remove the "memory" section/);
   });
 });
+
+describe('memory with a summariser that never works', () => {
+  it('stays bounded: past the cap the oldest raw turns become a local summary of first sentences, and summaries are merged locally', async () => {
+    const failing: Summariser = { summarise: () => Promise.reject(new Error('no JSON mode on this server')) };
+    const events: EngineEvent[] = [];
+    const m = new Memory({ config: config({ compress_every: 5, keep_recent: 2, max_summaries: 4 }), summariser: failing, publish: (e) => events.push(e) });
+    for (let n = 1; n <= 2_000; n++) {
+      m.recordAgent({ turnId: `t${n}`, persona: n % 2 ? 'ceo' : 'cfo', text: `Point ${n} is made. More words follow.`, turn: n });
+      await m.idle();
+    }
+    const state = m.toJSON();
+    expect(state.raw.length).toBeLessThanOrEqual(50);
+    expect(state.summaries.length).toBeLessThanOrEqual(4);
+    expect(state.failures).toBeGreaterThan(100);
+    expect(state.summaries.reduce((n, s) => n + s.count, 0) + state.raw.length).toBe(2_000);
+    expect(state.summaries.at(-1)!.discussions.at(-1)).toMatch(/^(ceo|cfo): Point \d+ is made\.$/);
+    expect(JSON.stringify(state).length).toBeLessThan(40_000);
+    expect(events.some((e) => e.type === 'memory_compressed')).toBe(true);
+  });
+});

@@ -27,3 +27,15 @@ describe('troupe serve: what a new session can be', () => {
     expect(((await other.json()) as { error: string }).error).toMatch(/^models\.base: must be a model id/);
   });
 });
+
+describe('troupe serve: secrets', () => {
+  it('the SSE stream carries events with key-shaped strings redacted, as the --json stream does', async () => {
+    const { call } = server();
+    const created = await call('/v1/sessions', { json: { brief: 'use key sk-proj-abcdefghijklmnopqrstuvwx1234 for it' } });
+    const { id } = (await created.json()) as { id: string };
+    const events = await readEvents(await call(`/v1/sessions/${id}/events`), (es) => es.some((e) => e.type === 'session_started'));
+    const started = JSON.stringify(events.find((e) => e.type === 'session_started'));
+    expect(started).not.toContain('abcdefghijklmnopqrstuvwx1234');
+    expect(started).toContain('[redacted]');
+  });
+});

@@ -57,8 +57,12 @@ describe.skipIf(!hasChromium)(`the live page in a real browser${hasChromium ? ''
     await page.waitForFunction(() => document.querySelector('#state')?.textContent?.includes('waiting'), undefined, { timeout: 15_000 });
     await page.fill('#line', '!handoff CEO');
     await page.click('#input button');
-    await page.waitForFunction(() => [...document.querySelectorAll('#log .turn')].some((d) => d.textContent?.startsWith('ceo:')), undefined, { timeout: 15_000 });
-    expect(await page.textContent('#log')).toMatch(/-> STRATEGIC\.ceo \(user\)/);
+    // The demo's own CEO turns came earlier: wait for a CEO turn after the user's handoff, not any CEO turn.
+    await page.waitForFunction(() => {
+      const log = document.querySelector('#log')?.textContent ?? '';
+      const handed = log.search(/-> STRATEGIC\.ceo \(user\)/);
+      return handed >= 0 && log.indexOf('ceo:', handed) > handed;
+    }, undefined, { timeout: 15_000 });
     expect(await page.textContent('#arbiter')).toContain('ceo 1.00 ✓');
     await page.close();
   });

@@ -6,10 +6,11 @@ import type { ChatModel, ChatRequest, ChatResponse } from '../../src/llm/chat-mo
 import { DemoModel } from '../../src/llm/demo-model.js';
 import { openSession } from '../../src/session/open-session.js';
 import { dataDirError } from '../../src/store/data-dir.js';
+import { NODE_DOCUMENT_FS, type DocumentFs } from '../../src/store/document-file.js';
 import { LowdbStore } from '../../src/store/lowdb-store.js';
 import type { JournalRecord, SessionDocument } from '../../src/store/session-file.js';
 import type { OpenedSession, ReadSession, SessionHandle, Store, StoredEntry } from '../../src/store/store.js';
-import { REPO_ROOT, studio } from '../helpers/team.js';
+import { fixedClock, REPO_ROOT, studio } from '../helpers/team.js';
 
 let dirs: string[] = [];
 afterEach(() => {
@@ -75,6 +76,23 @@ class CountingDemo implements ChatModel {
   }
 }
 
+/** The real file system, whose session-document writes fail after `room` of them with `code` (half the text reaches the temp file first, as on a full disk). */
+function failingDocuments(room: number, code: string, message: string): DocumentFs & { writes: number } {
+  const fs = {
+    writes: 0,
+    writeFileSync(path: string, text: string) {
+      if (!path.endsWith('index.json.tmp') && ++fs.writes > room) {
+        NODE_DOCUMENT_FS.writeFileSync(path, text.slice(0, text.length >> 1));
+        throw Object.assign(new Error(`${code}: ${message}, write`), { code, syscall: 'write', path });
+      }
+      NODE_DOCUMENT_FS.writeFileSync(path, text);
+    },
+    renameSync: NODE_DOCUMENT_FS.renameSync,
+    rmSync: NODE_DOCUMENT_FS.rmSync,
+  };
+  return fs;
+}
+
 describe('data safety', () => {
   it('a failed write stops the session before its next model call, with one line naming the file and the cause; what was saved stays', async () => {
     const dir = dataDir();
@@ -83,7 +101,7 @@ describe('data safety', () => {
     session.start('A lighthouse keeper game');
     await session.settled();
     const callsAtFailure = model.calls;
-    expect(session.fault?.message).toMatch(/^session full stopped: cannot save session full to .*full\.jsonl: no space left for the data directory .* — what was saved before is intact; .* troupe resume full/);
+    expect(session.fault?.message).toMatch(/^session full stopped before its next model call: cannot save session full to .*full\.jsonl: no space left for the data directory .* — what was saved before is intact; .* troupe resume full/);
     // No model call ran after the failed write, and nothing more is taken in.
     session.send({ type: 'user_message', text: 'more' });
     await session.settled();
@@ -97,6 +115,44 @@ describe('data safety', () => {
     await resumed.settled();
     expect(resumed.getSnapshot().status).toBe('awaiting_user');
     await resumed.stop();
+  });
+
+  it('a failed checkpoint (document) write stops the session before its next model call, names the file and the cause, and leaves no temp file', async () => {
+    const dir = dataDir();
+    const model = new CountingDemo();
+    const fs = failingDocuments(2, 'ENOSPC', 'no space left on device');
+    // Turns a second apart, as with a real model: every turn is checkpointed (a faster session every 64 lines).
+    const session = await openSession({ team: studio(), teamDir: REPO_ROOT, model, store: new LowdbStore(dir, { fs }), id: 'doc', env: ENV, memory: false, clock: fixedClock() });
+    session.start('A lighthouse keeper game');
+    await session.settled();
+    const callsAtFailure = model.calls;
+    const docPath = join(dir, 'sessions', 'doc.json');
+    expect(session.fault?.message).toBe(`session doc stopped before its next model call: cannot save session doc to ${docPath}: no space left for the data directory ${dir} (TROUPE_DATA_DIR) — free some space or set TROUPE_DATA_DIR to a directory you can write — what was saved before is intact; once that is fixed, continue it with troupe resume doc`);
+    // At the first failed write: no further turn, and the temp file is gone at once (not at the next open).
+    expect(session.getSnapshot().turn).toBeLessThanOrEqual(2);
+    expect(readdirSync(join(dir, 'sessions')).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    session.send({ type: 'user_message', text: 'more' });
+    await session.settled();
+    expect(model.calls).toBe(callsAtFailure);
+    await expect(session.stop()).rejects.toThrow(/no space left/);
+    expect(fs.writes).toBe(3);
+    // The document on disk is the last one written whole; the journal holds every step taken, so it resumes.
+    expect(JSON.parse(readFileSync(docPath, 'utf8')).id).toBe('doc');
+    const resumed = await openSession({ store: new LowdbStore(dir), resume: 'doc', team: studio(), model: new DemoModel({ creative_partner: 1 }), env: ENV, memory: false });
+    expect(resumed.getSnapshot().turn).toBeGreaterThanOrEqual(session.getSnapshot().turn);
+    await resumed.stop();
+  });
+
+  it('a write failing for another cause (an I/O error) says so, without telling to free space', async () => {
+    const dir = dataDir();
+    const session = await openSession({ team: studio(), teamDir: REPO_ROOT, model: new DemoModel(), store: new LowdbStore(dir, { fs: failingDocuments(1, 'EIO', 'i/o error') }), id: 'eio', env: ENV, memory: false });
+    session.start('A lighthouse keeper game');
+    await session.settled();
+    const message = session.fault?.message ?? '';
+    expect(message).toContain(`cannot save session eio to ${join(dir, 'sessions', 'eio.json')}: EIO: i/o error, write — what was saved before is intact`);
+    expect(message).not.toMatch(/free|space|permission/);
+    expect(message.split('\n')).toHaveLength(1);
+    await expect(session.stop()).rejects.toThrow(/EIO/);
   });
 
   it('every step is saved before the next model call, even with a model that never does I/O', async () => {
@@ -119,6 +175,23 @@ describe('data safety', () => {
     // At the k-th persona call, the journal on disk already holds the k-1 completed turns before it.
     expect(seen).toEqual(seen.map((_, k) => k));
     expect(seen.length).toBeGreaterThanOrEqual(10);
+    await session.stop();
+  });
+
+  it('a checkpoint is on disk when it returns: no write is left queued holding a serialised copy of the document (what grew memory in long runs)', async () => {
+    const dir = dataDir();
+    // Turns a second apart, as with a real model: every turn is checkpointed (a faster session every 64 lines).
+    const session = await openSession({ team: studio(), teamDir: REPO_ROOT, model: new DemoModel(), store: new LowdbStore(dir), id: 'now', env: ENV, clock: fixedClock() });
+    const path = join(dir, 'sessions', 'now.json');
+    const turns: number[] = [];
+    session.subscribe((e, s) => {
+      // Read while the step is being delivered, before anything else can run: the file already holds it.
+      if (e.type === 'agent_message') turns.push(JSON.parse(readFileSync(path, 'utf8')).checkpoint.snapshot.turn - s.turn);
+    });
+    session.start('A lighthouse keeper game');
+    await session.settled();
+    expect(turns.length).toBeGreaterThanOrEqual(10);
+    expect(new Set(turns)).toEqual(new Set([0]));
     await session.stop();
   });
 

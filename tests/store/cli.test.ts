@@ -70,6 +70,13 @@ describe('session commands', () => {
     const exported = JSON.parse(json.stdout);
     expect(exported.id).toBe(id);
     expect(exported.events.length).toBeGreaterThan(20);
+    // The format as a positional word too: `troupe export <id> json` is JSON, not Markdown.
+    const positional = await troupe('export', id, 'json');
+    expect(positional.code).toBe(0);
+    expect(JSON.parse(positional.stdout)).toEqual(exported);
+    expect((await troupe('export', id, 'md')).stdout).toBe(md.stdout);
+    // Scores are stored rounded: no float noise in the export.
+    expect(json.stdout).not.toMatch(/"score": \d\.\d{5,}/);
     const bad = await troupe('export', id, '--format', 'xml');
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('format must be md or json');

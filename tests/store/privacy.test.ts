@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { redactDeep, redactedJson, redactorFrom } from '../../src/llm/redact.js';
 import { completion, FakeOpenAIServer } from '../helpers/fake-openai-server.js';
+import { cleanEnv, runCli, runCliProcess, testDataDir } from '../helpers/cli.js';
 import { REPO_ROOT } from '../helpers/team.js';
 
 // Not sk-shaped on purpose: the store must catch the configured key itself, not only key-like text.
@@ -53,13 +54,13 @@ describe('privacy', () => {
   });
 
   it('redacts configured secrets, bearer tokens and sk- keys from serialised text', () => {
-    const redact = redactorFrom({ OPENAI_API_KEY: 'abc"def-123456', MY_SERVICE_TOKEN: 'tok-999999999', GIT_AUTHOR_NAME: 'Ada Lovelace', SHORT_KEY: 'x' });
-    const text = JSON.stringify({ a: 'key abc"def-123456 here', b: 'tok-999999999', c: 'Authorization: Bearer xyz.abc-123456', d: 'sk-proj-ABCDEFGHIJKLMNOPQRST', e: 'Ada Lovelace' });
+    const redact = redactorFrom({ OPENAI_API_KEY: 'abc"def-123456', MY_SERVICE_TOKEN: 'tok-9f8e7d6c5b4a', GIT_AUTHOR_NAME: 'Ada Lovelace', SHORT_KEY: 'x' });
+    const text = JSON.stringify({ a: 'key abc"def-123456 here', b: 'tok-9f8e7d6c5b4a', c: 'Authorization: Bearer xyz.abc-123456', d: 'sk-proj-ABCDEFGHIJKLMNOPQRST', e: 'Ada Lovelace' });
     const out = redact(text);
     expect(out).not.toContain('abc\\"def-123456');
-    expect(out).not.toContain('tok-999999999');
+    expect(out).not.toContain('tok-9f8e7d6c5b4a');
     expect(out).toContain('Bearer [redacted]');
-    expect(out).toContain('sk-[redacted]');
+    expect(out).toContain('sk-proj-[redacted]');
     expect(out).toContain('Ada Lovelace');
     expect(JSON.parse(out).a).toBe('key [redacted] here');
   });
@@ -72,5 +73,41 @@ describe('privacy', () => {
     ];
     for (const value of values) expect(redactedJson(value, redact)).toBe(JSON.stringify(redactDeep(value, redact)));
     expect(redactedJson(values[0], redact)).not.toMatch(/ABCDEFGHIJ|xyz\.abc|def-123456/);
+  });
+
+  it('an env secret holding a common word (APP_SECRET=awaiting_user) leaves the session readable', async () => {
+    const env = cleanEnv({ APP_SECRET: 'awaiting_user', TROUPE_DEMO_PACE_MS: '0' });
+    // A real process: the store reads the secrets of its own environment.
+    expect((await runCliProcess(['run', '--demo', 'A lighthouse keeper game'], env)).code).toBe(0);
+    const doc = readFileSync(join(testDataDir(), 'sessions', readdirSync(join(testDataDir(), 'sessions')).find((f) => f.endsWith('.json') && f !== 'index.json')!), 'utf8');
+    expect(doc).toContain('"status":"awaiting_user"');
+    expect(doc).not.toContain('[redacted]');
+    const sessions = await runCliProcess(['sessions'], env);
+    expect(sessions.stdout).toMatch(/ 10 +waiting: complete /);
+    expect(sessions.stdout).not.toContain('unreadable');
+    expect((await runCliProcess(['show'], env)).code).toBe(0);
+    expect((await runCliProcess(['resume', '--demo'], env, '!quit\n')).code).toBe(0);
+  });
+
+  it('--json, the transcript, show and export never print keys or Bearer tokens, and the files do not hold them', async () => {
+    const key = 'sk-proj-Ab3dEfGh1jKlMnOpQrStUvWxYz0123456789';
+    const bearer = 'Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.dozjgNryP4J3jVmNHl0w5N';
+    const brief = `Wire the CI: ${key}, ${bearer}, ghp_0123456789abcdefghijABCDEFGHIJ012345, AKIAIOSFODNN7EXAMPLE, password=hunter2`;
+    const env = cleanEnv({ TROUPE_DEMO_PACE_MS: '0' });
+    const secrets = ['Ab3dEfGh1jKlMnOpQrStUvWxYz0123456789', 'eyJhbGciOiJIUzI1NiJ9', '0123456789abcdefghijABCDEFGHIJ012345', 'IOSFODNN7EXAMPLE', 'hunter2'];
+    const outputs: string[] = [];
+    const json = await runCli(['run', '--demo', '--json', brief], env);
+    expect(json.stdout).toContain('sk-proj-[redacted]');
+    const id = JSON.parse(json.stdout.split('\n')[0]!).session_id as string;
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    outputs.push(json.stdout, (await runCli(['run', '--demo', brief], env)).stdout);
+    for (const args of [['show', id], ['export', id], ['export', id, 'json']]) {
+      const out = await runCli(args, env);
+      expect(out.code, args.join(' ')).toBe(0);
+      expect(out.stdout, args.join(' ')).toContain('[redacted]');
+      outputs.push(out.stdout);
+    }
+    outputs.push(...readdirSync(join(testDataDir(), 'sessions')).map((f) => readFileSync(join(testDataDir(), 'sessions', f), 'utf8')));
+    for (const text of outputs) for (const secret of secrets) expect(text).not.toContain(secret);
   });
 });

@@ -2,6 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, render } from 'ink-testing-library';
 import { App } from '../../src/ui/App.js';
 import { ScriptedModel, type ScriptEntry } from '../../src/llm/scripted-model.js';
+import type { ChatModel } from '../../src/llm/chat-model.js';
+import { AbortedError } from '../../src/llm/errors.js';
 import type { TroupeSession } from '../../src/session/troupe-session.js';
 import { studio, studioRunner } from '../helpers/team.js';
 import { tick, until } from './wait.js';
@@ -115,6 +117,44 @@ describe('App flows', () => {
     await ui.see('troupe · V7 Studio · FSM');
     expect(ui.frame()).toContain('mode is now FSM');
     expect(ui.runner.getSnapshot().mode).toBe('fsm');
+  });
+
+  it('a failed turn leaves no "is answering…" on screen', async () => {
+    const failing: ScriptEntry = (request) => {
+      request.onDelta?.({ type: 'text', text: 'Half an ans' });
+      return { text: '', error: new Error('the server closed the stream') };
+    };
+    const ui = await mount([failing]);
+    await ui.type('a lighthouse game');
+    await ui.see(/turn failed/);
+    expect(ui.frame()).not.toContain('is answering…');
+    expect(ui.frame()).not.toContain('waiting for the first words');
+  });
+
+  it('the live line of the offline demo names the demo model, not the tier model id it never calls', async () => {
+    // Like the demo (offline and free), but it thinks until aborted, so the live line stays on screen.
+    const demo: ChatModel = {
+      label: 'demo model (offline)',
+      offline: true,
+      free: true,
+      generate: (request) => new Promise((_, reject) => request.signal?.addEventListener('abort', () => reject(new AbortedError('aborted')))),
+    };
+    const { runner } = await studioRunner(demo, { env: { TROUPE_MODEL: 'gpt-4o' } });
+    runners.push(runner);
+    const ui = render(<App session={runner} columns={100} rows={40} />);
+    await tick();
+    ui.stdin.write('a lighthouse game\r');
+    await until(() => (ui.lastFrame() ?? '').includes('is answering…'), () => ui.lastFrame() ?? '');
+    expect(ui.lastFrame()).toContain('is answering… · demo model');
+    expect(ui.lastFrame()).not.toContain('gpt-4o');
+  });
+
+  it('in simple mode the state line shows the pipeline stage', async () => {
+    const ui = await mount([says('Ideas.', { transition: 'RESPOND_TO_USER' })]);
+    await ui.type('!simple');
+    await ui.type('a lighthouse game');
+    await ui.see('▸ CREATIVE › Creative Partner · turn 1');
+    await ui.see(/stage Ideation \(1\/3\)/);
   });
 
   it('answers an unknown persona with the known ones, and unknown commands with !help', async () => {

@@ -126,7 +126,7 @@ describe('Footer and InputLine', () => {
     const usage = { ...NO_USAGE, tokens: 15_400, cost: 0.0123, calls: 3 };
     const frame = render(<Footer turn={3} turnBudget={40} usage={usage} memory={{ pinned: ['a', 'b'], summaries: [{ decisions: [], discussions: [], pending: [] }] }} offline={false} />).lastFrame();
     expect(frame).toBe('turn 3/40 · tokens 15k · cost $0.0123 · memory 1 summaries, 2 pinned');
-    expect(render(<Footer turn={0} turnBudget={40} usage={NO_USAGE} memory={null} offline />).lastFrame()).toBe('turn 0/40 · tokens 0 · cost free (demo) · memory off');
+    expect(render(<Footer turn={0} turnBudget={40} usage={NO_USAGE} memory={null} offline />).lastFrame()).toBe('turn 0/40 · tokens 0 · cost free (demo model) · memory off');
   });
 
   it('shows the hint, completion candidates and the buffer', () => {

@@ -44,10 +44,19 @@ describe('formatUsageSummary', () => {
     meter.record('ceo', 'gpt-4o', { promptTokens: 1000, completionTokens: 100 });
     meter.record('creative_partner', 'llama3', { promptTokens: 2000, completionTokens: 300 });
     expect(formatUsageSummary(meter)).toEqual([
-      'usage: 2 call(s), 3,400 tokens (3,000 prompt + 400 completion), $0.0035 + unpriced',
-      '  ceo                   1,100 tokens    1 call(s)  $0.0035',
-      '  creative_partner      2,300 tokens    1 call(s)  cost unknown',
+      'usage: 2 call(s), 3,400 tokens (3,000 prompt + 400 completion), cost $0.0035 + unpriced',
+      '  ceo                   1,100 tokens    1 call(s)  cost $0.0035',
+      '  creative_partner      2,300 tokens    1 call(s)  cost unknown (no price)',
       '  no price for model llama3 — add it to /x/pricing.json (or a file named by TROUPE_PRICES) to see its cost',
+    ]);
+  });
+
+  it('words the cost of the free demo model as the footer and !cost do', () => {
+    const meter = new UsageMeter(prices);
+    meter.record('ceo', 'demo', { promptTokens: 1000, completionTokens: 100 });
+    expect(formatUsageSummary(meter, { free: true })).toEqual([
+      'usage: 1 call(s), 1,100 tokens (1,000 prompt + 100 completion), cost free (demo model)',
+      '  ceo      1,100 tokens    1 call(s)  cost free (demo model)',
     ]);
   });
 

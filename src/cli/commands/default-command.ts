@@ -1,4 +1,5 @@
 import type { CliArgs } from '../args.js';
+import { redactorFrom } from '../../llm/redact.js';
 import { savedLine, teamFor } from '../common.js';
 import { storeFor } from '../store-for.js';
 import type { CliIo } from '../io.js';
@@ -38,7 +39,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   const { attachOutput } = await import('../attach-output.js');
   const { driveLines } = await import('../drive-lines.js');
   const write = printer(io);
-  attachOutput(session, { json: args.json, write });
+  attachOutput(session, { json: args.json, write, redact: redactorFrom(io.env) });
   const memory = session.memorySnapshot() ? () => session.memorySnapshot()! : undefined;
   const quit = await driveLines(session, {
     json: args.json,

@@ -1,4 +1,6 @@
+import { redactDeep, redactorFrom } from '../../llm/redact.js';
 import { renderMarkdown } from '../../report/session-report.js';
+import { terminalSafe, terminalSafeJson } from '../../report/terminal-safe.js';
 import { UsageError, type CliArgs } from '../args.js';
 import { storeFor } from '../store-for.js';
 import type { CliIo } from '../io.js';
@@ -10,8 +12,9 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   const fmt = args.format ?? positionalFormat ?? 'md';
   if (fmt !== 'md' && fmt !== 'json') throw new UsageError(`format must be md or json, got "${fmt}"`);
   const store = storeFor(io);
-  const read = await store.read(await resolveSessionId(store, wanted, 'newest'));
-  const text = fmt === 'json' ? `${JSON.stringify({ ...read.doc, events: read.events }, null, 2)}\n` : renderMarkdown(read, displayDefinition(read.doc));
+  // Stored values were redacted when written, but perhaps by an older troupe or under other secrets.
+  const read = redactDeep(await store.read(await resolveSessionId(store, wanted, 'newest')), redactorFrom(io.env));
+  const text = fmt === 'json' ? `${terminalSafeJson(JSON.stringify({ ...read.doc, events: read.events }, null, 2))}\n` : terminalSafe(renderMarkdown(read, displayDefinition(read.doc)));
   io.stdout.write(text);
   return 0;
 }

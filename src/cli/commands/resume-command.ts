@@ -1,4 +1,5 @@
 import type { CliArgs } from '../args.js';
+import { redactorFrom } from '../../llm/redact.js';
 import { savedLine } from '../common.js';
 import { storeFor } from '../store-for.js';
 import { printer, type CliIo } from '../io.js';
@@ -45,7 +46,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
     write('');
   }
   const { attachOutput } = await import('../attach-output.js');
-  attachOutput(session, { json: args.json, write });
+  attachOutput(session, { json: args.json, write, redact: redactorFrom(io.env) });
   session.resume();
   await session.settled();
   const after = session.getSnapshot();

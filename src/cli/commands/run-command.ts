@@ -6,6 +6,7 @@ import type { ChatModel } from '../../llm/chat-model.js';
 import { modelFromEnv } from '../../llm/from-env.js';
 import { assertWithinLimit } from '../../llm/limits.js';
 import { RecordingModel } from '../../llm/recording.js';
+import { redactorFrom } from '../../llm/redact.js';
 import { ReplayModel } from '../../llm/replay-model.js';
 import { openSession } from '../../session/open-session.js';
 import { loadPriceTable } from '../../usage/price-table.js';
@@ -38,14 +39,14 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
     ...(workflow ? { workflow } : {}),
     ...(args.maxTurns !== undefined ? { maxTurns: args.maxTurns } : {}),
   });
-  attachOutput(session, { json: args.json, write: printer(io) });
+  attachOutput(session, { json: args.json, write: printer(io), redact: redactorFrom(io.env) });
   session.start(brief);
   await session.settled();
   const code = await finishHeadless(session, io, { json: args.json, quit: false });
   // With --json stdout holds only events, so the summary goes to stderr.
   const summary = args.json ? complainer(io) : printer(io);
   if (!args.json) summary('');
-  for (const line of formatUsageSummary(meter)) summary(line);
+  for (const line of formatUsageSummary(meter, { free: Boolean(model.free) })) summary(line);
   if (replay?.divergence) {
     io.stderr.write(`troupe: ${replay.divergence}\n`);
     return 1;

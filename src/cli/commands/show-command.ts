@@ -1,3 +1,4 @@
+import { redactDeep, redactorFrom } from '../../llm/redact.js';
 import { renderShow } from '../../report/session-report.js';
 import type { CliArgs } from '../args.js';
 import { storeFor } from '../store-for.js';
@@ -7,7 +8,7 @@ import { displayDefinition, resolveSessionId } from '../session-lookup.js';
 /** `troupe show <id>`: the transcript with every decision (transitions and their arbitration), read-only. */
 export async function run(args: CliArgs, io: CliIo): Promise<number> {
   const store = storeFor(io);
-  const read = await store.read(await resolveSessionId(store, args.positionals[0], 'newest'));
+  const read = redactDeep(await store.read(await resolveSessionId(store, args.positionals[0], 'newest')), redactorFrom(io.env));
   const write = printer(io);
   for (const line of renderShow(read, displayDefinition(read.doc))) write(line);
   return 0;

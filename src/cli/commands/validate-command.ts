@@ -1,7 +1,7 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { formatIssue, type ConfigIssue } from '../../config/issues.js';
 import { loadTeam } from '../../config/load-team.js';
-import { teamDir } from '../../runtime/team-paths.js';
+import { PACKAGE_ROOT, teamDir } from '../../runtime/team-paths.js';
 import type { CliArgs } from '../args.js';
 import { complainer, printer, type CliIo } from '../io.js';
 
@@ -18,7 +18,10 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   const { loadWorkflow } = await import('../../workflow/load/load-workflow.js');
   const { workflowDirs, workflowNames } = await import('../../workflow/load/locate.js');
   const options = { cwd: io.cwd, env: io.env, team: result.team };
-  const names = args.workflow !== undefined ? [args.workflow] : workflowNames(workflowDirs(io.cwd, io.env)).map((w) => w.location.file);
+  // The shipped workflows are written for the shipped team (greenlight_review plays its personas): checked with it only.
+  const shipped = join(PACKAGE_ROOT, 'workflows');
+  const dirs = workflowDirs(io.cwd, io.env).filter((d) => !args.team || d !== shipped);
+  const names = args.workflow !== undefined ? [args.workflow] : workflowNames(dirs).map((w) => w.location.file);
   let workflows = 0;
   for (const name of names) {
     const checked = loadWorkflow(name, options);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_TURNS } from '../../config/max-turns.js';
 
 const Name = z.string().min(1);
 /** Code in a workflow file: an expression, statements, an arrow-function string, or a handler name. */
@@ -105,7 +106,7 @@ export const WorkflowConfigSchema = z.strictObject({
   states: z.array(StateSchema).min(1),
   error_handler: CodeText.optional().describe('A state errors go to, or a script.js function returning one.'),
   max_retries: z.number().int().min(0).max(10).default(0).describe('Default retries of a failed state.'),
-  max_turns: z.number().int().min(1).max(100_000).optional().describe('Agent turns before the run pauses for the user.'),
+  max_turns: z.number().int().min(1).max(MAX_TURNS).optional().describe('Agent turns before the run pauses for the user.'),
   workspace: z
     .strictObject({
       from: z.string().min(1).optional().describe('A directory (relative to where troupe runs) each agent workspace starts as a copy of.'),
