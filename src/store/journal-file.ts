@@ -106,11 +106,16 @@ export class JournalWriter {
 
   /** Appends one record already serialised as JSON (one line, no newline in it). */
   appendJson(json: string): void {
-    const bytes = Buffer.from(`${json}\n`);
-    let written = 0;
+    const line = `${json}\n`;
+    const length = Buffer.byteLength(line);
     try {
-      while (written < bytes.length) written += writeSync(this.fd, bytes, written, bytes.length - written, this.size + written);
-      this.size += bytes.length;
+      // The string is written as it is (no Buffer made per line); a short write, rare on a file, goes on from a copy.
+      let written = writeSync(this.fd, line, this.size);
+      if (written < length) {
+        const bytes = Buffer.from(line);
+        while (written < length) written += writeSync(this.fd, bytes, written, length - written, this.size + written);
+      }
+      this.size += length;
     } catch (error) {
       try {
         ftruncateSync(this.fd, this.size);
