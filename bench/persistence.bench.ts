@@ -97,7 +97,7 @@ export default async function bench(): Promise<void> {
     const wall = performance.now() - t0;
     await session.stop();
     const near = (rows: { turn: number; ms: number }[], mark: number) => rows.filter((r) => r.turn >= mark && r.turn < mark + WINDOW).map((r) => r.ms);
-    // Checkpoints are a second or 64 journal lines apart: the three nearest each mark.
+    // Checkpoints are a second or 256 journal lines apart: the three nearest each mark.
     const nearest = (rows: { turn: number; ms: number }[], mark: number) => [...rows].sort((x, y) => Math.abs(x.turn - mark) - Math.abs(y.turn - mark)).slice(0, 3).map((r) => r.ms);
     const every = store.appends.length / Math.max(1, store.checkpoints.length);
     const amortised = store.checkpoints.reduce((n, c) => n + c.ms, 0) / Math.max(1, store.appends.length);
@@ -108,7 +108,7 @@ export default async function bench(): Promise<void> {
       process.stdout.write(`  turn ${String(mark).padStart(6)}  append ${ms(median(a)).padStart(9)} (${a.length} steps)  checkpoint ${ms(median(c)).padStart(9)} (median of the ${c.length} nearest; serialise + write + rename)
 `);
     }
-    process.stdout.write(`  a checkpoint every ${every.toFixed(0)} journal lines on this instant model (at most one a second, or every 64 lines): ${ms(amortised)} per line amortised\n`);
+    process.stdout.write(`  a checkpoint every ${every.toFixed(0)} journal lines on this instant model (at most one a second, or every 256 lines): ${ms(amortised)} per line amortised\n`);
     const journal = statSync(join(dir, 'sessions', 'bench.jsonl')).size;
     const doc = statSync(join(dir, 'sessions', 'bench.json')).size;
     process.stdout.write(`  at ${last} turns: journal ${(journal / 1024 / 1024).toFixed(1)} MiB (append-only), document ${(doc / 1024).toFixed(0)} KiB (rewritten at checkpoints); ${store.appends.length} appends, ${store.checkpoints.length} checkpoints; whole run ${(wall / 1000).toFixed(1)} s (${ms(wall / last)} per turn)\n`);

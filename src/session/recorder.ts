@@ -15,15 +15,15 @@ export interface RecorderSources {
 }
 
 // The checkpoint is a cache (reopening folds the journal lines after it), so a fast session need not
-// rewrite the document at every turn: a new turn is checkpointed once a second, or every 64 lines.
+// rewrite the document at every turn: a new turn is checkpointed once a second, or every 256 lines.
 const CHECKPOINT_MS = 1_000;
-const CHECKPOINT_LINES = 64;
+const CHECKPOINT_LINES = 256;
 
 /**
  * Persists a running session: every step's input and events are appended to the journal before the
  * step's effects run (O(1) per step), and the small session document gets a checkpoint whenever the
  * status changes, on close, and at a new turn or a memory compression once the last checkpoint is a
- * second or 64 journal lines old (so with real models, at every turn).
+ * second or 256 journal lines old (so with real models, at every turn).
  */
 export class JournalRecorder {
   private records: number;
@@ -53,7 +53,7 @@ export class JournalRecorder {
     else if (next.turn !== this.last.turn) this.checkpointIfDue({ sync: next.status !== 'running' });
   }
 
-  /** Checkpoints unless the last one is recent (under a second and 64 journal lines old): at a new turn, after memory compression. */
+  /** Checkpoints unless the last one is recent (under a second and 256 journal lines old): at a new turn, after memory compression. */
   checkpointIfDue(options: { sync?: boolean } = {}): void {
     if (this.records - this.last.records >= CHECKPOINT_LINES) return this.checkpoint(options);
     const now = this.sources.clock();

@@ -121,7 +121,7 @@ describe('data safety', () => {
     const dir = dataDir();
     const model = new CountingDemo();
     const fs = failingDocuments(2, 'ENOSPC', 'no space left on device');
-    // Turns a second apart, as with a real model: every turn is checkpointed (a faster session every 64 lines).
+    // Turns a second apart, as with a real model: every turn is checkpointed (a faster session every 256 lines).
     const session = await openSession({ team: studio(), teamDir: REPO_ROOT, model, store: new LowdbStore(dir, { fs }), id: 'doc', env: ENV, memory: false, clock: fixedClock() });
     session.start('A lighthouse keeper game');
     await session.settled();
@@ -180,7 +180,7 @@ describe('data safety', () => {
 
   it('a checkpoint is on disk when it returns: no write is left queued holding a serialised copy of the document (what grew memory in long runs)', async () => {
     const dir = dataDir();
-    // Turns a second apart, as with a real model: every turn is checkpointed (a faster session every 64 lines).
+    // Turns a second apart, as with a real model: every turn is checkpointed (a faster session every 256 lines).
     const session = await openSession({ team: studio(), teamDir: REPO_ROOT, model: new DemoModel(), store: new LowdbStore(dir), id: 'now', env: ENV, clock: fixedClock() });
     const path = join(dir, 'sessions', 'now.json');
     const turns: number[] = [];
