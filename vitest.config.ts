@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -9,6 +10,9 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
+    // Vitest leaves a core free by default, which on a 2-core machine runs every file one after another;
+    // most of the suite waits on subprocesses, servers and terminals, so every core is used.
+    maxWorkers: Math.max(2, availableParallelism()),
     // Ink renders only the final frame when it thinks it runs in CI (CI=true, as on the CI machine);
     // the UI tests check what a person at a terminal sees, so they run as outside CI.
     env: { CI: 'false' },
