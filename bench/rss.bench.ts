@@ -1,7 +1,7 @@
 // Resident memory as a long session runs: a headless session on the shipped team, memory on, saved to a
 // lowdb store, talking over HTTP (the OpenAI adapter, streaming) to a local chat server in another process
 // (bench/chat-server.ts). RSS and heap are read after a full GC at 100, 1,000, 2,000 and 5,000 turns; flat
-// is the target. Alone: node --import tsx bench/rss.bench.ts   (MARKS=100,1000 for a shorter run)
+// is the target. The heap is sized for memory, as the CLI does for headless runs. Alone: node --import tsx bench/rss.bench.ts   (MARKS=100,1000 for a shorter run)
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,6 +19,8 @@ const MARKS = (process.env.MARKS ?? (process.env.BENCH_QUICK === '1' ? '100,1000
 
 // A full collection before each reading, so the figure is what the session keeps, not garbage not yet collected.
 setFlagsFromString('--expose-gc');
+// As the CLI runs headless sessions (src/cli.tsx): the heap sized for memory.
+setFlagsFromString('--optimize-for-size');
 const gc = runInNewContext('gc') as () => void;
 
 function startServer(last: number): Promise<{ url: string; stop: () => void }> {
@@ -46,7 +48,7 @@ export default async function bench(): Promise<void> {
       if (e.type !== 'agent_message' || !MARKS.includes(e.turn)) return;
       gc();
       const m = process.memoryUsage();
-      rows.push(`  turn ${String(e.turn).padStart(5)}  rss ${mib(m.rss).padStart(7)}  heap ${mib(m.heapUsed).padStart(6)}  (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+      rows.push(`  turn ${String(e.turn).padStart(5)}  rss ${mib(m.rss).padStart(7)}  heap ${mib(m.heapUsed).padStart(6)} of ${mib(m.heapTotal)}  external ${mib(m.external)} (buffers ${mib(m.arrayBuffers)})  (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
     });
     session.start('A lighthouse keeper game');
     await session.settled();

@@ -1,9 +1,17 @@
 #!/usr/bin/env node
+import { setFlagsFromString } from 'node:v8';
 import { main } from './cli/main.js';
 
 // The UI runs React's production build (the development build keeps a performance entry per render,
 // growing without bound); React reads this when it is first imported, which happens later, lazily.
 process.env.NODE_ENV ??= 'production';
+
+const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY);
+
+// Sessions run for hours and wait on models, not on the CPU: V8 sizes the heap for memory, so resident
+// memory stays flat (a 5,000-turn run: 154-163 MB, against 216 MB rising to 364 MB with default sizing).
+// The UI does the same once its first frame is drawn (src/cli/interactive.ts).
+if (!interactive) setFlagsFromString('--optimize-for-size');
 
 // A reader that closes the pipe (`troupe show | head`) ends the output, not the program with a stack
 // trace: everything is saved by the time anything is printed, so leaving quietly loses nothing.
@@ -20,7 +28,7 @@ const code = await main(process.argv.slice(2), {
   stdin: process.stdin,
   env: process.env,
   cwd: process.cwd(),
-  interactive: Boolean(process.stdin.isTTY && process.stdout.isTTY),
+  interactive,
 });
 process.exitCode = code;
 // Everything is saved by now; a socket a provider left open must not keep the process alive.
