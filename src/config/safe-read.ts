@@ -49,10 +49,15 @@ export function readConfigText(root: string, path: string, maxBytes = MAX_CONFIG
   // O_NONBLOCK: if the file was swapped for a FIFO after the check, opening it does not hang.
   const fd = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
-    if (!fstatSync(fd).isFile()) throw new UnreadableFile(`${path} is not a regular file`, 'name a regular file');
-    const buffer = Buffer.alloc(maxBytes + 1);
+    const opened = fstatSync(fd);
+    if (!opened.isFile()) throw new UnreadableFile(`${path} is not a regular file`, 'name a regular file');
+    // Sized from the file (one byte more shows it grew); grown only if it grew since, never past maxBytes + 1.
+    let buffer = Buffer.allocUnsafe(Math.min(opened.size, maxBytes) + 1);
     let length = 0;
-    for (let n = 1; n > 0 && length <= maxBytes; length += n) n = readSync(fd, buffer, length, buffer.length - length, null);
+    for (let n = 1; n > 0 && length <= maxBytes; length += n) {
+      if (length === buffer.length) buffer = Buffer.concat([buffer, Buffer.allocUnsafe(Math.min(buffer.length, maxBytes + 1 - buffer.length))]);
+      n = readSync(fd, buffer, length, buffer.length - length, null);
+    }
     if (length > maxBytes) throw new UnreadableFile(`${path} is larger than ${maxBytes} bytes`, 'make it smaller');
     try {
       return new TextDecoder('utf-8', { fatal: true }).decode(buffer.subarray(0, length));
