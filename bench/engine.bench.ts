@@ -49,7 +49,8 @@ class InstantModel implements ChatModel {
 function open(loaded: LoadedTeam): MachineDefinition {
   const def = compileTeam(loaded);
   def.limits = { ...def.limits, max_turns: 1_000_000, ping_pong: 1_000, max_reworks_per_pair: 1_000 };
-  def.arbiter = { ...def.arbiter, blockingDependency: null };
+  const team = def.team!;
+  def.team = { ...team, arbiter: { ...team.arbiter, blockingDependency: null } };
   return def;
 }
 

@@ -1,4 +1,5 @@
 import type { MachineDefinition } from '../engine/definition.js';
+import { teamMajorIds } from '../routing/team-settings.js';
 import { COMMANDS, findCommand } from './catalog.js';
 
 /** The result of Tab: the completed line (unchanged when ambiguous) and the candidates that matched. */
@@ -33,6 +34,6 @@ export function complete(line: string, def: MachineDefinition): Completion {
   const [, head = '', name = '', partial = ''] = arg;
   const spec = findCommand(name);
   if (spec?.arg === 'persona') return finish(head, partial, def.agents.map((a) => a.id));
-  if (spec?.arg === 'major') return finish(head, partial, def.majors.filter((m) => m.kind === 'team').map((m) => m.id));
+  if (spec?.arg === 'major') return finish(head, partial, teamMajorIds(def));
   return { line, candidates: [] };
 }

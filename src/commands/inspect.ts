@@ -28,7 +28,7 @@ function statusLines({ def, session: s }: InspectSources): string[] {
   const lines = [
     `state: ${situationLine(sit)}`,
     `now: ${sit.status}`,
-    `mode: ${s.mode.toUpperCase()} · approval gates: ${def.approval} · turn ${s.turn}/${s.turnBudget}`,
+    `mode: ${s.mode.toUpperCase()} · approval gates: ${def.team?.approval ?? 'auto'} · turn ${s.turn}/${s.turnBudget}`,
   ];
   const r = s.routing;
   if (r?.history.length) lines.push(`handed over by: ${r.history.map((id) => displayName(def, id)).join(' › ')}`);

@@ -1,6 +1,7 @@
 import { resolvePersona } from '../arbiter/resolve.js';
 import type { MachineDefinition } from '../engine/definition.js';
 import type { EngineInput } from '../engine/input-events.js';
+import { teamMajorIds } from '../routing/team-settings.js';
 import { COMMANDS, findCommand } from './catalog.js';
 import { didYouMean } from './suggest.js';
 
@@ -25,10 +26,6 @@ export function isCommand(line: string): boolean {
 
 function knownPersonas(def: MachineDefinition): string {
   return def.agents.map((a) => `${a.id} (${a.name})`).join(', ');
-}
-
-function teamMajors(def: MachineDefinition): string[] {
-  return def.majors.filter((m) => m.kind === 'team').map((m) => m.id);
 }
 
 /** Splits `rest` into a persona name and the remainder, trying the longest prefix that names a persona ("Game Designer hi"). */
@@ -80,7 +77,7 @@ export function parseLine(line: string, def: MachineDefinition): ParsedLine {
       return engine({ type: 'user_call_agent', target: found.id, message: found.remainder });
     }
     case 'switch_to': {
-      const majors = teamMajors(def);
+      const majors = teamMajorIds(def);
       const major = majors.find((m) => m.toLowerCase() === rest.toLowerCase());
       if (!major) return { kind: 'error', message: `${rest === '' ? 'usage: !switch_to <MAJOR>' : `unknown major "${rest}"`}; known: ${majors.join(', ')}` };
       return engine({ type: 'user_switch_major', major });

@@ -24,8 +24,8 @@ function pathOfId(def: MachineDefinition, id: string | 'user' | null | undefined
 /** The next state as far as it is known before the active persona answers. */
 function predicted(def: MachineDefinition, s: SessionState): string | null {
   if (s.status === 'idle') {
-    const routing = def.routing[s.mode];
-    return pathOfId(def, routing.kind === 'pipeline' ? routing.stages[0]?.persona : def.initial);
+    const routing = def.team?.routing[s.mode];
+    return pathOfId(def, routing?.kind === 'pipeline' ? routing.stages[0]?.persona : def.initial);
   }
   if (s.status !== 'running') return null;
   const r = s.routing;
@@ -33,8 +33,8 @@ function predicted(def: MachineDefinition, s: SessionState): string | null {
   if (s.inFlight?.inbox.kind === 'consult' && r.consultReturn) return pathOfId(def, r.consultReturn);
   const detour = r.detours[r.detours.length - 1];
   if (detour && detour.target === s.active) return pathOfId(def, detour.returnTo);
-  const routing = def.routing[s.mode];
-  if (routing.kind === 'pipeline') {
+  const routing = def.team?.routing[s.mode];
+  if (routing?.kind === 'pipeline') {
     const stage = routing.stages[r.pipelineIndex + 1];
     return stage ? pathOfId(def, stage.persona) : formatPath(def, def.userPath);
   }
@@ -43,8 +43,8 @@ function predicted(def: MachineDefinition, s: SessionState): string | null {
 }
 
 function stageOf(def: MachineDefinition, s: SessionState): string | undefined {
-  const routing = def.routing[s.mode];
-  if (routing.kind !== 'pipeline' || !s.routing) return undefined;
+  const routing = def.team?.routing[s.mode];
+  if (routing?.kind !== 'pipeline' || !s.routing) return undefined;
   const at = s.routing.pipelineIndex;
   const stage = routing.stages[at];
   return stage ? `${stage.stage} (${at + 1}/${routing.stages.length})` : 'off the pipeline';

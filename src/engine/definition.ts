@@ -1,16 +1,13 @@
-import type { ApprovalPolicy, Limits } from '../config/team-schema.js';
-import type { Criteria } from '../arbiter/proposal.js';
+import type { Limits } from '../config/team-schema.js';
 import type { ArbiterPersona } from '../arbiter/arbitrate.js';
-import type { TriggerRule } from '../arbiter/triggers.js';
 import type { Chart } from './chart/chart.js';
 import type { StatePath } from './chart/path.js';
 import type { EngineInput } from './input-events.js';
 import type { TransitionRecord } from './moves.js';
 import type { Effect } from './effects.js';
 import type { SessionState } from './session.js';
-import type { Mode } from './session.js';
 import type { StepContext } from './context.js';
-import type { TeamRouting } from '../routing/state.js';
+import type { TeamSettings } from '../routing/team-settings.js';
 import type { WorkflowPlan } from '../workflow/run/plan.js';
 
 /** An agent the chart invokes (a persona of a team, or a workflow role): its state and how it is shown. */
@@ -26,22 +23,10 @@ export interface AgentState extends ArbiterPersona {
   description: string;
 }
 
-/** A compound state holding persona substates (or the user). */
-export interface MajorState {
-  id: string;
-  kind: 'team' | 'user';
-  lead: string | null;
-  children: string[];
-  description: string;
-}
-
-/** How the next state is chosen after a turn: by directives and the arbiter, or by a fixed pipeline. */
-export type Routing = { kind: 'directive' } | { kind: 'pipeline'; stages: { stage: string; persona: string }[] };
-
 /** What a definition's routing policy does with the inputs the core does not handle itself. */
 export interface Policy {
   /** The policy's own state for a fresh session. */
-  initialRouting(def: MachineDefinition): TeamRouting | null;
+  initialRouting(def: MachineDefinition): SessionState['routing'];
   /** The brief arrived: enter the first state. */
   start(ctx: StepContext, brief: string): void;
   /** Any other input (model results, user actions, budgets). */
@@ -68,21 +53,10 @@ export interface MachineDefinition {
   entry: string;
   /** The workflow plan (workflow definitions only). */
   workflow?: WorkflowPlan;
+  /** The team's majors, routing, arbiter, rules and approval gates (team definitions only; the team policy reads them). */
+  team: TeamSettings | null;
   policy: Policy;
   limits: Limits;
-  majors: MajorState[];
-  userMajor: string;
-  routing: Record<Mode, Routing>;
-  arbiter: {
-    weights: Criteria;
-    defaults: Criteria;
-    blockingDependency: number | null;
-    triggerWindow: number;
-    ruleCooldown: number;
-    queueTtl: number;
-  };
-  rules: TriggerRule[];
-  approval: ApprovalPolicy;
 }
 
 /** Finds an agent by id. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { EngineEventSchema } from './event-map.js';
 import { AgentCallSchema } from './moves.js';
-import { EvaluationSchema } from '../workflow/run/evaluation.js';
+import { EvaluationSchema } from './evaluation.js';
 
 /** Work the runtime performs for the pure core; results come back as engine inputs. */
 export const EffectSchema = z.discriminatedUnion('type', [

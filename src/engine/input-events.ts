@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { DirectiveResultSchema } from '../directive/schema.js';
 import { ModeSchema } from './session.js';
-import { EvaluationResultSchema } from '../workflow/run/evaluation.js';
-import { ChangesSchema, ToolCallRecordSchema } from '../workflow/run/state.js';
+import { EvaluationResultSchema } from './evaluation.js';
+import { ChangesSchema, ToolCallRecordSchema } from './agent-reply.js';
 
 /** The typed command line a user input came from, kept for the `command` event. */
 const CommandSchema = z.object({ name: z.string(), args: z.array(z.string()) }).optional();

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+// The snapshot stores each policy's own state, validated field by field on load: naming their schemas here
+// keeps the stored format as it is (a neutral field would change what loading accepts and the key order).
 import { TeamRoutingSchema } from '../routing/state.js';
 import { WorkflowRunSchema } from '../workflow/run/state.js';
 import { AgentCallSchema, AwaitingSchema, MoveSchema } from './moves.js';

@@ -12,6 +12,6 @@ export function bareDefinition(doc: SessionDocument): MachineDefinition {
     agentIndex: new Map(),
     userPath: '',
     initial: '',
-    majors: [],
+    team: null,
   } as unknown as MachineDefinition;
 }

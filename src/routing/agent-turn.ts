@@ -7,12 +7,14 @@ import type { AgentCall, Move } from '../engine/moves.js';
 import { alternationLength } from './loops.js';
 import { applyMove, remember, routingOf } from './moves.js';
 import { proposalsFor } from './proposals.js';
+import { teamOf } from './team-settings.js';
 
 /** Moves that go through the approval gate when the team's policy asks for it. */
 function needsGate(ctx: StepContext, from: string, move: Move): boolean {
   if (move.to === 'user' || move.kind === 'user' || move.kind === 'consult') return false;
-  if (ctx.def.approval === 'every') return true;
-  if (ctx.def.approval === 'on_major_change') return agentById(ctx.def, from)?.major !== agentById(ctx.def, move.to)?.major;
+  const { approval } = teamOf(ctx.def);
+  if (approval === 'every') return true;
+  if (approval === 'on_major_change') return agentById(ctx.def, from)?.major !== agentById(ctx.def, move.to)?.major;
   return false;
 }
 
@@ -40,12 +42,13 @@ function proceed(ctx: StepContext, persona: string, move: Move): void {
 function routeHandoff(ctx: StepContext, persona: string, d: Directive, text: string): void {
   const { s, def } = ctx;
   const r = routingOf(ctx);
+  const { arbiter } = teamOf(def);
   const decision = arbitrate({
     from: persona,
     proposals: proposalsFor(ctx, persona, d),
     roster: def.agents,
-    weights: def.arbiter.weights,
-    blockingDependency: def.arbiter.blockingDependency,
+    weights: arbiter.weights,
+    blockingDependency: arbiter.blockingDependency,
   });
   r.lastDecision = decision;
   emit(ctx, event('arbitration', { from: pathOf(ctx, persona), decision }));
@@ -59,7 +62,7 @@ function routeHandoff(ctx: StepContext, persona: string, d: Directive, text: str
   r.queue = r.queue.filter((q) => q.target !== to && q.target !== winner.target);
   for (const p of decision.proposals) {
     if (p.status === 'lost' && p.source === 'agent' && p.targetId && !r.queue.some((q) => q.target === p.targetId)) {
-      r.queue = [...r.queue, { ...p, target: p.targetId, source: 'queue', expires: s.turn + def.arbiter.queueTtl }];
+      r.queue = [...r.queue, { ...p, target: p.targetId, source: 'queue', expires: s.turn + arbiter.queueTtl }];
     }
   }
   if (winner.ruleId) r.rulesFired = { ...r.rulesFired, [winner.ruleId]: s.turn };
@@ -207,7 +210,7 @@ export function agentCompleted(ctx: StepContext, turnId: string, rawText: string
     toUser(ctx, 'complete', `${nameOf(ctx, persona)} declared the work complete; !approve to end or reply to continue`);
     return;
   }
-  const routing = def.routing[s.mode];
+  const routing = teamOf(def).routing[s.mode];
   if (routing.kind === 'pipeline') {
     routePipeline(ctx, persona, d, text, routing.stages);
     return;

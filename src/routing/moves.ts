@@ -2,6 +2,7 @@ import { changeState, pathOf, startCall, toUser, type StepContext } from '../eng
 import type { Move, TransitionRecord } from '../engine/moves.js';
 import { nextLoop } from './loops.js';
 import { HISTORY_LIMIT, type TeamRouting } from './state.js';
+import { teamOf } from './team-settings.js';
 
 /** The team routing state of the step's draft (the policy only runs on team definitions). */
 export function routingOf(ctx: StepContext): TeamRouting {
@@ -14,7 +15,7 @@ export function routingOf(ctx: StepContext): TeamRouting {
 export function remember(ctx: StepContext, text: string): void {
   if (text === '') return;
   const r = routingOf(ctx);
-  r.recentTexts = [...r.recentTexts, text].slice(-ctx.def.arbiter.triggerWindow);
+  r.recentTexts = [...r.recentTexts, text].slice(-teamOf(ctx.def).arbiter.triggerWindow);
 }
 
 /** Forgets the alternation: moves before now no longer count towards ping-pong detection. */

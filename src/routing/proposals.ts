@@ -4,6 +4,7 @@ import { resolvePersona } from '../arbiter/resolve.js';
 import type { Directive } from '../directive/schema.js';
 import type { StepContext } from '../engine/context.js';
 import { routingOf } from './moves.js';
+import { teamOf } from './team-settings.js';
 
 function criteriaOf(c: Partial<Criteria>, defaults: Criteria): Criteria {
   return {
@@ -17,7 +18,8 @@ function criteriaOf(c: Partial<Criteria>, defaults: Criteria): Criteria {
 export function proposalsFor(ctx: StepContext, persona: string, d: Directive): Proposal[] {
   const { def, s } = ctx;
   const r = routingOf(ctx);
-  const defaults = def.arbiter.defaults;
+  const { arbiter, rules } = teamOf(def);
+  const defaults = arbiter.defaults;
   const out: Proposal[] = [];
   if (d.next_agent) {
     out.push({ target: d.next_agent, source: 'agent', criteria: criteriaOf(d, defaults), reason: d.transition, proposer: persona });
@@ -25,7 +27,7 @@ export function proposalsFor(ctx: StepContext, persona: string, d: Directive): P
   for (const alt of d.alternatives ?? []) {
     out.push({ target: alt.next_agent, source: 'agent', criteria: criteriaOf(alt, defaults), reason: alt.reason ?? 'alternative', proposer: persona });
   }
-  out.push(...matchTriggers(def.rules, { from: persona, texts: r.recentTexts, turn: s.turn, lastFired: r.rulesFired, cooldown: def.arbiter.ruleCooldown }));
+  out.push(...matchTriggers(rules, { from: persona, texts: r.recentTexts, turn: s.turn, lastFired: r.rulesFired, cooldown: arbiter.ruleCooldown }));
   r.queue = r.queue.filter((q) => q.expires > s.turn);
   // A fresh agent proposal for the same persona supersedes the queued one.
   const fresh = new Set(out.filter((p) => p.source === 'agent').map((p) => resolvePersona(def.agents, p.target)?.id));

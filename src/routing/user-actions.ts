@@ -7,13 +7,14 @@ import type { AgentCall, Move } from '../engine/moves.js';
 import type { Mode } from '../engine/session.js';
 import { countApproval } from './agent-turn.js';
 import { applyMove, remember, resetLoopTrail, routingOf } from './moves.js';
+import { teamMajorIds, teamOf } from './team-settings.js';
 
 /** Starts the session on the brief at the initial state (or the first pipeline stage). */
 export function start(ctx: StepContext, brief: string): void {
   const { s, def } = ctx;
   remember(ctx, brief);
   emit(ctx, event('user_input', { text: brief }));
-  const routing = def.routing[s.mode];
+  const routing = teamOf(def).routing[s.mode];
   const first = routing.kind === 'pipeline' ? routing.stages[0]!.persona : def.initial;
   routingOf(ctx).pipelineIndex = 0;
   applyMove(ctx, { to: first, kind: 'system', reason: 'brief received', inbox: { kind: 'brief', text: brief } });
@@ -53,12 +54,13 @@ export function handoff(ctx: StepContext, target: string, via = '!handoff'): voi
     return;
   }
   const from = s.active ?? def.initial;
+  const { arbiter } = teamOf(def);
   const decision = arbitrate({
     from,
     proposals: [{ target: persona.id, source: 'user', criteria: { urgency: 1, dependency: 1, user_intent: 1 }, reason: via, proposer: 'user' }],
     roster: def.agents,
-    weights: def.arbiter.weights,
-    blockingDependency: def.arbiter.blockingDependency,
+    weights: arbiter.weights,
+    blockingDependency: arbiter.blockingDependency,
   });
   const r = routingOf(ctx);
   r.lastDecision = decision;
@@ -76,9 +78,9 @@ export function handoff(ctx: StepContext, target: string, via = '!handoff'): voi
 
 /** `!switch_to MAJOR`: hands control to the major's lead. */
 export function switchMajor(ctx: StepContext, majorId: string): void {
-  const major = ctx.def.majors.find((m) => m.id.toLowerCase() === majorId.toLowerCase() && m.kind === 'team');
+  const major = teamOf(ctx.def).majors.find((m) => m.id.toLowerCase() === majorId.toLowerCase() && m.kind === 'team');
   if (!major || !major.lead) {
-    const majors = ctx.def.majors.filter((m) => m.kind === 'team').map((m) => m.id).join(', ');
+    const majors = teamMajorIds(ctx.def).join(', ');
     note(ctx, `unknown major "${majorId}"; known: ${majors}`);
     return;
   }
@@ -213,7 +215,7 @@ export function switchMode(ctx: StepContext, mode: Mode): void {
     return;
   }
   s.mode = mode;
-  const routing = def.routing[mode];
+  const routing = teamOf(def).routing[mode];
   if (routing.kind === 'pipeline') {
     const at = routing.stages.findIndex((st) => st.persona === s.active);
     routingOf(ctx).pipelineIndex = at >= 0 ? at : -1;

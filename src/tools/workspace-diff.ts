@@ -1,5 +1,5 @@
 import { FILE_HEADERS_ONLY, formatPatch, structuredPatch } from 'diff';
-import type { Changes } from '../workflow/run/state.js';
+import type { Changes } from '../engine/agent-reply.js';
 import type { Snapshot, SnapshotEntry } from './workspace-snapshot.js';
 
 /** How large a rendered diff may get. */

@@ -2,7 +2,7 @@ import { mkdir, readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/
 import { join, relative } from 'node:path';
 import { z } from 'zod';
 import { UserError } from '../errors.js';
-import type { Changes } from '../workflow/run/state.js';
+import type { Changes } from '../engine/agent-reply.js';
 import { copyTree } from './copy-tree.js';
 import { addWorktree, removeWorktree, repositoryOf } from './git-worktree.js';
 import { DEFAULT_DIFF_LIMITS, diffSnapshots, type DiffLimits } from './workspace-diff.js';

@@ -22,10 +22,11 @@ export function personaMarks(session: SessionState, marks: StateTreeProps['marks
 /** Majors and their personas, one major per row: active highlighted, visit counts, ✓ approvals, ↺ reworks. */
 export function StateTree({ def, session, marks }: StateTreeProps): React.JSX.Element {
   const waiting = session.status === 'awaiting_user' || session.status === 'idle';
-  const labelWidth = Math.max(...def.majors.map((m) => m.id.length)) + 1;
+  const majors = def.team?.majors ?? [];
+  const labelWidth = Math.max(...majors.map((m) => m.id.length)) + 1;
   return (
     <Box flexDirection="column" borderStyle="single" borderLeft={false} borderRight={false} borderDimColor>
-      {def.majors.map((major) => (
+      {majors.map((major) => (
         <Box key={major.id} flexDirection="row">
           <Box width={labelWidth} flexShrink={0}>
             <Text dimColor>{major.id}</Text>

@@ -73,7 +73,7 @@ describe('situation', () => {
 
   it('shows the transition held at an approval gate as pending', async () => {
     const team = studio();
-    team.def.approval = 'every';
+    team.def.team!.approval = 'every';
     const model = new ScriptedModel([
       { text: 'never finished', hold: FOREVER },
       { text: 'Over to the CFO.', directive: { transition: 'HANDOFF_TO_AGENT', next_agent: 'cfo' } },

@@ -30,7 +30,7 @@ describe('step is pure', () => {
 describe('approval gates', () => {
   it('on_major_change pauses before a cross-major move; !approve takes it', async () => {
     const team = studio();
-    team.def.approval = 'on_major_change';
+    team.def.team!.approval = 'on_major_change';
     const model = new ScriptedModel([to('game_designer'), to('lead_engineer'), ask]);
     const { runner, events } = await studioRunner(model, { team });
     runner.start('brief');
@@ -47,7 +47,7 @@ describe('approval gates', () => {
 
   it('every: !rework at a gate sends the work back with the reason; !handoff redirects', async () => {
     const team = studio();
-    team.def.approval = 'every';
+    team.def.team!.approval = 'every';
     const model = new ScriptedModel([to('game_designer'), to('game_designer'), ask]);
     const { runner } = await studioRunner(model, { team });
     runner.start('brief');
@@ -169,7 +169,7 @@ describe('modes', () => {
 describe('review fixes', () => {
   it('a consultation during a gate keeps the gate: !approve afterwards still takes the held handoff', async () => {
     const team = studio();
-    team.def.approval = 'every';
+    team.def.team!.approval = 'every';
     const model = new ScriptedModel([to('game_designer'), { text: 'affordable', directive: { transition: 'RESPOND_TO_USER' } }, ask]);
     const { runner } = await studioRunner(model, { team });
     runner.start('brief');
@@ -199,7 +199,7 @@ describe('review fixes', () => {
 
   it('simple mode: a reply at a gate does not skip the held stage', async () => {
     const team = studio();
-    team.def.approval = 'every';
+    team.def.team!.approval = 'every';
     const model = new ScriptedModel([to('ceo'), to('ceo'), to('ceo')]);
     const { runner, events } = await studioRunner(model, { team, mode: 'simple' });
     runner.start('brief');

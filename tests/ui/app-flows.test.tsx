@@ -23,7 +23,7 @@ const says = (text: string, directive: Record<string, unknown>): ScriptEntry => 
 
 async function mount(script: ScriptEntry[], options: { approval?: 'every'; columns?: number } = {}) {
   const team = studio();
-  if (options.approval) team.def.approval = options.approval;
+  if (options.approval) team.def.team!.approval = options.approval;
   const model = new ScriptedModel(script);
   const { runner, events } = await studioRunner(model, { team });
   runners.push(runner);

@@ -113,7 +113,7 @@ describe('Arbitration', () => {
         { target: 'art_director', source: 'agent', criteria: c(0.4, 0.6, 0.7), reason: '', proposer: 'game_designer' },
       ],
       roster: def.agents,
-      weights: def.arbiter.weights,
+      weights: def.team!.arbiter.weights,
       blockingDependency: null,
     });
     const frame = render(<Arbitration arbitration={{ from: 'CREATIVE.game_designer', decision }} def={def} />).lastFrame()!;

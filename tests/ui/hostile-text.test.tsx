@@ -30,7 +30,7 @@ describe('the UI renders hostile text made safe', () => {
 
   it('the live turn (streamed words and the model label), the state line, the arbitration, the header and the input line', () => {
     const live = { turnId: 't', persona: 'cmo', path: 'STRATEGIC.cmo', model: HOSTILE.osc0_title!, attempt: 1, text: ALL_HOSTILE, startedAt: 0 };
-    const decision = arbitrate({ from: 'ceo', proposals: [{ target: `cfo${HOSTILE.csi_hidden}`, source: 'agent', criteria: { urgency: 1, dependency: 1, user_intent: 1 }, reason: '', proposer: 'ceo' }], roster: def.agents, weights: def.arbiter.weights, blockingDependency: null });
+    const decision = arbitrate({ from: 'ceo', proposals: [{ target: `cfo${HOSTILE.csi_hidden}`, source: 'agent', criteria: { urgency: 1, dependency: 1, user_intent: 1 }, reason: '', proposer: 'ceo' }], roster: def.agents, weights: def.team!.arbiter.weights, blockingDependency: null });
     const frames = [
       render(<LiveTurn live={live} def={def} width={200} maxLines={40} now={1_000} />).lastFrame()!,
       render(<StateLine situation={{ current: HOSTILE.cr_overwrite!, next: { kind: 'pending', to: HOSTILE.backspace! }, status: HOSTILE.osc52_clipboard!, stage: HOSTILE.c1_csi! }} />).lastFrame()!,

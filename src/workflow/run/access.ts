@@ -1,5 +1,5 @@
 import type { StepContext } from '../../engine/context.js';
-import type { Evaluation } from './evaluation.js';
+import type { Evaluation } from '../../engine/evaluation.js';
 import { planOf, scopeOf, stateOf } from './frames.js';
 import type { WorkflowPlan } from './plan.js';
 import type { Frame, WorkflowRun } from './state.js';

@@ -65,7 +65,6 @@ export function compileWorkflow(plan: WorkflowPlan, limits: Partial<Limits> = {}
     description: a.systemMessage.split('\n')[0] ?? '',
     allowed: null,
   }));
-  const neutral = { urgency: 0.5, dependency: 0.5, user_intent: 0.5 };
   return {
     name: plan.name,
     kind: 'workflow',
@@ -76,13 +75,8 @@ export function compileWorkflow(plan: WorkflowPlan, limits: Partial<Limits> = {}
     initial: '',
     entry: plan.start,
     workflow: plan,
+    team: null,
     policy: workflowPolicy,
     limits: { max_turns: plan.maxTurns ?? WORKFLOW_MAX_TURNS, max_reworks_per_pair: 0, ping_pong: 2, max_tokens: null, max_cost: null, ...limits },
-    majors: [],
-    userMajor: '',
-    routing: { fsm: { kind: 'directive' }, simple: { kind: 'directive' } },
-    arbiter: { weights: neutral, defaults: neutral, blockingDependency: null, triggerWindow: 1, ruleCooldown: 0, queueTtl: 0 },
-    rules: [],
-    approval: 'auto',
   };
 }

@@ -5,7 +5,8 @@ import type { ToolSpec } from '../../directive/tool.js';
 import { current, setFrame, update } from './access.js';
 import { keyOf } from './frames.js';
 import type { DebatePlan } from './plan.js';
-import { ChangesSchema, type Debate, type ToolCallRecord, type Verdict } from './state.js';
+import { ChangesSchema, type ToolCallRecord } from '../../engine/agent-reply.js';
+import type { Debate, Verdict } from './state.js';
 import { formatImplementationsForReview } from './review-format.js';
 
 /** The tool each debate turn ends with: a structured verdict, never keywords in the text. */

@@ -1,5 +1,5 @@
 import { awaitUser, note, type StepContext } from '../../engine/context.js';
-import type { EvaluationResult } from './evaluation.js';
+import type { EvaluationResult } from '../../engine/evaluation.js';
 import { current, runOf, setFrame, update } from './access.js';
 import { appendMessage } from './frames.js';
 import type { Frame } from './state.js';

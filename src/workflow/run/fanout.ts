@@ -4,7 +4,8 @@ import type { AgentCall } from '../../engine/moves.js';
 import { current, nextTurnId, setFrame, update } from './access.js';
 import { keyOf } from './frames.js';
 import type { ParallelPlan } from './plan.js';
-import type { Branch, Changes, ToolCallRecord } from './state.js';
+import type { Changes, ToolCallRecord } from '../../engine/agent-reply.js';
+import type { Branch } from './state.js';
 
 /** The id of each branch's working state and of the final state it ends in, inside its region. */
 export const BRANCH_WORK = 'work';

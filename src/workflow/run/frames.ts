@@ -1,6 +1,6 @@
 import { pathKey } from '../../engine/chart/path.js';
 import type { AgentPlan, ContextPlan, StatePlan, WorkflowPlan } from './plan.js';
-import type { Scope } from './evaluation.js';
+import type { Scope } from '../../engine/evaluation.js';
 import type { Frame, WorkflowMessage } from './state.js';
 
 /** The plan a frame runs: the root plan, or the sub-workflow its `plan` names, one level at a time. */

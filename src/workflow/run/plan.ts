@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CodeSchema } from './evaluation.js';
+import { CodeSchema } from '../../engine/evaluation.js';
 
 /** Code from the config, as the sandbox runs it. */
 export type Code = z.infer<typeof CodeSchema>;

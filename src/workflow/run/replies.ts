@@ -2,7 +2,7 @@ import { awaitUser, countVisit, emit, note, startCall, type StepContext } from '
 import { event } from '../../engine/event-map.js';
 import { current, runOf, setFrame, update } from './access.js';
 import { agentOf, appendMessage } from './frames.js';
-import type { Changes, ToolCallRecord } from './state.js';
+import type { Changes, ToolCallRecord } from '../../engine/agent-reply.js';
 import { branchFinished, branchOf, type FanoutOutcome } from './fanout.js';
 import { debateTurnDone } from './debate.js';
 import type { AgentPlan, StatePlan } from './plan.js';

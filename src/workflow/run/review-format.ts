@@ -1,4 +1,4 @@
-import type { Changes } from './state.js';
+import type { Changes } from '../../engine/agent-reply.js';
 
 /** One implementer's result as reviewers see it (the fields of a workflow branch, plus its id). */
 export interface ImplementationForReview {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AgentCallSchema } from '../../engine/moves.js';
-import { EvaluationSchema } from './evaluation.js';
+import { ChangesSchema, ToolCallRecordSchema } from '../../engine/agent-reply.js';
+import { EvaluationSchema } from '../../engine/evaluation.js';
 
 /** A message of a workflow context, in the canonical form its `assistant` agents see it. */
 export const WorkflowMessageSchema = z.object({
@@ -12,21 +13,8 @@ export const WorkflowMessageSchema = z.object({
 /** A message of a workflow context. */
 export type WorkflowMessage = z.infer<typeof WorkflowMessageSchema>;
 
-/** A tool call an agent made: its name and parsed arguments (parsing tools are recorded, not executed). */
-export const ToolCallRecordSchema = z.object({ id: z.string().optional(), name: z.string(), arguments: z.unknown() });
-/** A recorded tool call. */
-export type ToolCallRecord = z.infer<typeof ToolCallRecordSchema>;
-
 /** Where a state is in its work: entry code, input, the agent's turn (or branches, or debate), after-code, choosing the next state. */
 export const PhaseSchema = z.enum(['enter', 'input', 'act', 'call', 'fanout', 'debate', 'after', 'transitions']);
-
-/** The files a branch's agent changed in its workspace, and the diff rendered for reviewers. */
-export const ChangesSchema = z.object({
-  files: z.array(z.object({ path: z.string(), status: z.enum(['added', 'modified', 'deleted']) })),
-  diff: z.string(),
-});
-/** The files a branch changed. */
-export type Changes = z.infer<typeof ChangesSchema>;
 
 /** One branch of a fan-out: its call while it runs, its result once it is done. */
 export const BranchSchema = z.object({

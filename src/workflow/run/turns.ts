@@ -5,7 +5,7 @@ import type { TurnShaper } from '../../runtime/turns.js';
 import { agentOf, planOf } from './frames.js';
 import { ASK_USER_TOOL } from './constants.js';
 import { verdictTool } from './debate.js';
-import type { ToolCallRecord } from './state.js';
+import type { ToolCallRecord } from '../../engine/agent-reply.js';
 
 /** The tool a role with request_users_input may call to ask the user a question. */
 export const askUserTool: ToolSpec = {

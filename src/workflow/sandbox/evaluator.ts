@@ -1,5 +1,5 @@
 import type { Evaluator } from '../../runtime/effect-runner.js';
-import { EvaluationResultSchema, type Evaluation, type EvaluationResult } from '../run/evaluation.js';
+import { EvaluationResultSchema, type Evaluation, type EvaluationResult } from '../../engine/evaluation.js';
 import { oneLine } from './failure.js';
 import { DEFAULT_LIMITS, SandboxLimitsSchema, type SandboxLimits } from './program.js';
 import { CANCELLED, SandboxWorker } from './worker-client.js';

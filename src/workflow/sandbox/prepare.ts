@@ -1,4 +1,4 @@
-import type { Evaluation } from '../run/evaluation.js';
+import type { Evaluation } from '../../engine/evaluation.js';
 import { sizeText } from './failure.js';
 import type { Piece, Program, SandboxLimits } from './program.js';
 import { loadScriptModule } from './script-module.js';

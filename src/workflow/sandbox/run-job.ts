@@ -1,5 +1,5 @@
 import { shouldInterruptAfterDeadline, type QuickJSContext, type QuickJSHandle } from 'quickjs-emscripten';
-import type { Evaluation, EvaluationResult } from '../run/evaluation.js';
+import type { Evaluation, EvaluationResult } from '../../engine/evaluation.js';
 import { failureMessage, oneLine, sizeText } from './failure.js';
 import type { GuestContext } from './guest-context.js';
 import { jsonDepth, MAX_JSON_DEPTH } from './json-depth.js';

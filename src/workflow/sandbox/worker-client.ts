@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { EvaluationResult } from '../run/evaluation.js';
+import type { EvaluationResult } from '../../engine/evaluation.js';
 import { timeoutMessage } from './failure.js';
 import type { Job } from './run-job.js';
 import type { JobMessage, WorkerReply } from './worker.js';

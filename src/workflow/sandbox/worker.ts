@@ -1,6 +1,6 @@
 import { parentPort } from 'node:worker_threads';
 import { newQuickJSWASMModule } from 'quickjs-emscripten';
-import type { EvaluationResult } from '../run/evaluation.js';
+import type { EvaluationResult } from '../../engine/evaluation.js';
 import { oneLine } from './failure.js';
 import { closeGuestContext, limitsKey, openGuestContext, type GuestContext } from './guest-context.js';
 import { runJob, type Job } from './run-job.js';

@@ -6,7 +6,7 @@ import type { SessionState } from '../../../src/engine/session.js';
 import { initialState, step } from '../../../src/engine/step.js';
 import { compileWorkflow } from '../../../src/workflow/run/compile.js';
 import type { StatePlan, WorkflowPlan } from '../../../src/workflow/run/plan.js';
-import type { ToolCallRecord } from '../../../src/workflow/run/state.js';
+import type { ToolCallRecord } from '../../../src/engine/agent-reply.js';
 import { createSandboxEvaluator } from '../../../src/workflow/sandbox/index.js';
 import { expr, stmts } from './fixtures.js';
 

@@ -1,4 +1,4 @@
-import type { Evaluation, EvaluationResult, Scope } from '../../../src/workflow/run/evaluation.js';
+import type { Evaluation, EvaluationResult, Scope } from '../../../src/engine/evaluation.js';
 
 type Code = NonNullable<Evaluation['code']>;
 

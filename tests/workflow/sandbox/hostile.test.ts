@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Evaluation } from '../../../src/workflow/run/evaluation.js';
+import type { Evaluation } from '../../../src/engine/evaluation.js';
 import { createSandboxEvaluator } from '../../../src/workflow/sandbox/index.js';
 import { codeEvaluation, errorOf, expr, handler, scopeOf, stmts, transitionsEvaluation } from './fixtures.js';
 

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Evaluation } from '../../../src/workflow/run/evaluation.js';
+import type { Evaluation } from '../../../src/engine/evaluation.js';
 import { createSandboxEvaluator } from '../../../src/workflow/sandbox/index.js';
 import { codeEvaluation, errorOf, expr, handler, scopeOf, stmts } from './fixtures.js';
 

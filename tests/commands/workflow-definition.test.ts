@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { complete } from '../../src/commands/complete.js';
+import { inspect } from '../../src/commands/inspect.js';
+import { parseLine } from '../../src/commands/parse.js';
+import { situation } from '../../src/commands/situation.js';
+import { NO_USAGE } from '../../src/commands/usage-meter.js';
+import { initialState } from '../../src/engine/step.js';
+import { toMermaid } from '../../src/graph.js';
+import { teamOf } from '../../src/routing/team-settings.js';
+import { compileWorkflow } from '../../src/workflow/run/compile.js';
+import type { WorkflowPlan } from '../../src/workflow/run/plan.js';
+
+/** A workflow of one final state: enough to read its definition. */
+const plan: WorkflowPlan = {
+  name: 'tiny',
+  description: '',
+  input: { name: 'task' },
+  output: { name: 'result' },
+  variables: {},
+  contexts: [],
+  agents: [],
+  states: [{ name: 'stop', enter: null, agent: null, input: null, action: 'send', after: null, subWorkflow: null, parallel: null, debate: null, transitions: [], decide: null, maxRetries: 0, final: true }],
+  start: 'stop',
+  resume: null,
+  errorHandler: null,
+  script: null,
+  subWorkflows: {},
+  source: 'test',
+};
+
+describe('team commands on a workflow definition (it has no team settings)', () => {
+  const def = compileWorkflow(plan);
+  const session = initialState(def, { id: 'w' });
+
+  it('carries no team settings, and the team policy refuses to read them', () => {
+    expect(def.team).toBeNull();
+    expect(() => teamOf(def)).toThrow('routing: tiny has no team settings');
+  });
+
+  it('!switch_to knows no majors, and Tab offers none', () => {
+    expect(parseLine('!switch_to STRATEGIC', def)).toEqual({ kind: 'error', message: 'unknown major "STRATEGIC"; known: ' });
+    expect(complete('!switch_to S', def)).toEqual({ line: '!switch_to S', candidates: [] });
+  });
+
+  it('!status shows the gates as automatic, and the situation is the workflow\'s', () => {
+    expect(inspect('status', { def, session, events: [], usage: NO_USAGE }).lines).toContain('mode: FSM · approval gates: auto · turn 0/100');
+    expect(situation(def, session)).toEqual({ current: 'tiny', next: null, status: 'waiting for the workflow input' });
+  });
+
+  it('the team diagram has no majors and no rules', () => {
+    expect(toMermaid(def)).toBe('stateDiagram-v2\n  [*] --> ');
+  });
+});
