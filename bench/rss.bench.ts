@@ -6,13 +6,14 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { modelFromEnv } from '../src/llm/from-env.js';
 import { openTeam } from '../src/runtime/open-team.js';
 import { openSession } from '../src/session/open-session.js';
 import { LowdbStore } from '../src/store/lowdb-store.js';
+import { runAlone } from './alone.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const MARKS = (process.env.MARKS ?? (process.env.BENCH_QUICK === '1' ? '100,1000' : '100,1000,2000,5000')).split(',').map(Number);
@@ -33,7 +34,12 @@ function startServer(last: number): Promise<{ url: string; stop: () => void }> {
 
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 
-export default async function bench(): Promise<void> {
+/** Measures in a process of its own (see runAlone). */
+export default async function alone(): Promise<void> {
+  await runAlone(fileURLToPath(import.meta.url));
+}
+
+async function bench(): Promise<void> {
   const last = MARKS.at(-1)!;
   const server = await startServer(last);
   const dir = mkdtempSync(join(tmpdir(), 'troupe-rss-'));

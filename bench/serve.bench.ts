@@ -2,6 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { ChatModel, ChatRequest, ChatResponse } from '../src/llm/chat-model.js';
 import { openTeam } from '../src/runtime/open-team.js';
 import { PACKAGE_ROOT } from '../src/runtime/team-paths.js';
@@ -9,6 +10,7 @@ import { serveApp } from '../src/serve/app.js';
 import { SessionHost } from '../src/serve/host.js';
 import { listen } from '../src/serve/listen.js';
 import { LowdbStore } from '../src/store/lowdb-store.js';
+import { runAlone } from './alone.js';
 import { median } from './stats.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -62,7 +64,12 @@ async function watch(url: string, brief: string, arrivals: Map<string, number>, 
   }
 }
 
-export default async function bench(): Promise<void> {
+/** Measures in a process of its own (see runAlone). */
+export default async function alone(): Promise<void> {
+  await runAlone(fileURLToPath(import.meta.url));
+}
+
+async function bench(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'troupe-serve-bench-'));
   const model = new LatencyModel();
   const host = new SessionHost({ store: new LowdbStore(dir), team: openTeam(PACKAGE_ROOT, {}, {}), teamDir: PACKAGE_ROOT, env: {}, maxSessions: SESSIONS + 10, model: () => model });
