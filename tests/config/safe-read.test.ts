@@ -57,4 +57,14 @@ describe('reading config files that must stay inside their directory', () => {
     expect(problem(() => readConfigText(root, 'big.md', 1024))).toMatch(/2048 bytes \(at most 1024\)/);
     expect(problem(() => readConfigText(root, 'bad.md'))).toMatch(/not valid UTF-8/);
   });
+
+  it('reads an empty file, a file exactly at the cap and multi-byte text whole', () => {
+    const root = temp();
+    writeFileSync(join(root, 'empty.md'), '');
+    writeFileSync(join(root, 'cap.md'), 'y'.repeat(1024));
+    writeFileSync(join(root, 'wide.md'), 'é漢🎭'.repeat(200));
+    expect(readConfigText(root, 'empty.md')).toBe('');
+    expect(readConfigText(root, 'cap.md', 1024)).toBe('y'.repeat(1024));
+    expect(readConfigText(root, 'wide.md')).toBe('é漢🎭'.repeat(200));
+  });
 });
