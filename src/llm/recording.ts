@@ -4,6 +4,7 @@ import type { ChatDelta, ChatModel, ChatRequest, ChatResponse } from './chat-mod
 import { AbortedError, ModelCallError } from './errors.js';
 import { redact, redactDeep } from './redact.js';
 import { WrappedModel } from './wrapped-model.js';
+import { ChatResponseSchema } from './chat-response-schema.js';
 
 /** Format version of recording files (`at` is optional: files without it still replay). */
 export const RECORDING_VERSION = 1;
@@ -26,13 +27,6 @@ export const RecordedRequestSchema = z.object({
   persona: z.string().nullable(),
 });
 
-const ResponseSchema = z.object({
-  text: z.string(),
-  toolCalls: z.array(z.object({ id: z.string().optional(), name: z.string(), arguments: z.string() })),
-  usage: z.object({ promptTokens: z.number(), completionTokens: z.number(), cachedTokens: z.number().optional() }).nullable(),
-  finishReason: z.string().nullable(),
-  model: z.string(),
-});
 
 /** One recorded model call: the request and its response, error or abort, with the streamed deltas. */
 export const RecordedCallSchema = z.object({
@@ -43,7 +37,7 @@ export const RecordedCallSchema = z.object({
     z.object({ type: z.literal('text'), text: z.string() }),
     z.object({ type: z.literal('tool_arguments'), index: z.number(), name: z.string().optional(), text: z.string() }),
   ])).default([]),
-  response: ResponseSchema.optional(),
+  response: ChatResponseSchema.optional(),
   error: z.object({ message: z.string(), status: z.number().optional() }).optional(),
   aborted: z.boolean().optional(),
   /**

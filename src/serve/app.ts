@@ -1,20 +1,15 @@
-import { Hono, type Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
+import type { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import type { z } from 'zod';
 import { executeLine } from '../commands/execute.js';
 import { addUsage, NO_USAGE } from '../commands/usage-meter.js';
 import type { TroupeEvent } from '../engine/event-map.js';
-import { UserError } from '../errors.js';
 import { eventJson } from '../report/event-lines.js';
 import { redactDeep } from '../llm/redact.js';
 import { sessionStatus } from '../report/sessions-table.js';
 import { matchId } from '../store/store.js';
+import { apiFrame, readBody, refuse } from './api-frame.js';
 import { CreateSessionSchema, InputSchema } from './api-schema.js';
-import { tokenAuth } from './auth.js';
 import { RequestRefused, type SessionHost } from './host.js';
-import { openApiDocument } from './openapi.js';
-import { livePage } from './page.js';
 import { SseClient } from './sse-client.js';
 import { sessionView } from './view.js';
 
@@ -27,49 +22,17 @@ export interface ServeAppOptions {
   keepAliveMs?: number;
 }
 
-const refuse = (c: Context, status: number, error: string) => c.json({ error }, status as 400);
-
-async function body<T extends z.ZodType>(c: Context, schema: T): Promise<z.infer<T>> {
-  let raw: unknown;
-  try {
-    raw = await c.req.json();
-  } catch {
-    throw new RequestRefused(400, 'the body is not JSON');
-  }
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new RequestRefused(400, `${issue.path.map(String).join('.') || 'body'}: ${issue.message}`);
-  }
-  return parsed.data;
-}
-
 /** The HTTP API of `troupe serve` (JSON in and out, SSE for events), the OpenAPI document and the live page. */
 export function serveApp(options: ServeAppOptions): Hono {
   const { host } = options;
   const { store, team } = host.options;
-  const app = new Hono();
-
-  app.onError((error, c) => {
-    if (error instanceof RequestRefused) return refuse(c, error.status, error.message);
-    if (error instanceof UserError) return refuse(c, /no session/.test(error.message) ? 404 : 400, error.message.split('\n')[0]!);
-    return refuse(c, 500, `internal error: ${error.message.split('\n')[0]}`);
-  });
-  app.notFound((c) => refuse(c, 404, `no route ${c.req.method} ${c.req.path}`));
-
-  app.get('/healthz', (c) => c.json({ ok: true, sessions: host.running }));
-  app.get('/', (c) => c.html(livePage()));
-  app.get('/openapi.json', (c) => c.json(openApiDocument()));
-
-  const api = new Hono();
-  if (options.token) api.use('*', tokenAuth(options.token));
-  api.use('*', bodyLimit({ maxSize: options.maxBodyBytes, onError: (c) => refuse(c, 413, `the body is larger than ${options.maxBodyBytes} bytes`) }));
+  const { api, mount } = apiFrame({ token: options.token, maxBodyBytes: options.maxBodyBytes, health: () => ({ ok: true, sessions: host.running }) });
 
   // A session running here is found without listing the store (listing reads the whole sessions directory).
   const resolve = async (wanted: string) => (host.has(wanted) ? wanted : matchId(wanted, await store.ids()));
 
   api.post('/sessions', async (c) => {
-    const request = await body(c, CreateSessionSchema);
+    const request = await readBody(c, CreateSessionSchema);
     if (request.team !== undefined && request.team !== team.def.name) throw new RequestRefused(400, `team: this server runs the team "${team.def.name}"`);
     if (request.workflow === undefined && !request.brief) throw new RequestRefused(400, 'brief: a team session needs a brief');
     const session = await host.create({
@@ -103,7 +66,7 @@ export function serveApp(options: ServeAppOptions): Hono {
 
   api.post('/sessions/:id/input', async (c) => {
     const id = await resolve(c.req.param('id'));
-    const { text } = await body(c, InputSchema);
+    const { text } = await readBody(c, InputSchema);
     const session = await host.open(id);
     if (session.getSnapshot().status === 'ended') throw new RequestRefused(409, `session ${id} has ended; it takes no more input`);
     let usage = NO_USAGE;
@@ -154,6 +117,5 @@ export function serveApp(options: ServeAppOptions): Hono {
     });
   });
 
-  app.route('/v1', api);
-  return app;
+  return mount();
 }

@@ -1,31 +1,13 @@
-import { createHash } from 'node:crypto';
-import { lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fingerprint } from '../helpers/fingerprint.js';
 import { tempDirPerTest } from '../helpers/temp-dir.js';
 import { createToolset, type Toolset } from '../../src/tools/toolset.js';
 import { confine } from '../../src/tools/confine.js';
 import { readConfined, writeConfined } from '../../src/tools/safe-fs.js';
 
 const temp = tempDirPerTest('troupe-confine-');
-
-/** Every file and link under a directory with its content hash (or link target) and mode: what "unchanged" means. */
-function fingerprint(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const visit = (d: string) => {
-    for (const name of readdirSync(d).sort()) {
-      const full = join(d, name);
-      const s = lstatSync(full);
-      const key = relative(dir, full);
-      if (s.isDirectory()) {
-        out[key] = `dir ${s.mode}`;
-        visit(full);
-      } else out[key] = `${s.mode} ${s.size} ${s.mtimeMs} ${createHash('sha256').update(readFileSync(full)).digest('hex')}`;
-    }
-  };
-  visit(dir);
-  return out;
-}
 
 const SECRET = 'TOP-SECRET-sentinel-0xC0FFEE';
 let base: string;

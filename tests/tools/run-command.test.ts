@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { alive } from '../helpers/child.js';
 import { tempDirPerTest } from '../helpers/temp-dir.js';
 import { createToolset, type ToolsetOptions } from '../../src/tools/toolset.js';
 import { parseCommandLine } from '../../src/tools/command-line.js';
@@ -32,17 +33,6 @@ afterEach(() => {
 function run(command: string, commands: CommandPolicy, limits: ToolsetOptions['limits'] = {}) {
   const tools = createToolset({ workspace: ws, commands, limits });
   return tools.run({ name: 'run_command', arguments: JSON.stringify({ command }) });
-}
-
-/** Whether a process is still running (a zombie counts as gone: it is dead, waiting to be reaped). */
-function running(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-    return state !== 'Z' && state !== 'X';
-  } catch {
-    return false;
-  }
 }
 
 describe('run_command policy', () => {
@@ -141,16 +131,16 @@ describe('run_command without a shell', () => {
     const child = Number(readFileSync(join(ws, 'child.pid'), 'utf8'));
     expect(child).toBeGreaterThan(1);
     // SIGKILL is delivered asynchronously; wait (bounded) for the kernel to finish it off.
-    for (let i = 0; i < 200 && running(child); i++) await new Promise((r) => setTimeout(r, 10));
-    expect(running(child)).toBe(false);
+    for (let i = 0; i < 200 && alive(child); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(alive(child)).toBe(false);
   });
 
   it('leftover background processes are killed when the command ends', async () => {
     const result = await run("sh -c 'sleep 1000 > /dev/null 2>&1 & echo $! > bg.pid'", { mode: 'allow', allow: ['sh'] });
     expect(result.content).toBe('exit code 0\n(no output)');
     const bg = Number(readFileSync(join(ws, 'bg.pid'), 'utf8'));
-    for (let i = 0; i < 200 && running(bg); i++) await new Promise((r) => setTimeout(r, 10));
-    expect(running(bg)).toBe(false);
+    for (let i = 0; i < 200 && alive(bg); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(alive(bg)).toBe(false);
   });
 
   it('output past the cap is cut with a note, also for a command that floods until it is killed', async () => {

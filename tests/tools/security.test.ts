@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
-import { lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { fingerprint } from '../helpers/fingerprint.js';
 import { tempDirPerTest } from '../helpers/temp-dir.js';
 import { ScriptedModel, type ScriptStep } from '../../src/llm/scripted-model.js';
 import type { CommandPolicy } from '../../src/tools/command-policy.js';
@@ -11,21 +11,6 @@ import { changesSince, createWorkspace } from '../../src/tools/workspace.js';
 
 const temp = tempDirPerTest('troupe-sec-');
 const SECRET = 'PRIVATE-KEY-sentinel-9f8e7d';
-
-/** Every entry under a directory with its kind, mode, size, mtime and content hash. */
-function fingerprint(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const visit = (d: string) => {
-    for (const name of readdirSync(d).sort()) {
-      const full = join(d, name);
-      const s = lstatSync(full);
-      out[relative(dir, full)] = s.isDirectory() ? `dir ${s.mode}` : `${s.mode} ${s.size} ${s.mtimeMs} ${s.isFile() ? createHash('sha256').update(readFileSync(full)).digest('hex') : ''}`;
-      if (s.isDirectory()) visit(full);
-    }
-  };
-  visit(dir);
-  return out;
-}
 
 const tool = (name: string, args: unknown): { name: string; arguments: string } => ({ name, arguments: JSON.stringify(args) });
 

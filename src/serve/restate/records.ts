@@ -6,6 +6,7 @@ import type { TroupeEvent } from '../../engine/event-map.js';
 import type { SessionState } from '../../engine/session.js';
 import type { PriceTable } from '../../usage/price-table.js';
 import type { UsageState } from '../../usage/usage-meter.js';
+import { ChatResponseSchema } from '../../llm/chat-response-schema.js';
 
 /** What the session object keeps beside the engine state: who runs it and when it changed. */
 export const SessionMetaSchema = z.object({
@@ -52,17 +53,10 @@ export const ModelCallSchema = z.object({
 export type ModelCall = z.infer<typeof ModelCallSchema>;
 
 const RetrySchema = z.object({ attempt: z.number(), waitMs: z.number(), reason: z.string() });
-const ResponseSchema = z.object({
-  text: z.string(),
-  toolCalls: z.array(z.object({ id: z.string().optional(), name: z.string(), arguments: z.string() })),
-  usage: z.object({ promptTokens: z.number(), completionTokens: z.number(), cachedTokens: z.number().optional() }).nullable(),
-  finishReason: z.string().nullable(),
-  model: z.string(),
-});
 
 /** What a model call came to, as journaled by `ctx.run`: the answer (and whether the model is free), or why it failed; `at` when it finished (epoch ms). */
 export const CallOutcomeSchema = z.discriminatedUnion('ok', [
-  z.object({ ok: z.literal(true), response: ResponseSchema, free: z.boolean(), retries: z.array(RetrySchema), at: z.number() }),
+  z.object({ ok: z.literal(true), response: ChatResponseSchema, free: z.boolean(), retries: z.array(RetrySchema), at: z.number() }),
   z.object({ ok: z.literal(false), reason: z.string(), retries: z.array(RetrySchema), at: z.number() }),
 ]);
 /** What a model call came to. */

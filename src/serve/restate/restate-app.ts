@@ -1,16 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { Hono, type Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
+import type { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import type { z } from 'zod';
-import { UserError } from '../../errors.js';
 import { eventJson } from '../../report/event-lines.js';
 import { matchId } from '../../store/store.js';
+import { apiFrame, readBody } from '../api-frame.js';
 import { CreateSessionSchema, InputSchema } from '../api-schema.js';
-import { tokenAuth } from '../auth.js';
 import { RequestRefused } from '../host.js';
-import { openApiDocument } from '../openapi.js';
-import { livePage } from '../page.js';
 import { RestateUnavailable, type RestateSessions } from './ingress.js';
 
 /** How the Restate-backed API is set up: the ingress client, the team the workers run, auth, limits, polling. */
@@ -25,22 +20,9 @@ export interface RestateAppOptions {
   keepAliveMs?: number;
 }
 
-const refuse = (c: Context, status: number, error: string) => c.json({ error }, status as 400);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const FULL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-async function body<T extends z.ZodType>(c: Context, schema: T): Promise<z.infer<T>> {
-  let raw: unknown;
-  try {
-    raw = await c.req.json();
-  } catch {
-    throw new RequestRefused(400, 'the body is not JSON');
-  }
-  const parsed = schema.safeParse(raw);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  throw new RequestRefused(400, `${issue.path.map(String).join('.') || 'body'}: ${issue.message}`);
-}
 
 /**
  * `troupe serve --backend restate`: the same routes and JSON as the embedded backend, each request a call to
@@ -49,24 +31,16 @@ async function body<T extends z.ZodType>(c: Context, schema: T): Promise<z.infer
 export function restateApp(options: RestateAppOptions): Hono {
   const { sessions } = options;
   const pollMs = options.pollMs ?? 200;
-  const app = new Hono();
-  app.onError((error, c) => {
-    if (error instanceof RequestRefused || error instanceof RestateUnavailable) return refuse(c, error.status, error.message);
-    if (error instanceof UserError) return refuse(c, /no session/.test(error.message) ? 404 : 400, error.message.split('\n')[0]!);
-    return refuse(c, 500, `internal error: ${error.message.split('\n')[0]}`);
+  const { api, mount } = apiFrame({
+    token: options.token,
+    maxBodyBytes: options.maxBodyBytes,
+    health: () => ({ ok: true, backend: 'restate' }),
+    statusOf: (error) => (error instanceof RestateUnavailable ? error.status : null),
   });
-  app.notFound((c) => refuse(c, 404, `no route ${c.req.method} ${c.req.path}`));
-  app.get('/healthz', (c) => c.json({ ok: true, backend: 'restate' }));
-  app.get('/', (c) => c.html(livePage()));
-  app.get('/openapi.json', (c) => c.json(openApiDocument()));
-
-  const api = new Hono();
-  if (options.token) api.use('*', tokenAuth(options.token));
-  api.use('*', bodyLimit({ maxSize: options.maxBodyBytes, onError: (c) => refuse(c, 413, `the body is larger than ${options.maxBodyBytes} bytes`) }));
   const resolve = async (wanted: string) => (FULL_ID.test(wanted) ? wanted : matchId(wanted, (await sessions.list()).map((e) => e.id)));
 
   api.post('/sessions', async (c) => {
-    const request = await body(c, CreateSessionSchema);
+    const request = await readBody(c, CreateSessionSchema);
     if (request.team !== undefined && request.team !== options.team) throw new RequestRefused(400, `team: this server runs the team "${options.team}"`);
     if (request.workflow !== undefined) throw new RequestRefused(400, 'workflow: the Restate backend runs teams; run workflows on the embedded backend');
     if (!request.brief) throw new RequestRefused(400, 'brief: a team session needs a brief');
@@ -87,7 +61,7 @@ export function restateApp(options: RestateAppOptions): Hono {
 
   api.post('/sessions/:id/input', async (c) => {
     const id = await resolve(c.req.param('id'));
-    const { text } = await body(c, InputSchema);
+    const { text } = await readBody(c, InputSchema);
     const outcome = await sessions.input(id, text);
     return c.json(outcome, outcome.kind === 'none' ? 202 : 200);
   });
@@ -129,6 +103,5 @@ export function restateApp(options: RestateAppOptions): Hono {
     });
   });
 
-  app.route('/v1', api);
-  return app;
+  return mount();
 }

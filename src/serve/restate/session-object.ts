@@ -9,7 +9,10 @@ import { INDEX_KEY, RESTATE_NAMES } from './names.js';
 import { EventsRequestSchema, InputRequestSchema, ResultRequestSchema, StartRequestSchema, type EventsPage, type IndexEntry } from './records.js';
 import { readEvents, readSession, writeSession, type StoredSession } from './session-store.js';
 import { SessionTurn, type SessionRuntime } from './session-turn.js';
-import { restateView } from './view.js';
+import { viewOf } from '../view.js';
+
+/** The API's view of a Restate session: teams only, live on the cluster until it ends. */
+const restateView = (s: SessionState, lastEventSeq: number) => viewOf(s, { kind: 'team', hosted: s.status !== 'ended', lastEventSeq });
 
 // Readers fetch the few keys they need: without lazy state every call (an event stream polls) would carry the whole log.
 const READ = { enableLazyState: true };

@@ -1,0 +1,59 @@
+import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { z } from 'zod';
+import { UserError } from '../errors.js';
+import { tokenAuth } from './auth.js';
+import { RequestRefused } from './host.js';
+import { openApiDocument } from './openapi.js';
+import { livePage } from './page.js';
+
+/** A JSON error answer: `{ error }` with the status. */
+export const refuse = (c: Context, status: number, error: string) => c.json({ error }, status as 400);
+
+/** The request's JSON body checked against a schema; refused (400) naming the field when it does not fit. */
+export async function readBody<T extends z.ZodType>(c: Context, schema: T): Promise<z.infer<T>> {
+  let raw: unknown;
+  try {
+    raw = await c.req.json();
+  } catch {
+    throw new RequestRefused(400, 'the body is not JSON');
+  }
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new RequestRefused(400, `${issue.path.map(String).join('.') || 'body'}: ${issue.message}`);
+}
+
+/** What both backends' APIs share: auth, the body limit, the health answer, and errors that carry their own status. */
+export interface ApiFrameOptions {
+  token: string | null;
+  maxBodyBytes: number;
+  /** What `/healthz` answers. */
+  health: () => Record<string, unknown>;
+  /** An error of the backend that carries its HTTP status (besides RequestRefused). */
+  statusOf?: (error: Error) => number | null;
+}
+
+/**
+ * The routes and error handling both `troupe serve` backends share: JSON errors (a refused request with its
+ * status, a user error as 400 or 404, anything else 500), `/healthz`, the live page, the OpenAPI document,
+ * and `api` (mounted at `/v1` by `mount`) behind the token and the body limit.
+ */
+export function apiFrame(options: ApiFrameOptions): { app: Hono; api: Hono; mount: () => Hono } {
+  const app = new Hono();
+  app.onError((error, c) => {
+    const status = error instanceof RequestRefused ? error.status : (options.statusOf?.(error) ?? null);
+    if (status !== null) return refuse(c, status, error.message);
+    if (error instanceof UserError) return refuse(c, /no session/.test(error.message) ? 404 : 400, error.message.split('\n')[0]!);
+    return refuse(c, 500, `internal error: ${error.message.split('\n')[0]}`);
+  });
+  app.notFound((c) => refuse(c, 404, `no route ${c.req.method} ${c.req.path}`));
+  app.get('/healthz', (c) => c.json(options.health()));
+  app.get('/', (c) => c.html(livePage()));
+  app.get('/openapi.json', (c) => c.json(openApiDocument()));
+
+  const api = new Hono();
+  if (options.token) api.use('*', tokenAuth(options.token));
+  api.use('*', bodyLimit({ maxSize: options.maxBodyBytes, onError: (c) => refuse(c, 413, `the body is larger than ${options.maxBodyBytes} bytes`) }));
+  return { app, api, mount: () => app.route('/v1', api) };
+}
