@@ -1,20 +1,11 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { tempDirPerTest } from '../helpers/temp-dir.js';
 import { readConfigText, UnreadableFile } from '../../src/config/safe-read.js';
 
-let dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  dirs = [];
-});
-const temp = () => {
-  const d = mkdtempSync(join(tmpdir(), 'troupe-read-'));
-  dirs.push(d);
-  return d;
-};
+const temp = tempDirPerTest('troupe-read-');
 const problem = (fn: () => unknown) => {
   try {
     fn();
