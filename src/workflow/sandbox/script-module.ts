@@ -1,5 +1,5 @@
 import { applyEdits, findImport } from './shorthand.js';
-import { significant, tokenize, type Token } from './tokens.js';
+import { isPropertyName, significant, tokenize, type Token } from './tokens.js';
 
 /** A workflow's script.js made loadable in the sandbox: `export` keywords gone, its top-level names listed. */
 export type ScriptModule =
@@ -58,8 +58,7 @@ export function loadScriptModule(source: string): ScriptModule {
 /** The name a top-level declaration starting at token k declares (`function f`, `async function f`, `const f =`, `class C`). */
 function declaredName(tokens: Token[], k: number): string | null {
   const t = tokens[k]!;
-  const before = tokens[k - 1];
-  if (before && before.type === 'punct' && (before.text === '.' || before.text === '?.')) return null;
+  if (isPropertyName(tokens, k)) return null;
   let at = k;
   if (t.text === 'async') {
     if (tokens[k + 1]?.text !== 'function') return null;

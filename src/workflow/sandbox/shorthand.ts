@@ -1,4 +1,4 @@
-import { significant, tokenize, type Token } from './tokens.js';
+import { isPropertyName, significant, tokenize, type Token } from './tokens.js';
 
 /** The function the rewritten shorthand calls in the sandbox: the last call of a tool, or undefined. */
 export const TOOL_LOOKUP = '__troupe_tool';
@@ -15,8 +15,7 @@ export function rewriteShorthand(source: string): string {
   for (let k = 0; k < tokens.length; k++) {
     const t = tokens[k]!;
     if (t.type !== 'ident' || t.text !== 'function') continue;
-    const before = tokens[k - 1];
-    if (before && before.type === 'punct' && (before.text === '.' || before.text === '?.')) continue;
+    if (isPropertyName(tokens, k)) continue;
     const dot = tokens[k + 1];
     const name = tokens[k + 2];
     if (!isPunct(dot, '.') || !name || name.type !== 'ident') continue;
@@ -37,8 +36,7 @@ export function findImport(source: string): string | null {
   for (let k = 0; k < tokens.length; k++) {
     const t = tokens[k]!;
     if (t.type !== 'ident' || t.text !== 'import') continue;
-    const before = tokens[k - 1];
-    if (before && before.type === 'punct' && (before.text === '.' || before.text === '?.')) continue;
+    if (isPropertyName(tokens, k)) continue;
     const after = tokens[k + 1];
     if (after && after.type === 'punct' && after.text === ':') continue;
     return `uses import, but the sandbox has no modules, files or network: pass data in through common_data`;

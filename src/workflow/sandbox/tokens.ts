@@ -125,3 +125,9 @@ function regexEnd(source: string, start: number): number {
   }
   return start + 1;
 }
+
+/** True when the identifier at `k` is a property name (`a.name`, `a?.name`), not a keyword or a variable. */
+export function isPropertyName(tokens: readonly Token[], k: number): boolean {
+  const before = tokens[k - 1];
+  return before !== undefined && before.type === 'punct' && (before.text === '.' || before.text === '?.');
+}
