@@ -5,6 +5,8 @@ import type { TroupeSession } from '../session/troupe-session.js';
 import type { Store } from '../store/store.js';
 import type { WorkflowPlan } from '../workflow/run/plan.js';
 import { UserError } from '../errors.js';
+import { loadPriceTable, type PriceTable } from '../usage/price-table.js';
+import { UsageMeter } from '../usage/usage-meter.js';
 
 /** A request the server refuses, with the HTTP status that says why. */
 export class RequestRefused extends UserError {
@@ -32,8 +34,14 @@ export interface HostOptions {
 export class SessionHost {
   private readonly hosted = new Map<string, TroupeSession>();
   private readonly opening = new Map<string, Promise<TroupeSession>>();
+  private prices: PriceTable | null = null;
 
   constructor(readonly options: HostOptions) {}
+
+  /** A meter for a new or reopened session; the price table is read once per server, not per session. */
+  private meter(): UsageMeter {
+    return new UsageMeter((this.prices ??= loadPriceTable(this.options.env)));
+  }
 
   /** Sessions running here now. */
   get running(): number {
@@ -80,6 +88,7 @@ export class SessionHost {
       model: await o.model(null),
       store: o.store,
       env: o.env,
+      meter: this.meter(),
       ...(request.models ? { tiers: request.models } : {}),
       ...(workflow ? { workflow } : {}),
       ...(request.mode ? { mode: request.mode } : {}),
@@ -98,7 +107,7 @@ export class SessionHost {
     if (pending) return pending;
     this.room();
     const o = this.options;
-    const opening = openSession({ store: o.store, resume: id, team: o.team, teamDir: o.teamDir, env: o.env, model: o.model, ...(o.clock ? { clock: o.clock } : {}) }).then((session) => {
+    const opening = openSession({ store: o.store, resume: id, team: o.team, teamDir: o.teamDir, env: o.env, model: o.model, meter: this.meter(), ...(o.clock ? { clock: o.clock } : {}) }).then((session) => {
       this.adopt(session).resume();
       return session;
     });

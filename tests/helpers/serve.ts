@@ -11,11 +11,11 @@ import { REPO_ROOT, studio } from './team.js';
 export const TOKEN = 'serve-test-token-123456';
 
 /** A `troupe serve` app on an in-memory store (the shipped team and workflows, the demo model unless given), and a request helper. */
-export function server(options: { model?: () => ChatModel; maxSessions?: number; token?: string | null } = {}) {
+export function server(options: { model?: () => ChatModel; maxSessions?: number; token?: string | null; env?: Record<string, string> } = {}) {
   const store = new MemoryStore();
   const team = studio();
   const workflows = { load: (name: string) => loadWorkflowOrThrow(name, { cwd: REPO_ROOT, team: team.loaded }) };
-  const host = new SessionHost({ store, team, teamDir: REPO_ROOT, env: { TROUPE_MODEL: 'test-model' }, maxSessions: options.maxSessions ?? 10, model: options.model ?? (() => new DemoModel()), workflows });
+  const host = new SessionHost({ store, team, teamDir: REPO_ROOT, env: { TROUPE_MODEL: 'test-model', ...options.env }, maxSessions: options.maxSessions ?? 10, model: options.model ?? (() => new DemoModel()), workflows });
   const app = serveApp({ host, token: options.token === undefined ? TOKEN : options.token, maxBodyBytes: 4096, keepAliveMs: 60_000 });
   const call = (path: string, init: RequestInit & { json?: unknown } = {}) =>
     app.request(path, {

@@ -1,10 +1,25 @@
+import { copyFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../helpers/team.js';
+import { tempDirPerTest } from '../helpers/temp-dir.js';
 import { FOREVER, ScriptedModel } from '../../src/llm/scripted-model.js';
 import { SseClient } from '../../src/serve/sse-client.js';
 import type { TroupeEvent } from '../../src/engine/event-map.js';
 import { readEvents, server } from '../helpers/serve.js';
 
+const temp = tempDirPerTest('troupe-serve-');
+
 describe('troupe serve: the API', () => {
+  it('reads the price table once per server, not once per session', async () => {
+    const prices = join(temp(), 'pricing.json');
+    copyFileSync(join(REPO_ROOT, 'pricing.json'), prices);
+    const { call } = server({ env: { TROUPE_PRICES: prices } });
+    expect((await call('/v1/sessions', { json: { brief: 'first' } })).status).toBe(201);
+    rmSync(prices);
+    expect((await call('/v1/sessions', { json: { brief: 'second' } })).status).toBe(201);
+  });
+
   it('is behind a bearer token (healthz is not); a wrong or missing token is a 401 with one line', async () => {
     const { app } = server();
     expect((await app.request('/healthz')).status).toBe(200);
