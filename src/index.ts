@@ -13,9 +13,10 @@ export { assembleSession, type SessionAssembly, type AssembledSession } from './
 export { teamKind, workflowKind, type SessionKind, type Tiers } from './session/session-kind.js';
 
 // What flows in and out of a session.
-export { EngineInputSchema, type EngineInput } from './engine/input-events.js';
-export { EVENT_PAYLOADS, EVENT_NAMES, type TroupeEvent, type TroupeEventMap, type TroupeEventName, type EngineEvent } from './engine/event-map.js';
-export { SessionStateSchema, type SessionState, type Mode } from './engine/session.js';
+export { EngineInputSchema, EVENT_PAYLOADS, EVENT_NAMES, SessionStateSchema } from './kinds/schemas.js';
+export type { EngineInput, PolicyInputs } from './engine/input-events.js';
+export type { TroupeEvent, TroupeEventMap, TroupeEventName, EngineEvent, PolicyEventMap } from './engine/event-map.js';
+export type { SessionState, CoreState, PolicySlots, Mode } from './engine/session.js';
 export { DirectiveSchema, DIRECTIVE_TOOL_NAME, TRANSITIONS, type Directive } from './directive/schema.js';
 export { executeLine, parseLine, type LineHost, type LineOutcome, type ParsedLine } from './commands/index.js';
 
