@@ -27,9 +27,9 @@ export { arbitrate, scoreOf } from './arbiter/arbitrate.js';
 export type { Decision, Proposal, ScoredProposal, Criteria } from './arbiter/proposal.js';
 
 // Teams.
-export { openTeam, type OpenTeam } from './runtime/open-team.js';
+export { openTeam, type OpenTeam } from './team/open-team.js';
 export { loadTeam, loadTeamOrThrow, type LoadedTeam } from './config/load-team.js';
-export { compileTeam } from './routing/compile-team.js';
+export { compileTeam } from './team/compile-team.js';
 export { PersonaSchema, type Persona } from './config/persona-schema.js';
 export { TeamSchema, type Team } from './config/team-schema.js';
 export { ConfigError, formatIssue, type ConfigIssue } from './config/issues.js';

@@ -3,16 +3,16 @@ import { CORE_EVENT_PAYLOADS, type EngineEvent, type TroupeEventName } from '../
 import { CORE_INPUT_SCHEMAS, type EngineInput } from '../engine/input-events.js';
 import { CoreStateSchema, type SessionState } from '../engine/session.js';
 import { MEMORY_EVENT_PAYLOADS } from '../memory/events.js';
-import { TEAM_EVENT_PAYLOADS } from '../routing/events.js';
-import { TEAM_INPUT_SCHEMAS } from '../routing/inputs.js';
-import { TEAM_STATE_SLOTS } from '../routing/state.js';
+import { TEAM_EVENT_PAYLOADS } from '../team/events.js';
+import { TEAM_INPUT_SCHEMAS } from '../team/inputs.js';
+import { TEAM_STATE_SLOTS } from '../team/state.js';
 import { TOOL_EVENT_PAYLOADS } from '../tools/events.js';
 import { WORKFLOW_EVENT_PAYLOADS } from '../workflow/run/events.js';
 import { WORKFLOW_INPUT_SCHEMAS } from '../workflow/run/inputs.js';
 import { WORKFLOW_STATE_SLOTS } from '../workflow/run/state.js';
 // Types the policies add to the core's vocabulary (their `declare module` blocks).
-import type {} from '../routing/inbox.js';
-import type {} from '../routing/team-settings.js';
+import type {} from '../team/inbox.js';
+import type {} from '../team/team-settings.js';
 import type {} from '../workflow/run/inbox.js';
 import type {} from '../workflow/run/plan.js';
 

@@ -11,10 +11,10 @@ import type { Changes } from '../engine/agent-reply.js';
 import { AbortedError } from '../llm/errors.js';
 import type { BudgetGuard } from '../usage/budget.js';
 import type { Evaluation, EvaluationResult } from '../engine/evaluation.js';
-import type { AgentTools, TurnShaper } from './turns.js';
+import type { AgentTools, TurnShaper } from './turn-shaper.js';
 import type { TurnUndo } from '../tools/turn-undo.js';
 import type { Toolset } from '../tools/toolset.js';
-import { directSteps, type EffectPort, type StepRunner } from '../kernel/ports.js';
+import { directSteps, type EffectPort, type StepRunner } from './ports.js';
 import { join } from 'node:path';
 
 /** Runs a workflow's code (conditions, scripts, templates) in a sandbox. */
