@@ -13,7 +13,6 @@ import type { BudgetGuard } from '../usage/budget.js';
 import type { Evaluation, EvaluationResult } from '../engine/evaluation.js';
 import type { AgentTools, TurnShaper } from './turns.js';
 import type { TurnUndo } from '../tools/turn-undo.js';
-import { join } from 'node:path';
 
 /** Runs a workflow's code (conditions, scripts, templates) in a sandbox. */
 export interface Evaluator {
@@ -96,9 +95,24 @@ export class EffectRunner {
         break;
       }
       case 'detach':
-      case 'end':
         this.abortAll();
         break;
+      case 'end': {
+        this.abortAll();
+        const root = this.options.workspaces?.root;
+        if (root === undefined) break;
+        // Once the aborted calls have settled: no turn of an ended session runs again, so its undo logs go.
+        const task = Promise.allSettled([...this.running])
+          .then(() => import('../tools/undo-store.js'))
+          .then(({ dropUndoLogs }) => dropUndoLogs(root))
+          .catch(() => undefined)
+          .finally(() => {
+            this.running.delete(task);
+            this.notify();
+          });
+        this.running.add(task);
+        break;
+      }
       case 'emit':
       case 'await_user':
         break;
@@ -147,9 +161,10 @@ export class EffectRunner {
     const approve = setup.approve ? (command: string, cwd: string) => setup.approve!({ command, cwd, persona, ...branch }, signal) : undefined;
     const toolset = tools.createToolset({ workspace: ws.dir, tools: spec.tools, commands: tools.commandPolicyOf(spec.commandPolicy, approve) });
     // A turn re-run after a crash starts from the files its first run found (its writes are undone).
-    const undo = new tools.TurnUndo(toolset.root, join(setup.root, 'workspaces', `${spec.workspace}.undo`));
-    const restored = await undo.restore(call.turnId);
+    const undo = new tools.TurnUndo(toolset.root, tools.undoStoreOf(setup.root, spec.workspace));
+    const { restored, refused } = await undo.restore(call.turnId);
     if (restored > 0) this.host.publish(event('note', { text: `${spec.workspace}: ${restored} file(s) put back as they were before turn ${call.turnId} first ran (it was cut off)` }));
+    if (refused.length > 0) this.host.publish(event('note', { text: `${spec.workspace}: not put back: ${refused.join('; ')}` }));
     await undo.begin(call.turnId);
     const loop = await tools.runToolLoop({
       model: this.options.model,

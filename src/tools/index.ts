@@ -8,4 +8,5 @@ export { createWorkspace, openWorkspace, changesSince, removeWorkspace, Workspac
 export { diffSnapshots, DEFAULT_DIFF_LIMITS, type DiffLimits } from './workspace-diff.js';
 export { takeSnapshot, type Snapshot, type SnapshotLimits } from './workspace-snapshot.js';
 export { formatImplementationsForReview, type ImplementationForReview } from '../workflow/run/review-format.js';
-export { TurnUndo } from './turn-undo.js';
+export { TurnUndo, type Restored } from './turn-undo.js';
+export { undoStoreOf, dropUndoLogs } from './undo-store.js';

@@ -29,7 +29,7 @@ describe('undoing an unfinished tool turn', () => {
     expect(readFileSync(join(ws, 'keep.txt'), 'utf8')).toBe('edited\n');
     // The process dies here: no commit. The resumed session runs t7 again.
     const again = new TurnUndo(tools.root, store);
-    expect(await again.restore('t7')).toBe(2);
+    expect(await again.restore('t7')).toEqual({ restored: 2, refused: [] });
     expect(readFileSync(join(ws, 'keep.txt'), 'utf8')).toBe('original\n');
     expect(existsSync(join(ws, 'new', 'made.txt'))).toBe(false);
     expect(existsSync(store)).toBe(false);
@@ -40,14 +40,14 @@ describe('undoing an unfinished tool turn', () => {
     const first = new TurnUndo(tools.root, store);
     await first.begin('t7');
     await first.wrap(tools).run({ name: 'write_file', arguments: JSON.stringify({ path: 'keep.txt', content: 'applied\n' }) });
-    expect(await new TurnUndo(tools.root, store).restore('t9')).toBe(0);
+    expect(await new TurnUndo(tools.root, store).restore('t9')).toEqual({ restored: 0, refused: [] });
     expect(readFileSync(join(ws, 'keep.txt'), 'utf8')).toBe('applied\n');
     expect(existsSync(store)).toBe(false);
     const done = new TurnUndo(tools.root, store);
     await done.begin('t9');
     await done.wrap(tools).run({ name: 'write_file', arguments: JSON.stringify({ path: 'keep.txt', content: 'final\n' }) });
     await done.commit();
-    expect(await new TurnUndo(tools.root, store).restore('t9')).toBe(0);
+    expect(await new TurnUndo(tools.root, store).restore('t9')).toEqual({ restored: 0, refused: [] });
     expect(readFileSync(join(ws, 'keep.txt'), 'utf8')).toBe('final\n');
   });
 
