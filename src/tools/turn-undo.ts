@@ -11,7 +11,8 @@ import type { ToolOutcome, Toolset } from './toolset.js';
 /** The tools that change files; what they touch is saved before they run. */
 const WRITERS = new Set(['write_file', 'edit_file']);
 
-const UndoLogSchema = z.object({ version: z.literal(1), turnId: z.string(), saved: z.array(z.object({ path: z.string(), copy: z.string().nullable() })) });
+// A copy's name is only ever f<n>, so a log that was tampered with cannot name a file outside the store.
+const UndoLogSchema = z.object({ version: z.literal(1), turnId: z.string(), saved: z.array(z.object({ path: z.string(), copy: z.string().regex(/^f\d+$/).nullable() })) });
 type UndoLog = z.infer<typeof UndoLogSchema>;
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
@@ -84,7 +85,9 @@ export class TurnUndo {
       });
       return;
     }
-    const source = await open(join(this.store, copy), O_RDONLY | O_NOFOLLOW);
+    const source = await open(join(this.store, copy), O_RDONLY | O_NOFOLLOW).catch((error: unknown) => {
+      throw new ToolError(`its saved copy cannot be opened: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    });
     try {
       await inParentOf(this.root, path, { create: true }, (dir, name) => replaceLeaf(dir, name, (handle) => copyContent(source, handle), 'any'));
     } finally {

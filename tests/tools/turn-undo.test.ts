@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { fingerprint } from '../helpers/fingerprint.js';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createToolset } from '../../src/tools/toolset.js';
@@ -58,5 +59,22 @@ describe('undoing an unfinished tool turn', () => {
     const out = await undo.wrap(tools).run({ name: 'write_file', arguments: JSON.stringify({ path: '../../etc/passwd', content: 'x' }) });
     expect(out.ok).toBe(false);
     expect(JSON.parse(readFileSync(join(store, 'undo.json'), 'utf8')).saved).toEqual([]);
+  });
+
+  it('a log that was tampered with (a path out of the workspace, a copy out of the store) touches nothing outside', async () => {
+    const { ws, store, tools } = setup();
+    const outside = join(ws, '..', 'outside');
+    mkdirSync(outside);
+    writeFileSync(join(outside, 'keep.txt'), 'outside\n');
+    const before = fingerprint(outside);
+    mkdirSync(store);
+    writeFileSync(join(store, 'undo.json'), JSON.stringify({ version: 1, turnId: 't1', saved: [{ path: '../outside/keep.txt', copy: null }, { path: 'keep.txt', copy: null }] }));
+    expect(await new TurnUndo(tools.root, store).restore('t1')).toEqual({ restored: 1, refused: ['../outside/keep.txt ("../outside/keep.txt" is not a plain path below the workspace)'] });
+    expect(existsSync(join(ws, 'keep.txt'))).toBe(false);
+    mkdirSync(store);
+    writeFileSync(join(store, 'undo.json'), JSON.stringify({ version: 1, turnId: 't1', saved: [{ path: 'stolen.txt', copy: '../outside/keep.txt' }] }));
+    expect(await new TurnUndo(tools.root, store).restore('t1')).toEqual({ restored: 0, refused: [] });
+    expect(existsSync(join(ws, 'stolen.txt'))).toBe(false);
+    expect(fingerprint(outside)).toEqual(before);
   });
 });
