@@ -33,7 +33,7 @@ describe('team commands on a workflow definition (it has no team settings)', () 
   const session = initialState(def, { id: 'w' });
 
   it('carries no team settings, and the team policy refuses to read them', () => {
-    expect(def.team).toBeNull();
+    expect(def.team).toBeUndefined(); // the team policy's slot of the definition: a workflow has none
     expect(() => teamOf(def)).toThrow('routing: tiny has no team settings');
   });
 
