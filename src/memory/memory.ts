@@ -33,6 +33,9 @@ export interface MemorySnapshot {
   failures: number;
 }
 
+/** At most this many new pins wait after the recent turns; one more and they all join the pinned block. */
+export const WAITING_PINS_MAX = 8;
+
 function verdictKey(by: string, of: string | undefined): string {
   return `${by}\u0000${of ?? ''}`;
 }
@@ -47,6 +50,7 @@ export class Memory {
   private readonly compressor: Compressor;
   readonly nameOf: NameOf;
   private pins = 0;
+  private settles = 0;
   // Indexes over the pins (which are only ever appended), so recording a turn does not scan them all.
   private readonly decisions = new Set<string>();
   private readonly verdicts = new Map<string, Pinned>();
@@ -54,7 +58,7 @@ export class Memory {
   constructor(private readonly options: MemoryOptions) {
     this.state = options.state ? structuredClone(options.state) : emptyMemoryState();
     this.nameOf = options.nameOf ?? idAsName;
-    this.compressor = new Compressor(this.state, options.config, options.summariser ?? null, options.publish ?? (() => {}));
+    this.compressor = new Compressor(this.state, options.config, options.summariser ?? null, options.publish ?? (() => {}), () => this.settlePins());
     for (const p of this.state.pinned) this.index(p);
   }
 
@@ -88,9 +92,29 @@ export class Memory {
     return this.state.pinned;
   }
 
-  /** Changes whenever something new is pinned (prompt builders cache the pinned block by it). */
+  /** Changes whenever something new is pinned (prompt builders cache the waiting pins by it). */
   get pinnedVersion(): number {
     return this.pins;
+  }
+
+  /** How many pins (the oldest) are in the pinned block of the prompt's prefix; the rest wait after the recent turns. */
+  get settledPins(): number {
+    return Math.min(this.state.settled ?? this.state.pinned.length, this.state.pinned.length);
+  }
+
+  /** Changes whenever pins join the pinned block (prompt builders cache the prompt's prefix by it). */
+  get settledVersion(): number {
+    return this.settles;
+  }
+
+  /**
+   * The waiting pins join the pinned block of the prefix: when a summary is made (the prefix after the
+   * system prompt changes then anyway), or when too many wait. Until then the prefix stays byte-identical.
+   */
+  settlePins(): void {
+    if (this.settledPins === this.state.pinned.length) return;
+    this.state.settled = this.state.pinned.length;
+    this.settles += 1;
   }
 
   /** Summaries, oldest first. */
@@ -150,9 +174,12 @@ export class Memory {
   }
 
   private pin(p: Pinned): void {
+    const settled = this.settledPins;
     this.state.pinned.push(p);
+    this.state.settled = settled;
     this.index(p);
     this.pins += 1;
+    if (this.options.config.new_pins === 'in_system' || this.state.pinned.length - settled > WAITING_PINS_MAX) this.settlePins();
   }
 
   private index(p: Pinned): void {

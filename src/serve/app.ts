@@ -3,6 +3,7 @@ import { streamSSE } from 'hono/streaming';
 import { executeLine } from '../commands/execute.js';
 import { addUsage, NO_USAGE } from '../commands/usage-meter.js';
 import type { TroupeEvent } from '../engine/event-map.js';
+import { isLiveOnly } from '../kernel/session-kernel.js';
 import { eventJson } from '../report/event-lines.js';
 import { redactDeep } from '../llm/redact.js';
 import { sessionStatus } from '../report/sessions-table.js';
@@ -96,10 +97,11 @@ export function serveApp(options: ServeAppOptions): Hono {
       stream.onAbort(() => client.close());
       let sent = after;
       const send = async (e: TroupeEvent) => {
-        // Streaming deltas carry the last stored seq: sent live, never as a resume point.
-        if (e.type !== 'agent_delta' && e.seq <= sent) return;
-        await stream.writeSSE({ data: eventJson(redactDeep(e)), event: e.type, ...(e.type !== 'agent_delta' ? { id: String(e.seq) } : {}) });
-        if (e.type !== 'agent_delta') sent = e.seq;
+        // Live-only events (deltas, predictions) carry the last stored seq: sent live, never as a resume point.
+        const liveOnly = isLiveOnly(e.type);
+        if (!liveOnly && e.seq <= sent) return;
+        await stream.writeSSE({ data: eventJson(redactDeep(e)), event: e.type, ...(!liveOnly ? { id: String(e.seq) } : {}) });
+        if (!liveOnly) sent = e.seq;
       };
       try {
         for (const e of stored) await send(e);
