@@ -52,7 +52,7 @@ export interface WarmingPort {
   send(request: ChatRequest): Promise<ChatResponse>;
 }
 
-/** Told when an agent's call has gone out (a first attempt, not a branch): predicts who is next and warms their prompt; never awaited by the call. */
+/** Told when an agent's call has gone out (a first attempt, not a branch), to predict who is next and warm their prompt while it answers; never awaited by the call. */
 export interface CallWarming {
   started(call: AgentCall, agent: AgentState, snapshot: SessionState, port: WarmingPort): void;
 }
@@ -303,10 +303,10 @@ export class EffectRunner implements EffectPort {
         },
       };
       if (turn.agentTools) announce();
+      // Warming follows the turn from here: it only notes the call now, and predicts and warms once the answer streams.
+      if (call.attempt === 1 && call.branch === undefined) this.options.warming?.started(call, persona, host.snapshot(), this.warmingPort(call));
       const answer = turn.agentTools ? this.withTools(call, persona.id, request, turn.agentTools, controller.signal) : this.options.model.generate(request).then((response) => ({ response, changes: undefined, undo: undefined }));
       announce();
-      // Once the request is on its way: who comes next is predicted, and their prompt warmed meanwhile.
-      if (call.attempt === 1 && call.branch === undefined) this.options.warming?.started(call, persona, host.snapshot(), this.warmingPort(call));
       const { response, changes, undo } = await answer;
       if (controller.signal.aborted) {
         if (timedOut) host.send({ type: 'agent_failed', turnId: call.turnId, reason: `timed out after ${call.timeoutMs} ms` });

@@ -24,6 +24,8 @@ export class Compressor {
     private readonly publish: (e: EngineEvent) => void,
     /** Told when a summary was made (the prompt's prefix changes then: pins waiting may join it). */
     private readonly onSummary: () => void = () => {},
+    /** Counts raw turns still waiting for the tokenizer (their counts are read here). */
+    private readonly countRaw: () => void = () => {},
   ) {}
 
   /** True while a summary or merge call is out. */
@@ -50,6 +52,7 @@ export class Compressor {
     const { config, summariser } = this;
     const s = this.state;
     if (!summariser || this.job || s.sinceCompression < config.compress_every || s.turnsSeen < s.retryAt) return;
+    this.countRaw();
     const take = s.raw.length - config.keep_recent;
     if (take <= 0) return;
     const batch = s.raw.slice(0, take);
@@ -104,6 +107,7 @@ export class Compressor {
 
   /** After a failure: raw turns past the cap become one summary made here, and summaries past theirs are merged here. */
   private foldLocally(): void {
+    this.countRaw();
     const s = this.state;
     const over = s.raw.length - rawCap(this.config);
     if (over <= 0) return;

@@ -10,7 +10,7 @@ import { closingMessages, type PrefixInput, type PromptBuilder, type PromptInput
 import { trimLabel, type NameOf } from './render.js';
 import { SummariesMessage } from './summaries-message.js';
 import { WaitingPins } from './waiting-pins.js';
-import { MESSAGE_OVERHEAD, messageTokens, PROMPT_OVERHEAD } from './tokens.js';
+import { MESSAGE_OVERHEAD, messageTokens, PROMPT_OVERHEAD, tokenizerReady } from './tokens.js';
 
 /** Settings of the memory prompt builder. */
 export interface MemoryPromptOptions {
@@ -105,6 +105,10 @@ export class MemoryPromptBuilder implements PromptBuilder {
   }
 
   private assemble(input: PrefixInput, call: PromptInput['call'] | null): ChatMessage[] {
+    if (!tokenizerReady()) {
+      const early = this.beforeTokenizer(input, call);
+      if (early) return early;
+    }
     const nameOf = namesFor(input.def);
     const self = input.persona.id;
     const prefix = this.prefixes.of(input);
@@ -141,6 +145,24 @@ export class MemoryPromptBuilder implements PromptBuilder {
     this.prune();
     if (call) this.report(input, drop, summaries, raw, before, after, waiting.clipped);
     return messages;
+  }
+
+  /**
+   * Before the tokenizer has loaded (a fresh process's first call): the prompt as the counted build makes it
+   * when there is nothing to trim, if nothing is pinned or summarised yet and a byte count proves it fits
+   * the budget (every token is at least one byte); else null, and counting loads the tokenizer.
+   */
+  private beforeTokenizer(input: PrefixInput, call: PromptInput['call'] | null): ChatMessage[] | null {
+    if (this.memory.pinned.length > 0 || this.memory.summaries.length > 0) return null;
+    const nameOf = namesFor(input.def);
+    const closing = call ? closingMessages({ ...input, call }) : [];
+    let raw = this.memory.rawTurns;
+    const inbox = call?.inbox;
+    const last = raw[raw.length - 1];
+    if (inbox && last && 'text' in inbox && last.text === inbox.text) raw = raw.slice(0, -1);
+    const messages: ChatMessage[] = [{ role: 'system', content: this.prefixes.unpinnedText(input) }, ...raw.map((t) => turnMessage(t, input.persona.id, nameOf)), ...closing];
+    const bound = messages.reduce((n, m) => n + MESSAGE_OVERHEAD + Buffer.byteLength(m.content, 'utf8'), PROMPT_OVERHEAD);
+    return bound <= this.options.budget ? messages : null;
   }
 
   /**

@@ -6,7 +6,7 @@ import { emptyMemoryState, parseMemoryState, type MemoryState, type Pinned, type
 import { rankByQuery } from './relevance.js';
 import { idAsName, pinnedLine, summaryText, type NameOf } from './render.js';
 import type { Summariser } from './summariser.js';
-import { countTokens } from './tokens.js';
+import { countTokens, loadTokenizer, tokenizerReady } from './tokens.js';
 
 /** What a memory needs: its settings, a summariser (none: never compresses), and where to publish events. */
 export interface MemoryOptions {
@@ -54,11 +54,13 @@ export class Memory {
   // Indexes over the pins (which are only ever appended), so recording a turn does not scan them all.
   private readonly decisions = new Set<string>();
   private readonly verdicts = new Map<string, Pinned>();
+  // Turns recorded before the tokenizer was loaded: counted once it is, or at once when a count is read.
+  private readonly uncounted: RawTurn[] = [];
 
   constructor(private readonly options: MemoryOptions) {
     this.state = options.state ? structuredClone(options.state) : emptyMemoryState();
     this.nameOf = options.nameOf ?? idAsName;
-    this.compressor = new Compressor(this.state, options.config, options.summariser ?? null, options.publish ?? (() => {}), () => this.settlePins());
+    this.compressor = new Compressor(this.state, options.config, options.summariser ?? null, options.publish ?? (() => {}), () => this.settlePins(), () => this.countPending());
     for (const p of this.state.pinned) this.index(p);
   }
 
@@ -69,11 +71,13 @@ export class Memory {
 
   /** The memory as plain, serialisable data. */
   toJSON(): MemoryState {
+    this.countPending();
     return structuredClone(this.state);
   }
 
   /** The memory as plain data without a copy, for a writer that serialises it at once (`toJSON()` gives a copy to keep). */
   get data(): Readonly<MemoryState> {
+    this.countPending();
     return this.state;
   }
 
@@ -122,9 +126,20 @@ export class Memory {
     return this.state.summaries;
   }
 
-  /** Raw turns not yet summarised, oldest first. */
+  /** Raw turns not yet summarised, oldest first, with their token counts. */
   get recent(): readonly RawTurn[] {
+    this.countPending();
     return this.state.raw;
+  }
+
+  /** The raw turns as they are: their texts, but a turn recorded before the tokenizer loaded may not be counted yet (`recent` counts it). */
+  get rawTurns(): readonly RawTurn[] {
+    return this.state.raw;
+  }
+
+  /** Counts the turns recorded before the tokenizer was loaded (loading it now if it still is not). */
+  private countPending(): void {
+    for (const t of this.uncounted.splice(0)) t.tokens = countTokens(t.text);
   }
 
   /** A user line: the first is the brief (kept whole in the prompt prefix), later ones are raw turns. */
@@ -216,7 +231,14 @@ export class Memory {
   }
 
   private addTurn(t: Omit<RawTurn, 'id' | 'tokens'>): void {
-    this.state.raw.push({ ...t, id: this.state.nextId++, tokens: countTokens(t.text) });
+    const turn: RawTurn = { ...t, id: this.state.nextId++, tokens: 0 };
+    // The first answer of a fresh process is not held up by loading the tokenizer: it loads in the background.
+    if (tokenizerReady()) turn.tokens = countTokens(t.text);
+    else {
+      this.uncounted.push(turn);
+      void loadTokenizer().then(() => this.countPending(), () => undefined);
+    }
+    this.state.raw.push(turn);
     this.state.turnsSeen += 1;
     this.state.sinceCompression += 1;
     this.compressor.schedule();

@@ -50,6 +50,13 @@ export class PromptPrefixes {
     return prefix;
   }
 
+  /** The prefix's text when nothing is pinned, built without counting (before the tokenizer has loaded). */
+  unpinnedText(input: Pick<PromptInput, 'def' | 'persona' | 'personaPrompt' | 'session'>): string {
+    const brief = input.session.brief || this.memory.brief;
+    const system = systemPromptPieces(input).join('');
+    return brief ? `${system}\n\n## The brief\n${brief}` : system;
+  }
+
   /** What the pinned block gave up since this was last asked ([] when nothing, or when already told); `clippedElsewhere` pins cut in the waiting message count too. */
   pinnedNews(clippedElsewhere = 0): { labels: string[]; extraTokens: number } {
     const version = this.memory.pinnedVersion;

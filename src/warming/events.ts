@@ -12,7 +12,14 @@ export const PredictionSchema = z.object({ persona: str, confidence: num, histor
  * usage (stored: warming is paid for, and counted apart from the session's own calls).
  */
 export const WARMING_EVENT_PAYLOADS = {
-  prediction: z.object({ turn_id: str, persona: str, predictions: z.array(PredictionSchema) }),
+  prediction: z.object({
+    turn_id: str,
+    /** The persona answering now. */
+    persona: str,
+    /** What the context signal read: the message it answers (as its call goes out), or its answer so far (once it has said enough). */
+    on: z.enum(['inbox', 'answer']),
+    predictions: z.array(PredictionSchema),
+  }),
   warming: z.object({
     turn_id: str,
     /** The persona whose prompt prefix was sent. */

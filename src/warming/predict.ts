@@ -31,6 +31,8 @@ export interface PredictInput {
   own: TransitionCounts;
   /** Transitions learned from the team's stored sessions (null: none). */
   learned: TransitionCounts | null;
+  /** What the current persona has said so far, while it answers (absent: nothing yet). */
+  answer?: string;
 }
 
 /** A persona the policy will give the turn to whatever the current one says (a detour's or consultation's return, the next pipeline stage); undefined: none fixed, null: the user. */
@@ -58,11 +60,15 @@ function inboxText(call: AgentCall): string {
   return typeof inbox.text === 'string' ? inbox.text : typeof inbox.reason === 'string' ? inbox.reason : '';
 }
 
-/** Context: 1 when the latest text names a persona or one of its trigger rules would fire; else 0.25 per distinctive description word, up to 0.75. */
+/**
+ * Context: 1 when the latest text names a persona or one of its trigger rules would fire; else 0.25 per
+ * distinctive description word, up to 0.75. The latest text is the current persona's answer so far once
+ * it has begun (what it says decides who is next), else the message it answers.
+ */
 function contextScores(input: PredictInput, self: AgentState): Map<string, number> {
   const { def, state, call } = input;
   const scores = new Map<string, number>();
-  const latest = inboxText(call);
+  const latest = input.answer || inboxText(call);
   const lower = latest.toLowerCase();
   const stems = stemsOf(latest);
   for (const k of keywordsOf(def)) {
@@ -75,13 +81,14 @@ function contextScores(input: PredictInput, self: AgentState): Map<string, numbe
   const r = state.routing;
   const team = def.team;
   if (r && team) {
-    const texts = r.recentTexts.includes(latest) ? r.recentTexts : [...r.recentTexts, latest];
+    // The texts the rules will read when the turn is routed: the window, ending with the answer once there is one.
+    const texts = input.answer ? [...r.recentTexts, input.answer].slice(-team.arbiter.triggerWindow) : r.recentTexts;
     for (const p of matchTriggers(team.rules, { from: self.id, texts, turn: state.turn, lastFired: r.rulesFired, cooldown: team.arbiter.ruleCooldown })) scores.set(p.target, 1);
   }
   return scores;
 }
 
-/** Dependencies: 1 for whoever asked for the rework being done, 0.6 for whoever handed the work over, 0.5 for the major's lead and personas the handoff list names, 0.3 for members of majors it names. */
+/** Dependencies: 1 for whoever asked for the rework being done, 0.6 for whoever handed the work over, 0.5 for the major's lead, 0.3 for every persona a handoff list allows. */
 function dependencyScores(input: PredictInput, self: AgentState): Map<string, number> {
   const { def, state, call } = input;
   const scores = new Map<string, number>();
@@ -92,22 +99,9 @@ function dependencyScores(input: PredictInput, self: AgentState): Map<string, nu
   if (inbox.kind === 'rework' && typeof inbox.from === 'string') raise(inbox.from, 1);
   const history = state.routing?.history ?? [];
   raise(history[history.length - 1], 0.6);
-  const majors = def.team?.majors ?? [];
-  raise(majors.find((m) => m.id === self.major)?.lead, 0.5);
-  for (const target of teamHandoffList(def, self)) {
-    const major = majors.find((m) => m.id === target);
-    if (major) for (const id of major.children) raise(id, 0.3);
-    else raise(target, 0.5);
-  }
+  raise(def.team?.majors.find((m) => m.id === self.major)?.lead, 0.5);
+  for (const id of self.allowed ?? []) raise(id, 0.3);
   return scores;
-}
-
-// The handoff list as written (persona ids and major ids), from the compiled allowed set and the majors.
-function teamHandoffList(def: MachineDefinition, self: AgentState): string[] {
-  if (!self.allowed) return [];
-  const majors = (def.team?.majors ?? []).filter((m) => m.kind === 'team' && m.children.length > 0 && m.children.every((c) => c === self.id || self.allowed!.has(c)));
-  const inMajors = new Set(majors.flatMap((m) => m.children));
-  return [...majors.map((m) => m.id), ...[...self.allowed].filter((id) => !inMajors.has(id))];
 }
 
 /**

@@ -16,10 +16,29 @@ import { TransitionCounts } from './transitions.js';
 /** A warming request that streams more than this many characters was not cut at one token by its server: it is stopped. */
 const RUNAWAY_CHARS = 64;
 const RUNAWAY = 'the server ignored max_completion_tokens';
+/** Characters of an answer after which the next persona is predicted again, on what the persona has said. */
+export const REVISE_AT = 300;
 /** After this many failed warming requests in a row, the session stops warming (the server does not take them). */
 const FAILURES_MAX = 3;
 // Tokens of the directive tool's definition, which the server counts into every prompt (an estimate, rounded up).
 const TOOL_TOKENS = 400;
+
+/** The turn being answered, as warming follows it. */
+interface Turn {
+  call: AgentCall;
+  agent: AgentState;
+  snapshot: SessionState;
+  port: WarmingPort;
+  /** What the persona has said so far (collected until predicted on). */
+  answer: string;
+  /** True once predicted on the message it answers, and once predicted on its answer. */
+  predicted: boolean;
+  revised: boolean;
+  /** A prediction is waiting to run. */
+  scheduled: boolean;
+  /** Personas whose prompt was warmed in this turn. */
+  warmed: Set<string>;
+}
 
 /** What a session's warming needs: its settings, where facts go, and what it reads of the session and its meter. */
 export interface SessionWarmingOptions {
@@ -57,11 +76,13 @@ export class SessionWarming implements CallWarming {
   readonly ledger: WarmingLedger;
   private readonly own = new TransitionCounts();
   private latestPrediction: { turnId: string; persona: string; predictions: Prediction[] } | null = null;
-  private inFlight: { persona: string; controller: AbortController } | null = null;
+  private turn: Turn | null = null;
+  /** Warming requests in flight, by persona. */
+  private readonly inFlight = new Map<string, AbortController>();
   private failures = 0;
   // Learned transitions are read once the first answer is in, so reading stored sessions never competes with the first call.
   private learning = false;
-  private abortReason: string | null = null;
+  private readonly abortReasons = new WeakMap<AbortController, string>();
   private readonly told = new Set<string>();
 
   constructor(private readonly options: SessionWarmingOptions) {
@@ -80,27 +101,62 @@ export class SessionWarming implements CallWarming {
     return { ...this.ledger.totals };
   }
 
-  /** Follows the session: who came after whom, and whether it moved on (then warming in flight is useless). */
+  /** Follows the session: who came after whom, what the persona answering says (its deltas), and whether the session moved on. */
   observe(e: TroupeEvent): void {
     if (e.type === 'transition') this.own.addEvent(this.options.def, e);
     else if (e.type === 'agent_message') this.learning = true;
-    else if (e.type === 'awaiting_user' || e.type === 'session_ended' || e.type === 'session_detached') this.abort('the session stopped for the user');
+    else if (e.type === 'agent_delta') this.heard(e.turn_id, e.text);
+    else if (e.type === 'awaiting_user' || e.type === 'session_ended' || e.type === 'session_detached') {
+      this.turn = null;
+      this.abort('the session stopped for the user', () => true);
+    }
   }
 
   started(call: AgentCall, agent: AgentState, snapshot: SessionState, port: WarmingPort): void {
-    const { settings } = this.options;
-    if (settings.mode === 'off') return;
-    const predictions = predictNext({ def: this.options.def, state: snapshot, call, own: this.own, learned: this.learning ? (this.options.learned?.() ?? null) : null }).map(rounded);
-    this.latestPrediction = { turnId: call.turnId, persona: agent.id, predictions };
-    this.options.publish(event('prediction', { turn_id: call.turnId, persona: agent.id, predictions }));
-    // The turn went to someone else than the warming in flight was for: it no longer helps.
-    if (this.inFlight && this.inFlight.persona !== agent.id) this.abort(`${agent.id} got the turn`);
-    const chosen = predictions.filter((p) => p.confidence >= settings.min_confidence).slice(0, settings.per_turn);
-    if (chosen.length === 0) return;
-    (this.options.defer ?? setImmediate)(() => void this.warm(call, chosen, port));
+    if (this.options.settings.mode === 'off') return;
+    // The session moved on: warming for anyone else no longer helps, and for this persona it is too late.
+    this.abort(`${agent.id} got the turn`, () => true);
+    this.turn = { call, agent, snapshot, port, answer: '', predicted: false, revised: false, scheduled: false, warmed: new Set() };
   }
 
-  /** Builds the chosen personas' prompts (their counts are cached for the real call) and, with `prefix`, sends the best. */
+  /**
+   * The answer is streaming: its request is long sent and the server is busy with it, so the next persona is
+   * predicted now (on the message it answers), and again once it has said REVISE_AT characters (on its words,
+   * which decide who is next). Never in the delta's own task: after it.
+   */
+  private heard(turnId: string, text: string | undefined): void {
+    const turn = this.turn;
+    if (!turn || turn.call.turnId !== turnId) return;
+    if (text && !turn.revised) turn.answer += text;
+    const due = !turn.predicted || (!turn.revised && turn.answer.length >= REVISE_AT);
+    if (!due || turn.scheduled) return;
+    turn.scheduled = true;
+    (this.options.defer ?? setImmediate)(() => {
+      turn.scheduled = false;
+      if (this.turn !== turn || !turn.port.current()) return;
+      turn.predicted = true;
+      if (turn.answer.length >= REVISE_AT) turn.revised = true;
+      this.predict(turn);
+    });
+  }
+
+  /** Publishes the prediction for a turn and warms the best predictions not warmed yet in this turn. */
+  private predict(turn: Turn): void {
+    const { settings } = this.options;
+    const learned = this.learning ? (this.options.learned?.() ?? null) : null;
+    const predictions = predictNext({ def: this.options.def, state: turn.snapshot, call: turn.call, own: this.own, learned, ...(turn.revised ? { answer: turn.answer } : {}) }).map(rounded);
+    this.latestPrediction = { turnId: turn.call.turnId, persona: turn.agent.id, predictions };
+    this.options.publish(event('prediction', { turn_id: turn.call.turnId, persona: turn.agent.id, on: turn.revised ? 'answer' : 'inbox', predictions }));
+    const best = predictions.filter((p) => p.confidence >= settings.min_confidence).slice(0, settings.per_turn);
+    // Warming in flight for a persona no longer among the best is worth less than the new best.
+    this.abort('a better prediction came', (persona) => !best.some((p) => p.persona === persona));
+    const chosen = best.filter((p) => !turn.warmed.has(p.persona));
+    if (chosen.length === 0) return;
+    for (const p of chosen) turn.warmed.add(p.persona);
+    (this.options.defer ?? setImmediate)(() => void this.warm(turn.call, chosen, turn.port));
+  }
+
+  /** Builds the chosen personas' prompts (their counts are cached for the real call) and, with `prefix`, sends them, best first. */
   private async warm(call: AgentCall, chosen: Prediction[], port: WarmingPort): Promise<void> {
     if (!port.current()) return;
     // A summary in flight changes the next prompt's head: warm what the next call will really send.
@@ -128,7 +184,7 @@ export class SessionWarming implements CallWarming {
     if (refused === 'max_tokens') this.tellOnce('budget', `warming stopped: its budget of ${this.options.settings.max_tokens!.toLocaleString('en-US')} prompt tokens is spent (team.json warming.max_tokens)`);
     if (refused) return;
     const controller = new AbortController();
-    this.inFlight = { persona, controller };
+    this.inFlight.set(persona, controller);
     let streamed = 0;
     let why: string | undefined;
     const stop = (reason: string) => {
@@ -151,10 +207,9 @@ export class SessionWarming implements CallWarming {
         this.failures += 1;
         why = error instanceof Error ? error.message.split('\n')[0]! : String(error);
         if (this.failures >= FAILURES_MAX) this.tellOnce('failures', `warming stopped: ${FAILURES_MAX} warming requests in a row failed (${why})`);
-      } else why ??= this.abortReason ?? 'aborted';
+      } else why ??= this.abortReasons.get(controller) ?? 'aborted';
     } finally {
-      if (this.inFlight?.controller === controller) this.inFlight = null;
-      this.abortReason = null;
+      if (this.inFlight.get(persona) === controller) this.inFlight.delete(persona);
     }
     if (why === RUNAWAY) {
       this.failures = FAILURES_MAX;
@@ -168,12 +223,14 @@ export class SessionWarming implements CallWarming {
     }));
   }
 
-  /** Aborts the warming request in flight, if any. */
-  private abort(reason: string): void {
-    if (!this.inFlight) return;
-    this.abortReason = reason;
-    this.inFlight.controller.abort();
-    this.inFlight = null;
+  /** Aborts the warming requests in flight for the personas `which` picks. */
+  private abort(reason: string, which: (persona: string) => boolean): void {
+    for (const [persona, controller] of this.inFlight) {
+      if (!which(persona)) continue;
+      this.abortReasons.set(controller, reason);
+      controller.abort();
+      this.inFlight.delete(persona);
+    }
   }
 
   private tellOnce(key: string, text: string): void {

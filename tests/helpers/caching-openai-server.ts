@@ -38,6 +38,9 @@ export interface ServedRequest {
   limited: boolean;
   /** The client went away before the answer was complete. */
   aborted: boolean;
+  /** When it arrived and when its prefill was done (its blocks cached), on the server's clock. */
+  arrivedAt: number;
+  prefilledAt: number | null;
 }
 
 /** Options of the caching server. */
@@ -52,6 +55,8 @@ export interface CachingServerOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Text pieces per streamed chunk, in tokens (default 16). */
   chunkTokens?: number;
+  /** Holds a full answer after its first chunk until this settles (tests: the client has begun, nothing else is timed). */
+  hold?: (body: ChatBody, index: number) => Promise<void>;
 }
 
 const timer = (ms: number) => (ms <= 0 ? Promise.resolve() : new Promise<void>((r) => setTimeout(r, ms)));
@@ -114,7 +119,8 @@ export class CachingOpenAIServer {
     const { baseMs, perUncachedTokenMs, perOutputTokenMs } = this.options.latency;
     const ttftMs = baseMs + perUncachedTokenMs * uncached;
     const limit = body.max_completion_tokens ?? body.max_tokens;
-    const record: ServedRequest = { body, promptTokens: lookup.promptTokens, cachedTokens: lookup.cachedTokens, completionTokens: 0, ttftMs, limited: false, aborted: false };
+    const now = this.options.now ?? (() => performance.now());
+    const record: ServedRequest = { body, promptTokens: lookup.promptTokens, cachedTokens: lookup.cachedTokens, completionTokens: 0, ttftMs, limited: false, aborted: false, arrivedAt: now(), prefilledAt: null };
     this.served.push(record);
     let gone = false;
     res.on('close', () => {
@@ -123,6 +129,7 @@ export class CachingOpenAIServer {
     await this.sleep(ttftMs);
     // The prefill is done (the server has computed these blocks) even when the client has gone meanwhile.
     this.cache.insert(lookup);
+    record.prefilledAt = now();
     if (gone) return;
     const answer = this.options.answer(body, index);
     const tokens = Math.max(1, Math.ceil(Buffer.byteLength(answer.text + (answer.toolCall?.arguments ?? ''), 'utf8') / BYTES_PER_TOKEN));
@@ -142,6 +149,8 @@ export class CachingOpenAIServer {
     }
     const step = (this.options.chunkTokens ?? 16) * BYTES_PER_TOKEN;
     send({ index: 0, delta: { role: 'assistant', content: answer.text.slice(0, step) }, finish_reason: null });
+    await this.options.hold?.(body, index);
+    if (gone) return;
     for (let at = step; at < answer.text.length; at += step) {
       await this.sleep(perOutputTokenMs * (step / BYTES_PER_TOKEN));
       if (gone) return;

@@ -19,17 +19,19 @@ export const BYTES_PER_TOKEN = 4;
 type WireMessage = { role?: unknown; content?: unknown; tool_calls?: unknown; tool_call_id?: unknown; name?: unknown };
 
 /**
- * The bytes a server would feed its model for a chat request, in order: the tool definitions (servers
- * render them into the prompt's head), then each message with its role and content. Everything in the
- * request that reaches the model is in it, so two requests share a prefix only where they really do.
+ * The bytes a server would feed its model for a chat request, in order: each message with its role and
+ * content, the tool definitions right after the system message (where chat templates such as Llama's and
+ * Qwen's put them: one persona's tools never make another persona's prompt share its head). Everything in
+ * the request that reaches the model is in it, so two requests share a prefix only where they really do.
  */
 export function renderPrompt(body: { messages?: WireMessage[]; tools?: unknown }): string {
-  const head = body.tools ? `<|tools|>${JSON.stringify(body.tools)}<|end|>\n` : '';
+  const tools = body.tools ? `<|tools|>${JSON.stringify(body.tools)}<|end|>\n` : '';
   const messages = (body.messages ?? []).map((m) => {
     const extra = m.tool_calls ? JSON.stringify(m.tool_calls) : m.tool_call_id ? `[${String(m.tool_call_id)}]` : '';
     return `<|${String(m.role)}|>${typeof m.content === 'string' ? m.content : ''}${extra}<|end|>\n`;
   });
-  return head + messages.join('');
+  const head = messages.length > 0 && body.messages![0]!.role === 'system' ? 1 : 0;
+  return [...messages.slice(0, head), tools, ...messages.slice(head)].join('');
 }
 
 /** Tokens of a rendered prompt as this model counts them. */

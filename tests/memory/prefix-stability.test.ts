@@ -20,7 +20,7 @@ class NotingModel extends LongSessionModel {
   memory: Memory | null = null;
   private summariesMade = 0;
 
-  async generate(request: ChatRequest): Promise<ChatResponse> {
+  override async generate(request: ChatRequest): Promise<ChatResponse> {
     if (request.meta.purpose === 'summary') {
       const response = await super.generate(request);
       this.summariesMade += 1;

@@ -5,12 +5,9 @@ import { complainer, printer, type CliIo } from '../io.js';
 import type { ChatModel } from '../../llm/chat-model.js';
 import { modelFromEnv } from '../../llm/from-env.js';
 import { assertWithinLimit } from '../../llm/limits.js';
-import { RecordingModel } from '../../llm/recording.js';
 import { redactorFrom } from '../../llm/redact.js';
-import { ReplayModel } from '../../llm/replay-model.js';
 import { openSession } from '../../session/open-session.js';
 import { loadPriceTable } from '../../usage/price-table.js';
-import { formatUsageSummary } from '../../usage/summary.js';
 import { UsageMeter } from '../../usage/usage-meter.js';
 import { attachOutput } from '../attach-output.js';
 import { finishHeadless } from './finish.js';
@@ -23,9 +20,10 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   assertWithinLimit('brief', brief);
   const { team, dir } = teamFor(args, io);
   const workflow = args.workflow !== undefined ? await workflowFor(args.workflow, io, team) : undefined;
-  const replay = args.replay !== undefined ? ReplayModel.fromFile(args.replay) : null;
+  // Loaded only when asked for: what a plain run loads before its first request is kept small.
+  const replay = args.replay !== undefined ? (await import('../../llm/replay-model.js')).ReplayModel.fromFile(args.replay) : null;
   let model: ChatModel = replay ?? modelFromEnv(io.env, { demo: args.demo });
-  if (args.record !== undefined) model = new RecordingModel(model, args.record);
+  if (args.record !== undefined) model = new (await import('../../llm/recording.js')).RecordingModel(model, args.record);
   const meter = new UsageMeter(loadPriceTable(io.env));
   const session = await openSession({
     team,
@@ -46,6 +44,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   // With --json stdout holds only events, so the summary goes to stderr.
   const summary = args.json ? complainer(io) : printer(io);
   if (!args.json) summary('');
+  const { formatUsageSummary } = await import('../../usage/summary.js');
   for (const line of formatUsageSummary(meter, { free: Boolean(model.free) })) summary(line);
   if (replay?.divergence) {
     io.stderr.write(`troupe: ${replay.divergence}\n`);
