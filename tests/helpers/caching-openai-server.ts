@@ -141,8 +141,9 @@ export class CachingOpenAIServer {
     const base = { id: `chatcmpl-${index}`, object: 'chat.completion.chunk', created: 0, model: body.model ?? 'cache-model' };
     const send = (choice: unknown, extra: object = {}) => res.write(`data: ${JSON.stringify({ ...base, choices: choice ? [choice] : [], ...extra })}\n\n`);
     res.writeHead(200, { 'content-type': 'text/event-stream' });
-    if (cut) {
-      send({ index: 0, delta: { role: 'assistant', content: answer.text.slice(0, limit * BYTES_PER_TOKEN) }, finish_reason: 'length' });
+    // An answer with a limit (a warming request asks for one token) comes in one piece, never held.
+    if (limit !== undefined) {
+      send({ index: 0, delta: { role: 'assistant', content: answer.text.slice(0, completionTokens * BYTES_PER_TOKEN) }, finish_reason: cut ? 'length' : 'stop' });
       send(null, { usage });
       res.end('data: [DONE]\n\n');
       return;
