@@ -1,7 +1,7 @@
 // State warming against a server that caches prompt prefixes: a simulated 200-turn studio session (memory
-// on) three ways in one run — warming off with new pins in the system prompt (the layout before),
-// cache-stable prompts only, and prefix warming — each on a fresh caching server, so every run meets the
-// same cold cache. The server (tests/helpers/caching-openai-server.ts) models OpenAI / vLLM prefix caching:
+// on) in one run four ways — warming off with new pins in the system prompt (the layout before), cache-stable
+// prompts only, prefix warming of the best prediction (the default settings), and of the top three (any
+// confidence, three times the budget) — each on a fresh caching server, so every run meets the same cold cache. The server (tests/helpers/caching-openai-server.ts) models OpenAI / vLLM prefix caching:
 // 128-token blocks keyed by exact bytes, 1,024-token minimum, a TTL; time to first token = base + cost per
 // uncached prompt token; answers stream at a fixed cost per output token. The session is the same in every
 // run (bench/studio-sim.ts answers from the message it is given and its own seeded habits).
@@ -143,8 +143,7 @@ export default async function warmingBench(): Promise<void> {
     ['warming off, pins in system', await runOnce('off', { new_pins: 'in_system' }, { mode: 'off' })],
     ['cache-stable prompts only', await runOnce('stable', { new_pins: 'after_turns' }, { mode: 'predict' })],
     ['prefix warming (top 1)', await runOnce('prefix', { new_pins: 'after_turns' }, { mode: 'prefix', per_turn: 1 })],
-    ['prefix warming (top 2)', await runOnce('prefix2', { new_pins: 'after_turns' }, { mode: 'prefix', per_turn: 2, max_share: 3 })],
-    ['prefix warming (top 3, >= 0)', await runOnce('prefix3all', { new_pins: 'after_turns' }, { mode: 'prefix', per_turn: 3, min_confidence: 0, max_share: 3 })],
+    ['prefix warming (top 3, any)', await runOnce('prefix3', { new_pins: 'after_turns' }, { mode: 'prefix', per_turn: 3, min_confidence: 0, max_share: 3 })],
   ];
   const base = runs[0]![1];
   const pct = (v: number, b: number) => `${v <= b ? '-' : '+'}${Math.abs((100 * (v - b)) / b).toFixed(0)}%`;

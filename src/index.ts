@@ -60,6 +60,10 @@ export { eventLines, eventJson, renderShow, renderMarkdown, transcriptOf, decisi
 export { UsageMeter } from './usage/usage-meter.js';
 export { formatUsageSummary } from './usage/summary.js';
 
+// State warming: who speaks next (pure), and what a session learned.
+export { predictNext, PREDICTION_WEIGHTS, type Prediction, type PredictInput } from './warming/predict.js';
+export { TransitionCounts, countTransitions } from './warming/transitions.js';
+
 // Errors.
 export { TroupeError, UserError, ModelError } from './errors.js';
 export { ModelCallError, AbortedError } from './llm/errors.js';

@@ -75,7 +75,9 @@ export const WarmingSettingsSchema = z.strictObject({
 
 /** team.json `warming`: a mode alone ("prefix"), or the settings. */
 export const WarmingSchema = z
-  .union([z.enum(['off', 'predict', 'prefix']), WarmingSettingsSchema])
+  .union([z.enum(['off', 'predict', 'prefix']), WarmingSettingsSchema], {
+    error: 'must be "off", "predict" or "prefix", or an object with mode, min_confidence, per_turn, max_share and max_tokens (no other keys)',
+  })
   .transform((w) => (typeof w === 'string' ? WarmingSettingsSchema.parse({ mode: w }) : w));
 
 /** One stage of the linear pipeline used by !simple. */
