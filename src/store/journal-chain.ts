@@ -19,7 +19,7 @@ const PREV_KEY = ',"prev":"';
 // A sealed line ends with the hash's 16 digits and `"}`; what is hashed is everything before the digits.
 const TAIL = HASH_LENGTH + 2;
 const SEAL = PREV_KEY.length + HASH_LENGTH + 1 + HASH_KEY.length + TAIL;
-const HEX = /^[0-9a-f]+$/;
+const HASH_KEY_BYTES = Buffer.from(HASH_KEY, 'latin1');
 
 /** The hash of bytes (or of a string's UTF-8 bytes), as a journal line or checkpoint records it. */
 export function hashOf(data: string | Uint8Array): string {
@@ -38,13 +38,18 @@ export function sealLine(json: string, prev: string): { line: string; hash: stri
  * The hash a sealed line (its bytes, without the newline) declares, and whether its bytes match it;
  * null when the line carries no seal (written before schema version 3, or by hand).
  */
-export function readSeal(bytes: Uint8Array): { hash: string; intact: boolean } | null {
+export function readSeal(bytes: Buffer): { hash: string; intact: boolean } | null {
   const n = bytes.length;
   if (n < SEAL + 2 || bytes[n - 1] !== 0x7d || bytes[n - 2] !== 0x22) return null;
-  const declared = Buffer.from(bytes.buffer, bytes.byteOffset + n - TAIL, HASH_LENGTH).toString('latin1');
-  const key = Buffer.from(bytes.buffer, bytes.byteOffset + n - TAIL - HASH_KEY.length, HASH_KEY.length).toString('latin1');
-  if (key !== HASH_KEY || !HEX.test(declared)) return null;
-  return { hash: declared, intact: hashOf(bytes.subarray(0, n - TAIL)) === declared };
+  const digits = n - TAIL;
+  const key = digits - HASH_KEY.length;
+  for (let i = 0; i < HASH_KEY.length; i++) if (bytes[key + i] !== HASH_KEY_BYTES[i]) return null;
+  for (let i = digits; i < digits + HASH_LENGTH; i++) {
+    const b = bytes[i]!;
+    if (!((b >= 0x30 && b <= 0x39) || (b >= 0x61 && b <= 0x66))) return null;
+  }
+  const declared = bytes.toString('latin1', digits, digits + HASH_LENGTH);
+  return { hash: declared, intact: hashOf(bytes.subarray(0, digits)) === declared };
 }
 
 /** A line's record JSON without its seal (as a version-2 troupe wrote it), to seal it afresh; other lines are returned as they are. */

@@ -37,7 +37,7 @@ export class JournalCheck {
   }
 
   /** Checks the next complete line (its bytes, without the newline) and returns its record. */
-  next(bytes: Uint8Array): JournalRecord {
+  next(bytes: Buffer): JournalRecord {
     const line = this.lines + 1;
     const seal = readSeal(bytes);
     // An unchained journal has no seals to compare: a repeated line is told by its bytes' hash.
@@ -77,7 +77,7 @@ export class JournalCheck {
     }
   }
 
-  private parse(bytes: Uint8Array, line: number): JournalRecord {
+  private parse(bytes: Buffer, line: number): JournalRecord {
     let text: string;
     try {
       text = decoder.decode(bytes);

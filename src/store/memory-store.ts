@@ -104,11 +104,12 @@ export class MemoryStore implements Store {
     return { records, lastHash: check.lastHash };
   }
 
-  /** Seals an older journal's lines (checked already) and stores the document with its checkpoint's hash. */
+  /** Seals an older journal's lines (checked already; a version-1 file's events become the first) and stores the document with its checkpoint's hash. */
   private seal(id: string, doc: SessionDocument): SessionDocument {
     let prev = CHAIN_START;
     let covered = CHAIN_START;
-    const lines = (this.journals.get(id) ?? []).map((text, i) => {
+    const legacy = doc.legacyEvents && doc.legacyEvents.length > 0 ? [JSON.stringify({ n: 1, events: doc.legacyEvents })] : [];
+    const lines = (doc.legacyEvents ? legacy : (this.journals.get(id) ?? [])).map((text, i) => {
       const sealed = sealLine(withoutSeal(text), prev);
       prev = sealed.hash;
       if (i + 1 === doc.checkpoint.records) covered = sealed.hash;

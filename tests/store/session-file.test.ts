@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CURRENT_FORMAT, parseSessionFile, SessionFileError, type FileFormat } from '../../src/store/load-file.js';
 import { LowdbStore } from '../../src/store/lowdb-store.js';
+import { MemoryStore } from '../../src/store/memory-store.js';
 import { SessionDocumentSchema, SESSION_SCHEMA_VERSION, type JournalRecord } from '../../src/store/session-file.js';
 import { scanJournal } from '../../src/store/journal-file.js';
 import { DemoModel } from '../../src/llm/demo-model.js';
@@ -97,6 +98,34 @@ describe('session file versions', () => {
     expect(after.records.length).toBeGreaterThan(oldLines.length);
     expect(after.doc.checkpoint.snapshot.status).toBe('ended');
     expect(JSON.stringify(foldJournal(studio().def, after.doc.base, after.records))).toBe(JSON.stringify(after.doc.checkpoint.snapshot));
+  });
+
+  it('a crash between sealing a version-2 journal and writing the new document is sealed again on the next open, with the same lines', async () => {
+    const { dir, path } = dataDirWith('v2', 'fixture-v2');
+    const journal = join(dir, 'sessions', 'fixture-v2.jsonl');
+    const original = readFileSync(path, 'utf8');
+    await (await new LowdbStore(dir).open('fixture-v2')).handle.close();
+    const sealed = readFileSync(journal, 'utf8');
+    // What the crash leaves: the sealed journal beside the version-2 document.
+    writeFileSync(path, original);
+    const opened = await new LowdbStore(dir).open('fixture-v2');
+    await opened.handle.close();
+    expect(readFileSync(journal, 'utf8')).toBe(sealed);
+    expect(JSON.parse(readFileSync(path, 'utf8')).schema).toBe(SESSION_SCHEMA_VERSION);
+  });
+
+  it('the in-memory store opens the v1 and v2 fixtures too, sealing what it carries on', async () => {
+    for (const v of [1, 2]) {
+      const store = new MemoryStore();
+      store.docs.set(`fixture-v${v}`, readFileSync(join(FIXTURES, `v${v}.json`), 'utf8'));
+      if (v === 2) store.journals.set('fixture-v2', readFileSync(join(FIXTURES, 'v2.jsonl'), 'utf8').trimEnd().split('\n'));
+      const { handle } = await store.open(`fixture-v${v}`);
+      await handle.close();
+      const read = await store.read(`fixture-v${v}`);
+      expect(read.doc.schema).toBe(SESSION_SCHEMA_VERSION);
+      expect(read.records.length).toBe(read.doc.checkpoint.records);
+      expect(read.doc.checkpoint.hash).toBe(read.records.at(-1)!.hash);
+    }
   });
 
   it('refuses a newer schema version with one line and leaves the file byte-for-byte untouched', async () => {
