@@ -107,6 +107,13 @@ export const WorkflowConfigSchema = z.strictObject({
   error_handler: CodeText.optional().describe('A state errors go to, or a script.js function returning one.'),
   max_retries: z.number().int().min(0).max(10).default(0).describe('Default retries of a failed state.'),
   max_turns: z.number().int().min(1).max(MAX_TURNS).optional().describe('Agent turns before the run pauses for the user.'),
+  max_state_entries: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_TURNS)
+    .optional()
+    .describe('State entries (any state, with or without an agent) before the run pauses for the user; !continue allows as many again. Default: 10 x max_turns.'),
   workspace: z
     .strictObject({
       from: z.string().min(1).optional().describe('A directory (relative to where troupe runs) each agent workspace starts as a copy of.'),

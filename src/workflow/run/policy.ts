@@ -11,6 +11,7 @@ import { fail } from './failure.js';
 import { onEvaluated } from './evaluated.js';
 import { onBranch, onReplied } from './replies.js';
 import { onUserText, onContinue, notInWorkflow } from './user-input.js';
+import { countEntry } from './loop-guard.js';
 
 /** Declarative workflows: states run code in the sandbox, agents in their contexts, sub-workflows and conditions. */
 export const workflowPolicy: Policy = {
@@ -30,7 +31,7 @@ export const workflowPolicy: Policy = {
     ctx.s.workflow = { frames: [frame], evalSeq: 0, evaluating: null, question: null, error: null };
     emit(ctx, event('user_input', { text: brief }));
     changeState(ctx, keyOf(frame, plan.start), 'workflow', `workflow ${plan.name} started`);
-    advance(ctx);
+    if (countEntry(ctx, plan.start)) advance(ctx);
   },
   onInput(ctx, input: EngineInput) {
     switch (input.type) {
