@@ -5,7 +5,7 @@ import { PersonaSchema, type Persona } from './persona-schema.js';
 import { TeamSchema, type Team } from './team-schema.js';
 import { ConfigError, zodIssues, type ConfigIssue } from './issues.js';
 import { crossCheck } from './cross-check.js';
-import { isInside, readConfigText, UnreadableFile } from './safe-read.js';
+import { assertDirInside, isInside, readConfigText, UnreadableFile } from './safe-read.js';
 import { parseConfigJson } from './config-json.js';
 
 /** A validated team: team.json, personas in roster order and their prompt texts. */
@@ -69,6 +69,16 @@ export function loadTeam(dir: string): LoadResult {
   if (!statSync(personasDir, { throwIfNoEntry: false })?.isDirectory()) {
     issues.push({ file: dir, field: 'personas/', problem: 'no personas directory', fix });
     return { team: null, issues };
+  }
+  // Persona files and prompts are read inside these directories: the directories themselves must be the team's.
+  for (const [sub, name] of [[personasDir, 'personas/'], [promptsDir, 'prompts/']] as const) {
+    try {
+      if (existsSync(sub)) assertDirInside(dir, sub, name);
+    } catch (error) {
+      if (!(error instanceof UnreadableFile)) throw error;
+      issues.push({ file: dir, field: name, problem: error.problem, fix: error.fix });
+      return { team: null, issues };
+    }
   }
   if (!statSync(teamFile, { throwIfNoEntry: false })) {
     issues.push({ file: teamFile, field: '', problem: 'file is missing', fix: 'create personas/team.json (see the shipped team)' });

@@ -36,7 +36,10 @@ export const AgentSchema = z.strictObject({
 export const ActionSchema = z.strictObject({
   function: z.enum(['sendUserMessage', 'addUserMessage', 'clearConversation']).optional(),
   script: CodeText.optional(),
-  sub_workflow: Name.optional(),
+  sub_workflow: z
+    .string()
+    .regex(/^[^/\\.][^/\\]*$/, 'must be a workflow name (looked up next to this workflow and in the workflow directories), not a path')
+    .optional(),
   sub_workflow_input: z.record(z.string(), CodeText).optional(),
 });
 

@@ -1,7 +1,7 @@
 import { dirname, join, relative } from 'node:path';
 import type { LoadedTeam } from '../../config/load-team.js';
 import { ConfigError, zodIssues, type ConfigIssue } from '../../config/issues.js';
-import { readConfigText, UnreadableFile } from '../../config/safe-read.js';
+import { assertDirInside, readConfigText, UnreadableFile } from '../../config/safe-read.js';
 import { parseConfigJson } from '../../config/config-json.js';
 import { WorkflowConfigSchema, type WorkflowConfig } from '../config/workflow-schema.js';
 import type { AgentPlan, WorkflowPlan } from '../run/plan.js';
@@ -44,6 +44,8 @@ function readConfig(loader: Loader, location: WorkflowLocation): { config: Workf
   let text: string;
   let script: string | null = null;
   try {
+    // A workflow folder found in a workflows directory is read inside it: the folder itself must be there, not linked in.
+    if (location.home !== null && location.dir !== location.home) assertDirInside(location.home, location.dir, `${location.name}/`);
     text = readConfigText(dirname(location.file), location.file);
     if (location.script) script = readConfigText(location.dir, location.script);
   } catch (error) {
