@@ -4,7 +4,7 @@ import type { Evaluation } from '../../../src/engine/evaluation.js';
 import type { EngineEvent } from '../../../src/engine/event-map.js';
 import type { EngineInput } from '../../../src/engine/input-events.js';
 import type { SessionState } from '../../../src/engine/session.js';
-import { SessionStateSchema } from '../../../src/engine/session.js';
+import { SessionStateSchema } from '../../../src/kinds/schemas.js';
 import { initialState, step } from '../../../src/engine/step.js';
 import { compileWorkflow } from '../../../src/workflow/run/compile.js';
 import { loopText, ROUND_DATA_BYTES } from '../../../src/workflow/run/loop-guard.js';
