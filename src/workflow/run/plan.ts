@@ -131,6 +131,8 @@ const PlanFields = z.object({
   errorDecider: CodeSchema.nullable().optional(),
   /** Agent turns before the run pauses for the user (default: the engine's). */
   maxTurns: z.number().int().optional(),
+  /** State entries before the run pauses for the user (default: ten per turn of max_turns). */
+  maxStateEntries: z.number().int().optional(),
   /** script.js source (its functions are called by name), if the workflow folder has one. */
   script: z.string().nullable(),
   /** How agent workspaces start: a copy (or git worktree) of this absolute directory, or empty. */
