@@ -34,7 +34,7 @@ export interface RunnerHost {
 export interface WorkspaceSetup {
   /** The session's own directory; workspaces go in `<root>/workspaces/<name>`. */
   root: string;
-  /** A directory each new workspace starts as a copy (or git worktree) of; absent: empty. */
+  /** A directory each new workspace starts as a copy (or git clone) of; absent: empty. */
   from?: string | null;
   git?: boolean;
   /** Decides `ask` commands (absent: they are refused, as in a headless run). */
@@ -145,7 +145,7 @@ export class EffectRunner {
       ?? (await tools.createWorkspace({ root: setup.root, name: spec.workspace, ...(setup.from ? { from: setup.from } : {}), ...(setup.git ? { git: true } : {}) }));
     const branch = call.branch !== undefined ? { branch: call.branch } : {};
     const approve = setup.approve ? (command: string, cwd: string) => setup.approve!({ command, cwd, persona, ...branch }, signal) : undefined;
-    const toolset = tools.createToolset({ workspace: ws.dir, tools: spec.tools, commands: tools.commandPolicyOf(spec.commandPolicy, approve) });
+    const toolset = tools.createToolset({ workspace: ws.dir, ...(ws.home !== ws.dir ? { top: ws.home } : {}), tools: spec.tools, commands: tools.commandPolicyOf(spec.commandPolicy, approve) });
     // A turn re-run after a crash starts from the files its first run found (its writes are undone).
     const undo = new tools.TurnUndo(toolset.root, join(setup.root, 'workspaces', `${spec.workspace}.undo`));
     const restored = await undo.restore(call.turnId);

@@ -11,7 +11,7 @@ import type { PromptBuilder } from '../memory/prompt-builder.js';
 export interface AgentTools {
   tools: string[];
   maxSteps: number;
-  commandPolicy: 'deny' | 'ask' | { allow: string[] };
+  commandPolicy: 'deny' | 'ask' | { allow: string[]; network?: boolean };
   /** The workspace's name within the session (a branch id, or the agent's id). */
   workspace: string;
   /** The workspace's changes go back with the answer (a branch's implementation, for its reviewers). */

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { alive } from '../helpers/child.js';
+import { goneAfterKill, killAllWith } from '../helpers/host-processes.js';
 import { tempDirPerTest } from '../helpers/temp-dir.js';
 import { createToolset, type ToolsetOptions } from '../../src/tools/toolset.js';
 import { parseCommandLine } from '../../src/tools/command-line.js';
@@ -115,8 +115,9 @@ describe('run_command without a shell', () => {
     try {
       const result = await run('env', { mode: 'allow', allow: ['env'] });
       const names = result.content.split('\n').slice(1).filter(Boolean).map((l) => l.split('=')[0]).sort();
-      expect(names).toEqual(['HOME', 'LANG', 'LC_ALL', 'PATH', 'TERM']);
+      expect(names).toEqual(['HOME', 'LANG', 'LC_ALL', 'PATH', 'PWD', 'TERM']);
       expect(result.content).toContain(`HOME=${ws}\n`);
+      expect(result.content).toContain(`PWD=${ws}\n`);
       expect(result.content).toContain('TERM=dumb');
       expect(result.content).not.toMatch(/must-not-leak/);
     } finally {
@@ -124,23 +125,65 @@ describe('run_command without a shell', () => {
     }
   });
 
+  // The jail's PIDs are its own, so a child is found on the host by a token in its command line (a sleep of an odd length).
+  const token = () => `1000.${Math.floor(Math.random() * 1e9)}`;
+
   it('a command that never ends is killed with its children at the timeout', async () => {
-    const result = await run("sh -c 'sleep 1000 & echo $! > child.pid; wait'", { mode: 'allow', allow: ['sh'] }, { commandTimeoutMs: 1_000 });
-    expect(result.ok).toBe(false);
-    expect(result.content).toMatch(/^killed after 1000 ms \(timed out; the command and its children were stopped\)/);
-    const child = Number(readFileSync(join(ws, 'child.pid'), 'utf8'));
-    expect(child).toBeGreaterThan(1);
-    // SIGKILL is delivered asynchronously; wait (bounded) for the kernel to finish it off.
-    for (let i = 0; i < 200 && alive(child); i++) await new Promise((r) => setTimeout(r, 10));
-    expect(alive(child)).toBe(false);
+    const t = token();
+    try {
+      const result = await run(`sh -c 'sleep ${t} & wait'`, { mode: 'allow', allow: ['sh'] }, { commandTimeoutMs: 1_000 });
+      expect(result.ok).toBe(false);
+      expect(result.content).toMatch(/^killed after 1000 ms \(timed out; the command and its children were stopped\)/);
+      // SIGKILL is delivered asynchronously; wait (bounded) for the kernel to finish it off.
+      expect(await goneAfterKill(`sleep ${t}`)).toEqual([]);
+    } finally {
+      killAllWith(t);
+    }
   });
 
   it('leftover background processes are killed when the command ends', async () => {
-    const result = await run("sh -c 'sleep 1000 > /dev/null 2>&1 & echo $! > bg.pid'", { mode: 'allow', allow: ['sh'] });
-    expect(result.content).toBe('exit code 0\n(no output)');
-    const bg = Number(readFileSync(join(ws, 'bg.pid'), 'utf8'));
-    for (let i = 0; i < 200 && alive(bg); i++) await new Promise((r) => setTimeout(r, 10));
-    expect(alive(bg)).toBe(false);
+    const t = token();
+    try {
+      const result = await run(`sh -c 'sleep ${t} > /dev/null 2>&1 &'`, { mode: 'allow', allow: ['sh'] });
+      expect(result.content).toBe('exit code 0\n(no output)');
+      expect(await goneAfterKill(`sleep ${t}`)).toEqual([]);
+    } finally {
+      killAllWith(t);
+    }
+  });
+
+  it('a child that left the process group (setsid) dies at the timeout too', async () => {
+    const t = token();
+    try {
+      const result = await run(`sh -c 'setsid sleep ${t} & wait'`, { mode: 'allow', allow: ['sh'] }, { commandTimeoutMs: 1_000 });
+      expect(result.content).toMatch(/^killed after 1000 ms/);
+      expect(await goneAfterKill(`sleep ${t}`)).toEqual([]);
+    } finally {
+      killAllWith(t);
+    }
+  });
+
+  it('returns when the program exits although a setsid child still holds its output pipes, and the child dies', async () => {
+    const t = token();
+    try {
+      // Before the jail this waited for the whole timeout: the child kept the pipes open.
+      const result = await run(`sh -c 'setsid sleep ${t} & echo started'`, { mode: 'allow', allow: ['sh'] }, { commandTimeoutMs: 15_000 });
+      expect(result.content).toBe('exit code 0\nstarted\n');
+      expect(await goneAfterKill(`sleep ${t}`)).toEqual([]);
+    } finally {
+      killAllWith(t);
+    }
+  });
+
+  it('without a jail, the runner still returns soon after the program exits when a child holds the pipes', async () => {
+    const t = token();
+    try {
+      const result = await runProcess('/bin/sh', ['-c', `setsid sleep ${t} & echo started`], { cwd: ws, env: cleanEnv(ws, process.env.PATH ?? ''), timeoutMs: 15_000, maxOutputBytes: 100, exitGraceMs: 100 });
+      expect(result).toMatchObject({ exitCode: 0, timedOut: false, output: 'started\n' });
+    } finally {
+      // Unjailed, the setsid child outlives the call: that is why run_command jails.
+      killAllWith(t);
+    }
   });
 
   it('output past the cap is cut with a note, also for a command that floods until it is killed', async () => {
