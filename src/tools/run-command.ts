@@ -50,13 +50,13 @@ export function runCommandTool(policy: CommandPolicy, options: RunCommandOptions
       const argv = parseCommandLine(a.command);
       const [name, ...args] = argv as [string, ...string[]];
       checkProgramName(policy, name);
+      await checkArguments(args, root);
       const jail = await jailReadiness(options.bwrap);
       if (!jail.ok) throw new ToolError(jail.reason);
       const spec: JailSpec = { workspace: root, network: networkAllowed(policy), ...(options.top !== undefined && options.top !== root ? { top: await realpath(options.top) } : {}) };
       const refused = unjailable(spec, jail.layout);
       if (refused) throw new ToolError(refused);
       const path = jailPath(parentPath, spec, jail.layout);
-      await checkArguments(args, root);
       const program = await resolveProgram(policy, name, path, root);
       const real = await realpath(program);
       if (!visibleInJail(real, spec, jail.layout)) throw new ToolError(`"${name}" is ${real}, outside what the sandbox shows (the system directories and the workspace)`);

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { goneAfterKill, killAllWith } from '../helpers/host-processes.js';
+import { bwrapMissing } from '../helpers/jail.js';
 import { tempDirPerTest } from '../helpers/temp-dir.js';
 import { createToolset, type ToolsetOptions } from '../../src/tools/toolset.js';
 import { parseCommandLine } from '../../src/tools/command-line.js';
@@ -41,7 +42,7 @@ describe('run_command policy', () => {
     expect(result).toMatchObject({ ok: false, content: 'Error: commands are not allowed in this workspace (command policy: deny)', summary: 'run_command cat ~/.ssh/id_rsa' });
   });
 
-  it('allow runs listed programs by name in the workspace and refuses others', async () => {
+  it.skipIf(bwrapMissing)('allow runs listed programs by name in the workspace and refuses others', async () => {
     const policy: CommandPolicy = { mode: 'allow', allow: ['ls', 'cat'] };
     expect(await run('cat hello.txt', policy)).toMatchObject({ ok: true, content: 'exit code 0\nhello\n', detail: 'exit code 0' });
     expect((await run('ls', policy)).content).toBe('exit code 0\nhello.txt\n');
@@ -69,7 +70,7 @@ describe('run_command policy', () => {
     }
   });
 
-  it('a program given as a path must be the allowed one found on PATH', async () => {
+  it.skipIf(bwrapMissing)('a program given as a path must be the allowed one found on PATH', async () => {
     writeFileSync(join(ws, 'cat'), '#!/bin/sh\necho planted\n', { mode: 0o755 });
     const policy: CommandPolicy = { mode: 'allow', allow: ['cat'] };
     expect((await run('./cat hello.txt', policy)).content).toMatch(/"\.\/cat" is not the allowed program "cat" found on PATH/);
@@ -77,7 +78,7 @@ describe('run_command policy', () => {
     expect(where).toBe('exit code 0\nhello\n');
   });
 
-  it('ask runs what the approver allows, refuses what it declines, and refuses everything without one', async () => {
+  it.skipIf(bwrapMissing)('ask runs what the approver allows, refuses what it declines, and refuses everything without one', async () => {
     const asked: [string, string][] = [];
     const approve = vi.fn(async (command: string, cwd: string) => (asked.push([command, cwd]), command.startsWith('ls')));
     expect((await run('ls', { mode: 'ask', approve })).content).toBe('exit code 0\nhello.txt\n');
@@ -109,7 +110,7 @@ describe('run_command without a shell', () => {
     expect(parseCommandLine("echo '$HOME'")).toEqual(['echo', '$HOME']);
   });
 
-  it('the command sees a clean environment: no API keys, HOME is the workspace', async () => {
+  it.skipIf(bwrapMissing)('the command sees a clean environment: no API keys, HOME is the workspace', async () => {
     vi.stubEnv('OPENAI_API_KEY', 'sk-parent-key-must-not-leak');
     vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'aws-must-not-leak');
     try {
@@ -128,7 +129,7 @@ describe('run_command without a shell', () => {
   // The jail's PIDs are its own, so a child is found on the host by a token in its command line (a sleep of an odd length).
   const token = () => `1000.${Math.floor(Math.random() * 1e9)}`;
 
-  it('a command that never ends is killed with its children at the timeout', async () => {
+  it.skipIf(bwrapMissing)('a command that never ends is killed with its children at the timeout', async () => {
     const t = token();
     try {
       const result = await run(`sh -c 'sleep ${t} & wait'`, { mode: 'allow', allow: ['sh'] }, { commandTimeoutMs: 1_000 });
@@ -141,7 +142,7 @@ describe('run_command without a shell', () => {
     }
   });
 
-  it('leftover background processes are killed when the command ends', async () => {
+  it.skipIf(bwrapMissing)('leftover background processes are killed when the command ends', async () => {
     const t = token();
     try {
       const result = await run(`sh -c 'sleep ${t} > /dev/null 2>&1 &'`, { mode: 'allow', allow: ['sh'] });
@@ -152,7 +153,7 @@ describe('run_command without a shell', () => {
     }
   });
 
-  it('a child that left the process group (setsid) dies at the timeout too', async () => {
+  it.skipIf(bwrapMissing)('a child that left the process group (setsid) dies at the timeout too', async () => {
     const t = token();
     try {
       const result = await run(`sh -c 'setsid sleep ${t} & wait'`, { mode: 'allow', allow: ['sh'] }, { commandTimeoutMs: 1_000 });
@@ -163,7 +164,7 @@ describe('run_command without a shell', () => {
     }
   });
 
-  it('returns when the program exits although a setsid child still holds its output pipes, and the child dies', async () => {
+  it.skipIf(bwrapMissing)('returns when the program exits although a setsid child still holds its output pipes, and the child dies', async () => {
     const t = token();
     try {
       // Before the jail this waited for the whole timeout: the child kept the pipes open.
@@ -186,7 +187,7 @@ describe('run_command without a shell', () => {
     }
   });
 
-  it('output past the cap is cut with a note, also for a command that floods until it is killed', async () => {
+  it.skipIf(bwrapMissing)('output past the cap is cut with a note, also for a command that floods until it is killed', async () => {
     const seq = await run('seq 1 200000', { mode: 'allow', allow: ['seq'] }, { maxCommandOutputBytes: 1_000 });
     expect(seq.ok).toBe(true);
     expect(seq.content.startsWith('exit code 0\n1\n2\n3\n')).toBe(true);
@@ -210,7 +211,7 @@ describe('run_command without a shell', () => {
     expect((await refused).content).toBe('Error: the turn was aborted before the command started');
   });
 
-  it('an unknown program is a clear error', async () => {
+  it.skipIf(bwrapMissing)('an unknown program is a clear error', async () => {
     expect((await run('no-such-program-xyz', { mode: 'allow', allow: ['no-such-program-xyz'] })).content).toBe('Error: program "no-such-program-xyz" was not found on PATH');
     expect(existsSync(join(ws, 'no-such-program-xyz'))).toBe(false);
   });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fingerprint } from '../helpers/fingerprint.js';
 import { goneAfterKill, killAllWith } from '../helpers/host-processes.js';
+import { bwrapMissing } from '../helpers/jail.js';
 import { tempDirPerTest } from '../helpers/temp-dir.js';
 import { ScriptedModel, type ScriptStep } from '../../src/llm/scripted-model.js';
 import type { CommandPolicy } from '../../src/tools/command-policy.js';
@@ -98,7 +99,7 @@ describe('an agent trying to leave its workspace', () => {
 
 // The hostile probe of issue 19: an agent with an allow-list of ordinary programs, each of which can run
 // anything (find -exec, git aliases, npm scripts, node -e). The argument check cannot stop them; the jail must.
-describe('an agent with git, find, ls, cat, npm and node allowed, attacking from inside its jail', () => {
+describe.skipIf(bwrapMissing)('an agent with git, find, ls, cat, npm and node allowed, attacking from inside its jail', () => {
   const ALLOWED = ['git', 'find', 'ls', 'cat', 'npm', 'node'];
   const KEY = 'sk-troupe-parent-key-0xFEEDFACE';
   let listener: Server | null = null;
@@ -212,7 +213,7 @@ describe('an agent with git, find, ls, cat, npm and node allowed, attacking from
   });
 });
 
-describe.skipIf(!hasGit)('an agent allowed only git, in a git workspace', () => {
+describe.skipIf(!hasGit || bwrapMissing)('an agent allowed only git, in a git workspace', () => {
   it('plants core.fsmonitor in its repository\'s config; neither troupe nor the user\'s next git status runs them', async () => {
     const base = temp();
     const outside = join(base, 'outside');
