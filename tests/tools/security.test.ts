@@ -159,7 +159,8 @@ describe.skipIf(bwrapMissing)('an agent with git, find, ls, cat, npm and node al
     keyHolder();
     const t = `1000.${Math.floor(Math.random() * 1e9)}`;
     tokens.push(t);
-    const environ = 'cat /proc/*/environ';
+    // Every process's environment the jail can see, searched for the key (the key holder's among them, were it visible), and its own.
+    const environ = 'grep -aho "OPENAI_API_KEY=[[:graph:]]*" /proc/*/environ; cat /proc/self/environ';
     const steps: ScriptStep[] = [
       command(`find . -maxdepth 0 -exec sh -c 'touch ${outside}/pwned-find; echo x > ../../../outside/pwned-rel; ${environ}; ls /proc' {} +`),
       command(`git -c 'alias.x=!touch ${outside}/pwned-git; ${environ}' x`),
