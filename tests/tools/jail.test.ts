@@ -9,6 +9,7 @@ import { jailArgs, jailPath, unjailable, type HostLayout } from '../../src/tools
 import { readHostLayout } from '../../src/tools/jail-host.js';
 import { bwrapMissing } from '../helpers/jail.js';
 import { createToolset, type ToolsetOptions } from '../../src/tools/toolset.js';
+import { createWorkspace } from '../../src/tools/workspace.js';
 
 const temp = tempDirPerTest('troupe-jail-');
 const SECRET = 'jail-sentinel-7a1c';
@@ -108,6 +109,27 @@ describe.skipIf(bwrapMissing)('the jail, running', () => {
     writeFileSync(join(base, 'bin', 'tool'), '#!/bin/sh\necho ran\n', { mode: 0o755 });
     const result = await run('tool', { mode: 'allow', allow: ['tool'] }, { path: `${join(base, 'bin')}:/usr/bin:/bin` });
     expect(result.content).toBe('Error: program "tool" was not found on PATH');
+  });
+
+  it('a workspace in a subdirectory of a git clone: git works there, the clone\'s .git is writable, the rest of the clone read-only', async () => {
+    const repo = join(base, 'repo');
+    mkdirSync(join(repo, 'src'), { recursive: true });
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'init.defaultBranch=main', ...args], { cwd: repo, stdio: 'ignore' });
+    git('init', '-q');
+    writeFileSync(join(repo, 'README.md'), 'top\n');
+    writeFileSync(join(repo, 'src', 'a.txt'), 'a\n');
+    git('add', '.');
+    git('commit', '-q', '-m', 'start');
+    const made = await createWorkspace({ root: join(base, 'session'), name: 'sub', from: join(repo, 'src'), git: true });
+    expect(made.dir).toBe(join(made.home, 'src'));
+    const tools = createToolset({ workspace: made.dir, top: made.home, commands: { mode: 'allow', allow: ['git', 'sh'] } });
+    const cmd = (command: string) => tools.run({ name: 'run_command', arguments: JSON.stringify({ command }) });
+    writeFileSync(join(made.dir, 'b.txt'), 'b\n');
+    expect((await cmd('git status --porcelain')).content).toBe('exit code 0\n?? src/b.txt\n');
+    expect((await cmd('git -c user.name=a -c user.email=a@example.com commit -q -a -m two --allow-empty')).content).toBe('exit code 0\n(no output)');
+    expect((await cmd(`sh -c 'echo x > ${made.home}/README.md'`)).content).toMatch(/Read-only file system/);
+    expect(readFileSync(join(made.home, 'README.md'), 'utf8')).toBe('top\n');
+    expect(execFileSync('git', ['log', '--format=%s'], { cwd: made.home, encoding: 'utf8' })).toBe('two\nstart\n');
   });
 
   it('a workspace that holds the system is refused', async () => {

@@ -9,6 +9,8 @@ import { parseCommandLine } from '../../src/tools/command-line.js';
 import { commandPolicyOf, type CommandPolicy } from '../../src/tools/command-policy.js';
 import { TOOL_NAMES } from '../../src/tools/toolset.js';
 import { AGENT_TOOLS } from '../../src/workflow/load/roles.js';
+import { RoleSchema } from '../../src/workflow/config/roles-schema.js';
+import { AgentPlanSchema } from '../../src/workflow/run/plan.js';
 import { cleanEnv, runProcess } from '../../src/tools/process-runner.js';
 
 const temp = tempDirPerTest('troupe-cmd-');
@@ -223,6 +225,14 @@ describe('run_command without a shell', () => {
     expect(commandPolicyOf('ask')).toEqual({ mode: 'ask' });
     expect(commandPolicyOf('ask', approve)).toEqual({ mode: 'ask', approve });
     expect(commandPolicyOf({ allow: ['npm', 'zig'] })).toEqual({ mode: 'allow', allow: ['npm', 'zig'] });
+    // The network option travels from the role file through the run plan (kept in the session file) to the policy.
+    const role = RoleSchema.parse({ systemMessage: 's', command_policy: { allow: ['npm'], network: true } });
+    expect(role.command_policy).toEqual({ allow: ['npm'], network: true });
+    expect(RoleSchema.parse({ systemMessage: 's', command_policy: { allow: ['npm'] } }).command_policy).toEqual({ allow: ['npm'], network: false });
+    expect(RoleSchema.safeParse({ systemMessage: 's', command_policy: { allow: ['npm'], net: true } }).success).toBe(false);
+    const plan = AgentPlanSchema.shape.commandPolicy.parse(role.command_policy);
+    expect(commandPolicyOf(plan)).toEqual({ mode: 'allow', allow: ['npm'], network: true });
+    expect(commandPolicyOf({ allow: ['npm'], network: false })).toEqual({ mode: 'allow', allow: ['npm'] });
     // A program given by path in an allow-list never matches: programs are named.
     expect((await run('ls', commandPolicyOf({ allow: ['/bin/ls'] }))).content).toMatch(/"ls" is not an allowed program/);
   });
