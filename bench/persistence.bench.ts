@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { ChatModel, ChatRequest, ChatResponse } from '../src/llm/chat-model.js';
 import { DIRECTIVE_TOOL_NAME } from '../src/directive/schema.js';
-import { openTeam } from '../src/runtime/open-team.js';
+import { openTeam } from '../src/team/open-team.js';
 import { openSession } from '../src/session/open-session.js';
 import { LowdbStore } from '../src/store/lowdb-store.js';
 import type { OpenedSession, ReadSession, SessionHandle, Store, StoredEntry } from '../src/store/store.js';

@@ -1,7 +1,7 @@
 import { resolvePersona } from '../arbiter/resolve.js';
 import type { MachineDefinition } from '../engine/definition.js';
 import type { EngineInput } from '../engine/input-events.js';
-import { teamMajorIds } from '../routing/team-settings.js';
+import { teamMajorIds } from '../team/team-settings.js';
 import { COMMANDS, findCommand } from './catalog.js';
 import { didYouMean } from './suggest.js';
 

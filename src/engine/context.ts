@@ -17,10 +17,13 @@ export interface StepContext {
 
 /**
  * A shallow copy of the session for one step. The state is bounded (its history lives in events), so
- * copying the top level is cheap; nested records are replaced, never changed in place, by the code below.
+ * copying the top level is cheap; nested records are replaced, never changed in place, by the code below
+ * (a policy that changes its own state in place copies it in its `draft`).
  */
-export function draft(session: SessionState): SessionState {
-  return { ...session, routing: session.routing ? { ...session.routing } : null };
+export function draft(def: MachineDefinition, session: SessionState): SessionState {
+  const s = { ...session };
+  def.policy.draft?.(s);
+  return s;
 }
 
 /** Queues an event for the bus. */

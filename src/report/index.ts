@@ -5,6 +5,6 @@ export { transitionHistory, decisionLine, directiveTag, formatScore, type Histor
 export { eventLines, eventJson, type EventLines } from './event-lines.js';
 export { checkEvents, eventProblem, type CheckedEvents } from './checked-events.js';
 export { formatSessionTable, sessionStatus, type SessionRow } from './sessions-table.js';
-export { renderShow, renderMarkdown, type SessionRecord } from './session-report.js';
+export { renderShow, renderMarkdown, type StoredSessionReport } from './session-report.js';
 export { bareDefinition } from './bare-definition.js';
 export { terminalSafe, terminalSafeJson } from './terminal-safe.js';

@@ -1,5 +1,5 @@
 import type { ChatModel } from '../llm/chat-model.js';
-import type { OpenTeam } from '../runtime/open-team.js';
+import type { OpenTeam } from '../team/open-team.js';
 import { openSession } from '../session/open-session.js';
 import type { TroupeSession } from '../session/troupe-session.js';
 import type { Store } from '../store/store.js';

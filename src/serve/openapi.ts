@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EVENT_NAMES } from '../engine/event-map.js';
+import { EVENT_NAMES } from '../kinds/schemas.js';
 import { CreateSessionSchema, ErrorSchema, InputResultSchema, InputSchema, SessionListItemSchema, SessionViewSchema } from './api-schema.js';
 
 const json = (schema: z.ZodType) => ({ 'application/json': { schema: z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'output' }) } });

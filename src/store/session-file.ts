@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { MAX_TURNS } from '../config/max-turns.js';
-import { EngineInputSchema } from '../engine/input-events.js';
 import { EnvelopeSchema } from '../engine/event-map.js';
-import { SessionStateSchema, ModeSchema } from '../engine/session.js';
+import { ModeSchema } from '../engine/session.js';
+import { EngineInputSchema, SessionStateSchema } from '../kinds/schemas.js';
 import { WorkflowPlanSchema } from '../workflow/run/plan.js';
 
 /** The session document format this build writes; bump it (and add a migration) when the layout changes. */

@@ -3,7 +3,7 @@ import { FakeOpenAIServer, streamChunks, type FakeHandler, type FakeReply, type 
 import { REPO_ROOT, studioRunner } from '../helpers/team.js';
 import { OpenAIChatModel } from '../../src/llm/openai-model.js';
 import { ToolFallbackModel } from '../../src/llm/tool-fallback.js';
-import { openTeam } from '../../src/runtime/open-team.js';
+import { openTeam } from '../../src/team/open-team.js';
 import { transcriptOf } from '../../src/report/transcript.js';
 import { UsageMeter } from '../../src/usage/usage-meter.js';
 import { PriceTable } from '../../src/usage/price-table.js';

@@ -12,7 +12,7 @@ import { demoProgress } from '../../llm/demo-progress.js';
 import { FullHistoryPromptBuilder } from '../../memory/prompt-builder.js';
 import { CommandApprovals } from '../../session/approvals.js';
 import { TranscriptFold } from '../../report/transcript.js';
-import { teamTurns } from '../../runtime/turns.js';
+import { teamTurns } from '../../team/turns.js';
 import { BudgetGuard } from '../../usage/budget.js';
 import { restoreUsage, UsageMeter, usageState, type UsageState } from '../../usage/usage-meter.js';
 import type { ModelCall, ResultRequest, SessionRecord, SessionRuntime } from './records.js';

@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
 import { readConfigText } from '../../config/safe-read.js';
-import { PACKAGE_ROOT } from '../../runtime/team-paths.js';
+import { PACKAGE_ROOT } from '../../package-root.js';
 import { workflowNames } from './locate.js';
 
 /** A workflow as `troupe workflows` and `/workflow` list it. */

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, extname, isAbsolute, join, resolve } from 'node:path';
-import { PACKAGE_ROOT } from '../../runtime/team-paths.js';
+import { PACKAGE_ROOT } from '../../package-root.js';
 import { didYouMean } from '../../commands/suggest.js';
 import { UserError } from '../../errors.js';
 

@@ -150,3 +150,10 @@ export type WorkflowPlan = z.infer<typeof PlanFields> & { subWorkflows: Record<s
 export const WorkflowPlanSchema: z.ZodType<WorkflowPlan> = PlanFields.extend({
   subWorkflows: z.record(z.string(), z.lazy(() => WorkflowPlanSchema)),
 });
+
+declare module '../../engine/definition.js' {
+  interface DefinitionSlots {
+    /** The workflow plan (workflow definitions only). */
+    workflow?: WorkflowPlan;
+  }
+}

@@ -14,7 +14,7 @@ import { onUserText, onContinue, notInWorkflow } from './user-input.js';
 
 /** Declarative workflows: states run code in the sandbox, agents in their contexts, sub-workflows and conditions. */
 export const workflowPolicy: Policy = {
-  initialRouting: () => null,
+  initialState: () => ({}),
   resumeEffects(session) {
     const run = session.workflow;
     const frame = run?.frames.at(-1);
@@ -62,19 +62,12 @@ export const workflowPolicy: Policy = {
         update(ctx, { phase: 'act' });
         return awaitUser(ctx, 'limit', input.reason);
       }
-      case 'user_handoff':
-        return notInWorkflow(ctx, '!handoff');
-      case 'user_rework':
-        return notInWorkflow(ctx, '!rework');
-      case 'user_switch_major':
-        return notInWorkflow(ctx, '!switch_to');
-      case 'user_call_agent':
-        return notInWorkflow(ctx, '!call_agent');
-      case 'user_mode':
-        return notInWorkflow(ctx, `!${input.mode}`);
       case 'start':
       case 'detach':
         return;
+      default:
+        // Another policy's steering (a team's !handoff, !rework, …) has no meaning here: say so, change nothing.
+        if ('command' in input && input.command) return notInWorkflow(ctx, `!${input.command.name}`);
     }
   },
 };

@@ -95,3 +95,13 @@ export const WorkflowRunSchema = z.object({
 });
 /** A workflow run. */
 export type WorkflowRun = z.infer<typeof WorkflowRunSchema>;
+
+/** Where a session keeps a workflow run: `workflow` (absent before the run starts). */
+export const WORKFLOW_STATE_SLOTS = { workflow: WorkflowRunSchema.nullable().optional() };
+
+declare module '../../engine/session.js' {
+  interface PolicySlots {
+    /** A declarative workflow's run (workflow sessions, once started). */
+    workflow?: WorkflowRun | null;
+  }
+}
