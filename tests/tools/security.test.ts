@@ -191,7 +191,7 @@ describe.skipIf(bwrapMissing)('an agent with git, find, ls, cat, npm and node al
     // Returned when node exited (not at the timeout), and the child it left behind is gone.
     expect(outcomes[8]).toBe('exit code 0\nparent done\n');
     expect(await goneAfterKill(`sleep ${t}`)).toEqual([]);
-  });
+  }, 60_000);
 
   it('a detached child of a command that runs into its timeout dies with it', async () => {
     const { outside, ws, before } = await setup();

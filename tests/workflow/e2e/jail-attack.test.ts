@@ -94,5 +94,6 @@ describe.skipIf(bwrapMissing)('a hostile agent in a workflow run through the CLI
     expect(readdirSync(outside)).toEqual(['keep.txt']);
     expect(fingerprint(outside)).toEqual(before.outside);
     expect(fingerprint(join(repo, '.git')).config).toBe(before.git.config);
-  });
+    // Two CLI processes, a clone each, npm: slow on a loaded machine.
+  }, 120_000);
 });
