@@ -13,6 +13,9 @@ export interface HostLayout {
   procHidden: { path: string; dir: boolean }[];
 }
 
+/** Most bytes the jail's private /tmp holds: it is memory, so a command filling it would fill the machine's memory. */
+export const JAIL_TMP_BYTES = 1024 * 1024 * 1024;
+
 /** One command's jail: where it works and what else it may touch. */
 export interface JailSpec {
   /** The workspace (a real path): the only writable place, bound at the same path. */
@@ -67,7 +70,7 @@ export function unjailable(spec: JailSpec, layout: HostLayout): string | null {
  * PID namespace (the jail sees only its own processes in /proc, and they all die when the command's
  * init exits or troupe does), IPC, UTS, cgroup, and a network namespace unless `network` is on. The root
  * is an empty read-only tmpfs holding: the system directories and chosen /etc entries read-only, a new
- * /proc with kernel settings read-only and kernel internals hidden, a minimal /dev, a private /tmp, and
+ * /proc with kernel settings read-only and kernel internals hidden, a minimal /dev, a private /tmp (1 GiB at most), and
  * the workspace read-write at its own path.
  */
 export function jailArgs(spec: JailSpec, layout: HostLayout): string[] {
@@ -80,7 +83,7 @@ export function jailArgs(spec: JailSpec, layout: HostLayout): string[] {
   // settings are not per-PID); root in the jail is root on the host's files, so /proc/sys must not be writable.
   for (const p of layout.procReadOnly) args.push('--ro-bind', p, p);
   for (const h of layout.procHidden) args.push(...(h.dir ? ['--tmpfs', h.path] : ['--ro-bind', '/dev/null', h.path]));
-  args.push('--dev', '/dev', '--tmpfs', '/tmp');
+  args.push('--dev', '/dev', '--size', String(JAIL_TMP_BYTES), '--tmpfs', '/tmp');
   if (spec.top) {
     args.push('--ro-bind', spec.top, spec.top, '--bind-try', join(spec.top, '.git'), join(spec.top, '.git'));
   }

@@ -5,7 +5,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { fingerprint } from '../helpers/fingerprint.js';
 import { tempDirPerTest } from '../helpers/temp-dir.js';
 import type { CommandPolicy } from '../../src/tools/command-policy.js';
-import { jailArgs, jailPath, unjailable, type HostLayout } from '../../src/tools/jail.js';
+import { JAIL_TMP_BYTES, jailArgs, jailPath, unjailable, type HostLayout } from '../../src/tools/jail.js';
 import { readHostLayout } from '../../src/tools/jail-host.js';
 import { bwrapMissing } from '../helpers/jail.js';
 import { createToolset, type ToolsetOptions } from '../../src/tools/toolset.js';
@@ -30,6 +30,7 @@ describe('the jail, as arguments', () => {
     expect(pairs('--bind')).toEqual(['/data/ws']);
     expect(pairs('--ro-bind')).toEqual(['/usr', '/lib64', '/etc/ld.so.cache', '/etc/passwd', '/proc/sys', '/dev/null']);
     expect(pairs('--tmpfs')).toEqual(['/proc/acpi', '/tmp']);
+    expect(args.join(' ')).toContain(`--size ${JAIL_TMP_BYTES} --tmpfs /tmp`);
     expect(args.slice(-7)).toEqual(['--bind', '/data/ws', '/data/ws', '--chdir', '/data/ws', '--remount-ro', '/']);
     expect(jailArgs({ workspace: '/data/ws', network: true }, LAYOUT)).toContain('--share-net');
   });
@@ -130,6 +131,11 @@ describe.skipIf(bwrapMissing)('the jail, running', () => {
     expect((await cmd(`sh -c 'echo x > ${made.home}/README.md'`)).content).toMatch(/Read-only file system/);
     expect(readFileSync(join(made.home, 'README.md'), 'utf8')).toBe('top\n');
     expect(execFileSync('git', ['log', '--format=%s'], { cwd: made.home, encoding: 'utf8' })).toBe('two\nstart\n');
+  });
+
+  it('the private /tmp is bounded (it is memory)', async () => {
+    const result = await run(`sh -c 'df -k /tmp | tail -1'`, { mode: 'allow', allow: ['sh'] });
+    expect(result.content).toMatch(new RegExp(`^exit code 0\\ntmpfs\\s+${JAIL_TMP_BYTES / 1024}\\s`));
   });
 
   it('a workspace that holds the system is refused', async () => {
