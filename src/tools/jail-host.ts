@@ -81,8 +81,9 @@ async function probe(bwrap: string, layout: HostLayout): Promise<string | null> 
 const checked = new Map<string, Promise<JailReadiness>>();
 
 /**
- * Whether commands can be jailed on this machine (checked once per bubblewrap path and process): Linux,
- * bubblewrap installed, and able to create its namespaces. `bwrap` overrides where bubblewrap is looked for.
+ * Whether commands can be jailed on this machine: Linux, bubblewrap installed, and able to create its
+ * namespaces. A working jail is remembered per bubblewrap path for the process; a failure is checked
+ * again on the next command (it may have been passing, or fixed). `bwrap` overrides where bubblewrap is looked for.
  */
 export function jailReadiness(bwrap?: string): Promise<JailReadiness> {
   const key = bwrap ?? '';
@@ -98,6 +99,8 @@ export function jailReadiness(bwrap?: string): Promise<JailReadiness> {
       return { ok: true, bwrap: found, layout };
     })();
     checked.set(key, ready);
+    const forget = () => void checked.delete(key);
+    ready.then((r) => (r.ok ? undefined : forget()), forget);
   }
   return ready;
 }

@@ -152,20 +152,23 @@ describe('without a jail, nothing runs', () => {
     expect(existsSync(join(ws, 'ran'))).toBe(false);
   });
 
-  it('a bubblewrap that cannot create namespaces: refused with its message, asked once, the command never run', async () => {
+  it('a bubblewrap that cannot create namespaces: refused with its message each time, the command never given to it', async () => {
     const base = temp();
     const ws = join(base, 'ws');
     mkdirSync(ws);
     const log = join(base, 'calls.log');
     const bwrap = join(base, 'bwrap');
     // Stands in for bwrap where user namespaces are off; if it were ever asked to run the command it would log that too.
-    writeFileSync(bwrap, `#!/bin/sh\necho call >> "${log}"\necho "bwrap: No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces" >&2\nexit 1\n`, { mode: 0o755 });
+    writeFileSync(bwrap, `#!/bin/sh\necho "$@" >> "${log}"\necho "bwrap: No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces" >&2\nexit 1\n`, { mode: 0o755 });
     const tools = createToolset({ workspace: ws, commands: { mode: 'allow', allow: ['touch'] }, bwrap });
     for (let i = 0; i < 2; i++) {
       const result = await tools.run({ name: 'run_command', arguments: JSON.stringify({ command: 'touch ran' }) });
       expect(result.content).toBe('Error: bubblewrap cannot set up the sandbox here (bwrap: No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces); commands are not run without it');
     }
-    expect(readFileSync(log, 'utf8')).toBe('call\n');
+    // Asked twice (a failure is checked again), each time to run `true` around an empty probe directory, never `touch`.
+    const calls = readFileSync(log, 'utf8').trim().split('\n');
+    expect(calls).toHaveLength(2);
+    for (const call of calls) expect(call).toMatch(/troupe-jail-probe-.* -- true$/);
     expect(existsSync(join(ws, 'ran'))).toBe(false);
     expect(execFileSync('ls', [ws], { encoding: 'utf8' })).toBe('');
   });
