@@ -43,7 +43,8 @@ export { RecordingModel } from './llm/recording.js';
 export { ReplayModel } from './llm/replay-model.js';
 
 // Agent tools, the tool loop, workspaces.
-export { createToolset, runToolLoop, createWorkspace, openWorkspace, changesSince, removeWorkspace, formatImplementationsForReview, commandPolicyOf } from './tools/index.js';
+export { createToolset, runToolLoop, createWorkspace, openWorkspace, changesSince, removeWorkspace, commandPolicyOf } from './tools/index.js';
+export { formatImplementationsForReview } from './workflow/run/review-format.js';
 export type { Toolset, ToolsetOptions, ToolLoopOptions, ToolLoopResult, ToolEvent, CommandPolicy, Workspace } from './tools/index.js';
 
 // Stores.

@@ -1,19 +1,13 @@
 import { nodeByKey, topLevelOf } from './chart/chart.js';
 import { transitionSets } from './chart/configuration.js';
-import type { MachineDefinition } from './definition.js';
+import type { MachineDefinition, StepContext } from './definition.js';
 import { agentById } from './definition.js';
-import type { Effect } from './effects.js';
 import { event, type EngineEvent } from './event-map.js';
 import type { Inbox } from './inbox.js';
 import type { AgentCall, Awaiting, Move, TransitionRecord } from './moves.js';
 import type { SessionState } from './session.js';
 
-/** The working set of one step: definition, a private draft of the session, effects produced. */
-export interface StepContext {
-  def: MachineDefinition;
-  s: SessionState;
-  fx: Effect[];
-}
+export type { StepContext };
 
 /**
  * A shallow copy of the session for one step. The state is bounded (its history lives in events), so

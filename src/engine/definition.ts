@@ -6,7 +6,6 @@ import type { EngineInput } from './input-events.js';
 import type { TransitionRecord } from './moves.js';
 import type { Effect } from './effects.js';
 import type { SessionState } from './session.js';
-import type { StepContext } from './context.js';
 
 /** An agent the chart invokes (a persona of a team, or a workflow role): its state and how it is shown. */
 export interface AgentState extends ArbiterPersona {
@@ -19,6 +18,13 @@ export interface AgentState extends ArbiterPersona {
   /** Model tier or id from its config. */
   model: string;
   description: string;
+}
+
+/** The working set of one step: definition, a private draft of the session, effects produced. */
+export interface StepContext {
+  def: MachineDefinition;
+  s: SessionState;
+  fx: Effect[];
 }
 
 /**

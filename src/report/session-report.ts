@@ -7,7 +7,7 @@ import { decisionLine, transitionHistory } from './decisions.js';
 import { eventLines } from './event-lines.js';
 import { displayName, formatPath } from './names.js';
 import { sessionStatus } from './sessions-table.js';
-import { transcriptOf } from './transcript.js';
+import { transcriptOf } from '../memory/transcript.js';
 
 /** A stored session as the reports read it: its document and its whole event log. */
 export interface StoredSessionReport {

@@ -11,7 +11,7 @@ import { attachMemory, type AttachedMemory } from '../memory/attach-memory.js';
 import { MemoryStateError } from '../memory/memory-state.js';
 import { FullHistoryPromptBuilder } from '../memory/prompt-builder.js';
 import { feedMemory, seedMemory } from '../memory/seed-memory.js';
-import { TranscriptFold } from '../report/transcript.js';
+import { TranscriptFold } from '../memory/transcript.js';
 import { EffectRunner, type Evaluator, type WorkspaceSetup } from '../kernel/effect-runner.js';
 import type { OpenTeam } from '../team/open-team.js';
 import { SessionFileError } from '../store/load-file.js';

@@ -4,7 +4,7 @@ import { REPO_ROOT, studioRunner } from '../helpers/team.js';
 import { OpenAIChatModel } from '../../src/llm/openai-model.js';
 import { ToolFallbackModel } from '../../src/llm/tool-fallback.js';
 import { openTeam } from '../../src/team/open-team.js';
-import { transcriptOf } from '../../src/report/transcript.js';
+import { transcriptOf } from '../../src/memory/transcript.js';
 import { UsageMeter } from '../../src/usage/usage-meter.js';
 import { PriceTable } from '../../src/usage/price-table.js';
 import type { TroupeEvent } from '../../src/engine/event-map.js';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TroupeEvent } from '../../src/engine/event-map.js';
-import { demoProgress } from '../../src/llm/demo-progress.js';
+import { demoProgress } from '../../src/session/demo-progress.js';
 import { checkEvents } from '../../src/report/checked-events.js';
 import { renderMarkdown, renderShow, type StoredSessionReport } from '../../src/report/session-report.js';
 import { parseSessionFile, SessionFileError } from '../../src/store/load-file.js';

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, extname, isAbsolute, join, resolve } from 'node:path';
 import { PACKAGE_ROOT } from '../../package-root.js';
-import { didYouMean } from '../../commands/suggest.js';
+import { didYouMean } from '../../config/suggest.js';
 import { UserError } from '../../errors.js';
 
 /** Where a workflow's files are: its config, its script.js (if any), and the directory its files must stay in. */
