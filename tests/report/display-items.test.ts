@@ -119,7 +119,7 @@ describe('the views show the same words', () => {
 describe('inspection commands word events as the transcript does', () => {
   it('!debate lists verdicts and the end of a debate; !branches the joins and the files branches wrote', () => {
     const sources = { def, session: initialState(def, { id: 's' }), usage: sessionUsage(new UsageMeter()) };
-    const events = EVENT_NAMES.map((name, i) => sampleEvent(name, i + 1));
+    const events = (['fanout', 'tool_call', 'joined', 'verdict', 'debate_ended'] as const).map((name, i) => sampleEvent(name, i + 1));
     expect(inspect('debate', { ...sources, events }).lines).toEqual([
       '⚖ CEO (round 2): does not agree, wants changes — the tide loop is thin',
       '⚖ debate in debate over after 3 round(s): no consensus; the synthesiser wrote one, approved',
