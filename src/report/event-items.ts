@@ -1,6 +1,6 @@
 import type { TroupeEvent } from '../engine/event-map.js';
 import { decisionLine, directiveTag } from './decisions.js';
-import type { DisplayItem, DisplayNames, DisplayState, Tone } from './display-items.js';
+import type { DisplayItem, DisplayNames, DisplayState, Tone } from './display-item.js';
 
 // The one wording of every event (display-items.ts folds it; every view shows it).
 
