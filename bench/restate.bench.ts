@@ -78,7 +78,7 @@ async function onRestate(): Promise<{ turns: number[]; read: number }> {
   // RESTATE_* variables given to the bench reach the server (e.g. RESTATE_BIFROST__LOCAL__ROCKSDB_DISABLE_WAL_FSYNC=true).
   const server = await RestateServer.start(Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[0].startsWith('RESTATE_') && e[1] !== undefined)));
   const { startWorker } = await loadWorkerModules();
-  const worker = await startWorker({ team: team(), model: new InstantModel(), prices: PriceTable.empty(), port: 0, host: '127.0.0.1', log: () => undefined });
+  const worker = await startWorker({ team: team(), model: new InstantModel(), prices: PriceTable.empty(), env: {}, dataDir: tmpdir(), workflows: null, port: 0, host: '127.0.0.1', log: () => undefined });
   const figures: number[] = [];
   const reads: number[] = [];
   try {

@@ -1,0 +1,86 @@
+import type { ObjectContext } from '@restatedev/restate-sdk';
+import type { TroupeEvent } from '../../engine/event-map.js';
+import type { EngineInput } from '../../engine/input-events.js';
+import type { SessionState } from '../../engine/session.js';
+import type { JournalPort } from '../../kernel/ports.js';
+import { appendToChunks, chunkKey, chunkOf } from './event-log.js';
+import { headState, type SessionHead } from './records.js';
+import { KEYS } from './session-store.js';
+
+/**
+ * The journal port on Restate: the kernel's steps and facts are kept in memory and written to the session
+ * object at each quiet point of the invocation (`flush`): the new events into the chunks they fall in (only
+ * the open chunk is rewritten), the head readers show and the engine state. Writes are `ctx.set` commands
+ * of the invocation, so a replay writes the same.
+ */
+export class RestateJournal implements JournalPort {
+  private unwritten: TroupeEvent[] = [];
+  private written: number;
+  private changed = false;
+  private stateChanged = false;
+  private closed = false;
+
+  constructor(
+    private readonly ctx: Pick<ObjectContext, 'set' | 'key'>,
+    private current: SessionState,
+    lastSeq: number,
+    /** The stored events of the chunk the next event goes in. */
+    private open: TroupeEvent[],
+    private readonly clock: () => number,
+  ) {
+    this.written = lastSeq;
+  }
+
+  /** The session object, for messages. */
+  get location(): string {
+    return `Restate object troupe_session/${this.ctx.key}`;
+  }
+
+  /** The engine state after the last step. */
+  get state(): SessionState {
+    return this.current;
+  }
+
+  step(_input: EngineInput, events: TroupeEvent[], next: SessionState): void {
+    if (this.closed) return;
+    for (const e of events) this.unwritten.push(e);
+    if (next !== this.current) this.stateChanged = true;
+    this.current = next;
+    this.changed = true;
+  }
+
+  facts(events: TroupeEvent[]): void {
+    if (this.closed) return;
+    for (const e of events) this.unwritten.push(e);
+  }
+
+  /** Writes the events since the last flush and the head (nothing when nothing happened). */
+  flush(): void {
+    if (this.closed || (this.unwritten.length === 0 && !this.changed)) return;
+    const events = this.unwritten;
+    this.unwritten = [];
+    this.changed = false;
+    if (events.length > 0) {
+      const writes = appendToChunks(this.open, events);
+      for (const w of writes) this.ctx.set(chunkKey(w.chunk), w.events);
+      this.written = events[events.length - 1]!.seq;
+      const last = writes[writes.length - 1]!;
+      this.open = chunkOf(this.written + 1) === last.chunk ? last.events : [];
+    }
+    const head: SessionHead = { lastSeq: this.written, updatedAt: new Date(this.clock()).toISOString(), state: headState(this.current) };
+    this.ctx.set(KEYS.head, head);
+    // The whole engine state too: a line checked meanwhile (would it cut off the call in flight?) and `!status` see it as it is.
+    if (this.stateChanged) this.ctx.set(KEYS.state, this.current);
+    this.stateChanged = false;
+  }
+
+  /** The seq of the last event written. */
+  get lastSeq(): number {
+    return this.written;
+  }
+
+  /** Nothing more is written (the invocation is over); the handler writes the final state itself. */
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+}
