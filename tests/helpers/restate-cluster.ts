@@ -38,10 +38,11 @@ export class RestateCluster {
     readonly dataDir: string,
     private readonly http: Server,
     private readonly env: Record<string, string>,
+    private readonly args: string[],
   ) {}
 
-  /** `reply`: the fake model server's script; `env`: more settings for every worker. */
-  static async start(script: TaggedScript | ((req: RecordedRequest, index: number) => FakeReply | Promise<FakeReply>), workers = 2, env: Record<string, string> = {}): Promise<RestateCluster> {
+  /** `script`: the fake model server's; `env` and `args`: more settings and arguments for every worker. */
+  static async start(script: TaggedScript | ((req: RecordedRequest, index: number) => FakeReply | Promise<FakeReply>), workers = 2, env: Record<string, string> = {}, args: string[] = []): Promise<RestateCluster> {
     const fake = await new FakeOpenAIServer(script instanceof TaggedScript ? script.reply : script).start();
     const server = await RestateServer.start();
     const balancer = await new TcpBalancer([]).start();
@@ -50,7 +51,7 @@ export class RestateCluster {
     const { server: http, port } = await listen(app.fetch, { hostname: '127.0.0.1', port: 0 });
     live.url = `http://127.0.0.1:${port}/live`;
     const dataDir = mkdtempSync(join(tmpdir(), 'troupe-restate-workers-'));
-    const cluster = new RestateCluster(fake, server, balancer, app, dataDir, http, env);
+    const cluster = new RestateCluster(fake, server, balancer, app, dataDir, http, env, args);
     await Promise.all(Array.from({ length: workers }, () => cluster.addWorker()));
     await registerDeployment(server.adminUrl, balancer.url);
     return cluster;
@@ -58,7 +59,7 @@ export class RestateCluster {
 
   /** Starts one more worker (with extra CLI arguments) and puts it behind the balancer. */
   async addWorker(args: string[] = []): Promise<WorkerProcess> {
-    const worker = await startWorker(`worker-${++this.named}`, { OPENAI_BASE_URL: this.fake.baseURL, TROUPE_MODEL: 'test-model', TROUPE_RETRIES: '0', TROUPE_DATA_DIR: this.dataDir, ...this.env }, args);
+    const worker = await startWorker(`worker-${++this.named}`, { OPENAI_BASE_URL: this.fake.baseURL, TROUPE_MODEL: 'test-model', TROUPE_RETRIES: '0', TROUPE_DATA_DIR: this.dataDir, ...this.env }, [...this.args, ...args]);
     this.workers.push(worker);
     this.balancer.backends.push(worker.port);
     return worker;
