@@ -66,11 +66,20 @@ export class Gate {
     });
   };
 
-  /** Waits for the `call`-th request (1-based) of a role, then answers the oldest one held for it. */
+  /** Waits for the `call`-th request (1-based) of a role, then answers the oldest one held for it whose caller is still there. */
   async release(role: string, call: number): Promise<void> {
-    await until(`${role} call #${call} to reach the model server`, () => (this.arrivals.get(role) ?? 0) >= call && (this.held.get(role)?.length ?? 0) > 0);
-    const next = this.held.get(role)!.shift()!;
+    const waiting = () => (this.held.get(role) ?? []).filter((h) => !h.req.hungUp);
+    await until(`${role} call #${call} to reach the model server`, () => (this.arrivals.get(role) ?? 0) >= call && waiting().length > 0);
+    const next = waiting()[0]!;
+    const queue = this.held.get(role)!;
+    // Requests of a caller that went away (a killed worker) are dropped, not answered.
+    for (const h of queue.splice(0, queue.indexOf(next) + 1)) if (h !== next) h.answer({ status: 500 });
     next.answer(this.answer(role, next.req, next.n));
+  }
+
+  /** How many requests of a role reached the model server. */
+  arrived(role: string): number {
+    return this.arrivals.get(role) ?? 0;
   }
 }
 

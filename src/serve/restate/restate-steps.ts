@@ -56,6 +56,11 @@ export class RestateSteps implements StepRunner {
     private readonly onRun: (name: string) => void = () => undefined,
   ) {
     this.now = startedAt;
+    // An attempt that ends (Restate lost the connection, the server restarts) leaves no one to keep a step's result:
+    // its work stops, and the next attempt runs it again from the journal.
+    ctx.request().attemptCompletedSignal.addEventListener('abort', () => {
+      for (const r of this.pending) r.controller.abort();
+    }, { once: true });
   }
 
   /** The session's clock (deterministic: it only moves with kept steps). */
