@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TroupeEvent } from '../../src/engine/event-map.js';
 import { Child, until } from '../helpers/child.js';
+import { cleanEnv, runCli } from '../helpers/cli.js';
 import { RestateCluster } from '../helpers/restate-cluster.js';
 import { TaggedScript } from '../helpers/tagged-script.js';
 import { REPO_ROOT } from '../helpers/team.js';
@@ -12,6 +13,7 @@ const script = new TaggedScript({
   fine: [{ transition: 'RESPOND_TO_USER' }],
   interject: [{ next: 'game_designer', delayFirstMs: 30_000 }, { transition: 'RESPOND_TO_USER' }],
   cli: [{ transition: 'RESPOND_TO_USER' }],
+  listed: [{ transition: 'RESPOND_TO_USER' }],
 });
 const waiting = (events: TroupeEvent[]) => events.some((e) => e.type === 'awaiting_user');
 let cluster: RestateCluster;
@@ -94,6 +96,19 @@ describe('troupe serve --backend restate: the same API as the embedded backend',
     expect(events.filter((e) => e.type === 'agent_message').map((e) => (e as { persona: string }).persona)).toEqual(['creative_partner', 'game_designer']);
     expect(events.filter((e) => e.type === 'user_input').map((e) => (e as { text: string }).text)).toEqual(['A lighthouse keeper game [[tag interject]]', 'Make it cosy [[tag interject]]']);
     expect(events.find((e) => e.type === 'agent_started' && e !== started)).toMatchObject({ persona: 'creative_partner', inbox: 'interjection' });
+  });
+
+  it('troupe sessions --restate-url (or TROUPE_RESTATE_URL) lists the sessions on Restate with their status now; an unreachable Restate is one line', async () => {
+    const id = await cluster.create('Listed from the CLI [[tag listed]]');
+    await cluster.waitFor(id, (v) => v.status === 'awaiting_user');
+    const listed = await runCli(['sessions', '--restate-url', cluster.server.ingressUrl], cleanEnv());
+    expect(listed.code).toBe(0);
+    expect(listed.stdout.split('\n')[0]).toMatch(/^ID\s+UPDATED\s+KIND\s+BRIEF\s+TURNS\s+STATUS$/);
+    expect(listed.stdout.split('\n').find((l) => l.startsWith(id.slice(0, 8)))).toMatch(/ team {2}Listed from the CLI \[\[tag listed\]\]\s+1\s+waiting: respond_to_user$/);
+    const byEnv = await runCli(['sessions'], cleanEnv({ TROUPE_RESTATE_URL: cluster.server.ingressUrl }));
+    expect(byEnv.stdout).toContain(id.slice(0, 8));
+    const down = await runCli(['sessions', '--restate-url', 'http://127.0.0.1:9'], cleanEnv());
+    expect([down.code, down.stderr.trim().split('\n')]).toEqual([1, [expect.stringMatching(/the Restate ingress at http:\/\/127\.0\.0\.1:9 is not reachable .* is restate-server running\?$/)]]);
   });
 
   it('runs from the command line: troupe worker --register joins the deployment, troupe serve --backend restate serves the API', async () => {

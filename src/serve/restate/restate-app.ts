@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { TroupeEvent } from '../../engine/event-map.js';
+import { redactDeep } from '../../llm/redact.js';
 import { eventJson } from '../../report/event-lines.js';
 import { matchId } from '../../store/store.js';
 import { apiFrame, readBody, refuse } from '../api-frame.js';
@@ -105,8 +106,9 @@ export function restateApp(options: RestateAppOptions): Hono {
       });
       let sent = after;
       let quiet = 0;
+      // As the embedded stream: secrets a model echoed are redacted; deltas carry no id (they are not a resume point).
       const write = (e: TroupeEvent) =>
-        e.type === 'agent_delta' ? stream.writeSSE({ data: eventJson(e), event: e.type }) : stream.writeSSE({ data: eventJson(e), event: e.type, id: String(e.seq) });
+        e.type === 'agent_delta' ? stream.writeSSE({ data: eventJson(redactDeep(e)), event: e.type }) : stream.writeSSE({ data: eventJson(redactDeep(e)), event: e.type, id: String(e.seq) });
       try {
         while (open) {
           for (const e of page.events) {
