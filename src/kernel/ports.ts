@@ -66,6 +66,12 @@ export interface StepRunner {
    * the same order, and it knows when every task waits on a step.
    */
   track?(signal: AbortSignal): () => void;
+  /**
+   * Resolves after `ms` unless `signal` aborts first (then never): a call's time limit. A journaled runner makes
+   * it a durable timer whose firing is ordered with the steps, so a replay fires it at the same point; without
+   * one, a timer of this process is used.
+   */
+  after?(ms: number, signal: AbortSignal): Promise<void>;
 }
 
 /** Runs each step as it is: the embedded backend (the journal of inputs makes a turn re-runnable instead). */

@@ -211,7 +211,11 @@ export class EffectRunner implements EffectPort {
     const untrack = this.steps.track?.(controller.signal);
     // A branch's timeout: the call is cut off and reported as failed, so the join can decide without it.
     let timedOut = false;
-    const timer = call.timeoutMs !== undefined ? setTimeout(() => ((timedOut = true), controller.abort()), call.timeoutMs) : null;
+    const timeUp = () => ((timedOut = true), controller.abort());
+    const timerStop = new AbortController();
+    const after = this.steps.after?.bind(this.steps);
+    if (call.timeoutMs !== undefined && after) void after(call.timeoutMs, timerStop.signal).then(timeUp);
+    const timer = call.timeoutMs !== undefined && !after ? setTimeout(timeUp, call.timeoutMs) : null;
     const branch = call.branch !== undefined ? { branch: call.branch } : {};
     const model = this.options.modelFor(persona.id);
     // Published as the request goes out, not before it is built: what comes of the call (a delta, a retry,
@@ -274,6 +278,7 @@ export class EffectRunner implements EffectPort {
       host.send({ type: 'agent_failed', turnId: call.turnId, reason });
     } finally {
       if (timer) clearTimeout(timer);
+      timerStop.abort();
       this.controllers.delete(call.turnId);
       untrack?.();
     }

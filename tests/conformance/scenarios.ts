@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { TroupeEvent } from '../../src/engine/event-map.js';
 import { implementer } from '../helpers/debate-script.js';
@@ -110,6 +111,20 @@ export const SCENARIOS: Scenario[] = [
     };
     return scenario;
   })(),
+  {
+    name: 'a branch that runs out of time: its call is cut off at the time limit and the join goes on without it',
+    script: () => roles({ implementer_a: [reply('quick: done.')], implementer_b: [{ body: {}, delayMs: HELD_MS }] }),
+    async run(d) {
+      const id = await d.create({ workflow: join(import.meta.dirname, 'workflows', 'branch_timeout.json'), input: 'implement bech32' });
+      const events = await d.until(id, ended);
+      await d.request('the late call to be cut off', (r) => roleOf(r) === 'implementer_b' && r.hungUp === true);
+      return events;
+    },
+    check(events) {
+      expect(of(events, 'joined')).toEqual([expect.objectContaining({ done: ['quick'], failed: [{ branch: 'late', error: 'timed out after 2000 ms' }], outcome: 'continue' })]);
+      expect(gapless(events)).toBe(true);
+    },
+  },
   {
     name: 'an interjection while a persona answers: its call is aborted, the persona answers the interjection',
     script: () => tagged('interject', [{ next: 'game_designer', delayFirstMs: HELD_MS }, { transition: 'RESPOND_TO_USER' }]),

@@ -17,6 +17,8 @@ interface Request {
   name: string;
   task: Task | null;
   work: (signal: AbortSignal) => Promise<unknown>;
+  /** A durable timer of this many ms instead of work. */
+  sleepMs?: number;
   /** Aborts the step's work (the caller gave up, or the invocation was cancelled). */
   controller: AbortController;
   settle: (kept: Kept) => void;
@@ -75,17 +77,31 @@ export class RestateSteps implements StepRunner {
     };
   }
 
+  /** A durable timer (`ctx.sleep`), raced with the steps; it is not a step of any task, so it never holds a quiet point. */
+  after(ms: number, signal: AbortSignal): Promise<void> {
+    // Stopped (the call ended first): it never fires, and never fails.
+    return this.ask('timer', async () => undefined, signal, ms).then(
+      () => undefined,
+      () => new Promise<void>(() => undefined),
+    );
+  }
+
   run<T>(name: string, work: (signal: AbortSignal) => Promise<T>, signal: AbortSignal): Promise<T> {
+    return this.ask(name, work, signal);
+  }
+
+  private ask<T>(name: string, work: (signal: AbortSignal) => Promise<T>, signal: AbortSignal, sleepMs?: number): Promise<T> {
     // Once the invocation is over nothing more is asked of Restate; a straggler waits forever, unheard.
     if (this.closed) return new Promise<T>(() => undefined);
     if (signal.aborted) return Promise.reject(new AbortedError('call aborted'));
     return new Promise<T>((resolve, reject) => {
-      const task = this.tasks.get(signal) ?? null;
+      const task = sleepMs === undefined ? (this.tasks.get(signal) ?? null) : null;
       const request: Request = {
         id: this.asked++,
         name,
         task,
         work: work as (signal: AbortSignal) => Promise<unknown>,
+        ...(sleepMs !== undefined ? { sleepMs } : {}),
         controller: new AbortController(),
         issued: null,
         done: false,
@@ -141,6 +157,11 @@ export class RestateSteps implements StepRunner {
   }
 
   private issue(r: Request): restate.RestatePromise<{ id: number; kept: Kept }> {
+    if (r.sleepMs !== undefined) {
+      // Fires at a point of the journal; the session's clock then reads the timer's deadline.
+      const at = this.now + r.sleepMs;
+      return this.ctx.sleep(r.sleepMs, r.name).map(() => ({ id: r.id, kept: { ok: true, value: null, at } }));
+    }
     const step = this.ctx.run<Kept>(r.name, async () => {
       try {
         if (r.controller.signal.aborted) throw new AbortedError('call aborted');
