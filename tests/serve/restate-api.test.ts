@@ -14,6 +14,7 @@ const script = new TaggedScript({
   interject: [{ next: 'game_designer', delayFirstMs: 30_000 }, { transition: 'RESPOND_TO_USER' }],
   cli: [{ transition: 'RESPOND_TO_USER' }],
   listed: [{ transition: 'RESPOND_TO_USER' }],
+  live: [{ transition: 'RESPOND_TO_USER', chunkDelayMs: 150 }],
 });
 const waiting = (events: TroupeEvent[]) => events.some((e) => e.type === 'awaiting_user');
 let cluster: RestateCluster;
@@ -96,6 +97,16 @@ describe('troupe serve --backend restate: the same API as the embedded backend',
     expect(events.filter((e) => e.type === 'agent_message').map((e) => (e as { persona: string }).persona)).toEqual(['creative_partner', 'game_designer']);
     expect(events.filter((e) => e.type === 'user_input').map((e) => (e as { text: string }).text)).toEqual(['A lighthouse keeper game [[tag interject]]', 'Make it cosy [[tag interject]]']);
     expect(events.find((e) => e.type === 'agent_started' && e !== started)).toMatchObject({ persona: 'creative_partner', inbox: 'interjection' });
+  });
+
+  it('streams a turn\'s deltas to the reader while the turn runs (pushed by the worker); the stored events carry the whole message', async () => {
+    const id = await cluster.create('A slow answer [[tag live]]');
+    const events = await cluster.stream(id, waiting);
+    const message = events.findIndex((e) => e.type === 'agent_message');
+    const deltas = events.slice(0, message).filter((e) => e.type === 'agent_delta');
+    expect(deltas.length).toBeGreaterThan(0);
+    expect(deltas.every((e) => e.id === undefined && (e as { turn_id: string }).turn_id === (events[message] as { turn_id: string }).turn_id)).toBe(true);
+    expect(deltas.map((e) => (e as { text?: string }).text ?? '').join('')).toBe((events[message] as { text: string }).text);
   });
 
   it('troupe sessions --restate-url (or TROUPE_RESTATE_URL) lists the sessions on Restate with their status now; an unreachable Restate is one line', async () => {
