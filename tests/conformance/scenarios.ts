@@ -5,7 +5,8 @@ import { implementer } from '../helpers/debate-script.js';
 import type { FakeReply, RecordedRequest } from '../helpers/fake-openai-server.js';
 import { TaggedScript, type TaggedTurn } from '../helpers/tagged-script.js';
 import { reply, roleOf, type RoleStep } from '../helpers/workflow-run.js';
-import { gapless, Gate, type Scenario, type Script } from './harness.js';
+import { Gate } from './gate.js';
+import { gapless, type Scenario, type Script } from './harness.js';
 
 const of = (events: TroupeEvent[], type: string) => events.filter((e) => e.type === type) as (TroupeEvent & Record<string, unknown>)[];
 const count = (type: string, n: number) => (events: TroupeEvent[]) => of(events, type).length >= n;
