@@ -64,7 +64,8 @@ export async function kindOf(ctx: Pick<ObjectSharedContext, 'get'>, rt: WorkerRu
  */
 export async function openObjectSession(ctx: ObjectContext, rt: WorkerRuntime, meta: SessionMeta, core: SessionCore, at: number): Promise<ObjectSession> {
   const kind = await kindOf(ctx, rt, meta);
-  const steps = new RestateSteps(ctx, at, (name) => rt.log(`${name} started · session ${meta.id}`));
+  // A line per model call the worker makes (a replay answered from the journal makes none, and says nothing).
+  const steps = new RestateSteps(ctx, at, (name) => name.startsWith('model ') && rt.log(`${name} started · session ${meta.id}`));
   const demo = rt.model instanceof DemoModel ? new DemoProgress(core.demo) : null;
   const model = demo ? new DemoSessionModel(demo, rt.model.label) : rt.model;
   const meter = new UsageMeter(rt.prices);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { streamSSE } from 'hono/streaming';
 import type { TroupeEvent } from '../../engine/event-map.js';
 import { redactDeep } from '../../llm/redact.js';
@@ -31,6 +32,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const FULL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** How long creating a session waits for its first step, so the answer shows it started (as the embedded backend's does). */
 const START_WAIT_MS = 3_000;
+/** The largest push of deltas a worker may send (a few milliseconds of one turn's pieces are far smaller). */
+const LIVE_MAX_BYTES = 1024 * 1024;
 
 /**
  * `troupe serve --backend restate`: the same routes and JSON as the embedded backend, each request a call to
@@ -49,7 +52,7 @@ export function restateApp(options: RestateAppOptions): Hono {
   const resolve = async (wanted: string) => (FULL_ID.test(wanted) ? wanted : matchId(wanted, (await sessions.list()).map((e) => e.id)));
 
   // Workers push deltas here with this process's token (not the API's: workers are not API clients).
-  app.post('/live', async (c) => {
+  app.post('/live', bodyLimit({ maxSize: LIVE_MAX_BYTES, onError: (c) => refuse(c, 413, `live: a push is at most ${LIVE_MAX_BYTES} bytes`) }), async (c) => {
     if (!live?.allows(c.req.header('authorization'))) return refuse(c, 401, 'live: a worker push needs this process\'s live token');
     const body = (await c.req.json().catch(() => null)) as { events?: unknown } | null;
     return c.json({ delivered: live.deliver(body?.events) });
