@@ -41,6 +41,7 @@ export async function applyLine(ctx: restate.ObjectContext, rt: WorkerRuntime, r
   o.effects.abortAll();
   o.steps.close();
   o.journal.flush();
+  o.journal.flushState();
   await o.journal.close();
   writeCore(ctx, {
     state: o.journal.state,

@@ -7,6 +7,9 @@ import { appendToChunks, chunkKey, chunkOf } from './event-log.js';
 import { headState, type SessionHead } from './records.js';
 import { KEYS } from './session-store.js';
 
+/** How often (session clock) a running session's whole engine state is written when its status does not change. */
+const STATE_EVERY_MS = 1_000;
+
 /**
  * The journal port on Restate: the kernel's steps and facts are kept in memory and written to the session
  * object at each quiet point of the invocation (`flush`): the new events into the chunks they fall in (only
@@ -18,6 +21,8 @@ export class RestateJournal implements JournalPort {
   private written: number;
   private changed = false;
   private stateChanged = false;
+  private statusWritten: string;
+  private stateWrittenAt = -Infinity;
   private closed = false;
 
   constructor(
@@ -29,6 +34,7 @@ export class RestateJournal implements JournalPort {
     private readonly clock: () => number,
   ) {
     this.written = lastSeq;
+    this.statusWritten = current.status;
   }
 
   /** The session object, for messages. */
@@ -69,9 +75,16 @@ export class RestateJournal implements JournalPort {
     }
     const head: SessionHead = { lastSeq: this.written, updatedAt: new Date(this.clock()).toISOString(), state: headState(this.current) };
     this.ctx.set(KEYS.head, head);
-    // The whole engine state too: a line checked meanwhile (would it cut off the call in flight?) and `!status` see it as it is.
-    if (this.stateChanged) this.ctx.set(KEYS.state, this.current);
-    this.stateChanged = false;
+    // The whole engine state too, so a line checked meanwhile (would it cut off the call in flight?) and `!status`
+    // see it: when the status changes, else at most once a second of the session's clock (a workflow's state
+    // holds its contexts, and rewriting it at every turn would grow the invocation's journal with their square).
+    const now = this.clock();
+    if (this.stateChanged && (this.current.status !== this.statusWritten || now - this.stateWrittenAt >= STATE_EVERY_MS)) {
+      this.ctx.set(KEYS.state, this.current);
+      this.stateChanged = false;
+      this.statusWritten = this.current.status;
+      this.stateWrittenAt = now;
+    }
   }
 
   /** The seq of the last event written. */
@@ -79,7 +92,14 @@ export class RestateJournal implements JournalPort {
     return this.written;
   }
 
-  /** Nothing more is written (the invocation is over); the handler writes the final state itself. */
+  /** Writes the engine state if the last flushes left it unwritten (the invocation is ending). */
+  flushState(): void {
+    if (this.closed || !this.stateChanged) return;
+    this.ctx.set(KEYS.state, this.current);
+    this.stateChanged = false;
+  }
+
+  /** Nothing more is written (the invocation is over). */
   async close(): Promise<void> {
     this.closed = true;
   }

@@ -45,6 +45,25 @@ describe('the journal port on Restate', () => {
     expect((writes[0]!.value as TroupeEvent[]).map((x) => x.seq)).toEqual([EVENTS_PER_CHUNK + 1, EVENTS_PER_CHUNK + 2]);
   });
 
+  it('writes the engine state again when its status changes, else at most once a second of the session\'s clock, and at the end', () => {
+    const { writes, ctx } = recorder();
+    let now = Date.UTC(2026, 0, 1);
+    const journal = new RestateJournal(ctx as never, idle, 0, [], () => now);
+    journal.step({ type: 'start', brief: 'b', model: 'm' }, [e(1)], started);
+    journal.flush();
+    const next = { ...started, turn: started.turn + 1 };
+    journal.step({ type: 'user_continue' } as never, [e(2)], next);
+    now += 999;
+    journal.flush();
+    expect(writes.filter((w) => w.key === 'state')).toHaveLength(1);
+    journal.flushState();
+    expect(writes.filter((w) => w.key === 'state').map((w) => (w.value as { turn: number }).turn)).toEqual([started.turn, started.turn + 1]);
+    journal.step({ type: 'user_continue' } as never, [e(3)], { ...next, turn: next.turn + 1 });
+    now += 1_000;
+    journal.flush();
+    expect(writes.filter((w) => w.key === 'state')).toHaveLength(3);
+  });
+
   it('writes nothing once closed (the invocation is over)', async () => {
     const { writes, ctx } = recorder();
     const journal = new RestateJournal(ctx as never, idle, 0, [], () => 0);
