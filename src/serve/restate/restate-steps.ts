@@ -152,6 +152,7 @@ export class RestateSteps implements StepRunner {
     this.closed = true;
     for (const r of this.pending.splice(0)) {
       r.done = true;
+      r.unlisten();
       r.controller.abort();
     }
   }
