@@ -11,9 +11,9 @@ import { attachMemory, type AttachedMemory } from '../memory/attach-memory.js';
 import { MemoryStateError } from '../memory/memory-state.js';
 import { FullHistoryPromptBuilder } from '../memory/prompt-builder.js';
 import { feedMemory, seedMemory } from '../memory/seed-memory.js';
-import { TranscriptFold } from '../report/transcript.js';
-import { EffectRunner, type Evaluator, type WorkspaceSetup } from '../runtime/effect-runner.js';
-import type { OpenTeam } from '../runtime/open-team.js';
+import { TranscriptFold } from '../memory/transcript.js';
+import { EffectRunner, type Evaluator, type WorkspaceSetup } from '../kernel/effect-runner.js';
+import type { OpenTeam } from '../team/open-team.js';
 import { SessionFileError } from '../store/load-file.js';
 import type { Store } from '../store/store.js';
 import { BudgetGuard } from '../usage/budget.js';
@@ -148,6 +148,7 @@ export async function assembleSession(a: SessionAssembly): Promise<AssembledSess
     journal,
     team: a.team,
     model: a.model,
+    meter,
     memory,
     store: a.store,
     brief: a.brief,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Hono } from 'hono';
 import type { TroupeEvent } from '../../src/engine/event-map.js';
 import { modelFromEnv } from '../../src/llm/from-env.js';
-import { openTeam } from '../../src/runtime/open-team.js';
+import { openTeam } from '../../src/team/open-team.js';
 import { serveApp } from '../../src/serve/app.js';
 import { SessionHost } from '../../src/serve/host.js';
 import { LowdbStore } from '../../src/store/lowdb-store.js';
@@ -88,6 +88,8 @@ export function embeddedBackend(teamDir: string, baseURL: string): Backend {
     maxSessions: 100,
     model: () => modelFromEnv(env),
     workflows: { load: (name) => loadWorkflowOrThrow(name, { cwd: REPO_ROOT, env, team: team.loaded }) },
+    // The suite's own workflows are files of its own.
+    allowWorkflowPaths: true,
   });
   const app = serveApp({ host, token: null, maxBodyBytes: 64 * 1024, keepAliveMs: 60_000 });
   return {

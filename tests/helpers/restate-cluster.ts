@@ -16,6 +16,7 @@ import { RestateServer } from './restate-server.js';
 import { TaggedScript } from './tagged-script.js';
 import { TcpBalancer } from './tcp-balancer.js';
 import { startWorker, type WorkerProcess } from './workers.js';
+import { studio } from './team.js';
 
 /** An event as read from the SSE stream, with its `id:` line. */
 export type StreamedEvent = TroupeEvent & { id?: string };
@@ -47,7 +48,7 @@ export class RestateCluster {
     const server = await RestateServer.start();
     const balancer = await new TcpBalancer([]).start();
     const live = new LiveHub();
-    const app = restateApp({ sessions: new RestateSessions(await loadClients(), server.ingressUrl), team: 'V7 Studio', token: null, maxBodyBytes: 4096, pollMs: 50, live });
+    const app = restateApp({ sessions: new RestateSessions(await loadClients(), server.ingressUrl), team: 'V7 Studio', def: studio().def, token: null, maxBodyBytes: 4096, pollMs: 50, live });
     const { server: http, port } = await listen(app.fetch, { hostname: '127.0.0.1', port: 0 });
     live.url = `http://127.0.0.1:${port}/live`;
     const dataDir = mkdtempSync(join(tmpdir(), 'troupe-restate-workers-'));

@@ -58,6 +58,9 @@ describe('troupe serve --backend restate: the same API as the embedded backend',
     expect([bad.status, await bad.json()]).toEqual([400, { error: 'the body is not JSON' }]);
     expect(await (await cluster.call('/v1/sessions', { json: { brief: 'x', colour: 'red' } })).json()).toMatchObject({ error: expect.stringMatching(/Unrecognized key/) });
     expect((await cluster.call('/v1/sessions', { json: { workflow: 'review', input: 'x' } })).status).toBe(400);
+    // A workflow by path runs only on workers started with --allow-workflow-paths.
+    const byPath = await cluster.call('/v1/sessions', { json: { workflow: '/etc/passwd', input: 'x' } });
+    expect([byPath.status, ((await byPath.json()) as { error: string }).error]).toEqual([403, expect.stringMatching(/^workflow: give the name of one of the workers' workflows .* troupe worker --allow-workflow-paths$/)]);
     const unknown = await cluster.call('/v1/sessions/00000000-0000-4000-8000-000000000000');
     expect([unknown.status, await unknown.json()]).toEqual([404, { error: 'no session "00000000-0000-4000-8000-000000000000"' }]);
     expect((await cluster.call('/v1/sessions/00000000-0000-4000-8000-000000000000/input', { json: { text: 'hi' } })).status).toBe(404);
@@ -97,6 +100,14 @@ describe('troupe serve --backend restate: the same API as the embedded backend',
     expect(events.filter((e) => e.type === 'agent_message').map((e) => (e as { persona: string }).persona)).toEqual(['creative_partner', 'game_designer']);
     expect(events.filter((e) => e.type === 'user_input').map((e) => (e as { text: string }).text)).toEqual(['A lighthouse keeper game [[tag interject]]', 'Make it cosy [[tag interject]]']);
     expect(events.find((e) => e.type === 'agent_started' && e !== started)).toMatchObject({ persona: 'creative_partner', inbox: 'interjection' });
+    // Usage from the stored meter totals: the view and !cost count what the usage events count (the aborted call used none).
+    const usageEvents = events.filter((e) => e.type === 'usage') as unknown as { prompt_tokens: number; completion_tokens: number }[];
+    const tokens = usageEvents.reduce((n, e) => n + e.prompt_tokens + e.completion_tokens, 0);
+    expect((await (await cluster.call(`/v1/sessions/${id}`)).json()) as unknown).toMatchObject({ usage: { calls: 2, tokens } });
+    const cost = (await (await cluster.call(`/v1/sessions/${id}/input`, { json: { text: '!cost' } })).json()) as { lines: string[] };
+    expect(cost.lines.find((l) => l.startsWith('total'))).toMatch(new RegExp(`^total\\s+2 call\\(s\\)\\s+${tokens} tokens`));
+    // The SSE messages carry display items on this backend too.
+    expect(events.find((e) => e.type === 'transition')).toMatchObject({ items: [{ kind: 'transition', text: expect.stringMatching(/ -> CREATIVE › Creative Partner \(/) }] });
   });
 
   it('streams a turn\'s deltas to the reader while the turn runs (pushed by the worker); the stored events carry the whole message', async () => {

@@ -13,7 +13,7 @@ let team: ReturnType<typeof conformanceTeam>;
 
 beforeAll(async () => {
   team = conformanceTeam();
-  cluster = await RestateCluster.start(model.handler, 2, {}, ['--team', team.dir]);
+  cluster = await RestateCluster.start(model.handler, 2, {}, ['--team', team.dir, '--allow-workflow-paths']);
 }, 60_000);
 
 afterAll(async () => {

@@ -34,6 +34,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
     dataDir,
     // Named workflows resolve as `troupe serve` resolves them: the working directory's, then the shipped ones.
     workflows: { load: (name) => loadWorkflowOrThrow(name, { cwd: io.cwd, env: io.env, team: team.loaded }) },
+    allowWorkflowPaths: args.allowWorkflowPaths,
     port: args.port ?? 9080,
     host,
     log: write,
@@ -41,7 +42,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   });
   write(worker.url);
   const memory = team.loaded.team.memory.enabled ? 'rolling memory' : 'full-history prompts';
-  write(`troupe worker · team ${team.def.name} · ${model.label} · ${memory} · workspaces in ${dataDir} · Ctrl+C stops`);
+  write(`troupe worker · team ${team.def.name} · ${model.label} · ${memory} · ${args.allowWorkflowPaths ? 'workflows by name or path' : 'named workflows only'} · workspaces in ${dataDir} · Ctrl+C stops`);
   try {
     if (args.register) {
       const uri = args.advertise ?? worker.url;

@@ -1,6 +1,5 @@
 import type * as restate from '@restatedev/restate-sdk';
 import { executeLine } from '../../commands/execute.js';
-import { NO_USAGE } from '../../commands/usage-meter.js';
 import { event } from '../../engine/event-map.js';
 import { resumeNote } from '../../session/resume-note.js';
 import { parse, refuse } from './handler-common.js';
@@ -30,7 +29,7 @@ export async function applyLine(ctx: restate.ObjectContext, rt: WorkerRuntime, r
     o.publish(event('note', { text: resumeNote(o.session.def, o.session.getSnapshot()) }));
     o.session.resume();
   }
-  if (request.text !== undefined) executeLine(request.text, { session: o.session, usage: () => NO_USAGE });
+  if (request.text !== undefined) executeLine(request.text, { session: o.session, usage: () => o.session.usage() });
   // What a cancelled invocation left in flight (and a new session's start) goes on, unless the line let go of it.
   if (!detached) o.session.resume();
   // From here a newer line may cancel this invocation (the only thing awaited from now on is the steps' race).

@@ -3,6 +3,8 @@ import { initialState } from '../../engine/step.js';
 import { sizeProblem } from '../../llm/limits.js';
 import { teamKind, workflowKind } from '../../session/session-kind.js';
 import { checkId } from '../../store/store.js';
+import { isWorkflowPath } from '../../workflow/load/locate.js';
+import { inputProblem } from '../../workflow/run/frames.js';
 import type { WorkflowPlan } from '../../workflow/run/plan.js';
 import { parse, refuse, restateView, sendApply } from './handler-common.js';
 import { INDEX_KEY, RESTATE_NAMES } from './names.js';
@@ -25,11 +27,17 @@ export async function createSession(ctx: restate.ObjectContext, rt: WorkerRuntim
   let plan: WorkflowPlan | null = null;
   if (request.workflow !== undefined) {
     if (!rt.workflows) throw refuse(400, 'workflow: these workers run no workflows');
+    // A path would run any workflow file the worker can read: only its named workflows run, unless it was started to allow paths.
+    if (!rt.allowWorkflowPaths && isWorkflowPath(request.workflow)) {
+      throw refuse(403, 'workflow: give the name of one of the workers\' workflows (troupe workflows lists them), not a path; paths run only on workers started with troupe worker --allow-workflow-paths');
+    }
     try {
       plan = rt.workflows.load(request.workflow);
     } catch (error) {
       throw refuse(400, `workflow: ${(error as Error).message.split('\n')[0]}`);
     }
+    const refused = inputProblem(plan, request.input ?? request.brief ?? '');
+    if (refused) throw refuse(400, `input: ${refused}`);
   } else if (!request.brief) throw refuse(400, 'brief: a team session needs a brief');
   const brief = request.brief ?? request.input ?? '';
   const problem = sizeProblem('brief', brief);
@@ -41,7 +49,7 @@ export async function createSession(ctx: restate.ObjectContext, rt: WorkerRuntim
   const meta: SessionMeta = { version: 2, id: ctx.key, team: rt.team.def.name, kind: plan ? 'workflow' : 'team', workflow: plan?.name ?? null, model: rt.model.label, ...(request.models ? { tiers: request.models } : {}), createdAt };
   const state = initialState(kind.def, { id: ctx.key, ...(request.mode ? { mode: request.mode } : {}) });
   const core: SessionCore = { state, brief, lastSeq: 0, memory: null, usage: null, demo: null, detached: false, live: request.live ?? null };
-  const head: SessionHead = { lastSeq: 0, updatedAt: createdAt, state: headState(state) };
+  const head: SessionHead = { lastSeq: 0, updatedAt: createdAt, state: headState(state), usage: null };
   ctx.set(KEYS.meta, meta);
   if (plan) ctx.set(KEYS.plan, plan);
   writeCore(ctx, core, { withState: true });

@@ -6,7 +6,7 @@ import type { ApplyRequest, SessionHead, SessionMeta } from './records.js';
 import { readMeta } from './session-store.js';
 
 /** A request the handler refuses, with the HTTP status the ingress answers. */
-export const refuse = (status: 400 | 404 | 409, message: string) => new restate.TerminalError(message, { errorCode: status });
+export const refuse = (status: 400 | 403 | 404 | 409, message: string) => new restate.TerminalError(message, { errorCode: status });
 
 /** A handler's input checked against its schema; refused (400) naming the field. */
 export function parse<T extends z.ZodType>(schema: T, raw: unknown): z.infer<T> {
@@ -31,7 +31,7 @@ export function statusWords(s: SessionHead['state']): string {
 }
 
 /** The API's view of a session on Restate: live on the cluster until it ends. */
-export const restateView = (meta: SessionMeta, head: SessionHead) => viewOf(head.state, { kind: meta.kind, hosted: head.state.status !== 'ended', lastEventSeq: head.lastSeq });
+export const restateView = (meta: SessionMeta, head: SessionHead) => viewOf(head.state, { kind: meta.kind, hosted: head.state.status !== 'ended', lastEventSeq: head.lastSeq, usage: head.usage ?? null });
 
 /** Sends `apply` to the session itself (one-way: it runs after the invocation in progress, if any). */
 export function sendApply(ctx: restate.Context & { key: string }, request: ApplyRequest): void {

@@ -1,6 +1,5 @@
 import type { LineSession } from '../../commands/execute.js';
 import type { MemorySource } from '../../commands/memory-source.js';
-import { NO_USAGE, type UsageTotals as LineUsage } from '../../commands/usage-meter.js';
 import type { Team } from '../../config/team-schema.js';
 import type { MachineDefinition } from '../../engine/definition.js';
 import type { TroupeEvent } from '../../engine/event-map.js';
@@ -10,7 +9,9 @@ import { step } from '../../engine/step.js';
 import { Memory } from '../../memory/memory.js';
 import { namesFor } from '../../memory/names.js';
 import { CommandApprovals } from '../../session/approvals.js';
-import { UsageStateSchema, type UsageState } from '../../usage/usage-meter.js';
+import type { PriceTable } from '../../usage/price-table.js';
+import { sessionUsage, type SessionUsage } from '../../usage/session-usage.js';
+import { restoreUsage, UsageMeter } from '../../usage/usage-meter.js';
 
 /**
  * A line checked against the stored session without changing it: the inputs it would send (captured, not
@@ -62,18 +63,11 @@ export class LineCheck implements LineSession {
   }
 }
 
-/** `!cost`'s totals from the stored meter state (the same figures the session's usage events add up to). */
-export function lineUsage(stored: unknown): LineUsage {
-  const parsed = UsageStateSchema.safeParse(stored);
-  if (!parsed.success) return NO_USAGE;
-  const state: UsageState = parsed.data;
-  const cost = (t: { calls: number; unpricedCalls: number; cost: number }) => (t.calls > t.unpricedCalls ? t.cost : null);
-  return {
-    tokens: state.session.promptTokens + state.session.completionTokens,
-    cost: cost(state.session),
-    calls: state.session.calls,
-    byPersona: Object.entries(state.byPersona).map(([who, t]) => ({ who: who === '(memory)' ? 'summary' : who, calls: t.calls, tokens: t.promptTokens + t.completionTokens, cost: cost(t) })),
-  };
+/** `!cost`'s usage: the stored meter totals, restored into a meter with the worker's prices (a damaged state counts nothing). */
+export function lineUsage(stored: unknown, prices: PriceTable, free: boolean): SessionUsage {
+  const meter = new UsageMeter(prices);
+  if (stored) restoreUsage(meter, stored);
+  return sessionUsage(meter, { free });
 }
 
 /** `!memory`'s view of the stored rolling memory (undefined when the session runs without it). */

@@ -19,7 +19,7 @@ export async function checkLine(ctx: restate.ObjectSharedContext, rt: WorkerRunt
   if (core.state.status === 'ended') throw refuse(409, `session ${ctx.key} has ended; it takes no more input`);
   const kind = await kindOf(ctx, rt, meta);
   const check = new LineCheck(kind.def, core.state, meta.model, () => readEvents(ctx, 0, core.lastSeq));
-  const outcome = executeLine(text, { session: check, usage: () => lineUsage(core.usage), memory: lineMemory(core.memory, rt.team.loaded.team, kind.def), free: rt.model.free === true });
+  const outcome = executeLine(text, { session: check, usage: () => lineUsage(core.usage, rt.prices, rt.model.free === true), memory: lineMemory(core.memory, rt.team.loaded.team, kind.def) });
   if (outcome.kind === 'output' && outcome.tone === 'error') throw refuse(400, outcome.lines.join(' '));
   if (outcome.kind === 'switch') throw refuse(400, 'workflows start with POST /v1/sessions {"workflow": …}');
   if (check.inputs.length > 0) {

@@ -5,13 +5,13 @@ import type { EngineEvent } from '../../engine/event-map.js';
 import type { EffectPort, JournalSources } from '../../kernel/ports.js';
 import type { ChatModel } from '../../llm/chat-model.js';
 import { DemoModel } from '../../llm/demo-model.js';
-import type { Evaluator } from '../../runtime/effect-runner.js';
-import type { OpenTeam } from '../../runtime/open-team.js';
+import type { Evaluator } from '../../kernel/effect-runner.js';
+import type { OpenTeam } from '../../team/open-team.js';
 import { assembleSession } from '../../session/assemble.js';
 import { teamKind, workflowKind, type SessionKind } from '../../session/session-kind.js';
 import type { TroupeSession } from '../../session/troupe-session.js';
 import type { PriceTable } from '../../usage/price-table.js';
-import { restoreUsage, UsageMeter } from '../../usage/usage-meter.js';
+import { restoreUsage, UsageMeter, type UsageState } from '../../usage/usage-meter.js';
 import type { WorkflowPlan } from '../../workflow/run/plan.js';
 import { DemoProgress, DemoSessionModel } from './demo.js';
 import type { LiveSender } from './live.js';
@@ -30,6 +30,8 @@ export interface WorkerRuntime {
   dataDir: string;
   /** Resolves a named workflow from the worker's directories (null: the worker runs none). */
   workflows: { load(name: string): WorkflowPlan } | null;
+  /** A request may name a workflow by path (else only the named workflows of the worker's directories run). */
+  allowWorkflowPaths?: boolean;
   log: (line: string) => void;
   live: LiveSender;
 }
@@ -87,7 +89,7 @@ export async function openObjectSession(ctx: ObjectContext, rt: WorkerRuntime, m
     steps,
     journal: (s) => {
       sources = s;
-      return (journal = new RestateJournal(ctx, core.state, core.lastSeq, open, steps.clock));
+      return (journal = new RestateJournal(ctx, core.state, core.lastSeq, open, steps.clock, () => s.usage() as UsageState));
     },
     memory,
     savedMemory: core.memory ?? null,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { TroupeEvent } from '../../engine/event-map.js';
 import { ModeSchema, type SessionState } from '../../engine/session.js';
+import type { UsageState } from '../../usage/usage-meter.js';
 
 /** A model id as a request may name one (as the API checks it). */
 const ModelId = z.string().regex(/^[\x21-\x7e]{1,200}$/);
@@ -44,11 +45,13 @@ export interface SessionCore {
   live: LiveTarget | null;
 }
 
-/** What readers see of a session, written at every quiet point (the `head` key): small, whatever the session's size. */
+/** What readers see of a session, written at every quiet point (the `head` key): small, whatever the session's size; usage as the meter has it. */
 export interface SessionHead {
   lastSeq: number;
   updatedAt: string;
   state: HeadState;
+  /** The meter's totals (null: nothing metered yet). */
+  usage: UsageState | null;
 }
 
 /** The engine state's fields the API's view and the session list show. */

@@ -2,14 +2,16 @@ import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { streamSSE } from 'hono/streaming';
+import type { MachineDefinition } from '../../engine/definition.js';
 import type { TroupeEvent } from '../../engine/event-map.js';
 import { redactDeep } from '../../llm/redact.js';
-import { eventJson } from '../../report/event-lines.js';
+import { displayFold, displayNames, plainNames } from '../../report/display-items.js';
 import { matchId } from '../../store/store.js';
 import { apiFrame, readBody, refuse } from '../api-frame.js';
 import { CreateSessionSchema, InputSchema } from '../api-schema.js';
 import { RequestRefused } from '../host.js';
 import { SseClient } from '../sse-client.js';
+import { sseMessage } from '../sse-message.js';
 import { RestateUnavailable, type RestateSessions } from './ingress.js';
 import type { LiveHub } from './live-hub.js';
 import type { EventsPage } from './records.js';
@@ -19,6 +21,8 @@ export interface RestateAppOptions {
   sessions: RestateSessions;
   /** The team name the workers run (requests naming another are refused). */
   team: string;
+  /** The team's definition: event streams name personas and states by it (ids as stored without it). */
+  def?: MachineDefinition;
   token: string | null;
   maxBodyBytes: number;
   /** How often an event stream asks the session for new events. */
@@ -101,6 +105,7 @@ export function restateApp(options: RestateAppOptions): Hono {
       unsubscribe?.();
       throw error;
     }
+    const items = displayFold(options.def ? displayNames(options.def) : plainNames(options.team));
     return streamSSE(c, async (stream) => {
       let open = true;
       stream.onAbort(() => {
@@ -109,9 +114,12 @@ export function restateApp(options: RestateAppOptions): Hono {
       });
       let sent = after;
       let quiet = 0;
-      // As the embedded stream: secrets a model echoed are redacted; deltas carry no id (they are not a resume point).
-      const write = (e: TroupeEvent) =>
-        e.type === 'agent_delta' ? stream.writeSSE({ data: eventJson(redactDeep(e)), event: e.type }) : stream.writeSSE({ data: eventJson(redactDeep(e)), event: e.type, id: String(e.seq) });
+      // As the embedded stream: each event with its display items, secrets a model echoed redacted; deltas carry no
+      // id (they are not a resume point).
+      const write = (e: TroupeEvent) => {
+        const shown = redactDeep(e);
+        return stream.writeSSE({ ...sseMessage(shown, items(shown)), ...(e.type !== 'agent_delta' ? { id: String(e.seq) } : {}) });
+      };
       try {
         while (open) {
           for (const e of page.events) {

@@ -3,6 +3,7 @@ import type { TroupeEvent } from '../../engine/event-map.js';
 import type { EngineInput } from '../../engine/input-events.js';
 import type { SessionState } from '../../engine/session.js';
 import type { JournalPort } from '../../kernel/ports.js';
+import type { UsageState } from '../../usage/usage-meter.js';
 import { appendToChunks, chunkKey, chunkOf } from './event-log.js';
 import { headState, type SessionHead } from './records.js';
 import { KEYS } from './session-store.js';
@@ -32,6 +33,8 @@ export class RestateJournal implements JournalPort {
     /** The stored events of the chunk the next event goes in. */
     private open: TroupeEvent[],
     private readonly clock: () => number,
+    /** The meter's totals now (shown with the session). */
+    private readonly usage: () => UsageState | null = () => null,
   ) {
     this.written = lastSeq;
     this.statusWritten = current.status;
@@ -73,7 +76,7 @@ export class RestateJournal implements JournalPort {
       const last = writes[writes.length - 1]!;
       this.open = chunkOf(this.written + 1) === last.chunk ? last.events : [];
     }
-    const head: SessionHead = { lastSeq: this.written, updatedAt: new Date(this.clock()).toISOString(), state: headState(this.current) };
+    const head: SessionHead = { lastSeq: this.written, updatedAt: new Date(this.clock()).toISOString(), state: headState(this.current), usage: this.usage() };
     this.ctx.set(KEYS.head, head);
     // The whole engine state too, so a line checked meanwhile (would it cut off the call in flight?) and `!status`
     // see it: when the status changes, else at most once a second of the session's clock (a workflow's state

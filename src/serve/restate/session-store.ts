@@ -1,7 +1,8 @@
 import type { ObjectContext, ObjectSharedContext } from '@restatedev/restate-sdk';
 import * as restate from '@restatedev/restate-sdk';
 import type { TroupeEvent } from '../../engine/event-map.js';
-import { SessionStateSchema, type SessionState } from '../../engine/session.js';
+import type { SessionState } from '../../engine/session.js';
+import { SessionStateSchema } from '../../kinds/schemas.js';
 import { chunkKey, chunkOf, chunksBetween, EVENTS_PER_CHUNK } from './event-log.js';
 import { SessionMetaSchema, type SessionCore, type SessionHead, type SessionMeta } from './records.js';
 

@@ -9,6 +9,8 @@ import { textOf } from './constants.js';
 import { advance, goTo, enterSub, finish } from './flow.js';
 import { fail, onErrorDecided } from './failure.js';
 import { settleJoin } from './replies.js';
+import { countData } from './loop-guard.js';
+import { commonDataProblem, jsonBytes } from './data-size.js';
 
 // What the sandbox gave back: code's changes adopted, then the state goes on by what the code was for.
 
@@ -32,11 +34,26 @@ export function adopt(ctx: StepContext, result: Extract<EvaluationResult, { ok: 
 /** Console lines of one evaluation shown as notes (the sandbox caps what it collects; this caps what is shown). */
 const MAX_LOG_NOTES = 5;
 
-export function onEvaluated(ctx: StepContext, id: string, result: EvaluationResult): void {
+/** Counts what the answer holds for the loop guard; common_data past its cap makes it a failure. */
+function sizeChecked(ctx: StepContext, answer: EvaluationResult): EvaluationResult {
+  if (!answer.ok) {
+    countData(ctx, answer.error.length);
+    return answer;
+  }
+  const { common_data, ...rest } = answer;
+  const held = jsonBytes(common_data);
+  countData(ctx, held + jsonBytes(rest));
+  const problem = commonDataProblem(held);
+  return problem ? { ok: false, error: problem } : answer;
+}
+
+/** The sandbox answered an evaluation: its data counted and size-checked, its changes adopted, the state goes on by what it was for. */
+export function onEvaluated(ctx: StepContext, id: string, answer: EvaluationResult): void {
   const run = runOf(ctx);
   if (!run.evaluating || run.evaluating.id !== id) return;
   const purpose = run.evaluating.purpose;
   ctx.s.workflow = { ...run, evaluating: null };
+  const result = sizeChecked(ctx, answer);
   const { plan, state, frame } = current(ctx);
   if (purpose === 'error') {
     const last = (run.evaluating.evaluation.scope.last_error ?? { message: 'an error' }).message;

@@ -1,4 +1,4 @@
-import type { Evaluator } from '../../runtime/effect-runner.js';
+import type { Evaluator } from '../../kernel/effect-runner.js';
 import { EvaluationResultSchema, type Evaluation, type EvaluationResult } from '../../engine/evaluation.js';
 import { oneLine } from './failure.js';
 import { DEFAULT_LIMITS, SandboxLimitsSchema, type SandboxLimits } from './program.js';

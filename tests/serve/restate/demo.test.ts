@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TroupeEvent } from '../../../src/engine/event-map.js';
 import { DemoModel } from '../../../src/llm/demo-model.js';
-import { demoProgress } from '../../../src/llm/demo-progress.js';
+import { demoProgress } from '../../../src/session/demo-progress.js';
 import { DemoProgress, DemoSessionModel } from '../../../src/serve/restate/demo.js';
 import { studioRunner } from '../../helpers/team.js';
 

@@ -11,7 +11,7 @@ describe('a line checked against a session on Restate (the shared `line` handler
   const running = step(def, initialState(def, { id: 's' }), { type: 'start', brief: 'b', model: 'm' }).session;
   const check = (text: string) => {
     const c = new LineCheck(def, running, 'm', async () => []);
-    const outcome = executeLine(text, { session: c, usage: () => lineUsage(null) });
+    const outcome = executeLine(text, { session: c, usage: () => lineUsage(null, PriceTable.empty(), false) });
     return { outcome, inputs: c.inputs, cuts: c.cutsOff() };
   };
 
@@ -29,7 +29,8 @@ describe('a line checked against a session on Restate (the shared `line` handler
     const meter = new UsageMeter(PriceTable.empty());
     meter.record('creative_partner', 'test-model', { promptTokens: 50, completionTokens: 20 });
     meter.record(null, 'test-model', { promptTokens: 10, completionTokens: 5 });
-    expect(lineUsage(usageState(meter))).toEqual({ tokens: 85, cost: null, calls: 2, byPersona: [{ who: 'creative_partner', calls: 1, tokens: 70, cost: null }, { who: 'summary', calls: 1, tokens: 15, cost: null }] });
-    expect(lineUsage({ damaged: true })).toMatchObject({ calls: 0 });
+    const usage = lineUsage(usageState(meter), PriceTable.empty(), false);
+    expect([usage.session.calls, usage.session.promptTokens + usage.session.completionTokens, Object.keys(usage.byPersona)]).toEqual([2, 85, ['creative_partner', '(memory)']]);
+    expect(lineUsage({ damaged: true }, PriceTable.empty(), true)).toMatchObject({ session: { calls: 0 }, free: true });
   });
 });

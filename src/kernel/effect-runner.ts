@@ -1,0 +1,301 @@
+import type { MachineDefinition } from '../engine/definition.js';
+import { agentById } from '../engine/definition.js';
+import type { Effect } from '../engine/effects.js';
+import { event, type EngineEvent } from '../engine/event-map.js';
+import type { EngineInput } from '../engine/input-events.js';
+import type { AgentCall } from '../engine/moves.js';
+import type { SessionState } from '../engine/session.js';
+import type { ChatModel, ChatRequest, ChatResponse } from '../llm/chat-model.js';
+import { UserError } from '../errors.js';
+import type { Changes } from '../engine/agent-reply.js';
+import { AbortedError } from '../llm/errors.js';
+import type { BudgetGuard } from '../usage/budget.js';
+import type { Evaluation, EvaluationResult } from '../engine/evaluation.js';
+import type { AgentTools, TurnShaper } from './turn-shaper.js';
+import type { TurnUndo } from '../tools/turn-undo.js';
+import type { Toolset } from '../tools/toolset.js';
+import { directSteps, type EffectPort, type StepRunner } from './ports.js';
+
+/** Runs a workflow's code (conditions, scripts, templates) in a sandbox. */
+export interface Evaluator {
+  evaluate(evaluation: Evaluation, signal?: AbortSignal): Promise<EvaluationResult>;
+}
+
+/** What the runner needs from its session: the definition, the current state, and where results and facts go. */
+export interface RunnerHost {
+  readonly def: MachineDefinition;
+  snapshot(): SessionState;
+  /** Feeds a result back to the engine. */
+  send(input: EngineInput): void;
+  /** Publishes a runtime fact (stored unless it is a streaming delta). */
+  publish(e: EngineEvent): void;
+}
+
+/** Where agent tools work: the session's directory for workspaces, how new ones start, who approves `ask` commands. */
+export interface WorkspaceSetup {
+  /** The session's own directory; workspaces go in `<root>/workspaces/<name>`. */
+  root: string;
+  /** A directory each new workspace starts as a copy (or git clone) of; absent: empty. */
+  from?: string | null;
+  git?: boolean;
+  /** Decides `ask` commands (absent: they are refused, as in a headless run). */
+  approve?: (ask: { command: string; cwd: string; persona: string; branch?: string }, signal: AbortSignal) => Promise<boolean>;
+}
+
+/** The runner's collaborators: the model (already metered), prompt building, persona prompts and models, budgets. */
+export interface EffectRunnerOptions {
+  /** Where agent tools work (sessions whose agents have tools). */
+  workspaces?: WorkspaceSetup;
+  model: ChatModel;
+  /** Model id for a persona (tier already resolved). */
+  modelFor: (personaId: string) => string;
+  /** How this definition's agent turns are asked and read. */
+  turns: TurnShaper;
+  /** Where workflow code runs (workflow definitions only). */
+  evaluator?: Evaluator;
+  budget: BudgetGuard | null;
+  /** Publishes usage from the response itself (when no meter does). */
+  reportUsage: boolean;
+  /** How each step of an effect's work (an evaluation, a tool run) is made durable; default: run directly. The model given is already wrapped by the same runner. */
+  steps?: StepRunner;
+}
+
+/** A toolset whose every tool run is one step of the runner (a journaled run is never repeated after a crash). */
+function durableToolset(toolset: Toolset, steps: StepRunner, signal: AbortSignal): Toolset {
+  if (steps.kind === 'direct') return toolset;
+  return { ...toolset, has: (n) => toolset.has(n), summarize: (c) => toolset.summarize(c), run: (call) => steps.run(`tool ${call.name}`, (s) => toolset.run(call, s), signal) };
+}
+
+/**
+ * The effect port's work, the same on every backend: calls models (with their tool loops), runs sandbox
+ * evaluations, aborts calls; results go back to the session as inputs. Each step of that work goes
+ * through a step runner, so a durable backend keeps every finished step; facts (a call starting, a tool
+ * run, retries) are published between steps, never from inside one.
+ */
+export class EffectRunner implements EffectPort {
+  private readonly controllers = new Map<string, AbortController>();
+  private readonly evaluating = new Set<string>();
+  private readonly tasks = new Set<Promise<void>>();
+  private readonly waiters: (() => void)[] = [];
+
+  constructor(
+    private readonly host: RunnerHost,
+    private readonly options: EffectRunnerOptions,
+  ) {}
+
+  private get steps(): StepRunner {
+    return this.options.steps ?? directSteps;
+  }
+
+  /** Model calls in flight. */
+  get busy(): boolean {
+    return this.tasks.size > 0;
+  }
+
+  /** Executes one effect (events are published by the session before effects run). */
+  execute(effect: Effect): void {
+    switch (effect.type) {
+      case 'call_agent': {
+        const task = this.call(effect.call).finally(() => {
+          this.tasks.delete(task);
+          this.notify();
+        });
+        this.tasks.add(task);
+        break;
+      }
+      case 'abort_call':
+        this.controllers.get(effect.turnId)?.abort();
+        break;
+      case 'evaluate': {
+        const task = this.evaluate(effect.id, effect.evaluation).finally(() => {
+          this.tasks.delete(task);
+          this.notify();
+        });
+        this.tasks.add(task);
+        break;
+      }
+      case 'detach':
+        this.abortAll();
+        break;
+      case 'end': {
+        this.abortAll();
+        const root = this.options.workspaces?.root;
+        if (root === undefined) break;
+        // Once the aborted calls have settled: no turn of an ended session runs again, so its undo logs go.
+        const task = Promise.allSettled([...this.tasks])
+          .then(() => import('../tools/undo-store.js'))
+          .then(({ dropUndoLogs }) => dropUndoLogs(root))
+          .catch(() => undefined)
+          .finally(() => {
+            this.tasks.delete(task);
+            this.notify();
+          });
+        this.tasks.add(task);
+        break;
+      }
+      case 'emit':
+      case 'await_user':
+        break;
+    }
+  }
+
+  /** Resolves once no model call is in flight. */
+  idle(): Promise<void> {
+    if (this.tasks.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Aborts every call in flight (quit, shutdown, a failed save). */
+  abortAll(): void {
+    for (const c of this.controllers.values()) c.abort();
+  }
+
+  /** Whether a call (by turn id) or an evaluation (by id) is already in progress here. */
+  running(effect: Effect): boolean {
+    if (effect.type === 'call_agent') return this.controllers.has(effect.call.turnId);
+    if (effect.type === 'evaluate') return this.evaluating.has(effect.id);
+    return false;
+  }
+
+  private notify(): void {
+    if (this.tasks.size > 0) return;
+    for (const w of this.waiters.splice(0)) w();
+  }
+
+  private async evaluate(id: string, evaluation: Evaluation): Promise<void> {
+    const evaluator = this.options.evaluator;
+    const controller = new AbortController();
+    const untrack = this.steps.track?.(controller.signal);
+    this.evaluating.add(id);
+    let result: EvaluationResult;
+    try {
+      if (!evaluator) result = { ok: false, error: 'this session has no sandbox to run workflow code in' };
+      else {
+        try {
+          result = await this.steps.run('evaluate', (signal) => evaluator.evaluate(evaluation, signal), controller.signal);
+        } catch (error) {
+          result = { ok: false, error: error instanceof Error ? error.message.split('\n')[0]! : String(error) };
+        }
+      }
+      this.host.send({ type: 'evaluated', id, result });
+    } finally {
+      this.evaluating.delete(id);
+      untrack?.();
+    }
+  }
+
+  /** A turn with agent tools: the tool loop in the agent's workspace; a branch's changes come back with its answer. */
+  private async withTools(call: AgentCall, persona: string, request: ChatRequest, spec: AgentTools, signal: AbortSignal): Promise<{ response: ChatResponse; changes: Changes | undefined; undo?: TurnUndo }> {
+    const setup = this.options.workspaces;
+    if (!setup) throw new UserError(`${persona} has agent tools, but this session has no workspace directory for them`);
+    // Loaded on first use: sessions without tools never pay for the tool modules.
+    const tools = await import('../tools/index.js');
+    const ws = (await tools.openWorkspace({ root: setup.root, name: spec.workspace }))
+      ?? (await tools.createWorkspace({ root: setup.root, name: spec.workspace, ...(setup.from ? { from: setup.from } : {}), ...(setup.git ? { git: true } : {}) }));
+    const branch = call.branch !== undefined ? { branch: call.branch } : {};
+    const approve = setup.approve ? (command: string, cwd: string) => setup.approve!({ command, cwd, persona, ...branch }, signal) : undefined;
+    const toolset = tools.createToolset({ workspace: ws.dir, ...(ws.home !== ws.dir ? { top: ws.home } : {}), tools: spec.tools, commands: tools.commandPolicyOf(spec.commandPolicy, approve) });
+    // Run directly, a turn re-run after a crash starts from the files its first run found (its writes are undone);
+    // with journaled steps its finished tool runs are kept instead, and a re-run goes on after them.
+    const undo = this.steps.kind === 'direct' ? new tools.TurnUndo(toolset.root, tools.undoStoreOf(setup.root, spec.workspace)) : null;
+    const { restored, refused } = (await undo?.restore(call.turnId)) ?? { restored: 0, refused: [] };
+    if (restored > 0) this.host.publish(event('note', { text: `${spec.workspace}: ${restored} file(s) put back as they were before turn ${call.turnId} first ran (it was cut off)` }));
+    if (refused.length > 0) this.host.publish(event('note', { text: `${spec.workspace}: not put back: ${refused.join('; ')}` }));
+    await undo?.begin(call.turnId);
+    const loop = await tools.runToolLoop({
+      model: this.options.model,
+      request,
+      toolset: durableToolset(undo ? undo.wrap(toolset) : toolset, this.steps, signal),
+      maxSteps: spec.maxSteps,
+      onTool: (e) => this.host.publish(event('tool_call', { turn_id: call.turnId, persona, tool: e.tool, summary: e.summary, phase: e.phase, ...(e.ok !== undefined ? { ok: e.ok } : {}), ...(e.detail ? { detail: e.detail } : {}), ...branch })),
+    });
+    const changes = spec.reportChanges ? await this.steps.run('workspace changes', () => tools.changesSince(ws), signal) : undefined;
+    return { response: loop.response, changes, ...(undo ? { undo } : {}) };
+  }
+
+  private async call(call: AgentCall): Promise<void> {
+    const { host } = this;
+    const def = host.def;
+    const persona = agentById(def, call.persona);
+    if (!persona) {
+      host.send({ type: 'agent_failed', turnId: call.turnId, reason: `unknown persona ${call.persona}` });
+      return;
+    }
+    const controller = new AbortController();
+    this.controllers.set(call.turnId, controller);
+    const untrack = this.steps.track?.(controller.signal);
+    // A branch's timeout: the call is cut off and reported as failed, so the join can decide without it.
+    let timedOut = false;
+    const timeUp = () => ((timedOut = true), controller.abort());
+    const timerStop = new AbortController();
+    const after = this.steps.after?.bind(this.steps);
+    if (call.timeoutMs !== undefined && after) void after(call.timeoutMs, timerStop.signal).then(timeUp);
+    const timer = call.timeoutMs !== undefined && !after ? setTimeout(timeUp, call.timeoutMs) : null;
+    const branch = call.branch !== undefined ? { branch: call.branch } : {};
+    const model = this.options.modelFor(persona.id);
+    // Published as the request goes out, not before it is built: what comes of the call (a delta, a retry,
+    // a tool, a failure) follows it, but the model is not kept waiting for the bus and the journal.
+    let started = false;
+    const announce = () => {
+      if (started) return;
+      started = true;
+      host.publish(event('agent_started', { turn_id: call.turnId, path: call.path, persona: persona.id, attempt: call.attempt, model, inbox: call.inbox.kind, ...branch }));
+    };
+    try {
+      // The budget is checked when the call really starts, so the usage of the call before counts.
+      const overBudget = this.options.budget?.check();
+      if (overBudget) {
+        announce();
+        host.send({ type: 'budget_exceeded', reason: overBudget, turnId: call.turnId });
+        return;
+      }
+      const turn = this.options.turns.request(call, host.snapshot(), persona);
+      const request: ChatRequest = {
+        model,
+        messages: turn.messages,
+        tools: turn.tools,
+        ...(turn.toolChoice ? { toolChoice: turn.toolChoice } : {}),
+        signal: controller.signal,
+        onRetry: (i) => {
+          announce();
+          host.publish(event('retry', { turn_id: call.turnId, persona: persona.id, attempt: i.attempt, wait_ms: i.waitMs, reason: i.reason }));
+        },
+        meta: turn.meta,
+        onDelta: (d) => {
+          if (controller.signal.aborted) return;
+          announce();
+          host.publish(event('agent_delta', d.type === 'text'
+            ? { turn_id: call.turnId, persona: persona.id, text: d.text, ...branch }
+            : { turn_id: call.turnId, persona: persona.id, tool_arguments: d.text, ...branch }));
+        },
+      };
+      if (turn.agentTools) announce();
+      const answer = turn.agentTools ? this.withTools(call, persona.id, request, turn.agentTools, controller.signal) : this.options.model.generate(request).then((response) => ({ response, changes: undefined, undo: undefined }));
+      announce();
+      const { response, changes, undo } = await answer;
+      if (controller.signal.aborted) {
+        if (timedOut) host.send({ type: 'agent_failed', turnId: call.turnId, reason: `timed out after ${call.timeoutMs} ms` });
+        return;
+      }
+      if (response.usage && this.options.reportUsage) {
+        const total = response.usage.promptTokens + response.usage.completionTokens;
+        host.publish(event('usage', { persona: persona.id, model: response.model, prompt_tokens: response.usage.promptTokens, completion_tokens: response.usage.completionTokens, cost: null, total_tokens: total, total_cost: null }));
+      }
+      const result = this.options.turns.result(call, response);
+      host.send(changes && result.type === 'agent_replied' ? { ...result, changes } : result);
+      // The answer is journaled (send steps synchronously): the turn's file changes stay.
+      await undo?.commit();
+    } catch (error) {
+      announce();
+      if (timedOut) host.send({ type: 'agent_failed', turnId: call.turnId, reason: `timed out after ${call.timeoutMs} ms` });
+      if (error instanceof AbortedError || controller.signal.aborted) return;
+      const reason = error instanceof Error ? error.message.split('\n')[0]! : String(error);
+      host.send({ type: 'agent_failed', turnId: call.turnId, reason });
+    } finally {
+      if (timer) clearTimeout(timer);
+      timerStop.abort();
+      this.controllers.delete(call.turnId);
+      untrack?.();
+    }
+  }
+}
