@@ -1,6 +1,7 @@
 import type * as Clients from '@restatedev/restate-sdk-clients';
 import { TroupeError } from '../../errors.js';
 import { RequestRefused } from '../host.js';
+import type { WorkflowPlan } from '../../workflow/run/plan.js';
 import { INDEX_KEY, RESTATE_NAMES } from './names.js';
 import type { CreateRequest, EventsPage, IndexEntry, LineAnswer, ListingLine, LiveTarget } from './records.js';
 
@@ -53,6 +54,11 @@ export class RestateSessions {
   /** The session's line in the list. */
   listing(id: string): Promise<ListingLine> {
     return this.call('listing', id, null);
+  }
+
+  /** A workflow session's plan (null for a team's). */
+  plan(id: string): Promise<WorkflowPlan | null> {
+    return this.call('plan', id, null);
   }
 
   /** Events after a sequence number. */

@@ -7,6 +7,7 @@ import type { TroupeEvent } from '../../engine/event-map.js';
 import { redactDeep } from '../../llm/redact.js';
 import { displayFold, displayNames, plainNames } from '../../report/display-items.js';
 import { matchId } from '../../store/store.js';
+import { compileWorkflow } from '../../workflow/run/compile.js';
 import { apiFrame, readBody, refuse } from '../api-frame.js';
 import { CreateSessionSchema, InputSchema } from '../api-schema.js';
 import { RequestRefused } from '../host.js';
@@ -105,7 +106,13 @@ export function restateApp(options: RestateAppOptions): Hono {
       unsubscribe?.();
       throw error;
     }
-    const items = displayFold(options.def ? displayNames(options.def) : plainNames(options.team));
+    // Agents and states are named by the session's definition: a workflow's, compiled from its plan, else the team's.
+    const plan = await sessions.plan(id).catch((error: unknown) => {
+      unsubscribe?.();
+      throw error;
+    });
+    const def = plan ? compileWorkflow(plan) : options.def;
+    const items = displayFold(def ? displayNames(def) : plainNames(options.team));
     return streamSSE(c, async (stream) => {
       let open = true;
       stream.onAbort(() => {

@@ -6,7 +6,8 @@ import { checkLine } from './line-handler.js';
 import { RESTATE_NAMES } from './names.js';
 import type { WorkerRuntime } from './object-session.js';
 import { EventsRequestSchema, type EventsPage, type LineAnswer, type ListingLine } from './records.js';
-import { readEvents, readHead } from './session-store.js';
+import { KEYS, readEvents, readHead } from './session-store.js';
+import type { WorkflowPlan } from '../../workflow/run/plan.js';
 
 // Every handler reads only the keys it needs: without lazy state each invocation would carry the whole event log.
 const LAZY = { enableLazyState: true };
@@ -43,6 +44,12 @@ export function sessionObject(rt: WorkerRuntime) {
         const head = await readHead(ctx);
         if (!head) throw refuse(404, `no session "${ctx.key}"`);
         return restateView(meta, head);
+      }),
+
+      /** A workflow session's plan (null for a team's): the serve process names its agents and states by it. */
+      plan: restate.handlers.object.shared(LAZY, async (ctx: restate.ObjectSharedContext): Promise<WorkflowPlan | null> => {
+        await existing(ctx);
+        return ctx.get<WorkflowPlan>(KEYS.plan);
       }),
 
       /** A line of the session list: the status in words (as `troupe sessions` puts it), turns, last change. */
