@@ -3,7 +3,7 @@
 import { EventEmitter } from 'eventemitter3';
 import { performance } from 'node:perf_hooks';
 import { event, type TroupeEvent } from '../src/engine/event-map.js';
-import { TroupeBus } from '../src/runtime/bus.js';
+import { TroupeBus } from '../src/kernel/bus.js';
 import { interleaved, median, QUICK } from './stats.js';
 
 const N = QUICK ? 100_000 : 500_000;

@@ -3,8 +3,14 @@
 // Sessions: the one way to run a team.
 export { openSession, type OpenSessionOptions } from './session/open-session.js';
 export { TroupeSession, type Detach } from './session/troupe-session.js';
-export { SessionSaveError, type SessionListener } from './session/actor.js';
+export { SessionKernel, SessionSaveError, type SessionListener } from './kernel/session-kernel.js';
 export { foldJournal } from './session/fold.js';
+
+// The kernel's ports and the assembly every backend shares (a new backend implements the ports).
+export type { JournalPort, JournalSources, EffectPort, StepRunner } from './kernel/ports.js';
+export { directSteps } from './kernel/ports.js';
+export { assembleSession, type SessionAssembly, type AssembledSession } from './session/assemble.js';
+export { teamKind, workflowKind, type SessionKind, type Tiers } from './session/session-kind.js';
 
 // What flows in and out of a session.
 export { EngineInputSchema, type EngineInput } from './engine/input-events.js';

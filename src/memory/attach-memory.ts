@@ -3,7 +3,7 @@ import type { MachineDefinition } from '../engine/definition.js';
 import { event, type EngineEvent } from '../engine/event-map.js';
 import type { ChatModel, RetryInfo } from '../llm/chat-model.js';
 import { resolveModelId } from '../llm/model-resolver.js';
-import type { TroupeBus } from '../runtime/bus.js';
+import type { TroupeBus } from '../kernel/bus.js';
 import { Memory } from './memory.js';
 import { MemoryPromptBuilder } from './memory-prompt-builder.js';
 import { ModelSummariser, type Summariser } from './summariser.js';

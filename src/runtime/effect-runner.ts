@@ -13,6 +13,8 @@ import type { BudgetGuard } from '../usage/budget.js';
 import type { Evaluation, EvaluationResult } from '../engine/evaluation.js';
 import type { AgentTools, TurnShaper } from './turns.js';
 import type { TurnUndo } from '../tools/turn-undo.js';
+import type { Toolset } from '../tools/toolset.js';
+import { directSteps, type EffectPort, type StepRunner } from '../kernel/ports.js';
 import { join } from 'node:path';
 
 /** Runs a workflow's code (conditions, scripts, templates) in a sandbox. */
@@ -55,10 +57,23 @@ export interface EffectRunnerOptions {
   budget: BudgetGuard | null;
   /** Publishes usage from the response itself (when no meter does). */
   reportUsage: boolean;
+  /** How each step of an effect's work (an evaluation, a tool run) is made durable; default: run directly. The model given is already wrapped by the same runner. */
+  steps?: StepRunner;
 }
 
-/** Executes the pure core's effects: calls models, aborts calls; results go back to the session as inputs. */
-export class EffectRunner {
+/** A toolset whose every tool run is one step of the runner (a journaled run is never repeated after a crash). */
+function durableToolset(toolset: Toolset, steps: StepRunner, signal: AbortSignal): Toolset {
+  if (steps.kind === 'direct') return toolset;
+  return { ...toolset, has: (n) => toolset.has(n), summarize: (c) => toolset.summarize(c), run: (call) => steps.run(`tool ${call.name}`, (s) => toolset.run(call, s), signal) };
+}
+
+/**
+ * The effect port's work, the same on every backend: calls models (with their tool loops), runs sandbox
+ * evaluations, aborts calls; results go back to the session as inputs. Each step of that work goes
+ * through a step runner, so a durable backend keeps every finished step; facts (a call starting, a tool
+ * run, retries) are published between steps, never from inside one.
+ */
+export class EffectRunner implements EffectPort {
   private readonly controllers = new Map<string, AbortController>();
   private readonly running = new Set<Promise<void>>();
   private readonly waiters: (() => void)[] = [];
@@ -67,6 +82,10 @@ export class EffectRunner {
     private readonly host: RunnerHost,
     private readonly options: EffectRunnerOptions,
   ) {}
+
+  private get steps(): StepRunner {
+    return this.options.steps ?? directSteps;
+  }
 
   /** Model calls in flight. */
   get busy(): boolean {
@@ -127,7 +146,7 @@ export class EffectRunner {
     if (!evaluator) result = { ok: false, error: 'this session has no sandbox to run workflow code in' };
     else {
       try {
-        result = await evaluator.evaluate(evaluation);
+        result = await this.steps.run('evaluate', (signal) => evaluator.evaluate(evaluation, signal), new AbortController().signal);
       } catch (error) {
         result = { ok: false, error: error instanceof Error ? error.message.split('\n')[0]! : String(error) };
       }
@@ -146,19 +165,21 @@ export class EffectRunner {
     const branch = call.branch !== undefined ? { branch: call.branch } : {};
     const approve = setup.approve ? (command: string, cwd: string) => setup.approve!({ command, cwd, persona, ...branch }, signal) : undefined;
     const toolset = tools.createToolset({ workspace: ws.dir, tools: spec.tools, commands: tools.commandPolicyOf(spec.commandPolicy, approve) });
-    // A turn re-run after a crash starts from the files its first run found (its writes are undone).
-    const undo = new tools.TurnUndo(toolset.root, join(setup.root, 'workspaces', `${spec.workspace}.undo`));
-    const restored = await undo.restore(call.turnId);
+    // Run directly, a turn re-run after a crash starts from the files its first run found (its writes are undone);
+    // with journaled steps its finished tool runs are kept instead, and a re-run goes on after them.
+    const undo = this.steps.kind === 'direct' ? new tools.TurnUndo(toolset.root, join(setup.root, 'workspaces', `${spec.workspace}.undo`)) : null;
+    const restored = (await undo?.restore(call.turnId)) ?? 0;
     if (restored > 0) this.host.publish(event('note', { text: `${spec.workspace}: ${restored} file(s) put back as they were before turn ${call.turnId} first ran (it was cut off)` }));
-    await undo.begin(call.turnId);
+    await undo?.begin(call.turnId);
     const loop = await tools.runToolLoop({
       model: this.options.model,
       request,
-      toolset: undo.wrap(toolset),
+      toolset: durableToolset(undo ? undo.wrap(toolset) : toolset, this.steps, signal),
       maxSteps: spec.maxSteps,
       onTool: (e) => this.host.publish(event('tool_call', { turn_id: call.turnId, persona, tool: e.tool, summary: e.summary, phase: e.phase, ...(e.ok !== undefined ? { ok: e.ok } : {}), ...(e.detail ? { detail: e.detail } : {}), ...branch })),
     });
-    return { response: loop.response, changes: spec.reportChanges ? await tools.changesSince(ws) : undefined, undo };
+    const changes = spec.reportChanges ? await this.steps.run('workspace changes', () => tools.changesSince(ws), signal) : undefined;
+    return { response: loop.response, changes, ...(undo ? { undo } : {}) };
   }
 
   private async call(call: AgentCall): Promise<void> {

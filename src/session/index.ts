@@ -1,5 +1,7 @@
-/** Sessions: the one composition root (openSession), the actor that owns a session's state, its journal recorder. */
+/** Sessions: the embedded composition root (openSession), the assembly every backend shares, the session face. */
 export { openSession, type OpenSessionOptions } from './open-session.js';
+export { assembleSession, type SessionAssembly, type AssembledSession } from './assemble.js';
+export { teamKind, workflowKind, type SessionKind, type Tiers } from './session-kind.js';
 export { TroupeSession, type Detach } from './troupe-session.js';
-export { SessionActor, SessionSaveError, type SessionListener } from './actor.js';
+export { SessionKernel, SessionSaveError, type SessionListener } from '../kernel/session-kernel.js';
 export { foldJournal } from './fold.js';

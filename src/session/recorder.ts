@@ -1,17 +1,12 @@
 import type { TroupeEvent } from '../engine/event-map.js';
 import type { EngineInput } from '../engine/input-events.js';
 import type { SessionState } from '../engine/session.js';
+import type { JournalPort, JournalSources } from '../kernel/ports.js';
 import type { SessionHandle } from '../store/store.js';
 
-/** What the recorder stores beside the engine snapshot at a checkpoint. */
-export interface RecorderSources {
+/** What the recorder stores beside the engine snapshot at a checkpoint (memory and usage are stored opaque, serialised before the checkpoint returns). */
+export interface RecorderSources extends JournalSources {
   clock: () => number;
-  /** Memory module state as plain data, stored opaque (serialised by the checkpoint before it returns, so no copy is needed). */
-  memory: () => unknown;
-  /** Usage totals, stored opaque. */
-  usage: () => unknown;
-  /** The seq of the last stored event. */
-  lastSeq: () => number;
 }
 
 // The checkpoint is a cache (reopening folds the journal lines after it), so a fast session need not
@@ -25,7 +20,7 @@ const CHECKPOINT_LINES = 256;
  * status changes, on close, and at a new turn or a memory compression once the last checkpoint is a
  * second or 256 journal lines old (so with real models, at every turn).
  */
-export class JournalRecorder {
+export class JournalRecorder implements JournalPort {
   private records: number;
   private last: { turn: number; status: string; records: number; at: number };
   private failed = false;
@@ -39,6 +34,11 @@ export class JournalRecorder {
     this.records = journalLength;
     // As if long ago: the first new turn is checkpointed (and the clock is read once per checkpoint, as ever).
     this.last = { turn: snapshot.turn, status: snapshot.status, records: journalLength, at: -Infinity };
+  }
+
+  /** The session's file. */
+  get location(): string {
+    return this.handle.location;
   }
 
   /**

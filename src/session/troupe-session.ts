@@ -7,22 +7,22 @@ import type { AttachedMemory } from '../memory/attach-memory.js';
 import type { Memory, MemorySnapshot } from '../memory/memory.js';
 import { settleMemory } from '../memory/settle.js';
 import { loadTokenizer } from '../memory/tokens.js';
-import type { EffectRunner } from '../runtime/effect-runner.js';
+import type { EffectPort, JournalPort } from '../kernel/ports.js';
+import type { SessionKernel, SessionListener } from '../kernel/session-kernel.js';
 import type { OpenTeam } from '../runtime/open-team.js';
 import type { Store } from '../store/store.js';
-import type { SessionActor, SessionListener } from './actor.js';
-import type { JournalRecorder } from './recorder.js';
 import type { CommandApprovals } from './approvals.js';
 
-/** What a session is assembled from (by openSession). */
+/** What a session is assembled from (by assembleSession). */
 export interface SessionParts {
-  actor: SessionActor;
-  runner: EffectRunner;
+  kernel: SessionKernel;
+  effects: EffectPort;
+  /** Where its steps are kept (null: nowhere, the session lives in this process). */
+  journal: JournalPort | null;
   team: OpenTeam;
   model: ChatModel;
   memory: AttachedMemory | null;
   store: Store | null;
-  recorder: JournalRecorder | null;
   /** The stored brief (a session killed before its first step starts on it when resumed). */
   brief: string;
   /** The newest stored events of a reopened session. */
@@ -54,7 +54,7 @@ export class TroupeSession {
   constructor(parts: SessionParts) {
     this.parts = parts;
     this.recentEvents = [...parts.recent];
-    parts.actor.subscribe((e) => {
+    parts.kernel.subscribe((e) => {
       if (e.type === 'agent_delta') return;
       this.recentEvents.push(e);
       if (this.recentEvents.length > parts.keep * 2) this.recentEvents = this.recentEvents.slice(-parts.keep);
@@ -63,12 +63,12 @@ export class TroupeSession {
 
   /** The session id. */
   get id(): string {
-    return this.parts.actor.id;
+    return this.parts.kernel.id;
   }
 
   /** The definition the session runs. */
   get def(): MachineDefinition {
-    return this.parts.actor.def;
+    return this.parts.kernel.def;
   }
 
   /** The team it runs (its config, prompts and persona models). */
@@ -83,7 +83,7 @@ export class TroupeSession {
 
   /** Where the session is stored, or null when it is not. */
   get location(): string | null {
-    return this.parts.recorder?.handle.location ?? null;
+    return this.parts.journal?.location ?? null;
   }
 
   /** The store holding it, or null. */
@@ -93,12 +93,12 @@ export class TroupeSession {
 
   /** Why the session stopped saving (the message names the file and the cause), or null. */
   get fault(): Error | null {
-    return this.parts.actor.fault;
+    return this.parts.kernel.fault;
   }
 
   /** Feeds an input to the engine (a user action, or `{ type: 'start', brief }`). */
   send(input: EngineInput): void {
-    this.parts.actor.send(input);
+    this.parts.kernel.send(input);
   }
 
   /** Starts the session on a brief. */
@@ -108,17 +108,17 @@ export class TroupeSession {
 
   /** Subscribes to every event with the state after it; returns the unsubscribe function. */
   subscribe(listener: SessionListener): () => void {
-    return this.parts.actor.subscribe(listener);
+    return this.parts.kernel.subscribe(listener);
   }
 
   /** The current session state. */
   getSnapshot(): SessionState {
-    return this.parts.actor.getSnapshot();
+    return this.parts.kernel.getSnapshot();
   }
 
   /** Resolves once no model call is in flight (the session waits for the user, has ended or stopped). */
   settled(): Promise<void> {
-    return this.parts.actor.settled();
+    return this.parts.kernel.settled();
   }
 
   /**
@@ -129,9 +129,9 @@ export class TroupeSession {
     const s = this.getSnapshot();
     if (s.status === 'idle' && this.parts.brief) return this.start(this.parts.brief);
     if (s.status !== 'running') return;
-    if (s.inFlight) this.parts.runner.execute({ type: 'call_agent', call: s.inFlight });
+    if (s.inFlight) this.parts.effects.execute({ type: 'call_agent', call: s.inFlight });
     // A fan-out's unfinished branches run again; the finished ones keep their results.
-    for (const effect of this.def.policy.resumeEffects?.(s) ?? []) this.parts.runner.execute(effect);
+    for (const effect of this.def.policy.resumeEffects?.(s) ?? []) this.parts.effects.execute(effect);
   }
 
   /** Commands agents wait to run until the user answers `!allow` / `!deny`. */
@@ -179,14 +179,14 @@ export class TroupeSession {
   async stop(detach?: Detach): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
-    const { actor, runner, recorder } = this.parts;
-    if (detach && actor.getSnapshot().status !== 'ended') actor.send({ type: 'detach', ...detach });
+    const { kernel, effects, journal } = this.parts;
+    if (detach && kernel.getSnapshot().status !== 'ended') kernel.send({ type: 'detach', ...detach });
     this.parts.approvals.refuseAll();
-    runner.abortAll();
-    await runner.idle();
+    effects.abortAll();
+    await effects.idle();
     await this.settleMemory();
-    if (recorder) await recorder.close();
+    if (journal) await journal.close();
     await this.parts.onStop?.();
-    if (actor.fault) throw actor.fault;
+    if (kernel.fault) throw kernel.fault;
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemorySchema } from '../../src/config/team-schema.js';
-import { TroupeBus } from '../../src/runtime/bus.js';
+import { TroupeBus } from '../../src/kernel/bus.js';
 import { attachMemory } from '../../src/memory/attach-memory.js';
 import { event, type EngineEvent } from '../../src/engine/event-map.js';
 import { ScriptedModel } from '../../src/llm/scripted-model.js';

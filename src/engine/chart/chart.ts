@@ -33,9 +33,6 @@ export function buildChart(root: StateSpec): Chart {
       children: [] as ChartNode[],
       initial: null as ChartNode | null,
       invoke: spec.invoke ?? null,
-      entry: spec.entry ?? [],
-      exit: spec.exit ?? [],
-      transitions: spec.transitions ?? [],
       waitsForUser: spec.waitsForUser ?? false,
       meta: spec.meta ?? {},
     };

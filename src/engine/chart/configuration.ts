@@ -1,5 +1,5 @@
 import { nodeAt, type Chart } from './chart.js';
-import type { ChartNode, TransitionSpec } from './node.js';
+import type { ChartNode } from './node.js';
 import { commonAncestor, isWithin, parentPath, type StatePath } from './path.js';
 import { TroupeError } from '../../errors.js';
 
@@ -49,13 +49,6 @@ export function activeStates(chart: Chart, configuration: Configuration): ChartN
   return out;
 }
 
-/** The states a chart starts in: the root's defaults (its active leaves). */
-export function initialConfiguration(chart: Chart): Configuration {
-  const entered: ChartNode[] = [];
-  defaultsBelow(chart.root, entered);
-  return entered.filter((n) => n.children.length === 0).map((n) => n.key);
-}
-
 /**
  * The sets of an external transition from `source` to `target`: states within the transition's domain
  * (the common ancestor, or its parent when one state contains the other, so a self-transition exits and
@@ -90,44 +83,4 @@ export function transitionSets(chart: Chart, configuration: Configuration, sourc
   const position = (key: string) => chart.byKey.get(key)?.order ?? 0;
   const next = [...kept, ...enteredLeaves].sort((a, b) => position(a) - position(b));
   return { exited, entered, configuration: next };
-}
-
-/** True when a state has completed: a final state, a compound whose active child is done, a parallel whose regions all are. */
-export function isDone(chart: Chart, configuration: Configuration, node: ChartNode): boolean {
-  const active = new Set(activeStates(chart, configuration).map((n) => n.key));
-  const done = (n: ChartNode): boolean => {
-    if (n.kind === 'final') return active.has(n.key);
-    if (n.kind === 'atomic') return false;
-    if (n.kind === 'parallel') return n.children.every(done);
-    const child = n.children.find((c) => active.has(c.key));
-    return child ? done(child) : false;
-  };
-  return done(node);
-}
-
-/** A declared transition that an input enables, with the state that declares it. */
-export interface EnabledTransition {
-  source: ChartNode;
-  transition: TransitionSpec;
-}
-
-/**
- * The transitions an input enables: for each active leaf, the first transition on `on` whose guard
- * holds, searching the leaf then its ancestors (inner states win). One per declaring state.
- */
-export function enabledTransitions(chart: Chart, configuration: Configuration, on: string, guard: (name: string, source: ChartNode) => boolean): EnabledTransition[] {
-  const out: EnabledTransition[] = [];
-  const seen = new Set<string>();
-  for (const key of configuration) {
-    for (let n = chart.byKey.get(key) ?? null; n; n = n.parent) {
-      const t = n.transitions.find((tr) => tr.on === on && (tr.guard === undefined || guard(tr.guard, n)));
-      if (!t) continue;
-      if (!seen.has(n.key)) {
-        seen.add(n.key);
-        out.push({ source: n, transition: t });
-      }
-      break;
-    }
-  }
-  return out;
 }

@@ -1,16 +1,7 @@
 import type { StatePath } from './path.js';
 
-/** The kinds of states: a leaf, a state with one active child, a state whose children (regions) are all active, an end. */
+/** The kinds of states: a leaf, a state with one active child, a state whose children (regions) are all active, an end. Which state comes next is the policy's choice, not the tree's. */
 export type StateKind = 'atomic' | 'compound' | 'parallel' | 'final';
-
-/** A transition declared on a state: taken on an input of `on` when its guard (a named guard) holds. */
-export interface TransitionSpec {
-  on: string;
-  target: StatePath;
-  guard?: string;
-  /** Named actions run between exiting the source and entering the target. */
-  actions?: string[];
-}
 
 /** The one kind of side effect a state starts on entry: an agent turn (persona or role), identified by its agent id. */
 export interface InvokeSpec {
@@ -25,9 +16,6 @@ export interface StateSpec {
   initial?: string;
   children?: StateSpec[];
   invoke?: InvokeSpec;
-  entry?: string[];
-  exit?: string[];
-  transitions?: TransitionSpec[];
   /** A state where the session waits for the user instead of invoking an agent. */
   waitsForUser?: boolean;
   /** Free-form labels a definition keeps with the state (display names, workflow state names). */
@@ -47,9 +35,6 @@ export interface ChartNode {
   readonly children: readonly ChartNode[];
   readonly initial: ChartNode | null;
   readonly invoke: InvokeSpec | null;
-  readonly entry: readonly string[];
-  readonly exit: readonly string[];
-  readonly transitions: readonly TransitionSpec[];
   readonly waitsForUser: boolean;
   readonly meta: Readonly<Record<string, string>>;
 }

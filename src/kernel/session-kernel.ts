@@ -5,9 +5,8 @@ import type { EngineInput } from '../engine/input-events.js';
 import type { SessionState } from '../engine/session.js';
 import { step } from '../engine/step.js';
 import { UserError } from '../llm/errors.js';
-import type { TroupeBus } from '../runtime/bus.js';
-import type { EffectRunner } from '../runtime/effect-runner.js';
-import type { JournalRecorder } from './recorder.js';
+import type { TroupeBus } from './bus.js';
+import type { EffectPort, JournalPort } from './ports.js';
 
 /** Listens to a session: every published event, with the session state after it. */
 export type SessionListener = (e: TroupeEvent, snapshot: SessionState) => void;
@@ -19,29 +18,31 @@ export class SessionSaveError extends UserError {}
 const LIVE_ONLY = new Set<string>(['agent_delta']);
 
 /**
- * The running session: a mailbox of inputs, each folded through the pure `step()`; the step's input and
- * events are journaled first, then its events are delivered, then its effects run. Only this class
- * changes the session state.
+ * The session kernel, the same on every backend: a mailbox of inputs, each folded through the pure
+ * `step()`; the step's input and events go to the journal port first, then its events are delivered,
+ * then its effects go to the effect port. Only this class changes the session state. It does not know
+ * where it runs: the embedded backend gives it the journal file and the local effect runner, Restate
+ * its object state and journaled steps.
  */
-export class SessionActor {
+export class SessionKernel {
   private state: SessionState;
   private readonly mailbox: EngineInput[] = [];
   private processing = false;
-  private runner: EffectRunner | null = null;
+  private effects: EffectPort | null = null;
   private failure: SessionSaveError | null = null;
 
   constructor(
     readonly def: MachineDefinition,
     initial: SessionState,
     readonly bus: TroupeBus,
-    private readonly recorder: JournalRecorder | null,
+    private readonly journal: JournalPort | null,
   ) {
     this.state = initial;
   }
 
-  /** Connects the effect runner (built after the actor, since it reads the actor's state). */
-  attach(runner: EffectRunner): void {
-    this.runner = runner;
+  /** Connects the effect port (built after the kernel, since it reads the kernel's state). */
+  attach(effects: EffectPort): void {
+    this.effects = effects;
   }
 
   /** The session id. */
@@ -85,9 +86,9 @@ export class SessionActor {
     if (this.failure) return;
     const live = LIVE_ONLY.has(e.type);
     const stamped = this.bus.stamp(e, !live);
-    if (!live && this.recorder) {
+    if (!live && this.journal) {
       try {
-        this.recorder.facts([stamped]);
+        this.journal.facts([stamped]);
       } catch (error) {
         this.stopSaving(error);
         return;
@@ -98,7 +99,7 @@ export class SessionActor {
 
   /** Resolves once nothing is running: no input queued and no model call in flight. */
   async settled(): Promise<void> {
-    while (this.runner?.busy) await this.runner.idle();
+    while (this.effects?.busy) await this.effects.idle();
   }
 
   private process(input: EngineInput): void {
@@ -109,9 +110,9 @@ export class SessionActor {
       if (fx.type === 'emit') events.push(this.bus.stamp(fx.event));
       else work.push(fx);
     }
-    if (this.recorder && (session !== this.state || events.length > 0)) {
+    if (this.journal && (session !== this.state || events.length > 0)) {
       try {
-        this.recorder.step(input, events, session);
+        this.journal.step(input, events, session);
       } catch (error) {
         this.stopSaving(error);
         return;
@@ -119,7 +120,7 @@ export class SessionActor {
     }
     this.state = session;
     for (const e of events) this.bus.deliver(e);
-    for (const fx of work) this.runner?.execute(fx);
+    for (const fx of work) this.effects?.execute(fx);
   }
 
   /** Records a save failure: no further step or model call runs; the message names the file and the cause. */
@@ -128,7 +129,7 @@ export class SessionActor {
     const cause = error instanceof Error ? error.message.split('\n')[0]! : String(error);
     // The cause already says what to fix (it names the file); this line only adds what it means for the session.
     this.failure = new SessionSaveError(`session ${this.state.id} stopped before its next model call: ${cause} — what was saved before is intact; once that is fixed, continue it with troupe resume ${this.state.id.slice(0, 8)}`, { cause: error });
-    this.runner?.abortAll();
+    this.effects?.abortAll();
     this.bus.deliver(this.bus.stamp(event('error', { message: this.failure.message, where: 'store' }), false));
   }
 }

@@ -1,0 +1,66 @@
+import type { Effect } from '../engine/effects.js';
+import type { TroupeEvent } from '../engine/event-map.js';
+import type { EngineInput } from '../engine/input-events.js';
+import type { SessionState } from '../engine/session.js';
+
+/**
+ * Where a session's steps are kept. The kernel appends each step (its input, its events, the state after
+ * it) before the step's events are delivered or its effects run, so nothing acts on an unsaved step.
+ * Embedded: the journal file and its checkpoint document; Restate: the session object's state.
+ */
+export interface JournalPort {
+  /** Where the session is kept, for messages (a file path, or a Restate object key); null when nowhere. */
+  readonly location: string | null;
+  /** Appends one step; throws when it cannot be kept (the step's effects must not run). */
+  step(input: EngineInput, events: TroupeEvent[], next: SessionState): void;
+  /** Appends runtime facts (usage, memory work, retries, a call starting); throws when they cannot be kept. */
+  facts(events: TroupeEvent[]): void;
+  /** A good moment for a checkpoint (memory was compressed); the port decides whether one is due. */
+  checkpointIfDue?(): void;
+  /** Keeps the final state and lets go of the session; a failed write is thrown. */
+  close(): Promise<void>;
+}
+
+/** What a journal port keeps beside the engine state at a checkpoint: the session's module state, read when needed. */
+export interface JournalSources {
+  /** Memory module state as plain data (null when memory is off). */
+  memory: () => unknown;
+  /** Usage totals as plain data. */
+  usage: () => unknown;
+  /** The seq of the last stored event. */
+  lastSeq: () => number;
+}
+
+/**
+ * Where a session's effects run: model calls (with their tool loops), sandbox evaluations and aborts.
+ * Results come back to the kernel as inputs; work in progress can be awaited and aborted.
+ */
+export interface EffectPort {
+  /** Starts one effect (events are delivered by the kernel before effects run). */
+  execute(effect: Effect): void;
+  /** True while an effect's work is in progress. */
+  readonly busy: boolean;
+  /** Resolves once no work is in progress. */
+  idle(): Promise<void>;
+  /** Aborts all work in progress (quit, shutdown, a failed save). */
+  abortAll(): void;
+}
+
+/**
+ * How the work inside an effect is made durable, one step at a time (a model call, a tool run, an
+ * evaluation). `direct` runs each step as it is and reports what happens in it live (embedded: a crash
+ * re-runs the whole turn from its journal); `journaled` keeps each finished step's result (Restate's
+ * `ctx.run`), so after a crash a finished step is never run again and its callbacks are replayed from
+ * its result instead of happening live.
+ */
+export interface StepRunner {
+  readonly kind: 'direct' | 'journaled';
+  /** Runs one step; `signal` aborts it (and a journaled runner aborts it when the backend cancels the work). */
+  run<T>(name: string, work: (signal: AbortSignal) => Promise<T>, signal: AbortSignal): Promise<T>;
+}
+
+/** Runs each step as it is: the embedded backend (the journal of inputs makes a turn re-runnable instead). */
+export const directSteps: StepRunner = {
+  kind: 'direct',
+  run: (_name, work, signal) => work(signal),
+};

@@ -1,0 +1,81 @@
+import type { MachineDefinition } from '../engine/definition.js';
+import { resolveModelId } from '../llm/model-resolver.js';
+import type { PromptBuilder } from '../memory/prompt-builder.js';
+import type { Evaluator } from '../runtime/effect-runner.js';
+import type { OpenTeam } from '../runtime/open-team.js';
+import { teamTurns, type TurnShaper } from '../runtime/turns.js';
+import type { SandboxEvaluator } from '../workflow/sandbox/index.js';
+import { compileWorkflow } from '../workflow/run/compile.js';
+import { workflowModels } from '../workflow/run/models.js';
+import type { WorkflowPlan } from '../workflow/run/plan.js';
+import { workflowTurns } from '../workflow/run/turns.js';
+
+/**
+ * What a kind of session (a team, a declarative workflow) brings to the kernel: its compiled definition
+ * (chart and policy), the model of each agent, how its turns are asked and read, and what it needs
+ * besides (the team's rolling memory, a workflow's sandbox and workspaces). The composition root picks a
+ * kind; the kernel and its ports are the same for every kind.
+ */
+export interface SessionKind {
+  readonly def: MachineDefinition;
+  /** Model id of an agent (its tier resolved). */
+  modelFor(agent: string): string;
+  /** Turns see the past through a prompt builder (the rolling memory, or the whole transcript); a workflow keeps its own contexts instead. */
+  readonly prompted: boolean;
+  /** How its agent turns are asked and read, given the prompt builder (null when not prompted). */
+  turns(prompt: PromptBuilder | null): TurnShaper;
+  /** Where new agent workspaces start (workflows that set `workspace`). */
+  readonly workspace?: { from: string | null; git: boolean };
+  /** Opens the sandbox its code runs in (workflows); closed when the session stops. */
+  openEvaluator?(): Promise<Evaluator & { close(): Promise<void> }>;
+}
+
+/** Tier overrides for one session (as TROUPE_MODEL_BASE / _SMART / _FAST would give them). */
+export type Tiers = { base?: string; smart?: string; fast?: string };
+
+/** The environment variables that map tiers to the model ids given. */
+export function tierVariables(tiers: Tiers | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (tiers?.base) out.TROUPE_MODEL_BASE = tiers.base;
+  if (tiers?.smart) out.TROUPE_MODEL_SMART = tiers.smart;
+  if (tiers?.fast) out.TROUPE_MODEL_FAST = tiers.fast;
+  return out;
+}
+
+/** A team session: directives, the arbiter and the team's prompts; tier overrides win over the team's and the environment's. */
+export function teamKind(team: OpenTeam, options: { tiers?: Tiers; env?: Record<string, string | undefined> } = {}): SessionKind {
+  const env = { ...(options.env ?? process.env), ...tierVariables(options.tiers) };
+  const models = new Map(team.loaded.personas.map((p) => [p.id, p.model]));
+  const modelFor = options.tiers ? (id: string) => resolveModelId(models.get(id) ?? 'base', team.loaded.team.models, env) : team.modelFor;
+  return {
+    def: team.def,
+    modelFor,
+    prompted: true,
+    turns: (prompt) => {
+      if (!prompt) throw new Error('team turns need a prompt builder');
+      return teamTurns(team.def, prompt, team.loaded.prompts);
+    },
+  };
+}
+
+/** A sandbox for a workflow's code, finding each (sub-)workflow's script.js in its plan. */
+async function workflowSandbox(plan: WorkflowPlan): Promise<SandboxEvaluator> {
+  const { createSandboxEvaluator } = await import('../workflow/sandbox/index.js');
+  const { plansByName } = await import('../workflow/load/load-workflow.js');
+  const plans = plansByName(plan);
+  return createSandboxEvaluator({ scriptFor: (name) => plans.get(name)?.script ?? null });
+}
+
+/** A workflow session: its plan compiled onto the chart; its roles' models through the team's tier table; code in the sandbox. */
+export function workflowKind(plan: WorkflowPlan, team: OpenTeam, options: { maxTurns?: number; tiers?: Tiers; env?: Record<string, string | undefined> } = {}): SessionKind {
+  const def = compileWorkflow(plan, options.maxTurns !== undefined ? { max_turns: options.maxTurns } : {});
+  const env = { ...(options.env ?? process.env), ...tierVariables(options.tiers) };
+  return {
+    def,
+    modelFor: workflowModels(plan, team, env),
+    prompted: false,
+    turns: () => workflowTurns(def),
+    ...(plan.workspace ? { workspace: { from: plan.workspace.from, git: plan.workspace.git } } : {}),
+    openEvaluator: () => workflowSandbox(plan),
+  };
+}
