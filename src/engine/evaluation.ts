@@ -24,36 +24,52 @@ export const ScopeSchema = z.object({
 /** What code may read. */
 export type Scope = z.infer<typeof ScopeSchema>;
 
+/** What an evaluation is for: entry code, the input, after-code, the transitions, a handler naming the next state, sub-workflow inputs. */
+export const PurposeSchema = z.enum(['enter', 'input', 'after', 'transitions', 'decide', 'sub_input', 'branch_input', 'debate_input', 'error']);
+
+/** The code of an evaluation (without its scope). */
+const RequestFields = {
+  purpose: PurposeSchema,
+  /** One piece of code (enter, input, after, decide). */
+  code: CodeSchema.optional(),
+  /** Conditions in order; the first that holds has its `before` run (transitions). `target` names the state (for messages). */
+  transitions: z.array(z.object({ condition: CodeSchema.nullable(), before: CodeSchema.nullable(), target: z.string().optional() })).optional(),
+  /** Named expressions, each evaluated (sub_input). */
+  fields: z.record(z.string(), CodeSchema).optional(),
+};
+
 /** One evaluation the engine asks the runtime for: code of a state, run in the sandbox against a scope. */
 export const EvaluationSchema = z.object({
   /** Which workflow and state it is for (messages name them). */
   workflow: z.string(),
   state: z.string(),
-  /** What it is for: entry code, the input, after-code, the transitions, a handler naming the next state, sub-workflow inputs. */
-  purpose: z.enum(['enter', 'input', 'after', 'transitions', 'decide', 'sub_input', 'branch_input', 'debate_input', 'error']),
-  /** One piece of code (enter, input, after, decide). */
-  code: CodeSchema.optional(),
-  /** Conditions in order; the first that holds has its `before` run (transitions). */
-  transitions: z.array(z.object({ condition: CodeSchema.nullable(), before: CodeSchema.nullable() })).optional(),
-  /** Named expressions, each evaluated (sub_input). */
-  fields: z.record(z.string(), CodeSchema).optional(),
+  ...RequestFields,
+  /**
+   * The evaluation the engine will ask for next when this one succeeds (after-code, then the transitions):
+   * run in the same job, from the common_data this one leaves; its result comes back as the result's `then`.
+   */
+  then: z.object(RequestFields).optional(),
   scope: ScopeSchema,
 });
 /** One evaluation the engine asks for. */
 export type Evaluation = z.infer<typeof EvaluationSchema>;
 
-/** What an evaluation gave: the value (for transitions, the index taken or -1) and common_data after it; or why it failed. */
-export const EvaluationResultSchema = z.discriminatedUnion('ok', [
-  z.object({
-    ok: z.literal(true),
-    value: z.unknown(),
-    common_data: z.record(z.string(), z.unknown()),
-    /** What the code printed with console.log / warn / error (capped). */
-    logs: z.array(z.string()).optional(),
-    /** Contexts the code added messages to (`getContext(name).addMessage(...)`): their whole message lists after it. */
-    contexts: z.record(z.string(), z.array(z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() }))).optional(),
-  }),
-  z.object({ ok: z.literal(false), error: z.string() }),
-]);
+const Succeeded = z.object({
+  ok: z.literal(true),
+  value: z.unknown(),
+  common_data: z.record(z.string(), z.unknown()),
+  /** What the code printed with console.log / warn / error (capped). */
+  logs: z.array(z.string()).optional(),
+  /** Contexts the code added messages to (`getContext(name).addMessage(...)`): their whole message lists after it. */
+  contexts: z.record(z.string(), z.array(z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() }))).optional(),
+});
+const Failed = z.object({ ok: z.literal(false), error: z.string() });
+
+/**
+ * What an evaluation gave: the value (for transitions, the index taken or -1) and common_data after it; or
+ * why it failed. `then`: the result of the evaluation chained after it, when the sandbox ran that too
+ * (absent in journals written before chaining: the engine then asks for it on its own).
+ */
+export const EvaluationResultSchema = z.discriminatedUnion('ok', [Succeeded.extend({ then: z.discriminatedUnion('ok', [Succeeded, Failed]).optional() }), Failed]);
 /** What an evaluation gave. */
 export type EvaluationResult = z.infer<typeof EvaluationResultSchema>;

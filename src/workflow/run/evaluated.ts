@@ -1,5 +1,6 @@
 import { awaitUser, note, type StepContext } from '../../engine/context.js';
-import type { EvaluationResult } from '../../engine/evaluation.js';
+import type { Evaluation, EvaluationResult } from '../../engine/evaluation.js';
+import { keepChained } from './inline.js';
 import { current, runOf, setFrame, update } from './access.js';
 import { appendMessage } from './frames.js';
 import type { Frame } from './state.js';
@@ -32,20 +33,28 @@ export function adopt(ctx: StepContext, result: Extract<EvaluationResult, { ok: 
 /** Console lines of one evaluation shown as notes (the sandbox caps what it collects; this caps what is shown). */
 const MAX_LOG_NOTES = 5;
 
+/** The sandbox answered: the evaluation waited for goes on (a stale id changes nothing). */
 export function onEvaluated(ctx: StepContext, id: string, result: EvaluationResult): void {
   const run = runOf(ctx);
   if (!run.evaluating || run.evaluating.id !== id) return;
-  const purpose = run.evaluating.purpose;
+  const { evaluation } = run.evaluating;
   ctx.s.workflow = { ...run, evaluating: null };
+  settle(ctx, id, evaluation.purpose, result, evaluation);
+}
+
+/** An evaluation's result (from the sandbox, or answered in the step: then `evaluation` is null) takes effect. */
+export function settle(ctx: StepContext, _id: string, purpose: Evaluation['purpose'], result: EvaluationResult, evaluation: Evaluation | null): void {
   const { plan, state, frame } = current(ctx);
   if (purpose === 'error') {
-    const last = (run.evaluating.evaluation.scope.last_error ?? { message: 'an error' }).message;
+    const last = (evaluation?.scope.last_error ?? { message: 'an error' }).message;
     if (!result.ok) return awaitUser(ctx, 'failure', `${plan.name}: state ${frame.state} failed (${last}) and its error handler failed too: ${result.error}; !continue tries the state again`);
     adopt(ctx, result);
     return onErrorDecided(ctx, textOf(result.value), last);
   }
   if (!result.ok) return fail(ctx, `${purpose}: ${result.error}`);
   adopt(ctx, result);
+  // The sandbox also ran what comes next (the transitions after the after-code): kept for when it is asked for.
+  if (result.then && evaluation?.then) keepChained(ctx, evaluation.then.purpose, evaluation.then, result.then);
   switch (purpose) {
     case 'enter':
       update(ctx, { phase: 'input' });

@@ -6,6 +6,9 @@ import { startDebate } from './debate.js';
 import { MAX_DEPTH, ENDS, SUB_DONE } from './constants.js';
 import { fail } from './failure.js';
 import { settleJoin } from './replies.js';
+import { chainable } from './inline.js';
+import type { EvaluationRequest } from '../sandbox/host-decision.js';
+import type { StatePlan } from './plan.js';
 
 // How a workflow moves: the phases of a state, its agent's action, going to a state, entering a sub-workflow, finishing.
 
@@ -16,30 +19,19 @@ export function advance(ctx: StepContext): void {
     if (!state) return fail(ctx, `${plan.name}: no state "${frame.state}"`);
     switch (frame.phase) {
       case 'enter':
-        if (state.enter) return evaluate(ctx, 'enter', { code: state.enter });
+        // The entry code and the input are one sandbox job when both are code.
+        if (state.enter) return evaluate(ctx, 'enter', { code: state.enter }, {}, chainable(inputRequest(state)));
         update(ctx, { phase: 'input' });
         break;
-      case 'input':
-        if (state.parallel) {
-          const fields = Object.fromEntries(state.parallel.branches.flatMap((b) => [...(b.input ? [[b.id, b.input]] : []), ...(b.when ? [[`${WHEN}${b.id}`, b.when]] : [])]));
-          if (Object.keys(fields).length > 0) return evaluate(ctx, 'branch_input', { fields });
-          return settleJoin(ctx, fanOut(ctx, state.parallel, {}));
-        }
-        if (state.debate) {
-          if (state.debate.input) return evaluate(ctx, 'debate_input', { code: state.debate.input });
-          return startDebate(ctx, state.debate, '');
-        }
-        if (state.subWorkflow) {
-          if (Object.keys(state.subWorkflow.input).length > 0) return evaluate(ctx, 'sub_input', { fields: state.subWorkflow.input });
-          return enterSub(ctx, {});
-        }
-        if (!state.agent) {
-          update(ctx, { phase: 'after' });
-          break;
-        }
-        if (state.input) return evaluate(ctx, 'input', { code: state.input });
-        update(ctx, { phase: 'act', input: '' });
+      case 'input': {
+        const asked = inputRequest(state);
+        if (asked) return evaluate(ctx, asked.purpose, asked);
+        if (state.parallel) return settleJoin(ctx, fanOut(ctx, state.parallel, {}));
+        if (state.debate) return startDebate(ctx, state.debate, '');
+        if (state.subWorkflow) return enterSub(ctx, {});
+        update(ctx, state.agent ? { phase: 'act', input: '' } : { phase: 'after' });
         break;
+      }
       case 'act':
         if (!act(ctx)) return;
         break;
@@ -48,16 +40,36 @@ export function advance(ctx: StepContext): void {
       case 'debate':
         return;
       case 'after':
-        if (state.after) return evaluate(ctx, 'after', { code: state.after });
+        // After-code and the transitions are one sandbox job when both are code.
+        if (state.after) return evaluate(ctx, 'after', { code: state.after }, {}, chainable(transitionsRequest(state)));
         update(ctx, { phase: 'transitions' });
         break;
-      case 'transitions':
-        if (state.final || (state.transitions.length === 0 && !state.decide)) return finish(ctx);
-        if (state.decide) return evaluate(ctx, 'decide', { code: state.decide });
-        return evaluate(ctx, 'transitions', { transitions: state.transitions.map((t) => ({ condition: t.condition, before: t.before })) });
+      case 'transitions': {
+        const asked = transitionsRequest(state);
+        if (!asked) return finish(ctx);
+        return evaluate(ctx, asked.purpose, asked);
+      }
     }
   }
   fail(ctx, 'the workflow went round without doing anything (a state loops on itself with no agent and no code)');
+}
+
+/** What the input phase of a state evaluates (a branch's inputs, the debate's subject, a sub-workflow's inputs, the agent's input), if anything. */
+function inputRequest(state: StatePlan): EvaluationRequest | null {
+  if (state.parallel) {
+    const fields = Object.fromEntries(state.parallel.branches.flatMap((b) => [...(b.input ? [[b.id, b.input]] : []), ...(b.when ? [[`${WHEN}${b.id}`, b.when]] : [])]));
+    return Object.keys(fields).length > 0 ? { purpose: 'branch_input', fields } : null;
+  }
+  if (state.debate) return state.debate.input ? { purpose: 'debate_input', code: state.debate.input } : null;
+  if (state.subWorkflow) return Object.keys(state.subWorkflow.input).length > 0 ? { purpose: 'sub_input', fields: state.subWorkflow.input } : null;
+  return state.agent && state.input ? { purpose: 'input', code: state.input } : null;
+}
+
+/** What choosing a state's next state evaluates: its transition handler, or its transitions (null: the state is final). */
+function transitionsRequest(state: StatePlan): EvaluationRequest | null {
+  if (state.final || (state.transitions.length === 0 && !state.decide)) return null;
+  if (state.decide) return { purpose: 'decide', code: state.decide };
+  return { purpose: 'transitions', transitions: state.transitions };
 }
 
 /** The agent's action: send (a model call; returns false to wait), add a message, or clear its context. */
