@@ -32,11 +32,26 @@ const RequestFields = {
   purpose: PurposeSchema,
   /** One piece of code (enter, input, after, decide). */
   code: CodeSchema.optional(),
-  /** Conditions in order; the first that holds has its `before` run (transitions). `target` names the state (for messages). */
+  /** Conditions in order; the first that holds has its `before` run (transitions). `target` names the state (messages, chaining). */
   transitions: z.array(z.object({ condition: CodeSchema.nullable(), before: CodeSchema.nullable(), target: z.string().optional() })).optional(),
   /** Named expressions, each evaluated (sub_input). */
   fields: z.record(z.string(), CodeSchema).optional(),
 };
+
+/** An evaluation the engine will ask for after another one succeeds, and what it will ask for after it. */
+export interface ChainStep {
+  purpose: z.infer<typeof PurposeSchema>;
+  code?: z.infer<typeof CodeSchema>;
+  transitions?: { condition: z.infer<typeof CodeSchema> | null; before: z.infer<typeof CodeSchema> | null; target?: string }[];
+  fields?: Record<string, z.infer<typeof CodeSchema>>;
+  /** Asked for next whatever this step gives (after-code, then the transitions). */
+  then?: ChainStep;
+  /** Asked for next in the state this step chooses (transitions, a transition handler): that state's entry code or input. */
+  targets?: Record<string, ChainStep>;
+}
+
+/** zod schema of a chain step (recursive). */
+export const ChainStepSchema: z.ZodType<ChainStep> = z.lazy(() => z.object({ ...RequestFields, then: ChainStepSchema.optional(), targets: z.record(z.string(), ChainStepSchema).optional() }));
 
 /** One evaluation the engine asks the runtime for: code of a state, run in the sandbox against a scope. */
 export const EvaluationSchema = z.object({
@@ -45,10 +60,12 @@ export const EvaluationSchema = z.object({
   state: z.string(),
   ...RequestFields,
   /**
-   * The evaluation the engine will ask for next when this one succeeds (after-code, then the transitions):
-   * run in the same job, from the common_data this one leaves; its result comes back as the result's `then`.
+   * What the engine will ask for after this evaluation when it succeeds (the transitions after the
+   * after-code; the entry code of the state they choose; its input): run in the same job, each from what
+   * the one before left, when it needs code; the results come back nested in the result's `then`.
    */
-  then: z.object(RequestFields).optional(),
+  then: ChainStepSchema.optional(),
+  targets: z.record(z.string(), ChainStepSchema).optional(),
   scope: ScopeSchema,
 });
 /** One evaluation the engine asks for. */
@@ -67,9 +84,11 @@ const Failed = z.object({ ok: z.literal(false), error: z.string() });
 
 /**
  * What an evaluation gave: the value (for transitions, the index taken or -1) and common_data after it; or
- * why it failed. `then`: the result of the evaluation chained after it, when the sandbox ran that too
- * (absent in journals written before chaining: the engine then asks for it on its own).
+ * why it failed. `then`: the result of the chained evaluation that ran after it (absent in journals written
+ * before chaining, and when the chain stopped: the engine then asks for it on its own).
  */
-export const EvaluationResultSchema = z.discriminatedUnion('ok', [Succeeded.extend({ then: z.discriminatedUnion('ok', [Succeeded, Failed]).optional() }), Failed]);
-/** What an evaluation gave. */
-export type EvaluationResult = z.infer<typeof EvaluationResultSchema>;
+export type EvaluationResult = (z.infer<typeof Succeeded> & { then?: EvaluationResult }) | z.infer<typeof Failed>;
+
+/** zod schema of an evaluation's result (recursive through `then`). */
+export const EvaluationResultSchema: z.ZodType<EvaluationResult> = z.lazy(() => z.discriminatedUnion('ok', [Succeeded.extend({ then: EvaluationResultSchema.optional() }), Failed]));
+

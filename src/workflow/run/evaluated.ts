@@ -1,6 +1,7 @@
 import { awaitUser, note, type StepContext } from '../../engine/context.js';
 import type { Evaluation, EvaluationResult } from '../../engine/evaluation.js';
 import { keepChained } from './inline.js';
+import type { Chain } from './chain.js';
 import { current, runOf, setFrame, update } from './access.js';
 import { appendMessage } from './frames.js';
 import type { Frame } from './state.js';
@@ -30,6 +31,16 @@ export function adopt(ctx: StepContext, result: Extract<EvaluationResult, { ok: 
   if (logs.length > MAX_LOG_NOTES) note(ctx, `${plan.name}.${frame.state}: ${logs.length - MAX_LOG_NOTES} more log line(s) not shown`);
 }
 
+// The sandbox also ran what comes next (the transitions after the after-code; the entry code of the state
+// they chose): kept for when it is asked for.
+function keepNext(ctx: StepContext, purpose: Evaluation['purpose'], result: Extract<EvaluationResult, { ok: true }>, chain: Chain): void {
+  if (chain.then) return keepChained(ctx, chain.then, result.then!);
+  const { state } = current(ctx);
+  const chosen = purpose === 'transitions' && typeof result.value === 'number' ? state?.transitions[result.value]?.target : purpose === 'decide' && typeof result.value === 'string' ? result.value : undefined;
+  const step = chosen !== undefined ? chain.targets?.[chosen] : undefined;
+  if (step) keepChained(ctx, step, result.then!, chosen);
+}
+
 /** Console lines of one evaluation shown as notes (the sandbox caps what it collects; this caps what is shown). */
 const MAX_LOG_NOTES = 5;
 
@@ -39,11 +50,15 @@ export function onEvaluated(ctx: StepContext, id: string, result: EvaluationResu
   if (!run.evaluating || run.evaluating.id !== id) return;
   const { evaluation } = run.evaluating;
   ctx.s.workflow = { ...run, evaluating: null };
-  settle(ctx, id, evaluation.purpose, result, evaluation);
+  settle(ctx, id, evaluation.purpose, result, evaluation, evaluation);
 }
 
-/** An evaluation's result (from the sandbox, or answered in the step: then `evaluation` is null) takes effect. */
-export function settle(ctx: StepContext, _id: string, purpose: Evaluation['purpose'], result: EvaluationResult, evaluation: Evaluation | null): void {
+/**
+ * An evaluation's result (from the sandbox, or answered in the step: then `evaluation` is null) takes
+ * effect. `chain`: what was to follow it; the sandbox's result for that, if it ran it, is kept for the
+ * engine's next evaluation in this step.
+ */
+export function settle(ctx: StepContext, _id: string, purpose: Evaluation['purpose'], result: EvaluationResult, evaluation: Evaluation | null, chain: Chain | null): void {
   const { plan, state, frame } = current(ctx);
   if (purpose === 'error') {
     const last = (evaluation?.scope.last_error ?? { message: 'an error' }).message;
@@ -53,8 +68,7 @@ export function settle(ctx: StepContext, _id: string, purpose: Evaluation['purpo
   }
   if (!result.ok) return fail(ctx, `${purpose}: ${result.error}`);
   adopt(ctx, result);
-  // The sandbox also ran what comes next (the transitions after the after-code): kept for when it is asked for.
-  if (result.then && evaluation?.then) keepChained(ctx, evaluation.then.purpose, evaluation.then, result.then);
+  if (result.then && chain) keepNext(ctx, purpose, result, chain);
   switch (purpose) {
     case 'enter':
       update(ctx, { phase: 'input' });

@@ -1,14 +1,12 @@
 import { awaitUser, changeState, endSession, startCall, type StepContext } from '../../engine/context.js';
 import { current, evaluate, runOf, setFrame, update } from './access.js';
 import { agentOf, appendMessage, keyOf, newFrame, stateOf } from './frames.js';
-import { fanOut, WHEN } from './fanout.js';
+import { fanOut } from './fanout.js';
 import { startDebate } from './debate.js';
 import { MAX_DEPTH, ENDS, SUB_DONE } from './constants.js';
 import { fail } from './failure.js';
 import { settleJoin } from './replies.js';
-import { chainable } from './inline.js';
-import type { EvaluationRequest } from '../sandbox/host-decision.js';
-import type { StatePlan } from './plan.js';
+import { afterAfter, afterEnter, decisionRequest, inputRequest, targetsOf } from './chain.js';
 
 // How a workflow moves: the phases of a state, its agent's action, going to a state, entering a sub-workflow, finishing.
 
@@ -20,7 +18,7 @@ export function advance(ctx: StepContext): void {
     switch (frame.phase) {
       case 'enter':
         // The entry code and the input are one sandbox job when both are code.
-        if (state.enter) return evaluate(ctx, 'enter', { code: state.enter }, {}, chainable(inputRequest(state)));
+        if (state.enter) return evaluate(ctx, 'enter', { code: state.enter }, {}, afterEnter(state));
         update(ctx, { phase: 'input' });
         break;
       case 'input': {
@@ -41,35 +39,19 @@ export function advance(ctx: StepContext): void {
         return;
       case 'after':
         // After-code and the transitions are one sandbox job when both are code.
-        if (state.after) return evaluate(ctx, 'after', { code: state.after }, {}, chainable(transitionsRequest(state)));
+        if (state.after) return evaluate(ctx, 'after', { code: state.after }, {}, afterAfter(plan, state));
         update(ctx, { phase: 'transitions' });
         break;
       case 'transitions': {
-        const asked = transitionsRequest(state);
+        // The decision and the entry code (and input) of the state it chooses are one sandbox job.
+        const asked = decisionRequest(state);
         if (!asked) return finish(ctx);
-        return evaluate(ctx, asked.purpose, asked);
+        const targets = targetsOf(plan, asked);
+        return evaluate(ctx, asked.purpose, asked, {}, targets ? { targets } : undefined);
       }
     }
   }
   fail(ctx, 'the workflow went round without doing anything (a state loops on itself with no agent and no code)');
-}
-
-/** What the input phase of a state evaluates (a branch's inputs, the debate's subject, a sub-workflow's inputs, the agent's input), if anything. */
-function inputRequest(state: StatePlan): EvaluationRequest | null {
-  if (state.parallel) {
-    const fields = Object.fromEntries(state.parallel.branches.flatMap((b) => [...(b.input ? [[b.id, b.input]] : []), ...(b.when ? [[`${WHEN}${b.id}`, b.when]] : [])]));
-    return Object.keys(fields).length > 0 ? { purpose: 'branch_input', fields } : null;
-  }
-  if (state.debate) return state.debate.input ? { purpose: 'debate_input', code: state.debate.input } : null;
-  if (state.subWorkflow) return Object.keys(state.subWorkflow.input).length > 0 ? { purpose: 'sub_input', fields: state.subWorkflow.input } : null;
-  return state.agent && state.input ? { purpose: 'input', code: state.input } : null;
-}
-
-/** What choosing a state's next state evaluates: its transition handler, or its transitions (null: the state is final). */
-function transitionsRequest(state: StatePlan): EvaluationRequest | null {
-  if (state.final || (state.transitions.length === 0 && !state.decide)) return null;
-  if (state.decide) return { purpose: 'decide', code: state.decide };
-  return { purpose: 'transitions', transitions: state.transitions };
 }
 
 /** The agent's action: send (a model call; returns false to wait), add a message, or clear its context. */

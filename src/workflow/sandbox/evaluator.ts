@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Evaluator } from '../../runtime/effect-runner.js';
-import { EvaluationResultSchema, type Evaluation, type EvaluationResult } from '../../engine/evaluation.js';
+import { EvaluationResultSchema, type ChainStep, type Evaluation, type EvaluationResult } from '../../engine/evaluation.js';
 import { oneLine } from './failure.js';
 import { decideInHost } from './host-decision.js';
 import { SandboxPool } from './pool.js';
@@ -59,7 +59,7 @@ export function createSandboxEvaluator(options: SandboxOptions = {}): SandboxEva
   const runOne = async ({ evaluation, signal }: Waiting): Promise<EvaluationResult> => {
     if (signal?.aborted) return CANCELLED;
     // An evaluation asked for before the engine decided such things itself (a resumed session) needs no worker either.
-    if (!evaluation.then) {
+    if (!evaluation.then && !evaluation.targets) {
       const decided = decideInHost(evaluation, evaluation.scope, limits.maxLogLines);
       if (decided) return decided;
     }
@@ -130,9 +130,8 @@ function onlyData(_key: string, value: unknown): unknown {
   return value;
 }
 
-/** Whether any code of the evaluation (or the one chained after it) names a script.js handler. */
-function usesHandler(evaluation: Evaluation): boolean {
-  const requests = [evaluation, ...(evaluation.then ? [evaluation.then] : [])];
-  const codes = requests.flatMap((r) => [r.code, ...Object.values(r.fields ?? {}), ...(r.transitions ?? []).flatMap((t) => [t.condition, t.before])]);
-  return codes.some((code) => code?.kind === 'handler');
+/** Whether any code of the evaluation (or of what is chained after it) names a script.js handler. */
+function usesHandler(step: ChainStep): boolean {
+  const codes = [step.code, ...Object.values(step.fields ?? {}), ...(step.transitions ?? []).flatMap((t) => [t.condition, t.before])];
+  return codes.some((code) => code?.kind === 'handler') || (step.then !== undefined && usesHandler(step.then)) || Object.values(step.targets ?? {}).some(usesHandler);
 }

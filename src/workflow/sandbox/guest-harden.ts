@@ -11,7 +11,7 @@
  * defines an own property on the object assigned to, as SES does.
  */
 export const GUEST_HARDEN = `
-var hardened = new WeakSet(), BASELINE = null, GPROTO = getProto(G);
+var hardened = new WeakSet(), BASELINE = null, GPROTO = getProto(G), NAMES_OF = Object.getOwnPropertyNames, SYMBOLS_OF = Object.getOwnPropertySymbols, BASE_NAMES = 0, BASE_SYMBOLS = 0;
 // Deep-freezes everything reachable from root through properties (read by descriptor: no getter runs) and prototypes.
 function harden(root) {
   var todo = [root], n = 1;
@@ -61,10 +61,15 @@ function hardenRealm() {
     define(G, k, 'value' in d ? { writable: false, configurable: false } : { configurable: false });
   });
   BASELINE = new Set(ownKeys(G));
+  BASE_NAMES = NAMES_OF(G).length;
+  BASE_SYMBOLS = SYMBOLS_OF(G).length;
 }
 // After each evaluation: globals it added are deleted; false when the global object cannot be put back.
 function sweep() {
-  var ks = ownKeys(G), clean = getProto(G) === GPROTO && isExtensible(G);
+  var clean = getProto(G) === GPROTO && isExtensible(G);
+  // Nothing of the baseline can go (it is locked), so the same counts mean nothing was added.
+  if (NAMES_OF(G).length === BASE_NAMES && SYMBOLS_OF(G).length === BASE_SYMBOLS) return clean;
+  var ks = ownKeys(G);
   for (var i = 0; i < ks.length; i++) if (!BASELINE.has(ks[i]) && !remove(G, ks[i])) clean = false;
   return clean;
 }

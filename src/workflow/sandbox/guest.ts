@@ -7,8 +7,9 @@ import { MAX_JSON_DEPTH } from './json-depth.js';
  * GUEST_HARDEN) and returns `run(programJson, scopeJson, scriptSource?) -> answer` to the host. `run`
  * builds the `this` of workflow code from the scope, compiles every piece first (a broken condition fails
  * every time, not only when reached), runs them and answers common_data, the value, console lines and
- * changed contexts, or a GuestFailure, as JSON after a two-letter header: `c`/`d` (the global object is
- * clean again, or could not be swept) and `1`/`0` (code added messages to a context, or not).
+ * changed contexts, or a GuestFailure, as JSON after a header: `c`/`d` (the global object is clean
+ * again, or could not be swept), `1`/`0` (code added messages to a context, or not), the state the code
+ * chose (transitions, a transition handler) as a JSON string, and a line break (JSON has none of its own).
  *
  * A context serves many evaluations of one session: compiled pieces and script.js are kept (frozen, and
  * run afresh each time, so no closure or top-level variable carries over); everything else an evaluation
@@ -20,14 +21,13 @@ var G = globalThis, parse = JSON.parse, stringify = JSON.stringify, keys = Objec
 var getProto = Object.getPrototypeOf, getOwn = Reflect.getOwnPropertyDescriptor, ownKeys = Reflect.ownKeys, remove = Reflect.deleteProperty, isExtensible = Object.isExtensible;
 var OP = Object.prototype, AP = Array.prototype, apply = Reflect.apply, F = Function, create = Object.create;
 var where = { label: '', snippet: '' }, state = { logs: [], dropped: 0, changed: create(null) }, loaded = create(null), core;
-var compiled = new Map(), scripts = new Map(), current = null, lastCommonData = '{}';
+var compiled = new Map(), scripts = new Map(), programs = new Map(), current = null, currentScope = null, lastCommonData = '{}', chosen = '', defineAll = Object.defineProperties;
 var NAMES = ['common_data', 'variables', 'input', 'last_agent_response', 'last_tool_calls', 'last_parsing_tool_calls', 'sub_workflow_result', 'last_error', '__troupe_tool'];
 // Built when code first reads them (from the 'methods' module); free names reach them through globals.
 var LAZY = ['contexts', 'agents', 'getAgent', 'getToolCalls', 'getContext', 'evaluateExpression', 'context', 'last_response'];
 ${GUEST_HARDEN}
 function need(name) { return loaded[name] || (loaded[name] = harden(apply(F, null, ['core', sources[name]])(core))); }
 function Fail(info) { this.info = info; }
-harden(Fail);
 function fail(kind, piece, message) { return new Fail({ kind: kind, label: piece.label, snippet: piece.snippet, message: message }); }
 function thrown(e, piece) { return need('errors').thrown(e, piece); }
 function hide(o, k, v) { define(o, k, { value: v, writable: true, configurable: true }); }
@@ -46,13 +46,16 @@ function build(scope) {
   // The failure an error handler decides about (seed 001's this.last_error).
   if (scope.last_error !== undefined) self.last_error = scope.last_error;
   hide(self, '__troupe_tool', function (n) { for (var i = calls.length - 1; i >= 0; i--) if (calls[i].name === n) return calls[i]; });
-  LAZY.forEach(function (k, i) {
-    // contexts and agents are data (enumerable); the rest are methods and seed 001's aliases.
-    var set = function (v) { define(self, k, { value: v, writable: true, enumerable: i < 2, configurable: true }); return v; };
-    define(self, k, { get: function () { return set(need('methods')[k](self, scope)); }, set: set, enumerable: i < 2, configurable: true });
-  });
+  defineAll(self, LAZY_PROPS);
   return self;
 }
+// One accessor per lazy name, made once: read on this evaluation's this, it builds the value from the scope and keeps it there.
+var LAZY_PROPS = create(null);
+LAZY.forEach(function (k, i) {
+  // contexts and agents are data (enumerable); the rest are methods and seed 001's aliases.
+  var set = function (v) { define(this, k, { value: v, writable: true, enumerable: i < 2, configurable: true }); return v; };
+  LAZY_PROPS[k] = { get: function () { return apply(set, this, [need('methods')[k](this, currentScope)]); }, set: set, enumerable: i < 2, configurable: true };
+});
 function argsOf(s) {
   return [s.common_data, s.common_data, s.input, s.last_agent_response, s.last_tool_calls, s.last_parsing_tool_calls, s.sub_workflow_result, s.last_error, s.__troupe_tool];
 }
@@ -98,14 +101,18 @@ function json(v, path, piece) {
   } finally { depths = null; }
 }
 function execute(program, self, source) {
-  var script = program.script ? need('script').load(program.script, self, source) : null;
-  if (program.mode === 'code') return json(runPiece(program.code, compile(program.code), script, self), 'its value', program.code);
+  var script = program.script ? need('script').load(program.script, self, source) : null, v;
+  if (program.mode === 'code') {
+    v = runPiece(program.code, compile(program.code), script, self);
+    if (program.decides && typeof v === 'string') chosen = v;
+    return json(v, 'its value', program.code);
+  }
   if (program.mode === 'fields') return need('fields').run(program, script, self);
   var ts = program.transitions, compiledTs = ts.map(function (t) { return [t.condition && compile(t.condition), t.before && compile(t.before)]; });
   for (var i = 0; i < ts.length; i++) {
     var c = ts[i].condition, holds = c ? runPiece(c, compiledTs[i][0], script, self) : true;
     if (holds !== true && holds !== false) throw fail('problem', c, 'condition must be true or false, got ' + need('errors').describe(holds));
-    if (holds) { if (ts[i].before) runPiece(ts[i].before, compiledTs[i][1], script, self); return String(i); }
+    if (holds) { if (ts[i].before) runPiece(ts[i].before, compiledTs[i][1], script, self); chosen = ts[i].target || ''; return String(i); }
   }
   return '-1';
 }
@@ -126,7 +133,10 @@ core = { G: G, need: need, Fail: Fail, fail: fail, hide: hide, keep: keep, scrip
   stringify: stringify, compileBody: compileBody, argsOf: argsOf, compile: compile, runPiece: runPiece, json: json };
 LAZY.forEach(function (k) { define(G, k, { get: function () { return current === null ? undefined : current[k]; } }); });
 define(G, 'console', { get: function () { return need('console'); } });
+// Frozen after the realm (hardening it first turns the names code overrides into accessors).
 hardenRealm();
+harden(Fail);
+harden(LAZY_PROPS);
 // The host keeps this function (and reads run.where after an error escapes); nothing of it is on globalThis.
 function run(programJson, scopeJson, scriptSource) {
   var answer;
@@ -135,18 +145,20 @@ function run(programJson, scopeJson, scriptSource) {
   state.changed = create(null);
   where.label = '';
   where.snippet = '';
+  chosen = '';
   try {
-    var program = parse(programJson), scope = parse(scopeJson);
+    var program = programs.get(programJson) || keep(programs, programJson, parse(programJson)), scope = currentScope = parse(scopeJson);
     state.maxLines = program.maxLogLines;
     state.maxChars = program.maxLogChars;
     if (program.chained) scope.common_data = parse(lastCommonData);
+    if (program.freshInput) scope.input = null;
     var self = current = build(scope);
     answer = finish(self, execute(program, self, scriptSource));
   } catch (e) {
     answer = stringify({ ok: false, failure: e instanceof Fail ? e.info : thrown(e, { label: where.label || 'sandbox', snippet: where.snippet }).info });
   }
-  current = null;
-  return (sweep() ? 'c' : 'd') + (keys(state.changed).length > 0 ? '1' : '0') + answer;
+  current = currentScope = null;
+  return (sweep() ? 'c' : 'd') + (keys(state.changed).length > 0 ? '1' : '0') + stringify(chosen) + '\\n' + answer;
 }
 run.where = where;
 return run;

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { Evaluation } from '../../engine/evaluation.js';
+import type { ChainStep, Evaluation } from '../../engine/evaluation.js';
 import { sizeText } from './failure.js';
 import type { Piece, Program, SandboxLimits } from './program.js';
+import type { JobPart } from './run-job.js';
 import { loadScriptModule } from './script-module.js';
 import { scopeReadsOf, unionReads, type ScopeReads } from './scope-reads.js';
 import { findImport, rewriteShorthand } from './shorthand.js';
@@ -11,10 +12,12 @@ import { TroupeError } from '../../errors.js';
 
 type Code = NonNullable<Evaluation['code']>;
 type Request = Pick<Evaluation, 'purpose' | 'state' | 'code' | 'transitions' | 'fields'>;
+/** A step of the chain in order: the part it follows (-1: none) and the state that part must choose for it to run (null: any). */
+type Step = { request: Request; after: number; target: string | null };
 
 /** An evaluation made ready for a worker: its programs as JSON, what of the scope they read, script.js if a piece is a handler. */
 export interface PreparedJob {
-  parts: string[];
+  parts: JobPart[];
   reads: ScopeReads;
   script: { hash: string; source: string } | null;
 }
@@ -36,32 +39,57 @@ const scripts = new Map<string, PreparedScript>();
 const jobs = new Map<string, Prepared>();
 
 /**
- * Turns an evaluation (and the one chained after it, `then`) into the guest's programs: each piece of
- * code classified, rewritten and labelled. Pure, and cached: the same code is prepared once.
+ * Turns an evaluation and the steps chained after it into the guest's programs, in the order they may run:
+ * each piece of code classified, rewritten and labelled. Pure, and cached: the same code is prepared once.
  */
 export function prepareEvaluation(evaluation: Evaluation, script: string | null, limits: Pick<SandboxLimits, 'maxLogLines'>): Prepared {
-  const requests: Request[] = [evaluation, ...(evaluation.then ? [{ ...evaluation.then, state: evaluation.state }] : [])];
+  const steps = flatten(evaluation);
+  const requests = steps.map((s) => s.request);
   const prepared = usesHandler(requests) && script !== null ? prepareScript(script) : null;
-  const key = JSON.stringify([evaluation.workflow, limits.maxLogLines, prepared?.ok ? prepared.hash : null, requests.map((r) => [r.purpose, r.state, r.code, r.transitions, r.fields])]);
+  const key = JSON.stringify([evaluation.workflow, limits.maxLogLines, prepared?.ok ? prepared.hash : null, steps.map((s) => [s.after, s.target, s.request.purpose, s.request.state, s.request.code, s.request.transitions, s.request.fields])]);
   let job = jobs.get(key);
   if (!job) {
-    job = prepareJob(evaluation.workflow, requests, script, prepared, limits);
+    job = prepareJob(evaluation.workflow, steps, script, prepared, limits);
     remember(jobs, key, job);
   }
   return job;
 }
 
-function prepareJob(workflow: string, requests: Request[], script: string | null, prepared: PreparedScript | null, limits: Pick<SandboxLimits, 'maxLogLines'>): Prepared {
+// The evaluation, then its chain depth first: what follows whatever a step gives, and what follows it in each state it may choose.
+function flatten(evaluation: Evaluation): Step[] {
+  const steps: Step[] = [{ request: evaluation, after: -1, target: null }];
+  const visit = (from: ChainStep, at: number, state: string): void => {
+    const next = (step: ChainStep, target: string | null, inState: string) => {
+      steps.push({ request: { ...step, state: inState }, after: at, target });
+      visit(step, steps.length - 1, inState);
+    };
+    if (from.then) next(from.then, null, state);
+    for (const [target, step] of Object.entries(from.targets ?? {})) next(step, target, target);
+  };
+  visit(evaluation, 0, evaluation.state);
+  return steps;
+}
+
+function prepareJob(workflow: string, steps: Step[], script: string | null, prepared: PreparedScript | null, limits: Pick<SandboxLimits, 'maxLogLines'>): Prepared {
   try {
-    const programs = requests.map((r, i): Program => ({ ...programOf(r), maxLogLines: limits.maxLogLines, maxLogChars: 1000, ...(i > 0 ? { chained: true } : {}) }));
+    const programs = steps.map(({ request, after, target }): Program => ({
+      ...programOf(request),
+      maxLogLines: limits.maxLogLines,
+      maxLogChars: 1000,
+      ...(request.purpose === 'decide' ? { decides: true } : {}),
+      ...(after >= 0 ? { chained: true } : {}),
+      // A step in the state chosen before it runs there afresh: that state's input is not set yet.
+      ...(target !== null ? { freshInput: true } : {}),
+    }));
     const pieces = programs.flatMap(piecesOf);
     const reads = unionReads(pieces.map(readsOf));
     const handler = pieces.find((p) => p.kind === 'handler');
-    if (!handler) return { ok: true, job: { parts: programs.map((p) => JSON.stringify(p)), reads, script: null } };
+    const parts = (withScript: Program[]): JobPart[] => withScript.map((p, i) => ({ program: JSON.stringify(p), after: steps[i]!.after, target: steps[i]!.target }));
+    if (!handler) return { ok: true, job: { parts: parts(programs), reads, script: null } };
     if (script === null) return { ok: false, error: `${handler.label}: workflow ${workflow} has no script.js to find it in` };
     if (!prepared?.ok) return { ok: false, error: prepared?.error ?? 'script.js could not be read' };
     const withScript = programs.map((p) => ({ ...p, script: { workflow, hash: prepared.hash, names: prepared.names } }));
-    return { ok: true, job: { parts: withScript.map((p) => JSON.stringify(p)), reads: unionReads([reads, prepared.reads]), script: { hash: prepared.hash, source: prepared.source } } };
+    return { ok: true, job: { parts: parts(withScript), reads: unionReads([reads, prepared.reads]), script: { hash: prepared.hash, source: prepared.source } } };
   } catch (error) {
     if (error instanceof PrepareError) return { ok: false, error: error.message };
     throw error;
@@ -73,7 +101,7 @@ function programOf(request: Request): Pick<Program, 'mode' | 'code' | 'transitio
     if (!request.transitions) throw new PrepareError('a transitions evaluation came without transitions');
     const transitions = request.transitions.map((t, i) => {
       const [condition, before] = t.target ? [`condition of ${request.state} → ${t.target}`, `before-code of ${request.state} → ${t.target}`] : [`transition ${i + 1} condition`, `transition ${i + 1} before`];
-      return { condition: t.condition ? preparePiece(t.condition, condition) : null, before: t.before ? preparePiece(t.before, before) : null };
+      return { condition: t.condition ? preparePiece(t.condition, condition) : null, before: t.before ? preparePiece(t.before, before) : null, target: t.target ?? null };
     });
     return { mode: 'transitions', transitions };
   }

@@ -11,12 +11,16 @@ export type Piece =
 export interface Program {
   mode: 'code' | 'transitions' | 'fields';
   code?: Piece;
-  transitions?: { condition: Piece | null; before: Piece | null }[];
+  transitions?: { condition: Piece | null; before: Piece | null; target: string | null }[];
   fields?: [string, Piece][];
   /** script.js (its source travels beside the program, compiled once per context) and its top-level names, when a piece is a handler. */
   script?: { workflow: string; hash: string; names: string[] };
-  /** The second part of a job: it starts from the common_data the first part left. */
+  /** A part after the first: it starts from the common_data the part before left. */
   chained?: boolean;
+  /** The part runs in the state the part before chose, entered afresh (its input not yet set). */
+  freshInput?: boolean;
+  /** The value names the next state (a transition handler): the answer's header says which. */
+  decides?: boolean;
   maxLogLines: number;
   maxLogChars: number;
 }

@@ -4,12 +4,19 @@ import type { GuestContext } from './guest-context.js';
 import { jsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
 import { STEPS_PER_INTERRUPT, type GuestFailure, type SandboxLimits } from './program.js';
 
+/** A program of a job (JSON), the part it follows (-1: none) and the state that part must choose for it to run (null: any). */
+export interface JobPart {
+  program: string;
+  after: number;
+  target: string | null;
+}
+
 /** What a worker is asked to run: prepared programs against one scope, in the context of one session. */
 export interface Job {
   /** Whose context it runs in (contexts are never shared between sessions). */
   session: string;
-  /** The programs as JSON: one, or two when the second goes on from the first (after-code, then the transitions). */
-  parts: string[];
+  /** The first program, then what may follow it: each runs when the one it follows succeeded (and chose its target). */
+  parts: JobPart[];
   /** The part of the scope the code reads, as JSON. */
   scope: string;
   /** The workflow's script.js, when a piece is a handler (compiled once per context, by its hash). */
@@ -27,30 +34,40 @@ export interface JobOutcome {
 // Steps (in interrupt calls) a thrown value's name and message getters may take before they read as empty.
 const READ_ERROR_INTERRUPTS = 100;
 
-type PartOutcome = { ok: boolean; json: string; clean: boolean; changed: boolean; damaged: boolean };
+type PartOutcome = { ok: boolean; json: string; clean: boolean; changed: boolean; chosen: string; damaged: boolean };
 
 /**
- * Runs a job's parts in the session's context, each bounded by the step limit. The second part runs only
- * when the first succeeded without adding messages to a context (the host trims contexts, so it would see
- * them otherwise than the second part would) and left the global object clean; its result goes in `then`.
- * A context is kept only when everything succeeded and was swept clean. Never throws.
+ * Runs a job's parts in the session's context, each bounded by the step limit: the first, then the part
+ * that follows it (for the state it chose), and so on. A part runs only when the one before succeeded
+ * without adding messages to a context (the host trims contexts, so it would see them otherwise than the
+ * next part would) and left the global object clean; each result goes in the one before's `then`. A
+ * context is kept only when everything succeeded and was swept clean. Never throws.
  */
 export function runJob(job: Job, guest: GuestContext): JobOutcome {
-  const first = runPart(job, 0, guest);
-  const second = first.ok && first.clean && !first.changed && job.parts.length > 1 ? runPart(job, 1, guest) : null;
-  if (!second) return { result: first.json, keep: first.ok && first.clean, damaged: first.damaged };
-  return { result: `${first.json.slice(0, -1)},"then":${second.json}}`, keep: second.ok && second.clean, damaged: second.damaged };
+  const results: string[] = [];
+  let at = 0;
+  let last: PartOutcome;
+  for (;;) {
+    last = runPart(job, at, guest);
+    results.push(last.json);
+    const from = at;
+    const outcome = last;
+    at = outcome.ok && outcome.clean && !outcome.changed ? job.parts.findIndex((p) => p.after === from && (p.target === null || p.target === outcome.chosen)) : -1;
+    if (at === -1) break;
+  }
+  const result = results.reduceRight((inner, outer) => `${outer.slice(0, -1)},"then":${inner}}`);
+  return { result, keep: last.ok && last.clean, damaged: last.damaged };
 }
 
 function runPart(job: Job, index: number, guest: GuestContext): PartOutcome {
   const { limits, script } = job;
-  const failed = (error: string, damaged = false): PartOutcome => ({ ok: false, json: JSON.stringify({ ok: false, error: oneLine(error) }), clean: false, changed: false, damaged });
+  const failed = (error: string, damaged = false): PartOutcome => ({ ok: false, json: JSON.stringify({ ok: false, error: oneLine(error) }), clean: false, changed: false, chosen: '', damaged });
   const source = script && !guest.scripts.has(script.hash) ? script.source : null;
   guest.steps.calls = 0;
   guest.steps.max = Math.ceil(limits.maxSteps / STEPS_PER_INTERRUPT);
   let output: string | GuestFailure;
   try {
-    output = callGuest(guest, job.parts[index]!, job.scope, source);
+    output = callGuest(guest, job.parts[index]!.program, job.scope, source);
   } catch (error) {
     // The host side of QuickJS failed (a leaked handle, an abort in wasm): report it and start afresh.
     const message = error instanceof Error ? error.message : String(error);
@@ -59,13 +76,14 @@ function runPart(job: Job, index: number, guest: GuestContext): PartOutcome {
     guest.steps.max = Number.POSITIVE_INFINITY;
   }
   if (typeof output !== 'string') return failed(failureMessage(output, limits));
-  const body = output.slice(2);
+  const header = output.indexOf('\n');
+  const body = output.slice(header + 1);
   if (body.length > limits.maxResultBytes) return failed(`common_data and the value are too large to keep (${sizeText(body.length)}; at most ${sizeText(limits.maxResultBytes)})`);
   // The answer wraps common_data and the value in one more object.
   if (jsonDepth(body) > MAX_JSON_DEPTH + 1) return failed(`common_data or the value nests deeper than ${MAX_JSON_DEPTH} levels: keep workflow data flatter`);
   if (!body.startsWith('{"ok":true')) return failed(failureMessage((JSON.parse(body) as { failure: GuestFailure }).failure, limits));
   if (script) guest.scripts.add(script.hash);
-  return { ok: true, json: body, clean: output[0] === 'c', changed: output[1] === '1', damaged: false };
+  return { ok: true, json: body, clean: output[0] === 'c', changed: output[1] === '1', chosen: JSON.parse(output.slice(2, header)) as string, damaged: false };
 }
 
 /** Calls the guest; a string is its answer (header and JSON), else why it failed. */

@@ -11,7 +11,7 @@ export type ScopeReads = ReadonlySet<ScopeField> | 'all';
 const NAMED_BY: [ScopeField, RegExp][] = [
   ['input', /input/],
   ['contexts', /context/i],
-  ['agents', /agent|toolcalls/i],
+  ['agents', /agents|getAgent|getToolCalls/],
   ['last_agent_response', /response/i],
   ['last_tool_calls', /tool|function/i],
   ['sub_workflow_result', /sub_workflow/],

@@ -39,6 +39,14 @@ const attacks: { name: string; attack: string; probe: string; clean: unknown }[]
 ];
 
 describe('nothing an evaluation does carries over to the next one of its session', () => {
+  it('built-ins are frozen, yet code still sets the names it commonly overrides on its own objects (e.name = ..., o.toString = ...)', async () => {
+    const set = await run('var e = new TypeError("x"); e.name = "Mine"; var o = {}; o.toString = function () { return "mine"; }; var a = []; a.push = 1; this.common_data.seen = [e.name, String(o), a.push, Object.isFrozen(Error.prototype), Object.isFrozen(Array.prototype)]');
+    expect(set).toMatchObject({ ok: true, common_data: { seen: ['Mine', 'mine', 1, true, true] } });
+    expect(await probe('[new TypeError("y").name, String({}), typeof [].push]')).toEqual(['TypeError', '[object Object]', 'function']);
+    const refused = await run('Error.prototype.name = "Evil"');
+    expect(refused).toMatchObject({ ok: false, error: expect.stringContaining('TypeError: the built-in name cannot be changed (built-ins are frozen in the sandbox)') });
+  });
+
   it.each(attacks)('$name', async ({ attack, probe: check, clean }) => {
     const attacked = await run(attack);
     expect(attacked.ok).toBe(true);
