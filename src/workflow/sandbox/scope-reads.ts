@@ -12,13 +12,15 @@ const NAMED_BY: [ScopeField, RegExp][] = [
   ['input', /input/],
   ['contexts', /context/i],
   ['agents', /agents|getAgent|getToolCalls/],
-  ['last_agent_response', /response/i],
+  ['last_agent_response', /last_agent_response|last_response/],
   ['last_tool_calls', /tool|function/i],
   ['sub_workflow_result', /sub_workflow/],
   ['last_error', /error/i],
 ];
 // Ways to reach the scope without naming a field: reflection, code built at run time, `arguments`.
-const DYNAMIC = new Set(['arguments', 'eval', 'Function', 'constructor', 'evaluateExpression', 'globalThis', 'Reflect', 'with']);
+const DYNAMIC = new Set(['arguments', 'eval', 'Function', 'globalThis', 'Reflect', 'with']);
+// Properties that build code at run time, wherever they are read from.
+const DYNAMIC_PROPERTIES = new Set(['constructor', 'evaluateExpression']);
 // Words before a parenthesis that is not a parameter list.
 const NOT_PARAMETERS = new Set(['if', 'while', 'for', 'switch', 'catch', 'with', 'return', 'typeof', 'await', 'in', 'of']);
 
@@ -34,8 +36,10 @@ export function scopeReadsOf(source: string): ScopeReads {
   for (let k = 0; k < tokens.length; k++) {
     const t = tokens[k]!;
     if (t.type !== 'ident') continue;
+    if (DYNAMIC_PROPERTIES.has(t.text)) return 'all';
+    if (isPropertyName(tokens, k)) continue;
     if (DYNAMIC.has(t.text)) return 'all';
-    if (!aliases.has(t.text) || isPropertyName(tokens, k)) continue;
+    if (!aliases.has(t.text)) continue;
     const dot = tokens[k + 1];
     const name = tokens[k + 2];
     if (!dot || (dot.text !== '.' && dot.text !== '?.') || !name || name.type !== 'ident') return 'all';

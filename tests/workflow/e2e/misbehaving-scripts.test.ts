@@ -67,7 +67,7 @@ describe('workflow code that misbehaves fails cleanly, in one line, and the sess
     expect(transcriptOf(run.events)).toHaveLength(1);
     expect(ofType(run.events, 'session_ended')[0]).toMatchObject({ reason: 'workflow misbehaving complete', output: 'recovered, kept, draft kept' });
     expect(existsSync(join(dir, 'pwned'))).toBe(false);
-  }, 30_000);
+  }, 60_000);
 
   it('Object.prototype polluted in a script stays in that evaluation: the next state sees clean prototypes, the host too', async () => {
     const dir = temp();
@@ -102,5 +102,5 @@ describe('workflow code that misbehaves fails cleanly, in one line, and the sess
     const shown = await runCli(['show', run.id], env);
     expect(shown.code).toBe(0);
     expect(shown.stdout).toContain(String(ofType(run.events, 'agent_message')[0]!.text));
-  }, 30_000);
+  }, 60_000);
 });

@@ -71,6 +71,13 @@ describe('hostile workflow code fails cleanly, and the next evaluation still wor
     await stillWorks();
   });
 
+  it('the limit counts the code\'s own steps, not time: the same loop passes or fails the same way on a busy machine', async () => {
+    // A loop iteration is two of QuickJS's ticks: 2,000,000 of them are 4,000,000 steps, 3,000,000 are 6,000,000.
+    const loop = (n: number) => codeEvaluation(stmts(`let i = 0; while (i < ${n}) i++; return i;`), scopeOf(), 'input');
+    expect(await sandbox.evaluate(loop(2_000_000))).toMatchObject({ ok: true, value: 2_000_000 });
+    expect(errorOf(await sandbox.evaluate(loop(3_000_000)))).toMatch(/: ran more than 5,000,000 steps — an endless loop\?$/);
+  });
+
   it('nothing of the host is reachable: no Node globals, no host functions', async () => {
     const probe = "[typeof process, typeof require, typeof module, typeof Buffer, typeof setTimeout, typeof fetch, typeof WebAssembly, typeof __troupe_run, typeof load, typeof Proxy, typeof __troupe_where, typeof sources, typeof core, typeof run, typeof harden]";
     expect(await sandbox.evaluate(codeEvaluation(expr(probe), scopeOf(), 'input'))).toMatchObject({ ok: true, value: Array(15).fill('undefined') });
