@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import type { MachineDefinition } from '../src/engine/definition.js';
 import type { SessionState } from '../src/engine/session.js';
 import { initialState, step } from '../src/engine/step.js';
-import { compileTeam } from '../src/routing/compile-team.js';
+import { compileTeam } from '../src/team/compile-team.js';
 import { loadTeamOrThrow, type LoadedTeam } from '../src/config/load-team.js';
 import type { ChatModel, ChatRequest, ChatResponse } from '../src/llm/chat-model.js';
 import { openSession } from '../src/session/open-session.js';

@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { DIRECTIVE_TOOL_NAME } from '../src/directive/schema.js';
 import type { TroupeEvent } from '../src/engine/event-map.js';
 import type { ChatModel, ChatRequest, ChatResponse } from '../src/llm/chat-model.js';
-import { openTeam } from '../src/runtime/open-team.js';
+import { openTeam } from '../src/team/open-team.js';
 import { registerDeployment } from '../src/serve/restate/admin.js';
 import type { EventsPage } from '../src/serve/restate/records.js';
 import { loadClients, loadWorkerModules } from '../src/serve/restate/sdk.js';

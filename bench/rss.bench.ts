@@ -10,7 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { modelFromEnv } from '../src/llm/from-env.js';
-import { openTeam } from '../src/runtime/open-team.js';
+import { openTeam } from '../src/team/open-team.js';
 import { openSession } from '../src/session/open-session.js';
 import { LowdbStore } from '../src/store/lowdb-store.js';
 import { runAlone } from './alone.js';

@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { Evaluation, EvaluationResult } from '../src/engine/evaluation.js';
 import type { ChatModel, ChatRequest, ChatResponse } from '../src/llm/chat-model.js';
-import type { Evaluator } from '../src/runtime/effect-runner.js';
+import type { Evaluator } from '../src/kernel/effect-runner.js';
 import { openSession } from '../src/session/open-session.js';
 import type { AgentPlan, StatePlan, WorkflowPlan } from '../src/workflow/run/plan.js';
 import { createSandboxEvaluator, SandboxPool, sharedSandboxPool, type SandboxEvaluator } from '../src/workflow/sandbox/index.js';

@@ -13,9 +13,10 @@ export { assembleSession, type SessionAssembly, type AssembledSession } from './
 export { teamKind, workflowKind, type SessionKind, type Tiers } from './session/session-kind.js';
 
 // What flows in and out of a session.
-export { EngineInputSchema, type EngineInput } from './engine/input-events.js';
-export { EVENT_PAYLOADS, EVENT_NAMES, type TroupeEvent, type TroupeEventMap, type TroupeEventName, type EngineEvent } from './engine/event-map.js';
-export { SessionStateSchema, type SessionState, type Mode } from './engine/session.js';
+export { EngineInputSchema, EVENT_PAYLOADS, EVENT_NAMES, SessionStateSchema } from './kinds/schemas.js';
+export type { EngineInput, PolicyInputs } from './engine/input-events.js';
+export type { TroupeEvent, TroupeEventMap, TroupeEventName, EngineEvent, PolicyEventMap } from './engine/event-map.js';
+export type { SessionState, CoreState, PolicySlots, Mode } from './engine/session.js';
 export { DirectiveSchema, DIRECTIVE_TOOL_NAME, TRANSITIONS, type Directive } from './directive/schema.js';
 export { executeLine, parseLine, type LineHost, type LineOutcome, type ParsedLine } from './commands/index.js';
 
@@ -26,9 +27,9 @@ export { arbitrate, scoreOf } from './arbiter/arbitrate.js';
 export type { Decision, Proposal, ScoredProposal, Criteria } from './arbiter/proposal.js';
 
 // Teams.
-export { openTeam, type OpenTeam } from './runtime/open-team.js';
+export { openTeam, type OpenTeam } from './team/open-team.js';
 export { loadTeam, loadTeamOrThrow, type LoadedTeam } from './config/load-team.js';
-export { compileTeam } from './routing/compile-team.js';
+export { compileTeam } from './team/compile-team.js';
 export { PersonaSchema, type Persona } from './config/persona-schema.js';
 export { TeamSchema, type Team } from './config/team-schema.js';
 export { ConfigError, formatIssue, type ConfigIssue } from './config/issues.js';
@@ -42,7 +43,8 @@ export { RecordingModel } from './llm/recording.js';
 export { ReplayModel } from './llm/replay-model.js';
 
 // Agent tools, the tool loop, workspaces.
-export { createToolset, runToolLoop, createWorkspace, openWorkspace, changesSince, removeWorkspace, formatImplementationsForReview, commandPolicyOf } from './tools/index.js';
+export { createToolset, runToolLoop, createWorkspace, openWorkspace, changesSince, removeWorkspace, commandPolicyOf } from './tools/index.js';
+export { formatImplementationsForReview } from './workflow/run/review-format.js';
 export type { Toolset, ToolsetOptions, ToolLoopOptions, ToolLoopResult, ToolEvent, CommandPolicy, Workspace } from './tools/index.js';
 
 // Stores.

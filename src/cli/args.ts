@@ -35,6 +35,8 @@ options:
   --port N, --host H         serve: where to listen (default 127.0.0.1:4810; port 0 picks a free one);
                              worker: default 127.0.0.1:9080
   --backend embedded|restate serve: host sessions in this process (default) or on Restate
+  --allow-workflow-paths     serve: let API requests run a workflow by path (default: only the named
+                             workflows of the workflow directories)
   --restate-url URL          serve --backend restate: the Restate ingress (default http://127.0.0.1:8080)
   --register URL             worker: register with this Restate admin API (e.g. http://127.0.0.1:9070)
   --advertise URL            worker: the URL Restate calls (a load balancer in front of several workers)
@@ -62,6 +64,8 @@ export interface CliArgs {
   input?: string;
   /** serve: where sessions run. */
   backend?: 'embedded' | 'restate';
+  /** serve: API requests may name a workflow by path, not only by name. */
+  allowWorkflowPaths: boolean;
   /** serve --backend restate: the Restate ingress URL. */
   restateUrl?: string;
   /** worker: the Restate admin API to register with. */
@@ -100,6 +104,7 @@ export function parseCli(argv: string[]): CliArgs {
         'restate-url': { type: 'string' },
         register: { type: 'string' },
         advertise: { type: 'string' },
+        'allow-workflow-paths': { type: 'boolean', default: false },
       },
     });
   } catch (error) {
@@ -149,5 +154,6 @@ export function parseCli(argv: string[]): CliArgs {
     ...(values['restate-url'] !== undefined ? { restateUrl: values['restate-url'] } : {}),
     ...(values.register !== undefined ? { register: values.register } : {}),
     ...(values.advertise !== undefined ? { advertise: values.advertise } : {}),
+    allowWorkflowPaths: values['allow-workflow-paths'],
   };
 }

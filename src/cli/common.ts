@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import type { CliArgs } from './args.js';
 import type { CliIo } from './io.js';
-import { openTeam, type OpenTeam } from '../runtime/open-team.js';
-import { teamDir } from '../runtime/team-paths.js';
+import { openTeam, type OpenTeam } from '../team/open-team.js';
+import { teamDir } from '../package-root.js';
 import type { WorkflowPlan } from '../workflow/run/plan.js';
 
 /** The team a command runs: --team (resolved against the working directory) or the shipped one. */

@@ -1,6 +1,6 @@
 import { parseCli, USAGE, UsageError, type CliArgs } from './args.js';
 import type { CliIo } from './io.js';
-import { didYouMean } from '../commands/suggest.js';
+import { didYouMean } from '../config/suggest.js';
 import { UserError } from '../errors.js';
 import { ConfigError, formatIssue } from '../config/issues.js';
 import { terminalSafe } from '../report/terminal-safe.js';

@@ -1,7 +1,7 @@
 import type { TroupeEvent } from '../engine/event-map.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import { DemoModel } from '../llm/demo-model.js';
-import { demoProgress } from '../llm/demo-progress.js';
+import { demoProgress } from '../session/demo-progress.js';
 import { modelFromEnv } from '../llm/from-env.js';
 import { PacedModel } from '../llm/paced-model.js';
 

@@ -1,7 +1,7 @@
 import type { MachineDefinition } from '../engine/definition.js';
 import { UserError } from '../errors.js';
 import { bareDefinition } from '../report/bare-definition.js';
-import { openTeam } from '../runtime/open-team.js';
+import { openTeam } from '../team/open-team.js';
 import { compileWorkflow } from '../workflow/run/compile.js';
 import type { SessionDocument } from '../store/session-file.js';
 import { matchId, newestFirst, type Store, type StoredEntry } from '../store/store.js';

@@ -1,6 +1,6 @@
 import type { WorkflowLauncher } from '../commands/execute.js';
 import type { ChatModel } from '../llm/chat-model.js';
-import type { OpenTeam } from '../runtime/open-team.js';
+import type { OpenTeam } from '../team/open-team.js';
 import { openSession } from '../session/open-session.js';
 import type { Store } from '../store/store.js';
 import type { CliIo } from './io.js';

@@ -1,5 +1,5 @@
 import type { MachineDefinition } from '../engine/definition.js';
-import { teamMajorIds } from '../routing/team-settings.js';
+import { teamMajorIds } from '../team/team-settings.js';
 import { COMMANDS, findCommand } from './catalog.js';
 
 /** The result of Tab: the completed line (unchanged when ambiguous) and the candidates that matched. */

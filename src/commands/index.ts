@@ -6,4 +6,4 @@ export { executeLine, applyParsed, type LineHost, type LineOutcome } from './exe
 export { inspect, type InspectSources } from './inspect.js';
 export { situation, situationLine, type Situation } from './situation.js';
 export { addUsage, formatCost, formatTokens, NO_USAGE, type UsageTotals, type UsageLine } from './usage-meter.js';
-export { memoryLines, type MemorySource, type MemorySnapshot, type MemorySummary } from './memory-source.js';
+export { memoryLines, type MemorySource, type MemoryView, type MemoryViewSummary } from './memory-source.js';

@@ -1,18 +1,18 @@
 /** A compressed stretch of conversation, as the rolling memory keeps it. */
-export interface MemorySummary {
+export interface MemoryViewSummary {
   decisions: string[];
   discussions: string[];
   pending: string[];
 }
 
 /** What the memory holds now: decisions pinned verbatim and the summaries. */
-export interface MemorySnapshot {
+export interface MemoryView {
   pinned: string[];
-  summaries: MemorySummary[];
+  summaries: MemoryViewSummary[];
 }
 
 /** Reads the memory on demand; absent when the session runs without summarising memory. */
-export type MemorySource = () => MemorySnapshot;
+export type MemorySource = () => MemoryView;
 
 /** Lines for `!memory`: pinned decisions then each summary, or a plain "not enabled". */
 export function memoryLines(source: MemorySource | undefined): string[] {

@@ -1,9 +1,9 @@
 import { resolvePersona } from '../arbiter/resolve.js';
 import type { MachineDefinition } from '../engine/definition.js';
 import type { EngineInput } from '../engine/input-events.js';
-import { teamMajorIds } from '../routing/team-settings.js';
+import { teamMajorIds } from '../team/team-settings.js';
 import { COMMANDS, findCommand } from './catalog.js';
-import { didYouMean } from './suggest.js';
+import { didYouMean } from '../config/suggest.js';
 
 /** Commands answered by the UI (or the piped runner) from what it has seen, not by the engine. */
 export type InspectName = 'status' | 'history' | 'memory' | 'cost' | 'sessions' | 'help' | 'branches' | 'debate';

@@ -5,7 +5,8 @@ import { PersonaSchema, type Persona } from './persona-schema.js';
 import { TeamSchema, type Team } from './team-schema.js';
 import { ConfigError, zodIssues, type ConfigIssue } from './issues.js';
 import { crossCheck } from './cross-check.js';
-import { isInside, readConfigText, UnreadableFile } from './safe-read.js';
+import { assertDirInside, isInside, readConfigText, UnreadableFile } from './safe-read.js';
+import { parseConfigJson } from './config-json.js';
 
 /** A validated team: team.json, personas in roster order and their prompt texts. */
 export interface LoadedTeam {
@@ -38,14 +39,9 @@ function readInside(root: string, file: string, shown: string, field: string, is
 function readJson<T>(root: string, file: string, schema: z.ZodType<T>, issues: ConfigIssue[]): T | null {
   const text = readInside(root, file, file, '', issues);
   if (text === null) return null;
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (error) {
-    issues.push({ file, field: '', problem: `not valid JSON (${(error as Error).message})`, fix: 'fix the JSON syntax (a JSON linter shows where)' });
-    return null;
-  }
-  const parsed = schema.safeParse(raw);
+  const raw = parseConfigJson(text, file, issues);
+  if (!raw) return null;
+  const parsed = schema.safeParse(raw.value);
   if (!parsed.success) {
     issues.push(...zodIssues(file, parsed.error));
     return null;
@@ -73,6 +69,16 @@ export function loadTeam(dir: string): LoadResult {
   if (!statSync(personasDir, { throwIfNoEntry: false })?.isDirectory()) {
     issues.push({ file: dir, field: 'personas/', problem: 'no personas directory', fix });
     return { team: null, issues };
+  }
+  // Persona files and prompts are read inside these directories: the directories themselves must be the team's.
+  for (const [sub, name] of [[personasDir, 'personas/'], [promptsDir, 'prompts/']] as const) {
+    try {
+      if (existsSync(sub)) assertDirInside(dir, sub, name);
+    } catch (error) {
+      if (!(error instanceof UnreadableFile)) throw error;
+      issues.push({ file: dir, field: name, problem: error.problem, fix: error.fix });
+      return { team: null, issues };
+    }
   }
   if (!statSync(teamFile, { throwIfNoEntry: false })) {
     issues.push({ file: teamFile, field: '', problem: 'file is missing', fix: 'create personas/team.json (see the shipped team)' });

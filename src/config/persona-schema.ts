@@ -48,6 +48,6 @@ export const PersonaSchema = z.strictObject({
   description: DisplayText.min(1).describe('Shown to the other personas in the roster.'),
 });
 
-export type Criteria = z.infer<typeof CriteriaSchema>;
+export type CriteriaConfig = z.infer<typeof CriteriaSchema>;
 export type Trigger = z.infer<typeof TriggerSchema>;
 export type Persona = z.infer<typeof PersonaSchema>;

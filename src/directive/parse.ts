@@ -1,4 +1,4 @@
-import { DirectiveSchema, DIRECTIVE_TOOL_NAME, type Directive } from './schema.js';
+import { DirectiveSchema, DIRECTIVE_TOOL_NAME, type DirectiveResult } from './schema.js';
 import { jsonCandidates, type JsonSpan } from './json-scan.js';
 
 /** What a model returned for a persona turn, as the directive parser sees it. */
@@ -7,8 +7,7 @@ export interface ModelTurnOutput {
   toolCalls: { name: string; arguments: string }[];
 }
 
-/** A directive parse: the directive, or the reason it could not be read. */
-export type DirectiveResult = { ok: true; directive: Directive; source: 'tool' | 'text' } | { ok: false; error: string };
+export type { DirectiveResult };
 
 /** A JSON object found in free text, with where it lies. */
 export interface FoundJson {

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { ToolChoice } from '../llm/chat-model.js';
 import { DIRECTIVE_TOOL_NAME, DirectiveSchema } from './schema.js';
 
 /** A function tool offered to a model (OpenAI-compatible shape, provider-neutral). */
@@ -8,6 +7,9 @@ export interface ToolSpec {
   description: string;
   parameters: Record<string, unknown>;
 }
+
+/** How strongly a call asks for a tool call; `{ name }` forces that one tool. */
+export type ToolChoice = 'auto' | 'required' | 'none' | { name: string };
 
 let cached: ToolSpec | undefined;
 

@@ -1,26 +1,23 @@
 import { nodeByKey, topLevelOf } from './chart/chart.js';
 import { transitionSets } from './chart/configuration.js';
-import type { MachineDefinition } from './definition.js';
+import type { MachineDefinition, StepContext } from './definition.js';
 import { agentById } from './definition.js';
-import type { Effect } from './effects.js';
 import { event, type EngineEvent } from './event-map.js';
 import type { Inbox } from './inbox.js';
 import type { AgentCall, Awaiting, Move, TransitionRecord } from './moves.js';
-import type { SessionState } from './session.js';
+import { allVisits, VISIT_BATCH, type SessionState } from './session.js';
 
-/** The working set of one step: definition, a private draft of the session, effects produced. */
-export interface StepContext {
-  def: MachineDefinition;
-  s: SessionState;
-  fx: Effect[];
-}
+export type { StepContext };
 
 /**
  * A shallow copy of the session for one step. The state is bounded (its history lives in events), so
- * copying the top level is cheap; nested records are replaced, never changed in place, by the code below.
+ * copying the top level is cheap; nested records are replaced, never changed in place, by the code below
+ * (a policy that changes its own state in place copies it in its `draft`).
  */
-export function draft(session: SessionState): SessionState {
-  return { ...session, routing: session.routing ? { ...session.routing } : null };
+export function draft(def: MachineDefinition, session: SessionState): SessionState {
+  const s = { ...session };
+  def.policy.draft?.(s);
+  return s;
 }
 
 /** Queues an event for the bus. */
@@ -52,7 +49,14 @@ export function note(ctx: StepContext, text: string): void {
 
 /** Counts a turn an agent really took in its state (a failed or aborted attempt is not a visit). */
 export function countVisit(ctx: StepContext, path: string): void {
-  ctx.s.visits = { ...ctx.s.visits, [path]: (ctx.s.visits[path] ?? 0) + 1 };
+  const recent = [...(ctx.s.recentVisits ?? []), path];
+  // Copying the whole record every turn cost more than the rest of a step at 200 states: fold in batches.
+  if (recent.length < VISIT_BATCH) {
+    ctx.s.recentVisits = recent;
+    return;
+  }
+  ctx.s.visits = allVisits({ visits: ctx.s.visits, recentVisits: recent });
+  ctx.s.recentVisits = [];
 }
 
 /** Starts an agent call: the runtime will call the model and report back. */

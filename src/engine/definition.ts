@@ -6,9 +6,6 @@ import type { EngineInput } from './input-events.js';
 import type { TransitionRecord } from './moves.js';
 import type { Effect } from './effects.js';
 import type { SessionState } from './session.js';
-import type { StepContext } from './context.js';
-import type { TeamSettings } from '../routing/team-settings.js';
-import type { WorkflowPlan } from '../workflow/run/plan.js';
 
 /** An agent the chart invokes (a persona of a team, or a workflow role): its state and how it is shown. */
 export interface AgentState extends ArbiterPersona {
@@ -23,10 +20,24 @@ export interface AgentState extends ArbiterPersona {
   description: string;
 }
 
-/** What a definition's routing policy does with the inputs the core does not handle itself. */
+/** The working set of one step: definition, a private draft of the session, effects produced. */
+export interface StepContext {
+  def: MachineDefinition;
+  s: SessionState;
+  fx: Effect[];
+}
+
+/**
+ * A definition's routing policy, the core's one plug-in: it chooses every move. It keeps its own state
+ * in the session (fields it declares in `PolicySlots`), reads its own settings from the definition
+ * (fields it declares in `DefinitionSlots`), and handles every input the core does not handle itself,
+ * including the inputs it declares (`PolicyInputs`).
+ */
 export interface Policy {
-  /** The policy's own state for a fresh session. */
-  initialRouting(def: MachineDefinition): SessionState['routing'];
+  /** The policy's own state for a fresh session (its fields of the session state). */
+  initialState(def: MachineDefinition): Partial<SessionState>;
+  /** Copies the policy's state into a step's draft where its code changes it in place (the core copies only the top level). */
+  draft?(s: SessionState): void;
   /** The brief arrived: enter the first state. */
   start(ctx: StepContext, brief: string): void;
   /** Any other input (model results, user actions, budgets). */
@@ -37,10 +48,18 @@ export interface Policy {
   onTransition?(ctx: StepContext, record: TransitionRecord): void;
 }
 
-/** The statechart the engine interprets: the chart, its agents, the routing policy, limits. */
-export interface MachineDefinition {
+/**
+ * What each policy reads from a definition, by field: a policy module adds its own with
+ * `declare module '…/engine/definition.js' { interface DefinitionSlots { … } }` (the team's settings, a
+ * workflow's plan). The core never reads them.
+ */
+export interface DefinitionSlots {}
+
+/** The statechart the engine interprets: the chart, its agents, the routing policy, limits, and what its policy reads. */
+export interface MachineDefinition extends DefinitionSlots {
   name: string;
-  kind: 'team' | 'workflow';
+  /** The kind of definition its policy runs ("team", "workflow"). */
+  kind: string;
   chart: Chart;
   agents: AgentState[];
   /** Agents by id. */
@@ -51,10 +70,6 @@ export interface MachineDefinition {
   initial: string;
   /** Key of the state a session's brief enters first. */
   entry: string;
-  /** The workflow plan (workflow definitions only). */
-  workflow?: WorkflowPlan;
-  /** The team's majors, routing, arbiter, rules and approval gates (team definitions only; the team policy reads them). */
-  team: TeamSettings | null;
   policy: Policy;
   limits: Limits;
 }

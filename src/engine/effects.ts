@@ -1,19 +1,14 @@
-import { z } from 'zod';
-import { EngineEventSchema } from './event-map.js';
-import { AgentCallSchema } from './moves.js';
-import { EvaluationSchema } from './evaluation.js';
+import type { EngineEvent } from './event-map.js';
+import type { AgentCall } from './moves.js';
+import type { Evaluation } from './evaluation.js';
 
 /** Work the runtime performs for the pure core; results come back as engine inputs. */
-export const EffectSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('emit'), event: EngineEventSchema }),
-  z.object({ type: z.literal('call_agent'), call: AgentCallSchema }),
-  /** Run a workflow's code in the sandbox; the result comes back as an `evaluated` input with this id. */
-  z.object({ type: z.literal('evaluate'), id: z.string(), evaluation: EvaluationSchema }),
-  z.object({ type: z.literal('abort_call'), turnId: z.string(), reason: z.string() }),
-  z.object({ type: z.literal('await_user'), reason: z.string() }),
-  z.object({ type: z.literal('detach'), reason: z.string() }),
-  z.object({ type: z.literal('end'), reason: z.string() }),
-]);
-
-/** Work the runtime performs for the pure core. */
-export type Effect = z.infer<typeof EffectSchema>;
+export type Effect =
+  | { type: 'emit'; event: EngineEvent }
+  | { type: 'call_agent'; call: AgentCall }
+  /** Run a definition's code in the sandbox; the result comes back as an `evaluated` input with this id. */
+  | { type: 'evaluate'; id: string; evaluation: Evaluation }
+  | { type: 'abort_call'; turnId: string; reason: string }
+  | { type: 'await_user'; reason: string }
+  | { type: 'detach'; reason: string }
+  | { type: 'end'; reason: string };

@@ -1,8 +1,4 @@
 import { z } from 'zod';
-// The snapshot stores each policy's own state, validated field by field on load: naming their schemas here
-// keeps the stored format as it is (a neutral field would change what loading accepts and the key order).
-import { TeamRoutingSchema } from '../routing/state.js';
-import { WorkflowRunSchema } from '../workflow/run/state.js';
 import { AgentCallSchema, AwaitingSchema, MoveSchema } from './moves.js';
 
 /** Session modes: the state machine with the arbiter, or the linear pipeline. */
@@ -17,10 +13,11 @@ export const SessionStatusSchema = z.enum(['idle', 'running', 'awaiting_user', '
 export const STATE_VERSION = 2;
 
 /**
- * The whole engine state of a session: plain data, bounded in size (the history of a session lives in
- * its event log, not here), so a step and a snapshot cost the same at turn 10 and turn 10,000.
+ * The core's part of a session's engine state: plain data, bounded in size (the history of a session
+ * lives in its event log, not here), so a step and a snapshot cost the same at turn 10 and turn 10,000.
+ * A policy keeps its own state beside these fields, under names it declares (see `PolicySlots`).
  */
-export const SessionStateSchema = z.object({
+export const CoreStateSchema = z.object({
   version: z.literal(STATE_VERSION),
   id: z.string(),
   /** Name of the team or workflow definition the session runs. */
@@ -38,14 +35,43 @@ export const SessionStateSchema = z.object({
   inFlight: AgentCallSchema.nullable(),
   pending: MoveSchema.nullable(),
   awaiting: AwaitingSchema.nullable(),
-  /** Turns each agent state answered, by state key (failed and aborted attempts do not count). */
+  /** Turns each agent state answered, by state key (failed and aborted attempts do not count), up to the visits in `recentVisits`. */
   visits: z.record(z.string(), z.number().int()),
+  /**
+   * The state keys of the latest turns, not yet counted in `visits`: they are folded in once there are
+   * VISIT_BATCH of them, so a step never copies the whole record (read counts with `visitCount`).
+   */
+  recentVisits: z.array(z.string()).optional(),
   endReason: z.string().nullable(),
-  /** Team routing state (null for definitions without team routing). */
-  routing: TeamRoutingSchema.nullable(),
-  /** A declarative workflow's run (absent or null for teams). */
-  workflow: WorkflowRunSchema.nullable().optional(),
 });
 
-/** The whole engine state of a session. */
-export type SessionState = z.infer<typeof SessionStateSchema>;
+/** The core's part of a session's engine state. */
+export type CoreState = z.infer<typeof CoreStateSchema>;
+
+/**
+ * The state each policy keeps in a session, by the field it is stored under: a policy module adds its
+ * own with `declare module '…/engine/session.js' { interface PolicySlots { … } }` and declares the
+ * field's schema for loading (the registry in src/kinds/ assembles the stored format). The core never
+ * reads them; a step copies them only through its policy's `draft`.
+ */
+export interface PolicySlots {}
+
+/** The whole engine state of a session: the core's fields and its policy's. */
+export type SessionState = CoreState & PolicySlots;
+
+/** How many visits a session keeps in `recentVisits` before folding them into `visits`. */
+export const VISIT_BATCH = 64;
+
+/** Turns an agent state answered so far (its folded count plus its recent visits). */
+export function visitCount(s: Pick<CoreState, 'visits' | 'recentVisits'>, key: string): number {
+  let n = s.visits[key] ?? 0;
+  for (const k of s.recentVisits ?? []) if (k === key) n += 1;
+  return n;
+}
+
+/** Every agent state's visit count, recent visits folded in (a new record: for views and exports, not for steps). */
+export function allVisits(s: Pick<CoreState, 'visits' | 'recentVisits'>): Record<string, number> {
+  const out = { ...s.visits };
+  for (const k of s.recentVisits ?? []) out[k] = (out[k] ?? 0) + 1;
+  return out;
+}

@@ -30,7 +30,7 @@ export function initialState(def: MachineDefinition, options: { id: string; mode
     awaiting: null,
     visits: {},
     endReason: null,
-    routing: def.policy.initialRouting(def),
+    ...def.policy.initialState(def),
   };
 }
 
@@ -52,7 +52,7 @@ function begin(ctx: StepContext, brief: string, model: string): void {
  */
 export function step(def: MachineDefinition, session: SessionState, input: EngineInput): StepResult {
   if (session.status === 'ended' && input.type !== 'user_message') return { session, effects: [] };
-  const ctx: StepContext = { def, s: draft(session), fx: [] };
+  const ctx: StepContext = { def, s: draft(def, session), fx: [] };
   if ('command' in input && input.command) emit(ctx, event('command', input.command));
   switch (input.type) {
     case 'start':

@@ -1,4 +1,4 @@
-import type { ToolSpec } from '../directive/tool.js';
+import type { ToolChoice, ToolSpec } from '../directive/tool.js';
 
 /** A tool call a model made: its id (ties the `tool` message answering it), the tool's name and its raw JSON arguments. */
 export interface ToolCall {
@@ -20,8 +20,7 @@ export type ChatMessage =
 /** A tool message: the result of one tool call, sent back to the model. */
 export type ToolMessage = Extract<ChatMessage, { role: 'tool' }>;
 
-/** How strongly a call asks for a tool call; `{ name }` forces that one tool. */
-export type ToolChoice = 'auto' | 'required' | 'none' | { name: string };
+export type { ToolChoice };
 
 /** A streamed piece of a response. */
 export type ChatDelta = { type: 'text'; text: string } | { type: 'tool_arguments'; index: number; name?: string; text: string };

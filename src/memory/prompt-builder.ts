@@ -2,7 +2,7 @@ import type { ChatMessage } from '../llm/chat-model.js';
 import type { MachineDefinition, AgentState } from '../engine/definition.js';
 import type { SessionState } from '../engine/session.js';
 import type { AgentCall } from '../engine/moves.js';
-import type { TranscriptEntry } from '../report/transcript.js';
+import type { TranscriptEntry } from './transcript.js';
 import { inboxText, protocolText, rosterLines } from './prompt-parts.js';
 import { linePieces } from './piece-tokens.js';
 import { repairPrompt } from '../directive/parse.js';

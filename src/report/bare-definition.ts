@@ -12,6 +12,5 @@ export function bareDefinition(doc: SessionDocument): MachineDefinition {
     agentIndex: new Map(),
     userPath: '',
     initial: '',
-    team: null,
   } as unknown as MachineDefinition;
 }

@@ -1,4 +1,5 @@
-import { EVENT_PAYLOADS, type TroupeEvent, type TroupeEventName } from '../engine/event-map.js';
+import type { TroupeEvent, TroupeEventName } from '../engine/event-map.js';
+import { EVENT_PAYLOADS } from '../kinds/schemas.js';
 
 /** A session's event log with the malformed events left out, and one note per event skipped. */
 export interface CheckedEvents {

@@ -1,10 +1,10 @@
 /** Reports: pure functions from a session's events (and its definition) to lines people read. */
 export { displayName, formatPath, agentAt } from './names.js';
-export { TranscriptFold, transcriptOf, type TranscriptEntry } from './transcript.js';
+export { TranscriptFold, transcriptOf, type TranscriptEntry } from '../memory/transcript.js';
 export { transitionHistory, decisionLine, directiveTag, formatScore, type HistoryEntry } from './decisions.js';
 export { eventLines, eventJson, type EventLines } from './event-lines.js';
 export { checkEvents, eventProblem, type CheckedEvents } from './checked-events.js';
 export { formatSessionTable, sessionStatus, type SessionRow } from './sessions-table.js';
-export { renderShow, renderMarkdown, type SessionRecord } from './session-report.js';
+export { renderShow, renderMarkdown, type StoredSessionReport } from './session-report.js';
 export { bareDefinition } from './bare-definition.js';
 export { terminalSafe, terminalSafeJson } from './terminal-safe.js';

@@ -7,15 +7,15 @@ import { decisionLine, transitionHistory } from './decisions.js';
 import { eventLines } from './event-lines.js';
 import { displayName, formatPath } from './names.js';
 import { sessionStatus } from './sessions-table.js';
-import { transcriptOf } from './transcript.js';
+import { transcriptOf } from '../memory/transcript.js';
 
 /** A stored session as the reports read it: its document and its whole event log. */
-export interface SessionRecord {
+export interface StoredSessionReport {
   doc: SessionDocument;
   events: readonly TroupeEvent[];
 }
 
-function header(r: SessionRecord): string[] {
+function header(r: StoredSessionReport): string[] {
   const listing = listingOf(r.doc);
   return [
     `session ${r.doc.id} · ${r.doc.team.name} · ${r.doc.mode.toUpperCase()} · ${r.doc.model}`,
@@ -35,7 +35,7 @@ function approvalLines(events: readonly TroupeEvent[], def: MachineDefinition, b
 }
 
 /** `troupe show`: the transcript told by the event log, every transition with its arbitration, the approvals. */
-export function renderShow(r: SessionRecord, def: MachineDefinition): string[] {
+export function renderShow(r: StoredSessionReport, def: MachineDefinition): string[] {
   const { events, skipped } = checkEvents(r.events);
   const lines = [...header(r), ...skipped.map((s) => `! ${s}`), ''];
   const toLines = eventLines(def);
@@ -51,7 +51,7 @@ export function renderShow(r: SessionRecord, def: MachineDefinition): string[] {
 }
 
 /** `troupe export --format md`: the session as a Markdown document. */
-export function renderMarkdown(r: SessionRecord, def: MachineDefinition): string {
+export function renderMarkdown(r: StoredSessionReport, def: MachineDefinition): string {
   const { events, skipped } = checkEvents(r.events);
   const listing = listingOf(r.doc);
   const out: string[] = [`# troupe session ${r.doc.id}`, ''];

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EVENT_NAMES } from '../engine/event-map.js';
+import { EVENT_NAMES } from '../kinds/schemas.js';
 import { CreateSessionSchema, ErrorSchema, InputResultSchema, InputSchema, SessionListItemSchema, SessionViewSchema } from './api-schema.js';
 
 const json = (schema: z.ZodType) => ({ 'application/json': { schema: z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'output' }) } });
@@ -21,7 +21,7 @@ export function openApiDocument(): Record<string, unknown> {
         post: {
           summary: 'Create a session (team or workflow) and start it',
           requestBody: { required: true, content: json(CreateSessionSchema) },
-          responses: { 201: { description: 'Created', content: json(SessionViewSchema) }, 400: error('Bad body'), 401: error('Missing or wrong token'), 413: error('Body too large'), 429: error('Too many sessions running') },
+          responses: { 201: { description: 'Created', content: json(SessionViewSchema) }, 400: error('Bad body'), 401: error('Missing or wrong token'), 403: error('A workflow named by path (the server runs its named workflows unless started with --allow-workflow-paths)'), 413: error('Body too large'), 429: error('Too many sessions running') },
         },
         get: {
           summary: 'List stored sessions (newest first)',
@@ -43,7 +43,11 @@ export function openApiDocument(): Record<string, unknown> {
       '/v1/sessions/{id}/events': {
         get: {
           summary: 'The session\'s events as Server-Sent Events (data: the same JSON as --json), resuming after Last-Event-ID',
-          parameters: [idParam, { name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'string' } }],
+          parameters: [
+            idParam,
+            { name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'string' } },
+            { name: 'access_token', in: 'query', required: false, description: 'The bearer token, for EventSource (which cannot send headers); accepted on this route only', schema: { type: 'string' } },
+          ],
           responses: { 200: { description: `An event stream; event names: ${EVENT_NAMES.join(', ')}`, content: { 'text/event-stream': { schema: { type: 'string' } } } } },
         },
       },

@@ -4,7 +4,7 @@ import type { SessionDocument } from '../store/session-file.js';
 
 /** What the API's view of a session takes besides the engine state: the backend knows these. */
 export interface ViewFacts {
-  kind: 'team' | 'workflow';
+  kind: string;
   /** Whether the session is live on the server (it takes input without being reopened). */
   hosted: boolean;
   lastEventSeq: number;

@@ -67,9 +67,10 @@ export class JournalRecorder implements JournalPort {
   }
 
   /**
-   * Writes a checkpoint of the current snapshot and module state, synchronously; throws when it cannot be
-   * written. `sync` also flushes the journal to the disk first: done when the session pauses or ends;
-   * `at` is the time it is stamped with (read from the clock when not given).
+   * Writes a checkpoint of the current snapshot and module state, synchronously (the store flushes the
+   * journal lines it covers to the disk first); throws when it cannot be written. `sync` also makes the
+   * new document durable: done when the session pauses or ends; `at` is the time it is stamped with
+   * (read from the clock when not given).
    */
   checkpoint(options: { sync?: boolean } = {}, at = this.sources.clock()): void {
     const s = this.snapshot;

@@ -1,9 +1,10 @@
 import type { MachineDefinition } from '../engine/definition.js';
 import { resolveModelId } from '../llm/model-resolver.js';
 import type { PromptBuilder } from '../memory/prompt-builder.js';
-import type { Evaluator } from '../runtime/effect-runner.js';
-import type { OpenTeam } from '../runtime/open-team.js';
-import { teamTurns, type TurnShaper } from '../runtime/turns.js';
+import type { Evaluator } from '../kernel/effect-runner.js';
+import type { OpenTeam } from '../team/open-team.js';
+import type { TurnShaper } from '../kernel/turn-shaper.js';
+import { teamTurns } from '../team/turns.js';
 import type { SandboxEvaluator } from '../workflow/sandbox/index.js';
 import { compileWorkflow } from '../workflow/run/compile.js';
 import { workflowModels } from '../workflow/run/models.js';

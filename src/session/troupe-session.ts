@@ -9,7 +9,7 @@ import { settleMemory } from '../memory/settle.js';
 import { loadTokenizer } from '../memory/tokens.js';
 import type { EffectPort, JournalPort } from '../kernel/ports.js';
 import type { SessionKernel, SessionListener } from '../kernel/session-kernel.js';
-import type { OpenTeam } from '../runtime/open-team.js';
+import type { OpenTeam } from '../team/open-team.js';
 import type { Store } from '../store/store.js';
 import type { CommandApprovals } from './approvals.js';
 

@@ -9,3 +9,5 @@ export { SessionLockedError, LockPathError, acquireLock, releaseLock, refreshLoc
 export { processInfo, parseProcStat, type ProcessInfo } from './process-info.js';
 export { listingOf, type SessionListing } from './listing.js';
 export { scanJournal, JournalWriter } from './journal-file.js';
+export { sealLine, readSeal, hashOf, CHAIN_START } from './journal-chain.js';
+export { JournalCheck, journalRules, CHAINED_SINCE, type JournalRules } from './journal-check.js';

@@ -9,8 +9,16 @@ export class SessionFileError extends UserError {}
 /** Upgrades a raw file of version N to version N + 1 (keyed by N). */
 export type Migration = (raw: Record<string, unknown>) => Record<string, unknown>;
 
+/**
+ * Version 3 seals and chains the journal's lines and records the hash of the last line a checkpoint
+ * covers; the document is otherwise unchanged. The store seals a version-2 journal and fills in the
+ * checkpoint's hash when it opens the session for writing; read-only, its lines are checked for their
+ * numbers and against the checkpoint's line count.
+ */
+const migrateV2: Migration = (raw) => raw;
+
 /** Migrations from each older schema version to the next (each has a fixture in tests/fixtures/sessions/). */
-export const MIGRATIONS: Record<number, Migration> = { 1: migrateV1 };
+export const MIGRATIONS: Record<number, Migration> = { 1: migrateV1, 2: migrateV2 };
 
 /** A loaded file and the version it was stored at (lower than current when it was migrated). */
 export interface Loaded {

@@ -30,8 +30,8 @@ const code = (error: unknown): string | undefined => (error as NodeJS.ErrnoExcep
  * anything that leaves it: `..`, absolute paths elsewhere, and symlinks anywhere along the path
  * (the last part included) whose target is outside. The deepest part that exists is resolved with
  * realpath, so a symlinked parent directory is followed to where it really points before the check;
- * what does not exist yet cannot be a symlink. Callers open the result with O_NOFOLLOW and check the
- * opened file again (see safe-fs.ts), so a swap after this check is caught too.
+ * what does not exist yet cannot be a symlink. Callers then walk the resolved path one directory at a
+ * time by descriptor, never through a link (pinned-dir.ts, safe-fs.ts), so a swap after this check is refused.
  */
 export async function confine(root: string, input: string): Promise<ConfinedPath> {
   if (typeof input !== 'string' || input.trim() === '') throw new ToolError('the path is empty; give a path relative to the workspace');

@@ -7,5 +7,5 @@ export { ToolError, type ToolResult } from './tool.js';
 export { createWorkspace, openWorkspace, changesSince, removeWorkspace, WorkspaceSchema, type Workspace, type CreateWorkspaceOptions } from './workspace.js';
 export { diffSnapshots, DEFAULT_DIFF_LIMITS, type DiffLimits } from './workspace-diff.js';
 export { takeSnapshot, type Snapshot, type SnapshotLimits } from './workspace-snapshot.js';
-export { formatImplementationsForReview, type ImplementationForReview } from '../workflow/run/review-format.js';
-export { TurnUndo } from './turn-undo.js';
+export { TurnUndo, type Restored } from './turn-undo.js';
+export { undoStoreOf, dropUndoLogs } from './undo-store.js';

@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import { z } from 'zod';
 import { confine } from './confine.js';
 import { defineTool, toolSpec, ToolError } from './tool.js';
@@ -19,10 +19,11 @@ export const listFilesTool = defineTool({
   async run(a, { root, limits }) {
     const dir = await confine(root, a.path ?? '.');
     if (!dir.exists) throw new ToolError(`"${dir.shown}" does not exist`);
-    if (!(await stat(dir.real)).isDirectory()) throw new ToolError(`"${dir.shown}" is a file, not a directory; use read_file`);
+    // The real path has no link left in it: lstat tells what is there (the walk checks again as it opens it).
+    if (!(await lstat(dir.real)).isDirectory()) throw new ToolError(`"${dir.shown}" is a file, not a directory; use read_file`);
     const lines: string[] = [];
     let stopped = false;
-    for await (const entry of walk(dir.real, a.max_depth !== undefined ? { maxDepth: a.max_depth } : {})) {
+    for await (const entry of walk(root, { from: dir.shown, ...(a.max_depth !== undefined ? { maxDepth: a.max_depth } : {}) })) {
       if (lines.length >= limits.maxListEntries) {
         stopped = true;
         break;

@@ -1,65 +1,63 @@
+import { randomBytes } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
-import { lstat, mkdir, open, readlink, unlink, type FileHandle } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import { isInside, type ConfinedPath } from './confine.js';
+import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { relative } from 'node:path';
+import type { ConfinedPath } from './confine.js';
+import { refuseUntouchable } from './file-kind.js';
 import { bytes } from './limits.js';
+import { inParentOf, MissingOnTheWay, type PinnedDir } from './pinned-dir.js';
 import { ToolError } from './tool.js';
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK } = constants;
 
-const code = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | null)?.code;
-
-/** What a non-regular file is, in words. */
-function kindOf(stats: Stats): string {
-  if (stats.isDirectory()) return 'a directory';
-  if (stats.isFIFO()) return 'a FIFO (named pipe)';
-  if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device';
-  if (stats.isSocket()) return 'a socket';
-  if (stats.isSymbolicLink()) return 'a symbolic link';
-  return 'not a regular file';
-}
+const code = (error: unknown): string => (error as NodeJS.ErrnoException | null)?.code ?? String(error);
 
 /**
- * Checks where an open file really is (Linux: /proc/self/fd), so a path swapped for a symlink between
- * the check and the open is caught after the fact. Where /proc is missing the earlier check stands alone.
+ * Opens `name` in `dir` for reading, if the tools may touch it (refuseUntouchable: a regular file with one
+ * name). O_NONBLOCK, so a FIFO swapped in after the look never blocks; O_NOFOLLOW; and once open it must be
+ * the file that was looked at (device, inode) and still a single-named regular file.
  */
-async function assertOpenedInside(handle: FileHandle, root: string, shown: string): Promise<void> {
-  let target: string;
-  try {
-    target = await readlink(`/proc/self/fd/${handle.fd}`);
-  } catch {
-    return;
-  }
-  if (!isInside(root, target)) throw new ToolError(`"${shown}" led outside the workspace when opened; refused`);
-}
-
-/** Stats of a path that must be a regular file (lstat: a FIFO or device is refused before anything opens it). */
-async function regularStats(path: ConfinedPath, verb: 'read' | 'written'): Promise<Stats> {
-  const stats = await lstat(path.real);
-  if (!stats.isFile()) throw new ToolError(`"${path.shown}" is ${kindOf(stats)}; only regular files can be ${verb}${stats.isDirectory() && verb === 'read' ? ' (list_files shows a directory)' : ''}`);
-  return stats;
-}
-
-/** Reads a regular file inside the workspace, at most `maxBytes`; never blocks on a FIFO, never follows a swapped-in symlink. */
-export async function readConfined(root: string, path: ConfinedPath, maxBytes: number): Promise<Buffer> {
-  if (!path.exists) throw new ToolError(`"${path.shown}" does not exist`);
-  const before = await regularStats(path, 'read');
-  if (before.size > maxBytes) throw new ToolError(`"${path.shown}" is ${bytes(before.size)}, over the ${bytes(maxBytes)} limit for one file; use search_files to find what you need in it`);
-  const handle = await open(path.real, O_RDONLY | O_NOFOLLOW | O_NONBLOCK).catch((error: unknown) => {
-    throw new ToolError(`cannot open "${path.shown}": ${code(error) === 'ELOOP' ? 'it became a symbolic link' : (code(error) ?? String(error))}`);
+export async function openLeaf(dir: PinnedDir, name: string, verb: 'read' | 'written'): Promise<{ handle: FileHandle; stats: Stats }> {
+  const shown = dir.showOf(name);
+  const seen = await dir.lstat(name);
+  if (!seen) throw new MissingOnTheWay(`"${shown}" does not exist`);
+  refuseUntouchable(seen, shown, verb);
+  const handle = await open(dir.at(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK).catch((error: unknown) => {
+    throw new ToolError(`cannot open "${shown}": ${code(error) === 'ELOOP' ? 'it became a symbolic link' : code(error)}`);
   });
+  const stats = await handle.stat();
+  if (stats.dev !== seen.dev || stats.ino !== seen.ino || !stats.isFile() || stats.nlink > 1) {
+    await handle.close();
+    throw new ToolError(`"${shown}" changed while it was opened; try again`);
+  }
+  return { handle, stats };
+}
+
+/** Copies an open file's whole content into another, a chunk at a time (the source may be larger than memory). */
+export async function copyContent(from: FileHandle, to: FileHandle): Promise<void> {
+  const chunk = Buffer.alloc(1 << 20);
+  for (let at = 0; ; ) {
+    const { bytesRead } = await from.read(chunk, 0, chunk.length, at);
+    if (bytesRead === 0) return;
+    await to.write(chunk, 0, bytesRead, at);
+    at += bytesRead;
+  }
+}
+
+/** Reads `name` in `dir` (see openLeaf), at most `maxBytes`. */
+export async function readLeaf(dir: PinnedDir, name: string, maxBytes: number): Promise<Buffer> {
+  const shown = dir.showOf(name);
+  const { handle, stats } = await openLeaf(dir, name, 'read');
   try {
-    const stats = await handle.stat();
-    if (!stats.isFile() || stats.ino !== before.ino || stats.dev !== before.dev) throw new ToolError(`"${path.shown}" changed while it was opened; try again`);
-    await assertOpenedInside(handle, root, path.shown);
-    const buffer = Buffer.alloc(Math.min(stats.size, maxBytes) + 1);
+    if (stats.size > maxBytes) throw new ToolError(`"${shown}" is ${bytes(stats.size)}, over the ${bytes(maxBytes)} limit for one file; use search_files to find what you need in it`);
+    const buffer = Buffer.alloc(stats.size + 1);
     let filled = 0;
     while (filled < buffer.length) {
       const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
       if (bytesRead === 0) break;
       filled += bytesRead;
     }
-    if (filled > maxBytes) throw new ToolError(`"${path.shown}" grew past the ${bytes(maxBytes)} limit while it was read`);
+    if (filled > maxBytes) throw new ToolError(`"${shown}" grew past the ${bytes(maxBytes)} limit while it was read`);
     return buffer.subarray(0, filled);
   } finally {
     await handle.close();
@@ -67,44 +65,59 @@ export async function readConfined(root: string, path: ConfinedPath, maxBytes: n
 }
 
 /**
- * Writes a regular file inside the workspace. An existing file is opened with O_NOFOLLOW (no
- * truncation until it is checked) and rewritten; a new one is created with O_EXCL after its parent
- * directories, and removed again if it turns out to be outside the workspace. Returns whether it was created.
+ * Replaces `name` in `dir` by a new file: `fill` writes a temp file beside it (created with O_EXCL), which
+ * is then renamed over the name. A rename replaces the directory entry, never writes into what was there,
+ * so no hard link or swapped-in symlink is ever written through, and a crash leaves the old file or the new
+ * one, never half of it. What is there must pass refuseUntouchable (`existing: 'checked'`, the tools), or
+ * may be anything but a directory (`'any'`, the undo log putting a file back). The old file's mode is kept.
  */
-export async function writeConfined(root: string, path: ConfinedPath, data: Buffer): Promise<{ created: boolean }> {
-  let handle: FileHandle;
-  let created = false;
-  if (path.exists) {
-    const before = await regularStats(path, 'written');
-    handle = await open(path.real, O_WRONLY | O_NOFOLLOW | O_NONBLOCK).catch((error: unknown) => {
-      throw new ToolError(`cannot open "${path.shown}" for writing: ${code(error) === 'ELOOP' ? 'it became a symbolic link' : (code(error) ?? String(error))}`);
-    });
-    const stats = await handle.stat();
-    if (!stats.isFile() || stats.ino !== before.ino || stats.dev !== before.dev) {
-      await handle.close();
-      throw new ToolError(`"${path.shown}" changed while it was opened; try again`);
-    }
-  } else {
-    await mkdir(dirname(path.real), { recursive: true }).catch((error: unknown) => {
-      throw new ToolError(`cannot create the directories for "${path.shown}": ${code(error) ?? String(error)}`);
-    });
-    handle = await open(path.real, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o644).catch((error: unknown) => {
-      throw new ToolError(`cannot create "${path.shown}": ${code(error) === 'EEXIST' ? 'something appeared there meanwhile; try again' : (code(error) ?? String(error))}`);
-    });
-    created = true;
-  }
+export async function replaceLeaf(dir: PinnedDir, name: string, fill: (handle: FileHandle) => Promise<void>, existing: 'checked' | 'any'): Promise<{ created: boolean }> {
+  const shown = dir.showOf(name);
+  const seen = await dir.lstat(name);
+  if (seen && (existing === 'checked' || seen.isDirectory())) refuseUntouchable(seen, shown, 'written');
+  const temp = `.troupe-write-${randomBytes(6).toString('hex')}.tmp`;
+  const handle = await open(dir.at(temp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o644).catch((error: unknown) => {
+    throw new ToolError(`cannot write "${shown}": ${code(error)}`);
+  });
+  let closed = false;
+  let placed = false;
   try {
-    await assertOpenedInside(handle, root, path.shown);
-  } catch (error) {
+    await fill(handle);
+    if (seen?.isFile()) await handle.chmod(seen.mode & 0o777);
     await handle.close();
-    if (created) await unlink(path.real).catch(() => undefined);
-    throw error;
-  }
-  try {
-    await handle.truncate(0);
-    await handle.write(data, 0, data.length, 0);
+    closed = true;
+    await rename(dir.at(temp), dir.at(name)).catch((error: unknown) => {
+      throw new ToolError(`cannot write "${shown}": ${code(error) === 'EISDIR' ? 'it became a directory' : code(error)}`);
+    });
+    placed = true;
   } finally {
-    await handle.close();
+    if (!closed) await handle.close().catch(() => undefined);
+    if (!placed) await unlink(dir.at(temp)).catch(() => undefined);
   }
-  return { created };
+  return { created: seen === null };
+}
+
+/** Removes `name` from `dir` unless it is a directory; a link is removed itself, never what it points to. False when nothing was there. */
+export async function removeLeaf(dir: PinnedDir, name: string): Promise<boolean> {
+  const seen = await dir.lstat(name);
+  if (!seen) return false;
+  if (seen.isDirectory()) throw new ToolError(`"${dir.showOf(name)}" is a directory now; it is left as it is`);
+  return unlink(dir.at(name)).then(
+    () => true,
+    (error: unknown) => {
+      if (code(error) === 'ENOENT') return false;
+      throw new ToolError(`cannot remove "${dir.showOf(name)}": ${code(error)}`);
+    },
+  );
+}
+
+/** Reads a regular file inside the workspace, at most `maxBytes`, through a walk that never follows a link (see pinned-dir.ts). */
+export async function readConfined(root: string, path: ConfinedPath, maxBytes: number): Promise<Buffer> {
+  if (!path.exists) throw new ToolError(`"${path.shown}" does not exist`);
+  return inParentOf(root, relative(root, path.real), {}, (dir, name) => readLeaf(dir, name, maxBytes));
+}
+
+/** Writes a regular file inside the workspace (its missing directories made one checked step at a time); returns whether it was created. */
+export async function writeConfined(root: string, path: ConfinedPath, data: Buffer): Promise<{ created: boolean }> {
+  return inParentOf(root, relative(root, path.real), { create: true }, (dir, name) => replaceLeaf(dir, name, (handle) => handle.writeFile(data), 'checked'));
 }

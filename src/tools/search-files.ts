@@ -1,8 +1,8 @@
 import { lstat } from 'node:fs/promises';
 import { z } from 'zod';
-import { confine, shownPath } from './confine.js';
+import { confine } from './confine.js';
 import { compileRegex, regexSearch, type LineMatch } from './regex-search.js';
-import { readConfined } from './safe-fs.js';
+import { readConfined, readLeaf } from './safe-fs.js';
 import { looksBinary } from './text-file.js';
 import { defineTool, toolSpec, ToolError, type ToolContext } from './tool.js';
 import { walk } from './walk.js';
@@ -14,31 +14,35 @@ const Args = z.object({
   ignore_case: z.boolean().optional().describe('Match regardless of case; default false.'),
 });
 
-/** The text files to search under a path, within the byte budget; binary and oversized files are left out and counted. */
+/** The text files to search under a path, within the byte budget; binary, oversized and untouchable files are left out and counted. */
 async function gather(a: z.infer<typeof Args>, { root, limits }: ToolContext): Promise<{ files: { path: string; text: string }[]; skipped: number; budgetHit: boolean }> {
   const start = await confine(root, a.path ?? '.');
   if (!start.exists) throw new ToolError(`"${start.shown}" does not exist`);
-  const single = (await lstat(start.real)).isFile();
   const files: { path: string; text: string }[] = [];
   let skipped = 0;
   let total = 0;
-  const candidates = single ? [{ full: start.real, kind: 'file' as const }] : walk(start.real);
-  for await (const entry of candidates) {
+  const keep = (path: string, data: Buffer | null): void => {
+    if (!data || looksBinary(data)) skipped++;
+    else {
+      total += data.length;
+      files.push({ path, text: data.toString('utf8') });
+    }
+  };
+  // The real path has no link left in it: lstat tells what is there (the reads check again as they open).
+  if (!(await lstat(start.real)).isDirectory()) {
+    keep(start.shown, await readConfined(root, start, limits.maxFileBytes).catch(() => null));
+    return { files, skipped, budgetHit: false };
+  }
+  for await (const entry of walk(root, { from: start.shown })) {
     if (entry.kind !== 'file') continue;
-    const shown = shownPath(root, entry.full);
-    const size = (await lstat(entry.full)).size;
+    const size = (await entry.dir.lstat(entry.name))?.size ?? 0;
     if (size > limits.maxFileBytes) {
       skipped++;
       continue;
     }
     if (total + size > limits.maxSearchBytes) return { files, skipped, budgetHit: true };
-    const data = await readConfined(root, { real: entry.full, shown, exists: true }, limits.maxFileBytes).catch(() => null);
-    if (!data || looksBinary(data)) {
-      skipped++;
-      continue;
-    }
-    total += data.length;
-    files.push({ path: shown, text: data.toString('utf8') });
+    // A FIFO, device, socket or multiply-linked file swapped in is refused by the read, not waited on.
+    keep(entry.dir.showOf(entry.name), await readLeaf(entry.dir, entry.name, limits.maxFileBytes).catch(() => null));
   }
   return { files, skipped, budgetHit: false };
 }
@@ -74,7 +78,7 @@ export const searchFilesTool = defineTool({
     const notes = [
       more ? `[stopped at ${max} matches; narrow the pattern or the path]` : '',
       budgetHit ? `[only the first ${files.length} files were searched (the search reads at most ${context.limits.maxSearchBytes} bytes); narrow the path]` : '',
-      skipped ? `[${skipped} binary or oversized file(s) skipped]` : '',
+      skipped ? `[${skipped} binary, oversized or unreadable file(s) skipped]` : '',
     ].filter(Boolean);
     const body = matches.length ? matches.map(([p, n, t]) => `${p}:${n}: ${t}`).join('\n') : `no matches in ${files.length} file(s)`;
     return { ok: true, content: [body, ...notes].join('\n') };

@@ -1,14 +1,27 @@
-import { copyFile, mkdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { constants } from 'node:fs';
+import { mkdir, open, readFile, rm, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
 import { z } from 'zod';
-import { confine } from './confine.js';
-import type { Toolset } from './toolset.js';
+import { confine, refuseGitInternals } from './confine.js';
+import { inParentOf, MissingOnTheWay } from './pinned-dir.js';
+import { copyContent, openLeaf, removeLeaf, replaceLeaf } from './safe-fs.js';
+import { toolFailure, ToolError } from './tool.js';
+import type { ToolOutcome, Toolset } from './toolset.js';
 
 /** The tools that change files; what they touch is saved before they run. */
 const WRITERS = new Set(['write_file', 'edit_file']);
 
-const UndoLogSchema = z.object({ version: z.literal(1), turnId: z.string(), saved: z.array(z.object({ path: z.string(), copy: z.string().nullable() })) });
+// A copy's name is only ever f<n>, so a log that was tampered with cannot name a file outside the store.
+const UndoLogSchema = z.object({ version: z.literal(1), turnId: z.string(), saved: z.array(z.object({ path: z.string(), copy: z.string().regex(/^f\d+$/).nullable() })) });
 type UndoLog = z.infer<typeof UndoLogSchema>;
+
+const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
+
+/** What a restore did: how many files it put back, and which it could not (each with the reason). */
+export interface Restored {
+  restored: number;
+  refused: string[];
+}
 
 /**
  * A tool turn's undo log: before write_file or edit_file changes a file for the first time in a turn, the
@@ -17,6 +30,11 @@ type UndoLog = z.infer<typeof UndoLogSchema>;
  * session runs that same turn again (same turn id) the files are put back first, so the re-run starts
  * from the workspace its first run found; a log of another turn is only dropped (that turn's answer may
  * have been applied just before the crash). Files made by run_command are not tracked.
+ *
+ * Saving and putting back go through the pinned walk (pinned-dir.ts) like the file tools: nothing is
+ * followed through a link, a FIFO, socket, device or multiply-linked file is refused before it is opened
+ * (the call is then refused too: a change that could not be undone is not made), and a file is put back
+ * by renaming a new file over whatever the agent left at its name, never by writing through it.
  */
 export class TurnUndo {
   private log: UndoLog = { version: 1, turnId: '', saved: [] };
@@ -24,7 +42,7 @@ export class TurnUndo {
   constructor(
     /** The workspace (a real path). */
     private readonly root: string,
-    /** Where the log and the saved copies live (outside the workspace). */
+    /** Where the log and the saved copies live (outside the workspace, see undo-store.ts). */
     private readonly store: string,
   ) {}
 
@@ -32,29 +50,49 @@ export class TurnUndo {
     return join(this.store, 'undo.json');
   }
 
-  /** Before `turnId` runs: puts back what an unfinished run of that same turn changed; returns how many files it restored. */
-  async restore(turnId: string): Promise<number> {
+  /** Before `turnId` runs: puts back what an unfinished run of that same turn changed, then drops the log. */
+  async restore(turnId: string): Promise<Restored> {
     const raw = await readFile(this.logFile, 'utf8').catch(() => null);
-    if (raw === null) return 0;
+    const done: Restored = { restored: 0, refused: [] };
+    if (raw === null) return done;
     let parsed: ReturnType<typeof UndoLogSchema.safeParse>;
     try {
       parsed = UndoLogSchema.safeParse(JSON.parse(raw));
     } catch {
       parsed = UndoLogSchema.safeParse(null);
     }
-    const again = parsed.success && parsed.data.turnId === turnId;
-    if (parsed.success && again) {
+    if (parsed.success && parsed.data.turnId === turnId) {
       for (const entry of [...parsed.data.saved].reverse()) {
-        const target = join(this.root, entry.path);
-        if (entry.copy === null) await unlink(target).catch(() => undefined);
-        else {
-          await mkdir(dirname(target), { recursive: true });
-          await copyFile(join(this.store, entry.copy), target);
+        try {
+          await this.putBack(entry.path, entry.copy);
+          done.restored += 1;
+        } catch (error) {
+          if (!(error instanceof ToolError)) throw error;
+          done.refused.push(`${entry.path} (${error.message})`);
         }
       }
     }
     await rm(this.store, { recursive: true, force: true });
-    return parsed.success && again ? parsed.data.saved.length : 0;
+    return done;
+  }
+
+  /** Puts one file back as it was: its saved copy, or (`copy` null) nothing at its name. */
+  private async putBack(path: string, copy: string | null): Promise<void> {
+    if (copy === null) {
+      // A directory on the way that is gone took the file with it.
+      await inParentOf(this.root, path, {}, (dir, name) => removeLeaf(dir, name)).catch((error: unknown) => {
+        if (!(error instanceof MissingOnTheWay)) throw error;
+      });
+      return;
+    }
+    const source = await open(join(this.store, copy), O_RDONLY | O_NOFOLLOW).catch((error: unknown) => {
+      throw new ToolError(`its saved copy cannot be opened: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    });
+    try {
+      await inParentOf(this.root, path, { create: true }, (dir, name) => replaceLeaf(dir, name, (handle) => copyContent(source, handle), 'any'));
+    } finally {
+      await source.close();
+    }
   }
 
   /** Starts a turn's log. */
@@ -64,17 +102,30 @@ export class TurnUndo {
     await writeFile(this.logFile, JSON.stringify(this.log));
   }
 
-  /** Saves a file before a tool first changes it in this turn (nothing for paths the tool will refuse). */
+  /** Saves a file before a tool first changes it in this turn; throws the ToolError the tool would give for a path it refuses. */
   async before(input: unknown): Promise<void> {
     const path = typeof input === 'object' && input !== null ? (input as { path?: unknown }).path : undefined;
     if (typeof path !== 'string') return;
-    const confined = await confine(this.root, path).catch(() => null);
-    if (!confined || this.log.saved.some((s) => s.path === confined.shown)) return;
+    const confined = await confine(this.root, path);
+    refuseGitInternals(confined);
+    if (this.log.saved.some((s) => s.path === confined.shown)) return;
     let copy: string | null = null;
     if (confined.exists) {
-      copy = `f${this.log.saved.length}`;
-      // A directory or something else that is not a file is left to the tool to refuse.
-      if (!(await copyFile(confined.real, join(this.store, copy)).then(() => true, () => false))) return;
+      const name = `f${this.log.saved.length}`;
+      await inParentOf(this.root, relative(this.root, confined.real), {}, async (dir, leaf) => {
+        const { handle } = await openLeaf(dir, leaf, 'written');
+        try {
+          const out = await open(join(this.store, name), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+          try {
+            await copyContent(handle, out);
+          } finally {
+            await out.close();
+          }
+        } finally {
+          await handle.close();
+        }
+      });
+      copy = name;
     }
     this.log.saved.push({ path: confined.shown, copy });
     await writeFile(this.logFile, JSON.stringify(this.log));
@@ -85,7 +136,7 @@ export class TurnUndo {
     await rm(this.store, { recursive: true, force: true });
   }
 
-  /** The toolset with each file-changing call recorded in this log first. */
+  /** The toolset with each file-changing call recorded in this log first; a call whose file cannot be saved is refused. */
   wrap(toolset: Toolset): Toolset {
     return {
       ...toolset,
@@ -93,16 +144,28 @@ export class TurnUndo {
       summarize: (call) => toolset.summarize(call),
       run: async (call, signal) => {
         if (WRITERS.has(call.name)) {
-          let args: unknown = null;
-          try {
-            args = JSON.parse(call.arguments);
-          } catch {
-            // Bad JSON: the tool answers it with an error; nothing to save.
-          }
-          await this.before(args);
+          const refused = await this.saveFor(call);
+          if (refused) return { ...toolFailure(refused), tool: call.name, summary: toolset.summarize(call) } satisfies ToolOutcome;
         }
         return toolset.run(call, signal);
       },
     };
+  }
+
+  /** Saves what a writer call will change; the reason it cannot, or null. */
+  private async saveFor(call: { arguments: string }): Promise<string | null> {
+    let args: unknown = null;
+    try {
+      args = JSON.parse(call.arguments);
+    } catch {
+      return null; // Bad JSON: the tool answers it with an error; nothing to save.
+    }
+    try {
+      await this.before(args);
+      return null;
+    } catch (error) {
+      if (error instanceof ToolError) return error.message;
+      return `the file could not be saved for undo first (${(error as NodeJS.ErrnoException).code ?? String(error)}); it is left unchanged`;
+    }
   }
 }

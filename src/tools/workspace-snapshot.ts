@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { lstat, readFile, readlink } from 'node:fs/promises';
+import { readlink } from 'node:fs/promises';
 import { z } from 'zod';
+import { readLeaf } from './safe-fs.js';
 import { looksBinary } from './text-file.js';
 import { walk } from './walk.js';
 
@@ -37,7 +38,12 @@ export const DEFAULT_SNAPSHOT_LIMITS: SnapshotLimits = { maxFiles: 20_000, maxTe
 
 const sha = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 
-/** Takes a snapshot of a directory's files (`.git` skipped, symlinks recorded by target, FIFOs and devices left out). */
+/**
+ * Takes a snapshot of a directory's files (`.git` skipped, symlinks recorded by target, FIFOs, sockets and
+ * devices left out). Files are read through the pinned walk (never a link, never blocking on a FIFO); a
+ * file with more than one hard link (which may be a file outside under a second name) is not read: like
+ * a very large one, its hash is its size and modification time.
+ */
 export async function takeSnapshot(dir: string, limits: SnapshotLimits = DEFAULT_SNAPSHOT_LIMITS): Promise<Snapshot> {
   const files: Record<string, SnapshotEntry> = {};
   let count = 0;
@@ -47,17 +53,17 @@ export async function takeSnapshot(dir: string, limits: SnapshotLimits = DEFAULT
     if (count >= limits.maxFiles) return { files, truncated: true };
     count += 1;
     if (entry.kind === 'symlink') {
-      const target = await readlink(entry.full).catch(() => '');
+      const target = await readlink(entry.dir.at(entry.name)).catch(() => '');
       files[entry.path] = { hash: sha(`link:${target}`), size: target.length, text: `(symbolic link to ${target})\n`, link: true };
       continue;
     }
-    const stats = await lstat(entry.full).catch(() => null);
+    const stats = await entry.dir.lstat(entry.name).catch(() => null);
     if (!stats?.isFile()) continue;
-    if (stats.size > limits.maxHashBytes) {
+    if (stats.size > limits.maxHashBytes || stats.nlink > 1) {
       files[entry.path] = { hash: `size:${stats.size}:mtime:${stats.mtimeMs}`, size: stats.size };
       continue;
     }
-    const data = await readFile(entry.full).catch(() => null);
+    const data = await readLeaf(entry.dir, entry.name, limits.maxHashBytes).catch(() => null);
     if (!data) continue;
     const keepText = data.length <= limits.maxTextBytes && textBytes + data.length <= limits.maxTotalTextBytes && !looksBinary(data);
     if (keepText) textBytes += data.length;

@@ -1,7 +1,7 @@
 import React from 'react';
 import { Text } from 'ink';
 import { formatCost, formatTokens, type UsageTotals } from '../commands/usage-meter.js';
-import type { MemorySnapshot } from '../commands/memory-source.js';
+import type { MemoryView } from '../commands/memory-source.js';
 
 /** Props of the footer. */
 export interface FooterProps {
@@ -9,7 +9,7 @@ export interface FooterProps {
   turnBudget: number;
   usage: UsageTotals;
   /** Null when the session runs without summarising memory. */
-  memory: MemorySnapshot | null;
+  memory: MemoryView | null;
   offline: boolean;
 }
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { Usage } from '../llm/chat-model.js';
 import { UserError } from '../llm/errors.js';
-import { PACKAGE_ROOT } from '../runtime/team-paths.js';
+import { PACKAGE_ROOT } from '../package-root.js';
 
 const PriceSchema = z.object({
   input: z.number().min(0),

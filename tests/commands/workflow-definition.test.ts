@@ -6,7 +6,7 @@ import { situation } from '../../src/commands/situation.js';
 import { NO_USAGE } from '../../src/commands/usage-meter.js';
 import { initialState } from '../../src/engine/step.js';
 import { toMermaid } from '../../src/graph.js';
-import { teamOf } from '../../src/routing/team-settings.js';
+import { teamOf } from '../../src/team/team-settings.js';
 import { compileWorkflow } from '../../src/workflow/run/compile.js';
 import type { WorkflowPlan } from '../../src/workflow/run/plan.js';
 
@@ -33,7 +33,7 @@ describe('team commands on a workflow definition (it has no team settings)', () 
   const session = initialState(def, { id: 'w' });
 
   it('carries no team settings, and the team policy refuses to read them', () => {
-    expect(def.team).toBeNull();
+    expect(def.team).toBeUndefined(); // the team policy's slot of the definition: a workflow has none
     expect(() => teamOf(def)).toThrow('routing: tiny has no team settings');
   });
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadTeam } from '../../src/config/load-team.js';
 import { formatIssue } from '../../src/config/issues.js';
-import { configJsonSchemas } from '../../src/config/json-schema.js';
+import { configJsonSchemas } from '../../src/kinds/json-schema.js';
 import { REPO_ROOT } from '../helpers/team.js';
 
 const dirs: string[] = [];

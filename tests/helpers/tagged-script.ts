@@ -1,5 +1,5 @@
 import type { TroupeEvent } from '../../src/engine/event-map.js';
-import { transcriptOf } from '../../src/report/transcript.js';
+import { transcriptOf } from '../../src/memory/transcript.js';
 import { completion, type FakeReply, type RecordedRequest } from './fake-openai-server.js';
 
 /** One scripted persona turn: where it hands over (or its transition), a delay for its first request, or a failure. */

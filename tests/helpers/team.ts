@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { openTeam, type OpenTeam } from '../../src/runtime/open-team.js';
+import { openTeam, type OpenTeam } from '../../src/team/open-team.js';
 import type { ChatModel } from '../../src/llm/chat-model.js';
 import type { TroupeEvent } from '../../src/engine/event-map.js';
 import type { Mode } from '../../src/engine/session.js';

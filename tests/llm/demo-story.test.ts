@@ -5,7 +5,7 @@ import { PacedModel } from '../../src/llm/paced-model.js';
 import { AbortedError } from '../../src/llm/errors.js';
 import type { EngineInput } from '../../src/engine/input-events.js';
 import type { TroupeEvent } from '../../src/engine/event-map.js';
-import { transcriptOf } from '../../src/report/transcript.js';
+import { transcriptOf } from '../../src/memory/transcript.js';
 import { studioRunner } from '../helpers/team.js';
 
 const BRIEF = 'A lighthouse game';

@@ -7,7 +7,7 @@ import { DemoModel } from '../../src/llm/demo-model.js';
 import { RecordingModel } from '../../src/llm/recording.js';
 import { ReplayModel } from '../../src/llm/replay-model.js';
 import { fixedClock } from '../helpers/team.js';
-import { transcriptOf } from '../../src/report/transcript.js';
+import { transcriptOf } from '../../src/memory/transcript.js';
 
 /** A fixed clock as the recorder takes it (a Date). */
 const dateClock = () => {

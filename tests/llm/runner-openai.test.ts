@@ -3,8 +3,8 @@ import { FakeOpenAIServer, streamChunks, type FakeHandler, type FakeReply, type 
 import { REPO_ROOT, studioRunner } from '../helpers/team.js';
 import { OpenAIChatModel } from '../../src/llm/openai-model.js';
 import { ToolFallbackModel } from '../../src/llm/tool-fallback.js';
-import { openTeam } from '../../src/runtime/open-team.js';
-import { transcriptOf } from '../../src/report/transcript.js';
+import { openTeam } from '../../src/team/open-team.js';
+import { transcriptOf } from '../../src/memory/transcript.js';
 import { UsageMeter } from '../../src/usage/usage-meter.js';
 import { PriceTable } from '../../src/usage/price-table.js';
 import type { TroupeEvent } from '../../src/engine/event-map.js';

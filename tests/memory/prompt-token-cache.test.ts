@@ -20,7 +20,7 @@ const { MemorySchema } = await import('../../src/config/team-schema.js');
 const { initialState } = await import('../../src/engine/step.js');
 const { agentById } = await import('../../src/engine/definition.js');
 const { generatedTeam } = await import('../../bench/team-fixtures.js');
-const { compileTeam } = await import('../../src/routing/compile-team.js');
+const { compileTeam } = await import('../../src/team/compile-team.js');
 type PromptInput = import('../../src/memory/prompt-builder.js').PromptInput;
 type EngineEvent = import('../../src/engine/event-map.js').EngineEvent;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DemoModel } from '../../src/llm/demo-model.js';
 import { payloads, studioRunner } from '../helpers/team.js';
-import { transcriptOf } from '../../src/report/transcript.js';
+import { transcriptOf } from '../../src/memory/transcript.js';
 import * as troupe from '../../src/index.js';
 
 describe('the offline demo model', () => {

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { transcriptOf } from '../../src/report/transcript.js';
+import { transcriptOf } from '../../src/memory/transcript.js';
 import { foldJournal } from '../../src/session/fold.js';
 import { LowdbStore } from '../../src/store/lowdb-store.js';
 import { MemoryStore } from '../../src/store/memory-store.js';

@@ -2,16 +2,16 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TroupeEvent } from '../../src/engine/event-map.js';
-import { demoProgress } from '../../src/llm/demo-progress.js';
+import { demoProgress } from '../../src/session/demo-progress.js';
 import { checkEvents } from '../../src/report/checked-events.js';
-import { renderMarkdown, renderShow, type SessionRecord } from '../../src/report/session-report.js';
+import { renderMarkdown, renderShow, type StoredSessionReport } from '../../src/report/session-report.js';
 import { parseSessionFile, SessionFileError } from '../../src/store/load-file.js';
 import { REPO_ROOT, studio } from '../helpers/team.js';
 
 const FIXTURES = join(REPO_ROOT, 'tests', 'fixtures', 'sessions');
 
 /** The v2 fixture with an edit applied to its raw events, loaded like `troupe show` loads it. */
-function edited(edit: (events: any[]) => void): SessionRecord {
+function edited(edit: (events: any[]) => void): StoredSessionReport {
   const doc = parseSessionFile(readFileSync(join(FIXTURES, 'v2.json'), 'utf8'), 'f.json').file;
   const events = readFileSync(join(FIXTURES, 'v2.jsonl'), 'utf8').trim().split('\n').flatMap((l) => JSON.parse(l).events);
   edit(events);

@@ -2,13 +2,13 @@ import type { SessionState } from '../../src/engine/session.js';
 import type { TroupeEvent } from '../../src/engine/event-map.js';
 import { step } from '../../src/engine/step.js';
 import { DemoModel } from '../../src/llm/demo-model.js';
-import { demoProgress } from '../../src/llm/demo-progress.js';
+import { demoProgress } from '../../src/session/demo-progress.js';
 import type { ChatModel, ChatRequest, ChatResponse } from '../../src/llm/chat-model.js';
 import { openSession } from '../../src/session/open-session.js';
 import { type StoredCopy } from '../../src/store/memory-store.js';
 import type { JournalRecord, SessionDocument } from '../../src/store/session-file.js';
 import type { Store } from '../../src/store/store.js';
-import { transcriptOf, type TranscriptEntry } from '../../src/report/transcript.js';
+import { transcriptOf, type TranscriptEntry } from '../../src/memory/transcript.js';
 import { fixedClock, REPO_ROOT, studio } from '../helpers/team.js';
 
 /** The brief every store test runs. */

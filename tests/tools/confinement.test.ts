@@ -96,12 +96,13 @@ describe('paths are confined to the workspace', () => {
     await expect(confine(ws, 'a\0b')).rejects.toThrow('NUL byte');
   });
 
-  it.skipIf(process.platform !== 'linux')('checks the opened file again, so a path swapped after the check is caught', async () => {
-    // As if outdir had been an ordinary directory when checked and became a symlink before the open.
+  it('checks every component again as it walks, so a path swapped after the check is caught (no directory made outside)', async () => {
+    // As if outdir had been an ordinary directory when confine checked it and became a symlink before the use.
     const swapped = (name: string) => ({ real: join(ws, 'outdir', name), shown: name, exists: name === 'secret.txt' });
-    await expect(readConfined(ws, swapped('secret.txt'), 1_000)).rejects.toThrow('led outside the workspace when opened; refused');
-    await expect(writeConfined(ws, swapped('secret.txt'), Buffer.from('pwned'))).rejects.toThrow('led outside the workspace when opened');
-    await expect(writeConfined(ws, swapped('planted.txt'), Buffer.from('pwned'))).rejects.toThrow('led outside the workspace when opened');
-    // The file it had to create to find out is gone again (afterEach checks the whole outside directory).
+    await expect(readConfined(ws, swapped('secret.txt'), 1_000)).rejects.toThrow('"outdir" (on the way to "outdir/secret.txt") became a symbolic link; refused');
+    await expect(writeConfined(ws, swapped('secret.txt'), Buffer.from('pwned'))).rejects.toThrow('became a symbolic link; refused');
+    await expect(writeConfined(ws, swapped('planted.txt'), Buffer.from('pwned'))).rejects.toThrow('became a symbolic link; refused');
+    // mkdir -p through the swapped link would have made outside/deeper (afterEach checks the whole outside directory).
+    await expect(writeConfined(ws, swapped('deeper/planted.txt'), Buffer.from('pwned'))).rejects.toThrow('became a symbolic link; refused');
   });
 });

@@ -117,10 +117,10 @@ describe('search_files', () => {
     writeFileSync(join(ws, 'src/a.ts'), 'const a = 1;\n// TODO: a.b\nexport { a };\n');
     writeFileSync(join(ws, 'src/b.ts'), 'todo later\n');
     writeFileSync(join(ws, 'bin.dat'), Buffer.from([0, 1, 2, 84, 79, 68, 79]));
-    expect((await call('search_files', { pattern: 'TODO' })).content).toBe('src/a.ts:2: // TODO: a.b\n[1 binary or oversized file(s) skipped]');
+    expect((await call('search_files', { pattern: 'TODO' })).content).toBe('src/a.ts:2: // TODO: a.b\n[1 binary, oversized or unreadable file(s) skipped]');
     expect((await call('search_files', { pattern: 'todo', ignore_case: true, path: 'src' })).content).toBe('src/a.ts:2: // TODO: a.b\nsrc/b.ts:1: todo later');
     expect((await call('search_files', { pattern: 'a.b' })).content).toMatch(/^src\/a.ts:2:/);
-    expect((await call('search_files', { pattern: '^export \\{', regex: true })).content).toBe('src/a.ts:3: export { a };\n[1 binary or oversized file(s) skipped]');
+    expect((await call('search_files', { pattern: '^export \\{', regex: true })).content).toBe('src/a.ts:3: export { a };\n[1 binary, oversized or unreadable file(s) skipped]');
     expect((await call('search_files', { pattern: 'later', path: 'src/b.ts' })).content).toBe('src/b.ts:1: todo later');
     expect((await call('search_files', { pattern: '(', regex: true })).content).toMatch(/^Error: invalid regular expression/);
   });

@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { fingerprint } from '../helpers/fingerprint.js';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createToolset } from '../../src/tools/toolset.js';
@@ -29,7 +30,7 @@ describe('undoing an unfinished tool turn', () => {
     expect(readFileSync(join(ws, 'keep.txt'), 'utf8')).toBe('edited\n');
     // The process dies here: no commit. The resumed session runs t7 again.
     const again = new TurnUndo(tools.root, store);
-    expect(await again.restore('t7')).toBe(2);
+    expect(await again.restore('t7')).toEqual({ restored: 2, refused: [] });
     expect(readFileSync(join(ws, 'keep.txt'), 'utf8')).toBe('original\n');
     expect(existsSync(join(ws, 'new', 'made.txt'))).toBe(false);
     expect(existsSync(store)).toBe(false);
@@ -40,14 +41,14 @@ describe('undoing an unfinished tool turn', () => {
     const first = new TurnUndo(tools.root, store);
     await first.begin('t7');
     await first.wrap(tools).run({ name: 'write_file', arguments: JSON.stringify({ path: 'keep.txt', content: 'applied\n' }) });
-    expect(await new TurnUndo(tools.root, store).restore('t9')).toBe(0);
+    expect(await new TurnUndo(tools.root, store).restore('t9')).toEqual({ restored: 0, refused: [] });
     expect(readFileSync(join(ws, 'keep.txt'), 'utf8')).toBe('applied\n');
     expect(existsSync(store)).toBe(false);
     const done = new TurnUndo(tools.root, store);
     await done.begin('t9');
     await done.wrap(tools).run({ name: 'write_file', arguments: JSON.stringify({ path: 'keep.txt', content: 'final\n' }) });
     await done.commit();
-    expect(await new TurnUndo(tools.root, store).restore('t9')).toBe(0);
+    expect(await new TurnUndo(tools.root, store).restore('t9')).toEqual({ restored: 0, refused: [] });
     expect(readFileSync(join(ws, 'keep.txt'), 'utf8')).toBe('final\n');
   });
 
@@ -58,5 +59,22 @@ describe('undoing an unfinished tool turn', () => {
     const out = await undo.wrap(tools).run({ name: 'write_file', arguments: JSON.stringify({ path: '../../etc/passwd', content: 'x' }) });
     expect(out.ok).toBe(false);
     expect(JSON.parse(readFileSync(join(store, 'undo.json'), 'utf8')).saved).toEqual([]);
+  });
+
+  it('a log that was tampered with (a path out of the workspace, a copy out of the store) touches nothing outside', async () => {
+    const { ws, store, tools } = setup();
+    const outside = join(ws, '..', 'outside');
+    mkdirSync(outside);
+    writeFileSync(join(outside, 'keep.txt'), 'outside\n');
+    const before = fingerprint(outside);
+    mkdirSync(store);
+    writeFileSync(join(store, 'undo.json'), JSON.stringify({ version: 1, turnId: 't1', saved: [{ path: '../outside/keep.txt', copy: null }, { path: 'keep.txt', copy: null }] }));
+    expect(await new TurnUndo(tools.root, store).restore('t1')).toEqual({ restored: 1, refused: ['../outside/keep.txt ("../outside/keep.txt" is not a plain path below the workspace)'] });
+    expect(existsSync(join(ws, 'keep.txt'))).toBe(false);
+    mkdirSync(store);
+    writeFileSync(join(store, 'undo.json'), JSON.stringify({ version: 1, turnId: 't1', saved: [{ path: 'stolen.txt', copy: '../outside/keep.txt' }] }));
+    expect(await new TurnUndo(tools.root, store).restore('t1')).toEqual({ restored: 0, refused: [] });
+    expect(existsSync(join(ws, 'stolen.txt'))).toBe(false);
+    expect(fingerprint(outside)).toEqual(before);
   });
 });

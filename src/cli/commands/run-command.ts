@@ -13,6 +13,8 @@ import { loadPriceTable } from '../../usage/price-table.js';
 import { formatUsageSummary } from '../../usage/summary.js';
 import { UsageMeter } from '../../usage/usage-meter.js';
 import { attachOutput } from '../attach-output.js';
+import { UserError } from '../../errors.js';
+import { inputProblem } from '../../workflow/run/frames.js';
 import { finishHeadless } from './finish.js';
 
 /** `troupe run "<brief>"`: runs a session headless until it needs the user or ends, stored; prints the transcript or JSON events. */
@@ -23,6 +25,8 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   assertWithinLimit('brief', brief);
   const { team, dir } = teamFor(args, io);
   const workflow = args.workflow !== undefined ? await workflowFor(args.workflow, io, team) : undefined;
+  const refused = workflow ? inputProblem(workflow, brief) : null;
+  if (refused) throw new UserError(refused);
   const replay = args.replay !== undefined ? ReplayModel.fromFile(args.replay) : null;
   let model: ChatModel = replay ?? modelFromEnv(io.env, { demo: args.demo });
   if (args.record !== undefined) model = new RecordingModel(model, args.record);

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { configJsonSchemas } from '../../config/json-schema.js';
-import { PACKAGE_ROOT } from '../../runtime/team-paths.js';
+import { configJsonSchemas } from '../../kinds/json-schema.js';
+import { PACKAGE_ROOT } from '../../package-root.js';
 import type { CliArgs } from '../args.js';
 import { printer, type CliIo } from '../io.js';
 

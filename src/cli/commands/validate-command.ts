@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import { formatIssue, type ConfigIssue } from '../../config/issues.js';
 import { loadTeam } from '../../config/load-team.js';
-import { PACKAGE_ROOT, teamDir } from '../../runtime/team-paths.js';
+import { PACKAGE_ROOT, teamDir } from '../../package-root.js';
 import type { CliArgs } from '../args.js';
 import { complainer, printer, type CliIo } from '../io.js';
 

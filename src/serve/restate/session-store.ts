@@ -1,6 +1,7 @@
 import type { ObjectContext, ObjectSharedContext } from '@restatedev/restate-sdk';
 import type { TroupeEvent } from '../../engine/event-map.js';
-import { SessionStateSchema, type SessionState } from '../../engine/session.js';
+import type { SessionState } from '../../engine/session.js';
+import { SessionStateSchema } from '../../kinds/schemas.js';
 import type { UsageState } from '../../usage/usage-meter.js';
 import { appendToChunks, chunkKey, chunkOf, chunksBetween } from './event-log.js';
 import { SessionMetaSchema, type SessionMeta } from './records.js';

@@ -3,7 +3,7 @@ import { createServer, type ServerHttp2Session } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import type { ChatModel } from '../../llm/chat-model.js';
 import { DemoModel } from '../../llm/demo-model.js';
-import type { OpenTeam } from '../../runtime/open-team.js';
+import type { OpenTeam } from '../../team/open-team.js';
 import type { PriceTable } from '../../usage/price-table.js';
 import { indexObject } from './index-object.js';
 import { modelService } from './model-service.js';

@@ -1,5 +1,5 @@
 import type { ConfigIssue } from '../../config/issues.js';
-import { didYouMean } from '../../commands/suggest.js';
+import { didYouMean } from '../../config/suggest.js';
 import type { WorkflowConfig } from '../config/workflow-schema.js';
 import { isName } from './code.js';
 import { ENDS } from '../run/constants.js';

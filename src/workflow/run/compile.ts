@@ -75,7 +75,6 @@ export function compileWorkflow(plan: WorkflowPlan, limits: Partial<Limits> = {}
     initial: '',
     entry: plan.start,
     workflow: plan,
-    team: null,
     policy: workflowPolicy,
     limits: { max_turns: plan.maxTurns ?? WORKFLOW_MAX_TURNS, max_reworks_per_pair: 0, ping_pong: 2, max_tokens: null, max_cost: null, ...limits },
   };

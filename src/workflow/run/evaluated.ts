@@ -11,6 +11,8 @@ import { textOf } from './constants.js';
 import { advance, goTo, enterSub, finish } from './flow.js';
 import { fail, onErrorDecided } from './failure.js';
 import { settleJoin } from './replies.js';
+import { countData } from './loop-guard.js';
+import { commonDataProblem, jsonBytes } from './data-size.js';
 
 // What the sandbox gave back: code's changes adopted, then the state goes on by what the code was for.
 
@@ -44,19 +46,32 @@ function keepNext(ctx: StepContext, purpose: Evaluation['purpose'], result: Extr
 /** Console lines of one evaluation shown as notes (the sandbox caps what it collects; this caps what is shown). */
 const MAX_LOG_NOTES = 5;
 
-/** The sandbox answered: the evaluation waited for goes on (a stale id changes nothing). */
-export function onEvaluated(ctx: StepContext, id: string, result: EvaluationResult): void {
+/** Counts what the answer holds for the loop guard; common_data past its cap makes it a failure. */
+function sizeChecked(ctx: StepContext, answer: EvaluationResult): EvaluationResult {
+  if (!answer.ok) {
+    countData(ctx, answer.error.length);
+    return answer;
+  }
+  const { common_data, ...rest } = answer;
+  const held = jsonBytes(common_data);
+  countData(ctx, held + jsonBytes(rest));
+  const problem = commonDataProblem(held);
+  return problem ? { ok: false, error: problem } : answer;
+}
+
+/** The sandbox answered an evaluation: its data counted (what it chained too) and size-checked, then it takes effect. */
+export function onEvaluated(ctx: StepContext, id: string, answer: EvaluationResult): void {
   const run = runOf(ctx);
   if (!run.evaluating || run.evaluating.id !== id) return;
   const { evaluation } = run.evaluating;
   ctx.s.workflow = { ...run, evaluating: null };
-  settle(ctx, id, evaluation.purpose, result, evaluation, evaluation);
+  settle(ctx, id, evaluation.purpose, sizeChecked(ctx, answer), evaluation, evaluation);
 }
 
 /**
  * An evaluation's result (from the sandbox, or answered in the step: then `evaluation` is null) takes
- * effect. `chain`: what was to follow it; the sandbox's result for that, if it ran it, is kept for the
- * engine's next evaluation in this step.
+ * effect: its changes adopted, the state goes on by what it was for. `chain`: what was to follow it; the
+ * sandbox's result for that, if it ran it, is kept for the engine's next evaluation in this step.
  */
 export function settle(ctx: StepContext, _id: string, purpose: Evaluation['purpose'], result: EvaluationResult, evaluation: Evaluation | null, chain: Chain | null): void {
   const { plan, state, frame } = current(ctx);

@@ -7,6 +7,7 @@ import { MAX_DEPTH, ENDS, SUB_DONE } from './constants.js';
 import { fail } from './failure.js';
 import { settleJoin } from './replies.js';
 import { afterAfter, afterEnter, decisionRequest, inputRequest, targetsOf } from './chain.js';
+import { countEntry } from './loop-guard.js';
 
 // How a workflow moves: the phases of a state, its agent's action, going to a state, entering a sub-workflow, finishing.
 
@@ -77,7 +78,7 @@ export function act(ctx: StepContext): boolean {
   return false;
 }
 
-/** Moves to a state of the running workflow, or ends it (stop / end / a missing target is an error). */
+/** Moves to a state of the running workflow (an entry the loop guard counts), or ends it (stop / end / a missing target is an error). */
 export function goTo(ctx: StepContext, target: string, reason: string): void {
   const { frame, plan } = current(ctx);
   if (!stateOf(plan, target)) {
@@ -86,7 +87,7 @@ export function goTo(ctx: StepContext, target: string, reason: string): void {
   }
   changeState(ctx, keyOf(frame, target), 'workflow', reason);
   update(ctx, { state: target, phase: 'enter', input: null, retries: 0 });
-  advance(ctx);
+  if (countEntry(ctx, target)) advance(ctx);
 }
 
 /** A sub-workflow starts: a frame of its own (isolated contexts), its input mapped from the parent. */
@@ -102,7 +103,7 @@ export function enterSub(ctx: StepContext, inputs: Record<string, unknown>): voi
   // Entering the sub-workflow's compound state already entered its start state.
   const start = keyOf(next, child.start);
   if (!ctx.s.configuration.includes(start)) changeState(ctx, start, 'workflow', `sub-workflow ${name} started`);
-  advance(ctx);
+  if (countEntry(ctx, child.start)) advance(ctx);
 }
 
 /** The running workflow reached its end: its output goes to the parent (a sub-workflow), or the session ends with it. */

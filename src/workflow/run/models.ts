@@ -1,5 +1,5 @@
 import { resolveModelId } from '../../llm/model-resolver.js';
-import type { OpenTeam } from '../../runtime/open-team.js';
+import type { OpenTeam } from '../../team/open-team.js';
 import type { AgentPlan, WorkflowPlan } from './plan.js';
 
 function collect(plan: WorkflowPlan, into: Map<string, AgentPlan>): Map<string, AgentPlan> {

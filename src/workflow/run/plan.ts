@@ -131,6 +131,8 @@ const PlanFields = z.object({
   errorDecider: CodeSchema.nullable().optional(),
   /** Agent turns before the run pauses for the user (default: the engine's). */
   maxTurns: z.number().int().optional(),
+  /** State entries before the run pauses for the user (default: ten per turn of max_turns). */
+  maxStateEntries: z.number().int().optional(),
   /** script.js source (its functions are called by name), if the workflow folder has one. */
   script: z.string().nullable(),
   /** How agent workspaces start: a copy (or git worktree) of this absolute directory, or empty. */
@@ -150,3 +152,10 @@ export type WorkflowPlan = z.infer<typeof PlanFields> & { subWorkflows: Record<s
 export const WorkflowPlanSchema: z.ZodType<WorkflowPlan> = PlanFields.extend({
   subWorkflows: z.record(z.string(), z.lazy(() => WorkflowPlanSchema)),
 });
+
+declare module '../../engine/definition.js' {
+  interface DefinitionSlots {
+    /** The workflow plan (workflow definitions only). */
+    workflow?: WorkflowPlan;
+  }
+}

@@ -4,17 +4,18 @@ import { event } from '../../engine/event-map.js';
 import type { EngineInput } from '../../engine/input-events.js';
 import type { Effect } from '../../engine/effects.js';
 import { rootPlan, update } from './access.js';
-import { inputValue, keyOf, newFrame } from './frames.js';
+import { inputProblem, inputValue, keyOf, newFrame } from './frames.js';
 import { branchOf, runningBranchCalls } from './fanout.js';
 import { advance } from './flow.js';
 import { fail } from './failure.js';
 import { onEvaluated } from './evaluated.js';
 import { onBranch, onReplied } from './replies.js';
 import { onUserText, onContinue, notInWorkflow } from './user-input.js';
+import { countEntry } from './loop-guard.js';
 
 /** Declarative workflows: states run code in the sandbox, agents in their contexts, sub-workflows and conditions. */
 export const workflowPolicy: Policy = {
-  initialRouting: () => null,
+  initialState: () => ({}),
   resumeEffects(session) {
     const run = session.workflow;
     const frame = run?.frames.at(-1);
@@ -26,11 +27,14 @@ export const workflowPolicy: Policy = {
   },
   start(ctx, brief) {
     const plan = rootPlan(ctx);
-    const frame = newFrame(plan, { plan: [], prefix: [] }, inputValue(plan, brief));
-    ctx.s.workflow = { frames: [frame], evalSeq: 0, evaluating: null, question: null, error: null };
+    // Launchers refuse such input before a session exists; a session given one anyway ends, failed, without taking it in.
+    const problem = inputProblem(plan, brief);
+    const frame = newFrame(plan, { plan: [], prefix: [] }, problem ? '' : inputValue(plan, brief));
+    ctx.s.workflow = { frames: [frame], evalSeq: 0, evaluating: null, question: null, error: problem };
     emit(ctx, event('user_input', { text: brief }));
+    if (problem) return endSession(ctx, problem);
     changeState(ctx, keyOf(frame, plan.start), 'workflow', `workflow ${plan.name} started`);
-    advance(ctx);
+    if (countEntry(ctx, plan.start)) advance(ctx);
   },
   onInput(ctx, input: EngineInput) {
     switch (input.type) {
@@ -62,19 +66,12 @@ export const workflowPolicy: Policy = {
         update(ctx, { phase: 'act' });
         return awaitUser(ctx, 'limit', input.reason);
       }
-      case 'user_handoff':
-        return notInWorkflow(ctx, '!handoff');
-      case 'user_rework':
-        return notInWorkflow(ctx, '!rework');
-      case 'user_switch_major':
-        return notInWorkflow(ctx, '!switch_to');
-      case 'user_call_agent':
-        return notInWorkflow(ctx, '!call_agent');
-      case 'user_mode':
-        return notInWorkflow(ctx, `!${input.mode}`);
       case 'start':
       case 'detach':
         return;
+      default:
+        // Another policy's steering (a team's !handoff, !rework, …) has no meaning here: say so, change nothing.
+        if ('command' in input && input.command) return notInWorkflow(ctx, `!${input.command.name}`);
     }
   },
 };

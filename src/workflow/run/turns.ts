@@ -1,7 +1,7 @@
 import type { MachineDefinition } from '../../engine/definition.js';
 import type { ToolSpec } from '../../directive/tool.js';
 import type { ChatMessage } from '../../llm/chat-model.js';
-import type { TurnShaper } from '../../runtime/turns.js';
+import type { TurnShaper } from '../../kernel/turn-shaper.js';
 import { agentOf, planOf } from './frames.js';
 import { ASK_USER_TOOL } from './constants.js';
 import { verdictTool } from './debate.js';

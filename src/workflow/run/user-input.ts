@@ -3,6 +3,7 @@ import { event } from '../../engine/event-map.js';
 import { current, rootPlan, runOf, update } from './access.js';
 import { keyOf, stateOf } from './frames.js';
 import { advance, goTo } from './flow.js';
+import { newRound } from './loop-guard.js';
 
 // The user's part in a workflow: an answer to request_users_input, input to the resume state, !continue.
 
@@ -25,6 +26,8 @@ export function onUserText(ctx: StepContext, words: string): void {
   // Seed 003: unsolicited input goes to the `resume` state, else the run starts over (contexts kept).
   abortInFlight(ctx, 'user interjected');
   ctx.s.workflow = { ...runOf(ctx), evaluating: null, question: null };
+  // The user is in the loop now: the loop guard counts afresh.
+  newRound(ctx);
   update(ctx, { common_data: { ...frame.common_data, resume_input: words } });
   const target = plan.resume && stateOf(plan, plan.resume) ? plan.resume : plan.start;
   goTo(ctx, target, `user input: ${target === plan.resume ? 'resume' : 'start over'}`);
@@ -42,6 +45,8 @@ export function onContinue(ctx: StepContext): void {
   }
   if (s.awaiting.code === 'limit' && s.turn >= s.turnBudget) s.turnBudget = s.turn + ctx.def.limits.max_turns;
   const { frame } = current(ctx);
+  // The loop guard pauses a state on entry, before it runs: it is the new round's first entry.
+  newRound(ctx, s.awaiting.code === 'limit' && frame.phase === 'enter');
   s.status = 'running';
   s.awaiting = null;
   update(ctx, { retries: 0, phase: frame.phase === 'call' ? 'act' : frame.phase });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Evaluator } from '../../runtime/effect-runner.js';
+import type { Evaluator } from '../../kernel/effect-runner.js';
 import { EvaluationResultSchema, type ChainStep, type Evaluation, type EvaluationResult } from '../../engine/evaluation.js';
 import { oneLine } from './failure.js';
 import { decideInHost } from './host-decision.js';

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { EngineEvent } from '../../../src/engine/event-map.js';
-import { EngineInputSchema, type EngineInput } from '../../../src/engine/input-events.js';
+import type { EngineInput } from '../../../src/engine/input-events.js';
+import { EngineInputSchema } from '../../../src/kinds/schemas.js';
 import { initialState, step } from '../../../src/engine/step.js';
 import { compileWorkflow } from '../../../src/workflow/run/compile.js';
 import { WorkflowPlanSchema } from '../../../src/workflow/run/plan.js';
@@ -22,7 +23,9 @@ describe('a journal written before evaluations were decided in the host and chai
     }
     expect(s.status).toBe(fixture.expected.status);
     expect(s.configuration).toEqual(fixture.expected.configuration);
-    expect(s.workflow).toEqual(fixture.expected.workflow);
+    // The loop guard's count (`loop`) came after the fixture was recorded.
+    const { loop: _loop, ...workflow } = s.workflow!;
+    expect(workflow).toEqual(fixture.expected.workflow);
     expect(events).toEqual(fixture.expected.events);
   });
 

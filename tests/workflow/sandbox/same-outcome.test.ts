@@ -40,7 +40,9 @@ describe('fewer sandbox jobs, the same run', () => {
       }
     }
     expect(s.status).toBe(fixture.expected.status);
-    expect(s.workflow).toEqual(fixture.expected.workflow);
+    // The loop guard's count (`loop`) came after the fixture was recorded.
+    const { loop: _loop, ...workflow } = s.workflow!;
+    expect(workflow).toEqual(fixture.expected.workflow);
     expect(events).toEqual(fixture.expected.events);
     // 23 evaluations went to the sandbox before: the code-free ones are now decided in the step; after-code, the
     // transitions and the entry code of the state they choose run as one job.

@@ -1,6 +1,6 @@
 import type { TroupeEvent } from '../engine/event-map.js';
 import { checkEvents } from '../report/checked-events.js';
-import { demoProgressFrom } from './demo-story.js';
+import { demoProgressFrom } from '../llm/demo-story.js';
 
 const READ = new Set(['agent_started', 'agent_message']);
 

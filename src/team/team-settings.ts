@@ -46,3 +46,10 @@ export function teamOf(def: MachineDefinition): TeamSettings {
 export function teamMajorIds(def: MachineDefinition): string[] {
   return (def.team?.majors ?? []).filter((m) => m.kind === 'team').map((m) => m.id);
 }
+
+declare module '../engine/definition.js' {
+  interface DefinitionSlots {
+    /** The team's majors, routing, arbiter, rules and approval gates (team definitions only). */
+    team?: TeamSettings | null;
+  }
+}

@@ -25,7 +25,11 @@ export function initialTeamRouting(): TeamRouting {
 
 /** Team routing: directive -> arbiter -> target, the rework stack, detours, approval gates and limits. */
 export const teamPolicy: Policy = {
-  initialRouting: () => initialTeamRouting(),
+  initialState: () => ({ routing: initialTeamRouting() }),
+  // Team code changes its routing state in place: each step works on a copy.
+  draft: (s) => {
+    if (s.routing) s.routing = { ...s.routing };
+  },
   start: (ctx, brief) => user.start(ctx, brief),
   onTransition: trackTransition,
   onInput(ctx, input) {

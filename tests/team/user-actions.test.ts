@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FOREVER, ScriptedModel, type ScriptStep } from '../../src/llm/scripted-model.js';
 import { initialState, step } from '../../src/engine/step.js';
-import { transcriptOf } from '../../src/report/transcript.js';
+import { transcriptOf } from '../../src/memory/transcript.js';
 import { payloads, studio, studioRunner } from '../helpers/team.js';
 
 const to = (next: string, extra: Record<string, unknown> = {}): ScriptStep => ({ text: `over to ${next}`, directive: { transition: 'APPROVE_AND_HANDOFF', next_agent: next, ...extra } });

@@ -1,6 +1,6 @@
 import { loadTeamOrThrow, type LoadedTeam } from '../config/load-team.js';
 import type { MachineDefinition } from '../engine/definition.js';
-import { compileTeam } from '../routing/compile-team.js';
+import { compileTeam } from './compile-team.js';
 import { resolveModelId } from '../llm/model-resolver.js';
 
 /** A loaded team with its compiled statechart and persona model ids. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ScriptedModel, type ScriptStep } from '../../src/llm/scripted-model.js';
 import { studio, studioRunner } from '../helpers/team.js';
-import { transcriptOf } from '../../src/report/transcript.js';
+import { transcriptOf } from '../../src/memory/transcript.js';
 
 const to = (next: string): ScriptStep => ({ text: `over to ${next}`, directive: { transition: 'HANDOFF_TO_AGENT', next_agent: next } });
 const rework: ScriptStep = { text: 'again', directive: { transition: 'REQUEST_REWORK', rework_reason: 'not yet' } };

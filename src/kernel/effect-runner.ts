@@ -11,11 +11,10 @@ import type { Changes } from '../engine/agent-reply.js';
 import { AbortedError } from '../llm/errors.js';
 import type { BudgetGuard } from '../usage/budget.js';
 import type { Evaluation, EvaluationResult } from '../engine/evaluation.js';
-import type { AgentTools, TurnShaper } from './turns.js';
+import type { AgentTools, TurnShaper } from './turn-shaper.js';
 import type { TurnUndo } from '../tools/turn-undo.js';
 import type { Toolset } from '../tools/toolset.js';
-import { directSteps, type EffectPort, type StepRunner } from '../kernel/ports.js';
-import { join } from 'node:path';
+import { directSteps, type EffectPort, type StepRunner } from './ports.js';
 
 /** Runs a workflow's code (conditions, scripts, templates) in a sandbox. */
 export interface Evaluator {
@@ -115,9 +114,24 @@ export class EffectRunner implements EffectPort {
         break;
       }
       case 'detach':
-      case 'end':
         this.abortAll();
         break;
+      case 'end': {
+        this.abortAll();
+        const root = this.options.workspaces?.root;
+        if (root === undefined) break;
+        // Once the aborted calls have settled: no turn of an ended session runs again, so its undo logs go.
+        const task = Promise.allSettled([...this.running])
+          .then(() => import('../tools/undo-store.js'))
+          .then(({ dropUndoLogs }) => dropUndoLogs(root))
+          .catch(() => undefined)
+          .finally(() => {
+            this.running.delete(task);
+            this.notify();
+          });
+        this.running.add(task);
+        break;
+      }
       case 'emit':
       case 'await_user':
         break;
@@ -167,9 +181,10 @@ export class EffectRunner implements EffectPort {
     const toolset = tools.createToolset({ workspace: ws.dir, tools: spec.tools, commands: tools.commandPolicyOf(spec.commandPolicy, approve) });
     // Run directly, a turn re-run after a crash starts from the files its first run found (its writes are undone);
     // with journaled steps its finished tool runs are kept instead, and a re-run goes on after them.
-    const undo = this.steps.kind === 'direct' ? new tools.TurnUndo(toolset.root, join(setup.root, 'workspaces', `${spec.workspace}.undo`)) : null;
-    const restored = (await undo?.restore(call.turnId)) ?? 0;
+    const undo = this.steps.kind === 'direct' ? new tools.TurnUndo(toolset.root, tools.undoStoreOf(setup.root, spec.workspace)) : null;
+    const { restored, refused } = (await undo?.restore(call.turnId)) ?? { restored: 0, refused: [] };
     if (restored > 0) this.host.publish(event('note', { text: `${spec.workspace}: ${restored} file(s) put back as they were before turn ${call.turnId} first ran (it was cut off)` }));
+    if (refused.length > 0) this.host.publish(event('note', { text: `${spec.workspace}: not put back: ${refused.join('; ')}` }));
     await undo?.begin(call.turnId);
     const loop = await tools.runToolLoop({
       model: this.options.model,

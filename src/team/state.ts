@@ -38,3 +38,13 @@ export const TeamRoutingSchema = z.object({
 
 /** The team routing policy's state. */
 export type TeamRouting = z.infer<typeof TeamRoutingSchema>;
+
+/** Where a session keeps the team policy's state: `routing` (null for a session of another kind stored before kinds declared their own fields). */
+export const TEAM_STATE_SLOTS = { routing: TeamRoutingSchema.nullable().optional() };
+
+declare module '../engine/session.js' {
+  interface PolicySlots {
+    /** The team routing policy's state (team sessions). */
+    routing?: TeamRouting | null;
+  }
+}

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { PersonaSchema } from './persona-schema.js';
-import { TeamSchema } from './team-schema.js';
+import { PersonaSchema } from '../config/persona-schema.js';
+import { TeamSchema } from '../config/team-schema.js';
 import { WorkflowConfigSchema } from '../workflow/config/workflow-schema.js';
 import { RolesFileSchema } from '../workflow/config/roles-schema.js';
 

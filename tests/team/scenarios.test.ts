@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FOREVER, ScriptedModel } from '../../src/llm/scripted-model.js';
 import { studioRunner } from '../helpers/team.js';
-import { transcriptOf } from '../../src/report/transcript.js';
+import { transcriptOf } from '../../src/memory/transcript.js';
 import type { TroupeEvent } from '../../src/engine/event-map.js';
 
 const transitions = (events: TroupeEvent[]) =>
