@@ -36,6 +36,8 @@ export function adopt(ctx: StepContext, result: Extract<EvaluationResult, { ok: 
 // The sandbox also ran what comes next (the transitions after the after-code; the entry code of the state
 // they chose): kept for when it is asked for.
 function keepNext(ctx: StepContext, purpose: Evaluation['purpose'], result: Extract<EvaluationResult, { ok: true }>, chain: Chain): void {
+  // Messages added to a context are trimmed here: what comes next must see them as the engine keeps them.
+  if (result.contexts && Object.keys(result.contexts).length > 0) return;
   if (chain.then) return keepChained(ctx, chain.then, result.then!);
   const { state } = current(ctx);
   const chosen = purpose === 'transitions' && typeof result.value === 'number' ? state?.transitions[result.value]?.target : purpose === 'decide' && typeof result.value === 'string' ? result.value : undefined;
