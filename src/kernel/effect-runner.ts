@@ -35,7 +35,7 @@ export interface RunnerHost {
 export interface WorkspaceSetup {
   /** The session's own directory; workspaces go in `<root>/workspaces/<name>`. */
   root: string;
-  /** A directory each new workspace starts as a copy (or git worktree) of; absent: empty. */
+  /** A directory each new workspace starts as a copy (or git clone) of; absent: empty. */
   from?: string | null;
   git?: boolean;
   /** Decides `ask` commands (absent: they are refused, as in a headless run). */
@@ -178,7 +178,7 @@ export class EffectRunner implements EffectPort {
       ?? (await tools.createWorkspace({ root: setup.root, name: spec.workspace, ...(setup.from ? { from: setup.from } : {}), ...(setup.git ? { git: true } : {}) }));
     const branch = call.branch !== undefined ? { branch: call.branch } : {};
     const approve = setup.approve ? (command: string, cwd: string) => setup.approve!({ command, cwd, persona, ...branch }, signal) : undefined;
-    const toolset = tools.createToolset({ workspace: ws.dir, tools: spec.tools, commands: tools.commandPolicyOf(spec.commandPolicy, approve) });
+    const toolset = tools.createToolset({ workspace: ws.dir, ...(ws.home !== ws.dir ? { top: ws.home } : {}), tools: spec.tools, commands: tools.commandPolicyOf(spec.commandPolicy, approve) });
     // Run directly, a turn re-run after a crash starts from the files its first run found (its writes are undone);
     // with journaled steps its finished tool runs are kept instead, and a re-run goes on after them.
     const undo = this.steps.kind === 'direct' ? new tools.TurnUndo(toolset.root, tools.undoStoreOf(setup.root, spec.workspace)) : null;

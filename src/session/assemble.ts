@@ -146,6 +146,7 @@ export async function assembleSession(a: SessionAssembly): Promise<AssembledSess
     journal,
     team: a.team,
     model: a.model,
+    meter,
     memory,
     store: a.store,
     brief: a.brief,

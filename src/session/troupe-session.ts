@@ -11,6 +11,8 @@ import type { EffectPort, JournalPort } from '../kernel/ports.js';
 import type { SessionKernel, SessionListener } from '../kernel/session-kernel.js';
 import type { OpenTeam } from '../team/open-team.js';
 import type { Store } from '../store/store.js';
+import { sessionUsage, type SessionUsage } from '../usage/session-usage.js';
+import type { UsageMeter } from '../usage/usage-meter.js';
 import type { CommandApprovals } from './approvals.js';
 
 /** What a session is assembled from (by assembleSession). */
@@ -21,6 +23,8 @@ export interface SessionParts {
   journal: JournalPort | null;
   team: OpenTeam;
   model: ChatModel;
+  /** The session's usage meter (restored on resume from the checkpoint and the journal after it). */
+  meter: UsageMeter;
   memory: AttachedMemory | null;
   store: Store | null;
   /** The stored brief (a session killed before its first step starts on it when resumed). */
@@ -79,6 +83,14 @@ export class TroupeSession {
   /** The model it calls (before metering): its label and whether it is the offline demo. */
   get model(): ChatModel {
     return this.parts.model;
+  }
+
+  /**
+   * The session's usage: the meter's totals, read now (a resumed session's include every call before it).
+   * The one source views read (footer, `!cost`, the run summary, the API); they never count `usage` events.
+   */
+  usage(): SessionUsage {
+    return sessionUsage(this.parts.meter, { free: Boolean(this.parts.model.free) });
   }
 
   /** Where the session is stored, or null when it is not. */

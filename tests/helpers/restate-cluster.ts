@@ -10,6 +10,7 @@ import { RestateServer } from './restate-server.js';
 import type { TaggedScript } from './tagged-script.js';
 import { TcpBalancer } from './tcp-balancer.js';
 import { startWorker, type WorkerProcess } from './workers.js';
+import { studio } from './team.js';
 
 /** An event as read from the SSE stream, with its `id:` line. */
 export type StreamedEvent = TroupeEvent & { id?: string };
@@ -34,7 +35,7 @@ export class RestateCluster {
     const fake = await new FakeOpenAIServer(script.reply).start();
     const server = await RestateServer.start();
     const balancer = await new TcpBalancer([]).start();
-    const app = restateApp({ sessions: new RestateSessions(await loadClients(), server.ingressUrl), team: 'V7 Studio', token: null, maxBodyBytes: 4096, pollMs: 50 });
+    const app = restateApp({ sessions: new RestateSessions(await loadClients(), server.ingressUrl), team: 'V7 Studio', def: studio().def, token: null, maxBodyBytes: 4096, pollMs: 50 });
     const cluster = new RestateCluster(fake, server, balancer, app);
     await Promise.all(Array.from({ length: workers }, () => cluster.addWorker()));
     await registerDeployment(server.adminUrl, balancer.url);

@@ -90,6 +90,14 @@ describe('troupe serve --backend restate: the same API as the embedded backend',
     expect(events.filter((e) => e.type === 'agent_message').map((e) => (e as { persona: string }).persona)).toEqual(['creative_partner', 'game_designer']);
     expect(events.filter((e) => e.type === 'user_input').map((e) => (e as { text: string }).text)).toEqual(['A lighthouse keeper game [[tag interject]]', 'Make it cosy [[tag interject]]']);
     expect(events.find((e) => e.type === 'agent_started' && e !== first)).toMatchObject({ persona: 'creative_partner', inbox: 'interjection' });
+    // Usage from the stored meter totals: the view and !cost count the superseded call too, as the usage events do.
+    const usageEvents = events.filter((e) => e.type === 'usage') as unknown as { prompt_tokens: number; completion_tokens: number }[];
+    const tokens = usageEvents.reduce((n, e) => n + e.prompt_tokens + e.completion_tokens, 0);
+    expect((await (await cluster.call(`/v1/sessions/${id}`)).json()) as unknown).toMatchObject({ usage: { calls: 3, tokens } });
+    const cost = (await (await cluster.call(`/v1/sessions/${id}/input`, { json: { text: '!cost' } })).json()) as { lines: string[] };
+    expect(cost.lines.find((l) => l.startsWith('total'))).toMatch(new RegExp(`^total\\s+3 call\\(s\\)\\s+${tokens} tokens`));
+    // The SSE messages carry display items on this backend too.
+    expect(events.find((e) => e.type === 'transition')).toMatchObject({ items: [{ kind: 'transition', text: expect.stringMatching(/ -> CREATIVE › Creative Partner \(/) }] });
   });
 
   it('runs from the command line: troupe worker --register joins the deployment, troupe serve --backend restate serves the API', async () => {

@@ -20,7 +20,7 @@ export async function runRestate(args: CliArgs, io: CliIo): Promise<number> {
   if (!Number.isInteger(pollMs) || pollMs < 10) throw new UsageError(`TROUPE_RESTATE_POLL_MS must be a whole number >= 10, got "${io.env.TROUPE_RESTATE_POLL_MS}"`);
   const { team } = teamFor(args, io);
   const sessions = new RestateSessions(await loadClients(), restateUrl);
-  const app = restateApp({ sessions, team: team.def.name, token, maxBodyBytes: 64 * 1024, pollMs });
+  const app = restateApp({ sessions, team: team.def.name, def: team.def, token, maxBodyBytes: 64 * 1024, pollMs });
   const server = serve({ fetch: app.fetch, port: args.port ?? 4810, hostname });
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);

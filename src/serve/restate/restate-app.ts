@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import { eventJson } from '../../report/event-lines.js';
+import type { MachineDefinition } from '../../engine/definition.js';
+import { displayFold, displayNames, plainNames } from '../../report/display-items.js';
 import { matchId } from '../../store/store.js';
 import { apiFrame, readBody } from '../api-frame.js';
 import { CreateSessionSchema, InputSchema } from '../api-schema.js';
 import { RequestRefused } from '../host.js';
+import { sseMessage } from '../sse-message.js';
 import { RestateUnavailable, type RestateSessions } from './ingress.js';
 
 /** How the Restate-backed API is set up: the ingress client, the team the workers run, auth, limits, polling. */
@@ -13,6 +15,8 @@ export interface RestateAppOptions {
   sessions: RestateSessions;
   /** The team name the workers run (requests naming another are refused). */
   team: string;
+  /** The team's definition: event streams name personas and states by it (ids as stored without it). */
+  def?: MachineDefinition;
   token: string | null;
   maxBodyBytes: number;
   /** How often an event stream asks the session for new events. */
@@ -71,6 +75,7 @@ export function restateApp(options: RestateAppOptions): Hono {
     const after = Number(c.req.header('Last-Event-ID') ?? c.req.query('after') ?? 0) || 0;
     // Read once before the stream opens, so an unknown session is a 404 and not an empty stream.
     let page = await sessions.events(id, after);
+    const items = displayFold(options.def ? displayNames(options.def) : plainNames(options.team));
     return streamSSE(c, async (stream) => {
       let open = true;
       stream.onAbort(() => {
@@ -80,7 +85,7 @@ export function restateApp(options: RestateAppOptions): Hono {
       let quiet = 0;
       while (open) {
         for (const e of page.events) {
-          await stream.writeSSE({ data: eventJson(e), event: e.type, id: String(e.seq) });
+          await stream.writeSSE({ ...sseMessage(e, items(e)), id: String(e.seq) });
           sent = e.seq;
         }
         if (page.status === 'ended' && sent >= page.lastSeq) break;

@@ -9,10 +9,11 @@ import { INDEX_KEY, RESTATE_NAMES } from './names.js';
 import { EventsRequestSchema, InputRequestSchema, ResultRequestSchema, StartRequestSchema, type EventsPage, type IndexEntry } from './records.js';
 import { readEvents, readSession, writeSession, type StoredSession } from './session-store.js';
 import { SessionTurn, type SessionRuntime } from './session-turn.js';
+import type { UsageState } from '../../usage/usage-meter.js';
 import { viewOf } from '../view.js';
 
-/** The API's view of a Restate session: teams only, live on the cluster until it ends. */
-const restateView = (s: SessionState, lastEventSeq: number) => viewOf(s, { kind: 'team', hosted: s.status !== 'ended', lastEventSeq });
+/** The API's view of a Restate session: teams only, live on the cluster until it ends; usage from the stored meter totals. */
+const restateView = (s: SessionState, lastEventSeq: number, usage: UsageState | null) => viewOf(s, { kind: 'team', hosted: s.status !== 'ended', lastEventSeq, usage });
 
 // Readers fetch the few keys they need: without lazy state every call (an event stream polls) would carry the whole log.
 const READ = { enableLazyState: true };
@@ -78,7 +79,8 @@ export function sessionObject(rt: SessionRuntime) {
         commit(ctx, stored, [], turn, now);
         const entry: IndexEntry = { id: ctx.key, brief, team: rt.def.name, createdAt };
         ctx.genericSend({ service: RESTATE_NAMES.index, method: 'add', key: INDEX_KEY, parameter: entry, inputSerde: restate.serde.json });
-        return restateView(turn.snapshot, turn.result().lastSeq);
+        const result = turn.result();
+        return restateView(result.state, result.lastSeq, result.usage);
       },
 
       /** A line exactly as typed in the terminal UI: a reply, an interjection or a `!` command. */
@@ -117,7 +119,7 @@ export function sessionObject(rt: SessionRuntime) {
       /** The session as the API shows it (read-only, runs beside the exclusive handlers). */
       snapshot: restate.handlers.object.shared(READ, async (ctx: restate.ObjectSharedContext) => {
         const stored = await existing(ctx);
-        return restateView(stored.state, stored.lastSeq);
+        return restateView(stored.state, stored.lastSeq, stored.usage);
       }),
 
       /** A line of the session list: the status in words (as `troupe sessions` puts it), turns, last change. */

@@ -1,5 +1,4 @@
 import type { LineSession } from '../../commands/execute.js';
-import { addUsage, NO_USAGE, type UsageTotals as LineUsage } from '../../commands/usage-meter.js';
 import { agentById } from '../../engine/definition.js';
 import type { Effect } from '../../engine/effects.js';
 import { event, type EngineEvent, type TroupeEvent } from '../../engine/event-map.js';
@@ -14,6 +13,7 @@ import { CommandApprovals } from '../../session/approvals.js';
 import { TranscriptFold } from '../../memory/transcript.js';
 import { teamTurns } from '../../team/turns.js';
 import { BudgetGuard } from '../../usage/budget.js';
+import { sessionUsage, type SessionUsage } from '../../usage/session-usage.js';
 import { restoreUsage, UsageMeter, usageState, type UsageState } from '../../usage/usage-meter.js';
 import type { ModelCall, ResultRequest, SessionRecord, SessionRuntime } from './records.js';
 
@@ -106,11 +106,9 @@ export class SessionTurn {
     };
   }
 
-  /** Usage totals as `!cost` reads them (from the `usage` events). */
-  lineUsage(): LineUsage {
-    let usage = NO_USAGE;
-    for (const e of this.history) if (e.type === 'usage') usage = addUsage(usage, e);
-    return usage;
+  /** Usage totals as `!cost` reads them: the stored meter totals this turn restored. */
+  lineUsage(): SessionUsage {
+    return sessionUsage(this.meter, { free: this.rt.demo });
   }
 
   private publish(e: EngineEvent): void {
