@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import type { Evaluation, EvaluationResult } from '../src/engine/evaluation.js';
+import type { ChainStep, Evaluation, EvaluationResult } from '../src/engine/evaluation.js';
 import type { ChatModel, ChatRequest, ChatResponse } from '../src/llm/chat-model.js';
 import type { Evaluator } from '../src/kernel/effect-runner.js';
 import { openSession } from '../src/session/open-session.js';
@@ -29,13 +29,48 @@ const expr = (source: string) => ({ kind: 'expression' as const, source });
 const template = (source: string) => ({ kind: 'template' as const, source });
 const handler = (name: string) => ({ kind: 'handler' as const, name });
 const state = (s: Partial<StatePlan> & { name: string }): StatePlan => ({
-  enter: null, agent: null, input: null, action: 'send', after: null, subWorkflow: null, parallel: null, debate: null, transitions: [], decide: null, maxRetries: 0, final: false, ...s,
+  enter: null,
+  agent: null,
+  input: null,
+  action: 'send',
+  after: null,
+  subWorkflow: null,
+  parallel: null,
+  debate: null,
+  transitions: [],
+  decide: null,
+  maxRetries: 0,
+  final: false,
+  ...s,
 });
-const agent = (id: string): AgentPlan => ({ id, context: 'c', role: 'assistant', name: id, systemMessage: `You are ${id}.`, model: 'base', parsingTools: [], requestUserInput: false, tools: [], maxToolSteps: 20 });
+const agent = (id: string): AgentPlan => ({
+  id,
+  context: 'c',
+  role: 'assistant',
+  name: id,
+  systemMessage: `You are ${id}.`,
+  model: 'base',
+  parsingTools: [],
+  requestUserInput: false,
+  tools: [],
+  maxToolSteps: 20,
+});
 const workflow = (name: string, agents: string[], states: StatePlan[], script: string | null = null): WorkflowPlan => ({
-  name, description: '', input: { name: 'task' }, output: { name: 'result' }, variables: {},
-  contexts: [{ name: 'c', starting: [], maxLength: 20_000 }], agents: agents.map(agent), states,
-  start: states[0]!.name, resume: null, errorHandler: null, script, subWorkflows: {}, source: 'bench', maxTurns: 100_000,
+  name,
+  description: '',
+  input: { name: 'task' },
+  output: { name: 'result' },
+  variables: {},
+  contexts: [{ name: 'c', starting: [], maxLength: 20_000 }],
+  agents: agents.map(agent),
+  states,
+  start: states[0]!.name,
+  resume: null,
+  errorHandler: null,
+  script,
+  subWorkflows: {},
+  source: 'bench',
+  maxTurns: 100_000,
 });
 
 const SCRIPT = `
@@ -46,16 +81,33 @@ export function choose() { return this.common_data.round > 0 ? 'review' : 'write
 const CONDITION = "last_agent_response !== 'done'";
 
 /** A writer and a reviewer in a loop: script.js handlers before and after the writer's turn and choosing the next state, a condition after the review. */
-const handlers = workflow('handlers', ['writer', 'reviewer'], [
-  state({ name: 'write', enter: handler('pre'), agent: 'writer', input: template('Round {round} of {task}'), after: handler('post'), decide: handler('choose') }),
-  state({ name: 'review', agent: 'reviewer', input: template('Review: {last}'), transitions: [{ target: 'write', condition: expr(CONDITION), before: null }, { target: 'stop', condition: expr('true'), before: null }] }),
-  state({ name: 'stop', final: true }),
-], SCRIPT);
+const handlers = workflow(
+  'handlers',
+  ['writer', 'reviewer'],
+  [
+    state({ name: 'write', enter: handler('pre'), agent: 'writer', input: template('Round {round} of {task}'), after: handler('post'), decide: handler('choose') }),
+    state({
+      name: 'review',
+      agent: 'reviewer',
+      input: template('Review: {last}'),
+      transitions: [
+        { target: 'write', condition: expr(CONDITION), before: null },
+        { target: 'stop', condition: expr('true'), before: null },
+      ],
+    }),
+    state({ name: 'stop', final: true }),
+  ],
+  SCRIPT,
+);
 
 /** The same workflow's code as host functions: what the workflow costs without the sandbox. */
 const PLAIN: Record<string, (self: { common_data: Record<string, unknown>; last_agent_response: string | null }) => unknown> = {
-  pre: (self) => void (self.common_data.round = ((self.common_data.round as number) || 0) + 1),
-  post: (self) => void (self.common_data.last = self.last_agent_response),
+  pre: (self) => {
+    self.common_data.round = ((self.common_data.round as number) || 0) + 1;
+  },
+  post: (self) => {
+    self.common_data.last = self.last_agent_response;
+  },
   choose: (self) => ((self.common_data.round as number) > 0 ? 'review' : 'write'),
   [CONDITION]: (self) => self.last_agent_response !== 'done',
   true: () => true,
@@ -70,25 +122,42 @@ const plainEvaluator: Evaluator = {
       const value = part.transitions ? part.transitions.findIndex((t) => !t.condition || call(t.condition) === true) : call(part.code!);
       return { ok: true, value, common_data: self.common_data };
     };
-    const first = run(evaluation, evaluation.scope.common_data);
-    return evaluation.then ? { ...first, then: run(evaluation.then, first.common_data) } : first;
+    // What the engine asks for next comes along, as from the sandbox: after the decision, the chosen state's entry code.
+    const chain = (step: ChainStep, common_data: Record<string, unknown>): EvaluationResult => {
+      const result = run(step, common_data);
+      const chosen = step.transitions ? step.transitions[result.value as number]?.target : typeof result.value === 'string' ? result.value : undefined;
+      const following = step.next ?? (chosen !== undefined ? step.targets?.[chosen] : undefined);
+      return following ? { ...result, next: chain(following, result.common_data) } : result;
+    };
+    return chain(evaluation, evaluation.scope.common_data);
   },
 };
 
 /** `n` branches at once, joined when all are done. */
 const fanout = (n: number) => {
   const ids = Array.from({ length: n }, (_, i) => `b${i}`);
-  return workflow(`fanout_${n}`, ids.map((id) => `impl_${id}`), [
-    state({ name: 'implement', parallel: { branches: ids.map((id) => ({ id, agent: `impl_${id}`, input: null, workspace: false })), join: 'all', onFailure: 'continue', timeoutMs: 60_000, into: 'results' }, transitions: [{ target: 'stop', condition: null, before: null }] }),
-    state({ name: 'stop', final: true }),
-  ]);
+  return workflow(
+    `fanout_${n}`,
+    ids.map((id) => `impl_${id}`),
+    [
+      state({
+        name: 'implement',
+        parallel: { branches: ids.map((id) => ({ id, agent: `impl_${id}`, input: null, workspace: false })), join: 'all', onFailure: 'continue', timeoutMs: 60_000, into: 'results' },
+        transitions: [{ target: 'stop', condition: null, before: null }],
+      }),
+      state({ name: 'stop', final: true }),
+    ],
+  );
 };
 
 /** Answers workflow turns ('again' until the last, then 'done') and team turns (a handoff round the studio), after `delayMs`. */
 class BenchModel implements ChatModel {
   readonly label = 'bench';
   private calls = 0;
-  constructor(private readonly loops: number, private readonly delayMs = 0) {}
+  constructor(
+    private readonly loops: number,
+    private readonly delayMs = 0,
+  ) {}
   async generate(req: ChatRequest): Promise<ChatResponse> {
     if (this.delayMs) await new Promise((r) => setTimeout(r, this.delayMs));
     this.calls += 1;
@@ -122,7 +191,15 @@ type PerTransition = { cpu: number; wall: number; jobs: number };
 async function perTransition(kind: 'team' | 'sandbox' | 'plain'): Promise<PerTransition> {
   const sandbox = kind === 'sandbox' ? createSandboxEvaluator({ pool: sharedSandboxPool(), scriptFor: () => SCRIPT }) : null;
   const evaluator = kind === 'team' ? null : watched(sandbox ?? plainEvaluator);
-  const session = await openSession({ team: studio({ maxTurns: 100_000 }), ...(kind !== 'team' ? { workflow: handlers } : {}), ...(evaluator ? { evaluator } : {}), model: new BenchModel(LOOPS), id: 'bench', env: {}, memory: false });
+  const session = await openSession({
+    team: studio({ maxTurns: 100_000 }),
+    ...(kind !== 'team' ? { workflow: handlers } : {}),
+    ...(evaluator ? { evaluator } : {}),
+    model: new BenchModel(LOOPS),
+    id: 'bench',
+    env: {},
+    memory: false,
+  });
   session.team.def.limits = { ...session.team.def.limits, ping_pong: 100_000 };
   let transitions = 0;
   let t0 = 0;
@@ -160,13 +237,15 @@ async function firstEvaluation(sandbox: SandboxEvaluator): Promise<number> {
 /** Wall time until each of SESSIONS workflow sessions, opened at once, has its first evaluation's answer. */
 async function manySessions(sandbox: () => { evaluator: SandboxEvaluator; close: () => Promise<void> }): Promise<number> {
   const t0 = performance.now();
-  const sessions = await Promise.all(Array.from({ length: SESSIONS }, async (_, i) => {
-    const own = sandbox();
-    const evaluator = watched(own.evaluator);
-    const session = await openSession({ team: studio(), workflow: handlers, evaluator, model: new BenchModel(1), id: `bench-${i}`, env: {}, memory: false });
-    session.start('bench task');
-    return { session, own, first: evaluator.first };
-  }));
+  const sessions = await Promise.all(
+    Array.from({ length: SESSIONS }, async (_, i) => {
+      const own = sandbox();
+      const evaluator = watched(own.evaluator);
+      const session = await openSession({ team: studio(), workflow: handlers, evaluator, model: new BenchModel(1), id: `bench-${i}`, env: {}, memory: false });
+      session.start('bench task');
+      return { session, own, first: evaluator.first };
+    }),
+  );
   const last = Math.max(...(await Promise.all(sessions.map((s) => s.first))));
   for (const s of sessions) {
     await s.session.settled();
@@ -182,7 +261,9 @@ async function fanoutWall(n: number): Promise<number> {
   const session = await openSession({ team: studio(), workflow: fanout(n), model: new BenchModel(1, LATENCY_MS), id: 'bench', env: {}, memory: false });
   const t0 = performance.now();
   let joined = 0;
-  session.subscribe((e) => void (e.type === 'joined' && (joined = performance.now() - t0)));
+  session.subscribe((e) => {
+    if (e.type === 'joined') joined = performance.now() - t0;
+  });
   session.start('bench task');
   await session.settled();
   await session.stop();
@@ -203,7 +284,9 @@ export default async function workflows(): Promise<void> {
   const pick = (xs: PerTransition[], k: keyof PerTransition) => median(xs.map((x) => x[k]));
   const [team, wf, plain] = [pick(t.team, 'cpu'), pick(t.sandbox, 'cpu'), pick(t.plain, 'cpu')];
   process.stdout.write(`CPU per transition (every thread of the process), instant model, ${LOOPS} turns from transition ${FROM} on, median of ${RUNS} interleaved runs:\n`);
-  process.stdout.write(`  workflow transition, code in the QuickJS sandbox   ${ms(wf).padStart(9)} = ${ratio(wf, team)} a team transition (target <= 1.0x); ${pick(t.sandbox, 'jobs').toFixed(2)} sandbox jobs per transition; wall ${ms(pick(t.sandbox, 'wall'))}\n`);
+  process.stdout.write(
+    `  workflow transition, code in the QuickJS sandbox   ${ms(wf).padStart(9)} = ${ratio(wf, team)} a team transition (target <= 1.0x); ${pick(t.sandbox, 'jobs').toFixed(2)} sandbox jobs per transition; wall ${ms(pick(t.sandbox, 'wall'))}\n`,
+  );
   process.stdout.write(`  the same workflow, code as host functions (floor)  ${ms(plain).padStart(9)} = ${ratio(plain, team)} a team transition; the sandbox adds ${ms(Math.max(0, wf - plain))}\n`);
   process.stdout.write(`  team transition (agent turn + directive + arbiter) ${ms(team).padStart(9)}; wall ${ms(pick(t.team, 'wall'))}\n`);
 
@@ -234,7 +317,10 @@ export default async function workflows(): Promise<void> {
 
   const f = await interleaved(RUNS, 1, { three: () => fanoutWall(3), ten: () => fanoutWall(10) });
   process.stdout.write(`parallel fan-out, every branch's model ${LATENCY_MS} ms, join all (median of ${RUNS} interleaved runs):\n`);
-  for (const [n, wall] of [[3, median(f.three)], [10, median(f.ten)]] as const) {
+  for (const [n, wall] of [
+    [3, median(f.three)],
+    [10, median(f.ten)],
+  ] as const) {
     process.stdout.write(`  ${String(n).padStart(2)} branches: start to join ${ms(wall).padStart(9)} = ${ratio(wall, LATENCY_MS)} the slowest branch (${LATENCY_MS} ms)\n`);
   }
 }

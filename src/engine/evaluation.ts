@@ -45,13 +45,13 @@ export interface ChainStep {
   transitions?: { condition: z.infer<typeof CodeSchema> | null; before: z.infer<typeof CodeSchema> | null; target?: string }[];
   fields?: Record<string, z.infer<typeof CodeSchema>>;
   /** Asked for next whatever this step gives (after-code, then the transitions). */
-  then?: ChainStep;
+  next?: ChainStep;
   /** Asked for next in the state this step chooses (transitions, a transition handler): that state's entry code or input. */
   targets?: Record<string, ChainStep>;
 }
 
 /** zod schema of a chain step (recursive). */
-export const ChainStepSchema: z.ZodType<ChainStep> = z.lazy(() => z.object({ ...RequestFields, then: ChainStepSchema.optional(), targets: z.record(z.string(), ChainStepSchema).optional() }));
+export const ChainStepSchema: z.ZodType<ChainStep> = z.lazy(() => z.object({ ...RequestFields, next: ChainStepSchema.optional(), targets: z.record(z.string(), ChainStepSchema).optional() }));
 
 /** One evaluation the engine asks the runtime for: code of a state, run in the sandbox against a scope. */
 export const EvaluationSchema = z.object({
@@ -62,9 +62,9 @@ export const EvaluationSchema = z.object({
   /**
    * What the engine will ask for after this evaluation when it succeeds (the transitions after the
    * after-code; the entry code of the state they choose; its input): run in the same job, each from what
-   * the one before left, when it needs code; the results come back nested in the result's `then`.
+   * the one before left, when it needs code; the results come back nested in the result's `next`.
    */
-  then: ChainStepSchema.optional(),
+  next: ChainStepSchema.optional(),
   targets: z.record(z.string(), ChainStepSchema).optional(),
   scope: ScopeSchema,
 });
@@ -84,11 +84,11 @@ const Failed = z.object({ ok: z.literal(false), error: z.string() });
 
 /**
  * What an evaluation gave: the value (for transitions, the index taken or -1) and common_data after it; or
- * why it failed. `then`: the result of the chained evaluation that ran after it (absent in journals written
+ * why it failed. `next`: the result of the chained evaluation that ran after it (absent in journals written
  * before chaining, and when the chain stopped: the engine then asks for it on its own).
  */
-export type EvaluationResult = (z.infer<typeof Succeeded> & { then?: EvaluationResult }) | z.infer<typeof Failed>;
+export type EvaluationResult = (z.infer<typeof Succeeded> & { next?: EvaluationResult }) | z.infer<typeof Failed>;
 
-/** zod schema of an evaluation's result (recursive through `then`). */
-export const EvaluationResultSchema: z.ZodType<EvaluationResult> = z.lazy(() => z.discriminatedUnion('ok', [Succeeded.extend({ then: EvaluationResultSchema.optional() }), Failed]));
+/** zod schema of an evaluation's result (recursive through `next`). */
+export const EvaluationResultSchema: z.ZodType<EvaluationResult> = z.lazy(() => z.discriminatedUnion('ok', [Succeeded.extend({ next: EvaluationResultSchema.optional() }), Failed]));
 

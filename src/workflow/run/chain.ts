@@ -9,7 +9,7 @@ import type { StatePlan, WorkflowPlan } from './plan.js';
 // choose. Only what needs code is chained; the engine decides the rest itself.
 
 /** What may be run after an evaluation in the same job: next whatever it gives, or next in the state it chooses. */
-export type Chain = Pick<ChainStep, 'then' | 'targets'>;
+export type Chain = Pick<ChainStep, 'next' | 'targets'>;
 
 /** What the input phase of a state evaluates (a branch's inputs, the debate's subject, a sub-workflow's inputs, the agent's input), if anything. */
 export function inputRequest(state: StatePlan): EvaluationRequest | null {
@@ -32,7 +32,7 @@ export function decisionRequest(state: StatePlan): EvaluationRequest | null {
 /** After a state's entry code: its input, when that needs code. */
 export function afterEnter(state: StatePlan): Chain | undefined {
   const input = needingCode(inputRequest(state));
-  return input ? { then: input } : undefined;
+  return input ? { next: input } : undefined;
 }
 
 /** After a state's after-code: its decision, and what the state it chooses asks for first, when any of it needs code. */
@@ -41,7 +41,7 @@ export function afterAfter(plan: WorkflowPlan, state: StatePlan): Chain | undefi
   if (!decision) return undefined;
   const targets = targetsOf(plan, decision);
   if (!targets && mayDecideInHost(decision)) return undefined;
-  return { then: { ...decision, ...(targets ? { targets } : {}) } };
+  return { next: { ...decision, ...(targets ? { targets } : {}) } };
 }
 
 /** After a decision: per state it may choose, that state's entry code (and input), when they need code. */
@@ -60,7 +60,7 @@ export function targetsOf(plan: WorkflowPlan, decision: EvaluationRequest): Reco
 function entryOf(state: StatePlan): ChainStep | undefined {
   const input = needingCode(inputRequest(state));
   if (!state.enter || mayDecideInHost({ purpose: 'enter', code: state.enter })) return input;
-  return { purpose: 'enter', code: state.enter, ...(input ? { then: input } : {}) };
+  return { purpose: 'enter', code: state.enter, ...(input ? { next: input } : {}) };
 }
 
 function needingCode(request: EvaluationRequest | null): ChainStep | undefined {

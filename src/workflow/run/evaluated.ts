@@ -38,11 +38,11 @@ export function adopt(ctx: StepContext, result: Extract<EvaluationResult, { ok: 
 function keepNext(ctx: StepContext, purpose: Evaluation['purpose'], result: Extract<EvaluationResult, { ok: true }>, chain: Chain): void {
   // Messages added to a context are trimmed here: what comes next must see them as the engine keeps them.
   if (result.contexts && Object.keys(result.contexts).length > 0) return;
-  if (chain.then) return keepChained(ctx, chain.then, result.then!);
+  if (chain.next) return keepChained(ctx, chain.next, result.next!);
   const { state } = current(ctx);
   const chosen = purpose === 'transitions' && typeof result.value === 'number' ? state?.transitions[result.value]?.target : purpose === 'decide' && typeof result.value === 'string' ? result.value : undefined;
   const step = chosen !== undefined ? chain.targets?.[chosen] : undefined;
-  if (step) keepChained(ctx, step, result.then!, chosen);
+  if (step) keepChained(ctx, step, result.next!, chosen);
 }
 
 /** Console lines of one evaluation shown as notes (the sandbox caps what it collects; this caps what is shown). */
@@ -85,7 +85,7 @@ export function settle(ctx: StepContext, _id: string, purpose: Evaluation['purpo
   }
   if (!result.ok) return fail(ctx, `${purpose}: ${result.error}`);
   adopt(ctx, result);
-  if (result.then && chain) keepNext(ctx, purpose, result, chain);
+  if (result.next && chain) keepNext(ctx, purpose, result, chain);
   switch (purpose) {
     case 'enter':
       update(ctx, { phase: 'input' });

@@ -8,7 +8,7 @@ import { commonDataProblem, jsonBytes } from './data-size.js';
 
 // Evaluations answered within the step that asks for them: what needs no code (decided here, on the same
 // data the sandbox would read), and what the sandbox already ran in the job of the evaluation before (its
-// `then`). Each still takes its id, so a journal written before either existed folds the same: its results
+// `next`). Each still takes its id, so a journal written before either existed folds the same: its results
 // for those ids arrive when the engine no longer waits for them, and are ignored.
 
 type Request = Pick<Evaluation, 'code' | 'transitions' | 'fields'>;
@@ -72,9 +72,16 @@ function requestKey(what: Request): string {
 }
 
 // The chained result was computed from this data: the frame must still hold the very same (the engine replaces, never changes, what it holds).
-function sameData(then: Data, now: Frame): boolean {
-  return then.state === now.state && then.common_data === now.common_data && then.contexts === now.contexts && then.input === now.input
-    && then.agents === now.agents && then.lastAgent === now.lastAgent && then.subWorkflowResult === now.subWorkflowResult;
+function sameData(was: Data, now: Frame): boolean {
+  return (
+    was.state === now.state &&
+    was.common_data === now.common_data &&
+    was.contexts === now.contexts &&
+    was.input === now.input &&
+    was.agents === now.agents &&
+    was.lastAgent === now.lastAgent &&
+    was.subWorkflowResult === now.subWorkflowResult
+  );
 }
 
 function lastResponse(frame: Frame): string | null {

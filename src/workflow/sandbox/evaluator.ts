@@ -59,7 +59,7 @@ export function createSandboxEvaluator(options: SandboxOptions = {}): SandboxEva
   const runOne = async ({ evaluation, signal }: Waiting): Promise<EvaluationResult> => {
     if (signal?.aborted) return CANCELLED;
     // An evaluation asked for before the engine decided such things itself (a resumed session) needs no worker either.
-    if (!evaluation.then && !evaluation.targets) {
+    if (!evaluation.next && !evaluation.targets) {
       const decided = decideInHost(evaluation, evaluation.scope, limits.maxLogLines);
       if (decided) return decided;
     }
@@ -98,7 +98,9 @@ export function createSandboxEvaluator(options: SandboxOptions = {}): SandboxEva
       return new Promise<EvaluationResult>((resolve) => {
         const onAbort = () => {
           const at = queue.indexOf(waiting);
-          if (at !== -1) queue.splice(at, 1), resolve(CANCELLED);
+          if (at === -1) return;
+          queue.splice(at, 1);
+          resolve(CANCELLED);
         };
         const waiting: Waiting = { evaluation, signal, resolve, onAbort };
         // Cancelled while waiting its turn: it leaves the queue at once.
@@ -133,5 +135,5 @@ function onlyData(_key: string, value: unknown): unknown {
 /** Whether any code of the evaluation (or of what is chained after it) names a script.js handler. */
 function usesHandler(step: ChainStep): boolean {
   const codes = [step.code, ...Object.values(step.fields ?? {}), ...(step.transitions ?? []).flatMap((t) => [t.condition, t.before])];
-  return codes.some((code) => code?.kind === 'handler') || (step.then !== undefined && usesHandler(step.then)) || Object.values(step.targets ?? {}).some(usesHandler);
+  return codes.some((code) => code?.kind === 'handler') || (step.next !== undefined && usesHandler(step.next)) || Object.values(step.targets ?? {}).some(usesHandler);
 }

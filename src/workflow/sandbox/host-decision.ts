@@ -34,7 +34,7 @@ export function decideInHost(request: EvaluationRequest, scope: HostScope, maxLo
     if (!mayDecideInHost(request)) return null;
     value = -1;
     for (const [i, t] of request.transitions.entries()) {
-      const holds = t.condition ? valueOf(t.condition, scope, logs) : true;
+      const holds = t.condition ? valueIn(t.condition, scope, logs) : true;
       if (holds !== true && holds !== false) return null;
       if (holds) {
         if (t.before) return null;
@@ -45,13 +45,13 @@ export function decideInHost(request: EvaluationRequest, scope: HostScope, maxLo
   } else if (request.fields) {
     const out: Record<string, unknown> = {};
     for (const [name, code] of Object.entries(request.fields)) {
-      const v = valueOf(code, scope, logs);
+      const v = valueIn(code, scope, logs);
       if (v === NOT || name === '__proto__') return null;
       if (v !== undefined) out[name] = v;
     }
     value = out;
   } else if (request.code) {
-    const v = valueOf(request.code, scope, logs);
+    const v = valueIn(request.code, scope, logs);
     if (v === NOT) return null;
     value = v;
   } else return null;
@@ -67,7 +67,7 @@ export function mayDecideInHost(request: EvaluationRequest): boolean {
   return request.code !== undefined && formOf(request.code) !== null;
 }
 
-function valueOf(code: Code, scope: HostScope, logs: string[]): unknown {
+function valueIn(code: Code, scope: HostScope, logs: string[]): unknown {
   const form = formOf(code);
   if (!form) return NOT;
   if (form.kind === 'literal') return form.value;

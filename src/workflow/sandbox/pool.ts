@@ -44,7 +44,9 @@ export class SandboxPool {
     return new Promise((resolve) => {
       const onAbort = () => {
         const at = this.waiting.indexOf(waiting);
-        if (at !== -1) this.waiting.splice(at, 1), resolve(CANCELLED);
+        if (at === -1) return;
+        this.waiting.splice(at, 1);
+        resolve(CANCELLED);
       };
       const waiting: Waiting = { job, signal, resolve, onAbort };
       signal?.addEventListener('abort', onAbort, { once: true });
@@ -91,5 +93,6 @@ let shared: SandboxPool | null = null;
 
 /** The process's pool, made on first use (the first workflow session) and never closed: its idle threads do not keep the process alive. */
 export function sharedSandboxPool(): SandboxPool {
-  return (shared ??= new SandboxPool());
+  shared ??= new SandboxPool();
+  return shared;
 }

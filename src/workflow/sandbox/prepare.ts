@@ -46,7 +46,12 @@ export function prepareEvaluation(evaluation: Evaluation, script: string | null,
   const steps = flatten(evaluation);
   const requests = steps.map((s) => s.request);
   const prepared = usesHandler(requests) && script !== null ? prepareScript(script) : null;
-  const key = JSON.stringify([evaluation.workflow, limits.maxLogLines, prepared?.ok ? prepared.hash : null, steps.map((s) => [s.after, s.target, s.request.purpose, s.request.state, s.request.code, s.request.transitions, s.request.fields])]);
+  const key = JSON.stringify([
+    evaluation.workflow,
+    limits.maxLogLines,
+    prepared?.ok ? prepared.hash : null,
+    steps.map((s) => [s.after, s.target, s.request.purpose, s.request.state, s.request.code, s.request.transitions, s.request.fields]),
+  ]);
   let job = jobs.get(key);
   if (!job) {
     job = prepareJob(evaluation.workflow, steps, script, prepared, limits);
@@ -63,7 +68,7 @@ function flatten(evaluation: Evaluation): Step[] {
       steps.push({ request: { ...step, state: inState }, after: at, target });
       visit(step, steps.length - 1, inState);
     };
-    if (from.then) next(from.then, null, state);
+    if (from.next) next(from.next, null, state);
     for (const [target, step] of Object.entries(from.targets ?? {})) next(step, target, target);
   };
   visit(evaluation, 0, evaluation.state);
@@ -72,15 +77,17 @@ function flatten(evaluation: Evaluation): Step[] {
 
 function prepareJob(workflow: string, steps: Step[], script: string | null, prepared: PreparedScript | null, limits: Pick<SandboxLimits, 'maxLogLines'>): Prepared {
   try {
-    const programs = steps.map(({ request, after, target }): Program => ({
-      ...programOf(request),
-      maxLogLines: limits.maxLogLines,
-      maxLogChars: 1000,
-      ...(request.purpose === 'decide' ? { decides: true } : {}),
-      ...(after >= 0 ? { chained: true } : {}),
-      // A step in the state chosen before it runs there afresh: that state's input is not set yet.
-      ...(target !== null ? { freshInput: true } : {}),
-    }));
+    const programs = steps.map(
+      ({ request, after, target }): Program => ({
+        ...programOf(request),
+        maxLogLines: limits.maxLogLines,
+        maxLogChars: 1000,
+        ...(request.purpose === 'decide' ? { decides: true } : {}),
+        ...(after >= 0 ? { chained: true } : {}),
+        // A step in the state chosen before it runs there afresh: that state's input is not set yet.
+        ...(target !== null ? { freshInput: true } : {}),
+      }),
+    );
     const pieces = programs.flatMap(piecesOf);
     const reads = unionReads(pieces.map(readsOf));
     const handler = pieces.find((p) => p.kind === 'handler');
@@ -100,7 +107,9 @@ function programOf(request: Request): Pick<Program, 'mode' | 'code' | 'transitio
   if (request.purpose === 'transitions') {
     if (!request.transitions) throw new PrepareError('a transitions evaluation came without transitions');
     const transitions = request.transitions.map((t, i) => {
-      const [condition, before] = t.target ? [`condition of ${request.state} → ${t.target}`, `before-code of ${request.state} → ${t.target}`] : [`transition ${i + 1} condition`, `transition ${i + 1} before`];
+      const [condition, before] = t.target
+        ? [`condition of ${request.state} → ${t.target}`, `before-code of ${request.state} → ${t.target}`]
+        : [`transition ${i + 1} condition`, `transition ${i + 1} before`];
       return { condition: t.condition ? preparePiece(t.condition, condition) : null, before: t.before ? preparePiece(t.before, before) : null, target: t.target ?? null };
     });
     return { mode: 'transitions', transitions };

@@ -50,8 +50,14 @@ export const SandboxLimitsSchema = z.object({
    * loaded machine.
    */
   backstopMs: z.number().int().positive(),
-  memoryBytes: z.number().int().min(1024 * 1024),
-  stackBytes: z.number().int().min(16 * 1024),
+  memoryBytes: z
+    .number()
+    .int()
+    .min(1024 * 1024),
+  stackBytes: z
+    .number()
+    .int()
+    .min(16 * 1024),
   maxLogLines: z.number().int().nonnegative(),
   /** Largest result (as JSON) that may come back. */
   maxResultBytes: z.number().int().positive(),

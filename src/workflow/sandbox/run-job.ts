@@ -40,7 +40,7 @@ type PartOutcome = { ok: boolean; json: string; clean: boolean; changed: boolean
  * Runs a job's parts in the session's context, each bounded by the step limit: the first, then the part
  * that follows it (for the state it chose), and so on. A part runs only when the one before succeeded
  * without adding messages to a context (the host trims contexts, so it would see them otherwise than the
- * next part would) and left the global object clean; each result goes in the one before's `then`. A
+ * next part would) and left the global object clean; each result goes in the one before's `next`. A
  * context is kept only when everything succeeded and was swept clean. Never throws.
  */
 export function runJob(job: Job, guest: GuestContext): JobOutcome {
@@ -55,7 +55,7 @@ export function runJob(job: Job, guest: GuestContext): JobOutcome {
     at = outcome.ok && outcome.clean && !outcome.changed ? job.parts.findIndex((p) => p.after === from && (p.target === null || p.target === outcome.chosen)) : -1;
     if (at === -1) break;
   }
-  const result = results.reduceRight((inner, outer) => `${outer.slice(0, -1)},"then":${inner}}`);
+  const result = results.reduceRight((inner, outer) => `${outer.slice(0, -1)},"next":${inner}}`);
   return { result, keep: last.ok && last.clean, damaged: last.damaged };
 }
 

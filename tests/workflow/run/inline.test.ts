@@ -10,18 +10,48 @@ import { decideInHost } from '../../../src/workflow/sandbox/host-decision.js';
 
 const expr = (source: string) => ({ kind: 'expression' as const, source });
 const state = (s: Partial<StatePlan> & { name: string }): StatePlan => ({
-  enter: null, agent: null, input: null, action: 'send', after: null, subWorkflow: null, parallel: null, debate: null, transitions: [], decide: null, maxRetries: 0, final: false, ...s,
+  enter: null,
+  agent: null,
+  input: null,
+  action: 'send',
+  after: null,
+  subWorkflow: null,
+  parallel: null,
+  debate: null,
+  transitions: [],
+  decide: null,
+  maxRetries: 0,
+  final: false,
+  ...s,
 });
 
 /** ping -> pong -> ping ...: no agent, no code, only constant conditions. */
 const pingPong: WorkflowPlan = {
-  name: 'ping_pong', description: '', input: { name: 'input' }, output: { name: 'output' }, variables: {}, contexts: [], agents: [],
+  name: 'ping_pong',
+  description: '',
+  input: { name: 'input' },
+  output: { name: 'output' },
+  variables: {},
+  contexts: [],
+  agents: [],
   states: [
     state({ name: 'ping', transitions: [{ target: 'pong', condition: expr('true'), before: null }] }),
-    state({ name: 'pong', transitions: [{ target: 'never', condition: expr('false'), before: null }, { target: 'ping', condition: null, before: null }] }),
+    state({
+      name: 'pong',
+      transitions: [
+        { target: 'never', condition: expr('false'), before: null },
+        { target: 'ping', condition: null, before: null },
+      ],
+    }),
     state({ name: 'never', final: true }),
   ],
-  start: 'ping', resume: null, errorHandler: null, script: null, subWorkflows: {}, source: 'test', maxStateEntries: 500,
+  start: 'ping',
+  resume: null,
+  errorHandler: null,
+  script: null,
+  subWorkflows: {},
+  source: 'test',
+  maxStateEntries: 500,
 };
 
 describe('evaluations the engine answers in the step that asks for them', () => {
@@ -53,7 +83,7 @@ describe('evaluations the engine answers in the step that asks for them', () => 
   });
 });
 
-describe('the sandbox ran the next evaluation too (then): used only on the very data it started from', () => {
+describe('the sandbox ran the next evaluation too (its next): used only on the very data it started from', () => {
   const stmts = (source: string) => ({ kind: 'statements' as const, source });
   const plan: WorkflowPlan = {
     ...pingPong,
@@ -84,8 +114,8 @@ describe('the sandbox ran the next evaluation too (then): used only on the very 
 
   it('after-code and the transitions go out as one job; its chained result is used without asking again', () => {
     const w = toAfter();
-    expect(w.after.evaluation).toMatchObject({ purpose: 'after', then: { purpose: 'transitions' } });
-    w.send({ type: 'evaluated', id: w.after.id, result: { ok: true, value: undefined, common_data: { input: 'x', seen: 1 }, then: { ok: true, value: 0, common_data: { input: 'x', seen: 1 } } } });
+    expect(w.after.evaluation).toMatchObject({ purpose: 'after', next: { purpose: 'transitions' } });
+    w.send({ type: 'evaluated', id: w.after.id, result: { ok: true, value: undefined, common_data: { input: 'x', seen: 1 }, next: { ok: true, value: 0, common_data: { input: 'x', seen: 1 } } } });
     expect(w.effects().filter((f) => f.type === 'evaluate')).toEqual([]);
     expect(w.state().status).toBe('ended');
     expect(w.state().workflow!.evalSeq).toBe(2);
@@ -93,7 +123,23 @@ describe('the sandbox ran the next evaluation too (then): used only on the very 
 
   it('when the first part changed a context (the engine trims it), the chained result is not used: the transitions are asked for', () => {
     const w = toAfter();
-    w.send({ type: 'evaluated', id: w.after.id, result: { ok: true, value: undefined, common_data: { input: 'x', seen: 1 }, contexts: { c: [{ role: 'user', content: '' }, { role: 'assistant', content: 'draft' }, { role: 'user', content: 'added' }] }, then: { ok: true, value: 0, common_data: { input: 'x', seen: 1 } } } });
+    w.send({
+      type: 'evaluated',
+      id: w.after.id,
+      result: {
+        ok: true,
+        value: undefined,
+        common_data: { input: 'x', seen: 1 },
+        contexts: {
+          c: [
+            { role: 'user', content: '' },
+            { role: 'assistant', content: 'draft' },
+            { role: 'user', content: 'added' },
+          ],
+        },
+        next: { ok: true, value: 0, common_data: { input: 'x', seen: 1 } },
+      },
+    });
     const asked = w.effects().find((f) => f.type === 'evaluate') as Extract<Effect, { type: 'evaluate' }>;
     expect(asked.evaluation.purpose).toBe('transitions');
     expect(asked.evaluation.scope.contexts.c!.map((m) => m.content)).toEqual(['', 'draft', 'added']);

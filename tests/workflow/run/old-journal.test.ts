@@ -9,7 +9,11 @@ import { WorkflowPlanSchema } from '../../../src/workflow/run/plan.js';
 
 // Recorded with the engine and sandbox before the engine decided code-free evaluations itself and chained
 // after-code with the transitions: every evaluation then went to the sandbox, one at a time.
-const fixture = JSON.parse(readFileSync(new URL('./fixtures/pre-pool-journal.json', import.meta.url), 'utf8')) as { plan: unknown; inputs: unknown[]; expected: { status: string; configuration: string[]; workflow: unknown; events: EngineEvent[] } };
+const fixture = JSON.parse(readFileSync(new URL('./fixtures/pre-pool-journal.json', import.meta.url), 'utf8')) as {
+  plan: unknown;
+  inputs: unknown[];
+  expected: { status: string; configuration: string[]; workflow: unknown; events: EngineEvent[] };
+};
 
 describe('a journal written before evaluations were decided in the host and chained', () => {
   it('folds to the same session: same states, same common_data and contexts, same events, same evaluation ids', () => {
@@ -36,7 +40,7 @@ describe('a journal written before evaluations were decided in the host and chai
     for (const raw of fixture.inputs) {
       const r = step(def, s, EngineInputSchema.parse(raw) as EngineInput);
       s = r.session;
-      for (const fx of r.effects) if (fx.type === 'evaluate') asked.push(`${fx.id} ${fx.evaluation.state} ${fx.evaluation.purpose}${fx.evaluation.then ? `+${fx.evaluation.then.purpose}` : ''}`);
+      for (const fx of r.effects) if (fx.type === 'evaluate') asked.push(`${fx.id} ${fx.evaluation.state} ${fx.evaluation.purpose}${fx.evaluation.next ? `+${fx.evaluation.next.purpose}` : ''}`);
     }
     const before = (fixture.inputs as { type: string }[]).filter((i) => i.type === 'evaluated').length;
     expect(before).toBe(23);

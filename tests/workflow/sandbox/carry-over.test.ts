@@ -30,17 +30,34 @@ const attacks: { name: string; attack: string; probe: string; clean: unknown }[]
   { name: 'Object.prototype polluted', attack: 'Object.prototype.polluted = 1; ({}).__proto__.also = 2', probe: '[typeof ({}).polluted, typeof ({}).also]', clean: ['undefined', 'undefined'] },
   { name: 'JSON.parse replaced', attack: 'JSON.parse = function () { return { evil: true }; }', probe: 'JSON.parse(\'{"a":1}\').a', clean: 1 },
   { name: 'Math.random replaced', attack: 'Math.random = function () { return 4; }', probe: 'Math.random() < 1', clean: true },
-  { name: 'console (the guest\'s own object) changed', attack: 'console.log = function () {}; console.evil = 1', probe: '[typeof console.evil, (console.log("still here"), 1)]', clean: ['undefined', 1] },
-  { name: 'a global made by assignment', attack: 'leaked = 42; globalThis.also = 1; globalThis[Symbol.for("s")] = 1', probe: '[typeof leaked, typeof also, globalThis[Symbol.for("s")]]', clean: ['undefined', 'undefined', null] },
+  {
+    name: "console (the guest's own object) changed",
+    attack: 'console.log = function () {}; console.evil = 1',
+    probe: '[typeof console.evil, (console.log("still here"), 1)]',
+    clean: ['undefined', 1],
+  },
+  {
+    name: 'a global made by assignment',
+    attack: 'leaked = 42; globalThis.also = 1; globalThis[Symbol.for("s")] = 1',
+    probe: '[typeof leaked, typeof also, globalThis[Symbol.for("s")]]',
+    clean: ['undefined', 'undefined', null],
+  },
   { name: 'a global var from indirect eval', attack: '(0, eval)("var fromEval = 1; function fnFromEval() {}")', probe: '[typeof fromEval, typeof fnFromEval]', clean: ['undefined', 'undefined'] },
   { name: 'an existing global replaced', attack: 'JSON = { parse: function () { return 0; } }; Array = null', probe: '[typeof JSON.stringify, typeof Array.isArray]', clean: ['function', 'function'] },
-  { name: 'a frozen built-in\'s prototype method shadowed on an instance still works', attack: 'var e = new Error("x"); e.name = "Mine"; var o = {}; o.toString = function () { return "mine"; }; this.common_data.seen = e.name + " " + String(o)', probe: 'Error.prototype.name + " " + String({})', clean: 'Error [object Object]' },
+  {
+    name: "a frozen built-in's prototype method shadowed on an instance still works",
+    attack: 'var e = new Error("x"); e.name = "Mine"; var o = {}; o.toString = function () { return "mine"; }; this.common_data.seen = e.name + " " + String(o)',
+    probe: 'Error.prototype.name + " " + String({})',
+    clean: 'Error [object Object]',
+  },
   { name: 'a promise job left behind', attack: 'Promise.resolve().then(function () { globalThis.late = 1; })', probe: 'typeof late', clean: 'undefined' },
 ];
 
 describe('nothing an evaluation does carries over to the next one of its session', () => {
   it('built-ins are frozen, yet code still sets the names it commonly overrides on its own objects (e.name = ..., o.toString = ...)', async () => {
-    const set = await run('var e = new TypeError("x"); e.name = "Mine"; var o = {}; o.toString = function () { return "mine"; }; var a = []; a.push = 1; this.common_data.seen = [e.name, String(o), a.push, Object.isFrozen(Error.prototype), Object.isFrozen(Array.prototype)]');
+    const set = await run(
+      'var e = new TypeError("x"); e.name = "Mine"; var o = {}; o.toString = function () { return "mine"; }; var a = []; a.push = 1; this.common_data.seen = [e.name, String(o), a.push, Object.isFrozen(Error.prototype), Object.isFrozen(Array.prototype)]',
+    );
     expect(set).toMatchObject({ ok: true, common_data: { seen: ['Mine', 'mine', 1, true, true] } });
     expect(await probe('[new TypeError("y").name, String({}), typeof [].push]')).toEqual(['TypeError', '[object Object]', 'function']);
     const refused = await run('Error.prototype.name = "Evil"');
@@ -67,17 +84,21 @@ describe('nothing an evaluation does carries over to the next one of its session
   });
 
   it('a compiled piece is kept, frozen: code that changes itself (arguments.callee) finds itself unchanged the next time', async () => {
-    const selfChanging = codeEvaluation(stmts('var seen = [typeof arguments.callee.evil, typeof arguments.callee.prototype.evil]; arguments.callee.evil = 1; arguments.callee.prototype.evil = 2; return seen;'), scopeOf(), 'decide');
+    const selfChanging = codeEvaluation(
+      stmts('var seen = [typeof arguments.callee.evil, typeof arguments.callee.prototype.evil]; arguments.callee.evil = 1; arguments.callee.prototype.evil = 2; return seen;'),
+      scopeOf(),
+      'decide',
+    );
     expect(await value(selfChanging)).toEqual(['undefined', 'undefined']);
     expect(await value(selfChanging)).toEqual(['undefined', 'undefined']);
   });
 
-  it("script.js starts over every time: its top-level variables never carry over", async () => {
+  it('script.js starts over every time: its top-level variables never carry over', async () => {
     expect(await value(codeEvaluation(handler('count'), scopeOf(), 'decide'))).toBe(1);
     expect(await value(codeEvaluation(handler('count'), scopeOf(), 'decide'))).toBe(1);
   });
 
-  it('sessions share the thread, never a context: one session\'s attacks are not seen by another', async () => {
+  it("sessions share the thread, never a context: one session's attacks are not seen by another", async () => {
     // All but the promise job, which gets the attacker's context thrown away.
     const kept = attacks.filter((a) => !a.attack.includes('Promise'));
     for (const { attack } of kept) expect((await run(attack)).ok).toBe(true);

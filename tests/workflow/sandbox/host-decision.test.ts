@@ -23,8 +23,26 @@ const request = (over: Partial<Evaluation>): Evaluation => ({ workflow: 'wf', st
 // Decided in the host: the result must be exactly the sandbox's.
 const decided: { name: string; evaluation: Evaluation }[] = [
   { name: 'a null condition', evaluation: request({ purpose: 'transitions', transitions: [{ condition: null, before: null }] }) },
-  { name: 'true, after false', evaluation: request({ purpose: 'transitions', transitions: [{ condition: expr('false'), before: null }, { condition: expr(' true ;'), before: null }] }) },
-  { name: 'no transition holds', evaluation: request({ purpose: 'transitions', transitions: [{ condition: expr('false'), before: null }, { condition: expr('common_data.no'), before: null }] }) },
+  {
+    name: 'true, after false',
+    evaluation: request({
+      purpose: 'transitions',
+      transitions: [
+        { condition: expr('false'), before: null },
+        { condition: expr(' true ;'), before: null },
+      ],
+    }),
+  },
+  {
+    name: 'no transition holds',
+    evaluation: request({
+      purpose: 'transitions',
+      transitions: [
+        { condition: expr('false'), before: null },
+        { condition: expr('common_data.no'), before: null },
+      ],
+    }),
+  },
   { name: 'a path to a boolean', evaluation: request({ purpose: 'transitions', transitions: [{ condition: expr('this.common_data.ok'), before: null }] }) },
   { name: 'a path to a string', evaluation: request({ code: expr('common_data.task') }) },
   { name: 'a nested path', evaluation: request({ code: expr('variables.nested.deep.x') }) },
@@ -36,7 +54,10 @@ const decided: { name: string; evaluation: Evaluation }[] = [
   { name: 'a number literal', evaluation: request({ code: expr('42') }) },
   { name: 'a string literal', evaluation: request({ code: expr("'review'") }) },
   { name: 'null', evaluation: request({ code: expr('null') }) },
-  { name: 'a template of common_data and input', evaluation: request({ code: template('Do {task} ({n}, {ok}, {list}, {input.task}, {common_data.nested}, {sub_workflow_result}, {last_agent_response})') }) },
+  {
+    name: 'a template of common_data and input',
+    evaluation: request({ code: template('Do {task} ({n}, {ok}, {list}, {input.task}, {common_data.nested}, {sub_workflow_result}, {last_agent_response})') }),
+  },
   { name: 'a template with a missing placeholder (logged)', evaluation: request({ code: template('Hello {missing} and {nothing} and {input}') }) },
   { name: 'fields of paths and literals', evaluation: request({ purpose: 'sub_input', fields: { a: expr('common_data.task'), b: expr('3'), c: expr('common_data.absent') } }) },
 ];
@@ -44,7 +65,16 @@ const decided: { name: string; evaluation: Evaluation }[] = [
 // Left to the sandbox: code, or data the sandbox would treat otherwise (an error, an inherited property, an object).
 const notDecided: { name: string; evaluation: Evaluation }[] = [
   { name: 'a condition that is code', evaluation: request({ purpose: 'transitions', transitions: [{ condition: expr('common_data.n > 2'), before: null }] }) },
-  { name: 'a later condition that may not compile', evaluation: request({ purpose: 'transitions', transitions: [{ condition: null, before: null }, { condition: expr('this is broken'), before: null }] }) },
+  {
+    name: 'a later condition that may not compile',
+    evaluation: request({
+      purpose: 'transitions',
+      transitions: [
+        { condition: null, before: null },
+        { condition: expr('this is broken'), before: null },
+      ],
+    }),
+  },
   { name: 'a transition with before-code', evaluation: request({ purpose: 'transitions', transitions: [{ condition: expr('true'), before: stmts('this.common_data.x = 1') }] }) },
   { name: 'a path to a string where a boolean is needed', evaluation: request({ purpose: 'transitions', transitions: [{ condition: expr('common_data.task'), before: null }] }) },
   { name: 'an inherited property', evaluation: request({ code: expr('common_data.constructor') }) },
@@ -60,12 +90,12 @@ describe('what the engine decides without the sandbox', () => {
   it.each(decided)('$name: the same result as the sandbox', async ({ evaluation }) => {
     const host = decideInHost(evaluation, evaluation.scope);
     expect(host).not.toBeNull();
-    // The sandbox itself, made to run it: `then` keeps the evaluator from deciding it in the host.
-    const chained = { ...evaluation, then: { purpose: 'input' as const, code: stmts('') } };
+    // The sandbox itself, made to run it: `next` keeps the evaluator from deciding it in the host.
+    const chained = { ...evaluation, next: { purpose: 'input' as const, code: stmts('') } };
     const guest = await sandbox.evaluate(chained);
     expect(guest.ok).toBe(true);
     if (!guest.ok || !host?.ok) return;
-    const { then: _then, ...sandboxed } = guest;
+    const { next: _next, ...sandboxed } = guest;
     expect(JSON.parse(JSON.stringify(host))).toEqual(sandboxed);
   });
 

@@ -11,7 +11,9 @@ describe('the sandbox evaluator over its life', () => {
   afterAll(() => sandbox.close());
 
   it('evaluations asked for together (parallel branches) each start from a clean context and answer in order', async () => {
-    const asks = Array.from({ length: 12 }, (_, i) => sandbox.evaluate(codeEvaluation(stmts(`globalThis.count = (globalThis.count || 0) + 1; this.common_data.i = ${i}; return globalThis.count;`), scopeOf({ common_data: { i: -1 } }))));
+    const asks = Array.from({ length: 12 }, (_, i) =>
+      sandbox.evaluate(codeEvaluation(stmts(`globalThis.count = (globalThis.count || 0) + 1; this.common_data.i = ${i}; return globalThis.count;`), scopeOf({ common_data: { i: -1 } }))),
+    );
     const results = await Promise.all(asks);
     expect(results).toEqual(Array.from({ length: 12 }, (_, i) => ({ ok: true, value: 1, common_data: { i } })));
   });
@@ -55,7 +57,11 @@ describe('the sandbox evaluator over its life', () => {
   });
 
   it('a scriptFor that throws is reported, not thrown', async () => {
-    const reading = createSandboxEvaluator({ scriptFor: () => { throw new Error('EACCES: script.js'); } });
+    const reading = createSandboxEvaluator({
+      scriptFor: () => {
+        throw new Error('EACCES: script.js');
+      },
+    });
     try {
       expect(errorOf(await reading.evaluate(codeEvaluation(handler('a'), scopeOf(), 'decide')))).toBe('could not read script.js of workflow wf: EACCES: script.js');
     } finally {

@@ -28,7 +28,11 @@ describe('the shared pool of sandbox threads', () => {
   it('the wall-clock backstop stops only what the step limit cannot see, says so, and a new thread takes over', async () => {
     const session = createSandboxEvaluator({ pool, backstopMs: 1500 });
     const stopped = await session.evaluate(codeEvaluation(expr(SLOW)));
-    expect(stopped).toEqual({ ok: false, error: 'the evaluation: still running after 1.5 s of wall-clock time, so the sandbox was stopped — a slow built-in (a huge string search, sort or join) that the step limit cannot interrupt, or a machine far too busy' });
+    expect(stopped).toEqual({
+      ok: false,
+      error:
+        'the evaluation: still running after 1.5 s of wall-clock time, so the sandbox was stopped — a slow built-in (a huge string search, sort or join) that the step limit cannot interrupt, or a machine far too busy',
+    });
     expect(await session.evaluate(sum(2))).toMatchObject({ ok: true, value: 3 });
     await session.close();
   });

@@ -10,7 +10,10 @@ import { createSandboxEvaluator } from '../../../src/workflow/sandbox/index.js';
 
 // The workflow of the pre-pool journal (every kind of evaluation: handlers, templates, null and constant
 // conditions, after-code with transitions, a sub-workflow, a fan-out), run live on today's engine and sandbox.
-const fixture = JSON.parse(readFileSync(new URL('../run/fixtures/pre-pool-journal.json', import.meta.url), 'utf8')) as { plan: unknown; expected: { status: string; workflow: unknown; events: EngineEvent[] } };
+const fixture = JSON.parse(readFileSync(new URL('../run/fixtures/pre-pool-journal.json', import.meta.url), 'utf8')) as {
+  plan: unknown;
+  expected: { status: string; workflow: unknown; events: EngineEvent[] };
+};
 const plan = WorkflowPlanSchema.parse(fixture.plan);
 const sandbox = createSandboxEvaluator({ scriptFor: (name) => (name === plan.name ? plan.script : null) });
 afterAll(() => sandbox.close());
@@ -19,7 +22,7 @@ afterAll(() => sandbox.close());
 function replyTo(call: AgentCall, drafts: { n: number }): { text: string; toolCalls: { name: string; arguments: unknown }[] } {
   if (call.persona === 'coder') return { text: `draft ${++drafts.n}`, toolCalls: [] };
   if (call.persona === 'reviewer') return { text: 'looks ok', toolCalls: [{ name: 'review_work', arguments: { ok: drafts.n >= 2, note: `round ${drafts.n}` } }] };
-  return { text: `${call.persona} says ${"text" in call.inbox ? call.inbox.text : ""}`, toolCalls: [] };
+  return { text: `${call.persona} says ${'text' in call.inbox ? call.inbox.text : ''}`, toolCalls: [] };
 }
 
 describe('fewer sandbox jobs, the same run', () => {
@@ -35,7 +38,10 @@ describe('fewer sandbox jobs, the same run', () => {
       s = r.session;
       for (const fx of r.effects) {
         if (fx.type === 'emit' && ['transition', 'note', 'error', 'session_ended'].includes(fx.event.type)) events.push(fx.event);
-        if (fx.type === "evaluate") jobs += 1, queue.push({ type: 'evaluated', id: fx.id, result: await sandbox.evaluate(fx.evaluation) });
+        if (fx.type === 'evaluate') {
+          jobs += 1;
+          queue.push({ type: 'evaluated', id: fx.id, result: await sandbox.evaluate(fx.evaluation) });
+        }
         if (fx.type === 'call_agent') queue.push({ type: 'agent_replied', turnId: fx.call.turnId, ...replyTo(fx.call, drafts) });
       }
     }

@@ -12,7 +12,7 @@ describe('which parts of the scope code can read (a static scan)', () => {
   it.each([
     ['common_data.task', []],
     ['this.common_data.x = this.last_agent_response', ['last_agent_response']],
-    ["function.review_work.arguments.ok === true", ['last_tool_calls']],
+    ['function.review_work.arguments.ok === true', ['last_tool_calls']],
     ["this.getContext('main').addMessage({ role: 'user', content: 'x' })", ['contexts']],
     ["this.getAgent('coder').getLastResponse()", ['agents']],
     ["getToolCalls('coder').length", ['agents', 'last_tool_calls']],
@@ -60,9 +60,9 @@ describe('code sees the same with the scope cut to what it reads', () => {
     sub_workflow_result: { done: 1 },
   });
   it.each([
-    "[common_data.task, this.last_agent_response, function.review_work.arguments.ok]",
+    '[common_data.task, this.last_agent_response, function.review_work.arguments.ok]',
     "[this.getContext('main').messages.length, this.getAgent('coder').getLastResponse(), input]",
-    "[typeof this.contexts, typeof this.agents, this.sub_workflow_result]",
+    '[typeof this.contexts, typeof this.agents, this.sub_workflow_result]',
     "[getToolCalls('coder').length, last_tool_calls.length]",
   ])('%s', async (source) => {
     // `void globalThis` makes the scan send everything: the answer must not change.
