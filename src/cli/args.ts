@@ -14,7 +14,8 @@ commands:
   validate [--workflow W]    check the team and the workflows (or one) and report every problem
   graph [--workflow W]       print the team (or a workflow) as a Mermaid state diagram
   schemas [--check]          write (or check) the JSON Schemas in schemas/
-  sessions                   list stored sessions (id, started, brief, state, turns, status, cost)
+  sessions                   list stored sessions (id, started, brief, state, turns, status, cost);
+                             with --restate-url (or TROUPE_RESTATE_URL): the sessions on Restate
   resume [id]                continue a stored session (latest by default) until it needs you
   show <id>                  print a stored session's transcript and decisions
   export <id> [md|json]      print a stored session as Markdown (md, default) or JSON (json)
@@ -37,7 +38,7 @@ options:
   --backend embedded|restate serve: host sessions in this process (default) or on Restate
   --allow-workflow-paths     serve: let API requests run a workflow by path (default: only the named
                              workflows of the workflow directories)
-  --restate-url URL          serve --backend restate: the Restate ingress (default http://127.0.0.1:8080)
+  --restate-url URL          serve --backend restate, sessions: the Restate ingress (default http://127.0.0.1:8080)
   --register URL             worker: register with this Restate admin API (e.g. http://127.0.0.1:9070)
   --advertise URL            worker: the URL Restate calls (a load balancer in front of several workers)
   -h, --help                 show this help`;
