@@ -48,6 +48,7 @@ export type CoreEventMap = { [K in keyof typeof CORE_EVENT_PAYLOADS]: z.infer<(t
  * The events each policy or module adds, by name: a module declares its own payload schemas and adds their
  * types with `declare module '…/engine/event-map.js' { interface PolicyEventMap extends TheirMap {} }`.
  */
+// biome-ignore lint/suspicious/noEmptyInterface: an interface, so policy modules can add to it (declaration merging); a type alias cannot be
 export interface PolicyEventMap {}
 
 /** Payload of every troupe event, keyed by its snake_case name. */
