@@ -55,6 +55,8 @@ export interface CliArgs {
   replay?: string;
   check: boolean;
   help: boolean;
+  /** resume: continue a session that ran from a recording on the model there is now, without asking. */
+  yes: boolean;
   format?: string;
   port?: number;
   host?: string;
@@ -95,6 +97,7 @@ export function parseCli(argv: string[]): CliArgs {
         replay: { type: 'string' },
         check: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
+        yes: { type: 'boolean', short: 'y', default: false },
         format: { type: 'string' },
         port: { type: 'string' },
         host: { type: 'string' },
@@ -145,6 +148,7 @@ export function parseCli(argv: string[]): CliArgs {
     ...(values.replay !== undefined ? { replay: values.replay } : {}),
     check: values.check,
     help: values.help,
+    yes: values.yes,
     ...(values.format !== undefined ? { format: values.format } : {}),
     ...(port !== undefined ? { port } : {}),
     ...(values.host !== undefined ? { host: values.host } : {}),

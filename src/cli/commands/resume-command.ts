@@ -9,6 +9,7 @@ import { paced, resumeModel } from '../models.js';
 import { modelFromEnv } from '../../llm/from-env.js';
 import { resolveSessionId } from '../session-lookup.js';
 import { finishHeadless } from './finish.js';
+import { confirmAfterReplay, NotResumed } from '../replay-guard.js';
 
 /**
  * `troupe resume [id]`: reopens a stored session (the newest one that can continue by default) and
@@ -19,16 +20,24 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   const store = storeFor(io);
   const id = await resolveSessionId(store, args.positionals[0]);
   const interactive = io.interactive && !args.json;
-  const session = await openSession({
-    store,
-    resume: id,
-    env: io.env,
-    askCommands: interactive,
-    model: async (stored) => {
-      const model = await resumeModel(io.env, { demo: args.demo }, stored!.events);
-      return interactive ? paced(model, io.env) : model;
-    },
-  });
+  let session;
+  try {
+    session = await openSession({
+      store,
+      resume: id,
+      env: io.env,
+      askCommands: interactive,
+      model: async (stored) => {
+        const model = await resumeModel(io.env, { demo: args.demo }, stored!.events);
+        await confirmAfterReplay(stored, model, io, { id, yes: args.yes, demo: args.demo, interactive });
+        return interactive ? paced(model, io.env) : model;
+      },
+    });
+  } catch (error) {
+    if (!(error instanceof NotResumed)) throw error;
+    printer(io)(error.message);
+    return 0;
+  }
   if (interactive) {
     const { runInteractive } = await import('../interactive.js');
     const { workflowLauncher } = await import('../workflow-launcher.js');
