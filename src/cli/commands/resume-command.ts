@@ -43,7 +43,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
     const { workflowLauncher } = await import('../workflow-launcher.js');
     const workflows = workflowLauncher(io, { team: session.team, teamDir: session.team.loaded.dir, store, model: () => paced(modelFromEnv(io.env, { demo: args.demo }), io.env) });
     const last = await runInteractive(session, { resumed: true, workflows });
-    savedLine(io, last.id, false, last.getSnapshot().status === 'ended');
+    savedLine(io, last.id, false, last.getSnapshot().status);
     return last.fault ? 1 : 0;
   }
   const write = printer(io);
@@ -67,7 +67,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   if (!io.interactive && after.status !== 'ended') {
     const { driveLines } = await import('../drive-lines.js');
     const memory = session.memorySnapshot() ? () => session.memorySnapshot()! : undefined;
-    quit = await driveLines(session, { json: args.json, write, input: io.stdin, ...(memory ? { memory } : {}) });
+    quit = (await driveLines(session, { json: args.json, write, input: io.stdin, ...(memory ? { memory } : {}) })).quit;
   }
   return finishHeadless(session, io, { json: args.json, quit });
 }
