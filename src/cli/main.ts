@@ -38,7 +38,13 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     }
     const load = COMMANDS[args.command];
     if (!load) throw unknownCommand(args.command);
-    return await (await load()).run(args, io);
+    try {
+      return await (await load()).run(args, io);
+    } catch (error) {
+      // A command's own usage errors (a bad variable, a bad flag value) show that command's usage.
+      if (error instanceof UsageError) error.command ??= args.command;
+      throw error;
+    }
   } catch (error) {
     return reportError(error, io);
   }
