@@ -53,11 +53,14 @@ export { MemoryStore } from './store/memory-store.js';
 export { dataDirFrom, type Store } from './store/store.js';
 
 // Reports.
-export { eventLines, eventJson, renderShow, renderMarkdown, transcriptOf, decisionLine } from './report/index.js';
+export { eventLines, eventJson, renderShow, renderMarkdown, transcriptOf, decisionLine, displayFold, displayStep, displayNames, DISPLAY_START, SILENT_EVENTS } from './report/index.js';
+export type { DisplayItem, DisplayNames, DisplayState } from './report/index.js';
 
 // Usage.
 export { UsageMeter } from './usage/usage-meter.js';
 export { formatUsageSummary } from './usage/summary.js';
+export { sessionUsage, usageView, type SessionUsage } from './usage/session-usage.js';
+export { formatCost, formatTokens } from './usage/format.js';
 
 // Errors.
 export { TroupeError, UserError, ModelError } from './errors.js';

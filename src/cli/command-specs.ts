@@ -69,11 +69,14 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
   {
     name: 'sessions',
     summary: 'list stored sessions: id, started, brief, state, turns, status, cost',
-    synopsis: ['troupe sessions'],
-    description: ['Newest first; an unreadable session is listed with the reason. Sessions live in TROUPE_DATA_DIR (default .troupe/).'],
-    options: [],
+    synopsis: ['troupe sessions [--restate-url URL]'],
+    description: [
+      'Newest first; an unreadable session is listed with the reason. Sessions live in TROUPE_DATA_DIR (default .troupe/).',
+      'With --restate-url (or TROUPE_RESTATE_URL): the sessions on that Restate cluster, with their status now.',
+    ],
+    options: [['restate-url', 'list the sessions on this Restate ingress instead of the local ones']],
     positionals: 0,
-    examples: ['troupe sessions'],
+    examples: ['troupe sessions', 'troupe sessions --restate-url http://127.0.0.1:8080'],
   },
   {
     name: 'show',
@@ -147,11 +150,11 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
   {
     name: 'worker',
     summary: 'serve the Restate endpoint that runs sessions on Restate',
-    synopsis: ['troupe worker [--port N] [--host H] [--team DIR] [--demo] [--register URL] [--advertise URL]'],
+    synopsis: ['troupe worker [--port N] [--host H] [--team DIR] [--demo] [--register URL] [--advertise URL] [--allow-workflow-paths]'],
     description: [
       'Runs until Ctrl+C or SIGTERM. Off loopback it needs TROUPE_RESTATE_IDENTITY_KEYS (the cluster\'s public keys).',
     ],
-    options: [['port', 'port to listen on (default 9080; 0 picks a free one)'], 'host', 'team', 'demo', 'register', 'advertise'],
+    options: [['port', 'port to listen on (default 9080; 0 picks a free one)'], 'host', 'team', 'demo', 'register', 'advertise', ['allow-workflow-paths', 'run a workflow a session names by path (default: only the named workflows of the workflow directories)']],
     positionals: 0,
     examples: ['troupe worker --register http://127.0.0.1:9070', 'troupe worker --host 0.0.0.0 --port 9080'],
   },

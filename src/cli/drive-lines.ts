@@ -2,7 +2,6 @@ import { applyParsed } from '../commands/execute.js';
 import { LIMITS } from '../llm/limits.js';
 import { boundedLines } from './bounded-lines.js';
 import { parseLine } from '../commands/parse.js';
-import { addUsage, NO_USAGE } from '../commands/usage-meter.js';
 import type { MemorySource } from '../commands/memory-source.js';
 import type { TroupeSession } from '../session/troupe-session.js';
 
@@ -28,11 +27,8 @@ export interface Driven {
  */
 export async function driveLines(session: TroupeSession, options: DriveOptions): Promise<Driven> {
   const { write } = options;
-  let usage = NO_USAGE;
-  session.subscribe((e) => {
-    if (e.type === 'usage') usage = addUsage(usage, e);
-  });
-  const host = { session, usage: () => usage, memory: options.memory, free: Boolean(session.model.free) };
+  // `!cost` reads the meter (a resumed session's totals include every call before this process).
+  const host = { session, usage: () => session.usage(), memory: options.memory };
   const driven: Driven = { quit: false, lines: 0, refused: 0 };
   for await (const read of boundedLines(options.input as AsyncIterable<string | Buffer>)) {
     if ('tooLong' in read) {

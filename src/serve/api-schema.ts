@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ModeSchema, SessionStatusSchema } from '../engine/session.js';
+import { UsageViewSchema } from '../usage/session-usage.js';
 
 /** A model id as a request may name one: printable, no spaces. */
 const ModelId = z.string().regex(/^[\x21-\x7e]{1,200}$/, 'must be a model id (printable characters, no spaces)');
@@ -34,6 +35,7 @@ export const SessionViewSchema = z.object({
   awaiting: z.object({ code: z.string(), reason: z.string() }).nullable(),
   endReason: z.string().nullable(),
   lastEventSeq: z.number(),
+  usage: UsageViewSchema,
 });
 
 /** A line of `GET /v1/sessions`. */

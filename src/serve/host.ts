@@ -42,8 +42,8 @@ export class SessionHost {
 
   constructor(readonly options: HostOptions) {}
 
-  /** A meter for a new or reopened session; the price table is read once per server, not per session. */
-  private meter(): UsageMeter {
+  /** A meter for a new, reopened or stored session; the price table is read once per server, not per session. */
+  meter(): UsageMeter {
     return new UsageMeter((this.prices ??= loadPriceTable(this.options.env)));
   }
 

@@ -30,7 +30,7 @@ export function openApiDocument(): Record<string, unknown> {
         },
       },
       '/v1/sessions/{id}': {
-        get: { summary: 'A session: its state and status', parameters: [idParam], responses: { 200: { description: 'The session', content: json(SessionViewSchema) }, 404: error('No such session') } },
+        get: { summary: 'A session: its state, status and usage (the meter\'s totals: the same figures as !cost and the run summary)', parameters: [idParam], responses: { 200: { description: 'The session', content: json(SessionViewSchema) }, 404: error('No such session') } },
       },
       '/v1/sessions/{id}/input': {
         post: {
@@ -42,7 +42,13 @@ export function openApiDocument(): Record<string, unknown> {
       },
       '/v1/sessions/{id}/events': {
         get: {
-          summary: 'The session\'s events as Server-Sent Events (data: the same JSON as --json), resuming after Last-Event-ID',
+          summary: 'The session\'s events as Server-Sent Events, resuming after Last-Event-ID',
+          description:
+            'Each message is named by the event type and carries the event\'s sequence number as its id (streamed `agent_delta` words carry none). ' +
+            '`data` is the event as `troupe run --json` prints it, plus `items`: its display items, worded as the terminal transcript and UI word them ' +
+            '(each `{ kind, event, tone, text, mark?, who?, persona?, branch? }` and, by kind, `header` {brief, label}, `user` {brief}, `command`, `progress`, ' +
+            '`turn` {turnId, turn, where, state}, `directive` {turnId, state, transition}, `arbitration` {from, decision}, `transition` {from, to, label, reason}, `note`, ' +
+            '`output` {title, lines}). Events that show nothing (`usage`, `agent_delta`, `state_entered`, `major_entered`, `major_exited`) have `items: []`.',
           parameters: [
             idParam,
             { name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'string' } },

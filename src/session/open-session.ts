@@ -20,6 +20,7 @@ import { assembleSession } from './assemble.js';
 import { foldJournal } from './fold.js';
 import { JournalRecorder } from './recorder.js';
 import { restoreMeter } from './restore-meter.js';
+import { resumeNote } from './resume-note.js';
 import { teamKind, workflowKind, type Tiers } from './session-kind.js';
 import type { TroupeSession } from './troupe-session.js';
 
@@ -147,10 +148,7 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
       env,
     });
     if (doc) {
-      const s = session.getSnapshot();
-      const name = s.inFlight ? (def.agentIndex.get(s.inFlight.persona)?.name ?? s.inFlight.persona) : '';
-      const what = s.inFlight && s.status === 'running' ? `re-running ${name}'s turn ${s.inFlight.turnId}, which was in flight` : `status ${s.status}`;
-      publish(event('note', { text: `session resumed at turn ${s.turn} (${what})` }));
+      publish(event('note', { text: resumeNote(def, session.getSnapshot()) }));
       if (usageNote) publish(event('note', { text: usageNote }));
     }
     return session;

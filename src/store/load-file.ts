@@ -1,13 +1,12 @@
-import { UserError } from '../llm/errors.js';
+import { UserError } from '../errors.js';
 import { migrateV1 } from './migrate-v1.js';
+import type { Migration } from './migration.js';
 import { MAX_NESTING, tooDeep } from './nesting.js';
 import { SESSION_SCHEMA_VERSION, SessionDocumentSchema, type SessionDocument } from './session-file.js';
 
 /** A session file that cannot be loaded (corrupt, invalid or from a newer troupe); it is left untouched. */
 export class SessionFileError extends UserError {}
 
-/** Upgrades a raw file of version N to version N + 1 (keyed by N). */
-export type Migration = (raw: Record<string, unknown>) => Record<string, unknown>;
 
 /**
  * Version 3 seals and chains the journal's lines and records the hash of the last line a checkpoint

@@ -1,5 +1,5 @@
 import type { TroupeEvent } from '../engine/event-map.js';
-import { UserError } from '../llm/errors.js';
+import { UserError } from '../errors.js';
 import { listingOf } from './listing.js';
 import { SessionLockedError } from './lock.js';
 import { CHAIN_START, sealLine, withoutSeal } from './journal-chain.js';

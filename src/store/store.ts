@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { UserError } from '../llm/errors.js';
+import { UserError } from '../errors.js';
 import type { TroupeEvent } from '../engine/event-map.js';
 import type { SessionListing } from './listing.js';
 import type { Checkpoint, JournalRecord, SessionDocument } from './session-file.js';

@@ -8,6 +8,8 @@ export interface RecordedRequest {
   url: string;
   headers: IncomingMessage['headers'];
   body: any;
+  /** Set once the client went away before the answer was complete (the call was aborted). */
+  hungUp?: boolean;
 }
 
 /** What the fake server answers to one request. */
@@ -132,6 +134,9 @@ export class FakeOpenAIServer {
     }
     const recorded: RecordedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body };
     this.requests.push(recorded);
+    res.once('close', () => {
+      if (!res.writableFinished) recorded.hungUp = true;
+    });
     const reply = asStreamIfAsked(await this.replyFor(recorded), recorded);
     if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
     if (res.destroyed) return;

@@ -10,6 +10,8 @@ export interface TaggedTurn {
   delayFirstMs?: number;
   /** Answer with an HTTP 400 (the model fails). */
   fail?: boolean;
+  /** Stream the answer (when streaming is asked for) with this many ms between chunks. */
+  chunkDelayMs?: number;
 }
 
 const TAG = /\[\[tag ([\w-]+)\]\]/;
@@ -39,7 +41,11 @@ export class TaggedScript {
     if (!step) return { status: 500, body: { error: { message: `no scripted turn ${key}` } } };
     if (step.fail) return { status: 400, body: { error: { message: `scripted failure at ${key}` } } };
     const directive = step.next ? { transition: step.transition ?? 'HANDOFF_TO_AGENT', next_agent: step.next } : { transition: step.transition ?? 'RESPOND_TO_USER' };
-    return { body: completion(`[[tag ${tag}]] [[turn ${turn}]] My part of the plan, step ${turn}.`, directive), ...(seen === 0 && step.delayFirstMs ? { delayMs: step.delayFirstMs } : {}) };
+    return {
+      body: completion(`[[tag ${tag}]] [[turn ${turn}]] My part of the plan, step ${turn}.`, directive),
+      ...(seen === 0 && step.delayFirstMs ? { delayMs: step.delayFirstMs } : {}),
+      ...(step.chunkDelayMs ? { chunkDelayMs: step.chunkDelayMs } : {}),
+    };
   };
 
   /** How often turn `n` of `tag` was asked for. */

@@ -8,6 +8,7 @@ import { openSession } from '../../session/open-session.js';
 import { paced, resumeModel } from '../models.js';
 import { modelFromEnv } from '../../llm/from-env.js';
 import { resolveSessionId } from '../session-lookup.js';
+import { printUsageSummary } from '../usage-summary.js';
 import { finishHeadless } from './finish.js';
 import { confirmAfterReplay, NotResumed } from '../replay-guard.js';
 
@@ -69,5 +70,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
     const memory = session.memorySnapshot() ? () => session.memorySnapshot()! : undefined;
     quit = (await driveLines(session, { json: args.json, write, input: io.stdin, ...(memory ? { memory } : {}) })).quit;
   }
-  return finishHeadless(session, io, { json: args.json, quit });
+  const code = await finishHeadless(session, io, { json: args.json, quit });
+  printUsageSummary(session, io, { json: args.json });
+  return code;
 }

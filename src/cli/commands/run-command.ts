@@ -1,7 +1,7 @@
 import { UsageError, type CliArgs } from '../args.js';
 import { teamFor, workflowFor } from '../common.js';
 import { storeFor } from '../store-for.js';
-import { complainer, printer, type CliIo } from '../io.js';
+import { printer, type CliIo } from '../io.js';
 import type { ChatModel } from '../../llm/chat-model.js';
 import { modelFromEnv } from '../../llm/from-env.js';
 import { assertWithinLimit } from '../../llm/limits.js';
@@ -9,12 +9,10 @@ import { RecordingModel } from '../../llm/recording.js';
 import { redactorFrom } from '../../llm/redact.js';
 import { ReplayModel } from '../../llm/replay-model.js';
 import { openSession } from '../../session/open-session.js';
-import { loadPriceTable } from '../../usage/price-table.js';
-import { formatUsageSummary } from '../../usage/summary.js';
-import { UsageMeter } from '../../usage/usage-meter.js';
 import { attachOutput } from '../attach-output.js';
 import { UserError } from '../../errors.js';
 import { inputProblem } from '../../workflow/run/frames.js';
+import { printUsageSummary } from '../usage-summary.js';
 import { finishHeadless } from './finish.js';
 
 /** `troupe run "<brief>"`: runs a session headless until it needs the user or ends, stored; prints the transcript or JSON events. */
@@ -30,7 +28,6 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   const replay = args.replay !== undefined ? ReplayModel.fromFile(args.replay) : null;
   let model: ChatModel = replay ?? modelFromEnv(io.env, { demo: args.demo });
   if (args.record !== undefined) model = new RecordingModel(model, args.record);
-  const meter = new UsageMeter(loadPriceTable(io.env));
   const session = await openSession({
     team,
     teamDir: dir,
@@ -38,7 +35,6 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
     store: storeFor(io),
     mode: args.mode ?? 'fsm',
     brief,
-    meter,
     env: io.env,
     ...(workflow ? { workflow } : {}),
     ...(args.maxTurns !== undefined ? { maxTurns: args.maxTurns } : {}),
@@ -47,10 +43,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   session.start(brief);
   await session.settled();
   const code = await finishHeadless(session, io, { json: args.json, quit: false });
-  // With --json stdout holds only events, so the summary goes to stderr.
-  const summary = args.json ? complainer(io) : printer(io);
-  if (!args.json) summary('');
-  for (const line of formatUsageSummary(meter, { free: Boolean(model.free) })) summary(line);
+  printUsageSummary(session, io, { json: args.json });
   if (replay?.divergence) {
     io.stderr.write(`troupe: ${replay.divergence}\n`);
     return 1;

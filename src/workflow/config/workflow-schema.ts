@@ -120,7 +120,7 @@ export const WorkflowConfigSchema = z.strictObject({
   workspace: z
     .strictObject({
       from: z.string().min(1).optional().describe('A directory (relative to where troupe runs) each agent workspace starts as a copy of.'),
-      git: z.boolean().default(false).describe('Make each workspace a git worktree of the repository holding "from".'),
+      git: z.boolean().default(false).describe('Make each workspace a git clone of the repository holding "from" (at its HEAD).'),
     })
     .optional()
     .describe('Where agents with file and command tools work: each gets its own directory under the session.'),
