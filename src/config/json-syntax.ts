@@ -30,7 +30,12 @@ export function jsonSyntaxError(text: string): JsonSyntaxError | null {
     while (i < n && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '\r')) i++;
     if (i >= n) {
       if (want === 'after' && open.length === 0) return null;
-      return fail(n, text.trim() === '' ? 'the file is empty' : `the file ends inside ${open.length ? `an ${open.at(-1) === '{' ? 'object' : 'array'} (a "${open.at(-1) === '{' ? '}' : ']'}" is missing)` : 'the JSON'}`);
+      return fail(
+        n,
+        text.trim() === ''
+          ? 'the file is empty'
+          : `the file ends inside ${open.length ? `an ${open.at(-1) === '{' ? 'object' : 'array'} (a "${open.at(-1) === '{' ? '}' : ']'}" is missing)` : 'the JSON'}`,
+      );
     }
     const c = text[i]!;
     switch (want) {
@@ -119,7 +124,11 @@ export function jsonSyntaxError(text: string): JsonSyntaxError | null {
         i = ESCAPE.lastIndex;
         continue;
       }
-      if (ch < 0x20) return fail(i, `a control character (${ch === 0x0a ? 'a line break' : ch === 0x09 ? 'a tab' : `U+${ch.toString(16).padStart(4, '0')}`}) inside a string — write it as an escape (\\n, \\t) or close the string`);
+      if (ch < 0x20)
+        return fail(
+          i,
+          `a control character (${ch === 0x0a ? 'a line break' : ch === 0x09 ? 'a tab' : `U+${ch.toString(16).padStart(4, '0')}`}) inside a string — write it as an escape (\\n, \\t) or close the string`,
+        );
       i++;
     }
     return fail(start, 'a string is never closed (its closing " is missing)');

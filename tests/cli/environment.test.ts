@@ -40,7 +40,7 @@ describe('documented variables', () => {
     expect(debug.err()).toMatch(/^troupe: internal error: boom\nError: boom\n\s+at /);
   });
 
-  it('TROUPE_SERVE_MAX_SESSIONS is read by troupe serve (a bad value is refused with serve\'s usage)', async () => {
+  it("TROUPE_SERVE_MAX_SESSIONS is read by troupe serve (a bad value is refused with serve's usage)", async () => {
     const { code, stderr } = await runCli(['serve', '--port', '0'], cleanEnv({ TROUPE_SERVE_MAX_SESSIONS: '0' }));
     expect(code).toBe(2);
     expect(stderr.split('\n').slice(0, 2)).toEqual(['troupe: TROUPE_SERVE_MAX_SESSIONS must be a whole number >= 1, got "0"', expect.stringMatching(/^usage: troupe serve /)]);

@@ -23,7 +23,7 @@ function argvOf(example: string): string[] {
 }
 
 describe('help', () => {
-  it('troupe --help lists every command and says where each one\'s help is', async () => {
+  it("troupe --help lists every command and says where each one's help is", async () => {
     const { code, stdout } = await runCli(['--help']);
     expect(code).toBe(0);
     for (const c of named) expect(stdout).toMatch(new RegExp(`^  ${c.name} +${c.summary.replace(/[()[\]|.*+?^$]/g, '\\$&')}$`, 'm'));
@@ -63,7 +63,7 @@ describe('help', () => {
 });
 
 describe('each command takes its own options', () => {
-  it('an option another command takes is refused, with this command\'s usage', async () => {
+  it("an option another command takes is refused, with this command's usage", async () => {
     const { code, stderr } = await runCli(['show', '--port', '3']);
     expect(code).toBe(2);
     expect(stderr).toBe('troupe: show does not take --port\nusage: troupe show [id]\n(troupe show --help shows its options and examples)\n');

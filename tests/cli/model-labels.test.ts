@@ -11,7 +11,11 @@ afterEach(async () => {
   server = null;
 });
 
-const events = (stdout: string) => stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; model?: string; persona?: string });
+const events = (stdout: string) =>
+  stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { type: string; model?: string; persona?: string });
 const modelsOf = (lines: ReturnType<typeof events>, type: string) => lines.filter((e) => e.type === type && e.persona).map((e) => e.model);
 
 describe('agent_started and usage name the same model', () => {

@@ -13,11 +13,36 @@ import { studio } from '../helpers/team.js';
 // meaning there.
 
 const plan: WorkflowPlan = {
-  name: 'tiny', description: '', input: { name: 'task' }, output: { name: 'result' }, variables: {},
+  name: 'tiny',
+  description: '',
+  input: { name: 'task' },
+  output: { name: 'result' },
+  variables: {},
   contexts: [{ name: 'c', starting: [], maxLength: 1000 }],
   agents: [{ id: 'coder', context: 'c', role: 'assistant', name: 'Coder', systemMessage: '', model: 'base', parsingTools: [], requestUserInput: false, tools: [], maxToolSteps: 20 }],
-  states: [{ name: 'code', enter: null, agent: 'coder', input: null, action: 'send', after: null, subWorkflow: null, parallel: null, debate: null, transitions: [], decide: null, maxRetries: 0, final: false }],
-  start: 'code', resume: null, errorHandler: null, script: null, subWorkflows: {}, source: 'test',
+  states: [
+    {
+      name: 'code',
+      enter: null,
+      agent: 'coder',
+      input: null,
+      action: 'send',
+      after: null,
+      subWorkflow: null,
+      parallel: null,
+      debate: null,
+      transitions: [],
+      decide: null,
+      maxRetries: 0,
+      final: false,
+    },
+  ],
+  start: 'code',
+  resume: null,
+  errorHandler: null,
+  script: null,
+  subWorkflows: {},
+  source: 'test',
 };
 
 describe('team commands in a workflow session', () => {
@@ -27,7 +52,7 @@ describe('team commands in a workflow session', () => {
     it(`${line} reaches the workflow policy, which answers that it is a team command`, () => {
       const parsed = parseLine(line, def);
       expect(parsed.kind).toBe('engine');
-      const input = (parsed as { input: EngineInput; name: string; args: string[] });
+      const input = parsed as { input: EngineInput; name: string; args: string[] };
       const started = step(def, initialState(def, { id: 'w' }), { type: 'start', brief: 'a task' }).session;
       const { session, effects } = step(def, started, { ...input.input, command: { name: input.name, args: input.args } } as EngineInput);
       const notes = effects.flatMap((fx) => (fx.type === 'emit' && fx.event.type === 'note' ? [(fx.event as Extract<EngineEvent, { type: 'note' }>).text] : []));

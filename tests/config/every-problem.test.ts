@@ -73,7 +73,17 @@ describe('troupe validate names every problem of a file in one run', () => {
     mkdirSync(join(root, 'workflows'));
     writeFileSync(
       join(root, 'workflows', 'w.json'),
-      JSON.stringify({ workflow_name: 'w', stats: [], contexts: [{ name: 'c' }], agents: [{ agent_role: 'coder', context: 'c', role: 'assistant' }], states: [{ name: 'start', agent: 'coder', next_state: 'revew' }, { name: 'review' }] }, null, 2),
+      JSON.stringify(
+        {
+          workflow_name: 'w',
+          stats: [],
+          contexts: [{ name: 'c' }],
+          agents: [{ agent_role: 'coder', context: 'c', role: 'assistant' }],
+          states: [{ name: 'start', agent: 'coder', next_state: 'revew' }, { name: 'review' }],
+        },
+        null,
+        2,
+      ),
     );
     writeFileSync(join(root, 'workflows', 'roles.json'), JSON.stringify({ coder: { systemMessage: 'You code.' } }));
     const { code, stderr } = await runCli(['validate', '--workflow', 'w'], undefined, '', { cwd: root });

@@ -45,7 +45,12 @@ describe('the README documents the CLI as it is', () => {
   it('finds the command lines (a sanity check of the extraction)', () => {
     expect(lines.length).toBeGreaterThan(40);
     expect(new Set(lines.map((l) => l.words[0] ?? ''))).toEqual(expect.objectContaining({}));
-    for (const c of COMMAND_SPECS) if (c.name && c.name !== 'help') expect(lines.some((l) => l.words[0] === c.name), c.name).toBe(true);
+    for (const c of COMMAND_SPECS)
+      if (c.name && c.name !== 'help')
+        expect(
+          lines.some((l) => l.words[0] === c.name),
+          c.name,
+        ).toBe(true);
   });
 
   it('every troupe command it shows exists, and every option it gives it is one that command takes', () => {
@@ -55,7 +60,8 @@ describe('the README documents the CLI as it is', () => {
       const spec = commandSpec(command)!;
       if (words[0] && !commandSpec(words[0]) && !words[0].startsWith('-') && !/^["'<…]/.test(words[0])) wrong.push(`${line}: no command "${words[0]}"`);
       for (const word of words) {
-        for (const flag of word.matchAll(/(?:^|[[|])--([a-z][a-z-]*)/g)) if (!optionsOf(spec).includes(flag[1] as never)) wrong.push(`${line}: troupe ${command || '(no command)'} does not take --${flag[1]}`);
+        for (const flag of word.matchAll(/(?:^|[[|])--([a-z][a-z-]*)/g))
+          if (!optionsOf(spec).includes(flag[1] as never)) wrong.push(`${line}: troupe ${command || '(no command)'} does not take --${flag[1]}`);
       }
     }
     expect(wrong).toEqual([]);
@@ -85,7 +91,9 @@ describe('the README documents the CLI as it is', () => {
 describe('the README documents the variables as they are', () => {
   const config = README.slice(README.indexOf('## Configuration'), README.indexOf('### Teams'));
   const table = [...config.matchAll(/^\| `([A-Z_]+)`(?:, `([A-Z_]+)`)?(?:, `([A-Z_]+)`)?/gm)].flatMap((m) => m.slice(1).filter(Boolean) as string[]);
-  const source = files(join(REPO_ROOT, 'src'), /\.tsx?$/).map((f) => readFileSync(f, 'utf8')).join('\n');
+  const source = files(join(REPO_ROOT, 'src'), /\.tsx?$/)
+    .map((f) => readFileSync(f, 'utf8'))
+    .join('\n');
   const tests = files(join(REPO_ROOT, 'tests'), /\.tsx?$/).filter((f) => !f.endsWith('readme-cli.test.ts'));
 
   it('the configuration table lists the variables', () => {

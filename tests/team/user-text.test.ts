@@ -45,7 +45,9 @@ describe('the team policy', () => {
     expect(t.state().awaiting?.code).toBe('failure');
     const retried = t.send({ type: 'user_approve' });
     expect(t.events.filter((e) => e.type === 'approval')).toEqual([]);
-    expect(t.events.find((e) => e.type === 'note' && /nothing to approve/.test(e.text))).toMatchObject({ text: "nothing to approve: Creative Partner's turn failed; !approve retries it, as !continue does" });
+    expect(t.events.find((e) => e.type === 'note' && /nothing to approve/.test(e.text))).toMatchObject({
+      text: "nothing to approve: Creative Partner's turn failed; !approve retries it, as !continue does",
+    });
     expect(retried.map((c) => c.persona)).toEqual(['creative_partner']);
   });
 });

@@ -12,14 +12,42 @@ import type { AgentPlan, StatePlan, WorkflowPlan } from '../../../src/workflow/r
 // branches run reaches the workflow (its resume state, else the next agent) instead of restarting it.
 
 const state = (s: Partial<StatePlan> & { name: string }): StatePlan => ({
-  enter: null, agent: null, input: null, action: 'send', after: null, subWorkflow: null, parallel: null, debate: null, transitions: [], decide: null, maxRetries: 0, final: false, ...s,
+  enter: null,
+  agent: null,
+  input: null,
+  action: 'send',
+  after: null,
+  subWorkflow: null,
+  parallel: null,
+  debate: null,
+  transitions: [],
+  decide: null,
+  maxRetries: 0,
+  final: false,
+  ...s,
 });
-const agent = (id: string, extra: Partial<AgentPlan> = {}): AgentPlan => ({ id, context: 'c', role: 'assistant', name: id, systemMessage: '', model: 'base', parsingTools: [], requestUserInput: false, tools: [], maxToolSteps: 20, ...extra });
+const agent = (id: string, extra: Partial<AgentPlan> = {}): AgentPlan => ({
+  id,
+  context: 'c',
+  role: 'assistant',
+  name: id,
+  systemMessage: '',
+  model: 'base',
+  parsingTools: [],
+  requestUserInput: false,
+  tools: [],
+  maxToolSteps: 20,
+  ...extra,
+});
 
 /** implement (three branches) -> review (an agent) -> stop; optionally a resume state that goes to review. */
 function plan(withResume: boolean): WorkflowPlan {
   return {
-    name: 'fan', description: '', input: { name: 'task' }, output: { name: 'out' }, variables: {},
+    name: 'fan',
+    description: '',
+    input: { name: 'task' },
+    output: { name: 'out' },
+    variables: {},
     contexts: [{ name: 'c', starting: [], maxLength: 10_000 }],
     agents: ['impl_a', 'impl_b', 'impl_c', 'reviewer', 'listener'].map((id) => agent(id)),
     states: [
@@ -32,7 +60,12 @@ function plan(withResume: boolean): WorkflowPlan {
       ...(withResume ? [state({ name: 'resume', agent: 'listener', transitions: [{ target: 'stop', condition: null, before: null }] })] : []),
       state({ name: 'stop', final: true }),
     ],
-    start: 'implement', resume: withResume ? 'resume' : null, errorHandler: null, script: null, subWorkflows: {}, source: 'test',
+    start: 'implement',
+    resume: withResume ? 'resume' : null,
+    errorHandler: null,
+    script: null,
+    subWorkflows: {},
+    source: 'test',
   };
 }
 
@@ -62,7 +95,10 @@ describe('text typed during a fan-out (pure step)', () => {
     expect(branches.map((c) => c.persona)).toEqual(['impl_a', 'impl_b', 'impl_c']);
     expect(w.send({ type: 'user_message', text: 'use Zig 0.13' })).toEqual([]);
     // Echoed at once, as the user's interjection (not a brief), and the note says where it goes.
-    expect(userInputs(w.events)).toEqual([{ text: 'bech32 in Zig', kind: 'brief' }, { text: 'use Zig 0.13', kind: 'interjection' }]);
+    expect(userInputs(w.events)).toEqual([
+      { text: 'bech32 in Zig', kind: 'brief' },
+      { text: 'use Zig 0.13', kind: 'interjection' },
+    ]);
     expect(notes(w.events).at(-1)).toBe("the branches of implement are running; your input goes to the next agent's turn once they join");
     w.send({ type: 'agent_replied', turnId: branches[0]!.turnId, text: 'a done', toolCalls: [] });
     w.send({ type: 'agent_replied', turnId: branches[1]!.turnId, text: 'b done', toolCalls: [] });
