@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { reportError } from '../../src/cli/main.js';
@@ -54,5 +56,37 @@ describe('documented variables', () => {
     const { code, stderr } = await runCli(['serve', '--backend', 'restate', '--port', '0'], cleanEnv({ TROUPE_RESTATE_POLL_MS: '5' }));
     expect(code).toBe(2);
     expect(stderr.split('\n')[0]).toBe('troupe: TROUPE_RESTATE_POLL_MS must be a whole number >= 10, got "5"');
+  });
+
+  it('TROUPE_LIVE_URL is where serve --backend restate tells workers to push deltas (sent with a new session)', async () => {
+    // A stand-in for the Restate ingress on loopback: it records what serve sends and answers nothing useful.
+    const bodies: string[] = [];
+    const ingress = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString()));
+      req.on('end', () => {
+        bodies.push(`${req.url} ${body}`);
+        res.writeHead(500, { 'content-type': 'application/json' }).end('{"message":"stand-in"}');
+      });
+    });
+    await new Promise<void>((resolve) => ingress.listen(0, '127.0.0.1', resolve));
+    const ingressUrl = `http://127.0.0.1:${(ingress.address() as AddressInfo).port}`;
+    const env = cleanEnv({ TROUPE_RESTATE_URL: ingressUrl, TROUPE_LIVE_URL: 'http://workers-reach-me.test:4810/live' });
+    const child = spawn(process.execPath, [join(REPO_ROOT, 'dist', 'cli.js'), 'serve', '--backend', 'restate', '--port', '0'], { env, cwd: REPO_ROOT });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          if (out.includes('\n')) resolve(out.split('\n')[0]!);
+        });
+        child.on('close', () => reject(new Error('serve exited')));
+      });
+      await fetch(new URL('/v1/sessions', url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ brief: 'a lighthouse game' }) });
+      expect(bodies.some((b) => b.includes('http://workers-reach-me.test:4810/live'))).toBe(true);
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise<void>((resolve) => ingress.close(() => resolve()));
+    }
   });
 });

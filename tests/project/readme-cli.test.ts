@@ -28,13 +28,14 @@ function troupeLines(): { line: string; words: string[]; synopsis: boolean }[] {
   const blocks = [...README.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) => m[1]!.split('\n'));
   const inline = [...README.matchAll(/`(troupe(?: [^`]*)?)`/g)].map((m) => m[1]!);
   const out: { line: string; words: string[]; synopsis: boolean }[] = [];
-  for (const raw of [...blocks, ...inline]) {
+  for (const [n, raw] of [...blocks, ...inline].entries()) {
     const line = raw.replace(/\s+#\s.*$/, '').trim();
     if (!/(^|[\s|])troupe(\s|$)/.test(line) || /^(npm|npx) /.test(line)) continue;
     const tokens = parse(line.replace(/\$\([^)]*\)/g, 'X')).map((t) => (typeof t === 'string' ? t : '\u0000'));
     const words = tokens.slice(tokens.indexOf('troupe') + 1);
     const end = words.indexOf('\u0000');
-    out.push({ line, words: end < 0 ? words : words.slice(0, end), synopsis: /\[|\]|<\w+>|…/.test(line) });
+    // Prose mentions a command or an option by name (`troupe sessions --restate-url`): only the lines of sh blocks are whole.
+    out.push({ line, words: end < 0 ? words : words.slice(0, end), synopsis: n >= blocks.length || /\[|\]|<\w+>|…/.test(line) });
   }
   return out;
 }
