@@ -233,13 +233,15 @@ export class EffectRunner implements EffectPort {
     const timer = call.timeoutMs !== undefined && !after ? setTimeout(timeUp, call.timeoutMs) : null;
     const branch = call.branch !== undefined ? { branch: call.branch } : {};
     const model = this.options.modelFor(persona.id);
+    // The event names the model that answers: the id the call names, unless the model answers every call itself (the demo).
+    const answering = this.options.model.answeredBy ?? model;
     // Published as the request goes out, not before it is built: what comes of the call (a delta, a retry,
     // a tool, a failure) follows it, but the model is not kept waiting for the bus and the journal.
     let started = false;
     const announce = () => {
       if (started) return;
       started = true;
-      host.publish(event('agent_started', { turn_id: call.turnId, path: call.path, persona: persona.id, attempt: call.attempt, model, inbox: call.inbox.kind, ...branch }));
+      host.publish(event('agent_started', { turn_id: call.turnId, path: call.path, persona: persona.id, attempt: call.attempt, model: answering, inbox: call.inbox.kind, ...branch }));
     };
     try {
       // The budget is checked when the call really starts, so the usage of the call before counts.

@@ -8,6 +8,7 @@ import { fail } from './failure.js';
 import { settleJoin } from './replies.js';
 import { afterAfter, afterEnter, decisionRequest, inputRequest, targetsOf } from './chain.js';
 import { countEntry } from './loop-guard.js';
+import { takeUserWords } from './user-input.js';
 
 // How a workflow moves: the phases of a state, its agent's action, going to a state, entering a sub-workflow, finishing.
 
@@ -74,7 +75,7 @@ export function act(ctx: StepContext): boolean {
     return false;
   }
   update(ctx, { phase: 'call' });
-  startCall(ctx, agent.id, { kind: 'workflow', text: frame.input ?? '', state: state!.name }, { path: keyOf(frame, state!.name) });
+  startCall(ctx, agent.id, { kind: 'workflow', text: frame.input ?? '', state: state!.name, ...takeUserWords(ctx) }, { path: keyOf(frame, state!.name) });
   return false;
 }
 
