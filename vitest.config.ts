@@ -7,6 +7,8 @@ export default defineConfig({
     // The Restate tests run a real restate-server and worker processes: `npm run test:restate` (vitest.restate.config.ts).
     exclude: ['**/node_modules/**', 'tests/serve/restate-*.test.ts'],
     setupFiles: ['tests/helpers/console-guard.ts'],
+    // The repository and the user's git/ssh/shell configuration are the same after the whole suite (issue 19).
+    globalSetup: ['tests/helpers/outside-unchanged.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',

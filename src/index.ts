@@ -23,7 +23,7 @@ export { executeLine, parseLine, type LineHost, type LineOutcome, type ParsedLin
 
 // The pure core, for tools and tests that step a definition by hand.
 export { step, initialState, type StepResult } from './engine/step.js';
-export { type MachineDefinition, type AgentState } from './engine/definition.js';
+export type { MachineDefinition, AgentState } from './engine/definition.js';
 export { arbitrate, scoreOf } from './arbiter/arbitrate.js';
 export type { Decision, Proposal, ScoredProposal, Criteria } from './arbiter/proposal.js';
 
@@ -54,11 +54,14 @@ export { MemoryStore } from './store/memory-store.js';
 export { dataDirFrom, type Store } from './store/store.js';
 
 // Reports.
-export { eventLines, eventJson, renderShow, renderMarkdown, transcriptOf, decisionLine } from './report/index.js';
+export { eventLines, eventJson, renderShow, renderMarkdown, transcriptOf, decisionLine, displayFold, displayStep, displayNames, DISPLAY_START, SILENT_EVENTS } from './report/index.js';
+export type { DisplayItem, DisplayNames, DisplayState } from './report/index.js';
 
 // Usage.
 export { UsageMeter } from './usage/usage-meter.js';
 export { formatUsageSummary } from './usage/summary.js';
+export { sessionUsage, usageView, type SessionUsage } from './usage/session-usage.js';
+export { formatCost, formatTokens } from './usage/format.js';
 
 // State warming: who speaks next (pure), and what a session learned.
 export { predictNext, PREDICTION_WEIGHTS, type Prediction, type PredictInput } from './warming/predict.js';

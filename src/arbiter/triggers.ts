@@ -20,12 +20,16 @@ export interface TriggerContext {
   cooldown: number;
 }
 
+/** A keyword as a regex source: lower case, escaped, any run of spaces matching any whitespace. */
+const escaped = (word: string) => word.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\s+/g, '\\s+');
+/** A whole-word pattern (no letter or digit on either side) around a regex source. */
+const wholeWord = (source: string) => new RegExp(`(?:^|[^\\p{L}\\p{N}])(?:${source})(?:$|[^\\p{L}\\p{N}])`, 'u');
+
 const patternCache = new Map<string, RegExp>();
 function pattern(word: string): RegExp {
   let re = patternCache.get(word);
   if (!re) {
-    const escaped = word.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\s+/g, '\\s+');
-    re = new RegExp(`(?:^|[^\\p{L}\\p{N}])${escaped}(?:$|[^\\p{L}\\p{N}])`, 'u');
+    re = wholeWord(escaped(word));
     patternCache.set(word, re);
   }
   return re;
@@ -33,6 +37,17 @@ function pattern(word: string): RegExp {
 
 function firstHit(words: readonly string[], text: string): string | undefined {
   return words.find((w) => pattern(w).test(text));
+}
+
+// One test per rule for the common case (no keyword of the rule in the text) instead of one per keyword.
+const anyCache = new WeakMap<readonly string[], RegExp>();
+function anyHit(words: readonly string[], text: string): boolean {
+  let re = anyCache.get(words);
+  if (!re) {
+    re = wholeWord(words.map(escaped).join('|'));
+    anyCache.set(words, re);
+  }
+  return re.test(text);
 }
 
 /** Rules whose keywords match the recent conversation, as proposals for their owners. Pure. */
@@ -43,6 +58,7 @@ export function matchTriggers(rules: readonly TriggerRule[], ctx: TriggerContext
     if (rule.owner === ctx.from) continue;
     const last = ctx.lastFired[rule.id];
     if (last !== undefined && ctx.turn - last < ctx.cooldown) continue;
+    if (rule.keywords.length === 0 || !anyHit(rule.keywords, text)) continue;
     const hit = firstHit(rule.keywords, text);
     if (!hit) continue;
     const also = rule.andKeywords.length > 0 ? firstHit(rule.andKeywords, text) : undefined;

@@ -4,7 +4,7 @@ import type { TroupeSession } from '../session/troupe-session.js';
 import { inspect } from './inspect.js';
 import type { MemorySource } from './memory-source.js';
 import { parseLine, type ParsedLine } from './parse.js';
-import type { UsageTotals } from './usage-meter.js';
+import type { SessionUsage } from '../usage/session-usage.js';
 
 /** The part of a session a line uses (a running TroupeSession, or a session hosted elsewhere, e.g. on Restate). */
 export type LineSession = Pick<TroupeSession, 'def' | 'getSnapshot' | 'start' | 'send' | 'recent' | 'history' | 'store' | 'approvals'>;
@@ -20,11 +20,10 @@ export interface WorkflowLauncher {
 /** What a line acts on: the session, plus readers for usage and memory, and the workflow launcher. */
 export interface LineHost {
   session: LineSession;
-  usage: () => UsageTotals;
+  /** The session's usage, read when a line asks (the meter's totals: `session.usage()`). */
+  usage: () => SessionUsage;
   memory?: MemorySource | undefined;
   workflows?: WorkflowLauncher | undefined;
-  /** The session's model costs nothing (the offline demo): `!cost` says so. */
-  free?: boolean | undefined;
 }
 
 /** What the caller shows after a line: nothing (the bus tells the story), some output, or leave. */
@@ -82,7 +81,7 @@ export function applyParsed(parsed: ParsedLine, host: LineHost): LineOutcome {
     case 'inspect': {
       // Read when asked, so the table is never the previous one.
       if (parsed.name === 'sessions') return { kind: 'later', title: 'sessions', lines: storedSessions(session) };
-      const sources = { def: session.def, session: session.getSnapshot(), events: session.recent(), usage: host.usage(), memory: host.memory, free: host.free ?? false };
+      const sources = { def: session.def, session: session.getSnapshot(), events: session.recent(), usage: host.usage(), memory: host.memory };
       const name = parsed.name;
       if (LOG_READERS.has(name)) return { kind: 'later', title: name, lines: session.history().then((events) => inspect(name, { ...sources, events }).lines) };
       return { kind: 'output', ...inspect(name, sources), tone: 'info' };

@@ -5,5 +5,4 @@ export { complete, type Completion } from './complete.js';
 export { executeLine, applyParsed, type LineHost, type LineOutcome } from './execute.js';
 export { inspect, type InspectSources } from './inspect.js';
 export { situation, situationLine, type Situation } from './situation.js';
-export { addUsage, formatCost, formatTokens, NO_USAGE, type UsageTotals, type UsageLine } from './usage-meter.js';
 export { memoryLines, type MemorySource, type MemoryView, type MemoryViewSummary } from './memory-source.js';

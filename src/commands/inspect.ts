@@ -3,13 +3,17 @@ import type { SessionState } from '../engine/session.js';
 import type { TroupeEvent } from '../engine/event-map.js';
 import type { Decision } from '../arbiter/proposal.js';
 import { decisionLine } from '../report/decisions.js';
+import { displayNames, eventWords } from '../report/display-items.js';
 import { displayName, formatPath } from '../report/names.js';
 import { helpLines } from './catalog.js';
 import { memoryLines, type MemorySource } from './memory-source.js';
 import type { InspectName } from './parse.js';
 import { situation, situationLine } from './situation.js';
-import { formatCost, type UsageTotals } from './usage-meter.js';
-import { cacheHitLine, type CacheCounts } from '../usage/cache-rate.js';
+import { cacheHitLine } from '../usage/cache-rate.js';
+import { formatCost, tokensOf } from '../usage/format.js';
+import type { SessionUsage } from '../usage/session-usage.js';
+import { noPriceLine } from '../usage/summary.js';
+import { MEMORY_KEY, type UsageTotals } from '../usage/usage-meter.js';
 
 /** What the inspection commands read. */
 export interface InspectSources {
@@ -17,10 +21,9 @@ export interface InspectSources {
   session: SessionState;
   /** The newest events (a bounded window of the session's log). */
   events: readonly TroupeEvent[];
-  usage: UsageTotals;
+  /** The session's usage (the meter's totals). */
+  usage: SessionUsage;
   memory?: MemorySource | undefined;
-  /** The session's model costs nothing (the offline demo). */
-  free?: boolean;
 }
 
 function statusLines({ def, session: s }: InspectSources): string[] {
@@ -52,13 +55,17 @@ function historyLines({ def, events }: InspectSources): string[] {
   return lines.some((l) => l.startsWith('turn ')) ? lines : ['no transitions yet'];
 }
 
-// Usage totals that count cached prompt tokens (from `usage` events carrying `cached_tokens`) show the hit rate.
-function costLines({ def, usage, free = false }: InspectSources & { usage: Partial<CacheCounts> }): string[] {
-  if (usage.calls === 0) return ['no model calls yet'];
-  const lines = usage.byPersona.map((l) => `${(l.who === 'summary' ? 'memory summaries' : displayName(def, l.who)).padEnd(18)} ${String(l.calls).padStart(3)} call(s) ${String(l.tokens).padStart(8)} tokens  cost ${formatCost(l.cost, free)}`);
-  lines.push(`${'total'.padEnd(18)} ${String(usage.calls).padStart(3)} call(s) ${String(usage.tokens).padStart(8)} tokens  cost ${formatCost(usage.cost, free)}`);
-  if (usage.cost === null && !free) lines.push('no price for the model: add it to pricing.json (or a file named by TROUPE_PRICES) to see its cost');
-  const cache = usage.cacheReported ? cacheHitLine({ cachedTokens: usage.cachedTokens ?? 0, cacheReported: usage.cacheReported, cacheablePromptTokens: usage.cacheablePromptTokens ?? 0 }) : null;
+function costLine(label: string, t: UsageTotals, usage: SessionUsage): string {
+  return `${label.padEnd(18)} ${String(t.calls).padStart(3)} call(s) ${String(tokensOf(t)).padStart(8)} tokens  cost ${formatCost(t, usage)}`;
+}
+
+// The meter's totals: the same figures as the footer, the run summary and the API.
+function costLines({ def, usage }: InspectSources): string[] {
+  if (usage.session.calls === 0) return ['no model calls yet'];
+  const lines = Object.entries(usage.byPersona).map(([who, t]) => costLine(who === MEMORY_KEY ? 'memory summaries' : displayName(def, who), t, usage));
+  lines.push(costLine('total', usage.session, usage));
+  if (!usage.free) lines.push(...usage.unpricedModels.map((model) => noPriceLine(model, usage.priceSource)));
+  const cache = cacheHitLine(usage.session);
   if (cache) lines.push(cache);
   return lines;
 }
@@ -66,28 +73,25 @@ function costLines({ def, usage, free = false }: InspectSources & { usage: Parti
 function branchLines({ def, session: s, events }: InspectSources): string[] {
   const frame = s.workflow?.frames.at(-1);
   const name = (id: string) => displayName(def, id);
+  const names = displayNames(def);
   const lines: string[] = [];
   if (frame?.branches) {
     lines.push(`${frame.state}: running now`);
     for (const [id, b] of Object.entries(frame.branches)) lines.push(`  ${id} · ${name(b.agent)} · ${b.status}${b.error ? ` — ${b.error}` : ''}${b.changes ? ` · ${b.changes.files.length} file(s) changed` : ''}`);
   }
-  // Finished fan-outs: their results are in common_data under the parallel state's `into`.
+  // Finished fan-outs (their results are in common_data under the parallel state's `into`) and the files branches wrote, worded as the transcript words them.
   for (const e of events) {
-    if (e.type === 'joined') lines.push(`${e.state}: joined · done ${e.done.join(', ') || 'none'}${e.failed.length ? ` · failed ${e.failed.map((f) => `${f.branch} (${f.error})`).join(', ')}` : ''} · ${e.outcome === 'continue' ? 'went on' : 'the state failed'}`);
-    if (e.type === 'tool_call' && e.phase === 'finished' && e.branch && (e.tool === 'write_file' || e.tool === 'edit_file')) lines.push(`  ${e.branch}: ${e.summary}${e.ok ? '' : ' (failed)'}`);
+    if (e.type === 'joined') lines.push(...eventWords(e, names));
+    if (e.type === 'tool_call' && e.phase === 'finished' && e.branch && (e.tool === 'write_file' || e.tool === 'edit_file')) lines.push(...eventWords(e, names).map((l) => `  ${l}`));
   }
   return lines.length ? lines : ['no parallel branches in this session (yet)'];
 }
 
 function debateLines({ def, session: s, events }: InspectSources): string[] {
-  const name = (id: string) => displayName(def, id);
-  const lines: string[] = [];
-  for (const e of events) {
-    if (e.type === 'verdict') lines.push(`round ${e.round} · ${name(e.reviewer)}: ${e.agree ? 'agrees' : 'does not agree'}, ${e.approve ? 'approves' : 'wants changes'} — ${e.feedback}`);
-    if (e.type === 'debate_ended') lines.push(`${e.state}: over after ${e.rounds} round(s) — ${e.consensus ? 'consensus' : e.synthesised ? 'no consensus; synthesised' : 'no consensus'}, ${e.approve ? 'approved' : 'changes requested'}`);
-  }
+  const names = displayNames(def);
+  const lines = events.flatMap((e) => (e.type === 'verdict' || e.type === 'debate_ended' ? eventWords(e, names) : []));
   const debate = s.workflow?.frames.at(-1)?.debate;
-  if (debate) lines.push(`now: round ${debate.round + 1}${debate.synthesising ? ', the synthesiser writes the consensus' : `, ${name(s.inFlight?.persona ?? '')} is answering`}`);
+  if (debate) lines.push(`now: round ${debate.round + 1}${debate.synthesising ? ', the synthesiser writes the consensus' : `, ${displayName(def, s.inFlight?.persona ?? '')} is answering`}`);
   return lines.length ? lines : ['no debate in this session (yet)'];
 }
 

@@ -1,6 +1,6 @@
 import { agentById, type MachineDefinition } from '../engine/definition.js';
 import type { SessionState } from '../engine/session.js';
-import { formatPath } from '../report/names.js';
+import { displayName, formatPath } from '../report/names.js';
 
 /** Where the team is and where it goes next, ready to print. */
 export interface Situation {
@@ -62,8 +62,8 @@ function workflowSituation(def: MachineDefinition, s: SessionState): Situation {
   else if (frame?.branches) {
     const all = Object.entries(frame.branches);
     status = `branches ${all.map(([id, b]) => `${id} ${b.status === 'running' ? '▸' : b.status === 'done' ? '✓' : '✗'}`).join(' · ')}`;
-  } else if (frame?.debate) status = `debate round ${frame.debate.round + 1}${frame.debate.synthesising ? ' (synthesising)' : ''}: ${agentById(def, s.inFlight?.persona ?? '')?.name ?? 'a reviewer'} is answering`;
-  else if (s.inFlight) status = `${agentById(def, s.inFlight.persona)?.name ?? s.inFlight.persona} is answering`;
+  } else if (frame?.debate) status = `debate round ${frame.debate.round + 1}${frame.debate.synthesising ? ' (synthesising)' : ''}: ${s.inFlight ? displayName(def, s.inFlight.persona) : 'a reviewer'} is answering`;
+  else if (s.inFlight) status = `${displayName(def, s.inFlight.persona)} is answering`;
   else status = s.workflow?.evaluating ? `running ${s.workflow.evaluating.purpose} code` : 'working';
   return { current, next: null, status };
 }

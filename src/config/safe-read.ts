@@ -22,6 +22,23 @@ export function isInside(dir: string, path: string): boolean {
 }
 
 /**
+ * Checks that a directory troupe reads from (a team's personas/ or prompts/, a workflow folder) really lies
+ * inside the directory holding it: its real path (symlinks followed) within the container's real path.
+ * Throws UnreadableFile when it leads out (or cannot be resolved).
+ */
+export function assertDirInside(container: string, dir: string, name: string): void {
+  let realContainer: string;
+  let real: string;
+  try {
+    realContainer = realpathSync(container);
+    real = realpathSync(dir);
+  } catch {
+    throw new UnreadableFile(`${name} does not exist`, 'create it or fix the name');
+  }
+  if (!isInside(realContainer, real)) throw new UnreadableFile(`${name} leads outside ${container} (a symlink)`, `make ${name} a directory inside ${container}, not a link out of it`);
+}
+
+/**
  * Reads a config file that must stay inside `root`: the real path (symlinks followed) must lie within
  * the real root, it must be a regular file (a FIFO, device or directory is refused without blocking),
  * at most `maxBytes`, and valid UTF-8. Throws UnreadableFile naming the problem and the fix.

@@ -5,7 +5,7 @@ import { agentById } from './definition.js';
 import { event, type EngineEvent } from './event-map.js';
 import type { Inbox } from './inbox.js';
 import type { AgentCall, Awaiting, Move, TransitionRecord } from './moves.js';
-import type { SessionState } from './session.js';
+import { allVisits, VISIT_BATCH, type SessionState } from './session.js';
 
 export type { StepContext };
 
@@ -49,7 +49,14 @@ export function note(ctx: StepContext, text: string): void {
 
 /** Counts a turn an agent really took in its state (a failed or aborted attempt is not a visit). */
 export function countVisit(ctx: StepContext, path: string): void {
-  ctx.s.visits = { ...ctx.s.visits, [path]: (ctx.s.visits[path] ?? 0) + 1 };
+  const recent = [...(ctx.s.recentVisits ?? []), path];
+  // Copying the whole record every turn cost more than the rest of a step at 200 states: fold in batches.
+  if (recent.length < VISIT_BATCH) {
+    ctx.s.recentVisits = recent;
+    return;
+  }
+  ctx.s.visits = allVisits({ visits: ctx.s.visits, recentVisits: recent });
+  ctx.s.recentVisits = [];
 }
 
 /** Starts an agent call: the runtime will call the model and report back. */

@@ -35,8 +35,13 @@ export const CoreStateSchema = z.object({
   inFlight: AgentCallSchema.nullable(),
   pending: MoveSchema.nullable(),
   awaiting: AwaitingSchema.nullable(),
-  /** Turns each agent state answered, by state key (failed and aborted attempts do not count). */
+  /** Turns each agent state answered, by state key (failed and aborted attempts do not count), up to the visits in `recentVisits`. */
   visits: z.record(z.string(), z.number().int()),
+  /**
+   * The state keys of the latest turns, not yet counted in `visits`: they are folded in once there are
+   * VISIT_BATCH of them, so a step never copies the whole record (read counts with `visitCount`).
+   */
+  recentVisits: z.array(z.string()).optional(),
   endReason: z.string().nullable(),
 });
 
@@ -49,7 +54,25 @@ export type CoreState = z.infer<typeof CoreStateSchema>;
  * field's schema for loading (the registry in src/kinds/ assembles the stored format). The core never
  * reads them; a step copies them only through its policy's `draft`.
  */
+// biome-ignore lint/suspicious/noEmptyInterface: an interface, so policy modules can add to it (declaration merging); a type alias cannot be
 export interface PolicySlots {}
 
 /** The whole engine state of a session: the core's fields and its policy's. */
 export type SessionState = CoreState & PolicySlots;
+
+/** How many visits a session keeps in `recentVisits` before folding them into `visits`. */
+export const VISIT_BATCH = 64;
+
+/** Turns an agent state answered so far (its folded count plus its recent visits). */
+export function visitCount(s: Pick<CoreState, 'visits' | 'recentVisits'>, key: string): number {
+  let n = s.visits[key] ?? 0;
+  for (const k of s.recentVisits ?? []) if (k === key) n += 1;
+  return n;
+}
+
+/** Every agent state's visit count, recent visits folded in (a new record: for views and exports, not for steps). */
+export function allVisits(s: Pick<CoreState, 'visits' | 'recentVisits'>): Record<string, number> {
+  const out = { ...s.visits };
+  for (const k of s.recentVisits ?? []) out[k] = (out[k] ?? 0) + 1;
+  return out;
+}

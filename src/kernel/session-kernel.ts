@@ -4,7 +4,7 @@ import { event, type EngineEvent, type TroupeEvent } from '../engine/event-map.j
 import type { EngineInput } from '../engine/input-events.js';
 import type { SessionState } from '../engine/session.js';
 import { step } from '../engine/step.js';
-import { UserError } from '../llm/errors.js';
+import { UserError } from '../errors.js';
 import type { TroupeBus } from './bus.js';
 import type { EffectPort, JournalPort } from './ports.js';
 

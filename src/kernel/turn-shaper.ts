@@ -9,7 +9,7 @@ import type { CallMeta, ChatMessage, ChatResponse, ToolChoice } from '../llm/cha
 export interface AgentTools {
   tools: string[];
   maxSteps: number;
-  commandPolicy: 'deny' | 'ask' | { allow: string[] };
+  commandPolicy: 'deny' | 'ask' | { allow: string[]; network?: boolean };
   /** The workspace's name within the session (a branch id, or the agent's id). */
   workspace: string;
   /** The workspace's changes go back with the answer (a branch's implementation, for its reviewers). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { UserError } from '../llm/errors.js';
+import { UserError } from '../errors.js';
 
 /** A turn kept raw: a persona's message or a user line, typed by what it decided. */
 export const RawTurnSchema = z.object({

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ModeSchema, SessionStatusSchema } from '../engine/session.js';
+import { UsageViewSchema } from '../usage/session-usage.js';
 
 /** A model id as a request may name one: printable, no spaces. */
 const ModelId = z.string().regex(/^[\x21-\x7e]{1,200}$/, 'must be a model id (printable characters, no spaces)');
@@ -8,7 +9,7 @@ const ModelId = z.string().regex(/^[\x21-\x7e]{1,200}$/, 'must be a model id (pr
 export const CreateSessionSchema = z.strictObject({
   brief: z.string().min(1).max(32_000).optional().describe('The brief for a team session'),
   team: z.string().optional().describe("The team's name (the server runs one team; naming another is an error)"),
-  workflow: z.string().optional().describe('A workflow of the server to run instead of the team'),
+  workflow: z.string().optional().describe('The name of a workflow of the server to run instead of the team (a path only on a server started with --allow-workflow-paths)'),
   input: z.string().max(32_000).optional().describe("The workflow's input (defaults to the brief)"),
   mode: ModeSchema.optional(),
   models: z
@@ -34,6 +35,7 @@ export const SessionViewSchema = z.object({
   awaiting: z.object({ code: z.string(), reason: z.string() }).nullable(),
   endReason: z.string().nullable(),
   lastEventSeq: z.number(),
+  usage: UsageViewSchema,
 });
 
 /** A line of `GET /v1/sessions`. */

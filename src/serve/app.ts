@@ -1,10 +1,9 @@
 import type { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { executeLine } from '../commands/execute.js';
-import { addUsage, NO_USAGE } from '../commands/usage-meter.js';
 import type { TroupeEvent } from '../engine/event-map.js';
 import { isLiveOnly } from '../kernel/session-kernel.js';
-import { eventJson } from '../report/event-lines.js';
+import { displayFold, displayNames } from '../report/display-items.js';
 import { redactDeep } from '../llm/redact.js';
 import { sessionStatus } from '../report/sessions-table.js';
 import { matchId } from '../store/store.js';
@@ -12,7 +11,8 @@ import { apiFrame, readBody, refuse } from './api-frame.js';
 import { CreateSessionSchema, InputSchema } from './api-schema.js';
 import { RequestRefused, type SessionHost } from './host.js';
 import { SseClient } from './sse-client.js';
-import { sessionView } from './view.js';
+import { sseMessage } from './sse-message.js';
+import { sessionView, storedDefinition, storedUsage } from './view.js';
 
 /** How the server is set up: the session host, the token (null: no auth, loopback only), the request size limit. */
 export interface ServeAppOptions {
@@ -62,7 +62,7 @@ export function serveApp(options: ServeAppOptions): Hono {
     const session = host.get(id);
     if (session) return c.json(sessionView({ session }));
     const read = await store.read(id);
-    return c.json(sessionView({ doc: read.doc, lastSeq: read.events.at(-1)?.seq ?? 0 }));
+    return c.json(sessionView({ doc: read.doc, lastSeq: read.events.at(-1)?.seq ?? 0, usage: await storedUsage(read, host.meter()) }));
   });
 
   api.post('/sessions/:id/input', async (c) => {
@@ -70,9 +70,7 @@ export function serveApp(options: ServeAppOptions): Hono {
     const { text } = await readBody(c, InputSchema);
     const session = await host.open(id);
     if (session.getSnapshot().status === 'ended') throw new RequestRefused(409, `session ${id} has ended; it takes no more input`);
-    let usage = NO_USAGE;
-    for (const e of session.recent()) if (e.type === 'usage') usage = addUsage(usage, e);
-    const outcome = executeLine(text, { session, usage: () => usage });
+    const outcome = executeLine(text, { session, usage: () => session.usage() });
     if (outcome.kind === 'quit') {
       await host.release(id);
       return c.json({ kind: 'quit' });
@@ -92,7 +90,11 @@ export function serveApp(options: ServeAppOptions): Hono {
     // Subscribe before reading the stored log, so nothing falls between the two; duplicates are skipped by seq.
     const live = host.get(id);
     const unsubscribe = live?.subscribe((e) => client.push(e));
-    const stored = (await store.read(id)).events.filter((e) => e.seq > after);
+    const read = await store.read(id);
+    // Each event goes out with its display items; the fold reads the whole log, so a resumed stream words its first items right.
+    const items = displayFold(displayNames(live?.def ?? storedDefinition(read.doc, team)));
+    for (const e of read.events) if (e.seq <= after) items(e);
+    const stored = read.events.filter((e) => e.seq > after);
     return streamSSE(c, async (stream) => {
       stream.onAbort(() => client.close());
       let sent = after;
@@ -100,7 +102,8 @@ export function serveApp(options: ServeAppOptions): Hono {
         // Live-only events (deltas, predictions) carry the last stored seq: sent live, never as a resume point.
         const liveOnly = isLiveOnly(e.type);
         if (!liveOnly && e.seq <= sent) return;
-        await stream.writeSSE({ data: eventJson(redactDeep(e)), event: e.type, ...(!liveOnly ? { id: String(e.seq) } : {}) });
+        const shown = redactDeep(e);
+        await stream.writeSSE({ ...sseMessage(shown, items(shown)), ...(!liveOnly ? { id: String(e.seq) } : {}) });
         if (!liveOnly) sent = e.seq;
       };
       try {

@@ -5,6 +5,8 @@ import type { TroupeSession } from '../session/troupe-session.js';
 import type { Store } from '../store/store.js';
 import type { WorkflowPlan } from '../workflow/run/plan.js';
 import { UserError } from '../errors.js';
+import { isWorkflowPath } from '../workflow/load/locate.js';
+import { inputProblem } from '../workflow/run/frames.js';
 import { loadPriceTable, type PriceTable } from '../usage/price-table.js';
 import { UsageMeter } from '../usage/usage-meter.js';
 
@@ -24,6 +26,8 @@ export interface HostOptions {
   model: (stored: { events: () => Promise<import('../engine/event-map.js').TroupeEvent[]> } | null) => Promise<ChatModel> | ChatModel;
   /** Workflows the server may run, by name, and where their code runs. */
   workflows?: { load(name: string): WorkflowPlan };
+  /** Requests may name a workflow by path (`troupe serve --allow-workflow-paths`); otherwise only by name. */
+  allowWorkflowPaths?: boolean;
   /** Most sessions running in this process at once. */
   maxSessions: number;
   env: Record<string, string | undefined>;
@@ -38,8 +42,8 @@ export class SessionHost {
 
   constructor(readonly options: HostOptions) {}
 
-  /** A meter for a new or reopened session; the price table is read once per server, not per session. */
-  private meter(): UsageMeter {
+  /** A meter for a new, reopened or stored session; the price table is read once per server, not per session. */
+  meter(): UsageMeter {
     return new UsageMeter((this.prices ??= loadPriceTable(this.options.env)));
   }
 
@@ -80,7 +84,13 @@ export class SessionHost {
     let workflow: WorkflowPlan | undefined;
     if (request.workflow !== undefined) {
       if (!o.workflows) throw new RequestRefused(400, 'this server runs no workflows');
+      // A path would run any workflow file the server can read: only its named workflows run, unless it was started to allow paths.
+      if (!o.allowWorkflowPaths && isWorkflowPath(request.workflow)) {
+        throw new RequestRefused(403, 'workflow: give the name of one of this server\'s workflows (troupe workflows lists them), not a path; paths run only on a server started with troupe serve --allow-workflow-paths');
+      }
       workflow = o.workflows.load(request.workflow);
+      const refused = inputProblem(workflow, request.input ?? request.brief ?? '');
+      if (refused) throw new RequestRefused(400, `input: ${refused}`);
     }
     const session = await openSession({
       team: o.team,

@@ -21,7 +21,7 @@ export function openApiDocument(): Record<string, unknown> {
         post: {
           summary: 'Create a session (team or workflow) and start it',
           requestBody: { required: true, content: json(CreateSessionSchema) },
-          responses: { 201: { description: 'Created', content: json(SessionViewSchema) }, 400: error('Bad body'), 401: error('Missing or wrong token'), 413: error('Body too large'), 429: error('Too many sessions running') },
+          responses: { 201: { description: 'Created', content: json(SessionViewSchema) }, 400: error('Bad body'), 401: error('Missing or wrong token'), 403: error('A workflow named by path (the server runs its named workflows unless started with --allow-workflow-paths)'), 413: error('Body too large'), 429: error('Too many sessions running') },
         },
         get: {
           summary: 'List stored sessions (newest first)',
@@ -30,7 +30,7 @@ export function openApiDocument(): Record<string, unknown> {
         },
       },
       '/v1/sessions/{id}': {
-        get: { summary: 'A session: its state and status', parameters: [idParam], responses: { 200: { description: 'The session', content: json(SessionViewSchema) }, 404: error('No such session') } },
+        get: { summary: 'A session: its state, status and usage (the meter\'s totals: the same figures as !cost and the run summary)', parameters: [idParam], responses: { 200: { description: 'The session', content: json(SessionViewSchema) }, 404: error('No such session') } },
       },
       '/v1/sessions/{id}/input': {
         post: {
@@ -42,8 +42,18 @@ export function openApiDocument(): Record<string, unknown> {
       },
       '/v1/sessions/{id}/events': {
         get: {
-          summary: 'The session\'s events as Server-Sent Events (data: the same JSON as --json), resuming after Last-Event-ID',
-          parameters: [idParam, { name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'string' } }],
+          summary: 'The session\'s events as Server-Sent Events, resuming after Last-Event-ID',
+          description:
+            'Each message is named by the event type and carries the event\'s sequence number as its id (streamed `agent_delta` words carry none). ' +
+            '`data` is the event as `troupe run --json` prints it, plus `items`: its display items, worded as the terminal transcript and UI word them ' +
+            '(each `{ kind, event, tone, text, mark?, who?, persona?, branch? }` and, by kind, `header` {brief, label}, `user` {brief}, `command`, `progress`, ' +
+            '`turn` {turnId, turn, where, state}, `directive` {turnId, state, transition}, `arbitration` {from, decision}, `transition` {from, to, label, reason}, `note`, ' +
+            '`output` {title, lines}). Events that show nothing (`usage`, `agent_delta`, `state_entered`, `major_entered`, `major_exited`) have `items: []`.',
+          parameters: [
+            idParam,
+            { name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'string' } },
+            { name: 'access_token', in: 'query', required: false, description: 'The bearer token, for EventSource (which cannot send headers); accepted on this route only', schema: { type: 'string' } },
+          ],
           responses: { 200: { description: `An event stream; event names: ${EVENT_NAMES.join(', ')}`, content: { 'text/event-stream': { schema: { type: 'string' } } } } },
         },
       },

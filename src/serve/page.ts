@@ -1,4 +1,10 @@
-/** The live page `troupe serve` serves at `/`: sessions, the state, the transcript as it streams, the arbiter's last decision, an input line. */
+import { EVENT_NAMES } from '../kinds/schemas.js';
+
+/**
+ * The live page `troupe serve` serves at `/`: sessions, the state and usage, the transcript as it streams, the
+ * arbiter's last decision, an input line. It shows each event's display items (the SSE `items` field), worded as
+ * the terminal words them; it only styles them.
+ */
 export function livePage(): string {
   return PAGE;
 }
@@ -13,7 +19,8 @@ aside{border-right:1px solid #ccc;padding:8px;overflow:auto}main{display:flex;fl
 #state{padding:8px;border-bottom:1px solid #ccc;background:#f6f6f6}#log{flex:1;overflow:auto;padding:8px}
 #arbiter{padding:4px 8px;color:#555;border-top:1px solid #eee}#live{padding:4px 8px;color:#060;white-space:pre-wrap}
 form{display:flex;gap:4px;padding:8px;border-top:1px solid #ccc}input[type=text]{flex:1}
-.turn{margin:6px 0}.who{font-weight:bold}.note{color:#666}.transition{color:#888;font-size:12px}
+.turn{margin:6px 0}.who{font-weight:bold}.note{color:#666}.note.ok{color:#060}.note.warn{color:#a60}.note.error{color:#c00}
+.transition,.directive{color:#888;font-size:12px}.output{white-space:pre-wrap;border:1px solid #ccc;padding:4px}
 li{cursor:pointer}li.sel{font-weight:bold}.branch{color:#06c}
 </style></head><body>
 <aside>
@@ -34,7 +41,8 @@ const token = () => $('token').value || localStorage.getItem('troupe-token') || 
 $('token').value = localStorage.getItem('troupe-token') || '';
 $('token').onchange = () => localStorage.setItem('troupe-token', $('token').value);
 const headers = () => ({ 'content-type': 'application/json', ...(token() ? { authorization: 'Bearer ' + token() } : {}) });
-let current = null, source = null, live = '', branches = {};
+const EVENTS = ${JSON.stringify(EVENT_NAMES)};
+let current = null, source = null, live = '', liveWho = '', branches = {};
 function add(cls, text, who) {
   const div = document.createElement('div'); div.className = cls;
   if (who) { const b = document.createElement('span'); b.className = 'who'; b.textContent = who + ': '; div.appendChild(b); }
@@ -47,33 +55,39 @@ async function refresh() {
 }
 async function showState() {
   if (!current) return; const r = await fetch('/v1/sessions/' + current, { headers: headers() }); if (!r.ok) return;
-  const s = await r.json();
-  const parts = [s.definition, s.status, 'state ' + s.state.join(' | '), s.active ? 'active ' + s.active : '', 'turn ' + s.turn, s.awaiting ? 'waiting: ' + s.awaiting.reason : '', s.endReason ? 'ended: ' + s.endReason : ''];
+  const s = await r.json(); const u = s.usage;
+  const usage = u ? u.calls + ' call(s) · ' + u.tokens + ' tokens' + (u.cost === null ? '' : ' · cost ' + u.cost.toFixed(4)) : '';
+  const parts = [s.definition, s.status, 'state ' + s.state.join(' | '), s.active ? 'active ' + s.active : '', 'turn ' + s.turn, s.awaiting ? 'waiting: ' + s.awaiting.reason : '', s.endReason ? 'ended: ' + s.endReason : '', usage];
   $('state').textContent = parts.filter(Boolean).join(' · ');
   const names = Object.keys(branches); if (names.length) { const d = document.createElement('div'); d.className = 'branch'; d.textContent = 'branches: ' + names.map((b) => b + ' ' + branches[b]).join(' · '); $('state').appendChild(d); }
 }
-function onEvent(e) {
-  switch (e.type) {
-    case 'user_input': add('turn', e.text, 'You'); break;
-    case 'agent_started': live = ''; if (e.branch) branches[e.branch] = e.persona + ' working'; $('live').textContent = e.persona + (e.branch ? ' [' + e.branch + ']' : '') + ' is answering…'; break;
-    case 'agent_delta': if (e.text) { live += e.text; $('live').textContent = e.persona + ': ' + live; } break;
-    case 'agent_message': $('live').textContent = ''; if (e.branch) branches[e.branch] = e.persona + ' done'; add('turn', e.text, e.persona + (e.branch ? ' [' + e.branch + ']' : '')); break;
-    case 'transition': add('transition', e.from + ' -> ' + e.to + ' (' + e.kind + ') ' + e.reason); break;
-    case 'arbitration': $('arbiter').textContent = 'arbiter: ' + e.decision.proposals.map((p) => (p.targetId || p.target) + (p.score === null ? ' dropped' : ' ' + p.score.toFixed(2)) + (p.status === 'winner' ? ' ✓' : '')).join(', ') + ' — ' + e.decision.why; break;
-    case 'awaiting_user': add('note', 'waiting for you: ' + e.reason); break;
-    case 'note': case 'error': add('note', e.text || (e.message + ' (' + e.where + ')')); break;
-    case 'verdict': add('note', e.reviewer + ' verdict (round ' + e.round + '): ' + (e.agree ? 'agrees' : 'disagrees') + ', ' + (e.approve ? 'approves' : 'wants changes') + ' — ' + e.feedback); break;
-    case 'session_detached': add('note', 'session paused: ' + e.reason); break;
-    case 'session_ended': add('note', 'session ended: ' + e.reason); break;
+const who = (item) => item.who + (item.branch ? ' [' + item.branch + ']' : '');
+// Items are worded by the server (the terminal's wording); the page only places and colours them.
+function show(item) {
+  switch (item.kind) {
+    case 'header': add('note', item.text); add('turn', item.brief, item.label); break;
+    case 'user': if (!item.brief) add('turn', item.text, 'You'); break;
+    case 'command': add('turn', item.text, 'You'); break;
+    case 'progress': if (item.event === 'agent_started') { live = ''; liveWho = who(item); if (item.branch) branches[item.branch] = item.who + ' working'; } $('live').textContent = (item.mark ? item.mark + ' ' : '') + item.text; break;
+    case 'turn': $('live').textContent = ''; if (item.branch) branches[item.branch] = item.who + ' done'; add('turn', item.text, who(item)); break;
+    case 'directive': add('directive', item.mark + ' ' + item.text); break;
+    case 'arbitration': $('arbiter').textContent = 'arbiter: ' + item.text; break;
+    case 'transition': add('transition', item.text + (item.reason ? ' — ' + item.reason : '')); break;
+    case 'output': add('output', item.title + ':\\n' + item.lines.join('\\n')); break;
+    default: add('note ' + item.tone, (item.mark || '•') + ' ' + item.text);
   }
-  if (e.type !== 'agent_delta') showState();
+}
+function onEvent(e) {
+  if (e.type === 'agent_delta') { if (e.text) { live += e.text; $('live').textContent = liveWho + ': ' + live; } return; }
+  for (const item of e.items || []) show(item);
+  showState();
 }
 function select(id) {
   current = id; branches = {}; $('log').textContent = ''; $('live').textContent = ''; $('arbiter').textContent = '';
   if (source) source.close();
   source = new EventSource('/v1/sessions/' + id + '/events' + (token() ? '?access_token=' + encodeURIComponent(token()) : ''));
   source.onmessage = (m) => onEvent(JSON.parse(m.data));
-  for (const t of ['user_input','agent_started','agent_delta','agent_message','transition','arbitration','awaiting_user','note','error','verdict','session_detached','session_ended']) source.addEventListener(t, (m) => onEvent(JSON.parse(m.data)));
+  for (const t of EVENTS) source.addEventListener(t, (m) => onEvent(JSON.parse(m.data)));
   refresh(); showState();
 }
 $('create').onsubmit = async (ev) => { ev.preventDefault(); const brief = $('brief').value.trim(); if (!brief) return;

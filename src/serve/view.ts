@@ -1,6 +1,12 @@
+import type { MachineDefinition } from '../engine/definition.js';
 import type { SessionState } from '../engine/session.js';
+import type { OpenTeam } from '../team/open-team.js';
 import type { TroupeSession } from '../session/troupe-session.js';
-import type { SessionDocument } from '../store/session-file.js';
+import { restoreMeter } from '../session/restore-meter.js';
+import { eventsOf, type ReadSession } from '../store/store.js';
+import { usageView } from '../usage/session-usage.js';
+import { usageState, type UsageMeter, type UsageState } from '../usage/usage-meter.js';
+import { compileWorkflow } from '../workflow/run/compile.js';
 
 /** What the API's view of a session takes besides the engine state: the backend knows these. */
 export interface ViewFacts {
@@ -8,10 +14,15 @@ export interface ViewFacts {
   /** Whether the session is live on the server (it takes input without being reopened). */
   hosted: boolean;
   lastEventSeq: number;
+  /** The meter's totals (null: nothing metered yet). */
+  usage: UsageState | null;
 }
 
-/** A session as the API shows it, from its engine state (both backends answer with this shape). */
-export function viewOf(s: SessionState, facts: ViewFacts): Record<string, unknown> {
+/** The engine state's fields the view shows. */
+export type ViewState = Pick<SessionState, 'id' | 'definition' | 'status' | 'brief' | 'turn' | 'configuration' | 'active' | 'awaiting' | 'endReason'>;
+
+/** A session as the API shows it, from its engine state and usage totals (both backends answer with this shape). */
+export function viewOf(s: ViewState, facts: ViewFacts): Record<string, unknown> {
   return {
     id: s.id,
     definition: s.definition,
@@ -25,13 +36,27 @@ export function viewOf(s: SessionState, facts: ViewFacts): Record<string, unknow
     awaiting: s.awaiting ? { code: s.awaiting.code, reason: s.awaiting.reason } : null,
     endReason: s.endReason,
     lastEventSeq: facts.lastEventSeq,
+    usage: usageView(facts.usage),
   };
 }
 
-/** A session as the embedded backend shows it: from the running session, or from its stored checkpoint. */
-export function sessionView(input: { session: TroupeSession } | { doc: SessionDocument; lastSeq: number }): Record<string, unknown> {
+/** A session as the embedded backend shows it: from the running session (its meter), or from its stored checkpoint. */
+export function sessionView(input: { session: TroupeSession } | { doc: ReadSession['doc']; lastSeq: number; usage: UsageState | null }): Record<string, unknown> {
   if ('session' in input) {
-    return viewOf(input.session.getSnapshot(), { kind: input.session.def.kind, hosted: true, lastEventSeq: input.session.recent().at(-1)?.seq ?? 0 });
+    const { session } = input;
+    return viewOf(session.getSnapshot(), { kind: session.def.kind, hosted: true, lastEventSeq: session.recent().at(-1)?.seq ?? 0, usage: session.usage() });
   }
-  return viewOf(input.doc.checkpoint.snapshot, { kind: input.doc.workflow ? 'workflow' : 'team', hosted: false, lastEventSeq: input.lastSeq });
+  return viewOf(input.doc.checkpoint.snapshot, { kind: input.doc.workflow ? 'workflow' : 'team', hosted: false, lastEventSeq: input.lastSeq, usage: input.usage });
+}
+
+/** A stored session's usage totals, as reopening it would restore them: the checkpoint's, plus the journal's after it. */
+export async function storedUsage(read: ReadSession, meter: UsageMeter): Promise<UsageState> {
+  const tail = eventsOf(read.records.slice(read.doc.checkpoint.records));
+  await restoreMeter(meter, { saved: read.doc.checkpoint.usage, tail, all: async () => read.events, location: read.doc.id });
+  return usageState(meter);
+}
+
+/** The definition a stored session runs, for naming things in its events: its workflow's, else the server's team. */
+export function storedDefinition(doc: ReadSession['doc'], team: OpenTeam): MachineDefinition {
+  return doc.workflow?.plan ? compileWorkflow(doc.workflow.plan) : team.def;
 }

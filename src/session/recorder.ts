@@ -72,9 +72,10 @@ export class JournalRecorder implements JournalPort {
   }
 
   /**
-   * Writes a checkpoint of the current snapshot and module state, synchronously; throws when it cannot be
-   * written. `sync` also flushes the journal to the disk first: done when the session pauses or ends;
-   * `at` is the time it is stamped with (read from the clock when not given).
+   * Writes a checkpoint of the current snapshot and module state, synchronously (the store flushes the
+   * journal lines it covers to the disk first); throws when it cannot be written. `sync` also makes the
+   * new document durable: done when the session pauses or ends; `at` is the time it is stamped with
+   * (read from the clock when not given).
    */
   checkpoint(options: { sync?: boolean } = {}, at = this.sources.clock()): void {
     const s = this.snapshot;
@@ -91,6 +92,8 @@ export class JournalRecorder implements JournalPort {
 
   /** Writes the final checkpoint (unless a write already failed: the files keep the last saved step) and releases the session; a failed write is thrown. */
   async close(): Promise<void> {
+    // A session that never started (no brief) is nothing to resume: it is removed, not left behind as "not started".
+    if (this.snapshot.status === 'idle' && this.handle.discard && !this.failed) return this.handle.discard();
     try {
       if (!this.failed) this.checkpoint({ sync: true });
     } finally {

@@ -1,4 +1,5 @@
 import type { MachineDefinition } from '../engine/definition.js';
+import type { Effect } from '../engine/effects.js';
 import type { TroupeEvent } from '../engine/event-map.js';
 import type { EngineInput } from '../engine/input-events.js';
 import type { SessionState } from '../engine/session.js';
@@ -11,6 +12,8 @@ import type { EffectPort, JournalPort } from '../kernel/ports.js';
 import type { SessionKernel, SessionListener } from '../kernel/session-kernel.js';
 import type { OpenTeam } from '../team/open-team.js';
 import type { Store } from '../store/store.js';
+import { sessionUsage, type SessionUsage } from '../usage/session-usage.js';
+import type { UsageMeter } from '../usage/usage-meter.js';
 import type { CommandApprovals } from './approvals.js';
 import type { WarmingSettings } from '../config/team-schema.js';
 import type { WarmingTotals } from '../warming/ledger.js';
@@ -24,6 +27,8 @@ export interface SessionParts {
   journal: JournalPort | null;
   team: OpenTeam;
   model: ChatModel;
+  /** The session's usage meter (restored on resume from the checkpoint and the journal after it). */
+  meter: UsageMeter;
   memory: AttachedMemory | null;
   store: Store | null;
   /** The stored brief (a session killed before its first step starts on it when resumed). */
@@ -86,6 +91,14 @@ export class TroupeSession {
     return this.parts.model;
   }
 
+  /**
+   * The session's usage: the meter's totals, read now (a resumed session's include every call before it).
+   * The one source views read (footer, `!cost`, the run summary, the API); they never count `usage` events.
+   */
+  usage(): SessionUsage {
+    return sessionUsage(this.parts.meter, { free: Boolean(this.parts.model.free) });
+  }
+
   /** Where the session is stored, or null when it is not. */
   get location(): string | null {
     return this.parts.journal?.location ?? null;
@@ -134,9 +147,12 @@ export class TroupeSession {
     const s = this.getSnapshot();
     if (s.status === 'idle' && this.parts.brief) return this.start(this.parts.brief);
     if (s.status !== 'running') return;
-    if (s.inFlight) this.parts.effects.execute({ type: 'call_agent', call: s.inFlight });
+    const effects = this.parts.effects;
+    // Work already in progress here (started by an input just applied) is not started twice.
+    const run = (effect: Effect) => effects.running?.(effect) || effects.execute(effect);
+    if (s.inFlight) run({ type: 'call_agent', call: s.inFlight });
     // A fan-out's unfinished branches run again; the finished ones keep their results.
-    for (const effect of this.def.policy.resumeEffects?.(s) ?? []) this.parts.effects.execute(effect);
+    for (const effect of this.def.policy.resumeEffects?.(s) ?? []) run(effect);
   }
 
   /** Commands agents wait to run until the user answers `!allow` / `!deny`. */

@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { UserError } from '../llm/errors.js';
+import { UserError } from '../errors.js';
 
 /** The data directory cannot be used (not a directory, no permission, read-only, full). */
 export class DataDirError extends UserError {}

@@ -1,20 +1,43 @@
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { SyncAdapter } from 'lowdb';
 
-/** The file operations a document is written with (tests inject ones that fail like a full disk). */
+/** The file operations a store writes with (tests inject ones that fail like a full disk, or that log their order). */
 export interface DocumentFs {
+  /** Writes a whole file and flushes it to the disk (so a rename over a document never leaves an empty one after a power failure). */
   writeFileSync(path: string, text: string): void;
   renameSync(from: string, to: string): void;
   rmSync(path: string, options: { force: true }): void;
+  /** Flushes an open file or directory to the disk; `path` names it. Node's fsyncSync when absent. */
+  fsyncSync?(fd: number, path: string): void;
 }
 
 /** The real file system. */
-export const NODE_DOCUMENT_FS: DocumentFs = { writeFileSync, renameSync, rmSync };
+export const NODE_DOCUMENT_FS: DocumentFs = {
+  writeFileSync: (path, text) => writeFileSync(path, text, { flush: true }),
+  renameSync,
+  rmSync,
+  fsyncSync: (fd) => fsyncSync(fd),
+};
+
+/** The flush of an open file that `fs` does (Node's fsyncSync when it brings none). */
+export function fsyncOf(fs: DocumentFs): (fd: number, path: string) => void {
+  return fs.fsyncSync ? (fd, path) => fs.fsyncSync!(fd, path) : (fd) => fsyncSync(fd);
+}
+
+/** Flushes a directory's entries to the disk, so a rename in it survives a power failure. */
+export function syncDirectory(dir: string, fs: DocumentFs = NODE_DOCUMENT_FS): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncOf(fs)(fd, dir);
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /**
- * A lowdb adapter that writes a whole JSON document synchronously: to `.<name>.tmp` beside it, then
- * renamed over it, so the document is either the old one or the new one. A write that fails (a full
+ * A lowdb adapter that writes a whole JSON document synchronously: to `.<name>.tmp` beside it, flushed to
+ * the disk, then renamed over it, so the document is either the old one or the new one. A write that fails (a full
  * disk, a quota) removes its temp file at once and throws; the document itself is untouched.
  */
 export class DocumentFile<T> implements SyncAdapter<T> {
@@ -55,5 +78,10 @@ export class DocumentFile<T> implements SyncAdapter<T> {
       }
       throw error;
     }
+  }
+
+  /** Makes the last write survive a power failure (the rename is in the directory, which is flushed). */
+  syncDirectory(): void {
+    syncDirectory(dirname(this.path), this.fs);
   }
 }

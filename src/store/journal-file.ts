@@ -1,40 +1,43 @@
 import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
+import { CHAIN_START, sealLine } from './journal-chain.js';
+import { JournalCheck, type JournalRules } from './journal-check.js';
 import { SessionFileError } from './load-file.js';
-import { MAX_NESTING, tooDeep } from './nesting.js';
 import type { JournalRecord } from './session-file.js';
 import { TroupeError } from '../errors.js';
 
 const CHUNK = 1 << 20;
-const decoder = new TextDecoder('utf-8', { fatal: true });
 
-/** What reading a journal found: how many complete lines, and where the complete part ends (a torn last line is left out). */
+/** What reading a journal found: how many complete lines, where they end (a torn last line is left out) and the last one's hash. */
 export interface JournalScan {
   records: number;
   /** Byte length of the complete lines; a torn write after it is ignored (and cut off by the writer). */
   validBytes: number;
   torn: boolean;
+  /** The hash of the last complete line (CHAIN_START when there is none): the next line's `prev`. */
+  lastHash: string;
 }
 
 /**
- * Reads a journal line by line without holding the file in memory: each complete line is parsed and
- * handed to `onRecord`. A line that is not valid UTF-8 or JSON is refused with one line naming the file
+ * Reads a journal line by line without holding the file in memory: each complete line is checked (see
+ * JournalCheck: a record, numbered in order, sealed and chained when `rules.chained`, reaching the
+ * checkpoint) and handed to `onRecord` with its bytes. A bad line is refused with one line naming the file
  * and line, except a last line without its newline, which is a write the process did not finish.
  */
-export function scanJournal(path: string, onRecord: (record: JournalRecord, line: number) => void): JournalScan {
+export function scanJournal(path: string, onRecord: (record: JournalRecord, line: number, bytes: Buffer) => void, rules: JournalRules = { chained: true }): JournalScan {
+  const check = new JournalCheck(path, rules);
   let fd: number;
   try {
     fd = openSync(path, 'r');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { records: 0, validBytes: 0, torn: false };
-    throw error;
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    check.end();
+    return { records: 0, validBytes: 0, torn: false, lastHash: CHAIN_START };
   }
   try {
     if (fstatSync(fd).isDirectory()) throw new SessionFileError(`${path} is a directory, not a journal — move it out of the way`);
     const buffer = Buffer.allocUnsafe(CHUNK);
     let carry: Buffer = Buffer.alloc(0);
     let offset = 0;
-    let validBytes = 0;
-    let line = 0;
     for (;;) {
       const read = readSync(fd, buffer, 0, CHUNK, offset);
       if (read === 0) break;
@@ -42,71 +45,82 @@ export function scanJournal(path: string, onRecord: (record: JournalRecord, line
       let data = carry.length > 0 ? Buffer.concat([carry, buffer.subarray(0, read)]) : buffer.subarray(0, read);
       let start = 0;
       for (let nl = data.indexOf(10, start); nl >= 0; nl = data.indexOf(10, start)) {
-        line += 1;
-        onRecord(parseLine(data.subarray(start, nl), path, line), line);
-        validBytes += nl - start + 1;
+        const bytes = data.subarray(start, nl);
+        onRecord(check.next(bytes), check.lines, bytes);
         start = nl + 1;
       }
       carry = Buffer.from(data.subarray(start));
       data = Buffer.alloc(0);
     }
-    return { records: line, validBytes, torn: carry.length > 0 };
+    check.end();
+    return { records: check.lines, validBytes: check.bytes, torn: carry.length > 0, lastHash: check.lastHash };
   } finally {
     closeSync(fd);
   }
 }
 
-function parseLine(bytes: Buffer, path: string, line: number): JournalRecord {
-  let text: string;
-  try {
-    text = decoder.decode(bytes);
-  } catch {
-    throw new SessionFileError(`${path}: line ${line} is not valid UTF-8 — the journal is corrupt; it was left as it is`);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new SessionFileError(`${path}: line ${line} is not valid JSON (${(error as Error).message.split('\n')[0]}) — the journal is corrupt; it was left as it is`);
-  }
-  if (tooDeep(value)) throw new SessionFileError(`${path}: line ${line} nests deeper than ${MAX_NESTING} levels — not a record troupe wrote; the journal was left as it is`);
-  const record = value as Partial<JournalRecord> | null;
-  if (!record || typeof record !== 'object' || typeof record.n !== 'number' || !Array.isArray(record.events)) {
-    throw new SessionFileError(`${path}: line ${line} is not a journal record (expected n and events) — the journal is corrupt; it was left as it is`);
-  }
-  return record as JournalRecord;
-}
-
 /** A journal write that failed: nothing of the record stayed in the file. */
 export class JournalWriteError extends TroupeError {}
 
+/** Flushes an open file to the disk; `path` names it (tests check the order of writes through it). */
+export type Fsync = (fd: number, path: string) => void;
+
+/** Where a writer continues a journal: the scan of its complete lines. */
+export type JournalEnd = Pick<JournalScan, 'records' | 'validBytes' | 'lastHash'>;
+
 /**
- * The writing end of a journal: one synchronous append per record, so a record is in the operating
- * system's hands before the step's effects run (a crash of the process loses nothing written); `sync()`
- * also asks the disk to keep it (fsync), which the session does at pauses and checkpoints.
+ * The writing end of a journal: one synchronous append per record, sealed and chained to the line before
+ * (so a record is in the operating system's hands before the step's effects run: a crash of the process
+ * loses nothing written); `sync()` asks the disk to keep what was appended (fsync), which the store does
+ * before every checkpoint that covers it.
  */
 export class JournalWriter {
   private readonly fd: number;
   private size: number;
+  private lines: number;
+  private last: string;
+  private unsynced = false;
 
-  constructor(readonly path: string, validBytes?: number) {
+  /** Opens `path` to append after `end` (a fresh journal when absent); a torn last line after it is cut off. */
+  constructor(readonly path: string, end?: JournalEnd, private readonly fsync: Fsync = (fd) => fsyncSync(fd)) {
     this.fd = openSync(path, 'a+');
     this.size = fstatSync(this.fd).size;
-    // A torn last line (the process died mid-write) is cut off so the next record starts on a line of its own.
-    if (validBytes !== undefined && validBytes < this.size) {
-      ftruncateSync(this.fd, validBytes);
-      this.size = validBytes;
+    this.lines = end?.records ?? 0;
+    this.last = end?.lastHash ?? CHAIN_START;
+    if (!end && this.size > 0) {
+      closeSync(this.fd);
+      throw new Error(`journal ${path} is not empty: pass where its complete lines end`);
     }
+    const valid = end?.validBytes ?? 0;
+    // A torn last line (the process died mid-write) is cut off so the next record starts on a line of its own.
+    if (valid < this.size) {
+      ftruncateSync(this.fd, valid);
+      this.size = valid;
+    }
+    // Lines a process that died wrote may still be only in the page cache: the first checkpoint flushes them too.
+    this.unsynced = this.size > 0;
+  }
+
+  /** Complete lines in the journal. */
+  get records(): number {
+    return this.lines;
+  }
+
+  /** The hash of the last line (CHAIN_START when there is none): what a checkpoint covering every line records. */
+  get lastHash(): string {
+    return this.last;
   }
 
   /** Appends one record as a line; on failure the file is cut back to where it was and the error is thrown. */
   append(record: JournalRecord): void {
-    this.appendJson(JSON.stringify(record));
+    this.appendJson(JSON.stringify(record), record.n);
   }
 
-  /** Appends one record already serialised as JSON (one line, no newline in it). */
-  appendJson(json: string): void {
-    const line = `${json}\n`;
+  /** Appends one record already serialised as JSON (an object on one line) whose `n` is `n`: it must be the next line. */
+  appendJson(json: string, n: number): void {
+    if (n !== this.lines + 1) throw new Error(`journal ${this.path}: record ${n} appended after line ${this.lines}`);
+    const sealed = sealLine(json, this.last);
+    const line = `${sealed.line}\n`;
     const length = Buffer.byteLength(line);
     try {
       // The string is written as it is (no Buffer made per line); a short write, rare on a file, goes on from a copy.
@@ -116,6 +130,9 @@ export class JournalWriter {
         while (written < length) written += writeSync(this.fd, bytes, written, length - written, this.size + written);
       }
       this.size += length;
+      this.lines += 1;
+      this.last = sealed.hash;
+      this.unsynced = true;
     } catch (error) {
       try {
         ftruncateSync(this.fd, this.size);
@@ -126,9 +143,11 @@ export class JournalWriter {
     }
   }
 
-  /** Flushes what was appended to the disk. */
+  /** Flushes what was appended since the last flush to the disk (nothing to do when nothing was). */
   sync(): void {
-    fsyncSync(this.fd);
+    if (!this.unsynced) return;
+    this.fsync(this.fd, this.path);
+    this.unsynced = false;
   }
 
   close(): void {

@@ -1,16 +1,23 @@
-import { UserError } from '../llm/errors.js';
+import { UserError } from '../errors.js';
 import { migrateV1 } from './migrate-v1.js';
+import type { Migration } from './migration.js';
 import { MAX_NESTING, tooDeep } from './nesting.js';
 import { SESSION_SCHEMA_VERSION, SessionDocumentSchema, type SessionDocument } from './session-file.js';
 
 /** A session file that cannot be loaded (corrupt, invalid or from a newer troupe); it is left untouched. */
 export class SessionFileError extends UserError {}
 
-/** Upgrades a raw file of version N to version N + 1 (keyed by N). */
-export type Migration = (raw: Record<string, unknown>) => Record<string, unknown>;
+
+/**
+ * Version 3 seals and chains the journal's lines and records the hash of the last line a checkpoint
+ * covers; the document is otherwise unchanged. The store seals a version-2 journal and fills in the
+ * checkpoint's hash when it opens the session for writing; read-only, its lines are checked for their
+ * numbers and against the checkpoint's line count.
+ */
+const migrateV2: Migration = (raw) => raw;
 
 /** Migrations from each older schema version to the next (each has a fixture in tests/fixtures/sessions/). */
-export const MIGRATIONS: Record<number, Migration> = { 1: migrateV1 };
+export const MIGRATIONS: Record<number, Migration> = { 1: migrateV1, 2: migrateV2 };
 
 /** A loaded file and the version it was stored at (lower than current when it was migrated). */
 export interface Loaded {

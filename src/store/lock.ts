@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { linkSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { UserError } from '../llm/errors.js';
+import { UserError } from '../errors.js';
 import { ownStartTime, pidExists, processInfo } from './process-info.js';
 
 /** Another live process (or another handle in this one) has the session open. */

@@ -2,14 +2,16 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync,
 import { join } from 'node:path';
 import { LowSync } from 'lowdb';
 import type { TroupeEvent } from '../engine/event-map.js';
-import { UserError } from '../llm/errors.js';
+import { UserError } from '../errors.js';
 import { redactedJson, redactorFrom, type Redactor } from '../llm/redact.js';
 import { checkDataDir, dataDirError } from './data-dir.js';
-import { DocumentFile, NODE_DOCUMENT_FS, type DocumentFs } from './document-file.js';
+import { DocumentFile, fsyncOf, NODE_DOCUMENT_FS, type DocumentFs } from './document-file.js';
+import { CHAINED_SINCE, journalRules } from './journal-check.js';
 import { JournalWriter, scanJournal } from './journal-file.js';
 import { listingOf, type SessionListing } from './listing.js';
 import { acquireLock, lockHolder, refreshLock, releaseLock } from './lock.js';
 import { CURRENT_FORMAT, decodeSessionFile, parseSessionFile, SessionFileError, type FileFormat, type Loaded } from './load-file.js';
+import { sealingPathOf, sealJournal } from './seal-journal.js';
 import { SessionDocumentSchema, type JournalRecord, type SessionDocument } from './session-file.js';
 import { checkId, newestFirst, type OpenedSession, type ReadSession, type SessionHandle, type Store, type StoredEntry } from './store.js';
 
@@ -84,7 +86,7 @@ export class LowdbStore implements Store {
       locked = true;
       if (existsSync(this.pathOf(doc.id)) || existsSync(this.journalOf(doc.id))) throw new UserError(`session ${doc.id} already exists in ${this.dir} — choose another id`);
       writeFileSync(this.journalOf(doc.id), '');
-      const handle = this.handle(doc, new JournalWriter(this.journalOf(doc.id)));
+      const handle = this.handle(doc, new JournalWriter(this.journalOf(doc.id), undefined, fsyncOf(this.fs)));
       handle.checkpoint(doc.checkpoint, doc);
       return handle;
     } catch (error) {
@@ -103,22 +105,27 @@ export class LowdbStore implements Store {
       throw dataDirError(error, this.dataDir, `open session ${id}`);
     }
     try {
-      // A document write that died half way (a full disk, a crash) leaves its temp file: the document itself is intact.
+      // A document or journal write that died half way (a full disk, a crash) leaves its temp file: the file itself is intact.
       rmSync(join(this.dir, `.${id}.json.tmp`), { force: true });
+      rmSync(sealingPathOf(this.journalOf(id)), { force: true });
       const { file, storedVersion } = this.load(id, path);
       let doc = file;
       if (storedVersion < this.format.version) doc = this.upgrade(doc, path, storedVersion);
       const keep = options.recentEvents ?? 0;
       const tail: JournalRecord[] = [];
       let recent: TroupeEvent[] = [];
-      const scan = scanJournal(this.journalOf(id), (record, line) => {
-        if (line > doc.checkpoint.records) tail.push(record);
-        if (keep > 0) {
-          for (const e of record.events) recent.push(e as unknown as TroupeEvent);
-          if (recent.length > keep * 2) recent = recent.slice(-keep);
-        }
-      });
-      const writer = new JournalWriter(this.journalOf(id), scan.validBytes);
+      const scan = scanJournal(
+        this.journalOf(id),
+        (record, line) => {
+          if (line > doc.checkpoint.records) tail.push(record);
+          if (keep > 0) {
+            for (const e of record.events) recent.push(e as unknown as TroupeEvent);
+            if (recent.length > keep * 2) recent = recent.slice(-keep);
+          }
+        },
+        journalRules(doc, this.format.version, path),
+      );
+      const writer = new JournalWriter(this.journalOf(id), scan, fsyncOf(this.fs));
       return { handle: this.handle(doc, writer), tail, recent: recent.slice(-keep) };
     } catch (error) {
       releaseLock(lock);
@@ -126,32 +133,40 @@ export class LowdbStore implements Store {
     }
   }
 
-  /** Writes a migrated file in the current format: the old file is kept beside it, its events become the journal's first line. */
+  /**
+   * Writes a migrated file in the current format: a journal from before schema 3 is sealed first (a
+   * version-1 file's events become its first line; a journal that fails its checks is refused with nothing
+   * changed), then the old document is kept beside the new one as `<id>.json.v<N>.bak`.
+   */
   private upgrade(doc: SessionDocument, path: string, storedVersion: number): SessionDocument {
-    copyFileSync(path, `${path}.v${storedVersion}.bak`);
-    const { legacyEvents, ...rest } = doc;
-    const writer = new JournalWriter(this.journalOf(doc.id), 0);
-    try {
-      if (legacyEvents && legacyEvents.length > 0) writer.append({ n: 1, events: legacyEvents });
-      writer.sync();
-    } finally {
-      writer.close();
+    const { legacyEvents: _legacy, ...rest } = doc;
+    let upgraded: SessionDocument = rest;
+    if (storedVersion < CHAINED_SINCE) {
+      const hash = sealJournal(this.journalOf(doc.id), doc, storedVersion, path, this.fs);
+      upgraded = { ...rest, checkpoint: { ...rest.checkpoint, hash } };
     }
-    writeFileSync(path, this.serialise(rest));
-    return rest;
+    copyFileSync(path, `${path}.v${storedVersion}.bak`);
+    const file = new DocumentFile<SessionDocument>(path, { parse: (t) => JSON.parse(t) as SessionDocument, stringify: (d) => this.serialise(d) }, this.fs);
+    file.write(upgraded);
+    file.syncDirectory();
+    return upgraded;
   }
 
   async read(id: string): Promise<ReadSession> {
     const path = this.pathOf(id);
     this.mustExist(id, path);
     try {
-      const doc = this.load(id, path).file;
+      const { file: doc, storedVersion } = this.load(id, path);
       const events: TroupeEvent[] = [...((doc.legacyEvents ?? []) as unknown as TroupeEvent[])];
       const records: JournalRecord[] = [];
-      scanJournal(this.journalOf(id), (record) => {
-        for (const e of record.events) events.push(e as unknown as TroupeEvent);
-        records.push(record);
-      });
+      scanJournal(
+        this.journalOf(id),
+        (record) => {
+          for (const e of record.events) events.push(e as unknown as TroupeEvent);
+          records.push(record);
+        },
+        journalRules(doc, storedVersion, path),
+      );
       return { doc, events, records };
     } catch (error) {
       throw dataDirError(error, this.dataDir, `read session ${id}`);
@@ -246,7 +261,8 @@ export class LowdbStore implements Store {
     const dataDir = this.dataDir;
     const redact = this.redact;
     // Written synchronously: a failure is known before the step's effects run (no model call after it).
-    const db = new LowSync<SessionDocument>(new DocumentFile<SessionDocument>(path, { parse: (t) => JSON.parse(t) as SessionDocument, stringify: (d) => this.serialise(d) }, this.fs), initial);
+    const file = new DocumentFile<SessionDocument>(path, { parse: (t) => JSON.parse(t) as SessionDocument, stringify: (d) => this.serialise(d) }, this.fs);
+    const db = new LowSync<SessionDocument>(file, initial);
     let closed = false;
     return {
       id,
@@ -257,22 +273,25 @@ export class LowdbStore implements Store {
       append(record) {
         if (closed) throw new Error(`session ${id} is closed`);
         try {
-          writer.appendJson(redactedJson(record, redact));
+          writer.appendJson(redactedJson(record, redact), record.n);
         } catch (error) {
           throw dataDirError(error, dataDir, `save session ${id} to ${writer.path}`);
         }
       },
       checkpoint(checkpoint, meta, options = {}) {
         if (closed) throw new Error(`session ${id} is closed`);
+        if (checkpoint.records !== writer.records) throw new Error(`session ${id}: a checkpoint of ${checkpoint.records} journal lines, but the journal has ${writer.records}`);
         try {
-          if (options.sync) writer.sync();
+          // The journal lines the checkpoint covers reach the disk before the document that points past them.
+          writer.sync();
         } catch (error) {
           throw dataDirError(error, dataDir, `save session ${id} to ${writer.path}`);
         }
         const before = db.data;
-        db.data = { ...db.data, mode: meta.mode, brief: meta.brief || db.data.brief, updatedAt: meta.updatedAt, checkpoint };
+        db.data = { ...db.data, mode: meta.mode, brief: meta.brief || db.data.brief, updatedAt: meta.updatedAt, checkpoint: { ...checkpoint, hash: writer.lastHash } };
         try {
           db.write();
+          if (options.sync) file.syncDirectory();
         } catch (error) {
           db.data = before;
           throw dataDirError(error, dataDir, `save session ${id} to ${path}`);
@@ -285,6 +304,20 @@ export class LowdbStore implements Store {
         writer.close();
         releaseLock(lock);
       },
+      discard: async () => {
+        if (closed) return;
+        closed = true;
+        writer.close();
+        try {
+          // Removed while the lock is held, so no other process opens it half gone; the document last, as it names the session.
+          rmSync(this.filesOf(id), { recursive: true, force: true });
+          rmSync(writer.path, { force: true });
+          rmSync(path, { force: true });
+        } finally {
+          releaseLock(lock);
+        }
+      },
     };
   }
 }
+

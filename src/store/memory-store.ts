@@ -1,7 +1,9 @@
 import type { TroupeEvent } from '../engine/event-map.js';
-import { UserError } from '../llm/errors.js';
+import { UserError } from '../errors.js';
 import { listingOf } from './listing.js';
 import { SessionLockedError } from './lock.js';
+import { CHAIN_START, sealLine, withoutSeal } from './journal-chain.js';
+import { CHAINED_SINCE, JournalCheck, journalRules } from './journal-check.js';
 import { parseSessionFile } from './load-file.js';
 import type { JournalRecord, SessionDocument } from './session-file.js';
 import { checkId, newestFirst, type OpenedSession, type ReadSession, type SessionHandle, type Store, type StoredEntry } from './store.js';
@@ -49,17 +51,25 @@ export class MemoryStore implements Store {
   }
 
   async open(id: string, options: { recentEvents?: number } = {}): Promise<OpenedSession> {
-    const doc = this.parse(id);
+    const parsed = this.parse(id);
+    let doc = parsed.file;
+    let journal = this.records(id, doc, parsed.storedVersion);
     this.lock(id);
-    const records = this.records(id);
+    if (!this.journals.has(id)) this.journals.set(id, []);
+    // An older journal (checked above) is sealed afresh, as the file store does.
+    if (parsed.storedVersion < CHAINED_SINCE) {
+      doc = this.seal(id, doc);
+      journal = this.records(id, doc, CHAINED_SINCE);
+    }
+    const { records, lastHash } = journal;
     const keep = options.recentEvents ?? 0;
     const recent = keep > 0 ? records.flatMap((r) => r.events as unknown as TroupeEvent[]).slice(-keep) : [];
-    return { handle: this.handle(doc), tail: records.slice(doc.checkpoint.records), recent };
+    return { handle: this.handle(doc, lastHash), tail: records.slice(doc.checkpoint.records), recent };
   }
 
   async read(id: string): Promise<ReadSession> {
-    const doc = this.parse(id);
-    const records = this.records(id);
+    const { file: doc, storedVersion } = this.parse(id);
+    const { records } = this.records(id, doc, storedVersion);
     return { doc, events: records.flatMap((r) => r.events as unknown as TroupeEvent[]), records };
   }
 
@@ -72,7 +82,7 @@ export class MemoryStore implements Store {
     for (const id of this.docs.keys()) {
       const location = `memory:${id}`;
       try {
-        out.push({ id, location, listing: listingOf(this.parse(id)), lockedBy: this.open_.has(id) ? process.pid : null });
+        out.push({ id, location, listing: listingOf(this.parse(id).file), lockedBy: this.open_.has(id) ? process.pid : null });
       } catch (error) {
         out.push({ id, location, error: (error as Error).message });
       }
@@ -80,14 +90,36 @@ export class MemoryStore implements Store {
     return newestFirst(out);
   }
 
-  private parse(id: string): SessionDocument {
+  private parse(id: string): { file: SessionDocument; storedVersion: number } {
     const text = this.docs.get(checkId(id));
     if (text === undefined) throw new UserError(`no session ${id} — run troupe sessions to list them`);
-    return parseSessionFile(text, `memory:${id}`).file;
+    return parseSessionFile(text, `memory:${id}`);
   }
 
-  private records(id: string): JournalRecord[] {
-    return (this.journals.get(id) ?? []).map((line) => JSON.parse(line) as JournalRecord);
+  /** The journal's records, checked as the file store checks them. */
+  private records(id: string, doc: SessionDocument, storedVersion: number): { records: JournalRecord[]; lastHash: string } {
+    const check = new JournalCheck(`memory:${id}.jsonl`, journalRules(doc, storedVersion, `memory:${id}`));
+    const records = (this.journals.get(id) ?? []).map((line) => check.next(Buffer.from(line)));
+    check.end();
+    return { records, lastHash: check.lastHash };
+  }
+
+  /** Seals an older journal's lines (checked already; a version-1 file's events become the first) and stores the document with its checkpoint's hash. */
+  private seal(id: string, doc: SessionDocument): SessionDocument {
+    let prev = CHAIN_START;
+    let covered = CHAIN_START;
+    const legacy = doc.legacyEvents && doc.legacyEvents.length > 0 ? [JSON.stringify({ n: 1, events: doc.legacyEvents })] : [];
+    const lines = (doc.legacyEvents ? legacy : (this.journals.get(id) ?? [])).map((text, i) => {
+      const sealed = sealLine(withoutSeal(text), prev);
+      prev = sealed.hash;
+      if (i + 1 === doc.checkpoint.records) covered = sealed.hash;
+      return sealed.line;
+    });
+    const { legacyEvents: _legacy, ...rest } = doc;
+    const upgraded = { ...rest, checkpoint: { ...rest.checkpoint, hash: covered } };
+    this.journals.set(id, lines);
+    this.docs.set(id, JSON.stringify(upgraded));
+    return upgraded;
   }
 
   private lock(id: string): void {
@@ -95,10 +127,12 @@ export class MemoryStore implements Store {
     this.open_.add(id);
   }
 
-  private handle(initial: SessionDocument): SessionHandle {
+  private handle(initial: SessionDocument, lastHash = CHAIN_START): SessionHandle {
     const id = initial.id;
     let closed = false;
     let doc = initial;
+    const journal = this.journals.get(id)!;
+    let last = lastHash;
     return {
       id,
       location: `memory:${id}`,
@@ -107,18 +141,29 @@ export class MemoryStore implements Store {
       },
       append: (record) => {
         if (closed) throw new Error(`session ${id} is closed`);
-        this.journals.get(id)!.push(JSON.stringify(record));
+        if (record.n !== journal.length + 1) throw new Error(`journal memory:${id}: record ${record.n} appended after line ${journal.length}`);
+        const sealed = sealLine(JSON.stringify(record), last);
+        journal.push(sealed.line);
+        last = sealed.hash;
         this.onWrite?.(id, this.copy(id));
       },
       checkpoint: (checkpoint, meta) => {
         if (closed) throw new Error(`session ${id} is closed`);
-        doc = { ...doc, mode: meta.mode, brief: meta.brief || doc.brief, updatedAt: meta.updatedAt, checkpoint };
+        if (checkpoint.records !== journal.length) throw new Error(`session ${id}: a checkpoint of ${checkpoint.records} journal lines, but the journal has ${journal.length}`);
+        doc = { ...doc, mode: meta.mode, brief: meta.brief || doc.brief, updatedAt: meta.updatedAt, checkpoint: { ...checkpoint, hash: last } };
         this.docs.set(id, JSON.stringify(doc));
         this.onWrite?.(id, this.copy(id));
       },
       close: async () => {
         if (closed) return;
         closed = true;
+        this.open_.delete(id);
+      },
+      discard: async () => {
+        if (closed) return;
+        closed = true;
+        this.docs.delete(id);
+        this.journals.delete(id);
         this.open_.delete(id);
       },
     };

@@ -1,4 +1,4 @@
-import type { Migration } from './load-file.js';
+import type { Migration } from './migration.js';
 
 type Raw = Record<string, any>;
 

@@ -6,7 +6,9 @@ import { EngineInputSchema, SessionStateSchema } from '../kinds/schemas.js';
 import { WorkflowPlanSchema } from '../workflow/run/plan.js';
 
 /** The session document format this build writes; bump it (and add a migration) when the layout changes. */
-export const SESSION_SCHEMA_VERSION = 2;
+export const SESSION_SCHEMA_VERSION = 3;
+
+const Hash = z.string().regex(/^[0-9a-f]{16}$/, 'expected 16 hex digits');
 
 /**
  * A stored event: its envelope is checked, its payload only where a reader uses it (readers check the
@@ -15,13 +17,17 @@ export const SESSION_SCHEMA_VERSION = 2;
 export const StoredEventSchema = EnvelopeSchema.extend({ type: z.string() }).loose();
 
 /**
- * One line of a session's journal: the engine input of one step (absent for runtime facts such as usage)
- * and the events that step published. Folding `step()` over the inputs rebuilds the session.
+ * One line of a session's journal: its number, the engine input of one step (absent for runtime facts
+ * such as usage) and the events that step published; folding `step()` over the inputs rebuilds the
+ * session. From schema 3 each line ends with its seal (see journal-chain.ts): the previous line's hash
+ * and its own, which the store adds as it writes the line.
  */
 export const JournalRecordSchema = z.object({
   n: z.number().int().min(1),
   input: EngineInputSchema.optional(),
   events: z.array(StoredEventSchema),
+  prev: Hash.optional(),
+  hash: Hash.optional(),
 });
 /** One line of a session's journal. */
 export type JournalRecord = z.infer<typeof JournalRecordSchema>;
@@ -37,6 +43,11 @@ export const CheckpointSchema = z.object({
   memory: z.unknown(),
   /** Usage totals (the meter's plain-data state). */
   usage: z.unknown(),
+  /**
+   * The hash of the last journal line it covers (0000000000000000 when none), filled in by the store: a
+   * journal cut below the checkpoint or rewritten under it is refused. Absent only in a version-2 file.
+   */
+  hash: Hash.optional(),
 });
 /** A checkpoint of a session. */
 export type Checkpoint = z.infer<typeof CheckpointSchema>;

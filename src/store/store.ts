@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { UserError } from '../llm/errors.js';
+import { UserError } from '../errors.js';
 import type { TroupeEvent } from '../engine/event-map.js';
 import type { SessionListing } from './listing.js';
 import type { Checkpoint, JournalRecord, SessionDocument } from './session-file.js';
@@ -11,16 +11,23 @@ export interface SessionHandle {
   readonly location: string;
   /** The session document as last written. */
   readonly doc: SessionDocument;
-  /** Appends one journal record, synchronously; throws when it could not be stored (nothing of it stays). */
+  /**
+   * Appends one journal record, synchronously, sealed and chained to the line before; `record.n` must be
+   * the next line's number. Throws when it could not be stored (nothing of it stays).
+   */
   append(record: JournalRecord): void;
   /**
    * Replaces the checkpoint (and metadata) in the document, synchronously (what it is given is serialised
-   * before it returns); with `sync`, first asks the disk to keep the journal (fsync). Throws when it could
-   * not be written (the stored document stays the old one).
+   * before it returns). It covers every line appended so far, and records the last one's hash; those lines
+   * are flushed to the disk (fsync) before the document is replaced, so a power failure never leaves a
+   * checkpoint ahead of its journal. With `sync` the new document itself is made durable too (at pauses
+   * and ends). Throws when it could not be written (the stored document stays the old one).
    */
   checkpoint(checkpoint: Checkpoint, meta: Pick<SessionDocument, 'mode' | 'brief' | 'updatedAt'>, options?: { sync?: boolean }): void;
   /** Releases the session for other processes. */
   close(): Promise<void>;
+  /** Removes a session that never started (it has no brief, so nothing to resume or show) and releases it. */
+  discard?(): Promise<void>;
 }
 
 /** A session opened for writing: its handle, and the journal records after its checkpoint (to fold on top of it). */

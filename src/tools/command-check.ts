@@ -56,9 +56,10 @@ function pathPart(arg: string): string | null {
 
 /**
  * Refuses arguments that name files outside the workspace: `~` (never expanded, there is no shell),
- * absolute paths elsewhere, `..` escapes, and symlinks leading out. This is a second line of defence
- * for allow-listed programs such as `cat`; it is not a sandbox (an allowed interpreter can still open
- * any file the process may read), which is why the allow-list is the boundary.
+ * absolute paths elsewhere, `..` escapes, and symlinks leading out. This is a first filter that gives
+ * the model a clear reason for the obvious cases (`cat ~/.ssh/id_rsa`); it is not a sandbox (an
+ * argument such as `sh -c '…'` passes as a relative path, and an allowed program can run anything):
+ * the jail every command runs in (jail.ts) is the boundary.
  */
 export async function checkArguments(args: readonly string[], root: string): Promise<void> {
   for (const arg of args) {

@@ -20,7 +20,12 @@ export interface ProcessOptions {
   timeoutMs: number;
   maxOutputBytes: number;
   signal?: AbortSignal;
+  /** How long the output may still flow after the program exited, before the pipes are closed on whoever holds them (default 1 s). */
+  exitGraceMs?: number;
 }
+
+/** The default wait for output after the program exited. */
+export const EXIT_GRACE_MS = 1_000;
 
 /** The environment a command sees: PATH, HOME set to the workspace, a UTF-8 locale, a dumb terminal; nothing else of the parent's (no API keys). */
 export function cleanEnv(workspace: string, path: string): Record<string, string> {
@@ -30,9 +35,12 @@ export function cleanEnv(workspace: string, path: string): Record<string, string
 /**
  * Runs a program directly (never through a shell) in its own process group, with stdin closed.
  * On timeout or abort the whole group is killed (SIGKILL to -pid), so children go too; when the
- * program ends, stragglers it left in its group are killed as well. The direct child is reaped by
- * Node; killed grandchildren are reparented to PID 1, which in some containers never reaps them
- * (they stay as zombies, holding nothing but a process-table entry).
+ * program ends, stragglers it left in its group are killed as well. A child that left the group
+ * (setsid) and holds the pipes does not keep the call waiting: once the program has exited, its output
+ * is awaited for `exitGraceMs` at most. (run_command runs programs in a jail whose PID namespace ends
+ * with the program, which kills such children; this bound holds without one too.) The direct child is
+ * reaped by Node; killed grandchildren are reparented to PID 1, which in some containers never reaps
+ * them (they stay as zombies, holding nothing but a process-table entry).
  */
 export function runProcess(program: string, args: readonly string[], options: ProcessOptions & { argv0?: string }): Promise<ProcessResult> {
   return new Promise<ProcessResult>((resolve) => {
@@ -43,6 +51,7 @@ export function runProcess(program: string, args: readonly string[], options: Pr
     let aborted = false;
     let exited: { code: number | null; signal: string | null } | null = null;
     let settled = false;
+    let grace: NodeJS.Timeout | undefined;
     const child = spawn(program, [...args], { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true, shell: false, windowsHide: true, ...(options.argv0 ? { argv0: options.argv0 } : {}) });
     const take = (data: Buffer) => {
       const room = Math.max(0, options.maxOutputBytes - kept);
@@ -67,6 +76,7 @@ export function runProcess(program: string, args: readonly string[], options: Pr
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      clearTimeout(grace);
       options.signal?.removeEventListener('abort', onAbort);
       killGroup();
       // A grandchild that left the group may still hold the pipes; stop reading them.
@@ -93,6 +103,9 @@ export function runProcess(program: string, args: readonly string[], options: Pr
     child.once('exit', (code, signal) => {
       exited = { code, signal };
       if (timedOut || aborted) settle();
+      // Normally 'close' follows at once; a child holding the pipes must not hold the call until the timeout.
+      // setImmediate: output already in the pipes is read (a poll phase) before the call settles.
+      else grace = setTimeout(() => setImmediate(() => settle()), options.exitGraceMs ?? EXIT_GRACE_MS);
     });
     child.once('close', () => settle());
   });

@@ -1,7 +1,10 @@
+import { realpath } from 'node:fs/promises';
 import { z } from 'zod';
 import { checkArguments, resolveProgram } from './command-check.js';
 import { parseCommandLine } from './command-line.js';
-import { checkProgramName, describePolicy, type CommandPolicy } from './command-policy.js';
+import { checkProgramName, describePolicy, networkAllowed, type CommandPolicy } from './command-policy.js';
+import { jailArgs, jailPath, unjailable, visibleInJail, type JailSpec } from './jail.js';
+import { jailReadiness } from './jail-host.js';
 import { bytes } from './limits.js';
 import { cleanEnv, runProcess, type ProcessResult } from './process-runner.js';
 import { defineTool, toolSpec, ToolError, type AgentTool } from './tool.js';
@@ -23,18 +26,24 @@ function ending(r: ProcessResult, timeoutMs: number): string {
 
 /** Options for run_command beyond its policy. */
 export interface RunCommandOptions {
-  /** PATH the command sees and programs are looked up on; default: the parent's PATH. */
+  /** PATH programs are looked up on (only its entries in the system directories the jail shows are kept); default: the parent's PATH. */
   path?: string;
+  /** The directory the workspace was made in, when the workspace is a subdirectory of it (a git clone's top; see JailSpec.top). */
+  top?: string;
+  /** Where bubblewrap is; default: found on the parent's PATH. */
+  bwrap?: string;
 }
 
 /**
- * run_command: one program with its arguments, under the command policy, in the workspace, without a
- * shell, with a timeout, an output cap and a clean environment. Agent text runs only through here.
+ * run_command: one program with its arguments, under the command policy, in a jail (bubblewrap) where the
+ * workspace is the only writable place, without a shell, with a timeout, an output cap and a clean
+ * environment. Where no jail can be set up, commands are refused. Agent text runs only through here.
  */
 export function runCommandTool(policy: CommandPolicy, options: RunCommandOptions = {}): AgentTool<z.infer<typeof Args>> {
-  const path = options.path ?? process.env.PATH ?? FALLBACK_PATH;
+  const parentPath = options.path ?? process.env.PATH ?? FALLBACK_PATH;
+  const network = networkAllowed(policy) ? 'with network access' : 'without network access';
   return defineTool({
-    spec: toolSpec('run_command', `Run one program in the workspace (its working directory) and get its exit code and output. There is no shell. Command policy: ${describePolicy(policy)}.`, Args),
+    spec: toolSpec('run_command', `Run one program in the workspace (its working directory) and get its exit code and output. There is no shell. It runs in a sandbox ${network}: only the workspace is writable, the system's programs are read-only, /tmp is private. Command policy: ${describePolicy(policy)}.`, Args),
     args: Args,
     summary: (a) => `run_command ${a.command.length > 100 ? `${a.command.slice(0, 99)}…` : a.command}`,
     async run(a, { root, limits, signal }) {
@@ -42,11 +51,21 @@ export function runCommandTool(policy: CommandPolicy, options: RunCommandOptions
       const [name, ...args] = argv as [string, ...string[]];
       checkProgramName(policy, name);
       await checkArguments(args, root);
+      const jail = await jailReadiness(options.bwrap);
+      if (!jail.ok) throw new ToolError(jail.reason);
+      const spec: JailSpec = { workspace: root, network: networkAllowed(policy), ...(options.top !== undefined && options.top !== root ? { top: await realpath(options.top) } : {}) };
+      const refused = unjailable(spec, jail.layout);
+      if (refused) throw new ToolError(refused);
+      const path = jailPath(parentPath, spec, jail.layout);
       const program = await resolveProgram(policy, name, path, root);
+      const real = await realpath(program);
+      if (!visibleInJail(real, spec, jail.layout)) throw new ToolError(`"${name}" is ${real}, outside what the sandbox shows (the system directories and the workspace)`);
       if (policy.mode === 'ask' && !(await policy.approve!(a.command, root))) throw new ToolError('the user declined to run this command');
       if (signal?.aborted) throw new ToolError('the turn was aborted before the command started');
-      const result = await runProcess(program, args, { argv0: name, cwd: root, env: cleanEnv(root, path), timeoutMs: limits.commandTimeoutMs, maxOutputBytes: limits.maxCommandOutputBytes, ...(signal ? { signal } : {}) });
-      if (result.spawnError) throw new ToolError(`could not start "${name}": ${result.spawnError}`);
+      // A bare name is found by the jail on the same PATH (so the program sees argv[0] as written); a path is passed as resolved.
+      const command = name.includes('/') ? program : name;
+      const result = await runProcess(jail.bwrap, [...jailArgs(spec, jail.layout), '--', command, ...args], { cwd: root, env: cleanEnv(root, path), timeoutMs: limits.commandTimeoutMs, maxOutputBytes: limits.maxCommandOutputBytes, ...(signal ? { signal } : {}) });
+      if (result.spawnError) throw new ToolError(`could not start the sandbox for "${name}": ${result.spawnError}`);
       const end = ending(result, limits.commandTimeoutMs);
       const dropped = result.droppedBytes > 0 ? `\n[output truncated: ${bytes(result.droppedBytes)} more were left out]` : '';
       const output = result.output === '' && !dropped ? '(no output)' : result.output + dropped;

@@ -27,6 +27,10 @@ export interface ToolsetOptions {
   limits?: Partial<ToolLimits>;
   /** PATH for commands; default: the parent's PATH. */
   path?: string;
+  /** The directory the workspace was made in, when the workspace is a subdirectory of it (a git clone's top): commands see it read-only, its .git writable. */
+  top?: string;
+  /** Where bubblewrap is (commands run in its sandbox); default: found on the parent's PATH. */
+  bwrap?: string;
 }
 
 /** One tool call's outcome: the result the model reads, and a one-line summary of the call for the UI. */
@@ -67,7 +71,7 @@ export function createToolset(options: ToolsetOptions): Toolset {
     edit_file: erase(editFileTool),
     list_files: erase(listFilesTool),
     search_files: erase(searchFilesTool),
-    run_command: erase(runCommandTool(options.commands ?? { mode: 'deny' }, options.path !== undefined ? { path: options.path } : {})),
+    run_command: erase(runCommandTool(options.commands ?? { mode: 'deny' }, { ...(options.path !== undefined ? { path: options.path } : {}), ...(options.top !== undefined ? { top: options.top } : {}), ...(options.bwrap !== undefined ? { bwrap: options.bwrap } : {}) })),
   };
   const names = options.tools ?? TOOL_NAMES;
   for (const name of names) {

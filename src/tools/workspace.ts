@@ -1,10 +1,10 @@
 import { mkdir, readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { UserError } from '../errors.js';
 import type { Changes } from '../engine/agent-reply.js';
 import { copyTree } from './copy-tree.js';
-import { addWorktree, removeWorktree, repositoryOf } from './git-worktree.js';
+import { cloneRepository, removeWorktree, repositoryOf } from './git-clone.js';
 import { DEFAULT_DIFF_LIMITS, diffSnapshots, type DiffLimits } from './workspace-diff.js';
 import { DEFAULT_SNAPSHOT_LIMITS, SnapshotSchema, takeSnapshot, type SnapshotLimits } from './workspace-snapshot.js';
 
@@ -12,14 +12,16 @@ import { DEFAULT_SNAPSHOT_LIMITS, SnapshotSchema, takeSnapshot, type SnapshotLim
 export const WorkspaceSchema = z.object({
   version: z.literal(1),
   name: z.string(),
-  /** `git`: a detached worktree; `copy`: a copy of the starting directory; `empty`: a new directory. */
+  /** `git`: a clone of the starting directory's repository; `copy`: a copy of the starting directory; `empty`: a new directory. */
   kind: z.enum(['git', 'copy', 'empty']),
   /** The agent's working directory (a real path). */
   dir: z.string(),
-  /** The directory created for it: `dir`, or for a worktree its top (dir may be a subdirectory of it). */
+  /** The directory created for it: `dir`, or for a clone its top (dir may be a subdirectory of it). */
   home: z.string(),
-  /** The repository a worktree belongs to. */
+  /** The repository a git workspace was made from. */
   repo: z.string().optional(),
+  /** A git workspace made as a clone; absent in records of earlier versions, whose git workspaces were worktrees of `repo`. */
+  clone: z.literal(true).optional(),
   from: z.string().nullable(),
   /** The files as they were when the workspace was made. */
   baseline: SnapshotSchema,
@@ -33,9 +35,9 @@ export interface CreateWorkspaceOptions {
   root: string;
   /** The branch id: letters, digits, `.`, `_`, `-`. */
   name: string;
-  /** A directory to start from (copied, or checked out as a worktree); absent: an empty workspace. */
+  /** A directory to start from (copied, or cloned from its repository); absent: an empty workspace. */
   from?: string;
-  /** Make a detached git worktree of `from`'s repository HEAD when `from` is inside one (uncommitted changes are not in it). */
+  /** Make a clone of `from`'s repository, at its HEAD, when `from` is inside one (uncommitted changes are not in it); see cloneRepository. */
   git?: boolean;
   /** Names left out of a copy (default `.git`). */
   exclude?: readonly string[];
@@ -52,7 +54,7 @@ function places(root: string, name: string): { parent: string; home: string; rec
 
 const exists = (path: string) => stat(path).then(() => true, () => false);
 
-/** Makes an implementer's workspace (a worktree, a copy, or an empty directory) and records its baseline snapshot. */
+/** Makes an implementer's workspace (a git clone, a copy, or an empty directory) and records its baseline snapshot. */
 export async function createWorkspace(options: CreateWorkspaceOptions): Promise<Workspace> {
   const { parent, home, record } = places(options.root, options.name);
   const from = options.from !== undefined ? await realpath(options.from).catch(() => null) : null;
@@ -61,13 +63,14 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
   // A directory without its record is a workspace whose making was cut off (a crash): it is made again.
   if ((await exists(home)) && !(await exists(record))) await rm(home, { recursive: true, force: true });
   if ((await exists(home)) || (await exists(record))) throw new UserError(`workspace "${options.name}" already exists in ${parent}; openWorkspace reopens it, removeWorkspace removes it`);
-  const repo = from !== null && options.git ? await repositoryOf(from) : null;
+  const place = from !== null && options.git ? await repositoryOf(from) : null;
+  const repo = place?.top ?? null;
   let dir = home;
-  if (repo !== null && from !== null) {
-    await addWorktree(repo, home).catch((error: unknown) => {
-      throw new UserError(`cannot make a git worktree of ${repo} for workspace "${options.name}": ${error instanceof Error ? error.message : String(error)}`);
+  if (place !== null) {
+    await cloneRepository(place.top, home).catch((error: unknown) => {
+      throw new UserError(`cannot clone the git repository ${place.top} for workspace "${options.name}": ${error instanceof Error ? error.message : String(error)}`);
     });
-    dir = join(home, relative(await realpath(repo), from));
+    dir = join(home, place.prefix);
   } else if (from !== null) {
     await copyTree(from, home, { skip: options.exclude ?? ['.git'], avoid: await realpath(parent) });
   } else {
@@ -76,7 +79,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
   dir = await realpath(dir);
   const baseline = await takeSnapshot(dir, { ...DEFAULT_SNAPSHOT_LIMITS, ...options.snapshot });
   const kind = repo !== null ? 'git' : from !== null ? 'copy' : 'empty';
-  const workspace: Workspace = { version: 1, name: options.name, kind, dir, home: await realpath(home), ...(repo !== null ? { repo } : {}), from, baseline };
+  const workspace: Workspace = { version: 1, name: options.name, kind, dir, home: await realpath(home), ...(repo !== null ? { repo, clone: true as const } : {}), from, baseline };
   await writeFile(`${record}.tmp`, JSON.stringify(workspace));
   await rename(`${record}.tmp`, record);
   return workspace;
@@ -103,9 +106,9 @@ export async function changesSince(workspace: Workspace, limits: Partial<DiffLim
   return diffSnapshots(workspace.baseline, now, { ...DEFAULT_DIFF_LIMITS, ...limits });
 }
 
-/** Removes a workspace: a worktree through git (then pruned), a directory with its files, and its record. */
+/** Removes a workspace: its directory with its files (an earlier version's worktree through git, then pruned), and its record. */
 export async function removeWorkspace(workspace: Workspace): Promise<void> {
-  if (workspace.kind === 'git' && workspace.repo) await removeWorktree(workspace.repo, workspace.home);
+  if (workspace.kind === 'git' && workspace.repo && !workspace.clone) await removeWorktree(workspace.repo, workspace.home);
   await rm(workspace.home, { recursive: true, force: true });
   const { record } = places(join(workspace.home, '..', '..'), workspace.name);
   await rm(record, { force: true });

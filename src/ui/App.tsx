@@ -1,4 +1,5 @@
-import React, { useEffect, useRef, useState } from 'react';
+import type React from 'react';
+import { useEffect, useState } from 'react';
 import type { TroupeEvent } from '../engine/event-map.js';
 import { Box, useApp } from 'ink';
 import { complete } from '../commands/complete.js';
@@ -53,7 +54,7 @@ export interface AppProps {
 
 /** The troupe terminal UI: watch the team work and steer it live. */
 export function App({ session: running, memory, history, onReady, columns, rows, onQuit, workflows, onSwitch }: AppProps): React.JSX.Element {
-  const { view, session, addOutput } = useSessionView(running, history, onReady);
+  const { view, session, usage, addOutput } = useSessionView(running, history, onReady);
   const def = running.def;
   const model = { label: running.model.label, offline: running.model.offline ?? false };
   const size = useTerminalSize();
@@ -61,12 +62,10 @@ export function App({ session: running, memory, history, onReady, columns, rows,
   const height = rows ?? size.rows;
   const { exit } = useApp();
   const [quitting, setQuitting] = useState(false);
-  const usage = useRef(view.usage);
-  usage.current = view.usage;
 
   const submit = (line: string) => {
     if (quitting) return;
-    const outcome = executeLine(line, { session: running, usage: () => usage.current, memory, workflows, free: running.model.free });
+    const outcome = executeLine(line, { session: running, usage: () => running.usage(), memory, workflows });
     if (outcome.kind === 'output') addOutput(outcome.title, outcome.lines, outcome.tone);
     if (outcome.kind === 'later') {
       outcome.lines.then(
@@ -100,14 +99,14 @@ export function App({ session: running, memory, history, onReady, columns, rows,
   const snapshot = memory ? memory() : null;
   return (
     <Box flexDirection="column" width={width}>
-      <Transcript key={view.epoch} items={view.log} def={def} width={width} />
+      <Transcript key={view.epoch} items={view.log} width={width} />
       <Box flexDirection="column" marginTop={1}>
         <Header team={def.name} mode={def.kind === 'workflow' ? 'workflow' : session.mode} model={model.label} offline={model.offline ?? false} />
         <StateLine situation={situation(def, session)} />
         {showTree ? def.kind === 'workflow' ? <WorkflowTree def={def} session={session} /> : <StateTree def={def} session={session} marks={view.marks} /> : null}
         <LiveTurn live={view.live} branches={view.branches} def={def} width={width} maxLines={liveLines(height, showTree)} now={now} modelLabel={running.model.offline && running.model.free ? 'demo model' : undefined} />
         <Arbitration arbitration={view.arbitration} def={def} />
-        <Footer turn={session.turn} turnBudget={session.turnBudget} usage={view.usage} memory={snapshot} offline={model.offline ?? false} />
+        <Footer turn={session.turn} turnBudget={session.turnBudget} usage={usage} memory={snapshot} />
         <InputLine value={editor.buffer} hint={quitting ? 'bye' : hintFor(session)} candidates={editor.candidates} disabled={quitting} />
       </Box>
     </Box>

@@ -1,7 +1,7 @@
-import React from 'react';
+import type React from 'react';
 import { Box, Text } from 'ink';
 import type { MachineDefinition } from '../engine/definition.js';
-import type { SessionState } from '../engine/session.js';
+import { visitCount, type SessionState } from '../engine/session.js';
 import { terminalSafe as safe } from '../report/terminal-safe.js';
 
 /** Props of the state tree. */
@@ -14,7 +14,7 @@ export interface StateTreeProps {
 
 /** Visit count, approvals and reworks of one persona: `×2 ✓1 ↺1`. */
 export function personaMarks(session: SessionState, marks: StateTreeProps['marks'], id: string, path: string): string {
-  const visits = session.visits[path] ?? 0;
+  const visits = visitCount(session, path);
   const { ok, back } = marks[id] ?? { ok: 0, back: 0 };
   return [visits ? `×${visits}` : '', ok ? `✓${ok}` : '', back ? `↺${back}` : ''].filter(Boolean).join(' ');
 }

@@ -1,8 +1,6 @@
-import React from 'react';
+import type React from 'react';
 import { Box, Static, Text } from 'ink';
 import wrapAnsi from 'wrap-ansi';
-import type { MachineDefinition } from '../engine/definition.js';
-import { formatPath } from '../report/names.js';
 import { terminalSafe as safe } from '../report/terminal-safe.js';
 import type { LogItem } from './view-model.js';
 import { Volatile } from './Volatile.js';
@@ -26,13 +24,13 @@ function Words({ text, width }: { text: string; width?: number | undefined }): R
 }
 
 /** One finished transcript item (`width`: the columns its words may take, when known). */
-export function LogLine({ item, def, width }: { item: LogItem; def: MachineDefinition; width?: number | undefined }): React.JSX.Element {
+export function LogLine({ item, width }: { item: LogItem; width?: number | undefined }): React.JSX.Element {
   switch (item.kind) {
     case 'turn':
       return (
         <Box flexDirection="column" marginTop={1}>
           <Text>
-            <Text bold color="cyan">▸ {safe(formatPath(def, item.path))}</Text>
+            <Text bold color="cyan">▸ {safe(item.where)}</Text>
             <Text dimColor> · turn {item.turn} · </Text>
             <Text color={item.status === 'ok' ? 'magenta' : 'red'}>{safe(item.tag)}</Text>
           </Text>
@@ -54,14 +52,14 @@ export function LogLine({ item, def, width }: { item: LogItem; def: MachineDefin
       return (
         <Box paddingLeft={2}>
           <Text dimColor>
-            {safe(`${formatPath(def, item.from)} -> ${formatPath(def, item.to)} (${item.label})${item.reason ? ` — ${item.reason}` : ''}`)}
+            {safe(`${item.text}${item.reason ? ` — ${item.reason}` : ''}`)}
           </Text>
         </Box>
       );
     case 'note':
       return (
         <Box paddingLeft={2}>
-          <Text color={TONE[item.tone]}>• {safe(item.text)}</Text>
+          <Text color={TONE[item.tone]}>{safe(item.mark ?? '•')} {safe(item.text)}</Text>
         </Box>
       );
     case 'output':
@@ -76,7 +74,7 @@ export function LogLine({ item, def, width }: { item: LogItem; def: MachineDefin
   }
 }
 
-/** The finished transcript, rendered once each in `<Static>` so it scrolls above the live area. */
-export function Transcript({ items, def, width }: { items: LogItem[]; def: MachineDefinition; width?: number }): React.JSX.Element {
-  return <Static items={items}>{(item) => <LogLine key={item.id} item={item} def={def} width={width} />}</Static>;
+/** The finished transcript (display items, styled), rendered once each in `<Static>` so it scrolls above the live area. */
+export function Transcript({ items, width }: { items: LogItem[]; width?: number }): React.JSX.Element {
+  return <Static items={items}>{(item) => <LogLine key={item.id} item={item} width={width} />}</Static>;
 }

@@ -1,7 +1,7 @@
-import React from 'react';
+import type React from 'react';
 import { Box, Text } from 'ink';
 import type { MachineDefinition } from '../engine/definition.js';
-import type { SessionState } from '../engine/session.js';
+import { visitCount, type SessionState } from '../engine/session.js';
 import { keyOf, planOf } from '../workflow/run/frames.js';
 import { terminalSafe as safe } from '../report/terminal-safe.js';
 
@@ -33,7 +33,7 @@ export function WorkflowTree({ def, session }: WorkflowTreeProps): React.JSX.Ele
             <Box flexDirection="row" flexWrap="wrap" flexGrow={1}>
               {plan.states.map((st) => {
                 const active = st.name === frame.state && session.status !== 'ended';
-                const visits = session.visits[keyOf(frame, st.name)] ?? 0;
+                const visits = visitCount(session, keyOf(frame, st.name));
                 return (
                   <Box key={st.name} marginRight={2}>
                     <Text>

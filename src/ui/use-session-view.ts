@@ -1,25 +1,27 @@
 import { useEffect, useReducer } from 'react';
 import type { TroupeEvent } from '../engine/event-map.js';
 import type { SessionState } from '../engine/session.js';
-import { displayName } from '../report/names.js';
+import { displayNames } from '../report/display-items.js';
 import type { TroupeSession } from '../session/troupe-session.js';
+import type { SessionUsage } from '../usage/session-usage.js';
 import { EMPTY_VIEW, forgetPrinted, pushLog, reduceEvent, type LogItem, type ReadOptions, type ViewState } from './view-model.js';
 
-/** How this session's events are read: its display names; directives only for teams. */
+/** How this session's events are read: its display names (a workflow's turns carry no directive). */
 function readOptions(r: TroupeSession): ReadOptions {
-  return { name: (id: string) => displayName(r.def, id), directives: r.def.kind === 'team' };
+  return displayNames(r.def);
 }
 
-/** The view plus the session as it stood after the last event. */
+/** The view plus the session and its usage (the meter's totals) as they stood after the last event. */
 export interface SessionView {
   view: ViewState;
   session: SessionState;
+  usage: SessionUsage;
 }
 
 type Seen = { e: TroupeEvent; seenAt: number };
 
 type Action =
-  | { type: 'events'; events: Seen[]; session: SessionState; read: ReadOptions }
+  | { type: 'events'; events: Seen[]; session: SessionState; usage: SessionUsage; read: ReadOptions }
   | { type: 'log'; item: Omit<Extract<LogItem, { kind: 'output' }>, 'id'>; session: SessionState }
   | { type: 'printed'; count: number };
 
@@ -33,13 +35,14 @@ const FRAME_MS = 16;
 
 function reducer(state: SessionView, action: Action): SessionView {
   if (action.type === 'printed') return { ...state, view: forgetPrinted(state.view, action.count) };
-  if (action.type === 'log') return { view: pushLog(state.view, action.item), session: action.session };
-  return { view: action.events.reduce((v, x) => reduceEvent(v, x.e, action.read, x.seenAt), state.view), session: action.session };
+  if (action.type === 'log') return { ...state, view: pushLog(state.view, action.item), session: action.session };
+  return { view: action.events.reduce((v, x) => reduceEvent(v, x.e, action.read, x.seenAt), state.view), session: action.session, usage: action.usage };
 }
 
 /**
  * Subscribes to the runner's bus and folds every event into the view, starting from `history` (the
- * stored event log of a resumed session); `onReady` runs once subscribed; `addOutput` logs command output.
+ * stored event log of a resumed session); usage is the session's meter, read with each batch of events (a
+ * resumed session's totals include every call before it); `onReady` runs once subscribed; `addOutput` logs command output.
  */
 export function useSessionView(
   running: TroupeSession,
@@ -48,7 +51,7 @@ export function useSessionView(
 ): SessionView & { addOutput: (title: string, lines: string[], tone: 'info' | 'error') => void } {
   const [state, dispatch] = useReducer(reducer, running, (r) => {
     const read = readOptions(r);
-    return { view: history.reduce((v, e) => reduceEvent(v, e, read), EMPTY_VIEW), session: r.getSnapshot() };
+    return { view: history.reduce((v, e) => reduceEvent(v, e, read), EMPTY_VIEW), session: r.getSnapshot(), usage: r.usage() };
   });
   useEffect(() => {
     const read = readOptions(running);
@@ -60,7 +63,8 @@ export function useSessionView(
       frame = null;
       const batch = events;
       events = [];
-      dispatch({ type: 'events', events: batch, session, read });
+      // The meter counts a call before its `usage` event goes out: read now, the totals include it.
+      dispatch({ type: 'events', events: batch, session, usage: running.usage(), read });
     };
     const unsubscribe = running.subscribe((e: TroupeEvent, after) => {
       events.push({ e, seenAt: Date.now() });

@@ -1,3 +1,5 @@
+import { formatCount as n } from './format.js';
+
 /** What the prompt-cache hit rate is computed from. */
 export interface CacheCounts {
   /** Cached prompt tokens. */
@@ -8,7 +10,6 @@ export interface CacheCounts {
   cacheablePromptTokens: number;
 }
 
-const n = (value: number) => value.toLocaleString('en-US');
 
 /** The prompt-cache hit rate as a line, or null when the server never reported cached tokens. */
 export function cacheHitLine(c: CacheCounts): string | null {

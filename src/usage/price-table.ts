@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { Usage } from '../llm/chat-model.js';
-import { UserError } from '../llm/errors.js';
+import { UserError } from '../errors.js';
 import { PACKAGE_ROOT } from '../package-root.js';
 
 const PriceSchema = z.object({

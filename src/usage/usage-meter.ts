@@ -19,6 +19,9 @@ export interface UsageTotals {
   cacheablePromptTokens: number;
 }
 
+/** The key the meter keeps memory (summariser) calls under, beside the persona ids. */
+export const MEMORY_KEY = '(memory)';
+
 /** One metered call: what it used and cost, and the session totals after it. */
 export interface UsageRecord {
   persona: string | null;
@@ -92,7 +95,7 @@ export class UsageMeter {
     const cost = this.prices.cost(model, usage) ?? (servedModel ? this.prices.cost(servedModel, usage) : null);
     if (cost === null) this.unpricedModels.add(model);
     add(this.session, usage, cost);
-    const key = persona ?? '(memory)';
+    const key = persona ?? MEMORY_KEY;
     if (!this.byPersona.has(key)) this.byPersona.set(key, zero());
     add(this.byPersona.get(key)!, usage, cost);
     if (!this.byModel.has(model)) this.byModel.set(model, zero());

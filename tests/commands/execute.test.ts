@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { executeLine } from '../../src/commands/execute.js';
 import { situation, situationLine } from '../../src/commands/situation.js';
-import { addUsage, NO_USAGE, formatCost, formatTokens } from '../../src/commands/usage-meter.js';
+import { sessionUsage } from '../../src/usage/session-usage.js';
+import { UsageMeter } from '../../src/usage/usage-meter.js';
 import { memoryLines } from '../../src/commands/memory-source.js';
 import { FOREVER, ScriptedModel } from '../../src/llm/scripted-model.js';
 import { studio, studioRunner } from '../helpers/team.js';
 
-const usageEvent = (persona: string | null, tokens: number, cost: number | null) => ({ persona, model: 'm', prompt_tokens: tokens, completion_tokens: 0, cost, total_tokens: 0, total_cost: null });
+const NO_USAGE = sessionUsage(new UsageMeter());
 
 describe('executeLine', () => {
   it('starts on the first line, steers with commands and publishes them', async () => {
@@ -29,8 +30,10 @@ describe('executeLine', () => {
   it('answers inspections from the session, usage and memory', async () => {
     const model = new ScriptedModel([{ text: 'Hi.', directive: { transition: 'RESPOND_TO_USER' } }]);
     const { runner } = await studioRunner(model);
-    const usage = addUsage(addUsage(NO_USAGE, usageEvent('creative_partner', 1200, null)), usageEvent(null, 300, null));
-    const host = { session: runner, usage: () => usage };
+    const meter = new UsageMeter();
+    meter.record('creative_partner', 'm', { promptTokens: 1200, completionTokens: 0 });
+    meter.record(null, 'm', { promptTokens: 300, completionTokens: 0 });
+    const host = { session: runner, usage: () => sessionUsage(meter) };
     executeLine('brief', host);
     await runner.settled();
     const status = executeLine('!status', host);
@@ -89,17 +92,8 @@ describe('situation', () => {
   });
 });
 
-describe('usage meter', () => {
-  it('sums tokens, keeps cost null until a server reports one, and formats', () => {
-    const a = addUsage(NO_USAGE, usageEvent('cfo', 100, null));
-    expect(a.cost).toBeNull();
-    const b = addUsage(a, usageEvent('cfo', 50, 0.002));
-    expect(b).toMatchObject({ tokens: 150, cost: 0.002, calls: 2, byPersona: [{ who: 'cfo', calls: 2, tokens: 150, cost: 0.002 }] });
-    expect(formatCost(null)).toBe('unknown (no price)');
-    expect(formatCost(null, true)).toBe('free (demo model)');
-    expect(formatCost(0.002)).toBe('$0.0020');
-    expect(formatTokens(15_400)).toBe('15k');
-    expect(formatTokens(1234)).toBe('1.2k');
+describe('!memory', () => {
+  it('says what there is when memory holds nothing yet', () => {
     expect(memoryLines(() => ({ pinned: [], summaries: [] }))).toEqual(['pinned decisions (0):', '  none yet', 'summaries (0):', '  none yet (older turns are compressed as the session grows)']);
   });
 });

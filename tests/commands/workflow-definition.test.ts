@@ -3,7 +3,8 @@ import { complete } from '../../src/commands/complete.js';
 import { inspect } from '../../src/commands/inspect.js';
 import { parseLine } from '../../src/commands/parse.js';
 import { situation } from '../../src/commands/situation.js';
-import { NO_USAGE } from '../../src/commands/usage-meter.js';
+import { sessionUsage } from '../../src/usage/session-usage.js';
+import { UsageMeter } from '../../src/usage/usage-meter.js';
 import { initialState } from '../../src/engine/step.js';
 import { toMermaid } from '../../src/graph.js';
 import { teamOf } from '../../src/team/team-settings.js';
@@ -37,13 +38,13 @@ describe('team commands on a workflow definition (it has no team settings)', () 
     expect(() => teamOf(def)).toThrow('routing: tiny has no team settings');
   });
 
-  it('!switch_to knows no majors, and Tab offers none', () => {
-    expect(parseLine('!switch_to STRATEGIC', def)).toEqual({ kind: 'error', message: 'unknown major "STRATEGIC"; known: ' });
+  it('!switch_to is passed on unresolved (the workflow policy answers it), and Tab offers no majors', () => {
+    expect(parseLine('!switch_to STRATEGIC', def)).toEqual({ kind: 'engine', name: 'switch_to', args: ['STRATEGIC'], input: { type: 'user_switch_major', major: 'STRATEGIC' } });
     expect(complete('!switch_to S', def)).toEqual({ line: '!switch_to S', candidates: [] });
   });
 
   it('!status shows the gates as automatic, and the situation is the workflow\'s', () => {
-    expect(inspect('status', { def, session, events: [], usage: NO_USAGE }).lines).toContain('mode: FSM · approval gates: auto · turn 0/100');
+    expect(inspect('status', { def, session, events: [], usage: sessionUsage(new UsageMeter()) }).lines).toContain('mode: FSM · approval gates: auto · turn 0/100');
     expect(situation(def, session)).toEqual({ current: 'tiny', next: null, status: 'waiting for the workflow input' });
   });
 

@@ -6,6 +6,7 @@ import { formatIssue } from '../../src/config/issues.js';
 import { loadTeam } from '../../src/config/load-team.js';
 import { parseCli } from '../../src/cli/args.js';
 import { cleanEnv, runCli, runCliProcess } from '../helpers/cli.js';
+import { completion, fakeServerPerTest } from '../helpers/fake-openai-server.js';
 import { REPO_ROOT } from '../helpers/team.js';
 import { tempDirPerTest } from '../helpers/temp-dir.js';
 
@@ -112,5 +113,52 @@ describe('team files stay inside the team directory', () => {
     expect(gone.stderr).toBe(`${missing}: (root): does not exist — point --team at a directory holding personas/team.json and prompts/\n`);
     mkdirSync(join(dir, 'empty'));
     expect((await runCli(['validate', '--team', join(dir, 'empty')], cleanEnv())).stderr).toMatch(/empty: personas\/: no personas directory/);
+  });
+});
+
+describe('the directories troupe reads a team from are inside the team', () => {
+  const fake = fakeServerPerTest();
+  const modelEnv = (baseURL: string) => cleanEnv({ OPENAI_BASE_URL: baseURL, OPENAI_API_KEY: 'test', TROUPE_MODEL: 'test-model' });
+
+  it('prompts/ that is itself a symlink out of the team (to /etc): validate refuses it in one line; a run sends nothing', async () => {
+    const dir = team('symlink-prompts-dir');
+    const line = `${dir}: prompts/: prompts/ leads outside ${dir} (a symlink) — make prompts/ a directory inside ${dir}, not a link out of it`;
+    expect(lines(dir)).toEqual([line]);
+    const validated = await runCli(['validate', '--team', dir], cleanEnv());
+    expect(validated.code).toBe(1);
+    expect(validated.stderr.split('\n')[0]).toBe(line);
+    const server = await fake([{ body: completion('I read it', { transition: 'COMPLETE' }) }]);
+    const run = await runCli(['run', '--team', dir, 'A lighthouse keeper game'], modelEnv(server.baseURL));
+    expect(run.code).toBe(1);
+    expect(run.stderr.split('\n')[0]).toBe(line);
+    expect(server.requests).toEqual([]);
+    expect(run.stdout + run.stderr).not.toContain(PASSWD);
+  });
+
+  it('personas/ symlinked out of the team: one line, and nothing of the outside team reaches the model server', async () => {
+    const dir = team();
+    const outside = join(dir, '..', 'outside-personas');
+    cpSync(join(dir, 'personas'), outside, { recursive: true });
+    writeFileSync(join(outside, 'beta.json'), JSON.stringify({ id: 'beta', name: 'Beta', major: 'TEAM', prompt: 'beta.md', handoff_to: ['alpha'], description: 'OUTSIDE-PERSONA-MARKER' }));
+    rmSync(join(dir, 'personas'), { recursive: true });
+    symlinkSync(outside, join(dir, 'personas'));
+    const line = `${dir}: personas/: personas/ leads outside ${dir} (a symlink) — make personas/ a directory inside ${dir}, not a link out of it`;
+    expect(lines(dir)).toEqual([line]);
+    const server = await fake([{ body: completion('hello', { transition: 'COMPLETE' }) }]);
+    const run = await runCli(['run', '--team', dir, 'A lighthouse keeper game'], modelEnv(server.baseURL));
+    expect(run.code).toBe(1);
+    expect(run.stderr.split('\n')[0]).toBe(line);
+    expect(server.requests).toEqual([]);
+    // The committed fixture: personas/ a symlink to /etc.
+    const etc = team('symlink-personas-dir');
+    expect(lines(etc)).toEqual([`${etc}: personas/: personas/ leads outside ${etc} (a symlink) — make personas/ a directory inside ${etc}, not a link out of it`]);
+  });
+
+  it('the same team with real directories runs against the same server (the refusals are about the links)', async () => {
+    const server = await fake([{ body: completion('A first draft.', { transition: 'COMPLETE' }) }]);
+    const run = await runCli(['run', '--team', team(), 'A lighthouse keeper game'], modelEnv(server.baseURL));
+    expect(run.code).toBe(0);
+    expect(server.requests).toHaveLength(1);
+    expect(JSON.stringify(server.requests[0]!.body)).toContain('You are Alpha. You draft.');
   });
 });

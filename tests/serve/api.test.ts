@@ -54,6 +54,26 @@ describe('troupe serve: the API', () => {
     expect(((await list.json()) as { sessions: { id: string }[] }).sessions.map((s) => s.id)).toEqual([session.id]);
   });
 
+  it('each SSE message keeps the raw event and adds its display items, worded as the terminal words them, even when resumed mid-log', async () => {
+    const { call } = server({ model: () => new ScriptedModel([
+      { text: 'Concept.', directive: { transition: 'HANDOFF_TO_AGENT', next_agent: 'game_designer' }, usage: { promptTokens: 100, completionTokens: 10 } },
+      { text: 'Loop.', directive: { transition: 'RESPOND_TO_USER' }, usage: { promptTokens: 200, completionTokens: 20 } },
+    ]) });
+    const { id } = (await (await call('/v1/sessions', { json: { brief: 'A tide game' } })).json()) as { id: string };
+    type Shown = TroupeEvent & { id?: string; items: { kind: string; text: string; event: string }[] };
+    const events = (await readEvents(await call(`/v1/sessions/${id}/events`), (es) => es.some((e) => e.type === 'awaiting_user'))) as Shown[];
+    const transition = events.find((e) => e.type === 'transition' && e.kind === 'agent')!;
+    expect(transition).toMatchObject({ from: 'CREATIVE.creative_partner', to: 'CREATIVE.game_designer', items: [{ kind: 'transition', event: 'transition', text: 'CREATIVE › Creative Partner -> CREATIVE › Game Designer (HANDOFF_TO_AGENT)' }] });
+    expect(events.find((e) => e.type === 'usage')!.items).toEqual([]);
+    // Resumed after the directive: the transition is still labelled by it (the server folds the log before the resume point).
+    const directive = events.find((e) => e.type === 'directive')!;
+    const resumed = (await readEvents(await call(`/v1/sessions/${id}/events`, { headers: { 'Last-Event-ID': directive.id! } }), (es) => es.some((e) => e.type === 'awaiting_user'))) as Shown[];
+    expect(resumed.find((e) => e.type === 'transition' && e.kind === 'agent')!.items[0]!.text).toBe(transition.items[0]!.text);
+    const view = (await (await call(`/v1/sessions/${id}`)).json()) as { usage: { calls: number; byPersona: Record<string, { calls: number }> } };
+    expect(view.usage).toMatchObject({ calls: 2, tokens: 330, cost: null });
+    expect(Object.keys(view.usage.byPersona)).toEqual(['creative_partner', 'game_designer']);
+  });
+
   it('bad input is a 4xx with one line, never a crash: bad JSON, bad fields, unknown sessions, oversized bodies, unknown commands', async () => {
     const { call } = server();
     const bad = await call('/v1/sessions', { method: 'POST', body: '{"brief": ' });

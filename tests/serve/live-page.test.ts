@@ -53,17 +53,20 @@ describe.skipIf(!hasChromium)(`the live page in a real browser${hasChromium ? ''
     await page.fill('#brief', 'A lighthouse keeper game');
     await page.click('#create button');
     await page.waitForSelector('#log .transition', { timeout: 15_000 });
-    expect(await page.textContent('#log')).toContain('USER_INTERACTION.user -> CREATIVE.creative_partner');
+    // The page shows the display items the terminal prints: names and paths as people read them.
+    expect(await page.textContent('#log')).toContain('USER_INTERACTION › You -> CREATIVE › Creative Partner (SYSTEM) — brief received');
     await page.waitForFunction(() => document.querySelector('#state')?.textContent?.includes('waiting'), undefined, { timeout: 15_000 });
+    expect(await page.textContent('#log')).toContain('⤷ HANDOFF_TO_AGENT → game_designer');
     await page.fill('#line', '!handoff CEO');
     await page.click('#input button');
     // The demo's own CEO turns came earlier: wait for a CEO turn after the user's handoff, not any CEO turn.
     await page.waitForFunction(() => {
       const log = document.querySelector('#log')?.textContent ?? '';
-      const handed = log.search(/-> STRATEGIC\.ceo \(user\)/);
-      return handed >= 0 && log.indexOf('ceo:', handed) > handed;
+      const handed = log.search(/-> STRATEGIC › CEO \(USER\)/);
+      return handed >= 0 && log.indexOf('CEO: ', handed) > handed;
     }, undefined, { timeout: 15_000 });
-    expect(await page.textContent('#arbiter')).toContain('ceo 1.00 ✓');
+    expect(await page.textContent('#arbiter')).toContain('arbiter: CEO 1.00 [user] ✓');
+    expect(await page.textContent('#state')).toMatch(/\d+ call\(s\) · \d+ tokens/);
     await page.close();
   });
 });

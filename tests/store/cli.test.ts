@@ -2,7 +2,9 @@ import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHAIN_START, sealLine } from '../../src/store/journal-chain.js';
 import { parseSessionFile } from '../../src/store/load-file.js';
+import { SESSION_SCHEMA_VERSION } from '../../src/store/session-file.js';
 import { cleanEnv, runCli } from '../helpers/cli.js';
 
 let data = '';
@@ -98,7 +100,17 @@ describe('session commands', () => {
     const dir = events.findIndex((e: { type: string }) => e.type === 'directive');
     delete events[arb].decision;
     delete events[dir].directive;
-    const text = `${records.map((r) => JSON.stringify(r)).join('\n')}\n`;
+    // Written as a troupe with other event shapes would write it: sealed and chained (a bare edit is refused, see journal-integrity.test.ts).
+    let prev = CHAIN_START;
+    const lines = records.map(({ prev: _p, hash: _h, ...record }) => {
+      const sealed = sealLine(JSON.stringify(record), prev);
+      prev = sealed.hash;
+      return sealed.line;
+    });
+    const doc = JSON.parse(readFileSync(path, 'utf8'));
+    doc.checkpoint.hash = prev;
+    writeFileSync(path, JSON.stringify(doc));
+    const text = `${lines.join('\n')}\n`;
     writeFileSync(journal, text);
     const show = await troupe('show', 'zz-edited');
     expect(show.stderr).toBe('');
@@ -140,7 +152,7 @@ describe('session commands', () => {
     for (const cmd of [['show', 'zz-newer'], ['resume', 'zz-newer']]) {
       const out = await troupe(...cmd);
       expect(out.code).toBe(1);
-      expect(out.stderr.trim().split('\n')).toEqual([expect.stringMatching(/zz-newer\.json: schema version 99 is newer than this troupe supports \(2\) — upgrade troupe/)]);
+      expect(out.stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`zz-newer\\.json: schema version 99 is newer than this troupe supports \\(${SESSION_SCHEMA_VERSION}\\) — upgrade troupe`))]);
     }
     expect(readFileSync(path, 'utf8')).toBe(newer);
     expect((await troupe('sessions')).stdout).toMatch(/! zz-newer: unreadable — .*schema version 99/);

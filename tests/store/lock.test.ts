@@ -7,6 +7,7 @@ import { LockPathError, refreshLock, SessionLockedError } from '../../src/store/
 import { parseProcStat, processInfo } from '../../src/store/process-info.js';
 import { LowdbStore } from '../../src/store/lowdb-store.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
+import { SESSION_SCHEMA_VERSION } from '../../src/store/session-file.js';
 import { REPO_ROOT } from '../helpers/team.js';
 
 const CLI = join(REPO_ROOT, 'dist', 'cli.js');
@@ -155,7 +156,9 @@ describe('one writer per session', () => {
 
   it('the in-memory store refuses a second open too', async () => {
     const store = new MemoryStore();
-    store.docs.set(ID, readFileSync(join(REPO_ROOT, 'tests', 'fixtures', 'sessions', 'v2.json'), 'utf8').replaceAll('"fixture-v2"', JSON.stringify(ID)));
+    const fixture = join(REPO_ROOT, 'tests', 'fixtures', 'sessions', `v${SESSION_SCHEMA_VERSION}`);
+    store.docs.set(ID, readFileSync(`${fixture}.json`, 'utf8').replaceAll(`"fixture-v${SESSION_SCHEMA_VERSION}"`, JSON.stringify(ID)));
+    store.journals.set(ID, readFileSync(`${fixture}.jsonl`, 'utf8').trim().split('\n'));
     const { handle } = await store.open(ID);
     await expect(store.open(ID)).rejects.toBeInstanceOf(SessionLockedError);
     await handle.close();

@@ -118,7 +118,7 @@ describe('workspaces', () => {
     expect(Object.keys(second.baseline.files).some((p) => p.includes('workspaces'))).toBe(false);
   });
 
-  describe.skipIf(!hasGit)('git worktrees', () => {
+  describe.skipIf(!hasGit)('git workspaces', () => {
     function repo(): string {
       const dir = project();
       rmSync(join(dir, '.git'), { recursive: true });
@@ -126,33 +126,52 @@ describe('workspaces', () => {
       run('init', '-q');
       run('add', '.');
       run('commit', '-q', '-m', 'start');
-      writeFileSync(join(dir, 'uncommitted.txt'), 'not in the worktree\n');
+      writeFileSync(join(dir, 'uncommitted.txt'), 'not in the clone\n');
       return dir;
     }
 
-    it('a detached worktree of HEAD, diffed against its baseline and removed through git', async () => {
+    it('a clone of HEAD with a repository of its own (no worktree of the user\'s), diffed against its baseline and removed', async () => {
       const from = repo();
       const root = temp();
       const ws = await createWorkspace({ root, name: 'agent1', from, git: true });
-      expect(ws.kind).toBe('git');
-      expect(lstatSync(join(ws.dir, '.git')).isFile()).toBe(true);
+      expect(ws).toMatchObject({ kind: 'git', repo: from, clone: true });
+      expect(lstatSync(join(ws.dir, '.git')).isDirectory()).toBe(true);
       expect(existsSync(join(ws.dir, 'uncommitted.txt'))).toBe(false);
       expect(Object.keys(ws.baseline.files)).toEqual(['README.md', 'readme-link', 'src/bech32.zig']);
+      // Nothing of the user's repository is shared: no worktree registered there, no alternates, no hardlinked objects.
+      const list = () => execFileSync('git', ['worktree', 'list'], { cwd: from, encoding: 'utf8' });
+      expect(list()).not.toContain(ws.home);
+      expect(existsSync(join(ws.dir, '.git', 'objects', 'info', 'alternates'))).toBe(false);
+      const linked = execFileSync('find', [join(ws.dir, '.git'), '-type', 'f', '-links', '+1'], { encoding: 'utf8' });
+      expect(linked).toBe('');
+      expect(execFileSync('git', ['log', '--format=%s'], { cwd: ws.dir, encoding: 'utf8' })).toBe('start\n');
       writeFileSync(join(ws.dir, 'src', 'bech32.zig'), 'changed\n');
       expect((await changesSince(ws)).files).toEqual([{ path: 'src/bech32.zig', status: 'modified' }]);
-      const list = () => execFileSync('git', ['worktree', 'list'], { cwd: from, encoding: 'utf8' });
-      expect(list()).toContain(ws.home);
       await removeWorkspace(ws);
       expect(existsSync(ws.home)).toBe(false);
-      expect(list()).not.toContain(ws.home);
+      expect(execFileSync('git', ['status', '--porcelain'], { cwd: from, encoding: 'utf8' })).toBe('?? uncommitted.txt\n');
     });
 
-    it('starting from a subdirectory works in that subdirectory of the worktree', async () => {
+    it('starting from a subdirectory works in that subdirectory of the clone', async () => {
       const from = repo();
       const ws = await createWorkspace({ root: temp(), name: 'sub', from: join(from, 'src'), git: true });
       expect(ws.dir).toBe(join(ws.home, 'src'));
       expect(Object.keys(ws.baseline.files)).toEqual(['bech32.zig']);
       await removeWorkspace(ws);
+    });
+
+    it('a worktree recorded by an earlier version is still removed through git', async () => {
+      const from = repo();
+      const root = temp();
+      const home = join(root, 'workspaces', 'old');
+      mkdirSync(join(root, 'workspaces'), { recursive: true });
+      execFileSync('git', ['worktree', 'add', '--detach', home, 'HEAD'], { cwd: from, stdio: 'ignore' });
+      writeFileSync(join(root, 'workspaces', 'old.json'), JSON.stringify({ version: 1, name: 'old', kind: 'git', dir: home, home, repo: from, from, baseline: { files: {}, truncated: false } }));
+      const ws = await openWorkspace({ root, name: 'old' });
+      expect(ws).toMatchObject({ kind: 'git', repo: from });
+      await removeWorkspace(ws!);
+      expect(existsSync(home)).toBe(false);
+      expect(execFileSync('git', ['worktree', 'list'], { cwd: from, encoding: 'utf8' })).not.toContain(home);
     });
 
     it('without a repository, git: true falls back to a copy', async () => {

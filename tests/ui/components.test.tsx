@@ -13,7 +13,9 @@ import { InputLine } from '../../src/ui/InputLine.js';
 import { hintFor } from '../../src/ui/hints.js';
 import { initialState } from '../../src/engine/step.js';
 import { arbitrate } from '../../src/arbiter/arbitrate.js';
-import { NO_USAGE } from '../../src/commands/usage-meter.js';
+import { sessionUsage } from '../../src/usage/session-usage.js';
+import { PriceTable } from '../../src/usage/price-table.js';
+import { UsageMeter } from '../../src/usage/usage-meter.js';
 import { studio } from '../helpers/team.js';
 
 const def = studio().def;
@@ -59,12 +61,12 @@ describe('Transcript', () => {
   it('renders turns tagged with persona and directive, user lines, transitions, notes and output', () => {
     const items = [
       { id: 'a', kind: 'user' as const, text: 'bees', first: true },
-      { id: 'b', kind: 'turn' as const, persona: 'ceo', path: 'STRATEGIC.ceo', turn: 1, text: 'Buzz.', tag: 'HANDOFF_TO_AGENT → cfo', status: 'ok' as const },
-      { id: 'c', kind: 'transition' as const, from: 'STRATEGIC.ceo', to: 'STRATEGIC.cfo', label: 'HANDOFF_TO_AGENT', reason: null },
+      { id: 'b', kind: 'turn' as const, persona: 'ceo', where: 'STRATEGIC › CEO', turn: 1, text: 'Buzz.', tag: 'HANDOFF_TO_AGENT → cfo', status: 'ok' as const },
+      { id: 'c', kind: 'transition' as const, text: 'STRATEGIC › CEO -> STRATEGIC › CFO (HANDOFF_TO_AGENT)', reason: null },
       { id: 'd', kind: 'note' as const, text: 'hello', tone: 'info' as const },
       { id: 'e', kind: 'output' as const, title: 'status', lines: ['state: x'], tone: 'info' as const },
     ];
-    const frame = render(<Transcript items={items} def={def} />).lastFrame()!;
+    const frame = render(<Transcript items={items} />).lastFrame()!;
     expect(frame).toContain('Brief › bees');
     expect(frame).toContain('▸ STRATEGIC › CEO · turn 1 · HANDOFF_TO_AGENT → cfo');
     expect(frame).toContain('  Buzz.');
@@ -75,12 +77,12 @@ describe('Transcript', () => {
 
   it('wraps a turn given the width as Ink wraps it without one', () => {
     const text = 'The keeper tends a failing light on a stormy island, and every choice spends the oil that is left. ' + 'Ships pass. '.repeat(8);
-    const items = [{ id: 'b', kind: 'turn' as const, persona: 'ceo', path: 'STRATEGIC.ceo', turn: 1, text, tag: 'HANDOFF_TO_AGENT → cfo', status: 'ok' as const }];
-    const own = render(<Box width={40}><LogLine item={items[0]!} def={def} width={40} /></Box>).lastFrame()!;
-    const ink = render(<Box width={40}><LogLine item={items[0]!} def={def} /></Box>).lastFrame()!;
+    const items = [{ id: 'b', kind: 'turn' as const, persona: 'ceo', where: 'STRATEGIC › CEO', turn: 1, text, tag: 'HANDOFF_TO_AGENT → cfo', status: 'ok' as const }];
+    const own = render(<Box width={40}><LogLine item={items[0]!} width={40} /></Box>).lastFrame()!;
+    const ink = render(<Box width={40}><LogLine item={items[0]!} /></Box>).lastFrame()!;
     expect(own).toBe(ink);
     expect(own.split('\n').length).toBeGreaterThan(4);
-    expect(render(<Transcript items={items} def={def} width={40} />).lastFrame()).toContain(own.split('\n')[2]);
+    expect(render(<Transcript items={items} width={40} />).lastFrame()).toContain(own.split('\n')[2]);
   });
 });
 
@@ -123,10 +125,12 @@ describe('Arbitration', () => {
 
 describe('Footer and InputLine', () => {
   it('shows turn, tokens, cost and memory', () => {
-    const usage = { ...NO_USAGE, tokens: 15_400, cost: 0.0123, calls: 3 };
-    const frame = render(<Footer turn={3} turnBudget={40} usage={usage} memory={{ pinned: ['a', 'b'], summaries: [{ decisions: [], discussions: [], pending: [] }] }} offline={false} />).lastFrame();
+    // 15,400 tokens at $0.80 per million: $0.0123.
+    const meter = new UsageMeter(new PriceTable({ m: { input: 0.8, output: 0.8 } }, 'test'));
+    for (const promptTokens of [5_000, 5_000, 5_000]) meter.record('ceo', 'm', { promptTokens, completionTokens: 133 });
+    const frame = render(<Footer turn={3} turnBudget={40} usage={sessionUsage(meter)} memory={{ pinned: ['a', 'b'], summaries: [{ decisions: [], discussions: [], pending: [] }] }} />).lastFrame();
     expect(frame).toBe('turn 3/40 · tokens 15k · cost $0.0123 · memory 1 summaries, 2 pinned');
-    expect(render(<Footer turn={0} turnBudget={40} usage={NO_USAGE} memory={null} offline />).lastFrame()).toBe('turn 0/40 · tokens 0 · cost free (demo model) · memory off');
+    expect(render(<Footer turn={0} turnBudget={40} usage={sessionUsage(new UsageMeter(), { free: true })} memory={null} />).lastFrame()).toBe('turn 0/40 · tokens 0 · cost free (demo model) · memory off');
   });
 
   it('shows the hint, completion candidates and the buffer', () => {
@@ -140,9 +144,9 @@ describe('Footer and InputLine', () => {
 describe('Transcript window', () => {
   it('after letting printed items go (a new epoch), later items still print, and none prints twice', () => {
     const note = (id: string) => ({ id, kind: 'note' as const, text: `note ${id}`, tone: 'info' as const });
-    const ui = render(<Transcript key={0} items={[note('a'), note('b')]} def={def} />);
-    ui.rerender(<Transcript key={1} items={[note('c')]} def={def} />);
-    ui.rerender(<Transcript key={1} items={[note('c'), note('d')]} def={def} />);
+    const ui = render(<Transcript key={0} items={[note('a'), note('b')]} />);
+    ui.rerender(<Transcript key={1} items={[note('c')]} />);
+    ui.rerender(<Transcript key={1} items={[note('c'), note('d')]} />);
     const printed = ui.lastFrame() ?? '';
     for (const id of ['a', 'b', 'c', 'd']) expect(printed.split(`note ${id}`).length - 1, id).toBe(1);
   });

@@ -17,12 +17,12 @@ describe('the UI renders hostile text made safe', () => {
   it('transcript items: turns, briefs, transitions, notes (key decisions), output lines', () => {
     const items = [
       { id: 'a', kind: 'user' as const, text: ALL_HOSTILE, first: true },
-      { id: 'b', kind: 'turn' as const, persona: 'ceo', path: 'STRATEGIC.ceo', turn: 1, text: ALL_HOSTILE, tag: `REQUEST_REWORK: ${HOSTILE.osc52_clipboard}`, status: 'ok' as const },
-      { id: 'c', kind: 'transition' as const, from: 'STRATEGIC.ceo', to: 'STRATEGIC.cfo', label: 'USER', reason: HOSTILE.csi_clear! },
-      { id: 'd', kind: 'note' as const, text: `decision pinned: ${HOSTILE.osc0_title}`, tone: 'ok' as const },
+      { id: 'b', kind: 'turn' as const, persona: 'ceo', where: `STRATEGIC › ${HOSTILE.osc0_title}`, turn: 1, text: ALL_HOSTILE, tag: `REQUEST_REWORK: ${HOSTILE.osc52_clipboard}`, status: 'ok' as const },
+      { id: 'c', kind: 'transition' as const, text: `STRATEGIC › CEO -> ${HOSTILE.c1_csi} (USER)`, reason: HOSTILE.csi_clear! },
+      { id: 'd', kind: 'note' as const, text: `decision pinned: ${HOSTILE.osc0_title}`, tone: 'ok' as const, mark: HOSTILE.bell! },
       { id: 'e', kind: 'output' as const, title: HOSTILE.bell!, lines: Object.values(HOSTILE), tone: 'info' as const },
     ];
-    const frame = render(<Transcript items={items} def={def} />).lastFrame()!;
+    const frame = render(<Transcript items={items} />).lastFrame()!;
     expect(frame).toContain('visible hidden instructions end');
     expect(frame).toContain('decision pinned: title set');
     expect(frame).not.toMatch(ACTIVE);

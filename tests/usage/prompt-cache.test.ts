@@ -6,7 +6,7 @@ import { PriceTable, loadPriceTable } from '../../src/usage/price-table.js';
 import { UsageMeter, restoreUsage, usageState } from '../../src/usage/usage-meter.js';
 import { formatUsageSummary } from '../../src/usage/summary.js';
 import { inspect } from '../../src/commands/inspect.js';
-import { NO_USAGE } from '../../src/commands/usage-meter.js';
+import { sessionUsage } from '../../src/usage/session-usage.js';
 import { initialState } from '../../src/engine/step.js';
 import { studio } from '../helpers/team.js';
 
@@ -38,7 +38,7 @@ describe('prompt caching counted (issue 10, item 14)', () => {
     meter.record('cmo', 'gpt-4o', { promptTokens: 500, completionTokens: 100 }); // server said nothing about caching
     expect(record?.cachedTokens).toBe(600);
     expect(meter.session).toMatchObject({ cachedTokens: 600, cacheReported: 2, cacheablePromptTokens: 2000 });
-    expect(formatUsageSummary(meter)[1]).toBe('  prompt cache: 30% hit (600 of 2,000 prompt tokens served from cache)');
+    expect(formatUsageSummary(sessionUsage(meter))[1]).toBe('  prompt cache: 30% hit (600 of 2,000 prompt tokens served from cache)');
     const old = JSON.parse(JSON.stringify(usageState(meter))) as { session: Record<string, unknown> };
     for (const key of ['cachedTokens', 'cacheReported', 'cacheablePromptTokens']) delete old.session[key];
     const restored = new UsageMeter(prices);
@@ -49,15 +49,18 @@ describe('prompt caching counted (issue 10, item 14)', () => {
   it('says nothing about the cache when the server never reports it', () => {
     const meter = new UsageMeter(prices);
     meter.record('ceo', 'gpt-4o', { promptTokens: 1000, completionTokens: 100 });
-    expect(formatUsageSummary(meter).some((l) => l.includes('prompt cache'))).toBe(false);
+    expect(formatUsageSummary(sessionUsage(meter)).some((l) => l.includes('prompt cache'))).toBe(false);
   });
 
-  it('!cost shows the hit rate when the usage totals count cached tokens', () => {
+  it('!cost shows the hit rate when the meter counted cached tokens', () => {
     const team = studio();
-    const usage = { ...NO_USAGE, calls: 2, tokens: 2200, cost: 0.01, byPersona: [{ who: 'ceo', calls: 2, tokens: 2200, cost: 0.01 }], cachedTokens: 1500, cacheReported: 2, cacheablePromptTokens: 2000 };
-    const { lines } = inspect('cost', { def: team.def, session: initialState(team.def, { id: 's' }), usage, events: [] });
+    const meter = new UsageMeter(prices);
+    meter.record('ceo', 'gpt-4o', { promptTokens: 1000, completionTokens: 100, cachedTokens: 750 });
+    meter.record('ceo', 'gpt-4o', { promptTokens: 1000, completionTokens: 100, cachedTokens: 750 });
+    const { lines } = inspect('cost', { def: team.def, session: initialState(team.def, { id: 's' }), usage: sessionUsage(meter), events: [] });
     expect(lines[lines.length - 1]).toBe('prompt cache: 75% hit (1,500 of 2,000 prompt tokens served from cache)');
-    const unreported = { ...usage, cacheReported: 0 };
-    expect(inspect('cost', { def: team.def, session: initialState(team.def, { id: 's' }), usage: unreported, events: [] }).lines.some((l) => l.includes('cache'))).toBe(false);
+    const unreported = new UsageMeter(prices);
+    unreported.record('ceo', 'gpt-4o', { promptTokens: 1000, completionTokens: 100 });
+    expect(inspect('cost', { def: team.def, session: initialState(team.def, { id: 's' }), usage: sessionUsage(unreported), events: [] }).lines.some((l) => l.includes('cache'))).toBe(false);
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { UsageMeter, type UsageRecord } from '../../src/usage/usage-meter.js';
 import { PriceTable } from '../../src/usage/price-table.js';
 import { formatUsageSummary } from '../../src/usage/summary.js';
+import { sessionUsage } from '../../src/usage/session-usage.js';
 import { BudgetGuard } from '../../src/usage/budget.js';
 
 const prices = new PriceTable({ 'gpt-4o': { input: 2.5, output: 10 } }, '/x/pricing.json');
@@ -43,7 +44,7 @@ describe('formatUsageSummary', () => {
     const meter = new UsageMeter(prices);
     meter.record('ceo', 'gpt-4o', { promptTokens: 1000, completionTokens: 100 });
     meter.record('creative_partner', 'llama3', { promptTokens: 2000, completionTokens: 300 });
-    expect(formatUsageSummary(meter)).toEqual([
+    expect(formatUsageSummary(sessionUsage(meter))).toEqual([
       'usage: 2 call(s), 3,400 tokens (3,000 prompt + 400 completion), cost $0.0035 + unpriced',
       '  ceo                   1,100 tokens    1 call(s)  cost $0.0035',
       '  creative_partner      2,300 tokens    1 call(s)  cost unknown (no price)',
@@ -54,14 +55,14 @@ describe('formatUsageSummary', () => {
   it('words the cost of the free demo model as the footer and !cost do', () => {
     const meter = new UsageMeter(prices);
     meter.record('ceo', 'demo', { promptTokens: 1000, completionTokens: 100 });
-    expect(formatUsageSummary(meter, { free: true })).toEqual([
+    expect(formatUsageSummary(sessionUsage(meter, { free: true }))).toEqual([
       'usage: 1 call(s), 1,100 tokens (1,000 prompt + 100 completion), cost free (demo model)',
       '  ceo      1,100 tokens    1 call(s)  cost free (demo model)',
     ]);
   });
 
   it('says so when there were no calls', () => {
-    expect(formatUsageSummary(new UsageMeter())).toEqual(['usage: no model calls']);
+    expect(formatUsageSummary(sessionUsage(new UsageMeter()))).toEqual(['usage: no model calls']);
   });
 });
 

@@ -1,15 +1,16 @@
 import { UsageError, type CliArgs } from '../args.js';
 import { teamFor, workflowFor } from '../common.js';
 import { storeFor } from '../store-for.js';
-import { complainer, printer, type CliIo } from '../io.js';
+import { printer, type CliIo } from '../io.js';
 import type { ChatModel } from '../../llm/chat-model.js';
 import { modelFromEnv } from '../../llm/from-env.js';
 import { assertWithinLimit } from '../../llm/limits.js';
 import { redactorFrom } from '../../llm/redact.js';
 import { openSession } from '../../session/open-session.js';
-import { loadPriceTable } from '../../usage/price-table.js';
-import { UsageMeter } from '../../usage/usage-meter.js';
 import { attachOutput } from '../attach-output.js';
+import { UserError } from '../../errors.js';
+import { inputProblem } from '../../workflow/run/frames.js';
+import { printUsageSummary } from '../usage-summary.js';
 import { finishHeadless } from './finish.js';
 
 /** `troupe run "<brief>"`: runs a session headless until it needs the user or ends, stored; prints the transcript or JSON events. */
@@ -20,11 +21,12 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   assertWithinLimit('brief', brief);
   const { team, dir } = teamFor(args, io);
   const workflow = args.workflow !== undefined ? await workflowFor(args.workflow, io, team) : undefined;
+  const refused = workflow ? inputProblem(workflow, brief) : null;
+  if (refused) throw new UserError(refused);
   // Loaded only when asked for: what a plain run loads before its first request is kept small.
   const replay = args.replay !== undefined ? (await import('../../llm/replay-model.js')).ReplayModel.fromFile(args.replay) : null;
   let model: ChatModel = replay ?? modelFromEnv(io.env, { demo: args.demo });
   if (args.record !== undefined) model = new (await import('../../llm/recording.js')).RecordingModel(model, args.record);
-  const meter = new UsageMeter(loadPriceTable(io.env));
   const session = await openSession({
     team,
     teamDir: dir,
@@ -32,7 +34,6 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
     store: storeFor(io),
     mode: args.mode ?? 'fsm',
     brief,
-    meter,
     env: io.env,
     ...(workflow ? { workflow } : {}),
     ...(args.maxTurns !== undefined ? { maxTurns: args.maxTurns } : {}),
@@ -41,11 +42,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   session.start(brief);
   await session.settled();
   const code = await finishHeadless(session, io, { json: args.json, quit: false });
-  // With --json stdout holds only events, so the summary goes to stderr.
-  const summary = args.json ? complainer(io) : printer(io);
-  if (!args.json) summary('');
-  const { formatUsageSummary } = await import('../../usage/summary.js');
-  for (const line of formatUsageSummary(meter, { free: Boolean(model.free) })) summary(line);
+  printUsageSummary(session, io, { json: args.json });
   if (replay?.divergence) {
     io.stderr.write(`troupe: ${replay.divergence}\n`);
     return 1;

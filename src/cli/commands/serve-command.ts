@@ -1,5 +1,6 @@
 import type { CliArgs } from '../args.js';
 import { UsageError } from '../args.js';
+import { tokenProblem } from '../../serve/serve-token.js';
 import { teamFor } from '../common.js';
 import { storeFor } from '../store-for.js';
 import { printer, type CliIo } from '../io.js';
@@ -9,16 +10,13 @@ import { listen } from '../../serve/listen.js';
 import { SessionHost } from '../../serve/host.js';
 import { loadWorkflowOrThrow } from '../../workflow/load/load-workflow.js';
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
-
 /** `troupe serve`: many sessions in one process behind an HTTP API with SSE and a live page. Runs until stopped (Ctrl+C, SIGTERM). */
 export async function run(args: CliArgs, io: CliIo): Promise<number> {
   if (args.backend === 'restate') return (await import('./serve-restate.js')).runRestate(args, io);
   const hostname = args.host ?? '127.0.0.1';
   const token = io.env.TROUPE_SERVE_TOKEN?.trim() || null;
-  if (!token && !LOOPBACK.has(hostname)) {
-    throw new UsageError(`serve: listening on ${hostname} needs a token — set TROUPE_SERVE_TOKEN, or listen on 127.0.0.1`);
-  }
+  const weak = tokenProblem(token, hostname);
+  if (weak) throw new UsageError(weak);
   const maxSessions = Number(io.env.TROUPE_SERVE_MAX_SESSIONS ?? 1000);
   if (!Number.isInteger(maxSessions) || maxSessions < 1) throw new UsageError(`TROUPE_SERVE_MAX_SESSIONS must be a whole number >= 1, got "${io.env.TROUPE_SERVE_MAX_SESSIONS}"`);
   const { team, dir } = teamFor(args, io);
@@ -29,6 +27,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
     env: io.env,
     maxSessions,
     workflows: { load: (name) => loadWorkflowOrThrow(name, { cwd: io.cwd, env: io.env, team: team.loaded }) },
+    allowWorkflowPaths: args.allowWorkflowPaths,
     // People watch the live page: the demo is paced as in the terminal UI (TROUPE_DEMO_PACE_MS).
     model: async (stored) => paced(await resumeModel(io.env, { demo: args.demo }, stored ? stored.events : async () => []), io.env),
   });
@@ -36,7 +35,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   const { server, port } = await listen(app.fetch, { hostname, port: args.port ?? 4810 });
   const write = printer(io);
   write(`http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${port}/`);
-  write(`troupe serve · team ${team.def.name} · ${token ? 'bearer token required' : 'no token (loopback only)'} · at most ${maxSessions} sessions · Ctrl+C stops (sessions are saved)`);
+  write(`troupe serve · team ${team.def.name} · ${token ? 'bearer token required' : 'no token (loopback only)'} · ${args.allowWorkflowPaths ? 'workflows by name or path' : 'named workflows only'} · at most ${maxSessions} sessions · Ctrl+C stops (sessions are saved)`);
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGINT', stop);

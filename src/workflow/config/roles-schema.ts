@@ -10,8 +10,14 @@ export const ParsingToolSchema = z.strictObject({
   }),
 });
 
-/** Which commands an agent's run_command may run: none, an allow-list of programs, or ask the user. */
-export const CommandPolicySchema = z.union([z.enum(['deny', 'ask']), z.strictObject({ allow: z.array(z.string().min(1)).min(1) })]);
+/** Which commands an agent's run_command may run: none, an allow-list of programs (optionally with network access in their sandbox), or ask the user. */
+export const CommandPolicySchema = z.union([
+  z.enum(['deny', 'ask']),
+  z.strictObject({
+    allow: z.array(z.string().min(1)).min(1),
+    network: z.boolean().default(false).describe('Let the allowed programs reach the network from their sandbox (e.g. npm install); default false: no network at all.'),
+  }),
+]);
 
 /** A role in SynthDev's roles.json format (seed 000), plus troupe's agent tools. */
 export const RoleSchema = z.strictObject({

@@ -36,7 +36,10 @@ export const AgentSchema = z.strictObject({
 export const ActionSchema = z.strictObject({
   function: z.enum(['sendUserMessage', 'addUserMessage', 'clearConversation']).optional(),
   script: CodeText.optional(),
-  sub_workflow: Name.optional(),
+  sub_workflow: z
+    .string()
+    .regex(/^[^/\\.][^/\\]*$/, 'must be a workflow name (looked up next to this workflow and in the workflow directories), not a path')
+    .optional(),
   sub_workflow_input: z.record(z.string(), CodeText).optional(),
 });
 
@@ -107,10 +110,17 @@ export const WorkflowConfigSchema = z.strictObject({
   error_handler: CodeText.optional().describe('A state errors go to, or a script.js function returning one.'),
   max_retries: z.number().int().min(0).max(10).default(0).describe('Default retries of a failed state.'),
   max_turns: z.number().int().min(1).max(MAX_TURNS).optional().describe('Agent turns before the run pauses for the user.'),
+  max_state_entries: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_TURNS)
+    .optional()
+    .describe('State entries (any state, with or without an agent) before the run pauses for the user; !continue allows as many again. Default: 10 x max_turns.'),
   workspace: z
     .strictObject({
       from: z.string().min(1).optional().describe('A directory (relative to where troupe runs) each agent workspace starts as a copy of.'),
-      git: z.boolean().default(false).describe('Make each workspace a git worktree of the repository holding "from".'),
+      git: z.boolean().default(false).describe('Make each workspace a git clone of the repository holding "from" (at its HEAD).'),
     })
     .optional()
     .describe('Where agents with file and command tools work: each gets its own directory under the session.'),

@@ -1,5 +1,5 @@
 import { relative } from 'node:path';
-import { readConfigText } from '../../config/safe-read.js';
+import { assertDirInside, readConfigText } from '../../config/safe-read.js';
 import { PACKAGE_ROOT } from '../../package-root.js';
 import { workflowNames } from './locate.js';
 
@@ -20,6 +20,7 @@ export function listWorkflows(dirs: readonly string[], cwd: string): WorkflowEnt
     const shipped = location.file.startsWith(PACKAGE_ROOT) && !location.file.startsWith(cwd);
     const where = relative(cwd, location.file) || location.file;
     try {
+      if (location.home !== null && location.dir !== location.home) assertDirInside(location.home, location.dir, `${name}/`);
       const raw = JSON.parse(readConfigText(location.dir, location.file)) as { description?: unknown };
       return { name, description: typeof raw.description === 'string' ? raw.description : '', where, shipped };
     } catch (error) {

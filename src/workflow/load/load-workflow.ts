@@ -1,7 +1,9 @@
 import { dirname, join, relative } from 'node:path';
 import type { LoadedTeam } from '../../config/load-team.js';
 import { ConfigError, zodIssues, type ConfigIssue } from '../../config/issues.js';
-import { readConfigText, UnreadableFile } from '../../config/safe-read.js';
+import { assertDirInside, readConfigText, UnreadableFile } from '../../config/safe-read.js';
+import { parseConfigJson } from '../../config/config-json.js';
+import { salvage } from '../../config/salvage.js';
 import { WorkflowConfigSchema, type WorkflowConfig } from '../config/workflow-schema.js';
 import type { AgentPlan, WorkflowPlan } from '../run/plan.js';
 import { MAX_DEPTH } from '../run/constants.js';
@@ -43,6 +45,8 @@ function readConfig(loader: Loader, location: WorkflowLocation): { config: Workf
   let text: string;
   let script: string | null = null;
   try {
+    // A workflow folder found in a workflows directory is read inside it: the folder itself must be there, not linked in.
+    if (location.home !== null && location.dir !== location.home) assertDirInside(location.home, location.dir, `${location.name}/`);
     text = readConfigText(dirname(location.file), location.file);
     if (location.script) script = readConfigText(location.dir, location.script);
   } catch (error) {
@@ -50,19 +54,14 @@ function readConfig(loader: Loader, location: WorkflowLocation): { config: Workf
     loader.issues.push({ file: shown, field: '', problem: error.problem, fix: error.fix });
     return null;
   }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (error) {
-    loader.issues.push({ file: shown, field: '', problem: `not valid JSON (${(error as Error).message})`, fix: 'fix the JSON syntax (a JSON linter shows where)' });
-    return null;
-  }
-  const parsed = WorkflowConfigSchema.safeParse(raw);
-  if (!parsed.success) {
-    loader.issues.push(...zodIssues(shown, parsed.error));
-    return null;
-  }
-  return { config: parsed.data, script };
+  const raw = parseConfigJson(text, shown, loader.issues);
+  if (!raw) return null;
+  const { salvaged, error } = salvage(WorkflowConfigSchema, raw.value);
+  if (error) loader.issues.push(...zodIssues(shown, error));
+  // A file its schema refused is still cross-checked when its states are readable (unknown keys dropped),
+  // so one run names every problem; its plan is never built (the issues above stop that).
+  if (!salvaged || salvaged.value.states === undefined) return null;
+  return { config: salvaged.value as WorkflowConfig, script };
 }
 
 function load(loader: Loader, location: WorkflowLocation): WorkflowPlan | null {

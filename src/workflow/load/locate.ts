@@ -54,10 +54,14 @@ export function workflowNames(dirs: readonly string[]): { name: string; location
   return [...out.entries()].map(([name, location]) => ({ name, location }));
 }
 
+/** Whether a workflow is named by a path (a .json file, a folder, anything with a separator or a leading dot) rather than by name. */
+export function isWorkflowPath(wanted: string): boolean {
+  return wanted.endsWith('.json') || wanted.includes('/') || wanted.includes('\\') || isAbsolute(wanted) || wanted.startsWith('.');
+}
+
 /** Finds a workflow by name in the workflow directories, or by path (a .json file or a workflow folder). */
 export function locateWorkflow(wanted: string, options: { cwd: string; dirs: readonly string[] }): WorkflowLocation {
-  const looksLikePath = wanted.endsWith('.json') || wanted.includes('/') || wanted.includes('\\') || isAbsolute(wanted) || wanted.startsWith('.');
-  if (looksLikePath) {
+  if (isWorkflowPath(wanted)) {
     const path = resolve(options.cwd, wanted);
     if (!existsSync(path)) throw new UserError(`workflow ${wanted}: ${path} does not exist — give a workflow name (troupe workflows lists them), a .json file or a workflow folder`);
     // A folder's config.json named directly is the folder workflow (with its script.js).

@@ -3,6 +3,7 @@ import type { LoadedTeam } from '../../config/load-team.js';
 import type { ConfigIssue } from '../../config/issues.js';
 import { zodIssues } from '../../config/issues.js';
 import { readConfigText, UnreadableFile } from '../../config/safe-read.js';
+import { parseConfigJson } from '../../config/config-json.js';
 import { RolesFileSchema, type Role } from '../config/roles-schema.js';
 import type { AgentPlan } from '../run/plan.js';
 import { ASK_USER_TOOL } from '../run/constants.js';
@@ -29,14 +30,9 @@ export function readRoles(files: readonly { path: string; shown: string }[], iss
       else throw error;
       continue;
     }
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch (error) {
-      issues.push({ file: shown, field: '', problem: `not valid JSON (${(error as Error).message})`, fix: 'fix the JSON syntax' });
-      continue;
-    }
-    const parsed = RolesFileSchema.safeParse(raw);
+    const raw = parseConfigJson(text, shown, issues);
+    if (!raw) continue;
+    const parsed = RolesFileSchema.safeParse(raw.value);
     if (!parsed.success) {
       issues.push(...zodIssues(shown, parsed.error));
       continue;

@@ -2,6 +2,7 @@ import { pathKey } from '../../engine/chart/path.js';
 import type { AgentPlan, ContextPlan, StatePlan, WorkflowPlan } from './plan.js';
 import type { Scope } from '../../engine/evaluation.js';
 import type { Frame, WorkflowMessage } from './state.js';
+import { MAX_CONFIG_NESTING, tooDeepAt } from '../../config/config-json.js';
 
 /** The plan a frame runs: the root plan, or the sub-workflow its `plan` names, one level at a time. */
 export function planOf(root: WorkflowPlan, frame: Pick<Frame, 'plan'>): WorkflowPlan {
@@ -50,6 +51,13 @@ export function inputValue(plan: WorkflowPlan, text: string): unknown {
   } catch {
     return text;
   }
+}
+
+/** Why a workflow cannot take this input (JSON nesting deeper than any workflow data may), or null when it can. */
+export function inputProblem(plan: WorkflowPlan, text: string): string | null {
+  const deep = tooDeepAt(inputValue(plan, text));
+  if (deep === null) return null;
+  return `the input of workflow ${plan.name} nests deeper than ${MAX_CONFIG_NESTING} levels of objects and arrays${deep ? ` (at ${deep})` : ''}: give it flatter JSON`;
 }
 
 /**

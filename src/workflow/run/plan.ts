@@ -35,7 +35,7 @@ export const AgentPlanSchema = z.object({
   /** Few-shot messages after the system message. */
   examples: z.array(z.object({ role: z.enum(['user', 'assistant']), content: z.string() })).optional(),
   /** Which commands run_command may run. */
-  commandPolicy: z.union([z.enum(['deny', 'ask']), z.object({ allow: z.array(z.string()) })]).optional(),
+  commandPolicy: z.union([z.enum(['deny', 'ask']), z.object({ allow: z.array(z.string()), network: z.boolean().optional() })]).optional(),
 });
 /** An agent of the workflow. */
 export type AgentPlan = z.infer<typeof AgentPlanSchema>;
@@ -131,9 +131,11 @@ const PlanFields = z.object({
   errorDecider: CodeSchema.nullable().optional(),
   /** Agent turns before the run pauses for the user (default: the engine's). */
   maxTurns: z.number().int().optional(),
+  /** State entries before the run pauses for the user (default: ten per turn of max_turns). */
+  maxStateEntries: z.number().int().optional(),
   /** script.js source (its functions are called by name), if the workflow folder has one. */
   script: z.string().nullable(),
-  /** How agent workspaces start: a copy (or git worktree) of this absolute directory, or empty. */
+  /** How agent workspaces start: a copy (or git clone) of this absolute directory, or empty. */
   workspace: z.object({ from: z.string().nullable(), git: z.boolean() }).optional(),
   /** Where the workflow came from (for messages). */
   source: z.string(),

@@ -4,13 +4,14 @@ import { event } from '../../engine/event-map.js';
 import type { EngineInput } from '../../engine/input-events.js';
 import type { Effect } from '../../engine/effects.js';
 import { rootPlan, update } from './access.js';
-import { inputValue, keyOf, newFrame } from './frames.js';
+import { inputProblem, inputValue, keyOf, newFrame } from './frames.js';
 import { branchOf, runningBranchCalls } from './fanout.js';
 import { advance } from './flow.js';
 import { fail } from './failure.js';
 import { onEvaluated } from './evaluated.js';
 import { onBranch, onReplied } from './replies.js';
 import { onUserText, onContinue, notInWorkflow } from './user-input.js';
+import { countEntry } from './loop-guard.js';
 
 /** Declarative workflows: states run code in the sandbox, agents in their contexts, sub-workflows and conditions. */
 export const workflowPolicy: Policy = {
@@ -26,11 +27,14 @@ export const workflowPolicy: Policy = {
   },
   start(ctx, brief) {
     const plan = rootPlan(ctx);
-    const frame = newFrame(plan, { plan: [], prefix: [] }, inputValue(plan, brief));
-    ctx.s.workflow = { frames: [frame], evalSeq: 0, evaluating: null, question: null, error: null };
-    emit(ctx, event('user_input', { text: brief }));
+    // Launchers refuse such input before a session exists; a session given one anyway ends, failed, without taking it in.
+    const problem = inputProblem(plan, brief);
+    const frame = newFrame(plan, { plan: [], prefix: [] }, problem ? '' : inputValue(plan, brief));
+    ctx.s.workflow = { frames: [frame], evalSeq: 0, evaluating: null, question: null, error: problem };
+    emit(ctx, event('user_input', { text: brief, kind: 'brief' }));
+    if (problem) return endSession(ctx, problem);
     changeState(ctx, keyOf(frame, plan.start), 'workflow', `workflow ${plan.name} started`);
-    advance(ctx);
+    if (countEntry(ctx, plan.start)) advance(ctx);
   },
   onInput(ctx, input: EngineInput) {
     switch (input.type) {

@@ -80,6 +80,20 @@ export const FrameSchema = z.object({
 /** One running workflow. */
 export type Frame = z.infer<typeof FrameSchema>;
 
+/**
+ * The current round of the loop guard (a round starts with the run and with each !continue): state entries
+ * and bytes of data workflow code returned in it, the agent turn it began at, and the last states entered
+ * (newest last) to name the loop with.
+ */
+export const LoopRoundSchema = z.object({
+  entries: z.number().int(),
+  bytes: z.number().int(),
+  turn: z.number().int(),
+  trail: z.array(z.string()),
+});
+/** The current round of the loop guard. */
+export type LoopRound = z.infer<typeof LoopRoundSchema>;
+
 /** A workflow run: its frames (root first), the evaluation it waits for, a question to the user, the outcome. */
 export const WorkflowRunSchema = z.object({
   frames: z.array(FrameSchema),
@@ -90,8 +104,10 @@ export const WorkflowRunSchema = z.object({
   question: z.object({ agent: z.string(), toolCallId: z.string(), question: z.string() }).nullable(),
   output: z.unknown().optional(),
   error: z.string().nullable(),
-  /** User input that came while branches ran: it goes to the resume state once they join. */
+  /** User input that came while branches ran or reviewers debated: it goes to the resume state once they are done, else to the next agent's turn. */
   deferredInput: z.string().optional(),
+  /** The loop guard's round (absent in runs stored before it: a fresh round). */
+  loop: LoopRoundSchema.optional(),
 });
 /** A workflow run. */
 export type WorkflowRun = z.infer<typeof WorkflowRunSchema>;

@@ -1,0 +1,45 @@
+// The command jail's cost per command (issue 19): `true` run through run_command's process runner
+// bare and inside bubblewrap with the jail's full arguments, interleaved, medians over the rounds.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { jailArgs } from '../src/tools/jail.js';
+import { jailReadiness } from '../src/tools/jail-host.js';
+import { cleanEnv, runProcess } from '../src/tools/process-runner.js';
+import { createToolset } from '../src/tools/toolset.js';
+import { interleaved, median, ms, QUICK } from './stats.js';
+
+export default async function jail(): Promise<void> {
+  const ready = await jailReadiness();
+  if (!ready.ok) {
+    process.stdout.write(`skipped: ${ready.reason}\n`);
+    return;
+  }
+  const workspace = await mkdtemp(join(tmpdir(), 'troupe-bench-jail-'));
+  try {
+    const env = cleanEnv(workspace, '/usr/bin:/bin');
+    const options = { cwd: workspace, env, timeoutMs: 30_000, maxOutputBytes: 10_000 };
+    const args = jailArgs({ workspace, network: false }, ready.layout);
+    const tools = createToolset({ workspace, commands: { mode: 'allow', allow: ['true'] } });
+    const time = async (fn: () => Promise<unknown>) => {
+      const t0 = performance.now();
+      await fn();
+      return performance.now() - t0;
+    };
+    const rounds = QUICK ? 10 : 50;
+    const samples = await interleaved(rounds, 3, {
+      bare: () => time(() => runProcess('/bin/true', [], options)),
+      jailed: () => time(() => runProcess(ready.bwrap, [...args, '--', 'true'], options)),
+      tool: () => time(() => tools.run({ name: 'run_command', arguments: '{"command":"true"}' })),
+    });
+    const bare = median(samples.bare);
+    const jailed = median(samples.jailed);
+    process.stdout.write(`true, bare (spawn, no jail):        ${ms(bare)} median of ${rounds}\n`);
+    process.stdout.write(`true, in the jail (bwrap):          ${ms(jailed)} median of ${rounds}\n`);
+    process.stdout.write(`jail overhead per command:          ${ms(jailed - bare)}\n`);
+    process.stdout.write(`run_command "true" (checks + jail): ${ms(median(samples.tool))} median of ${rounds}\n`);
+  } finally {
+    await rm(workspace, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,13 @@
+import type { TroupeSession } from '../session/troupe-session.js';
+import { formatUsageSummary } from '../usage/summary.js';
+import { complainer, printer, type CliIo } from './io.js';
+
+/**
+ * Prints the session's usage at the end of a headless run (`troupe run`, `troupe resume`): the meter's totals,
+ * so a resumed session's include every call before it. With --json stdout holds only events: it goes to stderr.
+ */
+export function printUsageSummary(session: TroupeSession, io: CliIo, options: { json: boolean }): void {
+  const write = options.json ? complainer(io) : printer(io);
+  if (!options.json) write('');
+  for (const line of formatUsageSummary(session.usage())) write(line);
+}

@@ -1,0 +1,67 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CHAIN_START, hashOf, readSeal, sealLine, withoutSeal } from '../../src/store/journal-chain.js';
+import { JournalWriter, scanJournal } from '../../src/store/journal-file.js';
+
+let dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  dirs = [];
+});
+
+const RECORD = JSON.stringify({ n: 1, events: [{ type: 'agent_message', text: 'Ünïcödé, "quotes" and — dashes 灯台', seq: 1, at: 0 }] });
+
+describe('journal line seals', () => {
+  it('a sealed line is the record with prev and hash last, and its hash is the SHA-256 of its bytes before the hash', () => {
+    const { line, hash } = sealLine(RECORD, CHAIN_START);
+    expect(JSON.parse(line)).toEqual({ ...JSON.parse(RECORD), prev: CHAIN_START, hash });
+    expect(line.startsWith(RECORD.slice(0, -1))).toBe(true);
+    expect(hash).toBe(hashOf(Buffer.from(line).subarray(0, -18)));
+    expect(readSeal(Buffer.from(line))).toEqual({ hash, intact: true });
+    expect(withoutSeal(line)).toBe(RECORD);
+  });
+
+  it('any one byte changed anywhere in the line breaks its seal', () => {
+    const bytes = Buffer.from(sealLine(RECORD, CHAIN_START).line);
+    for (let i = 0; i < bytes.length; i++) {
+      const changed = Buffer.from(bytes);
+      changed[i] = changed[i]! ^ 0x01;
+      expect(readSeal(changed)?.intact ?? false, `byte ${i}`).toBe(false);
+    }
+  });
+
+  it('a line without a seal reads as unsealed and is kept as it is', () => {
+    expect(readSeal(Buffer.from(RECORD))).toBeNull();
+    expect(readSeal(Buffer.from('{"hash":"0123456789abcdef"}'))).toBeNull();
+    expect(withoutSeal(RECORD)).toBe(RECORD);
+    expect(() => sealLine('[1,2]', CHAIN_START)).toThrow(/JSON object/);
+  });
+});
+
+describe('the journal writer', () => {
+  it('chains each line to the one before, refuses a record out of sequence with nothing written, and continues a scanned journal', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'troupe-writer-'));
+    dirs.push(dir);
+    const path = join(dir, 'j.jsonl');
+    writeFileSync(path, '');
+    const writer = new JournalWriter(path);
+    writer.append({ n: 1, events: [] });
+    expect(() => writer.append({ n: 3, events: [] })).toThrow(/record 3 appended after line 1/);
+    writer.append({ n: 2, events: [] });
+    writer.close();
+    const lines = readFileSync(path, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.n)).toEqual([1, 2]);
+    expect(lines[0].prev).toBe(CHAIN_START);
+    expect(lines[1].prev).toBe(lines[0].hash);
+    const scan = scanJournal(path, () => {}, { chained: true, checkpoint: { records: 2, hash: lines[1].hash, document: 'd.json' } });
+    expect(scan).toMatchObject({ records: 2, lastHash: lines[1].hash, torn: false });
+    const again = new JournalWriter(path, scan);
+    again.append({ n: 3, events: [] });
+    again.close();
+    expect(scanJournal(path, () => {}).records).toBe(3);
+    // A writer for a fresh journal refuses a file that already holds lines (it would start a second chain).
+    expect(() => new JournalWriter(path)).toThrow(/not empty/);
+  });
+});

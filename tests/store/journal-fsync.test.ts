@@ -1,0 +1,80 @@
+import { copyFileSync, fstatSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DemoModel } from '../../src/llm/demo-model.js';
+import { openSession } from '../../src/session/open-session.js';
+import { NODE_DOCUMENT_FS, type DocumentFs } from '../../src/store/document-file.js';
+import { LowdbStore } from '../../src/store/lowdb-store.js';
+import { fixedClock, REPO_ROOT, studio } from '../helpers/team.js';
+import { BRIEF, ENV } from './support.js';
+
+let dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  dirs = [];
+});
+
+function dataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'troupe-fsync-'));
+  dirs.push(dir);
+  mkdirSync(join(dir, 'sessions'));
+  return dir;
+}
+
+/**
+ * The real file system, logging each flush and rename in order; at every rename onto the session document
+ * it notes the journal's size on disk and its size when it was last flushed.
+ */
+function loggingFs(journal: string, doc: string) {
+  const log: string[] = [];
+  const atRename: { size: number; flushed: number }[] = [];
+  let flushed = 0;
+  const fs: DocumentFs = {
+    ...NODE_DOCUMENT_FS,
+    fsyncSync(fd, path) {
+      NODE_DOCUMENT_FS.fsyncSync!(fd, path);
+      if (path === journal) flushed = fstatSync(fd).size;
+      log.push(`fsync ${basename(path)}`);
+    },
+    renameSync(from, to) {
+      if (to === doc) atRename.push({ size: statSync(journal).size, flushed });
+      NODE_DOCUMENT_FS.renameSync(from, to);
+      log.push(`rename ${basename(from)} ${basename(to)}`);
+    },
+  };
+  return { fs, log, atRename };
+}
+
+describe('the journal reaches the disk before a checkpoint that covers it', () => {
+  it('every document rename comes after the fsync of every journal line written before it', async () => {
+    const dir = dataDir();
+    const journal = join(dir, 'sessions', 's.jsonl');
+    const doc = join(dir, 'sessions', 's.json');
+    const { fs, log, atRename } = loggingFs(journal, doc);
+    const session = await openSession({ store: new LowdbStore(dir, { fs }), team: studio(), teamDir: REPO_ROOT, model: new DemoModel(), id: 's', brief: BRIEF, clock: fixedClock(), env: ENV });
+    session.start(BRIEF);
+    await session.settled();
+    await session.stop();
+    // The demo runs ten turns: checkpoints while running (once a second of its clock) and at the pause.
+    expect(atRename.length).toBeGreaterThan(5);
+    expect(atRename.filter((r) => r.size > 0).length).toBeGreaterThan(5);
+    for (const [i, r] of atRename.entries()) expect(r.flushed, `rename ${i + 1}`).toBe(r.size);
+    expect(log).toContain('fsync s.jsonl');
+    expect(log.indexOf('fsync s.jsonl')).toBeLessThan(log.lastIndexOf('rename .s.json.tmp s.json'));
+  });
+
+  it('sealing a version-2 journal: the sealed journal is renamed into place and the directory flushed before the document is replaced', async () => {
+    const dir = dataDir();
+    const sessions = join(dir, 'sessions');
+    const journal = join(sessions, 'fixture-v2.jsonl');
+    const doc = join(sessions, 'fixture-v2.json');
+    copyFileSync(join(REPO_ROOT, 'tests', 'fixtures', 'sessions', 'v2.json'), doc);
+    copyFileSync(join(REPO_ROOT, 'tests', 'fixtures', 'sessions', 'v2.jsonl'), journal);
+    const { fs, log } = loggingFs(journal, doc);
+    const opened = await new LowdbStore(dir, { fs }).open('fixture-v2');
+    await opened.handle.close();
+    const upgrade = log.slice(0, log.indexOf('rename .fixture-v2.json.tmp fixture-v2.json') + 1);
+    expect(upgrade).toEqual(['fsync .fixture-v2.jsonl.tmp', 'rename .fixture-v2.jsonl.tmp fixture-v2.jsonl', 'fsync sessions', 'rename .fixture-v2.json.tmp fixture-v2.json']);
+  });
+});

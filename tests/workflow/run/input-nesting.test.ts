@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { initialState, step } from '../../../src/engine/step.js';
+import { compileWorkflow } from '../../../src/workflow/run/compile.js';
+import { inputProblem } from '../../../src/workflow/run/frames.js';
+import type { WorkflowPlan } from '../../../src/workflow/run/plan.js';
+
+const plan: WorkflowPlan = {
+  name: 'takes_object', description: '', input: { name: 'task', type: 'object' }, output: { name: 'output' }, variables: {}, contexts: [], agents: [],
+  states: [{ name: 'start', enter: { kind: 'statements', source: 'this.common_data.output = 1' }, agent: null, input: null, action: 'send', after: null, subWorkflow: null, parallel: null, debate: null, transitions: [], decide: null, maxRetries: 0, final: false }],
+  start: 'start', resume: null, errorHandler: null, script: null, subWorkflows: {}, source: 'test',
+};
+const deep = '{"a":'.repeat(5000) + '1' + '}'.repeat(5000);
+
+describe('a workflow input nested deeper than workflow data may be', () => {
+  it('is named by inputProblem (launchers refuse it before a session exists); text input is never JSON, so never too deep', () => {
+    expect(inputProblem(plan, deep)).toBe('the input of workflow takes_object nests deeper than 100 levels of objects and arrays (at a.a.a.a…): give it flatter JSON');
+    expect(inputProblem(plan, '{"a": {"b": [1]}}')).toBeNull();
+    expect(inputProblem({ ...plan, input: { name: 'task' } }, deep)).toBeNull();
+  });
+
+  it('given to a session anyway, ends it failed with that line, without taking the input in', () => {
+    const def = compileWorkflow(plan);
+    const { session, effects } = step(def, initialState(def, { id: 'w' }), { type: 'start', brief: deep });
+    expect(session.status).toBe('ended');
+    expect(session.endReason).toBe(inputProblem(plan, deep));
+    expect(session.workflow!.error).toBe(session.endReason);
+    expect(session.workflow!.frames[0]!.common_data.task).toBe('');
+    expect(effects.some((fx) => fx.type === 'evaluate')).toBe(false);
+  });
+});
