@@ -2,7 +2,7 @@ import type { MemoryConfig } from '../config/team-schema.js';
 import type { Directive } from '../directive/schema.js';
 import type { EngineEvent } from '../engine/event-map.js';
 import { Compressor } from './compressor.js';
-import { emptyMemoryState, parseMemoryState, type MemoryState, type Pinned, type RawTurn, type Summary } from './memory-state.js';
+import { emptyMemoryState, parseMemoryState, type MemoryState, type MovedPins, type Pinned, type RawTurn, type Summary } from './memory-state.js';
 import { rankByQuery } from './relevance.js';
 import { idAsName, pinnedLine, summaryText, type NameOf } from './render.js';
 import type { Summariser } from './summariser.js';
@@ -27,6 +27,8 @@ export interface RelevantContext {
 /** What `!memory` shows: pinned decisions and summaries, and how much is still raw. */
 export interface MemorySnapshot {
   pinned: string[];
+  /** Older pins moved out of the state (the journal keeps them). */
+  moved?: MovedPins;
   summaries: Summary[];
   raw_turns: number;
   compressing: boolean;
@@ -35,6 +37,13 @@ export interface MemorySnapshot {
 
 /** At most this many new pins wait after the recent turns; one more and they all join the pinned block. */
 export const WAITING_PINS_MAX = 8;
+/**
+ * At most this many pins stay in the memory state once pins join the pinned block; the oldest beyond it are
+ * moved out (counted in `moved`; the journal's events keep each one), so a checkpoint's size does not grow
+ * with the session. More than the prompt's pinned block can show anyway: its share of the budget condenses
+ * the oldest to their gist, then leaves them out.
+ */
+export const PINNED_KEPT = 128;
 
 function verdictKey(by: string, of: string | undefined): string {
   return `${by}\u0000${of ?? ''}`;
@@ -117,8 +126,28 @@ export class Memory {
    */
   settlePins(): void {
     if (this.settledPins === this.state.pinned.length) return;
+    this.movePinsOut();
     this.state.settled = this.state.pinned.length;
     this.settles += 1;
+  }
+
+  /** Pins moved out of the state so far (null: none). */
+  get moved(): MovedPins | null {
+    return this.state.moved ?? null;
+  }
+
+  // When the prefix changes anyway (pins join the block): the oldest past PINNED_KEPT leave the state.
+  private movePinsOut(): void {
+    const excess = this.state.pinned.length - PINNED_KEPT;
+    if (excess <= 0) return;
+    const out = this.state.pinned.splice(0, excess);
+    const was = this.state.moved;
+    this.state.moved = { count: (was?.count ?? 0) + out.length, first: was?.first ?? out[0]!.turn, last: out[out.length - 1]!.turn };
+    for (const p of out) {
+      // A decision moved out may be pinned again when it comes back (it is news to the prompt by then).
+      if (p.kind === 'decision') this.decisions.delete(p.text);
+      else if (this.verdicts.get(verdictKey(p.by, p.of)) === p) this.verdicts.delete(verdictKey(p.by, p.of));
+    }
   }
 
   /** Summaries, oldest first. */
@@ -218,6 +247,7 @@ export class Memory {
   snapshot(): MemorySnapshot {
     return {
       pinned: this.state.pinned.map((p) => pinnedLine(p, this.nameOf, true).slice(2)),
+      ...(this.state.moved ? { moved: { ...this.state.moved } } : {}),
       summaries: structuredClone(this.state.summaries),
       raw_turns: this.state.raw.length,
       compressing: this.compressor.busy,

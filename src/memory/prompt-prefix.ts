@@ -78,7 +78,7 @@ export class PromptPrefixes {
     if (this.pinned && this.pinned.def === def && this.pinned.version === version) return this.pinned.fit;
     const same = this.pinned?.def === def ? this.pinned : null;
     const lines = this.linesFor(def);
-    const fit = fitPinned(this.memory.pinned.slice(0, this.memory.settledPins), lines, Math.floor(this.budget * PINNED_BUDGET_SHARE), same?.fit);
+    const fit = fitPinned(this.memory.pinned.slice(0, this.memory.settledPins), lines, Math.floor(this.budget * PINNED_BUDGET_SHARE), same?.fit, this.memory.moved ?? undefined);
     this.pinned = { def, version, fit };
     return fit;
   }
