@@ -1,5 +1,5 @@
 import type { MachineDefinition } from '../engine/definition.js';
-import type { Store } from '../store/store.js';
+import type { TroupeEvent } from '../engine/event-map.js';
 import { countTransitions, TransitionCounts } from './transitions.js';
 
 /** How many of the team's newest stored sessions are read to learn its transitions. */
@@ -11,9 +11,15 @@ const KEEP = 2 * LEARN_SESSIONS;
 
 /** What one process knows of a team's sessions: each session's transitions, by id, newest last. */
 type Known = { sessions: Map<string, TransitionCounts>; version: number; loading: Promise<void> | null; at: number };
-const byStore = new WeakMap<Store, Map<string, Known>>();
+/** What learning reads of a store (the store is a layer above: a port, as the store gives it): its sessions, newest first, and one's events. */
+export interface StoredSessions {
+  list(): Promise<readonly ({ id: string; listing: { team: string } } | { id: string; error: string })[]>;
+  read(id: string): Promise<{ events: readonly TroupeEvent[] }>;
+}
 
-function knownFor(store: Store, team: string): Known {
+const byStore = new WeakMap<StoredSessions, Map<string, Known>>();
+
+function knownFor(store: StoredSessions, team: string): Known {
   let teams = byStore.get(store);
   if (!teams) byStore.set(store, (teams = new Map()));
   let known = teams.get(team);
@@ -29,7 +35,7 @@ function keep(known: Known, id: string, counts: TransitionCounts): void {
 }
 
 /** Reads the newest LEARN_SESSIONS stored sessions of a team (sessions that cannot be read teach nothing). */
-async function load(store: Store, def: MachineDefinition, known: Known): Promise<void> {
+async function load(store: StoredSessions, def: MachineDefinition, known: Known): Promise<void> {
   const entries = await store.list();
   const ids = entries.filter((e) => 'listing' in e && e.listing.team === def.name).slice(0, LEARN_SESSIONS).map((e) => e.id).reverse();
   for (const id of ids) {
@@ -43,7 +49,7 @@ async function load(store: Store, def: MachineDefinition, known: Known): Promise
 }
 
 /** Who followed whom in the stored sessions of a team (the newest LEARN_SESSIONS), read now. */
-export async function learnTransitions(store: Store, def: MachineDefinition, exclude: string | null): Promise<TransitionCounts> {
+export async function learnTransitions(store: StoredSessions, def: MachineDefinition, exclude: string | null): Promise<TransitionCounts> {
   const known: Known = { sessions: new Map(), version: 0, loading: null, at: 0 };
   await load(store, def, known);
   return merged(known, exclude);
@@ -68,7 +74,7 @@ export interface Learned {
  * read once per store and team per process (again after ten minutes), and from the sessions of this process
  * as they end. A session never learns from itself (its own transitions count apart). `now` is the clock.
  */
-export function learnedFrom(store: Store, def: MachineDefinition, self: string, now: () => number = Date.now): Learned {
+export function learnedFrom(store: StoredSessions, def: MachineDefinition, self: string, now: () => number = Date.now): Learned {
   const known = knownFor(store, def.name);
   let view: { version: number; counts: TransitionCounts } | null = null;
   const learned = (() => {
