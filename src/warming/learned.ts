@@ -21,9 +21,15 @@ const byStore = new WeakMap<StoredSessions, Map<string, Known>>();
 
 function knownFor(store: StoredSessions, team: string): Known {
   let teams = byStore.get(store);
-  if (!teams) byStore.set(store, (teams = new Map()));
+  if (!teams) {
+    teams = new Map();
+    byStore.set(store, teams);
+  }
   let known = teams.get(team);
-  if (!known) teams.set(team, (known = { sessions: new Map(), version: 0, loading: null, at: -Infinity }));
+  if (!known) {
+    known = { sessions: new Map(), version: 0, loading: null, at: -Infinity };
+    teams.set(team, known);
+  }
   return known;
 }
 
@@ -82,7 +88,9 @@ export function learnedFrom(store: StoredSessions, def: MachineDefinition, self:
       known.at = now();
       known.loading = load(store, def, known)
         .catch(() => undefined)
-        .finally(() => void (known.loading = null));
+        .finally(() => {
+          known.loading = null;
+        });
     }
     if (known.loading && known.version === 0) return null;
     // Merged once per change in what is known (a prediction per turn reads it).

@@ -30,7 +30,8 @@ export class TransitionCounts {
   /** Counts `from -> to` once more (or `n` times). */
   add(from: string, to: string, n = 1): void {
     if (!(n > 0)) return;
-    const row = (this.table[from] ??= {});
+    const row = this.table[from] ?? {};
+    this.table[from] = row;
     row[to] = (row[to] ?? 0) + n;
     this.totals.set(from, (this.totals.get(from) ?? 0) + n);
   }

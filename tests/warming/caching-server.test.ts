@@ -13,7 +13,7 @@ describe('PrefixCache (the test server\'s model of OpenAI / vLLM prompt caching)
   const text = (n: number, fill = 'a') => fill.repeat(n * 4);
 
   it('serves whole blocks of exactly the same bytes from the start, only past the minimum', () => {
-    let now = 0;
+    const now = 0;
     const cache = new PrefixCache(opts, () => now);
     const first = cache.lookup(text(20));
     expect(first).toMatchObject({ promptTokens: 20, cachedTokens: 0 });

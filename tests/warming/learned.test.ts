@@ -58,7 +58,10 @@ describe('transitions learned from the team\'s stored sessions (seed 004: learni
     await stored(store, 'one', ['creative_partner', 'cfo']);
     let reads = 0;
     const read = store.read.bind(store);
-    store.read = (id) => ((reads += 1), read(id));
+    store.read = (id) => {
+      reads += 1;
+      return read(id);
+    };
     const learned = learnedFrom(store, team.def, 'new');
     expect(learned()).toBeNull();
     await new Promise((r) => setTimeout(r, 0));
@@ -83,7 +86,10 @@ describe('transitions learned from the team\'s stored sessions (seed 004: learni
     // Once it ended, what it did is known to the team's next session in this process, without reading the store again.
     let reads = 0;
     const read = store.read.bind(store);
-    store.read = (id) => ((reads += 1), read(id));
+    store.read = (id) => {
+      reads += 1;
+      return read(id);
+    };
     expect(learnedFrom(store, team.def, 'later')()?.toJSON()).toEqual({ creative_partner: { cfo: 3, game_designer: 2 }, cfo: { creative_partner: 2 }, game_designer: { creative_partner: 1 } });
     expect(reads).toBe(0);
   });
