@@ -33,6 +33,7 @@ options:
   --replay FILE              run offline from a recording; reports the first divergence
   --workflow W               run, validate or graph a workflow instead of the team
   --input TEXT|JSON          a workflow's input (JSON when the workflow declares a non-string input)
+  --roles DIR|FILE           a roles folder (SynthDev's config/roles) or roles file for the workflow's agents
   --port N, --host H         serve: where to listen (default 127.0.0.1:4810; port 0 picks a free one);
                              worker: default 127.0.0.1:9080
   --backend embedded|restate serve: host sessions in this process (default) or on Restate
@@ -61,6 +62,8 @@ export interface CliArgs {
   host?: string;
   /** A workflow name or path (run, graph, validate). */
   workflow?: string;
+  /** A roles folder (SynthDev's config/roles) or roles file for a workflow's agents. */
+  roles?: string;
   /** A workflow's input (JSON or text). */
   input?: string;
   /** serve: where sessions run. */
@@ -101,6 +104,7 @@ export function parseCli(argv: string[]): CliArgs {
         host: { type: 'string' },
         workflow: { type: 'string' },
         input: { type: 'string' },
+        roles: { type: 'string' },
         backend: { type: 'string' },
         'restate-url': { type: 'string' },
         register: { type: 'string' },
@@ -151,6 +155,7 @@ export function parseCli(argv: string[]): CliArgs {
     ...(values.host !== undefined ? { host: values.host } : {}),
     ...(values.workflow !== undefined ? { workflow: values.workflow } : {}),
     ...(values.input !== undefined ? { input: values.input } : {}),
+    ...(values.roles !== undefined ? { roles: values.roles } : {}),
     ...(backend !== undefined ? { backend } : {}),
     ...(values['restate-url'] !== undefined ? { restateUrl: values['restate-url'] } : {}),
     ...(values.register !== undefined ? { register: values.register } : {}),

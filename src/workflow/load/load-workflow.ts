@@ -1,4 +1,5 @@
-import { dirname, join, relative } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import type { LoadedTeam } from '../../config/load-team.js';
 import { ConfigError, zodIssues, type ConfigIssue } from '../../config/issues.js';
 import { assertDirInside, readConfigText, UnreadableFile } from '../../config/safe-read.js';
@@ -10,7 +11,7 @@ import { checkWorkflow } from './check.js';
 import { scriptFunctions } from './code.js';
 import { locateSubWorkflow, locateWorkflow, workflowDirs, type WorkflowLocation } from './locate.js';
 import { normaliseWorkflow } from './normalise.js';
-import { readRoles, resolveAgent } from './roles.js';
+import { readRoles, resolveAgent, type RoleSource } from './roles.js';
 
 /** Where workflows are looked up and what they may use: the working directory, the workflow directories, the team whose personas are roles. */
 export interface WorkflowLoadOptions {
@@ -20,6 +21,8 @@ export interface WorkflowLoadOptions {
   dirs?: readonly string[];
   /** The team whose personas workflows may name as roles. */
   team?: LoadedTeam | null;
+  /** A roles folder (SynthDev's config/roles) or roles file to read first (--roles; default: TROUPE_ROLES). */
+  roles?: string;
 }
 
 /** A loaded workflow: the plan when it is clean, every problem found, and where it is. */
@@ -46,8 +49,10 @@ function readConfig(loader: Loader, location: WorkflowLocation): { config: Workf
   try {
     // A workflow folder found in a workflows directory is read inside it: the folder itself must be there, not linked in.
     if (location.home !== null && location.dir !== location.home) assertDirInside(location.home, location.dir, `${location.name}/`);
+    const scriptDir = location.scriptDir ?? location.dir;
+    if (location.scriptDir) assertDirInside(location.dir, location.scriptDir, `${basename(location.scriptDir)}/`);
     text = readConfigText(dirname(location.file), location.file);
-    if (location.script) script = readConfigText(location.dir, location.script);
+    if (location.script) script = readConfigText(scriptDir, location.script);
   } catch (error) {
     if (!(error instanceof UnreadableFile)) throw error;
     loader.issues.push({ file: shown, field: '', problem: error.problem, fix: error.fix });
@@ -55,12 +60,48 @@ function readConfig(loader: Loader, location: WorkflowLocation): { config: Workf
   }
   const raw = parseConfigJson(text, shown, loader.issues);
   if (!raw) return null;
-  const parsed = WorkflowConfigSchema.safeParse(raw.value);
+  const picked = pickEntry(raw.value, location, shown, loader.issues);
+  if (!picked) return null;
+  const parsed = WorkflowConfigSchema.safeParse(picked.value);
   if (!parsed.success) {
-    loader.issues.push(...zodIssues(shown, parsed.error));
+    loader.issues.push(...zodIssues(picked.shown, parsed.error));
     return null;
   }
   return { config: parsed.data, script };
+}
+
+// Seed 000's workflows.json holds a list of workflows: the one located (or the only one) is read.
+function pickEntry(value: unknown, location: WorkflowLocation, shown: string, issues: ConfigIssue[]): { value: unknown; shown: string } | null {
+  if (!Array.isArray(value)) return { value, shown };
+  const at = location.entry ?? (value.length === 1 ? 0 : -1);
+  if (at < 0 || at >= value.length) {
+    const names = value.map((v) => (v && typeof v === 'object' ? String((v as { workflow_name?: unknown }).workflow_name) : '?'));
+    issues.push({ file: shown, field: '', problem: `holds ${value.length} workflows (${names.join(', ')})`, fix: `run one by its workflow_name, or as ${shown}#<workflow_name>` });
+    return null;
+  }
+  return { value: value[at], shown: `${shown}[${at}]` };
+}
+
+/** Where an agent's roles are read from, nearest first: --roles / TROUPE_ROLES, roles.json beside the workflow, SynthDev's config/roles next to config/workflows, then roles.json in the workflow directories. */
+export function roleSources(location: WorkflowLocation, dirs: readonly string[], options: WorkflowLoadOptions): RoleSource[] {
+  const sources: RoleSource[] = [];
+  const given = options.roles ?? options.env?.TROUPE_ROLES;
+  if (given) {
+    const path = resolve(options.cwd, given);
+    const tree = existsSync(path) && statSync(path).isDirectory();
+    sources.push({ kind: tree ? 'tree' : 'file', path, shown: relative(options.cwd, path) || path, optional: false });
+  }
+  const files = [location.dir, location.home, ...dirs].filter((d): d is string => d !== null).map((d) => join(d, 'roles.json'));
+  const [own, ...rest] = files.filter((f, i, all) => all.indexOf(f) === i);
+  const add = (path: string | undefined) => path && sources.push({ kind: 'file', path, shown: relative(options.cwd, path) || path, optional: true });
+  add(own);
+  // SynthDev keeps roles in config/roles beside config/workflows.
+  for (const dir of [location.dir, location.home]) {
+    const tree = dir && basename(dir) === 'workflows' && basename(dirname(dir)) === 'config' ? join(dirname(dir), 'roles') : null;
+    if (tree && existsSync(tree) && statSync(tree).isDirectory() && !sources.some((s) => s.path === tree)) sources.push({ kind: 'tree', path: tree, shown: relative(options.cwd, tree) || tree, optional: true });
+  }
+  for (const path of rest) add(path);
+  return sources;
 }
 
 function load(loader: Loader, location: WorkflowLocation): WorkflowPlan | null {
@@ -92,12 +133,7 @@ function load(loader: Loader, location: WorkflowLocation): WorkflowPlan | null {
   });
   loader.stack.pop();
   loader.issues.push(...checkWorkflow(config, { file: shown, subWorkflows: found, scriptFunctions: scriptFunctions(script), hasScript: script !== null }));
-  const roleFiles = [location.dir, location.home, ...loader.dirs]
-    .filter((d): d is string => d !== null)
-    .map((d) => join(d, 'roles.json'))
-    .filter((f, i, all) => all.indexOf(f) === i)
-    .map((path) => ({ path, shown: show(loader, path) }));
-  const roles = readRoles(roleFiles, loader.issues);
+  const roles = readRoles(roleSources(location, loader.dirs, loader.options), loader.issues);
   const agents: AgentPlan[] = [];
   config.agents.forEach((a, i) => {
     const agent = resolveAgent({ ...a, file: shown, field: `agents[${i}]` }, roles, loader.options.team ?? null, loader.issues);

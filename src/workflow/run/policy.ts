@@ -29,7 +29,7 @@ export const workflowPolicy: Policy = {
     const plan = rootPlan(ctx);
     // Launchers refuse such input before a session exists; a session given one anyway ends, failed, without taking it in.
     const problem = inputProblem(plan, brief);
-    const frame = newFrame(plan, { plan: [], prefix: [] }, problem ? '' : inputValue(plan, brief));
+    const frame = newFrame(plan, { plan: [], prefix: [] }, problem ? '' : inputValue(plan, brief), brief);
     ctx.s.workflow = { frames: [frame], evalSeq: 0, evaluating: null, question: null, error: problem };
     emit(ctx, event('user_input', { text: brief }));
     if (problem) return endSession(ctx, problem);
@@ -41,7 +41,7 @@ export const workflowPolicy: Policy = {
       case 'evaluated':
         return onEvaluated(ctx, input.id, input.result);
       case 'agent_replied':
-        return onReplied(ctx, input.turnId, input.text, input.toolCalls, input.changes);
+        return onReplied(ctx, input.turnId, input.text, input.toolCalls, input.changes, input.raw);
       case 'agent_failed': {
         const branch = branchOf(ctx, input.turnId);
         if (branch) return onBranch(ctx, branch, input.turnId, { ok: false, error: input.reason });

@@ -20,7 +20,8 @@ export function onUserText(ctx: StepContext, words: string): void {
   if (run.question && s.status === 'awaiting_user') {
     const q = run.question;
     ctx.s.workflow = { ...run, question: null };
-    startCall(ctx, q.agent, { kind: 'workflow_answer', text: words, state: frame.state, toolCallId: q.toolCallId, question: q.question }, { path: keyOf(frame, frame.state) });
+    const asked = { ...(q.said !== undefined ? { said: q.said } : {}), ...(q.arguments !== undefined ? { arguments: q.arguments } : {}), ...(q.input !== undefined ? { input: q.input } : {}) };
+    startCall(ctx, q.agent, { kind: 'workflow_answer', text: words, state: frame.state, toolCallId: q.toolCallId, question: q.question, ...asked }, { path: keyOf(frame, frame.state) });
     return;
   }
   // Seed 003: unsolicited input goes to the `resume` state, else the run starts over (contexts kept).
