@@ -9,7 +9,7 @@ import type { AgentPlan, WorkflowPlan } from '../run/plan.js';
 import { MAX_DEPTH } from '../run/constants.js';
 import { checkWorkflow } from './check.js';
 import { scriptFunctions } from './code.js';
-import { locateSubWorkflow, locateWorkflow, workflowDirs, type WorkflowLocation } from './locate.js';
+import { locateSubWorkflow, locateWorkflow, locationPath, workflowDirs, type WorkflowLocation } from './locate.js';
 import { normaliseWorkflow } from './normalise.js';
 import { readRoles, resolveAgent, type RoleSource } from './roles.js';
 
@@ -110,7 +110,7 @@ function load(loader: Loader, location: WorkflowLocation): WorkflowPlan | null {
   if (!read) return null;
   const { config, script } = read;
   const before = loader.issues.length;
-  loader.stack.push(location.file);
+  loader.stack.push(locationPath(location));
   const subWorkflows: Record<string, WorkflowPlan> = {};
   const found = new Set<string>();
   config.states.forEach((s, i) => {
@@ -119,8 +119,8 @@ function load(loader: Loader, location: WorkflowLocation): WorkflowPlan | null {
     const sub = locateSubWorkflow(name, location, loader.dirs);
     if (!sub) return;
     found.add(name);
-    if (loader.stack.includes(sub.file)) {
-      const cycle = [...loader.stack.slice(loader.stack.indexOf(sub.file)), sub.file].map((f) => show(loader, f)).join(' -> ');
+    if (loader.stack.includes(locationPath(sub))) {
+      const cycle = [...loader.stack.slice(loader.stack.indexOf(locationPath(sub))), locationPath(sub)].map((f) => show(loader, f)).join(' -> ');
       loader.issues.push({ file: shown, field: `states[${i}].action.sub_workflow`, problem: `sub-workflows form a cycle (${cycle})`, fix: 'a workflow may not run itself, directly or through others' });
       return;
     }
