@@ -4,7 +4,7 @@ import { current, legacyRun, runOf, setFrame, update } from './access.js';
 import { agentOf, appendMessage as append } from './frames.js';
 import type { Changes, ToolCallRecord } from '../../engine/agent-reply.js';
 import { branchFinished, branchOf, type FanoutOutcome } from './fanout.js';
-import { debateTurnDone } from './debate.js';
+import { debateCallOf, debateTurnDone } from './debate.js';
 import type { AgentPlan, ContextPlan, StatePlan } from './plan.js';
 import type { Frame, WorkflowMessage } from './state.js';
 import type { AgentCall } from '../../engine/moves.js';
@@ -46,6 +46,8 @@ export function settleJoin(ctx: StepContext, outcome: FanoutOutcome): void {
 export function onReplied(ctx: StepContext, turnId: string, words: string, toolCalls: ToolCallRecord[], changes?: Changes, raw?: RawResponse): void {
   const branch = branchOf(ctx, turnId);
   if (branch) return onBranch(ctx, branch, turnId, { ok: true, text: words, toolCalls, ...(changes ? { changes } : {}) });
+  const reviewer = debateCallOf(ctx, turnId);
+  if (reviewer !== null) return onIndependentReview(ctx, reviewer, turnId, words, toolCalls, raw);
   const s = ctx.s;
   const call = s.inFlight;
   if (!call || call.turnId !== turnId) return;
@@ -93,6 +95,19 @@ export function onReplied(ctx: StepContext, turnId: string, words: string, toolC
     return fail(ctx, `${agent.name} did not call ${wanted}, which the conditions of ${frame.state} read (asked twice)`);
   }
   setFrame(ctx, { ...next, phase: 'after' });
+  advance(ctx);
+}
+
+/** A reviewer's independent review (a debate's first round, all at once) came back. */
+function onIndependentReview(ctx: StepContext, reviewer: string, turnId: string, words: string, toolCalls: ToolCallRecord[], raw?: RawResponse): void {
+  const { frame, state } = current(ctx);
+  const call = frame.debate!.pending![reviewer]!;
+  ctx.s.turn += 1;
+  countVisit(ctx, call.path);
+  emit(ctx, event('agent_message', { turn_id: turnId, path: call.path, persona: reviewer, text: words, turn: ctx.s.turn, branch: reviewer }));
+  update(ctx, { agents: { ...frame.agents, [reviewer]: { response: words, toolCalls, turns: (frame.agents[reviewer]?.turns ?? 0) + 1, ...(raw ? { raw } : {}) } }, lastAgent: reviewer });
+  if (debateTurnDone(ctx, state!.debate!, words, toolCalls, reviewer).kind === 'wait') return;
+  update(ctx, { phase: 'after' });
   advance(ctx);
 }
 

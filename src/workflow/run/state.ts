@@ -41,15 +41,20 @@ export const VerdictSchema = z.object({
 /** A reviewer's verdict. */
 export type Verdict = z.infer<typeof VerdictSchema>;
 
-/** A debate in progress: the round, whose turn it is, the verdicts of each round, the shared debate context. */
+/**
+ * A debate in progress: the round, whose turn it is, the verdicts of each round, the debate so far (each
+ * reviewer's whole message with its verdict), the call in flight, and the first round's independent
+ * reviews while they run at once (`pending`: reviewer -> call; absent in debates stored before).
+ */
 export const DebateSchema = z.object({
   subject: z.string(),
   round: z.number().int(),
   turn: z.number().int(),
   rounds: z.array(z.array(VerdictSchema)),
-  transcript: z.array(z.object({ reviewer: z.string(), round: z.number().int(), text: z.string() })),
+  transcript: z.array(z.object({ reviewer: z.string(), round: z.number().int(), text: z.string(), verdict: VerdictSchema.optional() })),
   call: AgentCallSchema.nullable(),
   synthesising: z.boolean(),
+  pending: z.record(z.string(), AgentCallSchema).optional(),
 });
 /** A debate in progress. */
 export type Debate = z.infer<typeof DebateSchema>;

@@ -4,6 +4,7 @@ import { current, rootPlan, runOf, update } from './access.js';
 import { keyOf, stateOf } from './frames.js';
 import { advance, goTo } from './flow.js';
 import { newRound } from './loop-guard.js';
+import { dropDebate } from './debate.js';
 
 // The user's part in a workflow: an answer to request_users_input, input to the resume state, !continue.
 
@@ -26,6 +27,7 @@ export function onUserText(ctx: StepContext, words: string): void {
   }
   // Seed 003: unsolicited input goes to the `resume` state, else the run starts over (contexts kept).
   abortInFlight(ctx, 'user interjected');
+  dropDebate(ctx, 'user interjected');
   ctx.s.workflow = { ...runOf(ctx), evaluating: null, question: null };
   // The user is in the loop now: the loop guard counts afresh.
   newRound(ctx);

@@ -49,24 +49,29 @@ describe('implement_review_debate against a local server: three implementers on 
     // Each implementer's file, revised, in its own workspace under the session's run directory.
     for (const x of ['a', 'b', 'c']) expect(readFileSync(join(data, 'runs', run.id, 'workspaces', `impl_${x}`, 'bech32.zig'), 'utf8')).toBe(implFile(x, 2));
 
-    // The reviewers get every implementation's summary and diff; the second reviewer also the first one's verdict.
+    // The reviewers get every implementation's summary and diff, and review them independently first (at once,
+    // neither seeing the other); from round 2 each reads the others' whole messages and verdicts (seed 002).
     const [first, second] = server.of('reviewer_a');
+    const firstB = server.of('reviewer_b')[0]!;
     for (const x of ['a', 'b', 'c']) {
       expect(userText(first!)).toContain(`## Implementation ${x.charCodeAt(0) - 96} of 3: impl_${x} (implementer_${x})`);
       expect(userText(first!)).toContain(`+// impl_${x} v1`);
       expect(userText(first!)).toContain(`impl_${x}: bech32.zig v1 written.`);
     }
-    expect(userText(server.of('reviewer_b')[0]!)).toContain('reviewer_a: add a checksum test to every implementation');
+    for (const review of [first!, firstB]) expect(userText(review)).not.toContain('The debate so far');
     expect(userText(second!)).toContain('Round 2 of at most 3');
+    expect(userText(second!)).toContain('### Round 1, reviewer_b\nI would approve impl_a as is.\n(verdict: agree true, approve false');
+    expect(userText(server.of('reviewer_b')[1]!)).toContain('### Round 2, reviewer_a\nAgreed with B: checksum tests, then ship.');
     // After the revision, the reviewers see the new diffs.
     const third = server.of('reviewer_a')[2]!;
     for (const x of ['a', 'b', 'c']) expect(userText(third)).toContain(`+test "checksum ${x}" {}`);
     expect(toolsOf(third)).toEqual(['review_verdict']);
 
-    expect(ofType(run.events, 'verdict').map((v) => `${v.round}:${v.reviewer}:${v.agree}:${v.approve}`)).toEqual([
-      '1:reviewer_a:false:false', '1:reviewer_b:true:false', '2:reviewer_a:true:false', '2:reviewer_b:true:false',
-      '1:reviewer_a:true:true', '1:reviewer_b:true:true',
-    ]);
+    // Round 1's two reviews run at once: they come back in either order.
+    const verdicts = ofType(run.events, 'verdict').map((v) => `${v.round}:${v.reviewer}:${v.agree}:${v.approve}`);
+    expect([...verdicts.slice(0, 2)].sort()).toEqual(['1:reviewer_a:false:false', '1:reviewer_b:true:false']);
+    expect(verdicts.slice(2, 4)).toEqual(['2:reviewer_a:true:false', '2:reviewer_b:true:false']);
+    expect([...verdicts.slice(4)].sort()).toEqual(['1:reviewer_a:true:true', '1:reviewer_b:true:true']);
     expect(ofType(run.events, 'debate_ended')).toEqual([
       expect.objectContaining({ rounds: 2, consensus: true, approve: false, synthesised: false }),
       expect.objectContaining({ rounds: 1, consensus: true, approve: true, synthesised: false }),
