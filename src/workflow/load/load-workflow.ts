@@ -11,6 +11,7 @@ import { checkWorkflow } from './check.js';
 import { scriptFunctions } from './code.js';
 import { locateSubWorkflow, locateWorkflow, locationPath, workflowDirs, type WorkflowLocation } from './locate.js';
 import { normaliseWorkflow } from './normalise.js';
+import { parseMode, roleChatConfig } from './role-mode.js';
 import { readRoles, resolveAgent, type RoleSource } from './roles.js';
 
 /** Where workflows are looked up and what they may use: the working directory, the workflow directories, the team whose personas are roles. */
@@ -44,6 +45,11 @@ const show = (loader: Loader, path: string) => relative(loader.options.cwd, path
 
 function readConfig(loader: Loader, location: WorkflowLocation): { config: WorkflowConfig; script: string | null } | null {
   const shown = show(loader, location.file);
+  if (location.inline) {
+    const parsed = WorkflowConfigSchema.safeParse(location.inline);
+    if (!parsed.success) loader.issues.push(...zodIssues(shown, parsed.error));
+    return parsed.success ? { config: parsed.data, script: null } : null;
+  }
   let text: string;
   let script: string | null = null;
   try {
@@ -140,13 +146,19 @@ function load(loader: Loader, location: WorkflowLocation): WorkflowPlan | null {
     if (agent) agents.push(agent);
   });
   if (loader.issues.length > before) return null;
-  return normaliseWorkflow(config, { agents, subWorkflows, script, source: location.file, cwd: loader.options.cwd });
+  const plan = normaliseWorkflow(config, { agents, subWorkflows, script, source: location.inline ? location.name : location.file, cwd: loader.options.cwd });
+  return location.inline ? { ...plan, chat: true } : plan;
 }
 
 /** Loads a workflow by name or path with its roles and sub-workflows, collecting every problem. */
 export function loadWorkflow(wanted: string, options: WorkflowLoadOptions): WorkflowLoadResult {
   const dirs = options.dirs ?? workflowDirs(options.cwd, options.env);
-  const location = locateWorkflow(wanted, { cwd: options.cwd, dirs });
+  const mode = parseMode(wanted);
+  // Seed 003's `role:<id>` chats with one role; `workflow:<name>` names a workflow.
+  const location: WorkflowLocation =
+    'role' in mode
+      ? { name: wanted, file: join(options.cwd, wanted), dir: options.cwd, script: null, home: null, inline: roleChatConfig(mode.role) }
+      : locateWorkflow(mode.workflow, { cwd: options.cwd, dirs });
   const loader: Loader = { options, dirs, issues: [], stack: [] };
   const plan = load(loader, location);
   return { plan: loader.issues.length === 0 ? plan : null, issues: loader.issues, location };

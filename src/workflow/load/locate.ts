@@ -21,6 +21,8 @@ export interface WorkflowLocation {
   home: string | null;
   /** The workflow's index when the file holds an array of workflows (seed 000's workflows.json). */
   entry?: number;
+  /** A workflow made in memory, not read from a file (a role chat, `role:<id>`). */
+  inline?: Record<string, unknown>;
 }
 
 /** The directories workflows are looked up in, first wins: the project's `workflows/`, then the shipped ones. */

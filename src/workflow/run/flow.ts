@@ -124,6 +124,12 @@ function outputOf(frame: Frame, plan: WorkflowPlan, state: StatePlan | undefined
 export function finish(ctx: StepContext, why?: string): void {
   const { run, frame, plan, state } = current(ctx);
   const output = outputOf(frame, plan, state);
+  if (run.frames.length === 1 && plan.chat) {
+    // Role mode (seed 003): the user's next message goes to the resume state, in the same conversation.
+    ctx.s.workflow = { ...run, output, evaluating: null };
+    const agent = plan.agents[0];
+    return awaitUser(ctx, 'respond_to_user', `${agent?.name ?? 'the role'} answered; your turn (!quit ends the chat)`);
+  }
   if (run.frames.length === 1) {
     ctx.s.workflow = { ...run, output, evaluating: null };
     // A workflow may say how it ended (e.g. "approved after 1 revision") in common_data.end_reason.

@@ -150,6 +150,8 @@ const PlanFields = z.object({
    * changes to a context are taken whole. Absent in plans stored with sessions before: those fold as they ran.
    */
   seedContexts: z.literal(true).optional(),
+  /** Seed 003's role mode (`role:<id>`): where the run would end, it waits for the user's next message instead. */
+  chat: z.literal(true).optional(),
 });
 
 /**
