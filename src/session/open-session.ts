@@ -34,7 +34,7 @@ export interface OpenSessionOptions {
   teamDir?: string;
   maxTurns?: number;
   /** The model; a function chooses it once the stored session is known (a resumed demo continues its script). */
-  model?: ChatModel | ((stored: { events: () => Promise<TroupeEvent[]> } | null) => ChatModel | Promise<ChatModel>);
+  model?: ChatModel | ((stored: { events: () => Promise<TroupeEvent[]>; label: string } | null) => ChatModel | Promise<ChatModel>);
   /** Where the session is saved (default: nowhere, the session lives in this process). */
   store?: Store | null;
   /** Reopen this stored session (an exact id) instead of creating one. */
@@ -95,7 +95,7 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
     const kind = plan ? workflowKind(plan, team, { env, ...tiers, ...(maxTurns !== undefined ? { maxTurns } : {}) }) : teamKind(team, { env, ...tiers });
     const def = kind.def;
     const storedEvents = doc && store ? async () => (await store.read(doc.id)).events : null;
-    const chosen = typeof options.model === 'function' ? await options.model(storedEvents ? { events: storedEvents } : null) : (options.model ?? modelFromEnv(env));
+    const chosen = typeof options.model === 'function' ? await options.model(doc && storedEvents ? { events: storedEvents, label: doc.model } : null) : (options.model ?? modelFromEnv(env));
     const id = doc?.id ?? options.id ?? randomUUID();
     const mode = options.mode ?? doc?.mode ?? 'fsm';
     const tail = opened?.tail ?? [];

@@ -6,6 +6,10 @@ import { RestateCluster } from '../helpers/restate-cluster.js';
 import { TaggedScript } from '../helpers/tagged-script.js';
 import { REPO_ROOT } from '../helpers/team.js';
 
+// The live turn answers once the test's reader is connected: live deltas are best-effort, and a reader that
+// connects late (a loaded machine) would miss the first ones.
+let readerConnected: () => void = () => {};
+const liveReader = new Promise<void>((resolve) => (readerConnected = resolve));
 const script = new TaggedScript({
   api: [{ transition: 'RESPOND_TO_USER' }, { transition: 'RESPOND_TO_USER' }],
   end: [{ transition: 'COMPLETE' }],
@@ -14,7 +18,7 @@ const script = new TaggedScript({
   interject: [{ next: 'game_designer', delayFirstMs: 30_000 }, { transition: 'RESPOND_TO_USER' }],
   cli: [{ transition: 'RESPOND_TO_USER' }],
   listed: [{ transition: 'RESPOND_TO_USER' }],
-  live: [{ transition: 'RESPOND_TO_USER', chunkDelayMs: 150 }],
+  live: [{ transition: 'RESPOND_TO_USER', chunkDelayMs: 150, gate: liveReader }],
 });
 const waiting = (events: TroupeEvent[]) => events.some((e) => e.type === 'awaiting_user');
 let cluster: RestateCluster;
@@ -112,7 +116,10 @@ describe('troupe serve --backend restate: the same API as the embedded backend',
 
   it('streams a turn\'s deltas to the reader while the turn runs (pushed by the worker); the stored events carry the whole message', async () => {
     const id = await cluster.create('A slow answer [[tag live]]');
-    const events = await cluster.stream(id, waiting);
+    const events = await cluster.stream(id, (read) => {
+      if (read.length > 0) readerConnected();
+      return waiting(read);
+    });
     const message = events.findIndex((e) => e.type === 'agent_message');
     const deltas = events.slice(0, message).filter((e) => e.type === 'agent_delta');
     expect(deltas.length).toBeGreaterThan(0);

@@ -9,6 +9,7 @@ import type { DebatePlan } from './plan.js';
 import { ChangesSchema, type ToolCallRecord } from '../../engine/agent-reply.js';
 import type { Debate, Verdict } from './state.js';
 import { formatImplementationsForReview } from './review-format.js';
+import { takeUserWords } from './user-input.js';
 
 /** The tool each debate turn ends with: a structured verdict, never keywords in the text. */
 export const VERDICT_TOOL = 'review_verdict';
@@ -58,7 +59,7 @@ function turnText(plan: DebatePlan, debate: Debate): string {
 function reviewerTurn(ctx: StepContext, plan: DebatePlan, debate: Debate): void {
   const { frame } = current(ctx);
   const reviewer = debate.synthesising ? plan.synthesiser : plan.reviewers[debate.turn]!;
-  startCall(ctx, reviewer, { kind: 'workflow', text: turnText(plan, debate), state: frame.state }, { path: keyOf(frame, frame.state) });
+  startCall(ctx, reviewer, { kind: 'workflow', text: turnText(plan, debate), state: frame.state, ...takeUserWords(ctx) }, { path: keyOf(frame, frame.state) });
   update(ctx, { debate: { ...debate, call: ctx.s.inFlight } });
 }
 
@@ -66,9 +67,11 @@ function reviewerTurn(ctx: StepContext, plan: DebatePlan, debate: Debate): void 
 function independentReviews(ctx: StepContext, plan: DebatePlan, debate: Debate): void {
   const { frame } = current(ctx);
   const text = turnText(plan, debate);
+  // Words the user typed before the debate began reach every reviewer's independent review.
+  const user = takeUserWords(ctx);
   const pending: Record<string, AgentCall> = {};
   for (const reviewer of plan.reviewers) {
-    const call: AgentCall = { turnId: nextTurnId(ctx), persona: reviewer, path: keyOf(frame, frame.state), attempt: 1, inbox: { kind: 'workflow', text, state: frame.state }, branch: reviewer };
+    const call: AgentCall = { turnId: nextTurnId(ctx), persona: reviewer, path: keyOf(frame, frame.state), attempt: 1, inbox: { kind: 'workflow', text, state: frame.state, ...user }, branch: reviewer };
     pending[reviewer] = call;
     ctx.fx.push({ type: 'call_agent', call });
   }

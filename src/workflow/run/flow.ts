@@ -10,6 +10,7 @@ import type { StatePlan, WorkflowPlan } from './plan.js';
 import type { Frame } from './state.js';
 import { afterAfter, afterEnter, decisionRequest, inputRequest, targetsOf } from './chain.js';
 import { countEntry } from './loop-guard.js';
+import { takeUserWords } from './user-input.js';
 
 // How a workflow moves: the phases of a state, its agent's action, going to a state, entering a sub-workflow, finishing.
 
@@ -76,7 +77,7 @@ export function act(ctx: StepContext): boolean {
     return false;
   }
   update(ctx, { phase: 'call' });
-  startCall(ctx, agent.id, { kind: 'workflow', text: frame.input ?? '', state: state!.name }, { path: keyOf(frame, state!.name) });
+  startCall(ctx, agent.id, { kind: 'workflow', text: frame.input ?? '', state: state!.name, ...takeUserWords(ctx) }, { path: keyOf(frame, state!.name) });
   return false;
 }
 

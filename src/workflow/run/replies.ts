@@ -10,9 +10,10 @@ import type { Frame, WorkflowMessage } from './state.js';
 import type { AgentCall } from '../../engine/moves.js';
 import type { RawResponse } from '../../engine/evaluation.js';
 import { ASK_USER_TOOL, textOf } from './constants.js';
+import { inboxText } from './inbox.js';
 import { advance } from './flow.js';
 import { fail } from './failure.js';
-import { onUserText } from './user-input.js';
+import { deliverDeferred } from './user-input.js';
 
 // An agent answered: its words into its context, the branch or the debate it belongs to, its parsing tools read.
 
@@ -33,12 +34,7 @@ export function settleJoin(ctx: StepContext, outcome: FanoutOutcome): void {
   if (outcome.kind === 'wait') return;
   if (outcome.kind === 'fail') return fail(ctx, outcome.reason);
   update(ctx, { phase: 'after' });
-  const deferred = runOf(ctx).deferredInput;
-  if (deferred !== undefined) {
-    const { deferredInput: _taken, ...run } = runOf(ctx);
-    ctx.s.workflow = run;
-    return onUserText(ctx, deferred);
-  }
+  if (deliverDeferred(ctx)) return;
   advance(ctx);
 }
 
@@ -71,6 +67,7 @@ export function onReplied(ctx: StepContext, turnId: string, words: string, toolC
     setFrame(ctx, next);
     if (debateTurnDone(ctx, current(ctx).state!.debate!, words, toolCalls).kind === 'wait') return;
     update(ctx, { phase: 'after' });
+    if (deliverDeferred(ctx)) return;
     return advance(ctx);
   }
   if (ask && asking) {
@@ -108,6 +105,7 @@ function onIndependentReview(ctx: StepContext, reviewer: string, turnId: string,
   update(ctx, { agents: { ...frame.agents, [reviewer]: { response: words, toolCalls, turns: (frame.agents[reviewer]?.turns ?? 0) + 1, ...(raw ? { raw } : {}) } }, lastAgent: reviewer });
   if (debateTurnDone(ctx, state!.debate!, words, toolCalls, reviewer).kind === 'wait') return;
   update(ctx, { phase: 'after' });
+  if (deliverDeferred(ctx)) return;
   advance(ctx);
 }
 
@@ -116,7 +114,7 @@ function appendTurn(frame: Frame, context: ContextPlan, agent: AgentPlan, inbox:
   let next = frame;
   const appendMessage = (f: Frame, c: ContextPlan, m: WorkflowMessage) => append(f, c, m, legacy);
   if (agent.role === 'assistant') {
-    if (inbox.kind === 'workflow') next = appendMessage(next, context, { role: 'user', content: inbox.text, from: 'workflow' });
+    if (inbox.kind === 'workflow') next = appendMessage(next, context, { role: 'user', content: inboxText(inbox), from: 'workflow' });
     if (inbox.kind === 'workflow_answer') {
       // The turn that asked: its input (held back while the user was asked) and its words, then the answer.
       if (inbox.input !== undefined) next = appendMessage(next, context, { role: 'user', content: inbox.input, from: 'workflow' });

@@ -6,6 +6,7 @@ import type { TurnShaper } from '../../kernel/turn-shaper.js';
 import { agentOf, planOf, stateOf } from './frames.js';
 import { ASK_USER_TOOL } from './constants.js';
 import { verdictTool } from './debate.js';
+import { inboxText } from './inbox.js';
 import type { ToolCallRecord } from '../../engine/agent-reply.js';
 
 /** The tool a role with request_users_input may call to ask the user a question. */
@@ -70,8 +71,11 @@ export function workflowTurns(def: MachineDefinition): TurnShaper {
               { role: 'tool', toolCallId: inbox.toolCallId, name: ASK_USER_TOOL, content: inbox.text },
             ]
           : owned
-            ? []
-            : [{ role: 'user', content: 'text' in inbox ? inbox.text : '' }];
+            ? // Words the user typed while agents worked are not lost in a handler state: they follow its context.
+              inbox.kind === 'workflow' && inbox.user !== undefined
+              ? [{ role: 'user', content: inboxText({ text: '', user: inbox.user }) }]
+              : []
+            : [{ role: 'user', content: inbox.kind === 'workflow' ? inboxText(inbox) : 'text' in inbox ? inbox.text : '' }];
       const debating = frame?.phase === 'debate';
       const tools: ToolSpec[] = debating ? [verdictTool] : [...(agent?.parsingTools ?? []), ...(agent?.requestUserInput && !call.branch ? [askUserTool] : [])];
       const agentTools = agent && agent.tools.length > 0 && !debating
