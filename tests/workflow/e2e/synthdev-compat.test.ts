@@ -64,6 +64,20 @@ describe("SynthDev's own files run unchanged (troupe run --workflow <path>/<name
     expect(ended[0]).toMatchObject({ output: recorded.output });
   });
 
+  it('troupe run --roles DIR reads that roles tree first: its bookseller answers, the visitor still comes from config/roles', async () => {
+    const mine = mkdtempSync(join(tmpdir(), 'troupe-roles-'));
+    mkdirSync(join(mine, 'shop'));
+    writeFileSync(join(mine, 'shop', 'staff.testing.json'), JSON.stringify({ bookseller: { systemMessage: 'You are Bob, a bookseller.', includedTools: [] } }));
+    const pick = (req: RecordedRequest) => (messagesOf(req)[0]?.content?.startsWith('You are Bob') ? 'bob' : roleOfRequest(req));
+    server = await new RoleServer({ bob: [reply('Hello, I am Bob.')], visitor: [reply('', { name: 'visit_decision', arguments: { still_browsing: false, summary: 'Met Bob.' } })] }, pick).start();
+    const run = await runJson(['run', '--workflow', WORKFLOW, '--roles', mine, '--input', 'Hello?'], cleanEnv({ OPENAI_BASE_URL: server.baseURL }));
+    rmSync(mine, { recursive: true, force: true });
+    expect(run.code).toBe(0);
+    expect(server.unexpected).toEqual([]);
+    expect(server.requests.map(pick)).toEqual(['bob', 'visitor']);
+    expect(ofType(run.events, 'session_ended')[0]).toMatchObject({ output: 'Met Bob.' });
+  });
+
   it('finds the roles in config/roles/<group>/ by their own names and by group.name, and TROUPE_ROLES / --roles point elsewhere', async () => {
     const { loadWorkflow, loadWorkflowOrThrow } = await import('../../../src/workflow/load/load-workflow.js');
     const loaded = loadWorkflow(WORKFLOW, { cwd: REPO_ROOT, env: {} });
