@@ -43,10 +43,14 @@ export function redactorFrom(env: Record<string, string | undefined> = process.e
 
 let fromProcess: Redactor | null = null;
 
-/** The redactor for this process's environment (built once). */
+/** The redactor for this process's environment (built once), with its screen. */
+export function processRedactor(): Redactor {
+  return (fromProcess ??= redactorFrom(process.env));
+}
+
+/** Redacts one string with the redactor for this process's environment. */
 export function redact(text: string): string {
-  fromProcess ??= redactorFrom(process.env);
-  return fromProcess(text);
+  return processRedactor()(text);
 }
 
 /**

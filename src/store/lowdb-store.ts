@@ -5,9 +5,9 @@ import type { TroupeEvent } from '../engine/event-map.js';
 import { UserError } from '../errors.js';
 import { redactedJson, redactorFrom, type Redactor } from '../llm/redact.js';
 import { checkDataDir, dataDirError } from './data-dir.js';
-import { DocumentFile, fsyncOf, NODE_DOCUMENT_FS, type DocumentFs } from './document-file.js';
+import { asyncFs, DocumentFile, fsyncOf, NODE_DOCUMENT_FS, type DocumentFs } from './document-file.js';
 import { CHAINED_SINCE, journalRules } from './journal-check.js';
-import { JournalWriter, scanJournal } from './journal-file.js';
+import { JournalWriter, scanJournal, type JournalEnd } from './journal-file.js';
 import { listingOf, type SessionListing } from './listing.js';
 import { acquireLock, lockHolder, refreshLock, releaseLock } from './lock.js';
 import { CURRENT_FORMAT, decodeSessionFile, parseSessionFile, SessionFileError, type FileFormat, type Loaded } from './load-file.js';
@@ -86,8 +86,14 @@ export class LowdbStore implements Store {
       locked = true;
       if (existsSync(this.pathOf(doc.id)) || existsSync(this.journalOf(doc.id))) throw new UserError(`session ${doc.id} already exists in ${this.dir} — choose another id`);
       writeFileSync(this.journalOf(doc.id), '');
-      const handle = this.handle(doc, new JournalWriter(this.journalOf(doc.id), undefined, fsyncOf(this.fs)));
-      handle.checkpoint(doc.checkpoint, doc);
+      const handle = this.handle(doc, this.writer(this.journalOf(doc.id)));
+      try {
+        await handle.checkpoint(doc.checkpoint, doc);
+      } catch (error) {
+        await handle.close();
+        locked = false;
+        throw error;
+      }
       return handle;
     } catch (error) {
       if (locked) releaseLock(lock);
@@ -125,7 +131,7 @@ export class LowdbStore implements Store {
         },
         journalRules(doc, this.format.version, path),
       );
-      const writer = new JournalWriter(this.journalOf(id), scan, fsyncOf(this.fs));
+      const writer = this.writer(this.journalOf(id), scan);
       return { handle: this.handle(doc, writer), tail, recent: recent.slice(-keep) };
     } catch (error) {
       releaseLock(lock);
@@ -250,6 +256,11 @@ export class LowdbStore implements Store {
     }
   }
 
+  private writer(path: string, end?: JournalEnd): JournalWriter {
+    const fs = asyncFs(this.fs);
+    return new JournalWriter(path, end, fsyncOf(this.fs), (fd, p) => fs.fsync(fd, p));
+  }
+
   private serialise(doc: SessionDocument): string {
     return redactedJson(doc, this.redact, this.indent || undefined);
   }
@@ -260,15 +271,18 @@ export class LowdbStore implements Store {
     const lock = this.lockOf(id);
     const dataDir = this.dataDir;
     const redact = this.redact;
-    // Written synchronously: a failure is known before the step's effects run (no model call after it).
     const file = new DocumentFile<SessionDocument>(path, { parse: (t) => JSON.parse(t) as SessionDocument, stringify: (d) => this.serialise(d) }, this.fs);
-    const db = new LowSync<SessionDocument>(file, initial);
+    // The document as last written, and as the next checkpoint builds on (the last one asked for).
+    let written = initial;
+    let latest = initial;
+    // One checkpoint write at a time: a later one starts once the one before it has settled.
+    let writing: Promise<void> = Promise.resolve();
     let closed = false;
     return {
       id,
       location: path,
       get doc() {
-        return db.data;
+        return written;
       },
       append(record) {
         if (closed) throw new Error(`session ${id} is closed`);
@@ -278,33 +292,39 @@ export class LowdbStore implements Store {
           throw dataDirError(error, dataDir, `save session ${id} to ${writer.path}`);
         }
       },
-      checkpoint(checkpoint, meta, options = {}) {
+      checkpoint: (checkpoint, meta, options = {}) => {
         if (closed) throw new Error(`session ${id} is closed`);
         if (checkpoint.records !== writer.records) throw new Error(`session ${id}: a checkpoint of ${checkpoint.records} journal lines, but the journal has ${writer.records}`);
-        try {
-          // The journal lines the checkpoint covers reach the disk before the document that points past them.
-          writer.sync();
-        } catch (error) {
-          throw dataDirError(error, dataDir, `save session ${id} to ${writer.path}`);
-        }
-        const before = db.data;
-        db.data = { ...db.data, mode: meta.mode, brief: meta.brief || db.data.brief, updatedAt: meta.updatedAt, checkpoint: { ...checkpoint, hash: writer.lastHash } };
-        try {
-          db.write();
-          if (options.sync) file.syncDirectory();
-        } catch (error) {
-          db.data = before;
-          throw dataDirError(error, dataDir, `save session ${id} to ${path}`);
-        }
-        refreshLock(lock);
+        const next: SessionDocument = { ...latest, mode: meta.mode, brief: meta.brief || latest.brief, updatedAt: meta.updatedAt, checkpoint: { ...checkpoint, hash: writer.lastHash } };
+        // Serialised now, on the caller's turn: what it was given may change once this returns.
+        const text = this.serialise(next);
+        latest = next;
+        const write = async () => {
+          try {
+            // The journal lines the checkpoint covers reach the disk before the document that points past them.
+            await writer.flush();
+          } catch (error) {
+            throw dataDirError(error, dataDir, `save session ${id} to ${writer.path}`);
+          }
+          try {
+            await file.writeText(text, { durable: options.sync === true });
+          } catch (error) {
+            throw dataDirError(error, dataDir, `save session ${id} to ${path}`);
+          }
+          written = next;
+          refreshLock(lock);
+        };
+        const done = writing.then(write, write);
+        writing = done.catch(() => undefined);
+        return done;
       },
       async close() {
         if (closed) return;
         closed = true;
+        await writing;
         writer.close();
         releaseLock(lock);
       },
     };
   }
 }
-
