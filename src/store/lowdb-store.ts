@@ -1,4 +1,5 @@
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { access, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LowSync } from 'lowdb';
 import type { TroupeEvent } from '../engine/event-map.js';
@@ -9,7 +10,7 @@ import { asyncFs, DocumentFile, fsyncOf, NODE_DOCUMENT_FS, type DocumentFs } fro
 import { CHAINED_SINCE, journalRules } from './journal-check.js';
 import { JournalWriter, scanJournal, type JournalEnd } from './journal-file.js';
 import { listingOf, type SessionListing } from './listing.js';
-import { acquireLock, lockHolder, refreshLock, releaseLock } from './lock.js';
+import { acquireLock, acquireLockAsync, lockHolder, refreshLock, releaseLock } from './lock.js';
 import { CURRENT_FORMAT, decodeSessionFile, parseSessionFile, SessionFileError, type FileFormat, type Loaded } from './load-file.js';
 import { sealingPathOf, sealJournal } from './seal-journal.js';
 import { SessionDocumentSchema, type JournalRecord, type SessionDocument } from './session-file.js';
@@ -41,6 +42,8 @@ export class LowdbStore implements Store {
   private readonly indent: number;
   private readonly format: FileFormat;
   private readonly fs: DocumentFs;
+  // The sessions directory, made once.
+  private made: Promise<void> | null = null;
 
   /** Where a session keeps its own files (agents' workspaces): `<data dir>/runs/<id>`. */
   filesOf(id: string): string {
@@ -75,17 +78,31 @@ export class LowdbStore implements Store {
     const lock = this.lockOf(doc.id);
     let locked = false;
     try {
-      mkdirSync(this.dir, { recursive: true });
+      // A server creates many sessions at once: the files are made off the event loop (the directory once,
+      // and again if it went away since).
+      const made = (this.made ??= mkdir(this.dir, { recursive: true }).then(() => undefined));
+      await made.catch((error: unknown) => {
+        this.made = null;
+        throw error;
+      });
       // What the store writes must load again: a document its own schema refuses is never created.
       const checked = SessionDocumentSchema.safeParse(doc);
       if (!checked.success) {
         const issue = checked.error.issues[0]!;
         throw new UserError(`cannot create session ${doc.id}: ${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`);
       }
-      acquireLock(lock, doc.id);
+      await acquireLockAsync(lock, doc.id).catch(async (error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') throw error;
+        this.made = null;
+        await mkdir(this.dir, { recursive: true });
+        await acquireLockAsync(lock, doc.id);
+      });
       locked = true;
-      if (existsSync(this.pathOf(doc.id)) || existsSync(this.journalOf(doc.id))) throw new UserError(`session ${doc.id} already exists in ${this.dir} — choose another id`);
-      writeFileSync(this.journalOf(doc.id), '');
+      const exists = async (path: string) => access(path).then(() => true, () => false);
+      if ((await exists(this.pathOf(doc.id))) || !(await writeFile(this.journalOf(doc.id), '', { flag: 'wx' }).then(() => true, (error: NodeJS.ErrnoException) => {
+        if (error.code === 'EEXIST') return false;
+        throw error;
+      }))) throw new UserError(`session ${doc.id} already exists in ${this.dir} — choose another id`);
       const handle = this.handle(doc, this.writer(this.journalOf(doc.id)));
       try {
         await handle.checkpoint(doc.checkpoint, doc);
