@@ -24,10 +24,11 @@ const FROM_TURN = 20;
 const STEP_RUNS = QUICK ? 5 : 9;
 const SESSION_RUNS = QUICK ? 5 : 15;
 
-/** Deterministic pseudo-random handoffs with two alternatives, answered instantly. */
+/** Deterministic pseudo-random handoffs with two alternatives and a key decision of their own, answered instantly, with usage (as a server reports it). */
 class InstantModel implements ChatModel {
   readonly label = 'instant';
   private seed = 7;
+  private calls = 0;
   constructor(private readonly ids: string[]) {}
   private pick(not: string): string {
     let id = not;
@@ -38,11 +39,12 @@ class InstantModel implements ChatModel {
     return id;
   }
   async generate(req: ChatRequest): Promise<ChatResponse> {
-    if (req.meta.purpose === 'summary') return { text: '{"decisions":["d"],"discussions":["talk"],"pending":[]}', toolCalls: [], usage: null, finishReason: 'stop', model: 'instant' };
+    this.calls += 1;
+    if (req.meta.purpose === 'summary') return { text: `{"decisions":["d${this.calls}"],"discussions":["talk"],"pending":[]}`, toolCalls: [], usage: { promptTokens: 400, completionTokens: 30 }, finishReason: 'stop', model: 'instant' };
     const self = req.meta.persona!;
-    const d = { transition: 'APPROVE_AND_HANDOFF', next_agent: this.pick(self), urgency: 0.5, dependency: 0.6, user_intent: 0.4,
+    const d = { transition: 'APPROVE_AND_HANDOFF', next_agent: this.pick(self), urgency: 0.5, dependency: 0.6, user_intent: 0.4, key_decisions: [`decision ${this.calls} on topic${this.seed % 50}`],
       alternatives: [{ next_agent: this.pick(self), urgency: 0.4, dependency: 0.5, user_intent: 0.5 }, { next_agent: this.pick(self), urgency: 0.3 }] };
-    return { text: `${self} says something about topic${this.seed % 50}.`, toolCalls: [{ name: 'handoff_directive', arguments: JSON.stringify(d) }], usage: null, finishReason: 'tool_calls', model: 'instant' };
+    return { text: `${self} says something about topic${this.seed % 50}.`, toolCalls: [{ name: 'handoff_directive', arguments: JSON.stringify(d) }], usage: { promptTokens: 900, completionTokens: 60 }, finishReason: 'tool_calls', model: 'instant' };
   }
 }
 
