@@ -1,5 +1,5 @@
 import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
-import { CHAIN_START, sealLine } from './journal-chain.js';
+import { CHAIN_START, sealLineBytes } from './journal-chain.js';
 import { JournalCheck, type JournalRules } from './journal-check.js';
 import { SessionFileError } from './load-file.js';
 import type { JournalRecord } from './session-file.js';
@@ -129,16 +129,12 @@ export class JournalWriter {
   /** Appends one record already serialised as JSON (an object on one line) whose `n` is `n`: it must be the next line. */
   appendJson(json: string, n: number): void {
     if (n !== this.lines + 1) throw new Error(`journal ${this.path}: record ${n} appended after line ${this.lines}`);
-    const sealed = sealLine(json, this.last);
-    const line = `${sealed.line}\n`;
-    const length = Buffer.byteLength(line);
+    const sealed = sealLineBytes(json, this.last);
+    const length = sealed.bytes.length;
     try {
-      // The string is written as it is (no Buffer made per line); a short write, rare on a file, goes on from a copy.
-      let written = writeSync(this.fd, line, this.size);
-      if (written < length) {
-        const bytes = Buffer.from(line);
-        while (written < length) written += writeSync(this.fd, bytes, written, length - written, this.size + written);
-      }
+      // A short write, rare on a file, goes on from where it stopped.
+      let written = writeSync(this.fd, sealed.bytes, 0, length, this.size);
+      while (written < length) written += writeSync(this.fd, sealed.bytes, written, length - written, this.size + written);
       this.size += length;
       this.lines += 1;
       this.last = sealed.hash;
