@@ -83,18 +83,21 @@ export function serveApp(options: ServeAppOptions): Hono {
   api.get('/sessions/:id/events', async (c) => {
     const id = await resolve(c.req.param('id'));
     const after = Number(c.req.header('Last-Event-ID') ?? c.req.query('after') ?? 0) || 0;
-    const client = new SseClient<SseFrame>();
+    const client = new SseClient(after);
     const feed = host.feed(id);
     let stored: SseFrame[] = [];
     // A hosted session's feed holds its newest events, worded and serialised once for every reader; a reader
-    // resuming before them reads the store (attached first, so nothing falls between; duplicates skipped by seq).
+    // resuming before them gets the events the session keeps in memory, or reads the store when it must go
+    // further back (attached first, so nothing falls between; duplicates are skipped by seq).
     const detach = feed?.attach(client, after);
-    if (!feed?.covers(after)) {
+    const replayed = feed && !feed.covers(after) ? feed.replay(after) : null;
+    if (replayed) stored = replayed;
+    else if (!feed?.covers(after)) {
       const read = await store.read(id);
       const live = host.get(id);
       stored = storedFrames(read.events, after, displayNames(live?.def ?? storedDefinition(read.doc, team)));
     }
-    return streamFrames(c, { after, stored, client, live: feed !== undefined, keepAliveMs: options.keepAliveMs ?? 15_000, done: () => detach?.() });
+    return streamFrames(c, { stored, client, live: feed !== undefined, keepAliveMs: options.keepAliveMs ?? 15_000, done: () => detach?.() });
   });
 
   return mount();

@@ -8,6 +8,27 @@ import { sseFrame, type SseFrame } from './sse-frame.js';
 /** How many of a session's newest stored events its feed keeps, so a reader joining (or coming back) within them reads nothing from the store. */
 export const FEED_RECENT = 32;
 
+/**
+ * Streamed words are sent at most this often, in one write per reader (a burst, or the words of these
+ * milliseconds, joined once for all readers); a stored event sends the words before it at once. With many
+ * readers the batches are longer (one more millisecond per 20 readers, at most 100 ms): every batch is a
+ * socket write per reader, and a thousand readers of a fast stream must leave the server time for others.
+ */
+export const DELTA_BATCH_MS = 20;
+const deltaBatchMs = (readers: number) => Math.min(100, DELTA_BATCH_MS + Math.floor(readers / 20));
+
+/** How long frames built for readers resuming behind the kept ones are kept for the next such reader. */
+const REPLAY_KEPT_MS = 5_000;
+
+/** Frames of the events the session holds, built once for every reader that resumes among them. */
+interface Replayed {
+  /** The seq of the first event they start from (the session's window moves on: then they are built afresh). */
+  first: number;
+  last: number;
+  state: DisplayState;
+  frames: SseFrame[];
+}
+
 interface Kept {
   e: TroupeEvent;
   /** The display state before the event (its frame is worded from it). */
@@ -22,7 +43,11 @@ interface Kept {
  * the store.
  */
 export class EventFeed {
-  private readonly readers = new Set<SseClient<SseFrame>>();
+  private readonly readers = new Set<SseClient>();
+  private deltas: SseFrame[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private replayed: Replayed | null = null;
+  private replayTimer: NodeJS.Timeout | null = null;
   private readonly names: DisplayNames;
   private state: DisplayState;
   private kept: Kept[] = [];
@@ -35,7 +60,10 @@ export class EventFeed {
    * from the events it holds in memory (a display state depends only on the last directive per state and
    * whether the brief is next, which a window of hundreds of events always holds).
    */
-  constructor(session: TroupeSession, private readonly redactor: Redactor = processRedactor()) {
+  constructor(
+    private readonly session: TroupeSession,
+    private readonly redactor: Redactor = processRedactor(),
+  ) {
     this.names = displayNames(session.def);
     let state = DISPLAY_START;
     for (const e of session.recent()) state = displayStep(state, e, this.names).state;
@@ -58,25 +86,67 @@ export class EventFeed {
    * Adds a reader: the kept frames after `after` are queued for it at once (when `covers(after)`), then every
    * new event. Returns the function that removes it.
    */
-  attach(client: SseClient<SseFrame>, after: number): () => void {
+  attach(client: SseClient, after: number): () => void {
     if (this.covers(after)) for (const k of this.kept) if (k.e.seq > after) client.push(this.frameOf(k));
     this.readers.add(client);
     return () => this.readers.delete(client);
   }
 
+  /**
+   * Frames for a reader resuming at `after`, before the kept ones: from the events the session holds in
+   * memory, folded from the first of them; null when they do not reach back that far. The frames are built
+   * once and shared with every reader resuming among them in the next few seconds (a thousand readers
+   * joining a long session at once cost one replay).
+   */
+  replay(after: number): SseFrame[] | null {
+    const events = this.session.recent();
+    if (events.length === 0 || events[0]!.seq > after + 1) return null;
+    let r = this.replayed;
+    if (!r || r.first !== events[0]!.seq) r = { first: events[0]!.seq, last: events[0]!.seq - 1, state: DISPLAY_START, frames: [] };
+    for (const e of events) {
+      if (e.seq <= r.last) continue;
+      const made = sseFrame(e, r.state, this.names, this.redactor);
+      r.state = made.state;
+      r.frames.push(made.frame);
+      r.last = e.seq;
+    }
+    this.replayed = r;
+    if (this.replayTimer) clearTimeout(this.replayTimer);
+    this.replayTimer = setTimeout(() => (this.replayed = null), REPLAY_KEPT_MS);
+    this.replayTimer.unref();
+    return r.frames.filter((f) => f.seq > after);
+  }
+
   /** Stops following the session (it was let go of); readers stay until they leave. */
   close(): void {
     this.unsubscribe();
+    this.sendDeltas();
+  }
+
+  /** Sends the streamed words waiting for their batch, joined into one frame for every reader. */
+  private sendDeltas(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const deltas = this.deltas;
+    if (deltas.length === 0) return;
+    this.deltas = [];
+    const frame = deltas.length === 1 ? deltas[0]! : { seq: deltas.at(-1)!.seq, live: true, bytes: Buffer.concat(deltas.map((d) => d.bytes)) };
+    for (const reader of this.readers) reader.push(frame);
   }
 
   private publish(e: TroupeEvent): void {
     const before = this.state;
-    const live = e.type === 'agent_delta';
-    // Without readers a delta is only folded; a stored event is kept, its frame made when a reader needs it.
-    if (this.readers.size === 0 && live) {
-      this.state = displayStep(before, e, this.names).state;
+    if (e.type === 'agent_delta') {
+      // Without readers a streamed word is only folded; with readers it waits for its batch.
+      if (this.readers.size === 0) return void (this.state = displayStep(before, e, this.names).state);
+      const made = sseFrame(e, before, this.names, this.redactor);
+      this.state = made.state;
+      this.deltas.push(made.frame);
+      this.timer ??= setTimeout(() => this.sendDeltas(), deltaBatchMs(this.readers.size));
       return;
     }
+    this.sendDeltas();
+    // A stored event is kept; its frame is made now when someone reads, else when a reader needs it.
     const k: Kept = { e, before, frame: null };
     if (this.readers.size > 0) {
       const made = sseFrame(e, before, this.names, this.redactor);
@@ -84,7 +154,6 @@ export class EventFeed {
       this.state = made.state;
       for (const reader of this.readers) reader.push(made.frame);
     } else this.state = displayStep(before, e, this.names).state;
-    if (live) return;
     this.kept.push(k);
     if (this.kept.length > FEED_RECENT) this.from = this.kept.shift()!.e.seq;
   }

@@ -1,45 +1,129 @@
+import type { SseFrame } from './sse-frame.js';
+
 /** How much a slow reader may fall behind before it is dropped (sessions never wait for a reader). */
 export const MAX_QUEUED_EVENTS = 2_000;
 
+/** Where one reader's bytes go: `write` answers false when the connection wants the writer to wait for `drain`. */
+export interface SseSink {
+  write(bytes: Uint8Array): boolean;
+  /** Calls `listener` each time the connection can take more after `write` answered false. */
+  onDrain(listener: () => void): void;
+  /** Ends the stream. */
+  end(): void;
+}
+
+const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
+
+// Readers with frames to write, written a slice at a time: one event for a thousand readers is a thousand
+// socket writes, and between slices the event loop serves other requests (a health check stays fast).
+const WRITE_SLICE = 64;
+const due = new Set<SseClient>();
+let scheduled = false;
+
+function writeSlice(): void {
+  scheduled = false;
+  let written = 0;
+  for (const client of due) {
+    due.delete(client);
+    client.flushNow();
+    if (++written >= WRITE_SLICE) break;
+  }
+  if (due.size > 0 && !scheduled) {
+    scheduled = true;
+    setImmediate(writeSlice);
+  }
+}
+
+function schedule(client: SseClient): void {
+  due.add(client);
+  if (scheduled) return;
+  scheduled = true;
+  setImmediate(writeSlice);
+}
+const DROPPED = Buffer.from(`event: dropped\ndata: ${JSON.stringify({ error: 'this reader fell too far behind and was dropped; reconnect with Last-Event-ID' })}\n\n`);
+
 /**
- * A queue between a session's events (pushed synchronously, never blocking) and one SSE reader (drained
- * as fast as the connection takes them). A reader that falls more than MAX_QUEUED_EVENTS behind is dropped.
+ * One SSE reader: frames are pushed to it synchronously (never blocking the session) and written to its
+ * connection soon after (readers are written a slice at a time, what each has queued as one write), with no
+ * promise or task per frame; while its connection does not keep up they queue and go out as one write when
+ * it drains. Frames at or before the seq it resumed after (or already sent) are skipped, so a reader can be
+ * attached before its stored frames are read. A reader more than `limit` frames behind is dropped with a
+ * `dropped` event.
  */
-export class SseClient<T = unknown> {
-  private queue: T[] = [];
-  private wake: (() => void) | null = null;
+export class SseClient {
+  private queue: SseFrame[] = [];
+  private sink: SseSink | null = null;
+  private blocked = false;
+  private sent: number;
+  private keepAlive: NodeJS.Timeout | null = null;
+  private readonly ended: Promise<void>;
+  private finish!: () => void;
   dropped = false;
   closed = false;
 
-  constructor(private readonly limit = MAX_QUEUED_EVENTS) {}
+  constructor(after = 0, private readonly limit = MAX_QUEUED_EVENTS) {
+    this.sent = after;
+    this.ended = new Promise<void>((resolve) => (this.finish = resolve));
+  }
 
-  /** Queues an event; drops the reader when it is too far behind. */
-  push(e: T): void {
+  /** Resolves once the stream is over (the reader left, was dropped, or was ended). */
+  get over(): Promise<void> {
+    return this.ended;
+  }
+
+  /** Starts writing: the `stored` frames first, then those pushed since; a keep-alive comment every `keepAliveMs` of the stream. */
+  start(sink: SseSink, stored: readonly SseFrame[], keepAliveMs: number): void {
+    this.sink = sink;
+    sink.onDrain(() => {
+      this.blocked = false;
+      schedule(this);
+    });
+    this.queue = [...stored, ...this.queue];
+    schedule(this);
+    this.keepAlive = setInterval(() => !this.blocked && this.sink?.write(KEEP_ALIVE), keepAliveMs);
+    this.keepAlive.unref();
+  }
+
+  /** Queues a frame, written at once when the connection keeps up; drops the reader when it is too far behind. */
+  push(frame: SseFrame): void {
     if (this.closed || this.dropped) return;
-    if (this.queue.length >= this.limit) {
-      this.dropped = true;
-      this.queue = [];
-    } else this.queue.push(e);
-    if (this.wake) {
-      const wake = this.wake;
-      this.wake = null;
-      wake();
-    }
+    if (this.queue.length >= this.limit) return this.drop();
+    this.queue.push(frame);
+    if (this.sink && !this.blocked) schedule(this);
   }
 
-  /** Ends the stream (the reader left, or the server stops). */
+  /** Ends the stream (the reader left, the server stops, or nothing more will come). */
   close(): void {
+    if (this.closed) return;
+    // What is queued still goes out (the stored frames of a session that is not running here); then the end.
+    if (!this.dropped) this.flushNow();
     this.closed = true;
-    this.wake?.();
+    this.queue = [];
+    due.delete(this);
+    if (this.keepAlive) clearInterval(this.keepAlive);
+    this.sink?.end();
+    this.finish();
   }
 
-  /** The next events to send, waiting for one when none is queued; empty when the stream is over. */
-  async next(): Promise<T[]> {
-    while (this.queue.length === 0 && !this.closed && !this.dropped) await new Promise<void>((resolve) => (this.wake = resolve));
-    this.wake = null;
-    if (this.closed || this.dropped) return [];
-    const batch = this.queue;
+  private drop(): void {
+    this.dropped = true;
     this.queue = [];
-    return batch;
+    this.sink?.write(DROPPED);
+    this.close();
+  }
+
+  /** Writes what is queued as one write (unless the connection is draining or gone). */
+  flushNow(): void {
+    if (this.closed || this.blocked) return;
+    const out: SseFrame[] = [];
+    for (const f of this.queue) {
+      if (!f.live && f.seq <= this.sent) continue;
+      if (!f.live) this.sent = f.seq;
+      out.push(f);
+    }
+    this.queue = [];
+    if (out.length === 0 || !this.sink) return;
+    // The frames' bytes are shared by every reader; a batch joined into one write is this reader's own copy.
+    if (!this.sink.write(out.length === 1 ? out[0]!.bytes : Buffer.concat(out.map((f) => f.bytes)))) this.blocked = true;
   }
 }

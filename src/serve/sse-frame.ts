@@ -1,6 +1,6 @@
 import type { TroupeEvent } from '../engine/event-map.js';
 import { processRedactor, redactDeep, type Redactor } from '../llm/redact.js';
-import { DISPLAY_START, displayStep, type DisplayItem, type DisplayNames, type DisplayState } from '../report/display-items.js';
+import { DISPLAY_START, displayStep, SILENT_EVENTS, type DisplayItem, type DisplayNames, type DisplayState } from '../report/display-items.js';
 import { terminalSafeJson } from '../report/terminal-safe.js';
 
 /** An event as the SSE stream sends it: the bytes of its message, its seq, and whether it is live only (a delta: no id, never a resume point). */
@@ -28,7 +28,8 @@ function frameOf(e: TroupeEvent, json: string, live: boolean): SseFrame {
  */
 export function sseFrame(e: TroupeEvent, state: DisplayState, names: DisplayNames, redactor: Redactor = processRedactor()): { frame: SseFrame; state: DisplayState } {
   const live = e.type === 'agent_delta';
-  const fast = displayStep(state, e, names);
+  // Silent events (streamed words above all) have no items and leave the fold as it was.
+  const fast = SILENT_EVENTS.has(e.type) ? { state, items: [] } : displayStep(state, e, names);
   const json = rawJson(e, fast.items);
   if (redactor.screen && !redactor.screen.test(json)) return { frame: frameOf(e, json, live), state: fast.state };
   const shown = redactDeep(e, redactor);
