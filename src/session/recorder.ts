@@ -80,6 +80,12 @@ export class JournalRecorder implements JournalPort {
 
   /** Writes the final checkpoint, made durable (unless a write already failed: the files keep the last saved step), and releases the session; a failed write is thrown. */
   async close(): Promise<void> {
+    // A session that never started (no brief) is nothing to resume: it is removed, not left behind as "not started".
+    if (this.snapshot.status === 'idle' && this.handle.discard && this.failure === null) {
+      this.closing = true;
+      await this.flushed();
+      return this.handle.discard();
+    }
     const before = this.failure;
     this.closing = true;
     try {

@@ -28,6 +28,8 @@ export interface SessionHandle {
   checkpoint(checkpoint: Checkpoint, meta: Pick<SessionDocument, 'mode' | 'brief' | 'updatedAt'>, options?: { sync?: boolean }): Promise<void>;
   /** Releases the session for other processes, once a checkpoint write in flight has settled. */
   close(): Promise<void>;
+  /** Removes a session that never started (it has no brief, so nothing to resume or show) and releases it. */
+  discard?(): Promise<void>;
 }
 
 /** A session opened for writing: its handle, and the journal records after its checkpoint (to fold on top of it). */
