@@ -14,24 +14,38 @@ export interface SseSink {
 
 const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
 
-// Readers with frames to write, written a slice at a time: one event for a thousand readers is a thousand
-// socket writes, and between slices the event loop serves other requests (a health check stays fast).
-const WRITE_SLICE = 64;
+// Writes happen as frames come, until 2 ms of a turn of the event loop have gone to them (one event for a
+// thousand readers is a thousand socket writes); the readers left are written in later turns, 5 ms of
+// them at a time, so the server answers other requests in between (a health check stays fast).
+const NOW_MS = 2;
+const SLICE_MS = 5;
 const due = new Set<SseClient>();
 let scheduled = false;
+let turnStart = -1;
 
 function writeSlice(): void {
   scheduled = false;
-  let written = 0;
+  const end = performance.now() + SLICE_MS;
   for (const client of due) {
     due.delete(client);
     client.flushNow();
-    if (++written >= WRITE_SLICE) break;
+    if (performance.now() > end) break;
   }
   if (due.size > 0 && !scheduled) {
     scheduled = true;
     setImmediate(writeSlice);
   }
+}
+
+/** Whether a reader may be written now: nobody is waiting before it and this turn's writes are under NOW_MS. */
+function writeNow(): boolean {
+  if (due.size > 0) return false;
+  const now = performance.now();
+  if (turnStart < 0) {
+    turnStart = now;
+    setImmediate(() => (turnStart = -1));
+  }
+  return now - turnStart < NOW_MS;
 }
 
 function schedule(client: SseClient): void {
@@ -44,9 +58,9 @@ const DROPPED = Buffer.from(`event: dropped\ndata: ${JSON.stringify({ error: 'th
 
 /**
  * One SSE reader: frames are pushed to it synchronously (never blocking the session) and written to its
- * connection soon after (readers are written a slice at a time, what each has queued as one write), with no
- * promise or task per frame; while its connection does not keep up they queue and go out as one write when
- * it drains. Frames at or before the seq it resumed after (or already sent) are skipped, so a reader can be
+ * connection at once, or soon after when the event loop has written enough this turn (then what it has
+ * queued goes out as one write), with no promise or task per frame; while its connection does not keep up
+ * they queue and go out as one write when it drains. Frames at or before the seq it resumed after (or already sent) are skipped, so a reader can be
  * attached before its stored frames are read. A reader more than `limit` frames behind is dropped with a
  * `dropped` event.
  */
@@ -89,7 +103,9 @@ export class SseClient {
     if (this.closed || this.dropped) return;
     if (this.queue.length >= this.limit) return this.drop();
     this.queue.push(frame);
-    if (this.sink && !this.blocked) schedule(this);
+    if (!this.sink || this.blocked) return;
+    if (writeNow()) this.flushNow();
+    else schedule(this);
   }
 
   /** Ends the stream (the reader left, the server stops, or nothing more will come). */
