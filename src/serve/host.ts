@@ -40,6 +40,9 @@ export class SessionHost {
   private readonly hosted = new Map<string, TroupeSession>();
   private readonly feeds = new Map<string, EventFeed>();
   private readonly opening = new Map<string, Promise<TroupeSession>>();
+  // Sessions being let go of: their last checkpoint is written off the event loop, and until it is (and the
+  // session is closed) this process still holds them, so one is reopened only after.
+  private readonly releasing = new Map<string, Promise<void>>();
   private prices: PriceTable | null = null;
 
   constructor(readonly options: HostOptions) {}
@@ -125,7 +128,8 @@ export class SessionHost {
     if (pending) return pending;
     this.room();
     const o = this.options;
-    const opening = openSession({ store: o.store, resume: id, team: o.team, teamDir: o.teamDir, env: o.env, model: o.model, meter: this.meter(), ...(o.clock ? { clock: o.clock } : {}) }).then((session) => {
+    const released = this.releasing.get(id);
+    const opening = (released ?? Promise.resolve()).then(() => openSession({ store: o.store, resume: id, team: o.team, teamDir: o.teamDir, env: o.env, model: o.model, meter: this.meter(), ...(o.clock ? { clock: o.clock } : {}) })).then((session) => {
       this.adopt(session).resume();
       return session;
     });
@@ -144,7 +148,13 @@ export class SessionHost {
     this.hosted.delete(id);
     const feed = this.feeds.get(id);
     this.feeds.delete(id);
-    await session.stop(detach).catch(() => undefined);
+    const stopped = session.stop(detach).then(
+      () => undefined,
+      () => undefined,
+    );
+    this.releasing.set(id, stopped);
+    await stopped;
+    if (this.releasing.get(id) === stopped) this.releasing.delete(id);
     feed?.close();
   }
 
