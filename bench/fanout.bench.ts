@@ -72,16 +72,33 @@ async function bench(): Promise<void> {
     }
   })();
   await new Promise((r) => setTimeout(r, 1000));
+  // The server's longest event-loop stall in each phase, and the CPU time this process used in it: a stall with
+  // little CPU is the machine's load (the process was not running), one with as much CPU is the server's work.
+  const stalls: Record<string, { wall: number; cpu: number }> = {};
+  let worst = { wall: 0, cpu: 0 };
+  let last = { at: performance.now(), cpu: process.cpuUsage() };
+  const ticker = setInterval(() => {
+    const now = { at: performance.now(), cpu: process.cpuUsage() };
+    const used = process.cpuUsage(last.cpu);
+    if (now.at - last.at > worst.wall) worst = { wall: now.at - last.at, cpu: (used.user + used.system) / 1000 };
+    last = now;
+  }, 5);
   phase = connecting;
   const cpu0 = process.cpuUsage();
   const readers = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'fanout-readers.ts'), `${base}/v1/sessions/${id}/events`, String(READERS), String(DELTAS)], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   readers.stdout.on('data', (d: Buffer) => {
     out += d.toString();
-    if (out.includes('"connected"')) phase = reading;
+    if (out.includes('"connected"') && phase !== reading) {
+      stalls.connecting = worst;
+      worst = { wall: 0, cpu: 0 };
+      phase = reading;
+    }
   });
   await new Promise((done) => readers.once('exit', done));
   const cpu = process.cpuUsage(cpu0);
+  stalls.reading = worst;
+  clearInterval(ticker);
   probing = false;
   await probe;
   const lines = out.trim().split('\n').map((l) => JSON.parse(l) as { connected?: number; done?: number; short?: number; bytes?: number });
@@ -92,11 +109,12 @@ async function bench(): Promise<void> {
     const p99 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? 0;
     return `median ${median(xs).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${(sorted.at(-1) ?? 0).toFixed(1)} ms (${xs.length} probes)`;
   };
+  const stall = (s?: { wall: number; cpu: number }) => (s ? `; the server's longest stall ${s.wall.toFixed(0)} ms, ${s.cpu.toFixed(0)} ms of it on the CPU` : '');
   process.stdout.write(`one session streaming a delta every ${EVERY_MS} ms, ${READERS} SSE readers (another process) connecting at once and reading ${DELTAS} deltas each; /healthz asked every 50 ms:\n`);
   process.stdout.write(`  all ${READERS} readers connected in ${connected !== undefined ? `${(connected / 1000).toFixed(2)} s` : 'never'}; all done in ${((done.done ?? 0) / 1000).toFixed(1)} s${done.short ? ` (${done.short} read fewer deltas)` : ''}; ${((done.bytes ?? 0) / 1048576).toFixed(0)} MiB sent\n`);
   process.stdout.write(`  /healthz before the readers: median ${median(idle).toFixed(1)} ms\n`);
-  process.stdout.write(`  /healthz while they connect:  ${summary(connecting)}\n`);
-  process.stdout.write(`  /healthz while they read:     ${summary(reading)}   (target < 10 ms)\n`);
+  process.stdout.write(`  /healthz while they connect:  ${summary(connecting)}${stall(stalls.connecting)}\n`);
+  process.stdout.write(`  /healthz while they read:     ${summary(reading)}   (target < 10 ms)${stall(stalls.reading)}\n`);
   process.stdout.write(`  server CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms for ${READERS * DELTAS} delta deliveries: ${((cpu.user + cpu.system) / (READERS * DELTAS)).toFixed(2)} µs per delta per reader\n`);
   await host.stopAll();
   server.close();
