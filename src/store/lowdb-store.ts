@@ -13,6 +13,7 @@ import { listingOf, type SessionListing } from './listing.js';
 import { acquireLock, acquireLockAsync, lockHolder, refreshLock, releaseLock } from './lock.js';
 import { CURRENT_FORMAT, decodeSessionFile, parseSessionFile, SessionFileError, type FileFormat, type Loaded } from './load-file.js';
 import { sealingPathOf, sealJournal } from './seal-journal.js';
+import { trackWrite } from './writes-in-flight.js';
 import { SessionDocumentSchema, type JournalRecord, type SessionDocument } from './session-file.js';
 import { checkId, newestFirst, type OpenedSession, type ReadSession, type SessionHandle, type Store, type StoredEntry } from './store.js';
 
@@ -333,6 +334,7 @@ export class LowdbStore implements Store {
         };
         const done = writing.then(write, write);
         writing = done.catch(() => undefined);
+        trackWrite(done);
         return done;
       },
       async close() {
