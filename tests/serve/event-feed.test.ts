@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { TroupeEvent } from '../../src/engine/event-map.js';
 import { redactorFrom, type Redactor } from '../../src/llm/redact.js';
 import { DELTA_BATCH_MS, EventFeed, FEED_RECENT } from '../../src/serve/event-feed.js';
@@ -57,16 +57,27 @@ function reader(after = 0): { client: SseClient; writes: Uint8Array[] } {
 
 describe('the SSE feed of a hosted session', () => {
   it('sends streamed words in batches: those of one burst, or of DELTA_BATCH_MS, as one write', async () => {
-    const { session, publish } = fakeSession();
-    const feed = new EventFeed(session, countingRedactor().redactor);
-    const r = reader();
-    feed.attach(r.client, 0);
-    for (let i = 0; i < 5; i++) publish({ type: 'agent_delta', turn_id: 't1', persona: 'ceo', text: `w${i} ` });
-    await written();
-    expect(r.writes).toHaveLength(0);
-    await new Promise((done) => setTimeout(done, DELTA_BATCH_MS * 5));
-    expect(r.writes).toHaveLength(1);
-    expect(text(r.writes[0]!).match(/event: agent_delta/g)).toHaveLength(5);
+    // The batch's timer is a fake one (the readers' writes still run on real turns of the event loop): a
+    // loaded machine cannot make the batch come due before the test looks.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const { session, publish } = fakeSession();
+      const feed = new EventFeed(session, countingRedactor().redactor);
+      const r = reader();
+      feed.attach(r.client, 0);
+      for (let i = 0; i < 5; i++) publish({ type: 'agent_delta', turn_id: 't1', persona: 'ceo', text: `w${i} ` });
+      await written();
+      expect(r.writes).toHaveLength(0);
+      vi.advanceTimersByTime(DELTA_BATCH_MS - 1);
+      await written();
+      expect(r.writes).toHaveLength(0);
+      vi.advanceTimersByTime(1);
+      await written();
+      expect(r.writes).toHaveLength(1);
+      expect(text(r.writes[0]!).match(/event: agent_delta/g)).toHaveLength(5);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('serialises and screens each event once, however many read it: every reader gets the same bytes', async () => {
