@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { setFlagsFromString } from 'node:v8';
 import { main } from './cli/main.js';
+import { writesSettled } from './store/writes-in-flight.js';
 
 // The UI runs React's production build (the development build keeps a performance entry per render,
 // growing without bound); React reads this when it is first imported, which happens later, lazily.
@@ -14,11 +15,15 @@ const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY);
 if (!interactive) setFlagsFromString('--optimize-for-size');
 
 // A reader that closes the pipe (`troupe show | head`) ends the output, not the program with a stack
-// trace: everything is saved by the time anything is printed, so leaving quietly loses nothing.
+// trace: every step is in the journal by the time anything is printed, and the checkpoint writes in flight
+// are waited for, so leaving quietly loses nothing and the listing tells where the run got to.
+let leaving = false;
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw error;
+    if (error.code !== 'EPIPE') throw error;
+    if (leaving) return;
+    leaving = true;
+    void writesSettled().finally(() => process.exit(process.exitCode ?? 0));
   });
 }
 

@@ -41,7 +41,7 @@ export function scoreOf(criteria: Criteria, weights: Criteria): number {
   return Math.round(sum * 10_000) / 10_000;
 }
 
-function validate(p: Proposal, input: ArbitrationInput): ScoredProposal {
+function validate(p: Proposal, input: ArbitrationInput, from: ArbiterPersona | undefined): ScoredProposal {
   const target = resolvePersona(input.roster, p.target);
   if (!target) {
     const known = input.roster.map((r) => r.id).join(', ');
@@ -50,7 +50,6 @@ function validate(p: Proposal, input: ArbitrationInput): ScoredProposal {
   if (target.id === input.from && p.source !== 'user') {
     return { ...p, targetId: target.id, score: null, status: 'dropped', dropReason: 'a persona cannot hand to itself' };
   }
-  const from = resolvePersona(input.roster, input.from);
   if (p.source !== 'user' && from?.allowed && !from.allowed.has(target.id)) {
     return { ...p, targetId: target.id, score: null, status: 'dropped', dropReason: `${from.name} may not hand to ${target.name} (not in handoff_to)` };
   }
@@ -59,7 +58,8 @@ function validate(p: Proposal, input: ArbitrationInput): ScoredProposal {
 
 /** Picks the next persona among proposals; records every proposal with its score or drop reason. Pure. */
 export function arbitrate(input: ArbitrationInput): Decision {
-  const scored = input.proposals.map((p) => validate(p, input));
+  const from = resolvePersona(input.roster, input.from);
+  const scored = input.proposals.map((p) => validate(p, input, from));
   const weights = input.weights;
   const valid = scored.filter((p) => p.status !== 'dropped');
   if (valid.length === 0) {

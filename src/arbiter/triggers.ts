@@ -35,33 +35,40 @@ function pattern(word: string): RegExp {
   return re;
 }
 
-function firstHit(words: readonly string[], text: string): string | undefined {
-  return words.find((w) => pattern(w).test(text));
+// A keyword of letters and digits only is a whole word of the text exactly when it is one of the text's
+// maximal runs of letters and digits: a set lookup instead of a regex scan per keyword and turn.
+const PLAIN_WORD = /^[\p{L}\p{N}]+$/u;
+const NOT_WORD = /[^\p{L}\p{N}]+/u;
+
+/** The text (lower case) and its words, split once per match. */
+interface Words {
+  text: string;
+  words: ReadonlySet<string>;
 }
 
-// One test per rule for the common case (no keyword of the rule in the text) instead of one per keyword.
-const anyCache = new WeakMap<readonly string[], RegExp>();
-function anyHit(words: readonly string[], text: string): boolean {
-  let re = anyCache.get(words);
-  if (!re) {
-    re = wholeWord(words.map(escaped).join('|'));
-    anyCache.set(words, re);
-  }
-  return re.test(text);
+function hits(word: string, w: Words): boolean {
+  const lower = word.toLowerCase();
+  return PLAIN_WORD.test(lower) ? w.words.has(lower) : pattern(word).test(w.text);
+}
+
+function firstHit(words: readonly string[], w: Words): string | undefined {
+  return words.find((word) => hits(word, w));
 }
 
 /** Rules whose keywords match the recent conversation, as proposals for their owners. Pure. */
 export function matchTriggers(rules: readonly TriggerRule[], ctx: TriggerContext): Proposal[] {
   const text = ctx.texts.join('\n').toLowerCase();
+  let w: Words | null = null;
   const out: Proposal[] = [];
   for (const rule of rules) {
     if (rule.owner === ctx.from) continue;
     const last = ctx.lastFired[rule.id];
     if (last !== undefined && ctx.turn - last < ctx.cooldown) continue;
-    if (rule.keywords.length === 0 || !anyHit(rule.keywords, text)) continue;
-    const hit = firstHit(rule.keywords, text);
+    if (rule.keywords.length === 0) continue;
+    w ??= { text, words: new Set(text.split(NOT_WORD)) };
+    const hit = firstHit(rule.keywords, w);
     if (!hit) continue;
-    const also = rule.andKeywords.length > 0 ? firstHit(rule.andKeywords, text) : undefined;
+    const also = rule.andKeywords.length > 0 ? firstHit(rule.andKeywords, w) : undefined;
     if (rule.andKeywords.length > 0 && !also) continue;
     const matched = also ? `"${hit}" + "${also}"` : `"${hit}"`;
     out.push({

@@ -288,9 +288,10 @@ export class EffectRunner implements EffectPort {
     // A branch's timeout: the call is cut off and reported as failed, so the join can decide without it.
     let timedOut = false;
     const timeUp = () => ((timedOut = true), controller.abort());
-    const timerStop = new AbortController();
     const after = this.steps.after?.bind(this.steps);
-    if (call.timeoutMs !== undefined && after) void after(call.timeoutMs, timerStop.signal).then(timeUp);
+    // Only a call with a timeout has a timer to stop (aborting a signal builds a DOMException: not on every turn).
+    const timerStop = call.timeoutMs !== undefined && after ? new AbortController() : null;
+    if (timerStop) void after!(call.timeoutMs!, timerStop.signal).then(timeUp);
     const timer = call.timeoutMs !== undefined && !after ? setTimeout(timeUp, call.timeoutMs) : null;
     const branch = call.branch !== undefined ? { branch: call.branch } : {};
     const model = this.options.modelFor(persona.id);
@@ -365,7 +366,7 @@ export class EffectRunner implements EffectPort {
       host.send({ type: 'agent_failed', turnId: call.turnId, reason });
     } finally {
       if (timer) clearTimeout(timer);
-      timerStop.abort();
+      timerStop?.abort();
       this.controllers.delete(call.turnId);
       untrack?.();
     }

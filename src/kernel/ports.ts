@@ -29,6 +29,11 @@ export interface JournalSources {
   usage: () => unknown;
   /** The seq of the last stored event. */
   lastSeq: () => number;
+  /**
+   * Tells the session that a write the port does after a step returned (a checkpoint written off the event
+   * loop) failed: the session stops saving at once, as when `step` or `facts` throws.
+   */
+  fault: (error: unknown) => void;
 }
 
 /**

@@ -43,10 +43,14 @@ export function redactorFrom(env: Record<string, string | undefined> = process.e
 
 let fromProcess: Redactor | null = null;
 
-/** The redactor for this process's environment (built once). */
+/** The redactor for this process's environment (built once), with its screen. */
+export function processRedactor(): Redactor {
+  return (fromProcess ??= redactorFrom(process.env));
+}
+
+/** Redacts one string with the redactor for this process's environment. */
 export function redact(text: string): string {
-  fromProcess ??= redactorFrom(process.env);
-  return fromProcess(text);
+  return processRedactor()(text);
 }
 
 /**
@@ -74,12 +78,58 @@ export function redactDeep<T>(value: T, redactor: Redactor = redact): T {
   return root as T;
 }
 
+type Node = Record<string, unknown> | unknown[];
+
 /**
- * JSON text of plain data with every string value redacted, as `JSON.stringify(redactDeep(value))`: serialised
- * once, and only text the redactor's screen matches (rare) is serialised again with each string redacted.
+ * Plain data with every string value redacted, sharing every part that nothing in changes (the value itself
+ * when nothing does): one walk with an explicit stack, the redactor run only on strings its screen matches.
+ * As `JSON.stringify` reads values, a `toJSON()` result is what is walked.
+ */
+function redactChanged(value: unknown, redactor: Redactor): unknown {
+  const screen = redactor.screen;
+  const fix = (text: string) => (screen && !screen.test(text) ? text : redactor(text));
+  const plain = (v: unknown) => (v !== null && typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON === 'function' ? (v as { toJSON: () => unknown }).toJSON() : v);
+  const root = plain(value);
+  if (typeof root === 'string') return fix(root);
+  if (root === null || typeof root !== 'object') return value;
+  // Each frame walks one object's entries; a changed child makes the frame copy its object (once).
+  type Frame = { from: Node; keys: string[]; at: number; copy: Node | null; parent: Frame | null; key: string };
+  let top: Frame | null = { from: root as Node, keys: Object.keys(root), at: 0, copy: null, parent: null, key: '' };
+  let result: unknown = root;
+  const set = (f: Frame, key: string, v: unknown) => {
+    f.copy ??= (Array.isArray(f.from) ? [...f.from] : { ...f.from }) as Node;
+    (f.copy as Record<string, unknown>)[key] = v;
+  };
+  while (top) {
+    const f: Frame = top;
+    if (f.at < f.keys.length) {
+      const key = f.keys[f.at++]!;
+      const v = plain((f.from as Record<string, unknown>)[key]);
+      if (typeof v === 'string') {
+        const fixed = fix(v);
+        if (fixed !== v) set(f, key, fixed);
+      } else if (v !== null && typeof v === 'object') top = { from: v as Node, keys: Object.keys(v), at: 0, copy: null, parent: f, key };
+      else if (v !== (f.from as Record<string, unknown>)[key]) set(f, key, v);
+      continue;
+    }
+    top = f.parent;
+    if (!top) result = f.copy ?? f.from;
+    else if (f.copy) set(top, f.key, f.copy);
+    else if (plain((top.from as Record<string, unknown>)[f.key]) !== (top.from as Record<string, unknown>)[f.key]) set(top, f.key, f.from);
+  }
+  return result === root && root !== value ? root : result;
+}
+
+/**
+ * JSON text of plain data with every string value redacted, as `JSON.stringify(redactDeep(value))`. Serialised
+ * once, natively; the whole text is searched once with the redactor's screen (one pass, no backtracking: a
+ * literal alternation), which in the usual case finds nothing and ends the work. When it finds something, only
+ * the strings holding it are redacted (the rest of the data is shared, not copied) and, if any changed, the
+ * data is serialised again; a word that only looks like a secret's prefix costs one walk and no second text.
  */
 export function redactedJson(value: unknown, redactor: Redactor = redact, indent?: number): string {
   const text = JSON.stringify(value, null, indent);
-  if (redactor.screen && !redactor.screen.test(text)) return text;
-  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? redactor(v) : v), indent);
+  if (text === undefined || (redactor.screen && !redactor.screen.test(text))) return text;
+  const redacted = redactChanged(value, redactor);
+  return redacted === value ? text : JSON.stringify(redacted, null, indent);
 }

@@ -54,6 +54,8 @@ export function apiFrame(options: ApiFrameOptions): { app: Hono; api: Hono; moun
 
   const api = new Hono();
   if (options.token) api.use('*', tokenAuth(options.token));
-  api.use('*', bodyLimit({ maxSize: options.maxBodyBytes, onError: (c) => refuse(c, 413, `the body is larger than ${options.maxBodyBytes} bytes`) }));
+  const limit = bodyLimit({ maxSize: options.maxBodyBytes, onError: (c) => refuse(c, 413, `the body is larger than ${options.maxBodyBytes} bytes`) });
+  // A GET has no body to limit, and asking for it builds the whole Request on Node (7% of the CPU of 1,000 readers connecting).
+  api.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limit(c, next)));
   return { app, api, mount: () => app.route('/v1', api) };
 }

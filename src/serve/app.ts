@@ -1,17 +1,14 @@
 import type { Hono } from 'hono';
-import { streamSSE } from 'hono/streaming';
 import { executeLine } from '../commands/execute.js';
-import type { TroupeEvent } from '../engine/event-map.js';
-import { isLiveOnly } from '../kernel/session-kernel.js';
-import { displayFold, displayNames } from '../report/display-items.js';
-import { redactDeep } from '../llm/redact.js';
+import { displayNames } from '../report/display-items.js';
 import { sessionStatus } from '../report/sessions-table.js';
 import { matchId } from '../store/store.js';
 import { apiFrame, readBody, refuse } from './api-frame.js';
 import { CreateSessionSchema, InputSchema } from './api-schema.js';
 import { RequestRefused, type SessionHost } from './host.js';
 import { SseClient } from './sse-client.js';
-import { sseMessage } from './sse-message.js';
+import { storedFrames, type SseFrame } from './sse-frame.js';
+import { streamFrames } from './sse-stream.js';
 import { sessionView, storedDefinition, storedUsage } from './view.js';
 
 /** How the server is set up: the session host, the token (null: no auth, loopback only), the request size limit. */
@@ -70,7 +67,7 @@ export function serveApp(options: ServeAppOptions): Hono {
     const { text } = await readBody(c, InputSchema);
     const session = await host.open(id);
     if (session.getSnapshot().status === 'ended') throw new RequestRefused(409, `session ${id} has ended; it takes no more input`);
-    const outcome = executeLine(text, { session, usage: () => session.usage(), warming: () => session.warming() });
+    const outcome = executeLine(text, { session, usage: () => session.usage() });
     if (outcome.kind === 'quit') {
       await host.release(id);
       return c.json({ kind: 'quit' });
@@ -86,40 +83,21 @@ export function serveApp(options: ServeAppOptions): Hono {
   api.get('/sessions/:id/events', async (c) => {
     const id = await resolve(c.req.param('id'));
     const after = Number(c.req.header('Last-Event-ID') ?? c.req.query('after') ?? 0) || 0;
-    const client = new SseClient();
-    // Subscribe before reading the stored log, so nothing falls between the two; duplicates are skipped by seq.
-    const live = host.get(id);
-    const unsubscribe = live?.subscribe((e) => client.push(e));
-    const read = await store.read(id);
-    // Each event goes out with its display items; the fold reads the whole log, so a resumed stream words its first items right.
-    const items = displayFold(displayNames(live?.def ?? storedDefinition(read.doc, team)));
-    for (const e of read.events) if (e.seq <= after) items(e);
-    const stored = read.events.filter((e) => e.seq > after);
-    return streamSSE(c, async (stream) => {
-      stream.onAbort(() => client.close());
-      let sent = after;
-      const send = async (e: TroupeEvent) => {
-        // Live-only events (deltas, predictions) carry the last stored seq: sent live, never as a resume point.
-        const liveOnly = isLiveOnly(e.type);
-        if (!liveOnly && e.seq <= sent) return;
-        const shown = redactDeep(e);
-        await stream.writeSSE({ ...sseMessage(shown, items(shown)), ...(!liveOnly ? { id: String(e.seq) } : {}) });
-        if (!liveOnly) sent = e.seq;
-      };
-      try {
-        for (const e of stored) await send(e);
-        if (!live) return;
-        const keepAlive = setInterval(() => void stream.write(': keep-alive\n\n'), options.keepAliveMs ?? 15_000);
-        try {
-          for (let batch = await client.next(); batch.length > 0; batch = await client.next()) for (const e of batch) await send(e);
-        } finally {
-          clearInterval(keepAlive);
-        }
-        if (client.dropped) await stream.writeSSE({ event: 'dropped', data: JSON.stringify({ error: 'this reader fell too far behind and was dropped; reconnect with Last-Event-ID' }) });
-      } finally {
-        unsubscribe?.();
-      }
-    });
+    const client = new SseClient(after);
+    const feed = host.feed(id);
+    let stored: SseFrame[] = [];
+    // A hosted session's feed holds its newest events, worded and serialised once for every reader; a reader
+    // resuming before them gets the events the session keeps in memory, or reads the store when it must go
+    // further back (attached first, so nothing falls between; duplicates are skipped by seq).
+    const detach = feed?.attach(client, after);
+    const replayed = feed && !feed.covers(after) ? feed.replay(after) : null;
+    if (replayed) stored = replayed;
+    else if (!feed?.covers(after)) {
+      const read = await store.read(id);
+      const live = host.get(id);
+      stored = storedFrames(read.events, after, displayNames(live?.def ?? storedDefinition(read.doc, team)));
+    }
+    return streamFrames(c, { stored, client, live: feed !== undefined, keepAliveMs: options.keepAliveMs ?? 15_000, done: () => detach?.() });
   });
 
   return mount();

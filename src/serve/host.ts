@@ -9,6 +9,7 @@ import { isWorkflowPath } from '../workflow/load/locate.js';
 import { inputProblem } from '../workflow/run/frames.js';
 import { loadPriceTable, type PriceTable } from '../usage/price-table.js';
 import { UsageMeter } from '../usage/usage-meter.js';
+import { EventFeed } from './event-feed.js';
 
 /** A request the server refuses, with the HTTP status that says why. */
 export class RequestRefused extends UserError {
@@ -37,7 +38,11 @@ export interface HostOptions {
 /** The sessions one server runs: created on request, reopened from the store when input comes for one, let go once over. */
 export class SessionHost {
   private readonly hosted = new Map<string, TroupeSession>();
+  private readonly feeds = new Map<string, EventFeed>();
   private readonly opening = new Map<string, Promise<TroupeSession>>();
+  // Sessions being let go of: their last checkpoint is written off the event loop, and until it is (and the
+  // session is closed) this process still holds them, so one is reopened only after.
+  private readonly releasing = new Map<string, Promise<void>>();
   private prices: PriceTable | null = null;
 
   constructor(readonly options: HostOptions) {}
@@ -62,6 +67,11 @@ export class SessionHost {
     return this.hosted.get(id);
   }
 
+  /** The SSE feed of a session running here (its events serialised once for all its readers). */
+  feed(id: string): EventFeed | undefined {
+    return this.feeds.get(id);
+  }
+
   private room(): void {
     if (this.hosted.size + this.opening.size >= this.options.maxSessions) {
       throw new RequestRefused(429, `this server runs ${this.options.maxSessions} sessions at most; try again once one ends`);
@@ -70,6 +80,7 @@ export class SessionHost {
 
   private adopt(session: TroupeSession): TroupeSession {
     this.hosted.set(session.id, session);
+    this.feeds.set(session.id, new EventFeed(session));
     // An ended session is let go of (it stays in the store); so is one the user left.
     session.subscribe((e) => {
       if (e.type === 'session_ended' || (e.type === 'session_detached' && e.reason === 'user_left')) void this.release(session.id);
@@ -117,7 +128,8 @@ export class SessionHost {
     if (pending) return pending;
     this.room();
     const o = this.options;
-    const opening = openSession({ store: o.store, resume: id, team: o.team, teamDir: o.teamDir, env: o.env, model: o.model, meter: this.meter(), ...(o.clock ? { clock: o.clock } : {}) }).then((session) => {
+    const released = this.releasing.get(id);
+    const opening = (released ?? Promise.resolve()).then(() => openSession({ store: o.store, resume: id, team: o.team, teamDir: o.teamDir, env: o.env, model: o.model, meter: this.meter(), ...(o.clock ? { clock: o.clock } : {}) })).then((session) => {
       this.adopt(session).resume();
       return session;
     });
@@ -134,7 +146,16 @@ export class SessionHost {
     const session = this.hosted.get(id);
     if (!session) return;
     this.hosted.delete(id);
-    await session.stop(detach).catch(() => undefined);
+    const feed = this.feeds.get(id);
+    this.feeds.delete(id);
+    const stopped = session.stop(detach).then(
+      () => undefined,
+      () => undefined,
+    );
+    this.releasing.set(id, stopped);
+    await stopped;
+    if (this.releasing.get(id) === stopped) this.releasing.delete(id);
+    feed?.close();
   }
 
   /** Lets go of every session (the server stops): each is saved and stays resumable. */

@@ -1,41 +1,145 @@
-import type { TroupeEvent } from '../engine/event-map.js';
+import type { SseFrame } from './sse-frame.js';
 
 /** How much a slow reader may fall behind before it is dropped (sessions never wait for a reader). */
 export const MAX_QUEUED_EVENTS = 2_000;
 
+/** Where one reader's bytes go: `write` answers false when the connection wants the writer to wait for `drain`. */
+export interface SseSink {
+  write(bytes: Uint8Array): boolean;
+  /** Calls `listener` each time the connection can take more after `write` answered false. */
+  onDrain(listener: () => void): void;
+  /** Ends the stream. */
+  end(): void;
+}
+
+const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
+
+// Writes happen as frames come, until 2 ms of a turn of the event loop have gone to them (one event for a
+// thousand readers is a thousand socket writes); the readers left are written in later turns, 5 ms of
+// them at a time, so the server answers other requests in between (a health check stays fast).
+const NOW_MS = 2;
+const SLICE_MS = 5;
+const due = new Set<SseClient>();
+let scheduled = false;
+let turnStart = -1;
+
+function writeSlice(): void {
+  scheduled = false;
+  const end = performance.now() + SLICE_MS;
+  for (const client of due) {
+    due.delete(client);
+    client.flushNow();
+    if (performance.now() > end) break;
+  }
+  if (due.size > 0 && !scheduled) {
+    scheduled = true;
+    setImmediate(writeSlice);
+  }
+}
+
+/** Whether a reader may be written now: nobody is waiting before it and this turn's writes are under NOW_MS. */
+function writeNow(): boolean {
+  if (due.size > 0) return false;
+  const now = performance.now();
+  if (turnStart < 0) {
+    turnStart = now;
+    setImmediate(() => (turnStart = -1));
+  }
+  return now - turnStart < NOW_MS;
+}
+
+function schedule(client: SseClient): void {
+  due.add(client);
+  if (scheduled) return;
+  scheduled = true;
+  setImmediate(writeSlice);
+}
+const DROPPED = Buffer.from(`event: dropped\ndata: ${JSON.stringify({ error: 'this reader fell too far behind and was dropped; reconnect with Last-Event-ID' })}\n\n`);
+
 /**
- * A queue between a session's events (pushed synchronously, never blocking) and one SSE reader (drained
- * as fast as the connection takes them). A reader that falls more than MAX_QUEUED_EVENTS behind is dropped.
+ * One SSE reader: frames are pushed to it synchronously (never blocking the session) and written to its
+ * connection at once, or soon after when the event loop has written enough this turn (then what it has
+ * queued goes out as one write), with no promise or task per frame; while its connection does not keep up
+ * they queue and go out as one write when it drains. Frames at or before the seq it resumed after (or already sent) are skipped, so a reader can be
+ * attached before its stored frames are read. A reader more than `limit` frames behind is dropped with a
+ * `dropped` event.
  */
 export class SseClient {
-  private readonly queue: TroupeEvent[] = [];
-  private wake: (() => void) | null = null;
+  private queue: SseFrame[] = [];
+  private sink: SseSink | null = null;
+  private blocked = false;
+  private sent: number;
+  private keepAlive: NodeJS.Timeout | null = null;
+  private readonly ended: Promise<void>;
+  private finish!: () => void;
   dropped = false;
   closed = false;
 
-  constructor(private readonly limit = MAX_QUEUED_EVENTS) {}
+  constructor(after = 0, private readonly limit = MAX_QUEUED_EVENTS) {
+    this.sent = after;
+    this.ended = new Promise<void>((resolve) => (this.finish = resolve));
+  }
 
-  /** Queues an event; drops the reader when it is too far behind. */
-  push(e: TroupeEvent): void {
+  /** Resolves once the stream is over (the reader left, was dropped, or was ended). */
+  get over(): Promise<void> {
+    return this.ended;
+  }
+
+  /** Starts writing: the `stored` frames first, then those pushed since; a keep-alive comment every `keepAliveMs` of the stream. */
+  start(sink: SseSink, stored: readonly SseFrame[], keepAliveMs: number): void {
+    this.sink = sink;
+    sink.onDrain(() => {
+      this.blocked = false;
+      schedule(this);
+    });
+    this.queue = [...stored, ...this.queue];
+    schedule(this);
+    this.keepAlive = setInterval(() => !this.blocked && this.sink?.write(KEEP_ALIVE), keepAliveMs);
+    this.keepAlive.unref();
+  }
+
+  /** Queues a frame, written at once when the connection keeps up; drops the reader when it is too far behind. */
+  push(frame: SseFrame): void {
     if (this.closed || this.dropped) return;
-    if (this.queue.length >= this.limit) {
-      this.dropped = true;
-      this.queue.length = 0;
-    } else this.queue.push(e);
-    this.wake?.();
+    if (this.queue.length >= this.limit) return this.drop();
+    this.queue.push(frame);
+    if (!this.sink || this.blocked) return;
+    if (writeNow()) this.flushNow();
+    else schedule(this);
   }
 
-  /** Ends the stream (the reader left, or the server stops). */
+  /** Ends the stream (the reader left, the server stops, or nothing more will come). */
   close(): void {
+    if (this.closed) return;
+    // What is queued still goes out (the stored frames of a session that is not running here); then the end.
+    if (!this.dropped) this.flushNow();
     this.closed = true;
-    this.wake?.();
+    this.queue = [];
+    due.delete(this);
+    if (this.keepAlive) clearInterval(this.keepAlive);
+    this.sink?.end();
+    this.finish();
   }
 
-  /** The next events to send, waiting for one when none is queued; empty when the stream is over. */
-  async next(): Promise<TroupeEvent[]> {
-    while (this.queue.length === 0 && !this.closed && !this.dropped) await new Promise<void>((resolve) => (this.wake = resolve));
-    this.wake = null;
-    if (this.closed || this.dropped) return [];
-    return this.queue.splice(0);
+  private drop(): void {
+    this.dropped = true;
+    this.queue = [];
+    this.sink?.write(DROPPED);
+    this.close();
+  }
+
+  /** Writes what is queued as one write (unless the connection is draining or gone). */
+  flushNow(): void {
+    if (this.closed || this.blocked) return;
+    const out: SseFrame[] = [];
+    for (const f of this.queue) {
+      if (!f.live && f.seq <= this.sent) continue;
+      if (!f.live) this.sent = f.seq;
+      out.push(f);
+    }
+    this.queue = [];
+    if (out.length === 0 || !this.sink) return;
+    // The frames' bytes are shared by every reader; a batch joined into one write is this reader's own copy.
+    if (!this.sink.write(out.length === 1 ? out[0]!.bytes : Buffer.concat(out.map((f) => f.bytes)))) this.blocked = true;
   }
 }

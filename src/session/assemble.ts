@@ -113,8 +113,8 @@ export async function assembleSession(a: SessionAssembly): Promise<AssembledSess
   const durable = a.steps ? new DurableModel(a.model, a.steps) : a.model;
   const model = new MeteredModel(durable, meter);
   let memory: AttachedMemory | null = null;
-  const journal = a.journal?.({ memory: () => memory?.memory.data ?? null, usage: () => usageState(meter), lastSeq: () => bus.lastSeq }) ?? null;
-  const kernel = new SessionKernel(def, state, bus, journal);
+  const journal = a.journal?.({ memory: () => memory?.memory.data ?? null, usage: () => usageState(meter), lastSeq: () => bus.lastSeq, fault: (error) => kernel.stopSaving(error) }) ?? null;
+  const kernel: SessionKernel = new SessionKernel(def, state, bus, journal);
   const publish = kernel.publish.bind(kernel);
   meter.onRecord((r) =>
     publish(event('usage', { persona: r.persona, model: r.model, prompt_tokens: r.promptTokens, completion_tokens: r.completionTokens, ...(r.cachedTokens !== undefined ? { cached_tokens: r.cachedTokens } : {}), cost: r.cost, total_tokens: r.totalTokens, total_cost: r.totalCost })),

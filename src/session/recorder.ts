@@ -4,7 +4,7 @@ import type { SessionState } from '../engine/session.js';
 import type { JournalPort, JournalSources } from '../kernel/ports.js';
 import type { SessionHandle } from '../store/store.js';
 
-/** What the recorder stores beside the engine snapshot at a checkpoint (memory and usage are stored opaque, serialised before the checkpoint returns). */
+/** What the recorder stores beside the engine snapshot at a checkpoint (memory and usage are stored opaque, serialised when the checkpoint is taken). */
 export interface RecorderSources extends JournalSources {
   clock: () => number;
 }
@@ -15,16 +15,24 @@ const CHECKPOINT_MS = 1_000;
 const CHECKPOINT_LINES = 256;
 
 /**
- * Persists a running session: every step's input and events are appended to the journal before the
- * step's effects run (O(1) per step), and the small session document gets a checkpoint whenever the
- * status changes (a move to `running` with the step after it, so no document rewrite sits in front of
- * the model call that step starts), on close, and at a new turn or a memory compression once the last
- * checkpoint is a second or 256 journal lines old (so with real models, at every turn).
+ * Persists a running session: every step's input and events are appended to the journal synchronously,
+ * before the step's effects run (O(1) per step). The small session document gets a checkpoint whenever
+ * the status changes (a move to `running` with the step after it, so no document rewrite sits in front
+ * of the model call that step starts), on close, and at a new turn or a memory compression once the last checkpoint is a
+ * second or 256 journal lines old (so with real models, at every turn). A checkpoint is taken once the
+ * step that asked for it has been delivered (its events are in memory and usage too) and written off the
+ * event loop, one at a time: those asked for while one is being written become one, of the state when it
+ * starts. A crash before it lands loses nothing: the journal holds every step, and reopening folds the
+ * lines after the last checkpoint written.
  */
 export class JournalRecorder implements JournalPort {
   private records: number;
   private last: { turn: number; status: string; records: number; at: number };
-  private failed = false;
+  private failure: unknown = null;
+  private closing = false;
+  // A checkpoint asked for and not yet taken, and the write in progress (with those asked for after it).
+  private wanted: { sync: boolean } | null = null;
+  private writing: Promise<void> | null = null;
   // A move to `running` not written yet (it is, with the next step).
   private workDue = false;
 
@@ -45,68 +53,103 @@ export class JournalRecorder implements JournalPort {
   }
 
   /**
-   * Appends one step, and checkpoints when the status changed or (see checkpointIfDue) the turn did; throws
-   * when either file cannot be written (the step's effects must not run: no model call follows a failed write).
+   * Appends one step, and asks for a checkpoint when the status changed or (see checkpointIfDue) the turn
+   * did; throws when the journal cannot be written, or a checkpoint failed (the step's effects must not run).
    */
   step(input: EngineInput, events: TroupeEvent[], next: SessionState): void {
-    this.guard(() => this.handle.append({ n: this.records + 1, input, events }));
-    this.records += 1;
+    this.append({ n: this.records + 1, input, events });
     this.snapshot = next;
     // Going to work is written with the step after it, not in front of the model call this step starts.
     if (next.status === 'running' && this.last.status !== 'running' && !this.workDue) this.workDue = true;
-    else if (next.status !== this.last.status) this.checkpoint({ sync: next.status !== 'running' });
+    else if (next.status !== this.last.status) this.want({ sync: next.status !== 'running' });
     else if (next.turn !== this.last.turn) this.checkpointIfDue({ sync: next.status !== 'running' });
   }
 
-  /** Checkpoints unless the last one is recent (under a second and 256 journal lines old): at a new turn, after memory compression. */
+  /** Asks for a checkpoint unless the last one is recent (under a second and 256 journal lines old): at a new turn, after memory compression. */
   checkpointIfDue(options: { sync?: boolean } = {}): void {
-    if (this.records - this.last.records >= CHECKPOINT_LINES) return this.checkpoint(options);
+    if (this.wanted) return this.want(options);
+    if (this.records - this.last.records >= CHECKPOINT_LINES) return this.want(options);
     const now = this.sources.clock();
-    if (now - this.last.at >= CHECKPOINT_MS) this.checkpoint(options, now);
+    if (now - this.last.at >= CHECKPOINT_MS) this.want(options);
   }
 
   /** Appends runtime facts (usage, memory work, retries); throws when the journal cannot be written. */
   facts(events: TroupeEvent[]): void {
-    this.guard(() => this.handle.append({ n: this.records + 1, events }));
-    this.records += 1;
+    this.append({ n: this.records + 1, events });
   }
 
-  /**
-   * Writes a checkpoint of the current snapshot and module state, synchronously (the store flushes the
-   * journal lines it covers to the disk first); throws when it cannot be written. `sync` also makes the
-   * new document durable: done when the session pauses or ends; `at` is the time it is stamped with
-   * (read from the clock when not given).
-   */
-  checkpoint(options: { sync?: boolean } = {}, at = this.sources.clock()): void {
-    const s = this.snapshot;
-    this.guard(() =>
-      this.handle.checkpoint(
-        { records: this.records, lastSeq: this.sources.lastSeq(), snapshot: s, memory: this.sources.memory(), usage: this.sources.usage() },
-        { mode: s.mode, brief: s.brief, updatedAt: new Date(at).toISOString() },
-        options,
-      ),
-    );
-    this.last = { turn: s.turn, status: s.status, records: this.records, at };
-    this.workDue = false;
+  /** Resolves once no checkpoint is asked for or being written (a failed one is the session's fault, not thrown here). */
+  async flushed(): Promise<void> {
+    while (this.writing) await this.writing;
   }
 
-  /** Writes the final checkpoint (unless a write already failed: the files keep the last saved step) and releases the session; a failed write is thrown. */
+  /** Writes the final checkpoint, made durable (unless a write already failed: the files keep the last saved step), and releases the session; a failed write is thrown. */
   async close(): Promise<void> {
     // A session that never started (no brief) is nothing to resume: it is removed, not left behind as "not started".
-    if (this.snapshot.status === 'idle' && this.handle.discard && !this.failed) return this.handle.discard();
+    if (this.snapshot.status === 'idle' && this.handle.discard && this.failure === null) {
+      this.closing = true;
+      await this.flushed();
+      return this.handle.discard();
+    }
+    const before = this.failure;
+    this.closing = true;
     try {
-      if (!this.failed) this.checkpoint({ sync: true });
+      await this.flushed();
+      if (this.failure === null) await this.take({ sync: true });
     } finally {
       await this.handle.close();
     }
+    if (this.failure !== before) throw this.failure;
   }
 
-  private guard(write: () => void): void {
+  private append(record: { n: number; input?: EngineInput; events: TroupeEvent[] }): void {
+    if (this.failure !== null) throw this.failure;
     try {
-      write();
+      this.handle.append(record);
     } catch (error) {
-      this.failed = true;
+      this.failure = error;
       throw error;
+    }
+    this.records += 1;
+  }
+
+  private want(options: { sync?: boolean }): void {
+    if (this.failure !== null || this.closing) return;
+    this.wanted = { sync: (this.wanted?.sync ?? false) || options.sync === true };
+    // Taken after this turn of the event loop's work: the step's events have been delivered by then.
+    this.writing ??= Promise.resolve().then(() => this.drain());
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.wanted && this.failure === null) {
+        const options = this.wanted;
+        this.wanted = null;
+        await this.take(options);
+      }
+    } finally {
+      this.wanted = null;
+      this.writing = null;
+    }
+  }
+
+  /** Takes a checkpoint of the state now and waits for it to be written; a failure stops the session (the kernel is told). */
+  private async take(options: { sync: boolean }): Promise<void> {
+    const s = this.snapshot;
+    const at = this.sources.clock();
+    try {
+      const written = this.handle.checkpoint(
+        { records: this.records, lastSeq: this.sources.lastSeq(), snapshot: s, memory: this.sources.memory(), usage: this.sources.usage() },
+        { mode: s.mode, brief: s.brief, updatedAt: new Date(at).toISOString() },
+        options,
+      );
+      this.last = { turn: s.turn, status: s.status, records: this.records, at };
+      this.workDue = false;
+      await written;
+    } catch (error) {
+      if (this.failure !== null) return;
+      this.failure = error;
+      if (!this.closing) this.sources.fault(error);
     }
   }
 }

@@ -1,4 +1,5 @@
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { close, closeSync, fsync, fsyncSync, open as openFile, openSync, readFileSync, renameSync, rmSync, write, writeFileSync } from 'node:fs';
+import { open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { SyncAdapter } from 'lowdb';
 
@@ -23,6 +24,58 @@ export const NODE_DOCUMENT_FS: DocumentFs = {
 /** The flush of an open file that `fs` does (Node's fsyncSync when it brings none). */
 export function fsyncOf(fs: DocumentFs): (fd: number, path: string) => void {
   return fs.fsyncSync ? (fd, path) => fs.fsyncSync!(fd, path) : (fd) => fsyncSync(fd);
+}
+
+/**
+ * The file operations of a checkpoint, off the event loop. For the real file system these are Node's
+ * asynchronous calls (run on libuv's thread pool while the loop serves other sessions); an injected
+ * `DocumentFs` (tests that fail like a full disk, or log the order of writes) is called as it is, each call
+ * one step of the same asynchronous write, so appends still interleave with it as they do on the real one.
+ */
+export interface AsyncDocumentFs {
+  writeFile(path: string, text: string): Promise<void>;
+  rename(from: string, to: string): Promise<void>;
+  rm(path: string): Promise<void>;
+  fsync(fd: number, path: string): Promise<void>;
+}
+
+const fsyncAsync = (fd: number) => new Promise<void>((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())));
+
+/** Writes a whole file and flushes it, with Node's callback calls (one buffer, no FileHandle: cheaper for many small documents). */
+function writeFlushed(path: string, text: string): Promise<void> {
+  const bytes = Buffer.from(text);
+  return new Promise<void>((resolve, reject) => {
+    openFile(path, 'w', (error, fd) => {
+      if (error) return reject(error);
+      const done = (failure: Error | null) => close(fd, (closing) => (failure ?? closing ? reject(failure ?? closing) : resolve()));
+      const from = (at: number) =>
+        write(fd, bytes, at, bytes.length - at, at, (failure, written) => {
+          if (failure) return done(failure);
+          if (at + written < bytes.length) return from(at + written);
+          fsync(fd, (flushing) => done(flushing));
+        });
+      from(0);
+    });
+  });
+}
+
+const NODE_ASYNC_FS: AsyncDocumentFs = {
+  writeFile: writeFlushed,
+  rename: (from, to) => rename(from, to),
+  rm: (path) => rm(path, { force: true }),
+  fsync: (fd) => fsyncAsync(fd),
+};
+
+/** The asynchronous face of `fs` (see AsyncDocumentFs). */
+export function asyncFs(fs: DocumentFs): AsyncDocumentFs {
+  if (fs === NODE_DOCUMENT_FS) return NODE_ASYNC_FS;
+  const flush = fsyncOf(fs);
+  return {
+    writeFile: async (path, text) => fs.writeFileSync(path, text),
+    rename: async (from, to) => fs.renameSync(from, to),
+    rm: async (path) => fs.rmSync(path, { force: true }),
+    fsync: async (fd, path) => flush(fd, path),
+  };
 }
 
 /** Flushes a directory's entries to the disk, so a rename in it survives a power failure. */
@@ -77,6 +130,30 @@ export class DocumentFile<T> implements SyncAdapter<T> {
         // nothing more can be done here; the next open removes it
       }
       throw error;
+    }
+  }
+
+  /**
+   * Replaces the document with `text` off the event loop (see AsyncDocumentFs): the temp file written and
+   * flushed, then renamed over it; with `durable`, the directory is flushed after the rename. On failure the
+   * temp file is gone and the old document stays. One write at a time: the caller waits for the last.
+   */
+  async writeText(text: string, options: { durable?: boolean } = {}): Promise<void> {
+    const fs = asyncFs(this.fs);
+    try {
+      await fs.writeFile(this.tempPath, text);
+      await fs.rename(this.tempPath, this.path);
+    } catch (error) {
+      await fs.rm(this.tempPath).catch(() => undefined);
+      throw error;
+    }
+    if (!options.durable) return;
+    const dir = dirname(this.path);
+    const handle = await open(dir, 'r');
+    try {
+      await fs.fsync(handle.fd, dir);
+    } finally {
+      await handle.close();
     }
   }
 

@@ -35,6 +35,19 @@ export function sealLine(json: string, prev: string): { line: string; hash: stri
 }
 
 /**
+ * As sealLine, as the bytes to write (the newline included), encoded once: the line is made with placeholder
+ * digits, the bytes before them hashed, and the digits written in place.
+ */
+export function sealLineBytes(json: string, prev: string): { bytes: Buffer; hash: string } {
+  if (json.length < 2 || json[json.length - 1] !== '}') throw new Error('a journal record must be a JSON object');
+  const bytes = Buffer.from(`${json.slice(0, -1)}${PREV_KEY}${prev}"${HASH_KEY}${CHAIN_START}"}\n`);
+  const digits = bytes.length - TAIL - 1;
+  const digest = hashOf(bytes.subarray(0, digits));
+  bytes.write(digest, digits, 'latin1');
+  return { bytes, hash: digest };
+}
+
+/**
  * The hash a sealed line (its bytes, without the newline) declares, and whether its bytes match it;
  * null when the line carries no seal (written before schema version 3, or by hand).
  */

@@ -1,5 +1,5 @@
 import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
-import { CHAIN_START, sealLine } from './journal-chain.js';
+import { CHAIN_START, sealLineBytes } from './journal-chain.js';
 import { JournalCheck, type JournalRules } from './journal-check.js';
 import { SessionFileError } from './load-file.js';
 import type { JournalRecord } from './session-file.js';
@@ -65,6 +65,9 @@ export class JournalWriteError extends TroupeError {}
 /** Flushes an open file to the disk; `path` names it (tests check the order of writes through it). */
 export type Fsync = (fd: number, path: string) => void;
 
+/** The same flush, off the event loop. */
+export type FsyncAsync = (fd: number, path: string) => Promise<void>;
+
 /** Where a writer continues a journal: the scan of its complete lines. */
 export type JournalEnd = Pick<JournalScan, 'records' | 'validBytes' | 'lastHash'>;
 
@@ -81,8 +84,15 @@ export class JournalWriter {
   private last: string;
   private unsynced = false;
 
+  private flushing: Promise<void> | null = null;
+
   /** Opens `path` to append after `end` (a fresh journal when absent); a torn last line after it is cut off. */
-  constructor(readonly path: string, end?: JournalEnd, private readonly fsync: Fsync = (fd) => fsyncSync(fd)) {
+  constructor(
+    readonly path: string,
+    end?: JournalEnd,
+    private readonly fsync: Fsync = (fd) => fsyncSync(fd),
+    private readonly fsyncAsync: FsyncAsync = async (fd, p) => this.fsync(fd, p),
+  ) {
     this.fd = openSync(path, 'a+');
     this.size = fstatSync(this.fd).size;
     this.lines = end?.records ?? 0;
@@ -119,16 +129,12 @@ export class JournalWriter {
   /** Appends one record already serialised as JSON (an object on one line) whose `n` is `n`: it must be the next line. */
   appendJson(json: string, n: number): void {
     if (n !== this.lines + 1) throw new Error(`journal ${this.path}: record ${n} appended after line ${this.lines}`);
-    const sealed = sealLine(json, this.last);
-    const line = `${sealed.line}\n`;
-    const length = Buffer.byteLength(line);
+    const sealed = sealLineBytes(json, this.last);
+    const length = sealed.bytes.length;
     try {
-      // The string is written as it is (no Buffer made per line); a short write, rare on a file, goes on from a copy.
-      let written = writeSync(this.fd, line, this.size);
-      if (written < length) {
-        const bytes = Buffer.from(line);
-        while (written < length) written += writeSync(this.fd, bytes, written, length - written, this.size + written);
-      }
+      // A short write, rare on a file, goes on from where it stopped.
+      let written = writeSync(this.fd, sealed.bytes, 0, length, this.size);
+      while (written < length) written += writeSync(this.fd, sealed.bytes, written, length - written, this.size + written);
       this.size += length;
       this.lines += 1;
       this.last = sealed.hash;
@@ -148,6 +154,25 @@ export class JournalWriter {
     if (!this.unsynced) return;
     this.fsync(this.fd, this.path);
     this.unsynced = false;
+  }
+
+  /**
+   * Flushes what was appended so far to the disk off the event loop (appends go on meanwhile: they are the
+   * next flush's); resolves once every line appended before the call is on the disk.
+   */
+  async flush(): Promise<void> {
+    while (this.flushing) await this.flushing.catch(() => undefined);
+    if (!this.unsynced) return;
+    this.unsynced = false;
+    this.flushing = this.fsyncAsync(this.fd, this.path);
+    try {
+      await this.flushing;
+    } catch (error) {
+      this.unsynced = true;
+      throw error;
+    } finally {
+      this.flushing = null;
+    }
   }
 
   close(): void {

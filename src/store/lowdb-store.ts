@@ -1,17 +1,19 @@
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { access, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LowSync } from 'lowdb';
 import type { TroupeEvent } from '../engine/event-map.js';
 import { UserError } from '../errors.js';
 import { redactedJson, redactorFrom, type Redactor } from '../llm/redact.js';
 import { checkDataDir, dataDirError } from './data-dir.js';
-import { DocumentFile, fsyncOf, NODE_DOCUMENT_FS, type DocumentFs } from './document-file.js';
+import { asyncFs, DocumentFile, fsyncOf, NODE_DOCUMENT_FS, type DocumentFs } from './document-file.js';
 import { CHAINED_SINCE, journalRules } from './journal-check.js';
-import { JournalWriter, scanJournal } from './journal-file.js';
+import { JournalWriter, scanJournal, type JournalEnd } from './journal-file.js';
 import { listingOf, type SessionListing } from './listing.js';
-import { acquireLock, lockHolder, refreshLock, releaseLock } from './lock.js';
+import { acquireLock, acquireLockAsync, lockHolder, refreshLock, releaseLock } from './lock.js';
 import { CURRENT_FORMAT, decodeSessionFile, parseSessionFile, SessionFileError, type FileFormat, type Loaded } from './load-file.js';
 import { sealingPathOf, sealJournal } from './seal-journal.js';
+import { trackWrite } from './writes-in-flight.js';
 import { SessionDocumentSchema, type JournalRecord, type SessionDocument } from './session-file.js';
 import { checkId, newestFirst, type OpenedSession, type ReadSession, type SessionHandle, type Store, type StoredEntry } from './store.js';
 
@@ -41,6 +43,8 @@ export class LowdbStore implements Store {
   private readonly indent: number;
   private readonly format: FileFormat;
   private readonly fs: DocumentFs;
+  // The sessions directory, made once.
+  private made: Promise<void> | null = null;
 
   /** Where a session keeps its own files (agents' workspaces): `<data dir>/runs/<id>`. */
   filesOf(id: string): string {
@@ -75,19 +79,39 @@ export class LowdbStore implements Store {
     const lock = this.lockOf(doc.id);
     let locked = false;
     try {
-      mkdirSync(this.dir, { recursive: true });
+      // A server creates many sessions at once: the files are made off the event loop (the directory once,
+      // and again if it went away since).
+      const made = (this.made ??= mkdir(this.dir, { recursive: true }).then(() => undefined));
+      await made.catch((error: unknown) => {
+        this.made = null;
+        throw error;
+      });
       // What the store writes must load again: a document its own schema refuses is never created.
       const checked = SessionDocumentSchema.safeParse(doc);
       if (!checked.success) {
         const issue = checked.error.issues[0]!;
         throw new UserError(`cannot create session ${doc.id}: ${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`);
       }
-      acquireLock(lock, doc.id);
+      await acquireLockAsync(lock, doc.id).catch(async (error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') throw error;
+        this.made = null;
+        await mkdir(this.dir, { recursive: true });
+        await acquireLockAsync(lock, doc.id);
+      });
       locked = true;
-      if (existsSync(this.pathOf(doc.id)) || existsSync(this.journalOf(doc.id))) throw new UserError(`session ${doc.id} already exists in ${this.dir} — choose another id`);
-      writeFileSync(this.journalOf(doc.id), '');
-      const handle = this.handle(doc, new JournalWriter(this.journalOf(doc.id), undefined, fsyncOf(this.fs)));
-      handle.checkpoint(doc.checkpoint, doc);
+      const exists = async (path: string) => access(path).then(() => true, () => false);
+      if ((await exists(this.pathOf(doc.id))) || !(await writeFile(this.journalOf(doc.id), '', { flag: 'wx' }).then(() => true, (error: NodeJS.ErrnoException) => {
+        if (error.code === 'EEXIST') return false;
+        throw error;
+      }))) throw new UserError(`session ${doc.id} already exists in ${this.dir} — choose another id`);
+      const handle = this.handle(doc, this.writer(this.journalOf(doc.id)));
+      try {
+        await handle.checkpoint(doc.checkpoint, doc);
+      } catch (error) {
+        await handle.close();
+        locked = false;
+        throw error;
+      }
       return handle;
     } catch (error) {
       if (locked) releaseLock(lock);
@@ -125,7 +149,7 @@ export class LowdbStore implements Store {
         },
         journalRules(doc, this.format.version, path),
       );
-      const writer = new JournalWriter(this.journalOf(id), scan, fsyncOf(this.fs));
+      const writer = this.writer(this.journalOf(id), scan);
       return { handle: this.handle(doc, writer), tail, recent: recent.slice(-keep) };
     } catch (error) {
       releaseLock(lock);
@@ -250,6 +274,11 @@ export class LowdbStore implements Store {
     }
   }
 
+  private writer(path: string, end?: JournalEnd): JournalWriter {
+    const fs = asyncFs(this.fs);
+    return new JournalWriter(path, end, fsyncOf(this.fs), (fd, p) => fs.fsync(fd, p));
+  }
+
   private serialise(doc: SessionDocument): string {
     return redactedJson(doc, this.redact, this.indent || undefined);
   }
@@ -260,15 +289,18 @@ export class LowdbStore implements Store {
     const lock = this.lockOf(id);
     const dataDir = this.dataDir;
     const redact = this.redact;
-    // Written synchronously: a failure is known before the step's effects run (no model call after it).
     const file = new DocumentFile<SessionDocument>(path, { parse: (t) => JSON.parse(t) as SessionDocument, stringify: (d) => this.serialise(d) }, this.fs);
-    const db = new LowSync<SessionDocument>(file, initial);
+    // The document as last written, and as the next checkpoint builds on (the last one asked for).
+    let written = initial;
+    let latest = initial;
+    // One checkpoint write at a time: a later one starts once the one before it has settled.
+    let writing: Promise<void> = Promise.resolve();
     let closed = false;
     return {
       id,
       location: path,
       get doc() {
-        return db.data;
+        return written;
       },
       append(record) {
         if (closed) throw new Error(`session ${id} is closed`);
@@ -278,35 +310,44 @@ export class LowdbStore implements Store {
           throw dataDirError(error, dataDir, `save session ${id} to ${writer.path}`);
         }
       },
-      checkpoint(checkpoint, meta, options = {}) {
+      checkpoint: (checkpoint, meta, options = {}) => {
         if (closed) throw new Error(`session ${id} is closed`);
         if (checkpoint.records !== writer.records) throw new Error(`session ${id}: a checkpoint of ${checkpoint.records} journal lines, but the journal has ${writer.records}`);
-        try {
-          // The journal lines the checkpoint covers reach the disk before the document that points past them.
-          writer.sync();
-        } catch (error) {
-          throw dataDirError(error, dataDir, `save session ${id} to ${writer.path}`);
-        }
-        const before = db.data;
-        db.data = { ...db.data, mode: meta.mode, brief: meta.brief || db.data.brief, updatedAt: meta.updatedAt, checkpoint: { ...checkpoint, hash: writer.lastHash } };
-        try {
-          db.write();
-          if (options.sync) file.syncDirectory();
-        } catch (error) {
-          db.data = before;
-          throw dataDirError(error, dataDir, `save session ${id} to ${path}`);
-        }
-        refreshLock(lock);
+        const next: SessionDocument = { ...latest, mode: meta.mode, brief: meta.brief || latest.brief, updatedAt: meta.updatedAt, checkpoint: { ...checkpoint, hash: writer.lastHash } };
+        // Serialised now, on the caller's turn: what it was given may change once this returns.
+        const text = this.serialise(next);
+        latest = next;
+        const write = async () => {
+          try {
+            // The journal lines the checkpoint covers reach the disk before the document that points past them.
+            await writer.flush();
+          } catch (error) {
+            throw dataDirError(error, dataDir, `save session ${id} to ${writer.path}`);
+          }
+          try {
+            await file.writeText(text, { durable: options.sync === true });
+          } catch (error) {
+            throw dataDirError(error, dataDir, `save session ${id} to ${path}`);
+          }
+          written = next;
+          refreshLock(lock);
+        };
+        const done = writing.then(write, write);
+        writing = done.catch(() => undefined);
+        trackWrite(done);
+        return done;
       },
       async close() {
         if (closed) return;
         closed = true;
+        await writing;
         writer.close();
         releaseLock(lock);
       },
       discard: async () => {
         if (closed) return;
         closed = true;
+        await writing;
         writer.close();
         try {
           // Removed while the lock is held, so no other process opens it half gone; the document last, as it names the session.
@@ -320,4 +361,3 @@ export class LowdbStore implements Store {
     };
   }
 }
-

@@ -46,7 +46,7 @@ export class MemoryStore implements Store {
     this.lock(doc.id);
     this.journals.set(doc.id, []);
     const handle = this.handle(doc);
-    handle.checkpoint(doc.checkpoint, doc);
+    await handle.checkpoint(doc.checkpoint, doc);
     return handle;
   }
 
@@ -153,6 +153,7 @@ export class MemoryStore implements Store {
         doc = { ...doc, mode: meta.mode, brief: meta.brief || doc.brief, updatedAt: meta.updatedAt, checkpoint: { ...checkpoint, hash: last } };
         this.docs.set(id, JSON.stringify(doc));
         this.onWrite?.(id, this.copy(id));
+        return Promise.resolve();
       },
       close: async () => {
         if (closed) return;

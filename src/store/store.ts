@@ -17,14 +17,16 @@ export interface SessionHandle {
    */
   append(record: JournalRecord): void;
   /**
-   * Replaces the checkpoint (and metadata) in the document, synchronously (what it is given is serialised
-   * before it returns). It covers every line appended so far, and records the last one's hash; those lines
-   * are flushed to the disk (fsync) before the document is replaced, so a power failure never leaves a
-   * checkpoint ahead of its journal. With `sync` the new document itself is made durable too (at pauses
-   * and ends). Throws when it could not be written (the stored document stays the old one).
+   * Replaces the checkpoint (and metadata) in the document. What it is given is serialised before it
+   * returns; the write itself goes on off the event loop, one at a time (a call while one is in flight is
+   * written after it), and the promise settles once it is done. It covers every line appended so far and
+   * records the last one's hash; those lines are flushed to the disk (fsync) before the document is
+   * replaced, so a power failure never leaves a checkpoint ahead of its journal. With `sync` the new
+   * document itself is made durable too (at pauses and ends). Rejects when it could not be written (the
+   * stored document stays the old one; the journal is untouched, so the session reopens from it).
    */
-  checkpoint(checkpoint: Checkpoint, meta: Pick<SessionDocument, 'mode' | 'brief' | 'updatedAt'>, options?: { sync?: boolean }): void;
-  /** Releases the session for other processes. */
+  checkpoint(checkpoint: Checkpoint, meta: Pick<SessionDocument, 'mode' | 'brief' | 'updatedAt'>, options?: { sync?: boolean }): Promise<void>;
+  /** Releases the session for other processes, once a checkpoint write in flight has settled. */
   close(): Promise<void>;
   /** Removes a session that never started (it has no brief, so nothing to resume or show) and releases it. */
   discard?(): Promise<void>;

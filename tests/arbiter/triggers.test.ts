@@ -26,4 +26,18 @@ describe('matchTriggers', () => {
     expect(matchTriggers([budget], ctx(texts, { lastFired: { budget_review: 7 } }))).toEqual([]);
     expect(matchTriggers([budget], ctx(texts, { lastFired: { budget_review: 4 } }))).toHaveLength(1);
   });
+
+  it('matches a keyword exactly where a whole-word pattern does: punctuation, spaces, case, accents, scripts, digits', () => {
+    // The reference: the keyword lower-cased and escaped, whitespace runs as \s+, no letter or digit on either side.
+    const reference = (word: string, text: string) =>
+      new RegExp(`(?:^|[^\\p{L}\\p{N}])(?:${word.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\s+/g, '\\s+')})(?:$|[^\\p{L}\\p{N}])`, 'u').test(text.toLowerCase());
+    const keywords = ['budget', 'Cost', 'c++', 'e-mail', 'cost  overrun', 'café', '東京', 'v2', '42', 'İstanbul', 'naïve', 'x'];
+    const texts = ['Budget!', 'the budgetary plan', 'C++ and c#', 'send an e-mail', 'e mail', 'a cost\n overrun', 'cost-overrun', 'CAFÉ au lait', 'cafe', '東京タワー', '東京 タワー', 'v2.0 ships', 'version v2x', '42nd', 'answer: 42', 'İstanbul trip', 'istanbul', 'naïve take', 'x', 'xx', '', 'naive'];
+    for (const word of keywords) {
+      for (const text of texts) {
+        const rule: TriggerRule = { ...budget, id: 'r', keywords: [word], andKeywords: [] };
+        expect(matchTriggers([rule], ctx([text])).length, `${word} in ${JSON.stringify(text)}`).toBe(reference(word, text) ? 1 : 0);
+      }
+    }
+  });
 });

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { redactDeep, redactorFrom } from '../../src/llm/redact.js';
-import { secretShaped } from '../../src/llm/secret-shapes.js';
+import { redactDeep, redactedJson, redactorFrom } from '../../src/llm/redact.js';
+import { SECRET_HINT, secretShaped } from '../../src/llm/secret-shapes.js';
 import { REPO_ROOT } from '../helpers/team.js';
 
 const corpus = JSON.parse(readFileSync(join(REPO_ROOT, 'tests', 'fixtures', 'secrets', 'corpus.json'), 'utf8')) as { secret: [string, string][]; plain: string[] };
@@ -49,5 +49,36 @@ describe('the redactor', () => {
     let out = redactDeep(deep, redact) as unknown;
     while (Array.isArray(out)) out = out[0];
     expect(out).toBe('Bearer [redacted]');
+  });
+
+  it('redactedJson writes what JSON.stringify(redactDeep(value)) writes, for every corpus text anywhere in a structure', () => {
+    const r = redactorFrom({ OPENAI_API_KEY: 'troupe-SENTINEL-key-7f3a9c1e5b' });
+    const texts = [...corpus.secret.map(([t]) => t), ...corpus.plain, 'troupe-SENTINEL-key-7f3a9c1e5b', 'a trip to Asia with a password manager', 'line\nsk-proj-ABCDEFGHIJKLMNOPQRST'];
+    for (const t of texts) {
+      const values = [t, [t], { a: { b: [1, t, null] }, c: 'plain' }, { list: [{ text: 'plain' }, { text: t }], n: 3, flag: true }];
+      for (const v of values) expect(redactedJson(v, r), t).toBe(JSON.stringify(redactDeep(v, r)));
+    }
+    // What a value shows through toJSON() is what is redacted, as JSON.stringify reads it.
+    const dated = { at: { toJSON: () => 'sk-proj-ABCDEFGHIJKLMNOPQRST' }, plain: 'x' };
+    expect(redactedJson(dated, r)).toBe('{"at":"sk-proj-[redacted]","plain":"x"}');
+  });
+
+  it('redactedJson never changes the value it is given', () => {
+    const value = { a: [{ t: 'Bearer 9f8e7d6c5b4a39281706' }], b: { c: 'plain' } };
+    const before = JSON.stringify(value);
+    expect(redactedJson(value, redact)).toContain('Bearer [redacted]');
+    expect(JSON.stringify(value)).toBe(before);
+  });
+
+  it('the hint screen, grouped by first letter, matches exactly where the plain alternation does', () => {
+    const plain = /sk-|rk-|xai-|_live_|_test_|gsk_|AKIA|ASIA|aws_secret|gh[pousr]_|github_pat_|xox|AIza|bearer|passw|pwd/i;
+    const parts = ['sk-', 'SK-', 'rk', '-', 'xai-', 'xox', 'XoX', '_live_', '_test', '_', 'gsk_', 'ghp_', 'GHS_', 'gh', 'github_pat_', 'akia', 'ASIA', 'asi', 'aws_secret', 'AIza', 'bearer', 'BEAR', 'passw', 'PaSsW', 'pwd', 'pw', 'a', 's', 'k', ' ', 'é', '\n'];
+    let seed = 11;
+    const pick = () => parts[(seed = (seed * 1103515245 + 12345) % 2147483648) % parts.length]!;
+    for (let i = 0; i < 5_000; i++) {
+      const text = Array.from({ length: 1 + (i % 9) }, pick).join('');
+      expect(SECRET_HINT.test(text), JSON.stringify(text)).toBe(plain.test(text));
+    }
+    for (const t of [...corpus.secret.map(([x]) => x), ...corpus.plain]) expect(SECRET_HINT.test(t), t).toBe(plain.test(t));
   });
 });

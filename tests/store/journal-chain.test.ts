@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CHAIN_START, hashOf, readSeal, sealLine, withoutSeal } from '../../src/store/journal-chain.js';
+import { CHAIN_START, hashOf, readSeal, sealLine, sealLineBytes, withoutSeal } from '../../src/store/journal-chain.js';
 import { JournalWriter, scanJournal } from '../../src/store/journal-file.js';
 
 let dirs: string[] = [];
@@ -21,6 +21,17 @@ describe('journal line seals', () => {
     expect(hash).toBe(hashOf(Buffer.from(line).subarray(0, -18)));
     expect(readSeal(Buffer.from(line))).toEqual({ hash, intact: true });
     expect(withoutSeal(line)).toBe(RECORD);
+  });
+
+  it('the bytes the writer seals in place are the sealed line and its newline, multi-byte text included', () => {
+    for (const record of [RECORD, JSON.stringify({ n: 2, events: [{ text: '🌊 lighthouse ' + 'é'.repeat(300) + '\u2028' }] }), '{"n":3,"events":[]}']) {
+      const { line, hash } = sealLine(record, 'fedcba9876543210');
+      const sealed = sealLineBytes(record, 'fedcba9876543210');
+      expect(sealed.hash).toBe(hash);
+      expect(sealed.bytes.toString('utf8')).toBe(`${line}\n`);
+      expect(readSeal(sealed.bytes.subarray(0, -1))).toEqual({ hash, intact: true });
+    }
+    expect(() => sealLineBytes('[1,2]', CHAIN_START)).toThrow(/JSON object/);
   });
 
   it('any one byte changed anywhere in the line breaks its seal', () => {

@@ -11,7 +11,7 @@ import { compileWorkflow } from '../../workflow/run/compile.js';
 import { apiFrame, readBody, refuse } from '../api-frame.js';
 import { CreateSessionSchema, InputSchema } from '../api-schema.js';
 import { RequestRefused } from '../host.js';
-import { SseClient } from '../sse-client.js';
+import { EventQueue } from './event-queue.js';
 import { sseMessage } from '../sse-message.js';
 import { RestateUnavailable, type RestateSessions } from './ingress.js';
 import type { LiveHub } from './live-hub.js';
@@ -96,7 +96,7 @@ export function restateApp(options: RestateAppOptions): Hono {
     const id = await resolve(c.req.param('id'));
     const after = Number(c.req.header('Last-Event-ID') ?? c.req.query('after') ?? 0) || 0;
     // Listen for deltas before the first read, so none of a turn that is running falls between the two.
-    const deltas = new SseClient();
+    const deltas = new EventQueue();
     const unsubscribe = live?.subscribe(id, (e) => deltas.push(e));
     // Read once before the stream opens, so an unknown session is a 404 and not an empty stream.
     let page: EventsPage;
@@ -161,7 +161,7 @@ export function restateApp(options: RestateAppOptions): Hono {
 }
 
 /** Sends the deltas that arrive within `ms`; resolves after `ms` with the time waited. */
-async function untilDeltas(deltas: SseClient, ms: number, write: (e: TroupeEvent) => Promise<void>): Promise<number> {
+async function untilDeltas(deltas: EventQueue, ms: number, write: (e: TroupeEvent) => Promise<void>): Promise<number> {
   let done = false;
   const timer = setTimeout(() => {
     done = true;

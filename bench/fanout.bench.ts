@@ -1,0 +1,127 @@
+// Many readers of one session: a session streaming its words (a delta every 5 ms) and READERS SSE readers of
+// it (in a process of their own) connecting at once; /healthz is asked every 50 ms meanwhile. An event goes
+// to every reader serialised and redacted once, so the server's event loop stays free: /healthz answers in
+// under 10 ms (the target) while they connect and read.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ChatModel, ChatRequest, ChatResponse } from '../src/llm/chat-model.js';
+import { openTeam } from '../src/team/open-team.js';
+import { PACKAGE_ROOT } from '../src/package-root.js';
+import { serveApp } from '../src/serve/app.js';
+import { SessionHost } from '../src/serve/host.js';
+import { listen } from '../src/serve/listen.js';
+import { LowdbStore } from '../src/store/lowdb-store.js';
+import { runAlone } from './alone.js';
+import { median, QUICK } from './stats.js';
+
+const READERS = Number(process.env.FANOUT_READERS ?? (QUICK ? 300 : 1000));
+// Each reader reads this many deltas (a delta every 5 ms: about 3 s of streaming).
+const DELTAS = 600;
+const EVERY_MS = 5;
+
+/** Streams a long answer a word every EVERY_MS, then hands to the next persona, for ever (the bench stops it). */
+class StreamingModel implements ChatModel {
+  readonly label = 'streaming bench model';
+  async generate(request: ChatRequest): Promise<ChatResponse> {
+    const usage = { promptTokens: 100, completionTokens: 200 };
+    if (request.meta.purpose === 'summary') return { text: '{"decisions":[],"discussions":["bench"],"pending":[]}', toolCalls: [], usage, finishReason: 'stop', model: 'bench' };
+    const words: string[] = [];
+    for (let i = 0; i < 200; i++) {
+      await new Promise((r) => setTimeout(r, EVERY_MS));
+      if (request.signal?.aborted) throw new Error('aborted');
+      const word = `word${i} `;
+      words.push(word);
+      request.onDelta?.({ type: 'text', text: word });
+    }
+    const turn = Number((request.meta.turnId ?? 't1').slice(1));
+    const next = request.meta.handoffTo?.[turn % (request.meta.handoffTo.length || 1)];
+    return { text: words.join(''), toolCalls: [{ name: 'handoff_directive', arguments: JSON.stringify({ transition: 'HANDOFF_TO_AGENT', next_agent: next }) }], usage, finishReason: 'tool_calls', model: 'bench' };
+  }
+}
+
+export default async function fanout(): Promise<void> {
+  await runAlone(fileURLToPath(import.meta.url));
+}
+
+async function bench(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'troupe-fanout-'));
+  const team = openTeam(PACKAGE_ROOT, { maxTurns: 10_000 }, {});
+  team.def.limits = { ...team.def.limits, ping_pong: 1_000_000, max_reworks_per_pair: 1_000_000 };
+  const host = new SessionHost({ store: new LowdbStore(dir), team, teamDir: PACKAGE_ROOT, env: {}, maxSessions: 10, model: () => new StreamingModel() });
+  const { server, port } = await listen(serveApp({ host, token: null, maxBodyBytes: 64 * 1024 }).fetch, { hostname: '127.0.0.1', port: 0 });
+  const base = `http://127.0.0.1:${port}`;
+  const created = await fetch(`${base}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ brief: 'A lighthouse keeper game' }) });
+  const { id } = (await created.json()) as { id: string };
+  await new Promise((r) => setTimeout(r, 300));
+
+  // /healthz every 50 ms, from before the readers come until they are done.
+  const idle: number[] = [];
+  const connecting: number[] = [];
+  const reading: number[] = [];
+  let phase: number[] = idle;
+  let probing = true;
+  const probe = (async () => {
+    while (probing) {
+      const t = performance.now();
+      await (await fetch(`${base}/healthz`)).json();
+      phase.push(performance.now() - t);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  })();
+  await new Promise((r) => setTimeout(r, 1000));
+  // The server's longest event-loop stall in each phase, and the CPU time this process used in it: a stall with
+  // little CPU is the machine's load (the process was not running), one with as much CPU is the server's work.
+  const stalls: Record<string, { wall: number; cpu: number }> = {};
+  let worst = { wall: 0, cpu: 0 };
+  let last = { at: performance.now(), cpu: process.cpuUsage() };
+  const ticker = setInterval(() => {
+    const now = { at: performance.now(), cpu: process.cpuUsage() };
+    const used = process.cpuUsage(last.cpu);
+    if (now.at - last.at > worst.wall) worst = { wall: now.at - last.at, cpu: (used.user + used.system) / 1000 };
+    last = now;
+  }, 5);
+  phase = connecting;
+  const cpu0 = process.cpuUsage();
+  const readers = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'fanout-readers.ts'), `${base}/v1/sessions/${id}/events`, String(READERS), String(DELTAS)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  readers.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+    if (out.includes('"connected"') && phase !== reading) {
+      stalls.connecting = worst;
+      worst = { wall: 0, cpu: 0 };
+      phase = reading;
+    }
+  });
+  await new Promise((done) => readers.once('exit', done));
+  const cpu = process.cpuUsage(cpu0);
+  stalls.reading = worst;
+  clearInterval(ticker);
+  probing = false;
+  await probe;
+  const lines = out.trim().split('\n').map((l) => JSON.parse(l) as { connected?: number; done?: number; short?: number; bytes?: number });
+  const connected = lines.find((l) => l.connected !== undefined)?.connected;
+  const done = lines.find((l) => l.done !== undefined)!;
+  const summary = (xs: number[]) => {
+    const sorted = [...xs].sort((a, b) => a - b);
+    const p99 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? 0;
+    return `median ${median(xs).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${(sorted.at(-1) ?? 0).toFixed(1)} ms (${xs.length} probes)`;
+  };
+  const stall = (s?: { wall: number; cpu: number }) => (s ? `; the server's longest stall ${s.wall.toFixed(0)} ms, ${s.cpu.toFixed(0)} ms of it on the CPU` : '');
+  process.stdout.write(`one session streaming a delta every ${EVERY_MS} ms, ${READERS} SSE readers (another process) connecting at once and reading ${DELTAS} deltas each; /healthz asked every 50 ms:\n`);
+  process.stdout.write(`  all ${READERS} readers connected in ${connected !== undefined ? `${(connected / 1000).toFixed(2)} s` : 'never'}; all done in ${((done.done ?? 0) / 1000).toFixed(1)} s${done.short ? ` (${done.short} read fewer deltas)` : ''}; ${((done.bytes ?? 0) / 1048576).toFixed(0)} MiB sent\n`);
+  process.stdout.write(`  /healthz before the readers: median ${median(idle).toFixed(1)} ms\n`);
+  process.stdout.write(`  /healthz while they connect:  ${summary(connecting)}${stall(stalls.connecting)}\n`);
+  process.stdout.write(`  /healthz while they read:     ${summary(reading)}   (target < 10 ms)${stall(stalls.reading)}\n`);
+  process.stdout.write(`  server CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms for ${READERS * DELTAS} delta deliveries: ${((cpu.user + cpu.system) / (READERS * DELTAS)).toFixed(2)} µs per delta per reader\n`);
+  await host.stopAll();
+  server.close();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await bench();
+  process.exit(0);
+}

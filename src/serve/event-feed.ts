@@ -1,0 +1,172 @@
+import type { TroupeEvent } from '../engine/event-map.js';
+import { processRedactor, type Redactor } from '../llm/redact.js';
+import { DISPLAY_START, displayNames, displayStep, type DisplayNames, type DisplayState } from '../report/display-items.js';
+import type { TroupeSession } from '../session/troupe-session.js';
+import type { SseClient } from './sse-client.js';
+import { sseFrame, type SseFrame } from './sse-frame.js';
+import { isLiveOnly } from '../kernel/session-kernel.js';
+
+/** How many of a session's newest stored events its feed keeps, so a reader joining (or coming back) within them reads nothing from the store. */
+export const FEED_RECENT = 32;
+
+/**
+ * Streamed words are sent at most this often, in one write per reader (a burst, or the words of these
+ * milliseconds, joined once for all readers); a stored event sends the words before it at once. With many
+ * readers the batches are longer (one more millisecond per 20 readers, at most 100 ms): every batch is a
+ * socket write per reader, and a thousand readers of a fast stream must leave the server time for others.
+ */
+export const DELTA_BATCH_MS = 20;
+const deltaBatchMs = (readers: number) => Math.min(100, DELTA_BATCH_MS + Math.floor(readers / 20));
+
+/** How long frames built for readers resuming behind the kept ones are kept for the next such reader. */
+const REPLAY_KEPT_MS = 5_000;
+
+/** Frames of the events the session holds, built once for every reader that resumes among them. */
+interface Replayed {
+  /** The seq of the first event they start from (the session's window moves on: then they are built afresh). */
+  first: number;
+  last: number;
+  state: DisplayState;
+  frames: SseFrame[];
+}
+
+interface Kept {
+  e: TroupeEvent;
+  /** The display state before the event (its frame is worded from it). */
+  before: DisplayState;
+  frame: SseFrame | null;
+}
+
+/**
+ * A hosted session's events as SSE frames, for all of its readers at once: each event is worded (its display
+ * items, folded over the session's events), redacted and serialised once, when the first reader needs it, and
+ * the same bytes go to every reader. The newest stored events are kept, so most readers start without reading
+ * the store.
+ */
+export class EventFeed {
+  private readonly readers = new Set<SseClient>();
+  private deltas: SseFrame[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private replayed: Replayed | null = null;
+  private replayTimer: NodeJS.Timeout | null = null;
+  private readonly names: DisplayNames;
+  private state: DisplayState;
+  private kept: Kept[] = [];
+  /** The feed holds every stored event after this seq. */
+  private from: number;
+  private readonly unsubscribe: () => void;
+
+  /**
+   * Follows `session` from now on. A session reopened from the store has published before: its fold starts
+   * from the events it holds in memory (a display state depends only on the last directive per state and
+   * whether the brief is next, which a window of hundreds of events always holds).
+   */
+  constructor(
+    private readonly session: TroupeSession,
+    private readonly redactor: Redactor = processRedactor(),
+  ) {
+    this.names = displayNames(session.def);
+    let state = DISPLAY_START;
+    for (const e of session.recent()) state = displayStep(state, e, this.names).state;
+    this.state = state;
+    this.from = session.recent().at(-1)?.seq ?? 0;
+    this.unsubscribe = session.subscribe((e) => this.publish(e));
+  }
+
+  /** Readers following the session now. */
+  get size(): number {
+    return this.readers.size;
+  }
+
+  /** True when the feed holds every stored event after `after` (a reader resuming there needs nothing from the store). */
+  covers(after: number): boolean {
+    return after >= this.from;
+  }
+
+  /**
+   * Adds a reader: the kept frames after `after` are queued for it at once (when `covers(after)`), then every
+   * new event. Returns the function that removes it.
+   */
+  attach(client: SseClient, after: number): () => void {
+    if (this.covers(after)) for (const k of this.kept) if (k.e.seq > after) client.push(this.frameOf(k));
+    this.readers.add(client);
+    return () => this.readers.delete(client);
+  }
+
+  /**
+   * Frames for a reader resuming at `after`, before the kept ones: from the events the session holds in
+   * memory, folded from the first of them; null when they do not reach back that far. The frames are built
+   * once and shared with every reader resuming among them in the next few seconds (a thousand readers
+   * joining a long session at once cost one replay).
+   */
+  replay(after: number): SseFrame[] | null {
+    const events = this.session.recent();
+    if (events.length === 0 || events[0]!.seq > after + 1) return null;
+    let r = this.replayed;
+    if (!r || r.first !== events[0]!.seq) r = { first: events[0]!.seq, last: events[0]!.seq - 1, state: DISPLAY_START, frames: [] };
+    for (const e of events) {
+      if (e.seq <= r.last) continue;
+      const made = sseFrame(e, r.state, this.names, this.redactor);
+      r.state = made.state;
+      r.frames.push(made.frame);
+      r.last = e.seq;
+    }
+    this.replayed = r;
+    if (this.replayTimer) clearTimeout(this.replayTimer);
+    this.replayTimer = setTimeout(() => (this.replayed = null), REPLAY_KEPT_MS);
+    this.replayTimer.unref();
+    return r.frames.filter((f) => f.seq > after);
+  }
+
+  /** Stops following the session (it was let go of); readers stay until they leave. */
+  close(): void {
+    this.unsubscribe();
+    this.sendDeltas();
+  }
+
+  /** Sends the streamed words waiting for their batch, joined into one frame for every reader. */
+  private sendDeltas(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const deltas = this.deltas;
+    if (deltas.length === 0) return;
+    this.deltas = [];
+    const frame = deltas.length === 1 ? deltas[0]! : { seq: deltas.at(-1)!.seq, live: true, bytes: Buffer.concat(deltas.map((d) => d.bytes)) };
+    for (const reader of this.readers) reader.push(frame);
+  }
+
+  private publish(e: TroupeEvent): void {
+    const before = this.state;
+    if (e.type === 'agent_delta') {
+      // Without readers a streamed word is only folded; with readers it waits for its batch.
+      if (this.readers.size === 0) return void (this.state = displayStep(before, e, this.names).state);
+      const made = sseFrame(e, before, this.names, this.redactor);
+      this.state = made.state;
+      this.deltas.push(made.frame);
+      this.timer ??= setTimeout(() => this.sendDeltas(), deltaBatchMs(this.readers.size));
+      return;
+    }
+    this.sendDeltas();
+    if (isLiveOnly(e.type)) {
+      // Other live-only events (predictions) go out at once and are never kept: they are not resume points.
+      const made = sseFrame(e, before, this.names, this.redactor);
+      this.state = made.state;
+      for (const reader of this.readers) reader.push(made.frame);
+      return;
+    }
+    // A stored event is kept; its frame is made now when someone reads, else when a reader needs it.
+    const k: Kept = { e, before, frame: null };
+    if (this.readers.size > 0) {
+      const made = sseFrame(e, before, this.names, this.redactor);
+      k.frame = made.frame;
+      this.state = made.state;
+      for (const reader of this.readers) reader.push(made.frame);
+    } else this.state = displayStep(before, e, this.names).state;
+    this.kept.push(k);
+    if (this.kept.length > FEED_RECENT) this.from = this.kept.shift()!.e.seq;
+  }
+
+  private frameOf(k: Kept): SseFrame {
+    return (k.frame ??= sseFrame(k.e, k.before, this.names, this.redactor).frame);
+  }
+}

@@ -1,0 +1,157 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { TroupeEvent } from '../../src/engine/event-map.js';
+import { redactorFrom, type Redactor } from '../../src/llm/redact.js';
+import { DELTA_BATCH_MS, EventFeed, FEED_RECENT } from '../../src/serve/event-feed.js';
+import { SseClient } from '../../src/serve/sse-client.js';
+import type { TroupeSession } from '../../src/session/troupe-session.js';
+import { studio } from '../helpers/team.js';
+
+const SECRET = 'troupe-SENTINEL-key-7f3a9c1e5b';
+
+/** A session as the feed sees it: its definition, the events it keeps, and a bus to publish on. */
+function fakeSession(recent: TroupeEvent[] = []) {
+  const listeners: ((e: TroupeEvent) => void)[] = [];
+  let seq = recent.at(-1)?.seq ?? 0;
+  const session = {
+    def: studio().def,
+    recent: () => recent,
+    subscribe: (l: (e: TroupeEvent) => void) => (listeners.push(l), () => listeners.splice(listeners.indexOf(l), 1)),
+  } as unknown as TroupeSession;
+  const publish = (e: Record<string, unknown> & { type: string }) => {
+    const live = e.type === 'agent_delta';
+    if (!live) seq += 1;
+    const stamped = { ...e, session_id: 's', seq, at: 0 } as unknown as TroupeEvent;
+    if (!live) recent.push(stamped);
+    for (const l of listeners) l(stamped);
+    return stamped;
+  };
+  return { session, publish };
+}
+
+/** The process redactor's rules, with the given env, counting how often its screen searches a text. */
+function countingRedactor(): { redactor: Redactor; screened: () => number } {
+  const base = redactorFrom({ OPENAI_API_KEY: SECRET });
+  let count = 0;
+  const screen = new (class extends RegExp {
+    override test(text: string): boolean {
+      count++;
+      return super.test(text);
+    }
+  })(base.screen!.source, base.screen!.flags);
+  return { redactor: Object.assign((t: string) => base(t), { screen }), screened: () => count };
+}
+
+const text = (bytes: Uint8Array) => Buffer.from(bytes).toString('utf8');
+/** Readers are written a slice at a time, after the current task: until every slice is out. */
+const written = async () => {
+  for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r));
+};
+
+/** A reader whose connection always keeps up, recording each write. */
+function reader(after = 0): { client: SseClient; writes: Uint8Array[] } {
+  const writes: Uint8Array[] = [];
+  const client = new SseClient(after);
+  client.start({ write: (b) => (writes.push(b), true), onDrain: () => undefined, end: () => undefined }, [], 60_000);
+  return { client, writes };
+}
+
+describe('the SSE feed of a hosted session', () => {
+  it('sends streamed words in batches: those of one burst, or of DELTA_BATCH_MS, as one write', async () => {
+    // The batch's timer is a fake one (the readers' writes still run on real turns of the event loop): a
+    // loaded machine cannot make the batch come due before the test looks.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const { session, publish } = fakeSession();
+      const feed = new EventFeed(session, countingRedactor().redactor);
+      const r = reader();
+      feed.attach(r.client, 0);
+      for (let i = 0; i < 5; i++) publish({ type: 'agent_delta', turn_id: 't1', persona: 'ceo', text: `w${i} ` });
+      await written();
+      expect(r.writes).toHaveLength(0);
+      vi.advanceTimersByTime(DELTA_BATCH_MS - 1);
+      await written();
+      expect(r.writes).toHaveLength(0);
+      vi.advanceTimersByTime(1);
+      await written();
+      expect(r.writes).toHaveLength(1);
+      expect(text(r.writes[0]!).match(/event: agent_delta/g)).toHaveLength(5);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('serialises and screens each event once, however many read it: every reader gets the same bytes', async () => {
+    const { session, publish } = fakeSession();
+    const { redactor, screened } = countingRedactor();
+    const feed = new EventFeed(session, redactor);
+    const readers = Array.from({ length: 200 }, () => reader());
+    for (const r of readers) feed.attach(r.client, 0);
+    publish({ type: 'user_input', text: 'A lighthouse keeper game' });
+    publish({ type: 'agent_delta', turn_id: 't1', persona: 'ceo', text: 'Hel' });
+    publish({ type: 'agent_delta', turn_id: 't1', persona: 'ceo', text: 'lo' });
+    publish({ type: 'agent_message', turn_id: 't1', path: 'STRATEGIC.ceo', persona: 'ceo', text: 'Hello', turn: 1 });
+    expect(screened()).toBe(4);
+    await written();
+    // Each reader's queue goes out as one write: the same bytes for every reader.
+    for (const r of readers) expect(r.writes).toHaveLength(1);
+    for (const r of readers) expect(Buffer.compare(Buffer.from(r.writes[0]!), Buffer.from(readers[0]!.writes[0]!))).toBe(0);
+    const frames = text(readers[0]!.writes[0]!).split(/(?<=\n\n)/);
+    expect(frames).toHaveLength(4);
+    expect(frames[1]).toMatch(/^event: agent_delta\ndata: \{.*"text":"Hel".*"items":\[\]\}\n\n$/);
+    expect(frames[2]).toMatch(/^event: agent_delta\ndata: \{.*"text":"lo".*\}\n\n$/);
+    expect(frames[3]).toMatch(/^event: agent_message\ndata: \{.*\}\nid: 2\n\n$/);
+    // One at a time, a reader gets the very bytes every other reader gets (made once).
+    publish({ type: 'note', text: 'one more' });
+    await written();
+    for (const r of readers) expect(r.writes[1]).toBe(readers[0]!.writes[1]);
+    for (const r of readers) r.client.close();
+    expect(feed.size).toBe(200);
+  });
+
+  it('redacts an event that holds a secret, and its items never quote it', async () => {
+    const { session, publish } = fakeSession();
+    const feed = new EventFeed(session, countingRedactor().redactor);
+    const r = reader();
+    feed.attach(r.client, 0);
+    publish({ type: 'agent_message', turn_id: 't1', path: 'STRATEGIC.ceo', persona: 'ceo', text: `the key is ${SECRET} and Bearer 9f8e7d6c5b4a39281706`, turn: 1 });
+    await written();
+    const frame = text(r.writes[0]!);
+    const data = JSON.parse(frame.split('\n')[1]!.slice(6)) as { text: string; items: { text: string }[] };
+    expect(data.text).toBe('the key is [redacted] and Bearer [redacted]');
+    expect(data.items[0]!.text).toBe(data.text);
+    expect(frame).not.toContain(SECRET);
+  });
+
+  it('keeps the newest stored frames for readers joining within them; older ones come from the events the session holds', async () => {
+    const { session, publish } = fakeSession();
+    const feed = new EventFeed(session, countingRedactor().redactor);
+    for (let i = 1; i <= FEED_RECENT + 10; i++) publish({ type: 'note', text: `note ${i}` });
+    publish({ type: 'agent_delta', turn_id: 't1', persona: 'ceo', text: 'not kept' });
+    expect(feed.covers(10)).toBe(true);
+    expect(feed.covers(9)).toBe(false);
+    const late = reader(FEED_RECENT);
+    feed.attach(late.client, FEED_RECENT);
+    await written();
+    expect([...text(late.writes[0]!).matchAll(/\nid: (\d+)\n/g)].map((m) => Number(m[1]))).toEqual(Array.from({ length: 10 }, (_, i) => FEED_RECENT + 1 + i));
+    const replayed = feed.replay(5)!;
+    expect(replayed.map((f) => f.seq)).toEqual(Array.from({ length: FEED_RECENT + 5 }, (_, i) => 6 + i));
+    expect(text(replayed[0]!.bytes)).toContain('note 6');
+  });
+
+  it('a reopened session: the fold starts from the events it holds, and readers before them need the store', async () => {
+    const recent = [
+      { type: 'directive', turn_id: 't4', path: 'STRATEGIC.ceo', persona: 'ceo', directive: { transition: 'APPROVE_AND_HANDOFF', next_agent: 'cfo' }, source: 'tool', session_id: 's', seq: 40, at: 0 },
+    ] as unknown as TroupeEvent[];
+    const { session, publish } = fakeSession(recent);
+    const feed = new EventFeed(session, countingRedactor().redactor);
+    expect(feed.covers(40)).toBe(true);
+    expect(feed.covers(39)).toBe(false);
+    expect(feed.replay(10)).toBeNull();
+    const r = reader(40);
+    feed.attach(r.client, 40);
+    publish({ type: 'transition', from: 'STRATEGIC.ceo', to: 'STRATEGIC.cfo', reason: 'handoff', kind: 'agent' });
+    await written();
+    // Worded with the directive before it: approved, not a plain handoff.
+    expect(text(r.writes[0]!)).toContain('APPROVE_AND_HANDOFF');
+  });
+});
