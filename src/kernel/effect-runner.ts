@@ -74,6 +74,12 @@ function durableToolset(toolset: Toolset, steps: StepRunner, signal: AbortSignal
  */
 export class EffectRunner implements EffectPort {
   private readonly controllers = new Map<string, AbortController>();
+  /**
+   * Undo logs being dropped, by workspace: a turn's log is dropped after its answer is journaled, and that
+   * answer can start the next turn in the same workspace at once (the next state, a revision fan-out); the
+   * next turn's log waits for the drop, or the two race on one directory.
+   */
+  private readonly committing = new Map<string, Promise<void>>();
   private readonly evaluating = new Set<string>();
   private readonly tasks = new Set<Promise<void>>();
   private readonly waiters: (() => void)[] = [];
@@ -198,6 +204,7 @@ export class EffectRunner implements EffectPort {
     // Run directly, a turn re-run after a crash starts from the files its first run found (its writes are undone);
     // with journaled steps its finished tool runs are kept instead, and a re-run goes on after them.
     const undo = this.steps.kind === 'direct' ? new tools.TurnUndo(toolset.root, tools.undoStoreOf(setup.root, spec.workspace)) : null;
+    await this.committing.get(spec.workspace);
     const { restored, refused } = (await undo?.restore(call.turnId)) ?? { restored: 0, refused: [] };
     if (restored > 0) this.host.publish(event('note', { text: `${spec.workspace}: ${restored} file(s) put back as they were before turn ${call.turnId} first ran (it was cut off)` }));
     if (refused.length > 0) this.host.publish(event('note', { text: `${spec.workspace}: not put back: ${refused.join('; ')}` }));
@@ -286,7 +293,14 @@ export class EffectRunner implements EffectPort {
       const result = this.options.turns.result(call, response);
       host.send(changes && result.type === 'agent_replied' ? { ...result, changes } : result);
       // The answer is journaled (send steps synchronously): the turn's file changes stay.
-      await undo?.commit();
+      if (undo && turn.agentTools) {
+        const workspace = turn.agentTools.workspace;
+        const commit = undo.commit().finally(() => {
+          if (this.committing.get(workspace) === commit) this.committing.delete(workspace);
+        });
+        this.committing.set(workspace, commit);
+        await commit;
+      }
     } catch (error) {
       announce();
       if (timedOut) host.send({ type: 'agent_failed', turnId: call.turnId, reason: `timed out after ${call.timeoutMs} ms` });
