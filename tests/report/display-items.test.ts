@@ -45,7 +45,7 @@ describe('display items', () => {
     expect(text('arbitration')).toEqual(['CEO 1.00 [user] ✓, bob dropped (unknown persona) — the user asked']);
     expect(text('transition')).toEqual(['CREATIVE › Creative Partner -> STRATEGIC › CEO (USER)']);
     expect(text('approval')).toEqual(["↺ you sent back Creative Partner's work: too expensive"]);
-    expect(text('memory_compressed')).toEqual(['memory: 4 turn(s) summarised, 900 -> 300 tokens (1 summaries)']);
+    expect(text('memory_compressed')).toEqual(['memory: 4 turn(s) summarised, 900 -> 300 tokens (1 summary)']);
     expect(text('memory_trimmed')).toEqual(['memory: prompt for CEO trimmed to 3900/4000 tokens (dropped summaries)']);
     expect(text('awaiting_user')).toEqual(['⏸ waiting for you: CEO declared the work complete']);
     expect(text('command')).toEqual(['!handoff CEO']);
