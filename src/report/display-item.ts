@@ -57,6 +57,6 @@ export interface DisplayState {
   readonly lastError: string | null;
   /** The reason of the last retry shown: the next retry for the same reason does not repeat it. */
   readonly lastRetry: string | null;
-  /** Debates over so far, by state: a later debate in the same state (after a revision) says which it is. */
-  readonly debates: Readonly<Record<string, number>>;
+  /** Rounds of the debates over so far, by state: a later debate in the same state (after a revision) numbers its rounds on from them. */
+  readonly rounds: Readonly<Record<string, number>>;
 }

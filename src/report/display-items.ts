@@ -17,7 +17,7 @@ export function plainNames(title: string): DisplayNames {
 }
 
 /** The state before any event. */
-export const DISPLAY_START: DisplayState = { labels: {}, briefNext: false, lastError: null, lastRetry: null, debates: {} };
+export const DISPLAY_START: DisplayState = { labels: {}, briefNext: false, lastError: null, lastRetry: null, rounds: {} };
 
 /**
  * Events that show nothing, on purpose: where the chart is (the state line shows it), streamed words (the
@@ -43,7 +43,7 @@ export function displayStep(state: DisplayState, e: TroupeEvent, names: DisplayN
     case 'error':
       return { state: { ...state, lastError: e.message, lastRetry: null }, items };
     case 'debate_ended':
-      return { state: { ...state, debates: { ...state.debates, [e.state]: (state.debates[e.state] ?? 0) + 1 } }, items };
+      return { state: { ...state, rounds: { ...state.rounds, [e.state]: (state.rounds[e.state] ?? 0) + e.rounds } }, items };
     default:
       return { state, items };
   }

@@ -69,13 +69,15 @@ export function itemsOf(e: TroupeEvent, names: DisplayNames, state: DisplayState
       return [note(e, going ? 'ok' : 'error', `${e.state} joined: ${e.done.length} done${failed} — ${going ? 'going on' : 'the state fails'}`, { mark: '⇇' })];
     }
     case 'verdict': {
-      // Each debate counts its rounds from 1 (as the reviewers' prompts do): a later one in the same state says which debate it is.
-      const debate = (state.debates[e.state] ?? 0) + 1;
-      return [note(e, e.agree ? 'ok' : 'warn', `${names.name(e.reviewer)} (${debate > 1 ? `debate ${debate}, ` : ''}round ${e.round}): ${e.agree ? 'agrees' : 'does not agree'}, ${e.approve ? 'approves' : 'wants changes'} — ${e.feedback}`, { ...about(names, e.reviewer), mark: '⚖' })];
+      // A debate after a revision numbers its rounds on from the debates before it in the state, as the reviewers count their turns.
+      const round = (state.rounds[e.state] ?? 0) + e.round;
+      return [note(e, e.agree ? 'ok' : 'warn', `${names.name(e.reviewer)} (round ${round}): ${e.agree ? 'agrees' : 'does not agree'}, ${e.approve ? 'approves' : 'wants changes'} — ${e.feedback}`, { ...about(names, e.reviewer), mark: '⚖' })];
     }
     case 'debate_ended': {
       const how = e.consensus ? 'consensus' : e.synthesised ? 'no consensus; the synthesiser wrote one' : 'no consensus';
-      return [note(e, e.approve ? 'ok' : 'warn', `debate in ${e.state} over after ${e.rounds} round(s): ${how}, ${e.approve ? 'approved' : 'changes requested'}`, { mark: '⚖' })];
+      const before = state.rounds[e.state] ?? 0;
+      const after = before > 0 ? `${e.rounds} more round(s), at round ${before + e.rounds}` : `${e.rounds} round(s)`;
+      return [note(e, e.approve ? 'ok' : 'warn', `debate in ${e.state} over after ${after}: ${how}, ${e.approve ? 'approved' : 'changes requested'}`, { mark: '⚖' })];
     }
     case 'directive': {
       const a = about(names, e.persona);
