@@ -23,7 +23,7 @@ export function hintFor(s: SessionState, width = Number.POSITIVE_INFINITY): stri
         case 'complete':
           return fitting(width, 'The team says it is done: !approve to accept and end · or type feedback to go on', 'The team says it is done: !approve to end · or type feedback', 'Done: !approve to end · or type feedback', 'Done: !approve · or feedback');
         case 'limit':
-          return fitting(width, 'A limit was reached: !continue to go on · type a reply · !quit', 'Limit reached: !continue · reply · !quit');
+          return fitting(width, 'A limit was reached: !continue to go on · type a reply · !quit', 'Limit reached: !continue · reply · !quit', 'Limit: !continue · reply · !quit');
         default:
           return fitting(width, 'Your turn: type a reply · !continue · !handoff <persona> · !help', 'Your turn: type a reply · !continue · !help', 'Your turn: reply · !continue · !help');
       }
