@@ -67,11 +67,15 @@ export function wrapRanges(text: string, width: number, hang = 0): [number, numb
 
 /**
  * `text` wrapped to `width` columns, line by line: words kept whole where they fit, no row starting with the
- * space it broke at, and the rows a line wraps onto indented like the line (or by `hang`, when given).
+ * space it broke at, and the rows a line wraps onto indented like the line (or by `hang`, when given and
+ * not past the middle of the row; else four columns in from the line's start).
  */
 export function wrapColumns(text: string, width: number, hang?: (line: string) => number): string[] {
   return text.split('\n').flatMap((line) => {
-    const indent = Math.min(hang ? hang(line) : leadingSpaces(line), Math.floor(width / 2));
+    // A hang past the middle (a table's second column on a narrow terminal) would leave a thin column of
+    // words: the rows wrap a little under the line's start instead.
+    const want = hang ? hang(line) : leadingSpaces(line);
+    const indent = Math.min(want <= width / 2 ? want : leadingSpaces(line) + 4, Math.floor(width / 2));
     return wrapRanges(line, width, indent).map(([start, end], row) => (row === 0 ? '' : ' '.repeat(indent)) + line.slice(start, end));
   });
 }

@@ -101,6 +101,9 @@ describe('Transcript', () => {
     expect(note).toEqual(['  ⏸ waiting for you: CEO declared the', '    work complete; !approve to end']);
     const help = render(<LogLine item={{ id: 'h', kind: 'output', title: 'commands', lines: ['!handoff <persona>  give the turn to a persona now, cutting off the one answering'], tone: 'info' }} width={50} />).lastFrame()!.split('\n');
     expect(help.slice(3, 6).map((r) => r.replace(/^│ | *│$/g, ''))).toEqual(['!handoff <persona>  give the turn to a persona', '                    now, cutting off the one', '                    answering']);
+    // A second column past the middle of a narrow terminal: its rows wrap four columns in, not in a thin column.
+    const narrow = render(<LogLine item={{ id: 'h', kind: 'output', title: 'commands', lines: ['!approve                         approve the work or the pending transition at a gate and continue'], tone: 'info' }} width={60} />).lastFrame()!.split('\n');
+    expect(narrow.slice(3, 5).map((r) => r.replace(/^│ | *│$/g, ''))).toEqual(['!approve                         approve the work or the', '    pending transition at a gate and continue']);
   });
 });
 
