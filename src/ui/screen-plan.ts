@@ -6,8 +6,9 @@
 
 /** The most rows a streaming turn shows, however tall the terminal. */
 export const MAX_LIVE_LINES = 12;
-/** The most rows the last arbitration and the typed line take. */
+/** The most rows the last arbitration takes. */
 export const MAX_ARBITRATION_ROWS = 2;
+/** The most rows the typed line takes (a longer one shows its end). */
 export const MAX_INPUT_ROWS = 3;
 
 /** The rows each part of the live area would take at this width. */
