@@ -24,6 +24,8 @@ export interface CliArgs {
   host?: string;
   /** A workflow name or path (run, graph, validate). */
   workflow?: string;
+  /** A roles folder (SynthDev's config/roles) or roles file for a workflow's agents. */
+  roles?: string;
   /** A workflow's input (JSON or text). */
   input?: string;
   /** serve: where sessions run. */
@@ -115,6 +117,7 @@ export function parseCli(argv: string[]): CliArgs {
     ...(values.host !== undefined ? { host: values.host } : {}),
     ...(values.workflow !== undefined ? { workflow: values.workflow } : {}),
     ...(values.input !== undefined ? { input: values.input } : {}),
+    ...(values.roles !== undefined ? { roles: values.roles } : {}),
     ...(backend !== undefined ? { backend } : {}),
     ...(values['restate-url'] !== undefined ? { restateUrl: values['restate-url'] } : {}),
     ...(values.register !== undefined ? { register: values.register } : {}),
