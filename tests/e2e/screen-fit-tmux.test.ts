@@ -74,7 +74,7 @@ describe.skipIf(!hasTmux)(`every line fits the terminal, and the live area is dr
     // The workflow's input is echoed once, as its input (the session started before the UI listened to it).
     expect(s.lines.filter((l) => l.endsWith('› implement bech32 in Zig'))).toEqual(['Input › implement bech32 in Zig']);
     // The reviewers' turns say who is speaking.
-    expect(s.lines.filter((l) => /^▸ review · Reviewer [AB] · turn \d+$/.test(l)).length).toBeGreaterThanOrEqual(4);
+    expect(s.lines.filter((l) => /^▸ review · Reviewer [AB] · turn \d+( · \[reviewer_[ab]\])?$/.test(l)).length).toBeGreaterThanOrEqual(4);
     // The debate after the revision numbers its rounds on, as the reviewers' words do ("round 3").
     expect(s.lines.some((l) => /^ {2}⚖ Reviewer A \(round 3\): agrees, approves/.test(l))).toBe(true);
     expect(words(s.lines)).toMatch(/workflow implement_review_debate complete: approved after 1 revision\(s\)/);
