@@ -22,9 +22,21 @@ afterEach(async () => {
 /** Everything the terminal holds, as one string with the rows a wrapped sentence was laid out in joined by spaces. */
 const words = (lines: string[]) => lines.join('\n').replace(/\s+/g, ' ');
 
+/** What the terminal holds once nothing changes any more (a capture taken mid-redraw would miss the live area). */
+async function settled(ui: TmuxUi): Promise<string[]> {
+  let last = ui.written();
+  for (let i = 0; i < 100; i++) {
+    await new Promise((r) => setTimeout(r, 150));
+    const now = ui.written();
+    if (now.join('\n') === last.join('\n')) return now;
+    last = now;
+  }
+  return last;
+}
+
 /** The lines wider than `cols`, and how many copies of each live-area row the scrollback and window hold. */
-function seen(ui: TmuxUi, cols: number) {
-  const lines = ui.written();
+async function seen(ui: TmuxUi, cols: number) {
+  const lines = await settled(ui);
   return {
     lines,
     tooWide: lines.filter((l) => stringWidth(l) > cols).map((l) => `${stringWidth(l)}: ${l}`),
@@ -42,7 +54,7 @@ async function wholeDemo(cols: number, rows: number) {
   await ui.waitFor('the go decision', () => words(ui.written()).includes('declared the work complete'), 120_000);
   ui.type('!approve');
   await ui.waitFor('the end', () => /Session over|Over ·/.test(ui.visible().join('\n')), 30_000);
-  return seen(ui, cols);
+  return await seen(ui, cols);
 }
 
 describe.skipIf(!hasTmux)(`every line fits the terminal, and the live area is drawn once${hasTmux ? '' : ' (skipped: tmux is not installed)'}`, () => {
@@ -67,7 +79,7 @@ describe.skipIf(!hasTmux)(`every line fits the terminal, and the live area is dr
     await ui.waitFor('the first frame', (s) => s.includes('!help'));
     ui.type('/workflow implement_review_debate implement bech32 in Zig');
     await ui.waitFor('the end', () => ui.visible().join('\n').includes('Workflow over'), 150_000);
-    const s = seen(ui, 80);
+    const s = await seen(ui, 80);
     expect(s.tooWide, 'lines wider than the terminal').toEqual([]);
     expect(s.headers, `copies of the header in:\n${s.lines.join('\n')}`).toBe(1);
     expect(s.footers, 'copies of the footer').toBe(1);
