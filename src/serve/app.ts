@@ -2,6 +2,7 @@ import type { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { executeLine } from '../commands/execute.js';
 import type { TroupeEvent } from '../engine/event-map.js';
+import { isLiveOnly } from '../kernel/session-kernel.js';
 import { displayFold, displayNames } from '../report/display-items.js';
 import { redactDeep } from '../llm/redact.js';
 import { sessionStatus } from '../report/sessions-table.js';
@@ -69,7 +70,7 @@ export function serveApp(options: ServeAppOptions): Hono {
     const { text } = await readBody(c, InputSchema);
     const session = await host.open(id);
     if (session.getSnapshot().status === 'ended') throw new RequestRefused(409, `session ${id} has ended; it takes no more input`);
-    const outcome = executeLine(text, { session, usage: () => session.usage() });
+    const outcome = executeLine(text, { session, usage: () => session.usage(), warming: () => session.warming() });
     if (outcome.kind === 'quit') {
       await host.release(id);
       return c.json({ kind: 'quit' });
@@ -98,11 +99,12 @@ export function serveApp(options: ServeAppOptions): Hono {
       stream.onAbort(() => client.close());
       let sent = after;
       const send = async (e: TroupeEvent) => {
-        // Streaming deltas carry the last stored seq: sent live, never as a resume point.
-        if (e.type !== 'agent_delta' && e.seq <= sent) return;
+        // Live-only events (deltas, predictions) carry the last stored seq: sent live, never as a resume point.
+        const liveOnly = isLiveOnly(e.type);
+        if (!liveOnly && e.seq <= sent) return;
         const shown = redactDeep(e);
-        await stream.writeSSE({ ...sseMessage(shown, items(shown)), ...(e.type !== 'agent_delta' ? { id: String(e.seq) } : {}) });
-        if (e.type !== 'agent_delta') sent = e.seq;
+        await stream.writeSSE({ ...sseMessage(shown, items(shown)), ...(!liveOnly ? { id: String(e.seq) } : {}) });
+        if (!liveOnly) sent = e.seq;
       };
       try {
         for (const e of stored) await send(e);
