@@ -47,8 +47,16 @@ export interface DisplayNames {
   title: string;
 }
 
-/** What items need from earlier events: the last directive given in each state (a transition's label), and whether the next user line is the brief. */
+/** What items need from earlier events. */
 export interface DisplayState {
+  /** The last directive given in each state (a transition's label). */
   readonly labels: Readonly<Record<string, string>>;
+  /** Whether the next user line is the brief: a guess for sessions stored before `user_input` said what it is (`kind`). */
   readonly briefNext: boolean;
+  /** The last error shown in full: the lines after it that repeat it (the failed turn's move, the pause) point to it instead. */
+  readonly lastError: string | null;
+  /** The reason of the last retry shown: the next retry for the same reason does not repeat it. */
+  readonly lastRetry: string | null;
+  /** Rounds of the debates over so far, by state: a later debate in the same state (after a revision) numbers its rounds on from them. */
+  readonly rounds: Readonly<Record<string, number>>;
 }

@@ -17,7 +17,7 @@ export function plainNames(title: string): DisplayNames {
 }
 
 /** The state before any event. */
-export const DISPLAY_START: DisplayState = { labels: {}, briefNext: false };
+export const DISPLAY_START: DisplayState = { labels: {}, briefNext: false, lastError: null, lastRetry: null, rounds: {} };
 
 /**
  * Events that show nothing, on purpose: where the chart is (the state line shows it), streamed words (the
@@ -27,15 +27,25 @@ export const SILENT_EVENTS: ReadonlySet<TroupeEventName> = new Set<TroupeEventNa
 
 /** The items of one event, and the state after it (pure). */
 export function displayStep(state: DisplayState, e: TroupeEvent, names: DisplayNames): { state: DisplayState; items: DisplayItem[] } {
+  const items = itemsOf(e, names, state);
   switch (e.type) {
     case 'session_started':
-      return { state: { ...state, briefNext: true }, items: itemsOf(e, names, state) };
+      return { state: { ...state, briefNext: true }, items };
     case 'user_input':
-      return { state: { ...state, briefNext: false }, items: itemsOf(e, names, state) };
+      return { state: { ...state, briefNext: false, lastError: null, lastRetry: null }, items };
     case 'directive':
-      return { state: { ...state, labels: { ...state.labels, [e.path]: e.directive.transition } }, items: itemsOf(e, names, state) };
+      return { state: { ...state, labels: { ...state.labels, [e.path]: e.directive.transition } }, items };
+    case 'agent_started':
+    case 'agent_message':
+      return { state: state.lastError === null && state.lastRetry === null ? state : { ...state, lastError: null, lastRetry: null }, items };
+    case 'retry':
+      return { state: { ...state, lastRetry: e.reason }, items };
+    case 'error':
+      return { state: { ...state, lastError: e.message, lastRetry: null }, items };
+    case 'debate_ended':
+      return { state: { ...state, rounds: { ...state.rounds, [e.state]: (state.rounds[e.state] ?? 0) + e.rounds } }, items };
     default:
-      return { state, items: itemsOf(e, names, state) };
+      return { state, items };
   }
 }
 

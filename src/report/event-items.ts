@@ -14,6 +14,13 @@ function about(names: DisplayNames, persona: string, branch?: string): { who: st
   return { who: names.name(persona), persona, ...(branch !== undefined ? { branch } : {}) };
 }
 
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/** A reason that repeats the error just shown in full, pointing to it instead ("… turn failed: the error above; …"). */
+function pointToError(reason: string, state: DisplayState): string {
+  return state.lastError && reason.includes(state.lastError) ? reason.replace(state.lastError, 'the error above') : reason;
+}
+
 /** The items of one event, given what earlier events left (`state`); `[]` for the silent ones. */
 export function itemsOf(e: TroupeEvent, names: DisplayNames, state: DisplayState): DisplayItem[] {
   const base = { event: e.type, tone: 'info' as Tone };
@@ -31,15 +38,20 @@ export function itemsOf(e: TroupeEvent, names: DisplayNames, state: DisplayState
     case 'session_started':
       return [{ ...base, kind: 'header', text: names.workflow ? `troupe · workflow ${names.title} · ${e.model}` : `troupe · ${e.team} · ${e.mode.toUpperCase()} · ${e.model}`, brief: e.brief, label: names.workflow ? 'Input' : 'Brief' }];
     case 'user_input':
-      return [{ ...base, kind: 'user', who: 'You', text: e.text, brief: state.briefNext }];
+      // What the line is comes with it; sessions stored before it did are read by the old guess (the line after the start).
+      return [{ ...base, kind: 'user', who: 'You', text: e.text, brief: e.kind !== undefined ? e.kind === 'brief' : state.briefNext }];
     case 'command':
       return [{ ...base, kind: 'command', who: 'You', text: `!${[e.name, ...e.args].join(' ')}` }];
     case 'agent_started': {
       const a = about(names, e.persona, e.branch);
       return [{ ...base, kind: 'progress', ...a, text: `${a.who}${on(e.branch)} is answering…` }];
     }
-    case 'agent_message':
-      return [{ ...base, kind: 'turn', ...about(names, e.persona, e.branch), turnId: e.turn_id, turn: e.turn, where: names.path(e.path), state: e.path, text: e.text }];
+    case 'agent_message': {
+      const a = about(names, e.persona, e.branch);
+      // A state that names no agent of its own (a debate's reviewers take turns in it) is told by who answered.
+      const where = names.path(e.path);
+      return [{ ...base, kind: 'turn', ...a, turnId: e.turn_id, turn: e.turn, where: where.includes(a.who) ? where : `${where} · ${a.who}`, state: e.path, text: e.text }];
+    }
     case 'agent_aborted':
       return [note(e, 'warn', `${names.name(e.persona)}${on(e.branch)}'s answer was cut off: ${e.reason}`, about(names, e.persona, e.branch))];
     case 'tool_call': {
@@ -60,11 +72,16 @@ export function itemsOf(e: TroupeEvent, names: DisplayNames, state: DisplayState
       const going = e.outcome === 'continue';
       return [note(e, going ? 'ok' : 'error', `${e.state} joined: ${e.done.length} done${failed} — ${going ? 'going on' : 'the state fails'}`, { mark: '⇇' })];
     }
-    case 'verdict':
-      return [note(e, e.agree ? 'ok' : 'warn', `${names.name(e.reviewer)} (round ${e.round}): ${e.agree ? 'agrees' : 'does not agree'}, ${e.approve ? 'approves' : 'wants changes'} — ${e.feedback}`, { ...about(names, e.reviewer), mark: '⚖' })];
+    case 'verdict': {
+      // A debate after a revision numbers its rounds on from the debates before it in the state, as the reviewers count their turns.
+      const round = (state.rounds[e.state] ?? 0) + e.round;
+      return [note(e, e.agree ? 'ok' : 'warn', `${names.name(e.reviewer)} (round ${round}): ${e.agree ? 'agrees' : 'does not agree'}, ${e.approve ? 'approves' : 'wants changes'} — ${e.feedback}`, { ...about(names, e.reviewer), mark: '⚖' })];
+    }
     case 'debate_ended': {
       const how = e.consensus ? 'consensus' : e.synthesised ? 'no consensus; the synthesiser wrote one' : 'no consensus';
-      return [note(e, e.approve ? 'ok' : 'warn', `debate in ${e.state} over after ${e.rounds} round(s): ${how}, ${e.approve ? 'approved' : 'changes requested'}`, { mark: '⚖' })];
+      const before = state.rounds[e.state] ?? 0;
+      const after = before > 0 ? `${e.rounds} more round(s), at round ${before + e.rounds}` : `${e.rounds} round(s)`;
+      return [note(e, e.approve ? 'ok' : 'warn', `debate in ${e.state} over after ${after}: ${how}, ${e.approve ? 'approved' : 'changes requested'}`, { mark: '⚖' })];
     }
     case 'directive': {
       const a = about(names, e.persona);
@@ -77,7 +94,7 @@ export function itemsOf(e: TroupeEvent, names: DisplayNames, state: DisplayState
       return e.decision.proposals.length > 0 ? [{ ...base, kind: 'arbitration', from: e.from, decision: e.decision, text: decisionLine(e.decision, names.name) }] : [];
     case 'transition': {
       const label = e.kind === 'agent' ? (state.labels[e.from] ?? 'handoff') : e.kind.toUpperCase();
-      return [{ ...base, kind: 'transition', from: e.from, to: e.to, label, reason: e.kind === 'agent' ? null : e.reason, text: `${names.path(e.from)} -> ${names.path(e.to)} (${label})` }];
+      return [{ ...base, kind: 'transition', from: e.from, to: e.to, label, reason: e.kind === 'agent' ? null : pointToError(e.reason, state), text: `${names.path(e.from)} -> ${names.path(e.to)} (${label})` }];
     }
     case 'approval': {
       if (e.by !== 'user') return [];
@@ -85,15 +102,15 @@ export function itemsOf(e: TroupeEvent, names: DisplayNames, state: DisplayState
       return [note(e, ok ? 'ok' : 'warn', `${ok ? 'you approved' : 'you sent back'} ${names.name(e.of)}'s work${e.reason ? `: ${e.reason}` : ''}`, { ...about(names, e.of), mark: ok ? '✓' : '↺' })];
     }
     case 'memory_compressed':
-      return [note(e, 'info', `memory: ${e.turns_in} turn(s) summarised, ${e.tokens_before} -> ${e.tokens_after} tokens (${e.summaries} summaries)`)];
+      return [note(e, 'info', `memory: ${e.turns_in} turn(s) summarised, ${e.tokens_before} -> ${e.tokens_after} tokens (${plural(e.summaries, 'summary', 'summaries')})`)];
     case 'memory_trimmed':
       return [note(e, 'info', `memory: prompt for ${names.name(e.persona)} trimmed to ${e.tokens_after}/${e.budget} tokens (dropped ${e.dropped.join(', ')})`, about(names, e.persona))];
     case 'awaiting_user':
-      return [note(e, 'warn', `waiting for you: ${e.reason}`, { mark: '⏸' })];
+      return [note(e, 'warn', `waiting for you: ${pointToError(e.reason, state)}`, { mark: '⏸' })];
     case 'mode_changed':
       return [note(e, 'ok', `mode is now ${e.mode.toUpperCase()}`)];
     case 'retry':
-      return [note(e, 'warn', `retry ${e.attempt} in ${(e.wait_ms / 1000).toFixed(1)} s: ${e.reason}`, { mark: '↻', ...(e.persona ? about(names, e.persona) : {}) })];
+      return [note(e, 'warn', `retry ${e.attempt} in ${(e.wait_ms / 1000).toFixed(1)} s${e.reason === state.lastRetry ? ' (same reason)' : `: ${e.reason}`}`, { mark: '↻', ...(e.persona ? about(names, e.persona) : {}) })];
     case 'note':
       return [note(e, 'info', e.text)];
     case 'error':

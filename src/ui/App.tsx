@@ -9,16 +9,17 @@ import { situation } from '../commands/situation.js';
 import { displayName } from '../report/names.js';
 import { predictionText } from '../warming/warming-view.js';
 import type { TroupeSession } from '../session/troupe-session.js';
-import { Arbitration } from './Arbitration.js';
+import { Arbitration, arbitrationRows } from './Arbitration.js';
 import { Footer } from './Footer.js';
 import { Header } from './Header.js';
 import { hintFor } from './hints.js';
-import { InputLine } from './InputLine.js';
+import { InputLine, inputRows } from './InputLine.js';
 import { LiveTurn } from './LiveTurn.js';
 import { StateLine } from './StateLine.js';
-import { StateTree } from './StateTree.js';
-import { WorkflowTree } from './WorkflowTree.js';
+import { planScreen } from './screen-plan.js';
 import { Transcript } from './Transcript.js';
+import { Tree } from './Tree.js';
+import { layoutTree, teamTreeLines, treeHeight, workflowTreeLines } from './tree-rows.js';
 import { useLineEditor } from './use-line-editor.js';
 import { useSessionView } from './use-session-view.js';
 import { useTerminalSize } from './use-terminal-size.js';
@@ -28,12 +29,6 @@ import { useNow } from './use-now.js';
 export const TREE_MIN_COLUMNS = 70;
 /** Below this height the state tree is hidden too. */
 export const TREE_MIN_ROWS = 18;
-
-/** How many lines of the streaming turn fit: what the fixed rows (header, state, tree, footer, input) leave, at least 3. */
-export function liveLines(rows: number, tree: boolean): number {
-  const fixed = 9 + (tree ? 6 : 0);
-  return Math.max(3, Math.min(12, rows - fixed));
-}
 
 /** Props of the terminal UI. */
 export interface AppProps {
@@ -96,20 +91,31 @@ export function App({ session: running, memory, history, onReady, columns, rows,
     exit();
   }, [quitting]);
 
-  const showTree = width >= TREE_MIN_COLUMNS && height >= TREE_MIN_ROWS;
-  const now = useNow(view.live !== null || Object.keys(view.branches).length > 0);
+  const branches = Object.keys(view.branches).length;
+  const now = useNow(view.live !== null || branches > 0);
   const snapshot = memory ? memory() : null;
+  // Every part is laid out at this width first, so the frame is planned to fit the terminal (see screen-plan.ts).
+  const tree = width >= TREE_MIN_COLUMNS && height >= TREE_MIN_ROWS ? layoutTree(def.kind === 'workflow' ? workflowTreeLines(def, session) : teamTreeLines(def, session, view.marks), width) : null;
+  const plan = planScreen({
+    rows: height,
+    header: model.offline ? 2 : 1,
+    tree: tree ? treeHeight(tree) : 0,
+    live: branches > 0 ? { kind: 'branches', count: branches } : view.live ? { kind: 'turn' } : { kind: 'none' },
+    arbitration: arbitrationRows(view.arbitration, def, width).length,
+    candidates: editor.candidates.length > 1,
+    input: inputRows(editor.buffer, width, quitting).length,
+  });
   return (
     <Box flexDirection="column" width={width}>
       <Transcript key={view.epoch} items={view.log} width={width} />
-      <Box flexDirection="column" marginTop={1}>
-        <Header team={def.name} mode={def.kind === 'workflow' ? 'workflow' : session.mode} model={model.label} offline={model.offline ?? false} />
+      <Box flexDirection="column" marginTop={plan.margin ? 1 : 0}>
+        <Header team={def.name} mode={def.kind === 'workflow' ? 'workflow' : session.mode} model={model.label} offline={model.offline} notice={plan.demoNotice} />
         <StateLine situation={situation(def, session)} predicted={view.live?.predicted?.length ? predictionText(view.live.predicted, (id) => displayName(def, id)) : undefined} />
-        {showTree ? def.kind === 'workflow' ? <WorkflowTree def={def} session={session} /> : <StateTree def={def} session={session} marks={view.marks} /> : null}
-        <LiveTurn live={view.live} branches={view.branches} def={def} width={width} maxLines={liveLines(height, showTree)} now={now} modelLabel={running.model.offline && running.model.free ? 'demo model' : undefined} />
-        <Arbitration arbitration={view.arbitration} def={def} />
+        {tree && plan.tree ? <Tree layout={tree} /> : null}
+        <LiveTurn live={plan.liveHead ? view.live : null} branches={view.branches} def={def} width={width} maxLines={plan.liveLines} maxBranches={plan.branchRows} now={now} modelLabel={running.model.offline && running.model.free ? 'demo model' : undefined} />
+        <Arbitration rows={arbitrationRows(view.arbitration, def, width, plan.arbitrationRows)} />
         <Footer turn={session.turn} turnBudget={session.turnBudget} usage={usage} memory={snapshot} />
-        <InputLine value={editor.buffer} hint={quitting ? 'bye' : hintFor(session)} candidates={editor.candidates} disabled={quitting} />
+        <InputLine value={editor.buffer} hint={quitting ? 'bye' : hintFor(session, width)} candidates={plan.candidates ? editor.candidates : []} disabled={quitting} width={width} maxRows={plan.inputRows} />
       </Box>
     </Box>
   );

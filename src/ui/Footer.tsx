@@ -16,7 +16,7 @@ export interface FooterProps {
 
 /** Turn n/max, tokens, cost and memory (summaries and pinned decisions). */
 export function Footer({ turn, turnBudget, usage, memory }: FooterProps): React.JSX.Element {
-  const mem = memory ? `${memory.summaries.length} summaries, ${memory.pinned.length} pinned` : 'off';
+  const mem = memory ? `${memory.summaries.length} ${memory.summaries.length === 1 ? 'summary' : 'summaries'}, ${memory.pinned.length} pinned` : 'off';
   return (
     <Text dimColor wrap="truncate-end">
       turn {turn}/{turnBudget} · tokens {formatTokens(tokensOf(usage.session))} · cost {formatCost(usage.session, usage)} · memory {mem}

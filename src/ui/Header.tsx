@@ -10,10 +10,12 @@ export interface HeaderProps {
   mode: Mode | 'workflow';
   model: string;
   offline: boolean;
+  /** Whether the demo notice gets its own row (a very short terminal leaves it out; the team line still says demo model). */
+  notice?: boolean;
 }
 
 /** Team (or workflow), mode (FSM / SIMPLE / WORKFLOW) and model; a clear notice when running on the offline demo model. */
-export function Header({ team, mode, model, offline }: HeaderProps): React.JSX.Element {
+export function Header({ team, mode, model, offline, notice = true }: HeaderProps): React.JSX.Element {
   return (
     <Box flexDirection="column">
       <Text wrap="truncate-end">
@@ -22,7 +24,7 @@ export function Header({ team, mode, model, offline }: HeaderProps): React.JSX.E
         <Text bold color={mode === 'fsm' ? 'green' : mode === 'workflow' ? 'blue' : 'magenta'}>{mode.toUpperCase()}</Text>
         <Text dimColor> · {offline ? 'demo model' : safe(model)}</Text>
       </Text>
-      {offline ? (
+      {offline && notice ? (
         <Text color="yellow" wrap="truncate-end">
           DEMO MODE · offline scripted model · set OPENAI_API_KEY for real answers
         </Text>

@@ -1,76 +1,89 @@
 import type React from 'react';
 import { Box, Static, Text } from 'ink';
-import wrapAnsi from 'wrap-ansi';
 import { terminalSafe as safe } from '../report/terminal-safe.js';
+import { columnsOf, tableHang, wrapColumns } from './columns.js';
+import { wrapPieces, type Piece } from './pieces.js';
+import { Rows } from './Rows.js';
 import type { LogItem } from './view-model.js';
 import { Volatile } from './Volatile.js';
 
 const TONE = { info: 'gray', warn: 'yellow', error: 'red', ok: 'green' } as const;
 
+/** Columns the transcript is laid out in when the terminal does not say. */
+export const DEFAULT_COLUMNS = 80;
+
 /**
- * A turn's words, wrapped as Ink would wrap them. Given the width, each line is drawn through Volatile:
- * printed once, a message need not stay in Ink's caches of measured and wrapped texts for the session.
+ * A turn's words wrapped to `width` columns. Each row is drawn through Volatile: printed once, a message
+ * need not stay in Ink's caches of measured and wrapped texts for the session.
  */
-function Words({ text, width }: { text: string; width?: number | undefined }): React.JSX.Element {
-  if (width === undefined) return <Text>{text}</Text>;
-  const lines = wrapAnsi(text, Math.max(1, width), { trim: false, hard: true }).split('\n');
+function Words({ text, width }: { text: string; width: number }): React.JSX.Element {
   return (
     <Box flexDirection="column">
-      {lines.map((line, i) => (
+      {wrapColumns(text, width).map((line, i) => (
         <Volatile key={i} text={line} width={width} />
       ))}
     </Box>
   );
 }
 
-/** One finished transcript item (`width`: the columns its words may take, when known). */
-export function LogLine({ item, width }: { item: LogItem; width?: number | undefined }): React.JSX.Element {
+/** A turn's heading: where (and who), the turn, the directive it gave; its words wrap under its words, not under the ▸. */
+function turnHeading(item: Extract<LogItem, { kind: 'turn' }>): Piece[] {
+  const pieces: Piece[] = [
+    { text: `▸ ${safe(item.where)}`, style: { bold: true, color: 'cyan' } },
+    { text: ` · turn ${item.turn}`, style: { dimColor: true } },
+  ];
+  if (item.tag) pieces.push({ text: ' · ', style: { dimColor: true } }, { text: safe(item.tag), style: { color: item.status === 'ok' ? 'magenta' : 'red' } });
+  return pieces;
+}
+
+/** One finished transcript item, laid out in `width` columns: no row is wider, and wrapped rows start under the words they continue. */
+export function LogLine({ item, width = DEFAULT_COLUMNS }: { item: LogItem; width?: number | undefined }): React.JSX.Element {
   switch (item.kind) {
     case 'turn':
       return (
         <Box flexDirection="column" marginTop={1}>
-          <Text>
-            <Text bold color="cyan">▸ {safe(item.where)}</Text>
-            <Text dimColor> · turn {item.turn} · </Text>
-            <Text color={item.status === 'ok' ? 'magenta' : 'red'}>{safe(item.tag)}</Text>
-          </Text>
+          <Rows rows={wrapPieces(turnHeading(item), width, 2)} />
           <Box paddingLeft={2}>
-            <Words text={safe(item.text) || '(no words)'} width={width === undefined ? undefined : width - 2} />
+            <Words text={safe(item.text) || '(no words)'} width={width - 2} />
           </Box>
         </Box>
       );
-    case 'user':
+    case 'user': {
+      const label = `${item.label} › `;
       return (
         <Box marginTop={1}>
-          <Text>
-            <Text bold color="yellow">{item.first ? 'Brief › ' : 'You › '}</Text>
-            <Text>{safe(item.text)}</Text>
-          </Text>
+          <Rows rows={wrapPieces([{ text: label, style: { bold: true, color: 'yellow' } }, { text: safe(item.text) }], width, columnsOf(label))} />
         </Box>
       );
+    }
     case 'transition':
       return (
         <Box paddingLeft={2}>
-          <Text dimColor>
-            {safe(`${item.text}${item.reason ? ` — ${item.reason}` : ''}`)}
-          </Text>
+          <Rows rows={wrapPieces([{ text: safe(`${item.text}${item.reason ? ` — ${item.reason}` : ''}`), style: { dimColor: true } }], width - 2, 2)} />
         </Box>
       );
-    case 'note':
+    case 'note': {
+      const mark = `${safe(item.mark ?? '•')} `;
+      const style = { color: TONE[item.tone] };
       return (
         <Box paddingLeft={2}>
-          <Text color={TONE[item.tone]}>{safe(item.mark ?? '•')} {safe(item.text)}</Text>
+          <Rows rows={wrapPieces([{ text: mark, style }, { text: safe(item.text), style }], width - 2, columnsOf(mark))} />
         </Box>
       );
-    case 'output':
+    }
+    case 'output': {
+      // Inside the border and its padding; a table's rows wrap under their second column.
+      const inner = Math.max(1, width - 4);
+      const color = item.tone === 'error' ? 'red' : undefined;
       return (
         <Box flexDirection="column" marginTop={1} borderStyle="single" borderColor={item.tone === 'error' ? 'red' : 'gray'} paddingX={1}>
-          <Text bold>{safe(item.title)}</Text>
-          {item.lines.map((line, i) => (
-            <Text key={i} color={item.tone === 'error' ? 'red' : undefined}>{safe(line) || ' '}</Text>
+          <Rows rows={wrapPieces([{ text: safe(item.title), style: { bold: true } }], inner)} />
+          {item.lines.flatMap((line) => wrapColumns(safe(line), inner, tableHang)).map((row, i) => (
+            <Text key={i} color={color}>{row || ' '}</Text>
           ))}
         </Box>
       );
+    }
   }
 }
 

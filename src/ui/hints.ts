@@ -1,39 +1,47 @@
 import type { SessionState } from '../engine/session.js';
+import { columnsOf } from './columns.js';
 
-/** The one line telling the user what they can do now, from the session status. */
-export function hintFor(s: SessionState): string {
-  if (s.workflow !== undefined && s.workflow !== null) return workflowHint(s);
+/** The first of the wordings (longest first) that fits `width` columns; the shortest when none does. */
+function fitting(width: number, ...wordings: string[]): string {
+  return wordings.find((w) => columnsOf(w) <= width) ?? wordings.at(-1)!;
+}
+
+/** The one line telling the user what they can do now, from the session status, worded to fit `width` columns. */
+export function hintFor(s: SessionState, width = Number.POSITIVE_INFINITY): string {
+  if (s.workflow !== undefined && s.workflow !== null) return workflowHint(s, width);
   switch (s.status) {
     case 'idle':
-      return 'Type a brief for the team and press Enter (e.g. a game idea) · !help lists commands';
+      return fitting(width, 'Type a brief for the team and press Enter (e.g. a game idea) · !help lists commands', 'Type a brief for the team and press Enter · !help lists commands', 'Type a brief and press Enter · !help', 'Type a brief · !help');
     case 'running':
-      return 'Type to interject · !handoff <persona> · !rework [reason] · !help · !quit';
+      return fitting(width, 'Type to interject · !handoff <persona> · !rework [reason] · !help · !quit', 'Type to interject · !handoff <persona> · !help · !quit', 'Type to interject · !help · !quit');
     case 'ended':
-      return 'Session over · !history !cost !memory to look back · !quit to leave';
+      return fitting(width, 'Session over · !history !cost !memory to look back · !quit to leave', 'Session over · !history · !cost · !quit', 'Over · !history · !quit');
     case 'awaiting_user':
       switch (s.awaiting?.code) {
         case 'gate':
-          return 'Approval gate: !approve to take it · !rework <reason> · !handoff <persona> · or type a reply';
+          return fitting(width, 'Approval gate: !approve to take it · !rework <reason> · !handoff <persona> · or type a reply', 'Approval gate: !approve · !rework <reason> · !handoff <persona> · or reply', 'Gate: !approve · !rework <reason> · or reply', 'Gate: !approve · !rework · reply');
         case 'complete':
-          return 'The team says it is done: !approve to accept and end · or type feedback to go on';
+          return fitting(width, 'The team says it is done: !approve to accept and end · or type feedback to go on', 'The team says it is done: !approve to end · or type feedback', 'Done: !approve to end · or type feedback', 'Done: !approve · or feedback');
         case 'limit':
-          return 'A limit was reached: !continue to go on · type a reply · !quit';
+          return fitting(width, 'A limit was reached: !continue to go on · type a reply · !quit', 'Limit reached: !continue · reply · !quit', 'Limit: !continue · reply · !quit');
         default:
-          return 'Your turn: type a reply · !continue · !handoff <persona> · !help';
+          return fitting(width, 'Your turn: type a reply · !continue · !handoff <persona> · !help', 'Your turn: type a reply · !continue · !help', 'Your turn: reply · !continue · !help');
       }
   }
 }
 
 /** The hint while a workflow runs. */
-function workflowHint(s: SessionState): string {
+function workflowHint(s: SessionState, width: number): string {
   switch (s.status) {
     case 'idle':
-      return 'Type the workflow input and press Enter · !help lists commands';
+      return fitting(width, 'Type the workflow input and press Enter · !help lists commands', 'Type the workflow input · !help');
     case 'running':
-      return 'Type to send the workflow input (its resume state, else it starts over) · !status · !quit';
+      return fitting(width, 'Type to send the workflow input (its resume state, else it starts over) · !status · !quit', 'Type to send the workflow input · !status · !quit', 'Type input · !status · !quit');
     case 'ended':
-      return 'Workflow over · /workflow <name> <input> runs another · !history · !quit to leave';
+      return fitting(width, 'Workflow over · /workflow <name> <input> runs another · !history · !quit to leave', 'Workflow over · /workflow <name> runs another · !quit', 'Workflow over · !history · !quit');
     case 'awaiting_user':
-      return s.awaiting?.code === 'question' ? 'The workflow asks you: type your answer and press Enter' : 'The workflow paused: !continue to go on · type input · !quit';
+      return s.awaiting?.code === 'question'
+        ? fitting(width, 'The workflow asks you: type your answer and press Enter', 'Type your answer and press Enter')
+        : fitting(width, 'The workflow paused: !continue to go on · type input · !quit', 'Paused: !continue · type input · !quit');
   }
 }

@@ -72,6 +72,14 @@ export function useSessionView(
       if (e.type !== 'agent_delta') flush();
       else frame ??= setTimeout(flush, FRAME_MS);
     });
+    // A session can start before the UI listens (`/workflow` opens it with its input): what it did until now is
+    // shown first (its input, the turn that started), from its recent events past the history already folded.
+    const folded = history.at(-1)?.seq ?? 0;
+    const missed = running.recent().filter((e) => e.seq > folded && e.type !== 'agent_delta');
+    if (missed.length > 0) {
+      events = missed.map((e) => ({ e, seenAt: e.at }));
+      flush();
+    }
     onReady?.();
     return () => {
       unsubscribe();

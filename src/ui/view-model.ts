@@ -6,11 +6,14 @@ import { DISPLAY_START, displayStep, type DisplayItem, type DisplayNames, type D
 /** A finished transcript item; once in the log it never changes (it is rendered in `<Static>`). Its words come from the display items. */
 export type LogItem = { id: string } & (
   | { kind: 'turn'; persona: string; where: string; turn: number; text: string; tag: string; status: 'ok' | 'invalid' }
-  | { kind: 'user'; text: string; first: boolean }
+  | { kind: 'user'; text: string; label: UserLabel }
   | { kind: 'transition'; text: string; reason: string | null }
   | { kind: 'note'; text: string; tone: Tone; mark?: string }
   | { kind: 'output'; title: string; lines: string[]; tone: 'info' | 'error' }
 );
+
+/** How a user line is labelled: the brief (a workflow's input), or what the user said since. */
+export type UserLabel = 'Brief' | 'Input' | 'You';
 
 /** The turn being streamed right now. */
 export interface LiveTurn {
@@ -111,9 +114,9 @@ function logItem(v: ViewState, item: DisplayItem, read: ReadOptions): ViewState 
     case 'directive':
       return flushHeld(v, item.text, 'ok');
     case 'user':
-      return pushLog(v, { kind: 'user', text: item.text, first: item.brief });
+      return pushLog(v, { kind: 'user', text: item.text, label: item.brief ? (read.workflow ? 'Input' : 'Brief') : 'You' });
     case 'command':
-      return pushLog(v, { kind: 'user', text: item.text, first: false });
+      return pushLog(v, { kind: 'user', text: item.text, label: 'You' });
     case 'transition':
       return pushLog(v, { kind: 'transition', text: item.text, reason: item.reason });
     case 'output':

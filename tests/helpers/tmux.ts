@@ -35,6 +35,14 @@ export class TmuxUi {
     return this.tmux('capture-pane', '-p', '-t', 'tui', '-S', String(-history));
   }
 
+  /**
+   * Every line the terminal holds, scrollback and window, as the program wrote it: rows the terminal wrapped
+   * (a line wider than the window) are joined back, so a line too wide shows as one longer than the window.
+   */
+  written(): string[] {
+    return this.tmux('capture-pane', '-p', '-J', '-t', 'tui', '-S', '-').split('\n');
+  }
+
   /** Just the visible window, line by line. */
   visible(): string[] {
     return this.tmux('capture-pane', '-p', '-t', 'tui').split('\n');

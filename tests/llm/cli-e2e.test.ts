@@ -79,7 +79,10 @@ describe('troupe run against an OpenAI-compatible server (dist/cli.js)', () => {
   it('401 and an unreachable server end the run with a one-line reason, no stack trace', async () => {
     server = await new FakeOpenAIServer([{ status: 401, body: { error: { message: 'Incorrect API key provided: sk-abcdefghijklmnopqrstuvwxyz' } } }]).start();
     const denied = await troupe(['run', 'x'], { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: 'sk-abcdefghijklmnopqrstuvwxyz' });
-    expect(denied.stdout).toMatch(/waiting for you: Creative Partner's turn failed: 401 unauthorised at 127\.0\.0\.1:\d+: the API key was rejected — check OPENAI_API_KEY; !continue retries/);
+    // The error is told in full once; the failed move and the pause point to it.
+    expect(denied.stdout).toMatch(/^ {2}• error: 401 unauthorised at 127\.0\.0\.1:\d+: the API key was rejected — check OPENAI_API_KEY/m);
+    expect(denied.stdout).toContain("⏸ waiting for you: Creative Partner's turn failed: the error above; !continue retries");
+    expect(denied.stdout).toMatch(/Session paused: waiting for you — Creative Partner's turn failed: 401 unauthorised at 127\.0\.0\.1:\d+: the API key was rejected — check OPENAI_API_KEY; !continue retries/);
     expect(denied.stdout + denied.stderr).not.toContain('abcdefghijklmnop');
     expect(denied.stdout + denied.stderr).not.toMatch(/\n\s+at /);
     const url = server.baseURL;

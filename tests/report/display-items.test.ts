@@ -46,7 +46,7 @@ describe('display items', () => {
     expect(text('arbitration')).toEqual(['CEO 1.00 [user] ✓, bob dropped (unknown persona) — the user asked']);
     expect(text('transition')).toEqual(['CREATIVE › Creative Partner -> STRATEGIC › CEO (USER)']);
     expect(text('approval')).toEqual(["↺ you sent back Creative Partner's work: too expensive"]);
-    expect(text('memory_compressed')).toEqual(['memory: 4 turn(s) summarised, 900 -> 300 tokens (1 summaries)']);
+    expect(text('memory_compressed')).toEqual(['memory: 4 turn(s) summarised, 900 -> 300 tokens (1 summary)']);
     expect(text('memory_trimmed')).toEqual(['memory: prompt for CEO trimmed to 3900/4000 tokens (dropped summaries)']);
     expect(text('awaiting_user')).toEqual(['⏸ waiting for you: CEO declared the work complete']);
     expect(text('command')).toEqual(['!handoff CEO']);
@@ -68,6 +68,35 @@ describe('display items', () => {
     expect(at('transition', { kind: 'agent' })).toMatchObject([{ label: 'handoff', reason: null }]);
     at('directive');
     expect(at('transition', { kind: 'agent' })).toMatchObject([{ label: 'REQUEST_REWORK', text: 'CREATIVE › Creative Partner -> STRATEGIC › CEO (REQUEST_REWORK)' }]);
+  });
+
+  it('says an error once: the retries after the first for the same reason, and the failed move and the pause, point to it', () => {
+    const fold = displayFold(names);
+    const text = (type: TroupeEventName, payload: object = {}) => fold({ ...sampleEvent(type), ...payload } as never).map((i) => i.text);
+    const down = 'cannot reach the model server at 127.0.0.1:9 — check OPENAI_BASE_URL';
+    expect(text('retry', { attempt: 1, reason: down })).toEqual([`retry 1 in 1.5 s: ${down}`]);
+    expect(text('retry', { attempt: 2, reason: down })).toEqual(['retry 2 in 1.5 s (same reason)']);
+    expect(text('error', { message: `${down} (after 2 retries)` })).toEqual([expect.stringContaining(down)]);
+    const failed = `Creative Partner's turn failed: ${down} (after 2 retries); !continue retries`;
+    expect(fold({ ...sampleEvent('transition'), kind: 'system', reason: failed } as never)).toMatchObject([{ reason: "Creative Partner's turn failed: the error above; !continue retries" }]);
+    expect(text('awaiting_user', { reason: failed, code: 'turn_failed' })).toEqual(["waiting for you: Creative Partner's turn failed: the error above; !continue retries"]);
+    // Once the user acts, a new failure is told in full again.
+    text('user_input', { text: 'try again' });
+    expect(text('retry', { attempt: 1, reason: down })).toEqual([`retry 1 in 1.5 s: ${down}`]);
+    expect(text('awaiting_user', { reason: failed })).toEqual([`waiting for you: ${failed}`]);
+  });
+
+  it('names the reviewer of a debate turn, and numbers the rounds of a later debate on from the earlier ones in the state', () => {
+    const fold = displayFold(names);
+    const turn = fold({ ...sampleEvent('agent_message'), path: 'review', persona: 'ceo' } as never);
+    expect(turn).toMatchObject([{ kind: 'turn', where: 'review · CEO' }]);
+    const verdict = (round: number) => fold({ ...sampleEvent('verdict'), state: 'review', round, agree: round === 2, approve: false } as never)[0]!.text;
+    expect(verdict(1)).toBe('CEO (round 1): does not agree, wants changes — the tide loop is thin');
+    expect(verdict(2)).toMatch(/^CEO \(round 2\): agrees/);
+    expect(fold({ ...sampleEvent('debate_ended'), state: 'review', rounds: 2 } as never)[0]!.text).toMatch(/^debate in review over after 2 round\(s\)/);
+    // After the revision, the next debate in the same state: its first round is the third.
+    expect(verdict(1)).toMatch(/^CEO \(round 3\): does not agree/);
+    expect(fold({ ...sampleEvent('debate_ended'), state: 'review', rounds: 1 } as never)[0]!.text).toMatch(/^debate in review over after 1 more round\(s\), at round 3:/);
   });
 
   it('is silent where nothing happened to show: an arbitration without proposals, an approval between agents', () => {

@@ -1,3 +1,4 @@
+import stringWidth from 'string-width';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, render } from 'ink-testing-library';
 import { App } from '../../src/ui/App.js';
@@ -21,14 +22,14 @@ const streaming = (words: string): ScriptEntry => (request) => {
 };
 const says = (text: string, directive: Record<string, unknown>): ScriptEntry => ({ text, directive });
 
-async function mount(script: ScriptEntry[], options: { approval?: 'every'; columns?: number } = {}) {
+async function mount(script: ScriptEntry[], options: { approval?: 'every'; columns?: number; rows?: number } = {}) {
   const team = studio();
   if (options.approval) team.def.team!.approval = options.approval;
   const model = new ScriptedModel(script);
   const { runner, events } = await studioRunner(model, { team });
   runners.push(runner);
   let quit = 0;
-  const ui = render(<App session={runner} columns={options.columns ?? 100} rows={40} onQuit={() => (quit += 1)} />);
+  const ui = render(<App session={runner} columns={options.columns ?? 100} rows={options.rows ?? 40} onQuit={() => (quit += 1)} />);
   await tick();
   const frame = () => ui.lastFrame() ?? '';
   const type = async (line: string) => {
@@ -40,6 +41,27 @@ async function mount(script: ScriptEntry[], options: { approval?: 'every'; colum
 }
 
 describe('App flows', () => {
+  it('keeps the live area under the terminal height and every row within its width while a long turn streams', async () => {
+    const words = 'The keeper tends a failing light on a stormy island, and every choice spends the oil that is left. '.repeat(6);
+    for (const [columns, rows] of [[60, 14], [80, 24], [40, 12]] as const) {
+      const ui = await mount([streaming(words)], { columns, rows });
+      await ui.type('a lighthouse keeper game where the storms get worse every winter and the oil runs out');
+      await ui.see('▸ CREATIVE › Creative Partner is');
+      await ui.see('is left.');
+      // A long line being typed meanwhile wraps too, within the same height.
+      ui.stdin.write('and make the storms worse in every chapter of the game, so the oil runs out sooner each winter');
+      await ui.see('winter');
+      const all = ui.frame().split('\n');
+      // The live area: from the header down (the printed transcript is above it).
+      const live = all.slice(all.findIndex((l) => l.startsWith('troupe · ')));
+      expect(live.length, `${columns}x${rows}:\n${live.join('\n')}`).toBeLessThanOrEqual(rows - 1);
+      for (const row of all) expect(stringWidth(row), `${columns}: ${row}`).toBeLessThanOrEqual(columns);
+      expect(live.at(-1)).toMatch(/^› ?$/);
+      cleanup();
+    }
+  });
+
+
   it('takes the first line as the brief and shows the persona answering', async () => {
     const ui = await mount([says('A cozy concept.', { transition: 'RESPOND_TO_USER' })]);
     expect(ui.frame()).toContain('USER_INTERACTION › You -> next: CREATIVE › Creative Partner');

@@ -1,13 +1,15 @@
+import stringWidth from 'string-width';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, render } from 'ink-testing-library';
 import { Header } from '../../src/ui/Header.js';
 import { StateLine } from '../../src/ui/StateLine.js';
-import { StateTree } from '../../src/ui/StateTree.js';
+import { Tree } from '../../src/ui/Tree.js';
+import { layoutTree, teamTreeLines } from '../../src/ui/tree-rows.js';
 import { LogLine, Transcript } from '../../src/ui/Transcript.js';
 import { LiveTurn, tailLines } from '../../src/ui/LiveTurn.js';
 import { Volatile } from '../../src/ui/Volatile.js';
 import { Box, Text } from 'ink';
-import { Arbitration } from '../../src/ui/Arbitration.js';
+import { Arbitration, arbitrationRows } from '../../src/ui/Arbitration.js';
 import { Footer } from '../../src/ui/Footer.js';
 import { InputLine } from '../../src/ui/InputLine.js';
 import { hintFor } from '../../src/ui/hints.js';
@@ -39,11 +41,13 @@ describe('StateLine', () => {
   });
 });
 
-describe('StateTree', () => {
+const StateTree = ({ session, marks }: { session: Parameters<typeof teamTreeLines>[1]; marks: Parameters<typeof teamTreeLines>[2] }) => <Tree layout={layoutTree(teamTreeLines(def, session, marks), 80)} />;
+
+describe('the state tree', () => {
   it('lists majors and personas with the active one marked, visits, approvals and reworks', () => {
     const s = { ...initialState(def, { id: 's' }), status: 'running' as const, active: 'cfo', visits: { 'STRATEGIC.cfo': 2, 'STRATEGIC.ceo': 1 } };
     const marks = { cfo: { ok: 1, back: 1 } };
-    const frame = render(<StateTree def={def} session={s} marks={marks} />).lastFrame()!;
+    const frame = render(<StateTree session={s} marks={marks} />).lastFrame()!;
     expect(frame).toMatch(/STRATEGIC\s+CEO ×1\s+CFO ▸\s+×2 ✓1 ↺1\s+CMO/);
     expect(frame).toMatch(/CREATIVE\s+Creative Partner\s+Game Designer/);
     expect(frame).toMatch(/TECHNICAL\s+Lead Engineer/);
@@ -53,14 +57,14 @@ describe('StateTree', () => {
 
   it('marks the user when the session waits', () => {
     const s = { ...initialState(def, { id: 's' }), status: 'awaiting_user' as const };
-    expect(render(<StateTree def={def} session={s} marks={{}} />).lastFrame()).toContain('You ◂');
+    expect(render(<StateTree session={s} marks={{}} />).lastFrame()).toContain('You ◂');
   });
 });
 
 describe('Transcript', () => {
   it('renders turns tagged with persona and directive, user lines, transitions, notes and output', () => {
     const items = [
-      { id: 'a', kind: 'user' as const, text: 'bees', first: true },
+      { id: 'a', kind: 'user' as const, text: 'bees', label: 'Brief' as const },
       { id: 'b', kind: 'turn' as const, persona: 'ceo', where: 'STRATEGIC › CEO', turn: 1, text: 'Buzz.', tag: 'HANDOFF_TO_AGENT → cfo', status: 'ok' as const },
       { id: 'c', kind: 'transition' as const, text: 'STRATEGIC › CEO -> STRATEGIC › CFO (HANDOFF_TO_AGENT)', reason: null },
       { id: 'd', kind: 'note' as const, text: 'hello', tone: 'info' as const },
@@ -75,14 +79,31 @@ describe('Transcript', () => {
     expect(frame).toContain('state: x');
   });
 
-  it('wraps a turn given the width as Ink wraps it without one', () => {
+  it('lays a turn out in the width: heading and words wrap at spaces under their words, no row wider, none starting with the space it broke at', () => {
     const text = 'The keeper tends a failing light on a stormy island, and every choice spends the oil that is left. ' + 'Ships pass. '.repeat(8);
-    const items = [{ id: 'b', kind: 'turn' as const, persona: 'ceo', where: 'STRATEGIC › CEO', turn: 1, text, tag: 'HANDOFF_TO_AGENT → cfo', status: 'ok' as const }];
-    const own = render(<Box width={40}><LogLine item={items[0]!} width={40} /></Box>).lastFrame()!;
-    const ink = render(<Box width={40}><LogLine item={items[0]!} /></Box>).lastFrame()!;
-    expect(own).toBe(ink);
-    expect(own.split('\n').length).toBeGreaterThan(4);
-    expect(render(<Transcript items={items} width={40} />).lastFrame()).toContain(own.split('\n')[2]);
+    const item = { id: 'b', kind: 'turn' as const, persona: 'ceo', where: 'STRATEGIC › CEO', turn: 1, text, tag: 'HANDOFF_TO_AGENT → cfo', status: 'ok' as const };
+    const rows = render(<LogLine item={item} width={40} />).lastFrame()!.split('\n').slice(1);
+    expect(rows.slice(0, 2)).toEqual(['▸ STRATEGIC › CEO · turn 1 ·', '  HANDOFF_TO_AGENT → cfo']);
+    expect(rows[2]).toBe('  The keeper tends a failing light on a');
+    for (const row of rows) {
+      expect(stringWidth(row), row).toBeLessThanOrEqual(40);
+      expect(row, 'a wrapped row starts under the words, not with a space of its own').toMatch(/^(▸|  \S)/);
+    }
+    // Every word whole: the rows put back together are the words.
+    expect(rows.slice(2).map((r) => r.trim()).join(' ')).toBe(text.trim());
+    expect(render(<Transcript items={[item]} width={40} />).lastFrame()).toContain(rows[3]);
+  });
+
+  it('indents the rows a user line and a note wrap onto under their text, and a table row under its second column', () => {
+    const user = render(<LogLine item={{ id: 'u', kind: 'user', label: 'You', text: 'make the lighthouse keeper older and the storms much worse in winter' }} width={40} />).lastFrame()!.split('\n').slice(1);
+    expect(user).toEqual(['You › make the lighthouse keeper older', '      and the storms much worse in', '      winter']);
+    const note = render(<LogLine item={{ id: 'n', kind: 'note', text: 'waiting for you: CEO declared the work complete; !approve to end', tone: 'warn', mark: '⏸' }} width={40} />).lastFrame()!.split('\n');
+    expect(note).toEqual(['  ⏸ waiting for you: CEO declared the', '    work complete; !approve to end']);
+    const help = render(<LogLine item={{ id: 'h', kind: 'output', title: 'commands', lines: ['!handoff <persona>  give the turn to a persona now, cutting off the one answering'], tone: 'info' }} width={50} />).lastFrame()!.split('\n');
+    expect(help.slice(3, 6).map((r) => r.replace(/^│ | *│$/g, ''))).toEqual(['!handoff <persona>  give the turn to a persona', '                    now, cutting off the one', '                    answering']);
+    // A second column past the middle of a narrow terminal: its rows wrap four columns in, not in a thin column.
+    const narrow = render(<LogLine item={{ id: 'h', kind: 'output', title: 'commands', lines: ['!approve                         approve the work or the pending transition at a gate and continue'], tone: 'info' }} width={60} />).lastFrame()!.split('\n');
+    expect(narrow.slice(3, 5).map((r) => r.replace(/^│ | *│$/g, ''))).toEqual(['!approve                         approve the work or the', '    pending transition at a gate and continue']);
   });
 });
 
@@ -118,7 +139,7 @@ describe('Arbitration', () => {
       weights: def.team!.arbiter.weights,
       blockingDependency: null,
     });
-    const frame = render(<Arbitration arbitration={{ from: 'CREATIVE.game_designer', decision }} def={def} />).lastFrame()!;
+    const frame = render(<Arbitration rows={arbitrationRows({ from: 'CREATIVE.game_designer', decision }, def, 100)} />).lastFrame()!;
     expect(frame.replace(/\s+/g, ' ')).toBe('arbiter at CREATIVE › Game Designer: Lead Engineer 0.69 [agent] · CEO 0.71 [agent] ✓ · Art Director 0.57 [agent] — highest score (0.71 vs 0.69)');
   });
 });
@@ -129,7 +150,7 @@ describe('Footer and InputLine', () => {
     const meter = new UsageMeter(new PriceTable({ m: { input: 0.8, output: 0.8 } }, 'test'));
     for (const promptTokens of [5_000, 5_000, 5_000]) meter.record('ceo', 'm', { promptTokens, completionTokens: 133 });
     const frame = render(<Footer turn={3} turnBudget={40} usage={sessionUsage(meter)} memory={{ pinned: ['a', 'b'], summaries: [{ decisions: [], discussions: [], pending: [] }] }} />).lastFrame();
-    expect(frame).toBe('turn 3/40 · tokens 15k · cost $0.0123 · memory 1 summaries, 2 pinned');
+    expect(frame).toBe('turn 3/40 · tokens 15k · cost $0.0123 · memory 1 summary, 2 pinned');
     expect(render(<Footer turn={0} turnBudget={40} usage={sessionUsage(new UsageMeter(), { free: true })} memory={null} />).lastFrame()).toBe('turn 0/40 · tokens 0 · cost free (demo model) · memory off');
   });
 

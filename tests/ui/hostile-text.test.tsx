@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, render } from 'ink-testing-library';
 import { arbitrate } from '../../src/arbiter/arbitrate.js';
-import { Arbitration } from '../../src/ui/Arbitration.js';
+import { Arbitration, arbitrationRows } from '../../src/ui/Arbitration.js';
 import { Header } from '../../src/ui/Header.js';
 import { InputLine } from '../../src/ui/InputLine.js';
 import { LiveTurn } from '../../src/ui/LiveTurn.js';
@@ -16,7 +16,7 @@ afterEach(() => cleanup());
 describe('the UI renders hostile text made safe', () => {
   it('transcript items: turns, briefs, transitions, notes (key decisions), output lines', () => {
     const items = [
-      { id: 'a', kind: 'user' as const, text: ALL_HOSTILE, first: true },
+      { id: 'a', kind: 'user' as const, text: ALL_HOSTILE, label: 'Brief' as const },
       { id: 'b', kind: 'turn' as const, persona: 'ceo', where: `STRATEGIC › ${HOSTILE.osc0_title}`, turn: 1, text: ALL_HOSTILE, tag: `REQUEST_REWORK: ${HOSTILE.osc52_clipboard}`, status: 'ok' as const },
       { id: 'c', kind: 'transition' as const, text: `STRATEGIC › CEO -> ${HOSTILE.c1_csi} (USER)`, reason: HOSTILE.csi_clear! },
       { id: 'd', kind: 'note' as const, text: `decision pinned: ${HOSTILE.osc0_title}`, tone: 'ok' as const, mark: HOSTILE.bell! },
@@ -34,7 +34,7 @@ describe('the UI renders hostile text made safe', () => {
     const frames = [
       render(<LiveTurn live={live} def={def} width={200} maxLines={40} now={1_000} />).lastFrame()!,
       render(<StateLine situation={{ current: HOSTILE.cr_overwrite!, next: { kind: 'pending', to: HOSTILE.backspace! }, status: HOSTILE.osc52_clipboard!, stage: HOSTILE.c1_csi! }} />).lastFrame()!,
-      render(<Arbitration arbitration={{ from: 'STRATEGIC.ceo', decision }} def={def} />).lastFrame()!,
+      render(<Arbitration rows={arbitrationRows({ from: 'STRATEGIC.ceo', decision }, def, 200)} />).lastFrame()!,
       render(<Header team={HOSTILE.osc0_title!} mode="fsm" model={HOSTILE.osc52_clipboard!} offline={false} />).lastFrame()!,
       render(<InputLine value={HOSTILE.csi_cursor_up!} hint={HOSTILE.bell!} candidates={[HOSTILE.lone_esc!, 'x']} />).lastFrame()!,
     ];

@@ -44,7 +44,20 @@ describe('view model', () => {
       { type: 'usage', persona: 'ceo', model: 'm', prompt_tokens: 10, completion_tokens: 5, cost: null, total_tokens: 15, total_cost: null },
     ]);
     expect(v.live).toBeNull();
-    expect(v.log).toMatchObject([{ kind: 'user', first: true }, { kind: 'note', text: "CEO's answer was cut off: user interjected", tone: 'warn' }, { kind: 'user', first: false }]);
+    expect(v.log).toMatchObject([{ kind: 'user', label: 'Brief' }, { kind: 'note', text: "CEO's answer was cut off: user interjected", tone: 'warn' }, { kind: 'user', label: 'You' }]);
+  });
+
+  it('labels a user line by what it says it is: an answer or an interjection right after the start is not the brief', () => {
+    const start: EngineEvent = { type: 'session_started', brief: '', mode: 'fsm', team: 'T', model: 'm', initial: 'STRATEGIC.ceo' };
+    const labels = (kinds: ('brief' | 'reply' | 'answer' | 'interjection')[]) =>
+      fold([start, ...kinds.map((kind): EngineEvent => ({ type: 'user_input', text: kind, kind }))]).log.map((i) => (i.kind === 'user' ? `${i.label} › ${i.text}` : i.kind));
+    expect(labels(['answer'])).toEqual(['You › answer']);
+    expect(labels(['interjection', 'brief'])).toEqual(['You › interjection', 'Brief › brief']);
+    expect(labels(['brief', 'reply'])).toEqual(['Brief › brief', 'You › reply']);
+    // A workflow's first line is its input.
+    const workflow = { name: (id: string) => id, path: (k: string) => k, workflow: true, title: 'w' };
+    const folded = [start, { type: 'user_input', text: 'encode', kind: 'brief' } as EngineEvent, { type: 'user_input', text: 'Zig', kind: 'answer' } as EngineEvent].reduce((acc, e) => reduceEvent(acc, stamp(e), workflow), EMPTY_VIEW);
+    expect(folded.log.map((i) => (i.kind === 'user' ? i.label : i.kind))).toEqual(['Input', 'You']);
   });
 
   it('tags rework directives with the reason', () => {
