@@ -19,10 +19,10 @@ export interface ViewFacts {
 }
 
 /** The engine state's fields the view shows. */
-export type ViewState = Pick<SessionState, 'id' | 'definition' | 'status' | 'brief' | 'turn' | 'configuration' | 'active' | 'awaiting' | 'endReason'>;
+export type ViewedSession = Pick<SessionState, 'id' | 'definition' | 'status' | 'brief' | 'turn' | 'configuration' | 'active' | 'awaiting' | 'endReason'>;
 
 /** A session as the API shows it, from its engine state and usage totals (both backends answer with this shape). */
-export function viewOf(s: ViewState, facts: ViewFacts): Record<string, unknown> {
+export function viewOf(s: ViewedSession, facts: ViewFacts): Record<string, unknown> {
   return {
     id: s.id,
     definition: s.definition,

@@ -88,6 +88,12 @@ describe('the layers of src/', () => {
     expect(circles(files)).toEqual([]);
   });
 
+  it('no type name is exported by two files (one name, one shape)', () => {
+    const owners = new Map<string, string[]>();
+    for (const f of files) for (const m of readFileSync(f, 'utf8').matchAll(/^export (?:type|interface) ([A-Za-z0-9_]+)/gm)) owners.set(m[1]!, [...(owners.get(m[1]!) ?? []), relative(SRC, f)]);
+    expect([...owners].filter(([, where]) => where.length > 1)).toEqual([]);
+  });
+
   it('the engine names no policy: it imports only its own files and the layers below it', () => {
     const engine = files.filter((f) => unitOf(f) === 'engine');
     const outside = engine.flatMap((f) => importsOf(f).filter((t) => !['engine', 'errors', 'config', 'arbiter', 'directive'].includes(unitOf(t))));
