@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ChainStep, Evaluation } from '../../engine/evaluation.js';
 import { sizeText } from './failure.js';
-import type { Piece, Program, SandboxLimits } from './program.js';
+import type { CodePiece, Program, SandboxLimits } from './program.js';
 import type { JobPart } from './run-job.js';
 import { loadScriptModule } from './script-module.js';
 import { scopeReadsOf, unionReads, type ScopeField, type ScopeReads } from './scope-reads.js';
@@ -116,7 +116,7 @@ function programOf(request: Request): Pick<Program, 'mode' | 'code' | 'transitio
   }
   if (request.purpose === 'sub_input' || request.purpose === 'branch_input') {
     if (!request.fields) throw new PrepareError(`a ${request.purpose} evaluation came without fields`);
-    return { mode: 'fields', fields: Object.entries(request.fields).map(([name, code]): [string, Piece] => [name, preparePiece(code, `field ${name}`)]) };
+    return { mode: 'fields', fields: Object.entries(request.fields).map(([name, code]): [string, CodePiece] => [name, preparePiece(code, `field ${name}`)]) };
   }
   if (!request.code) throw new PrepareError(`a ${request.purpose} evaluation came without code`);
   return { mode: 'code', code: preparePiece(request.code, KIND_WORDS[request.code.kind]) };
@@ -138,7 +138,7 @@ function prepareScript(script: string): PreparedScript {
 }
 
 /** One piece of code for the guest. Throws a PrepareError for code that can never run (an import, a bad handler name). */
-export function preparePiece(code: Code, label: string): Piece {
+export function preparePiece(code: Code, label: string): CodePiece {
   if (code.kind === 'handler') {
     if (!IDENTIFIER.test(code.name)) throw new PrepareError(`${label} "${code.name}": a handler is named by a function name in script.js`);
     return { kind: 'handler', label: `${label} ${code.name}`, snippet: '', name: code.name };
@@ -167,15 +167,15 @@ export function snippetOf(source: string): string {
 
 class PrepareError extends TroupeError {}
 
-function piecesOf(program: Pick<Program, 'code' | 'transitions' | 'fields'>): Piece[] {
+function piecesOf(program: Pick<Program, 'code' | 'transitions' | 'fields'>): CodePiece[] {
   return [
     ...(program.code ? [program.code] : []),
     ...(program.fields ?? []).map(([, p]) => p),
-    ...(program.transitions ?? []).flatMap((t) => [t.condition, t.before].filter((p): p is Piece => p !== null)),
+    ...(program.transitions ?? []).flatMap((t) => [t.condition, t.before].filter((p): p is CodePiece => p !== null)),
   ];
 }
 
-function readsOf(piece: Piece): ScopeReads {
+function readsOf(piece: CodePiece): ScopeReads {
   if (piece.kind === 'handler') return new Set();
   if (piece.kind === 'template') {
     const heads = piece.parts.flatMap((p) => (typeof p !== 'string' && TEMPLATE_FIELDS.has(p.path[0]!) ? [p.path[0] as ScopeField] : []));
@@ -186,9 +186,9 @@ function readsOf(piece: Piece): ScopeReads {
 }
 
 // The source a piece was written as (what the scope scan reads: the body wraps a function string in `.call(this, this)`).
-const sources = new WeakMap<Piece, string>();
+const sources = new WeakMap<CodePiece, string>();
 
-function scanned(piece: Piece, source: string): Piece {
+function scanned(piece: CodePiece, source: string): CodePiece {
   sources.set(piece, source);
   return piece;
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { TemplatePart } from './template.js';
 
 /** One piece of workflow code, ready for the guest: a function body, a parsed template, or a handler's name. */
-export type Piece =
+export type CodePiece =
   | { kind: 'body'; label: string; snippet: string; body: string; fallback?: string }
   | { kind: 'template'; label: string; snippet: string; parts: TemplatePart[] }
   | { kind: 'handler'; label: string; snippet: string; name: string };
@@ -10,9 +10,9 @@ export type Piece =
 /** What the guest runs for one evaluation (sent into QuickJS as JSON). */
 export interface Program {
   mode: 'code' | 'transitions' | 'fields';
-  code?: Piece;
-  transitions?: { condition: Piece | null; before: Piece | null; target: string | null }[];
-  fields?: [string, Piece][];
+  code?: CodePiece;
+  transitions?: { condition: CodePiece | null; before: CodePiece | null; target: string | null }[];
+  fields?: [string, CodePiece][];
   /** script.js (its source travels beside the program, compiled once per context) and its top-level names, when a piece is a handler. */
   script?: { workflow: string; hash: string; names: string[] };
   /** A part after the first: it starts from the common_data the part before left. */
