@@ -79,7 +79,7 @@ async function replay(store: MemoryStore, def: MachineDefinition, id: string, le
     // The answer: predicted again on its first REVISE_AT characters, as the live session does once that much has streamed.
     if (record.input?.type === 'agent_completed' && before.inFlight?.turnId === record.input.turnId && pending && record.input.text.length >= REVISE_AT) {
       const answer = record.input.text.slice(0, REVISE_AT);
-      pending['answer'] = predictNext({ def, state: before, call: before.inFlight, own, learned, answer });
+      pending.answer = predictNext({ def, state: before, call: before.inFlight, own, learned, answer });
     }
     if (record.input) state = step(def, state, record.input).session;
     for (const e of record.events as unknown as TroupeEvent[]) own.addEvent(def, e);
@@ -116,7 +116,7 @@ async function measure(label: string, team: OpenTeam, ids: string[], store: Memo
     const learned = k === 0 ? new TransitionCounts() : await learnTransitions(storeOf(store, ids.slice(0, k)), team.def, null);
     await replay(store, team.def, id, learned, scores, allowed);
   }
-  const pct = (s: Score | undefined, key: 'top1' | 'top3') => (s && s.n ? `${((100 * s[key]) / s.n).toFixed(0)}%` : '—');
+  const pct = (s: Score | undefined, key: 'top1' | 'top3') => (s?.n ? `${((100 * s[key]) / s.n).toFixed(0)}%` : '—');
   process.stdout.write(`  ${label}: ${scores.full?.n ?? 0} predictions over ${ids.length} recorded sessions (a random allowed persona would be right ${allowed.n ? ((100 * allowed.sum) / allowed.n).toFixed(0) : '—'}% of the time)\n`);
   process.stdout.write(`    ${'predictor'.padEnd(40)} ${'top-1'.padStart(6)} ${'top-3'.padStart(6)}\n`);
   process.stdout.write(`    ${'on the answer (first 300 characters)'.padEnd(40)} ${pct(scores.answer, 'top1').padStart(6)} ${pct(scores.answer, 'top3').padStart(6)}   (${scores.answer?.n ?? 0} answers that long)\n`);

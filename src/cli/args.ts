@@ -56,14 +56,18 @@ const PARSER_OPTIONS = Object.fromEntries(
   Object.entries(OPTIONS).map(([name, o]) => [name, { type: o.type, ...('short' in o ? { short: o.short } : {}) }]),
 ) as { [K in keyof typeof OPTIONS]: { type: (typeof OPTIONS)[K]['type']; short?: string } };
 
-/** Parses argv (without node and script) into typed options. */
-export function parseCli(argv: string[]): CliArgs {
-  let parsed;
+/** node's parseArgs over troupe's options; a line it refuses is a usage error naming the command. */
+function parseOrExplain(argv: string[]) {
   try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, strict: true, tokens: true, options: PARSER_OPTIONS });
+    return parseArgs({ args: argv, allowPositionals: true, strict: true, tokens: true, options: PARSER_OPTIONS });
   } catch (error) {
     throw new UsageError((error as Error).message.split('\n')[0]!, commandOf(argv));
   }
+}
+
+/** Parses argv (without node and script) into typed options. */
+export function parseCli(argv: string[]): CliArgs {
+  const parsed = parseOrExplain(argv);
   const { values, positionals, tokens } = parsed;
   const [command = '', ...rest] = positionals;
   const spec = commandSpec(command);

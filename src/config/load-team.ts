@@ -60,7 +60,7 @@ export function loadTeam(dir: string): LoadResult {
   const fix = 'point --team at a directory holding personas/team.json and prompts/';
 
   const kind = statSync(dir, { throwIfNoEntry: false });
-  if (!kind || !kind.isDirectory()) {
+  if (!kind?.isDirectory()) {
     issues.push({ file: dir, field: '', problem: kind ? 'is not a directory' : 'does not exist', fix });
     return { team: null, issues };
   }

@@ -287,7 +287,10 @@ export class EffectRunner implements EffectPort {
     const untrack = this.steps.track?.(controller.signal);
     // A branch's timeout: the call is cut off and reported as failed, so the join can decide without it.
     let timedOut = false;
-    const timeUp = () => ((timedOut = true), controller.abort());
+    const timeUp = () => {
+      timedOut = true;
+      controller.abort();
+    };
     const after = this.steps.after?.bind(this.steps);
     // Only a call with a timeout has a timer to stop (aborting a signal builds a DOMException: not on every turn).
     const timerStop = call.timeoutMs !== undefined && after ? new AbortController() : null;

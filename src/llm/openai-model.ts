@@ -85,7 +85,9 @@ export class OpenAIChatModel implements ChatModel {
   async generate(request: ChatRequest): Promise<ChatResponse> {
     if (request.signal?.aborted) throw new AbortedError('call aborted');
     const tell = [this.policy.onRetry, this.onRetry && retryTeller(this.onRetry), request.onRetry && retryTeller(request.onRetry)].filter((f) => f !== undefined);
-    const policy: RetryPolicy = tell.length ? { ...this.policy, onRetry: (info) => tell.forEach((f) => f(info)) } : this.policy;
+    const policy: RetryPolicy = tell.length ? { ...this.policy, onRetry: (info) => {
+            for (const f of tell) f(info);
+          } } : this.policy;
     return withRetries(() => this.attempt(request), policy, request.signal);
   }
 

@@ -45,7 +45,8 @@ let fromProcess: Redactor | null = null;
 
 /** The redactor for this process's environment (built once), with its screen. */
 export function processRedactor(): Redactor {
-  return (fromProcess ??= redactorFrom(process.env));
+  fromProcess ??= redactorFrom(process.env);
+  return fromProcess;
 }
 
 /** Redacts one string with the redactor for this process's environment. */

@@ -70,15 +70,18 @@ class Lines {
   }
 
   get fullEnd(): number {
-    return (this.counts.fullEnd ??= countTokens(this.full));
+    this.counts.fullEnd ??= countTokens(this.full);
+    return this.counts.fullEnd;
   }
 
   get gistNl(): number {
-    return (this.counts.gistNl ??= countTokens(`${this.gist}\n`));
+    this.counts.gistNl ??= countTokens(`${this.gist}\n`);
+    return this.counts.gistNl;
   }
 
   get gistEnd(): number {
-    return (this.counts.gistEnd ??= countTokens(this.gist));
+    this.counts.gistEnd ??= countTokens(this.gist);
+    return this.counts.gistEnd;
   }
 }
 
@@ -109,8 +112,10 @@ const LATEST = 'Latest items, verbatim:';
 // Counts of the fixed lines followed by a newline (they never end the block).
 const fixedCounts = new Map<string, number>();
 function fixed(line: string): number {
-  let n = fixedCounts.get(line);
-  if (n === undefined) fixedCounts.set(line, (n = countTokens(`${line}\n`)));
+  const known = fixedCounts.get(line);
+  if (known !== undefined) return known;
+  const n = countTokens(`${line}\n`);
+  fixedCounts.set(line, n);
   return n;
 }
 

@@ -28,7 +28,8 @@ export function loadTokenizer(): Promise<void> {
 
 /** The o200k counter; a count before the background load finished loads it at once (its CommonJS build, synchronously). */
 function o200k(): Count {
-  return (loaded ??= (createRequire(import.meta.url)('gpt-tokenizer') as typeof import('gpt-tokenizer')).countTokens);
+  loaded ??= (createRequire(import.meta.url)('gpt-tokenizer') as typeof import('gpt-tokenizer')).countTokens;
+  return loaded;
 }
 
 // Chat formats wrap each message in a few control tokens (role, separators); 4 matches OpenAI's accounting.

@@ -81,7 +81,8 @@ export class LowdbStore implements Store {
     try {
       // A server creates many sessions at once: the files are made off the event loop (the directory once,
       // and again if it went away since).
-      const made = (this.made ??= mkdir(this.dir, { recursive: true }).then(() => undefined));
+      this.made ??= mkdir(this.dir, { recursive: true }).then(() => undefined);
+      const made = this.made;
       await made.catch((error: unknown) => {
         this.made = null;
         throw error;

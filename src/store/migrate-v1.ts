@@ -1,5 +1,7 @@
 import type { Migration } from './migration.js';
 
+// v1 documents are read as loose JSON: each field is checked where it is used.
+// biome-ignore lint/suspicious/noExplicitAny: untyped v1 JSON, narrowed field by field below
 type Raw = Record<string, any>;
 
 // v1 ended the process's hold on a session with `session_ended` even when the session went on

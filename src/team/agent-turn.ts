@@ -53,7 +53,7 @@ function routeHandoff(ctx: StepContext, persona: string, d: Directive, text: str
   r.lastDecision = decision;
   emit(ctx, event('arbitration', { from: pathOf(ctx, persona), decision }));
   const winner = decision.winner;
-  if (!winner || !winner.targetId) {
+  if (!winner?.targetId) {
     const dropped = decision.proposals.map((p) => p.dropReason).filter(Boolean).join('; ');
     toUser(ctx, 'no_route', `no valid next persona from ${nameOf(ctx, persona)}${dropped ? `: ${dropped}` : ''}`);
     return;

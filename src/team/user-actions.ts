@@ -79,7 +79,7 @@ export function handoff(ctx: StepContext, target: string, via = '!handoff'): voi
 /** `!switch_to MAJOR`: hands control to the major's lead. */
 export function switchMajor(ctx: StepContext, majorId: string): void {
   const major = teamOf(ctx.def).majors.find((m) => m.id.toLowerCase() === majorId.toLowerCase() && m.kind === 'team');
-  if (!major || !major.lead) {
+  if (!major?.lead) {
     const majors = teamMajorIds(ctx.def).join(', ');
     note(ctx, `unknown major "${majorId}"; known: ${majors}`);
     return;

@@ -1,4 +1,5 @@
 import { readdir } from 'node:fs/promises';
+import type { Dirent } from 'node:fs';
 import { join } from 'node:path';
 import { openDirAt, type PinnedDir } from './pinned-dir.js';
 
@@ -34,7 +35,7 @@ export async function* walk(root: string, options: WalkOptions = {}): AsyncGener
   const skip = new Set(options.skip ?? SKIPPED_DIRS);
   const maxDepth = options.maxDepth ?? Infinity;
   async function* visit(dir: PinnedDir, prefix: string, depth: number): AsyncGenerator<WalkEntry> {
-    let entries;
+    let entries: Dirent[];
     try {
       entries = await readdir(dir.at(), { withFileTypes: true });
     } catch {

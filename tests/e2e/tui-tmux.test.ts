@@ -17,7 +17,7 @@ const lastUser = (body: { messages: { role: string; content: string }[] }) => bo
 
 describe.skipIf(!hasTmux)(`the real CLI in tmux${hasTmux ? '' : ' (skipped: tmux is not installed; .ci/run installs it)'}`, () => {
   // First call (Creative Partner) is slow so the user can hand off while it answers; later calls answer at once.
-  const server = new FakeOpenAIServer((req, index) =>
+  const server = new FakeOpenAIServer((_req, index) =>
     index === 0
       ? { delayMs: 30_000, body: completion('too late', { transition: 'RESPOND_TO_USER' }) }
       : { body: completion('CEO here: I take it from the brief, as you asked.', { transition: 'RESPOND_TO_USER' }) },

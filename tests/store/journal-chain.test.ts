@@ -24,7 +24,7 @@ describe('journal line seals', () => {
   });
 
   it('the bytes the writer seals in place are the sealed line and its newline, multi-byte text included', () => {
-    for (const record of [RECORD, JSON.stringify({ n: 2, events: [{ text: '🌊 lighthouse ' + 'é'.repeat(300) + '\u2028' }] }), '{"n":3,"events":[]}']) {
+    for (const record of [RECORD, JSON.stringify({ n: 2, events: [{ text: `🌊 lighthouse ${'é'.repeat(300)}\u2028` }] }), '{"n":3,"events":[]}']) {
       const { line, hash } = sealLine(record, 'fedcba9876543210');
       const sealed = sealLineBytes(record, 'fedcba9876543210');
       expect(sealed.hash).toBe(hash);

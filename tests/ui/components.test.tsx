@@ -80,14 +80,14 @@ describe('Transcript', () => {
   });
 
   it('lays a turn out in the width: heading and words wrap at spaces under their words, no row wider, none starting with the space it broke at', () => {
-    const text = 'The keeper tends a failing light on a stormy island, and every choice spends the oil that is left. ' + 'Ships pass. '.repeat(8);
+    const text = `The keeper tends a failing light on a stormy island, and every choice spends the oil that is left. ${'Ships pass. '.repeat(8)}`;
     const item = { id: 'b', kind: 'turn' as const, persona: 'ceo', where: 'STRATEGIC › CEO', turn: 1, text, tag: 'HANDOFF_TO_AGENT → cfo', status: 'ok' as const };
     const rows = render(<LogLine item={item} width={40} />).lastFrame()!.split('\n').slice(1);
     expect(rows.slice(0, 2)).toEqual(['▸ STRATEGIC › CEO · turn 1 ·', '  HANDOFF_TO_AGENT → cfo']);
     expect(rows[2]).toBe('  The keeper tends a failing light on a');
     for (const row of rows) {
       expect(stringWidth(row), row).toBeLessThanOrEqual(40);
-      expect(row, 'a wrapped row starts under the words, not with a space of its own').toMatch(/^(▸|  \S)/);
+      expect(row, 'a wrapped row starts under the words, not with a space of its own').toMatch(/^(▸| {2}\S)/);
     }
     // Every word whole: the rows put back together are the words.
     expect(rows.slice(2).map((r) => r.trim()).join(' ')).toBe(text.trim());

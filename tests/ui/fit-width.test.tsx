@@ -66,7 +66,7 @@ describe('rows fit the terminal', () => {
     expect(rows).toHaveLength(2);
     expect(rows[0]).toMatch(/^… \S/);
     for (const row of rows) expect(stringWidth(row)).toBeLessThan(40);
-    expect(rows[1]).toMatch(/^  every chapter of the game ?$/);
+    expect(rows[1]).toMatch(/^ {2}every chapter of the game ?$/);
   });
 });
 

@@ -21,7 +21,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   const store = storeFor(io);
   const id = await resolveSessionId(store, args.positionals[0]);
   const interactive = io.interactive && !args.json;
-  let session;
+  let session: Awaited<ReturnType<typeof openSession>>;
   try {
     session = await openSession({
       store,

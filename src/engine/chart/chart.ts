@@ -68,13 +68,13 @@ export function nodeByKey(chart: Chart, key: string): ChartNode | undefined {
 /** The ancestors of a state, outermost first, without the root. */
 export function ancestorsOf(node: ChartNode): ChartNode[] {
   const out: ChartNode[] = [];
-  for (let n = node.parent; n && n.parent; n = n.parent) out.unshift(n);
+  for (let n = node.parent; n?.parent; n = n.parent) out.unshift(n);
   return out;
 }
 
 /** The state's ancestor directly under the root (the state itself at depth 1). */
 export function topLevelOf(node: ChartNode): ChartNode {
   let n = node;
-  while (n.parent && n.parent.parent) n = n.parent;
+  while (n.parent?.parent) n = n.parent;
   return n;
 }

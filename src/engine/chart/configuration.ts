@@ -40,7 +40,7 @@ export function activeStates(chart: Chart, configuration: Configuration): ChartN
   const seen = new Set<string>();
   const out: ChartNode[] = [];
   for (const key of configuration) {
-    for (let n = chart.byKey.get(key) ?? null; n && n.parent; n = n.parent) {
+    for (let n = chart.byKey.get(key) ?? null; n?.parent; n = n.parent) {
       if (seen.has(n.key)) break;
       seen.add(n.key);
       out.push(n);

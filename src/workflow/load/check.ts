@@ -24,9 +24,15 @@ export function checkWorkflow(config: WorkflowConfig, ctx: CheckContext): Config
   const issues: ConfigIssue[] = [];
   const add = (field: string, problem: string, fix: string) => issues.push({ file: ctx.file, field, problem, fix });
   const states = new Set<string>();
-  config.states.forEach((s, i) => (states.has(s.name) ? add(`states[${i}].name`, `duplicate state "${s.name}"`, 'give each state a unique name') : states.add(s.name)));
+  for (const [i, s] of config.states.entries()) {
+    if (states.has(s.name)) add(`states[${i}].name`, `duplicate state "${s.name}"`, 'give each state a unique name');
+    states.add(s.name);
+  }
   const contexts = new Set<string>();
-  config.contexts.forEach((c, i) => (contexts.has(c.name) ? add(`contexts[${i}].name`, `duplicate context "${c.name}"`, 'give each context a unique name') : contexts.add(c.name)));
+  for (const [i, c] of config.contexts.entries()) {
+    if (contexts.has(c.name)) add(`contexts[${i}].name`, `duplicate context "${c.name}"`, 'give each context a unique name');
+    contexts.add(c.name);
+  }
   const agents = new Set<string>();
   config.agents.forEach((a, i) => {
     if (agents.has(a.agent_role)) add(`agents[${i}].agent_role`, `agent "${a.agent_role}" is listed twice`, 'list each role once (states name agents by role)');
@@ -58,12 +64,15 @@ export function checkWorkflow(config: WorkflowConfig, ctx: CheckContext): Config
     if (kinds > 1) add(at, 'a state runs one of: an agent, a sub_workflow, parallel branches, a debate', 'split it into several states');
     if (s.action?.function && s.action.function !== 'sendUserMessage' && s.agent === undefined) add(`${at}.action.function`, `${s.action.function} needs an agent`, 'add "agent" to the state');
     if (s.action?.sub_workflow !== undefined && !ctx.subWorkflows.has(s.action.sub_workflow)) add(`${at}.action.sub_workflow`, `no workflow "${s.action.sub_workflow}" next to this one or in the workflow directories`, 'create it, or fix the name (troupe workflows lists them)');
-    s.parallel?.branches.forEach((b, j) => agent(`${at}.parallel.branches[${j}].agent`, b.agent));
+    for (const [j, b] of (s.parallel?.branches ?? []).entries()) agent(`${at}.parallel.branches[${j}].agent`, b.agent);
     const ids = new Set<string>();
-    s.parallel?.branches.forEach((b, j) => (ids.has(b.id) ? add(`${at}.parallel.branches[${j}].id`, `duplicate branch "${b.id}"`, 'give each branch a unique id') : ids.add(b.id)));
+    for (const [j, b] of (s.parallel?.branches ?? []).entries()) {
+      if (ids.has(b.id)) add(`${at}.parallel.branches[${j}].id`, `duplicate branch "${b.id}"`, 'give each branch a unique id');
+      ids.add(b.id);
+    }
     const join = s.parallel?.join;
     if (join && typeof join === 'object' && join.quorum > (s.parallel?.branches.length ?? 0)) add(`${at}.parallel.join.quorum`, `quorum ${join.quorum} is more than the ${s.parallel!.branches.length} branches`, 'lower it');
-    s.debate?.reviewers.forEach((r, j) => agent(`${at}.debate.reviewers[${j}]`, r));
+    for (const [j, r] of (s.debate?.reviewers ?? []).entries()) agent(`${at}.debate.reviewers[${j}]`, r);
     if (s.debate?.synthesiser !== undefined) agent(`${at}.debate.synthesiser`, s.debate.synthesiser);
     s.transition?.forEach((t, j) => {
       target(`${at}.transition[${j}].target`, t.target);
@@ -75,7 +84,8 @@ export function checkWorkflow(config: WorkflowConfig, ctx: CheckContext): Config
     }
     for (const f of ['pre_handler', 'post_handler', 'transition_handler', 'error_handler'] as const) handler(`${at}.${f}`, s[f]);
     if (s.transition_handler != null) dynamic = true;
-    if (s.error_handler != null) states.has(s.error_handler.trim()) ? out.push(s.error_handler.trim()) : (dynamic = true);
+    if (s.error_handler != null && states.has(s.error_handler.trim())) out.push(s.error_handler.trim());
+    else if (s.error_handler != null) dynamic = true;
     const final = s.agent === undefined && !s.parallel && !s.debate && !s.action?.sub_workflow && s.action?.script === undefined && s.pre_handler == null && out.length === 0 && s.transition_handler == null;
     if (final || out.some((t) => ENDS.has(t) && !states.has(t)) || (out.length === 0 && s.transition_handler == null)) ends = true;
     edges.set(s.name, out);
@@ -91,7 +101,13 @@ export function checkWorkflow(config: WorkflowConfig, ctx: CheckContext): Config
     const errorState = config.error_handler?.trim();
     if (errorState && states.has(errorState)) seen.add(errorState);
     const queue = [...seen];
-    for (let s = queue.shift(); s !== undefined; s = queue.shift()) for (const t of edges.get(s) ?? []) if (states.has(t) && !seen.has(t)) (seen.add(t), queue.push(t));
+    for (let s = queue.shift(); s !== undefined; s = queue.shift()) {
+      for (const t of edges.get(s) ?? []) {
+        if (!states.has(t) || seen.has(t)) continue;
+        seen.add(t);
+        queue.push(t);
+      }
+    }
     config.states.forEach((s, i) => {
       if (!seen.has(s.name)) add(`states[${i}]`, `state "${s.name}" is unreachable from "${start}"`, 'add a transition to it, or remove it');
     });

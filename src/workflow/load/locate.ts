@@ -29,7 +29,11 @@ export interface WorkflowLocation {
 export function workflowDirs(cwd: string, env: Record<string, string | undefined> = {}): string[] {
   const dirs = [env.TROUPE_WORKFLOWS ? resolve(cwd, env.TROUPE_WORKFLOWS) : null, join(cwd, 'workflows'), join(PACKAGE_ROOT, 'workflows')];
   const seen = new Set<string>();
-  return dirs.filter((d): d is string => d !== null && !seen.has(d) && (seen.add(d), existsSync(d) && statSync(d).isDirectory()));
+  return dirs.filter((d): d is string => {
+    if (d === null || seen.has(d)) return false;
+    seen.add(d);
+    return existsSync(d) && statSync(d).isDirectory();
+  });
 }
 
 function isDir(path: string): boolean {

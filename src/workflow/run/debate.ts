@@ -144,7 +144,7 @@ function verdictOf(ctx: StepContext, reviewer: string, text: string, toolCalls: 
 /** Borda count over the reviewers' rankings: the implementations best first. */
 function combinedRanking(verdicts: Verdict[]): string[] {
   const points = new Map<string, number>();
-  for (const v of verdicts) v.ranking.forEach((id, i) => points.set(id, (points.get(id) ?? 0) + (v.ranking.length - i)));
+  for (const v of verdicts) for (const [i, id] of v.ranking.entries()) points.set(id, (points.get(id) ?? 0) + (v.ranking.length - i));
   return [...points.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([id]) => id);
 }
 

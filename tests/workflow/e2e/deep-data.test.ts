@@ -32,7 +32,7 @@ describe('workflow data nested thousands of levels deep is refused before anythi
 
   it('an --input object 5000 levels deep is refused in one line before a session exists (exit 1)', async () => {
     const dir = temp();
-    const deep = '{"a":'.repeat(5000) + '1' + '}'.repeat(5000);
+    const deep = `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`;
     const run = await runCli(['run', '--workflow', join(HOSTILE, 'object-input.json'), '--input', deep, '--demo', '--json'], cleanEnv({ TROUPE_DATA_DIR: dir }));
     expect(run.code).toBe(1);
     expect(run.stderr.trim()).toBe('troupe: the input of workflow object_input nests deeper than 100 levels of objects and arrays (at a.a.a.a…): give it flatter JSON');

@@ -9,7 +9,7 @@ const plan: WorkflowPlan = {
   states: [{ name: 'start', enter: { kind: 'statements', source: 'this.common_data.output = 1' }, agent: null, input: null, action: 'send', after: null, subWorkflow: null, parallel: null, debate: null, transitions: [], decide: null, maxRetries: 0, final: false }],
   start: 'start', resume: null, errorHandler: null, script: null, subWorkflows: {}, source: 'test',
 };
-const deep = '{"a":'.repeat(5000) + '1' + '}'.repeat(5000);
+const deep = `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`;
 
 describe('a workflow input nested deeper than workflow data may be', () => {
   it('is named by inputProblem (launchers refuse it before a session exists); text input is never JSON, so never too deep', () => {
