@@ -81,7 +81,8 @@ export function applyParsed(parsed: ParsedLine, host: LineHost): LineOutcome {
     case 'inspect': {
       // Read when asked, so the table is never the previous one.
       if (parsed.name === 'sessions') return { kind: 'later', title: 'sessions', lines: storedSessions(session) };
-      const sources = { def: session.def, session: session.getSnapshot(), events: session.recent(), usage: host.usage(), memory: host.memory };
+      const workspaceRoot = 'workspaceRoot' in session ? (session as { workspaceRoot: string | null }).workspaceRoot : null;
+      const sources = { def: session.def, session: session.getSnapshot(), events: session.recent(), usage: host.usage(), memory: host.memory, workspaceRoot };
       const name = parsed.name;
       if (LOG_READERS.has(name)) return { kind: 'later', title: name, lines: session.history().then((events) => inspect(name, { ...sources, events }).lines) };
       return { kind: 'output', ...inspect(name, sources), tone: 'info' };

@@ -154,6 +154,7 @@ export async function assembleSession(a: SessionAssembly): Promise<AssembledSess
     keep: a.keep,
     graceMs: a.graceMs,
     approvals,
+    workspaceRoot: a.workspaceRoot,
     ...(sandbox ? { onStop: () => sandbox.close() } : {}),
   });
   return { session, publish };

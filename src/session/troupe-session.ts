@@ -38,6 +38,8 @@ export interface SessionParts {
   approvals: CommandApprovals;
   /** Releases what the session owns besides its store (a workflow's sandbox), once it stopped. */
   onStop?: () => Promise<void>;
+  /** Where its agents' workspaces are made (`<root>/workspaces/<name>`). */
+  workspaceRoot?: string;
 }
 
 /** How a process lets go of a session that is not over. */
@@ -63,6 +65,11 @@ export class TroupeSession {
       this.recentEvents.push(e);
       if (this.recentEvents.length > parts.keep * 2) this.recentEvents = this.recentEvents.slice(-parts.keep);
     });
+  }
+
+  /** Where its agents' workspaces are made: `<workspaceRoot>/workspaces/<branch or agent>` (null when not known). */
+  get workspaceRoot(): string | null {
+    return this.parts.workspaceRoot ?? null;
   }
 
   /** The session id. */

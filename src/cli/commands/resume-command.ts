@@ -9,6 +9,7 @@ import { paced, resumeModel } from '../models.js';
 import { modelFromEnv } from '../../llm/from-env.js';
 import { resolveSessionId } from '../session-lookup.js';
 import { printUsageSummary } from '../usage-summary.js';
+import { printWorkspaces } from '../workspaces-line.js';
 import { finishHeadless } from './finish.js';
 
 /**
@@ -63,5 +64,6 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   }
   const code = await finishHeadless(session, io, { json: args.json, quit });
   printUsageSummary(session, io, { json: args.json });
+  await printWorkspaces(session, io, { json: args.json });
   return code;
 }
