@@ -18,6 +18,8 @@ commands:
   resume [id]                continue a stored session (latest by default) until it needs you
   show <id>                  print a stored session's transcript and decisions
   export <id> [md|json]      print a stored session as Markdown (md, default) or JSON (json)
+  fork <id> [--at STEP]      list a session's steps; with --at: fork it there into a new session and go on
+                             from there like resume (the session forked stays as it is)
   serve [--port N] [--host H] run sessions behind an HTTP API with a live page (TROUPE_SERVE_TOKEN)
   worker [--port N] [--register URL]  serve the Restate endpoint that runs sessions on Restate
 
@@ -28,6 +30,7 @@ options:
   --json                     print every event as one JSON line
   --demo                     use the offline demo model even when an API key is set
   --format md|json           export format
+  --at STEP                  fork: the journal step to fork at (troupe fork <id> lists them)
   --record FILE              write every model request and response to FILE (JSON lines, no keys)
   --replay FILE              run offline from a recording; reports the first divergence
   --workflow W               run, validate or graph a workflow instead of the team
@@ -62,6 +65,8 @@ export interface CliArgs {
   workflow?: string;
   /** A workflow's input (JSON or text). */
   input?: string;
+  /** fork: the journal step to fork at. */
+  at?: number;
   /** serve: where sessions run. */
   backend?: 'embedded' | 'restate';
   /** serve: API requests may name a workflow by path, not only by name. */
@@ -100,6 +105,7 @@ export function parseCli(argv: string[]): CliArgs {
         host: { type: 'string' },
         workflow: { type: 'string' },
         input: { type: 'string' },
+        at: { type: 'string' },
         backend: { type: 'string' },
         'restate-url': { type: 'string' },
         register: { type: 'string' },
@@ -126,6 +132,11 @@ export function parseCli(argv: string[]): CliArgs {
     port = Number(values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port must be a port number (0 picks a free one), got "${values.port}"`);
   }
+  let at: number | undefined;
+  if (values.at !== undefined) {
+    at = Number(values.at);
+    if (!/^\d{1,9}$/.test(values.at)) throw new UsageError(`--at must be a step number (troupe fork <id> lists them), got "${values.at}"`);
+  }
   const backend = values.backend;
   if (backend !== undefined && backend !== 'embedded' && backend !== 'restate') throw new UsageError(`--backend must be embedded or restate, got "${backend}"`);
   for (const flag of ['restate-url', 'register', 'advertise'] as const) {
@@ -150,6 +161,7 @@ export function parseCli(argv: string[]): CliArgs {
     ...(values.host !== undefined ? { host: values.host } : {}),
     ...(values.workflow !== undefined ? { workflow: values.workflow } : {}),
     ...(values.input !== undefined ? { input: values.input } : {}),
+    ...(at !== undefined ? { at } : {}),
     ...(backend !== undefined ? { backend } : {}),
     ...(values['restate-url'] !== undefined ? { restateUrl: values['restate-url'] } : {}),
     ...(values.register !== undefined ? { register: values.register } : {}),

@@ -29,7 +29,7 @@ export async function forkSession(store: Store, request: ForkRequest): Promise<S
   const read = await store.read(request.from);
   const last = read.records.length;
   if (!Number.isInteger(request.step) || request.step < 0 || request.step > last) {
-    throw new UserError(`step ${request.step} is not a step of session ${request.from}: it has steps 0 to ${last} — troupe show ${request.from.slice(0, 8)} lists them`);
+    throw new UserError(`step ${request.step} is not a step of session ${request.from}: it has steps 0 to ${last} — troupe fork ${request.from.slice(0, 8)} lists them`);
   }
   if (read.doc.legacyEvents && read.doc.legacyEvents.length > 0) {
     throw new UserError(`session ${request.from} is in an old format: resume it once (troupe resume ${request.from.slice(0, 8)}) to upgrade it, then fork it`);
