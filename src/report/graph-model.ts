@@ -14,11 +14,13 @@ export interface GraphNode {
   persona?: string;
 }
 
-/** A box around nodes: a major of a team, the branches of a parallel state, a sub-workflow. */
+/** A box around nodes: a major of a team, the branches of a parallel state, a sub-workflow's states. */
 export interface GraphGroup {
   id: string;
   label: string;
   parent?: string;
+  /** The state whose branches or sub-workflow it holds (drawn beside it: that state is a node of its own). */
+  state?: string;
 }
 
 /** A possible move: a handoff a persona may make, a workflow transition (with its condition). */
@@ -77,13 +79,15 @@ function planGraph(plan: WorkflowPlan, prefix: string, group: string | undefined
     const detail = s.agent ?? (s.debate ? `debate: ${s.debate.reviewers.join(', ')}` : s.subWorkflow ? `runs ${s.subWorkflow.name}` : s.parallel ? `${s.parallel.branches.length} branches` : undefined);
     out.nodes.push({ id, label: s.name, kind: 'state', ...(detail ? { detail: short(detail) } : {}), ...(group ? { group } : {}), ...(s.agent ? { persona: s.agent } : {}) });
     if (s.parallel) {
-      out.groups.push({ id, label: `${s.name} (join ${typeof s.parallel.join === 'string' ? s.parallel.join : `quorum ${s.parallel.join.quorum}`})`, ...(group ? { parent: group } : {}) });
-      for (const b of s.parallel.branches) out.nodes.push({ id: `${id}.${b.id}`, label: b.id, detail: b.agent, group: id, kind: 'branch', persona: b.agent });
+      const box = `${id}#branches`;
+      out.groups.push({ id: box, label: `${s.name}: branches, join ${typeof s.parallel.join === 'string' ? s.parallel.join : `quorum ${s.parallel.join.quorum}`}`, state: id, ...(group ? { parent: group } : {}) });
+      for (const b of s.parallel.branches) out.nodes.push({ id: `${id}.${b.id}`, label: b.id, detail: b.agent, group: box, kind: 'branch', persona: b.agent });
     }
     const sub = s.subWorkflow ? plan.subWorkflows[s.subWorkflow.name] : undefined;
     if (sub && depth < 4) {
-      out.groups.push({ id, label: `${s.name} · ${sub.name}`, ...(group ? { parent: group } : {}) });
-      planGraph(sub, id, id, out, depth + 1);
+      const box = `${id}#${sub.name}`;
+      out.groups.push({ id: box, label: `${s.name} runs ${sub.name}`, state: id, ...(group ? { parent: group } : {}) });
+      planGraph(sub, id, box, out, depth + 1);
     }
     for (const t of s.transitions) if (names.has(t.target)) out.edges.push({ from: id, to: key(t.target), ...(t.condition ? { label: short(t.condition.kind === 'handler' ? `${t.condition.name}()` : t.condition.source) } : {}) });
   }

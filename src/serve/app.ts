@@ -1,16 +1,15 @@
 import type { Hono } from 'hono';
-import { streamSSE } from 'hono/streaming';
 import { executeLine } from '../commands/execute.js';
-import type { TroupeEvent } from '../engine/event-map.js';
-import { displayFold, displayNames } from '../report/display-items.js';
-import { redactDeep } from '../llm/redact.js';
+import { parseLine } from '../commands/parse.js';
 import { sessionStatus } from '../report/sessions-table.js';
+import { foldJournal } from '../session/fold.js';
 import { matchId } from '../store/store.js';
 import { apiFrame, readBody, refuse } from './api-frame.js';
 import { CreateSessionSchema, InputSchema } from './api-schema.js';
+import { consoleRoutes } from './console-routes.js';
+import { eventStream } from './event-stream.js';
 import { RequestRefused, type SessionHost } from './host.js';
-import { SseClient } from './sse-client.js';
-import { sseMessage } from './sse-message.js';
+import { sessionRoutes } from './session-routes.js';
 import { sessionView, storedDefinition, storedUsage } from './view.js';
 
 /** How the server is set up: the session host, the token (null: no auth, loopback only), the request size limit. */
@@ -20,13 +19,15 @@ export interface ServeAppOptions {
   maxBodyBytes: number;
   /** How long a stream may stay silent before a keep-alive comment goes out. */
   keepAliveMs?: number;
+  /** Host names besides the loopback ones a server without a token answers to (TROUPE_SERVE_ALLOWED_HOSTS). */
+  allowedHosts?: readonly string[];
 }
 
-/** The HTTP API of `troupe serve` (JSON in and out, SSE for events), the OpenAPI document and the live page. */
+/** The HTTP API of `troupe serve` (JSON in and out, SSE for events), the OpenAPI document and the console. */
 export function serveApp(options: ServeAppOptions): Hono {
   const { host } = options;
   const { store, team } = host.options;
-  const { api, mount } = apiFrame({ token: options.token, maxBodyBytes: options.maxBodyBytes, health: () => ({ ok: true, sessions: host.running }) });
+  const { api, mount } = apiFrame({ token: options.token, maxBodyBytes: options.maxBodyBytes, health: () => ({ ok: true, sessions: host.running }), ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}), page: consoleRoutes });
 
   // A session running here is found without listing the store (listing reads the whole sessions directory).
   const resolve = async (wanted: string) => (host.has(wanted) ? wanted : matchId(wanted, await store.ids()));
@@ -45,12 +46,22 @@ export function serveApp(options: ServeAppOptions): Hono {
     return c.json(sessionView({ session }), 201);
   });
 
+  // A session running here is described by its live status, as GET /v1/sessions/:id describes it; a stored one by its checkpoint.
+  const listItem = (id: string, listing: import('../store/listing.js').SessionListing, lockedBy: number | null) => {
+    const live = host.statusOf(id);
+    const status = live ?? listing.status;
+    // The lock of a session this server is letting go of is its own: not "open" in another process.
+    const statusText = live === null ? sessionStatus({ listing, lockedBy: lockedBy === process.pid ? null : lockedBy }) : live === 'awaiting_user' ? `waiting: ${host.get(id)!.getSnapshot().awaiting?.code ?? 'user'}` : live === 'ended' ? `ended: ${host.get(id)!.getSnapshot().endReason ?? ''}` : live;
+    const turns = live === null ? listing.turns : host.get(id)!.getSnapshot().turn;
+    return { id, team: listing.team, workflow: listing.workflow ?? null, brief: listing.brief, status, statusText, turns, updatedAt: listing.updatedAt, hosted: live !== null };
+  };
+
   api.get('/sessions', async (c) => {
     const q = (c.req.query('q') ?? '').toLowerCase();
     const entries = await store.list();
     const items = entries.flatMap((e) =>
       'listing' in e && (q === '' || e.listing.brief.toLowerCase().includes(q) || e.id.startsWith(q))
-        ? [{ id: e.id, team: e.listing.team, brief: e.listing.brief, status: sessionStatus({ listing: e.listing, lockedBy: host.has(e.id) ? null : e.lockedBy }), turns: e.listing.turns, updatedAt: e.listing.updatedAt, hosted: host.has(e.id) }]
+        ? [listItem(e.id, e.listing, e.lockedBy)]
         : [],
     );
     return c.json({ sessions: items });
@@ -61,12 +72,23 @@ export function serveApp(options: ServeAppOptions): Hono {
     const session = host.get(id);
     if (session) return c.json(sessionView({ session }));
     const read = await store.read(id);
-    return c.json(sessionView({ doc: read.doc, lastSeq: read.events.at(-1)?.seq ?? 0, usage: await storedUsage(read, host.meter()) }));
+    // The checkpoint is a cache: the journal lines after it are folded in, so the view is the session's last state.
+    const snapshot = foldJournal(storedDefinition(read.doc, team), read.doc.checkpoint.snapshot, read.records.slice(read.doc.checkpoint.records));
+    return c.json(sessionView({ doc: read.doc, lastSeq: read.events.at(-1)?.seq ?? 0, usage: await storedUsage(read, host.meter()), snapshot }));
   });
 
   api.post('/sessions/:id/input', async (c) => {
     const id = await resolve(c.req.param('id'));
     const { text } = await readBody(c, InputSchema);
+    if (!host.has(id)) {
+      // A line the session would refuse is refused before it is reopened: a refusal leaves no trace and takes no slot.
+      const read = await store.read(id);
+      if (read.events.some((e) => e.type === 'session_ended')) throw new RequestRefused(409, `session ${id} has ended; it takes no more input`);
+      const parsed = parseLine(text, storedDefinition(read.doc, team));
+      if (parsed.kind === 'error') throw new RequestRefused(400, parsed.message);
+      if (parsed.kind === 'quit') return c.json({ kind: 'quit' });
+      if (parsed.kind === 'empty') return c.json({ kind: 'none' }, 202);
+    }
     const session = await host.open(id);
     if (session.getSnapshot().status === 'ended') throw new RequestRefused(409, `session ${id} has ended; it takes no more input`);
     const outcome = executeLine(text, { session, usage: () => session.usage() });
@@ -85,40 +107,10 @@ export function serveApp(options: ServeAppOptions): Hono {
   api.get('/sessions/:id/events', async (c) => {
     const id = await resolve(c.req.param('id'));
     const after = Number(c.req.header('Last-Event-ID') ?? c.req.query('after') ?? 0) || 0;
-    const client = new SseClient();
-    // Subscribe before reading the stored log, so nothing falls between the two; duplicates are skipped by seq.
-    const live = host.get(id);
-    const unsubscribe = live?.subscribe((e) => client.push(e));
-    const read = await store.read(id);
-    // Each event goes out with its display items; the fold reads the whole log, so a resumed stream words its first items right.
-    const items = displayFold(displayNames(live?.def ?? storedDefinition(read.doc, team)));
-    for (const e of read.events) if (e.seq <= after) items(e);
-    const stored = read.events.filter((e) => e.seq > after);
-    return streamSSE(c, async (stream) => {
-      stream.onAbort(() => client.close());
-      let sent = after;
-      const send = async (e: TroupeEvent) => {
-        // Streaming deltas carry the last stored seq: sent live, never as a resume point.
-        if (e.type !== 'agent_delta' && e.seq <= sent) return;
-        const shown = redactDeep(e);
-        await stream.writeSSE({ ...sseMessage(shown, items(shown)), ...(e.type !== 'agent_delta' ? { id: String(e.seq) } : {}) });
-        if (e.type !== 'agent_delta') sent = e.seq;
-      };
-      try {
-        for (const e of stored) await send(e);
-        if (!live) return;
-        const keepAlive = setInterval(() => void stream.write(': keep-alive\n\n'), options.keepAliveMs ?? 15_000);
-        try {
-          for (let batch = await client.next(); batch.length > 0; batch = await client.next()) for (const e of batch) await send(e);
-        } finally {
-          clearInterval(keepAlive);
-        }
-        if (client.dropped) await stream.writeSSE({ event: 'dropped', data: JSON.stringify({ error: 'this reader fell too far behind and was dropped; reconnect with Last-Event-ID' }) });
-      } finally {
-        unsubscribe?.();
-      }
-    });
+    return eventStream(c, { host, id, after, keepAliveMs: options.keepAliveMs ?? 15_000 });
   });
+
+  sessionRoutes(api, host, resolve);
 
   return mount();
 }

@@ -1,7 +1,11 @@
+import { randomUUID } from 'node:crypto';
+import type { TroupeEvent } from '../engine/event-map.js';
+import type { SessionState } from '../engine/session.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import type { OpenTeam } from '../team/open-team.js';
 import { openSession } from '../session/open-session.js';
 import type { TroupeSession } from '../session/troupe-session.js';
+import { forkSession } from '../store/fork.js';
 import type { Store } from '../store/store.js';
 import type { WorkflowPlan } from '../workflow/run/plan.js';
 import { UserError } from '../errors.js';
@@ -12,7 +16,7 @@ import { UsageMeter } from '../usage/usage-meter.js';
 
 /** A request the server refuses, with the HTTP status that says why. */
 export class RequestRefused extends UserError {
-  constructor(readonly status: 400 | 403 | 404 | 409 | 413 | 429, message: string) {
+  constructor(readonly status: 400 | 403 | 404 | 409 | 413 | 415 | 429, message: string) {
     super(message);
   }
 }
@@ -24,8 +28,8 @@ export interface HostOptions {
   teamDir: string;
   /** The model for a session (a demo resumed from the store continues its story). */
   model: (stored: { events: () => Promise<import('../engine/event-map.js').TroupeEvent[]> } | null) => Promise<ChatModel> | ChatModel;
-  /** Workflows the server may run, by name, and where their code runs. */
-  workflows?: { load(name: string): WorkflowPlan };
+  /** Workflows the server may run, by name (and the list of them the console offers). */
+  workflows?: { load(name: string): WorkflowPlan; list?(): { name: string; description: string }[] };
   /** Requests may name a workflow by path (`troupe serve --allow-workflow-paths`); otherwise only by name. */
   allowWorkflowPaths?: boolean;
   /** Most sessions running in this process at once. */
@@ -34,10 +38,17 @@ export interface HostOptions {
   clock?: () => number;
 }
 
+/** A reader of a session's events (an event stream): subscribed to the session whenever it runs here. */
+interface Follower {
+  listener: (e: TroupeEvent) => void;
+  off: (() => void) | null;
+}
+
 /** The sessions one server runs: created on request, reopened from the store when input comes for one, let go once over. */
 export class SessionHost {
   private readonly hosted = new Map<string, TroupeSession>();
   private readonly opening = new Map<string, Promise<TroupeSession>>();
+  private readonly followers = new Map<string, Set<Follower>>();
   private prices: PriceTable | null = null;
 
   constructor(readonly options: HostOptions) {}
@@ -62,6 +73,28 @@ export class SessionHost {
     return this.hosted.get(id);
   }
 
+  /** The status of a session running here (its live snapshot's), or null when it does not run here. */
+  statusOf(id: string): SessionState['status'] | null {
+    return this.hosted.get(id)?.getSnapshot().status ?? null;
+  }
+
+  /**
+   * Delivers a session's events to `listener` while it runs here: now if it does, and each time it is opened
+   * again (then first the events it published while opening, which the listener may have from the store:
+   * readers skip what they have by seq). Returns the function that stops it.
+   */
+  follow(id: string, listener: (e: TroupeEvent) => void): () => void {
+    const follower: Follower = { listener, off: this.hosted.get(id)?.subscribe(listener) ?? null };
+    const set = this.followers.get(id) ?? new Set<Follower>();
+    set.add(follower);
+    this.followers.set(id, set);
+    return () => {
+      follower.off?.();
+      set.delete(follower);
+      if (set.size === 0) this.followers.delete(id);
+    };
+  }
+
   private room(): void {
     if (this.hosted.size + this.opening.size >= this.options.maxSessions) {
       throw new RequestRefused(429, `this server runs ${this.options.maxSessions} sessions at most; try again once one ends`);
@@ -70,6 +103,10 @@ export class SessionHost {
 
   private adopt(session: TroupeSession): TroupeSession {
     this.hosted.set(session.id, session);
+    for (const f of this.followers.get(session.id) ?? []) {
+      for (const e of session.recent()) f.listener(e);
+      f.off = session.subscribe(f.listener);
+    }
     // An ended session is let go of (it stays in the store); so is one the user left.
     session.subscribe((e) => {
       if (e.type === 'session_ended' || (e.type === 'session_detached' && e.reason === 'user_left')) void this.release(session.id);
@@ -129,12 +166,25 @@ export class SessionHost {
     }
   }
 
+  /** Forks a stored session at a journal step into a new session (the source is only read) and runs it here from there. */
+  async fork(id: string, step: number): Promise<TroupeSession> {
+    this.room();
+    const now = new Date((this.options.clock ?? Date.now)()).toISOString();
+    const doc = await forkSession(this.options.store, { from: id, step, id: randomUUID(), now });
+    return this.open(doc.id);
+  }
+
   /** Lets go of a session: detached (resumable), saved, removed from this process. */
   async release(id: string, detach?: { reason: string }): Promise<void> {
     const session = this.hosted.get(id);
     if (!session) return;
     this.hosted.delete(id);
     await session.stop(detach).catch(() => undefined);
+    // Its readers stay; they are subscribed again when it is opened again.
+    for (const f of this.followers.get(id) ?? []) {
+      f.off?.();
+      f.off = null;
+    }
   }
 
   /** Lets go of every session (the server stops): each is saved and stays resumable. */

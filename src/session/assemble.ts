@@ -63,6 +63,8 @@ export interface SessionAssembly {
   /** How long stopping waits for a summary in flight. */
   graceMs: number;
   env: Record<string, string | undefined>;
+  /** The session it was forked from, and at which step (a fork's document says). */
+  forkedFrom?: { id: string; step: number } | null;
 }
 
 /** An assembled session and the kernel's way to publish runtime facts (notes on reopening). */
@@ -155,6 +157,7 @@ export async function assembleSession(a: SessionAssembly): Promise<AssembledSess
     graceMs: a.graceMs,
     approvals,
     workspaceRoot: a.workspaceRoot,
+    forkedFrom: a.forkedFrom ?? null,
     ...(sandbox ? { onStop: () => sandbox.close() } : {}),
   });
   return { session, publish };

@@ -145,6 +145,7 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
       keep,
       graceMs: MEMORY_GRACE_MS,
       env,
+      forkedFrom: doc?.forkedFrom ?? null,
     });
     if (doc) {
       const s = session.getSnapshot();

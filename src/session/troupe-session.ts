@@ -40,6 +40,8 @@ export interface SessionParts {
   onStop?: () => Promise<void>;
   /** Where its agents' workspaces are made (`<root>/workspaces/<name>`). */
   workspaceRoot?: string;
+  /** The session it was forked from, and at which step. */
+  forkedFrom?: { id: string; step: number } | null;
 }
 
 /** How a process lets go of a session that is not over. */
@@ -70,6 +72,11 @@ export class TroupeSession {
   /** Where its agents' workspaces are made: `<workspaceRoot>/workspaces/<branch or agent>` (null when not known). */
   get workspaceRoot(): string | null {
     return this.parts.workspaceRoot ?? null;
+  }
+
+  /** The session it was forked from and the step it was forked at (null: not a fork). */
+  get forkedFrom(): { id: string; step: number } | null {
+    return this.parts.forkedFrom ?? null;
   }
 
   /** The session id. */

@@ -4,6 +4,7 @@ import { streamSSE } from 'hono/streaming';
 import type { MachineDefinition } from '../../engine/definition.js';
 import { displayFold, displayNames, plainNames } from '../../report/display-items.js';
 import { matchId } from '../../store/store.js';
+import { consoleRoutes } from '../console-routes.js';
 import { apiFrame, readBody } from '../api-frame.js';
 import { CreateSessionSchema, InputSchema } from '../api-schema.js';
 import { RequestRefused } from '../host.js';
@@ -40,6 +41,7 @@ export function restateApp(options: RestateAppOptions): Hono {
     maxBodyBytes: options.maxBodyBytes,
     health: () => ({ ok: true, backend: 'restate' }),
     statusOf: (error) => (error instanceof RestateUnavailable ? error.status : null),
+    page: consoleRoutes,
   });
   const resolve = async (wanted: string) => (FULL_ID.test(wanted) ? wanted : matchId(wanted, (await sessions.list()).map((e) => e.id)));
 
