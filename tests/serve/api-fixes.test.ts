@@ -38,7 +38,7 @@ describe('troupe serve: the fixes of issue 25', () => {
   });
 
   it('a running session is listed as running, as GET /v1/sessions/:id says (not "interrupted"); the status is the view\'s enum', async () => {
-    const { call, host } = server({ model: () => new ScriptedModel([{ text: 'thinking', delayMs: FOREVER }, { text: 'again', delayMs: FOREVER }]) });
+    const { call, host } = server({ model: () => new ScriptedModel([{ text: 'thinking', hold: FOREVER }, { text: 'again', hold: FOREVER }]) });
     const { id } = (await (await call('/v1/sessions', { json: { brief: 'a slow one' } })).json()) as { id: string };
     const one = (await (await call(`/v1/sessions/${id}`)).json()) as { status: string };
     const list = (await (await call('/v1/sessions')).json()) as { sessions: { id: string; status: string; statusText: string; hosted: boolean }[] };

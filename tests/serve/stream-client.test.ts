@@ -45,7 +45,7 @@ const until = async (check: () => boolean, what: string, ms = 10_000) => {
 
 describe('the event stream through the eventsource package', () => {
   it('a troupe error arrives as `troupe_error` on an open connection, never as the EventSource `error` event', async () => {
-    const { base, call } = await running({ model: () => new ScriptedModel([{ error: new ModelError('the model is down') }, { text: 'never', delayMs: FOREVER }]) });
+    const { base, call } = await running({ model: () => new ScriptedModel([{ error: new ModelError('the model is down') }, { text: 'never', hold: FOREVER }]) });
     const { id } = (await (await call('/v1/sessions', { json: { brief: 'fail at once' } })).json()) as { id: string };
     const { es } = source(`${base}/v1/sessions/${id}/events`);
     const errors: unknown[] = [];
