@@ -106,14 +106,14 @@ export function App() {
                 <p class="brief">{view.brief}</p>
                 {step ? <p class="time-travel" role="status">Showing the session as it was after step {step.step}. <button type="button" class="quiet" onClick={() => setStep(null)}>Back to now</button></p> : null}
                 <div class="machine">
-                  <div class="graph-box">{graph ? <GraphView graph={graph} configuration={shown.state} running={shown.status === 'running'} moves={step ? [] : events.moves} visits={shown.visits} /> : null}</div>
+                  <div class="graph-box" tabIndex={0} aria-label="Graph">{graph ? <GraphView graph={graph} configuration={shown.state} running={shown.status === 'running'} moves={step ? [] : events.moves} visits={shown.visits} /> : null}</div>
                   {graph ? <StatePanel view={shown} graph={graph} events={events} catalog={catalog} /> : null}
                 </div>
                 <section class="talk" aria-label="Transcript and controls">
                   <Transcript entries={events.entries} />
                   <LiveTurns live={events.live} />
                   {outputs.length > 0 ? (
-                    <div class="outputs" aria-live="polite">
+                    <div class="outputs" aria-live="polite" tabIndex={0} aria-label="Answers to your commands">
                       {outputs.slice(-3).map((o) => (
                         <div key={o.key} class={`entry output ${o.tone}`}>
                           <div class="who">{o.title} <button type="button" class="quiet" aria-label={`Close ${o.title}`} onClick={() => setOutputs((all) => all.filter((x) => x.key !== o.key))}>×</button></div>

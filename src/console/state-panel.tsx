@@ -19,7 +19,7 @@ export function StatePanel({ view, graph, events, catalog }: StatePanelProps) {
   const groups = graph.kind === 'team' ? graph.groups : [{ id: '', label: graph.title }];
   const next = nextLine(view, events, name);
   return (
-    <section class="panel state-panel" aria-labelledby="state-h">
+    <section class="panel state-panel" aria-labelledby="state-h" tabIndex={0}>
       <h2 id="state-h">State</h2>
       <p class="where">
         <span class={`badge ${view.status}`}>{view.status === 'awaiting_user' ? 'waiting for you' : view.status}</span> turn {view.turn}

@@ -69,7 +69,7 @@ export function LiveTurns({ live }: { live: Record<string, LiveTurn> }) {
   const turns = Object.entries(live);
   if (turns.length === 0) return null;
   return (
-    <div class="live" aria-label="Answering now">
+    <div class="live" aria-label="Answering now" tabIndex={0}>
       {turns.map(([key, t]) => (
         <div key={key} class="live-turn" data-branch={t.branch ?? ''}>
           <span class="who">{t.who}{t.branch ? ` [${t.branch}]` : ''}</span>
