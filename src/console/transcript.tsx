@@ -55,8 +55,9 @@ export const Transcript = memo(function Transcript({ entries }: { entries: reado
       aria-label="Transcript"
       tabIndex={0}
       onScroll={(ev) => {
+        // Following stops only when the reader scrolled well up (the log also shrinks as live turns appear below it).
         const el = ev.currentTarget;
-        pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+        pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 200;
       }}
     >
       {entries.length === 0 ? <p class="muted">Nothing yet.</p> : entries.map((e) => <EntryView key={e.key} e={e} />)}
