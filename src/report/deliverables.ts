@@ -1,6 +1,7 @@
 import type { Changes } from '../engine/agent-reply.js';
 import type { TroupeEvent } from '../engine/event-map.js';
 import type { SessionDocument, JournalRecord } from '../store/session-file.js';
+import { checkEvents } from './checked-events.js';
 import type { DisplayNames } from './display-items.js';
 
 /** A workspace found on disk for a session (its record under `<session files>/workspaces/`). */
@@ -92,7 +93,9 @@ function finalTexts(events: readonly TroupeEvent[], names: DisplayNames): FinalT
 }
 
 /** The deliverables document of a session (pure): read from its stored events and journal, and its workspaces found on disk. */
-export function deliverablesOf(s: DeliverableSources): Deliverables {
+export function deliverablesOf(sources: DeliverableSources): Deliverables {
+  // A hand-edited or damaged log: the malformed events are left out, as every report leaves them out.
+  const s = { ...sources, events: checkEvents(sources.events).events };
   const decisions: Deliverables['decisions'] = { pinned: [], approvals: [], verdicts: [], debates: [] };
   let output: unknown = null;
   let turn = 0;

@@ -41,12 +41,13 @@ export function originGuard(allowed: ReadonlySet<string>): MiddlewareHandler {
   return async (c, next) => {
     const host = c.req.header('host');
     const name = hostNameOf(host);
-    if (name === null || !allowed.has(name)) {
+    // A browser always sends Host (DNS rebinding comes through one); a request without it is not from a page.
+    if (name !== null && !allowed.has(name)) {
       return c.json({ error: `Host "${host ?? ''}" is not a name of this server (${names}); a server without a token answers only to those — add a name with TROUPE_SERVE_ALLOWED_HOSTS, or set TROUPE_SERVE_TOKEN` }, 403);
     }
     const site = c.req.header('sec-fetch-site');
     const origin = c.req.header('origin');
-    if ((site !== undefined && site !== 'same-origin' && site !== 'none') || (origin !== undefined && origin !== `http://${host}`)) {
+    if ((site !== undefined && site !== 'same-origin' && site !== 'none') || (origin !== undefined && (host === undefined || origin !== `http://${host}`))) {
       return c.json({ error: `a request from another origin (${origin ?? site}) is refused by a server without a token; set TROUPE_SERVE_TOKEN to call it from other pages` }, 403);
     }
     if (WRITES.has(c.req.method)) {
