@@ -1,48 +1,163 @@
-// Declarative workflows on the engine: a transition with a condition evaluated in the QuickJS sandbox
-// next to a team transition (both around an instant model, interleaved), and parallel fan-out of 3 and
-// 10 branches whose model takes 200 ms: the wall time to the join next to the slowest branch.
+// Declarative workflows on the engine. CPU per transition of a workflow whose states run script.js
+// handlers (pre, post, transition handler) and a condition in the QuickJS sandbox, next to the same
+// workflow with its code as plain host functions (the floor: everything but the sandbox) and a team
+// transition, all around an instant model, interleaved. Then the sandbox's start: how long a new workflow
+// session waits for its first evaluation (a cold pool, and the process's warm one) and 50 sessions started
+// at once (on the shared pool, and each on a thread of its own as before the pool). Last, parallel fan-out
+// of 3 and 10 branches whose model takes 200 ms: the wall time to the join next to the slowest branch.
+import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import type { ChainStep, Evaluation, EvaluationResult } from '../src/engine/evaluation.js';
 import type { ChatModel, ChatRequest, ChatResponse } from '../src/llm/chat-model.js';
+import type { Evaluator } from '../src/kernel/effect-runner.js';
 import { openSession } from '../src/session/open-session.js';
 import type { AgentPlan, StatePlan, WorkflowPlan } from '../src/workflow/run/plan.js';
+import { createSandboxEvaluator, SandboxPool, sharedSandboxPool, type SandboxEvaluator } from '../src/workflow/sandbox/index.js';
 import { studio } from '../tests/helpers/team.js';
 import { interleaved, median, ms, QUICK, ratio } from './stats.js';
 
-const LOOPS = 100;
+const LOOPS = QUICK ? 200 : 400;
+// Figures are per transition from this one on: opening and starting a session are not transitions.
+const FROM = 20;
 const RUNS = QUICK ? 3 : 9;
+const START_RUNS = QUICK ? 3 : 7;
+const SESSIONS = 50;
 const LATENCY_MS = 200;
 
 const expr = (source: string) => ({ kind: 'expression' as const, source });
+const template = (source: string) => ({ kind: 'template' as const, source });
+const handler = (name: string) => ({ kind: 'handler' as const, name });
 const state = (s: Partial<StatePlan> & { name: string }): StatePlan => ({
-  enter: null, agent: null, input: null, action: 'send', after: null, subWorkflow: null, parallel: null, debate: null, transitions: [], decide: null, maxRetries: 0, final: false, ...s,
+  enter: null,
+  agent: null,
+  input: null,
+  action: 'send',
+  after: null,
+  subWorkflow: null,
+  parallel: null,
+  debate: null,
+  transitions: [],
+  decide: null,
+  maxRetries: 0,
+  final: false,
+  ...s,
 });
-const agent = (id: string): AgentPlan => ({ id, context: 'c', role: 'assistant', name: id, systemMessage: `You are ${id}.`, model: 'base', parsingTools: [], requestUserInput: false, tools: [], maxToolSteps: 20 });
-const workflow = (name: string, agents: string[], states: StatePlan[]): WorkflowPlan => ({
-  name, description: '', input: { name: 'task' }, output: { name: 'result' }, variables: {},
-  contexts: [{ name: 'c', starting: [], maxLength: 20_000 }], agents: agents.map(agent), states,
-  start: states[0]!.name, resume: null, errorHandler: null, script: null, subWorkflows: {}, source: 'bench',
+const agent = (id: string): AgentPlan => ({
+  id,
+  context: 'c',
+  role: 'assistant',
+  name: id,
+  systemMessage: `You are ${id}.`,
+  model: 'base',
+  parsingTools: [],
+  requestUserInput: false,
+  tools: [],
+  maxToolSteps: 20,
+});
+const workflow = (name: string, agents: string[], states: StatePlan[], script: string | null = null): WorkflowPlan => ({
+  name,
+  description: '',
+  input: { name: 'task' },
+  output: { name: 'result' },
+  variables: {},
+  contexts: [{ name: 'c', starting: [], maxLength: 20_000 }],
+  agents: agents.map(agent),
+  states,
+  start: states[0]!.name,
+  resume: null,
+  errorHandler: null,
+  script,
+  subWorkflows: {},
+  source: 'bench',
+  maxTurns: 100_000,
 });
 
-/** One agent working in a loop: after each answer a condition in the sandbox decides whether to go round again. */
-const loop = workflow('loop', ['worker'], [
-  state({ name: 'work', agent: 'worker', input: expr('input'), transitions: [{ target: 'work', condition: expr("last_agent_response !== 'done'"), before: null }, { target: 'stop', condition: expr('true'), before: null }] }),
-  state({ name: 'stop', final: true }),
-]);
+const SCRIPT = `
+export function pre() { this.common_data.round = (this.common_data.round || 0) + 1; }
+export function post() { this.common_data.last = this.last_response; }
+export function choose() { return this.common_data.round > 0 ? 'review' : 'write'; }
+`;
+const CONDITION = "last_agent_response !== 'done'";
+
+/** A writer and a reviewer in a loop: script.js handlers before and after the writer's turn and choosing the next state, a condition after the review. */
+const handlers = workflow(
+  'handlers',
+  ['writer', 'reviewer'],
+  [
+    state({ name: 'write', enter: handler('pre'), agent: 'writer', input: template('Round {round} of {task}'), after: handler('post'), decide: handler('choose') }),
+    state({
+      name: 'review',
+      agent: 'reviewer',
+      input: template('Review: {last}'),
+      transitions: [
+        { target: 'write', condition: expr(CONDITION), before: null },
+        { target: 'stop', condition: expr('true'), before: null },
+      ],
+    }),
+    state({ name: 'stop', final: true }),
+  ],
+  SCRIPT,
+);
+
+/** The same workflow's code as host functions: what the workflow costs without the sandbox. */
+const PLAIN: Record<string, (self: { common_data: Record<string, unknown>; last_agent_response: string | null }) => unknown> = {
+  pre: (self) => {
+    self.common_data.round = ((self.common_data.round as number) || 0) + 1;
+  },
+  post: (self) => {
+    self.common_data.last = self.last_agent_response;
+  },
+  choose: (self) => ((self.common_data.round as number) > 0 ? 'review' : 'write'),
+  [CONDITION]: (self) => self.last_agent_response !== 'done',
+  true: () => true,
+};
+
+/** An Evaluator running PLAIN in the host (no isolation at all): the floor under the sandbox. */
+const plainEvaluator: Evaluator = {
+  async evaluate(evaluation: Evaluation): Promise<EvaluationResult> {
+    const run = (part: Pick<Evaluation, 'code' | 'transitions'>, common_data: Record<string, unknown>): Extract<EvaluationResult, { ok: true }> => {
+      const self = { common_data: structuredClone(common_data), last_agent_response: evaluation.scope.last_agent_response };
+      const call = (code: NonNullable<Evaluation['code']>) => PLAIN[code.kind === 'handler' ? code.name : code.source]!(self);
+      const value = part.transitions ? part.transitions.findIndex((t) => !t.condition || call(t.condition) === true) : call(part.code!);
+      return { ok: true, value, common_data: self.common_data };
+    };
+    // What the engine asks for next comes along, as from the sandbox: after the decision, the chosen state's entry code.
+    const chain = (step: ChainStep, common_data: Record<string, unknown>): EvaluationResult => {
+      const result = run(step, common_data);
+      const chosen = step.transitions ? step.transitions[result.value as number]?.target : typeof result.value === 'string' ? result.value : undefined;
+      const following = step.next ?? (chosen !== undefined ? step.targets?.[chosen] : undefined);
+      return following ? { ...result, next: chain(following, result.common_data) } : result;
+    };
+    return chain(evaluation, evaluation.scope.common_data);
+  },
+};
 
 /** `n` branches at once, joined when all are done. */
 const fanout = (n: number) => {
   const ids = Array.from({ length: n }, (_, i) => `b${i}`);
-  return workflow(`fanout_${n}`, ids.map((id) => `impl_${id}`), [
-    state({ name: 'implement', parallel: { branches: ids.map((id) => ({ id, agent: `impl_${id}`, input: null, workspace: false })), join: 'all', onFailure: 'continue', timeoutMs: 60_000, into: 'results' }, transitions: [{ target: 'stop', condition: null, before: null }] }),
-    state({ name: 'stop', final: true }),
-  ]);
+  return workflow(
+    `fanout_${n}`,
+    ids.map((id) => `impl_${id}`),
+    [
+      state({
+        name: 'implement',
+        parallel: { branches: ids.map((id) => ({ id, agent: `impl_${id}`, input: null, workspace: false })), join: 'all', onFailure: 'continue', timeoutMs: 60_000, into: 'results' },
+        transitions: [{ target: 'stop', condition: null, before: null }],
+      }),
+      state({ name: 'stop', final: true }),
+    ],
+  );
 };
 
 /** Answers workflow turns ('again' until the last, then 'done') and team turns (a handoff round the studio), after `delayMs`. */
 class BenchModel implements ChatModel {
   readonly label = 'bench';
   private calls = 0;
-  constructor(private readonly loops: number, private readonly delayMs = 0) {}
+  constructor(
+    private readonly loops: number,
+    private readonly delayMs = 0,
+  ) {}
   async generate(req: ChatRequest): Promise<ChatResponse> {
     if (this.delayMs) await new Promise((r) => setTimeout(r, this.delayMs));
     this.calls += 1;
@@ -53,20 +168,92 @@ class BenchModel implements ChatModel {
   }
 }
 
-/** Per transition of a session on an instant model, from its 10th transition (the sandbox's worker has started by then) until it settles. */
-async function perTransition(plan: WorkflowPlan | null): Promise<number> {
-  const session = await openSession({ team: studio({ maxTurns: 100_000 }), ...(plan ? { workflow: plan } : {}), model: new BenchModel(LOOPS), id: 'bench', env: {}, memory: false });
+/** Counts what an evaluator is asked (sandbox jobs) and when the first answer came. */
+function watched(inner: Evaluator): Evaluator & { jobs: number; first: Promise<number> } {
+  let settle: (at: number) => void = () => undefined;
+  const first = new Promise<number>((resolve) => (settle = resolve));
+  const out = {
+    jobs: 0,
+    first,
+    async evaluate(evaluation: Evaluation, signal?: AbortSignal): Promise<EvaluationResult> {
+      out.jobs += 1;
+      const result = await inner.evaluate(evaluation, signal);
+      settle(performance.now());
+      return result;
+    },
+  };
+  return out;
+}
+
+type PerTransition = { cpu: number; wall: number; jobs: number };
+
+/** CPU (every thread of the process: the sandbox's too) and wall time per transition of a session on an instant model, from transition FROM on. */
+async function perTransition(kind: 'team' | 'sandbox' | 'plain'): Promise<PerTransition> {
+  const sandbox = kind === 'sandbox' ? createSandboxEvaluator({ pool: sharedSandboxPool(), scriptFor: () => SCRIPT }) : null;
+  const evaluator = kind === 'team' ? null : watched(sandbox ?? plainEvaluator);
+  const session = await openSession({
+    team: studio({ maxTurns: 100_000 }),
+    ...(kind !== 'team' ? { workflow: handlers } : {}),
+    ...(evaluator ? { evaluator } : {}),
+    model: new BenchModel(LOOPS),
+    id: 'bench',
+    env: {},
+    memory: false,
+  });
   session.team.def.limits = { ...session.team.def.limits, ping_pong: 100_000 };
   let transitions = 0;
   let t0 = 0;
+  let c0 = process.cpuUsage();
+  let jobs0 = 0;
   session.subscribe((e) => {
-    if (e.type === 'transition' && ++transitions === 10) t0 = performance.now();
+    if (e.type !== 'transition' || ++transitions !== FROM) return;
+    t0 = performance.now();
+    c0 = process.cpuUsage();
+    jobs0 = evaluator?.jobs ?? 0;
   });
   session.start('bench task');
   await session.settled();
-  const took = (performance.now() - t0) / (transitions - 10);
+  const cpu = process.cpuUsage(c0);
+  const n = transitions - FROM;
+  const out = { cpu: (cpu.user + cpu.system) / 1000 / n, wall: (performance.now() - t0) / n, jobs: ((evaluator?.jobs ?? 0) - jobs0) / n };
   await session.stop();
-  return took;
+  await sandbox?.close();
+  return out;
+}
+
+/** Wall time from opening a workflow session to its first evaluation's answer. */
+async function firstEvaluation(sandbox: SandboxEvaluator): Promise<number> {
+  const t0 = performance.now();
+  const evaluator = watched(sandbox);
+  const session = await openSession({ team: studio(), workflow: handlers, evaluator, model: new BenchModel(1), id: 'bench', env: {}, memory: false });
+  session.start('bench task');
+  const at = await evaluator.first;
+  await session.settled();
+  await session.stop();
+  await sandbox.close();
+  return at - t0;
+}
+
+/** Wall time until each of SESSIONS workflow sessions, opened at once, has its first evaluation's answer. */
+async function manySessions(sandbox: () => { evaluator: SandboxEvaluator; close: () => Promise<void> }): Promise<number> {
+  const t0 = performance.now();
+  const sessions = await Promise.all(
+    Array.from({ length: SESSIONS }, async (_, i) => {
+      const own = sandbox();
+      const evaluator = watched(own.evaluator);
+      const session = await openSession({ team: studio(), workflow: handlers, evaluator, model: new BenchModel(1), id: `bench-${i}`, env: {}, memory: false });
+      session.start('bench task');
+      return { session, own, first: evaluator.first };
+    }),
+  );
+  const last = Math.max(...(await Promise.all(sessions.map((s) => s.first))));
+  for (const s of sessions) {
+    await s.session.settled();
+    await s.session.stop();
+    await s.own.evaluator.close();
+    await s.own.close();
+  }
+  return last - t0;
 }
 
 /** Wall time from start to the join of a fan-out whose every branch's model takes LATENCY_MS. */
@@ -74,7 +261,9 @@ async function fanoutWall(n: number): Promise<number> {
   const session = await openSession({ team: studio(), workflow: fanout(n), model: new BenchModel(1, LATENCY_MS), id: 'bench', env: {}, memory: false });
   const t0 = performance.now();
   let joined = 0;
-  session.subscribe((e) => void (e.type === 'joined' && (joined = performance.now() - t0)));
+  session.subscribe((e) => {
+    if (e.type === 'joined') joined = performance.now() - t0;
+  });
   session.start('bench task');
   await session.settled();
   await session.stop();
@@ -82,14 +271,56 @@ async function fanoutWall(n: number): Promise<number> {
 }
 
 export default async function workflows(): Promise<void> {
-  const t = await interleaved(RUNS, 1, { team: () => perTransition(null), workflow: () => perTransition(loop) });
-  const [team, wf] = [median(t.team), median(t.workflow)];
-  process.stdout.write(`per transition, instant model, transitions 10-${LOOPS}, median of ${RUNS} interleaved runs:\n`);
-  process.stdout.write(`  workflow transition (agent turn + condition in the QuickJS sandbox)   ${ms(wf).padStart(9)} = ${ratio(wf, team)} the team transition\n`);
-  process.stdout.write(`  team transition (agent turn + directive + arbiter, full-history prompt) ${ms(team).padStart(9)}\n`);
+  sharedSandboxPool().warm();
+  // Interleaved, so drift in the machine's load hits all three alike.
+  const kinds = ['team', 'sandbox', 'plain'] as const;
+  const t: Record<(typeof kinds)[number], PerTransition[]> = { team: [], sandbox: [], plain: [] };
+  for (let round = 0; round < RUNS + 1; round++) {
+    for (const kind of kinds) {
+      const sample = await perTransition(kind);
+      if (round > 0) t[kind].push(sample);
+    }
+  }
+  const pick = (xs: PerTransition[], k: keyof PerTransition) => median(xs.map((x) => x[k]));
+  const [team, wf, plain] = [pick(t.team, 'cpu'), pick(t.sandbox, 'cpu'), pick(t.plain, 'cpu')];
+  process.stdout.write(`CPU per transition (every thread of the process), instant model, ${LOOPS} turns from transition ${FROM} on, median of ${RUNS} interleaved runs:\n`);
+  process.stdout.write(
+    `  workflow transition, code in the QuickJS sandbox   ${ms(wf).padStart(9)} = ${ratio(wf, team)} a team transition (target <= 1.0x); ${pick(t.sandbox, 'jobs').toFixed(2)} sandbox jobs per transition; wall ${ms(pick(t.sandbox, 'wall'))}\n`,
+  );
+  process.stdout.write(`  the same workflow, code as host functions (floor)  ${ms(plain).padStart(9)} = ${ratio(plain, team)} a team transition; the sandbox adds ${ms(Math.max(0, wf - plain))}\n`);
+  process.stdout.write(`  team transition (agent turn + directive + arbiter) ${ms(team).padStart(9)}; wall ${ms(pick(t.team, 'wall'))}\n`);
+
+  // The script's handlers and a pool warmed above: the warm figure is what every session after the first waits.
+  const cold: number[] = [];
+  const warm: number[] = [];
+  // `npm run bench` builds first: a new pool starts the compiled worker, as an installed troupe does (from
+  // source, each thread would compile the worker's TypeScript first).
+  const built = new URL('../dist/workflow/sandbox/worker.js', import.meta.url);
+  const entry = existsSync(fileURLToPath(built)) ? { entry: () => built } : {};
+  for (let i = 0; i < START_RUNS; i++) {
+    const pool = new SandboxPool(entry);
+    cold.push(await firstEvaluation(createSandboxEvaluator({ pool, scriptFor: () => SCRIPT })));
+    await pool.close();
+    warm.push(await firstEvaluation(createSandboxEvaluator({ pool: sharedSandboxPool(), scriptFor: () => SCRIPT })));
+  }
+  process.stdout.write(`a new workflow session, open to its first evaluation's answer (median of ${START_RUNS}):\n`);
+  process.stdout.write(`  on the process's warm pool                          ${ms(median(warm)).padStart(9)}\n`);
+  process.stdout.write(`  on a pool started for it (the first session only)   ${ms(median(cold)).padStart(9)}${entry.entry ? '' : ' (the worker compiled from source: run npm run build first)'}\n`);
+  const shared = await manySessions(() => ({ evaluator: createSandboxEvaluator({ pool: sharedSandboxPool(), scriptFor: () => SCRIPT }), close: async () => undefined }));
+  const own = await manySessions(() => {
+    const pool = new SandboxPool({ size: 1, ...entry });
+    return { evaluator: createSandboxEvaluator({ pool, scriptFor: () => SCRIPT }), close: () => pool.close() };
+  });
+  process.stdout.write(`${SESSIONS} workflow sessions opened at once, until each has its first evaluation's answer:\n`);
+  process.stdout.write(`  on the shared pool                                  ${ms(shared).padStart(9)}\n`);
+  process.stdout.write(`  each on a sandbox thread of its own (before the pool) ${ms(own).padStart(9)}\n`);
+
   const f = await interleaved(RUNS, 1, { three: () => fanoutWall(3), ten: () => fanoutWall(10) });
   process.stdout.write(`parallel fan-out, every branch's model ${LATENCY_MS} ms, join all (median of ${RUNS} interleaved runs):\n`);
-  for (const [n, wall] of [[3, median(f.three)], [10, median(f.ten)]] as const) {
+  for (const [n, wall] of [
+    [3, median(f.three)],
+    [10, median(f.ten)],
+  ] as const) {
     process.stdout.write(`  ${String(n).padStart(2)} branches: start to join ${ms(wall).padStart(9)} = ${ratio(wall, LATENCY_MS)} the slowest branch (${LATENCY_MS} ms)\n`);
   }
 }

@@ -22,7 +22,7 @@ export { executeLine, parseLine, type LineHost, type LineOutcome, type ParsedLin
 
 // The pure core, for tools and tests that step a definition by hand.
 export { step, initialState, type StepResult } from './engine/step.js';
-export { type MachineDefinition, type AgentState } from './engine/definition.js';
+export type { MachineDefinition, AgentState } from './engine/definition.js';
 export { arbitrate, scoreOf } from './arbiter/arbitrate.js';
 export type { Decision, Proposal, ScoredProposal, Criteria } from './arbiter/proposal.js';
 

@@ -14,29 +14,41 @@ export interface DriveOptions {
   input: NodeJS.ReadableStream;
 }
 
+/** How a piped session went: whether a line was `!quit`, how many lines were read, how many were refused. */
+export interface Driven {
+  quit: boolean;
+  lines: number;
+  refused: number;
+}
+
 /**
  * Drives a session from piped lines. Each line waits until the team settles (needs the user or ends),
- * so a script of replies and commands is deterministic. Returns true when a line was `!quit`.
+ * so a script of replies and commands is deterministic.
  */
-export async function driveLines(session: TroupeSession, options: DriveOptions): Promise<boolean> {
+export async function driveLines(session: TroupeSession, options: DriveOptions): Promise<Driven> {
   const { write } = options;
   // `!cost` reads the meter (a resumed session's totals include every call before this process).
   const host = { session, usage: () => session.usage(), memory: options.memory };
+  const driven: Driven = { quit: false, lines: 0, refused: 0 };
   for await (const read of boundedLines(options.input as AsyncIterable<string | Buffer>)) {
     if ('tooLong' in read) {
       write(`! that line is ${read.tooLong.toLocaleString('en-US')} characters; the limit is ${LIMITS.inputLine.toLocaleString('en-US')} — it was skipped`);
+      driven.lines += 1;
+      driven.refused += 1;
       continue;
     }
     const line = read.line;
     const parsed = parseLine(line, session.def);
     if (parsed.kind === 'empty') continue;
+    driven.lines += 1;
     let outcome = applyParsed(parsed, host);
+    if (outcome.kind === 'output' && outcome.tone === 'error') driven.refused += 1;
     if (outcome.kind === 'later') outcome = { kind: 'output', title: outcome.title, lines: await outcome.lines, tone: 'info' };
     // Text and steering commands are told by their events; a line that only answers is echoed here.
     if (outcome.kind === 'output' && !options.json) for (const l of [`› ${line.trim()}`, `[${outcome.title}]`, ...outcome.lines]) write(l);
     await session.settled();
-    if (outcome.kind === 'quit') return true;
-    if (session.fault) return false;
+    if (outcome.kind === 'quit') return { ...driven, quit: true };
+    if (session.fault) return driven;
   }
-  return false;
+  return driven;
 }

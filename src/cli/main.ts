@@ -1,4 +1,6 @@
-import { parseCli, USAGE, UsageError, type CliArgs } from './args.js';
+import { parseCli, UsageError, type CliArgs } from './args.js';
+import { commandSpec, COMMAND_SPECS } from './command-specs.js';
+import { commandHelp, globalHelp } from './help.js';
 import type { CliIo } from './io.js';
 import { didYouMean } from '../config/suggest.js';
 import { UserError } from '../errors.js';
@@ -29,16 +31,21 @@ const COMMANDS: Record<string, () => Promise<{ run: CommandRun }>> = {
 export async function main(argv: string[], io: CliIo): Promise<number> {
   try {
     const args = parseCli(argv);
-    if (args.help) {
-      io.stdout.write(`${USAGE}\n`);
+    // `troupe help [command]` and `troupe <command> --help` print the same page.
+    const helpFor = args.help ? args.command : args.command === 'help' ? (args.positionals[0] ?? '') : undefined;
+    if (helpFor !== undefined) {
+      io.stdout.write(`${help(helpFor)}\n`);
       return 0;
     }
     const load = COMMANDS[args.command];
-    if (!load) {
-      const near = didYouMean(args.command, Object.keys(COMMANDS).filter((c) => c !== ''));
-      throw new UsageError(`unknown command "${args.command}"${near ? ` — did you mean troupe ${near}?` : ''}`);
+    if (!load) throw unknownCommand(args.command);
+    try {
+      return await (await load()).run(args, io);
+    } catch (error) {
+      // A command's own usage errors (a bad variable, a bad flag value) show that command's usage.
+      if (error instanceof UsageError) error.command ??= args.command;
+      throw error;
     }
-    return await (await load()).run(args, io);
   } catch (error) {
     return reportError(error, io);
   }
@@ -50,7 +57,9 @@ export function reportError(error: unknown, io: CliIo): number {
   const say = (line: string) => void io.stderr.write(`${terminalSafe(line)}\n`);
   if (error instanceof UsageError) {
     say(`troupe: ${error.message}`);
-    say(USAGE.split('\n')[0]!);
+    const spec = error.command !== undefined ? commandSpec(error.command) : undefined;
+    if (spec && spec.name !== '') say(`usage: ${spec.synopsis.join('\n   or: ')}\n(troupe ${spec.name} --help shows its options and examples)`);
+    else say('usage: troupe [command] [options] (troupe --help lists the commands)');
     return 2;
   }
   if (error instanceof ConfigError) {
@@ -65,4 +74,17 @@ export function reportError(error: unknown, io: CliIo): number {
   say(`troupe: internal error: ${message}`);
   if (io.env.TROUPE_DEBUG && error instanceof Error) io.stderr.write(`${error.stack}\n`);
   return 70;
+}
+
+function unknownCommand(name: string): UsageError {
+  const near = didYouMean(name, COMMAND_SPECS.map((c) => c.name).filter((c) => c !== ''));
+  return new UsageError(`unknown command "${name}"${near ? ` — did you mean troupe ${near}?` : ''}`);
+}
+
+/** The help page of a command, or troupe's own ('' or no command). */
+function help(command: string): string {
+  if (command === '') return globalHelp();
+  const spec = commandSpec(command);
+  if (!spec) throw unknownCommand(command);
+  return commandHelp(spec);
 }

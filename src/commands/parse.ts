@@ -55,6 +55,8 @@ export function parseLine(line: string, def: MachineDefinition): ParsedLine {
   }
   const args = restWords;
   const engine = (input: EngineInput): ParsedLine => ({ kind: 'engine', name: spec.name, args, input });
+  // Another kind's command names nothing of this definition: it goes on as typed, and this kind's policy says so.
+  const foreign = spec.steers !== undefined && spec.steers !== def.kind;
   switch (spec.name) {
     case 'approve':
       return engine({ type: 'user_approve' });
@@ -66,18 +68,21 @@ export function parseLine(line: string, def: MachineDefinition): ParsedLine {
     case 'fsm':
       return engine({ type: 'user_mode', mode: spec.name });
     case 'handoff': {
+      if (foreign) return engine({ type: 'user_handoff', target: rest });
       if (rest === '') return { kind: 'error', message: `usage: !handoff <persona> — known: ${knownPersonas(def)}` };
       const persona = resolvePersona(def.agents, rest);
       if (!persona) return { kind: 'error', message: `unknown persona "${rest}"; known: ${knownPersonas(def)}` };
       return engine({ type: 'user_handoff', target: persona.id });
     }
     case 'call_agent': {
+      if (foreign) return engine({ type: 'user_call_agent', target: restWords[0] ?? '', message: restWords.slice(1).join(' ') });
       if (rest === '') return { kind: 'error', message: `usage: !call_agent <persona> [message] — known: ${knownPersonas(def)}` };
       const found = personaPrefix(def, rest);
       if (!found) return { kind: 'error', message: `unknown persona "${restWords[0]}"; known: ${knownPersonas(def)}` };
       return engine({ type: 'user_call_agent', target: found.id, message: found.remainder });
     }
     case 'switch_to': {
+      if (foreign) return engine({ type: 'user_switch_major', major: rest });
       const majors = teamMajorIds(def);
       const major = majors.find((m) => m.toLowerCase() === rest.toLowerCase());
       if (!major) return { kind: 'error', message: `${rest === '' ? 'usage: !switch_to <MAJOR>' : `unknown major "${rest}"`}; known: ${majors.join(', ')}` };

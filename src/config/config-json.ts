@@ -1,4 +1,5 @@
 import type { ConfigIssue } from './issues.js';
+import { jsonSyntaxError, lineColumn } from './json-syntax.js';
 
 /**
  * How deeply a config file may nest objects and arrays. Workflow `variables` become common_data, which the
@@ -32,13 +33,18 @@ function shownPath(path: string[]): string {
   return path.length > SHOWN ? `${kept}…` : kept;
 }
 
-/** A config file's JSON text parsed; text that is not JSON, or nests too deep, becomes an issue naming the file and field (and null). */
+/**
+ * A config file's JSON text parsed; text that is not JSON becomes an issue at its line and column, and data
+ * nesting too deep an issue naming the field (and null).
+ */
 export function parseConfigJson(text: string, file: string, issues: ConfigIssue[]): { value: unknown } | null {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    issues.push({ file, field: '', problem: `not valid JSON (${(error as Error).message})`, fix: 'fix the JSON syntax (a JSON linter shows where)' });
+    const found = jsonSyntaxError(text);
+    if (!found) issues.push({ file, field: '', problem: `not valid JSON (${(error as Error).message})`, fix: 'fix the JSON syntax' });
+    else issues.push({ file, field: '', problem: `not valid JSON: ${found.problem}`, fix: 'fix the JSON syntax there', at: lineColumn(text, found.offset) });
     return null;
   }
   const deep = tooDeepAt(value);

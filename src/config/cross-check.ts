@@ -2,17 +2,26 @@ import type { Persona } from './persona-schema.js';
 import type { Team } from './team-schema.js';
 import type { ConfigIssue } from './issues.js';
 
-/** Checks the references between team.json and the persona files; returns every problem. */
+/** A persona as far as cross-checks read it: its id, and whichever of its references its file gave validly. */
+export type CheckedPersona = Pick<Persona, 'id'> & Partial<Persona>;
+
+/**
+ * Checks the references between team.json and the persona files; returns every problem. A file its schema
+ * refused is checked as far as it goes (fields it lacks are skipped); whether every persona can be reached
+ * is only known when everything is `complete`.
+ */
 export function crossCheck(
-  team: Team,
-  personas: Persona[],
+  team: Partial<Team>,
+  personas: CheckedPersona[],
   teamFile: string,
   personaFile: (id: string) => string,
   broken: ReadonlySet<string> = new Set(),
+  complete = true,
 ): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
   const byId = new Map(personas.map((p) => [p.id, p]));
-  const majorIds = new Set(team.majors.map((m) => m.id));
+  const majors = team.majors ?? [];
+  const majorIds = new Set(majors.map((m) => m.id));
   const known = [...byId.keys()].join(', ');
   // Personas whose own file failed validation are already reported; do not call them unknown.
   const unknown = (file: string, field: string, id: string) => {
@@ -22,7 +31,7 @@ export function crossCheck(
   const memberOf = new Map<string, string>();
   const seenMajors = new Set<string>();
   let userMajors = 0;
-  team.majors.forEach((major, i) => {
+  majors.forEach((major, i) => {
     if (seenMajors.has(major.id)) {
       issues.push({ file: teamFile, field: `majors[${i}].id`, problem: `duplicate major "${major.id}"`, fix: 'give each major a unique id' });
     }
@@ -52,35 +61,39 @@ export function crossCheck(
         unknown(teamFile, field, id);
         return;
       }
-      if (persona.major !== major.id) {
+      if (persona.major !== undefined && persona.major !== major.id) {
         issues.push({ file: personaFile(id), field: 'major', problem: `says "${persona.major}" but team.json lists it under ${major.id}`, fix: `set "major" to "${major.id}"` });
       }
     });
   });
-  if (userMajors !== 1) {
+  if (team.majors && userMajors !== 1) {
     issues.push({ file: teamFile, field: 'majors', problem: `needs exactly one major with "kind": "user" (found ${userMajors})`, fix: 'add { "id": "USER_INTERACTION", "kind": "user" }' });
   }
 
   for (const persona of personas) {
-    if (!memberOf.has(persona.id)) {
-      issues.push({ file: personaFile(persona.id), field: 'id', problem: `persona "${persona.id}" is in no major of team.json`, fix: `add it to the personas of major ${persona.major} in team.json` });
+    if (team.majors && !memberOf.has(persona.id)) {
+      issues.push({ file: personaFile(persona.id), field: 'id', problem: `persona "${persona.id}" is in no major of team.json`, fix: `add it to the personas of major ${persona.major ?? '(its major)'} in team.json` });
     }
-    persona.handoff_to.forEach((target, j) => {
-      if (!byId.has(target) && !majorIds.has(target)) unknown(personaFile(persona.id), `handoff_to[${j}]`, target);
+    (persona.handoff_to ?? []).forEach((target, j) => {
+      // With no valid majors to go by, an UPPER_CASE target may be a major: only persona ids are checked.
+      const maybeMajor = team.majors === undefined && /^[A-Z]/.test(target);
+      if (!byId.has(target) && !majorIds.has(target) && !maybeMajor) unknown(personaFile(persona.id), `handoff_to[${j}]`, target);
     });
   }
 
-  const [initialMajor, initialId] = team.initial.split('.') as [string, string];
-  if (!byId.has(initialId)) unknown(teamFile, 'initial', initialId);
+  const [initialMajor, initialId] = (team.initial ?? '.').split('.') as [string, string];
+  if (team.initial === undefined) {
+    // Invalid or missing: its schema issue says so.
+  } else if (!byId.has(initialId)) unknown(teamFile, 'initial', initialId);
   else if (memberOf.get(initialId) && memberOf.get(initialId) !== initialMajor) {
     issues.push({ file: teamFile, field: 'initial', problem: `"${initialId}" is in major ${memberOf.get(initialId)}, not ${initialMajor}`, fix: `write "${memberOf.get(initialId)}.${initialId}"` });
   }
-  team.pipeline.forEach((stage, i) => {
+  (team.pipeline ?? []).forEach((stage, i) => {
     if (!byId.has(stage.persona)) unknown(teamFile, `pipeline[${i}].persona`, stage.persona);
   });
 
-  if (issues.length === 0 && broken.size === 0) {
-    for (const id of unreachable(team, personas, initialId)) {
+  if (issues.length === 0 && broken.size === 0 && complete) {
+    for (const id of unreachable(team as Team, personas as Persona[], initialId)) {
       issues.push({ file: personaFile(id), field: 'id', problem: `persona "${id}" cannot be reached from ${team.initial} by any handoff_to or trigger`, fix: `add "${id}" (or its major) to another persona's handoff_to` });
     }
   }

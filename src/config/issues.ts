@@ -1,16 +1,19 @@
 import type { z } from 'zod';
 import { UserError } from '../errors.js';
 
-/** One problem found in a config file, printed as `file: field: problem — fix`. */
+/** One problem found in a config file, printed as `file: field: problem — fix` (`file:line:column: problem — fix` for a place in its text). */
 export interface ConfigIssue {
   file: string;
   field: string;
   problem: string;
   fix: string;
+  /** Where in the file's text (a JSON syntax error), lines and columns from 1. */
+  at?: { line: number; column: number };
 }
 
 /** Renders an issue on one line. */
 export function formatIssue(issue: ConfigIssue): string {
+  if (issue.at) return `${issue.file}:${issue.at.line}:${issue.at.column}: ${issue.problem} — ${issue.fix}`;
   const field = issue.field === '' ? '(root)' : issue.field;
   return `${issue.file}: ${field}: ${issue.problem} — ${issue.fix}`;
 }

@@ -1,10 +1,10 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import type { z } from 'zod';
 import { PersonaSchema, type Persona } from './persona-schema.js';
 import { TeamSchema, type Team } from './team-schema.js';
 import { ConfigError, zodIssues, type ConfigIssue } from './issues.js';
-import { crossCheck } from './cross-check.js';
+import { crossCheck, type CheckedPersona } from './cross-check.js';
+import { salvage, type FieldSchema, type Salvaged } from './salvage.js';
 import { assertDirInside, isInside, readConfigText, UnreadableFile } from './safe-read.js';
 import { parseConfigJson } from './config-json.js';
 
@@ -36,17 +36,15 @@ function readInside(root: string, file: string, shown: string, field: string, is
   }
 }
 
-function readJson<T>(root: string, file: string, schema: z.ZodType<T>, issues: ConfigIssue[]): T | null {
+/** A JSON file checked against its schema: every schema issue reported, and what can still be cross-checked kept (null: not even JSON). */
+function readJson<T>(root: string, file: string, schema: FieldSchema<T>, issues: ConfigIssue[]): Salvaged<T> | null {
   const text = readInside(root, file, file, '', issues);
   if (text === null) return null;
   const raw = parseConfigJson(text, file, issues);
   if (!raw) return null;
-  const parsed = schema.safeParse(raw.value);
-  if (!parsed.success) {
-    issues.push(...zodIssues(file, parsed.error));
-    return null;
-  }
-  return parsed.data;
+  const { salvaged, error } = salvage(schema, raw.value);
+  if (error) issues.push(...zodIssues(file, error));
+  return salvaged;
 }
 
 /**
@@ -84,9 +82,11 @@ export function loadTeam(dir: string): LoadResult {
     issues.push({ file: teamFile, field: '', problem: 'file is missing', fix: 'create personas/team.json (see the shipped team)' });
     return { team: null, issues };
   }
-  const team = readJson(dir, teamFile, TeamSchema, issues);
+  const teamRead = readJson<Team>(dir, teamFile, TeamSchema, issues);
 
+  // Personas whose file is valid, and those whose file is not but still says enough to cross-check.
   const personas: Persona[] = [];
+  const partial: CheckedPersona[] = [];
   const files = readdirSync(personasDir)
     .filter((f) => f.endsWith('.json') && f !== 'team.json')
     .sort();
@@ -94,25 +94,31 @@ export function loadTeam(dir: string): LoadResult {
   const broken = new Set<string>();
   for (const f of files) {
     const file = join(personasDir, f);
-    const persona = readJson(dir, file, PersonaSchema, issues);
-    if (!persona) {
-      broken.add(basename(f, '.json'));
+    const read = readJson<Persona>(dir, file, PersonaSchema, issues);
+    const named = basename(f, '.json');
+    if (!read) {
+      broken.add(named);
       continue;
     }
-    const prior = seen.get(persona.id);
+    const persona = read.value;
+    // A persona whose id is missing or invalid goes by its file name, which must equal the id anyway.
+    const id = persona.id ?? named;
+    const prior = seen.get(id);
     if (prior) {
-      issues.push({ file, field: 'id', problem: `duplicate persona id "${persona.id}" (also in ${prior})`, fix: 'give each persona a unique id' });
+      issues.push({ file, field: 'id', problem: `duplicate persona id "${id}" (also in ${prior})`, fix: 'give each persona a unique id' });
       continue;
     }
-    if (basename(f, '.json') !== persona.id) {
+    if (persona.id !== undefined && named !== persona.id) {
       issues.push({ file, field: 'id', problem: `id "${persona.id}" does not match the file name`, fix: `rename the file to ${persona.id}.json or change the id` });
     }
-    seen.set(persona.id, file);
-    personas.push(persona);
+    seen.set(id, file);
+    if (read.complete) personas.push(persona as Persona);
+    else partial.push({ ...persona, id });
   }
 
   const prompts: Record<string, string> = {};
-  for (const persona of personas) {
+  for (const persona of [...personas, ...partial]) {
+    if (persona.prompt === undefined) continue;
     const file = join(promptsDir, persona.prompt);
     const shown = join(personasDir, `${persona.id}.json`);
     if (isInside(resolve(promptsDir), resolve(file)) && !existsSync(file)) {
@@ -124,8 +130,11 @@ export function loadTeam(dir: string): LoadResult {
     if (text !== null) prompts[persona.id] = text;
   }
 
-  if (team) issues.push(...crossCheck(team, personas, teamFile, (id) => join(personasDir, `${id}.json`), broken));
-  if (!team || issues.length > 0) return { team: null, issues };
+  const complete = teamRead?.complete === true && partial.length === 0 && broken.size === 0;
+  // A team.json that is not even JSON still leaves the personas' own references to check.
+  issues.push(...crossCheck(teamRead?.value ?? {}, [...personas, ...partial], teamFile, (id) => join(personasDir, `${id}.json`), broken, complete));
+  if (!teamRead?.complete || issues.length > 0) return { team: null, issues };
+  const team = teamRead.value as Team;
 
   const order = team.majors.flatMap((m) => m.personas);
   personas.sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));

@@ -53,6 +53,7 @@ export interface Policy {
  * `declare module '…/engine/definition.js' { interface DefinitionSlots { … } }` (the team's settings, a
  * workflow's plan). The core never reads them.
  */
+// biome-ignore lint/suspicious/noEmptyInterface: an interface, so policy modules can add to it (declaration merging); a type alias cannot be
 export interface DefinitionSlots {}
 
 /** The statechart the engine interprets: the chart, its agents, the routing policy, limits, and what its policy reads. */

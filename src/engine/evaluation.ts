@@ -24,36 +24,71 @@ export const ScopeSchema = z.object({
 /** What code may read. */
 export type Scope = z.infer<typeof ScopeSchema>;
 
+/** What an evaluation is for: entry code, the input, after-code, the transitions, a handler naming the next state, sub-workflow inputs. */
+export const PurposeSchema = z.enum(['enter', 'input', 'after', 'transitions', 'decide', 'sub_input', 'branch_input', 'debate_input', 'error']);
+
+/** The code of an evaluation (without its scope). */
+const RequestFields = {
+  purpose: PurposeSchema,
+  /** One piece of code (enter, input, after, decide). */
+  code: CodeSchema.optional(),
+  /** Conditions in order; the first that holds has its `before` run (transitions). `target` names the state (messages, chaining). */
+  transitions: z.array(z.object({ condition: CodeSchema.nullable(), before: CodeSchema.nullable(), target: z.string().optional() })).optional(),
+  /** Named expressions, each evaluated (sub_input). */
+  fields: z.record(z.string(), CodeSchema).optional(),
+};
+
+/** An evaluation the engine will ask for after another one succeeds, and what it will ask for after it. */
+export interface ChainStep {
+  purpose: z.infer<typeof PurposeSchema>;
+  code?: z.infer<typeof CodeSchema>;
+  transitions?: { condition: z.infer<typeof CodeSchema> | null; before: z.infer<typeof CodeSchema> | null; target?: string }[];
+  fields?: Record<string, z.infer<typeof CodeSchema>>;
+  /** Asked for next whatever this step gives (after-code, then the transitions). */
+  next?: ChainStep;
+  /** Asked for next in the state this step chooses (transitions, a transition handler): that state's entry code or input. */
+  targets?: Record<string, ChainStep>;
+}
+
+/** zod schema of a chain step (recursive). */
+export const ChainStepSchema: z.ZodType<ChainStep> = z.lazy(() => z.object({ ...RequestFields, next: ChainStepSchema.optional(), targets: z.record(z.string(), ChainStepSchema).optional() }));
+
 /** One evaluation the engine asks the runtime for: code of a state, run in the sandbox against a scope. */
 export const EvaluationSchema = z.object({
   /** Which workflow and state it is for (messages name them). */
   workflow: z.string(),
   state: z.string(),
-  /** What it is for: entry code, the input, after-code, the transitions, a handler naming the next state, sub-workflow inputs. */
-  purpose: z.enum(['enter', 'input', 'after', 'transitions', 'decide', 'sub_input', 'branch_input', 'debate_input', 'error']),
-  /** One piece of code (enter, input, after, decide). */
-  code: CodeSchema.optional(),
-  /** Conditions in order; the first that holds has its `before` run (transitions). */
-  transitions: z.array(z.object({ condition: CodeSchema.nullable(), before: CodeSchema.nullable() })).optional(),
-  /** Named expressions, each evaluated (sub_input). */
-  fields: z.record(z.string(), CodeSchema).optional(),
+  ...RequestFields,
+  /**
+   * What the engine will ask for after this evaluation when it succeeds (the transitions after the
+   * after-code; the entry code of the state they choose; its input): run in the same job, each from what
+   * the one before left, when it needs code; the results come back nested in the result's `next`.
+   */
+  next: ChainStepSchema.optional(),
+  targets: z.record(z.string(), ChainStepSchema).optional(),
   scope: ScopeSchema,
 });
 /** One evaluation the engine asks for. */
 export type Evaluation = z.infer<typeof EvaluationSchema>;
 
-/** What an evaluation gave: the value (for transitions, the index taken or -1) and common_data after it; or why it failed. */
-export const EvaluationResultSchema = z.discriminatedUnion('ok', [
-  z.object({
-    ok: z.literal(true),
-    value: z.unknown(),
-    common_data: z.record(z.string(), z.unknown()),
-    /** What the code printed with console.log / warn / error (capped). */
-    logs: z.array(z.string()).optional(),
-    /** Contexts the code added messages to (`getContext(name).addMessage(...)`): their whole message lists after it. */
-    contexts: z.record(z.string(), z.array(z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() }))).optional(),
-  }),
-  z.object({ ok: z.literal(false), error: z.string() }),
-]);
-/** What an evaluation gave. */
-export type EvaluationResult = z.infer<typeof EvaluationResultSchema>;
+const Succeeded = z.object({
+  ok: z.literal(true),
+  value: z.unknown(),
+  common_data: z.record(z.string(), z.unknown()),
+  /** What the code printed with console.log / warn / error (capped). */
+  logs: z.array(z.string()).optional(),
+  /** Contexts the code added messages to (`getContext(name).addMessage(...)`): their whole message lists after it. */
+  contexts: z.record(z.string(), z.array(z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() }))).optional(),
+});
+const Failed = z.object({ ok: z.literal(false), error: z.string() });
+
+/**
+ * What an evaluation gave: the value (for transitions, the index taken or -1) and common_data after it; or
+ * why it failed. `next`: the result of the chained evaluation that ran after it (absent in journals written
+ * before chaining, and when the chain stopped: the engine then asks for it on its own).
+ */
+export type EvaluationResult = (z.infer<typeof Succeeded> & { next?: EvaluationResult }) | z.infer<typeof Failed>;
+
+/** zod schema of an evaluation's result (recursive through `next`). */
+export const EvaluationResultSchema: z.ZodType<EvaluationResult> = z.lazy(() => z.discriminatedUnion('ok', [Succeeded.extend({ next: EvaluationResultSchema.optional() }), Failed]));
+

@@ -6,6 +6,14 @@ const str = z.string();
 const num = z.number();
 
 /**
+ * What the user's text is to the session: the brief that starts it, a reply to a pause, the answer to an
+ * agent's question, or an interjection while agents work. Absent in events stored before it was recorded.
+ */
+export const UserInputKindSchema = z.enum(['brief', 'reply', 'answer', 'interjection']);
+/** What the user's text is to the session. */
+export type UserInputKind = z.infer<typeof UserInputKindSchema>;
+
+/**
  * The payload schema of each event the core publishes, keyed by its snake_case name: a session's
  * lifecycle, states entered, agent turns, user input, usage and notes. Policies and modules add their own
  * events (`PolicyEventMap`); the registry in src/kinds/ holds every event's schema.
@@ -21,7 +29,7 @@ export const CORE_EVENT_PAYLOADS = {
   agent_aborted: z.object({ turn_id: str, persona: str, reason: str, branch: str.optional() }),
   transition: z.object({ from: str, to: str, reason: str, kind: TransitionKindSchema }),
   awaiting_user: z.object({ reason: str, code: AwaitCodeSchema, pending: z.object({ from: str, to: str, reason: str }).optional() }),
-  user_input: z.object({ text: str }),
+  user_input: z.object({ text: str, kind: UserInputKindSchema.optional() }),
   command: z.object({ name: str, args: z.array(str) }),
   usage: z.object({
     persona: str.nullable(),
@@ -48,6 +56,7 @@ export type CoreEventMap = { [K in keyof typeof CORE_EVENT_PAYLOADS]: z.infer<(t
  * The events each policy or module adds, by name: a module declares its own payload schemas and adds their
  * types with `declare module '…/engine/event-map.js' { interface PolicyEventMap extends TheirMap {} }`.
  */
+// biome-ignore lint/suspicious/noEmptyInterface: an interface, so policy modules can add to it (declaration merging); a type alias cannot be
 export interface PolicyEventMap {}
 
 /** Payload of every troupe event, keyed by its snake_case name. */

@@ -9,6 +9,7 @@ import { z } from 'zod';
 export const InboxSchema = z.object({ kind: z.string() }).catchall(z.unknown()) as unknown as z.ZodType<Inbox>;
 
 /** The inbox kinds of each policy, by policy. */
+// biome-ignore lint/suspicious/noEmptyInterface: an interface, so policy modules can add to it (declaration merging); a type alias cannot be
 export interface PolicyInboxes {}
 
 /** The message the next agent receives. */

@@ -29,6 +29,7 @@ export type CoreInput = z.infer<(typeof CORE_INPUT_SCHEMAS)[number]>;
  * `declare module '…/engine/input-events.js' { interface PolicyInputs { … } }` and their schemas for the
  * journal (the registry in src/kinds/ assembles them). The core passes them to the definition's policy.
  */
+// biome-ignore lint/suspicious/noEmptyInterface: an interface, so policy modules can add to it (declaration merging); a type alias cannot be
 export interface PolicyInputs {}
 
 /** Everything the engine consumes: the core's inputs and every policy's. */

@@ -54,6 +54,7 @@ export type CoreState = z.infer<typeof CoreStateSchema>;
  * field's schema for loading (the registry in src/kinds/ assembles the stored format). The core never
  * reads them; a step copies them only through its policy's `draft`.
  */
+// biome-ignore lint/suspicious/noEmptyInterface: an interface, so policy modules can add to it (declaration merging); a type alias cannot be
 export interface PolicySlots {}
 
 /** The whole engine state of a session: the core's fields and its policy's. */

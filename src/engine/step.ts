@@ -62,10 +62,13 @@ export function step(def: MachineDefinition, session: SessionState, input: Engin
       if (ctx.s.status === 'idle') begin(ctx, input.text, 'unknown model');
       else def.policy.onInput(ctx, input);
       break;
-    case 'detach':
-      emit(ctx, event('session_detached', input.detail ? { reason: input.reason, detail: input.detail } : { reason: input.reason }));
+    case 'detach': {
+      // A session that never started is not kept (the store removes it), whatever the caller meant to say.
+      const detail = ctx.s.status === 'idle' ? 'nothing was started, so the session is not kept' : input.detail;
+      emit(ctx, event('session_detached', detail ? { reason: input.reason, detail } : { reason: input.reason }));
       ctx.fx.push({ type: 'detach', reason: input.reason });
       break;
+    }
     default:
       def.policy.onInput(ctx, input);
   }

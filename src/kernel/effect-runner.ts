@@ -74,7 +74,14 @@ function durableToolset(toolset: Toolset, steps: StepRunner, signal: AbortSignal
  */
 export class EffectRunner implements EffectPort {
   private readonly controllers = new Map<string, AbortController>();
-  private readonly running = new Set<Promise<void>>();
+  /**
+   * Undo logs being dropped, by workspace: a turn's log is dropped after its answer is journaled, and that
+   * answer can start the next turn in the same workspace at once (the next state, a revision fan-out); the
+   * next turn's log waits for the drop, or the two race on one directory.
+   */
+  private readonly committing = new Map<string, Promise<void>>();
+  private readonly evaluating = new Set<string>();
+  private readonly tasks = new Set<Promise<void>>();
   private readonly waiters: (() => void)[] = [];
 
   constructor(
@@ -88,7 +95,7 @@ export class EffectRunner implements EffectPort {
 
   /** Model calls in flight. */
   get busy(): boolean {
-    return this.running.size > 0;
+    return this.tasks.size > 0;
   }
 
   /** Executes one effect (events are published by the session before effects run). */
@@ -96,10 +103,10 @@ export class EffectRunner implements EffectPort {
     switch (effect.type) {
       case 'call_agent': {
         const task = this.call(effect.call).finally(() => {
-          this.running.delete(task);
+          this.tasks.delete(task);
           this.notify();
         });
-        this.running.add(task);
+        this.tasks.add(task);
         break;
       }
       case 'abort_call':
@@ -107,10 +114,10 @@ export class EffectRunner implements EffectPort {
         break;
       case 'evaluate': {
         const task = this.evaluate(effect.id, effect.evaluation).finally(() => {
-          this.running.delete(task);
+          this.tasks.delete(task);
           this.notify();
         });
-        this.running.add(task);
+        this.tasks.add(task);
         break;
       }
       case 'detach':
@@ -121,15 +128,15 @@ export class EffectRunner implements EffectPort {
         const root = this.options.workspaces?.root;
         if (root === undefined) break;
         // Once the aborted calls have settled: no turn of an ended session runs again, so its undo logs go.
-        const task = Promise.allSettled([...this.running])
+        const task = Promise.allSettled([...this.tasks])
           .then(() => import('../tools/undo-store.js'))
           .then(({ dropUndoLogs }) => dropUndoLogs(root))
           .catch(() => undefined)
           .finally(() => {
-            this.running.delete(task);
+            this.tasks.delete(task);
             this.notify();
           });
-        this.running.add(task);
+        this.tasks.add(task);
         break;
       }
       case 'emit':
@@ -140,7 +147,7 @@ export class EffectRunner implements EffectPort {
 
   /** Resolves once no model call is in flight. */
   idle(): Promise<void> {
-    if (this.running.size === 0) return Promise.resolve();
+    if (this.tasks.size === 0) return Promise.resolve();
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
@@ -149,23 +156,38 @@ export class EffectRunner implements EffectPort {
     for (const c of this.controllers.values()) c.abort();
   }
 
+  /** Whether a call (by turn id) or an evaluation (by id) is already in progress here. */
+  running(effect: Effect): boolean {
+    if (effect.type === 'call_agent') return this.controllers.has(effect.call.turnId);
+    if (effect.type === 'evaluate') return this.evaluating.has(effect.id);
+    return false;
+  }
+
   private notify(): void {
-    if (this.running.size > 0) return;
+    if (this.tasks.size > 0) return;
     for (const w of this.waiters.splice(0)) w();
   }
 
   private async evaluate(id: string, evaluation: Evaluation): Promise<void> {
     const evaluator = this.options.evaluator;
+    const controller = new AbortController();
+    const untrack = this.steps.track?.(controller.signal);
+    this.evaluating.add(id);
     let result: EvaluationResult;
-    if (!evaluator) result = { ok: false, error: 'this session has no sandbox to run workflow code in' };
-    else {
-      try {
-        result = await this.steps.run('evaluate', (signal) => evaluator.evaluate(evaluation, signal), new AbortController().signal);
-      } catch (error) {
-        result = { ok: false, error: error instanceof Error ? error.message.split('\n')[0]! : String(error) };
+    try {
+      if (!evaluator) result = { ok: false, error: 'this session has no sandbox to run workflow code in' };
+      else {
+        try {
+          result = await this.steps.run('evaluate', (signal) => evaluator.evaluate(evaluation, signal), controller.signal);
+        } catch (error) {
+          result = { ok: false, error: error instanceof Error ? error.message.split('\n')[0]! : String(error) };
+        }
       }
+      this.host.send({ type: 'evaluated', id, result });
+    } finally {
+      this.evaluating.delete(id);
+      untrack?.();
     }
-    this.host.send({ type: 'evaluated', id, result });
   }
 
   /** A turn with agent tools: the tool loop in the agent's workspace; a branch's changes come back with its answer. */
@@ -182,6 +204,7 @@ export class EffectRunner implements EffectPort {
     // Run directly, a turn re-run after a crash starts from the files its first run found (its writes are undone);
     // with journaled steps its finished tool runs are kept instead, and a re-run goes on after them.
     const undo = this.steps.kind === 'direct' ? new tools.TurnUndo(toolset.root, tools.undoStoreOf(setup.root, spec.workspace)) : null;
+    await this.committing.get(spec.workspace);
     const { restored, refused } = (await undo?.restore(call.turnId)) ?? { restored: 0, refused: [] };
     if (restored > 0) this.host.publish(event('note', { text: `${spec.workspace}: ${restored} file(s) put back as they were before turn ${call.turnId} first ran (it was cut off)` }));
     if (refused.length > 0) this.host.publish(event('note', { text: `${spec.workspace}: not put back: ${refused.join('; ')}` }));
@@ -207,18 +230,25 @@ export class EffectRunner implements EffectPort {
     }
     const controller = new AbortController();
     this.controllers.set(call.turnId, controller);
+    const untrack = this.steps.track?.(controller.signal);
     // A branch's timeout: the call is cut off and reported as failed, so the join can decide without it.
     let timedOut = false;
-    const timer = call.timeoutMs !== undefined ? setTimeout(() => ((timedOut = true), controller.abort()), call.timeoutMs) : null;
+    const timeUp = () => ((timedOut = true), controller.abort());
+    const timerStop = new AbortController();
+    const after = this.steps.after?.bind(this.steps);
+    if (call.timeoutMs !== undefined && after) void after(call.timeoutMs, timerStop.signal).then(timeUp);
+    const timer = call.timeoutMs !== undefined && !after ? setTimeout(timeUp, call.timeoutMs) : null;
     const branch = call.branch !== undefined ? { branch: call.branch } : {};
     const model = this.options.modelFor(persona.id);
+    // The event names the model that answers: the id the call names, unless the model answers every call itself (the demo).
+    const answering = this.options.model.answeredBy ?? model;
     // Published as the request goes out, not before it is built: what comes of the call (a delta, a retry,
     // a tool, a failure) follows it, but the model is not kept waiting for the bus and the journal.
     let started = false;
     const announce = () => {
       if (started) return;
       started = true;
-      host.publish(event('agent_started', { turn_id: call.turnId, path: call.path, persona: persona.id, attempt: call.attempt, model, inbox: call.inbox.kind, ...branch }));
+      host.publish(event('agent_started', { turn_id: call.turnId, path: call.path, persona: persona.id, attempt: call.attempt, model: answering, inbox: call.inbox.kind, ...branch }));
     };
     try {
       // The budget is checked when the call really starts, so the usage of the call before counts.
@@ -263,7 +293,14 @@ export class EffectRunner implements EffectPort {
       const result = this.options.turns.result(call, response);
       host.send(changes && result.type === 'agent_replied' ? { ...result, changes } : result);
       // The answer is journaled (send steps synchronously): the turn's file changes stay.
-      await undo?.commit();
+      if (undo && turn.agentTools) {
+        const workspace = turn.agentTools.workspace;
+        const commit = undo.commit().finally(() => {
+          if (this.committing.get(workspace) === commit) this.committing.delete(workspace);
+        });
+        this.committing.set(workspace, commit);
+        await commit;
+      }
     } catch (error) {
       announce();
       if (timedOut) host.send({ type: 'agent_failed', turnId: call.turnId, reason: `timed out after ${call.timeoutMs} ms` });
@@ -272,7 +309,9 @@ export class EffectRunner implements EffectPort {
       host.send({ type: 'agent_failed', turnId: call.turnId, reason });
     } finally {
       if (timer) clearTimeout(timer);
+      timerStop.abort();
       this.controllers.delete(call.turnId);
+      untrack?.();
     }
   }
 }

@@ -44,6 +44,8 @@ export interface EffectPort {
   idle(): Promise<void>;
   /** Aborts all work in progress (quit, shutdown, a failed save). */
   abortAll(): void;
+  /** Whether this effect's work is already in progress (resuming a session does not start it twice). */
+  running?(effect: Effect): boolean;
 }
 
 /**
@@ -57,6 +59,19 @@ export interface StepRunner {
   readonly kind: 'direct' | 'journaled';
   /** Runs one step; `signal` aborts it (and a journaled runner aborts it when the backend cancels the work). */
   run<T>(name: string, work: (signal: AbortSignal) => Promise<T>, signal: AbortSignal): Promise<T>;
+  /**
+   * Declares one task of effect work (a model call with its tool loop, an evaluation, a summary call), known by
+   * the signal that aborts it and whose steps pass it; returns its end. A journaled runner that lets tasks run
+   * concurrently issues their steps in the order the tasks were declared, so a replay issues the same steps in
+   * the same order, and it knows when every task waits on a step.
+   */
+  track?(signal: AbortSignal): () => void;
+  /**
+   * Resolves after `ms` unless `signal` aborts first (then never): a call's time limit. A journaled runner makes
+   * it a durable timer whose firing is ordered with the steps, so a replay fires it at the same point; without
+   * one, a timer of this process is used.
+   */
+  after?(ms: number, signal: AbortSignal): Promise<void>;
 }
 
 /** Runs each step as it is: the embedded backend (the journal of inputs makes a turn re-runnable instead). */

@@ -88,6 +88,11 @@ export interface ChatModel {
   readonly offline?: boolean;
   /** True when calls cost nothing (the demo model): usage is metered without a price. */
   readonly free?: boolean;
+  /**
+   * The model that answers every call, whatever model id the call names (the demo model: "demo"); absent
+   * when the server answers as the call names. Events name the model that answers (agent_started, usage).
+   */
+  readonly answeredBy?: string;
   generate(request: ChatRequest): Promise<ChatResponse>;
   /** Loads what the first call needs (an SDK) ahead of it, in the background; the first call loads it otherwise. */
   preload?(): Promise<void>;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ChatResponse } from './chat-model.js';
 
-/** A model's answer as stored (recordings, the Restate journal): the shape of ChatResponse. */
+/** A model's answer as stored (recordings): the shape of ChatResponse. */
 export const ChatResponseSchema = z.object({
   text: z.string(),
   toolCalls: z.array(z.object({ id: z.string().optional(), name: z.string(), arguments: z.string() })),

@@ -42,10 +42,15 @@ function steeredOpening(request: ChatRequest, said: string): string {
  * elsewhere, a persona answers in character and hands back to whoever has the next step; past the
  * end of the script it says so.
  */
+/** The model id the demo model answers as (in agent_started and usage events). */
+export const DEMO_MODEL_ID = 'demo';
+
 export class DemoModel implements ChatModel {
   readonly label = 'demo model (offline, scripted — set OPENAI_API_KEY for a real model)';
   readonly offline = true;
   readonly free = true;
+  /** Whatever model id a call names (a tier's gpt-4o-mini), the script answers it. */
+  readonly answeredBy = DEMO_MODEL_ID;
   private readonly spoken: Record<string, number>;
 
   /** `spoken`: script lines each persona has already said (a resumed session continues the story; see demoProgressFrom). */
@@ -129,7 +134,7 @@ export class DemoModel implements ChatModel {
       toolCalls: tools.map((t, i) => ({ id: `demo-${i}`, name: t.name, arguments: JSON.stringify(t.name === VERDICT ? demoVerdict(request, round) : demoArguments(t, round, state)) })),
       usage: usage(text),
       finishReason: tools.length ? 'tool_calls' : 'stop',
-      model: 'demo',
+      model: DEMO_MODEL_ID,
     };
   }
 
@@ -141,7 +146,7 @@ export class DemoModel implements ChatModel {
       toolCalls: directives.map((d) => ({ name: DIRECTIVE_TOOL_NAME, arguments: JSON.stringify(d) })),
       usage: { promptTokens: Math.ceil(promptChars / 4), completionTokens: Math.ceil(text.length / 4) },
       finishReason: directives.length ? 'tool_calls' : 'stop',
-      model: 'demo',
+      model: DEMO_MODEL_ID,
     };
   }
 }

@@ -26,7 +26,24 @@ export interface OpenAIModelOptions {
   retry?: Partial<RetryPolicy>;
   /** Told before every retry of every call (a request's own `onRetry` is told too). */
   onRetry?: (info: RetryInfo) => void;
+  /** Starts the no-data timer of a request (default: a wall-clock timer of `timeoutMs`); tests give one the server fires. */
+  noDataTimer?: NoDataTimer;
 }
+
+/**
+ * Starts a no-data timer: `onTimeout` runs when the server has sent nothing for `ms`; returns the function
+ * that stops it. `request` numbers the requests this model sent, from 0 (a test's server can say when
+ * that request went quiet, so no test decides on wall-clock time).
+ */
+export type NoDataTimer = (onTimeout: () => void, ms: number, request: number) => () => void;
+
+const wallClockTimer: NoDataTimer = (onTimeout, ms) => {
+  const timer = setTimeout(onTimeout, ms);
+  return () => clearTimeout(timer);
+};
+
+// The SDK's own request timeout is only a backstop behind the no-data timer, which is the one that counts.
+const SDK_TIMEOUT_BACKSTOP_MS = 60_000;
 
 /** Default no-data timeout: two minutes. */
 export const DEFAULT_TIMEOUT_MS = 120_000;
@@ -42,6 +59,8 @@ export class OpenAIChatModel implements ChatModel {
   /** False once the server rejected `stream_options` (then usage comes only if it sends it anyway). */
   private streamUsage = true;
   private readonly onRetry: ((info: RetryInfo) => void) | undefined;
+  private readonly noDataTimer: NoDataTimer;
+  private sent = 0;
 
   constructor(options: OpenAIModelOptions = {}) {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -49,10 +68,11 @@ export class OpenAIChatModel implements ChatModel {
     const base = options.baseURL !== undefined ? parseBaseUrl(options.baseURL) : undefined;
     this.client = options.client ?? null;
     this.clientOptions = {
-      apiKey: options.apiKey ?? 'not-needed', baseURL: base?.url, timeout: this.timeoutMs, maxRetries: 0, logLevel: 'off',
+      apiKey: options.apiKey ?? 'not-needed', baseURL: base?.url, timeout: this.timeoutMs + SDK_TIMEOUT_BACKSTOP_MS, maxRetries: 0, logLevel: 'off',
       ...(base?.authorization ? { defaultHeaders: { Authorization: base.authorization } } : {}),
     };
     this.onRetry = options.onRetry;
+    this.noDataTimer = options.noDataTimer ?? wallClockTimer;
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry, ...(options.maxRetries !== undefined ? { retries: options.maxRetries } : {}) };
     this.host = hostOf(options.baseURL ?? 'https://api.openai.com/v1');
     this.label = `openai-compatible ${options.baseURL ? shownUrl(options.baseURL) : 'api.openai.com'}`;
@@ -89,13 +109,14 @@ export class OpenAIChatModel implements ChatModel {
     const onAbort = () => controller.abort();
     request.signal?.addEventListener('abort', onAbort, { once: true });
     let timedOut = false;
-    let timer: NodeJS.Timeout | undefined;
+    const sequence = this.sent++;
+    let stop = () => {};
     const arm = () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => {
+      stop();
+      stop = this.noDataTimer(() => {
         timedOut = true;
         controller.abort();
-      }, this.timeoutMs);
+      }, this.timeoutMs, sequence);
     };
     const assembler = new StreamAssembler(request.onDelta, this.host);
     const timeout = () => new ModelCallError(`the model server at ${this.host} sent nothing for ${this.timeoutMs < 1000 ? `${this.timeoutMs} ms` : `${Math.round(this.timeoutMs / 1000)} s`} (timed out; TROUPE_TIMEOUT_MS)`, true);
@@ -104,7 +125,7 @@ export class OpenAIChatModel implements ChatModel {
       const OpenAISdk = loadedOpenAI() ?? (await loadOpenAI());
       this.client ??= new OpenAISdk(this.clientOptions);
       arm();
-      const stream = await this.client.chat.completions.create(this.body(request), { signal: controller.signal, maxRetries: 0, timeout: this.timeoutMs });
+      const stream = await this.client.chat.completions.create(this.body(request), { signal: controller.signal, maxRetries: 0, timeout: this.timeoutMs + SDK_TIMEOUT_BACKSTOP_MS });
       for await (const chunk of stream) {
         arm();
         assembler.push(chunk);
@@ -127,7 +148,7 @@ export class OpenAIChatModel implements ChatModel {
       }
       throw mapped;
     } finally {
-      clearTimeout(timer);
+      stop();
       request.signal?.removeEventListener('abort', onAbort);
     }
   }

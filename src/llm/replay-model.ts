@@ -34,6 +34,21 @@ export function requestDifference(recorded: RecordedRequest, live: RecordedReque
 
 type Point = { started: number; done: number };
 
+const REPLAY = 'replay of ';
+const RECORDED = ' (recorded on ';
+
+/** The label of a replay: it names the recording and the model recorded (a replay calls no model, so it must not pass for one). */
+export function replayLabel(file: string, recorded: string): string {
+  return `${REPLAY}${file}${RECORDED}${recorded})`;
+}
+
+/** The recording a model label says a session replayed, or null when it ran on a model. */
+export function replayedFrom(label: string): string | null {
+  if (!label.startsWith(REPLAY)) return null;
+  const end = label.indexOf(RECORDED);
+  return end > REPLAY.length ? label.slice(REPLAY.length, end) : null;
+}
+
 /**
  * Plays a recording back offline and reports the first divergence in one line. Persona calls are
  * answered in recorded order; background calls (memory summaries) in their own order, each handed
@@ -91,7 +106,7 @@ export class ReplayModel implements ChatModel {
       calls.push(call.data);
     });
     if (calls.length === 0 && !lines.length) throw new UserError(`${file}: the recording is empty — record a session with --record first`);
-    return new ReplayModel(calls, label);
+    return new ReplayModel(calls, replayLabel(file, label));
   }
 
   /** Recorded calls not yet replayed. */

@@ -1,6 +1,6 @@
 import type { ChatModel, ChatRequest, ChatResponse } from './chat-model.js';
 
-/** A model that wraps another and keeps its identity (label, offline, free); a wrapper overrides `generate`. */
+/** A model that wraps another and keeps its identity (label, offline, free, answeredBy); a wrapper overrides `generate`. */
 export abstract class WrappedModel implements ChatModel {
   constructor(protected readonly inner: ChatModel) {}
 
@@ -14,6 +14,10 @@ export abstract class WrappedModel implements ChatModel {
 
   get free(): boolean | undefined {
     return this.inner.free;
+  }
+
+  get answeredBy(): string | undefined {
+    return this.inner.answeredBy;
   }
 
   abstract generate(request: ChatRequest): Promise<ChatResponse>;

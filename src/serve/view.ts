@@ -20,8 +20,11 @@ export interface ViewFacts {
   forkedFrom?: { id: string; step: number } | null;
 }
 
+/** The engine state's fields the view shows. */
+export type ViewState = Pick<SessionState, 'id' | 'definition' | 'status' | 'brief' | 'turn' | 'configuration' | 'active' | 'awaiting' | 'endReason'>;
+
 /** A session as the API shows it, from its engine state and usage totals (both backends answer with this shape). */
-export function viewOf(s: SessionState, facts: ViewFacts): Record<string, unknown> {
+export function viewOf(s: ViewState & Partial<Pick<SessionState, 'visits' | 'recentVisits' | 'workflow'>>, facts: ViewFacts): Record<string, unknown> {
   const branches = s.workflow?.frames.at(-1)?.branches ?? {};
   return {
     id: s.id,
@@ -38,7 +41,8 @@ export function viewOf(s: SessionState, facts: ViewFacts): Record<string, unknow
     endReason: s.endReason,
     lastEventSeq: facts.lastEventSeq,
     usage: usageView(facts.usage),
-    visits: allVisits(s),
+    // The Restate head keeps no visits: its view has none.
+    visits: s.visits ? allVisits({ visits: s.visits, recentVisits: s.recentVisits ?? [] }) : {},
     branches: Object.entries(branches).map(([id, b]) => ({ id, agent: b.agent, status: b.status, ...(b.error ? { error: b.error } : {}) })),
     forkedFrom: facts.forkedFrom ?? null,
   };

@@ -4,7 +4,7 @@ import type { EngineEvent } from '../engine/event-map.js';
 import type { SessionState } from '../engine/session.js';
 import { TroupeBus } from '../kernel/bus.js';
 import { DurableModel } from '../kernel/durable-model.js';
-import type { JournalPort, JournalSources, StepRunner } from '../kernel/ports.js';
+import type { EffectPort, JournalPort, JournalSources, StepRunner } from '../kernel/ports.js';
 import { SessionKernel } from '../kernel/session-kernel.js';
 import type { ChatModel, RetryInfo } from '../llm/chat-model.js';
 import { attachMemory, type AttachedMemory } from '../memory/attach-memory.js';
@@ -67,10 +67,12 @@ export interface SessionAssembly {
   forkedFrom?: { id: string; step: number } | null;
 }
 
-/** An assembled session and the kernel's way to publish runtime facts (notes on reopening). */
+/** An assembled session, the kernel's way to publish runtime facts (notes on reopening), and its effect port. */
 export interface AssembledSession {
   session: TroupeSession;
   publish: (e: EngineEvent) => void;
+  /** Where its effects run (a durable backend abandons the work of an invocation it gave up). */
+  effects: EffectPort;
 }
 
 /**
@@ -160,5 +162,5 @@ export async function assembleSession(a: SessionAssembly): Promise<AssembledSess
     forkedFrom: a.forkedFrom ?? null,
     ...(sandbox ? { onStop: () => sandbox.close() } : {}),
   });
-  return { session, publish };
+  return { session, publish, effects: runner };
 }

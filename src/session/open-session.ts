@@ -20,6 +20,7 @@ import { assembleSession } from './assemble.js';
 import { foldJournal } from './fold.js';
 import { JournalRecorder } from './recorder.js';
 import { restoreMeter } from './restore-meter.js';
+import { resumeNote } from './resume-note.js';
 import { teamKind, workflowKind, type Tiers } from './session-kind.js';
 import type { TroupeSession } from './troupe-session.js';
 
@@ -33,7 +34,7 @@ export interface OpenSessionOptions {
   teamDir?: string;
   maxTurns?: number;
   /** The model; a function chooses it once the stored session is known (a resumed demo continues its script). */
-  model?: ChatModel | ((stored: { events: () => Promise<TroupeEvent[]> } | null) => ChatModel | Promise<ChatModel>);
+  model?: ChatModel | ((stored: { events: () => Promise<TroupeEvent[]>; label: string } | null) => ChatModel | Promise<ChatModel>);
   /** Where the session is saved (default: nowhere, the session lives in this process). */
   store?: Store | null;
   /** Reopen this stored session (an exact id) instead of creating one. */
@@ -94,7 +95,7 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
     const kind = plan ? workflowKind(plan, team, { env, ...tiers, ...(maxTurns !== undefined ? { maxTurns } : {}) }) : teamKind(team, { env, ...tiers });
     const def = kind.def;
     const storedEvents = doc && store ? async () => (await store.read(doc.id)).events : null;
-    const chosen = typeof options.model === 'function' ? await options.model(storedEvents ? { events: storedEvents } : null) : (options.model ?? modelFromEnv(env));
+    const chosen = typeof options.model === 'function' ? await options.model(doc && storedEvents ? { events: storedEvents, label: doc.model } : null) : (options.model ?? modelFromEnv(env));
     const id = doc?.id ?? options.id ?? randomUUID();
     const mode = options.mode ?? doc?.mode ?? 'fsm';
     const tail = opened?.tail ?? [];
@@ -148,10 +149,7 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
       forkedFrom: doc?.forkedFrom ?? null,
     });
     if (doc) {
-      const s = session.getSnapshot();
-      const name = s.inFlight ? (def.agentIndex.get(s.inFlight.persona)?.name ?? s.inFlight.persona) : '';
-      const what = s.inFlight && s.status === 'running' ? `re-running ${name}'s turn ${s.inFlight.turnId}, which was in flight` : `status ${s.status}`;
-      publish(event('note', { text: `session resumed at turn ${s.turn} (${what})` }));
+      publish(event('note', { text: resumeNote(def, session.getSnapshot()) }));
       if (usageNote) publish(event('note', { text: usageNote }));
     }
     return session;

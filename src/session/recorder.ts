@@ -86,6 +86,8 @@ export class JournalRecorder implements JournalPort {
 
   /** Writes the final checkpoint (unless a write already failed: the files keep the last saved step) and releases the session; a failed write is thrown. */
   async close(): Promise<void> {
+    // A session that never started (no brief) is nothing to resume: it is removed, not left behind as "not started".
+    if (this.snapshot.status === 'idle' && this.handle.discard && !this.failed) return this.handle.discard();
     try {
       if (!this.failed) this.checkpoint({ sync: true });
     } finally {

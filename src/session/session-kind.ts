@@ -59,12 +59,12 @@ export function teamKind(team: OpenTeam, options: { tiers?: Tiers; env?: Record<
   };
 }
 
-/** A sandbox for a workflow's code, finding each (sub-)workflow's script.js in its plan. */
+/** A sandbox for a workflow's code on the process's shared pool of sandbox threads, finding each (sub-)workflow's script.js in its plan. */
 async function workflowSandbox(plan: WorkflowPlan): Promise<SandboxEvaluator> {
-  const { createSandboxEvaluator } = await import('../workflow/sandbox/index.js');
+  const { createSandboxEvaluator, sharedSandboxPool } = await import('../workflow/sandbox/index.js');
   const { plansByName } = await import('../workflow/load/load-workflow.js');
   const plans = plansByName(plan);
-  return createSandboxEvaluator({ scriptFor: (name) => plans.get(name)?.script ?? null });
+  return createSandboxEvaluator({ pool: sharedSandboxPool(), scriptFor: (name) => plans.get(name)?.script ?? null });
 }
 
 /** A workflow session: its plan compiled onto the chart; its roles' models through the team's tier table; code in the sandbox. */

@@ -1,4 +1,5 @@
 import type { MachineDefinition } from '../engine/definition.js';
+import type { Effect } from '../engine/effects.js';
 import type { TroupeEvent } from '../engine/event-map.js';
 import type { EngineInput } from '../engine/input-events.js';
 import type { SessionState } from '../engine/session.js';
@@ -155,9 +156,12 @@ export class TroupeSession {
     const s = this.getSnapshot();
     if (s.status === 'idle' && this.parts.brief) return this.start(this.parts.brief);
     if (s.status !== 'running') return;
-    if (s.inFlight) this.parts.effects.execute({ type: 'call_agent', call: s.inFlight });
+    const effects = this.parts.effects;
+    // Work already in progress here (started by an input just applied) is not started twice.
+    const run = (effect: Effect) => effects.running?.(effect) || effects.execute(effect);
+    if (s.inFlight) run({ type: 'call_agent', call: s.inFlight });
     // A fan-out's unfinished branches run again; the finished ones keep their results.
-    for (const effect of this.def.policy.resumeEffects?.(s) ?? []) this.parts.effects.execute(effect);
+    for (const effect of this.def.policy.resumeEffects?.(s) ?? []) run(effect);
   }
 
   /** Commands agents wait to run until the user answers `!allow` / `!deny`. */

@@ -304,6 +304,19 @@ export class LowdbStore implements Store {
         writer.close();
         releaseLock(lock);
       },
+      discard: async () => {
+        if (closed) return;
+        closed = true;
+        writer.close();
+        try {
+          // Removed while the lock is held, so no other process opens it half gone; the document last, as it names the session.
+          rmSync(this.filesOf(id), { recursive: true, force: true });
+          rmSync(writer.path, { force: true });
+          rmSync(path, { force: true });
+        } finally {
+          releaseLock(lock);
+        }
+      },
     };
   }
 }

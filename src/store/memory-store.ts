@@ -159,6 +159,13 @@ export class MemoryStore implements Store {
         closed = true;
         this.open_.delete(id);
       },
+      discard: async () => {
+        if (closed) return;
+        closed = true;
+        this.docs.delete(id);
+        this.journals.delete(id);
+        this.open_.delete(id);
+      },
     };
   }
 }

@@ -26,6 +26,8 @@ export interface SessionHandle {
   checkpoint(checkpoint: Checkpoint, meta: Pick<SessionDocument, 'mode' | 'brief' | 'updatedAt'>, options?: { sync?: boolean }): void;
   /** Releases the session for other processes. */
   close(): Promise<void>;
+  /** Removes a session that never started (it has no brief, so nothing to resume or show) and releases it. */
+  discard?(): Promise<void>;
 }
 
 /** A session opened for writing: its handle, and the journal records after its checkpoint (to fold on top of it). */

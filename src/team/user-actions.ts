@@ -13,7 +13,7 @@ import { teamMajorIds, teamOf } from './team-settings.js';
 export function start(ctx: StepContext, brief: string): void {
   const { s, def } = ctx;
   remember(ctx, brief);
-  emit(ctx, event('user_input', { text: brief }));
+  emit(ctx, event('user_input', { text: brief, kind: 'brief' }));
   const routing = teamOf(def).routing[s.mode];
   const first = routing.kind === 'pipeline' ? routing.stages[0]!.persona : def.initial;
   routingOf(ctx).pipelineIndex = 0;
@@ -175,6 +175,12 @@ export function approve(ctx: StepContext): void {
     return;
   }
   const of = s.active ?? 'brief';
+  if (s.awaiting.code === 'failure') {
+    // A failed turn left no work behind: recording an approval of it would say something that did not happen.
+    note(ctx, `nothing to approve: ${nameOf(ctx, of)}'s turn failed; !approve retries it, as !continue does`);
+    resume(ctx);
+    return;
+  }
   countApproval(ctx, 'user', of, 'APPROVED');
   if (s.awaiting.code === 'complete') {
     endSession(ctx, `completed: ${nameOf(ctx, of)}'s result approved by the user`);
@@ -190,9 +196,10 @@ export function userMessage(ctx: StepContext, text: string): void {
     note(ctx, 'the session has ended');
     return;
   }
+  const kind = s.status === 'awaiting_user' ? 'reply' : 'interjection';
   if (s.status === 'running') abortInFlight(ctx, 'user interjected');
   remember(ctx, text);
-  emit(ctx, event('user_input', { text }));
+  emit(ctx, event('user_input', { text, kind }));
   const persona = s.active ?? def.initial;
   if (s.turn >= s.turnBudget) {
     // Replying at the turn limit is asking for more turns: say so rather than run past the limit unseen.

@@ -1,4 +1,5 @@
-import React, { useEffect, useState } from 'react';
+import type React from 'react';
+import { useEffect, useState } from 'react';
 import type { TroupeEvent } from '../engine/event-map.js';
 import { Box, useApp } from 'ink';
 import { complete } from '../commands/complete.js';

@@ -1,4 +1,4 @@
-import React from 'react';
+import type React from 'react';
 import { Text } from 'ink';
 import type { Decision } from '../arbiter/proposal.js';
 import type { MachineDefinition } from '../engine/definition.js';

@@ -1,4 +1,4 @@
-import React from 'react';
+import type React from 'react';
 import { Text } from 'ink';
 import type { MemoryView } from '../commands/memory-source.js';
 import { formatCost, formatTokens, tokensOf } from '../usage/format.js';

@@ -1,4 +1,4 @@
-import React from 'react';
+import type React from 'react';
 import { Box, Text } from 'ink';
 import type { Mode } from '../engine/session.js';
 import { terminalSafe as safe } from '../report/terminal-safe.js';

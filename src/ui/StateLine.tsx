@@ -1,4 +1,4 @@
-import React from 'react';
+import type React from 'react';
 import { Text } from 'ink';
 import type { Situation } from '../commands/situation.js';
 import { terminalSafe as safe } from '../report/terminal-safe.js';

@@ -1,4 +1,4 @@
-import React from 'react';
+import type React from 'react';
 import { Box, Static, Text } from 'ink';
 import wrapAnsi from 'wrap-ansi';
 import { terminalSafe as safe } from '../report/terminal-safe.js';

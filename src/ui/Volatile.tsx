@@ -1,4 +1,4 @@
-import React from 'react';
+import type React from 'react';
 import { Text, Transform, type TextProps } from 'ink';
 
 /** Props of a volatile line: its text, the columns it takes, and the style it is drawn in. */

@@ -1,4 +1,5 @@
-import React, { useState } from 'react';
+import type React from 'react';
+import { useState } from 'react';
 import { render } from 'ink';
 import { App, type AppProps } from './App.js';
 import { BRACKETED_PASTE } from './line-editor.js';

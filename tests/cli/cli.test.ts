@@ -93,7 +93,7 @@ describe('CLI input errors', () => {
       rmSync(join(dir, 'prompts', 'ceo.md'));
       const bad = await runCli(['validate', '--team', dir]);
       expect(bad.code).toBe(1);
-      expect(bad.stderr).toMatch(/cmo\.json: \(root\): not valid JSON/);
+      expect(bad.stderr).toMatch(/cmo\.json:1:13: not valid JSON/);
       expect(bad.stderr).toMatch(/ceo\.json: prompt: prompt file .*ceo\.md is missing/);
       expect(bad.stderr).not.toMatch(/\n\s+at /);
       const run = await runCli(['run', 'x', '--team', dir]);

@@ -16,9 +16,9 @@ describe('driveLines', () => {
     const { runner } = await studioRunner(model);
     const out: string[] = [];
     attachOutput(runner, { json: false, write: (l) => out.push(l) });
-    const quit = await driveLines(runner, { json: false, write: (l) => out.push(l), input: input(['a bee game', '', '!handoff nobody', '!handoff ceo', '!status', '!approve']) });
+    const driven = await driveLines(runner, { json: false, write: (l) => out.push(l), input: input(['a bee game', '', '!handoff nobody', '!handoff ceo', '!status', '!approve']) });
     const text = out.join('\n');
-    expect(quit).toBe(false);
+    expect(driven).toEqual({ quit: false, lines: 5, refused: 1 });
     expect(runner.getSnapshot().endReason).toBe("completed: CEO's result approved by the user");
     expect(text).toContain('Brief: a bee game');
     expect(text).toContain('unknown persona "nobody"; known:');
@@ -29,8 +29,8 @@ describe('driveLines', () => {
   it('stops at !quit, leaving the rest unread', async () => {
     const { runner } = await studioRunner(new ScriptedModel([]));
     const out: string[] = [];
-    const quit = await driveLines(runner, { json: false, write: (l) => out.push(l), input: input(['!quit', 'never read']) });
-    expect(quit).toBe(true);
+    const driven = await driveLines(runner, { json: false, write: (l) => out.push(l), input: input(['!quit', 'never read']) });
+    expect(driven).toEqual({ quit: true, lines: 1, refused: 0 });
     expect(out.join('\n')).not.toContain('never read');
   });
 });

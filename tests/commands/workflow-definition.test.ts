@@ -38,8 +38,8 @@ describe('team commands on a workflow definition (it has no team settings)', () 
     expect(() => teamOf(def)).toThrow('routing: tiny has no team settings');
   });
 
-  it('!switch_to knows no majors, and Tab offers none', () => {
-    expect(parseLine('!switch_to STRATEGIC', def)).toEqual({ kind: 'error', message: 'unknown major "STRATEGIC"; known: ' });
+  it('!switch_to is passed on unresolved (the workflow policy answers it), and Tab offers no majors', () => {
+    expect(parseLine('!switch_to STRATEGIC', def)).toEqual({ kind: 'engine', name: 'switch_to', args: ['STRATEGIC'], input: { type: 'user_switch_major', major: 'STRATEGIC' } });
     expect(complete('!switch_to S', def)).toEqual({ line: '!switch_to S', candidates: [] });
   });
 

@@ -74,7 +74,7 @@ describe('loadTeam', () => {
     const { issues } = loadTeam(dir);
     expect(issues.map(formatIssue)).toEqual([expect.stringMatching(/concept_artist\.json: id: persona "concept_artist" cannot be reached from CREATIVE\.creative_partner/)]);
     writeFileSync(join(dir, 'personas', 'team.json'), '{ "name": ');
-    expect(formatIssue(loadTeam(dir).issues[0]!)).toMatch(/team\.json: \(root\): not valid JSON .* — fix the JSON syntax/);
+    expect(formatIssue(loadTeam(dir).issues[0]!)).toMatch(/team\.json:1:11: not valid JSON: the file ends inside an object \(a "}" is missing\) — fix the JSON syntax there/);
   });
 
   it('rejects misspelt keys instead of silently using defaults', () => {

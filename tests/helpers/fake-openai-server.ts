@@ -8,6 +8,8 @@ export interface RecordedRequest {
   url: string;
   headers: IncomingMessage['headers'];
   body: any;
+  /** Set once the client went away before the answer was complete (the call was aborted). */
+  hungUp?: boolean;
 }
 
 /** What the fake server answers to one request. */
@@ -88,6 +90,8 @@ export class FakeOpenAIServer {
   readonly requests: RecordedRequest[] = [];
   private server: Server | null = null;
   private next = 0;
+  private readonly quiet = new Set<number>();
+  private readonly quietWaiters: { index: number; resolve: () => void }[] = [];
 
   constructor(private readonly script: FakeHandler[] | ((req: RecordedRequest, index: number) => FakeReply | Promise<FakeReply>)) {}
 
@@ -112,6 +116,36 @@ export class FakeOpenAIServer {
     this.server = null;
   }
 
+  /** Resolves once request `index` (from 0, in arrival order) went quiet: its reply is delayed, or its stream stalled. */
+  wentQuiet(index: number): Promise<void> {
+    if (this.quiet.has(index)) return Promise.resolve();
+    return new Promise((resolve) => this.quietWaiters.push({ index, resolve }));
+  }
+
+  /**
+   * A no-data timer for an OpenAIChatModel on this server: it fires when the model's request went quiet here,
+   * never on wall-clock time, so timeout tests hold on a loaded machine.
+   */
+  noDataTimer(): (onTimeout: () => void, ms: number, request: number) => () => void {
+    return (onTimeout, _ms, request) => {
+      let armed = true;
+      void this.wentQuiet(request).then(() => {
+        if (armed) onTimeout();
+      });
+      return () => {
+        armed = false;
+      };
+    };
+  }
+
+  private markQuiet(index: number): void {
+    this.quiet.add(index);
+    for (const w of this.quietWaiters.filter((x) => x.index === index)) {
+      this.quietWaiters.splice(this.quietWaiters.indexOf(w), 1);
+      w.resolve();
+    }
+  }
+
   private replyFor(recorded: RecordedRequest): FakeReply | Promise<FakeReply> {
     const index = this.next++;
     if (typeof this.script === 'function') return this.script(recorded, index);
@@ -131,9 +165,15 @@ export class FakeOpenAIServer {
       // keep raw text
     }
     const recorded: RecordedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body };
-    this.requests.push(recorded);
+    const index = this.requests.push(recorded) - 1;
+    res.once('close', () => {
+      if (!res.writableFinished) recorded.hungUp = true;
+    });
     const reply = asStreamIfAsked(await this.replyFor(recorded), recorded);
-    if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
+    if (reply.delayMs) {
+      this.markQuiet(index);
+      await new Promise((r) => setTimeout(r, reply.delayMs));
+    }
     if (res.destroyed) return;
     if (reply.stream) {
       res.writeHead(reply.status ?? 200, { 'content-type': 'text/event-stream', ...reply.headers });
@@ -146,7 +186,7 @@ export class FakeOpenAIServer {
         res.write(`data: ${typeof chunk === 'string' ? chunk : JSON.stringify(chunk)}\n\n`);
         if (reply.chunkDelayMs) await new Promise((r) => setTimeout(r, reply.chunkDelayMs));
       }
-      if (reply.stall) return;
+      if (reply.stall) return this.markQuiet(index);
       res.end('data: [DONE]\n\n');
       return;
     }

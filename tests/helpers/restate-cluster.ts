@@ -1,13 +1,19 @@
 import type { Hono } from 'hono';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TroupeEvent } from '../../src/engine/event-map.js';
 import { registerDeployment } from '../../src/serve/restate/admin.js';
 import { RestateSessions } from '../../src/serve/restate/ingress.js';
+import { LiveHub } from '../../src/serve/restate/live-hub.js';
 import { restateApp } from '../../src/serve/restate/restate-app.js';
 import { loadClients } from '../../src/serve/restate/sdk.js';
+import { listen } from '../../src/serve/listen.js';
 import { until } from './child.js';
-import { FakeOpenAIServer } from './fake-openai-server.js';
+import { FakeOpenAIServer, type FakeReply, type RecordedRequest } from './fake-openai-server.js';
 import { RestateServer } from './restate-server.js';
-import type { TaggedScript } from './tagged-script.js';
+import { TaggedScript } from './tagged-script.js';
 import { TcpBalancer } from './tcp-balancer.js';
 import { startWorker, type WorkerProcess } from './workers.js';
 import { studio } from './team.js';
@@ -17,8 +23,9 @@ export type StreamedEvent = TroupeEvent & { id?: string };
 
 /**
  * Everything a Restate test needs, on 127.0.0.1: a scripted OpenAI-compatible server, a restate-server from
- * node_modules, `troupe worker` processes behind one TCP balancer (registered as one deployment), and the
- * `troupe serve --backend restate` API in-process.
+ * node_modules, `troupe worker` processes behind one TCP balancer (registered as one deployment, sharing one data
+ * directory for workspaces), and the `troupe serve --backend restate` API in-process, listening on a port of its
+ * own for the deltas workers push.
  */
 export class RestateCluster {
   readonly workers: WorkerProcess[] = [];
@@ -29,14 +36,23 @@ export class RestateCluster {
     readonly server: RestateServer,
     readonly balancer: TcpBalancer,
     readonly app: Hono,
+    readonly dataDir: string,
+    private readonly http: Server,
+    private readonly env: Record<string, string>,
+    private readonly args: string[],
   ) {}
 
-  static async start(script: TaggedScript, workers = 2): Promise<RestateCluster> {
-    const fake = await new FakeOpenAIServer(script.reply).start();
+  /** `script`: the fake model server's; `env` and `args`: more settings and arguments for every worker. */
+  static async start(script: TaggedScript | ((req: RecordedRequest, index: number) => FakeReply | Promise<FakeReply>), workers = 2, env: Record<string, string> = {}, args: string[] = []): Promise<RestateCluster> {
+    const fake = await new FakeOpenAIServer(script instanceof TaggedScript ? script.reply : script).start();
     const server = await RestateServer.start();
     const balancer = await new TcpBalancer([]).start();
-    const app = restateApp({ sessions: new RestateSessions(await loadClients(), server.ingressUrl), team: 'V7 Studio', def: studio().def, token: null, maxBodyBytes: 4096, pollMs: 50 });
-    const cluster = new RestateCluster(fake, server, balancer, app);
+    const live = new LiveHub();
+    const app = restateApp({ sessions: new RestateSessions(await loadClients(), server.ingressUrl), team: 'V7 Studio', def: studio().def, token: null, maxBodyBytes: 4096, pollMs: 50, live });
+    const { server: http, port } = await listen(app.fetch, { hostname: '127.0.0.1', port: 0 });
+    live.url = `http://127.0.0.1:${port}/live`;
+    const dataDir = mkdtempSync(join(tmpdir(), 'troupe-restate-workers-'));
+    const cluster = new RestateCluster(fake, server, balancer, app, dataDir, http, env, args);
     await Promise.all(Array.from({ length: workers }, () => cluster.addWorker()));
     await registerDeployment(server.adminUrl, balancer.url);
     return cluster;
@@ -44,7 +60,7 @@ export class RestateCluster {
 
   /** Starts one more worker (with extra CLI arguments) and puts it behind the balancer. */
   async addWorker(args: string[] = []): Promise<WorkerProcess> {
-    const worker = await startWorker(`worker-${++this.named}`, { OPENAI_BASE_URL: this.fake.baseURL, TROUPE_MODEL: 'test-model', TROUPE_RETRIES: '0' }, args);
+    const worker = await startWorker(`worker-${++this.named}`, { OPENAI_BASE_URL: this.fake.baseURL, TROUPE_MODEL: 'test-model', TROUPE_RETRIES: '0', TROUPE_DATA_DIR: this.dataDir, ...this.env }, [...this.args, ...args]);
     this.workers.push(worker);
     this.balancer.backends.push(worker.port);
     return worker;
@@ -61,9 +77,9 @@ export class RestateCluster {
     );
   }
 
-  /** Creates a team session; its id. */
-  async create(brief: string): Promise<string> {
-    const response = await this.call('/v1/sessions', { json: { brief } });
+  /** Creates a session (a team's on a brief, or a request body); its id. */
+  async create(brief: string | Record<string, unknown>): Promise<string> {
+    const response = await this.call('/v1/sessions', { json: typeof brief === 'string' ? { brief } : brief });
     if (response.status !== 201) throw new Error(`create: ${response.status} ${await response.text()}`);
     return ((await response.json()) as { id: string }).id;
   }
@@ -110,5 +126,7 @@ export class RestateCluster {
     await this.balancer.stop();
     await this.server.stop();
     await this.fake.stop();
+    await new Promise((resolve) => this.http.close(resolve));
+    rmSync(this.dataDir, { recursive: true, force: true });
   }
 }

@@ -10,6 +10,10 @@ export interface TaggedTurn {
   delayFirstMs?: number;
   /** Answer with an HTTP 400 (the model fails). */
   fail?: boolean;
+  /** Stream the answer (when streaming is asked for) with this many ms between chunks. */
+  chunkDelayMs?: number;
+  /** Answer only once this settles: a test decides when (e.g. once its reader is connected), no timer races. */
+  gate?: Promise<unknown>;
 }
 
 const TAG = /\[\[tag ([\w-]+)\]\]/;
@@ -28,7 +32,7 @@ export class TaggedScript {
   constructor(private readonly plans: Record<string, TaggedTurn[]>) {}
 
   /** The fake server's handler. */
-  readonly reply = (req: RecordedRequest): FakeReply => {
+  readonly reply = (req: RecordedRequest): FakeReply | Promise<FakeReply> => {
     const text = JSON.stringify((req.body as { messages?: unknown } | undefined)?.messages ?? []);
     const tag = TAG.exec(text)?.[1] ?? 'none';
     const turn = 1 + Math.max(0, ...[...text.matchAll(TURN)].map((m) => Number(m[1])));
@@ -39,7 +43,12 @@ export class TaggedScript {
     if (!step) return { status: 500, body: { error: { message: `no scripted turn ${key}` } } };
     if (step.fail) return { status: 400, body: { error: { message: `scripted failure at ${key}` } } };
     const directive = step.next ? { transition: step.transition ?? 'HANDOFF_TO_AGENT', next_agent: step.next } : { transition: step.transition ?? 'RESPOND_TO_USER' };
-    return { body: completion(`[[tag ${tag}]] [[turn ${turn}]] My part of the plan, step ${turn}.`, directive), ...(seen === 0 && step.delayFirstMs ? { delayMs: step.delayFirstMs } : {}) };
+    const reply: FakeReply = {
+      body: completion(`[[tag ${tag}]] [[turn ${turn}]] My part of the plan, step ${turn}.`, directive),
+      ...(seen === 0 && step.delayFirstMs ? { delayMs: step.delayFirstMs } : {}),
+      ...(step.chunkDelayMs ? { chunkDelayMs: step.chunkDelayMs } : {}),
+    };
+    return step.gate ? step.gate.then(() => reply) : reply;
   };
 
   /** How often turn `n` of `tag` was asked for. */

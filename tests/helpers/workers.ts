@@ -17,10 +17,10 @@ export async function startWorker(name: string, env: Record<string, string>, arg
   return { child, port: Number(new URL(url).port) };
 }
 
-/** The turns a worker said it started (`turn <id> <persona> started · session <id>`). */
-export function startedTurns(worker: WorkerProcess): { turnId: string; persona: string; session: string }[] {
+/** The model calls a worker said it made (`model <persona> started · session <id>`; a replay answered from the journal says nothing). */
+export function startedTurns(worker: WorkerProcess): { persona: string; session: string }[] {
   return worker.child.lines.flatMap((l) => {
-    const m = /^turn (\S+) (\S+) started · session (\S+)$/.exec(l);
-    return m ? [{ turnId: m[1]!, persona: m[2]!, session: m[3]! }] : [];
+    const m = /^model (\S+) started · session (\S+)$/.exec(l);
+    return m ? [{ persona: m[1]!, session: m[2]! }] : [];
   });
 }

@@ -55,7 +55,11 @@ describe('troupe run against an OpenAI-compatible server (dist/cli.js)', () => {
 
     const replay = await troupe(['run', 'a tide game', '--json', '--replay', file], { TROUPE_MODEL: 'gpt-4o-mini' });
     expect(replay.code).toBe(0);
-    expect(strip(lines(replay.stdout))).toEqual(strip(events));
+    // The same events, except that the replay names itself as the session's model (it calls none).
+    const replayed = strip(lines(replay.stdout));
+    expect(replayed[0]).toMatchObject({ type: 'session_started', model: `replay of ${file} (recorded on ${String(events[0]!.model)})` });
+    const withoutModel = (e: Record<string, unknown>[]) => e.map((x) => (x.type === 'session_started' ? { ...x, model: '' } : x));
+    expect(withoutModel(replayed)).toEqual(withoutModel(strip(events)));
 
     const diverged = await troupe(['run', 'another game', '--replay', file], { TROUPE_MODEL: 'gpt-4o-mini' });
     expect(diverged.code).toBe(1);

@@ -13,7 +13,8 @@ function setup(s: FakeOpenAIServer, retries = 2, timeoutMs?: number) {
     baseURL: s.baseURL,
     apiKey: KEY,
     maxRetries: retries,
-    ...(timeoutMs ? { timeoutMs } : {}),
+    // A timeout test's timer fires when the server went quiet, not after a wall-clock wait a loaded machine may overrun.
+    ...(timeoutMs ? { timeoutMs, noDataTimer: s.noDataTimer() } : {}),
     retry: { sleep: async (ms) => void sleeps.push(ms), random: () => 0.5, baseDelayMs: 100, maxDelayMs: 1000 },
   });
   return { model, sleeps };

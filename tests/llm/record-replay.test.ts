@@ -39,7 +39,8 @@ async function runSession(model: ChatModel, brief = 'a lighthouse game'): Promis
   return { events, runner };
 }
 
-const strip = (events: TroupeEvent[]) => events.map(({ at: _at, session_id: _id, seq: _seq, ...rest }) => rest);
+// A replay names itself as the session's model (`replay of <file> (recorded on <model>)`, it calls none); every other event is the same.
+const strip = (events: TroupeEvent[]) => events.map(({ at: _at, session_id: _id, seq: _seq, ...rest }) => (rest.type === 'session_started' ? { ...rest, model: rest.model.replace(/^replay of .* \(recorded on (.*)\)$/, '$1') } : rest));
 
 async function recordSession(file: string) {
   server = await new FakeOpenAIServer([

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { ChatModel } from '../../src/llm/chat-model.js';
+import { DemoModel } from '../../src/llm/demo-model.js';
 import { readEvents, server } from '../helpers/serve.js';
 
 describe('troupe serve: what a new session can be', () => {
@@ -17,11 +19,16 @@ describe('troupe serve: what a new session can be', () => {
   });
 
   it('takes model ids for the tiers, for that session only', async () => {
-    const { call } = server();
+    // The demo's words, from a model that answers as the call names it (the demo itself answers every call as "demo").
+    const demo = new DemoModel();
+    const asked: string[] = [];
+    const model = (): ChatModel => ({ label: 'as asked', offline: true, generate: (request) => (asked.push(request.model), demo.generate(request)) });
+    const { call } = server({ model });
     const created = await call('/v1/sessions', { json: { brief: 'a lighthouse game', models: { base: 'my-base-model', smart: 'my-smart-model' } } });
     const { id } = (await created.json()) as { id: string };
     const events = await readEvents(await call(`/v1/sessions/${id}/events`), (es) => es.some((e) => e.type === 'agent_started'));
     expect(events.find((e) => e.type === 'agent_started')).toMatchObject({ persona: 'creative_partner', model: expect.stringMatching(/^my-(base|smart)-model$/) });
+    expect(asked[0]).toMatch(/^my-(base|smart)-model$/);
     const other = await call('/v1/sessions', { json: { brief: 'another', models: { base: 'has spaces' } } });
     expect(other.status).toBe(400);
     expect(((await other.json()) as { error: string }).error).toMatch(/^models\.base: must be a model id/);

@@ -1,17 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TroupeEvent } from '../../src/engine/event-map.js';
 import { Child, until } from '../helpers/child.js';
+import { cleanEnv, runCli } from '../helpers/cli.js';
 import { RestateCluster } from '../helpers/restate-cluster.js';
 import { TaggedScript } from '../helpers/tagged-script.js';
 import { REPO_ROOT } from '../helpers/team.js';
 
+// The live turn answers once the test's reader is connected: live deltas are best-effort, and a reader that
+// connects late (a loaded machine) would miss the first ones.
+let readerConnected: () => void = () => {};
+const liveReader = new Promise<void>((resolve) => (readerConnected = resolve));
 const script = new TaggedScript({
   api: [{ transition: 'RESPOND_TO_USER' }, { transition: 'RESPOND_TO_USER' }],
   end: [{ transition: 'COMPLETE' }],
   fail: [{ fail: true }],
   fine: [{ transition: 'RESPOND_TO_USER' }],
-  interject: [{ next: 'game_designer', delayFirstMs: 3_000 }, { transition: 'RESPOND_TO_USER' }],
+  interject: [{ next: 'game_designer', delayFirstMs: 30_000 }, { transition: 'RESPOND_TO_USER' }],
   cli: [{ transition: 'RESPOND_TO_USER' }],
+  listed: [{ transition: 'RESPOND_TO_USER' }],
+  live: [{ transition: 'RESPOND_TO_USER', chunkDelayMs: 150, gate: liveReader }],
 });
 const waiting = (events: TroupeEvent[]) => events.some((e) => e.type === 'awaiting_user');
 let cluster: RestateCluster;
@@ -39,9 +46,10 @@ describe('troupe serve --backend restate: the same API as the embedded backend',
     expect(await status.json()).toMatchObject({ kind: 'output', title: 'status', lines: expect.arrayContaining([expect.stringMatching(/^state: /)]) });
     const reply = await cluster.call(`/v1/sessions/${view.id}/input`, { json: { text: 'Sounds good, go on' } });
     expect(reply.status).toBe(202);
-    const last = events.at(-1)!.id!;
+    const stored = (es: typeof events) => es.filter((e) => e.id !== undefined);
+    const last = stored(events).at(-1)!.id!;
     const more = await cluster.stream(view.id, (es) => es.some((e) => e.type === 'awaiting_user'), last);
-    expect(Number(more[0]!.id)).toBe(Number(last) + 1);
+    expect(Number(stored(more)[0]!.id)).toBe(Number(last) + 1);
     expect(more.find((e) => e.type === 'user_input')).toMatchObject({ text: 'Sounds good, go on' });
 
     expect(await (await cluster.call(`/v1/sessions/${view.id.slice(0, 8)}`)).json()).toMatchObject({ id: view.id, turn: 2, status: 'awaiting_user' });
@@ -54,6 +62,9 @@ describe('troupe serve --backend restate: the same API as the embedded backend',
     expect([bad.status, await bad.json()]).toEqual([400, { error: 'the body is not JSON' }]);
     expect(await (await cluster.call('/v1/sessions', { json: { brief: 'x', colour: 'red' } })).json()).toMatchObject({ error: expect.stringMatching(/Unrecognized key/) });
     expect((await cluster.call('/v1/sessions', { json: { workflow: 'review', input: 'x' } })).status).toBe(400);
+    // A workflow by path runs only on workers started with --allow-workflow-paths.
+    const byPath = await cluster.call('/v1/sessions', { json: { workflow: '/etc/passwd', input: 'x' } });
+    expect([byPath.status, ((await byPath.json()) as { error: string }).error]).toEqual([403, expect.stringMatching(/^workflow: give the name of one of the workers' workflows .* troupe worker --allow-workflow-paths$/)]);
     const unknown = await cluster.call('/v1/sessions/00000000-0000-4000-8000-000000000000');
     expect([unknown.status, await unknown.json()]).toEqual([404, { error: 'no session "00000000-0000-4000-8000-000000000000"' }]);
     expect((await cluster.call('/v1/sessions/00000000-0000-4000-8000-000000000000/input', { json: { text: 'hi' } })).status).toBe(404);
@@ -79,25 +90,54 @@ describe('troupe serve --backend restate: the same API as the embedded backend',
     expect(await cluster.waitFor(b, (v) => v.status === 'awaiting_user')).toMatchObject({ awaiting: { code: 'respond_to_user' } });
   });
 
-  it('an interjection is applied while the model call runs (the call holds no lock); the superseded call\'s late answer is ignored', async () => {
+  it('an interjection cancels the invocation running the session: the call in flight is aborted at the model server, the interjection is applied at once', async () => {
     const id = await cluster.create('A lighthouse keeper game [[tag interject]]');
     await until('the first call to reach the model server', () => script.count('interject', 1) >= 1);
+    const first = cluster.fake.requests.find((r) => JSON.stringify(r.body).includes('[[tag interject]]'))!;
     expect((await cluster.call(`/v1/sessions/${id}/input`, { json: { text: 'Make it cosy [[tag interject]]' } })).status).toBe(202);
-    // Three answers: the superseded call's (late), then the two turns after the interjection.
-    const events = await cluster.stream(id, (es) => waiting(es) && es.filter((e) => e.type === 'usage').length === 3);
-    const first = events.find((e) => e.type === 'agent_started')!;
-    expect(events.filter((e) => e.type === 'agent_message' && e.turn_id === (first as { turn_id: string }).turn_id)).toEqual([]);
+    const events = await cluster.stream(id, (es) => waiting(es) && es.filter((e) => e.type === 'agent_message').length === 2);
+    // The first call never answered: its connection was closed by the worker (it was held for seconds by the script).
+    expect(first.hungUp).toBe(true);
+    const started = events.find((e) => e.type === 'agent_started')!;
+    expect(events.filter((e) => e.type === 'agent_message' && e.turn_id === (started as { turn_id: string }).turn_id)).toEqual([]);
+    expect(events.filter((e) => e.type === 'usage')).toHaveLength(2);
     expect(events.filter((e) => e.type === 'agent_message').map((e) => (e as { persona: string }).persona)).toEqual(['creative_partner', 'game_designer']);
     expect(events.filter((e) => e.type === 'user_input').map((e) => (e as { text: string }).text)).toEqual(['A lighthouse keeper game [[tag interject]]', 'Make it cosy [[tag interject]]']);
-    expect(events.find((e) => e.type === 'agent_started' && e !== first)).toMatchObject({ persona: 'creative_partner', inbox: 'interjection' });
-    // Usage from the stored meter totals: the view and !cost count the superseded call too, as the usage events do.
+    expect(events.find((e) => e.type === 'agent_started' && e !== started)).toMatchObject({ persona: 'creative_partner', inbox: 'interjection' });
+    // Usage from the stored meter totals: the view and !cost count what the usage events count (the aborted call used none).
     const usageEvents = events.filter((e) => e.type === 'usage') as unknown as { prompt_tokens: number; completion_tokens: number }[];
     const tokens = usageEvents.reduce((n, e) => n + e.prompt_tokens + e.completion_tokens, 0);
-    expect((await (await cluster.call(`/v1/sessions/${id}`)).json()) as unknown).toMatchObject({ usage: { calls: 3, tokens } });
+    expect((await (await cluster.call(`/v1/sessions/${id}`)).json()) as unknown).toMatchObject({ usage: { calls: 2, tokens } });
     const cost = (await (await cluster.call(`/v1/sessions/${id}/input`, { json: { text: '!cost' } })).json()) as { lines: string[] };
-    expect(cost.lines.find((l) => l.startsWith('total'))).toMatch(new RegExp(`^total\\s+3 call\\(s\\)\\s+${tokens} tokens`));
+    expect(cost.lines.find((l) => l.startsWith('total'))).toMatch(new RegExp(`^total\\s+2 call\\(s\\)\\s+${tokens} tokens`));
     // The SSE messages carry display items on this backend too.
     expect(events.find((e) => e.type === 'transition')).toMatchObject({ items: [{ kind: 'transition', text: expect.stringMatching(/ -> CREATIVE › Creative Partner \(/) }] });
+  });
+
+  it('streams a turn\'s deltas to the reader while the turn runs (pushed by the worker); the stored events carry the whole message', async () => {
+    const id = await cluster.create('A slow answer [[tag live]]');
+    const events = await cluster.stream(id, (read) => {
+      if (read.length > 0) readerConnected();
+      return waiting(read);
+    });
+    const message = events.findIndex((e) => e.type === 'agent_message');
+    const deltas = events.slice(0, message).filter((e) => e.type === 'agent_delta');
+    expect(deltas.length).toBeGreaterThan(0);
+    expect(deltas.every((e) => e.id === undefined && (e as { turn_id: string }).turn_id === (events[message] as { turn_id: string }).turn_id)).toBe(true);
+    expect(deltas.map((e) => (e as { text?: string }).text ?? '').join('')).toBe((events[message] as { text: string }).text);
+  });
+
+  it('troupe sessions --restate-url (or TROUPE_RESTATE_URL) lists the sessions on Restate with their status now; an unreachable Restate is one line', async () => {
+    const id = await cluster.create('Listed from the CLI [[tag listed]]');
+    await cluster.waitFor(id, (v) => v.status === 'awaiting_user');
+    const listed = await runCli(['sessions', '--restate-url', cluster.server.ingressUrl], cleanEnv());
+    expect(listed.code).toBe(0);
+    expect(listed.stdout.split('\n')[0]).toMatch(/^ID\s+UPDATED\s+KIND\s+BRIEF\s+TURNS\s+STATUS$/);
+    expect(listed.stdout.split('\n').find((l) => l.startsWith(id.slice(0, 8)))).toMatch(/ team {2}Listed from the CLI \[\[tag listed\]\]\s+1\s+waiting: respond_to_user$/);
+    const byEnv = await runCli(['sessions'], cleanEnv({ TROUPE_RESTATE_URL: cluster.server.ingressUrl }));
+    expect(byEnv.stdout).toContain(id.slice(0, 8));
+    const down = await runCli(['sessions', '--restate-url', 'http://127.0.0.1:9'], cleanEnv());
+    expect([down.code, down.stderr.trim().split('\n')]).toEqual([1, [expect.stringMatching(/the Restate ingress at http:\/\/127\.0\.0\.1:9 is not reachable .* is restate-server running\?$/)]]);
   });
 
   it('runs from the command line: troupe worker --register joins the deployment, troupe serve --backend restate serves the API', async () => {

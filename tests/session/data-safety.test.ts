@@ -197,7 +197,10 @@ describe('data safety', () => {
 
   it('a temp file a failed document write left behind is removed when the session is opened', async () => {
     const dir = dataDir();
-    const first = await openSession({ team: studio(), teamDir: REPO_ROOT, model: new DemoModel(), store: new LowdbStore(dir), id: 'tmp', env: ENV });
+    const first = await openSession({ team: studio({ maxTurns: 1 }), teamDir: REPO_ROOT, model: new DemoModel(), store: new LowdbStore(dir), id: 'tmp', env: ENV });
+    // Started: a session that never started is not kept.
+    first.start('A lighthouse keeper game');
+    await first.settled();
     await first.stop();
     const leftover = join(dir, 'sessions', '.tmp.json.tmp');
     writeFileSync(leftover, '{"half": ');

@@ -5,7 +5,7 @@ import { DemoModel } from '../../src/llm/demo-model.js';
 import { demoProgress } from '../../src/session/demo-progress.js';
 import type { ChatModel, ChatRequest, ChatResponse } from '../../src/llm/chat-model.js';
 import { openSession } from '../../src/session/open-session.js';
-import { type StoredCopy } from '../../src/store/memory-store.js';
+import type { StoredCopy } from '../../src/store/memory-store.js';
 import type { JournalRecord, SessionDocument } from '../../src/store/session-file.js';
 import type { Store } from '../../src/store/store.js';
 import { transcriptOf, type TranscriptEntry } from '../../src/memory/transcript.js';

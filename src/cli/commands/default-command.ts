@@ -33,7 +33,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
     const { workflowLauncher } = await import('../workflow-launcher.js');
     const workflows = workflowLauncher(io, { team, teamDir: dir, store, model: () => paced(modelFromEnv(io.env, { demo: args.demo }), io.env), resumed: async (events) => paced(await resumeModel(io.env, { demo: args.demo }, events), io.env) });
     const last = await runInteractive(session, { workflows });
-    savedLine(io, last.id, false, last.getSnapshot().status === 'ended');
+    savedLine(io, last.id, false, last.getSnapshot().status);
     return last.fault ? 1 : 0;
   }
   const { attachOutput } = await import('../attach-output.js');
@@ -41,15 +41,17 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   const write = printer(io);
   attachOutput(session, { json: args.json, write, redact: redactorFrom(io.env) });
   const memory = session.memorySnapshot() ? () => session.memorySnapshot()! : undefined;
-  const quit = await driveLines(session, {
+  const driven = await driveLines(session, {
     json: args.json,
     write,
     input: io.stdin,
     ...(memory ? { memory } : {}),
   });
-  if (!quit && session.getSnapshot().status === 'idle') {
+  // Empty input runs the demo brief; input that gave no brief (only commands, a refused line) starts nothing.
+  if (driven.lines === 0) {
     session.start(DEMO_BRIEF);
     await session.settled();
   }
-  return finishHeadless(session, io, { json: args.json, quit });
+  const code = await finishHeadless(session, io, { json: args.json, quit: driven.quit });
+  return session.getSnapshot().status === 'idle' && driven.refused > 0 ? 1 : code;
 }

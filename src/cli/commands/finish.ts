@@ -13,6 +13,6 @@ export async function finishHeadless(session: TroupeSession, io: CliIo, options:
   const failed = (s.status === 'awaiting_user' && s.awaiting?.code === 'failure') || (s.status === 'ended' && Boolean(s.workflow?.error));
   if (!options.quit && s.status === 'awaiting_user') await session.stop({ reason: 'awaiting_user', detail: s.awaiting?.reason ?? '' });
   else await session.stop();
-  savedLine(io, session.id, options.json, s.status === 'ended');
+  savedLine(io, session.id, options.json, s.status);
   return failed ? 1 : 0;
 }

@@ -15,7 +15,7 @@ import { storeFor } from '../store-for.js';
  */
 export async function run(args: CliArgs, io: CliIo): Promise<number> {
   const wanted = args.positionals[0];
-  if (wanted === undefined) throw new UsageError('fork needs a session: troupe fork <id> [--at STEP]');
+  if (wanted === undefined) throw new UsageError('fork needs a session: troupe fork <id> [--at STEP]', 'fork');
   const store = storeFor(io);
   const id = await resolveSessionId(store, wanted, 'newest');
   const write = printer(io);

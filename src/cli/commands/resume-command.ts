@@ -11,6 +11,7 @@ import { resolveSessionId } from '../session-lookup.js';
 import { printUsageSummary } from '../usage-summary.js';
 import { printWorkspaces } from '../workspaces-line.js';
 import { finishHeadless } from './finish.js';
+import { confirmAfterReplay, NotResumed } from '../replay-guard.js';
 
 /**
  * `troupe resume [id]`: reopens a stored session (the newest one that can continue by default) and
@@ -21,22 +22,30 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   const store = storeFor(io);
   const id = await resolveSessionId(store, args.positionals[0]);
   const interactive = io.interactive && !args.json;
-  const session = await openSession({
-    store,
-    resume: id,
-    env: io.env,
-    askCommands: interactive,
-    model: async (stored) => {
-      const model = await resumeModel(io.env, { demo: args.demo }, stored!.events);
-      return interactive ? paced(model, io.env) : model;
-    },
-  });
+  let session;
+  try {
+    session = await openSession({
+      store,
+      resume: id,
+      env: io.env,
+      askCommands: interactive,
+      model: async (stored) => {
+        const model = await resumeModel(io.env, { demo: args.demo }, stored!.events);
+        await confirmAfterReplay(stored, model, io, { id, yes: args.yes, demo: args.demo, interactive });
+        return interactive ? paced(model, io.env) : model;
+      },
+    });
+  } catch (error) {
+    if (!(error instanceof NotResumed)) throw error;
+    printer(io)(error.message);
+    return 0;
+  }
   if (interactive) {
     const { runInteractive } = await import('../interactive.js');
     const { workflowLauncher } = await import('../workflow-launcher.js');
     const workflows = workflowLauncher(io, { team: session.team, teamDir: session.team.loaded.dir, store, model: () => paced(modelFromEnv(io.env, { demo: args.demo }), io.env), resumed: async (events) => paced(await resumeModel(io.env, { demo: args.demo }, events), io.env) });
     const last = await runInteractive(session, { resumed: true, workflows });
-    savedLine(io, last.id, false, last.getSnapshot().status === 'ended');
+    savedLine(io, last.id, false, last.getSnapshot().status);
     return last.fault ? 1 : 0;
   }
   const write = printer(io);
@@ -60,7 +69,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   if (!io.interactive && after.status !== 'ended') {
     const { driveLines } = await import('../drive-lines.js');
     const memory = session.memorySnapshot() ? () => session.memorySnapshot()! : undefined;
-    quit = await driveLines(session, { json: args.json, write, input: io.stdin, ...(memory ? { memory } : {}) });
+    quit = (await driveLines(session, { json: args.json, write, input: io.stdin, ...(memory ? { memory } : {}) })).quit;
   }
   const code = await finishHeadless(session, io, { json: args.json, quit });
   printUsageSummary(session, io, { json: args.json });

@@ -6,6 +6,7 @@ import { tokenProblem } from '../../serve/serve-token.js';
 import { teamFor } from '../common.js';
 import { printer, type CliIo } from '../io.js';
 import { RestateSessions } from '../../serve/restate/ingress.js';
+import { LiveHub } from '../../serve/restate/live-hub.js';
 import { restateApp } from '../../serve/restate/restate-app.js';
 import { loadClients } from '../../serve/restate/sdk.js';
 
@@ -20,15 +21,19 @@ export async function runRestate(args: CliArgs, io: CliIo): Promise<number> {
   if (!Number.isInteger(pollMs) || pollMs < 10) throw new UsageError(`TROUPE_RESTATE_POLL_MS must be a whole number >= 10, got "${io.env.TROUPE_RESTATE_POLL_MS}"`);
   const { team } = teamFor(args, io);
   const sessions = new RestateSessions(await loadClients(), restateUrl);
-  const app = restateApp({ sessions, team: team.def.name, def: team.def, token, maxBodyBytes: 64 * 1024, pollMs });
+  const live = new LiveHub();
+  const app = restateApp({ sessions, team: team.def.name, def: team.def, token, maxBodyBytes: 64 * 1024, pollMs, live });
   const server = serve({ fetch: app.fetch, port: args.port ?? 4810, hostname });
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
   });
   const { port } = server.address() as AddressInfo;
+  const url = `http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${port}/`;
+  // Where workers push streaming deltas: this process, as workers reach it (TROUPE_LIVE_URL when they reach it elsewhere).
+  live.url = io.env.TROUPE_LIVE_URL?.trim() || new URL('/live', hostname === '0.0.0.0' || hostname === '::' ? `http://127.0.0.1:${port}/` : url).href;
   const write = printer(io);
-  write(`http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${port}/`);
+  write(url);
   write(`troupe serve · team ${team.def.name} · sessions on Restate at ${restateUrl} · ${token ? 'bearer token required' : 'no token (loopback only)'} · Ctrl+C stops (sessions keep running on Restate)`);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());

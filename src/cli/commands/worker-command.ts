@@ -6,6 +6,8 @@ import { modelFromEnv } from '../../llm/from-env.js';
 import { loadPriceTable } from '../../usage/price-table.js';
 import { registerDeployment } from '../../serve/restate/admin.js';
 import { loadWorkerModules } from '../../serve/restate/sdk.js';
+import { dataDirFrom } from '../../store/store.js';
+import { loadWorkflowOrThrow } from '../../workflow/load/load-workflow.js';
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
@@ -23,9 +25,24 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   const model = modelFromEnv(io.env, { demo: args.demo });
   const { startWorker } = await loadWorkerModules();
   const write = printer(io);
-  const worker = await startWorker({ team, model, prices: loadPriceTable(io.env), port: args.port ?? 9080, host, log: write, identityKeys });
+  const dataDir = dataDirFrom(io.env, io.cwd);
+  const worker = await startWorker({
+    team,
+    model,
+    prices: loadPriceTable(io.env),
+    env: io.env,
+    dataDir,
+    // Named workflows resolve as `troupe serve` resolves them: the working directory's, then the shipped ones.
+    workflows: { load: (name) => loadWorkflowOrThrow(name, { cwd: io.cwd, env: io.env, team: team.loaded }) },
+    allowWorkflowPaths: args.allowWorkflowPaths,
+    port: args.port ?? 9080,
+    host,
+    log: write,
+    identityKeys,
+  });
   write(worker.url);
-  write(`troupe worker · team ${team.def.name} · ${model.label} · full-history prompts (no rolling memory) · Ctrl+C stops`);
+  const memory = team.loaded.team.memory.enabled ? 'rolling memory' : 'full-history prompts';
+  write(`troupe worker · team ${team.def.name} · ${model.label} · ${memory} · ${args.allowWorkflowPaths ? 'workflows by name or path' : 'named workflows only'} · workspaces in ${dataDir} · Ctrl+C stops`);
   try {
     if (args.register) {
       const uri = args.advertise ?? worker.url;

@@ -1,7 +1,7 @@
 import type { TroupeEvent } from '../../engine/event-map.js';
 
 /** Events per state key: each key holds one chunk of the log, so no value grows with the session. */
-export const EVENTS_PER_CHUNK = 128;
+export const EVENTS_PER_CHUNK = 32;
 
 /** The state key of chunk `n` of a session's event log. */
 export function chunkKey(n: number): string {

@@ -1,8 +1,9 @@
 import type * as Clients from '@restatedev/restate-sdk-clients';
 import { TroupeError } from '../../errors.js';
 import { RequestRefused } from '../host.js';
+import type { WorkflowPlan } from '../../workflow/run/plan.js';
 import { INDEX_KEY, RESTATE_NAMES } from './names.js';
-import type { EventsPage, IndexEntry } from './records.js';
+import type { CreateRequest, EventsPage, IndexEntry, LineAnswer, ListingLine, LiveTarget } from './records.js';
 
 /** Restate could not be reached, failed or did not answer in time (not the request's fault): answered 502/503/504. */
 export class RestateUnavailable extends TroupeError {
@@ -35,14 +36,14 @@ export class RestateSessions {
     }
   }
 
-  /** Creates and starts a session under `id`; its view. */
-  start(id: string, request: { brief: string; mode?: 'fsm' | 'simple' }): Promise<Record<string, unknown>> {
-    return this.call('start', id, request);
+  /** Stores a new session under `id` and starts it; its view (status idle until its first step is applied). */
+  create(id: string, request: CreateRequest): Promise<Record<string, unknown>> {
+    return this.call('create', id, request);
   }
 
-  /** Applies a typed line: what it answered. */
-  input(id: string, text: string): Promise<{ kind: 'none' | 'output' | 'quit'; title?: string; lines?: string[] }> {
-    return this.call('input', id, { text });
+  /** Applies a typed line: what it answered (inspections are answered at once; anything else is applied in order). */
+  line(id: string, text: string, live?: LiveTarget): Promise<LineAnswer> {
+    return this.call('line', id, { text, ...(live ? { live } : {}) });
   }
 
   /** The session's view. */
@@ -51,8 +52,13 @@ export class RestateSessions {
   }
 
   /** The session's line in the list. */
-  listing(id: string): Promise<Record<string, unknown> & { brief: string }> {
+  listing(id: string): Promise<ListingLine> {
     return this.call('listing', id, null);
+  }
+
+  /** A workflow session's plan (null for a team's). */
+  plan(id: string): Promise<WorkflowPlan | null> {
+    return this.call('plan', id, null);
   }
 
   /** Events after a sequence number. */
@@ -63,6 +69,15 @@ export class RestateSessions {
   /** Every session in the index, newest first. */
   list(): Promise<IndexEntry[]> {
     return this.call('list', INDEX_KEY, null, RESTATE_NAMES.index);
+  }
+
+  /** Every session's line (its status as it is now), newest first; `matches` picks from the index first. */
+  async listings(matches: (e: IndexEntry) => boolean = () => true): Promise<ListingLine[]> {
+    const entries = (await this.list()).filter(matches);
+    const lines: ListingLine[] = [];
+    // A few at a time: each line is one call to its session.
+    for (let i = 0; i < entries.length; i += 16) lines.push(...(await Promise.all(entries.slice(i, i + 16).map((e) => this.listing(e.id)))));
+    return lines;
   }
 
   private translate(error: unknown): Error {

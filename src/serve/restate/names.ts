@@ -2,8 +2,6 @@
 export const RESTATE_NAMES = {
   /** The virtual object holding one session per key (the session id). */
   session: 'troupe_session',
-  /** The service that runs model calls, each inside `ctx.run`. */
-  model: 'troupe_model',
   /** The virtual object listing the sessions (one key). */
   index: 'troupe_sessions',
 } as const;

@@ -1,71 +1,89 @@
 import { z } from 'zod';
-import { AgentCallSchema } from '../../engine/moves.js';
-import { ModeSchema } from '../../engine/session.js';
-import type { MachineDefinition } from '../../engine/definition.js';
 import type { TroupeEvent } from '../../engine/event-map.js';
-import type { SessionState } from '../../engine/session.js';
-import type { PriceTable } from '../../usage/price-table.js';
+import { ModeSchema, type SessionState } from '../../engine/session.js';
 import type { UsageState } from '../../usage/usage-meter.js';
-import { ChatResponseSchema } from '../../llm/chat-response-schema.js';
 
-/** What the session object keeps beside the engine state: who runs it and when it changed. */
+/** A model id as a request may name one (as the API checks it). */
+const ModelId = z.string().regex(/^[\x21-\x7e]{1,200}$/);
+const TiersSchema = z.strictObject({ base: ModelId.optional(), smart: ModelId.optional(), fast: ModelId.optional() });
+
+/** What the session object keeps once, at creation: what it runs and who started it. */
 export const SessionMetaSchema = z.object({
-  version: z.literal(1),
+  version: z.literal(2),
   id: z.string(),
   team: z.string(),
-  /** The model label of the worker that started it. */
+  kind: z.enum(['team', 'workflow']),
+  /** The workflow's name (its plan is the `plan` key). */
+  workflow: z.string().nullable(),
+  /** The model label of the worker that created it. */
   model: z.string(),
+  tiers: TiersSchema.optional(),
   createdAt: z.string(),
-  updatedAt: z.string(),
 });
-/** What the session object keeps beside the engine state. */
+/** What the session object keeps once, at creation. */
 export type SessionMeta = z.infer<typeof SessionMetaSchema>;
 
-/** `start`: the brief and mode of a new session. */
-export const StartRequestSchema = z.object({ brief: z.string().min(1), mode: ModeSchema.optional() });
-/** `input`: a line exactly as typed in the terminal UI. */
-export const InputRequestSchema = z.object({ text: z.string() });
+/** Where a worker may push a session's streaming deltas (the serve process that handles its readers). */
+export const LiveTargetSchema = z.object({ url: z.string().url(), token: z.string().min(16).max(200) });
+/** Where a worker may push a session's streaming deltas. */
+export type LiveTarget = z.infer<typeof LiveTargetSchema>;
+
+/**
+ * The session's working state, read and written once per invocation (the `core` key): the engine state,
+ * the brief it starts on, the last event's seq, the rolling memory and usage totals as plain data, the demo story's progress,
+ * whether the session was let go (`!quit`), and where its live deltas go.
+ */
+export interface SessionCore {
+  state: SessionState;
+  /** The brief (or workflow input) the session starts on. */
+  brief: string;
+  lastSeq: number;
+  memory: unknown;
+  usage: unknown;
+  demo: Record<string, number> | null;
+  detached: boolean;
+  live: LiveTarget | null;
+}
+
+/** What readers see of a session, written at every quiet point (the `head` key): small, whatever the session's size; usage as the meter has it. */
+export interface SessionHead {
+  lastSeq: number;
+  updatedAt: string;
+  state: HeadState;
+  /** The meter's totals (null: nothing metered yet). */
+  usage: UsageState | null;
+}
+
+/** The engine state's fields the API's view and the session list show. */
+export type HeadState = Pick<SessionState, 'id' | 'definition' | 'status' | 'brief' | 'turn' | 'configuration' | 'active' | 'awaiting' | 'endReason'>;
+
+/** The head's part of an engine state. */
+export function headState(s: SessionState): HeadState {
+  return { id: s.id, definition: s.definition, status: s.status, brief: s.brief, turn: s.turn, configuration: s.configuration, active: s.active, awaiting: s.awaiting, endReason: s.endReason };
+}
+
+/** `create`: a team session on a brief, or a named workflow of the workers on an input; the serve process's live target. */
+export const CreateRequestSchema = z.strictObject({
+  brief: z.string().min(1).optional(),
+  workflow: z.string().min(1).optional(),
+  input: z.string().optional(),
+  mode: ModeSchema.optional(),
+  models: TiersSchema.optional(),
+  live: LiveTargetSchema.optional(),
+});
+/** `create`: what to run. */
+export type CreateRequest = z.infer<typeof CreateRequestSchema>;
+
+/** `line`: a line exactly as typed in the terminal UI, and where this reader's live deltas go. */
+export const LineRequestSchema = z.strictObject({ text: z.string(), live: LiveTargetSchema.optional() });
+
+/** `apply`: the line to apply (none: only continue the session), when it was typed, the live target. */
+export const ApplyRequestSchema = z.strictObject({ text: z.string().optional(), at: z.number(), live: LiveTargetSchema.nullable().optional() });
+/** `apply`: the line to apply. */
+export type ApplyRequest = z.infer<typeof ApplyRequestSchema>;
+
 /** `events`: the events after a sequence number, at most `limit` of them. */
 export const EventsRequestSchema = z.object({ after: z.number().int().min(0), limit: z.number().int().min(1).max(2_000).optional() });
-
-const ToolCallSchema = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
-const MessageSchema = z.discriminatedUnion('role', [
-  z.object({ role: z.literal('system'), content: z.string() }),
-  z.object({ role: z.literal('user'), content: z.string() }),
-  z.object({ role: z.literal('assistant'), content: z.string(), toolCalls: z.array(ToolCallSchema).optional() }),
-  z.object({ role: z.literal('tool'), toolCallId: z.string(), name: z.string(), content: z.string() }),
-]);
-const ToolSpecSchema = z.object({ name: z.string(), description: z.string(), parameters: z.record(z.string(), z.unknown()) });
-
-/** One model call as the session object hands it to the model service: built in full from the session's state. */
-export const ModelCallSchema = z.object({
-  sessionId: z.string(),
-  call: AgentCallSchema,
-  model: z.string(),
-  messages: z.array(MessageSchema),
-  tools: z.array(ToolSpecSchema),
-  toolChoice: z.union([z.enum(['auto', 'required', 'none']), z.object({ name: z.string() })]).optional(),
-  meta: z.record(z.string(), z.unknown()),
-  /** Lines of the offline demo story already said (a worker on the demo model continues it). */
-  demoProgress: z.record(z.string(), z.number()).optional(),
-});
-/** One model call as the session object hands it to the model service. */
-export type ModelCall = z.infer<typeof ModelCallSchema>;
-
-const RetrySchema = z.object({ attempt: z.number(), waitMs: z.number(), reason: z.string() });
-
-/** What a model call came to, as journaled by `ctx.run`: the answer (and whether the model is free), or why it failed; `at` when it finished (epoch ms). */
-export const CallOutcomeSchema = z.discriminatedUnion('ok', [
-  z.object({ ok: z.literal(true), response: ChatResponseSchema, free: z.boolean(), retries: z.array(RetrySchema), at: z.number() }),
-  z.object({ ok: z.literal(false), reason: z.string(), retries: z.array(RetrySchema), at: z.number() }),
-]);
-/** What a model call came to. */
-export type CallOutcome = z.infer<typeof CallOutcomeSchema>;
-
-/** `result`: a model call's outcome, sent back to the session object by the model service. */
-export const ResultRequestSchema = z.object({ call: AgentCallSchema, model: z.string(), outcome: CallOutcomeSchema });
-/** `result`: a model call's outcome. */
-export type ResultRequest = z.infer<typeof ResultRequestSchema>;
 
 /** What `events` answers: the events (oldest first), the last sequence number, and the session's status. */
 export interface EventsPage {
@@ -74,26 +92,22 @@ export interface EventsPage {
   status: string;
 }
 
+/** What `line` answers: nothing to show (the events tell it), output lines (an inspection), or the reader left. */
+export type LineAnswer = { kind: 'none' } | { kind: 'quit' } | { kind: 'output'; title: string; lines: string[] };
+
 /** One entry of the session index. */
 export const IndexEntrySchema = z.object({ id: z.string(), brief: z.string(), team: z.string(), createdAt: z.string() });
 /** One entry of the session index. */
 export type IndexEntry = z.infer<typeof IndexEntrySchema>;
 
-/** What every session on a worker shares: the team's definition and prompts, persona models, prices. */
-export interface SessionRuntime {
-  def: MachineDefinition;
-  prompts: Record<string, string>;
-  modelFor: (personaId: string) => string;
-  prices: PriceTable;
-  /** The worker's model label (recorded in `session_started`). */
-  modelLabel: string;
-  /** The worker runs the offline demo: calls carry how far its story got. */
-  demo: boolean;
-}
-
-/** The stored part of a session a turn starts from (its object state). */
-export interface SessionRecord {
-  state: SessionState;
-  usage: UsageState | null;
-  lastSeq: number;
+/** A line of the session list, as the `listing` handler answers it. */
+export interface ListingLine {
+  id: string;
+  team: string;
+  kind: 'team' | 'workflow';
+  brief: string;
+  status: string;
+  turns: number;
+  updatedAt: string;
+  hosted: boolean;
 }

@@ -1,17 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { streamSSE } from 'hono/streaming';
 import type { MachineDefinition } from '../../engine/definition.js';
+import type { TroupeEvent } from '../../engine/event-map.js';
+import { redactDeep } from '../../llm/redact.js';
 import { displayFold, displayNames, plainNames } from '../../report/display-items.js';
 import { matchId } from '../../store/store.js';
+import { compileWorkflow } from '../../workflow/run/compile.js';
+import { apiFrame, readBody, refuse } from '../api-frame.js';
 import { consoleRoutes } from '../console-routes.js';
-import { apiFrame, readBody } from '../api-frame.js';
 import { CreateSessionSchema, InputSchema } from '../api-schema.js';
 import { RequestRefused } from '../host.js';
+import { SseClient } from '../sse-client.js';
 import { sseMessage } from '../sse-message.js';
 import { RestateUnavailable, type RestateSessions } from './ingress.js';
+import type { LiveHub } from './live-hub.js';
+import type { EventsPage } from './records.js';
 
-/** How the Restate-backed API is set up: the ingress client, the team the workers run, auth, limits, polling. */
+/** How the Restate-backed API is set up: the ingress client, the team the workers run, auth, limits, polling, live deltas. */
 export interface RestateAppOptions {
   sessions: RestateSessions;
   /** The team name the workers run (requests naming another are refused). */
@@ -23,20 +30,26 @@ export interface RestateAppOptions {
   /** How often an event stream asks the session for new events. */
   pollMs?: number;
   keepAliveMs?: number;
+  /** Where workers push streaming deltas (absent: readers see whole messages only). */
+  live?: LiveHub;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const FULL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
+/** How long creating a session waits for its first step, so the answer shows it started (as the embedded backend's does). */
+const START_WAIT_MS = 3_000;
+/** The largest push of deltas a worker may send (a few milliseconds of one turn's pieces are far smaller). */
+const LIVE_MAX_BYTES = 1024 * 1024;
 
 /**
  * `troupe serve --backend restate`: the same routes and JSON as the embedded backend, each request a call to
- * the session's virtual object through the Restate ingress. Event streams poll the session's `events` handler.
+ * the session's virtual object through the Restate ingress. Event streams poll the session's `events` handler,
+ * and pass on the streaming deltas workers push to `POST /live` while a turn runs.
  */
 export function restateApp(options: RestateAppOptions): Hono {
-  const { sessions } = options;
+  const { sessions, live } = options;
   const pollMs = options.pollMs ?? 200;
-  const { api, mount } = apiFrame({
+  const { app, api, mount } = apiFrame({
     token: options.token,
     maxBodyBytes: options.maxBodyBytes,
     health: () => ({ ok: true, backend: 'restate' }),
@@ -45,22 +58,31 @@ export function restateApp(options: RestateAppOptions): Hono {
   });
   const resolve = async (wanted: string) => (FULL_ID.test(wanted) ? wanted : matchId(wanted, (await sessions.list()).map((e) => e.id)));
 
+  // Workers push deltas here with this process's token (not the API's: workers are not API clients).
+  app.post('/live', bodyLimit({ maxSize: LIVE_MAX_BYTES, onError: (c) => refuse(c, 413, `live: a push is at most ${LIVE_MAX_BYTES} bytes`) }), async (c) => {
+    if (!live?.allows(c.req.header('authorization'))) return refuse(c, 401, 'live: a worker push needs this process\'s live token');
+    const body = (await c.req.json().catch(() => null)) as { events?: unknown } | null;
+    return c.json({ delivered: live.deliver(body?.events) });
+  });
+
   api.post('/sessions', async (c) => {
     const request = await readBody(c, CreateSessionSchema);
     if (request.team !== undefined && request.team !== options.team) throw new RequestRefused(400, `team: this server runs the team "${options.team}"`);
-    if (request.workflow !== undefined) throw new RequestRefused(400, 'workflow: the Restate backend runs teams; run workflows on the embedded backend');
-    if (!request.brief) throw new RequestRefused(400, 'brief: a team session needs a brief');
-    const view = await sessions.start(randomUUID(), { brief: request.brief, ...(request.mode ? { mode: request.mode } : {}) });
+    if (request.workflow === undefined && !request.brief) throw new RequestRefused(400, 'brief: a team session needs a brief');
+    const id = randomUUID();
+    const target = live?.target();
+    let view = await sessions.create(id, { ...request, ...(target ? { live: target } : {}) });
+    for (let waited = 0; view.status === 'idle' && waited < START_WAIT_MS; waited += 10) {
+      await sleep(10);
+      view = await sessions.snapshot(id);
+    }
     return c.json(view, 201);
   });
 
   api.get('/sessions', async (c) => {
     const q = (c.req.query('q') ?? '').toLowerCase();
-    const entries = (await sessions.list()).filter((e) => q === '' || e.brief.toLowerCase().includes(q) || e.id.startsWith(q));
-    const items = [];
-    // A few at a time: each line is one call to its session.
-    for (let i = 0; i < entries.length; i += 16) items.push(...(await Promise.all(entries.slice(i, i + 16).map((e) => sessions.listing(e.id)))));
-    return c.json({ sessions: items });
+    const lines = await sessions.listings((e) => q === '' || e.brief.toLowerCase().includes(q) || e.id.startsWith(q));
+    return c.json({ sessions: lines.map(({ kind: _kind, ...line }) => line) });
   });
 
   api.get('/sessions/:id', async (c) => c.json(await sessions.snapshot(await resolve(c.req.param('id')))));
@@ -68,47 +90,96 @@ export function restateApp(options: RestateAppOptions): Hono {
   api.post('/sessions/:id/input', async (c) => {
     const id = await resolve(c.req.param('id'));
     const { text } = await readBody(c, InputSchema);
-    const outcome = await sessions.input(id, text);
+    const outcome = await sessions.line(id, text, live?.target());
     return c.json(outcome, outcome.kind === 'none' ? 202 : 200);
   });
 
   api.get('/sessions/:id/events', async (c) => {
     const id = await resolve(c.req.param('id'));
     const after = Number(c.req.header('Last-Event-ID') ?? c.req.query('after') ?? 0) || 0;
+    // Listen for deltas before the first read, so none of a turn that is running falls between the two.
+    const deltas = new SseClient();
+    const unsubscribe = live?.subscribe(id, (e) => deltas.push(e));
     // Read once before the stream opens, so an unknown session is a 404 and not an empty stream.
-    let page = await sessions.events(id, after);
-    const items = displayFold(options.def ? displayNames(options.def) : plainNames(options.team));
+    let page: EventsPage;
+    try {
+      page = await sessions.events(id, after);
+    } catch (error) {
+      unsubscribe?.();
+      throw error;
+    }
+    // Agents and states are named by the session's definition: a workflow's, compiled from its plan, else the team's.
+    const plan = await sessions.plan(id).catch((error: unknown) => {
+      unsubscribe?.();
+      throw error;
+    });
+    const def = plan ? compileWorkflow(plan) : options.def;
+    const items = displayFold(def ? displayNames(def) : plainNames(options.team));
     return streamSSE(c, async (stream) => {
       let open = true;
       stream.onAbort(() => {
         open = false;
+        deltas.close();
       });
       let sent = after;
       let quiet = 0;
-      while (open) {
-        for (const e of page.events) {
-          await stream.writeSSE({ ...sseMessage(e, items(e)), id: String(e.seq) });
-          sent = e.seq;
-        }
-        if (page.status === 'ended' && sent >= page.lastSeq) break;
-        if (sent >= page.lastSeq) {
-          await sleep(pollMs);
-          quiet += pollMs;
-          if (quiet >= (options.keepAliveMs ?? 15_000)) {
-            quiet = 0;
-            await stream.write(': keep-alive\n\n');
+      // As the embedded stream: each event with its display items, secrets a model echoed redacted; deltas carry no
+      // id (they are not a resume point).
+      const write = (e: TroupeEvent) => {
+        const shown = redactDeep(e);
+        return stream.writeSSE({ ...sseMessage(shown, items(shown)), ...(e.type !== 'agent_delta' ? { id: String(e.seq) } : {}) });
+      };
+      try {
+        while (open) {
+          for (const e of page.events) {
+            await write(e);
+            sent = e.seq;
           }
-        } else quiet = 0;
-        try {
-          page = await sessions.events(id, sent);
-        } catch (error) {
-          // Restate restarting: the stream stays open and picks up where it was once Restate answers again.
-          if (!(error instanceof RestateUnavailable)) throw error;
-          page = { events: [], lastSeq: sent, status: page.status };
+          if (page.status === 'ended' && sent >= page.lastSeq) break;
+          if (sent >= page.lastSeq) {
+            // Waiting for the next poll, deltas of the turn in progress go out as they come.
+            const waited = await untilDeltas(deltas, pollMs, write);
+            quiet += waited;
+            if (quiet >= (options.keepAliveMs ?? 15_000)) {
+              quiet = 0;
+              await stream.write(': keep-alive\n\n');
+            }
+          } else quiet = 0;
+          try {
+            page = await sessions.events(id, sent);
+          } catch (error) {
+            // Restate restarting: the stream stays open and picks up where it was once Restate answers again.
+            if (!(error instanceof RestateUnavailable)) throw error;
+            page = { events: [], lastSeq: sent, status: page.status };
+          }
         }
+      } finally {
+        unsubscribe?.();
       }
     });
   });
 
   return mount();
 }
+
+/** Sends the deltas that arrive within `ms`; resolves after `ms` with the time waited. */
+async function untilDeltas(deltas: SseClient, ms: number, write: (e: TroupeEvent) => Promise<void>): Promise<number> {
+  let done = false;
+  const timer = setTimeout(() => {
+    done = true;
+    deltas.push(NOTHING);
+  }, ms);
+  try {
+    while (!done) {
+      const batch = await deltas.next();
+      if (batch.length === 0) break;
+      for (const e of batch) if (e !== NOTHING) await write(e);
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+  return ms;
+}
+
+// Wakes the delta queue when the poll interval is over.
+const NOTHING = { type: 'note', text: '', session_id: '', seq: 0, at: 0 } as unknown as TroupeEvent;

@@ -1,23 +1,15 @@
 import * as restate from '@restatedev/restate-sdk';
 import { createServer, type ServerHttp2Session } from 'node:http2';
 import type { AddressInfo } from 'node:net';
-import type { ChatModel } from '../../llm/chat-model.js';
-import { DemoModel } from '../../llm/demo-model.js';
-import type { OpenTeam } from '../../team/open-team.js';
-import type { PriceTable } from '../../usage/price-table.js';
 import { indexObject } from './index-object.js';
-import { modelService } from './model-service.js';
+import { LiveSender } from './live.js';
+import type { WorkerRuntime } from './object-session.js';
 import { sessionObject } from './session-object.js';
 
-/** What a worker serves with: the team (every worker of a deployment runs the same one), the model, prices. */
-export interface WorkerOptions {
-  team: OpenTeam;
-  model: ChatModel;
-  prices: PriceTable;
+/** What a worker serves with: the team (every worker of a deployment runs the same one), the model, prices, workflows, its data directory. */
+export interface WorkerOptions extends Omit<WorkerRuntime, 'live'> {
   port: number;
   host: string;
-  /** Where the worker's lines go (a line per model call it starts, and warnings). */
-  log: (line: string) => void;
   /** Restate request-identity public keys (`publickeyv1_…`): when given, only that Restate cluster may call the worker. */
   identityKeys?: string[];
 }
@@ -31,19 +23,15 @@ export interface RunningWorker {
 const LEVELS = new Set(['warn', 'error']);
 
 /**
- * Serves the Restate endpoint (HTTP/2) with troupe's services: the `troupe_session` object, the `troupe_model`
- * service and the `troupe_sessions` index. Register its URL (or a load balancer's in front of several workers)
+ * Serves the Restate endpoint (HTTP/2) with troupe's services: the `troupe_session` object and the
+ * `troupe_sessions` index. Register its URL (or a load balancer's in front of several workers)
  * with the Restate admin API.
  */
 export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
-  const demo = o.model instanceof DemoModel;
+  const live = new LiveSender();
+  const { port: _port, host: _host, identityKeys: _keys, ...runtime } = o;
   const handler = restate.createEndpointHandler({
-    services: [
-      sessionObject({ def: o.team.def, prompts: o.team.loaded.prompts, modelFor: o.team.modelFor, prices: o.prices, modelLabel: o.model.label, demo }),
-      // The demo model keeps its story per instance: each call gets one at the session's place in the story.
-      modelService((call) => (demo ? new DemoModel(call.demoProgress ?? {}) : o.model), o.log),
-      indexObject(),
-    ],
+    services: [sessionObject({ ...runtime, live }), indexObject()],
     ...(o.identityKeys?.length ? { identityKeys: o.identityKeys } : {}),
     // The SDK logs every invocation at info; a worker prints only what needs a person.
     logger: (meta, message, ...rest) => {
@@ -70,6 +58,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
         server.close(() => resolve());
         // Restate keeps its HTTP/2 connections open; they are ended (invocations on them are retried elsewhere).
         for (const session of sessions) session.destroy();
+        live.flushAll();
       }),
   };
 }

@@ -3,6 +3,7 @@ import type { LoadedTeam } from '../../config/load-team.js';
 import { ConfigError, zodIssues, type ConfigIssue } from '../../config/issues.js';
 import { assertDirInside, readConfigText, UnreadableFile } from '../../config/safe-read.js';
 import { parseConfigJson } from '../../config/config-json.js';
+import { salvage } from '../../config/salvage.js';
 import { WorkflowConfigSchema, type WorkflowConfig } from '../config/workflow-schema.js';
 import type { AgentPlan, WorkflowPlan } from '../run/plan.js';
 import { MAX_DEPTH } from '../run/constants.js';
@@ -55,12 +56,12 @@ function readConfig(loader: Loader, location: WorkflowLocation): { config: Workf
   }
   const raw = parseConfigJson(text, shown, loader.issues);
   if (!raw) return null;
-  const parsed = WorkflowConfigSchema.safeParse(raw.value);
-  if (!parsed.success) {
-    loader.issues.push(...zodIssues(shown, parsed.error));
-    return null;
-  }
-  return { config: parsed.data, script };
+  const { salvaged, error } = salvage(WorkflowConfigSchema, raw.value);
+  if (error) loader.issues.push(...zodIssues(shown, error));
+  // A file its schema refused is still cross-checked when its states are readable (unknown keys dropped),
+  // so one run names every problem; its plan is never built (the issues above stop that).
+  if (!salvaged || salvaged.value.states === undefined) return null;
+  return { config: salvaged.value as WorkflowConfig, script };
 }
 
 function load(loader: Loader, location: WorkflowLocation): WorkflowPlan | null {

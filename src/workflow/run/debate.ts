@@ -8,6 +8,7 @@ import type { DebatePlan } from './plan.js';
 import { ChangesSchema, type ToolCallRecord } from '../../engine/agent-reply.js';
 import type { Debate, Verdict } from './state.js';
 import { formatImplementationsForReview } from './review-format.js';
+import { takeUserWords } from './user-input.js';
 
 /** The tool each debate turn ends with: a structured verdict, never keywords in the text. */
 export const VERDICT_TOOL = 'review_verdict';
@@ -39,7 +40,7 @@ function reviewerTurn(ctx: StepContext, plan: DebatePlan, debate: Debate): void 
     ? `The reviewers did not agree within ${plan.maxRounds} rounds. Write the consensus they would reach from the debate above: one feedback for the implementers, whether the work is approved, and a ranking. Call ${VERDICT_TOOL} with agree: true.`
     : `Round ${debate.round + 1} of at most ${plan.maxRounds}. Give your review${debate.transcript.length ? ', answering the other reviewers where you differ' : ''}, then call ${VERDICT_TOOL}: agree is true only if you can sign the debate's current position as it stands.`;
   const text = `${debate.subject}${said ? `\n\n## The debate so far\n${said}` : ''}\n\n${ask}`;
-  startCall(ctx, reviewer, { kind: 'workflow', text, state: frame.state }, { path: keyOf(frame, frame.state) });
+  startCall(ctx, reviewer, { kind: 'workflow', text, state: frame.state, ...takeUserWords(ctx) }, { path: keyOf(frame, frame.state) });
   update(ctx, { debate: { ...debate, call: ctx.s.inFlight } });
 }
 

@@ -1,5 +1,7 @@
 import { awaitUser, note, type StepContext } from '../../engine/context.js';
-import type { EvaluationResult } from '../../engine/evaluation.js';
+import type { Evaluation, EvaluationResult } from '../../engine/evaluation.js';
+import { keepChained } from './inline.js';
+import type { Chain } from './chain.js';
 import { current, runOf, setFrame, update } from './access.js';
 import { appendMessage } from './frames.js';
 import type { Frame } from './state.js';
@@ -31,6 +33,18 @@ export function adopt(ctx: StepContext, result: Extract<EvaluationResult, { ok: 
   if (logs.length > MAX_LOG_NOTES) note(ctx, `${plan.name}.${frame.state}: ${logs.length - MAX_LOG_NOTES} more log line(s) not shown`);
 }
 
+// The sandbox also ran what comes next (the transitions after the after-code; the entry code of the state
+// they chose): kept for when it is asked for.
+function keepNext(ctx: StepContext, purpose: Evaluation['purpose'], result: Extract<EvaluationResult, { ok: true }>, chain: Chain): void {
+  // Messages added to a context are trimmed here: what comes next must see them as the engine keeps them.
+  if (result.contexts && Object.keys(result.contexts).length > 0) return;
+  if (chain.next) return keepChained(ctx, chain.next, result.next!);
+  const { state } = current(ctx);
+  const chosen = purpose === 'transitions' && typeof result.value === 'number' ? state?.transitions[result.value]?.target : purpose === 'decide' && typeof result.value === 'string' ? result.value : undefined;
+  const step = chosen !== undefined ? chain.targets?.[chosen] : undefined;
+  if (step) keepChained(ctx, step, result.next!, chosen);
+}
+
 /** Console lines of one evaluation shown as notes (the sandbox caps what it collects; this caps what is shown). */
 const MAX_LOG_NOTES = 5;
 
@@ -47,22 +61,31 @@ function sizeChecked(ctx: StepContext, answer: EvaluationResult): EvaluationResu
   return problem ? { ok: false, error: problem } : answer;
 }
 
-/** The sandbox answered an evaluation: its data counted and size-checked, its changes adopted, the state goes on by what it was for. */
+/** The sandbox answered an evaluation: its data counted (what it chained too) and size-checked, then it takes effect. */
 export function onEvaluated(ctx: StepContext, id: string, answer: EvaluationResult): void {
   const run = runOf(ctx);
   if (!run.evaluating || run.evaluating.id !== id) return;
-  const purpose = run.evaluating.purpose;
+  const { evaluation } = run.evaluating;
   ctx.s.workflow = { ...run, evaluating: null };
-  const result = sizeChecked(ctx, answer);
+  settle(ctx, id, evaluation.purpose, sizeChecked(ctx, answer), evaluation, evaluation);
+}
+
+/**
+ * An evaluation's result (from the sandbox, or answered in the step: then `evaluation` is null) takes
+ * effect: its changes adopted, the state goes on by what it was for. `chain`: what was to follow it; the
+ * sandbox's result for that, if it ran it, is kept for the engine's next evaluation in this step.
+ */
+export function settle(ctx: StepContext, _id: string, purpose: Evaluation['purpose'], result: EvaluationResult, evaluation: Evaluation | null, chain: Chain | null): void {
   const { plan, state, frame } = current(ctx);
   if (purpose === 'error') {
-    const last = (run.evaluating.evaluation.scope.last_error ?? { message: 'an error' }).message;
+    const last = (evaluation?.scope.last_error ?? { message: 'an error' }).message;
     if (!result.ok) return awaitUser(ctx, 'failure', `${plan.name}: state ${frame.state} failed (${last}) and its error handler failed too: ${result.error}; !continue tries the state again`);
     adopt(ctx, result);
     return onErrorDecided(ctx, textOf(result.value), last);
   }
   if (!result.ok) return fail(ctx, `${purpose}: ${result.error}`);
   adopt(ctx, result);
+  if (result.next && chain) keepNext(ctx, purpose, result, chain);
   switch (purpose) {
     case 'enter':
       update(ctx, { phase: 'input' });

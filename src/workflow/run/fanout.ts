@@ -6,6 +6,7 @@ import { keyOf } from './frames.js';
 import type { ParallelPlan } from './plan.js';
 import type { Changes, ToolCallRecord } from '../../engine/agent-reply.js';
 import type { Branch } from './state.js';
+import { takeUserWords } from './user-input.js';
 
 /** The id of each branch's working state and of the final state it ends in, inside its region. */
 export const BRANCH_WORK = 'work';
@@ -30,6 +31,7 @@ export function fanOut(ctx: StepContext, plan: ParallelPlan, inputs: Record<stri
   const { frame } = current(ctx);
   const branches: Record<string, Branch> = {};
   const skipped: string[] = [];
+  const user = takeUserWords(ctx);
   for (const b of plan.branches) {
     const text = typeof inputs[b.id] === 'string' ? (inputs[b.id] as string) : JSON.stringify(inputs[b.id] ?? '');
     if (b.when && inputs[`${WHEN}${b.id}`] !== true) {
@@ -42,7 +44,7 @@ export function fanOut(ctx: StepContext, plan: ParallelPlan, inputs: Record<stri
       persona: b.agent,
       path: branchKey(ctx, b.id, BRANCH_WORK),
       attempt: 1,
-      inbox: { kind: 'workflow', text, state: frame.state },
+      inbox: { kind: 'workflow', text, state: frame.state, ...user },
       branch: b.id,
       ...(plan.timeoutMs !== null ? { timeoutMs: plan.timeoutMs } : {}),
     };

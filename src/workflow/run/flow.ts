@@ -1,12 +1,14 @@
 import { awaitUser, changeState, endSession, startCall, type StepContext } from '../../engine/context.js';
 import { current, evaluate, runOf, setFrame, update } from './access.js';
 import { agentOf, appendMessage, keyOf, newFrame, stateOf } from './frames.js';
-import { fanOut, WHEN } from './fanout.js';
+import { fanOut } from './fanout.js';
 import { startDebate } from './debate.js';
 import { MAX_DEPTH, ENDS, SUB_DONE } from './constants.js';
 import { fail } from './failure.js';
 import { settleJoin } from './replies.js';
+import { afterAfter, afterEnter, decisionRequest, inputRequest, targetsOf } from './chain.js';
 import { countEntry } from './loop-guard.js';
+import { takeUserWords } from './user-input.js';
 
 // How a workflow moves: the phases of a state, its agent's action, going to a state, entering a sub-workflow, finishing.
 
@@ -17,30 +19,19 @@ export function advance(ctx: StepContext): void {
     if (!state) return fail(ctx, `${plan.name}: no state "${frame.state}"`);
     switch (frame.phase) {
       case 'enter':
-        if (state.enter) return evaluate(ctx, 'enter', { code: state.enter });
+        // The entry code and the input are one sandbox job when both are code.
+        if (state.enter) return evaluate(ctx, 'enter', { code: state.enter }, {}, afterEnter(state));
         update(ctx, { phase: 'input' });
         break;
-      case 'input':
-        if (state.parallel) {
-          const fields = Object.fromEntries(state.parallel.branches.flatMap((b) => [...(b.input ? [[b.id, b.input]] : []), ...(b.when ? [[`${WHEN}${b.id}`, b.when]] : [])]));
-          if (Object.keys(fields).length > 0) return evaluate(ctx, 'branch_input', { fields });
-          return settleJoin(ctx, fanOut(ctx, state.parallel, {}));
-        }
-        if (state.debate) {
-          if (state.debate.input) return evaluate(ctx, 'debate_input', { code: state.debate.input });
-          return startDebate(ctx, state.debate, '');
-        }
-        if (state.subWorkflow) {
-          if (Object.keys(state.subWorkflow.input).length > 0) return evaluate(ctx, 'sub_input', { fields: state.subWorkflow.input });
-          return enterSub(ctx, {});
-        }
-        if (!state.agent) {
-          update(ctx, { phase: 'after' });
-          break;
-        }
-        if (state.input) return evaluate(ctx, 'input', { code: state.input });
-        update(ctx, { phase: 'act', input: '' });
+      case 'input': {
+        const asked = inputRequest(state);
+        if (asked) return evaluate(ctx, asked.purpose, asked);
+        if (state.parallel) return settleJoin(ctx, fanOut(ctx, state.parallel, {}));
+        if (state.debate) return startDebate(ctx, state.debate, '');
+        if (state.subWorkflow) return enterSub(ctx, {});
+        update(ctx, state.agent ? { phase: 'act', input: '' } : { phase: 'after' });
         break;
+      }
       case 'act':
         if (!act(ctx)) return;
         break;
@@ -49,13 +40,17 @@ export function advance(ctx: StepContext): void {
       case 'debate':
         return;
       case 'after':
-        if (state.after) return evaluate(ctx, 'after', { code: state.after });
+        // After-code and the transitions are one sandbox job when both are code.
+        if (state.after) return evaluate(ctx, 'after', { code: state.after }, {}, afterAfter(plan, state));
         update(ctx, { phase: 'transitions' });
         break;
-      case 'transitions':
-        if (state.final || (state.transitions.length === 0 && !state.decide)) return finish(ctx);
-        if (state.decide) return evaluate(ctx, 'decide', { code: state.decide });
-        return evaluate(ctx, 'transitions', { transitions: state.transitions.map((t) => ({ condition: t.condition, before: t.before })) });
+      case 'transitions': {
+        // The decision and the entry code (and input) of the state it chooses are one sandbox job.
+        const asked = decisionRequest(state);
+        if (!asked) return finish(ctx);
+        const targets = targetsOf(plan, asked);
+        return evaluate(ctx, asked.purpose, asked, {}, targets ? { targets } : undefined);
+      }
     }
   }
   fail(ctx, 'the workflow went round without doing anything (a state loops on itself with no agent and no code)');
@@ -80,7 +75,7 @@ export function act(ctx: StepContext): boolean {
     return false;
   }
   update(ctx, { phase: 'call' });
-  startCall(ctx, agent.id, { kind: 'workflow', text: frame.input ?? '', state: state!.name }, { path: keyOf(frame, state!.name) });
+  startCall(ctx, agent.id, { kind: 'workflow', text: frame.input ?? '', state: state!.name, ...takeUserWords(ctx) }, { path: keyOf(frame, state!.name) });
   return false;
 }
 

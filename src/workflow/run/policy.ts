@@ -31,7 +31,7 @@ export const workflowPolicy: Policy = {
     const problem = inputProblem(plan, brief);
     const frame = newFrame(plan, { plan: [], prefix: [] }, problem ? '' : inputValue(plan, brief));
     ctx.s.workflow = { frames: [frame], evalSeq: 0, evaluating: null, question: null, error: problem };
-    emit(ctx, event('user_input', { text: brief }));
+    emit(ctx, event('user_input', { text: brief, kind: 'brief' }));
     if (problem) return endSession(ctx, problem);
     changeState(ctx, keyOf(frame, plan.start), 'workflow', `workflow ${plan.name} started`);
     if (countEntry(ctx, plan.start)) advance(ctx);

@@ -7,9 +7,10 @@ import { branchFinished, branchOf, type FanoutOutcome } from './fanout.js';
 import { debateTurnDone } from './debate.js';
 import type { AgentPlan, StatePlan } from './plan.js';
 import { ASK_USER_TOOL, textOf } from './constants.js';
+import { inboxText } from './inbox.js';
 import { advance } from './flow.js';
 import { fail } from './failure.js';
-import { onUserText } from './user-input.js';
+import { deliverDeferred } from './user-input.js';
 
 // An agent answered: its words into its context, the branch or the debate it belongs to, its parsing tools read.
 
@@ -30,12 +31,7 @@ export function settleJoin(ctx: StepContext, outcome: FanoutOutcome): void {
   if (outcome.kind === 'wait') return;
   if (outcome.kind === 'fail') return fail(ctx, outcome.reason);
   update(ctx, { phase: 'after' });
-  const deferred = runOf(ctx).deferredInput;
-  if (deferred !== undefined) {
-    const { deferredInput: _taken, ...run } = runOf(ctx);
-    ctx.s.workflow = run;
-    return onUserText(ctx, deferred);
-  }
+  if (deliverDeferred(ctx)) return;
   advance(ctx);
 }
 
@@ -56,7 +52,7 @@ export function onReplied(ctx: StepContext, turnId: string, words: string, toolC
   // a `user` agent's words are what the user says in it.
   let next = frame;
   if (agent.role === 'assistant') {
-    if (call.inbox.kind === 'workflow') next = appendMessage(next, context, { role: 'user', content: call.inbox.text, from: 'workflow' });
+    if (call.inbox.kind === 'workflow') next = appendMessage(next, context, { role: 'user', content: inboxText(call.inbox), from: 'workflow' });
     if (call.inbox.kind === 'workflow_answer') next = appendMessage(next, context, { role: 'user', content: `(the user answered "${call.inbox.question}": ${call.inbox.text})`, from: 'user' });
     next = appendMessage(next, context, { role: 'assistant', content: words, from: agent.id });
   } else {
@@ -67,6 +63,7 @@ export function onReplied(ctx: StepContext, turnId: string, words: string, toolC
     setFrame(ctx, next);
     if (debateTurnDone(ctx, current(ctx).state!.debate!, words, toolCalls).kind === 'wait') return;
     update(ctx, { phase: 'after' });
+    if (deliverDeferred(ctx)) return;
     return advance(ctx);
   }
   const ask = toolCalls.find((c) => c.name === ASK_USER_TOOL);

@@ -104,7 +104,7 @@ export const WorkflowRunSchema = z.object({
   question: z.object({ agent: z.string(), toolCallId: z.string(), question: z.string() }).nullable(),
   output: z.unknown().optional(),
   error: z.string().nullable(),
-  /** User input that came while branches ran: it goes to the resume state once they join. */
+  /** User input that came while branches ran or reviewers debated: it goes to the resume state once they are done, else to the next agent's turn. */
   deferredInput: z.string().optional(),
   /** The loop guard's round (absent in runs stored before it: a fresh round). */
   loop: LoopRoundSchema.optional(),

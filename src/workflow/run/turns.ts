@@ -5,6 +5,7 @@ import type { TurnShaper } from '../../kernel/turn-shaper.js';
 import { agentOf, planOf } from './frames.js';
 import { ASK_USER_TOOL } from './constants.js';
 import { verdictTool } from './debate.js';
+import { inboxText } from './inbox.js';
 import type { ToolCallRecord } from '../../engine/agent-reply.js';
 
 /** The tool a role with request_users_input may call to ask the user a question. */
@@ -53,7 +54,7 @@ export function workflowTurns(def: MachineDefinition): TurnShaper {
               { role: 'assistant', content: '', toolCalls: [{ id: inbox.toolCallId, name: ASK_USER_TOOL, arguments: JSON.stringify({ question: inbox.question }) }] },
               { role: 'tool', toolCallId: inbox.toolCallId, name: ASK_USER_TOOL, content: inbox.text },
             ]
-          : [{ role: 'user', content: 'text' in inbox ? inbox.text : '' }];
+          : [{ role: 'user', content: inbox.kind === 'workflow' ? inboxText(inbox) : 'text' in inbox ? inbox.text : '' }];
       const debating = frame?.phase === 'debate';
       const tools: ToolSpec[] = debating ? [verdictTool] : [...(agent?.parsingTools ?? []), ...(agent?.requestUserInput && !call.branch ? [askUserTool] : [])];
       const agentTools = agent && agent.tools.length > 0 && !debating

@@ -7,30 +7,72 @@ import { newRound } from './loop-guard.js';
 
 // The user's part in a workflow: an answer to request_users_input, input to the resume state, !continue.
 
+/** True while the state's agents work side by side (a fan-out's branches, a debate's rounds): typed text must not cut them off. */
+function working(phase: string): boolean {
+  return phase === 'fanout' || phase === 'debate';
+}
+
 export function onUserText(ctx: StepContext, words: string): void {
-  const { run, frame, plan } = current(ctx);
+  const { run, frame } = current(ctx);
   const s = ctx.s;
-  if (frame.phase === 'fanout') {
-    // Branches are not interrupted by one line: it waits for their join, then goes where input goes.
-    ctx.s.workflow = { ...run, deferredInput: words };
-    note(ctx, `the branches of ${frame.state} are running; your input goes to the workflow once they join`);
-    return;
-  }
-  emit(ctx, event('user_input', { text: words }));
   if (run.question && s.status === 'awaiting_user') {
+    emit(ctx, event('user_input', { text: words, kind: 'answer' }));
     const q = run.question;
     ctx.s.workflow = { ...run, question: null };
     startCall(ctx, q.agent, { kind: 'workflow_answer', text: words, state: frame.state, toolCallId: q.toolCallId, question: q.question }, { path: keyOf(frame, frame.state) });
     return;
   }
-  // Seed 003: unsolicited input goes to the `resume` state, else the run starts over (contexts kept).
+  if (working(frame.phase)) {
+    // Branches and debaters are not interrupted by one line (their work would be thrown away): it waits.
+    emit(ctx, event('user_input', { text: words, kind: 'interjection' }));
+    const waiting = run.deferredInput === undefined ? words : `${run.deferredInput}\n${words}`;
+    ctx.s.workflow = { ...run, deferredInput: waiting };
+    const what = frame.phase === 'fanout' ? `the branches of ${frame.state} are running` : `the reviewers of ${frame.state} are debating`;
+    const until = frame.phase === 'fanout' ? 'once they join' : 'once the debate is over';
+    note(ctx, hasResume(ctx) ? `${what}; your input goes to the workflow's resume state ${until}` : `${what}; your input goes to the next agent's turn${frame.phase === 'fanout' ? ` ${until}` : ''}`);
+    return;
+  }
+  emit(ctx, event('user_input', { text: words, kind: s.status === 'awaiting_user' ? 'reply' : 'interjection' }));
+  redirect(ctx, words);
+}
+
+/** Seed 003: unsolicited input goes to the `resume` state, else the run starts over (contexts kept). */
+function redirect(ctx: StepContext, words: string): void {
+  const { frame, plan } = current(ctx);
   abortInFlight(ctx, 'user interjected');
   ctx.s.workflow = { ...runOf(ctx), evaluating: null, question: null };
   // The user is in the loop now: the loop guard counts afresh.
   newRound(ctx);
   update(ctx, { common_data: { ...frame.common_data, resume_input: words } });
-  const target = plan.resume && stateOf(plan, plan.resume) ? plan.resume : plan.start;
+  const target = hasResume(ctx) ? plan.resume! : plan.start;
   goTo(ctx, target, `user input: ${target === plan.resume ? 'resume' : 'start over'}`);
+}
+
+function hasResume(ctx: StepContext): boolean {
+  const { plan } = current(ctx);
+  return plan.resume !== null && stateOf(plan, plan.resume) !== undefined;
+}
+
+/**
+ * The branches joined or the debate is over: input typed meanwhile goes to the resume state (true: the run
+ * went there). Without one it stays for the next agent's turn (takeUserWords), and the state goes on.
+ */
+export function deliverDeferred(ctx: StepContext): boolean {
+  const run = runOf(ctx);
+  if (run.deferredInput === undefined || !hasResume(ctx)) return false;
+  const { deferredInput: words, ...rest } = run;
+  ctx.s.workflow = rest;
+  redirect(ctx, words);
+  return true;
+}
+
+/** The user's words waiting for the next agent's turn (typed during a fan-out or a debate, with no resume state), taken once. */
+export function takeUserWords(ctx: StepContext): { user: string } | Record<string, never> {
+  const run = runOf(ctx);
+  if (run.deferredInput === undefined || hasResume(ctx)) return {};
+  const { deferredInput: words, ...rest } = run;
+  ctx.s.workflow = rest;
+  return { user: words };
 }
 
 export function onContinue(ctx: StepContext): void {

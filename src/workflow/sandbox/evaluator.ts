@@ -1,19 +1,25 @@
+import { randomUUID } from 'node:crypto';
 import type { Evaluator } from '../../kernel/effect-runner.js';
-import { EvaluationResultSchema, type Evaluation, type EvaluationResult } from '../../engine/evaluation.js';
+import { EvaluationResultSchema, type ChainStep, type Evaluation, type EvaluationResult } from '../../engine/evaluation.js';
 import { oneLine } from './failure.js';
+import { decideInHost } from './host-decision.js';
+import { SandboxPool } from './pool.js';
+import { prepareEvaluation } from './prepare.js';
 import { DEFAULT_LIMITS, SandboxLimitsSchema, type SandboxLimits } from './program.js';
-import { CANCELLED, SandboxWorker } from './worker-client.js';
-import { workerEntry } from './worker-entry.js';
+import { pruneScope } from './scope-reads.js';
+import { CANCELLED } from './worker-client.js';
 
-/** How the sandbox finds script.js and what it allows (any limit left out takes its default). */
+/** How the sandbox finds script.js, where it runs and what it allows (any limit left out takes its default). */
 export interface SandboxOptions extends Partial<SandboxLimits> {
   /** A workflow's script.js source, by workflow name (null when it has none); read only for handlers. */
   scriptFor?: (workflowName: string) => string | null;
+  /** The worker threads to run on (a session's: the process's shared pool); without one, a pool of one thread of its own. */
+  pool?: SandboxPool;
 }
 
-/** An Evaluator on QuickJS in a worker thread, to be closed when the session ends. */
+/** An Evaluator on QuickJS in worker threads, to be closed when the session ends. */
 export interface SandboxEvaluator extends Evaluator {
-  /** Stops the worker; evaluations waiting or running end as cancelled, later ones fail. */
+  /** Drops the session's contexts (and stops its own pool); evaluations waiting or running end as cancelled, later ones fail. */
   close(): Promise<void>;
 }
 
@@ -26,14 +32,18 @@ interface Waiting {
 }
 
 /**
- * Runs workflow code (conditions, inputs, scripts, templates, script.js handlers) in QuickJS: a fresh
- * context per evaluation, bounded in time, memory and stack, in a warm worker thread. Evaluations asked
- * for together (parallel branches) wait their turn; none ever throws (a nonsensical limit throws here).
+ * Runs one session's workflow code (conditions, inputs, scripts, templates, script.js handlers) in QuickJS
+ * on a pool of warm worker threads, in a context of the session's own, bounded in steps, memory and stack.
+ * What needs no code is decided here without the sandbox. Evaluations asked for together (parallel
+ * branches) wait their turn; none ever throws (a nonsensical limit throws here).
  */
 export function createSandboxEvaluator(options: SandboxOptions = {}): SandboxEvaluator {
-  const { scriptFor, ...given } = options;
+  const { scriptFor, pool: shared, ...given } = options;
   const limits = limitsOf(given);
-  const worker = new SandboxWorker(workerEntry);
+  const own = shared ? null : new SandboxPool({ size: 1 });
+  const pool = shared ?? own!;
+  pool.warm();
+  const session = randomUUID();
   const queue: Waiting[] = [];
   let busy = false;
   let closed = false;
@@ -48,10 +58,24 @@ export function createSandboxEvaluator(options: SandboxOptions = {}): SandboxEva
 
   const runOne = async ({ evaluation, signal }: Waiting): Promise<EvaluationResult> => {
     if (signal?.aborted) return CANCELLED;
+    // An evaluation asked for before the engine decided such things itself (a resumed session) needs no worker either.
+    if (!evaluation.next && !evaluation.targets) {
+      const decided = decideInHost(evaluation, evaluation.scope, limits.maxLogLines);
+      if (decided) return decided;
+    }
     const source = usesHandler(evaluation) ? script(evaluation.workflow) : null;
     if (source !== null && typeof source === 'object') return source;
-    const result = await worker.run({ evaluation, script: source, limits }, signal);
-    const checked = EvaluationResultSchema.safeParse(result);
+    const prepared = prepareEvaluation(evaluation, source, limits);
+    if (!prepared.ok) return { ok: false, error: oneLine(prepared.error) };
+    let scope: string;
+    try {
+      scope = JSON.stringify(pruneScope(evaluation.scope, prepared.job.reads), onlyData);
+    } catch (error) {
+      return { ok: false, error: oneLine(`the scope is not JSON: ${String(error)}`) };
+    }
+    const { parts, script: withScript } = prepared.job;
+    const answer = await pool.run({ session, parts, scope, script: withScript, limits }, signal);
+    const checked = EvaluationResultSchema.safeParse(typeof answer === 'string' ? JSON.parse(answer) : answer);
     return checked.success ? checked.data : { ok: false, error: 'the sandbox gave a malformed result' };
   };
 
@@ -61,7 +85,9 @@ export function createSandboxEvaluator(options: SandboxOptions = {}): SandboxEva
     for (let next = queue.shift(); next; next = queue.shift()) {
       // A signal that outlives its evaluation (one per session) must not collect listeners.
       next.signal?.removeEventListener('abort', next.onAbort);
-      next.resolve(await runOne(next).catch((error: unknown) => ({ ok: false, error: oneLine(`the sandbox failed: ${error instanceof Error ? error.message : String(error)}`) })));
+      const result = await runOne(next).catch((error: unknown): EvaluationResult => ({ ok: false, error: oneLine(`the sandbox failed: ${error instanceof Error ? error.message : String(error)}`) }));
+      // Closed while it ran on a shared thread (which goes on serving other sessions): it ends as cancelled.
+      next.resolve(closed ? CANCELLED : result);
     }
     busy = false;
   };
@@ -72,7 +98,9 @@ export function createSandboxEvaluator(options: SandboxOptions = {}): SandboxEva
       return new Promise<EvaluationResult>((resolve) => {
         const onAbort = () => {
           const at = queue.indexOf(waiting);
-          if (at !== -1) queue.splice(at, 1), resolve(CANCELLED);
+          if (at === -1) return;
+          queue.splice(at, 1);
+          resolve(CANCELLED);
         };
         const waiting: Waiting = { evaluation, signal, resolve, onAbort };
         // Cancelled while waiting its turn: it leaves the queue at once.
@@ -84,7 +112,8 @@ export function createSandboxEvaluator(options: SandboxOptions = {}): SandboxEva
     async close() {
       closed = true;
       for (const waiting of queue.splice(0)) waiting.resolve(CANCELLED);
-      await worker.close();
+      pool.release(session);
+      await own?.close();
     },
   };
 }
@@ -97,8 +126,14 @@ function limitsOf(given: Partial<SandboxLimits>): SandboxLimits {
   throw new TypeError(`sandbox option ${issue.path.join('.')}: ${issue.message}`);
 }
 
-/** Whether any code of the evaluation names a script.js handler. */
-function usesHandler(evaluation: Evaluation): boolean {
-  const codes = [evaluation.code, ...Object.values(evaluation.fields ?? {}), ...(evaluation.transitions ?? []).flatMap((t) => [t.condition, t.before])];
-  return codes.some((code) => code?.kind === 'handler');
+// JSON.stringify would drop a function silently; the engine's scope is always data, so one is a caller's mistake.
+function onlyData(_key: string, value: unknown): unknown {
+  if (typeof value === 'function' || typeof value === 'symbol') throw new TypeError(`a ${typeof value} is not data`);
+  return value;
+}
+
+/** Whether any code of the evaluation (or of what is chained after it) names a script.js handler. */
+function usesHandler(step: ChainStep): boolean {
+  const codes = [step.code, ...Object.values(step.fields ?? {}), ...(step.transitions ?? []).flatMap((t) => [t.condition, t.before])];
+  return codes.some((code) => code?.kind === 'handler') || (step.next !== undefined && usesHandler(step.next)) || Object.values(step.targets ?? {}).some(usesHandler);
 }

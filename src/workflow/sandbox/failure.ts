@@ -11,22 +11,28 @@ export function sizeText(bytes: number): string {
   return `${Math.round(bytes / 1024)} KiB`;
 }
 
-/** The one-line message for a run that passed the deadline. */
-export function timeoutMessage(limits: Pick<SandboxLimits, 'timeoutMs'>, label?: string): string {
-  return `${label ? `${label}: ` : ''}did not finish within ${limits.timeoutMs} ms — an endless loop?`;
+/** What code that used up its steps is told. */
+export function stepsMessage(limits: Pick<SandboxLimits, 'maxSteps'>): string {
+  return `ran more than ${limits.maxSteps.toLocaleString('en-US')} steps — an endless loop?`;
+}
+
+/** What an evaluation the backstop stopped is told: the step limit could not see it, and why that can be. */
+export function backstopMessage(limits: Pick<SandboxLimits, 'backstopMs'>, what: string): string {
+  const time = limits.backstopMs >= 1000 ? `${Math.round(limits.backstopMs / 100) / 10} s` : `${limits.backstopMs} ms`;
+  return `${what}: still running after ${time} of wall-clock time, so the sandbox was stopped — a slow built-in (a huge string search, sort or join) that the step limit cannot interrupt, or a machine far too busy`;
 }
 
 /** One line that says what failed and, where it can, how to fix it. */
-export function failureMessage(failure: GuestFailure, limits: Pick<SandboxLimits, 'timeoutMs' | 'memoryBytes' | 'stackBytes'>): string {
+export function failureMessage(failure: GuestFailure, limits: Pick<SandboxLimits, 'maxSteps' | 'memoryBytes' | 'stackBytes'>): string {
   const where = failure.snippet && failure.snippet !== failure.label ? `${failure.label} \`${failure.snippet}\`` : failure.label;
   return oneLine(`${where}: ${describe(failure, limits)}`);
 }
 
-function describe(failure: GuestFailure, limits: Pick<SandboxLimits, 'timeoutMs' | 'memoryBytes' | 'stackBytes'>): string {
+function describe(failure: GuestFailure, limits: Pick<SandboxLimits, 'maxSteps' | 'memoryBytes' | 'stackBytes'>): string {
   const { name, message } = failure;
   if (failure.kind === 'problem') return message;
   if (failure.kind === 'syntax') return `syntax error: ${message}`;
-  if (isInternal(name, message, 'interrupted')) return timeoutMessage(limits);
+  if (isInternal(name, message, 'interrupted')) return stepsMessage(limits);
   if (isInternal(name, message, 'out of memory') || /string too long|invalid array length/i.test(message)) {
     return `ran out of memory (${sizeText(limits.memoryBytes)}) — a runaway loop or a huge string or array?`;
   }

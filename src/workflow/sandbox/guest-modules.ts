@@ -64,11 +64,11 @@ return {
 };`,
 
   contexts: `
-var ROLES = { system: 1, user: 1, assistant: 1 }, state = core.state, keys = core.keys, describe = function (v) { return core.need('errors').describe(v); };
+var ROLES = { system: 1, user: 1, assistant: 1 }, isRole = function (r) { return typeof r === 'string' && Object.prototype.hasOwnProperty.call(ROLES, r); }, state = core.state, keys = core.keys, describe = function (v) { return core.need('errors').describe(v); };
 function context(name, messages) {
   var o = { name: name, messages: messages.map(function (m) { return { role: m.role, content: m.content }; }) };
   core.hide(o, 'addMessage', function (m) {
-    if (m === null || typeof m !== 'object' || !ROLES[m.role]) throw new TypeError('addMessage needs { role: "system" | "user" | "assistant", content: "..." }');
+    if (m === null || typeof m !== 'object' || !isRole(m.role)) throw new TypeError('addMessage needs { role: "system" | "user" | "assistant", content: "..." }');
     o.messages.push({ role: m.role, content: typeof m.content === 'string' ? m.content : core.need('errors').show(m.content) });
     state.changed[name] = true;
   });
@@ -87,7 +87,7 @@ return {
       var messages = self.contexts[n] && self.contexts[n].messages;
       if (!Array.isArray(messages)) throw problem('contexts.' + n + '.messages must stay a list');
       out[n] = messages.map(function (m) {
-        if (m === null || typeof m !== 'object' || !ROLES[m.role] || typeof m.content !== 'string') throw problem('contexts.' + n + ' has a message that is not { role, content }: ' + describe(m));
+        if (m === null || typeof m !== 'object' || !isRole(m.role) || typeof m.content !== 'string') throw problem('contexts.' + n + ' has a message that is not { role, content }: ' + describe(m));
         return { role: m.role, content: m.content };
       });
     });
@@ -122,13 +122,18 @@ return {
 
   script: `
 return {
-  // script.js runs once as a function body; its top-level functions are handlers (and this.helper() too).
-  load: function (script, self) {
-    var table;
+  // script.js is compiled once per context (by its hash) and run afresh for every evaluation as a function
+  // body: its top-level functions are handlers (and this.helper() too), its variables start over each time.
+  load: function (script, self, source) {
+    var body = core.scripts.get(script.hash), table;
     try {
-      table = core.apply(core.compileBody(script.source + '\\n;return {' + script.names.map(function (n) {
-        return core.stringify(n) + ': typeof ' + n + " === 'undefined' ? undefined : " + n;
-      }).join(', ') + '};'), self, core.argsOf(self));
+      if (!body) {
+        if (typeof source !== 'string') throw new Error('the sandbox was not sent script.js');
+        body = core.keep(core.scripts, script.hash, core.compileBody(source + '\\n;return {' + script.names.map(function (n) {
+          return core.stringify(n) + ': typeof ' + n + " === 'undefined' ? undefined : " + n;
+        }).join(', ') + '};'));
+      }
+      table = core.apply(body, self, core.argsOf(self));
     } catch (e) { throw core.need('errors').thrown(e, { label: 'script.js of workflow ' + script.workflow }); }
     var functions = {};
     script.names.forEach(function (n) { if (typeof table[n] === 'function') functions[n] = table[n]; });
@@ -136,7 +141,7 @@ return {
     return { workflow: script.workflow, functions: functions };
   },
   handler: function (script, piece) {
-    var fn = script && script.functions[piece.name];
+    var fn = script && Object.prototype.hasOwnProperty.call(script.functions, piece.name) ? script.functions[piece.name] : undefined;
     if (typeof fn === 'function') return fn;
     var names = script ? core.keys(script.functions) : [];
     throw new core.Fail({ kind: 'problem', label: piece.label, message: 'script.js of workflow ' + (script ? script.workflow : '?') + ' has no function "' + piece.name + '" (' + (names.length ? 'it has: ' + names.join(', ') : 'it defines no functions') + ')' });

@@ -1,27 +1,38 @@
+import { GUEST_HARDEN } from './guest-harden.js';
+import { MAX_JSON_DEPTH } from './json-depth.js';
+
 /**
- * The guest runtime: JavaScript that runs inside QuickJS (never in the host). Evaluated in a fresh context
- * as a function of `load` (which gives a module's source by name), it defines
- * `run(programJson, scopeJson) -> resultJson`, returned to the host: it builds the `this` of workflow code from the
- * scope, compiles every piece first (a broken condition fails every time, not only when reached), runs
- * them and answers common_data, the value, console lines and changed contexts, or a GuestFailure.
+ * The guest runtime: JavaScript that runs inside QuickJS (never in the host). Evaluated once per context
+ * as a function of `sources` (its other parts, GUEST_MODULES, as text), it hardens the context (see
+ * GUEST_HARDEN) and returns `run(programJson, scopeJson, scriptSource?) -> answer` to the host. `run`
+ * builds the `this` of workflow code from the scope, compiles every piece first (a broken condition fails
+ * every time, not only when reached), runs them and answers common_data, the value, console lines and
+ * changed contexts, or a GuestFailure, as JSON after a header: `c`/`d` (the global object is clean
+ * again, or could not be swept), `1`/`0` (code added messages to a context, or not), the state the code
+ * chose (transitions, a transition handler) as a JSON string, and a line break (JSON has none of its own).
  *
- * Compiling guest source is most of an evaluation's cost (about 0.09 ms per KiB), so this core holds only
- * the path every evaluation takes; the rest (GUEST_MODULES) is compiled the first time code needs it.
- * Built-ins are captured before workflow code runs, so code that replaces them only hurts itself.
+ * A context serves many evaluations of one session: compiled pieces and script.js are kept (frozen, and
+ * run afresh each time, so no closure or top-level variable carries over); everything else an evaluation
+ * makes is dropped when it ends. No host function is reachable from the guest.
  */
-export const GUEST_CORE = `(function (load) {
+export const GUEST_CORE = `(function (sources) {
 'use strict';
-var G = globalThis, parse = JSON.parse, stringify = JSON.stringify, keys = Object.keys, define = Object.defineProperty;
-var getProto = Object.getPrototypeOf, OP = Object.prototype, AP = Array.prototype;
-var apply = Reflect.apply, F = Function, where = { label: '', snippet: '' }, state = { logs: [], dropped: 0, changed: {} }, loaded = {}, core;
+var G = globalThis, parse = JSON.parse, stringify = JSON.stringify, keys = Object.keys, define = Object.defineProperty, freeze = Object.freeze;
+var getProto = Object.getPrototypeOf, getOwn = Reflect.getOwnPropertyDescriptor, ownKeys = Reflect.ownKeys, remove = Reflect.deleteProperty, isExtensible = Object.isExtensible;
+var OP = Object.prototype, AP = Array.prototype, apply = Reflect.apply, F = Function, create = Object.create;
+var where = { label: '', snippet: '' }, state = { logs: [], dropped: 0, changed: create(null) }, loaded = create(null), core;
+var compiled = new Map(), scripts = new Map(), programs = new Map(), current = null, currentScope = null, lastCommonData = '{}', chosen = '', defineAll = Object.defineProperties;
 var NAMES = ['common_data', 'variables', 'input', 'last_agent_response', 'last_tool_calls', 'last_parsing_tool_calls', 'sub_workflow_result', 'last_error', '__troupe_tool'];
 // Built when code first reads them (from the 'methods' module); free names reach them through globals.
 var LAZY = ['contexts', 'agents', 'getAgent', 'getToolCalls', 'getContext', 'evaluateExpression', 'context', 'last_response'];
-function need(name) { return loaded[name] || (loaded[name] = apply(F, null, ['core', load(name)])(core)); }
+${GUEST_HARDEN}
+function need(name) { return loaded[name] || (loaded[name] = harden(apply(F, null, ['core', sources[name]])(core))); }
 function Fail(info) { this.info = info; }
 function fail(kind, piece, message) { return new Fail({ kind: kind, label: piece.label, snippet: piece.snippet, message: message }); }
 function thrown(e, piece) { return need('errors').thrown(e, piece); }
 function hide(o, k, v) { define(o, k, { value: v, writable: true, configurable: true }); }
+// What a context keeps: frozen, so code cannot leave anything on it (and a full cache starts over).
+function keep(cache, key, fn) { if (cache.size >= 256) cache.clear(); cache.set(key, harden(fn)); return fn; }
 function toolCall(c) {
   var a = c.arguments;
   if (typeof a === 'string') { try { a = parse(a); } catch (e) { /* kept as text */ } }
@@ -35,24 +46,29 @@ function build(scope) {
   // The failure an error handler decides about (seed 001's this.last_error).
   if (scope.last_error !== undefined) self.last_error = scope.last_error;
   hide(self, '__troupe_tool', function (n) { for (var i = calls.length - 1; i >= 0; i--) if (calls[i].name === n) return calls[i]; });
-  LAZY.forEach(function (k, i) {
-    // contexts and agents are data (enumerable); the rest are methods and seed 001's aliases.
-    var set = function (v) { define(self, k, { value: v, writable: true, enumerable: i < 2, configurable: true }); return v; };
-    define(self, k, { get: function () { return set(need('methods')[k](self, scope)); }, set: set, enumerable: i < 2, configurable: true });
-    define(G, k, { get: function () { return self[k]; } });
-  });
+  defineAll(self, LAZY_PROPS);
   return self;
 }
+// One accessor per lazy name, made once: read on this evaluation's this, it builds the value from the scope and keeps it there.
+var LAZY_PROPS = create(null);
+LAZY.forEach(function (k, i) {
+  // contexts and agents are data (enumerable); the rest are methods and seed 001's aliases.
+  var set = function (v) { define(this, k, { value: v, writable: true, enumerable: i < 2, configurable: true }); return v; };
+  LAZY_PROPS[k] = { get: function () { return apply(set, this, [need('methods')[k](this, currentScope)]); }, set: set, enumerable: i < 2, configurable: true };
+});
 function argsOf(s) {
   return [s.common_data, s.common_data, s.input, s.last_agent_response, s.last_tool_calls, s.last_parsing_tool_calls, s.sub_workflow_result, s.last_error, s.__troupe_tool];
 }
 function compileBody(body) { return apply(F, null, NAMES.concat([body])); }
 function compile(p) {
   if (p.kind !== 'body') return null;
-  try { return compileBody(p.body); } catch (e) {
-    if (p.fallback !== undefined) { try { return compileBody(p.fallback); } catch (x) { /* the first error is the one to tell */ } }
-    throw thrown(e, p);
+  var fn = compiled.get(p.body);
+  if (fn) return fn;
+  try { fn = compileBody(p.body); } catch (e) {
+    if (p.fallback === undefined) throw thrown(e, p);
+    try { fn = compileBody(p.fallback); } catch (x) { throw thrown(e, p); /* the first error is the one to tell */ }
   }
+  return keep(compiled, p.body, fn);
 }
 function runPiece(p, fn, script, self) {
   where.label = p.label;
@@ -62,28 +78,41 @@ function runPiece(p, fn, script, self) {
   if (p.kind === 'handler') { fn = need('script').handler(script, p); args = [self]; }
   try { return apply(fn, self, args); } catch (e) { throw thrown(e, p); }
 }
-// JSON.stringify throws on cycles and BigInt; this catches what it would silently drop or mangle.
+// JSON.stringify throws on cycles and BigInt; this catches what it would silently drop or mangle, and
+// nesting past what the host takes (QuickJS's stringify checks cycles in time growing with the square of
+// the depth, where the step count cannot see it, and recurses without a stack check).
+var depths = null, TOO_DEEP = new Fail(null);
 function replacer(k, v) {
-  var t = typeof v, p;
+  var t = typeof v, p, d;
   if (t === 'function' || t === 'symbol' || k === '__proto__') throw new Fail(null);
-  if (t === 'object' && v !== null && (p = getProto(v)) !== OP && p !== AP && p !== null) throw new Fail(null);
+  if (t === 'object' && v !== null) {
+    if ((p = getProto(v)) !== OP && p !== AP && p !== null) throw new Fail(null);
+    if ((d = (depths.get(this) || 0) + 1) > ${MAX_JSON_DEPTH}) throw TOO_DEEP;
+    depths.set(v, d);
+  }
   return v;
 }
 function json(v, path, piece) {
   if (v === undefined) return undefined;
+  depths = new Map();
   try { return stringify(v, replacer); } catch (e) {
+    if (e === TOO_DEEP) throw fail('problem', piece, path + ' nests deeper than ${MAX_JSON_DEPTH} levels: keep workflow data flatter');
     throw fail('problem', piece, need('errors').notJson(v, path, e));
-  }
+  } finally { depths = null; }
 }
-function execute(program, self) {
-  var script = program.script ? need('script').load(program.script, self) : null;
-  if (program.mode === 'code') return json(runPiece(program.code, compile(program.code), script, self), 'its value', program.code);
+function execute(program, self, source) {
+  var script = program.script ? need('script').load(program.script, self, source) : null, v;
+  if (program.mode === 'code') {
+    v = runPiece(program.code, compile(program.code), script, self);
+    if (program.decides && typeof v === 'string') chosen = v;
+    return json(v, 'its value', program.code);
+  }
   if (program.mode === 'fields') return need('fields').run(program, script, self);
-  var ts = program.transitions, compiled = ts.map(function (t) { return [t.condition && compile(t.condition), t.before && compile(t.before)]; });
+  var ts = program.transitions, compiledTs = ts.map(function (t) { return [t.condition && compile(t.condition), t.before && compile(t.before)]; });
   for (var i = 0; i < ts.length; i++) {
-    var c = ts[i].condition, holds = c ? runPiece(c, compiled[i][0], script, self) : true;
+    var c = ts[i].condition, holds = c ? runPiece(c, compiledTs[i][0], script, self) : true;
     if (holds !== true && holds !== false) throw fail('problem', c, 'condition must be true or false, got ' + need('errors').describe(holds));
-    if (holds) { if (ts[i].before) runPiece(ts[i].before, compiled[i][1], script, self); return String(i); }
+    if (holds) { if (ts[i].before) runPiece(ts[i].before, compiledTs[i][1], script, self); chosen = ts[i].target || ''; return String(i); }
   }
   return '-1';
 }
@@ -92,27 +121,44 @@ function finish(self, value) {
   where.label = 'common_data';
   where.snippet = '';
   if (cd === null || typeof cd !== 'object' || Array.isArray(cd)) throw fail('problem', piece, 'common_data must stay an object, got ' + need('errors').describe(cd));
-  out += json(cd, 'common_data', piece);
+  lastCommonData = json(cd, 'common_data', piece);
+  out += lastCommonData;
   if (value !== undefined) out += ',"value":' + value;
   if (state.dropped > 0) state.logs.push('(' + state.dropped + ' more console lines not kept)');
   if (state.logs.length > 0) out += ',"logs":' + stringify(state.logs);
   if (keys(state.changed).length > 0) out += ',"contexts":' + stringify(need('contexts').changed(self, state.changed));
   return out + '}';
 }
-core = { G: G, need: need, Fail: Fail, fail: fail, hide: hide, toolCall: toolCall, state: state, where: where, apply: apply, keys: keys,
+core = { G: G, need: need, Fail: Fail, fail: fail, hide: hide, keep: keep, scripts: scripts, toolCall: toolCall, state: state, where: where, apply: apply, keys: keys,
   stringify: stringify, compileBody: compileBody, argsOf: argsOf, compile: compile, runPiece: runPiece, json: json };
-define(G, 'console', { get: function () { return need('console'); }, configurable: true });
-// The host keeps this function (and reads run.where after an error escapes); nothing is left on globalThis.
-function run(programJson, scopeJson) {
-  var program = parse(programJson);
-  state.maxLines = program.maxLogLines;
-  state.maxChars = program.maxLogChars;
+LAZY.forEach(function (k) { define(G, k, { get: function () { return current === null ? undefined : current[k]; } }); });
+define(G, 'console', { get: function () { return need('console'); } });
+// Frozen after the realm (hardening it first turns the names code overrides into accessors).
+hardenRealm();
+harden(Fail);
+harden(LAZY_PROPS);
+// The host keeps this function (and reads run.where after an error escapes); nothing of it is on globalThis.
+function run(programJson, scopeJson, scriptSource) {
+  var answer;
+  state.logs = [];
+  state.dropped = 0;
+  state.changed = create(null);
+  where.label = '';
+  where.snippet = '';
+  chosen = '';
   try {
-    var self = build(parse(scopeJson));
-    return finish(self, execute(program, self));
+    var program = programs.get(programJson) || keep(programs, programJson, parse(programJson)), scope = currentScope = parse(scopeJson);
+    state.maxLines = program.maxLogLines;
+    state.maxChars = program.maxLogChars;
+    if (program.chained) scope.common_data = parse(lastCommonData);
+    if (program.freshInput) scope.input = null;
+    var self = current = build(scope);
+    answer = finish(self, execute(program, self, scriptSource));
   } catch (e) {
-    return stringify({ ok: false, failure: e instanceof Fail ? e.info : thrown(e, { label: where.label || 'sandbox', snippet: where.snippet }).info });
+    answer = stringify({ ok: false, failure: e instanceof Fail ? e.info : thrown(e, { label: where.label || 'sandbox', snippet: where.snippet }).info });
   }
+  current = currentScope = null;
+  return (sweep() ? 'c' : 'd') + (keys(state.changed).length > 0 ? '1' : '0') + stringify(chosen) + '\\n' + answer;
 }
 run.where = where;
 return run;

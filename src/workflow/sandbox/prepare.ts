@@ -1,53 +1,140 @@
-import type { Evaluation } from '../../engine/evaluation.js';
+import { createHash } from 'node:crypto';
+import type { ChainStep, Evaluation } from '../../engine/evaluation.js';
 import { sizeText } from './failure.js';
 import type { Piece, Program, SandboxLimits } from './program.js';
+import type { JobPart } from './run-job.js';
 import { loadScriptModule } from './script-module.js';
+import { scopeReadsOf, unionReads, type ScopeReads } from './scope-reads.js';
 import { findImport, rewriteShorthand } from './shorthand.js';
 import { parseTemplate } from './template.js';
 import { functionSource, withoutTrailingSemicolons } from './unwrap.js';
 import { TroupeError } from '../../errors.js';
 
 type Code = NonNullable<Evaluation['code']>;
+type Request = Pick<Evaluation, 'purpose' | 'state' | 'code' | 'transitions' | 'fields'>;
+/** A step of the chain in order: the part it follows (-1: none) and the state that part must choose for it to run (null: any). */
+type Step = { request: Request; after: number; target: string | null };
 
-/** A program for the guest, or why the evaluation cannot run at all (one line). */
-export type Prepared = { ok: true; program: Program } | { ok: false; error: string };
+/** An evaluation made ready for a worker: its programs as JSON, what of the scope they read, script.js if a piece is a handler. */
+export interface PreparedJob {
+  parts: JobPart[];
+  reads: ScopeReads;
+  script: { hash: string; source: string } | null;
+}
+
+/** A job for the guest, or why the evaluation cannot run at all (one line). */
+export type Prepared = { ok: true; job: PreparedJob } | { ok: false; error: string };
+
+type PreparedScript = { ok: true; hash: string; source: string; names: string[]; reads: ScopeReads } | { ok: false; error: string };
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 // Far beyond any condition or script a workflow needs; past this it is data pasted by mistake (or an attack).
 const MAX_CODE = 256 * 1024;
 const MAX_SCRIPT = 1024 * 1024;
 const KIND_WORDS: Record<Code['kind'], string> = { expression: 'expression', statements: 'script', template: 'template', handler: 'handler' };
+const TEMPLATE_FIELDS = new Set(['input', 'last_agent_response', 'last_tool_calls', 'sub_workflow_result', 'last_error', 'contexts', 'agents']);
+// Prepared once per workflow version: script.js by its text, jobs by their code (and script.js's hash).
+const CACHE_SIZE = 1000;
+const scripts = new Map<string, PreparedScript>();
+const jobs = new Map<string, Prepared>();
 
-/** Turns an evaluation into the guest's program: each piece of code classified, rewritten and labelled (pure). */
-export function prepareProgram(evaluation: Evaluation, script: string | null, limits: Pick<SandboxLimits, 'maxLogLines'>): Prepared {
+/**
+ * Turns an evaluation and the steps chained after it into the guest's programs, in the order they may run:
+ * each piece of code classified, rewritten and labelled. Pure, and cached: the same code is prepared once.
+ */
+export function prepareEvaluation(evaluation: Evaluation, script: string | null, limits: Pick<SandboxLimits, 'maxLogLines'>): Prepared {
+  const steps = flatten(evaluation);
+  const requests = steps.map((s) => s.request);
+  const prepared = usesHandler(requests) && script !== null ? prepareScript(script) : null;
+  const key = JSON.stringify([
+    evaluation.workflow,
+    limits.maxLogLines,
+    prepared?.ok ? prepared.hash : null,
+    steps.map((s) => [s.after, s.target, s.request.purpose, s.request.state, s.request.code, s.request.transitions, s.request.fields]),
+  ]);
+  let job = jobs.get(key);
+  if (!job) {
+    job = prepareJob(evaluation.workflow, steps, script, prepared, limits);
+    remember(jobs, key, job);
+  }
+  return job;
+}
+
+// The evaluation, then its chain depth first: what follows whatever a step gives, and what follows it in each state it may choose.
+function flatten(evaluation: Evaluation): Step[] {
+  const steps: Step[] = [{ request: evaluation, after: -1, target: null }];
+  const visit = (from: ChainStep, at: number, state: string): void => {
+    const next = (step: ChainStep, target: string | null, inState: string) => {
+      steps.push({ request: { ...step, state: inState }, after: at, target });
+      visit(step, steps.length - 1, inState);
+    };
+    if (from.next) next(from.next, null, state);
+    for (const [target, step] of Object.entries(from.targets ?? {})) next(step, target, target);
+  };
+  visit(evaluation, 0, evaluation.state);
+  return steps;
+}
+
+function prepareJob(workflow: string, steps: Step[], script: string | null, prepared: PreparedScript | null, limits: Pick<SandboxLimits, 'maxLogLines'>): Prepared {
   try {
-    const base = { maxLogLines: limits.maxLogLines, maxLogChars: 1000 };
-    let program: Program;
-    if (evaluation.purpose === 'transitions') {
-      if (!evaluation.transitions) return { ok: false, error: 'a transitions evaluation came without transitions' };
-      const transitions = evaluation.transitions.map((t, i) => ({
-        condition: t.condition ? preparePiece(t.condition, `transition ${i + 1} condition`) : null,
-        before: t.before ? preparePiece(t.before, `transition ${i + 1} before`) : null,
-      }));
-      program = { ...base, mode: 'transitions', transitions };
-    } else if (evaluation.purpose === 'sub_input' || evaluation.purpose === 'branch_input') {
-      if (!evaluation.fields) return { ok: false, error: `a ${evaluation.purpose} evaluation came without fields` };
-      const fields = Object.entries(evaluation.fields).map(([name, code]): [string, Piece] => [name, preparePiece(code, `field ${name}`)]);
-      program = { ...base, mode: 'fields', fields };
-    } else {
-      if (!evaluation.code) return { ok: false, error: `a ${evaluation.purpose} evaluation came without code` };
-      program = { ...base, mode: 'code', code: preparePiece(evaluation.code, KIND_WORDS[evaluation.code.kind]) };
-    }
-    if (!usesHandler(program)) return { ok: true, program };
-    if (script === null) return { ok: false, error: `${firstHandler(program)}: workflow ${evaluation.workflow} has no script.js to find it in` };
-    if (script.length > MAX_SCRIPT) return { ok: false, error: `script.js of workflow ${evaluation.workflow} is too long (${sizeText(script.length)}; at most ${sizeText(MAX_SCRIPT)})` };
-    const module = loadScriptModule(script);
-    if (!module.ok) return { ok: false, error: `script.js of workflow ${evaluation.workflow}: ${module.error}` };
-    return { ok: true, program: { ...program, script: { workflow: evaluation.workflow, source: module.source, names: module.names } } };
+    const programs = steps.map(
+      ({ request, after, target }): Program => ({
+        ...programOf(request),
+        maxLogLines: limits.maxLogLines,
+        maxLogChars: 1000,
+        ...(request.purpose === 'decide' ? { decides: true } : {}),
+        ...(after >= 0 ? { chained: true } : {}),
+        // A step in the state chosen before it runs there afresh: that state's input is not set yet.
+        ...(target !== null ? { freshInput: true } : {}),
+      }),
+    );
+    const pieces = programs.flatMap(piecesOf);
+    const reads = unionReads(pieces.map(readsOf));
+    const handler = pieces.find((p) => p.kind === 'handler');
+    const parts = (withScript: Program[]): JobPart[] => withScript.map((p, i) => ({ program: JSON.stringify(p), after: steps[i]!.after, target: steps[i]!.target }));
+    if (!handler) return { ok: true, job: { parts: parts(programs), reads, script: null } };
+    if (script === null) return { ok: false, error: `${handler.label}: workflow ${workflow} has no script.js to find it in` };
+    if (!prepared?.ok) return { ok: false, error: prepared?.error ?? 'script.js could not be read' };
+    const withScript = programs.map((p) => ({ ...p, script: { workflow, hash: prepared.hash, names: prepared.names } }));
+    return { ok: true, job: { parts: parts(withScript), reads: unionReads([reads, prepared.reads]), script: { hash: prepared.hash, source: prepared.source } } };
   } catch (error) {
     if (error instanceof PrepareError) return { ok: false, error: error.message };
     throw error;
   }
+}
+
+function programOf(request: Request): Pick<Program, 'mode' | 'code' | 'transitions' | 'fields'> {
+  if (request.purpose === 'transitions') {
+    if (!request.transitions) throw new PrepareError('a transitions evaluation came without transitions');
+    const transitions = request.transitions.map((t, i) => {
+      const [condition, before] = t.target
+        ? [`condition of ${request.state} → ${t.target}`, `before-code of ${request.state} → ${t.target}`]
+        : [`transition ${i + 1} condition`, `transition ${i + 1} before`];
+      return { condition: t.condition ? preparePiece(t.condition, condition) : null, before: t.before ? preparePiece(t.before, before) : null, target: t.target ?? null };
+    });
+    return { mode: 'transitions', transitions };
+  }
+  if (request.purpose === 'sub_input' || request.purpose === 'branch_input') {
+    if (!request.fields) throw new PrepareError(`a ${request.purpose} evaluation came without fields`);
+    return { mode: 'fields', fields: Object.entries(request.fields).map(([name, code]): [string, Piece] => [name, preparePiece(code, `field ${name}`)]) };
+  }
+  if (!request.code) throw new PrepareError(`a ${request.purpose} evaluation came without code`);
+  return { mode: 'code', code: preparePiece(request.code, KIND_WORDS[request.code.kind]) };
+}
+
+/** script.js made loadable, once per text (its hash names it in the guest, which compiles it once per context). */
+function prepareScript(script: string): PreparedScript {
+  let prepared = scripts.get(script);
+  if (prepared) return prepared;
+  if (script.length > MAX_SCRIPT) prepared = { ok: false, error: `script.js is too long (${sizeText(script.length)}; at most ${sizeText(MAX_SCRIPT)})` };
+  else {
+    const module = loadScriptModule(script);
+    prepared = module.ok
+      ? { ok: true, hash: createHash('sha256').update(script).digest('hex').slice(0, 32), source: module.source, names: module.names, reads: scopeReadsOf(module.source) }
+      : { ok: false, error: `script.js: ${module.error}` };
+  }
+  remember(scripts, script, prepared);
+  return prepared;
 }
 
 /** One piece of code for the guest. Throws a PrepareError for code that can never run (an import, a bad handler name). */
@@ -64,12 +151,12 @@ export function preparePiece(code: Code, label: string): Piece {
   const source = rewriteShorthand(code.source);
   const fn = functionSource(source);
   // A function written as a string is called with `this` bound and the scope as its one argument.
-  if (fn) return { kind: 'body', label, snippet, body: `return (${fn}).call(this, this);` };
-  if (code.kind === 'statements') return { kind: 'body', label, snippet, body: source };
+  if (fn) return scanned({ kind: 'body', label, snippet, body: `return (${fn}).call(this, this);` }, code.source);
+  if (code.kind === 'statements') return scanned({ kind: 'body', label, snippet, body: source }, code.source);
   const expression = withoutTrailingSemicolons(source);
   if (expression.trim() === '') throw new PrepareError(`${label} is empty: write an expression such as common_data.task`);
   // Loaders may call statements an expression: when it does not parse as one, it runs as statements.
-  return { kind: 'body', label, snippet, body: `return (${expression}\n);`, fallback: source };
+  return scanned({ kind: 'body', label, snippet, body: `return (${expression}\n);`, fallback: source }, code.source);
 }
 
 /** The source on one line, cut to 80 characters (for messages). */
@@ -80,7 +167,7 @@ export function snippetOf(source: string): string {
 
 class PrepareError extends TroupeError {}
 
-function pieces(program: Program): Piece[] {
+function piecesOf(program: Pick<Program, 'code' | 'transitions' | 'fields'>): Piece[] {
   return [
     ...(program.code ? [program.code] : []),
     ...(program.fields ?? []).map(([, p]) => p),
@@ -88,10 +175,25 @@ function pieces(program: Program): Piece[] {
   ];
 }
 
-function usesHandler(program: Program): boolean {
-  return pieces(program).some((p) => p.kind === 'handler');
+function readsOf(piece: Piece): ScopeReads {
+  if (piece.kind === 'handler') return new Set();
+  if (piece.kind === 'template') return new Set(piece.parts.flatMap((p) => (typeof p !== 'string' && TEMPLATE_FIELDS.has(p.path[0]!) ? [p.path[0] as 'input'] : [])));
+  return scopeReadsOf(sources.get(piece) ?? piece.body);
 }
 
-function firstHandler(program: Program): string {
-  return pieces(program).find((p) => p.kind === 'handler')?.label ?? 'handler';
+// The source a piece was written as (what the scope scan reads: the body wraps a function string in `.call(this, this)`).
+const sources = new WeakMap<Piece, string>();
+
+function scanned(piece: Piece, source: string): Piece {
+  sources.set(piece, source);
+  return piece;
+}
+
+function usesHandler(requests: Request[]): boolean {
+  return requests.some((r) => [r.code, ...Object.values(r.fields ?? {}), ...(r.transitions ?? []).flatMap((t) => [t.condition, t.before])].some((c) => c?.kind === 'handler'));
+}
+
+function remember<T>(cache: Map<string, T>, key: string, value: T): void {
+  if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
+  cache.set(key, value);
 }

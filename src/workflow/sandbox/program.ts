@@ -11,10 +11,16 @@ export type Piece =
 export interface Program {
   mode: 'code' | 'transitions' | 'fields';
   code?: Piece;
-  transitions?: { condition: Piece | null; before: Piece | null }[];
+  transitions?: { condition: Piece | null; before: Piece | null; target: string | null }[];
   fields?: [string, Piece][];
-  /** script.js as a function body and its top-level names, when a piece is a handler. */
-  script?: { workflow: string; source: string; names: string[] };
+  /** script.js (its source travels beside the program, compiled once per context) and its top-level names, when a piece is a handler. */
+  script?: { workflow: string; hash: string; names: string[] };
+  /** A part after the first: it starts from the common_data the part before left. */
+  chained?: boolean;
+  /** The part runs in the state the part before chose, entered afresh (its input not yet set). */
+  freshInput?: boolean;
+  /** The value names the next state (a transition handler): the answer's header says which. */
+  decides?: boolean;
   maxLogLines: number;
   maxLogChars: number;
 }
@@ -28,14 +34,30 @@ export interface GuestFailure {
   message: string;
 }
 
+/** QuickJS calls the interrupt handler once every this many interpreter ticks (backward jumps, calls, regex steps). */
+export const STEPS_PER_INTERRUPT = 10_000;
+
 /** The limits one evaluation runs under. */
 export const SandboxLimitsSchema = z.object({
-  /** Wall time for one evaluation (the interrupt handler's deadline). */
-  timeoutMs: z.number().int().positive(),
-  /** Extra time before the worker is terminated, when a slow built-in does not see the interrupt. */
-  graceMs: z.number().int().nonnegative(),
-  memoryBytes: z.number().int().min(1024 * 1024),
-  stackBytes: z.number().int().min(16 * 1024),
+  /**
+   * Interpreter steps one piece of code may take (counted by QuickJS's interrupt handler, a multiple of
+   * STEPS_PER_INTERRUPT): the guest's own run time, the same on a busy machine as on an idle one.
+   */
+  maxSteps: z.number().int().min(STEPS_PER_INTERRUPT),
+  /**
+   * Wall-clock time after which the worker thread is terminated: only for what the step count cannot see
+   * (a slow built-in such as a huge string search or sort). Far above what any evaluation needs, even on a
+   * loaded machine.
+   */
+  backstopMs: z.number().int().positive(),
+  memoryBytes: z
+    .number()
+    .int()
+    .min(1024 * 1024),
+  stackBytes: z
+    .number()
+    .int()
+    .min(16 * 1024),
   maxLogLines: z.number().int().nonnegative(),
   /** Largest result (as JSON) that may come back. */
   maxResultBytes: z.number().int().positive(),
@@ -43,10 +65,10 @@ export const SandboxLimitsSchema = z.object({
 /** The limits one evaluation runs under. */
 export type SandboxLimits = z.infer<typeof SandboxLimitsSchema>;
 
-/** The defaults: 1000 ms, 32 MiB, 256 KiB of stack, 100 log lines, 8 MiB of result. */
+/** The defaults: 50,000,000 steps (about a second of CPU here), a 30 s backstop, 32 MiB, 256 KiB of stack, 100 log lines, 8 MiB of result. */
 export const DEFAULT_LIMITS: SandboxLimits = {
-  timeoutMs: 1000,
-  graceMs: 500,
+  maxSteps: 50_000_000,
+  backstopMs: 30_000,
   memoryBytes: 32 * 1024 * 1024,
   stackBytes: 256 * 1024,
   maxLogLines: 100,

@@ -1,64 +1,108 @@
-import { shouldInterruptAfterDeadline, type QuickJSContext, type QuickJSHandle } from 'quickjs-emscripten';
-import type { Evaluation, EvaluationResult } from '../../engine/evaluation.js';
+import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten';
 import { failureMessage, oneLine, sizeText } from './failure.js';
 import type { GuestContext } from './guest-context.js';
 import { jsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
-import { prepareProgram } from './prepare.js';
-import type { GuestFailure, SandboxLimits } from './program.js';
+import { STEPS_PER_INTERRUPT, type GuestFailure, type SandboxLimits } from './program.js';
 
-/** What the worker is asked to run: the evaluation, the workflow's script.js (if any) and the limits. */
+/** A program of a job (JSON), the part it follows (-1: none) and the state that part must choose for it to run (null: any). */
+export interface JobPart {
+  program: string;
+  after: number;
+  target: string | null;
+}
+
+/** What a worker is asked to run: prepared programs against one scope, in the context of one session. */
 export interface Job {
-  evaluation: Evaluation;
-  script: string | null;
+  /** Whose context it runs in (contexts are never shared between sessions). */
+  session: string;
+  /** The first program, then what may follow it: each runs when the one it follows succeeded (and chose its target). */
+  parts: JobPart[];
+  /** The part of the scope the code reads, as JSON. */
+  scope: string;
+  /** The workflow's script.js, when a piece is a handler (compiled once per context, by its hash). */
+  script: { hash: string; source: string } | null;
   limits: SandboxLimits;
 }
 
-/** A job's result, and whether the QuickJS module should be replaced before the next one (it may be damaged). */
+/** A job's result as EvaluationResult JSON; whether its context may serve the session again; whether the module must be replaced. */
 export interface JobOutcome {
-  result: EvaluationResult;
+  result: string;
+  keep: boolean;
   damaged: boolean;
 }
 
+// Steps (in interrupt calls) a thrown value's name and message getters may take before they read as empty.
+const READ_ERROR_INTERRUPTS = 100;
+
+type PartOutcome = { ok: boolean; json: string; clean: boolean; changed: boolean; chosen: string; damaged: boolean };
+
 /**
- * Runs one evaluation in a fresh guest context, bounded by the interrupt deadline. The context is taken
- * only once the code is known to be runnable; the caller closes it (after answering), so nothing carries
- * over between evaluations. Never throws.
+ * Runs a job's parts in the session's context, each bounded by the step limit: the first, then the part
+ * that follows it (for the state it chose), and so on. A part runs only when the one before succeeded
+ * without adding messages to a context (the host trims contexts, so it would see them otherwise than the
+ * next part would) and left the global object clean; each result goes in the one before's `next`. A
+ * context is kept only when everything succeeded and was swept clean. Never throws.
  */
-export function runJob(job: Job, take: () => GuestContext): JobOutcome {
-  const { evaluation, limits } = job;
-  const prepared = prepareProgram(evaluation, job.script, limits);
-  if (!prepared.ok) return { result: { ok: false, error: oneLine(prepared.error) }, damaged: false };
-  let scopeJson: string;
-  try {
-    scopeJson = JSON.stringify(evaluation.scope);
-  } catch (error) {
-    return { result: { ok: false, error: oneLine(`the scope is not JSON: ${String(error)}`) }, damaged: false };
+export function runJob(job: Job, guest: GuestContext): JobOutcome {
+  const results: string[] = [];
+  let at = 0;
+  let last: PartOutcome;
+  for (;;) {
+    last = runPart(job, at, guest);
+    results.push(last.json);
+    const from = at;
+    const outcome = last;
+    at = outcome.ok && outcome.clean && !outcome.changed ? job.parts.findIndex((p) => p.after === from && (p.target === null || p.target === outcome.chosen)) : -1;
+    if (at === -1) break;
   }
+  const result = results.reduceRight((inner, outer) => `${outer.slice(0, -1)},"next":${inner}}`);
+  return { result, keep: last.ok && last.clean, damaged: last.damaged };
+}
+
+function runPart(job: Job, index: number, guest: GuestContext): PartOutcome {
+  const { limits, script } = job;
+  const failed = (error: string, damaged = false): PartOutcome => ({ ok: false, json: JSON.stringify({ ok: false, error: oneLine(error) }), clean: false, changed: false, chosen: '', damaged });
+  const source = script && !guest.scripts.has(script.hash) ? script.source : null;
+  guest.steps.calls = 0;
+  guest.steps.max = Math.ceil(limits.maxSteps / STEPS_PER_INTERRUPT);
+  let output: string | GuestFailure;
   try {
-    const guest = take();
-    guest.runtime.setInterruptHandler(shouldInterruptAfterDeadline(Date.now() + limits.timeoutMs));
-    return { result: toResult(callGuest(guest, JSON.stringify(prepared.program), scopeJson), limits), damaged: false };
+    output = callGuest(guest, job.parts[index]!.program, job.scope, source);
   } catch (error) {
     // The host side of QuickJS failed (a leaked handle, an abort in wasm): report it and start afresh.
     const message = error instanceof Error ? error.message : String(error);
-    return { result: toResult({ kind: 'thrown', label: 'sandbox', name: 'InternalError', message }, limits), damaged: true };
+    return failed(failureMessage({ kind: 'thrown', label: 'sandbox', name: 'InternalError', message }, limits), true);
+  } finally {
+    guest.steps.max = Number.POSITIVE_INFINITY;
   }
+  if (typeof output !== 'string') return failed(failureMessage(output, limits));
+  const header = output.indexOf('\n');
+  const body = output.slice(header + 1);
+  if (body.length > limits.maxResultBytes) return failed(`common_data and the value are too large to keep (${sizeText(body.length)}; at most ${sizeText(limits.maxResultBytes)})`);
+  // The answer wraps common_data and the value in one more object.
+  if (jsonDepth(body) > MAX_JSON_DEPTH + 1) return failed(`common_data or the value nests deeper than ${MAX_JSON_DEPTH} levels: keep workflow data flatter`);
+  if (!body.startsWith('{"ok":true')) return failed(failureMessage((JSON.parse(body) as { failure: GuestFailure }).failure, limits));
+  if (script) guest.scripts.add(script.hash);
+  return { ok: true, json: body, clean: output[0] === 'c', changed: output[1] === '1', chosen: JSON.parse(output.slice(2, header)) as string, damaged: false };
 }
 
-/** Calls the guest; a string is its JSON answer, else why it failed. */
-function callGuest(guest: GuestContext, programJson: string, scopeJson: string): string | GuestFailure {
+/** Calls the guest; a string is its answer (header and JSON), else why it failed. */
+function callGuest(guest: GuestContext, programJson: string, scopeJson: string, scriptSource: string | null): string | GuestFailure {
   const { context } = guest;
-  const program = context.newString(programJson);
-  const scope = context.newString(scopeJson);
+  const args = [context.newString(programJson), context.newString(scopeJson), ...(scriptSource === null ? [] : [context.newString(scriptSource)])];
   try {
-    const answer = context.callFunction(guest.run, context.undefined, program, scope);
-    if (answer.error) return errorOf(context, answer.error, whereOf(guest));
+    const answer = context.callFunction(guest.run, context.undefined, ...args);
+    if (answer.error) {
+      // Reading the error may run a getter: a fresh, small budget, so an interrupt's own error can be read.
+      guest.steps.calls = 0;
+      guest.steps.max = READ_ERROR_INTERRUPTS;
+      return errorOf(context, answer.error, whereOf(guest));
+    }
     const text = context.typeof(answer.value) === 'string' ? context.getString(answer.value) : null;
     answer.value.dispose();
     return text ?? { kind: 'thrown', label: 'sandbox', name: 'InternalError', message: 'the guest gave no answer' };
   } finally {
-    scope.dispose();
-    program.dispose();
+    for (const arg of args) arg.dispose();
   }
 }
 
@@ -92,18 +136,4 @@ function errorOf(context: QuickJSContext, handle: QuickJSHandle, where: { label:
   const failure: GuestFailure = { kind: 'thrown', ...where, name: read('name') || 'Error', message: read('message') || 'unknown error' };
   handle.dispose();
   return failure;
-}
-
-function toResult(output: string | GuestFailure, limits: SandboxLimits): EvaluationResult {
-  if (typeof output !== 'string') return { ok: false, error: failureMessage(output, limits) };
-  if (output.length > limits.maxResultBytes) {
-    return { ok: false, error: `common_data and the value are too large to keep (${sizeText(output.length)}; at most ${sizeText(limits.maxResultBytes)})` };
-  }
-  // The answer wraps common_data and the value in one more object.
-  if (jsonDepth(output) > MAX_JSON_DEPTH + 1) {
-    return { ok: false, error: `common_data or the value nests deeper than ${MAX_JSON_DEPTH} levels: keep workflow data flatter` };
-  }
-  const parsed = JSON.parse(output) as EvaluationResult | { ok: false; failure: GuestFailure };
-  if (parsed.ok) return parsed;
-  return 'failure' in parsed ? { ok: false, error: failureMessage(parsed.failure, limits) } : parsed;
 }

@@ -2,9 +2,7 @@ import { applyEdits, findImport } from './shorthand.js';
 import { isPropertyName, significant, tokenize, type Token } from './tokens.js';
 
 /** A workflow's script.js made loadable in the sandbox: `export` keywords gone, its top-level names listed. */
-export type ScriptModule =
-  | { ok: true; source: string; names: string[] }
-  | { ok: false; error: string };
+export type ScriptModule = { ok: true; source: string; names: string[] } | { ok: false; error: string };
 
 const DECLARES = new Set(['function', 'async', 'const', 'let', 'var', 'class']);
 

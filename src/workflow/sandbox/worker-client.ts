@@ -1,24 +1,27 @@
 import { Worker } from 'node:worker_threads';
 import type { EvaluationResult } from '../../engine/evaluation.js';
-import { timeoutMessage } from './failure.js';
+import { backstopMessage } from './failure.js';
 import type { Job } from './run-job.js';
-import type { JobMessage, WorkerReply } from './worker.js';
+import type { WorkerMessage, WorkerReply } from './worker.js';
 
 /** What an evaluation gives when its signal aborts it. */
 export const CANCELLED: EvaluationResult = { ok: false, error: 'cancelled' };
-const STARTUP_MS = 30_000;
+const STARTUP_MS = 60_000;
 
 interface Running {
   id: number;
-  finish: (result: EvaluationResult) => void;
+  finish: (result: EvaluationResult | string) => void;
 }
 
 /**
- * One warm worker thread running QuickJS, one job at a time. The worker is the hard time guard: a job
- * still running at its deadline plus grace (a slow built-in the interrupt handler never sees), or one that
- * is aborted, terminates the worker, and the next job starts a new one.
+ * One warm worker thread running QuickJS, one job at a time. Its wall-clock backstop only catches what the
+ * step limit cannot see (a slow built-in): a job still running then, or one that is aborted, terminates the
+ * thread, and the next job starts a new one. The clock starts when the job reaches a started worker, so a
+ * cold start never counts against it.
  */
 export class SandboxWorker {
+  /** Sessions whose contexts this thread holds (they go with it when it is terminated). */
+  readonly sessions = new Set<string>();
   private worker: Worker | null = null;
   private ready: Promise<Worker> | null = null;
   private running: Running | null = null;
@@ -27,8 +30,23 @@ export class SandboxWorker {
 
   constructor(private readonly entry: () => URL) {}
 
-  /** Runs one job (the caller never runs two at once); resolves with its result, never rejects. */
-  async run(job: Job, signal?: AbortSignal): Promise<EvaluationResult> {
+  /** Whether a job is running. */
+  get busy(): boolean {
+    return this.running !== null;
+  }
+
+  /** Whether the thread is up (or starting). */
+  get started(): boolean {
+    return this.ready !== null;
+  }
+
+  /** Starts the thread ahead of need; a failure shows on the next job. */
+  warm(): void {
+    if (!this.closed) this.start().catch(() => undefined);
+  }
+
+  /** Runs one job (the caller never runs two at once); resolves with its result (EvaluationResult JSON, or a result), never rejects. */
+  async run(job: Job, signal?: AbortSignal): Promise<EvaluationResult | string> {
     if (signal?.aborted || this.closed) return CANCELLED;
     let worker: Worker;
     try {
@@ -38,11 +56,11 @@ export class SandboxWorker {
       return { ok: false, error: `the sandbox could not start: ${error instanceof Error ? error.message : String(error)}` };
     }
     if (signal?.aborted || this.closed) return CANCELLED;
-    return new Promise<EvaluationResult>((resolve) => {
+    return new Promise<EvaluationResult | string>((resolve) => {
       const id = ++this.seq;
       const onAbort = () => finish(CANCELLED, true);
-      const timer = setTimeout(() => finish({ ok: false, error: timeoutMessage(job.limits) }, true), job.limits.timeoutMs + job.limits.graceMs);
-      const finish = (result: EvaluationResult, kill: boolean) => {
+      const timer = setTimeout(() => finish({ ok: false, error: backstopMessage(job.limits, 'the evaluation') }, true), job.limits.backstopMs);
+      const finish = (result: EvaluationResult | string, kill: boolean) => {
         if (this.running?.id !== id) return;
         this.running = null;
         clearTimeout(timer);
@@ -52,22 +70,25 @@ export class SandboxWorker {
       };
       this.running = { id, finish: (result) => finish(result, false) };
       signal?.addEventListener('abort', onAbort, { once: true });
-      try {
-        worker.postMessage({ id, job } satisfies JobMessage);
-      } catch (error) {
-        // Data the worker cannot be sent (a function in the scope): never JSON, so never runnable.
-        finish({ ok: false, error: `the evaluation is not JSON data: ${error instanceof Error ? error.message : String(error)}` }, false);
-      }
+      this.sessions.add(job.session);
+      worker.postMessage({ type: 'job', id, job } satisfies WorkerMessage);
     });
   }
 
-  /** Stops the worker (a job in flight ends as cancelled). */
+  /** Drops a session's context (when the session ends). */
+  release(session: string): void {
+    if (!this.sessions.delete(session)) return;
+    this.worker?.postMessage({ type: 'release', session } satisfies WorkerMessage);
+  }
+
+  /** Stops the thread (a job in flight ends as cancelled). */
   async close(): Promise<void> {
     this.closed = true;
     this.running?.finish(CANCELLED);
     const worker = this.worker;
     this.worker = null;
     this.ready = null;
+    this.sessions.clear();
     if (worker) await worker.terminate();
   }
 
@@ -75,10 +96,11 @@ export class SandboxWorker {
     if (this.ready) return this.ready;
     const worker = new Worker(this.entry(), { resourceLimits: { maxOldGenerationSizeMb: 256 } });
     this.worker = worker;
+    this.sessions.clear();
     const ready = new Promise<Worker>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.kill(worker);
-        reject(new Error(`the worker did not start within ${STARTUP_MS} ms`));
+        reject(new Error(`the worker did not start within ${STARTUP_MS / 1000} s`));
       }, STARTUP_MS);
       worker.on('message', (reply: WorkerReply) => {
         if (reply.type === 'ready') {
@@ -96,6 +118,7 @@ export class SandboxWorker {
         if (this.worker !== worker) return;
         this.worker = null;
         this.ready = null;
+        this.sessions.clear();
         this.running?.finish({ ok: false, error: `the sandbox stopped: ${why}` });
       };
       worker.on('error', (error) => gone(error.message.split('\n')[0]!));
@@ -104,6 +127,7 @@ export class SandboxWorker {
       // listeners, since listening for messages refs the worker's port again.
       worker.unref();
     });
+    ready.catch(() => undefined);
     this.ready = ready;
     return ready;
   }
@@ -112,6 +136,7 @@ export class SandboxWorker {
     if (this.worker === worker) {
       this.worker = null;
       this.ready = null;
+      this.sessions.clear();
     }
     void worker.terminate();
   }

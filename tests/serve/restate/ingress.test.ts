@@ -14,8 +14,8 @@ describe('the serve side of the Restate backend', () => {
   it('calls the session object by name and key, with a time limit', async () => {
     const seen: unknown[] = [];
     const sessions = new RestateSessions(clients(async () => ({ kind: 'none' }), seen), 'http://127.0.0.1:8080', 5_000);
-    expect(await sessions.input('s1', '!status')).toEqual({ kind: 'none' });
-    expect(seen).toEqual([{ service: 'troupe_session', handler: 'input', key: 's1', parameter: { text: '!status' }, opts: { timeout: 5_000 } }]);
+    expect(await sessions.line('s1', '!status')).toEqual({ kind: 'none' });
+    expect(seen).toEqual([{ service: 'troupe_session', handler: 'line', key: 's1', parameter: { text: '!status' }, opts: { timeout: 5_000 } }]);
   });
 
   it('turns Restate answers into the API\'s: a handler\'s 4xx as is, other failures 502, no answer 503 or 504', async () => {

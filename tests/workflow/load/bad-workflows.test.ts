@@ -102,7 +102,7 @@ describe('a workflow with problems: every one reported as file: field: problem â
       'k.json': { ...base, workflow_name: 'k', statez: [] },
       't.json': { ...base, workflow_name: 't', agents: [{ agent_role: 'tooly', context: 'c' }], states: [{ name: 'start', agent: 'tooly' }] },
     });
-    expect(issues(root, 'j')).toEqual([expect.stringMatching(/^workflows\/j\.json: \(root\): not valid JSON/)]);
+    expect(issues(root, 'j')).toEqual([expect.stringMatching(/^workflows\/j\.json:1:\d+: not valid JSON: /)]);
     expect(issues(root, 'k')).toEqual(expect.arrayContaining([expect.stringMatching(/remove "statez"/)]));
     expect(issues(root, 't')).toEqual([expect.stringMatching(/tooly\.tools: unknown tool "rm_rf" â€” use any of: read_file/)]);
     const badRoles = project({ 'roles.json': '[1,2]', 'w.json': base });

@@ -67,7 +67,9 @@ describe('parallel states (pure step)', () => {
     expect(w.state().workflow!.frames[0]!.common_data.implementations).toMatchObject({ a: { ok: false, error: 'server error 500' }, b: { ok: true, text: 'b done', changes: { diff: '+b' } }, c: { ok: true } });
     // Branch messages carry their branch id.
     expect(w.events.filter((e) => e.type === 'agent_message').map((e) => (e as { branch?: string }).branch)).toEqual(['b', 'c']);
-    expect(after.map((fx) => fx.type)).toEqual(['evaluate']);
+    // The join's transition has no condition: decided in the step, the review debate starts at once.
+    expect(after.map((fx) => fx.type)).toEqual(['call_agent']);
+    expect(w.state().configuration).toEqual(['review']);
     // Joined: the branches are results now, no longer running state.
     expect(w.state().workflow!.frames[0]!.branches).toBeUndefined();
   });
@@ -120,9 +122,9 @@ describe('debates (pure step)', () => {
   function toDebate() {
     const w = driver(plan('all'));
     const calls = w.send({ type: 'start', brief: 'x' }).filter((fx): fx is Extract<Effect, { type: 'call_agent' }> => fx.type === 'call_agent');
-    for (const c of calls) w.send({ type: 'agent_replied', turnId: c.call.turnId, text: `${c.call.branch} done`, toolCalls: [] });
-    const id = (w.state().workflow!.evaluating!.id);
-    const first = w.send({ type: 'evaluated', id, result: { ok: true, value: 0, common_data: w.state().workflow!.frames[0]!.common_data } });
+    let first: Effect[] = [];
+    for (const c of calls) first = w.send({ type: 'agent_replied', turnId: c.call.turnId, text: `${c.call.branch} done`, toolCalls: [] });
+    // The join's transition (no condition) is decided in the step of the last answer.
     return { w, first: first.find((fx) => fx.type === 'call_agent') as Extract<Effect, { type: 'call_agent' }> };
   }
   const callOf = (fx: Effect[]) => (fx.find((f) => f.type === 'call_agent') as Extract<Effect, { type: 'call_agent' }>).call;

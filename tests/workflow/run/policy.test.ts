@@ -69,17 +69,13 @@ describe('the workflow policy on the core (pure step)', () => {
     w.send({ type: 'start', brief: 'a parser' });
     expect(w.evaluation().evaluation).toMatchObject({ purpose: 'enter', state: 'start', scope: { common_data: { task_to_do: 'a parser', max_iterations: 10 } } });
     w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: undefined, common_data: { task_to_do: 'a parser', max_iterations: 10, current_task: 'Perform following task: a parser' } } });
-    // Transitions of start, then code's input.
-    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 0, common_data: w.state().workflow!.frames[0]!.common_data } });
+    // start's transition (`true`) and code's input (`common_data.current_task`) need no code: decided in the step.
     expect(w.state().configuration).toEqual(['code']);
-    expect(w.evaluation().evaluation.purpose).toBe('input');
-    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 'Perform following task: a parser', common_data: w.state().workflow!.frames[0]!.common_data } });
     const first = w.call().call;
     expect(first).toMatchObject({ persona: 'coder', path: 'code', inbox: { kind: 'workflow', text: 'Perform following task: a parser' } });
+    expect(w.state().workflow!.evalSeq).toBe(3);
+    // code -> review (`true`), review's input (`'review'`), the reviewer's turn: no sandbox either.
     w.send({ type: 'agent_replied', turnId: first.turnId, text: 'v1 of the parser', toolCalls: [] });
-    // code -> review (transitions), review input, the reviewer's turn.
-    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 0, common_data: w.state().workflow!.frames[0]!.common_data } });
-    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 'review', common_data: w.state().workflow!.frames[0]!.common_data } });
     const review = w.call().call;
     expect(review.persona).toBe('reviewer');
     w.send({ type: 'agent_replied', turnId: review.turnId, text: 'Handle errors.', toolCalls: [{ name: 'review_work', arguments: { improvement_needed: true, continue_message: 'handle errors' } }] });
@@ -94,10 +90,7 @@ describe('the workflow policy on the core (pure step)', () => {
     ].map((m) => expect.objectContaining(m)));
     w.send({ type: 'evaluated', id: transitions && w.evaluation().id, result: { ok: true, value: 0, common_data: { ...w.state().workflow!.frames[0]!.common_data, current_task: 'handle errors' } } });
     expect(w.state().configuration).toEqual(['code']);
-    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 'handle errors', common_data: w.state().workflow!.frames[0]!.common_data } });
     w.send({ type: 'agent_replied', turnId: w.call().call.turnId, text: 'v2', toolCalls: [] });
-    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 0, common_data: w.state().workflow!.frames[0]!.common_data } });
-    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 'review', common_data: w.state().workflow!.frames[0]!.common_data } });
     w.send({ type: 'agent_replied', turnId: w.call().call.turnId, text: 'Good.', toolCalls: [{ name: 'review_work', arguments: { improvement_needed: false, work_summary: 'a parser with errors handled' } }] });
     w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 1, common_data: { ...w.state().workflow!.frames[0]!.common_data, work_summary: 'a parser with errors handled' } } });
     expect(w.state().status).toBe('ended');
@@ -132,11 +125,7 @@ describe('the workflow policy on the core (pure step)', () => {
     w.send({ type: 'start', brief: 'a parser' });
     const cd = () => w.state().workflow!.frames[0]!.common_data;
     w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: undefined, common_data: cd() } });
-    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 0, common_data: cd() } });
-    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 'task', common_data: cd() } });
     w.send({ type: 'agent_replied', turnId: w.call().call.turnId, text: 'v1', toolCalls: [] });
-    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 0, common_data: cd() } });
-    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 'review it', common_data: cd() } });
     const again = w.send({ type: 'agent_replied', turnId: w.call().call.turnId, text: 'looks fine', toolCalls: [] });
     const repair = again.find((fx) => fx.type === 'call_agent') as Extract<Effect, { type: 'call_agent' }>;
     expect(repair.call).toMatchObject({ persona: 'reviewer', attempt: 2, repair: 'review_work', inbox: { text: expect.stringContaining('You did not call review_work') } });
@@ -160,20 +149,15 @@ describe('the workflow policy on the core (pure step)', () => {
       subWorkflows: { coder_reviewer: coderReviewer },
     };
     const w = driver(parent);
+    // The sub-workflow's input (`common_data.req`) needs no code: the child starts in the same step.
     w.send({ type: 'start', brief: 'build it' });
-    expect(w.evaluation().evaluation).toMatchObject({ purpose: 'sub_input', fields: { task_to_do: expr('common_data.req') } });
-    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: { task_to_do: 'build it' }, common_data: { req: 'build it' } } });
     expect(w.state().configuration).toEqual(['start.start']);
     expect(w.state().workflow!.frames).toHaveLength(2);
     expect(w.state().workflow!.frames[1]!.common_data).toMatchObject({ task_to_do: 'build it', max_iterations: 10 });
     // Run the child straight to its stop with an approving review.
     const cd = () => w.state().workflow!.frames.at(-1)!.common_data;
     w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: undefined, common_data: cd() } });
-    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 0, common_data: cd() } });
-    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 'task', common_data: cd() } });
     w.send({ type: 'agent_replied', turnId: w.call().call.turnId, text: 'done', toolCalls: [] });
-    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 0, common_data: cd() } });
-    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 'review', common_data: cd() } });
     w.send({ type: 'agent_replied', turnId: w.call().call.turnId, text: 'ok', toolCalls: [{ name: 'review_work', arguments: { improvement_needed: false, work_summary: 'built' } }] });
     w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 1, common_data: { ...cd(), work_summary: 'built' } } });
     // Back in the parent: the child's output is sub_workflow_result, then the parent's transitions run.
@@ -203,9 +187,7 @@ describe('the workflow policy on the core (pure step)', () => {
     };
     const w = driver(asking);
     w.send({ type: 'start', brief: 'x' });
-    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: undefined, common_data: { task_to_do: 'x' } } });
-    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 0, common_data: { task_to_do: 'x' } } });
-    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 'task', common_data: { task_to_do: 'x' } } });
+    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: undefined, common_data: { task_to_do: 'x', current_task: 'task' } } });
     w.send({ type: 'agent_replied', turnId: w.call().call.turnId, text: '', toolCalls: [{ id: 'c1', name: 'request_users_input', arguments: { question: 'Which language?' } }] });
     expect(w.state().awaiting).toMatchObject({ code: 'question', reason: 'Coder asks you: Which language?' });
     const next = w.send({ type: 'user_message', text: 'Zig' });

@@ -11,30 +11,86 @@ import { createSandboxEvaluator } from '../../../src/workflow/sandbox/index.js';
 import { expr, stmts } from './fixtures.js';
 
 const state = (s: Partial<StatePlan> & { name: string }): StatePlan => ({
-  enter: null, agent: null, input: null, action: 'send', after: null, subWorkflow: null, parallel: null, debate: null, transitions: [], decide: null, maxRetries: 0, final: false, ...s,
+  enter: null,
+  agent: null,
+  input: null,
+  action: 'send',
+  after: null,
+  subWorkflow: null,
+  parallel: null,
+  debate: null,
+  transitions: [],
+  decide: null,
+  maxRetries: 0,
+  final: false,
+  ...s,
 });
 
 /** Seed 000's coder_reviewer with its code verbatim: arrow-function strings and the function.X shorthand. */
 const coderReviewer: WorkflowPlan = {
-  name: 'coder_reviewer', description: '', input: { name: 'task_to_do' }, output: { name: 'work_summary' }, variables: { max_iterations: 10 },
+  name: 'coder_reviewer',
+  description: '',
+  input: { name: 'task_to_do' },
+  output: { name: 'work_summary' },
+  variables: { max_iterations: 10 },
   contexts: [{ name: 'code_history', starting: [], maxLength: 50_000 }],
   agents: [
     { id: 'coder', context: 'code_history', role: 'assistant', name: 'Coder', systemMessage: 'You code.', model: 'base', parsingTools: [], requestUserInput: false, tools: [], maxToolSteps: 20 },
-    { id: 'reviewer', context: 'code_history', role: 'user', name: 'Reviewer', systemMessage: 'You review.', model: 'base', parsingTools: [{ name: 'review_work', description: '', parameters: {} }], requestUserInput: false, tools: [], maxToolSteps: 20 },
+    {
+      id: 'reviewer',
+      context: 'code_history',
+      role: 'user',
+      name: 'Reviewer',
+      systemMessage: 'You review.',
+      model: 'base',
+      parsingTools: [{ name: 'review_work', description: '', parameters: {} }],
+      requestUserInput: false,
+      tools: [],
+      maxToolSteps: 20,
+    },
   ],
   states: [
-    state({ name: 'start', enter: stmts("() => { this.common_data.current_task = 'Perform following task: ' + this.common_data.task_to_do; this.common_data.review_instruction = 'review coder\\'s work, provide continue_message or work_summary'; }"), transitions: [{ target: 'code', condition: expr('true'), before: null }] }),
-    state({ name: 'code', agent: 'coder', input: expr('common_data.current_task'), transitions: [{ target: 'code', condition: expr("this.getToolCalls('coder').length > 0"), before: null }, { target: 'review', condition: expr('true'), before: null }] }),
     state({
-      name: 'review', agent: 'reviewer', input: expr('common_data.review_instruction'),
+      name: 'start',
+      enter: stmts(
+        "() => { this.common_data.current_task = 'Perform following task: ' + this.common_data.task_to_do; this.common_data.review_instruction = 'review coder\\'s work, provide continue_message or work_summary'; }",
+      ),
+      transitions: [{ target: 'code', condition: expr('true'), before: null }],
+    }),
+    state({
+      name: 'code',
+      agent: 'coder',
+      input: expr('common_data.current_task'),
       transitions: [
-        { target: 'code', condition: expr('function.review_work.arguments.improvement_needed === true'), before: stmts('() => { this.common_data.current_task = function.review_work.arguments.continue_message; }') },
-        { target: 'stop', condition: expr('function.review_work.arguments.improvement_needed === false'), before: stmts('() => { this.common_data.work_summary = function.review_work.arguments.work_summary; }') },
+        { target: 'code', condition: expr("this.getToolCalls('coder').length > 0"), before: null },
+        { target: 'review', condition: expr('true'), before: null },
+      ],
+    }),
+    state({
+      name: 'review',
+      agent: 'reviewer',
+      input: expr('common_data.review_instruction'),
+      transitions: [
+        {
+          target: 'code',
+          condition: expr('function.review_work.arguments.improvement_needed === true'),
+          before: stmts('() => { this.common_data.current_task = function.review_work.arguments.continue_message; }'),
+        },
+        {
+          target: 'stop',
+          condition: expr('function.review_work.arguments.improvement_needed === false'),
+          before: stmts('() => { this.common_data.work_summary = function.review_work.arguments.work_summary; }'),
+        },
       ],
     }),
     state({ name: 'stop', input: expr('common_data.work_summary'), final: true }),
   ],
-  start: 'start', resume: null, errorHandler: null, script: null, subWorkflows: {}, source: 'seed 000',
+  start: 'start',
+  resume: null,
+  errorHandler: null,
+  script: null,
+  subWorkflows: {},
+  source: 'seed 000',
 };
 
 const sandbox = createSandboxEvaluator();
@@ -47,7 +103,10 @@ describe('the engine with the real sandbox', () => {
     const events: EngineEvent[] = [];
     const inputs: { persona: string; text: string }[] = [];
     const replies: Record<string, { text: string; toolCalls: ToolCallRecord[] }[]> = {
-      coder: [{ text: 'v1 of the parser', toolCalls: [] }, { text: 'v2 with errors handled', toolCalls: [] }],
+      coder: [
+        { text: 'v1 of the parser', toolCalls: [] },
+        { text: 'v2 with errors handled', toolCalls: [] },
+      ],
       reviewer: [
         { text: 'Handle errors.', toolCalls: [{ name: 'review_work', arguments: { improvement_needed: true, continue_message: 'handle errors' } }] },
         { text: 'Good.', toolCalls: [{ name: 'review_work', arguments: { improvement_needed: false, work_summary: 'a parser with errors handled' } }] },

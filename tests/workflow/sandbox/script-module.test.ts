@@ -3,15 +3,17 @@ import { loadScriptModule } from '../../../src/workflow/sandbox/script-module.js
 
 describe('script.js as seed 001 writes it', () => {
   it('drops export keywords and lists the top-level functions and variables', () => {
-    const loaded = loadScriptModule([
-      'export function initializeWorkflow() { console.log(`Starting: ${this.input.task}`); }',
-      'export async function later() {}',
-      'function extractComplexity(response) { if (response.includes("export function x")) return "high"; return "low"; }',
-      'export const decide = () => "stop";',
-      'export { extractComplexity as other };',
-      'let counter = 0;',
-      'function outer() { function inner() {} const hidden = 1; }',
-    ].join('\n'));
+    const loaded = loadScriptModule(
+      [
+        'export function initializeWorkflow() { console.log(`Starting: ${this.input.task}`); }',
+        'export async function later() {}',
+        'function extractComplexity(response) { if (response.includes("export function x")) return "high"; return "low"; }',
+        'export const decide = () => "stop";',
+        'export { extractComplexity as other };',
+        'let counter = 0;',
+        'function outer() { function inner() {} const hidden = 1; }',
+      ].join('\n'),
+    );
     expect(loaded.ok).toBe(true);
     if (!loaded.ok) return;
     expect(loaded.names).toEqual(['initializeWorkflow', 'later', 'extractComplexity', 'decide', 'counter', 'outer']);

@@ -5,7 +5,9 @@ import { tokenize } from '../../../src/workflow/sandbox/tokens.js';
 describe('the function.X.arguments.Y shorthand', () => {
   it('becomes an undefined-safe lookup of the last call of the tool', () => {
     expect(rewriteShorthand('function.review_work.arguments.improvement_needed === true')).toBe('__troupe_tool("review_work")?.arguments.improvement_needed === true');
-    expect(rewriteShorthand('this.common_data.current_task = function.review_work.arguments.continue_message;')).toBe('this.common_data.current_task = __troupe_tool("review_work")?.arguments.continue_message;');
+    expect(rewriteShorthand('this.common_data.current_task = function.review_work.arguments.continue_message;')).toBe(
+      'this.common_data.current_task = __troupe_tool("review_work")?.arguments.continue_message;',
+    );
     expect(rewriteShorthand("function . review_work['arguments']")).toBe('__troupe_tool("review_work")?.[\'arguments\']');
   });
 
@@ -47,7 +49,10 @@ describe('imports in workflow code', () => {
 
 describe('the tokenizer', () => {
   it('tells regexes from divisions and keeps nested template substitutions together', () => {
-    const types = (s: string) => tokenize(s).filter((t) => t.type !== 'space').map((t) => `${t.type}:${t.text}`);
+    const types = (s: string) =>
+      tokenize(s)
+        .filter((t) => t.type !== 'space')
+        .map((t) => `${t.type}:${t.text}`);
     expect(types('a / b / c')).toEqual(['ident:a', 'punct:/', 'ident:b', 'punct:/', 'ident:c']);
     expect(types('return /a}b/g')).toEqual(['ident:return', 'regex:/a}b/g']);
     expect(types('`a${ {b: `c${d}`}.b }e`')).toEqual(['template:`a${', 'punct:{', 'ident:b', 'punct::', 'template:`c${', 'ident:d', 'template:}`', 'punct:}', 'punct:.', 'ident:b', 'template:}e`']);

@@ -1,0 +1,50 @@
+import type { TroupeEvent } from '../../engine/event-map.js';
+import type { LiveTarget } from './records.js';
+
+const BATCH_MS = 25;
+const BATCH_MAX = 64;
+const SEND_TIMEOUT_MS = 2_000;
+
+/**
+ * Pushes a session's streaming deltas from the worker to the serve process that reads it (best-effort: live
+ * only, never stored; a lost batch only means the reader sees the final message without its pieces). Deltas
+ * are batched per target for a few milliseconds, each batch one POST carrying the target's token.
+ */
+export class LiveSender {
+  private readonly queues = new Map<string, { target: LiveTarget; events: TroupeEvent[]; timer: NodeJS.Timeout }>();
+
+  constructor(private readonly doFetch: typeof fetch = fetch) {}
+
+  /** Queues one delta for a target. */
+  push(target: LiveTarget, e: TroupeEvent): void {
+    const key = `${target.url} ${target.token}`;
+    let queue = this.queues.get(key);
+    if (!queue) {
+      queue = { target, events: [], timer: setTimeout(() => this.flush(key), BATCH_MS) };
+      this.queues.set(key, queue);
+    }
+    queue.events.push(e);
+    if (queue.events.length >= BATCH_MAX) this.flush(key);
+  }
+
+  /** Sends every queued batch now (a worker stopping). */
+  flushAll(): void {
+    for (const key of [...this.queues.keys()]) this.flush(key);
+  }
+
+  private flush(key: string): void {
+    const queue = this.queues.get(key);
+    if (!queue) return;
+    this.queues.delete(key);
+    clearTimeout(queue.timer);
+    void this.doFetch(queue.target.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${queue.target.token}` },
+      body: JSON.stringify({ events: queue.events }),
+      signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
+    }).then(
+      (response) => response.body?.cancel(),
+      () => undefined,
+    );
+  }
+}

@@ -1,0 +1,89 @@
+import type { StepContext } from '../../engine/context.js';
+import type { ChainStep, Evaluation, EvaluationResult } from '../../engine/evaluation.js';
+import { decideInHost } from '../sandbox/host-decision.js';
+import { current, runOf } from './access.js';
+import type { Chain } from './chain.js';
+import type { Frame } from './state.js';
+import { commonDataProblem, jsonBytes } from './data-size.js';
+
+// Evaluations answered within the step that asks for them: what needs no code (decided here, on the same
+// data the sandbox would read), and what the sandbox already ran in the job of the evaluation before (its
+// `next`). Each still takes its id, so a journal written before either existed folds the same: its results
+// for those ids arrive when the engine no longer waits for them, and are ignored.
+
+type Request = Pick<Evaluation, 'code' | 'transitions' | 'fields'>;
+type Data = Pick<Frame, 'state' | 'common_data' | 'contexts' | 'input' | 'agents' | 'lastAgent' | 'subWorkflowResult'>;
+/** A result the sandbox gave for an evaluation it expected to be asked for next, and the data it started from. */
+interface Chained {
+  step: ChainStep;
+  key: string;
+  result: EvaluationResult;
+  workflow: string;
+  depth: number;
+  frame: Data;
+}
+
+// Answers decided within one step before the next is left to the runtime: a workflow that goes round
+// through states with no agent and no code must not recurse without end (the runtime then goes on with it).
+const MAX_INLINE = 64;
+const chained = new WeakMap<StepContext, Chained>();
+const inlined = new WeakMap<StepContext, number>();
+
+/** The result an evaluation gets in this step without the sandbox (and, for a chained one, what may follow it), or null when the sandbox must run it. */
+export function answerInline(ctx: StepContext, purpose: Evaluation['purpose'], what: Request, extra: object): { result: EvaluationResult; chain: Chain | null } | null {
+  const { run, frame, plan } = current(ctx);
+  const ready = chained.get(ctx);
+  chained.delete(ctx);
+  const plain = Object.keys(extra).length === 0;
+  if (ready && plain && ready.step.purpose === purpose && ready.key === requestKey(what) && ready.workflow === plan.name && ready.depth === run.frames.length && sameData(ready.frame, frame)) {
+    // Counted for the loop guard with the answer it came in; its common_data is capped like any other.
+    const problem = ready.result.ok ? commonDataProblem(jsonBytes(ready.result.common_data)) : null;
+    return { result: problem ? { ok: false, error: problem } : ready.result, chain: ready.step };
+  }
+  const count = inlined.get(ctx) ?? 0;
+  if (count >= MAX_INLINE || !plain) return null;
+  const result = decideInHost({ purpose, ...what }, { common_data: frame.common_data, input: frame.input, last_agent_response: lastResponse(frame), sub_workflow_result: frame.subWorkflowResult });
+  if (!result) return null;
+  inlined.set(ctx, count + 1);
+  return { result, chain: null };
+}
+
+/**
+ * Keeps the result the sandbox gave for the step after the one just settled, for the evaluation the engine
+ * asks for next in this step; `into`: the step runs in the state the settled one chose (entered afresh, its
+ * input not yet set).
+ */
+export function keepChained(ctx: StepContext, step: ChainStep, result: EvaluationResult, into?: string): void {
+  const { run, frame, plan } = current(ctx);
+  const { state, common_data, contexts, input, agents, lastAgent, subWorkflowResult } = frame;
+  const data = { state, common_data, contexts, input, agents, lastAgent, subWorkflowResult, ...(into !== undefined ? { state: into, input: null } : {}) };
+  chained.set(ctx, { step, key: requestKey(step), result, workflow: plan.name, depth: run.frames.length, frame: data });
+}
+
+/** A new id for an evaluation answered inline (ids stay the same as when every evaluation went to the sandbox). */
+export function takeId(ctx: StepContext): string {
+  const run = runOf(ctx);
+  ctx.s.workflow = { ...run, evalSeq: run.evalSeq + 1 };
+  return `e${run.evalSeq + 1}`;
+}
+
+function requestKey(what: Request): string {
+  return JSON.stringify([what.code, what.transitions, what.fields]);
+}
+
+// The chained result was computed from this data: the frame must still hold the very same (the engine replaces, never changes, what it holds).
+function sameData(was: Data, now: Frame): boolean {
+  return (
+    was.state === now.state &&
+    was.common_data === now.common_data &&
+    was.contexts === now.contexts &&
+    was.input === now.input &&
+    was.agents === now.agents &&
+    was.lastAgent === now.lastAgent &&
+    was.subWorkflowResult === now.subWorkflowResult
+  );
+}
+
+function lastResponse(frame: Frame): string | null {
+  return frame.lastAgent ? (frame.agents[frame.lastAgent]?.response ?? null) : null;
+}

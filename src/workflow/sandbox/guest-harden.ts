@@ -1,0 +1,76 @@
+/**
+ * The part of the guest core that makes a context safe to keep between evaluations of one session (pasted
+ * into GUEST_CORE; runs once per context, before any workflow code). Every built-in reachable from the
+ * global object, and the hidden ones (generator, async and iterator prototypes), is frozen; the global
+ * object's own properties are made read-only but it stays extensible (sloppy code may still make globals),
+ * and `sweep` deletes whatever an evaluation added to it. Measured attacks this stops: replacing
+ * `Array.prototype.find`, `JSON.parse` or `Math.random`, polluting `Object.prototype`, changing `console`.
+ *
+ * Freezing a prototype breaks plain assignment of the same name on ordinary objects (`err.name = 'X'`,
+ * `o.toString = f`: the "override mistake"), so the names code commonly sets become accessors whose setter
+ * defines an own property on the object assigned to, as SES does.
+ */
+export const GUEST_HARDEN = `
+var hardened = new WeakSet(), BASELINE = null, GPROTO = getProto(G), NAMES_OF = Object.getOwnPropertyNames, SYMBOLS_OF = Object.getOwnPropertySymbols, BASE_NAMES = 0, BASE_SYMBOLS = 0;
+// Deep-freezes everything reachable from root through properties (read by descriptor: no getter runs) and prototypes.
+function harden(root) {
+  var todo = [root], n = 1;
+  while (n > 0) {
+    var o = todo[--n];
+    if ((typeof o !== 'object' && typeof o !== 'function') || o === null || hardened.has(o)) continue;
+    hardened.add(o);
+    if (o !== G) freeze(o);
+    var ks = ownKeys(o);
+    for (var i = 0; i < ks.length; i++) {
+      var d = getOwn(o, ks[i]);
+      if (!d) continue;
+      if ('value' in d) todo[n++] = d.value;
+      else { todo[n++] = d.get; todo[n++] = d.set; }
+    }
+    todo[n++] = getProto(o);
+  }
+  return root;
+}
+function overridable(proto, names) {
+  names.forEach(function (k) {
+    var d = getOwn(proto, k);
+    if (!d || !('value' in d) || !d.writable) return;
+    var value = d.value;
+    define(proto, k, {
+      get: function () { return value; },
+      set: function (v) {
+        if (this === proto) throw new TypeError('the built-in ' + String(k) + ' cannot be changed (built-ins are frozen in the sandbox)');
+        define(this, k, { value: v, writable: true, enumerable: true, configurable: true });
+      },
+      enumerable: d.enumerable,
+      configurable: false,
+    });
+  });
+}
+function hardenRealm() {
+  var errors = [Error, EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError, InternalError, AggregateError];
+  overridable(OP, ['constructor', 'toString', 'toLocaleString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', 'propertyIsEnumerable']);
+  errors.forEach(function (E) { overridable(E.prototype, ['constructor', 'name', 'message', 'toString']); });
+  overridable(F.prototype, ['constructor', 'toString', 'apply', 'call', 'bind']);
+  overridable(AP, ['constructor', 'toString', 'push', 'concat', 'join']);
+  overridable(Promise.prototype, ['constructor']);
+  [G, getProto(function* () {}), getProto(async function () {}), getProto(async function* () {}), getProto([][Symbol.iterator]()),
+    getProto(new Map().entries()), getProto(new Set().values()), getProto(''[Symbol.iterator]()), getProto(/a/[Symbol.matchAll]('a'))].forEach(harden);
+  ownKeys(G).forEach(function (k) {
+    var d = getOwn(G, k);
+    define(G, k, 'value' in d ? { writable: false, configurable: false } : { configurable: false });
+  });
+  BASELINE = new Set(ownKeys(G));
+  BASE_NAMES = NAMES_OF(G).length;
+  BASE_SYMBOLS = SYMBOLS_OF(G).length;
+}
+// After each evaluation: globals it added are deleted; false when the global object cannot be put back.
+function sweep() {
+  var clean = getProto(G) === GPROTO && isExtensible(G);
+  // Nothing of the baseline can go (it is locked), so the same counts mean nothing was added.
+  if (NAMES_OF(G).length === BASE_NAMES && SYMBOLS_OF(G).length === BASE_SYMBOLS) return clean;
+  var ks = ownKeys(G);
+  for (var i = 0; i < ks.length; i++) if (!BASELINE.has(ks[i]) && !remove(G, ks[i])) clean = false;
+  return clean;
+}
+`;
