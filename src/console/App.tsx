@@ -72,6 +72,10 @@ export function App() {
   useEffect(() => {
     if (events.ended) void list();
   }, [events.ended]);
+  // The list shows the open session's status as its view does, not up to one poll later.
+  useEffect(() => {
+    if (view) void list();
+  }, [view?.id, view?.status]);
 
   const select = (next: string) => {
     location.hash = encodeURIComponent(next);

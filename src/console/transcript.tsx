@@ -47,6 +47,16 @@ export const Transcript = memo(function Transcript({ entries }: { entries: reado
     const el = box.current;
     if (el && pinned.current) el.scrollTop = el.scrollHeight;
   }, [entries]);
+  // The log shrinks when a live turn below it grows a line: a reader following it keeps seeing its last line.
+  useEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    const follow = new ResizeObserver(() => {
+      if (pinned.current) el.scrollTop = el.scrollHeight;
+    });
+    follow.observe(el);
+    return () => follow.disconnect();
+  }, []);
   return (
     <div
       class="log"

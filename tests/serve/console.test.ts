@@ -100,6 +100,24 @@ describe.skipIf(!hasChromium)(`the console in a real browser${hasChromium ? '' :
     await page.getByRole('button', { name: 'Approve' }).click();
     await page.waitForFunction(() => /you approved|session ended/.test(document.querySelector('.log')?.textContent ?? ''), undefined, { timeout: 20_000 });
     expect(Number(await page.locator('.usage tfoot td').first().innerText())).toBeGreaterThan(0);
+    // The state panel follows the stream: a persona answering live is a running session, not one waiting for you.
+    await page.waitForFunction(
+      () => {
+        const status = document.querySelector('.state-panel .badge')?.className ?? '';
+        const listed = document.querySelector('.session[aria-current="true"] .badge')?.className ?? '';
+        const streaming = document.querySelector('.live-turn') !== null;
+        return (streaming ? /\brunning\b/.test(status) : /\b(awaiting_user|ended|idle)\b/.test(status)) && listed === status;
+      },
+      undefined,
+      { timeout: 20_000 },
+    );
+    // A live turn two lines high makes the transcript shorter: it still shows its last line.
+    await page.waitForFunction(() => (document.querySelector('.live')?.clientHeight ?? 0) > 50, undefined, { timeout: 20_000 });
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    expect(await page.evaluate(() => {
+      const log = document.querySelector('.log')!;
+      return log.scrollHeight - log.scrollTop - log.clientHeight;
+    })).toBeLessThan(2);
     await page.screenshot({ path: join(SHOTS, 'console-team-1280x800.png') });
     expect(await axeProblems(page)).toEqual([]);
   }, 120_000);
