@@ -16,10 +16,8 @@ import { RequestRefused, type SessionHost } from './host.js';
 import { sseEventName } from './sse-message.js';
 import { sessionView, storedDefinition, storedUsage } from './view.js';
 
-/** The catalog of a server, built once: its team, its workflows with their input (each loaded to read it), the commands, the SSE names. */
-function catalogOf(host: SessionHost): Record<string, unknown> {
-  const { team, workflows } = host.options;
-  const def = team.def;
+/** The catalog of a server (either backend), built once: its team, its workflows with their input (each loaded to read it), the commands, the SSE names. */
+export function serverCatalog(def: MachineDefinition, workflows: SessionHost['options']['workflows']): Record<string, unknown> {
   const listed = workflows?.list?.() ?? [];
   return {
     team: {
@@ -57,7 +55,7 @@ export function sessionRoutes(api: Hono, host: SessionHost, resolve: (wanted: st
     return Number(text);
   };
 
-  api.get('/catalog', (c) => c.json((catalog ??= catalogOf(host))));
+  api.get('/catalog', (c) => c.json((catalog ??= serverCatalog(team.def, host.options.workflows))));
 
   api.get('/sessions/:id/graph', async (c) => {
     const id = await resolve(c.req.param('id'));
