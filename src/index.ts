@@ -26,6 +26,11 @@ export type { MachineDefinition, AgentState } from './engine/definition.js';
 export { arbitrate, scoreOf } from './arbiter/arbitrate.js';
 export type { Decision, Proposal, ScoredProposal, Criteria } from './arbiter/proposal.js';
 
+// Declarative workflows from code: load, validate, run (SynthDev's WorkflowStateMachine shape too).
+export { loadWorkflowPlan, validateWorkflow, runWorkflow, WorkflowStateMachine } from './session/run-workflow.js';
+export type { WorkflowApiOptions, WorkflowValidation, RunWorkflowOptions, WorkflowRunResult } from './session/run-workflow.js';
+export type { WorkflowPlan } from './workflow/run/plan.js';
+
 // Teams.
 export { openTeam, type OpenTeam } from './team/open-team.js';
 export { loadTeam, loadTeamOrThrow, type LoadedTeam } from './config/load-team.js';

@@ -24,6 +24,8 @@ export interface CliArgs {
   host?: string;
   /** A workflow name or path (run, graph, validate). */
   workflow?: string;
+  /** A roles folder (SynthDev's config/roles) or roles file for a workflow's agents. */
+  roles?: string;
   /** A workflow's input (JSON or text). */
   input?: string;
   /** fork: the journal step to fork at. */
@@ -123,6 +125,7 @@ export function parseCli(argv: string[]): CliArgs {
     ...(values.workflow !== undefined ? { workflow: values.workflow } : {}),
     ...(values.input !== undefined ? { input: values.input } : {}),
     ...(at !== undefined ? { at } : {}),
+    ...(values.roles !== undefined ? { roles: values.roles } : {}),
     ...(backend !== undefined ? { backend } : {}),
     ...(values['restate-url'] !== undefined ? { restateUrl: values['restate-url'] } : {}),
     ...(values.register !== undefined ? { register: values.register } : {}),

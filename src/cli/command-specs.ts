@@ -38,13 +38,13 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
     summary: 'run a session (or a workflow) headless until it needs you, and print the transcript',
     synopsis: [
       'troupe run "<brief>" [--mode fsm|simple] [--team DIR] [--max-turns N] [--json] [--demo] [--record FILE | --replay FILE]',
-      'troupe run --workflow W --input X [--team DIR] [--max-turns N] [--json] [--demo] [--record FILE | --replay FILE]',
+      'troupe run --workflow W --input X [--roles DIR|FILE] [--team DIR] [--max-turns N] [--json] [--demo] [--record FILE | --replay FILE]',
     ],
     description: [
       'Runs until the team needs you (the run lets go of the session, exit 0; troupe resume continues it) or the',
       'session ends. A run that stops on a failed model call exits 1. Config errors exit 1, bad flags 2.',
     ],
-    options: ['team', 'mode', 'max-turns', 'json', 'demo', 'record', 'replay', 'workflow', 'input'],
+    options: ['team', 'mode', 'max-turns', 'json', 'demo', 'record', 'replay', 'workflow', 'input', 'roles'],
     positionals: null,
     examples: [
       'troupe run "a cozy lighthouse game"',
@@ -116,7 +116,7 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
       'Prints every problem as file: field: problem — fix (a JSON syntax error as file:line:column: problem — fix)',
       'and exits 1; a clean team and workflows give a one-line summary each. --workflow checks that one workflow.',
     ],
-    options: ['team', ['workflow', 'check only this workflow (a name, a .json file or a folder)']],
+    options: ['team', ['workflow', 'check only this workflow (a name, a .json file or a folder)'], 'roles'],
     positionals: 0,
     examples: ['troupe validate', 'troupe validate --team ./my-team', 'troupe validate --workflow my-flow'],
   },
@@ -125,7 +125,7 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
     summary: 'print the team (or a workflow) as a Mermaid state diagram',
     synopsis: ['troupe graph [--team DIR] [--workflow W]'],
     description: ['Sub-workflows are nested in their state.'],
-    options: ['team', ['workflow', 'draw this workflow instead of the team']],
+    options: ['team', ['workflow', 'draw this workflow instead of the team'], 'roles'],
     positionals: 0,
     examples: ['troupe graph', 'troupe graph --workflow hierarchical_development'],
   },

@@ -25,8 +25,8 @@ export function savedLine(io: CliIo, id: string, json: boolean, status: SessionS
   (json ? io.stderr : io.stdout).write(`${line}\n`);
 }
 
-/** The workflow a command names (--workflow: a name, a .json file or a workflow folder), its roles drawn from the team. */
-export async function workflowFor(wanted: string, io: CliIo, team: OpenTeam): Promise<WorkflowPlan> {
+/** The workflow a command names (--workflow: a name, a .json file or a workflow folder), its roles drawn from --roles and the team. */
+export async function workflowFor(wanted: string, io: CliIo, team: OpenTeam, roles?: string): Promise<WorkflowPlan> {
   const { loadWorkflowOrThrow } = await import('../workflow/load/load-workflow.js');
-  return loadWorkflowOrThrow(wanted, { cwd: io.cwd, env: io.env, team: team.loaded });
+  return loadWorkflowOrThrow(wanted, { cwd: io.cwd, env: io.env, team: team.loaded, ...(roles !== undefined ? { roles } : {}) });
 }

@@ -18,6 +18,7 @@ export const OPTIONS = {
   replay: { type: 'string', value: 'FILE', help: 'answer the model calls from a recording, offline; stops at the first divergence' },
   workflow: { type: 'string', value: 'W', help: 'a declarative workflow instead of the team: a name, a .json file or a workflow folder' },
   input: { type: 'string', value: 'TEXT|JSON', help: "the workflow's input (parsed as JSON when the workflow declares a non-string input)" },
+  roles: { type: 'string', value: 'DIR|FILE', help: "a roles folder (SynthDev's config/roles) or roles file for the workflow's agents (or TROUPE_ROLES)" },
   yes: { type: 'boolean', short: 'y', help: 'continue a session that ran from a recording (--replay) on the model there is now, without asking' },
   format: { type: 'string', value: 'md|json', help: 'Markdown (default) or the session document with its events as JSON' },
   at: { type: 'string', value: 'STEP', help: 'the journal step to fork at (troupe fork <id> lists them)' },

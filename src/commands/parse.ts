@@ -100,8 +100,14 @@ export function parseLine(line: string, def: MachineDefinition): ParsedLine {
     }
     case 'workflow':
       if (rest === '') return { kind: 'workflow', name: '', input: '' };
-      return { kind: 'workflow', name: restWords[0]!, input: restWords.slice(1).join(' ') };
+      return { kind: 'workflow', name: restWords[0]!, input: unquoted(restWords.slice(1).join(' ')) };
     default:
       return { kind: 'inspect', name: spec.name as InspectName };
   }
+}
+
+/** `/workflow X "…"`: the input without the quotes around it (seed 000 writes it quoted). */
+function unquoted(text: string): string {
+  const t = text.trim();
+  return t.length >= 2 && (t[0] === '"' || t[0] === "'") && t.at(-1) === t[0] ? t.slice(1, -1) : t;
 }

@@ -8,13 +8,46 @@ export const CodeSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('handler'), name: z.string() }),
 ]);
 
+/**
+ * A model's answer as the chat-completions API gave it (what SynthDev's handlers read as
+ * `this.last_response.choices[0].message`): its text (null when it only called tools), its tool calls
+ * with their arguments as the JSON text the model wrote, why it stopped, the model and the usage.
+ */
+export const RawResponseSchema = z.object({
+  content: z.string().nullable(),
+  tool_calls: z.array(z.object({ id: z.string(), name: z.string(), arguments: z.string() })),
+  finish_reason: z.string().nullable(),
+  model: z.string(),
+  usage: z.object({ prompt_tokens: z.number(), completion_tokens: z.number() }).nullable(),
+});
+/** A model's answer as the chat-completions API gave it. */
+export type RawResponse = z.infer<typeof RawResponseSchema>;
+
 /** What code may read (and `common_data` it may change): the data of the running workflow, as JSON. */
 export const ScopeSchema = z.object({
   common_data: z.record(z.string(), z.unknown()),
+  /** The state's evaluated input (the free name `input` in expressions). */
   input: z.unknown(),
+  /** The workflow's input (`this.input`): its name, the text it was given as, and its value. */
+  workflow_input: z.object({ name: z.string(), text: z.string(), value: z.unknown() }).optional(),
   contexts: z.record(z.string(), z.array(z.object({ role: z.string(), content: z.string() }))),
-  /** Per agent role: its last answer and tool calls (for `getAgent(role).getLastResponse()`, `getToolCalls(role)`). */
-  agents: z.record(z.string(), z.object({ response: z.string(), toolCalls: z.array(z.object({ name: z.string(), arguments: z.unknown() })) })),
+  /** Each context's max_length (code that adds messages trims as the engine does). */
+  context_limits: z.record(z.string(), z.number()).optional(),
+  /** Per agent role: its last answer and tool calls (for `getAgent(role).getLastResponse()`, `getToolCalls(role)`), its raw answer, its context and how it plays in it. */
+  agents: z.record(
+    z.string(),
+    z.object({
+      response: z.string(),
+      toolCalls: z.array(z.object({ name: z.string(), arguments: z.unknown() })),
+      raw: RawResponseSchema.optional(),
+      context: z.string().optional(),
+      role: z.enum(['user', 'assistant']).optional(),
+    }),
+  ),
+  /** Every agent of the workflow, answered or not: its context and how it plays in it (`this.agents`, `getContextRole()`). */
+  roster: z.record(z.string(), z.object({ context: z.string(), role: z.enum(['user', 'assistant']) })).optional(),
+  /** The last agent's answer as the API gave it (`this.last_response`). */
+  last_response: RawResponseSchema.nullable().optional(),
   last_agent_response: z.string().nullable(),
   last_tool_calls: z.array(z.object({ name: z.string(), arguments: z.unknown() })),
   sub_workflow_result: z.unknown().optional(),

@@ -3,7 +3,7 @@ import { DIRECTIVE_TOOL_NAME } from '../directive/schema.js';
 import { DEMO_STORY, DEMO_STORY_NAMES, storyBeat, storyPosition } from './demo-story.js';
 import { SCRIPT, VIEWS } from './demo-script.js';
 import { AbortedError } from './errors.js';
-import { demoArguments, demoWorkflowText, priorTurns } from './demo-workflow.js';
+import { demoArguments, demoQuestion, demoWorkflowText, priorTurns } from './demo-workflow.js';
 import { demoToolStep, demoVerdict, demoWrote } from './demo-tools.js';
 
 // The debate's verdict tool (src/workflow/run/debate.ts); named here so the model layer does not import the engine.
@@ -123,6 +123,9 @@ export class DemoModel implements ChatModel {
     // With agent tools on offer the demo visibly works: it looks at its workspace, writes its file, then answers.
     const step = demoToolStep(request, who);
     if (step) return step;
+    // Offered request_users_input, the demo asks once; the answer comes back as the tool's result (seed 003).
+    const asked = demoQuestion(request, who, state);
+    if (asked) return { ...asked, usage: usage(asked.text) };
     const wrote = demoWrote(request);
     const text = wrote ? `${who} (${state}, demo): wrote ${wrote.path} in my workspace — ${wrote.revised ? 'the revision the reviewers asked for, with a test' : 'a first implementation'}.` : demoWorkflowText(request, round);
     if (request.onDelta) for (const word of text.split(/(?<= )/)) request.onDelta({ type: 'text', text: word });

@@ -1,4 +1,4 @@
-import type { ChatRequest } from './chat-model.js';
+import type { ChatRequest, ChatResponse } from './chat-model.js';
 import type { ToolSpec } from '../directive/tool.js';
 
 // Property names that mean "more work is needed" (true at first, then false) and "it is accepted" (the reverse).
@@ -37,10 +37,22 @@ export function demoArguments(tool: ToolSpec, round: number, state: string): Rec
   return Object.fromEntries(Object.entries(properties).map(([name, schema]) => [name, valueFor(name, schema, round, state)]));
 }
 
+const ASK = 'request_users_input';
+
+/** Offered request_users_input and not yet answered in this conversation: the demo asks the user one question. */
+export function demoQuestion(request: ChatRequest, who: string, state: string): Omit<ChatResponse, 'usage'> | null {
+  if (!(request.tools ?? []).some((t) => t.name === ASK)) return null;
+  if (request.messages.some((m) => m.role === 'tool' && m.name === ASK)) return null;
+  const question = `(demo) Before I go on with ${state}: who is it for, and what matters most to you?`;
+  return { text: `${who} (${state}, demo): I need one answer from you first.`, toolCalls: [{ id: 'demo-ask', name: ASK, arguments: JSON.stringify({ question }) }], finishReason: 'tool_calls', model: 'demo' };
+}
+
 /** The demo's words in a workflow: in character, about the state's input, saying which round it is. */
 export function demoWorkflowText(request: ChatRequest, round: number): string {
   const who = request.meta.personaName ?? request.meta.persona ?? 'The agent';
   const state = request.meta.workflow?.state ?? 'this step';
+  const last = request.messages.at(-1);
+  if (last?.role === 'tool' && last.name === ASK) return `${who} (${state}, demo): you said "${last.content.slice(0, 80)}" — so here is the brief, built around that.`;
   const input = [...request.messages].reverse().find((m) => m.role === 'user')?.content.replace(/\s+/g, ' ').trim() ?? '';
   const about = input.length > 120 ? `${input.slice(0, 117)}…` : input;
   return round === 0

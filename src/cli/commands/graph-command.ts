@@ -8,7 +8,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   const { team } = teamFor(args, io);
   if (args.workflow !== undefined) {
     const { workflowMermaid } = await import('../../workflow/graph.js');
-    printer(io)(workflowMermaid(await workflowFor(args.workflow, io, team)));
+    printer(io)(workflowMermaid(await workflowFor(args.workflow, io, team, args.roles)));
     return 0;
   }
   printer(io)(toMermaid(team.def));

@@ -11,7 +11,7 @@ import { ReplayModel } from '../../llm/replay-model.js';
 import { openSession } from '../../session/open-session.js';
 import { attachOutput } from '../attach-output.js';
 import { UserError } from '../../errors.js';
-import { inputProblem } from '../../workflow/run/frames.js';
+import { inputOptional, inputProblem } from '../../workflow/run/frames.js';
 import { printUsageSummary } from '../usage-summary.js';
 import { printWorkspaces } from '../workspaces-line.js';
 import { finishHeadless } from './finish.js';
@@ -20,10 +20,12 @@ import { finishHeadless } from './finish.js';
 export async function run(args: CliArgs, io: CliIo): Promise<number> {
   const brief = (args.input ?? args.positionals.join(' ')).trim();
   if (args.input !== undefined && args.workflow === undefined) throw new UsageError('--input goes with --workflow; a team session takes its brief: troupe run "<brief>"');
-  if (brief === '') throw new UsageError(args.workflow ? `run --workflow ${args.workflow} needs an input: --input "<text or JSON>"` : 'run needs a brief: troupe run "<brief>"');
+  if (brief === '' && args.workflow === undefined) throw new UsageError('run needs a brief: troupe run "<brief>"');
   assertWithinLimit('brief', brief);
   const { team, dir } = teamFor(args, io);
-  const workflow = args.workflow !== undefined ? await workflowFor(args.workflow, io, team) : undefined;
+  const workflow = args.workflow !== undefined ? await workflowFor(args.workflow, io, team, args.roles) : undefined;
+  // A workflow whose input has a default (or is not required) runs without one (seed 001).
+  if (brief === '' && workflow && !inputOptional(workflow)) throw new UsageError(`run --workflow ${args.workflow} needs an input: --input "<text or JSON>"`);
   const refused = workflow ? inputProblem(workflow, brief) : null;
   if (refused) throw new UserError(refused);
   const replay = args.replay !== undefined ? ReplayModel.fromFile(args.replay) : null;

@@ -16,12 +16,12 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   const complain = complainer(io);
   const issues: ConfigIssue[] = [...result.issues];
   const { loadWorkflow } = await import('../../workflow/load/load-workflow.js');
-  const { workflowDirs, workflowNames } = await import('../../workflow/load/locate.js');
-  const options = { cwd: io.cwd, env: io.env, team: result.team };
+  const { workflowDirs, workflowNames, locationPath } = await import('../../workflow/load/locate.js');
+  const options = { cwd: io.cwd, env: io.env, team: result.team, ...(args.roles !== undefined ? { roles: args.roles } : {}) };
   // The shipped workflows are written for the shipped team (greenlight_review plays its personas): checked with it only.
   const shipped = join(PACKAGE_ROOT, 'workflows');
   const dirs = workflowDirs(io.cwd, io.env).filter((d) => !args.team || d !== shipped);
-  const names = args.workflow !== undefined ? [args.workflow] : workflowNames(dirs).map((w) => w.location.file);
+  const names = args.workflow !== undefined ? [args.workflow] : workflowNames(dirs).map((w) => locationPath(w.location));
   let workflows = 0;
   for (const name of names) {
     const checked = loadWorkflow(name, options);

@@ -8,6 +8,7 @@ export const ParsingToolSchema = z.strictObject({
     description: z.string().default(''),
     parameters: z.record(z.string(), z.unknown()).default({ type: 'object', properties: {} }),
   }),
+  parsingOnly: z.boolean().optional().describe("SynthDev: when it is the role's only parsing-only tool, every request forces it (tool_choice names it)."),
 });
 
 /** Which commands an agent's run_command may run: none, an allow-list of programs (optionally with network access in their sandbox), or ask the user. */
@@ -29,8 +30,14 @@ export const RoleSchema = z.strictObject({
   excludedTools: z.array(z.string()).default([]),
   includedTools: z.array(z.string()).optional(),
   parsingTools: z.array(ParsingToolSchema).default([]),
-  examples: z.array(z.strictObject({ role: z.enum(['user', 'assistant']), content: z.string() })).default([]).describe('Few-shot messages after the system message.'),
+  examples: z
+    .array(z.strictObject({ role: z.enum(['user', 'assistant', 'function']), content: z.string(), name: z.string().optional(), arguments: z.string().optional() }))
+    .default([])
+    .describe('Few-shot messages after the system message (SynthDev\'s "function" examples load, but troupe refuses them for an agent of a workflow).'),
   reminder: z.string().optional().describe('Appended to the system message.'),
+  agent_description: z.string().optional().describe("SynthDev's agentic roles (not used by workflows; accepted and ignored)."),
+  enabled_agents: z.array(z.string()).optional().describe("SynthDev's agentic roles (not used by workflows; accepted and ignored)."),
+  can_create_tasks_for: z.array(z.string()).optional().describe("SynthDev's agentic roles (not used by workflows; accepted and ignored)."),
   tools: z
     .array(z.string().min(1))
     .default([])
@@ -39,11 +46,16 @@ export const RoleSchema = z.strictObject({
   command_policy: CommandPolicySchema.default('deny'),
 });
 
-/** roles.json: role id → role (a role needs a systemMessage or a persona). */
-export const RolesFileSchema = z.record(
-  z.string().regex(/^[A-Za-z][A-Za-z0-9_-]*$/, 'must be a simple role id'),
-  RoleSchema.refine((r) => r.systemMessage !== undefined || r.persona !== undefined, { message: 'a role needs a systemMessage (or a persona whose prompt it uses)', path: ['systemMessage'] }),
-);
+/** A role as written in a file: complete, or (seed 000's `reviewer` with only parsingTools) a partial one completing a role defined farther away. */
+export const PartialRoleSchema = RoleSchema.partial();
+
+/** roles.json: role id → role (a role without a systemMessage or persona adds its fields to the same role defined farther away). */
+export const RolesFileSchema = z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9_.-]*$/, 'must be a simple role id'), PartialRoleSchema);
+
+/** Whether a role can stand on its own: it has a system message or plays a persona. */
+export function isCompleteRole(role: { systemMessage?: string | undefined; persona?: string | undefined }): boolean {
+  return role.systemMessage !== undefined || role.persona !== undefined;
+}
 
 /** A role, as validated. */
 export type Role = z.infer<typeof RoleSchema>;

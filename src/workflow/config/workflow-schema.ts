@@ -4,6 +4,8 @@ import { MAX_TURNS } from '../../config/max-turns.js';
 const Name = z.string().min(1);
 /** Code in a workflow file: an expression, statements, an arrow-function string, or a handler name. */
 const CodeText = z.string();
+/** A handler field: a function name or code; null (SynthDev's way of writing "none") is no handler. */
+const HandlerText = CodeText.nullable();
 
 /** A workflow's input or output parameter (seed 000; seed 001 adds `required` and `default`). */
 export const ParameterSchema = z.strictObject({
@@ -87,10 +89,10 @@ export const StateSchema = z.strictObject({
   action: ActionSchema.optional(),
   transition: z.array(TransitionSchema).optional(),
   next_state: Name.optional(),
-  pre_handler: CodeText.optional(),
-  post_handler: CodeText.optional(),
-  transition_handler: CodeText.optional(),
-  error_handler: CodeText.optional().describe('A state name, or a script.js function returning a state name, "retry" or "stop".'),
+  pre_handler: HandlerText.optional(),
+  post_handler: HandlerText.optional(),
+  transition_handler: HandlerText.optional(),
+  error_handler: HandlerText.optional().describe('A state name, or a script.js function returning a state name, "retry" or "stop".'),
   max_retries: z.number().int().min(0).max(10).optional(),
   parallel: ParallelSchema.optional(),
   debate: DebateSchema.optional(),
@@ -125,6 +127,9 @@ export const WorkflowConfigSchema = z.strictObject({
     .optional()
     .describe('Where agents with file and command tools work: each gets its own directory under the session.'),
 });
+
+/** SynthDev's and seed 000's `workflows.json`: several workflows in one file, each found by its workflow_name. */
+export const WorkflowsFileSchema = z.array(z.unknown()).min(1);
 
 /** A workflow file, as validated. */
 export type WorkflowConfig = z.infer<typeof WorkflowConfigSchema>;

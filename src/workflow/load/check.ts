@@ -39,8 +39,8 @@ export function checkWorkflow(config: WorkflowConfig, ctx: CheckContext): Config
   const agent = (field: string, name: string) => {
     if (!agents.has(name)) add(field, `unknown agent "${name}"`, agents.size ? pick(name, agents) : 'add it to "agents"');
   };
-  const handler = (field: string, code: string | undefined) => {
-    if (code === undefined || !isName(code) || states.has(code.trim())) return;
+  const handler = (field: string, code: string | null | undefined) => {
+    if (code == null || !isName(code) || states.has(code.trim())) return;
     if (!ctx.hasScript) add(field, `"${code}" names a script function, but the workflow has no script.js`, 'make the workflow a folder with config.json and script.js, or write the code inline');
     else if (!ctx.scriptFunctions.has(code.trim())) add(field, `script.js has no function "${code}"`, pick(code, ctx.scriptFunctions));
   };
@@ -53,7 +53,7 @@ export function checkWorkflow(config: WorkflowConfig, ctx: CheckContext): Config
     if (s.agent !== undefined) agent(`${at}.agent`, s.agent);
     if (s.input !== undefined && s.message !== undefined) add(`${at}.message`, 'a state has an "input" expression or a "message" template, not both', 'keep one');
     if (s.transition !== undefined && s.next_state !== undefined) add(`${at}.next_state`, 'a state has "transition" or "next_state", not both', 'keep one');
-    if (s.action?.script !== undefined && s.pre_handler !== undefined) add(`${at}.pre_handler`, 'a state has "action.script" or "pre_handler", not both', 'keep one');
+    if (s.action?.script !== undefined && s.pre_handler != null) add(`${at}.pre_handler`, 'a state has "action.script" or "pre_handler", not both', 'keep one');
     const kinds = [s.agent !== undefined, s.action?.sub_workflow !== undefined, s.parallel !== undefined, s.debate !== undefined].filter(Boolean).length;
     if (kinds > 1) add(at, 'a state runs one of: an agent, a sub_workflow, parallel branches, a debate', 'split it into several states');
     if (s.action?.function && s.action.function !== 'sendUserMessage' && s.agent === undefined) add(`${at}.action.function`, `${s.action.function} needs an agent`, 'add "agent" to the state');
@@ -74,10 +74,10 @@ export function checkWorkflow(config: WorkflowConfig, ctx: CheckContext): Config
       out.push(s.next_state);
     }
     for (const f of ['pre_handler', 'post_handler', 'transition_handler', 'error_handler'] as const) handler(`${at}.${f}`, s[f]);
-    if (s.transition_handler !== undefined) dynamic = true;
-    if (s.error_handler !== undefined) states.has(s.error_handler.trim()) ? out.push(s.error_handler.trim()) : (dynamic = true);
-    const final = s.agent === undefined && !s.parallel && !s.debate && !s.action?.sub_workflow && s.action?.script === undefined && s.pre_handler === undefined && out.length === 0 && s.transition_handler === undefined;
-    if (final || out.some((t) => ENDS.has(t) && !states.has(t)) || (out.length === 0 && s.transition_handler === undefined)) ends = true;
+    if (s.transition_handler != null) dynamic = true;
+    if (s.error_handler != null) states.has(s.error_handler.trim()) ? out.push(s.error_handler.trim()) : (dynamic = true);
+    const final = s.agent === undefined && !s.parallel && !s.debate && !s.action?.sub_workflow && s.action?.script === undefined && s.pre_handler == null && out.length === 0 && s.transition_handler == null;
+    if (final || out.some((t) => ENDS.has(t) && !states.has(t)) || (out.length === 0 && s.transition_handler == null)) ends = true;
     edges.set(s.name, out);
   });
   handler('error_handler', config.error_handler);

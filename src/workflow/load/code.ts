@@ -1,4 +1,5 @@
 import type { Code } from '../run/plan.js';
+import { defaultExportMethods } from '../sandbox/script-module.js';
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
@@ -28,10 +29,11 @@ export function isName(source: string): boolean {
   return IDENTIFIER.test(source.trim());
 }
 
-/** The function names a script.js defines (`export function x`, `function x`, `export const x = ...`). */
+/** The function names a script.js defines (`export function x`, `function x`, `export const x = ...`, SynthDev's `export default { x() {} }`). */
 export function scriptFunctions(script: string | null): Set<string> {
   const names = new Set<string>();
   if (!script) return names;
+  for (const name of defaultExportMethods(script)) names.add(name);
   for (const m of script.matchAll(/(?:^|[\s;])(?:export\s+)?(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)\s*\(/g)) names.add(m[1]!);
   for (const m of script.matchAll(/(?:^|[\s;])(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s*)?(?:function|\(|[A-Za-z_$][\w$]*\s*=>)/g)) names.add(m[1]!);
   return names;

@@ -21,9 +21,30 @@ function transitionsOf(s: StateConfig): TransitionPlan[] {
   }));
 }
 
+/**
+ * SynthDev's handler state: an agent and handlers (pre / post / transition, any of them, even null) and
+ * nothing sent: no input or message, no action, no transitions. Its handlers own the context: the agent's
+ * call uses the context as it is, and its answer is not added to it.
+ */
+export function isHandlerState(s: StateConfig): boolean {
+  const handlers = 'pre_handler' in s || 'post_handler' in s || 'transition_handler' in s;
+  return handlers && s.agent !== undefined && s.input === undefined && s.message === undefined && s.action === undefined && s.transition === undefined && s.next_state === undefined;
+}
+
+/** SynthDev's output: a `stop` state's `input`, a common_data path (its value) or a text (itself), when it is set. */
+function outputOf(s: StateConfig): StatePlan['output'] {
+  const input = s.input?.trim();
+  if (!input || s.agent !== undefined) return undefined;
+  const path = /^common_data((?:\.[A-Za-z_$][\w$]*)+)$/.exec(input);
+  return path ? { path: path[1]!.slice(1).split('.') } : { text: input };
+}
+
 /** One state of a workflow file, in the one shape the engine runs (seed 000's and seed 001's variants alike). */
 export function normaliseState(s: StateConfig, config: WorkflowConfig, states: ReadonlySet<string>): StatePlan {
-  const enter = s.action?.script !== undefined ? statements(s.action.script) : s.pre_handler !== undefined ? handlerOrStatements(s.pre_handler) : null;
+  const pre = s.pre_handler ?? undefined;
+  const post = s.post_handler ?? undefined;
+  const transitionHandler = s.transition_handler ?? undefined;
+  const enter = s.action?.script !== undefined ? statements(s.action.script) : pre !== undefined ? handlerOrStatements(pre) : null;
   const input = s.message !== undefined ? template(s.message) : s.input !== undefined ? expression(s.input) : null;
   const parallel = s.parallel
     ? {
@@ -48,15 +69,17 @@ export function normaliseState(s: StateConfig, config: WorkflowConfig, states: R
     ? { name: s.action.sub_workflow, input: Object.fromEntries(Object.entries(s.action.sub_workflow_input ?? {}).map(([k, v]) => [k, expression(v)])) }
     : null;
   const transitions = transitionsOf(s);
-  const decide = s.transition_handler !== undefined ? handlerOrStatements(s.transition_handler) : null;
+  const decide = transitionHandler !== undefined ? handlerOrStatements(transitionHandler) : null;
   const agent = s.agent ?? null;
+  const final = !agent && !parallel && !debate && !subWorkflow && !enter && transitions.length === 0 && !decide;
+  const output = final ? outputOf(s) : undefined;
   return {
     name: s.name,
     enter,
     agent,
     input: agent ? input : null,
     action: ACTIONS[s.action?.function ?? 'sendUserMessage'],
-    after: s.post_handler !== undefined ? handlerOrStatements(s.post_handler) : null,
+    after: post !== undefined ? handlerOrStatements(post) : null,
     subWorkflow,
     parallel,
     debate,
@@ -64,8 +87,10 @@ export function normaliseState(s: StateConfig, config: WorkflowConfig, states: R
     decide,
     maxRetries: s.max_retries ?? config.max_retries,
     // Seed 000's `stop`: a state with nothing to do and nowhere to go ends the run.
-    final: !agent && !parallel && !debate && !subWorkflow && !enter && transitions.length === 0 && !decide,
-    onError: errorRoute(s.error_handler, states),
+    final,
+    ...(output ? { output } : {}),
+    ...(isHandlerState(s) ? { owned: true } : {}),
+    onError: errorRoute(s.error_handler ?? undefined, states),
   };
 }
 
@@ -79,7 +104,13 @@ export function normaliseWorkflow(
   return {
     name: config.workflow_name,
     description: config.description,
-    input: { name: config.input.name, ...(config.input.type ? { type: config.input.type } : {}), ...(config.input.description ? { description: config.input.description } : {}) },
+    input: {
+      name: config.input.name,
+      ...(config.input.type ? { type: config.input.type } : {}),
+      ...(config.input.description ? { description: config.input.description } : {}),
+      ...(config.input.required !== undefined ? { required: config.input.required } : {}),
+      ...(config.input.default !== undefined ? { default: config.input.default } : {}),
+    },
     output: { name: config.output.name, ...(config.output.type ? { type: config.output.type } : {}) },
     variables: config.variables,
     contexts: config.contexts.map((c) => ({ name: c.name, starting: c.starting_messages, maxLength: c.max_length })),
@@ -95,5 +126,6 @@ export function normaliseWorkflow(
     ...(config.workspace ? { workspace: { from: config.workspace.from !== undefined ? resolve(parts.cwd, config.workspace.from) : null, git: config.workspace.git } } : {}),
     subWorkflows: parts.subWorkflows,
     source: parts.source,
+    seedContexts: true,
   };
 }

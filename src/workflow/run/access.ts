@@ -14,6 +14,11 @@ export function runOf(ctx: StepContext): WorkflowRun {
   return run;
 }
 
+/** Whether the workflow was stored (with its session) before contexts followed seed 000's trimming: it folds as it ran. */
+export function legacyRun(ctx: StepContext): boolean {
+  return rootPlan(ctx).seedContexts !== true;
+}
+
 /** The workflow plan of the definition. */
 export function rootPlan(ctx: StepContext): WorkflowPlan {
   const plan = ctx.def.workflow;
@@ -52,7 +57,7 @@ export function evaluate(ctx: StepContext, purpose: Evaluation['purpose'], what:
   if (inline) return settle(ctx, takeId(ctx), purpose, inline.result, null, inline.chain);
   const { run, frame, plan } = current(ctx);
   const id = `e${run.evalSeq + 1}`;
-  const evaluation: Evaluation = { workflow: plan.name, state: frame.state, purpose, ...what, ...chain, scope: { ...scopeOf(frame), ...extra } };
+  const evaluation: Evaluation = { workflow: plan.name, state: frame.state, purpose, ...what, ...chain, scope: { ...scopeOf(frame, plan, legacyRun(ctx)), ...extra } };
   ctx.s.workflow = { ...runOf(ctx), evalSeq: run.evalSeq + 1, evaluating: { id, purpose, evaluation } };
   ctx.s.status = 'running';
   ctx.fx.push({ type: 'evaluate', id, evaluation });

@@ -2,9 +2,9 @@ import { awaitUser, note, type StepContext } from '../../engine/context.js';
 import type { Evaluation, EvaluationResult } from '../../engine/evaluation.js';
 import { keepChained } from './inline.js';
 import type { Chain } from './chain.js';
-import { current, runOf, setFrame, update } from './access.js';
-import { appendMessage } from './frames.js';
-import type { Frame } from './state.js';
+import { current, legacyRun, runOf, setFrame, update } from './access.js';
+import { appendMessage, trimMessages } from './frames.js';
+import type { Frame, WorkflowMessage } from './state.js';
 import { fanOut } from './fanout.js';
 import { startDebate } from './debate.js';
 import { textOf } from './constants.js';
@@ -24,8 +24,17 @@ export function adopt(ctx: StepContext, result: Extract<EvaluationResult, { ok: 
     const context = plan.contexts.find((c) => c.name === name);
     if (!context) continue;
     const before = frame.contexts[name] ?? [];
-    // Code may only add messages: the ones past what the context held are appended (and trimmed as any other).
-    for (const m of messages.slice(before.length)) next = appendMessage(next, context, { role: m.role, content: m.content, from: 'code' });
+    if (legacyRun(ctx)) {
+      // A run stored before: code's new messages are appended, as it ran.
+      for (const m of messages.slice(before.length)) next = appendMessage(next, context, { role: m.role, content: m.content, from: 'code' }, true);
+      continue;
+    }
+    // The context becomes what code left (it added, or cleared, messages), trimmed to its max_length as the sandbox trims it.
+    const kept = messages.map((m, i): WorkflowMessage => {
+      const was = before[i];
+      return was && was.role === m.role && was.content === m.content ? was : { role: m.role, content: m.content, from: 'code' };
+    });
+    next = { ...next, contexts: { ...next.contexts, [name]: trimMessages(kept, context.maxLength) } };
   }
   setFrame(ctx, next);
   const logs = result.logs ?? [];
@@ -103,6 +112,8 @@ export function settle(ctx: StepContext, _id: string, purpose: Evaluation['purpo
     case 'debate_input':
       return startDebate(ctx, state!.debate!, textOf(result.value));
     case 'decide':
+      // SynthDev: a handler state's transition handler that names no state ends the run.
+      if (state?.owned && textOf(result.value).trim() === '') return finish(ctx, `the transition handler of ${frame.state} named no state, so the run stopped (SynthDev)`);
       return goTo(ctx, textOf(result.value), `${plan.name}: ${frame.state} chose ${textOf(result.value)}`);
     case 'transitions': {
       const taken = typeof result.value === 'number' ? state!.transitions[result.value] : undefined;

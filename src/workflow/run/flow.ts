@@ -1,11 +1,13 @@
 import { awaitUser, changeState, endSession, startCall, type StepContext } from '../../engine/context.js';
-import { current, evaluate, runOf, setFrame, update } from './access.js';
+import { current, evaluate, legacyRun, runOf, setFrame, update } from './access.js';
 import { agentOf, appendMessage, keyOf, newFrame, stateOf } from './frames.js';
 import { fanOut } from './fanout.js';
 import { startDebate } from './debate.js';
 import { MAX_DEPTH, ENDS, SUB_DONE } from './constants.js';
 import { fail } from './failure.js';
 import { settleJoin } from './replies.js';
+import type { StatePlan, WorkflowPlan } from './plan.js';
+import type { Frame } from './state.js';
 import { afterAfter, afterEnter, decisionRequest, inputRequest, targetsOf } from './chain.js';
 import { countEntry } from './loop-guard.js';
 import { takeUserWords } from './user-input.js';
@@ -66,7 +68,7 @@ export function act(ctx: StepContext): boolean {
     return true;
   }
   if (state!.action === 'add') {
-    setFrame(ctx, { ...appendMessage(frame, context, { role: 'user', content: frame.input ?? '', from: 'workflow' }), phase: 'after' });
+    setFrame(ctx, { ...appendMessage(frame, context, { role: 'user', content: frame.input ?? '', from: 'workflow' }, legacyRun(ctx)), phase: 'after' });
     return true;
   }
   const s = ctx.s;
@@ -107,10 +109,28 @@ export function enterSub(ctx: StepContext, inputs: Record<string, unknown>): voi
   if (countEntry(ctx, child.start)) advance(ctx);
 }
 
+/** The run's output: a final state's `input` when it gives a value (SynthDev's stop state), else common_data[output.name]. */
+function outputOf(frame: Frame, plan: WorkflowPlan, state: StatePlan | undefined): unknown {
+  const given = state?.output;
+  if (given && 'text' in given) return given.text;
+  if (given) {
+    let v: unknown = frame.common_data;
+    for (const k of given.path) v = v !== null && typeof v === 'object' && Object.hasOwn(v, k) ? (v as Record<string, unknown>)[k] : undefined;
+    if (v !== undefined && v !== null) return v;
+  }
+  return frame.common_data[plan.output.name];
+}
+
 /** The running workflow reached its end: its output goes to the parent (a sub-workflow), or the session ends with it. */
 export function finish(ctx: StepContext, why?: string): void {
-  const { run, frame, plan } = current(ctx);
-  const output = frame.common_data[plan.output.name];
+  const { run, frame, plan, state } = current(ctx);
+  const output = outputOf(frame, plan, state);
+  if (run.frames.length === 1 && plan.chat) {
+    // Role mode (seed 003): the user's next message goes to the resume state, in the same conversation.
+    ctx.s.workflow = { ...run, output, evaluating: null };
+    const agent = plan.agents[0];
+    return awaitUser(ctx, 'respond_to_user', `${agent?.name ?? 'the role'} answered; your turn (!quit ends the chat)`);
+  }
   if (run.frames.length === 1) {
     ctx.s.workflow = { ...run, output, evaluating: null };
     // A workflow may say how it ended (e.g. "approved after 1 revision") in common_data.end_reason.

@@ -3,6 +3,7 @@ import type { AgentPlan, ContextPlan, StatePlan, WorkflowPlan } from './plan.js'
 import type { Scope } from '../../engine/evaluation.js';
 import type { Frame, WorkflowMessage } from './state.js';
 import { MAX_CONFIG_NESTING, tooDeepAt } from '../../config/config-json.js';
+import { textOf } from './constants.js';
 
 /** The plan a frame runs: the root plan, or the sub-workflow its `plan` names, one level at a time. */
 export function planOf(root: WorkflowPlan, frame: Pick<Frame, 'plan'>): WorkflowPlan {
@@ -26,7 +27,7 @@ export function agentOf(plan: WorkflowPlan, role: string): AgentPlan | undefined
 }
 
 /** A fresh frame for a plan: its variables and input in common_data, its contexts at their starting messages. */
-export function newFrame(plan: WorkflowPlan, path: { plan: string[]; prefix: string[] }, input: unknown): Frame {
+export function newFrame(plan: WorkflowPlan, path: { plan: string[]; prefix: string[] }, input: unknown, text?: string): Frame {
   const contexts: Record<string, WorkflowMessage[]> = {};
   for (const c of plan.contexts) contexts[c.name] = c.starting.map((m) => ({ role: m.role, content: m.content }));
   return {
@@ -40,11 +41,19 @@ export function newFrame(plan: WorkflowPlan, path: { plan: string[]; prefix: str
     lastAgent: null,
     input: null,
     retries: 0,
+    // Plans stored before (their journals fold as they ran) read this.input from common_data.
+    ...(plan.seedContexts ? { workflowInput: { text: text ?? textOf(input), value: input } } : {}),
   };
 }
 
-/** A workflow's input from the text it was given: JSON when the workflow declares a non-string input and the text is JSON. */
+/** Whether a workflow may start without input: its input has a default, or is not required (seed 001). */
+export function inputOptional(plan: WorkflowPlan): boolean {
+  return plan.input.default !== undefined || plan.input.required === false;
+}
+
+/** A workflow's input from the text it was given: its default when none is given; JSON when the workflow declares a non-string input and the text is JSON. */
 export function inputValue(plan: WorkflowPlan, text: string): unknown {
+  if (text.trim() === '' && plan.input.default !== undefined) return structuredClone(plan.input.default);
   if (plan.input.type === undefined || plan.input.type === 'string') return text;
   try {
     return JSON.parse(text);
@@ -60,30 +69,66 @@ export function inputProblem(plan: WorkflowPlan, text: string): string | null {
   return `the input of workflow ${plan.name} nests deeper than ${MAX_CONFIG_NESTING} levels of objects and arrays${deep ? ` (at ${deep})` : ''}: give it flatter JSON`;
 }
 
+/** Messages a trimmed context always keeps besides its system messages (seed 000's WorkflowContext, as SynthDev). */
+export const KEPT_MESSAGES = 10;
+
 /**
- * Appends a message to a context and trims it to `max_length` characters: the oldest messages after
- * the starting ones go first, the starting messages and the newest message always stay.
+ * Trims messages to `max_length` characters as seed 000's reference does (and SynthDev): past the limit,
+ * the system messages move to the front and the oldest others go, while more than 10 others remain.
  */
-export function appendMessage(frame: Frame, context: ContextPlan, message: WorkflowMessage): Frame {
+export function trimMessages<M extends { role: string; content: string }>(messages: M[], maxLength: number): M[] {
+  let length = messages.reduce((n, m) => n + m.content.length, 0);
+  if (length <= maxLength) return messages;
+  const system = messages.filter((m) => m.role === 'system');
+  const others = messages.filter((m) => m.role !== 'system');
+  let first = 0;
+  while (length > maxLength && others.length - first > KEPT_MESSAGES) length -= others[first++]!.content.length;
+  return [...system, ...others.slice(first)];
+}
+
+/**
+ * How runs stored before troupe followed seed 000's trimming trim (so their journals fold as they ran):
+ * the oldest messages after the starting ones go first; the starting ones and the newest always stay.
+ */
+function legacyTrim(messages: WorkflowMessage[], context: ContextPlan): WorkflowMessage[] {
   const kept = context.starting.length;
-  let messages = [...(frame.contexts[context.name] ?? []), message];
   let length = messages.reduce((n, m) => n + m.content.length, 0);
   while (length > context.maxLength && messages.length > kept + 1) {
     length -= messages[kept]!.content.length;
     messages = [...messages.slice(0, kept), ...messages.slice(kept + 1)];
   }
+  return messages;
+}
+
+/** Appends a message to a context, trimmed to its `max_length` (see trimMessages; `legacy`: a run stored before, trimmed as it ran). */
+export function appendMessage(frame: Frame, context: ContextPlan, message: WorkflowMessage, legacy = false): Frame {
+  const all = [...(frame.contexts[context.name] ?? []), message];
+  const messages = legacy ? legacyTrim(all, context) : trimMessages(all, context.maxLength);
   return { ...frame, contexts: { ...frame.contexts, [context.name]: messages } };
 }
 
-/** What the sandbox sees of a frame. */
-export function scopeOf(frame: Frame): Scope {
+/** The workflow's input as `this.input` reads it: its name, the text given and its value. */
+export function workflowInputOf(frame: Frame, plan: WorkflowPlan): NonNullable<Scope['workflow_input']> {
+  const given = frame.workflowInput ?? { text: textOf(frame.common_data[plan.input.name]), value: frame.common_data[plan.input.name] };
+  return { name: plan.input.name, ...given };
+}
+
+/** What the sandbox sees of a frame (and of its plan: the agents, the contexts' limits, the input's name). */
+export function scopeOf(frame: Frame, plan: WorkflowPlan, legacy = false): Scope {
   const last = frame.lastAgent ? frame.agents[frame.lastAgent] : undefined;
   return {
     common_data: frame.common_data,
     input: frame.input,
+    workflow_input: workflowInputOf(frame, plan),
     contexts: frame.contexts,
-    agents: Object.fromEntries(Object.entries(frame.agents).map(([k, v]) => [k, { response: v.response, toolCalls: v.toolCalls.map((c) => ({ name: c.name, arguments: c.arguments })) }])),
+    // A run stored before trims in the engine only (code's messages are appended there).
+    ...(legacy ? {} : { context_limits: Object.fromEntries(plan.contexts.map((c) => [c.name, c.maxLength])) }),
+    agents: Object.fromEntries(
+      Object.entries(frame.agents).map(([k, v]) => [k, { response: v.response, toolCalls: v.toolCalls.map((c) => ({ name: c.name, arguments: c.arguments })), ...(v.raw ? { raw: v.raw } : {}) }]),
+    ),
+    roster: Object.fromEntries(plan.agents.map((a) => [a.id, { context: a.context, role: a.role }])),
     last_agent_response: last?.response ?? null,
+    last_response: last?.raw ?? null,
     last_tool_calls: (last?.toolCalls ?? []).map((c) => ({ name: c.name, arguments: c.arguments })),
     ...(frame.subWorkflowResult !== undefined ? { sub_workflow_result: frame.subWorkflowResult } : {}),
   };

@@ -2,6 +2,7 @@ import type { StepContext } from '../../engine/context.js';
 import type { ChainStep, Evaluation, EvaluationResult } from '../../engine/evaluation.js';
 import { decideInHost } from '../sandbox/host-decision.js';
 import { current, runOf } from './access.js';
+import { workflowInputOf } from './frames.js';
 import type { Chain } from './chain.js';
 import type { Frame } from './state.js';
 import { commonDataProblem, jsonBytes } from './data-size.js';
@@ -42,7 +43,7 @@ export function answerInline(ctx: StepContext, purpose: Evaluation['purpose'], w
   }
   const count = inlined.get(ctx) ?? 0;
   if (count >= MAX_INLINE || !plain) return null;
-  const result = decideInHost({ purpose, ...what }, { common_data: frame.common_data, input: frame.input, last_agent_response: lastResponse(frame), sub_workflow_result: frame.subWorkflowResult });
+  const result = decideInHost({ purpose, ...what }, { common_data: frame.common_data, input: frame.input, last_agent_response: lastResponse(frame), sub_workflow_result: frame.subWorkflowResult, workflow_input: workflowInputOf(frame, plan) });
   if (!result) return null;
   inlined.set(ctx, count + 1);
   return { result, chain: null };

@@ -32,6 +32,8 @@ export const AgentPlanSchema = z.object({
   tools: z.array(z.string()),
   /** Most tool calls in one turn before the turn is cut off. */
   maxToolSteps: z.number().int(),
+  /** A parsing tool every request of this agent forces (SynthDev's only `parsingOnly` tool of the role). */
+  forcedTool: z.string().optional(),
   /** Few-shot messages after the system message. */
   examples: z.array(z.object({ role: z.enum(['user', 'assistant']), content: z.string() })).optional(),
   /** Which commands run_command may run. */
@@ -105,6 +107,10 @@ export const StatePlanSchema = z.object({
   maxRetries: z.number().int(),
   /** A state with no way out ends the run (seed 000's `stop`). */
   final: z.boolean(),
+  /** SynthDev's handler state: its handlers own the context (the call adds nothing to it, the answer is not appended). */
+  owned: z.boolean().optional(),
+  /** A final state's `input` (SynthDev): the run's output is this common_data path's value, or this text, when set. */
+  output: z.union([z.object({ path: z.array(z.string()) }), z.object({ text: z.string() })]).optional(),
   /** Where this state's failures go once its retries are spent: a state, or a handler naming one ("retry", "stop"). */
   onError: z.union([z.object({ state: z.string() }), z.object({ code: CodeSchema })]).nullable().optional(),
 });
@@ -115,7 +121,7 @@ export type StatePlan = z.infer<typeof StatePlanSchema>;
 const PlanFields = z.object({
   name: z.string(),
   description: z.string(),
-  input: z.object({ name: z.string(), type: z.string().optional(), description: z.string().optional() }),
+  input: z.object({ name: z.string(), type: z.string().optional(), description: z.string().optional(), required: z.boolean().optional(), default: z.unknown().optional() }),
   output: z.object({ name: z.string(), type: z.string().optional() }),
   variables: z.record(z.string(), z.unknown()),
   contexts: z.array(ContextPlanSchema),
@@ -139,6 +145,13 @@ const PlanFields = z.object({
   workspace: z.object({ from: z.string().nullable(), git: z.boolean() }).optional(),
   /** Where the workflow came from (for messages). */
   source: z.string(),
+  /**
+   * Contexts follow seed 000 and SynthDev: trimming keeps 10 messages besides the system ones, and code's
+   * changes to a context are taken whole. Absent in plans stored with sessions before: those fold as they ran.
+   */
+  seedContexts: z.literal(true).optional(),
+  /** Seed 003's role mode (`role:<id>`): where the run would end, it waits for the user's next message instead. */
+  chat: z.literal(true).optional(),
 });
 
 /**

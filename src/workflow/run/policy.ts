@@ -6,6 +6,7 @@ import type { Effect } from '../../engine/effects.js';
 import { rootPlan, update } from './access.js';
 import { inputProblem, inputValue, keyOf, newFrame } from './frames.js';
 import { branchOf, runningBranchCalls } from './fanout.js';
+import { debateCallFailed, debateCallOf, pendingDebateCalls } from './debate.js';
 import { advance } from './flow.js';
 import { fail } from './failure.js';
 import { onEvaluated } from './evaluated.js';
@@ -21,7 +22,7 @@ export const workflowPolicy: Policy = {
     const frame = run?.frames.at(-1);
     if (!run || !frame) return [];
     return [
-      ...runningBranchCalls(frame.branches).map((call): Effect => ({ type: 'call_agent', call })),
+      ...[...runningBranchCalls(frame.branches), ...pendingDebateCalls(frame.debate)].map((call): Effect => ({ type: 'call_agent', call })),
       ...(run.evaluating ? [{ type: 'evaluate' as const, id: run.evaluating.id, evaluation: run.evaluating.evaluation }] : []),
     ];
   },
@@ -29,7 +30,7 @@ export const workflowPolicy: Policy = {
     const plan = rootPlan(ctx);
     // Launchers refuse such input before a session exists; a session given one anyway ends, failed, without taking it in.
     const problem = inputProblem(plan, brief);
-    const frame = newFrame(plan, { plan: [], prefix: [] }, problem ? '' : inputValue(plan, brief));
+    const frame = newFrame(plan, { plan: [], prefix: [] }, problem ? '' : inputValue(plan, brief), brief);
     ctx.s.workflow = { frames: [frame], evalSeq: 0, evaluating: null, question: null, error: problem };
     emit(ctx, event('user_input', { text: brief, kind: 'brief' }));
     if (problem) return endSession(ctx, problem);
@@ -41,10 +42,12 @@ export const workflowPolicy: Policy = {
       case 'evaluated':
         return onEvaluated(ctx, input.id, input.result);
       case 'agent_replied':
-        return onReplied(ctx, input.turnId, input.text, input.toolCalls, input.changes);
+        return onReplied(ctx, input.turnId, input.text, input.toolCalls, input.changes, input.raw);
       case 'agent_failed': {
         const branch = branchOf(ctx, input.turnId);
         if (branch) return onBranch(ctx, branch, input.turnId, { ok: false, error: input.reason });
+        const reviewer = debateCallOf(ctx, input.turnId);
+        if (reviewer !== null) return fail(ctx, debateCallFailed(ctx, reviewer, input.reason));
         const call = ctx.s.inFlight;
         if (!call || call.turnId !== input.turnId) return;
         ctx.s.inFlight = null;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AgentCallSchema } from '../../engine/moves.js';
 import { ChangesSchema, ToolCallRecordSchema } from '../../engine/agent-reply.js';
-import { EvaluationSchema } from '../../engine/evaluation.js';
+import { EvaluationSchema, RawResponseSchema } from '../../engine/evaluation.js';
 
 /** A message of a workflow context, in the canonical form its `assistant` agents see it. */
 export const WorkflowMessageSchema = z.object({
@@ -41,15 +41,20 @@ export const VerdictSchema = z.object({
 /** A reviewer's verdict. */
 export type Verdict = z.infer<typeof VerdictSchema>;
 
-/** A debate in progress: the round, whose turn it is, the verdicts of each round, the shared debate context. */
+/**
+ * A debate in progress: the round, whose turn it is, the verdicts of each round, the debate so far (each
+ * reviewer's whole message with its verdict), the call in flight, and the first round's independent
+ * reviews while they run at once (`pending`: reviewer -> call; absent in debates stored before).
+ */
 export const DebateSchema = z.object({
   subject: z.string(),
   round: z.number().int(),
   turn: z.number().int(),
   rounds: z.array(z.array(VerdictSchema)),
-  transcript: z.array(z.object({ reviewer: z.string(), round: z.number().int(), text: z.string() })),
+  transcript: z.array(z.object({ reviewer: z.string(), round: z.number().int(), text: z.string(), verdict: VerdictSchema.optional() })),
   call: AgentCallSchema.nullable(),
   synthesising: z.boolean(),
+  pending: z.record(z.string(), AgentCallSchema).optional(),
 });
 /** A debate in progress. */
 export type Debate = z.infer<typeof DebateSchema>;
@@ -64,8 +69,10 @@ export const FrameSchema = z.object({
   phase: PhaseSchema,
   common_data: z.record(z.string(), z.unknown()),
   contexts: z.record(z.string(), z.array(WorkflowMessageSchema)),
-  /** Each agent's last answer and tool calls (what `getAgent(role).getLastResponse()` reads). */
-  agents: z.record(z.string(), z.object({ response: z.string(), toolCalls: z.array(ToolCallRecordSchema), turns: z.number().int() })),
+  /** Each agent's last answer and tool calls (what `getAgent(role).getLastResponse()` reads), and the answer as the API gave it. */
+  agents: z.record(z.string(), z.object({ response: z.string(), toolCalls: z.array(ToolCallRecordSchema), turns: z.number().int(), raw: RawResponseSchema.optional() })),
+  /** The workflow's input as given (`this.input`): the text and its value (absent in runs stored before it: common_data has it). */
+  workflowInput: z.object({ text: z.string(), value: z.unknown() }).optional(),
   lastAgent: z.string().nullable(),
   /** The evaluated input of the current state. */
   input: z.string().nullable(),
@@ -101,13 +108,16 @@ export const WorkflowRunSchema = z.object({
   /** The evaluation in flight: its id, what it is for, and the request (sent again when a crashed session resumes). */
   evaluating: z.object({ id: z.string(), purpose: z.string(), evaluation: EvaluationSchema }).nullable(),
   /** An agent asked the user (request_users_input): the answer goes back as that tool's result. */
-  question: z.object({ agent: z.string(), toolCallId: z.string(), question: z.string() }).nullable(),
+  question: z
+    .object({ agent: z.string(), toolCallId: z.string(), question: z.string(), said: z.string().optional(), arguments: z.string().optional(), input: z.string().optional() })
+    .nullable(),
   output: z.unknown().optional(),
   error: z.string().nullable(),
   /** User input that came while branches ran or reviewers debated: it goes to the resume state once they are done, else to the next agent's turn. */
   deferredInput: z.string().optional(),
   /** The loop guard's round (absent in runs stored before it: a fresh round). */
   loop: LoopRoundSchema.optional(),
+
 });
 /** A workflow run. */
 export type WorkflowRun = z.infer<typeof WorkflowRunSchema>;

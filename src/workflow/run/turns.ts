@@ -1,8 +1,9 @@
 import type { MachineDefinition } from '../../engine/definition.js';
 import type { ToolSpec } from '../../directive/tool.js';
-import type { ChatMessage } from '../../llm/chat-model.js';
+import type { ChatMessage, ChatResponse } from '../../llm/chat-model.js';
+import type { RawResponse } from '../../engine/evaluation.js';
 import type { TurnShaper } from '../../kernel/turn-shaper.js';
-import { agentOf, planOf } from './frames.js';
+import { agentOf, planOf, stateOf } from './frames.js';
 import { ASK_USER_TOOL } from './constants.js';
 import { verdictTool } from './debate.js';
 import { inboxText } from './inbox.js';
@@ -25,6 +26,17 @@ function parsedArguments(raw: string): unknown {
   }
 }
 
+/** The answer as the chat-completions API gives it (what SynthDev's handlers read as this.last_response). */
+export function rawOf(turnId: string, response: ChatResponse): RawResponse {
+  return {
+    content: response.text === '' && response.toolCalls.length > 0 ? null : response.text,
+    tool_calls: response.toolCalls.map((c, i) => ({ id: c.id ?? `call_${turnId}_${i}`, name: c.name, arguments: c.arguments })),
+    finish_reason: response.finishReason,
+    model: response.model,
+    usage: response.usage ? { prompt_tokens: response.usage.promptTokens, completion_tokens: response.usage.completionTokens } : null,
+  };
+}
+
 /**
  * Workflow turns: the agent's system message, its context as it sees it (mirrored for a `user` agent:
  * the others' user turns are its assistant turns and back), the state's input; its parsing tools (and
@@ -40,39 +52,53 @@ export function workflowTurns(def: MachineDefinition): TurnShaper {
       const agent = agentOf(plan, agentState.id);
       const context = agent && frame ? (frame.contexts[agent.context] ?? []) : [];
       const mirror = agent?.role === 'user';
+      const inbox = call.inbox;
       // A branch or a debate turn stands on its own input; the context is the state's normal conversation.
       const own = call.branch !== undefined || frame?.phase === 'debate';
+      // SynthDev's handler state: the call is the context as it is, with nothing added.
+      const owned = !own && frame !== undefined && stateOf(plan, 'state' in inbox ? inbox.state : frame.state)?.owned === true;
       const history: ChatMessage[] = (own ? [] : context).map((m) => ({
         role: m.role === 'system' ? 'system' : mirror ? (m.role === 'user' ? 'assistant' : 'user') : m.role,
         content: m.content,
       }));
-      const inbox = call.inbox;
-      // The user's answer goes back as the result of the agent's request_users_input call (seed 003).
+      // The user's answer goes back as the result of the agent's request_users_input call (seed 003), after
+      // the one assistant message that made the call (its words and the call together).
       const closing: ChatMessage[] =
         inbox.kind === 'workflow_answer'
           ? [
-              { role: 'assistant', content: '', toolCalls: [{ id: inbox.toolCallId, name: ASK_USER_TOOL, arguments: JSON.stringify({ question: inbox.question }) }] },
+              ...(inbox.input !== undefined ? [{ role: 'user' as const, content: inbox.input }] : []),
+              { role: 'assistant', content: inbox.said ?? '', toolCalls: [{ id: inbox.toolCallId, name: ASK_USER_TOOL, arguments: inbox.arguments ?? JSON.stringify({ question: inbox.question }) }] },
               { role: 'tool', toolCallId: inbox.toolCallId, name: ASK_USER_TOOL, content: inbox.text },
             ]
-          : [{ role: 'user', content: inbox.kind === 'workflow' ? inboxText(inbox) : 'text' in inbox ? inbox.text : '' }];
+          : owned
+            ? // Words the user typed while agents worked are not lost in a handler state: they follow its context.
+              inbox.kind === 'workflow' && inbox.user !== undefined
+              ? [{ role: 'user', content: inboxText({ text: '', user: inbox.user }) }]
+              : []
+            : [{ role: 'user', content: inbox.kind === 'workflow' ? inboxText(inbox) : 'text' in inbox ? inbox.text : '' }];
       const debating = frame?.phase === 'debate';
       const tools: ToolSpec[] = debating ? [verdictTool] : [...(agent?.parsingTools ?? []), ...(agent?.requestUserInput && !call.branch ? [askUserTool] : [])];
       const agentTools = agent && agent.tools.length > 0 && !debating
         ? { tools: agent.tools, maxSteps: agent.maxToolSteps, commandPolicy: agent.commandPolicy ?? 'deny', workspace: call.branch ?? agent.id, reportChanges: call.branch !== undefined }
         : undefined;
-      // A repair round forces the parsing tool the state's conditions read.
-      const forced = call.repair && tools.some((t) => t.name === call.repair) ? { toolChoice: { name: call.repair } } : {};
+      // A repair round forces the parsing tool the state's conditions read; SynthDev forces a role's only parsing-only tool in every call.
+      const wanted = call.repair ?? (debating ? undefined : agent?.forcedTool);
+      const forced = wanted && tools.some((t) => t.name === wanted) ? { toolChoice: { name: wanted } } : {};
+      const examples = agent?.examples ?? [];
+      const system: ChatMessage[] = [{ role: 'system', content: agent?.systemMessage ?? '' }, ...examples];
+      // SynthDev adds the role's system message (and examples) only when the context does not begin with a system message of its own.
+      const head = owned && history[0]?.role === 'system' ? [] : system;
       return {
         ...forced,
         ...(agentTools ? { agentTools } : {}),
-        messages: [{ role: 'system', content: agent?.systemMessage ?? '' }, ...(agent?.examples ?? []), ...history, ...closing],
+        messages: [...head, ...history, ...closing],
         tools,
         meta: { purpose: 'workflow', persona: agentState.id, personaName: agentState.name, inbox: inbox.kind, brief: session.brief, turnId: call.turnId, workflow: { name: plan.name, state: 'state' in inbox ? inbox.state : '', tools: tools.map((t) => t.name), round: (agent && frame?.agents[agent.id]?.turns) ?? 0 } },
       };
     },
     result(call, response) {
       const toolCalls: ToolCallRecord[] = response.toolCalls.map((c) => ({ ...(c.id ? { id: c.id } : {}), name: c.name, arguments: parsedArguments(c.arguments) }));
-      return { type: 'agent_replied', turnId: call.turnId, text: response.text, toolCalls };
+      return { type: 'agent_replied', turnId: call.turnId, text: response.text, toolCalls, raw: rawOf(call.turnId, response) };
     },
   };
 }

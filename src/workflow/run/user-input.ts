@@ -4,6 +4,7 @@ import { current, rootPlan, runOf, update } from './access.js';
 import { keyOf, stateOf } from './frames.js';
 import { advance, goTo } from './flow.js';
 import { newRound } from './loop-guard.js';
+import { dropDebate } from './debate.js';
 
 // The user's part in a workflow: an answer to request_users_input, input to the resume state, !continue.
 
@@ -19,7 +20,8 @@ export function onUserText(ctx: StepContext, words: string): void {
     emit(ctx, event('user_input', { text: words, kind: 'answer' }));
     const q = run.question;
     ctx.s.workflow = { ...run, question: null };
-    startCall(ctx, q.agent, { kind: 'workflow_answer', text: words, state: frame.state, toolCallId: q.toolCallId, question: q.question }, { path: keyOf(frame, frame.state) });
+    const asked = { ...(q.said !== undefined ? { said: q.said } : {}), ...(q.arguments !== undefined ? { arguments: q.arguments } : {}), ...(q.input !== undefined ? { input: q.input } : {}) };
+    startCall(ctx, q.agent, { kind: 'workflow_answer', text: words, state: frame.state, toolCallId: q.toolCallId, question: q.question, ...asked }, { path: keyOf(frame, frame.state) });
     return;
   }
   if (working(frame.phase)) {
@@ -40,6 +42,7 @@ export function onUserText(ctx: StepContext, words: string): void {
 function redirect(ctx: StepContext, words: string): void {
   const { frame, plan } = current(ctx);
   abortInFlight(ctx, 'user interjected');
+  dropDebate(ctx, 'user interjected');
   ctx.s.workflow = { ...runOf(ctx), evaluating: null, question: null };
   // The user is in the loop now: the loop guard counts afresh.
   newRound(ctx);

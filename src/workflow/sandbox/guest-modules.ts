@@ -8,15 +8,17 @@ export const GUEST_MODULES: Record<string, string> = {
   methods: `
 // What this.* offers beyond data, built on first use; each entry makes one property of the scope object.
 return {
-  contexts: function (self, scope) { return core.need('contexts').contexts(scope.contexts || {}); },
-  agents: function (self, scope) { return core.need('agents').agents(scope.agents || {}); },
+  // Maps (seed 000: this.contexts.get(name), SynthDev: this.workflow_contexts.get(name)) that also read by name (contexts.x.messages).
+  contexts: function (self, scope) { return core.need('contexts').contexts(scope.contexts || {}, scope.context_limits || {}); },
+  workflow_contexts: function (self) { return self.contexts; },
+  agents: function (self, scope) { return core.need('agents').agents(scope.agents || {}, scope.roster || {}, self); },
   getAgent: function (self) { return function (role) { return core.need('agents').getAgent(self.agents, role); }; },
   getToolCalls: function (self) { return function (role) { return core.need('agents').getAgent(self.agents, role).toolCalls; }; },
   getContext: function (self) { return function (n) { return core.need('contexts').getContext(self.contexts, n); }; },
   evaluateExpression: function (self) { return function (source) { return core.apply(core.compileBody('return (' + source + '\\n);'), self, core.argsOf(self)); }; },
-  // Seed 001 names the same things this.context.getContext() and this.last_response.
+  // Seed 001 names the same things this.context.getContext(); this.last_response is the last answer as the API gave it (and reads as its text).
   context: function (self) { return { getContext: self.getContext }; },
-  last_response: function (self, scope) { return scope.last_agent_response; },
+  last_response: function (self, scope) { return core.need('agents').response(scope.last_response, scope.last_agent_response); },
 };`,
 
   fields: `
@@ -48,47 +50,102 @@ return { log: logger(''), info: logger(''), debug: logger(''), warn: logger('war
   agents: `
 var hide = core.hide, toolCall = core.toolCall;
 function own(o, k) { return o !== null && typeof o === 'object' && Object.prototype.hasOwnProperty.call(o, k); }
-function agent(role, a) {
-  var calls = ((a && a.toolCalls) || []).map(toolCall), response = a ? a.response : null;
-  var o = { role: role, response: response, toolCalls: calls };
-  hide(o, 'getLastResponse', function () { return response; });
+// An answer as the chat-completions API gave it (SynthDev's this.last_response), as a String of its text (seed 001 reads it as text).
+function response(raw, text) {
+  if (!raw) return text === undefined ? null : text;
+  var r = new String(raw.content === null ? '' : raw.content), message = { role: 'assistant', content: raw.content };
+  if (raw.tool_calls.length > 0) message.tool_calls = raw.tool_calls.map(function (c) { return { id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }; });
+  var fields = { id: 'chatcmpl-troupe', object: 'chat.completion', created: 0, model: raw.model, choices: [{ index: 0, message: message, finish_reason: raw.finish_reason }] };
+  if (raw.usage) fields.usage = { prompt_tokens: raw.usage.prompt_tokens, completion_tokens: raw.usage.completion_tokens, total_tokens: raw.usage.prompt_tokens + raw.usage.completion_tokens };
+  core.keys(fields).forEach(function (k) { Object.defineProperty(r, k, { value: fields[k], writable: true, enumerable: true, configurable: true }); });
+  return r;
+}
+function agent(role, a, info, self) {
+  var calls = ((a && a.toolCalls) || []).map(toolCall), text = a ? a.response : null, raw;
+  var o = { role: role, agentRole: role, contextRole: info ? info.role : null, response: text, toolCalls: calls };
+  hide(o, 'getLastResponse', function () { return text; });
   hide(o, 'getToolCalls', function () { return calls; });
   hide(o, 'getParsingToolCalls', function () { return calls; });
+  hide(o, 'hasToolCalls', function () { return calls.length > 0; });
   hide(o, 'getRole', function () { return role; });
+  hide(o, 'getContextRole', function () { return info ? info.role : null; });
+  hide(o, 'getLastRawResponse', function () { if (raw === undefined) raw = a && a.raw ? response(a.raw, text) : null; return raw; });
+  hide(o, 'getContext', function () { return info ? core.need('contexts').getContext(self.contexts, info.context) : null; });
   return o;
 }
 return {
-  agents: function (scoped) { var out = {}; core.keys(scoped).forEach(function (r) { out[r] = agent(r, scoped[r]); }); return out; },
+  response: response,
+  // Every agent of the workflow, answered or not, in a Map that also reads by role (agents.coder).
+  agents: function (scoped, roster, self) {
+    var out = core.need('contexts').map(), roles = core.keys(roster);
+    core.keys(scoped).forEach(function (r) { if (roles.indexOf(r) === -1) roles.push(r); });
+    roles.forEach(function (r) { out.put(r, agent(r, own(scoped, r) ? scoped[r] : null, own(roster, r) ? roster[r] : null, self)); });
+    return out.map;
+  },
   // An agent that has not answered yet reads as one with no answer and no tool calls.
-  getAgent: function (agents, role) { return own(agents, role) ? agents[role] : agent(role, null); },
+  getAgent: function (agents, role) {
+    var found = agents instanceof Map ? agents.get(role) : own(agents, role) ? agents[role] : undefined;
+    return found !== undefined ? found : agent(role, null, null, null);
+  },
 };`,
 
   contexts: `
 var ROLES = { system: 1, user: 1, assistant: 1 }, isRole = function (r) { return typeof r === 'string' && Object.prototype.hasOwnProperty.call(ROLES, r); }, state = core.state, keys = core.keys, describe = function (v) { return core.need('errors').describe(v); };
-function context(name, messages) {
-  var o = { name: name, messages: messages.map(function (m) { return { role: m.role, content: m.content }; }) };
+var MAP_NAMES = Object.getOwnPropertyNames(Map.prototype), KEPT = 10;
+// A Map whose entries also read as properties (names a Map has of its own are only in the Map).
+function map() {
+  var m = new Map();
+  return { map: m, put: function (k, v) { m.set(k, v); if (MAP_NAMES.indexOf(k) === -1 && k !== '__proto__') Object.defineProperty(m, k, { value: v, writable: true, enumerable: true, configurable: true }); } };
+}
+// Seed 000's trimming (as SynthDev and the engine do it): past the limit, system messages first, and the oldest others go while more than 10 remain.
+function trim(messages, limit) {
+  var length = 0, i;
+  for (i = 0; i < messages.length; i++) length += typeof messages[i].content === 'string' ? messages[i].content.length : 0;
+  if (!(limit > 0) || length <= limit) return;
+  var system = messages.filter(function (m) { return m.role === 'system'; }), others = messages.filter(function (m) { return m.role !== 'system'; });
+  while (length > limit && others.length > KEPT) length -= others.shift().content.length;
+  messages.length = 0;
+  system.concat(others).forEach(function (m) { messages.push(m); });
+}
+function context(name, messages, limit) {
+  var o = { name: name, maxLength: limit, messages: messages.map(function (m) { return { role: m.role, content: m.content }; }) };
+  var changed = function () { state.changed[name] = true; };
   core.hide(o, 'addMessage', function (m) {
     if (m === null || typeof m !== 'object' || !isRole(m.role)) throw new TypeError('addMessage needs { role: "system" | "user" | "assistant", content: "..." }');
-    o.messages.push({ role: m.role, content: typeof m.content === 'string' ? m.content : core.need('errors').show(m.content) });
-    state.changed[name] = true;
+    o.messages.push({ role: m.role, content: typeof m.content === 'string' ? m.content : m.content instanceof String ? String(m.content) : core.need('errors').show(m.content) });
+    trim(o.messages, limit);
+    changed();
   });
+  core.hide(o, 'getMessages', function () { return o.messages.slice(); });
+  core.hide(o, 'getLastMessage', function () { return o.messages.length > 0 ? o.messages[o.messages.length - 1] : null; });
+  core.hide(o, 'getMessagesByRole', function (role) { return o.messages.filter(function (m) { return m.role === role; }); });
+  core.hide(o, 'clearMessages', function () { o.messages.length = 0; changed(); });
+  core.hide(o, 'clear', function () { o.messages.length = 0; changed(); });
+  core.hide(o, 'getName', function () { return name; });
+  core.hide(o, 'hasMessages', function () { return o.messages.length > 0; });
   return o;
 }
 function problem(message) { return core.fail('problem', { label: 'contexts' }, message); }
+function lookup(contexts, n) { return contexts instanceof Map ? contexts.get(n) : contexts !== null && typeof contexts === 'object' && Object.prototype.hasOwnProperty.call(contexts, n) ? contexts[n] : undefined; }
+function names(contexts) { return contexts instanceof Map ? Array.from(contexts.keys()) : keys(contexts || {}); }
 return {
-  contexts: function (scoped) { var out = {}; keys(scoped).forEach(function (n) { out[n] = context(n, scoped[n]); }); return out; },
+  map: map,
+  contexts: function (scoped, limits) { var out = map(); keys(scoped).forEach(function (n) { out.put(n, context(n, scoped[n], limits[n])); }); return out.map; },
   getContext: function (contexts, n) {
-    if (Object.prototype.hasOwnProperty.call(contexts, n)) return contexts[n];
-    throw new Error('no context "' + n + '" (contexts: ' + (keys(contexts).join(', ') || 'none') + ')');
+    var found = lookup(contexts, n);
+    if (found !== undefined) return found;
+    throw new Error('no context "' + n + '" (contexts: ' + (names(contexts).join(', ') || 'none') + ')');
   },
+  // The whole message list of each context code changed (the engine takes it as it is, trimmed to its max_length).
   changed: function (self, changed) {
     var out = {};
     keys(changed).forEach(function (n) {
-      var messages = self.contexts[n] && self.contexts[n].messages;
+      var c = lookup(self.contexts, n), messages = c && c.messages;
       if (!Array.isArray(messages)) throw problem('contexts.' + n + '.messages must stay a list');
       out[n] = messages.map(function (m) {
-        if (m === null || typeof m !== 'object' || !isRole(m.role) || typeof m.content !== 'string') throw problem('contexts.' + n + ' has a message that is not { role, content }: ' + describe(m));
-        return { role: m.role, content: m.content };
+        var content = m !== null && typeof m === 'object' && m.content instanceof String ? String(m.content) : m && m.content;
+        if (m === null || typeof m !== 'object' || !isRole(m.role) || typeof content !== 'string') throw problem('contexts.' + n + ' has a message that is not { role, content }: ' + describe(m));
+        return { role: m.role, content: content };
       });
     });
     return out;
@@ -99,9 +156,16 @@ return {
 var SCOPE = { input: 1, last_agent_response: 1, last_tool_calls: 1, sub_workflow_result: 1, last_error: 1, contexts: 1, agents: 1 };
 function own(o, k) { return o !== null && typeof o === 'object' && Object.prototype.hasOwnProperty.call(o, k); }
 function dig(v, path) { for (var i = 0; i < path.length; i++) { if (!own(v, path[i])) return undefined; v = v[path[i]]; } return v; }
-// {input.x} is the workflow's input x (common_data by name first); {x} is common_data.x, else a scope name.
+// {input.x} is the workflow's input x (common_data by name first), {input} its text; {x} is common_data.x, else a scope name.
 function resolve(path, self) {
-  var head = path[0], rest = path.slice(1), cd = self.common_data;
+  var head = path[0], rest = path.slice(1), cd = self.common_data, wi = self.input;
+  if (head === 'input' && wi instanceof String) {
+    if (rest.length === 0) return String(wi);
+    var w = dig(cd, rest), named = {};
+    if (w !== undefined) return w;
+    core.keys(wi).forEach(function (k) { if (!/^[0-9]+$/.test(k)) named[k] = wi[k]; });
+    return dig(named, rest);
+  }
   if (head === 'input' && rest.length > 0) { var v = dig(cd, rest); return v !== undefined ? v : dig(self.input, rest); }
   if (head === 'common_data' || head === 'variables') return dig(cd, rest);
   if (head !== 'input' && own(cd, head)) return dig(cd, path);
@@ -137,6 +201,9 @@ return {
     } catch (e) { throw core.need('errors').thrown(e, { label: 'script.js of workflow ' + script.workflow }); }
     var functions = {};
     script.names.forEach(function (n) { if (typeof table[n] === 'function') functions[n] = table[n]; });
+    // SynthDev's form: export default { handler() {...}, ... }: its methods are the handlers.
+    var d = table.__default;
+    if (d !== null && typeof d === 'object') core.keys(d).forEach(function (n) { if (typeof d[n] === 'function' && !Object.prototype.hasOwnProperty.call(functions, n)) functions[n] = d[n]; });
     core.keys(functions).forEach(function (n) { if (!(n in self)) core.hide(self, n, functions[n]); });
     return { workflow: script.workflow, functions: functions };
   },

@@ -19,12 +19,13 @@ export const GUEST_CORE = `(function (sources) {
 'use strict';
 var G = globalThis, parse = JSON.parse, stringify = JSON.stringify, keys = Object.keys, define = Object.defineProperty, freeze = Object.freeze;
 var getProto = Object.getPrototypeOf, getOwn = Reflect.getOwnPropertyDescriptor, ownKeys = Reflect.ownKeys, remove = Reflect.deleteProperty, isExtensible = Object.isExtensible;
-var OP = Object.prototype, AP = Array.prototype, apply = Reflect.apply, F = Function, create = Object.create;
+var OP = Object.prototype, AP = Array.prototype, SP = String.prototype, valueOfString = String.prototype.valueOf, apply = Reflect.apply, F = Function, create = Object.create;
 var where = { label: '', snippet: '' }, state = { logs: [], dropped: 0, changed: create(null) }, loaded = create(null), core;
 var compiled = new Map(), scripts = new Map(), programs = new Map(), current = null, currentScope = null, lastCommonData = '{}', chosen = '', defineAll = Object.defineProperties;
 var NAMES = ['common_data', 'variables', 'input', 'last_agent_response', 'last_tool_calls', 'last_parsing_tool_calls', 'sub_workflow_result', 'last_error', '__troupe_tool'];
 // Built when code first reads them (from the 'methods' module); free names reach them through globals.
-var LAZY = ['contexts', 'agents', 'getAgent', 'getToolCalls', 'getContext', 'evaluateExpression', 'context', 'last_response'];
+// The first DATA of them are data (enumerable), the rest methods and aliases.
+var LAZY = ['contexts', 'agents', 'workflow_contexts', 'getAgent', 'getToolCalls', 'getContext', 'evaluateExpression', 'context', 'last_response'], DATA = 3;
 ${GUEST_HARDEN}
 function need(name) { return loaded[name] || (loaded[name] = harden(apply(F, null, ['core', sources[name]])(core))); }
 function Fail(info) { this.info = info; }
@@ -38,8 +39,18 @@ function toolCall(c) {
   if (typeof a === 'string') { try { a = parse(a); } catch (e) { /* kept as text */ } }
   return { name: c.name, arguments: a, function: { name: c.name, arguments: a } };
 }
+// this.input: the workflow's input as given (a String, so it reads as the text), carrying its value under the input's name (seed 001's this.input.task_description).
+function workflowInput(scope) {
+  var wi = scope.workflow_input;
+  if (!wi) return scope.input;
+  var s = new String(wi.text);
+  if (typeof wi.name === 'string' && wi.name !== 'length' && !/^[0-9]+$/.test(wi.name)) define(s, wi.name, { value: wi.value, writable: true, enumerable: true, configurable: true });
+  return s;
+}
 function build(scope) {
-  var self = { common_data: scope.common_data, input: scope.input, last_agent_response: scope.last_agent_response }, calls = (scope.last_tool_calls || []).map(toolCall);
+  var self = { common_data: scope.common_data, input: workflowInput(scope), last_agent_response: scope.last_agent_response }, calls = (scope.last_tool_calls || []).map(toolCall);
+  // The free name input in expressions is the state's evaluated input.
+  hide(self, '__troupe_input', scope.input);
   define(self, 'variables', { get: function () { return self.common_data; }, set: function (v) { self.common_data = v; }, enumerable: true });
   self.last_tool_calls = self.last_parsing_tool_calls = calls;
   self.sub_workflow_result = scope.sub_workflow_result;
@@ -53,11 +64,11 @@ function build(scope) {
 var LAZY_PROPS = create(null);
 LAZY.forEach(function (k, i) {
   // contexts and agents are data (enumerable); the rest are methods and seed 001's aliases.
-  var set = function (v) { define(this, k, { value: v, writable: true, enumerable: i < 2, configurable: true }); return v; };
-  LAZY_PROPS[k] = { get: function () { return apply(set, this, [need('methods')[k](this, currentScope)]); }, set: set, enumerable: i < 2, configurable: true };
+  var set = function (v) { define(this, k, { value: v, writable: true, enumerable: i < DATA, configurable: true }); return v; };
+  LAZY_PROPS[k] = { get: function () { return apply(set, this, [need('methods')[k](this, currentScope)]); }, set: set, enumerable: i < DATA, configurable: true };
 });
 function argsOf(s) {
-  return [s.common_data, s.common_data, s.input, s.last_agent_response, s.last_tool_calls, s.last_parsing_tool_calls, s.sub_workflow_result, s.last_error, s.__troupe_tool];
+  return [s.common_data, s.common_data, s.__troupe_input, s.last_agent_response, s.last_tool_calls, s.last_parsing_tool_calls, s.sub_workflow_result, s.last_error, s.__troupe_tool];
 }
 function compileBody(body) { return apply(F, null, NAMES.concat([body])); }
 function compile(p) {
@@ -86,7 +97,9 @@ function replacer(k, v) {
   var t = typeof v, p, d;
   if (t === 'function' || t === 'symbol' || k === '__proto__') throw new Fail(null);
   if (t === 'object' && v !== null) {
-    if ((p = getProto(v)) !== OP && p !== AP && p !== null) throw new Fail(null);
+    // A String (this.input, this.last_response) kept in data is its text.
+    if ((p = getProto(v)) === SP) return apply(valueOfString, v, []);
+    if (p !== OP && p !== AP && p !== null) throw new Fail(null);
     if ((d = (depths.get(this) || 0) + 1) > ${MAX_JSON_DEPTH}) throw TOO_DEEP;
     depths.set(v, d);
   }

@@ -5,7 +5,7 @@ type Code = NonNullable<Evaluation['code']>;
 /** What an evaluation asks to run, without its scope. */
 export type EvaluationRequest = Pick<Evaluation, 'purpose' | 'code' | 'transitions' | 'fields'>;
 /** The data a decision in the host may read. */
-export type HostScope = Pick<Scope, 'common_data' | 'input' | 'last_agent_response' | 'sub_workflow_result'>;
+export type HostScope = Pick<Scope, 'common_data' | 'input' | 'last_agent_response' | 'sub_workflow_result' | 'workflow_input'>;
 
 // Code that is no code: a literal, a path into plain data, or a template of plain data.
 type Form = { kind: 'literal'; value: unknown } | { kind: 'path'; root: keyof typeof ROOTS; keys: string[] } | { kind: 'template'; parts: TemplatePart[] } | null;
@@ -83,7 +83,8 @@ function formOf(code: Code): Form {
   if (code.kind === 'template') form = plainTemplate(parseTemplate(code.source));
   else {
     const source = code.source.replace(/[\s;]+$/, '').trim();
-    const path = PATH.exec(source);
+    // this.input is the workflow's input (a String object in the sandbox), not the state's input the free name reads.
+    const path = source.startsWith('this.input') ? null : PATH.exec(source);
     if (LITERAL.test(source)) form = { kind: 'literal', value: source.startsWith("'") ? source.slice(1, -1) : JSON.parse(source) };
     else if (path) form = { kind: 'path', root: path[1] as keyof typeof ROOTS, keys: path[2] ? path[2].slice(1).split('.') : [] };
     else form = null;
@@ -124,7 +125,9 @@ function render(parts: TemplatePart[], scope: HostScope, logs: string[]): string
     }
     const [head, ...rest] = part.path as [string, ...string[]];
     let v: unknown;
-    if (head === 'input' && rest.length > 0) v = dig(cd, rest) !== undefined ? dig(cd, rest) : dig(scope.input, rest);
+    const given = scope.workflow_input;
+    if (head === 'input' && given) v = rest.length === 0 ? given.text : dig(cd, rest) !== undefined ? dig(cd, rest) : dig({ [given.name]: given.value }, rest);
+    else if (head === 'input' && rest.length > 0) v = dig(cd, rest) !== undefined ? dig(cd, rest) : dig(scope.input, rest);
     else if (head === 'common_data' || head === 'variables') v = dig(cd, rest);
     else if (head !== 'input' && own(cd, head)) v = dig(cd, part.path);
     else v = TEMPLATE_SCOPE.has(head) ? dig(self[head], rest) : undefined;

@@ -4,7 +4,7 @@ import { sizeText } from './failure.js';
 import type { Piece, Program, SandboxLimits } from './program.js';
 import type { JobPart } from './run-job.js';
 import { loadScriptModule } from './script-module.js';
-import { scopeReadsOf, unionReads, type ScopeReads } from './scope-reads.js';
+import { scopeReadsOf, unionReads, type ScopeField, type ScopeReads } from './scope-reads.js';
 import { findImport, rewriteShorthand } from './shorthand.js';
 import { parseTemplate } from './template.js';
 import { functionSource, withoutTrailingSemicolons } from './unwrap.js';
@@ -177,7 +177,11 @@ function piecesOf(program: Pick<Program, 'code' | 'transitions' | 'fields'>): Pi
 
 function readsOf(piece: Piece): ScopeReads {
   if (piece.kind === 'handler') return new Set();
-  if (piece.kind === 'template') return new Set(piece.parts.flatMap((p) => (typeof p !== 'string' && TEMPLATE_FIELDS.has(p.path[0]!) ? [p.path[0] as 'input'] : [])));
+  if (piece.kind === 'template') {
+    const heads = piece.parts.flatMap((p) => (typeof p !== 'string' && TEMPLATE_FIELDS.has(p.path[0]!) ? [p.path[0] as ScopeField] : []));
+    // {input...} reads the workflow's input.
+    return new Set(heads.flatMap((h): ScopeField[] => (h === 'input' ? ['input', 'workflow_input'] : h === 'contexts' ? ['contexts', 'context_limits'] : h === 'agents' ? ['agents', 'roster'] : [h])));
+  }
   return scopeReadsOf(sources.get(piece) ?? piece.body);
 }
 

@@ -2,7 +2,18 @@ import type { Scope } from '../../engine/evaluation.js';
 import { isPropertyName, significant, tokenize, type Token } from './tokens.js';
 
 /** The parts of the scope besides common_data (always sent) that code may read. */
-export type ScopeField = 'input' | 'contexts' | 'agents' | 'last_agent_response' | 'last_tool_calls' | 'sub_workflow_result' | 'last_error';
+export type ScopeField =
+  | 'input'
+  | 'workflow_input'
+  | 'contexts'
+  | 'context_limits'
+  | 'agents'
+  | 'roster'
+  | 'last_agent_response'
+  | 'last_response'
+  | 'last_tool_calls'
+  | 'sub_workflow_result'
+  | 'last_error';
 /** What code reads: some fields, or everything (when it reaches the scope in ways a scan cannot follow). */
 export type ScopeReads = ReadonlySet<ScopeField> | 'all';
 
@@ -10,9 +21,13 @@ export type ScopeReads = ReadonlySet<ScopeField> | 'all';
 // even in a string or a comment: a generous test, so a field is only ever left out when it cannot be named.
 const NAMED_BY: [ScopeField, RegExp][] = [
   ['input', /input/],
+  ['workflow_input', /input/],
   ['contexts', /context/i],
+  ['context_limits', /context/i],
   ['agents', /agents|getAgent|getToolCalls/],
+  ['roster', /agents|getAgent|getToolCalls/],
   ['last_agent_response', /last_agent_response|last_response/],
+  ['last_response', /last_response/],
   ['last_tool_calls', /tool|function/i],
   ['sub_workflow_result', /sub_workflow/],
   ['last_error', /error/i],

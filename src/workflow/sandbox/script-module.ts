@@ -53,6 +53,43 @@ export function loadScriptModule(source: string): ScriptModule {
   return { ok: true, source: applyEdits(source, edits), names };
 }
 
+/**
+ * The methods of SynthDev's `export default { name() {...}, other: function () {...}, third: () => ... }`:
+ * the keys at the object literal's top level whose value is a function. Empty when the default export
+ * is not an object literal.
+ */
+export function defaultExportMethods(source: string): string[] {
+  const tokens = significant(tokenize(source));
+  let k = tokens.findIndex((t, i) => t.type === 'ident' && t.text === 'export' && tokens[i + 1]?.text === 'default' && tokens[i + 2]?.text === '{');
+  if (k === -1) return [];
+  const names: string[] = [];
+  let depth = 0;
+  for (k += 2; k < tokens.length; k++) {
+    const t = tokens[k]!;
+    if (t.type === 'punct' && (t.text === '{' || t.text === '(' || t.text === '[')) depth += 1;
+    if (t.type === 'punct' && (t.text === '}' || t.text === ')' || t.text === ']')) depth -= 1;
+    if (t.type === 'template') depth += (t.text.endsWith('${') ? 1 : 0) - (t.text.startsWith('}') ? 1 : 0);
+    if (depth === 0) break;
+    if (depth !== 1) continue;
+    const before = tokens[k - 1]!;
+    if (before.text !== '{' && before.text !== ',') continue;
+    // A key: `name(`, `async name(`, `*name(`, `name: function`, `name: (…) =>`, `name: x =>`, `'name': …`.
+    let at = k;
+    if ((tokens[at]!.text === 'async' || tokens[at]!.text === 'get' || tokens[at]!.text === 'set') && tokens[at + 1] && tokens[at + 1]!.text !== '(' && tokens[at + 1]!.text !== ':') at += 1;
+    if (tokens[at]!.text === '*') at += 1;
+    const key = tokens[at];
+    if (!key || (key.type !== 'ident' && key.type !== 'string')) continue;
+    const name = key.type === 'string' ? key.text.slice(1, -1) : key.text;
+    const next = tokens[at + 1]?.text;
+    const value = tokens[at + 2];
+    const isFunction =
+      next === '(' ||
+      (next === ':' && value !== undefined && (value.text === 'function' || value.text === 'async' || value.text === '(' || (value.type === 'ident' && tokens[at + 3]?.text === '=>')));
+    if (isFunction && !names.includes(name)) names.push(name);
+  }
+  return names;
+}
+
 /** The name a top-level declaration starting at token k declares (`function f`, `async function f`, `const f =`, `class C`). */
 function declaredName(tokens: Token[], k: number): string | null {
   const t = tokens[k]!;

@@ -47,3 +47,38 @@ describe('the shipped workflows', () => {
     expect(cfo.parsingTools.map((t) => t.name)).toEqual(['budget_decision']);
   });
 });
+
+describe("seed 000's other two workflows, shipped", () => {
+  it('product_manager_coder: the PM plans, the coder implements in its own context, task_approval sends it back once, then approves', async () => {
+    const { runWorkflow } = await import('../../../src/index.js');
+    const { ScriptedModel } = await import('../../../src/testing.js');
+    const model = new ScriptedModel([
+      { text: 'Task: a login form with email and password; done when both are validated.' },
+      { text: 'v1: the form.' },
+      { text: 'Validation is missing.', toolCalls: [{ name: 'task_approval', arguments: JSON.stringify({ approved: false, feedback: 'validate the email' }) }] },
+      { text: 'v2: the form, with email validation.' },
+      { text: 'Good.', toolCalls: [{ name: 'task_approval', arguments: JSON.stringify({ approved: true }) }] },
+    ]);
+    const result = await runWorkflow('product_manager_coder', { cwd: REPO_ROOT, model, input: 'a login form' });
+    expect(result).toMatchObject({ success: true, output: 'v2: the form, with email validation.', end_reason: 'workflow product_manager_coder complete: approved after 2 iteration(s)' });
+    expect(result.states_visited).toEqual(['start', 'plan', 'implement', 'approve', 'implement', 'approve', 'stop']);
+    // Isolated contexts: the coder never sees the PM's conversation, only the task and the send-back.
+    const coder = model.calls.filter((c) => c.meta.persona === 'coder').at(-1)!;
+    expect(coder.messages.filter((m) => m.role !== 'system').map((m) => m.content)).toEqual([
+      'Task: a login form with email and password; done when both are validated.',
+      'v1: the form.',
+      'The product manager sent it back: validate the email. Revise your implementation.',
+    ]);
+  });
+
+  it('parallel_analysis_shared: two analysts build on one shared conversation for two rounds, then a synthesiser concludes from it', async () => {
+    const { runWorkflow } = await import('../../../src/index.js');
+    const { ScriptedModel } = await import('../../../src/testing.js');
+    const model = new ScriptedModel(['S1: tokens leak in logs.', 'P1: the token check adds 40 ms.', 'S2: rotate keys.', 'P2: cache the check.', 'Conclusion: redact logs, rotate keys, cache checks.'].map((text) => ({ text })));
+    const result = await runWorkflow('parallel_analysis_shared', { cwd: REPO_ROOT, model, input: 'a new public API' });
+    expect(result).toMatchObject({ success: true, output: 'Conclusion: redact logs, rotate keys, cache checks.' });
+    expect(result.states_visited).toEqual(['start', 'security', 'performance', 'security', 'performance', 'synthesise', 'stop']);
+    const synthesis = model.calls.at(-1)!;
+    expect(synthesis.messages.filter((m) => m.role === 'assistant').map((m) => m.content)).toEqual(['S1: tokens leak in logs.', 'P1: the token check adds 40 ms.', 'S2: rotate keys.', 'P2: cache the check.']);
+  });
+});

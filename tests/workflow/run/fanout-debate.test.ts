@@ -67,8 +67,8 @@ describe('parallel states (pure step)', () => {
     expect(w.state().workflow!.frames[0]!.common_data.implementations).toMatchObject({ a: { ok: false, error: 'server error 500' }, b: { ok: true, text: 'b done', changes: { diff: '+b' } }, c: { ok: true } });
     // Branch messages carry their branch id.
     expect(w.events.filter((e) => e.type === 'agent_message').map((e) => (e as { branch?: string }).branch)).toEqual(['b', 'c']);
-    // The join's transition has no condition: decided in the step, the review debate starts at once.
-    expect(after.map((fx) => fx.type)).toEqual(['call_agent']);
+    // The join's transition has no condition: decided in the step, the review debate starts at once (both independent reviews).
+    expect(after.map((fx) => fx.type)).toEqual(['call_agent', 'call_agent']);
     expect(w.state().configuration).toEqual(['review']);
     // Joined: the branches are results now, no longer running state.
     expect(w.state().workflow!.frames[0]!.branches).toBeUndefined();
@@ -119,40 +119,68 @@ describe('parallel states (pure step)', () => {
 });
 
 describe('debates (pure step)', () => {
+  type Call = Extract<Effect, { type: 'call_agent' }>['call'];
+  const callsOf = (fx: Effect[]): Call[] => fx.filter((f): f is Extract<Effect, { type: 'call_agent' }> => f.type === 'call_agent').map((f) => f.call);
   function toDebate() {
     const w = driver(plan('all'));
     const calls = w.send({ type: 'start', brief: 'x' }).filter((fx): fx is Extract<Effect, { type: 'call_agent' }> => fx.type === 'call_agent');
     let first: Effect[] = [];
     for (const c of calls) first = w.send({ type: 'agent_replied', turnId: c.call.turnId, text: `${c.call.branch} done`, toolCalls: [] });
-    // The join's transition (no condition) is decided in the step of the last answer.
-    return { w, first: first.find((fx) => fx.type === 'call_agent') as Extract<Effect, { type: 'call_agent' }> };
+    // The join's transition (no condition) is decided in the step of the last answer: round 1's reviews start together.
+    return { w, first: callsOf(first) };
   }
-  const callOf = (fx: Effect[]) => (fx.find((f) => f.type === 'call_agent') as Extract<Effect, { type: 'call_agent' }>).call;
+  const callOf = (fx: Effect[]) => callsOf(fx)[0]!;
+  const textOf = (call: Call) => (call.inbox as { text: string }).text;
 
-  it('reviewers take turns with structured verdicts; consensus is all agreeing in one round; the outcome goes to common_data', () => {
+  it('round 1: independent reviews at once (neither sees the other); then each reviewer reads the others\' whole messages and verdicts; consensus is all agreeing in one round', () => {
     const { w, first } = toDebate();
-    expect(first.call.persona).toBe('rev_a');
-    let next = w.send({ type: 'agent_replied', turnId: first.call.turnId, text: 'b is cleanest', toolCalls: verdict(false, false, 'a misses checksums', ['b', 'c', 'a']) });
-    expect(callOf(next).persona).toBe('rev_b');
-    expect(callOf(next).inbox).toMatchObject({ text: expect.stringContaining('rev_a: a misses checksums') });
-    next = w.send({ type: 'agent_replied', turnId: callOf(next).turnId, text: 'agree on b', toolCalls: verdict(true, false, 'fix checksums in a', ['b', 'a', 'c']) });
-    // Not all agreed in round 1: round 2.
-    expect(callOf(next)).toMatchObject({ persona: 'rev_a', inbox: { text: expect.stringContaining('Round 2 of at most 2') } });
-    next = w.send({ type: 'agent_replied', turnId: callOf(next).turnId, text: 'agreed', toolCalls: verdict(true, false, 'checksums', ['b', 'c', 'a']) });
+    expect(first.map((c) => c.persona)).toEqual(['rev_a', 'rev_b']);
+    for (const c of first) {
+      expect(textOf(c)).toContain('Round 1 of at most 2: your independent review');
+      expect(textOf(c)).not.toContain('The debate so far');
+    }
+    // The reviews come back in any order; round 2 starts once both are in.
+    expect(w.send({ type: 'agent_replied', turnId: first[1]!.turnId, text: 'I would ship b: it is the only one with a checksum.', toolCalls: verdict(true, false, 'ship b', ['b', 'a', 'c']) })).toEqual([]);
+    let next = w.send({ type: 'agent_replied', turnId: first[0]!.turnId, text: 'b is cleanest, but a misses checksums entirely.', toolCalls: verdict(false, false, 'a misses checksums', ['b', 'c', 'a']) });
+    const round2a = callOf(next);
+    expect(round2a.persona).toBe('rev_a');
+    expect(textOf(round2a)).toContain('Round 2 of at most 2');
+    // Whole messages, in the reviewers' order, each with its verdict.
+    expect(textOf(round2a)).toContain('### Round 1, rev_a\nb is cleanest, but a misses checksums entirely.\n(verdict: agree false, approve false, ranking b > c > a; feedback: a misses checksums)');
+    expect(textOf(round2a)).toContain('### Round 1, rev_b\nI would ship b: it is the only one with a checksum.\n(verdict: agree true, approve false, ranking b > a > c; feedback: ship b)');
+    next = w.send({ type: 'agent_replied', turnId: round2a.turnId, text: 'Agreed: b, and fix a later.', toolCalls: verdict(true, false, 'checksums', ['b', 'c', 'a']) });
+    // The second reviewer of round 2 also reads what the first one just said.
+    expect(textOf(callOf(next))).toContain('### Round 2, rev_a\nAgreed: b, and fix a later.');
     w.send({ type: 'agent_replied', turnId: callOf(next).turnId, text: 'agreed', toolCalls: verdict(true, false, 'checksums too', ['b', 'a', 'c']) });
     expect(w.events.find((e) => e.type === 'debate_ended')).toMatchObject({ rounds: 2, consensus: true, approve: false, synthesised: false });
     expect(w.state().workflow!.frames[0]!.common_data.review).toMatchObject({ consensus: true, approve: false, ranking: ['b', 'a', 'c'], feedback: 'rev_a: checksums\nrev_b: checksums too' });
-    expect(w.events.filter((e) => e.type === 'verdict')).toHaveLength(4);
+    expect(w.events.filter((e) => e.type === 'verdict').map((e) => `${(e as { round: number }).round}:${(e as { reviewer: string }).reviewer}`)).toEqual(['1:rev_b', '1:rev_a', '2:rev_a', '2:rev_b']);
     expect(w.state().workflow!.frames[0]!.debate).toBeUndefined();
+  });
+
+  it('all agreeing in their independent reviews is consensus in round 1; a crashed session re-runs the reviews still out', () => {
+    const { w, first } = toDebate();
+    w.send({ type: 'agent_replied', turnId: first[0]!.turnId, text: 'fine', toolCalls: verdict(true, true, 'ship', ['b']) });
+    expect(w.def.policy.resumeEffects!(w.state()).map((fx) => (fx as { call: Call }).call.persona)).toEqual(['rev_b']);
+    w.send({ type: 'agent_replied', turnId: first[1]!.turnId, text: 'fine too', toolCalls: verdict(true, true, 'ship', ['b']) });
+    expect(w.events.find((e) => e.type === 'debate_ended')).toMatchObject({ rounds: 1, consensus: true, approve: true });
   });
 
   it('no consensus within max_rounds: the synthesiser writes it; a turn without a verdict counts as not agreeing', () => {
     const { w, first } = toDebate();
-    let next = w.send({ type: 'agent_replied', turnId: first.call.turnId, text: 'no', toolCalls: [] });
+    w.send({ type: 'agent_replied', turnId: first[0]!.turnId, text: 'no', toolCalls: [] });
     expect(w.events.some((e) => e.type === 'note' && /rev_a gave no valid review_verdict: counted as not agreeing/.test((e as { text: string }).text))).toBe(true);
-    for (let i = 0; i < 3; i++) next = w.send({ type: 'agent_replied', turnId: callOf(next).turnId, text: 'no', toolCalls: verdict(false, false, 'still no') });
+    let next = w.send({ type: 'agent_replied', turnId: first[1]!.turnId, text: 'no', toolCalls: verdict(false, false, 'still no') });
+    for (let i = 0; i < 2; i++) next = w.send({ type: 'agent_replied', turnId: callOf(next).turnId, text: 'no', toolCalls: verdict(false, false, 'still no') });
     expect(callOf(next)).toMatchObject({ persona: 'rev_a', inbox: { text: expect.stringContaining('did not agree within 2 rounds') } });
     w.send({ type: 'agent_replied', turnId: callOf(next).turnId, text: 'consensus', toolCalls: verdict(true, true, 'ship b', ['b']) });
     expect(w.events.find((e) => e.type === 'debate_ended')).toMatchObject({ consensus: false, approve: true, synthesised: true });
+  });
+
+  it('an independent review that fails for good fails the state and cancels the other', () => {
+    const { w, first } = toDebate();
+    const fx = w.send({ type: 'agent_failed', turnId: first[0]!.turnId, reason: 'server error 500' });
+    expect(fx).toContainEqual(expect.objectContaining({ type: 'abort_call', turnId: first[1]!.turnId }));
+    expect(w.state().workflow!.frames[0]!.debate).toBeUndefined();
   });
 });

@@ -134,6 +134,43 @@ describe('text typed during a fan-out (pure step)', () => {
   });
 });
 
+describe('text typed during a fan-out that a debate follows (pure step)', () => {
+  it('every independent review of round 1 gets the words (not only the first reviewer)', () => {
+    const base = plan(false);
+    const debating: WorkflowPlan = {
+      ...base,
+      agents: [...base.agents, agent('rev_a'), agent('rev_b')],
+      states: base.states.map((st) =>
+        st.name === 'review' ? state({ name: 'review', debate: { reviewers: ['rev_a', 'rev_b'], input: null, maxRounds: 2, synthesiser: 'rev_a', into: 'verdicts' }, transitions: [{ target: 'stop', condition: null, before: null }] }) : st,
+      ),
+    };
+    const w = driver(debating);
+    const branches = w.send({ type: 'start', brief: 'bech32 in Zig' });
+    w.send({ type: 'user_message', text: 'use Zig 0.13' });
+    w.send({ type: 'agent_replied', turnId: branches[0]!.turnId, text: 'a', toolCalls: [] });
+    w.send({ type: 'agent_replied', turnId: branches[1]!.turnId, text: 'b', toolCalls: [] });
+    const reviews = w.send({ type: 'agent_replied', turnId: branches[2]!.turnId, text: 'c', toolCalls: [] });
+    expect(reviews.map((c) => [c.persona, c.inbox])).toEqual([
+      ['rev_a', expect.objectContaining({ kind: 'workflow', user: 'use Zig 0.13' })],
+      ['rev_b', expect.objectContaining({ kind: 'workflow', user: 'use Zig 0.13' })],
+    ]);
+    expect(w.state().workflow!.deferredInput).toBeUndefined();
+  });
+
+  it("in a SynthDev handler state (its handlers own the context) the words follow the context, not lost", () => {
+    const base = plan(false);
+    const owned: WorkflowPlan = { ...base, states: base.states.map((st) => (st.name === 'review' ? { ...st, owned: true } : st)) };
+    const w = driver(owned);
+    const branches = w.send({ type: 'start', brief: 'bech32 in Zig' });
+    w.send({ type: 'user_message', text: 'use Zig 0.13' });
+    w.send({ type: 'agent_replied', turnId: branches[0]!.turnId, text: 'a', toolCalls: [] });
+    w.send({ type: 'agent_replied', turnId: branches[1]!.turnId, text: 'b', toolCalls: [] });
+    const [review] = w.send({ type: 'agent_replied', turnId: branches[2]!.turnId, text: 'c', toolCalls: [] });
+    const turn = workflowTurns(w.def).request(review!, w.state(), { id: 'reviewer', name: 'reviewer', path: 'review' } as never);
+    expect(turn.messages.filter((m) => m.role !== 'system')).toEqual([{ role: 'user', content: 'The user says: use Zig 0.13' }]);
+  });
+});
+
 describe('what user_input says the text is', () => {
   it('the brief, an answer to request_users_input, a reply to a pause', () => {
     const asking: WorkflowPlan = {

@@ -13,11 +13,13 @@ describe('which parts of the scope code can read (a static scan)', () => {
     ['common_data.task', []],
     ['this.common_data.x = this.last_agent_response', ['last_agent_response']],
     ['function.review_work.arguments.ok === true', ['last_tool_calls']],
-    ["this.getContext('main').addMessage({ role: 'user', content: 'x' })", ['contexts']],
-    ["this.getAgent('coder').getLastResponse()", ['agents']],
-    ["getToolCalls('coder').length", ['agents', 'last_tool_calls']],
+    ["this.getContext('main').addMessage({ role: 'user', content: 'x' })", ['context_limits', 'contexts']],
+    ["this.workflow_contexts.get('main').getMessages()", ['context_limits', 'contexts']],
+    ["this.getAgent('coder').getLastResponse()", ['agents', 'roster']],
+    ["getToolCalls('coder').length", ['agents', 'last_tool_calls', 'roster']],
+    ['this.last_response.choices[0].message.content', ['last_agent_response', 'last_response']],
     ['() => { this.common_data.t = this.sub_workflow_result; }', ['sub_workflow_result']],
-    ['input + this.last_error.message', ['input', 'last_error']],
+    ['input + this.last_error.message', ['input', 'last_error', 'workflow_input']],
     ['last_agent_response.includes("done")', ['last_agent_response']],
   ])('%s reads %j', (source, expected) => {
     expect(reads(source)).toEqual(expected);
