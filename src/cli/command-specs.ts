@@ -1,7 +1,7 @@
 import type { OptionName } from './options.js';
 
 /** One CLI command as help shows it and the parser checks it: how to write it, its options, examples. */
-export interface CommandSpec {
+export interface CliCommandSpec {
   /** The word after `troupe` ('' for plain `troupe`). */
   name: string;
   /** One line for the command list of `troupe --help`. */
@@ -19,7 +19,7 @@ export interface CommandSpec {
 }
 
 /** Every command, in the order `troupe --help` lists them. */
-export const COMMAND_SPECS: readonly CommandSpec[] = [
+export const COMMAND_SPECS: readonly CliCommandSpec[] = [
   {
     name: '',
     summary: 'open the terminal UI (piped stdin: read the brief and commands line by line, print the transcript)',
@@ -185,11 +185,11 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
 ];
 
 /** A command's spec by name ('' for plain troupe). */
-export function commandSpec(name: string): CommandSpec | undefined {
+export function commandSpec(name: string): CliCommandSpec | undefined {
   return COMMAND_SPECS.find((c) => c.name === name);
 }
 
 /** The option names a command accepts (--help always). */
-export function optionsOf(spec: CommandSpec): OptionName[] {
+export function optionsOf(spec: CliCommandSpec): OptionName[] {
   return [...spec.options.map((o) => (typeof o === 'string' ? o : o[0])), 'help'];
 }

@@ -1,4 +1,4 @@
-import { COMMAND_SPECS, type CommandSpec } from './command-specs.js';
+import { COMMAND_SPECS, type CliCommandSpec } from './command-specs.js';
 import { OPTIONS, optionLabel, type OptionName } from './options.js';
 
 function columns(rows: [string, string][], indent = '  '): string[] {
@@ -6,7 +6,7 @@ function columns(rows: [string, string][], indent = '  '): string[] {
   return rows.map(([left, right]) => `${indent}${left.padEnd(width)}  ${right}`);
 }
 
-function optionRows(spec: CommandSpec): [string, string][] {
+function optionRows(spec: CliCommandSpec): [string, string][] {
   return [...spec.options, 'help' as OptionName].map((o): [string, string] => {
     const [name, text] = typeof o === 'string' ? [o, OPTIONS[o].help] : o;
     return [optionLabel(name), text];
@@ -32,7 +32,7 @@ export function globalHelp(): string {
 }
 
 /** `troupe <command> --help` (and `troupe help <command>`): its synopsis, what it does, its options, examples. */
-export function commandHelp(spec: CommandSpec): string {
+export function commandHelp(spec: CliCommandSpec): string {
   const options = optionRows(spec);
   return [
     `troupe${spec.name ? ` ${spec.name}` : ''} — ${spec.summary}`,

@@ -37,6 +37,37 @@ function importsOf(file: string): string[] {
   return [...text.matchAll(/(?:from|import\s*\(|declare module)\s*['"](\.{1,2}\/[^'"]+)['"]/g)].map((m) => normalize(join(dirname(file), m[1]!)));
 }
 
+/** Every group of files that import one another in a circle (Tarjan's strongly connected components of more than one file). */
+function circles(files: string[]): string[][] {
+  const known = new Set(files);
+  const edges = new Map(files.map((f) => [f, importsOf(f).flatMap((t) => [t.replace(/\.js$/, '.ts'), t.replace(/\.js$/, '.tsx')]).filter((t) => known.has(t))]));
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const found: string[][] = [];
+  const visit = (f: string) => {
+    index.set(f, index.size);
+    low.set(f, index.get(f)!);
+    stack.push(f);
+    for (const t of edges.get(f)!) {
+      if (!index.has(t)) {
+        visit(t);
+        low.set(f, Math.min(low.get(f)!, low.get(t)!));
+      } else if (stack.includes(t)) low.set(f, Math.min(low.get(f)!, index.get(t)!));
+    }
+    if (low.get(f) !== index.get(f)) return;
+    const group: string[] = [];
+    let t: string;
+    do {
+      t = stack.pop()!;
+      group.push(relative(SRC, t));
+    } while (t !== f);
+    if (group.length > 1) found.push(group.sort());
+  };
+  for (const f of files) if (!index.has(f)) visit(f);
+  return found;
+}
+
 describe('the layers of src/', () => {
   const files = sources(SRC);
 
@@ -51,6 +82,10 @@ describe('the layers of src/', () => {
         .map((target) => `${relative(SRC, file)} -> ${relative(SRC, target)}`),
     );
     expect(upward).toEqual([]);
+  });
+
+  it('no file imports itself through others (no import circles)', () => {
+    expect(circles(files)).toEqual([]);
   });
 
   it('the engine names no policy: it imports only its own files and the layers below it', () => {

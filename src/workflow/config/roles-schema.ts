@@ -59,5 +59,5 @@ export function isCompleteRole(role: { systemMessage?: string | undefined; perso
 
 /** A role, as validated. */
 export type Role = z.infer<typeof RoleSchema>;
-/** A command policy. */
-export type CommandPolicy = z.infer<typeof CommandPolicySchema>;
+/** A role's command policy as written in its roles file (tools/command-policy.ts holds the resolved one). */
+export type CommandPolicySetting = z.infer<typeof CommandPolicySchema>;

@@ -1,11 +1,7 @@
 import type { StepContext } from '../../engine/context.js';
-import type { Evaluation } from '../../engine/evaluation.js';
-import { planOf, scopeOf, stateOf } from './frames.js';
+import { planOf, stateOf } from './frames.js';
 import type { WorkflowPlan } from './plan.js';
 import type { Frame, WorkflowRun } from './state.js';
-import { answerInline, takeId } from './inline.js';
-import type { Chain } from './chain.js';
-import { settle } from './evaluated.js';
 
 /** The session's workflow run (the policy only runs on workflow definitions). */
 export function runOf(ctx: StepContext): WorkflowRun {
@@ -45,22 +41,6 @@ export function update(ctx: StepContext, change: Partial<Frame>): Frame {
   const next = { ...current(ctx).frame, ...change };
   setFrame(ctx, next);
   return next;
-}
-
-/**
- * Asks the runtime to run code in the sandbox; `evaluated` comes back with this id. What needs no code
- * (and what the sandbox already ran in the job of the evaluation before) is answered in this step.
- * `chain`: what the engine will ask for next when this succeeds, run in the same job where it needs code.
- */
-export function evaluate(ctx: StepContext, purpose: Evaluation['purpose'], what: Pick<Evaluation, 'code' | 'transitions' | 'fields'>, extra: Partial<Evaluation['scope']> = {}, chain?: Chain): void {
-  const inline = answerInline(ctx, purpose, what, extra);
-  if (inline) return settle(ctx, takeId(ctx), purpose, inline.result, null, inline.chain);
-  const { run, frame, plan } = current(ctx);
-  const id = `e${run.evalSeq + 1}`;
-  const evaluation: Evaluation = { workflow: plan.name, state: frame.state, purpose, ...what, ...chain, scope: { ...scopeOf(frame, plan, legacyRun(ctx)), ...extra } };
-  ctx.s.workflow = { ...runOf(ctx), evalSeq: run.evalSeq + 1, evaluating: { id, purpose, evaluation } };
-  ctx.s.status = 'running';
-  ctx.fx.push({ type: 'evaluate', id, evaluation });
 }
 
 /** A fresh call id (as startCall numbers them), for calls that run beside the main one (branches). */

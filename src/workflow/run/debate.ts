@@ -9,7 +9,7 @@ import type { DebatePlan } from './plan.js';
 import { ChangesSchema, type ToolCallRecord } from '../../engine/agent-reply.js';
 import type { Debate, Verdict } from './state.js';
 import { formatImplementationsForReview } from './review-format.js';
-import { takeUserWords } from './user-input.js';
+import { takeUserWords } from './user-words.js';
 
 /** The tool each debate turn ends with: a structured verdict, never keywords in the text. */
 export const VERDICT_TOOL = 'review_verdict';

@@ -8,9 +8,7 @@ import type { Frame, WorkflowMessage } from './state.js';
 import { fanOut } from './fanout.js';
 import { startDebate } from './debate.js';
 import { textOf } from './constants.js';
-import { advance, goTo, enterSub, finish } from './flow.js';
-import { fail, onErrorDecided } from './failure.js';
-import { settleJoin } from './replies.js';
+import { advance, enterSub, fail, finish, goTo, onErrorDecided, settleJoin } from './flow.js';
 import { countData } from './loop-guard.js';
 import { commonDataProblem, jsonBytes } from './data-size.js';
 

@@ -6,7 +6,7 @@ import { keyOf } from './frames.js';
 import type { ParallelPlan } from './plan.js';
 import type { Changes, ToolCallRecord } from '../../engine/agent-reply.js';
 import type { Branch } from './state.js';
-import { takeUserWords } from './user-input.js';
+import { takeUserWords } from './user-words.js';
 
 /** The id of each branch's working state and of the final state it ends in, inside its region. */
 export const BRANCH_WORK = 'work';

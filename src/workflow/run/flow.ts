@@ -1,18 +1,21 @@
-import { awaitUser, changeState, endSession, startCall, type StepContext } from '../../engine/context.js';
-import { current, evaluate, legacyRun, runOf, setFrame, update } from './access.js';
+import { abortInFlight, awaitUser, changeState, emit, endSession, note, startCall, type StepContext } from '../../engine/context.js';
+import { event } from '../../engine/event-map.js';
+import { current, legacyRun, runOf, setFrame, update } from './access.js';
+import { evaluate } from './ask.js';
 import { agentOf, appendMessage, keyOf, newFrame, stateOf } from './frames.js';
-import { fanOut } from './fanout.js';
-import { startDebate } from './debate.js';
+import { fanOut, type FanoutOutcome } from './fanout.js';
+import { dropDebate, startDebate } from './debate.js';
 import { MAX_DEPTH, ENDS, SUB_DONE } from './constants.js';
-import { fail } from './failure.js';
-import { settleJoin } from './replies.js';
+import { errorRoute, MAX_HANDLER_RETRIES, retryPhase } from './failure.js';
 import type { StatePlan, WorkflowPlan } from './plan.js';
 import type { Frame } from './state.js';
 import { afterAfter, afterEnter, decisionRequest, inputRequest, targetsOf } from './chain.js';
-import { countEntry } from './loop-guard.js';
-import { takeUserWords } from './user-input.js';
+import { countEntry, newRound } from './loop-guard.js';
+import { hasResume, takeUserWords } from './user-words.js';
 
-// How a workflow moves: the phases of a state, its agent's action, going to a state, entering a sub-workflow, finishing.
+// How a workflow moves: the phases of a state, its agent's action, going to a state, entering a sub-workflow, finishing,
+// joining, input that waited, failing. These call one another (a failure goes to a handler state, a join advances, a
+// finished sub-workflow advances its parent), so they live in one file: split up, they import each other in a circle.
 
 /** Runs the current state's phases until one needs the sandbox, a model or the user, or the run ends. */
 export function advance(ctx: StepContext): void {
@@ -143,4 +146,100 @@ export function finish(ctx: StepContext, why?: string): void {
   ctx.s.workflow = { ...run, frames: [...run.frames.slice(0, -2), { ...parent, subWorkflowResult: output, phase: 'after' }] };
   changeState(ctx, keyOf(frame, SUB_DONE), 'workflow', `sub-workflow ${plan.name} complete`);
   advance(ctx);
+}
+
+/** Seed 003: unsolicited input goes to the `resume` state, else the run starts over (contexts kept). */
+export function redirect(ctx: StepContext, words: string): void {
+  const { frame, plan } = current(ctx);
+  abortInFlight(ctx, 'user interjected');
+  dropDebate(ctx, 'user interjected');
+  ctx.s.workflow = { ...runOf(ctx), evaluating: null, question: null };
+  // The user is in the loop now: the loop guard counts afresh.
+  newRound(ctx);
+  update(ctx, { common_data: { ...frame.common_data, resume_input: words } });
+  const target = hasResume(ctx) ? plan.resume! : plan.start;
+  goTo(ctx, target, `user input: ${target === plan.resume ? 'resume' : 'start over'}`);
+}
+
+/**
+ * The branches joined or the debate is over: input typed meanwhile goes to the resume state (true: the run
+ * went there). Without one it stays for the next agent's turn (takeUserWords), and the state goes on.
+ */
+export function deliverDeferred(ctx: StepContext): boolean {
+  const run = runOf(ctx);
+  if (run.deferredInput === undefined || !hasResume(ctx)) return false;
+  const { deferredInput: words, ...rest } = run;
+  ctx.s.workflow = rest;
+  redirect(ctx, words);
+  return true;
+}
+
+/** The fan-out went on, failed or joined: a joined state moves to its after-code, and input that came meanwhile is delivered. */
+export function settleJoin(ctx: StepContext, outcome: FanoutOutcome): void {
+  if (outcome.kind === 'wait') return;
+  if (outcome.kind === 'fail') return fail(ctx, outcome.reason);
+  update(ctx, { phase: 'after' });
+  if (deliverDeferred(ctx)) return;
+  advance(ctx);
+}
+
+/**
+ * A state failed (its code threw, its model call failed for good): tried again up to its max_retries,
+ * then its error handler decides (a state to go to with common_data.error set, or a handler naming a
+ * state, "retry" or "stop"), else the session pauses with the reason.
+ */
+export function fail(ctx: StepContext, reason: string): void {
+  const run = runOf(ctx);
+  if (run.frames.length === 0) return;
+  const { frame, plan, state } = current(ctx);
+  ctx.s.workflow = { ...runOf(ctx), evaluating: null };
+  if (state && frame.retries < state.maxRetries) {
+    const retries = frame.retries + 1;
+    note(ctx, `${plan.name}: state ${frame.state} failed (${reason}); trying again (${retries}/${state.maxRetries})`);
+    update(ctx, { retries, phase: retryPhase(frame.phase) });
+    advance(ctx);
+    return;
+  }
+  emit(ctx, event('error', { message: reason, where: `${plan.name}.${frame.state}` }));
+  const route = errorRoute(ctx);
+  const error = { state: frame.state, message: reason };
+  if (route && 'state' in route && route.state !== frame.state && stateOf(plan, route.state)) {
+    update(ctx, { common_data: { ...frame.common_data, error } });
+    goTo(ctx, route.state, `error in ${frame.state}: ${reason}`);
+    return;
+  }
+  if (route && 'code' in route) {
+    update(ctx, { common_data: { ...frame.common_data, error } });
+    evaluate(ctx, 'error', { code: route.code }, { last_error: error });
+    return;
+  }
+  awaitUser(ctx, 'failure', `${plan.name}: state ${frame.state} failed: ${reason}; !continue tries it again`);
+}
+
+/** An error handler decided: go round again, stop the workflow failed, or go to the state it names. */
+export function onErrorDecided(ctx: StepContext, decision: string, reason: string): void {
+  const { frame, plan } = current(ctx);
+  if (decision === 'retry' && frame.retries < MAX_HANDLER_RETRIES) {
+    note(ctx, `${plan.name}: the error handler retries ${frame.state} (${frame.retries + 1}/${MAX_HANDLER_RETRIES})`);
+    update(ctx, { retries: frame.retries + 1, phase: retryPhase(frame.phase) });
+    return advance(ctx);
+  }
+  if (decision === 'stop') return stopFailed(ctx, `${plan.name} stopped by its error handler after ${frame.state} failed: ${reason}`);
+  if (decision !== 'retry' && stateOf(plan, decision)) return goTo(ctx, decision, `error handler: ${frame.state} failed, go to ${decision}`);
+  const why = decision === 'retry' ? `it asked to retry more than ${MAX_HANDLER_RETRIES} times` : `it returned ${JSON.stringify(decision)}, which is not a state, "retry" or "stop"`;
+  awaitUser(ctx, 'failure', `${plan.name}: state ${frame.state} failed (${reason}) and its error handler did not help: ${why}; !continue tries the state again`);
+}
+
+/** The running workflow stops on an error: a sub-workflow's failure fails its parent's state; the root ends the session, failed. */
+export function stopFailed(ctx: StepContext, reason: string): void {
+  const run = runOf(ctx);
+  const { frame, plan } = current(ctx);
+  if (run.frames.length > 1) {
+    ctx.s.workflow = { ...run, frames: run.frames.slice(0, -1) };
+    changeState(ctx, keyOf(frame, SUB_DONE), 'workflow', `sub-workflow ${plan.name} failed`);
+    return fail(ctx, reason);
+  }
+  const output = frame.common_data[plan.output.name] ?? { error: reason };
+  ctx.s.workflow = { ...run, output, error: reason, evaluating: null };
+  endSession(ctx, reason, output);
 }

@@ -3,7 +3,7 @@ import { event } from '../../engine/event-map.js';
 import { current, legacyRun, runOf, setFrame, update } from './access.js';
 import { agentOf, appendMessage as append } from './frames.js';
 import type { Changes, ToolCallRecord } from '../../engine/agent-reply.js';
-import { branchFinished, branchOf, type FanoutOutcome } from './fanout.js';
+import { branchFinished, branchOf } from './fanout.js';
 import { debateCallOf, debateTurnDone } from './debate.js';
 import type { AgentPlan, ContextPlan, StatePlan } from './plan.js';
 import type { Frame, WorkflowMessage } from './state.js';
@@ -11,9 +11,7 @@ import type { AgentCall } from '../../engine/moves.js';
 import type { RawResponse } from '../../engine/evaluation.js';
 import { ASK_USER_TOOL, textOf } from './constants.js';
 import { inboxText } from './inbox.js';
-import { advance } from './flow.js';
-import { fail } from './failure.js';
-import { deliverDeferred } from './user-input.js';
+import { advance, deliverDeferred, fail, settleJoin } from './flow.js';
 
 // An agent answered: its words into its context, the branch or the debate it belongs to, its parsing tools read.
 
@@ -29,14 +27,6 @@ export function onBranch(ctx: StepContext, branch: string, turnId: string, resul
   settleJoin(ctx, branchFinished(ctx, state!.parallel!, branch, result));
 }
 
-/** The fan-out went on, failed or joined: a joined state moves to its after-code, and input that came meanwhile is delivered. */
-export function settleJoin(ctx: StepContext, outcome: FanoutOutcome): void {
-  if (outcome.kind === 'wait') return;
-  if (outcome.kind === 'fail') return fail(ctx, outcome.reason);
-  update(ctx, { phase: 'after' });
-  if (deliverDeferred(ctx)) return;
-  advance(ctx);
-}
 
 /** An agent answered (a branch's, a debate's or the state's agent): its words into its context (unless the state's handlers own it), its tools read. */
 export function onReplied(ctx: StepContext, turnId: string, words: string, toolCalls: ToolCallRecord[], changes?: Changes, raw?: RawResponse): void {

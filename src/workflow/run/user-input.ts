@@ -1,10 +1,10 @@
-import { abortInFlight, emit, note, startCall, type StepContext } from '../../engine/context.js';
+import { emit, note, startCall, type StepContext } from '../../engine/context.js';
 import { event } from '../../engine/event-map.js';
-import { current, rootPlan, runOf, update } from './access.js';
-import { keyOf, stateOf } from './frames.js';
-import { advance, goTo } from './flow.js';
+import { current, rootPlan, update } from './access.js';
+import { keyOf } from './frames.js';
+import { advance, redirect } from './flow.js';
 import { newRound } from './loop-guard.js';
-import { dropDebate } from './debate.js';
+import { hasResume } from './user-words.js';
 
 // The user's part in a workflow: an answer to request_users_input, input to the resume state, !continue.
 
@@ -36,46 +36,6 @@ export function onUserText(ctx: StepContext, words: string): void {
   }
   emit(ctx, event('user_input', { text: words, kind: s.status === 'awaiting_user' ? 'reply' : 'interjection' }));
   redirect(ctx, words);
-}
-
-/** Seed 003: unsolicited input goes to the `resume` state, else the run starts over (contexts kept). */
-function redirect(ctx: StepContext, words: string): void {
-  const { frame, plan } = current(ctx);
-  abortInFlight(ctx, 'user interjected');
-  dropDebate(ctx, 'user interjected');
-  ctx.s.workflow = { ...runOf(ctx), evaluating: null, question: null };
-  // The user is in the loop now: the loop guard counts afresh.
-  newRound(ctx);
-  update(ctx, { common_data: { ...frame.common_data, resume_input: words } });
-  const target = hasResume(ctx) ? plan.resume! : plan.start;
-  goTo(ctx, target, `user input: ${target === plan.resume ? 'resume' : 'start over'}`);
-}
-
-function hasResume(ctx: StepContext): boolean {
-  const { plan } = current(ctx);
-  return plan.resume !== null && stateOf(plan, plan.resume) !== undefined;
-}
-
-/**
- * The branches joined or the debate is over: input typed meanwhile goes to the resume state (true: the run
- * went there). Without one it stays for the next agent's turn (takeUserWords), and the state goes on.
- */
-export function deliverDeferred(ctx: StepContext): boolean {
-  const run = runOf(ctx);
-  if (run.deferredInput === undefined || !hasResume(ctx)) return false;
-  const { deferredInput: words, ...rest } = run;
-  ctx.s.workflow = rest;
-  redirect(ctx, words);
-  return true;
-}
-
-/** The user's words waiting for the next agent's turn (typed during a fan-out or a debate, with no resume state), taken once. */
-export function takeUserWords(ctx: StepContext): { user: string } | Record<string, never> {
-  const run = runOf(ctx);
-  if (run.deferredInput === undefined || hasResume(ctx)) return {};
-  const { deferredInput: words, ...rest } = run;
-  ctx.s.workflow = rest;
-  return { user: words };
 }
 
 export function onContinue(ctx: StepContext): void {

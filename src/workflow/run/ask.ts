@@ -1,0 +1,42 @@
+import type { StepContext } from '../../engine/context.js';
+import type { Evaluation, EvaluationResult } from '../../engine/evaluation.js';
+import { current, legacyRun, runOf } from './access.js';
+import { scopeOf } from './frames.js';
+import { answerInline, takeId } from './inline.js';
+import type { Chain } from './chain.js';
+
+// Asking for an evaluation: the sandbox's job as an effect, or the host's answer kept for the policy to settle in this step.
+
+/** An evaluation the host answered in this step, waiting to be settled. */
+export type Answered = { id: string; purpose: Evaluation['purpose']; result: EvaluationResult; chain: Chain | null };
+
+const answered = new WeakMap<StepContext, Answered[]>();
+
+/**
+ * Asks the runtime to run code in the sandbox; `evaluated` comes back with this id. What needs no code
+ * (and what the sandbox already ran in the job of the evaluation before) is answered in this step, once the move
+ * that asked returns (takeAnswered).
+ * `chain`: what the engine will ask for next when this succeeds, run in the same job where it needs code.
+ */
+export function evaluate(ctx: StepContext, purpose: Evaluation['purpose'], what: Pick<Evaluation, 'code' | 'transitions' | 'fields'>, extra: Partial<Evaluation['scope']> = {}, chain?: Chain): void {
+  const inline = answerInline(ctx, purpose, what, extra);
+  if (inline) {
+    // Answered by the host: settled by the policy once this move returns (settleAnswered), not from inside it,
+    // so a run of host decisions is a loop rather than a recursion through the modules that move the run.
+    const queue = answered.get(ctx) ?? [];
+    queue.push({ id: takeId(ctx), purpose, result: inline.result, chain: inline.chain });
+    answered.set(ctx, queue);
+    return;
+  }
+  const { run, frame, plan } = current(ctx);
+  const id = `e${run.evalSeq + 1}`;
+  const evaluation: Evaluation = { workflow: plan.name, state: frame.state, purpose, ...what, ...chain, scope: { ...scopeOf(frame, plan, legacyRun(ctx)), ...extra } };
+  ctx.s.workflow = { ...runOf(ctx), evalSeq: run.evalSeq + 1, evaluating: { id, purpose, evaluation } };
+  ctx.s.status = 'running';
+  ctx.fx.push({ type: 'evaluate', id, evaluation });
+}
+
+/** The next evaluation the host answered in this step (first asked, first settled), or null. */
+export function takeAnswered(ctx: StepContext): Answered | null {
+  return answered.get(ctx)?.shift() ?? null;
+}
