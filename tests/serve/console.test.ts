@@ -156,6 +156,8 @@ describe.skipIf(!hasChromium)(`the console in a real browser${hasChromium ? '' :
   }, 60_000);
 
   it('every control is reachable with the keyboard', async () => {
+    // On a quiet page (the fork waits for the user): a live turn's panel comes and goes while a persona answers.
+    await page.waitForFunction(() => document.querySelector('.live') === null && /\b(awaiting_user|ended)\b/.test(document.querySelector('.state-panel .badge')?.className ?? ''), undefined, { timeout: 60_000 });
     const wanted = await page.evaluate(() => {
       const all = [...document.querySelectorAll<HTMLElement>('button, input, select, textarea, summary, [tabindex="0"]')];
       return all.filter((el) => !(el as HTMLButtonElement).disabled && el.offsetParent !== null).map((el, i) => (el.dataset.k = String(i)));
