@@ -10,7 +10,8 @@ export { foldJournal } from './session/fold.js';
 export type { JournalPort, JournalSources, EffectPort, StepRunner } from './kernel/ports.js';
 export { directSteps } from './kernel/ports.js';
 export { assembleSession, type SessionAssembly, type AssembledSession } from './session/assemble.js';
-export { teamKind, workflowKind, type SessionKind, type Tiers } from './session/session-kind.js';
+export { teamKind, type SessionKind, type Tiers } from './session/session-kind.js';
+export { workflowKind } from './session/workflow-kind.js';
 
 // What flows in and out of a session.
 export { EngineInputSchema, EVENT_PAYLOADS, EVENT_NAMES, SessionStateSchema } from './kinds/schemas.js';
@@ -66,6 +67,10 @@ export { UsageMeter } from './usage/usage-meter.js';
 export { formatUsageSummary } from './usage/summary.js';
 export { sessionUsage, usageView, type SessionUsage } from './usage/session-usage.js';
 export { formatCost, formatTokens } from './usage/format.js';
+
+// State warming: who speaks next (pure), and what a session learned.
+export { predictNext, PREDICTION_WEIGHTS, type Prediction, type PredictInput } from './warming/predict.js';
+export { TransitionCounts, countTransitions } from './warming/transitions.js';
 
 // Errors.
 export { TroupeError, UserError, ModelError } from './errors.js';

@@ -28,7 +28,7 @@ export interface Driven {
 export async function driveLines(session: TroupeSession, options: DriveOptions): Promise<Driven> {
   const { write } = options;
   // `!cost` reads the meter (a resumed session's totals include every call before this process).
-  const host = { session, usage: () => session.usage(), memory: options.memory };
+  const host = { session, usage: () => session.usage(), memory: options.memory, warming: () => session.warming() };
   const driven: Driven = { quit: false, lines: 0, refused: 0 };
   for await (const read of boundedLines(options.input as AsyncIterable<string | Buffer>)) {
     if ('tooLong' in read) {

@@ -7,6 +7,7 @@ import { inspect } from './inspect.js';
 import type { MemorySource } from './memory-source.js';
 import { parseLine, type ParsedLine } from './parse.js';
 import type { SessionUsage } from '../usage/session-usage.js';
+import type { WarmingView } from '../warming/warming-view.js';
 
 /** The part of a session a line uses (a running TroupeSession, or a session hosted elsewhere, e.g. on Restate). */
 export type LineSession = Pick<TroupeSession, 'def' | 'getSnapshot' | 'start' | 'send' | 'recent' | 'history' | 'store' | 'approvals'>;
@@ -28,6 +29,8 @@ export interface LineHost {
   usage: () => SessionUsage;
   memory?: MemorySource | undefined;
   workflows?: WorkflowLauncher | undefined;
+  /** The session's state warming, read when a line asks (`session.warming()`; absent: none). */
+  warming?: (() => WarmingView | null) | undefined;
 }
 
 /** What the caller shows after a line: nothing (the bus tells the story), some output, or leave. */
@@ -94,7 +97,7 @@ export function applyParsed(parsed: ParsedLine, host: LineHost): LineOutcome {
       // Read when asked, so the table is never the previous one.
       if (parsed.name === 'sessions') return { kind: 'later', title: 'sessions', lines: storedSessions(session) };
       const workspaceRoot = 'workspaceRoot' in session ? (session as { workspaceRoot: string | null }).workspaceRoot : null;
-      const sources = { def: session.def, session: session.getSnapshot(), events: session.recent(), usage: host.usage(), memory: host.memory, workspaceRoot };
+      const sources = { def: session.def, session: session.getSnapshot(), events: session.recent(), usage: host.usage(), memory: host.memory, warming: host.warming?.() ?? null, workspaceRoot };
       const name = parsed.name;
       if (LOG_READERS.has(name)) return { kind: 'later', title: name, lines: session.history().then((events) => inspect(name, { ...sources, events }).lines) };
       return { kind: 'output', ...inspect(name, sources), tone: 'info' };

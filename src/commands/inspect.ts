@@ -10,11 +10,12 @@ import { helpLines } from './catalog.js';
 import { memoryLines, type MemorySource } from './memory-source.js';
 import type { InspectName } from './parse.js';
 import { situation, situationLine } from './situation.js';
-import { cacheHitLine } from '../usage/cache-rate.js';
+import { cacheHitLine, cacheShare } from '../usage/cache-rate.js';
 import { formatCost, tokensOf } from '../usage/format.js';
 import type { SessionUsage } from '../usage/session-usage.js';
 import { noPriceLine } from '../usage/summary.js';
 import { MEMORY_KEY, type UsageTotals } from '../usage/usage-meter.js';
+import { predictionLine, warmingCostLine, type WarmingView } from '../warming/warming-view.js';
 
 /** What the inspection commands read. */
 export interface InspectSources {
@@ -27,9 +28,11 @@ export interface InspectSources {
   memory?: MemorySource | undefined;
   /** Where the session's agents' workspaces are (`<root>/workspaces/<branch>`), when known. */
   workspaceRoot?: string | null | undefined;
+  /** The session's state warming (null or absent: off, or not a team session). */
+  warming?: WarmingView | null | undefined;
 }
 
-function statusLines({ def, session: s }: InspectSources): string[] {
+function statusLines({ def, session: s, warming }: InspectSources): string[] {
   const sit = situation(def, s);
   const lines = [
     `state: ${situationLine(sit)}`,
@@ -39,6 +42,8 @@ function statusLines({ def, session: s }: InspectSources): string[] {
   const r = s.routing;
   if (r?.history.length) lines.push(`handed over by: ${r.history.map((id) => displayName(def, id)).join(' › ')}`);
   if (r) lines.push(`approvals: ${r.approved} · reworks: ${r.sentBack}`);
+  const predicted = predictionLine(warming ?? null, s.inFlight?.turnId, (id) => displayName(def, id));
+  if (predicted) lines.push(predicted);
   return lines;
 }
 
@@ -59,17 +64,20 @@ function historyLines({ def, events }: InspectSources): string[] {
 }
 
 function costLine(label: string, t: UsageTotals, usage: SessionUsage): string {
-  return `${label.padEnd(18)} ${String(t.calls).padStart(3)} call(s) ${String(tokensOf(t)).padStart(8)} tokens  cost ${formatCost(t, usage)}`;
+  const cached = cacheShare(t);
+  return `${label.padEnd(18)} ${String(t.calls).padStart(3)} call(s) ${String(tokensOf(t)).padStart(8)} tokens  cost ${formatCost(t, usage)}${cached ? `  ${cached}` : ''}`;
 }
 
 // The meter's totals: the same figures as the footer, the run summary and the API.
-function costLines({ def, usage }: InspectSources): string[] {
+function costLines({ def, usage, warming }: InspectSources): string[] {
   if (usage.session.calls === 0) return ['no model calls yet'];
   const lines = Object.entries(usage.byPersona).map(([who, t]) => costLine(who === MEMORY_KEY ? 'memory summaries' : displayName(def, who), t, usage));
   lines.push(costLine('total', usage.session, usage));
   if (!usage.free) lines.push(...usage.unpricedModels.map((model) => noPriceLine(model, usage.priceSource)));
   const cache = cacheHitLine(usage.session);
   if (cache) lines.push(cache);
+  const warmed = warmingCostLine(warming ?? null, usage);
+  if (warmed) lines.push(warmed);
   return lines;
 }
 

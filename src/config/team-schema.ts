@@ -51,7 +51,34 @@ export const MemorySchema = z.strictObject({
   keep_recent: z.number().int().min(0).default(2),
   max_summaries: z.number().int().min(1).default(10),
   prompt_budget: z.number().int().min(256).default(12000).describe('Max prompt tokens per call.'),
+  new_pins: z
+    .enum(['after_turns', 'in_system'])
+    .default('after_turns')
+    .describe('Where a newly pinned decision is shown until the next summary: after the recent turns (the system prompt stays byte-identical, so providers can serve the prompt from their cache), or in the system prompt at once (every new pin changes the system prompt, and nothing after it is served from a cache).'),
 });
+
+/** How the next persona is predicted and its prompt warmed (seed 004's state warming). */
+export const WarmingSettingsSchema = z.strictObject({
+  mode: z
+    .enum(['off', 'predict', 'prefix'])
+    .default('predict')
+    .describe('"predict": each turn predicts the next personas (a prediction event) and builds their prompts while the current one answers; "prefix": also sends a cache-warming request (one output token) with the top prediction\'s prompt prefix, once the server has reported cached tokens; "off": neither.'),
+  min_confidence: z.number().min(0).max(1).default(0.3).describe('Only predictions at least this confident are warmed (seed 004: 0.3).'),
+  per_turn: z.number().int().min(1).max(3).default(1).describe('Warming requests per turn, for the best predictions above min_confidence.'),
+  max_share: z
+    .number()
+    .min(0)
+    .default(1)
+    .describe("Warming requests send at most this many prompt tokens per prompt token of the session's own calls (1: as many)."),
+  max_tokens: z.number().int().min(0).nullable().default(null).describe('And at most this many prompt tokens in all per session (null: no fixed cap).'),
+});
+
+/** team.json `warming`: a mode alone ("prefix"), or the settings. */
+export const WarmingSchema = z
+  .union([z.enum(['off', 'predict', 'prefix']), WarmingSettingsSchema], {
+    error: 'must be "off", "predict" or "prefix", or an object with mode, min_confidence, per_turn, max_share and max_tokens (no other keys)',
+  })
+  .transform((w) => (typeof w === 'string' ? WarmingSettingsSchema.parse({ mode: w }) : w));
 
 /** One stage of the linear pipeline used by !simple. */
 export const PipelineStageSchema = z.strictObject({ stage: DisplayName, persona: PersonaId });
@@ -74,11 +101,13 @@ export const TeamSchema = z.strictObject({
   models: z
     .object({ base: z.string().min(1), smart: z.string().min(1), fast: z.string().min(1) })
     .default({ base: 'gpt-4o-mini', smart: 'gpt-4o', fast: 'gpt-4o-mini' }),
+  warming: WarmingSchema.default(WarmingSettingsSchema.parse({})).describe('Predicting the next persona and warming its prompt: "off", "predict" (default), "prefix", or the settings.'),
 });
 
 export type Major = z.infer<typeof MajorSchema>;
 export type ArbiterConfig = z.infer<typeof ArbiterSchema>;
 export type Limits = z.infer<typeof LimitsSchema>;
 export type MemoryConfig = z.infer<typeof MemorySchema>;
+export type WarmingSettings = z.infer<typeof WarmingSettingsSchema>;
 export type Team = z.infer<typeof TeamSchema>;
 export type ApprovalPolicy = Team['approval'];

@@ -1,5 +1,5 @@
 import type { MachineDefinition } from '../engine/definition.js';
-import { agentById } from '../engine/definition.js';
+import { agentById, type AgentState } from '../engine/definition.js';
 import type { Effect } from '../engine/effects.js';
 import { event, type EngineEvent } from '../engine/event-map.js';
 import type { EngineInput } from '../engine/input-events.js';
@@ -11,7 +11,7 @@ import type { Changes } from '../engine/agent-reply.js';
 import { AbortedError } from '../llm/errors.js';
 import type { BudgetGuard } from '../usage/budget.js';
 import type { Evaluation, EvaluationResult } from '../engine/evaluation.js';
-import type { AgentTools, TurnShaper } from './turn-shaper.js';
+import type { AgentTools, TurnRequest, TurnShaper } from './turn-shaper.js';
 import type { TurnUndo } from '../tools/turn-undo.js';
 import type { Toolset } from '../tools/toolset.js';
 import { directSteps, type EffectPort, type StepRunner } from './ports.js';
@@ -42,6 +42,21 @@ export interface WorkspaceSetup {
   approve?: (ask: { command: string; cwd: string; persona: string; branch?: string }, signal: AbortSignal) => Promise<boolean>;
 }
 
+/** What a call-start observer warms the next call with: the head of an agent's prompt, and a way to send it as work of this runner. */
+export interface WarmingPort {
+  /** The head of the request a call of this agent would send now (null: this kind has none). */
+  prefix(agent: AgentState): TurnRequest | null;
+  /** True while the call that started is still in flight (the session has not moved on). */
+  current(): boolean;
+  /** Sends a cache-warming request: one step of the runner, aborted with its other work, not metered with the session's calls. */
+  send(request: ChatRequest): Promise<ChatResponse>;
+}
+
+/** Told when an agent's call has gone out (a first attempt, not a branch), to predict who is next and warm their prompt while it answers; never awaited by the call. */
+export interface CallWarming {
+  started(call: AgentCall, agent: AgentState, snapshot: SessionState, port: WarmingPort): void;
+}
+
 /** The runner's collaborators: the model (already metered), prompt building, persona prompts and models, budgets. */
 export interface EffectRunnerOptions {
   /** Where agent tools work (sessions whose agents have tools). */
@@ -58,6 +73,10 @@ export interface EffectRunnerOptions {
   reportUsage: boolean;
   /** How each step of an effect's work (an evaluation, a tool run) is made durable; default: run directly. The model given is already wrapped by the same runner. */
   steps?: StepRunner;
+  /** Told as each agent call goes out, to predict the next and warm its prompt (absent: no warming). */
+  warming?: CallWarming;
+  /** The model warming requests go to: the same steps, but not the session's meter (warming is counted apart). */
+  warmingModel?: ChatModel;
 }
 
 /** A toolset whose every tool run is one step of the runner (a journaled run is never repeated after a crash). */
@@ -74,6 +93,7 @@ function durableToolset(toolset: Toolset, steps: StepRunner, signal: AbortSignal
  */
 export class EffectRunner implements EffectPort {
   private readonly controllers = new Map<string, AbortController>();
+  private readonly warmers = new Set<AbortController>();
   /**
    * Undo logs being dropped, by workspace: a turn's log is dropped after its answer is journaled, and that
    * answer can start the next turn in the same workspace at once (the next state, a revision fan-out); the
@@ -151,9 +171,43 @@ export class EffectRunner implements EffectPort {
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
-  /** Aborts every call in flight (quit, shutdown, a failed save). */
+  /** Aborts every call in flight, warming requests included (quit, shutdown, a failed save). */
   abortAll(): void {
     for (const c of this.controllers.values()) c.abort();
+    for (const c of this.warmers) c.abort();
+  }
+
+  /** Runs a warming request like any work of the runner (idle() waits for it), aborted by abortAll(). */
+  private warm(request: ChatRequest): Promise<ChatResponse> {
+    const model = this.options.warmingModel;
+    if (!model) return Promise.reject(new Error('this session has no model for warming requests'));
+    const controller = new AbortController();
+    const outer = request.signal;
+    const onAbort = () => controller.abort();
+    if (outer?.aborted) controller.abort();
+    outer?.addEventListener('abort', onAbort, { once: true });
+    this.warmers.add(controller);
+    const answer = model.generate({ ...request, signal: controller.signal });
+    const task: Promise<void> = answer.then(
+      () => undefined,
+      () => undefined,
+    ).finally(() => {
+      outer?.removeEventListener('abort', onAbort);
+      this.warmers.delete(controller);
+      this.tasks.delete(task);
+      this.notify();
+    });
+    this.tasks.add(task);
+    return answer;
+  }
+
+  /** The warming port of one call. */
+  private warmingPort(call: AgentCall): WarmingPort {
+    return {
+      prefix: (agent) => this.options.turns.prefix?.(this.host.snapshot(), agent) ?? null,
+      current: () => this.host.snapshot().inFlight?.turnId === call.turnId,
+      send: (request) => this.warm(request),
+    };
   }
 
   /** Whether a call (by turn id) or an evaluation (by id) is already in progress here. */
@@ -279,6 +333,8 @@ export class EffectRunner implements EffectPort {
         },
       };
       if (turn.agentTools) announce();
+      // Warming follows the turn from here: it only notes the call now, and predicts and warms once the answer streams.
+      if (call.attempt === 1 && call.branch === undefined) this.options.warming?.started(call, persona, host.snapshot(), this.warmingPort(call));
       const answer = turn.agentTools ? this.withTools(call, persona.id, request, turn.agentTools, controller.signal) : this.options.model.generate(request).then((response) => ({ response, changes: undefined, undo: undefined }));
       announce();
       const { response, changes, undo } = await answer;

@@ -14,8 +14,14 @@ export type SessionListener = (e: TroupeEvent, snapshot: SessionState) => void;
 /** A session's state could not be saved: it stopped before the next model call; the file keeps the last saved step. */
 export class SessionSaveError extends UserError {}
 
-// Streaming deltas repeat the final message piecewise: delivered live, never stored.
-const LIVE_ONLY = new Set<string>(['agent_delta']);
+// Streaming deltas repeat the final message piecewise, and a prediction is recomputed from the session
+// whenever it is needed: delivered live, never stored.
+const LIVE_ONLY: ReadonlySet<string> = new Set<string>(['agent_delta', 'prediction']);
+
+/** True for events delivered live and never stored (they carry the last stored seq, unchanged). */
+export function isLiveOnly(type: string): boolean {
+  return LIVE_ONLY.has(type);
+}
 
 /**
  * The session kernel, the same on every backend: a mailbox of inputs, each folded through the pure

@@ -31,4 +31,6 @@ export interface TurnShaper {
   request(call: AgentCall, session: SessionState, agent: AgentState): TurnRequest;
   /** The engine input a model's answer becomes. */
   result(call: AgentCall, response: ChatResponse): EngineInput;
+  /** The head of the request a call of this agent would send now, without what gives it the turn (for cache warming); absent or null: none. */
+  prefix?(session: SessionState, agent: AgentState): TurnRequest | null;
 }

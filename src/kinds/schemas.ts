@@ -7,6 +7,7 @@ import { TEAM_EVENT_PAYLOADS } from '../team/events.js';
 import { TEAM_INPUT_SCHEMAS } from '../team/inputs.js';
 import { TEAM_STATE_SLOTS } from '../team/state.js';
 import { TOOL_EVENT_PAYLOADS } from '../tools/events.js';
+import { WARMING_EVENT_PAYLOADS } from '../warming/events.js';
 import { WORKFLOW_EVENT_PAYLOADS } from '../workflow/run/events.js';
 import { WORKFLOW_INPUT_SCHEMAS } from '../workflow/run/inputs.js';
 import { WORKFLOW_STATE_SLOTS } from '../workflow/run/state.js';
@@ -30,7 +31,7 @@ export const SessionStateSchema = CoreStateSchema.extend({ ...TEAM_STATE_SLOTS, 
 export const EngineInputSchema = z.discriminatedUnion('type', [...CORE_INPUT_SCHEMAS, ...TEAM_INPUT_SCHEMAS, ...WORKFLOW_INPUT_SCHEMAS]) as unknown as z.ZodType<EngineInput>;
 
 /** The payload schema of every troupe event, keyed by its snake_case name (the one source of their shapes). */
-export const EVENT_PAYLOADS = { ...CORE_EVENT_PAYLOADS, ...TEAM_EVENT_PAYLOADS, ...WORKFLOW_EVENT_PAYLOADS, ...TOOL_EVENT_PAYLOADS, ...MEMORY_EVENT_PAYLOADS } as const;
+export const EVENT_PAYLOADS = { ...CORE_EVENT_PAYLOADS, ...TEAM_EVENT_PAYLOADS, ...WORKFLOW_EVENT_PAYLOADS, ...TOOL_EVENT_PAYLOADS, ...MEMORY_EVENT_PAYLOADS, ...WARMING_EVENT_PAYLOADS } as const;
 
 /** The names of every event. */
 export const EVENT_NAMES = Object.keys(EVENT_PAYLOADS) as TroupeEventName[];

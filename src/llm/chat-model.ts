@@ -27,7 +27,8 @@ export type ChatDelta = { type: 'text'; text: string } | { type: 'tool_arguments
 
 /** What troupe tells a model about a call; adapters may ignore it, the demo model reads it. */
 export interface CallMeta {
-  purpose: 'persona' | 'summary' | 'workflow';
+  /** What the call is for; a `warming` call only fills the server's prompt cache ahead of a persona's turn (its answer is dropped). */
+  purpose: 'persona' | 'summary' | 'workflow' | 'warming';
   persona?: string;
   /** Workflow calls: the workflow and state the agent answers in, and the parsing tools it was offered. */
   workflow?: { name: string; state: string; tools: string[]; round: number };
@@ -48,6 +49,8 @@ export interface ChatRequest {
   toolChoice?: ToolChoice;
   /** Ask for a JSON object in the text instead of tools (servers without tool calling). */
   jsonMode?: boolean;
+  /** At most this many output tokens (`max_completion_tokens`); absent: the server's default. */
+  maxCompletionTokens?: number;
   signal?: AbortSignal;
   meta: CallMeta;
   /** Called with each streamed delta when the model streams. */

@@ -99,6 +99,7 @@ export class OpenAIChatModel implements ChatModel {
         ? { tools: request.tools.map((t) => ({ type: 'function' as const, function: t })), tool_choice: toolChoiceParam(request.toolChoice) }
         : {}),
       ...(request.jsonMode ? { response_format: { type: 'json_object' as const } } : {}),
+      ...(request.maxCompletionTokens !== undefined ? { max_completion_tokens: request.maxCompletionTokens } : {}),
     };
   }
 

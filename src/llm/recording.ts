@@ -96,6 +96,8 @@ export class RecordingModel extends WrappedModel {
   }
 
   async generate(request: ChatRequest): Promise<ChatResponse> {
+    // A warming request changes nothing in the session (its answer is dropped): a replay has nothing to answer it with.
+    if (request.meta.purpose === 'warming') return this.inner.generate(request);
     const n = ++this.calls;
     const persona = request.meta.purpose === 'persona';
     if (persona) this.started += 1;

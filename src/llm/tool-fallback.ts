@@ -40,6 +40,11 @@ export class ToolFallbackModel extends WrappedModel {
   }
 
   async generate(request: ChatRequest): Promise<ChatResponse> {
+    // A warming request is the head of a persona turn: it goes the way that persona's turns go now (never switching it).
+    if (request.meta.purpose === 'warming' && request.tools?.length && !request.jsonMode) {
+      const channel = this.channels.get(request.model) ?? 'tools';
+      return this.inner.generate(channel === 'tools' ? this.withForcing(request) : toJsonRequest(request, channel === 'json'));
+    }
     // The fallback is about the handoff directive of persona turns; other calls use tools as they are.
     if (!request.tools?.length || request.jsonMode || request.meta.purpose !== 'persona') return this.inner.generate(request);
     for (;;) {

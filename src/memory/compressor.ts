@@ -22,6 +22,10 @@ export class Compressor {
     private readonly config: MemoryConfig,
     private readonly summariser: Summariser | null,
     private readonly publish: (e: EngineEvent) => void,
+    /** Told when a summary was made (the prompt's prefix changes then: pins waiting may join it). */
+    private readonly onSummary: () => void = () => {},
+    /** Counts raw turns still waiting for the tokenizer (their counts are read here). */
+    private readonly countRaw: () => void = () => {},
   ) {}
 
   /** True while a summary or merge call is out. */
@@ -48,6 +52,7 @@ export class Compressor {
     const { config, summariser } = this;
     const s = this.state;
     if (!summariser || this.job || s.sinceCompression < config.compress_every || s.turnsSeen < s.retryAt) return;
+    this.countRaw();
     const take = s.raw.length - config.keep_recent;
     if (take <= 0) return;
     const batch = s.raw.slice(0, take);
@@ -73,15 +78,20 @@ export class Compressor {
     s.raw = s.raw.filter((t) => !ids.has(t.id));
     const summary = this.makeSummary(content, batch[0]!.turn, batch[batch.length - 1]!.turn, batch.length, 1);
     s.summaries.push(summary);
+    this.onSummary();
     this.publish(event('memory_compressed', { turns_in: batch.length, tokens_before: batch.reduce((n, t) => n + t.tokens, 0), tokens_after: summary.tokens, summaries: s.summaries.length }));
     await this.mergeOverflow(summariser);
   }
 
-  /** Past the cap, the oldest summaries are merged into one; on failure they all stay and merging retries later. */
+  /**
+   * Past the cap, the oldest summaries are merged into one, down to half the cap: merging rewrites the
+   * head of every prompt's summaries, so it happens once in several summaries rather than at each one
+   * (and the oldest history is re-summarised less often). On failure they all stay and merging retries later.
+   */
   private async mergeOverflow(summariser: Summariser): Promise<void> {
     const s = this.state;
     while (s.summaries.length > this.config.max_summaries) {
-      const group = s.summaries.slice(0, s.summaries.length - this.config.max_summaries + 1);
+      const group = s.summaries.slice(0, Math.max(2, s.summaries.length - Math.floor(this.config.max_summaries / 2)));
       const content = await this.attempt(summariser, { kind: 'merge', summaries: group });
       if (!content) {
         // Merging retries later, but the summaries stay bounded meanwhile (twice the cap).
@@ -97,6 +107,7 @@ export class Compressor {
 
   /** After a failure: raw turns past the cap become one summary made here, and summaries past theirs are merged here. */
   private foldLocally(): void {
+    this.countRaw();
     const s = this.state;
     const over = s.raw.length - rawCap(this.config);
     if (over <= 0) return;
@@ -105,6 +116,7 @@ export class Compressor {
     const summary = this.makeSummary(localSummary(batch), batch[0]!.turn, batch[batch.length - 1]!.turn, batch.length, 1);
     s.summaries.push(summary);
     if (s.summaries.length > this.config.max_summaries) this.mergeOldestLocally();
+    this.onSummary();
     this.publish(event('memory_compressed', { turns_in: batch.length, tokens_before: batch.reduce((n, t) => n + t.tokens, 0), tokens_after: summary.tokens, summaries: s.summaries.length }));
   }
 

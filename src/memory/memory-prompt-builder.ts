@@ -6,10 +6,11 @@ import type { RawTurn, Summary } from './memory-state.js';
 import { namesFor } from './names.js';
 import { PieceTokens } from './piece-tokens.js';
 import { PromptPrefixes } from './prompt-prefix.js';
-import { closingMessages, type PromptBuilder, type PromptInput } from './prompt-builder.js';
+import { closingMessages, type PrefixInput, type PromptBuilder, type PromptInput } from './prompt-builder.js';
 import { trimLabel, type NameOf } from './render.js';
 import { SummariesMessage } from './summaries-message.js';
-import { MESSAGE_OVERHEAD, messageTokens, PROMPT_OVERHEAD } from './tokens.js';
+import { WaitingPins } from './waiting-pins.js';
+import { MESSAGE_OVERHEAD, messageTokens, PROMPT_OVERHEAD, tokenizerReady } from './tokens.js';
 
 /** Settings of the memory prompt builder. */
 export interface MemoryPromptOptions {
@@ -34,11 +35,13 @@ function turnMessage(t: RawTurn, self: string, nameOf: NameOf): ChatMessage {
 }
 
 /**
- * Memory on: system = persona prompt, roster, protocol, brief and pinned decisions (a prefix that
- * stays byte-identical until something new is pinned, so providers can cache it); then the
- * summaries, the recent raw turns and the inbox. Over the budget, the oldest non-pinned material
- * goes first and `memory_trimmed` says what went; pinned items are capped, and condensed to their
- * gist when they alone would take more than their share of the budget.
+ * Memory on: system = persona prompt, roster, protocol, brief and the pinned decisions as of the last
+ * summary; then the summaries, the recent raw turns, the pins made since the last summary, and the
+ * inbox. What changes least comes first, and the prompt up to the newest turn stays byte-identical from
+ * one call to the next until a summary is made, so providers can serve it from their prompt cache. Over
+ * the budget, the oldest non-pinned material goes first and `memory_trimmed` says what went; pinned
+ * items are capped, and condensed to their gist when they alone would take more than their share of
+ * the budget.
  *
  * Token counts are cached (PromptPrefixes, SummariesMessage): the prefix once per persona and pinned
  * version, a turn once per view, a summary once; only the inbox is counted on every call.
@@ -48,16 +51,18 @@ export class MemoryPromptBuilder implements PromptBuilder {
   private readonly summariesMessage = new SummariesMessage();
   private readonly turnTokens = new Map<number, number>();
   private readonly pieces = new PieceTokens();
+  private readonly waitingPins: WaitingPins;
 
   constructor(
     readonly memory: Memory,
     private readonly options: MemoryPromptOptions,
   ) {
     this.prefixes = new PromptPrefixes(memory, options.budget);
+    this.waitingPins = new WaitingPins(memory);
   }
 
   /** The stable prefix for a persona: system prompt, brief, pinned decisions. */
-  prefix(input: Pick<PromptInput, 'def' | 'persona' | 'personaPrompt' | 'session'>): string {
+  prefix(input: PrefixInput): string {
     return this.prefixes.of(input).text;
   }
 
@@ -87,20 +92,39 @@ export class MemoryPromptBuilder implements PromptBuilder {
   }
 
   build(input: PromptInput): ChatMessage[] {
+    return this.assemble(input, input.call);
+  }
+
+  /**
+   * The messages a call of this persona would start with now, without the message that gives it the turn
+   * (and that message's quote of the latest turn stays in): what a cache-warming request sends ahead of
+   * the call, byte-identical to the head of the call's prompt unless something new is said or pinned.
+   */
+  prefixMessages(input: PrefixInput): ChatMessage[] {
+    return this.assemble(input, null);
+  }
+
+  private assemble(input: PrefixInput, call: PromptInput['call'] | null): ChatMessage[] {
+    if (!tokenizerReady()) {
+      const early = this.beforeTokenizer(input, call);
+      if (early) return early;
+    }
     const nameOf = namesFor(input.def);
     const self = input.persona.id;
     const prefix = this.prefixes.of(input);
     const system: ChatMessage = { role: 'system', content: prefix.text };
-    const closing = closingMessages(input);
-    const inbox = input.call.inbox;
+    const closing = call ? closingMessages({ ...input, call }) : [];
+    const inbox = call?.inbox;
     let raw = this.memory.recent;
     const last = raw[raw.length - 1];
     // The inbox quotes the latest message; do not send it twice.
-    if (last && 'text' in inbox && last.text === inbox.text) raw = raw.slice(0, -1);
+    if (inbox && last && 'text' in inbox && last.text === inbox.text) raw = raw.slice(0, -1);
     const summaries = this.memory.summaries;
     const turns = raw.map((t) => turnMessage(t, self, nameOf));
     const turnCosts = raw.map((t, i) => this.turnCost(t, self, turns[i]!, nameOf));
-    const fixed = PROMPT_OVERHEAD + prefix.tokens + this.inboxTokens(closing[0]!, inbox, last) + closing.slice(1).reduce((n, m) => n + messageTokens(m), 0);
+    const waiting = this.waitingPins.of(this.prefixes.linesFor(input.def));
+    const inboxCost = inbox ? this.inboxTokens(closing[0]!, inbox, last) : 0;
+    const fixed = PROMPT_OVERHEAD + prefix.tokens + waiting.tokens + inboxCost + closing.slice(1).reduce((n, m) => n + messageTokens(m), 0);
     // Dropping the oldest first: summaries (one message together), then turns.
     const total = (drop: number): number => {
       const memo = this.summariesMessage.of(summaries.slice(Math.min(drop, summaries.length))).tokens;
@@ -116,10 +140,29 @@ export class MemoryPromptBuilder implements PromptBuilder {
     while (drop < items && after > this.options.budget) after = total(++drop);
     const kept = summaries.slice(Math.min(drop, summaries.length));
     const memo: ChatMessage[] = kept.length ? [{ role: 'user', content: this.summariesMessage.of(kept).text }] : [];
-    const messages = [system, ...memo, ...turns.slice(Math.max(0, drop - summaries.length)), ...closing];
+    // Pins made since the last summary come after the turns: a new one leaves the prefix as it was.
+    const messages = [system, ...memo, ...turns.slice(Math.max(0, drop - summaries.length)), ...(waiting.message ? [waiting.message] : []), ...closing];
     this.prune();
-    this.report(input, drop, summaries, raw, before, after);
+    if (call) this.report(input, drop, summaries, raw, before, after, waiting.clipped);
     return messages;
+  }
+
+  /**
+   * Before the tokenizer has loaded (a fresh process's first call): the prompt as the counted build makes it
+   * when there is nothing to trim, if nothing is pinned or summarised yet and a byte count proves it fits
+   * the budget (every token is at least one byte); else null, and counting loads the tokenizer.
+   */
+  private beforeTokenizer(input: PrefixInput, call: PromptInput['call'] | null): ChatMessage[] | null {
+    if (this.memory.pinned.length > 0 || this.memory.summaries.length > 0) return null;
+    const nameOf = namesFor(input.def);
+    const closing = call ? closingMessages({ ...input, call }) : [];
+    let raw = this.memory.rawTurns;
+    const inbox = call?.inbox;
+    const last = raw[raw.length - 1];
+    if (inbox && last && 'text' in inbox && last.text === inbox.text) raw = raw.slice(0, -1);
+    const messages: ChatMessage[] = [{ role: 'system', content: this.prefixes.unpinnedText(input) }, ...raw.map((t) => turnMessage(t, input.persona.id, nameOf)), ...closing];
+    const bound = messages.reduce((n, m) => n + MESSAGE_OVERHEAD + Buffer.byteLength(m.content, 'utf8'), PROMPT_OVERHEAD);
+    return bound <= this.options.budget ? messages : null;
   }
 
   /**
@@ -135,9 +178,9 @@ export class MemoryPromptBuilder implements PromptBuilder {
   }
 
   /** One memory_trimmed per build that dropped material, and once per pinned version that had to give. */
-  private report(input: PromptInput, drop: number, summaries: readonly Summary[], raw: readonly RawTurn[], before: number, after: number): void {
+  private report(input: PrefixInput, drop: number, summaries: readonly Summary[], raw: readonly RawTurn[], before: number, after: number, waitingClipped: number): void {
     const nameOf = namesFor(input.def);
-    const pinned = this.prefixes.pinnedNews();
+    const pinned = this.prefixes.pinnedNews(waitingClipped);
     if (drop === 0 && pinned.labels.length === 0) return;
     const items: Item[] = [...summaries.map((s): Item => ({ kind: 'summary', s })), ...raw.map((t): Item => ({ kind: 'turn', t }))];
     this.options.publish?.(event('memory_trimmed', {

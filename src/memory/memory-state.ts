@@ -55,6 +55,10 @@ export const MemoryStateSchema = z.object({
   raw: z.array(RawTurnSchema),
   pinned: z.array(PinnedSchema),
   summaries: z.array(SummarySchema),
+  /** Pins in the pinned block of the prompt's prefix (the oldest first); later ones are listed after the recent turns until they join it. Absent: all of them. */
+  settled: z.number().int().min(0).optional(),
+  /** Pins moved out to bound the state (the oldest; the session's journal keeps them): how many, and the turns they span. */
+  moved: z.object({ count: z.number().int().min(1), first: z.number().int().min(0), last: z.number().int().min(0) }).optional(),
 });
 
 export type RawTurn = z.infer<typeof RawTurnSchema>;
@@ -63,10 +67,12 @@ export type Pinned = z.infer<typeof PinnedSchema>;
 export type SummaryContent = z.infer<typeof SummaryContentSchema>;
 export type Summary = z.infer<typeof SummarySchema>;
 export type MemoryState = z.infer<typeof MemoryStateSchema>;
+/** Pins moved out of the memory state to bound it: how many, and the turns they span. */
+export type MovedPins = NonNullable<MemoryState['moved']>;
 
 /** An empty memory. */
 export function emptyMemoryState(): MemoryState {
-  return { version: 1, brief: '', nextId: 0, turn: 0, turnsSeen: 0, sinceCompression: 0, retryAt: 0, failures: 0, raw: [], pinned: [], summaries: [] };
+  return { version: 1, brief: '', nextId: 0, turn: 0, turnsSeen: 0, sinceCompression: 0, retryAt: 0, failures: 0, raw: [], pinned: [], summaries: [], settled: 0 };
 }
 
 /** Stored memory that fails validation; `detail` is the message without its source, so the store can name the file. */

@@ -2,11 +2,11 @@ import type { MemoryConfig } from '../config/team-schema.js';
 import type { Directive } from '../directive/schema.js';
 import type { EngineEvent } from '../engine/event-map.js';
 import { Compressor } from './compressor.js';
-import { emptyMemoryState, parseMemoryState, type MemoryState, type Pinned, type RawTurn, type Summary } from './memory-state.js';
+import { emptyMemoryState, parseMemoryState, type MemoryState, type MovedPins, type Pinned, type RawTurn, type Summary } from './memory-state.js';
 import { rankByQuery } from './relevance.js';
 import { idAsName, pinnedLine, summaryText, type NameOf } from './render.js';
 import type { Summariser } from './summariser.js';
-import { countTokens } from './tokens.js';
+import { countTokens, loadTokenizer, tokenizerReady } from './tokens.js';
 
 /** What a memory needs: its settings, a summariser (none: never compresses), and where to publish events. */
 export interface MemoryOptions {
@@ -27,11 +27,23 @@ export interface RelevantContext {
 /** What `!memory` shows: pinned decisions and summaries, and how much is still raw. */
 export interface MemorySnapshot {
   pinned: string[];
+  /** Older pins moved out of the state (the journal keeps them). */
+  moved?: MovedPins;
   summaries: Summary[];
   raw_turns: number;
   compressing: boolean;
   failures: number;
 }
+
+/** At most this many new pins wait after the recent turns; one more and they all join the pinned block. */
+export const WAITING_PINS_MAX = 8;
+/**
+ * At most this many pins stay in the memory state once pins join the pinned block; the oldest beyond it are
+ * moved out (counted in `moved`; the journal's events keep each one), so a checkpoint's size does not grow
+ * with the session. More than the prompt's pinned block can show anyway: its share of the budget condenses
+ * the oldest to their gist, then leaves them out.
+ */
+export const PINNED_KEPT = 128;
 
 function verdictKey(by: string, of: string | undefined): string {
   return `${by}\u0000${of ?? ''}`;
@@ -47,14 +59,17 @@ export class Memory {
   private readonly compressor: Compressor;
   readonly nameOf: NameOf;
   private pins = 0;
+  private settles = 0;
   // Indexes over the pins (which are only ever appended), so recording a turn does not scan them all.
   private readonly decisions = new Set<string>();
   private readonly verdicts = new Map<string, Pinned>();
+  // Turns recorded before the tokenizer was loaded: counted once it is, or at once when a count is read.
+  private readonly uncounted: RawTurn[] = [];
 
   constructor(private readonly options: MemoryOptions) {
     this.state = options.state ? structuredClone(options.state) : emptyMemoryState();
     this.nameOf = options.nameOf ?? idAsName;
-    this.compressor = new Compressor(this.state, options.config, options.summariser ?? null, options.publish ?? (() => {}));
+    this.compressor = new Compressor(this.state, options.config, options.summariser ?? null, options.publish ?? (() => {}), () => this.settlePins(), () => this.countPending());
     for (const p of this.state.pinned) this.index(p);
   }
 
@@ -65,11 +80,13 @@ export class Memory {
 
   /** The memory as plain, serialisable data. */
   toJSON(): MemoryState {
+    this.countPending();
     return structuredClone(this.state);
   }
 
   /** The memory as plain data without a copy, for a writer that serialises it at once (`toJSON()` gives a copy to keep). */
   get data(): Readonly<MemoryState> {
+    this.countPending();
     return this.state;
   }
 
@@ -88,9 +105,49 @@ export class Memory {
     return this.state.pinned;
   }
 
-  /** Changes whenever something new is pinned (prompt builders cache the pinned block by it). */
+  /** Changes whenever something new is pinned (prompt builders cache the waiting pins by it). */
   get pinnedVersion(): number {
     return this.pins;
+  }
+
+  /** How many pins (the oldest) are in the pinned block of the prompt's prefix; the rest wait after the recent turns. */
+  get settledPins(): number {
+    return Math.min(this.state.settled ?? this.state.pinned.length, this.state.pinned.length);
+  }
+
+  /** Changes whenever pins join the pinned block (prompt builders cache the prompt's prefix by it). */
+  get settledVersion(): number {
+    return this.settles;
+  }
+
+  /**
+   * The waiting pins join the pinned block of the prefix: when a summary is made (the prefix after the
+   * system prompt changes then anyway), or when too many wait. Until then the prefix stays byte-identical.
+   */
+  settlePins(): void {
+    if (this.settledPins === this.state.pinned.length) return;
+    this.movePinsOut();
+    this.state.settled = this.state.pinned.length;
+    this.settles += 1;
+  }
+
+  /** Pins moved out of the state so far (null: none). */
+  get moved(): MovedPins | null {
+    return this.state.moved ?? null;
+  }
+
+  // When the prefix changes anyway (pins join the block): the oldest past PINNED_KEPT leave the state.
+  private movePinsOut(): void {
+    const excess = this.state.pinned.length - PINNED_KEPT;
+    if (excess <= 0) return;
+    const out = this.state.pinned.splice(0, excess);
+    const was = this.state.moved;
+    this.state.moved = { count: (was?.count ?? 0) + out.length, first: was?.first ?? out[0]!.turn, last: out[out.length - 1]!.turn };
+    for (const p of out) {
+      // A decision moved out may be pinned again when it comes back (it is news to the prompt by then).
+      if (p.kind === 'decision') this.decisions.delete(p.text);
+      else if (this.verdicts.get(verdictKey(p.by, p.of)) === p) this.verdicts.delete(verdictKey(p.by, p.of));
+    }
   }
 
   /** Summaries, oldest first. */
@@ -98,9 +155,20 @@ export class Memory {
     return this.state.summaries;
   }
 
-  /** Raw turns not yet summarised, oldest first. */
+  /** Raw turns not yet summarised, oldest first, with their token counts. */
   get recent(): readonly RawTurn[] {
+    this.countPending();
     return this.state.raw;
+  }
+
+  /** The raw turns as they are: their texts, but a turn recorded before the tokenizer loaded may not be counted yet (`recent` counts it). */
+  get rawTurns(): readonly RawTurn[] {
+    return this.state.raw;
+  }
+
+  /** Counts the turns recorded before the tokenizer was loaded (loading it now if it still is not). */
+  private countPending(): void {
+    for (const t of this.uncounted.splice(0)) t.tokens = countTokens(t.text);
   }
 
   /** A user line: the first is the brief (kept whole in the prompt prefix), later ones are raw turns. */
@@ -150,9 +218,12 @@ export class Memory {
   }
 
   private pin(p: Pinned): void {
+    const settled = this.settledPins;
     this.state.pinned.push(p);
+    this.state.settled = settled;
     this.index(p);
     this.pins += 1;
+    if (this.options.config.new_pins === 'in_system' || this.state.pinned.length - settled > WAITING_PINS_MAX) this.settlePins();
   }
 
   private index(p: Pinned): void {
@@ -176,6 +247,7 @@ export class Memory {
   snapshot(): MemorySnapshot {
     return {
       pinned: this.state.pinned.map((p) => pinnedLine(p, this.nameOf, true).slice(2)),
+      ...(this.state.moved ? { moved: { ...this.state.moved } } : {}),
       summaries: structuredClone(this.state.summaries),
       raw_turns: this.state.raw.length,
       compressing: this.compressor.busy,
@@ -189,7 +261,14 @@ export class Memory {
   }
 
   private addTurn(t: Omit<RawTurn, 'id' | 'tokens'>): void {
-    this.state.raw.push({ ...t, id: this.state.nextId++, tokens: countTokens(t.text) });
+    const turn: RawTurn = { ...t, id: this.state.nextId++, tokens: 0 };
+    // The first answer of a fresh process is not held up by loading the tokenizer: it loads in the background.
+    if (tokenizerReady()) turn.tokens = countTokens(t.text);
+    else {
+      this.uncounted.push(turn);
+      void loadTokenizer().then(() => this.countPending(), () => undefined);
+    }
+    this.state.raw.push(turn);
     this.state.turnsSeen += 1;
     this.state.sinceCompression += 1;
     this.compressor.schedule();

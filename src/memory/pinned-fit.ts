@@ -1,4 +1,4 @@
-import type { Pinned } from './memory-state.js';
+import type { MovedPins, Pinned } from './memory-state.js';
 import { pinnedLine, type NameOf } from './render.js';
 import { countTokens } from './tokens.js';
 
@@ -31,6 +31,14 @@ export interface PinnedFit {
   count: number;
   /** Tokens of every covered item's verbatim line with its newline (to extend the block when more is pinned). */
   sumNl: number;
+  /** Earlier pins moved out of memory (named by one line after the heading). */
+  moved: number;
+}
+
+/** The line that stands for pins moved out of memory (they stay in the session's journal). */
+export function movedLine(m: MovedPins): string {
+  const turns = m.first === m.last ? `turn ${m.first}` : `turns ${m.first}-${m.last}`;
+  return `(${m.count} earlier pinned item${m.count === 1 ? '' : 's'}, ${turns}, kept in the session's journal: still binding; troupe show lists them)`;
 }
 
 /** Cuts text at a word boundary below `max` characters, marking the cut. */
@@ -112,17 +120,22 @@ function fixed(line: string): number {
  * when all gists together are too long are the oldest left out, with a line saying how many.
  * Counts are exact and come from per-item caches: a block is cut into lines after each newline.
  */
-export function fitPinned(pinned: readonly Pinned[], lines: PinnedLines, maxTokens: number, previous?: PinnedFit): PinnedFit {
-  if (pinned.length === 0) return { text: '', tokens: 0, fullTokens: 0, clipped: 0, condensed: 0, omitted: 0, count: 0, sumNl: 0 };
-  // Pins are only ever appended: a verbatim block grows by its new lines.
-  if (previous && previous.count > 0 && previous.count <= pinned.length && previous.condensed === 0 && previous.omitted === 0) {
+export function fitPinned(pinned: readonly Pinned[], lines: PinnedLines, maxTokens: number, previous?: PinnedFit, moved?: MovedPins): PinnedFit {
+  const movedCount = moved?.count ?? 0;
+  if (pinned.length === 0) return { text: '', tokens: 0, fullTokens: 0, clipped: 0, condensed: 0, omitted: 0, count: 0, sumNl: 0, moved: movedCount };
+  // The moved-out pins' line follows the heading (never the block's last line: some pins always stay).
+  const note = moved && moved.count > 0 ? movedLine(moved) : null;
+  const noteTokens = note ? fixed(note) : 0;
+  const withNote = (header: string, rest: string[]) => [header, ...(note ? [note] : []), ...rest].join('\n');
+  // Pins are only ever appended between moves: a verbatim block grows by its new lines.
+  if (previous && previous.moved === movedCount && previous.count > 0 && previous.count <= pinned.length && previous.condensed === 0 && previous.omitted === 0) {
     const added = pinned.slice(previous.count).map((p) => lines.of(p));
     const sumNl = added.reduce((n, l) => n + l.fullNl, previous.sumNl);
     const lastLine = lines.of(pinned[pinned.length - 1]!);
-    const fullTokens = fixed(PINNED_HEADER) + sumNl - lastLine.fullNl + lastLine.fullEnd;
+    const fullTokens = fixed(PINNED_HEADER) + noteTokens + sumNl - lastLine.fullNl + lastLine.fullEnd;
     if (fullTokens <= maxTokens) {
       const text = added.length ? `${previous.text}\n${added.map((l) => l.full).join('\n')}` : previous.text;
-      return { text, tokens: fullTokens, fullTokens, clipped: previous.clipped + added.filter((l) => l.clipped).length, condensed: 0, omitted: 0, count: pinned.length, sumNl };
+      return { text, tokens: fullTokens, fullTokens, clipped: previous.clipped + added.filter((l) => l.clipped).length, condensed: 0, omitted: 0, count: pinned.length, sumNl, moved: movedCount };
     }
   }
   const all = pinned.map((p) => lines.of(p));
@@ -130,10 +143,10 @@ export function fitPinned(pinned: readonly Pinned[], lines: PinnedLines, maxToke
   const last = all.length - 1;
   const sumNl = all.reduce((n, l) => n + l.fullNl, 0);
   const verbatim = (from: number) => all.slice(from).reduce((n, l, i) => n + (from + i === last ? l.fullEnd : l.fullNl), 0);
-  const fullTokens = fixed(PINNED_HEADER) + verbatim(0);
-  if (fullTokens <= maxTokens) return { text: [PINNED_HEADER, ...all.map((l) => l.full)].join('\n'), tokens: fullTokens, fullTokens, clipped, condensed: 0, omitted: 0, count: all.length, sumNl };
+  const fullTokens = fixed(PINNED_HEADER) + noteTokens + verbatim(0);
+  if (fullTokens <= maxTokens) return { text: withNote(PINNED_HEADER, all.map((l) => l.full)), tokens: fullTokens, fullTokens, clipped, condensed: 0, omitted: 0, count: all.length, sumNl, moved: movedCount };
   // Condensed: heading, "earlier" gists, "latest" verbatim (the last line ends the block either way).
-  let total = fixed(CONDENSED_HEADER) + fixed(EARLIER) + fixed(LATEST) + verbatim(0);
+  let total = fixed(CONDENSED_HEADER) + noteTokens + fixed(EARLIER) + fixed(LATEST) + verbatim(0);
   let condensed = 0;
   while (condensed < all.length && total > maxTokens) {
     const l = all[condensed]!;
@@ -146,13 +159,14 @@ export function fitPinned(pinned: readonly Pinned[], lines: PinnedLines, maxToke
   const rest = all.slice(condensed).map((l) => l.full);
   const out = [
     CONDENSED_HEADER,
+    ...(note ? [note] : []),
     ...(omitted > 0 ? [omittedLine(omitted)] : []),
     ...(gists.length ? [EARLIER, ...gists] : []),
     ...(rest.length ? [LATEST, ...rest] : []),
   ];
-  const tokens = fixed(CONDENSED_HEADER) + (omitted > 0 ? fixed(omittedLine(omitted)) : 0) + (gists.length ? fixed(EARLIER) : 0) + (rest.length ? fixed(LATEST) + verbatim(condensed) : 0)
+  const tokens = fixed(CONDENSED_HEADER) + noteTokens + (omitted > 0 ? fixed(omittedLine(omitted)) : 0) + (gists.length ? fixed(EARLIER) : 0) + (rest.length ? fixed(LATEST) + verbatim(condensed) : 0)
     + all.slice(omitted, condensed).reduce((n, l, i) => n + (omitted + i === last ? l.gistEnd : l.gistNl), 0);
-  return { text: out.join('\n'), tokens, fullTokens, clipped, condensed: condensed - omitted, omitted, count: all.length, sumNl };
+  return { text: out.join('\n'), tokens, fullTokens, clipped, condensed: condensed - omitted, omitted, count: all.length, sumNl, moved: movedCount };
 }
 
 /** The memory_trimmed labels for what the pinned block gave up ([] when nothing). */

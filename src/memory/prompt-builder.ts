@@ -17,9 +17,14 @@ export interface PromptInput {
   personaPrompt: string;
 }
 
+/** What the head of a persona's prompt depends on: everything but the call itself. */
+export type PrefixInput = Pick<PromptInput, 'def' | 'session' | 'persona' | 'personaPrompt'>;
+
 /** Builds the messages for a persona call. */
 export interface PromptBuilder {
   build(input: PromptInput): ChatMessage[];
+  /** The messages a call of this persona would start with now, without the message that gives it the turn (for a cache-warming request). */
+  prefixMessages?(input: PrefixInput): ChatMessage[];
 }
 
 // The roster walks every persona: built once per definition, persona and prompt text.
@@ -82,9 +87,16 @@ export class FullHistoryPromptBuilder implements PromptBuilder {
     const last = entries[entries.length - 1];
     // The inbox quotes the latest message; do not send it twice.
     const quoted = last && 'text' in inbox && last.text === inbox.text ? entries.slice(0, -1) : entries;
-    const history = quoted
-      .map((e) => transcriptMessage(e, input.persona.id, input.def))
-      .filter((m): m is ChatMessage => m !== null);
-    return [{ role: 'system', content: systemPrompt(input) }, ...history, ...closingMessages(input)];
+    return [...this.head(input, quoted), ...closingMessages(input)];
+  }
+
+  /** The system prompt and the whole transcript, without the inbox: the head every later call of this persona starts with. */
+  prefixMessages(input: PrefixInput): ChatMessage[] {
+    return this.head(input, this.transcript.entries);
+  }
+
+  private head(input: PrefixInput, entries: readonly TranscriptEntry[]): ChatMessage[] {
+    const history = entries.map((e) => transcriptMessage(e, input.persona.id, input.def)).filter((m): m is ChatMessage => m !== null);
+    return [{ role: 'system', content: systemPrompt(input) }, ...history];
   }
 }

@@ -15,12 +15,15 @@ type Cached = Prefix & { def: MachineDefinition; personaPrompt: string; brief: s
 type SystemCounts = { def: MachineDefinition; personaPrompt: string; text: string; alone: number; followed: number };
 
 /**
- * The stable prompt prefix per persona (persona prompt, roster, protocol, brief, pinned block), built
- * and counted once per persona and pinned version. Parts are cut after a blank line, where counts add
+ * The stable prompt prefix per persona (persona prompt, roster, protocol, brief, the block of settled
+ * pins), built and counted once per persona and settled version. Parts are cut after a blank line, where counts add
  * up exactly, so shared parts (roster lines, protocol, brief, pinned block) are tokenized only once.
  */
 export class PromptPrefixes {
-  private pinned: { def: MachineDefinition; lines: PinnedLines; version: number; fit: PinnedFit; reported: boolean } | null = null;
+  private pinned: { def: MachineDefinition; version: number; fit: PinnedFit } | null = null;
+  // The pinned version last told in memory_trimmed (once per version that had to give).
+  private reportedVersion = -1;
+  private lines: { def: MachineDefinition; lines: PinnedLines } | null = null;
   private readonly prefixes = new Map<string, Cached>();
   private readonly systems = new Map<string, SystemCounts>();
   private readonly pieces = new PieceTokens();
@@ -33,7 +36,7 @@ export class PromptPrefixes {
   /** The prefix for a persona's call. */
   of(input: Pick<PromptInput, 'def' | 'persona' | 'personaPrompt' | 'session'>): Prefix {
     const brief = input.session.brief || this.memory.brief;
-    const version = this.memory.pinnedVersion;
+    const version = this.memory.settledVersion;
     const cached = this.prefixes.get(input.persona.id);
     if (cached && cached.def === input.def && cached.personaPrompt === input.personaPrompt && cached.brief === brief && cached.version === version) return cached;
     const block = this.pinnedFit(input.def);
@@ -47,22 +50,36 @@ export class PromptPrefixes {
     return prefix;
   }
 
-  /** What the pinned block gave up since this was last asked ([] when nothing, or when already told). */
-  pinnedNews(): { labels: string[]; extraTokens: number } {
-    if (!this.pinned || this.pinned.reported) return { labels: [], extraTokens: 0 };
-    this.pinned.reported = true;
-    const { fit } = this.pinned;
-    return { labels: pinnedTrimLabels(fit), extraTokens: Math.max(0, fit.fullTokens - fit.tokens) };
+  /** The prefix's text when nothing is pinned, built without counting (before the tokenizer has loaded). */
+  unpinnedText(input: Pick<PromptInput, 'def' | 'persona' | 'personaPrompt' | 'session'>): string {
+    const brief = input.session.brief || this.memory.brief;
+    const system = systemPromptPieces(input).join('');
+    return brief ? `${system}\n\n## The brief\n${brief}` : system;
   }
 
-  /** The pinned block for the current pins, fitted to its share of the budget (recomputed when something is pinned). */
-  private pinnedFit(def: MachineDefinition): PinnedFit {
+  /** What the pinned block gave up since this was last asked ([] when nothing, or when already told); `clippedElsewhere` pins cut in the waiting message count too. */
+  pinnedNews(clippedElsewhere = 0): { labels: string[]; extraTokens: number } {
     const version = this.memory.pinnedVersion;
+    if (!this.pinned || this.reportedVersion === version) return { labels: [], extraTokens: 0 };
+    this.reportedVersion = version;
+    const { fit } = this.pinned;
+    return { labels: pinnedTrimLabels({ ...fit, clipped: fit.clipped + clippedElsewhere }), extraTokens: Math.max(0, fit.fullTokens - fit.tokens) };
+  }
+
+  /** Renders and counts pinned lines once each (shared with the block of waiting pins). */
+  linesFor(def: MachineDefinition): PinnedLines {
+    if (this.lines?.def !== def) this.lines = { def, lines: new PinnedLines(namesFor(def)) };
+    return this.lines.lines;
+  }
+
+  /** The pinned block for the settled pins, fitted to its share of the budget (recomputed when pins join it). */
+  private pinnedFit(def: MachineDefinition): PinnedFit {
+    const version = this.memory.settledVersion;
     if (this.pinned && this.pinned.def === def && this.pinned.version === version) return this.pinned.fit;
     const same = this.pinned?.def === def ? this.pinned : null;
-    const lines = same ? same.lines : new PinnedLines(namesFor(def));
-    const fit = fitPinned(this.memory.pinned, lines, Math.floor(this.budget * PINNED_BUDGET_SHARE), same?.fit);
-    this.pinned = { def, lines, version, fit, reported: false };
+    const lines = this.linesFor(def);
+    const fit = fitPinned(this.memory.pinned.slice(0, this.memory.settledPins), lines, Math.floor(this.budget * PINNED_BUDGET_SHARE), same?.fit, this.memory.moved ?? undefined);
+    this.pinned = { def, version, fit };
     return fit;
   }
 

@@ -7,12 +7,22 @@ type Count = (text: string) => number;
 let loaded: Count | null = null;
 let loading: Promise<void> | null = null;
 
-/** Loads the tokenizer in the background (the UI asks once its first frame is drawn); idempotent. */
+/** True once the tokenizer is loaded (until then a count loads it at once, synchronously). */
+export function tokenizerReady(): boolean {
+  return loaded !== null;
+}
+
+/**
+ * Loads the tokenizer in the background, starting after the current task (the UI asks once its first
+ * frame is drawn; a session once its first answer is in, after that answer is shown); idempotent.
+ */
 export function loadTokenizer(): Promise<void> {
   if (loaded) return Promise.resolve();
-  loading ??= import('gpt-tokenizer').then((m) => {
-    loaded ??= m.countTokens;
-  });
+  loading ??= new Promise<void>((resolve) => setImmediate(resolve))
+    .then(() => import('gpt-tokenizer'))
+    .then((m) => {
+      loaded ??= m.countTokens;
+    });
   return loading;
 }
 

@@ -21,9 +21,9 @@ export const DISPLAY_START: DisplayState = { labels: {}, briefNext: false };
 
 /**
  * Events that show nothing, on purpose: where the chart is (the state line shows it), streamed words (the
- * live area shows them), usage (views read the meter: `session.usage()`). Every other event yields items.
+ * live area shows them), usage (views read the meter: `session.usage()`), predictions (the state line and !status read the latest). Every other event yields items.
  */
-export const SILENT_EVENTS: ReadonlySet<TroupeEventName> = new Set<TroupeEventName>(['state_entered', 'major_entered', 'major_exited', 'agent_delta', 'usage']);
+export const SILENT_EVENTS: ReadonlySet<TroupeEventName> = new Set<TroupeEventName>(['state_entered', 'major_entered', 'major_exited', 'agent_delta', 'usage', 'prediction']);
 
 /** The items of one event, and the state after it (pure). */
 export function displayStep(state: DisplayState, e: TroupeEvent, names: DisplayNames): { state: DisplayState; items: DisplayItem[] } {

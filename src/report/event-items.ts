@@ -23,7 +23,11 @@ export function itemsOf(e: TroupeEvent, names: DisplayNames, state: DisplayState
     case 'major_exited':
     case 'agent_delta':
     case 'usage':
+    case 'prediction':
       return [];
+    case 'warming':
+      // A warming request is background work: only one that failed is worth a line (its cost shows in !cost).
+      return e.status === 'failed' ? [note(e, 'warn', `warming ${names.name(e.persona)}'s prompt failed: ${e.reason ?? 'no reason given'}`, about(names, e.persona))] : [];
     case 'session_started':
       return [{ ...base, kind: 'header', text: names.workflow ? `troupe · workflow ${names.title} · ${e.model}` : `troupe · ${e.team} · ${e.mode.toUpperCase()} · ${e.model}`, brief: e.brief, label: names.workflow ? 'Input' : 'Brief' }];
     case 'user_input':

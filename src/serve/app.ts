@@ -91,7 +91,7 @@ export function serveApp(options: ServeAppOptions): Hono {
     }
     const session = await host.open(id);
     if (session.getSnapshot().status === 'ended') throw new RequestRefused(409, `session ${id} has ended; it takes no more input`);
-    const outcome = executeLine(text, { session, usage: () => session.usage() });
+    const outcome = executeLine(text, { session, usage: () => session.usage(), warming: () => session.warming() });
     if (outcome.kind === 'quit') {
       await host.release(id);
       return c.json({ kind: 'quit' });

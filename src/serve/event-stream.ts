@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { TroupeEvent } from '../engine/event-map.js';
+import { isLiveOnly } from '../kernel/session-kernel.js';
 import { redactDeep } from '../llm/redact.js';
 import { displayFold, displayNames } from '../report/display-items.js';
 import type { SessionHost } from './host.js';
@@ -53,11 +54,12 @@ export async function eventStream(c: Context, options: EventStreamOptions): Prom
     let sent = after;
     let ended = false;
     const send = async (e: TroupeEvent) => {
-      // Streaming deltas carry the last stored seq: sent live, never as a resume point.
-      if (e.type !== 'agent_delta' && e.seq <= sent) return;
+      // Live-only events (deltas, predictions) carry the last stored seq: sent live, never as a resume point.
+      const liveOnly = isLiveOnly(e.type);
+      if (!liveOnly && e.seq <= sent) return;
       const shown = redactDeep(e);
-      await stream.writeSSE({ ...sseMessage(shown, items(shown)), ...(e.type !== 'agent_delta' ? { id: String(e.seq) } : {}) });
-      if (e.type !== 'agent_delta') sent = e.seq;
+      await stream.writeSSE({ ...sseMessage(shown, items(shown)), ...(!liveOnly ? { id: String(e.seq) } : {}) });
+      if (!liveOnly) sent = e.seq;
       if (e.type === 'session_ended') ended = true;
     };
     try {

@@ -22,6 +22,8 @@ import { usageState, type UsageMeter } from '../usage/usage-meter.js';
 import { CommandApprovals, type PendingCommand } from './approvals.js';
 import type { SessionKind } from './session-kind.js';
 import { TroupeSession } from './troupe-session.js';
+import { learnedFrom } from '../warming/learned.js';
+import { SessionWarming } from '../warming/session-warming.js';
 
 /** Everything a session is assembled from, whichever backend keeps it. */
 export interface SessionAssembly {
@@ -67,6 +69,31 @@ export interface SessionAssembly {
   forkedFrom?: { id: string; step: number } | null;
 }
 
+/** A team session's state warming (seed 004): predictions each turn, and prefix warming when team.json asks for it. */
+function openWarming(a: SessionAssembly, kernel: SessionKernel, publish: (e: EngineEvent) => void, memory: AttachedMemory | null): SessionWarming | null {
+  const def = a.kind.def;
+  const settings = a.team.loaded.team.warming;
+  if (def.kind !== 'team' || settings.mode === 'off') return null;
+  const meter = a.meter;
+  const learned = a.store ? learnedFrom(a.store, def, a.state.id) : null;
+  const warming = new SessionWarming({
+    def,
+    settings,
+    publish,
+    modelFor: (id) => a.kind.modelFor(id),
+    model: a.model,
+    // Served cached tokens at least once: the server has a prompt cache warming can fill.
+    cacheReported: () => meter.session.cachedTokens > 0,
+    ownPromptTokens: () => meter.session.promptTokens,
+    prices: meter.prices,
+    ...(learned ? { learned } : {}),
+    ...(memory ? { memorySettled: () => memory.memory.idle() } : {}),
+    recent: a.recent,
+  });
+  kernel.bus.on('*', (e) => warming.observe(e));
+  return warming;
+}
+
 /** An assembled session, the kernel's way to publish runtime facts (notes on reopening), and its effect port. */
 export interface AssembledSession {
   session: TroupeSession;
@@ -84,7 +111,9 @@ export async function assembleSession(a: SessionAssembly): Promise<AssembledSess
   const { kind, meter, state } = a;
   const def = kind.def;
   const bus = new TroupeBus(state.id, a.clock, a.lastSeq);
-  const model = new MeteredModel(a.steps ? new DurableModel(a.model, a.steps) : a.model, meter);
+  // Every call is a step of the runner; the session's own calls are metered, warming requests apart.
+  const durable = a.steps ? new DurableModel(a.model, a.steps) : a.model;
+  const model = new MeteredModel(durable, meter);
   let memory: AttachedMemory | null = null;
   const journal = a.journal?.({ memory: () => memory?.memory.data ?? null, usage: () => usageState(meter), lastSeq: () => bus.lastSeq }) ?? null;
   const kernel = new SessionKernel(def, state, bus, journal);
@@ -130,6 +159,7 @@ export async function assembleSession(a: SessionAssembly): Promise<AssembledSess
   const sandbox = !a.evaluator && kind.openEvaluator ? await kind.openEvaluator() : null;
   const evaluator = a.evaluator ?? sandbox ?? undefined;
   const prompt = memory ? memory.prompt : transcript ? new FullHistoryPromptBuilder(transcript) : null;
+  const warming = openWarming(a, kernel, publish, memory);
   const runner = new EffectRunner(
     { def, snapshot: () => kernel.getSnapshot(), send: (input) => kernel.send(input), publish },
     {
@@ -141,6 +171,7 @@ export async function assembleSession(a: SessionAssembly): Promise<AssembledSess
       budget: new BudgetGuard(meter, def.limits),
       reportUsage: false,
       ...(a.steps ? { steps: a.steps } : {}),
+      ...(warming ? { warming, warmingModel: durable } : {}),
     },
   );
   kernel.attach(runner);
@@ -160,6 +191,7 @@ export async function assembleSession(a: SessionAssembly): Promise<AssembledSess
     approvals,
     workspaceRoot: a.workspaceRoot,
     forkedFrom: a.forkedFrom ?? null,
+    warming,
     ...(sandbox ? { onStop: () => sandbox.close() } : {}),
   });
   return { session, publish, effects: runner };

@@ -21,7 +21,7 @@ import { foldJournal } from './fold.js';
 import { JournalRecorder } from './recorder.js';
 import { restoreMeter } from './restore-meter.js';
 import { resumeNote } from './resume-note.js';
-import { teamKind, workflowKind, type Tiers } from './session-kind.js';
+import { teamKind, type Tiers } from './session-kind.js';
 import type { TroupeSession } from './troupe-session.js';
 
 /** What a session is made of; everything has a default, so `openSession({})` runs the shipped team on the model from the environment. */
@@ -92,7 +92,7 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
     if (doc?.workflow && !plan) throw new SessionFileError(`${handle!.location}: workflow: the session runs the workflow ${doc.workflow.name}, but its plan was not stored — start it again with troupe run --workflow ${doc.workflow.name}`);
     const maxTurns = options.maxTurns ?? doc?.team.maxTurns;
     const tiers = options.tiers ? { tiers: options.tiers } : {};
-    const kind = plan ? workflowKind(plan, team, { env, ...tiers, ...(maxTurns !== undefined ? { maxTurns } : {}) }) : teamKind(team, { env, ...tiers });
+    const kind = plan ? (await import('./workflow-kind.js')).workflowKind(plan, team, { env, ...tiers, ...(maxTurns !== undefined ? { maxTurns } : {}) }) : teamKind(team, { env, ...tiers });
     const def = kind.def;
     const storedEvents = doc && store ? async () => (await store.read(doc.id)).events : null;
     const chosen = typeof options.model === 'function' ? await options.model(doc && storedEvents ? { events: storedEvents, label: doc.model } : null) : (options.model ?? modelFromEnv(env));

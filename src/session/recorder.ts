@@ -17,13 +17,16 @@ const CHECKPOINT_LINES = 256;
 /**
  * Persists a running session: every step's input and events are appended to the journal before the
  * step's effects run (O(1) per step), and the small session document gets a checkpoint whenever the
- * status changes, on close, and at a new turn or a memory compression once the last checkpoint is a
- * second or 256 journal lines old (so with real models, at every turn).
+ * status changes (a move to `running` with the step after it, so no document rewrite sits in front of
+ * the model call that step starts), on close, and at a new turn or a memory compression once the last
+ * checkpoint is a second or 256 journal lines old (so with real models, at every turn).
  */
 export class JournalRecorder implements JournalPort {
   private records: number;
   private last: { turn: number; status: string; records: number; at: number };
   private failed = false;
+  // A move to `running` not written yet (it is, with the next step).
+  private workDue = false;
 
   constructor(
     readonly handle: SessionHandle,
@@ -49,7 +52,9 @@ export class JournalRecorder implements JournalPort {
     this.guard(() => this.handle.append({ n: this.records + 1, input, events }));
     this.records += 1;
     this.snapshot = next;
-    if (next.status !== this.last.status) this.checkpoint({ sync: next.status !== 'running' });
+    // Going to work is written with the step after it, not in front of the model call this step starts.
+    if (next.status === 'running' && this.last.status !== 'running' && !this.workDue) this.workDue = true;
+    else if (next.status !== this.last.status) this.checkpoint({ sync: next.status !== 'running' });
     else if (next.turn !== this.last.turn) this.checkpointIfDue({ sync: next.status !== 'running' });
   }
 
@@ -82,6 +87,7 @@ export class JournalRecorder implements JournalPort {
       ),
     );
     this.last = { turn: s.turn, status: s.status, records: this.records, at };
+    this.workDue = false;
   }
 
   /** Writes the final checkpoint (unless a write already failed: the files keep the last saved step) and releases the session; a failed write is thrown. */

@@ -5,11 +5,6 @@ import type { Evaluator } from '../kernel/effect-runner.js';
 import type { OpenTeam } from '../team/open-team.js';
 import type { TurnShaper } from '../kernel/turn-shaper.js';
 import { teamTurns } from '../team/turns.js';
-import type { SandboxEvaluator } from '../workflow/sandbox/index.js';
-import { compileWorkflow } from '../workflow/run/compile.js';
-import { workflowModels } from '../workflow/run/models.js';
-import type { WorkflowPlan } from '../workflow/run/plan.js';
-import { workflowTurns } from '../workflow/run/turns.js';
 
 /**
  * What a kind of session (a team, a declarative workflow) brings to the kernel: its compiled definition
@@ -56,27 +51,5 @@ export function teamKind(team: OpenTeam, options: { tiers?: Tiers; env?: Record<
       if (!prompt) throw new Error('team turns need a prompt builder');
       return teamTurns(team.def, prompt, team.loaded.prompts);
     },
-  };
-}
-
-/** A sandbox for a workflow's code on the process's shared pool of sandbox threads, finding each (sub-)workflow's script.js in its plan. */
-async function workflowSandbox(plan: WorkflowPlan): Promise<SandboxEvaluator> {
-  const { createSandboxEvaluator, sharedSandboxPool } = await import('../workflow/sandbox/index.js');
-  const { plansByName } = await import('../workflow/load/load-workflow.js');
-  const plans = plansByName(plan);
-  return createSandboxEvaluator({ pool: sharedSandboxPool(), scriptFor: (name) => plans.get(name)?.script ?? null });
-}
-
-/** A workflow session: its plan compiled onto the chart; its roles' models through the team's tier table; code in the sandbox. */
-export function workflowKind(plan: WorkflowPlan, team: OpenTeam, options: { maxTurns?: number; tiers?: Tiers; env?: Record<string, string | undefined> } = {}): SessionKind {
-  const def = compileWorkflow(plan, options.maxTurns !== undefined ? { max_turns: options.maxTurns } : {});
-  const env = { ...(options.env ?? process.env), ...tierVariables(options.tiers) };
-  return {
-    def,
-    modelFor: workflowModels(plan, team, env),
-    prompted: false,
-    turns: () => workflowTurns(def),
-    ...(plan.workspace ? { workspace: { from: plan.workspace.from, git: plan.workspace.git } } : {}),
-    openEvaluator: () => workflowSandbox(plan),
   };
 }

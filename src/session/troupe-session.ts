@@ -15,6 +15,9 @@ import type { Store } from '../store/store.js';
 import { sessionUsage, type SessionUsage } from '../usage/session-usage.js';
 import type { UsageMeter } from '../usage/usage-meter.js';
 import type { CommandApprovals } from './approvals.js';
+import type { WarmingSettings } from '../config/team-schema.js';
+import type { WarmingTotals } from '../warming/ledger.js';
+import type { SessionWarming } from '../warming/session-warming.js';
 
 /** What a session is assembled from (by assembleSession). */
 export interface SessionParts {
@@ -43,6 +46,8 @@ export interface SessionParts {
   workspaceRoot?: string;
   /** The session it was forked from, and at which step. */
   forkedFrom?: { id: string; step: number } | null;
+  /** Its state warming: predictions and warming requests (null: off, or not a team session). */
+  warming?: SessionWarming | null;
 }
 
 /** How a process lets go of a session that is not over. */
@@ -177,6 +182,12 @@ export class TroupeSession {
   /** What the rolling memory holds now, or null when memory is off. */
   memorySnapshot(): MemorySnapshot | null {
     return this.parts.memory?.memory.snapshot() ?? null;
+  }
+
+  /** State warming: the latest prediction of who speaks next and what warming requests used (null when off or not a team). */
+  warming(): { mode: WarmingSettings['mode']; latest: SessionWarming['latest']; totals: WarmingTotals } | null {
+    const w = this.parts.warming;
+    return w ? { mode: this.parts.team.loaded.team.warming.mode, latest: w.latest, totals: w.totals } : null;
   }
 
   /** The newest events (a bounded window; the whole log is `history()`). */

@@ -4,7 +4,7 @@ import type { MachineDefinition } from '../engine/definition.js';
 import type { TurnShaper } from '../kernel/turn-shaper.js';
 import type { PromptBuilder } from '../memory/prompt-builder.js';
 
-/** Team turns: the prompt builder's messages, the handoff directive tool, the directive parsed from the answer. */
+/** Team turns: the prompt builder's messages, the handoff directive tool, the directive parsed from the answer; a prompt's head for warming. */
 export function teamTurns(def: MachineDefinition, prompt: PromptBuilder, prompts: Record<string, string>): TurnShaper {
   return {
     request(call, session, persona) {
@@ -15,6 +15,11 @@ export function teamTurns(def: MachineDefinition, prompt: PromptBuilder, prompts
         ...directiveToolRequest(call),
         meta: { purpose: 'persona', persona: persona.id, personaName: persona.name, inbox: call.inbox.kind, brief: session.brief, turnId: call.turnId, handoffTo: allowed },
       };
+    },
+    prefix(session, persona) {
+      if (!prompt.prefixMessages) return null;
+      const messages = prompt.prefixMessages({ def, session, persona, personaPrompt: prompts[persona.id] ?? '' });
+      return { messages, ...directiveToolRequest({}), meta: { purpose: 'persona', persona: persona.id, personaName: persona.name, brief: session.brief } };
     },
     result(call, response) {
       const directive = parseDirective(response);

@@ -6,6 +6,8 @@ import { complete } from '../commands/complete.js';
 import { executeLine, type WorkflowLauncher } from '../commands/execute.js';
 import type { MemorySource } from '../commands/memory-source.js';
 import { situation } from '../commands/situation.js';
+import { displayName } from '../report/names.js';
+import { predictionText } from '../warming/warming-view.js';
 import type { TroupeSession } from '../session/troupe-session.js';
 import { Arbitration } from './Arbitration.js';
 import { Footer } from './Footer.js';
@@ -65,7 +67,7 @@ export function App({ session: running, memory, history, onReady, columns, rows,
 
   const submit = (line: string) => {
     if (quitting) return;
-    const outcome = executeLine(line, { session: running, usage: () => running.usage(), memory, workflows });
+    const outcome = executeLine(line, { session: running, usage: () => running.usage(), memory, workflows, warming: () => running.warming() });
     if (outcome.kind === 'output') addOutput(outcome.title, outcome.lines, outcome.tone);
     if (outcome.kind === 'later') {
       outcome.lines.then(
@@ -102,7 +104,7 @@ export function App({ session: running, memory, history, onReady, columns, rows,
       <Transcript key={view.epoch} items={view.log} width={width} />
       <Box flexDirection="column" marginTop={1}>
         <Header team={def.name} mode={def.kind === 'workflow' ? 'workflow' : session.mode} model={model.label} offline={model.offline ?? false} />
-        <StateLine situation={situation(def, session)} />
+        <StateLine situation={situation(def, session)} predicted={view.live?.predicted?.length ? predictionText(view.live.predicted, (id) => displayName(def, id)) : undefined} />
         {showTree ? def.kind === 'workflow' ? <WorkflowTree def={def} session={session} /> : <StateTree def={def} session={session} marks={view.marks} /> : null}
         <LiveTurn live={view.live} branches={view.branches} def={def} width={width} maxLines={liveLines(height, showTree)} now={now} modelLabel={running.model.offline && running.model.free ? 'demo model' : undefined} />
         <Arbitration arbitration={view.arbitration} def={def} />

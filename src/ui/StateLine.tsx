@@ -3,8 +3,8 @@ import { Text } from 'ink';
 import type { Situation } from '../commands/situation.js';
 import { terminalSafe as safe } from '../report/terminal-safe.js';
 
-/** `STRATEGIC › CEO -> pending: STRATEGIC › CFO`, and what is happening now. */
-export function StateLine({ situation }: { situation: Situation }): React.JSX.Element {
+/** `STRATEGIC › CEO -> pending: STRATEGIC › CFO`, what is happening now, and who is likely next (`predicted`, while a persona answers). */
+export function StateLine({ situation, predicted }: { situation: Situation; predicted?: string | undefined }): React.JSX.Element {
   const { current, next, status, stage } = situation;
   return (
     <Text wrap="truncate-end">
@@ -19,6 +19,7 @@ export function StateLine({ situation }: { situation: Situation }): React.JSX.El
       ) : null}
       {stage ? <Text color="magenta">{'  ·  stage '}{safe(stage)}</Text> : null}
       <Text dimColor>{'  ·  '}{safe(status)}</Text>
+      {predicted ? <Text dimColor>{'  ·  likely next: '}{safe(predicted)}</Text> : null}
     </Text>
   );
 }

@@ -1,5 +1,6 @@
 import type { Decision } from '../arbiter/proposal.js';
 import type { TroupeEvent } from '../engine/event-map.js';
+import type { Prediction } from '../warming/predict.js';
 import { DISPLAY_START, displayStep, type DisplayItem, type DisplayNames, type DisplayState, type Tone } from '../report/display-items.js';
 
 /** A finished transcript item; once in the log it never changes (it is rendered in `<Static>`). Its words come from the display items. */
@@ -25,6 +26,8 @@ export interface LiveTurn {
   tool?: string;
   /** Tokens its calls used so far. */
   tokens?: number;
+  /** Who is likely to speak after it (state warming's latest prediction for this turn, best first). */
+  predicted?: Prediction[];
 }
 
 /** Everything the UI shows that comes from events (the session itself is read from the runner). */
@@ -146,6 +149,8 @@ function followEvent(v: ViewState, e: TroupeEvent, id: string | undefined, seenA
       if (b) return b.turnId === e.turn_id ? { ...v, branches: { ...v.branches, [id!]: { ...b, text: b.text + e.text } } } : v;
       return v.live && v.live.turnId === e.turn_id ? { ...v, live: { ...v.live, text: v.live.text + e.text } } : v;
     }
+    case 'prediction':
+      return v.live && v.live.turnId === e.turn_id ? { ...v, live: { ...v.live, predicted: e.predictions } } : v;
     case 'usage': {
       // A branch's live line counts the tokens of its own calls (the totals are the meter's).
       const at = Object.entries(v.branches).find(([, b]) => b.persona === e.persona);

@@ -10,6 +10,12 @@ export interface CacheCounts {
   cacheablePromptTokens: number;
 }
 
+/** One group's hit rate, short ("83% cached"), or null when its server never reported cached tokens. */
+export function cacheShare(c: CacheCounts): string | null {
+  if (c.cacheReported === 0) return null;
+  const rate = c.cacheablePromptTokens === 0 ? 0 : (100 * c.cachedTokens) / c.cacheablePromptTokens;
+  return `${rate.toFixed(rate > 0 && rate < 10 ? 1 : 0)}% cached`;
+}
 
 /** The prompt-cache hit rate as a line, or null when the server never reported cached tokens. */
 export function cacheHitLine(c: CacheCounts): string | null {

@@ -1,5 +1,5 @@
 import type { UsageTotals } from './usage-meter.js';
-import { cacheHitLine } from './cache-rate.js';
+import { cacheHitLine, cacheShare } from './cache-rate.js';
 import { formatCost, formatCount as n, tokensOf } from './format.js';
 import type { SessionUsage } from './session-usage.js';
 
@@ -13,7 +13,10 @@ export function formatUsageSummary(usage: SessionUsage): string[] {
   if (cache) lines.push(`  ${cache}`);
   const personas = Object.entries(usage.byPersona);
   const width = Math.max(0, ...personas.map(([k]) => k.length));
-  for (const [persona, t] of personas) lines.push(`  ${persona.padEnd(width)}  ${n(tokensOf(t)).padStart(9)} tokens  ${String(t.calls).padStart(3)} call(s)  ${cost(t)}`);
+  for (const [persona, t] of personas) {
+    const cached = cacheShare(t);
+    lines.push(`  ${persona.padEnd(width)}  ${n(tokensOf(t)).padStart(9)} tokens  ${String(t.calls).padStart(3)} call(s)  ${cost(t)}${cached ? `  ${cached}` : ''}`);
+  }
   for (const model of free ? [] : usage.unpricedModels) lines.push(`  ${noPriceLine(model, usage.priceSource)}`);
   if (usage.callsWithoutUsage > 0) lines.push(`  ${usage.callsWithoutUsage} call(s) reported no token usage (the server sent none)`);
   return lines;

@@ -22,6 +22,8 @@ export const EVENT_SAMPLES: { [K in TroupeEventName]: TroupeEventMap[K] } = {
   major_exited: { major: 'CREATIVE' },
   agent_started: { turn_id: 't1', path: 'CREATIVE.creative_partner', persona: 'creative_partner', attempt: 1, model: 'test-model', inbox: 'brief', branch: 'a' },
   agent_delta: { turn_id: 't1', persona: 'creative_partner', text: 'Hel' },
+  prediction: { turn_id: 't1', persona: 'creative_partner', on: 'answer', predictions: [{ persona: 'ceo', confidence: 0.62, history: 0.5, context: 0.8, dependency: 0.5 }] },
+  warming: { turn_id: 't1', persona: 'ceo', model: 'test-model', status: 'failed', reason: 'server error 500', prompt_tokens: 0, completion_tokens: 0, cost: null, total_requests: 1, total_prompt_tokens: 0, total_cost: null },
   agent_message: { turn_id: 't1', path: 'CREATIVE.creative_partner', persona: 'creative_partner', text: 'A keeper.\nA light.', turn: 1 },
   agent_aborted: { turn_id: 't1', persona: 'creative_partner', reason: 'user interjected', branch: 'a' },
   tool_call: { turn_id: 't1', persona: 'lead_engineer', tool: 'write_file', summary: 'src/light.ts (12 lines)', phase: 'finished', ok: false, detail: 'disk full', branch: 'b' },

@@ -58,17 +58,6 @@ describe('memory in a long session (scripted models)', () => {
     expect(attached!.memory.recent.length).toBe(25);
   });
 
-  it('keeps the prefix byte-identical across consecutive turns of a persona when nothing new was pinned', async () => {
-    const model = new LongSessionModel({ lastTurn: 24, decisions: { 2: ['Keep the island small'], 14: ['Add a second lighthouse'] } });
-    const { runner, attached } = await memoryRunner(model);
-    await runToEnd(runner, attached);
-    // creative_partner speaks at turns 1, 5, 9, 13, 17, 21; approvals pin at turns 3, 6, 9, 12 (one new pair each).
-    const system = (n: number) => model.prompts.get(n)![0]!.content;
-    expect(system(17)).toBe(system(21));
-    expect(system(13)).not.toBe(system(17)); // turn 14 pinned a decision in between
-    expect(system(17)).toContain('Add a second lighthouse');
-  });
-
   it('trims the oldest non-pinned material to the budget and says so in memory_trimmed', async () => {
     const model = new LongSessionModel({ lastTurn: 30, decisions: { 3: EARLY }, summary: async () => Promise.reject(new Error('off')) });
     const { runner, events, attached } = await memoryRunner(model, { memory: { prompt_budget: 1700 } });
@@ -83,6 +72,6 @@ describe('memory in a long session (scripted models)', () => {
     expect(t.dropped[0]).toMatch(/^turn 1 \(/);
     const last = model.prompts.get(30)!;
     expect(promptTokens(last)).toBeLessThanOrEqual(1700);
-    for (const d of EARLY) expect(last[0]!.content).toContain(d);
+    for (const d of EARLY) expect(last.map((m) => m.content).join('\n')).toContain(d);
   });
 });

@@ -31,6 +31,8 @@ function memoryWith(decisions: string[], perTurn = 1): Memory {
 }
 
 const firstSentence = (d: string) => d.slice(0, d.indexOf('.') + 1);
+// Pins made since the last summary wait after the recent turns (up to 8; more join the system prompt's block): the whole prompt holds them.
+const allText = (messages: { content: string }[]) => messages.map((m) => m.content).join('\n');
 
 describe('pinned decisions within the prompt budget (issue 10, item 10)', () => {
   it('twenty 20 KB key decisions: each is capped, the prompt stays within 12,000 tokens, and memory_trimmed says so', () => {
@@ -39,7 +41,7 @@ describe('pinned decisions within the prompt budget (issue 10, item 10)', () => 
     const builder = new MemoryPromptBuilder(memoryWith(decisions, 4), { budget: BUDGET, publish: (e) => events.push(e) });
     const messages = builder.build(input());
     expect(promptTokens(messages)).toBeLessThanOrEqual(BUDGET);
-    for (const d of decisions) expect(messages[0]!.content).toContain(firstSentence(d));
+    for (const d of decisions) expect(allText(messages)).toContain(firstSentence(d));
     const trimmed = events.find((e) => e.type === 'memory_trimmed');
     if (trimmed?.type !== 'memory_trimmed') throw new Error('no memory_trimmed event');
     expect(trimmed.dropped).toContain('pinned: 20 item(s) cut to 600 characters');
@@ -55,10 +57,10 @@ describe('pinned decisions within the prompt budget (issue 10, item 10)', () => 
     const messages = new MemoryPromptBuilder(memoryWith(decisions, 10), { budget: BUDGET, publish: (e) => events.push(e) }).build(input());
     const system = messages[0]!.content;
     expect(promptTokens(messages)).toBeLessThanOrEqual(BUDGET);
-    for (const d of decisions) expect(system).toContain(firstSentence(d));
+    for (const d of decisions) expect(allText(messages)).toContain(firstSentence(d));
     expect(system).toContain('Earlier items, condensed to their gist:');
-    // The newest stay verbatim (as capped).
-    expect(system).toContain(decisions[decisions.length - 1]!.slice(0, 500));
+    // The newest stay verbatim (as capped), waiting after the turns.
+    expect(allText(messages)).toContain(decisions[decisions.length - 1]!.slice(0, 500));
     const trimmed = events.find((e) => e.type === 'memory_trimmed');
     if (trimmed?.type !== 'memory_trimmed') throw new Error('no memory_trimmed event');
     expect(trimmed.dropped.some((d) => /^pinned: \d+ oldest item\(s\) condensed to their gist$/.test(d))).toBe(true);
@@ -67,15 +69,23 @@ describe('pinned decisions within the prompt budget (issue 10, item 10)', () => 
 
   it('leaves the oldest out, with a line saying how many, only when even the gists do not fit', () => {
     const decisions = Array.from({ length: 2000 }, (_, i) => `Decision ${i}: the ${i}th lamp keeps its own colour through every storm of the season.`);
-    const messages = new MemoryPromptBuilder(memoryWith(decisions, 20), { budget: BUDGET }).build(input());
-    expect(promptTokens(messages)).toBeLessThanOrEqual(BUDGET);
-    expect(messages[0]!.content).toMatch(/\(\d+ earlier pinned items left out here for the prompt budget; !memory lists every one\)/);
+    // The state keeps the newest PINNED_KEPT pins (the rest are moved out, one line says so); a smaller budget still cannot show all their gists.
+    const small = 5_000;
+    const messages = new MemoryPromptBuilder(memoryWith(decisions, 20), { budget: small }).build(input());
+    expect(promptTokens(messages)).toBeLessThanOrEqual(small);
+    expect(messages[0]!.content).toMatch(/\(\d+ earlier pinned items, turns 1-\d+, kept in the session's journal: still binding; troupe show lists them\)\n\(\d+ earlier pinned items left out here for the prompt budget; !memory lists every one\)/);
   });
 
   it('keeps the block verbatim and says nothing when the pins fit', () => {
     const events: EngineEvent[] = [];
-    const messages = new MemoryPromptBuilder(memoryWith(['Six chapters, single-player.']), { budget: BUDGET, publish: (e) => events.push(e) }).build(input());
+    const memory = memoryWith(['Six chapters, single-player.']);
+    const builder = new MemoryPromptBuilder(memory, { budget: BUDGET, publish: (e) => events.push(e) });
+    // Until the next summary the new pin waits after the turns, before the inbox.
+    expect(builder.build(input()).at(-2)!.content).toBe('## Pinned since the last summary (verbatim, binding for everyone)\n- CEO: Six chapters, single-player.');
+    memory.settlePins();
+    const messages = builder.build(input());
     expect(messages[0]!.content.endsWith('## Pinned decisions (verbatim, binding for everyone)\n- CEO: Six chapters, single-player.')).toBe(true);
+    expect(messages.some((m) => m.content.includes('Pinned since the last summary'))).toBe(false);
     expect(events).toEqual([]);
   });
 });

@@ -13,7 +13,7 @@ const LAYERS: string[][] = [
   ['kernel'],
   ['memory'],
   ['team', 'workflow'],
-  ['kinds', 'graph'],
+  ['kinds', 'graph', 'warming'],
   ['store'],
   ['report'],
   ['session'],

@@ -34,6 +34,7 @@ describe('display items', () => {
     expect(text('session_started')).toEqual(['troupe · V7 Studio · FSM · test-model']);
     expect(text('agent_started')).toEqual(['Creative Partner [a] is answering…']);
     expect(text('agent_aborted')).toEqual(["Creative Partner [a]'s answer was cut off: user interjected"]);
+    expect(text('warming')).toEqual(["warming CEO's prompt failed: server error 500"]);
     expect(text('tool_call')).toEqual(['✗ Lead Engineer [b] write_file: src/light.ts (12 lines) — disk full']);
     expect(text('command_approval')).toEqual(['⚠ Lead Engineer [b] wants to run: npm test (in /w/b) — !allow or !deny']);
     expect(text('fanout')).toEqual(['⇉ implement: 2 branches at once (a, b), join all']);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ScriptedModel } from '../../src/llm/scripted-model.js';
 import { payloads, studio, studioRunner } from '../helpers/team.js';
+import { isLiveOnly } from '../../src/kernel/session-kernel.js';
 
 describe('the seed 004 handoff pattern', () => {
   it('runs Creative Partner -> Game Designer -> Creative Partner (rework) -> Game Designer (approve) -> CEO', async () => {
@@ -56,7 +57,7 @@ describe('the seed 004 handoff pattern', () => {
     expect(events[i + 2]).toMatchObject({ major: 'TECHNICAL' });
     // Stamped once on the bus: time from the injected clock as epoch ms, and a sequence number per stored event.
     expect(events.every((e) => e.session_id === 's-test' && typeof e.at === 'number')).toBe(true);
-    const stored = events.filter((e) => e.type !== 'agent_delta').map((e) => e.seq);
+    const stored = events.filter((e) => !isLiveOnly(e.type)).map((e) => e.seq);
     expect(stored).toEqual(stored.map((_, k) => k + 1));
   });
 

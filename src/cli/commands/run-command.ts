@@ -5,9 +5,7 @@ import { printer, type CliIo } from '../io.js';
 import type { ChatModel } from '../../llm/chat-model.js';
 import { modelFromEnv } from '../../llm/from-env.js';
 import { assertWithinLimit } from '../../llm/limits.js';
-import { RecordingModel } from '../../llm/recording.js';
 import { redactorFrom } from '../../llm/redact.js';
-import { ReplayModel } from '../../llm/replay-model.js';
 import { openSession } from '../../session/open-session.js';
 import { attachOutput } from '../attach-output.js';
 import { UserError } from '../../errors.js';
@@ -28,9 +26,10 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   if (brief === '' && workflow && !inputOptional(workflow)) throw new UsageError(`run --workflow ${args.workflow} needs an input: --input "<text or JSON>"`);
   const refused = workflow ? inputProblem(workflow, brief) : null;
   if (refused) throw new UserError(refused);
-  const replay = args.replay !== undefined ? ReplayModel.fromFile(args.replay) : null;
+  // Loaded only when asked for: what a plain run loads before its first request is kept small.
+  const replay = args.replay !== undefined ? (await import('../../llm/replay-model.js')).ReplayModel.fromFile(args.replay) : null;
   let model: ChatModel = replay ?? modelFromEnv(io.env, { demo: args.demo });
-  if (args.record !== undefined) model = new RecordingModel(model, args.record);
+  if (args.record !== undefined) model = new (await import('../../llm/recording.js')).RecordingModel(model, args.record);
   const session = await openSession({
     team,
     teamDir: dir,

@@ -1,7 +1,8 @@
 import * as restate from '@restatedev/restate-sdk';
 import { initialState } from '../../engine/step.js';
 import { sizeProblem } from '../../llm/limits.js';
-import { teamKind, workflowKind } from '../../session/session-kind.js';
+import { teamKind } from '../../session/session-kind.js';
+import { workflowKind } from '../../session/workflow-kind.js';
 import { checkId } from '../../store/store.js';
 import { isWorkflowPath } from '../../workflow/load/locate.js';
 import { inputProblem } from '../../workflow/run/frames.js';

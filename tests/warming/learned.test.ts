@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { DIRECTIVE_TOOL_NAME } from '../../src/directive/schema.js';
+import type { TroupeEvent } from '../../src/engine/event-map.js';
+import type { ChatModel, ChatRequest, ChatResponse } from '../../src/llm/chat-model.js';
+import { openSession } from '../../src/session/open-session.js';
+import { MemoryStore } from '../../src/store/memory-store.js';
+import { learnedFrom, learnTransitions } from '../../src/warming/learned.js';
+import { studio } from '../helpers/team.js';
+
+const ENV = { TROUPE_MODEL: 'test-model' };
+const team = studio({ maxTurns: 50 });
+// Stored sessions made as fixtures do not learn themselves (no prediction reads the store while they run).
+const quiet = studio({ maxTurns: 50 });
+quiet.loaded.team.warming = { ...quiet.loaded.team.warming, mode: 'off' };
+// Routes that go back and forth are the point here: loop detection stays out of the way.
+for (const t of [team, quiet]) t.def.limits = { ...t.def.limits, ping_pong: 1000 };
+
+/** Plays handoffs along `route` (persona ids), streaming each answer and answering after the next task, then asks the user. */
+function routeModel(route: string[]): ChatModel {
+  let n = 0;
+  return {
+    label: 'route',
+    async generate(request: ChatRequest): Promise<ChatResponse> {
+      const i = n++;
+      const next = route[i + 1];
+      request.onDelta?.({ type: 'text', text: `Turn ${i + 1}.` });
+      await new Promise((r) => setImmediate(r));
+      await new Promise((r) => setImmediate(r));
+      const directive = next ? { transition: 'HANDOFF_TO_AGENT', next_agent: next } : { transition: 'RESPOND_TO_USER' };
+      return { text: `Turn ${i + 1}.`, toolCalls: [{ name: DIRECTIVE_TOOL_NAME, arguments: JSON.stringify(directive) }], usage: null, finishReason: 'tool_calls', model: request.model };
+    },
+  };
+}
+
+async function stored(store: MemoryStore, id: string, route: string[], learning = false): Promise<TroupeEvent[]> {
+  const session = await openSession({ team: learning ? team : quiet, model: routeModel(route), store, id, env: ENV, memory: false });
+  const events: TroupeEvent[] = [];
+  session.subscribe((e) => events.push(e));
+  session.start('A lighthouse keeper game');
+  await session.settled();
+  await session.stop({ reason: 'test' });
+  return events;
+}
+
+describe('transitions learned from the team\'s stored sessions (seed 004: learning from conversation patterns)', () => {
+  it('counts who followed whom in the stored sessions of the same team, without the session asking', async () => {
+    const store = new MemoryStore();
+    await stored(store, 'one', ['creative_partner', 'cfo', 'creative_partner', 'cfo']);
+    await stored(store, 'two', ['creative_partner', 'cfo']);
+    expect((await learnTransitions(store, team.def, null)).toJSON()).toEqual({ creative_partner: { cfo: 3 }, cfo: { creative_partner: 1 } });
+    expect((await learnTransitions(store, team.def, 'one')).toJSON()).toEqual({ creative_partner: { cfo: 1 } });
+    const other = { ...team.def, name: 'Another Team' };
+    expect((await learnTransitions(store, other, null)).toJSON()).toEqual({});
+  });
+
+  it('is read once per store and team in the background: null until then', async () => {
+    const store = new MemoryStore();
+    await stored(store, 'one', ['creative_partner', 'cfo']);
+    let reads = 0;
+    const read = store.read.bind(store);
+    store.read = (id) => {
+      reads += 1;
+      return read(id);
+    };
+    const learned = learnedFrom(store, team.def, 'new');
+    expect(learned()).toBeNull();
+    await new Promise((r) => setTimeout(r, 0));
+    await new Promise((r) => setImmediate(r));
+    expect(learned()?.toJSON()).toEqual({ creative_partner: { cfo: 1 } });
+    expect(learnedFrom(store, team.def, 'other')()?.toJSON()).toEqual({ creative_partner: { cfo: 1 } });
+    expect(reads).toBe(1);
+  });
+
+  it('a new session predicts with what the team did before, from its second turn', async () => {
+    const store = new MemoryStore();
+    await stored(store, 'before', ['creative_partner', 'cfo', 'creative_partner', 'cfo', 'creative_partner', 'cfo']);
+    const events = await stored(store, 'now', ['creative_partner', 'game_designer', 'creative_partner', 'game_designer'], true);
+    const predictions = events.filter((e): e is Extract<TroupeEvent, { type: 'prediction' }> => e.type === 'prediction');
+    // Turn 1: nothing learned yet (stored sessions are read once the first answer is in).
+    expect(predictions[0]!.predictions.every((p) => p.history === 0)).toBe(true);
+    // Turn 3 (the creative partner again): the stored session's creative partner -> CFO, against this session's one -> game designer, counted three times.
+    const third = predictions[2]!;
+    expect(third.persona).toBe('creative_partner');
+    expect(third.predictions.find((p) => p.persona === 'cfo')?.history).toBeCloseTo(3 / 6, 3);
+    expect(third.predictions.find((p) => p.persona === 'game_designer')?.history).toBeCloseTo(3 / 6, 3);
+    // Once it ended, what it did is known to the team's next session in this process, without reading the store again.
+    let reads = 0;
+    const read = store.read.bind(store);
+    store.read = (id) => {
+      reads += 1;
+      return read(id);
+    };
+    expect(learnedFrom(store, team.def, 'later')()?.toJSON()).toEqual({ creative_partner: { cfo: 3, game_designer: 2 }, cfo: { creative_partner: 2 }, game_designer: { creative_partner: 1 } });
+    expect(reads).toBe(0);
+  });
+});
