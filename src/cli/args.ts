@@ -28,6 +28,8 @@ export interface CliArgs {
   roles?: string;
   /** A workflow's input (JSON or text). */
   input?: string;
+  /** fork: the journal step to fork at. */
+  at?: number;
   /** serve: where sessions run. */
   backend?: 'embedded' | 'restate';
   /** serve: API requests may name a workflow by path, not only by name. */
@@ -97,6 +99,11 @@ export function parseCli(argv: string[]): CliArgs {
     port = Number(values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65_535) throw usage(`--port must be a port number (0 picks a free one), got "${values.port}"`);
   }
+  let at: number | undefined;
+  if (values.at !== undefined) {
+    at = Number(values.at);
+    if (!/^\d{1,9}$/.test(values.at)) throw usage(`--at must be a step number (troupe fork <id> lists them), got "${values.at}"`);
+  }
   const backend = values.backend;
   if (backend !== undefined && backend !== 'embedded' && backend !== 'restate') throw usage(`--backend must be embedded or restate, got "${backend}"`);
   for (const flag of ['restate-url', 'register', 'advertise'] as const) {
@@ -121,6 +128,7 @@ export function parseCli(argv: string[]): CliArgs {
     ...(values.host !== undefined ? { host: values.host } : {}),
     ...(values.workflow !== undefined ? { workflow: values.workflow } : {}),
     ...(values.input !== undefined ? { input: values.input } : {}),
+    ...(at !== undefined ? { at } : {}),
     ...(values.roles !== undefined ? { roles: values.roles } : {}),
     ...(backend !== undefined ? { backend } : {}),
     ...(values['restate-url'] !== undefined ? { restateUrl: values['restate-url'] } : {}),

@@ -97,6 +97,18 @@ export const COMMAND_SPECS: readonly CliCommandSpec[] = [
     examples: ['troupe export 3f2a9c1d > session.md', 'troupe export 3f2a9c1d --format json'],
   },
   {
+    name: 'fork',
+    summary: "list a session's steps; with --at, fork it there into a new session and go on like resume",
+    synopsis: ['troupe fork <id>', 'troupe fork <id> --at STEP [--json] [--demo] [--yes]'],
+    description: [
+      "Without --at: the session's journal steps, one a line. With --at: a new session with the same definition and",
+      'the journal up to that step, which then goes on like troupe resume. The session forked stays as it is.',
+    ],
+    options: ['at', 'json', 'demo', 'yes'],
+    positionals: 1,
+    examples: ['troupe fork 3f2a9c1d', 'troupe fork 3f2a9c1d --at 12'],
+  },
+  {
     name: 'validate',
     summary: 'check the team and the workflows (or one) and report every problem at once',
     synopsis: ['troupe validate [--team DIR] [--workflow W]'],

@@ -18,6 +18,7 @@ const COMMANDS: Record<string, () => Promise<{ run: CommandRun }>> = {
   sessions: () => import('./commands/sessions-command.js'),
   show: () => import('./commands/show-command.js'),
   export: () => import('./commands/export-command.js'),
+  fork: () => import('./commands/fork-command.js'),
   validate: () => import('./commands/validate-command.js'),
   graph: () => import('./commands/graph-command.js'),
   schemas: () => import('./commands/schemas-command.js'),

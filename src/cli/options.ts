@@ -21,6 +21,7 @@ export const OPTIONS = {
   roles: { type: 'string', value: 'DIR|FILE', help: "a roles folder (SynthDev's config/roles) or roles file for the workflow's agents (or TROUPE_ROLES)" },
   yes: { type: 'boolean', short: 'y', help: 'continue a session that ran from a recording (--replay) on the model there is now, without asking' },
   format: { type: 'string', value: 'md|json', help: 'Markdown (default) or the session document with its events as JSON' },
+  at: { type: 'string', value: 'STEP', help: 'the journal step to fork at (troupe fork <id> lists them)' },
   check: { type: 'boolean', help: 'only check that schemas/ is up to date (exit 1 when not)' },
   port: { type: 'string', value: 'N', help: 'port to listen on (0 picks a free one)' },
   host: { type: 'string', value: 'H', help: 'address to listen on (default 127.0.0.1; off loopback a token is required)' },

@@ -1,5 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import type { WorkflowLauncher } from '../commands/execute.js';
+import type { TroupeEvent } from '../engine/event-map.js';
 import type { ChatModel } from '../llm/chat-model.js';
+import { forkSession } from '../store/fork.js';
 import type { OpenTeam } from '../team/open-team.js';
 import { openSession } from '../session/open-session.js';
 import type { Store } from '../store/store.js';
@@ -10,6 +13,8 @@ export interface LauncherDeps {
   team: OpenTeam;
   teamDir: string;
   model: () => ChatModel;
+  /** The model for a fork (the demo goes on with its story where the fork starts); default: `model()`. */
+  resumed?: (events: () => Promise<TroupeEvent[]>) => Promise<ChatModel>;
   store: Store;
 }
 
@@ -39,6 +44,10 @@ export function workflowLauncher(io: CliIo, deps: LauncherDeps): WorkflowLaunche
       const session = await openSession({ team: deps.team, teamDir: deps.teamDir, workflow, model: deps.model(), store: deps.store, env: io.env, brief: input, askCommands: true });
       session.start(input);
       return session;
+    },
+    async rewind(id, step) {
+      const fork = await forkSession(deps.store, { from: id, step, id: randomUUID(), now: new Date().toISOString() });
+      return openSession({ store: deps.store, resume: fork.id, env: io.env, askCommands: true, model: async (stored) => (stored && deps.resumed ? deps.resumed(stored.events) : deps.model()) });
     },
   };
 }

@@ -32,6 +32,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   { name: 'debate', usage: '!debate', summary: "the reviewers' debate so far: each verdict by round, and how it ended" },
   { name: 'allow', usage: '!allow', summary: 'let the command an agent asked to run go ahead (command policy "ask")' },
   { name: 'deny', usage: '!deny', summary: 'refuse the command an agent asked to run' },
+  { name: 'rewind', usage: '!rewind [step]', summary: "the session's steps; with a step: fork the session there (this one stays as it is) and move to the fork", arg: 'text' },
   { name: 'sessions', usage: '!sessions', summary: 'stored sessions (resume one with: troupe resume <id>)' },
   { name: 'help', usage: '!help', summary: 'this list', aliases: ['?'] },
   { name: 'quit', usage: '!quit', summary: 'leave; the session is saved and `troupe resume` continues it', aliases: ['exit', 'q'] },

@@ -1,5 +1,7 @@
 import { sizeProblem } from '../llm/limits.js';
+import { displayNames } from '../report/display-items.js';
 import { formatSessionTable } from '../report/sessions-table.js';
+import { timelineOf } from '../report/timeline.js';
 import type { TroupeSession } from '../session/troupe-session.js';
 import { inspect } from './inspect.js';
 import type { MemorySource } from './memory-source.js';
@@ -16,6 +18,8 @@ export interface WorkflowLauncher {
   list(): Promise<string[]>;
   /** Opens a new session running the workflow on the input (it is started). */
   open(name: string, input: string): Promise<TroupeSession>;
+  /** Forks a stored session at a journal step and opens the fork (not yet resumed: the UI resumes it once it listens). */
+  rewind?(id: string, step: number): Promise<TroupeSession>;
 }
 
 /** What a line acts on: the session, plus readers for usage and memory, and the workflow launcher. */
@@ -34,7 +38,7 @@ export type LineOutcome =
   | { kind: 'none' }
   | { kind: 'output'; title: string; lines: string[]; tone: 'info' | 'error' }
   | { kind: 'later'; title: string; lines: Promise<string[]> }
-  | { kind: 'switch'; title: string; session: Promise<TroupeSession> }
+  | { kind: 'switch'; title: string; session: Promise<TroupeSession>; /** The session is resumed (a fork), not started, once the UI listens. */ resume?: boolean }
   | { kind: 'quit' };
 
 // Inspections that read the event log: the session keeps only a window of it in RAM, so they read the store.
@@ -81,15 +85,38 @@ export function applyParsed(parsed: ParsedLine, host: LineHost): LineOutcome {
     }
     case 'error':
       return { kind: 'output', title: 'command', lines: [parsed.message], tone: 'error' };
+    case 'rewind': {
+      const store = session.store;
+      const rewind = host.workflows?.rewind;
+      const id = session.getSnapshot().id;
+      if (!store || !rewind) return { kind: 'output', title: 'rewind', lines: [`!rewind works in the terminal UI on a stored session; elsewhere: troupe fork ${id.slice(0, 8)} --at <step>, or the console's timeline`], tone: 'error' };
+      if (parsed.step === null) return { kind: 'later', title: 'rewind', lines: stepLines(session) };
+      return { kind: 'switch', title: 'rewind', session: rewind(id, parsed.step), resume: true };
+    }
     case 'inspect': {
       // Read when asked, so the table is never the previous one.
       if (parsed.name === 'sessions') return { kind: 'later', title: 'sessions', lines: storedSessions(session) };
-      const sources = { def: session.def, session: session.getSnapshot(), events: session.recent(), usage: host.usage(), memory: host.memory, warming: host.warming?.() ?? null };
+      const workspaceRoot = 'workspaceRoot' in session ? (session as { workspaceRoot: string | null }).workspaceRoot : null;
+      const sources = { def: session.def, session: session.getSnapshot(), events: session.recent(), usage: host.usage(), memory: host.memory, warming: host.warming?.() ?? null, workspaceRoot };
       const name = parsed.name;
       if (LOG_READERS.has(name)) return { kind: 'later', title: name, lines: session.history().then((events) => inspect(name, { ...sources, events }).lines) };
       return { kind: 'output', ...inspect(name, sources), tone: 'info' };
     }
   }
+}
+
+/** The session's last steps from its journal, as `!rewind` lists them. */
+async function stepLines(session: LineSession): Promise<string[]> {
+  const id = session.getSnapshot().id;
+  const read = await session.store!.read(id);
+  const steps = timelineOf(read.records, displayNames(session.def));
+  const shown = steps.slice(-20);
+  return [
+    ...(steps.length > shown.length ? [`(${steps.length - shown.length} earlier steps: troupe show ${id.slice(0, 8)})`] : []),
+    ...shown.map((s) => `${String(s.step).padStart(5)}  ${s.title}`),
+    '',
+    'fork the session at a step and move to the fork: !rewind <step> (this session stays as it is)',
+  ];
 }
 
 /** The stored sessions as table lines (or why there are none). */

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { MachineDefinition } from '../engine/definition.js';
 import type { SessionState } from '../engine/session.js';
 import type { TroupeEvent } from '../engine/event-map.js';
@@ -25,6 +26,8 @@ export interface InspectSources {
   /** The session's usage (the meter's totals). */
   usage: SessionUsage;
   memory?: MemorySource | undefined;
+  /** Where the session's agents' workspaces are (`<root>/workspaces/<branch>`), when known. */
+  workspaceRoot?: string | null | undefined;
   /** The session's state warming (null or absent: off, or not a team session). */
   warming?: WarmingView | null | undefined;
 }
@@ -78,18 +81,24 @@ function costLines({ def, usage, warming }: InspectSources): string[] {
   return lines;
 }
 
-function branchLines({ def, session: s, events }: InspectSources): string[] {
+function branchLines({ def, session: s, events, workspaceRoot }: InspectSources): string[] {
   const frame = s.workflow?.frames.at(-1);
   const name = (id: string) => displayName(def, id);
   const names = displayNames(def);
   const lines: string[] = [];
+  // A branch that ran tools worked in its own workspace, named after it.
+  const tooled = new Set(events.flatMap((e) => (e.type === 'tool_call' && e.branch ? [e.branch] : [])));
+  const where = (branch: string) => (workspaceRoot && tooled.has(branch) ? ` · files in ${join(workspaceRoot, 'workspaces', branch)}` : '');
   if (frame?.branches) {
     lines.push(`${frame.state}: running now`);
-    for (const [id, b] of Object.entries(frame.branches)) lines.push(`  ${id} · ${name(b.agent)} · ${b.status}${b.error ? ` — ${b.error}` : ''}${b.changes ? ` · ${b.changes.files.length} file(s) changed` : ''}`);
+    for (const [id, b] of Object.entries(frame.branches)) lines.push(`  ${id} · ${name(b.agent)} · ${b.status}${b.error ? ` — ${b.error}` : ''}${b.changes ? ` · ${b.changes.files.length} file(s) changed` : ''}${where(id)}`);
   }
   // Finished fan-outs (their results are in common_data under the parallel state's `into`) and the files branches wrote, worded as the transcript words them.
   for (const e of events) {
-    if (e.type === 'joined') lines.push(...eventWords(e, names));
+    if (e.type === 'joined') {
+      lines.push(...eventWords(e, names));
+      for (const branch of e.done) if (where(branch)) lines.push(`  ${branch}${where(branch)}`);
+    }
     if (e.type === 'tool_call' && e.phase === 'finished' && e.branch && (e.tool === 'write_file' || e.tool === 'edit_file')) lines.push(...eventWords(e, names).map((l) => `  ${l}`));
   }
   return lines.length ? lines : ['no parallel branches in this session (yet)'];

@@ -17,6 +17,7 @@ export type ParsedLine =
   | { kind: 'quit' }
   | { kind: 'workflow'; name: string; input: string }
   | { kind: 'approval'; allow: boolean }
+  | { kind: 'rewind'; step: number | null }
   | { kind: 'error'; message: string };
 
 /** True when a line is a command (starts with `!` or `/`); agent text is never passed here. */
@@ -92,6 +93,11 @@ export function parseLine(line: string, def: MachineDefinition): ParsedLine {
     case 'allow':
     case 'deny':
       return { kind: 'approval', allow: spec.name === 'allow' };
+    case 'rewind': {
+      if (rest === '') return { kind: 'rewind', step: null };
+      if (!/^\d{1,9}$/.test(rest)) return { kind: 'error', message: `usage: !rewind [step] — a step number as !rewind lists them, got "${rest}"` };
+      return { kind: 'rewind', step: Number(rest) };
+    }
     case 'workflow':
       if (rest === '') return { kind: 'workflow', name: '', input: '' };
       return { kind: 'workflow', name: restWords[0]!, input: unquoted(restWords.slice(1).join(' ')) };

@@ -8,6 +8,8 @@ import { eventLines } from './event-lines.js';
 import { displayName, formatPath } from './names.js';
 import { sessionStatus } from './sessions-table.js';
 import { transcriptOf } from '../memory/transcript.js';
+import type { Deliverables } from './deliverables.js';
+import { deliverablesMarkdown } from './deliverables-markdown.js';
 
 /** A stored session as the reports read it: its document and its whole event log. */
 export interface StoredSessionReport {
@@ -15,10 +17,15 @@ export interface StoredSessionReport {
   events: readonly TroupeEvent[];
 }
 
+/** What a session runs, as its header names it: the workflow (no mode: a workflow has none), or the team and its mode. */
+function runs(doc: SessionDocument): string {
+  return doc.workflow ? `workflow ${doc.workflow.name}` : `${doc.team.name} · ${doc.mode.toUpperCase()}`;
+}
+
 function header(r: StoredSessionReport): string[] {
   const listing = listingOf(r.doc);
   return [
-    `session ${r.doc.id} · ${r.doc.team.name} · ${r.doc.mode.toUpperCase()} · ${r.doc.model}`,
+    `session ${r.doc.id} · ${runs(r.doc)} · ${r.doc.model}`,
     `created ${r.doc.createdAt} · updated ${r.doc.updatedAt} · ${listing.turns} turns · ${sessionStatus({ listing, lockedBy: null })}`,
   ];
 }
@@ -50,22 +57,32 @@ export function renderShow(r: StoredSessionReport, def: MachineDefinition): stri
   return lines;
 }
 
-/** `troupe export --format md`: the session as a Markdown document. */
-export function renderMarkdown(r: StoredSessionReport, def: MachineDefinition): string {
+/**
+ * `troupe export --format md`: the session as a Markdown document: its fields, the deliverables (when given:
+ * output, decisions, final texts, workspaces with their diffs), the transcript, the decisions and approvals.
+ */
+export function renderMarkdown(r: StoredSessionReport, def: MachineDefinition, deliverables?: Deliverables): string {
   const { events, skipped } = checkEvents(r.events);
   const listing = listingOf(r.doc);
+  const workflow = r.doc.workflow !== undefined;
   const out: string[] = [`# troupe session ${r.doc.id}`, ''];
   if (skipped.length > 0) out.push(...skipped.map((line) => `> **note:** ${line}`), '');
   out.push('| field | value |', '| --- | --- |');
-  const fields = [['team', r.doc.team.name], ['mode', r.doc.mode], ['model', r.doc.model], ['status', sessionStatus({ listing, lockedBy: null })], ['turns', String(listing.turns)], ['created', r.doc.createdAt], ['updated', r.doc.updatedAt]] as const;
+  const fields: [string, string][] = workflow ? [['workflow', r.doc.workflow!.name]] : [['team', r.doc.team.name], ['mode', r.doc.mode]];
+  fields.push(['model', r.doc.model], ['status', sessionStatus({ listing, lockedBy: null })], ['turns', String(listing.turns)], ['created', r.doc.createdAt], ['updated', r.doc.updatedAt]);
+  if (r.doc.forkedFrom) fields.push(['forked from', `${r.doc.forkedFrom.id} at step ${r.doc.forkedFrom.step}`]);
   for (const [k, v] of fields) out.push(`| ${k} | ${v.replace(/\|/g, '\\|')} |`);
-  out.push('', '## Brief', '', ...r.doc.brief.split('\n').map((l) => `> ${l}`), '', '## Transcript', '');
+  out.push('', workflow ? '## Input' : '## Brief', '', ...r.doc.brief.split('\n').map((l) => `> ${l}`), '');
+  if (deliverables) out.push(...deliverablesMarkdown(deliverables, { brief: false }));
+  out.push('## Transcript', '');
   for (const t of transcriptOf(events)) {
     if (t.kind === 'user') out.push(`**You:** ${t.text}`, '');
     else if (t.kind === 'note') out.push(`> _note: ${t.text}_`, '');
     else {
       const where = t.path ? formatPath(def, t.path) : displayName(def, t.persona ?? '');
-      out.push(`### Turn ${t.turn} · ${where}${t.status && t.status !== 'ok' ? ` (${t.status})` : ''}`, '', t.text || '_(no text)_', '');
+      // A workflow's turns carry no directive: only a cut-off turn is marked.
+      const mark = t.status === 'aborted' || (!workflow && t.status && t.status !== 'ok') ? ` (${t.status})` : '';
+      out.push(`### Turn ${t.turn} · ${where}${mark}`, '', t.text || '_(no text)_', '');
       const d = t.directive;
       if (d) {
         out.push(`*Directive:* \`${d.transition}\`${d.next_agent ? ` → ${d.next_agent}` : ''}${d.rework_reason ? ` — rework: ${d.rework_reason}` : ''}`, '');

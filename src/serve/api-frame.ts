@@ -5,13 +5,15 @@ import { UserError } from '../errors.js';
 import { tokenAuth } from './auth.js';
 import { RequestRefused } from './host.js';
 import { openApiDocument } from './openapi.js';
-import { livePage } from './page.js';
+import { allowedHostNames, originGuard } from './origin-guard.js';
 
 /** A JSON error answer: `{ error }` with the status. */
 export const refuse = (c: Context, status: number, error: string) => c.json({ error }, status as 400);
 
 /** The request's JSON body checked against a schema; refused (400) naming the field when it does not fit. */
 export async function readBody<T extends z.ZodType>(c: Context, schema: T): Promise<z.infer<T>> {
+  const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json') throw new RequestRefused(415, `Content-Type must be application/json, got "${type || 'none'}"`);
   let raw: unknown;
   try {
     raw = await c.req.json();
@@ -32,12 +34,17 @@ export interface ApiFrameOptions {
   health: () => Record<string, unknown>;
   /** An error of the backend that carries its HTTP status (besides RequestRefused). */
   statusOf?: (error: Error) => number | null;
+  /** Host names besides the loopback ones a server without a token answers to (TROUPE_SERVE_ALLOWED_HOSTS). */
+  allowedHosts?: readonly string[];
+  /** Adds the routes of the page at `/` (the console), before the API is mounted. */
+  page?: (app: Hono) => void;
 }
 
 /**
  * The routes and error handling both `troupe serve` backends share: JSON errors (a refused request with its
- * status, a user error as 400 or 404, anything else 500), `/healthz`, the live page, the OpenAPI document,
- * and `api` (mounted at `/v1` by `mount`) behind the token and the body limit.
+ * status, a user error as 400 or 404, anything else 500), `/healthz`, the page, the OpenAPI document,
+ * and `api` (mounted at `/v1` by `mount`) behind the token and the body limit. Without a token every route
+ * is behind the origin guard (loopback Host names, same-origin browser requests, JSON writes).
  */
 export function apiFrame(options: ApiFrameOptions): { app: Hono; api: Hono; mount: () => Hono } {
   const app = new Hono();
@@ -48,8 +55,9 @@ export function apiFrame(options: ApiFrameOptions): { app: Hono; api: Hono; moun
     return refuse(c, 500, `internal error: ${error.message.split('\n')[0]}`);
   });
   app.notFound((c) => refuse(c, 404, `no route ${c.req.method} ${c.req.path}`));
+  if (!options.token) app.use('*', originGuard(allowedHostNames(options.allowedHosts)));
   app.get('/healthz', (c) => c.json(options.health()));
-  app.get('/', (c) => c.html(livePage()));
+  options.page?.(app);
   app.get('/openapi.json', (c) => c.json(openApiDocument()));
 
   const api = new Hono();

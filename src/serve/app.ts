@@ -1,13 +1,17 @@
 import type { Hono } from 'hono';
 import { executeLine } from '../commands/execute.js';
+import { parseLine } from '../commands/parse.js';
 import { displayNames } from '../report/display-items.js';
 import { sessionStatus } from '../report/sessions-table.js';
+import { foldJournal } from '../session/fold.js';
 import { matchId } from '../store/store.js';
 import { apiFrame, readBody, refuse } from './api-frame.js';
 import { CreateSessionSchema, InputSchema } from './api-schema.js';
+import { consoleRoutes } from './console-routes.js';
 import { RequestRefused, type SessionHost } from './host.js';
+import { sessionRoutes } from './session-routes.js';
 import { SseClient } from './sse-client.js';
-import { storedFrames, type SseFrame } from './sse-frame.js';
+import { RETRY_FRAME, storedFrames, type SseFrame } from './sse-frame.js';
 import { streamFrames } from './sse-stream.js';
 import { sessionView, storedDefinition, storedUsage } from './view.js';
 
@@ -18,13 +22,15 @@ export interface ServeAppOptions {
   maxBodyBytes: number;
   /** How long a stream may stay silent before a keep-alive comment goes out. */
   keepAliveMs?: number;
+  /** Host names besides the loopback ones a server without a token answers to (TROUPE_SERVE_ALLOWED_HOSTS). */
+  allowedHosts?: readonly string[];
 }
 
-/** The HTTP API of `troupe serve` (JSON in and out, SSE for events), the OpenAPI document and the live page. */
+/** The HTTP API of `troupe serve` (JSON in and out, SSE for events), the OpenAPI document and the console. */
 export function serveApp(options: ServeAppOptions): Hono {
   const { host } = options;
   const { store, team } = host.options;
-  const { api, mount } = apiFrame({ token: options.token, maxBodyBytes: options.maxBodyBytes, health: () => ({ ok: true, sessions: host.running }) });
+  const { api, mount } = apiFrame({ token: options.token, maxBodyBytes: options.maxBodyBytes, health: () => ({ ok: true, sessions: host.running }), ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}), page: consoleRoutes });
 
   // A session running here is found without listing the store (listing reads the whole sessions directory).
   const resolve = async (wanted: string) => (host.has(wanted) ? wanted : matchId(wanted, await store.ids()));
@@ -43,12 +49,22 @@ export function serveApp(options: ServeAppOptions): Hono {
     return c.json(sessionView({ session }), 201);
   });
 
+  // A session running here is described by its live status, as GET /v1/sessions/:id describes it; a stored one by its checkpoint.
+  const listItem = (id: string, listing: import('../store/listing.js').SessionListing, lockedBy: number | null) => {
+    const live = host.statusOf(id);
+    const status = live ?? listing.status;
+    // The lock of a session this server is letting go of is its own: not "open" in another process.
+    const statusText = live === null ? sessionStatus({ listing, lockedBy: lockedBy === process.pid ? null : lockedBy }) : live === 'awaiting_user' ? `waiting: ${host.get(id)!.getSnapshot().awaiting?.code ?? 'user'}` : live === 'ended' ? `ended: ${host.get(id)!.getSnapshot().endReason ?? ''}` : live;
+    const turns = live === null ? listing.turns : host.get(id)!.getSnapshot().turn;
+    return { id, team: listing.team, workflow: listing.workflow ?? null, brief: listing.brief, status, statusText, turns, updatedAt: listing.updatedAt, hosted: live !== null };
+  };
+
   api.get('/sessions', async (c) => {
     const q = (c.req.query('q') ?? '').toLowerCase();
     const entries = await store.list();
     const items = entries.flatMap((e) =>
       'listing' in e && (q === '' || e.listing.brief.toLowerCase().includes(q) || e.id.startsWith(q))
-        ? [{ id: e.id, team: e.listing.team, brief: e.listing.brief, status: sessionStatus({ listing: e.listing, lockedBy: host.has(e.id) ? null : e.lockedBy }), turns: e.listing.turns, updatedAt: e.listing.updatedAt, hosted: host.has(e.id) }]
+        ? [listItem(e.id, e.listing, e.lockedBy)]
         : [],
     );
     return c.json({ sessions: items });
@@ -59,12 +75,23 @@ export function serveApp(options: ServeAppOptions): Hono {
     const session = host.get(id);
     if (session) return c.json(sessionView({ session }));
     const read = await store.read(id);
-    return c.json(sessionView({ doc: read.doc, lastSeq: read.events.at(-1)?.seq ?? 0, usage: await storedUsage(read, host.meter()) }));
+    // The checkpoint is a cache: the journal lines after it are folded in, so the view is the session's last state.
+    const snapshot = foldJournal(storedDefinition(read.doc, team), read.doc.checkpoint.snapshot, read.records.slice(read.doc.checkpoint.records));
+    return c.json(sessionView({ doc: read.doc, lastSeq: read.events.at(-1)?.seq ?? 0, usage: await storedUsage(read, host.meter()), snapshot }));
   });
 
   api.post('/sessions/:id/input', async (c) => {
     const id = await resolve(c.req.param('id'));
     const { text } = await readBody(c, InputSchema);
+    if (!host.has(id)) {
+      // A line the session would refuse is refused before it is reopened: a refusal leaves no trace and takes no slot.
+      const read = await store.read(id);
+      if (read.events.some((e) => e.type === 'session_ended')) throw new RequestRefused(409, `session ${id} has ended; it takes no more input`);
+      const parsed = parseLine(text, storedDefinition(read.doc, team));
+      if (parsed.kind === 'error') throw new RequestRefused(400, parsed.message);
+      if (parsed.kind === 'quit') return c.json({ kind: 'quit' });
+      if (parsed.kind === 'empty') return c.json({ kind: 'none' }, 202);
+    }
     const session = await host.open(id);
     if (session.getSnapshot().status === 'ended') throw new RequestRefused(409, `session ${id} has ended; it takes no more input`);
     const outcome = executeLine(text, { session, usage: () => session.usage() });
@@ -84,21 +111,35 @@ export function serveApp(options: ServeAppOptions): Hono {
     const id = await resolve(c.req.param('id'));
     const after = Number(c.req.header('Last-Event-ID') ?? c.req.query('after') ?? 0) || 0;
     const client = new SseClient(after);
-    const feed = host.feed(id);
-    let stored: SseFrame[] = [];
-    // A hosted session's feed holds its newest events, worded and serialised once for every reader; a reader
+    // The session's feed holds its newest events, worded and serialised once for every reader; a reader
     // resuming before them gets the events the session keeps in memory, or reads the store when it must go
-    // further back (attached first, so nothing falls between; duplicates are skipped by seq).
-    const detach = feed?.attach(client, after);
-    const replayed = feed && !feed.covers(after) ? feed.replay(after) : null;
+    // further back (attached first, so nothing falls between; duplicates are skipped by seq). A reader of a
+    // session not running here stays attached: its feed follows the session once it is opened again.
+    const feed = host.feed(id);
+    const detach = feed.attach(client, after);
+    let stored: SseFrame[] = [];
+    let over = host.statusOf(id) === 'ended';
+    const replayed = feed.covers(after) ? null : feed.replay(after);
     if (replayed) stored = replayed;
-    else if (!feed?.covers(after)) {
-      const read = await store.read(id);
+    else if (!feed.covers(after)) {
+      const read = await store.read(id).catch((error: unknown) => {
+        detach();
+        throw error;
+      });
       const live = host.get(id);
       stored = storedFrames(read.events, after, displayNames(live?.def ?? storedDefinition(read.doc, team)));
+      if (!live) over = read.events.some((e) => e.type === 'session_ended');
     }
-    return streamFrames(c, { stored, client, live: feed !== undefined, keepAliveMs: options.keepAliveMs ?? 15_000, done: () => detach?.() });
+    // A session that is over with nothing after `after` answers 204: an EventSource stops reconnecting.
+    if (over && stored.length === 0) {
+      detach();
+      client.close();
+      return c.body(null, 204);
+    }
+    return streamFrames(c, { stored: [RETRY_FRAME, ...stored], client, live: !over, keepAliveMs: options.keepAliveMs ?? 15_000, done: detach });
   });
+
+  sessionRoutes(api, host, resolve);
 
   return mount();
 }

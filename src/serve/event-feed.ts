@@ -1,6 +1,6 @@
 import type { TroupeEvent } from '../engine/event-map.js';
 import { processRedactor, type Redactor } from '../llm/redact.js';
-import { DISPLAY_START, displayNames, displayStep, type DisplayNames, type DisplayState } from '../report/display-items.js';
+import { DISPLAY_START, displayNames, displayStep, plainNames, type DisplayNames, type DisplayState } from '../report/display-items.js';
 import type { TroupeSession } from '../session/troupe-session.js';
 import type { SseClient } from './sse-client.js';
 import { sseFrame, type SseFrame } from './sse-frame.js';
@@ -38,10 +38,11 @@ interface Kept {
 }
 
 /**
- * A hosted session's events as SSE frames, for all of its readers at once: each event is worded (its display
- * items, folded over the session's events), redacted and serialised once, when the first reader needs it, and
- * the same bytes go to every reader. The newest stored events are kept, so most readers start without reading
- * the store.
+ * A session's events as SSE frames, for all of its readers at once: each event is worded (its display items,
+ * folded over the session's events), redacted and serialised once, when the first reader needs it, and the
+ * same bytes go to every reader. The newest stored events are kept, so most readers start without reading the
+ * store. A feed follows the session while it runs here, and again each time it is opened again: its readers
+ * stay connected in between (a session that ends ends their streams).
  */
 export class EventFeed {
   private readonly readers = new Set<SseClient>();
@@ -49,28 +50,64 @@ export class EventFeed {
   private timer: NodeJS.Timeout | null = null;
   private replayed: Replayed | null = null;
   private replayTimer: NodeJS.Timeout | null = null;
-  private readonly names: DisplayNames;
-  private state: DisplayState;
+  private session: TroupeSession | null = null;
+  private names: DisplayNames = plainNames('');
+  private state: DisplayState = DISPLAY_START;
   private kept: Kept[] = [];
-  /** The feed holds every stored event after this seq. */
-  private from: number;
-  private readonly unsubscribe: () => void;
+  /** The feed holds every stored event after this seq (none while it follows no session). */
+  private from = Number.POSITIVE_INFINITY;
+  private unsubscribe: (() => void) | null = null;
+
+  /** `gone` is called once the feed has no reader and follows no session (the host forgets it). */
+  constructor(
+    private readonly gone: () => void = () => undefined,
+    private readonly redactor: Redactor = processRedactor(),
+  ) {}
+
+  /** Whether the feed follows this session object now. */
+  follows(session: TroupeSession): boolean {
+    return this.session === session;
+  }
 
   /**
    * Follows `session` from now on. A session reopened from the store has published before: its fold starts
    * from the events it holds in memory (a display state depends only on the last directive per state and
-   * whether the brief is next, which a window of hundreds of events always holds).
+   * whether the brief is next, which a window of hundreds of events always holds). Readers that waited get
+   * those events too (each skips what it has, by seq).
    */
-  constructor(
-    private readonly session: TroupeSession,
-    private readonly redactor: Redactor = processRedactor(),
-  ) {
+  follow(session: TroupeSession): void {
+    this.unfollow(false);
+    this.session = session;
     this.names = displayNames(session.def);
+    this.kept = [];
     let state = DISPLAY_START;
-    for (const e of session.recent()) state = displayStep(state, e, this.names).state;
+    for (const e of session.recent()) {
+      if (this.readers.size > 0 && !isLiveOnly(e.type)) {
+        const made = sseFrame(e, state, this.names, this.redactor);
+        for (const reader of this.readers) reader.push(made.frame);
+        state = made.state;
+      } else state = displayStep(state, e, this.names).state;
+    }
     this.state = state;
     this.from = session.recent().at(-1)?.seq ?? 0;
     this.unsubscribe = session.subscribe((e) => this.publish(e));
+  }
+
+  /** Stops following the session (it was let go of); readers stay until they leave or it is followed again. */
+  unfollow(forget = true): void {
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    this.sendDeltas();
+    this.session = null;
+    this.from = Number.POSITIVE_INFINITY;
+    this.kept = [];
+    if (forget && this.readers.size === 0) this.gone();
+  }
+
+  /** Ends every reader's stream (the server stops). */
+  end(): void {
+    this.sendDeltas();
+    for (const reader of [...this.readers]) reader.close();
   }
 
   /** Readers following the session now. */
@@ -90,7 +127,10 @@ export class EventFeed {
   attach(client: SseClient, after: number): () => void {
     if (this.covers(after)) for (const k of this.kept) if (k.e.seq > after) client.push(this.frameOf(k));
     this.readers.add(client);
-    return () => this.readers.delete(client);
+    return () => {
+      this.readers.delete(client);
+      if (this.readers.size === 0 && !this.session) this.gone();
+    };
   }
 
   /**
@@ -100,7 +140,7 @@ export class EventFeed {
    * joining a long session at once cost one replay).
    */
   replay(after: number): SseFrame[] | null {
-    const events = this.session.recent();
+    const events = this.session?.recent() ?? [];
     if (events.length === 0 || events[0]!.seq > after + 1) return null;
     let r = this.replayed;
     if (!r || r.first !== events[0]!.seq) r = { first: events[0]!.seq, last: events[0]!.seq - 1, state: DISPLAY_START, frames: [] };
@@ -118,11 +158,6 @@ export class EventFeed {
     return r.frames.filter((f) => f.seq > after);
   }
 
-  /** Stops following the session (it was let go of); readers stay until they leave. */
-  close(): void {
-    this.unsubscribe();
-    this.sendDeltas();
-  }
 
   /** Sends the streamed words waiting for their batch, joined into one frame for every reader. */
   private sendDeltas(): void {

@@ -1,7 +1,10 @@
+import { randomUUID } from 'node:crypto';
+import type { SessionState } from '../engine/session.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import type { OpenTeam } from '../team/open-team.js';
 import { openSession } from '../session/open-session.js';
 import type { TroupeSession } from '../session/troupe-session.js';
+import { forkSession } from '../store/fork.js';
 import type { Store } from '../store/store.js';
 import type { WorkflowPlan } from '../workflow/run/plan.js';
 import { UserError } from '../errors.js';
@@ -13,7 +16,7 @@ import { EventFeed } from './event-feed.js';
 
 /** A request the server refuses, with the HTTP status that says why. */
 export class RequestRefused extends UserError {
-  constructor(readonly status: 400 | 403 | 404 | 409 | 413 | 429, message: string) {
+  constructor(readonly status: 400 | 403 | 404 | 409 | 413 | 415 | 429, message: string) {
     super(message);
   }
 }
@@ -25,8 +28,8 @@ export interface HostOptions {
   teamDir: string;
   /** The model for a session (a demo resumed from the store continues its story). */
   model: (stored: { events: () => Promise<import('../engine/event-map.js').TroupeEvent[]> } | null) => Promise<ChatModel> | ChatModel;
-  /** Workflows the server may run, by name, and where their code runs. */
-  workflows?: { load(name: string): WorkflowPlan };
+  /** Workflows the server may run, by name (and the list of them the console offers). */
+  workflows?: { load(name: string): WorkflowPlan; list?(): { name: string; description: string }[] };
   /** Requests may name a workflow by path (`troupe serve --allow-workflow-paths`); otherwise only by name. */
   allowWorkflowPaths?: boolean;
   /** Most sessions running in this process at once. */
@@ -67,9 +70,25 @@ export class SessionHost {
     return this.hosted.get(id);
   }
 
-  /** The SSE feed of a session running here (its events serialised once for all its readers). */
-  feed(id: string): EventFeed | undefined {
-    return this.feeds.get(id);
+  /** The status of a session running here (its live snapshot's), or null when it does not run here. */
+  statusOf(id: string): SessionState['status'] | null {
+    return this.hosted.get(id)?.getSnapshot().status ?? null;
+  }
+
+  /**
+   * The SSE feed of a session (its events serialised once for all its readers): made when the session runs
+   * here or a reader asks; a feed with readers outlives the session's stay here and follows it again when it
+   * is opened again (its readers keep their connection across a release and a reopen).
+   */
+  feed(id: string): EventFeed {
+    let feed = this.feeds.get(id);
+    if (!feed) {
+      feed = new EventFeed(() => this.feeds.delete(id));
+      this.feeds.set(id, feed);
+    }
+    const session = this.hosted.get(id);
+    if (session && !feed.follows(session)) feed.follow(session);
+    return feed;
   }
 
   private room(): void {
@@ -80,7 +99,8 @@ export class SessionHost {
 
   private adopt(session: TroupeSession): TroupeSession {
     this.hosted.set(session.id, session);
-    this.feeds.set(session.id, new EventFeed(session));
+    // Readers waiting for the session to run here again are fed from now on.
+    this.feeds.get(session.id)?.follow(session);
     // An ended session is let go of (it stays in the store); so is one the user left.
     session.subscribe((e) => {
       if (e.type === 'session_ended' || (e.type === 'session_detached' && e.reason === 'user_left')) void this.release(session.id);
@@ -141,13 +161,19 @@ export class SessionHost {
     }
   }
 
+  /** Forks a stored session at a journal step into a new session (the source is only read) and runs it here from there. */
+  async fork(id: string, step: number): Promise<TroupeSession> {
+    this.room();
+    const now = new Date((this.options.clock ?? Date.now)()).toISOString();
+    const doc = await forkSession(this.options.store, { from: id, step, id: randomUUID(), now });
+    return this.open(doc.id);
+  }
+
   /** Lets go of a session: detached (resumable), saved, removed from this process. */
   async release(id: string, detach?: { reason: string }): Promise<void> {
     const session = this.hosted.get(id);
     if (!session) return;
     this.hosted.delete(id);
-    const feed = this.feeds.get(id);
-    this.feeds.delete(id);
     const stopped = session.stop(detach).then(
       () => undefined,
       () => undefined,
@@ -155,11 +181,13 @@ export class SessionHost {
     this.releasing.set(id, stopped);
     await stopped;
     if (this.releasing.get(id) === stopped) this.releasing.delete(id);
-    feed?.close();
+    // Its readers stay (their feed follows it again when it is opened again); a feed with none goes.
+    this.feeds.get(id)?.unfollow();
   }
 
   /** Lets go of every session (the server stops): each is saved and stays resumable. */
   async stopAll(): Promise<void> {
     await Promise.all([...this.hosted.keys()].map((id) => this.release(id, { reason: 'server_stopped' })));
+    for (const feed of [...this.feeds.values()]) feed.end();
   }
 }

@@ -113,6 +113,8 @@ export class SseClient {
     if (this.closed) return;
     // What is queued still goes out (the stored frames of a session that is not running here); then the end.
     if (!this.dropped) this.flushNow();
+    // Writing them wrote the session's end, which closed the stream already.
+    if (this.closed) return;
     this.closed = true;
     this.queue = [];
     due.delete(this);
@@ -132,14 +134,22 @@ export class SseClient {
   flushNow(): void {
     if (this.closed || this.blocked) return;
     const out: SseFrame[] = [];
+    let ends = false;
     for (const f of this.queue) {
       if (!f.live && f.seq <= this.sent) continue;
       if (!f.live) this.sent = f.seq;
       out.push(f);
+      // Nothing follows the end of the session on this stream.
+      if (f.ends) {
+        ends = true;
+        break;
+      }
     }
     this.queue = [];
     if (out.length === 0 || !this.sink) return;
     // The frames' bytes are shared by every reader; a batch joined into one write is this reader's own copy.
     if (!this.sink.write(out.length === 1 ? out[0]!.bytes : Buffer.concat(out.map((f) => f.bytes)))) this.blocked = true;
+    // The connection buffers what it took; ending after it still delivers it.
+    if (ends) this.close();
   }
 }

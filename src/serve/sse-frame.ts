@@ -3,21 +3,32 @@ import { processRedactor, redactDeep, type Redactor } from '../llm/redact.js';
 import { DISPLAY_START, displayStep, SILENT_EVENTS, type DisplayItem, type DisplayNames, type DisplayState } from '../report/display-items.js';
 import { terminalSafeJson } from '../report/terminal-safe.js';
 import { isLiveOnly } from '../kernel/session-kernel.js';
+import { sseEventName } from './sse-message.js';
 
 /** An event as the SSE stream sends it: the bytes of its message, its seq, and whether it is live only (a delta: no id, never a resume point). */
 export interface SseFrame {
   seq: number;
   live: boolean;
   bytes: Uint8Array;
+  /** The session ended with this event: the stream ends once it is written. */
+  ends?: boolean;
 }
+
+/** How long an EventSource waits before it reconnects (the stream's `retry:` field, its first frame). */
+export const SSE_RETRY_MS = 3_000;
+
+/** The stream's first frame: the reconnection delay. */
+export const RETRY_FRAME: SseFrame = { seq: 0, live: true, bytes: Buffer.from(`retry: ${SSE_RETRY_MS}\n\n`) };
 
 /** The event's JSON as `--json` prints it, with its display items (see eventJson), before it is made terminal-safe. */
 const rawJson = (e: TroupeEvent, items: readonly DisplayItem[]) => JSON.stringify({ ...e, at: new Date(e.at).toISOString(), items });
 
-/** The SSE message of an event as bytes: `event:` its type, `data:` its JSON, `id:` its seq unless it is live only (as Hono's writeSSE writes it). */
+/** The SSE message of an event as bytes: `event:` its SSE name, `data:` its JSON, `id:` its seq unless it is live only (as Hono's writeSSE writes it). */
 function frameOf(e: TroupeEvent, json: string, live: boolean): SseFrame {
   const data = terminalSafeJson(json);
-  return { seq: e.seq, live, bytes: Buffer.from(live ? `event: ${e.type}\ndata: ${data}\n\n` : `event: ${e.type}\ndata: ${data}\nid: ${e.seq}\n\n`) };
+  const name = sseEventName(e.type);
+  const bytes = Buffer.from(live ? `event: ${name}\ndata: ${data}\n\n` : `event: ${name}\ndata: ${data}\nid: ${e.seq}\n\n`);
+  return e.type === 'session_ended' ? { seq: e.seq, live, bytes, ends: true } : { seq: e.seq, live, bytes };
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { MachineDefinition } from '../engine/definition.js';
-import type { SessionState } from '../engine/session.js';
+import { allVisits, type SessionState } from '../engine/session.js';
 import type { OpenTeam } from '../team/open-team.js';
 import type { TroupeSession } from '../session/troupe-session.js';
 import { restoreMeter } from '../session/restore-meter.js';
@@ -16,13 +16,16 @@ export interface ViewFacts {
   lastEventSeq: number;
   /** The meter's totals (null: nothing metered yet). */
   usage: UsageState | null;
+  /** The session it was forked from, and at which step. */
+  forkedFrom?: { id: string; step: number } | null;
 }
 
 /** The engine state's fields the view shows. */
 export type ViewedSession = Pick<SessionState, 'id' | 'definition' | 'status' | 'brief' | 'turn' | 'configuration' | 'active' | 'awaiting' | 'endReason'>;
 
 /** A session as the API shows it, from its engine state and usage totals (both backends answer with this shape). */
-export function viewOf(s: ViewedSession, facts: ViewFacts): Record<string, unknown> {
+export function viewOf(s: ViewedSession & Partial<Pick<SessionState, 'visits' | 'recentVisits' | 'workflow'>>, facts: ViewFacts): Record<string, unknown> {
+  const branches = s.workflow?.frames.at(-1)?.branches ?? {};
   return {
     id: s.id,
     definition: s.definition,
@@ -32,21 +35,26 @@ export function viewOf(s: ViewedSession, facts: ViewFacts): Record<string, unkno
     brief: s.brief,
     turn: s.turn,
     state: s.configuration,
-    active: s.active,
+    // Who has the turn: nobody once the session is over.
+    active: s.status === 'ended' ? null : s.active,
     awaiting: s.awaiting ? { code: s.awaiting.code, reason: s.awaiting.reason } : null,
     endReason: s.endReason,
     lastEventSeq: facts.lastEventSeq,
     usage: usageView(facts.usage),
+    // The Restate head keeps no visits: its view has none.
+    visits: s.visits ? allVisits({ visits: s.visits, recentVisits: s.recentVisits ?? [] }) : {},
+    branches: Object.entries(branches).map(([id, b]) => ({ id, agent: b.agent, status: b.status, ...(b.error ? { error: b.error } : {}) })),
+    forkedFrom: facts.forkedFrom ?? null,
   };
 }
 
 /** A session as the embedded backend shows it: from the running session (its meter), or from its stored checkpoint. */
-export function sessionView(input: { session: TroupeSession } | { doc: ReadSession['doc']; lastSeq: number; usage: UsageState | null }): Record<string, unknown> {
+export function sessionView(input: { session: TroupeSession } | { doc: ReadSession['doc']; lastSeq: number; usage: UsageState | null; snapshot?: SessionState }): Record<string, unknown> {
   if ('session' in input) {
     const { session } = input;
-    return viewOf(session.getSnapshot(), { kind: session.def.kind, hosted: true, lastEventSeq: session.recent().at(-1)?.seq ?? 0, usage: session.usage() });
+    return viewOf(session.getSnapshot(), { kind: session.def.kind, hosted: true, lastEventSeq: session.recent().at(-1)?.seq ?? 0, usage: session.usage(), forkedFrom: session.forkedFrom });
   }
-  return viewOf(input.doc.checkpoint.snapshot, { kind: input.doc.workflow ? 'workflow' : 'team', hosted: false, lastEventSeq: input.lastSeq, usage: input.usage });
+  return viewOf(input.snapshot ?? input.doc.checkpoint.snapshot, { kind: input.doc.workflow ? 'workflow' : 'team', hosted: false, lastEventSeq: input.lastSeq, usage: input.usage, forkedFrom: input.doc.forkedFrom ?? null });
 }
 
 /** A stored session's usage totals, as reopening it would restore them: the checkpoint's, plus the journal's after it. */

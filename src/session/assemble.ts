@@ -65,6 +65,8 @@ export interface SessionAssembly {
   /** How long stopping waits for a summary in flight. */
   graceMs: number;
   env: Record<string, string | undefined>;
+  /** The session it was forked from, and at which step (a fork's document says). */
+  forkedFrom?: { id: string; step: number } | null;
 }
 
 /** A team session's state warming (seed 004): predictions each turn, and prefix warming when team.json asks for it. */
@@ -187,6 +189,8 @@ export async function assembleSession(a: SessionAssembly): Promise<AssembledSess
     keep: a.keep,
     graceMs: a.graceMs,
     approvals,
+    workspaceRoot: a.workspaceRoot,
+    forkedFrom: a.forkedFrom ?? null,
     warming,
     ...(sandbox ? { onStop: () => sandbox.close() } : {}),
   });

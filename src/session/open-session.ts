@@ -146,6 +146,7 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
       keep,
       graceMs: MEMORY_GRACE_MS,
       env,
+      forkedFrom: doc?.forkedFrom ?? null,
     });
     if (doc) {
       publish(event('note', { text: resumeNote(def, session.getSnapshot()) }));

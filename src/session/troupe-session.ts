@@ -42,6 +42,10 @@ export interface SessionParts {
   approvals: CommandApprovals;
   /** Releases what the session owns besides its store (a workflow's sandbox), once it stopped. */
   onStop?: () => Promise<void>;
+  /** Where its agents' workspaces are made (`<root>/workspaces/<name>`). */
+  workspaceRoot?: string;
+  /** The session it was forked from, and at which step. */
+  forkedFrom?: { id: string; step: number } | null;
   /** Its state warming: predictions and warming requests (null: off, or not a team session). */
   warming?: SessionWarming | null;
 }
@@ -69,6 +73,16 @@ export class TroupeSession {
       this.recentEvents.push(e);
       if (this.recentEvents.length > parts.keep * 2) this.recentEvents = this.recentEvents.slice(-parts.keep);
     });
+  }
+
+  /** Where its agents' workspaces are made: `<workspaceRoot>/workspaces/<branch or agent>` (null when not known). */
+  get workspaceRoot(): string | null {
+    return this.parts.workspaceRoot ?? null;
+  }
+
+  /** The session it was forked from and the step it was forked at (null: not a fork). */
+  get forkedFrom(): { id: string; step: number } | null {
+    return this.parts.forkedFrom ?? null;
   }
 
   /** The session id. */

@@ -12,3 +12,4 @@ export { listingOf, type SessionListing } from './listing.js';
 export { scanJournal, JournalWriter } from './journal-file.js';
 export { sealLine, readSeal, hashOf, CHAIN_START } from './journal-chain.js';
 export { JournalCheck, journalRules, CHAINED_SINCE, type JournalRules } from './journal-check.js';
+export { forkSession, type ForkRequest } from './fork.js';

@@ -4,6 +4,8 @@ import type { SessionDocument } from './session-file.js';
 export interface SessionListing {
   id: string;
   team: string;
+  /** The workflow it runs (absent for a team session, and in listings cached before it was recorded). */
+  workflow?: string | null;
   brief: string;
   createdAt: string;
   updatedAt: string;
@@ -30,6 +32,7 @@ export function listingOf(doc: SessionDocument): SessionListing {
   return {
     id: doc.id,
     team: doc.team.name,
+    workflow: doc.workflow?.name ?? null,
     brief: doc.brief || s.brief,
     createdAt: doc.createdAt,
     updatedAt: doc.updatedAt,

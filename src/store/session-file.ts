@@ -70,6 +70,8 @@ export const SessionDocumentSchema = z.object({
   checkpoint: CheckpointSchema,
   /** Events of a file migrated from version 1, until the store writes them to the journal. */
   legacyEvents: z.array(StoredEventSchema).optional(),
+  /** The session this one was forked from, and the journal step it was forked at (its journal holds that one's lines up to it). */
+  forkedFrom: z.object({ id: z.string(), step: z.number().int().min(0) }).optional(),
 });
 
 /** The session document. */

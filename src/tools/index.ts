@@ -4,6 +4,7 @@ export { runToolLoop, outOfStepsNote, type ToolLoopOptions, type ToolLoopResult,
 export { commandPolicyOf, describePolicy, type CommandPolicy, type Approver } from './command-policy.js';
 export { DEFAULT_TOOL_LIMITS, type ToolLimits } from './limits.js';
 export { ToolError, type ToolResult } from './tool.js';
+export { listWorkspaces } from './workspace-list.js';
 export { createWorkspace, openWorkspace, changesSince, removeWorkspace, WorkspaceSchema, type Workspace, type CreateWorkspaceOptions } from './workspace.js';
 export { diffSnapshots, DEFAULT_DIFF_LIMITS, type DiffLimits } from './workspace-diff.js';
 export { takeSnapshot, type Snapshot, type SnapshotLimits } from './workspace-snapshot.js';

@@ -45,8 +45,8 @@ export interface AppProps {
   onQuit?: () => void;
   /** Lists and opens workflows for `/workflow`. */
   workflows?: WorkflowLauncher;
-  /** A workflow session was opened: the UI moves to it. */
-  onSwitch?: (next: TroupeSession) => void;
+  /** A workflow session was opened, or a fork (`!rewind`, to be resumed once the UI listens): the UI moves to it. */
+  onSwitch?: (next: TroupeSession, resume?: boolean) => void;
 }
 
 /** The troupe terminal UI: watch the team work and steer it live. */
@@ -73,7 +73,7 @@ export function App({ session: running, memory, history, onReady, columns, rows,
     if (outcome.kind === 'switch') {
       addOutput(outcome.title, [`opening ${line.trim()} …`], 'info');
       outcome.session.then(
-        (next) => onSwitch?.(next),
+        (next) => onSwitch?.(next, outcome.resume === true),
         (error: unknown) => addOutput(outcome.title, (error instanceof Error ? error.message : String(error)).split('\n'), 'error'),
       );
     }

@@ -13,15 +13,16 @@ export interface RunUiOptions extends Omit<AppProps, 'columns' | 'rows' | 'onQui
   onSwitch?: (from: TroupeSession, to: TroupeSession) => void;
 }
 
-/** The App on the session the user is in: `/workflow` moves it to the workflow's session. */
-function Shell({ onSwitch, ...props }: Omit<RunUiOptions, 'stdin' | 'stdout'>): React.JSX.Element {
-  const [current, setCurrent] = useState<{ session: TroupeSession; first: boolean }>({ session: props.session, first: true });
-  const switchTo = (next: TroupeSession) => {
+/** The App on the session the user is in: `/workflow` moves it to the workflow's session, `!rewind <step>` to a fork. */
+export function Shell({ onSwitch, ...props }: Omit<RunUiOptions, 'stdin' | 'stdout'>): React.JSX.Element {
+  const [current, setCurrent] = useState<{ session: TroupeSession; first: boolean; resume?: boolean }>({ session: props.session, first: true });
+  const switchTo = (next: TroupeSession, resume?: boolean) => {
     onSwitch?.(current.session, next);
-    setCurrent({ session: next, first: false });
+    setCurrent({ session: next, first: false, resume: resume === true });
   };
-  // A session the UI moved to starts fresh: no stored history, no memory of the team's.
-  const own = current.first ? props : { session: current.session, workflows: props.workflows };
+  // A workflow session the UI moved to starts fresh; a fork (!rewind) shows its history and goes on once the UI listens.
+  const fork = current.resume ? { history: [...current.session.recent()], onReady: () => current.session.resume() } : {};
+  const own = current.first ? props : { session: current.session, workflows: props.workflows, ...fork };
   return <App key={current.session.id} {...own} session={current.session} onSwitch={switchTo} />;
 }
 

@@ -18,7 +18,7 @@ const LAYERS: string[][] = [
   ['report'],
   ['session'],
   ['commands'],
-  ['ui', 'serve'],
+  ['ui', 'serve', 'console'],
   ['cli', 'index', 'testing'],
 ];
 

@@ -115,10 +115,13 @@ describe('troupe serve: the API', () => {
 
   it('publishes an OpenAPI 3.1 description generated from the request schemas', async () => {
     const { app } = server();
-    const doc = (await (await app.request('/openapi.json')).json()) as { openapi: string; paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { properties: Record<string, unknown> } }> } }>> };
+    const doc = (await (await app.request('/openapi.json')).json()) as { openapi: string; paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { anyOf: { properties: Record<string, unknown>; required: string[] }[] } }> } }>> };
     expect(doc.openapi).toBe('3.1.0');
-    expect(Object.keys(doc.paths)).toEqual(['/healthz', '/v1/sessions', '/v1/sessions/{id}', '/v1/sessions/{id}/input', '/v1/sessions/{id}/events']);
-    expect(Object.keys(doc.paths['/v1/sessions']!.post!.requestBody!.content['application/json']!.schema.properties)).toEqual(['brief', 'team', 'workflow', 'input', 'mode', 'models']);
+    expect(Object.keys(doc.paths)).toEqual(['/healthz', '/v1/catalog', '/v1/sessions', '/v1/sessions/{id}', '/v1/sessions/{id}/input', '/v1/sessions/{id}/events', '/v1/sessions/{id}/graph', '/v1/sessions/{id}/timeline', '/v1/sessions/{id}/steps/{step}', '/v1/sessions/{id}/fork', '/v1/sessions/{id}/deliverables', '/openapi.json']);
+    // A team session needs its brief, a workflow session its workflow (issue 25: a typed client sent {}).
+    const [team, workflow] = doc.paths['/v1/sessions']!.post!.requestBody!.content['application/json']!.schema.anyOf;
+    expect([Object.keys(team!.properties), team!.required]).toEqual([['brief', 'team', 'mode', 'models'], ['brief']]);
+    expect([Object.keys(workflow!.properties), workflow!.required]).toEqual([['workflow', 'input', 'brief', 'team', 'models'], ['workflow']]);
   });
 });
 

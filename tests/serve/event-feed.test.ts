@@ -55,6 +55,13 @@ function reader(after = 0): { client: SseClient; writes: Uint8Array[] } {
   return { client, writes };
 }
 
+/** A feed following `session` from now on. */
+function followed(session: TroupeSession, redactor: Redactor): EventFeed {
+  const feed = new EventFeed(undefined, redactor);
+  feed.follow(session);
+  return feed;
+}
+
 describe('the SSE feed of a hosted session', () => {
   it('sends streamed words in batches: those of one burst, or of DELTA_BATCH_MS, as one write', async () => {
     // The batch's timer is a fake one (the readers' writes still run on real turns of the event loop): a
@@ -62,7 +69,7 @@ describe('the SSE feed of a hosted session', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     try {
       const { session, publish } = fakeSession();
-      const feed = new EventFeed(session, countingRedactor().redactor);
+      const feed = followed(session, countingRedactor().redactor);
       const r = reader();
       feed.attach(r.client, 0);
       for (let i = 0; i < 5; i++) publish({ type: 'agent_delta', turn_id: 't1', persona: 'ceo', text: `w${i} ` });
@@ -83,7 +90,7 @@ describe('the SSE feed of a hosted session', () => {
   it('serialises and screens each event once, however many read it: every reader gets the same bytes', async () => {
     const { session, publish } = fakeSession();
     const { redactor, screened } = countingRedactor();
-    const feed = new EventFeed(session, redactor);
+    const feed = followed(session, redactor);
     const readers = Array.from({ length: 200 }, () => reader());
     for (const r of readers) feed.attach(r.client, 0);
     publish({ type: 'user_input', text: 'A lighthouse keeper game' });
@@ -110,7 +117,7 @@ describe('the SSE feed of a hosted session', () => {
 
   it('redacts an event that holds a secret, and its items never quote it', async () => {
     const { session, publish } = fakeSession();
-    const feed = new EventFeed(session, countingRedactor().redactor);
+    const feed = followed(session, countingRedactor().redactor);
     const r = reader();
     feed.attach(r.client, 0);
     publish({ type: 'agent_message', turn_id: 't1', path: 'STRATEGIC.ceo', persona: 'ceo', text: `the key is ${SECRET} and Bearer 9f8e7d6c5b4a39281706`, turn: 1 });
@@ -124,7 +131,7 @@ describe('the SSE feed of a hosted session', () => {
 
   it('keeps the newest stored frames for readers joining within them; older ones come from the events the session holds', async () => {
     const { session, publish } = fakeSession();
-    const feed = new EventFeed(session, countingRedactor().redactor);
+    const feed = followed(session, countingRedactor().redactor);
     for (let i = 1; i <= FEED_RECENT + 10; i++) publish({ type: 'note', text: `note ${i}` });
     publish({ type: 'agent_delta', turn_id: 't1', persona: 'ceo', text: 'not kept' });
     expect(feed.covers(10)).toBe(true);
@@ -143,7 +150,7 @@ describe('the SSE feed of a hosted session', () => {
       { type: 'directive', turn_id: 't4', path: 'STRATEGIC.ceo', persona: 'ceo', directive: { transition: 'APPROVE_AND_HANDOFF', next_agent: 'cfo' }, source: 'tool', session_id: 's', seq: 40, at: 0 },
     ] as unknown as TroupeEvent[];
     const { session, publish } = fakeSession(recent);
-    const feed = new EventFeed(session, countingRedactor().redactor);
+    const feed = followed(session, countingRedactor().redactor);
     expect(feed.covers(40)).toBe(true);
     expect(feed.covers(39)).toBe(false);
     expect(feed.replay(10)).toBeNull();

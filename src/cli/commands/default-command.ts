@@ -6,7 +6,7 @@ import type { CliIo } from '../io.js';
 import { printer } from '../io.js';
 import { modelFromEnv } from '../../llm/from-env.js';
 import { openSession } from '../../session/open-session.js';
-import { paced } from '../models.js';
+import { paced, resumeModel } from '../models.js';
 import { finishHeadless } from './finish.js';
 
 /** The brief `npm start` runs when no brief is given. */
@@ -31,7 +31,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   if (interactive) {
     const { runInteractive } = await import('../interactive.js');
     const { workflowLauncher } = await import('../workflow-launcher.js');
-    const workflows = workflowLauncher(io, { team, teamDir: dir, store, model: () => paced(modelFromEnv(io.env, { demo: args.demo }), io.env) });
+    const workflows = workflowLauncher(io, { team, teamDir: dir, store, model: () => paced(modelFromEnv(io.env, { demo: args.demo }), io.env), resumed: async (events) => paced(await resumeModel(io.env, { demo: args.demo }, events), io.env) });
     const last = await runInteractive(session, { workflows });
     savedLine(io, last.id, false, last.getSnapshot().status);
     return last.fault ? 1 : 0;

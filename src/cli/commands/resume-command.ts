@@ -9,6 +9,7 @@ import { paced, resumeModel } from '../models.js';
 import { modelFromEnv } from '../../llm/from-env.js';
 import { resolveSessionId } from '../session-lookup.js';
 import { printUsageSummary } from '../usage-summary.js';
+import { printWorkspaces } from '../workspaces-line.js';
 import { finishHeadless } from './finish.js';
 import { confirmAfterReplay, NotResumed } from '../replay-guard.js';
 
@@ -42,7 +43,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   if (interactive) {
     const { runInteractive } = await import('../interactive.js');
     const { workflowLauncher } = await import('../workflow-launcher.js');
-    const workflows = workflowLauncher(io, { team: session.team, teamDir: session.team.loaded.dir, store, model: () => paced(modelFromEnv(io.env, { demo: args.demo }), io.env) });
+    const workflows = workflowLauncher(io, { team: session.team, teamDir: session.team.loaded.dir, store, model: () => paced(modelFromEnv(io.env, { demo: args.demo }), io.env), resumed: async (events) => paced(await resumeModel(io.env, { demo: args.demo }, events), io.env) });
     const last = await runInteractive(session, { resumed: true, workflows });
     savedLine(io, last.id, false, last.getSnapshot().status);
     return last.fault ? 1 : 0;
@@ -72,5 +73,6 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   }
   const code = await finishHeadless(session, io, { json: args.json, quit });
   printUsageSummary(session, io, { json: args.json });
+  await printWorkspaces(session, io, { json: args.json });
   return code;
 }

@@ -11,6 +11,7 @@ import { attachOutput } from '../attach-output.js';
 import { UserError } from '../../errors.js';
 import { inputOptional, inputProblem } from '../../workflow/run/frames.js';
 import { printUsageSummary } from '../usage-summary.js';
+import { printWorkspaces } from '../workspaces-line.js';
 import { finishHeadless } from './finish.js';
 
 /** `troupe run "<brief>"`: runs a session headless until it needs the user or ends, stored; prints the transcript or JSON events. */
@@ -45,6 +46,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   await session.settled();
   const code = await finishHeadless(session, io, { json: args.json, quit: false });
   printUsageSummary(session, io, { json: args.json });
+  await printWorkspaces(session, io, { json: args.json });
   if (replay?.divergence) {
     io.stderr.write(`troupe: ${replay.divergence}\n`);
     return 1;

@@ -9,8 +9,11 @@ import { serveApp } from '../../serve/app.js';
 import { listen } from '../../serve/listen.js';
 import { SessionHost } from '../../serve/host.js';
 import { loadWorkflowOrThrow } from '../../workflow/load/load-workflow.js';
+import { listWorkflows } from '../../workflow/load/list.js';
+import { workflowDirs } from '../../workflow/load/locate.js';
+import { parseAllowedHosts } from '../../serve/origin-guard.js';
 
-/** `troupe serve`: many sessions in one process behind an HTTP API with SSE and a live page. Runs until stopped (Ctrl+C, SIGTERM). */
+/** `troupe serve`: many sessions in one process behind an HTTP API with SSE and the web console. Runs until stopped (Ctrl+C, SIGTERM). */
 export async function run(args: CliArgs, io: CliIo): Promise<number> {
   if (args.backend === 'restate') return (await import('./serve-restate.js')).runRestate(args, io);
   const hostname = args.host ?? '127.0.0.1';
@@ -26,12 +29,16 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
     teamDir: dir,
     env: io.env,
     maxSessions,
-    workflows: { load: (name) => loadWorkflowOrThrow(name, { cwd: io.cwd, env: io.env, team: team.loaded }) },
+    workflows: {
+      load: (name) => loadWorkflowOrThrow(name, { cwd: io.cwd, env: io.env, team: team.loaded }),
+      list: () => listWorkflows(workflowDirs(io.cwd, io.env), io.cwd).filter((w) => !w.broken),
+    },
     allowWorkflowPaths: args.allowWorkflowPaths,
     // People watch the live page: the demo is paced as in the terminal UI (TROUPE_DEMO_PACE_MS).
     model: async (stored) => paced(await resumeModel(io.env, { demo: args.demo }, stored ? stored.events : async () => []), io.env),
   });
-  const app = serveApp({ host, token, maxBodyBytes: 64 * 1024 });
+  const allowedHosts = parseAllowedHosts(io.env.TROUPE_SERVE_ALLOWED_HOSTS);
+  const app = serveApp({ host, token, maxBodyBytes: 64 * 1024, allowedHosts });
   const { server, port } = await listen(app.fetch, { hostname, port: args.port ?? 4810 });
   const write = printer(io);
   write(`http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${port}/`);

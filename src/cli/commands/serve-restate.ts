@@ -9,6 +9,9 @@ import { RestateSessions } from '../../serve/restate/ingress.js';
 import { LiveHub } from '../../serve/restate/live-hub.js';
 import { restateApp } from '../../serve/restate/restate-app.js';
 import { loadClients } from '../../serve/restate/sdk.js';
+import { loadWorkflowOrThrow } from '../../workflow/load/load-workflow.js';
+import { listWorkflows } from '../../workflow/load/list.js';
+import { workflowDirs } from '../../workflow/load/locate.js';
 
 /** `troupe serve --backend restate`: the HTTP API and live page, with sessions running on Restate (workers: `troupe worker`). */
 export async function runRestate(args: CliArgs, io: CliIo): Promise<number> {
@@ -22,7 +25,11 @@ export async function runRestate(args: CliArgs, io: CliIo): Promise<number> {
   const { team } = teamFor(args, io);
   const sessions = new RestateSessions(await loadClients(), restateUrl);
   const live = new LiveHub();
-  const app = restateApp({ sessions, team: team.def.name, def: team.def, token, maxBodyBytes: 64 * 1024, pollMs, live });
+  const workflows = {
+    load: (name: string) => loadWorkflowOrThrow(name, { cwd: io.cwd, env: io.env, team: team.loaded }),
+    list: () => listWorkflows(workflowDirs(io.cwd, io.env), io.cwd).filter((w) => !w.broken),
+  };
+  const app = restateApp({ sessions, team: team.def.name, def: team.def, token, maxBodyBytes: 64 * 1024, pollMs, live, workflows });
   const server = serve({ fetch: app.fetch, port: args.port ?? 4810, hostname });
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);

@@ -1,16 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { streamSSE } from 'hono/streaming';
 import type { MachineDefinition } from '../../engine/definition.js';
 import type { TroupeEvent } from '../../engine/event-map.js';
 import { redactDeep } from '../../llm/redact.js';
 import { displayFold, displayNames, plainNames } from '../../report/display-items.js';
+import { graphModel } from '../../report/graph-model.js';
 import { matchId } from '../../store/store.js';
 import { compileWorkflow } from '../../workflow/run/compile.js';
 import { apiFrame, readBody, refuse } from '../api-frame.js';
+import { consoleRoutes } from '../console-routes.js';
 import { CreateSessionSchema, InputSchema } from '../api-schema.js';
-import { RequestRefused } from '../host.js';
+import { RequestRefused, type SessionHost } from '../host.js';
+import { serverCatalog } from '../session-routes.js';
 import { EventQueue } from './event-queue.js';
 import { sseMessage } from '../sse-message.js';
 import { RestateUnavailable, type RestateSessions } from './ingress.js';
@@ -31,6 +34,8 @@ export interface RestateAppOptions {
   keepAliveMs?: number;
   /** Where workers push streaming deltas (absent: readers see whole messages only). */
   live?: LiveHub;
+  /** The workflows the console offers (the workers load them by name). */
+  workflows?: SessionHost['options']['workflows'];
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -53,6 +58,7 @@ export function restateApp(options: RestateAppOptions): Hono {
     maxBodyBytes: options.maxBodyBytes,
     health: () => ({ ok: true, backend: 'restate' }),
     statusOf: (error) => (error instanceof RestateUnavailable ? error.status : null),
+    page: consoleRoutes,
   });
   const resolve = async (wanted: string) => (FULL_ID.test(wanted) ? wanted : matchId(wanted, (await sessions.list()).map((e) => e.id)));
 
@@ -84,6 +90,20 @@ export function restateApp(options: RestateAppOptions): Hono {
   });
 
   api.get('/sessions/:id', async (c) => c.json(await sessions.snapshot(await resolve(c.req.param('id')))));
+
+  // What the console reads to start and draw sessions (the timeline, forks and deliverables read the embedded store: not here).
+  const { def } = options;
+  if (def) {
+    let catalog: Record<string, unknown> | null = null;
+    api.get('/catalog', (c) => c.json((catalog ??= serverCatalog(def, options.workflows))));
+    api.get('/sessions/:id/graph', async (c) => {
+      const plan = await sessions.plan(await resolve(c.req.param('id')));
+      return c.json(graphModel(plan ? compileWorkflow(plan) : def));
+    });
+  }
+  const localOnly = (c: Context) => refuse(c, 404, 'the timeline, forks and deliverables read the session files of troupe serve (the embedded backend); sessions on Restate have none here');
+  for (const path of ['/sessions/:id/timeline', '/sessions/:id/steps/:step', '/sessions/:id/deliverables']) api.get(path, localOnly);
+  api.post('/sessions/:id/fork', localOnly);
 
   api.post('/sessions/:id/input', async (c) => {
     const id = await resolve(c.req.param('id'));

@@ -1,0 +1,110 @@
+import type { Decision, DisplayItem, EventData, Prediction } from './types.js';
+
+/** A transcript entry: a display item as the server worded it, with a key for rendering. */
+export type Entry = DisplayItem & { key: string; seq: number };
+
+/** A turn streaming now (one per branch; `_` for the main line). */
+export interface LiveTurn {
+  turnId: string;
+  who: string;
+  branch?: string;
+  text: string;
+  /** The tool it runs now. */
+  tool?: string;
+}
+
+/** What the console shows of a session that comes from its events. */
+export interface EventState {
+  entries: Entry[];
+  live: Record<string, LiveTurn>;
+  /** The last arbitration (its proposals with their scores). */
+  decision: Decision | null;
+  /** State warming's predicted next personas (top first), while one answers. */
+  prediction: Prediction[] | null;
+  /** Approvals (ok) and reworks (back) of each persona's work. */
+  marks: Record<string, { ok: number; back: number }>;
+  /** Moves made: transitions between state keys, oldest first. */
+  moves: { from: string; to: string }[];
+  /** A command an agent waits to run (`!allow` / `!deny`). */
+  asked: { command: string; who: string } | null;
+  /** The last seq seen (streamed deltas carry none of their own). */
+  lastSeq: number;
+  ended: boolean;
+  /** The team's routing mode (fsm or simple), as the events last said. */
+  mode: string | null;
+}
+
+/** The state before any event. */
+export const EMPTY: EventState = { entries: [], live: {}, decision: null, prediction: null, marks: {}, moves: [], asked: null, lastSeq: 0, ended: false, mode: null };
+
+/** How many transcript entries are kept (the oldest go: the timeline and export have them all). */
+export const MAX_ENTRIES = 3_000;
+
+const str = (v: unknown) => (typeof v === 'string' ? v : '');
+
+/** Folds one event into the console's state (pure): its items go to the transcript, live turns follow the deltas. */
+export function reduce(state: EventState, e: EventData): EventState {
+  const branch = str(e.branch) || undefined;
+  const key = branch ?? '_';
+  let s = e.type === 'agent_delta' ? state : { ...state, lastSeq: Math.max(state.lastSeq, e.seq) };
+  switch (e.type) {
+    case 'agent_started': {
+      const who = e.items?.[0]?.who ?? str(e.persona);
+      s = { ...s, live: { ...s.live, [key]: { turnId: str(e.turn_id), who, ...(branch ? { branch } : {}), text: '' } } };
+      break;
+    }
+    case 'agent_delta': {
+      const turn = s.live[key];
+      const text = str(e.text);
+      if (turn && text && turn.turnId === e.turn_id) s = { ...s, live: { ...s.live, [key]: { ...turn, text: turn.text + text } } };
+      return s;
+    }
+    case 'tool_call': {
+      const turn = s.live[key];
+      if (turn) s = { ...s, live: { ...s.live, [key]: { ...turn, tool: e.phase === 'started' ? str(e.summary) : '' } } };
+      break;
+    }
+    case 'agent_message':
+    case 'agent_aborted': {
+      const { [key]: _done, ...rest } = s.live;
+      s = { ...s, live: rest };
+      break;
+    }
+    case 'session_started':
+    case 'mode_changed':
+      s = { ...s, mode: str(e.mode) || s.mode };
+      break;
+    case 'arbitration':
+      s = { ...s, decision: e.decision as Decision };
+      break;
+    case 'prediction':
+      s = { ...s, prediction: (e.predictions as Prediction[] | undefined) ?? null };
+      break;
+    case 'transition':
+      s = { ...s, moves: [...s.moves, { from: str(e.from), to: str(e.to) }], prediction: null };
+      break;
+    case 'approval': {
+      const of = str(e.of);
+      const was = s.marks[of] ?? { ok: 0, back: 0 };
+      s = { ...s, marks: { ...s.marks, [of]: e.status === 'APPROVED' ? { ...was, ok: was.ok + 1 } : { ...was, back: was.back + 1 } } };
+      break;
+    }
+    case 'command_approval':
+      s = { ...s, asked: e.phase === 'asked' ? { command: str(e.command), who: e.items?.[0]?.who ?? str(e.persona) } : null };
+      break;
+    case 'joined':
+    case 'awaiting_user':
+    case 'session_detached':
+    case 'error':
+      s = { ...s, live: {} };
+      break;
+    case 'session_ended':
+      s = { ...s, live: {}, ended: true, asked: null };
+      break;
+  }
+  const shown = (e.items ?? []).filter((item) => item.kind !== 'progress' && item.kind !== 'arbitration');
+  if (shown.length === 0) return s;
+  const added = shown.map((item, i) => ({ ...item, key: `${e.seq}.${i}`, seq: e.seq }) as Entry);
+  const entries = s.entries.length + added.length > MAX_ENTRIES ? [...s.entries, ...added].slice(-MAX_ENTRIES) : [...s.entries, ...added];
+  return { ...s, entries };
+}

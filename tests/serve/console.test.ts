@@ -1,0 +1,216 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import { createRequire } from 'node:module';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { cleanEnv } from '../helpers/cli.js';
+import { REPO_ROOT } from '../helpers/team.js';
+
+// Issue 25: the console as a person uses it, in Debian's Chromium driven by playwright-core.
+const CHROMIUM = '/usr/bin/chromium';
+const hasChromium = existsSync(CHROMIUM);
+const SHOTS = join(REPO_ROOT, 'dist', 'screenshots');
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const data = mkdtempSync(join(tmpdir(), 'troupe-console-'));
+let server: ChildProcess | null = null;
+let browser: Browser | null = null;
+let context: BrowserContext | null = null;
+let page: Page;
+let url = '';
+let port = 0;
+const ids: { team?: string } = {};
+
+/** Starts `troupe serve` (no token: the loopback default) on a port (0: any), resolving with its URL. */
+function serve(on: number): Promise<string> {
+  server = spawn(process.execPath, [join(REPO_ROOT, 'dist', 'cli.js'), 'serve', '--port', String(on)], {
+    env: cleanEnv({ TROUPE_DATA_DIR: data, TROUPE_DEMO_PACE_MS: '12' }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new Promise<string>((resolve, reject) => {
+    let out = '';
+    server!.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('\n')) resolve(out.split('\n')[0]!);
+    });
+    server!.once('exit', (code) => reject(new Error(`serve exited ${code}`)));
+  });
+}
+
+async function stop(): Promise<void> {
+  const s = server;
+  if (!s || s.exitCode !== null) return;
+  s.kill('SIGTERM');
+  await new Promise((r) => s.once('exit', r));
+}
+
+/** The serious and critical axe-core violations of the page as it is. */
+async function axeProblems(p: Page): Promise<string[]> {
+  await p.evaluate(AXE);
+  const result = await p.evaluate(async () => (window as unknown as { axe: { run: (o: unknown) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe.run({ resultTypes: ['violations'] }));
+  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
+}
+
+const api = async <T,>(path: string, init: RequestInit = {}): Promise<T> => (await fetch(`${url}${path.slice(1)}`, init)).json() as Promise<T>;
+const text = (selector: string) => page.locator(selector).innerText();
+
+describe.skipIf(!hasChromium)(`the console in a real browser${hasChromium ? '' : ' (skipped: chromium is not installed; .ci/run installs it)'}`, () => {
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    url = await serve(0);
+    port = Number(new URL(url).port);
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+    // The console's CSP allows its own script only: axe-core goes in past it, in the test's context alone.
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
+    page = await context.newPage();
+    page.on('pageerror', (e) => {
+      throw e;
+    });
+  }, 30_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stop();
+    rmSync(data, { recursive: true, force: true });
+  });
+
+  it('a team session: the graph lit, words streamed, a handoff to a persona from the roster, an approval; no serious axe violation', async () => {
+    await page.goto(url);
+    expect(await text('h1')).toContain('troupe');
+    // On loopback without a token the page asks for none.
+    expect(await page.locator('#token').count()).toBe(0);
+    await page.fill('#brief', 'A lighthouse keeper game');
+    await page.getByRole('button', { name: 'Start' }).click();
+    await page.waitForSelector('.graph .node.active', { timeout: 20_000 });
+    await page.waitForFunction(() => (document.querySelector('.live-turn .text')?.textContent ?? '').length > 15, undefined, { timeout: 20_000 });
+    await page.waitForSelector('.state-panel .badge.awaiting_user', { timeout: 30_000 });
+    ids.team = decodeURIComponent(new URL(page.url()).hash.slice(1));
+    // Names, not ids: the transcript and the state tree speak as the terminal does.
+    expect(await text('.log')).toContain('USER_INTERACTION › You -> CREATIVE › Creative Partner (SYSTEM) — brief received');
+    expect(await page.locator('.arbiter tr.winner').count()).toBeGreaterThan(0);
+    await page.selectOption('#handoff', 'ceo');
+    await page.getByRole('button', { name: 'Hand off' }).click();
+    await page.waitForFunction(() => /-> STRATEGIC › CEO \(USER\)/.test(document.querySelector('.log')?.textContent ?? ''), undefined, { timeout: 20_000 });
+    await page.waitForSelector('.graph .node.current[data-node="STRATEGIC.ceo"], .graph .node.active[data-node="STRATEGIC.ceo"]', { timeout: 20_000 });
+    await page.waitForSelector('.state-panel .badge.awaiting_user', { timeout: 30_000 });
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await page.waitForFunction(() => /you approved|session ended/.test(document.querySelector('.log')?.textContent ?? ''), undefined, { timeout: 20_000 });
+    expect(Number(await page.locator('.usage tfoot td').first().innerText())).toBeGreaterThan(0);
+    // The state panel follows the stream: a persona answering live is a running session, not one waiting for you.
+    await page.waitForFunction(
+      () => {
+        const status = document.querySelector('.state-panel .badge')?.className ?? '';
+        const listed = document.querySelector('.session[aria-current="true"] .badge')?.className ?? '';
+        const streaming = document.querySelector('.live-turn') !== null;
+        return (streaming ? /\brunning\b/.test(status) : /\b(awaiting_user|ended|idle)\b/.test(status)) && listed === status;
+      },
+      undefined,
+      { timeout: 20_000 },
+    );
+    // A live turn two lines high makes the transcript shorter: it still shows its last line.
+    await page.waitForFunction(() => (document.querySelector('.live')?.clientHeight ?? 0) > 50, undefined, { timeout: 20_000 });
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    expect(await page.evaluate(() => {
+      const log = document.querySelector('.log')!;
+      return log.scrollHeight - log.scrollTop - log.clientHeight;
+    })).toBeLessThan(2);
+    await page.screenshot({ path: join(SHOTS, 'console-team-1280x800.png') });
+    expect(await axeProblems(page)).toEqual([]);
+  }, 120_000);
+
+  it('a workflow fan-out: branches streaming at once and lit in the graph; the deliverables with workspaces, files and diffs', async () => {
+    await page.selectOption('#what', 'implement_review_debate');
+    await page.fill('#brief', 'Write a function that adds two numbers');
+    await page.getByRole('button', { name: 'Start' }).click();
+    await page.waitForFunction(() => document.querySelectorAll('.live-turn[data-branch^="impl_"]').length >= 2, undefined, { timeout: 30_000 });
+    expect(await page.locator('.graph .node.branch.active').count()).toBeGreaterThanOrEqual(2);
+    await page.waitForSelector('.state-panel .badge.ended', { timeout: 60_000 });
+    expect(await text('.log')).toMatch(/⚖ Reviewer [AB] \(round 1\)/);
+    await page.getByRole('tab', { name: 'Deliverables' }).click();
+    await page.waitForSelector('.diff .add', { timeout: 20_000 });
+    const deliverables = await text('.deliverables');
+    expect(deliverables).toContain('impl_a');
+    expect(deliverables).toMatch(/\/runs\/[0-9a-f-]+\/workspaces\/impl_a/);
+    expect(deliverables).toContain('"approved"');
+    await page.screenshot({ path: join(SHOTS, 'console-workflow-1280x800.png') });
+    expect(await axeProblems(page)).toEqual([]);
+  }, 120_000);
+
+  it('time travel: look at a step, fork from it with other input; the console moves to the fork and the original is unchanged', async () => {
+    await page.goto(`${url}#${ids.team}`);
+    await page.waitForSelector('.state-panel');
+    const before = (await api<{ lastEventSeq: number }>(`/v1/sessions/${ids.team}`)).lastEventSeq;
+    await page.getByRole('tab', { name: 'Timeline' }).click();
+    await page.locator('.step', { hasText: 'Game Designer answered' }).first().click();
+    await page.waitForSelector('.step-detail');
+    expect(await text('.time-travel')).toContain('as it was after step');
+    await page.fill('#fork-then', 'Make it a lighthouse on Mars');
+    await page.locator('.step-detail button', { hasText: 'Fork from step' }).click();
+    await page.waitForFunction(() => (document.querySelector('.session-title')?.textContent ?? '').includes('fork of'), undefined, { timeout: 20_000 });
+    await page.waitForFunction(() => (document.querySelector('.log')?.textContent ?? '').includes('Make it a lighthouse on Mars'), undefined, { timeout: 20_000 });
+    expect((await api<{ lastEventSeq: number }>(`/v1/sessions/${ids.team}`)).lastEventSeq).toBe(before);
+  }, 60_000);
+
+  it('every control is reachable with the keyboard', async () => {
+    // On a quiet page (the fork waits for the user): a live turn's panel comes and goes while a persona answers.
+    await page.waitForFunction(() => document.querySelector('.live') === null && /\b(awaiting_user|ended)\b/.test(document.querySelector('.state-panel .badge')?.className ?? ''), undefined, { timeout: 60_000 });
+    const wanted = await page.evaluate(() => {
+      const all = [...document.querySelectorAll<HTMLElement>('button, input, select, textarea, summary, [tabindex="0"]')];
+      return all.filter((el) => !(el as HTMLButtonElement).disabled && el.offsetParent !== null).map((el, i) => (el.dataset.k = String(i)));
+    });
+    await page.locator('body').focus();
+    const reached = new Set<string>();
+    for (let i = 0; i < wanted.length + 20; i++) {
+      await page.keyboard.press('Tab');
+      const k = await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.k ?? null);
+      if (k !== null) reached.add(k);
+    }
+    const missed = await page.evaluate((keys) => keys.map((k) => document.querySelector<HTMLElement>(`[data-k="${k}"]`)).map((el) => el?.outerHTML.slice(0, 80)), wanted.filter((k) => !reached.has(k)));
+    expect(missed).toEqual([]);
+    expect(wanted.length).toBeGreaterThan(15);
+  }, 60_000);
+
+  it('a page of another origin cannot start a session (a no-cors text/plain POST)', async () => {
+    const other: Server = createServer((_q, r) => r.end('<!doctype html><title>other</title>'));
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', () => r()));
+    try {
+      const evil = await context!.newPage();
+      await evil.goto(`http://localhost:${(other.address() as { port: number }).port}/`);
+      const before = (await api<{ sessions: unknown[] }>('/v1/sessions')).sessions.length;
+      await evil.evaluate(async (target) => {
+        await fetch(`${target}v1/sessions`, { method: 'POST', mode: 'no-cors', headers: { 'content-type': 'text/plain' }, body: '{"brief":"pwned"}' }).catch(() => undefined);
+      }, url);
+      expect((await api<{ sessions: unknown[] }>('/v1/sessions')).sessions.length).toBe(before);
+      await evil.close();
+    } finally {
+      other.close();
+    }
+  }, 30_000);
+
+  it('the server restarts: the page says it is gone, then reconnects and shows the session again', async () => {
+    await page.goto(`${url}#${ids.team}`);
+    await page.waitForSelector('.conn:has-text("live"), .conn:has-text("session over")', { timeout: 20_000 });
+    await stop();
+    await page.waitForSelector('.conn.down', { timeout: 20_000 });
+    expect(await text('.conn')).toContain('the server is gone');
+    await serve(port);
+    await page.waitForFunction(() => !document.querySelector('.conn.down'), undefined, { timeout: 30_000 });
+    await page.waitForSelector('.session', { timeout: 10_000 });
+    expect(await text('.log')).toContain('A lighthouse keeper game');
+  }, 90_000);
+
+  it('on a phone (390×844): laid out in one column, no serious axe violation', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${url}#${ids.team}`);
+    await page.waitForSelector('.state-panel');
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    expect(width).toBeLessThanOrEqual(390);
+    await page.screenshot({ path: join(SHOTS, 'console-team-390x844.png') });
+    expect(await axeProblems(page)).toEqual([]);
+    await page.setViewportSize({ width: 1280, height: 800 });
+  }, 60_000);
+});
