@@ -39,12 +39,19 @@ export function App() {
 
   const load = () =>
     api<Catalog>('/catalog').then(
-      (c) => (setCatalog(c), setNeedToken(false), setDown(false)),
+      (c) => {
+        setCatalog(c);
+        setNeedToken(false);
+        setDown(false);
+      },
       (e: unknown) => (e instanceof ApiError && e.status === 401 ? setNeedToken(true) : setDown(true)),
     );
   const list = () =>
     api<{ sessions: ListItem[] }>('/sessions').then(
-      (r) => (setSessions(r.sessions), setDown(false)),
+      (r) => {
+        setSessions(r.sessions);
+        setDown(false);
+      },
       (e: unknown) => (e instanceof ApiError && e.status === 401 ? setNeedToken(true) : setDown(true)),
     );
   useEffect(() => {

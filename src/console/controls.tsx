@@ -1,11 +1,11 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError } from './api.js';
 import type { EventState } from './session-state.js';
-import type { Catalog, SessionView } from './types.js';
+import type { Catalog, SessionViewJson } from './types.js';
 
 /** Props of the controls: the session, its events' state, the catalog (personas, commands), and where answers go. */
 export interface ControlsProps {
-  view: SessionView;
+  view: SessionViewJson;
   events: EventState;
   catalog: Catalog;
   /** Shows what a line answered (an inspection's lines) or why it was refused. */

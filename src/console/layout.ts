@@ -29,7 +29,7 @@ export function layoutGraph(graph: Graph): Placed {
   // A team allows almost every handoff: laying out all of them makes a hairball, so the majors are stacked
   // (lead to lead, in the team's order) and the handoffs are drawn only as they are made.
   const drawn: { from: string; to: string; label?: string; inner?: boolean }[] = graph.kind === 'team' ? teamSpine(graph) : [...graph.edges, ...innerEdges(graph)];
-  drawn.forEach((e, i) => g.setEdge(e.from, e.to, { ...(e.label ? { label: e.label, width: Math.min(e.label.length, 28) * 6, height: 14 } : {}) }, `e${i}`));
+  for (const [i, e] of drawn.entries()) g.setEdge(e.from, e.to, { ...(e.label ? { label: e.label, width: Math.min(e.label.length, 28) * 6, height: 14 } : {}) }, `e${i}`);
   dagre.layout(g);
   const groups = new Set(graph.groups.map((x) => x.id));
   const box = (id: string) => {

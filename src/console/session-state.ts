@@ -1,10 +1,10 @@
-import type { Decision, DisplayItem, EventData, Prediction } from './types.js';
+import type { Decision, DisplayItem, EventData, PredictedPersona } from './types.js';
 
 /** A transcript entry: a display item as the server worded it, with a key for rendering. */
 export type Entry = DisplayItem & { key: string; seq: number };
 
 /** A turn streaming now (one per branch; `_` for the main line). */
-export interface LiveTurn {
+export interface StreamingTurn {
   turnId: string;
   who: string;
   branch?: string;
@@ -16,11 +16,11 @@ export interface LiveTurn {
 /** What the console shows of a session that comes from its events. */
 export interface EventState {
   entries: Entry[];
-  live: Record<string, LiveTurn>;
+  live: Record<string, StreamingTurn>;
   /** The last arbitration (its proposals with their scores). */
   decision: Decision | null;
   /** State warming's predicted next personas (top first), while one answers. */
-  prediction: Prediction[] | null;
+  prediction: PredictedPersona[] | null;
   /** Approvals (ok) and reworks (back) of each persona's work. */
   marks: Record<string, { ok: number; back: number }>;
   /** Moves made: transitions between state keys, oldest first. */
@@ -78,7 +78,7 @@ export function reduce(state: EventState, e: EventData): EventState {
       s = { ...s, decision: e.decision as Decision };
       break;
     case 'prediction':
-      s = { ...s, prediction: (e.predictions as Prediction[] | undefined) ?? null };
+      s = { ...s, prediction: (e.predictions as PredictedPersona[] | undefined) ?? null };
       break;
     case 'transition':
       s = { ...s, moves: [...s.moves, { from: str(e.from), to: str(e.to) }], prediction: null };

@@ -1,18 +1,18 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from './api.js';
 import { diffLines } from './diff.js';
-import type { Catalog, Deliverables, SessionView, Step, StepView, Timeline } from './types.js';
+import type { Catalog, DeliverablesJson, SessionViewJson, Step, StepView, Timeline } from './types.js';
 
 type Tab = 'usage' | 'timeline' | 'deliverables';
 const TABS: { id: Tab; label: string }[] = [
   { id: 'usage', label: 'Cost' },
   { id: 'timeline', label: 'Timeline' },
-  { id: 'deliverables', label: 'Deliverables' },
+  { id: 'deliverables', label: 'DeliverablesJson' },
 ];
 
 /** Props of the side panel: the session, the catalog (names), a counter that moves when the session does, and what to do with a step or a fork. */
 export interface SidePanelProps {
-  view: SessionView;
+  view: SessionViewJson;
   catalog: Catalog;
   /** Moves on every stored event: the timeline and deliverables are read again (at most every second). */
   progress: number;
@@ -45,7 +45,7 @@ export function SidePanel(props: SidePanelProps) {
 const money = (cost: number | null, calls: number) => (calls === 0 ? '—' : cost === null ? 'no price' : `$${cost.toFixed(4)}`);
 
 /** Calls, tokens and cost per persona and in all (the meter's figures, as !cost shows them). */
-function Usage({ view, catalog }: { view: SessionView; catalog: Catalog }) {
+function Usage({ view, catalog }: { view: SessionViewJson; catalog: Catalog }) {
   const u = view.usage;
   const name = (id: string) => (id === '(memory)' ? 'memory summaries' : (catalog.team.personas.find((p) => p.id === id)?.name ?? id));
   return (
@@ -77,7 +77,16 @@ function useRead<T>(path: string, progress: number): { data: T | null; error: st
   }, [path, progress]);
   useEffect(() => {
     let live = true;
-    api<T>(path).then((d) => live && (setData(d), setError(null)), (e: unknown) => live && setError(e instanceof ApiError ? e.message : String(e)));
+    api<T>(path).then(
+      (d) => {
+        if (!live) return;
+        setData(d);
+        setError(null);
+      },
+      (e: unknown) => {
+        if (live) setError(e instanceof ApiError ? e.message : String(e));
+      },
+    );
     return () => {
       live = false;
     };
@@ -102,7 +111,7 @@ function TimelineView({ view, progress, step, onStep, onFork }: SidePanelProps) 
     if (!step) return;
     setProblem(null);
     try {
-      const made = await api<SessionView>(`/sessions/${encodeURIComponent(view.id)}/fork`, { json: { step: step.step } });
+      const made = await api<SessionViewJson>(`/sessions/${encodeURIComponent(view.id)}/fork`, { json: { step: step.step } });
       if (then.trim()) await api(`/sessions/${encodeURIComponent(made.id)}/input`, { json: { text: then.trim() } });
       setThen('');
       onStep(null);
@@ -146,7 +155,7 @@ function TimelineView({ view, progress, step, onStep, onFork }: SidePanelProps) 
 
 /** The session's deliverables: the output, the decisions, the final texts, the workspaces with their files and diffs. */
 function DeliverablesView({ view, progress }: SidePanelProps) {
-  const { data, error } = useRead<Deliverables>(`/sessions/${encodeURIComponent(view.id)}/deliverables`, progress);
+  const { data, error } = useRead<DeliverablesJson>(`/sessions/${encodeURIComponent(view.id)}/deliverables`, progress);
   if (error) return <p class="error">{error}</p>;
   if (!data) return <p class="muted">Reading…</p>;
   const d = data.decisions;

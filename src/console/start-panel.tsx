@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError } from './api.js';
-import type { Catalog, ListItem, SessionView } from './types.js';
+import type { Catalog, ListItem, SessionViewJson } from './types.js';
 
 /** Starts a session: a team brief (in a mode), or one of the server's workflows on its typed input. */
 export function NewSession({ catalog, onCreated }: { catalog: Catalog; onCreated: (id: string) => void }) {
@@ -23,7 +23,7 @@ export function NewSession({ catalog, onCreated }: { catalog: Catalog; onCreated
       }
     }
     try {
-      const made = await api<SessionView>('/sessions', { json: workflow ? { workflow: workflow.name, input: value } : { brief: value, mode } });
+      const made = await api<SessionViewJson>('/sessions', { json: workflow ? { workflow: workflow.name, input: value } : { brief: value, mode } });
       setText('');
       onCreated(made.id);
     } catch (e) {

@@ -1,10 +1,10 @@
 import type { EventState } from './session-state.js';
-import type { Catalog, Graph, SessionView } from './types.js';
+import type { Catalog, Graph, SessionViewJson } from './types.js';
 import { isActive } from './layout.js';
 
 /** Props of the state panel: the session now, its graph, its events' state, the server's catalog (names). */
 export interface StatePanelProps {
-  view: SessionView;
+  view: SessionViewJson;
   graph: Graph;
   events: EventState;
   catalog: Catalog;
@@ -88,7 +88,7 @@ export function StatePanel({ view, graph, events, catalog }: StatePanelProps) {
 }
 
 /** What comes next: state warming's prediction (top three), else the move waiting at a gate, else nothing known. */
-function nextLine(view: SessionView, events: EventState, name: (id: string) => string): string {
+function nextLine(view: SessionViewJson, events: EventState, name: (id: string) => string): string {
   if (view.status === 'ended') return `Over: ${view.endReason ?? 'ended'}`;
   const top = (events.prediction ?? []).slice(0, 3);
   if (top.length > 0) return `Next, predicted: ${top.map((p) => `${name(p.persona)} ${percent(p.confidence)}`).join(' · ')}`;

@@ -1,6 +1,6 @@
 import { memo } from 'preact/compat';
 import { useEffect, useRef } from 'preact/hooks';
-import type { Entry, LiveTurn } from './session-state.js';
+import type { Entry, StreamingTurn } from './session-state.js';
 
 /** One transcript entry, styled by its kind and tone; words as the server wrote them (text only, never HTML). */
 function EntryView({ e }: { e: Entry }) {
@@ -76,7 +76,7 @@ export const Transcript = memo(function Transcript({ entries }: { entries: reado
 });
 
 /** The turns streaming now, one per branch, word by word. */
-export function LiveTurns({ live }: { live: Record<string, LiveTurn> }) {
+export function LiveTurns({ live }: { live: Record<string, StreamingTurn> }) {
   const turns = Object.entries(live);
   if (turns.length === 0) return null;
   return (

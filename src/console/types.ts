@@ -6,7 +6,7 @@ import type { CatalogSchema, DeliverablesSchema, GraphSchema, SessionListItemSch
 // The console reads the API's own schemas (one source of the shapes), as types only: nothing of zod is bundled.
 
 /** A session as `GET /v1/sessions/:id` answers. */
-export type SessionView = z.infer<typeof SessionViewSchema>;
+export type SessionViewJson = z.infer<typeof SessionViewSchema>;
 /** A line of `GET /v1/sessions`. */
 export type ListItem = z.infer<typeof SessionListItemSchema>;
 /** `GET /v1/catalog`. */
@@ -20,12 +20,12 @@ export type Step = Timeline['steps'][number];
 /** `GET /v1/sessions/:id/steps/:step`. */
 export type StepView = z.infer<typeof StepViewSchema>;
 /** `GET /v1/sessions/:id/deliverables`. */
-export type Deliverables = z.infer<typeof DeliverablesSchema>;
+export type DeliverablesJson = z.infer<typeof DeliverablesSchema>;
 
 export type { Decision, DisplayItem };
 
-/** One predicted next persona (state warming's `prediction` event). */
-export interface Prediction {
+/** One predicted next persona as the console reads it from state warming's `prediction` event (its persona and confidence). */
+export interface PredictedPersona {
   persona: string;
   confidence: number;
 }

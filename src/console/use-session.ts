@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, streamUrl } from './api.js';
 import { EMPTY, reduce, type EventState } from './session-state.js';
-import type { EventData, SessionView } from './types.js';
+import type { EventData, SessionViewJson } from './types.js';
 
 /** Where the console's link to the server stands: live, reconnecting after the server went away, or over (the stream was ended by the server). */
 export type Connection = 'connecting' | 'live' | 'gone' | 'over';
@@ -21,9 +21,9 @@ function parse(data: unknown): EventData | null {
  * A session as the console follows it: its events folded as they stream (every SSE name the server sends),
  * its view read again (at most every 250 ms) when an event changes it, and the state of the connection.
  */
-export function useSession(id: string | null, names: readonly string[]): { events: EventState; view: SessionView | null; connection: Connection; reload: () => void } {
+export function useSession(id: string | null, names: readonly string[]): { events: EventState; view: SessionViewJson | null; connection: Connection; reload: () => void } {
   const [events, setEvents] = useState<EventState>(EMPTY);
-  const [view, setView] = useState<SessionView | null>(null);
+  const [view, setView] = useState<SessionViewJson | null>(null);
   const [connection, setConnection] = useState<Connection>('connecting');
   const timer = useRef<number | null>(null);
   const current = useRef(id);
@@ -35,7 +35,7 @@ export function useSession(id: string | null, names: readonly string[]): { event
     timer.current = window.setTimeout(() => {
       timer.current = null;
       const wanted = current.current;
-      if (wanted) api<SessionView>(`/sessions/${encodeURIComponent(wanted)}`).then((v) => current.current === wanted && setView(v), () => undefined);
+      if (wanted) api<SessionViewJson>(`/sessions/${encodeURIComponent(wanted)}`).then((v) => current.current === wanted && setView(v), () => undefined);
     }, 250);
   };
 

@@ -72,7 +72,7 @@ function reportedChanges(events: readonly TroupeEvent[], records: readonly Journ
   const out = new Map<string, { persona: string; branch?: string; changes: Changes }>();
   for (const r of records) {
     const input = r.input;
-    if (!input || input.type !== 'agent_replied' || !input.changes) continue;
+    if (input?.type !== 'agent_replied' || !input.changes) continue;
     const who = turns.get(input.turnId);
     if (!who) continue;
     out.set(who.branch ?? who.persona, { ...who, changes: input.changes });

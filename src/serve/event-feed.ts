@@ -174,7 +174,10 @@ export class EventFeed {
     const before = this.state;
     if (e.type === 'agent_delta') {
       // Without readers a streamed word is only folded; with readers it waits for its batch.
-      if (this.readers.size === 0) return void (this.state = displayStep(before, e, this.names).state);
+      if (this.readers.size === 0) {
+        this.state = displayStep(before, e, this.names).state;
+        return;
+      }
       const made = sseFrame(e, before, this.names, this.redactor);
       this.state = made.state;
       this.deltas.push(made.frame);
@@ -202,6 +205,7 @@ export class EventFeed {
   }
 
   private frameOf(k: Kept): SseFrame {
-    return (k.frame ??= sseFrame(k.e, k.before, this.names, this.redactor).frame);
+    k.frame ??= sseFrame(k.e, k.before, this.names, this.redactor).frame;
+    return k.frame;
   }
 }

@@ -52,7 +52,8 @@ export class SessionHost {
 
   /** A meter for a new, reopened or stored session; the price table is read once per server, not per session. */
   meter(): UsageMeter {
-    return new UsageMeter((this.prices ??= loadPriceTable(this.options.env)));
+    this.prices ??= loadPriceTable(this.options.env);
+    return new UsageMeter(this.prices);
   }
 
   /** Sessions running here now. */

@@ -55,7 +55,10 @@ export function sessionRoutes(api: Hono, host: SessionHost, resolve: (wanted: st
     return Number(text);
   };
 
-  api.get('/catalog', (c) => c.json((catalog ??= serverCatalog(team.def, host.options.workflows))));
+  api.get('/catalog', (c) => {
+    catalog ??= serverCatalog(team.def, host.options.workflows);
+    return c.json(catalog);
+  });
 
   api.get('/sessions/:id/graph', async (c) => {
     const id = await resolve(c.req.param('id'));

@@ -47,7 +47,9 @@ export function streamFrames(c: Context, r: SseReader): Response | Promise<Respo
         void stream.write(bytes).then(() => drained?.());
         return false;
       },
-      onDrain: (listener) => void (drained = listener),
+      onDrain: (listener) => {
+        drained = listener;
+      },
       end: () => undefined,
     };
     client.start(sink, r.stored, r.keepAliveMs);

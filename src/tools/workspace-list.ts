@@ -18,7 +18,7 @@ export async function listWorkspaces(root: string): Promise<{ name: string; dir:
     if (!entry.isFile() || !entry.name.endsWith('.json')) continue;
     const path = join(parent, entry.name);
     const info = await lstat(path).catch(() => null);
-    if (!info || !info.isFile() || info.size > MAX_RECORD_BYTES) continue;
+    if (!info?.isFile() || info.size > MAX_RECORD_BYTES) continue;
     try {
       const record = WorkspaceSchema.safeParse(JSON.parse(await readFile(path, 'utf8')));
       if (!record.success) continue;

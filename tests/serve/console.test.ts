@@ -56,7 +56,7 @@ async function axeProblems(p: Page): Promise<string[]> {
 }
 
 const api = async <T,>(path: string, init: RequestInit = {}): Promise<T> => (await fetch(`${url}${path.slice(1)}`, init)).json() as Promise<T>;
-const text = (selector: string) => page.locator(selector).innerText();
+const text = (selector: string) => page.locator(selector).textContent();
 
 describe.skipIf(!hasChromium)(`the console in a real browser${hasChromium ? '' : ' (skipped: chromium is not installed; .ci/run installs it)'}`, () => {
   beforeAll(async () => {
@@ -99,7 +99,7 @@ describe.skipIf(!hasChromium)(`the console in a real browser${hasChromium ? '' :
     await page.waitForSelector('.state-panel .badge.awaiting_user', { timeout: 30_000 });
     await page.getByRole('button', { name: 'Approve' }).click();
     await page.waitForFunction(() => /you approved|session ended/.test(document.querySelector('.log')?.textContent ?? ''), undefined, { timeout: 20_000 });
-    expect(Number(await page.locator('.usage tfoot td').first().innerText())).toBeGreaterThan(0);
+    expect(Number(await page.locator('.usage tfoot td').first().textContent())).toBeGreaterThan(0);
     // The state panel follows the stream: a persona answering live is a running session, not one waiting for you.
     await page.waitForFunction(
       () => {

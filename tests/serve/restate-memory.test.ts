@@ -16,7 +16,7 @@ const summary = JSON.stringify({ decisions: [DECISION], discussions: ['the tone 
 let cluster: RestateCluster;
 
 beforeAll(async () => {
-  cluster = await RestateCluster.start((req, i) => {
+  cluster = await RestateCluster.start((req, _i) => {
     if (!isSummary(req)) return story.reply(req);
     summaries.push(req);
     return { body: completion(summary) };

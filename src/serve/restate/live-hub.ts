@@ -33,7 +33,10 @@ export class LiveHub {
   /** Listens to one session's deltas; returns the unsubscribe function. */
   subscribe(session: string, reader: (e: TroupeEvent) => void): () => void {
     let set = this.readers.get(session);
-    if (!set) this.readers.set(session, (set = new Set()));
+    if (!set) {
+      set = new Set();
+      this.readers.set(session, set);
+    }
     set.add(reader);
     return () => {
       set.delete(reader);

@@ -90,7 +90,8 @@ export async function openObjectSession(ctx: ObjectContext, rt: WorkerRuntime, m
     steps,
     journal: (s) => {
       sources = s;
-      return (journal = new RestateJournal(ctx, core.state, core.lastSeq, open, steps.clock, () => s.usage() as UsageState));
+      journal = new RestateJournal(ctx, core.state, core.lastSeq, open, steps.clock, () => s.usage() as UsageState);
+      return journal;
     },
     memory,
     savedMemory: core.memory ?? null,

@@ -95,7 +95,10 @@ export function restateApp(options: RestateAppOptions): Hono {
   const { def } = options;
   if (def) {
     let catalog: Record<string, unknown> | null = null;
-    api.get('/catalog', (c) => c.json((catalog ??= serverCatalog(def, options.workflows))));
+    api.get('/catalog', (c) => {
+      catalog ??= serverCatalog(def, options.workflows);
+      return c.json(catalog);
+    });
     api.get('/sessions/:id/graph', async (c) => {
       const plan = await sessions.plan(await resolve(c.req.param('id')));
       return c.json(graphModel(plan ? compileWorkflow(plan) : def));
