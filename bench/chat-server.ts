@@ -41,9 +41,17 @@ const server = createServer((req, res) => {
     }
     turn += 1;
     const allowed = targets(system);
-    const directive = turn >= last
-      ? { transition: 'RESPOND_TO_USER' }
-      : { transition: 'HANDOFF_TO_AGENT', next_agent: allowed[(turn * 7) % Math.max(1, allowed.length)], urgency: 0.6, dependency: 0.7, user_intent: 0.5, ...(turn % 10 === 0 ? { key_decisions: [`decision ${turn}`] } : {}) };
+    const directive =
+      turn >= last
+        ? { transition: 'RESPOND_TO_USER' }
+        : {
+            transition: 'HANDOFF_TO_AGENT',
+            next_agent: allowed[(turn * 7) % Math.max(1, allowed.length)],
+            urgency: 0.6,
+            dependency: 0.7,
+            user_intent: 0.5,
+            ...(turn % 10 === 0 ? { key_decisions: [`decision ${turn}`] } : {}),
+          };
     const text = `Turn ${turn}: ${'we weigh scope, cost and feel of the lighthouse chapters; '.repeat(10)}`;
     res.write(chunk({ role: 'assistant', content: '' }));
     for (let i = 0; i < text.length; i += 200) res.write(chunk({ content: text.slice(i, i + 200) }));

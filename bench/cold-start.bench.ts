@@ -82,7 +82,9 @@ export default async function coldStart(): Promise<void> {
     const m = (values: number[]) => median(values.filter((v) => !Number.isNaN(v)));
     const raw = m(samples.raw);
 
-    process.stdout.write(`cold start to the first streamed word, median of ${RUNS} interleaved cold processes each (after 1 warm-up round), local fake server, the same ${(JSON.stringify(body).length / 1024).toFixed(1)} KiB request:\n`);
+    process.stdout.write(
+      `cold start to the first streamed word, median of ${RUNS} interleaved cold processes each (after 1 warm-up round), local fake server, the same ${(JSON.stringify(body).length / 1024).toFixed(1)} KiB request:\n`,
+    );
     const c = (name: string) => median(cpu[name] ?? [NaN]);
     const row = (label: string, name: 'raw' | 'troupe' | 'baseline', note = '') => {
       const wall = m(samples[name]);

@@ -62,11 +62,16 @@ export default async function bench(): Promise<void> {
       const add = EventSource.prototype.addEventListener;
       EventSource.prototype.addEventListener = function (this: EventSource, type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions) {
         if (type !== 'agent_delta') return add.call(this, type, listener, options);
-        return add.call(this, type, (ev: Event) => {
-          (listener as EventListener)(ev);
-          const at = Date.parse((JSON.parse((ev as MessageEvent).data as string) as { at: string }).at);
-          requestAnimationFrame(() => setTimeout(() => lags.push(Date.now() - at)));
-        }, options);
+        return add.call(
+          this,
+          type,
+          (ev: Event) => {
+            (listener as EventListener)(ev);
+            const at = Date.parse((JSON.parse((ev as MessageEvent).data as string) as { at: string }).at);
+            requestAnimationFrame(() => setTimeout(() => lags.push(Date.now() - at)));
+          },
+          options,
+        );
       } as typeof EventSource.prototype.addEventListener;
     });
     await page.goto(url);

@@ -45,11 +45,34 @@ class InstantModel implements ChatModel {
   async generate(req: ChatRequest): Promise<ChatResponse> {
     await new Promise((r) => setImmediate(r));
     this.calls += 1;
-    if (req.meta.purpose === 'summary') return { text: `{"decisions":["d${this.calls}"],"discussions":["talk"],"pending":[]}`, toolCalls: [], usage: { promptTokens: 400, completionTokens: 30 }, finishReason: 'stop', model: 'instant' };
+    if (req.meta.purpose === 'summary')
+      return {
+        text: `{"decisions":["d${this.calls}"],"discussions":["talk"],"pending":[]}`,
+        toolCalls: [],
+        usage: { promptTokens: 400, completionTokens: 30 },
+        finishReason: 'stop',
+        model: 'instant',
+      };
     const self = req.meta.persona!;
-    const d = { transition: 'APPROVE_AND_HANDOFF', next_agent: this.pick(self), urgency: 0.5, dependency: 0.6, user_intent: 0.4, key_decisions: [`decision ${this.calls} on topic${this.seed % 50}`],
-      alternatives: [{ next_agent: this.pick(self), urgency: 0.4, dependency: 0.5, user_intent: 0.5 }, { next_agent: this.pick(self), urgency: 0.3 }] };
-    return { text: `${self} says something about topic${this.seed % 50}.`, toolCalls: [{ name: 'handoff_directive', arguments: JSON.stringify(d) }], usage: { promptTokens: 900, completionTokens: 60 }, finishReason: 'tool_calls', model: 'instant' };
+    const d = {
+      transition: 'APPROVE_AND_HANDOFF',
+      next_agent: this.pick(self),
+      urgency: 0.5,
+      dependency: 0.6,
+      user_intent: 0.4,
+      key_decisions: [`decision ${this.calls} on topic${this.seed % 50}`],
+      alternatives: [
+        { next_agent: this.pick(self), urgency: 0.4, dependency: 0.5, user_intent: 0.5 },
+        { next_agent: this.pick(self), urgency: 0.3 },
+      ],
+    };
+    return {
+      text: `${self} says something about topic${this.seed % 50}.`,
+      toolCalls: [{ name: 'handoff_directive', arguments: JSON.stringify(d) }],
+      usage: { promptTokens: 900, completionTokens: 60 },
+      finishReason: 'tool_calls',
+      model: 'instant',
+    };
   }
 }
 
@@ -124,7 +147,10 @@ function stepPerTransition(def: MachineDefinition, turns: number, cpu: number[])
 
 export default async function engine(): Promise<void> {
   const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-  const teams: [string, LoadedTeam][] = [['8 personas', loadTeamOrThrow(root)], ['200 personas', generatedTeam(200)]];
+  const teams: [string, LoadedTeam][] = [
+    ['8 personas', loadTeamOrThrow(root)],
+    ['200 personas', generatedTeam(200)],
+  ];
   const defs = teams.map(([, loaded]) => open(loaded));
   const lengths = [20, 200, 2000];
 
@@ -152,18 +178,25 @@ export default async function engine(): Promise<void> {
   };
   for (const [t, [name, loaded]] of teams.entries()) {
     const cpu: Record<string, number[]> = {};
-    const tasks = Object.fromEntries(Object.entries(variants).map(([v, layers]) => [v, async () => {
-      const took = await sessionPerTransition(loaded, defs[t]!, layers);
-      (cpu[v] ??= []).push(took.cpu);
-      return took.wall;
-    }]));
+    const tasks = Object.fromEntries(
+      Object.entries(variants).map(([v, layers]) => [
+        v,
+        async () => {
+          const took = await sessionPerTransition(loaded, defs[t]!, layers);
+          (cpu[v] ??= []).push(took.cpu);
+          return took.wall;
+        },
+      ]),
+    );
     const s = await interleaved(SESSION_RUNS, 2, tasks);
     const bare = median(s.bare!);
     const cli = median(s.cli!);
     // The CPU samples include the warm-up rounds' too; medians of the timed rounds only.
     const cpuOf = (v: string) => median(cpu[v]!.slice(-SESSION_RUNS));
     const part = (v: string) => `${v} ${ms(median(s[v]!))} (${ratio(median(s[v]!), bare)}; CPU ${ratio(cpuOf(v), cpuOf('bare'))})`;
-    process.stdout.write(`  ${name}: user path ÷ bare = ${ratio(cpuOf('cli'), cpuOf('bare'))} CPU, ${ratio(cli, bare)} wall: the CLI path (memory, meter, journal on disk) ${ms(cli)} (CPU ${ms(cpuOf('cli'))}) vs the bare session (full-history prompt, parse, events) ${ms(bare)} (CPU ${ms(cpuOf('bare'))})   (target <= 1.3x)\n`);
+    process.stdout.write(
+      `  ${name}: user path ÷ bare = ${ratio(cpuOf('cli'), cpuOf('bare'))} CPU, ${ratio(cli, bare)} wall: the CLI path (memory, meter, journal on disk) ${ms(cli)} (CPU ${ms(cpuOf('cli'))}) vs the bare session (full-history prompt, parse, events) ${ms(bare)} (CPU ${ms(cpuOf('bare'))})   (target <= 1.3x)\n`,
+    );
     process.stdout.write(`    layers: ${['memory', 'memory+meter', 'store'].map(part).join(' · ')}\n`);
   }
 }

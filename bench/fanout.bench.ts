@@ -38,7 +38,13 @@ class StreamingModel implements ChatModel {
     }
     const turn = Number((request.meta.turnId ?? 't1').slice(1));
     const next = request.meta.handoffTo?.[turn % (request.meta.handoffTo.length || 1)];
-    return { text: words.join(''), toolCalls: [{ name: 'handoff_directive', arguments: JSON.stringify({ transition: 'HANDOFF_TO_AGENT', next_agent: next }) }], usage, finishReason: 'tool_calls', model: 'bench' };
+    return {
+      text: words.join(''),
+      toolCalls: [{ name: 'handoff_directive', arguments: JSON.stringify({ transition: 'HANDOFF_TO_AGENT', next_agent: next }) }],
+      usage,
+      finishReason: 'tool_calls',
+      model: 'bench',
+    };
   }
 }
 
@@ -85,7 +91,9 @@ async function bench(): Promise<void> {
   }, 5);
   phase = connecting;
   const cpu0 = process.cpuUsage();
-  const readers = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'fanout-readers.ts'), `${base}/v1/sessions/${id}/events`, String(READERS), String(DELTAS)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const readers = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'fanout-readers.ts'), `${base}/v1/sessions/${id}/events`, String(READERS), String(DELTAS)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   readers.stdout.on('data', (d: Buffer) => {
     out += d.toString();
@@ -101,7 +109,10 @@ async function bench(): Promise<void> {
   clearInterval(ticker);
   probing = false;
   await probe;
-  const lines = out.trim().split('\n').map((l) => JSON.parse(l) as { connected?: number; done?: number; short?: number; bytes?: number });
+  const lines = out
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { connected?: number; done?: number; short?: number; bytes?: number });
   const connected = lines.find((l) => l.connected !== undefined)?.connected;
   const done = lines.find((l) => l.done !== undefined)!;
   const summary = (xs: number[]) => {
@@ -110,12 +121,18 @@ async function bench(): Promise<void> {
     return `median ${median(xs).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${(sorted.at(-1) ?? 0).toFixed(1)} ms (${xs.length} probes)`;
   };
   const stall = (s?: { wall: number; cpu: number }) => (s ? `; the server's longest stall ${s.wall.toFixed(0)} ms, ${s.cpu.toFixed(0)} ms of it on the CPU` : '');
-  process.stdout.write(`one session streaming a delta every ${EVERY_MS} ms, ${READERS} SSE readers (another process) connecting at once and reading ${DELTAS} deltas each; /healthz asked every 50 ms:\n`);
-  process.stdout.write(`  all ${READERS} readers connected in ${connected !== undefined ? `${(connected / 1000).toFixed(2)} s` : 'never'}; all done in ${((done.done ?? 0) / 1000).toFixed(1)} s${done.short ? ` (${done.short} read fewer deltas)` : ''}; ${((done.bytes ?? 0) / 1048576).toFixed(0)} MiB sent\n`);
+  process.stdout.write(
+    `one session streaming a delta every ${EVERY_MS} ms, ${READERS} SSE readers (another process) connecting at once and reading ${DELTAS} deltas each; /healthz asked every 50 ms:\n`,
+  );
+  process.stdout.write(
+    `  all ${READERS} readers connected in ${connected !== undefined ? `${(connected / 1000).toFixed(2)} s` : 'never'}; all done in ${((done.done ?? 0) / 1000).toFixed(1)} s${done.short ? ` (${done.short} read fewer deltas)` : ''}; ${((done.bytes ?? 0) / 1048576).toFixed(0)} MiB sent\n`,
+  );
   process.stdout.write(`  /healthz before the readers: median ${median(idle).toFixed(1)} ms\n`);
   process.stdout.write(`  /healthz while they connect:  ${summary(connecting)}${stall(stalls.connecting)}\n`);
   process.stdout.write(`  /healthz while they read:     ${summary(reading)}   (target < 10 ms)${stall(stalls.reading)}\n`);
-  process.stdout.write(`  server CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms for ${READERS * DELTAS} delta deliveries: ${((cpu.user + cpu.system) / (READERS * DELTAS)).toFixed(2)} µs per delta per reader\n`);
+  process.stdout.write(
+    `  server CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms for ${READERS * DELTAS} delta deliveries: ${((cpu.user + cpu.system) / (READERS * DELTAS)).toFixed(2)} µs per delta per reader\n`,
+  );
   await host.stopAll();
   server.close();
   rmSync(dir, { recursive: true, force: true });

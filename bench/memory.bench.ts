@@ -20,7 +20,10 @@ async function tokenRun(memoryOn: boolean) {
   const { runner, events, attached } = await memoryRunner(model, memoryOn ? {} : { prompt: null });
   await runToEnd(runner, attached);
   const tokens = AT.map((n) => promptTokens(model.prompts.get(n)!));
-  const final = model.prompts.get(TURNS)!.map((m) => m.content).join('\n');
+  const final = model.prompts
+    .get(TURNS)!
+    .map((m) => m.content)
+    .join('\n');
   const all = Object.values(DECISIONS).flat();
   const recall = all.filter((d) => final.includes(d)).length / all.length;
   const count = (type: string) => events.filter((e) => e.type === type).length;

@@ -37,7 +37,10 @@ class InstantModel implements ChatModel {
     const allowed = request.meta.handoffTo ?? [];
     const next = allowed[(this.calls * 7) % Math.max(1, allowed.length)];
     const text = `Turn ${this.calls} from ${request.meta.personaName}: ${'we weigh scope, cost and feel of the lighthouse chapters; '.repeat(10)}`;
-    const directive = this.calls >= this.lastTurn ? { transition: 'RESPOND_TO_USER' } : { transition: 'HANDOFF_TO_AGENT', next_agent: next, urgency: 0.6, dependency: 0.7, user_intent: 0.5, key_decisions: [`decision ${this.calls}: chapter ${this.calls} keeps its own lamp`] };
+    const directive =
+      this.calls >= this.lastTurn
+        ? { transition: 'RESPOND_TO_USER' }
+        : { transition: 'HANDOFF_TO_AGENT', next_agent: next, urgency: 0.6, dependency: 0.7, user_intent: 0.5, key_decisions: [`decision ${this.calls}: chapter ${this.calls} keeps its own lamp`] };
     return { text, toolCalls: [{ name: DIRECTIVE_TOOL_NAME, arguments: JSON.stringify(directive) }], usage: { promptTokens: 900, completionTokens: 150 }, finishReason: 'tool_calls', model: 'bench' };
   }
 }
@@ -155,26 +158,38 @@ export default async function bench(): Promise<void> {
     await session.stop();
     const near = (rows: { turn: number; ms: number }[], mark: number) => rows.filter((r) => r.turn >= mark && r.turn < mark + WINDOW).map((r) => r.ms);
     // Checkpoints are a second or 256 journal lines apart: the three nearest each mark.
-    const nearest = (mark: number) => [...store.checkpoints].filter((c) => c.turn > 0 && c.turn < last).sort((x, y) => Math.abs(x.turn - mark) - Math.abs(y.turn - mark)).slice(0, 3);
+    const nearest = (mark: number) =>
+      [...store.checkpoints]
+        .filter((c) => c.turn > 0 && c.turn < last)
+        .sort((x, y) => Math.abs(x.turn - mark) - Math.abs(y.turn - mark))
+        .slice(0, 3);
     process.stdout.write(`persistence per step, lowdb store, instant model (answers once the event loop turns), memory on, a distinct key decision every turn:\n`);
     for (const mark of MARKS) {
       const a = near(store.appends, mark);
       const c = nearest(mark);
-      process.stdout.write(`  turn ${String(mark).padStart(6)}  append ${ms(median(a)).padStart(9)} (${a.length} steps)  checkpoint on the event loop ${ms(median(c.map((r) => r.loop))).padStart(9)}, its write off the loop ${ms(median(c.map((r) => r.write))).padStart(9)} (median of the ${c.length} nearest, turns ${c.map((r) => r.turn).join(', ')})\n`);
+      process.stdout.write(
+        `  turn ${String(mark).padStart(6)}  append ${ms(median(a)).padStart(9)} (${a.length} steps)  checkpoint on the event loop ${ms(median(c.map((r) => r.loop))).padStart(9)}, its write off the loop ${ms(median(c.map((r) => r.write))).padStart(9)} (median of the ${c.length} nearest, turns ${c.map((r) => r.turn).join(', ')})\n`,
+      );
     }
     const sampled = store.checkpoints.filter((r) => r.parts);
     if (sampled.length > 1) {
       process.stdout.write(`  what the checkpoint holds, serialised bytes at turns ${sampled.map((r) => r.turn).join(' / ')} (what grows is the checkpoint's cost):\n`);
       for (const key of Object.keys(sampled.at(-1)!.parts!)) process.stdout.write(`    ${key.padEnd(26)} ${sampled.map((r) => String(r.parts![key] ?? 0).padStart(9)).join(' ')}\n`);
-      process.stdout.write(`    serialising it (JSON.stringify) ${sampled.map((r) => ms(r.stringify!)).join(' / ')}; the redaction screen over that text ${sampled.map((r) => ms(r.screen!)).join(' / ')} (target: the screen cheaper than the serialisation)\n`);
+      process.stdout.write(
+        `    serialising it (JSON.stringify) ${sampled.map((r) => ms(r.stringify!)).join(' / ')}; the redaction screen over that text ${sampled.map((r) => ms(r.screen!)).join(' / ')} (target: the screen cheaper than the serialisation)\n`,
+      );
     }
     const all = (rows: { ms: number }[]) => rows.map((r) => r.ms);
     const mean = (xs: number[]) => xs.reduce((n, x) => n + x, 0) / Math.max(1, xs.length);
     const loops = store.checkpoints.map((r) => r.loop);
-    process.stdout.write(`  whole run: append median ${ms(median(all(store.appends)))}, mean ${ms(mean(all(store.appends)))} (${store.appends.length} appends: serialise, redact, seal, write); checkpoint on the loop median ${ms(median(loops))}, mean ${ms(mean(loops))}, ${ms(mean(loops) * store.checkpoints.length / Math.max(1, store.appends.length))} per line amortised\n`);
+    process.stdout.write(
+      `  whole run: append median ${ms(median(all(store.appends)))}, mean ${ms(mean(all(store.appends)))} (${store.appends.length} appends: serialise, redact, seal, write); checkpoint on the loop median ${ms(median(loops))}, mean ${ms(mean(loops))}, ${ms((mean(loops) * store.checkpoints.length) / Math.max(1, store.appends.length))} per line amortised\n`,
+    );
     const journal = statSync(join(dir, 'sessions', 'bench.jsonl')).size;
     const doc = statSync(join(dir, 'sessions', 'bench.json')).size;
-    process.stdout.write(`  at ${last} turns: journal ${(journal / 1024 / 1024).toFixed(1)} MiB (append-only), document ${(doc / 1024).toFixed(0)} KiB; ${store.appends.length} appends, ${store.checkpoints.length} checkpoints; whole run ${(wall / 1000).toFixed(1)} s (${ms(wall / last)} per turn)\n`);
+    process.stdout.write(
+      `  at ${last} turns: journal ${(journal / 1024 / 1024).toFixed(1)} MiB (append-only), document ${(doc / 1024).toFixed(0)} KiB; ${store.appends.length} appends, ${store.checkpoints.length} checkpoints; whole run ${(wall / 1000).toFixed(1)} s (${ms(wall / last)} per turn)\n`,
+    );
     process.stdout.write(`  target: a checkpoint costs the same at 10 and 10,000 turns; <= 2 ms per step at 10,000 turns; fsync off the event loop (the journal before the document)\n`);
   } finally {
     if (!process.env.KEEP) rmSync(dir, { recursive: true, force: true });

@@ -103,9 +103,7 @@ async function replay(store: MemoryStore, def: MachineDefinition, id: string, le
 /** The baseline "who followed this persona most often" (this session's counts three times the learned ones). */
 function historyOnly(own: TransitionCounts, learned: TransitionCounts, from: string): Prediction[] {
   const ids = new Set([...own.followers(from), ...learned.followers(from)]);
-  return [...ids]
-    .map((id) => ({ persona: id, confidence: 3 * own.count(from, id) + learned.count(from, id), history: 0, context: 0, dependency: 0 }))
-    .sort((a, b) => b.confidence - a.confidence);
+  return [...ids].map((id) => ({ persona: id, confidence: 3 * own.count(from, id) + learned.count(from, id), history: 0, context: 0, dependency: 0 })).sort((a, b) => b.confidence - a.confidence);
 }
 
 async function measure(label: string, team: OpenTeam, ids: string[], store: MemoryStore): Promise<void> {
@@ -117,9 +115,13 @@ async function measure(label: string, team: OpenTeam, ids: string[], store: Memo
     await replay(store, team.def, id, learned, scores, allowed);
   }
   const pct = (s: Score | undefined, key: 'top1' | 'top3') => (s?.n ? `${((100 * s[key]) / s.n).toFixed(0)}%` : '—');
-  process.stdout.write(`  ${label}: ${scores.full?.n ?? 0} predictions over ${ids.length} recorded sessions (a random allowed persona would be right ${allowed.n ? ((100 * allowed.sum) / allowed.n).toFixed(0) : '—'}% of the time)\n`);
+  process.stdout.write(
+    `  ${label}: ${scores.full?.n ?? 0} predictions over ${ids.length} recorded sessions (a random allowed persona would be right ${allowed.n ? ((100 * allowed.sum) / allowed.n).toFixed(0) : '—'}% of the time)\n`,
+  );
   process.stdout.write(`    ${'predictor'.padEnd(40)} ${'top-1'.padStart(6)} ${'top-3'.padStart(6)}\n`);
-  process.stdout.write(`    ${'on the answer (first 300 characters)'.padEnd(40)} ${pct(scores.answer, 'top1').padStart(6)} ${pct(scores.answer, 'top3').padStart(6)}   (${scores.answer?.n ?? 0} answers that long)\n`);
+  process.stdout.write(
+    `    ${'on the answer (first 300 characters)'.padEnd(40)} ${pct(scores.answer, 'top1').padStart(6)} ${pct(scores.answer, 'top3').padStart(6)}   (${scores.answer?.n ?? 0} answers that long)\n`,
+  );
   for (const v of VARIANTS) process.stdout.write(`    ${`on the inbox, ${v}`.padEnd(40)} ${pct(scores[v], 'top1').padStart(6)} ${pct(scores[v], 'top3').padStart(6)}\n`);
 }
 

@@ -37,7 +37,8 @@ class InstantModel implements ChatModel {
     const n = (this.turns.get(brief) ?? 0) + 1;
     this.turns.set(brief, n);
     const allowed = request.meta.handoffTo ?? [];
-    const directive = n >= TURNS ? { transition: 'RESPOND_TO_USER' } : { transition: 'HANDOFF_TO_AGENT', next_agent: allowed[(n * 7) % Math.max(1, allowed.length)], urgency: 0.6, dependency: 0.7, user_intent: 0.5 };
+    const directive =
+      n >= TURNS ? { transition: 'RESPOND_TO_USER' } : { transition: 'HANDOFF_TO_AGENT', next_agent: allowed[(n * 7) % Math.max(1, allowed.length)], urgency: 0.6, dependency: 0.7, user_intent: 0.5 };
     const text = `Turn ${n} from ${request.meta.personaName}: ${'we weigh scope, cost and feel of the chapters; '.repeat(12)}`;
     return { text, toolCalls: [{ name: DIRECTIVE_TOOL_NAME, arguments: JSON.stringify(directive) }], usage: { promptTokens: 900, completionTokens: 150 }, finishReason: 'tool_calls', model: 'bench' };
   }

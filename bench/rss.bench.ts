@@ -54,12 +54,16 @@ async function bench(): Promise<void> {
       if (e.type !== 'agent_message' || !MARKS.includes(e.turn)) return;
       gc();
       const m = process.memoryUsage();
-      rows.push(`  turn ${String(e.turn).padStart(5)}  rss ${mib(m.rss).padStart(7)}  heap ${mib(m.heapUsed).padStart(6)} of ${mib(m.heapTotal)}  external ${mib(m.external)} (buffers ${mib(m.arrayBuffers)})  (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+      rows.push(
+        `  turn ${String(e.turn).padStart(5)}  rss ${mib(m.rss).padStart(7)}  heap ${mib(m.heapUsed).padStart(6)} of ${mib(m.heapTotal)}  external ${mib(m.external)} (buffers ${mib(m.arrayBuffers)})  (${((performance.now() - t0) / 1000).toFixed(0)} s)`,
+      );
     });
     session.start('A lighthouse keeper game');
     await session.settled();
     await session.stop();
-    process.stdout.write(`resident memory of a headless session (memory on, lowdb store, HTTP to a local chat server), after a full GC:\n${rows.join('\n')}\n  ended at turn ${session.getSnapshot().turn} (${session.getSnapshot().status}); target: flat\n`);
+    process.stdout.write(
+      `resident memory of a headless session (memory on, lowdb store, HTTP to a local chat server), after a full GC:\n${rows.join('\n')}\n  ended at turn ${session.getSnapshot().turn} (${session.getSnapshot().status}); target: flat\n`,
+    );
   } finally {
     server.stop();
     rmSync(dir, { recursive: true, force: true });

@@ -85,7 +85,10 @@ async function watch(url: string, brief: string, arrivals: Map<string, number>, 
     if (done) return turns;
     buffer += decoder.decode(value, { stream: true });
     for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-      const data = buffer.slice(0, end).split('\n').find((l) => l.startsWith('data: '));
+      const data = buffer
+        .slice(0, end)
+        .split('\n')
+        .find((l) => l.startsWith('data: '));
       buffer = buffer.slice(end + 2);
       if (!data) continue;
       const e = JSON.parse(data.slice(6)) as { type: string; turn_id?: string };
@@ -201,7 +204,9 @@ async function inChild(target: 'troupe' | 'floor', sessions: number): Promise<Fi
 }
 
 export default async function serve(): Promise<void> {
-  process.stdout.write(`sessions at once, ${TURNS} persona turns each, model latency ${LATENCY_MS} ms streaming ${DELTAS} deltas a turn, real HTTP + SSE (clients in the same process); troupe on a lowdb store vs the floor server (bench/serve-floor.ts); median of ${ROUNDS} interleaved run(s), each in a process of its own\n`);
+  process.stdout.write(
+    `sessions at once, ${TURNS} persona turns each, model latency ${LATENCY_MS} ms streaming ${DELTAS} deltas a turn, real HTTP + SSE (clients in the same process); troupe on a lowdb store vs the floor server (bench/serve-floor.ts); median of ${ROUNDS} interleaved run(s), each in a process of its own\n`,
+  );
   for (const sessions of SIZES) {
     const runs: Record<'troupe' | 'floor', Figures[]> = { troupe: [], floor: [] };
     for (let r = 0; r < ROUNDS; r++) for (const target of ['floor', 'troupe'] as const) runs[target].push(await inChild(target, sessions));

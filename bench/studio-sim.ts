@@ -97,11 +97,16 @@ export function studioAnswer(seed: number, call: number, persona: string, allowe
   if (roll < 0.08 && handedBy && handedBy !== persona) transition = 'REQUEST_REWORK';
   else if (roll < 0.55 && owner.length) next = pick(rng, owner);
   else if (roll < 0.85 && habit.length) next = pick(rng, habit);
-  else next = pick(rng, allowed.filter((a) => a !== persona));
+  else
+    next = pick(
+      rng,
+      allowed.filter((a) => a !== persona),
+    );
   if (transition === 'HANDOFF_TO_AGENT' && rng() < 0.35) transition = 'APPROVE_AND_HANDOFF';
-  const directive: Record<string, unknown> = transition === 'REQUEST_REWORK'
-    ? { transition, rework_reason: `the ${pick(rng, topic.words)} is not settled yet` }
-    : { transition, next_agent: next, urgency: 0.6, dependency: 0.7, user_intent: 0.5 };
+  const directive: Record<string, unknown> =
+    transition === 'REQUEST_REWORK'
+      ? { transition, rework_reason: `the ${pick(rng, topic.words)} is not settled yet` }
+      : { transition, next_agent: next, urgency: 0.6, dependency: 0.7, user_intent: 0.5 };
   if (rng() < 0.15) directive.key_decisions = [`${topicName}: ${pick(rng, topic.words)} fixed at turn ${call}`];
   return { text: sentences.join(' '), directive };
 }

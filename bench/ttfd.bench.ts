@@ -54,13 +54,21 @@ export default async function ttfd(): Promise<void> {
     const t0 = performance.now();
     let first = -1;
     const { signal: _signal, onDelta: _onDelta, onRetry: _onRetry, ...rest } = request;
-    await adapter.generate({ ...rest, onDelta: () => { if (first < 0) first = performance.now() - t0; } });
+    await adapter.generate({
+      ...rest,
+      onDelta: () => {
+        if (first < 0) first = performance.now() - t0;
+      },
+    });
     return first;
   };
 
   // Interleaved so drift in the machine's load hits all three alike.
   const samples = await interleaved(N, WARMUP, {
-    raw: async () => { server.requests.length = 0; return rawOnce(); },
+    raw: async () => {
+      server.requests.length = 0;
+      return rawOnce();
+    },
     adapter: adapterOnce,
     runner: () => runnerOnce(),
   });
@@ -72,7 +80,9 @@ export default async function ttfd(): Promise<void> {
     process.stdout.write(`  ${name.padEnd(44)} median ${ms(m).padStart(10)}   ratio ${(m / base).toFixed(2)}x   overhead ${ms(Math.max(0, m - base))}${target}\n`);
   };
   const size = JSON.stringify(body).length;
-  process.stdout.write(`time to first text delta, ${N} calls each (after ${WARMUP} warm-up, interleaved), local fake server, 12-piece stream, the same ${(size / 1024).toFixed(1)} KiB request (the runner's first persona call)\n`);
+  process.stdout.write(
+    `time to first text delta, ${N} calls each (after ${WARMUP} warm-up, interleaved), local fake server, 12-piece stream, the same ${(size / 1024).toFixed(1)} KiB request (the runner's first persona call)\n`,
+  );
   row('raw openai SDK (stream, first content chunk)', samples.raw);
   row('troupe adapter (retries, timer, assembler)', samples.adapter);
   row('troupe runner (engine step, prompt, meter)', samples.runner, '   (target <= 1.05x)');

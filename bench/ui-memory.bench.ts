@@ -50,7 +50,16 @@ export default async function uiMemory(): Promise<void> {
     turns += 1;
     const allowed = targets(req);
     const next = allowed[turns % Math.max(1, allowed.length)];
-    return { body: completion(`Turn ${turns}: ${TEXT.repeat(6)}`, { transition: 'HANDOFF_TO_AGENT', next_agent: next, urgency: 0.6, dependency: 0.7, user_intent: 0.5, ...(turns % 25 === 0 ? { key_decisions: [`decision ${turns}`] } : {}) }) };
+    return {
+      body: completion(`Turn ${turns}: ${TEXT.repeat(6)}`, {
+        transition: 'HANDOFF_TO_AGENT',
+        next_agent: next,
+        urgency: 0.6,
+        dependency: 0.7,
+        user_intent: 0.5,
+        ...(turns % 25 === 0 ? { key_decisions: [`decision ${turns}`] } : {}),
+      }),
+    };
   }).start();
   const data = mkdtempSync(join(tmpdir(), 'troupe-bench-rss-'));
   const rows: { turn: number; rss: number; seconds: number }[] = [];
@@ -89,5 +98,8 @@ export default async function uiMemory(): Promise<void> {
   const at = (n: number) => rows.find((r) => r.turn === n)?.rss;
   const [a, b] = [at(1000), at(MARKS.at(-1)!)];
   const target = at(2000);
-  if (target !== undefined) process.stdout.write(`  at 2,000 turns ${target.toFixed(0)} MiB   (target <= 300 MiB)${a !== undefined && b !== undefined ? `; 1,000 -> ${MARKS.at(-1)!.toLocaleString('en')} turns ${b - a >= 0 ? '+' : ''}${(b - a).toFixed(0)} MiB (target: flat)` : ''}\n`);
+  if (target !== undefined)
+    process.stdout.write(
+      `  at 2,000 turns ${target.toFixed(0)} MiB   (target <= 300 MiB)${a !== undefined && b !== undefined ? `; 1,000 -> ${MARKS.at(-1)!.toLocaleString('en')} turns ${b - a >= 0 ? '+' : ''}${(b - a).toFixed(0)} MiB (target: flat)` : ''}\n`,
+    );
 }

@@ -147,8 +147,12 @@ export default async function warmingBench(): Promise<void> {
   ];
   const base = runs[0]![1];
   const pct = (v: number, b: number) => `${v <= b ? '-' : '+'}${Math.abs((100 * (v - b)) / b).toFixed(0)}%`;
-  process.stdout.write(`${TURNS}-turn simulated studio session (memory on), each run on a fresh caching server: TTFT = ${LATENCY.baseMs} ms + ${LATENCY.perUncachedTokenMs} ms x uncached prompt tokens, ${LATENCY.perOutputTokenMs} ms per output token; prefix cache of ${CACHE.blockTokens}-token blocks, >= ${CACHE.minTokens} tokens, TTL ${CACHE.ttlMs / 1000} s; priced as ${MODEL}\n`);
-  process.stdout.write(`  ${'run'.padEnd(30)} ${'TTFT (measured)'.padStart(16)} ${'TTFT (server)'.padStart(14)} ${'turn time'.padStart(12)} ${'hit rate'.padStart(9)} ${'uncached/call'.padStart(14)} ${'cost/turn'.padStart(11)} ${'+warming'.padStart(10)} ${'top-1 / top-3'.padStart(14)}  hosted-profile TTFT\n`);
+  process.stdout.write(
+    `${TURNS}-turn simulated studio session (memory on), each run on a fresh caching server: TTFT = ${LATENCY.baseMs} ms + ${LATENCY.perUncachedTokenMs} ms x uncached prompt tokens, ${LATENCY.perOutputTokenMs} ms per output token; prefix cache of ${CACHE.blockTokens}-token blocks, >= ${CACHE.minTokens} tokens, TTL ${CACHE.ttlMs / 1000} s; priced as ${MODEL}\n`,
+  );
+  process.stdout.write(
+    `  ${'run'.padEnd(30)} ${'TTFT (measured)'.padStart(16)} ${'TTFT (server)'.padStart(14)} ${'turn time'.padStart(12)} ${'hit rate'.padStart(9)} ${'uncached/call'.padStart(14)} ${'cost/turn'.padStart(11)} ${'+warming'.padStart(10)} ${'top-1 / top-3'.padStart(14)}  hosted-profile TTFT\n`,
+  );
   for (const [name, r] of runs) {
     const t = mean(r.ttft);
     const line = [

@@ -21,7 +21,11 @@ export interface TriggerContext {
 }
 
 /** A keyword as a regex source: lower case, escaped, any run of spaces matching any whitespace. */
-const escaped = (word: string) => word.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\s+/g, '\\s+');
+const escaped = (word: string) =>
+  word
+    .toLowerCase()
+    .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+    .replace(/\s+/g, '\\s+');
 /** A whole-word pattern (no letter or digit on either side) around a regex source. */
 const wholeWord = (source: string) => new RegExp(`(?:^|[^\\p{L}\\p{N}])(?:${source})(?:$|[^\\p{L}\\p{N}])`, 'u');
 

@@ -54,9 +54,9 @@ export class UsageError extends UserError {
 }
 
 // node:util's parser knows every option; which ones a command takes is checked against its spec after.
-const PARSER_OPTIONS = Object.fromEntries(
-  Object.entries(OPTIONS).map(([name, o]) => [name, { type: o.type, ...('short' in o ? { short: o.short } : {}) }]),
-) as { [K in keyof typeof OPTIONS]: { type: (typeof OPTIONS)[K]['type']; short?: string } };
+const PARSER_OPTIONS = Object.fromEntries(Object.entries(OPTIONS).map(([name, o]) => [name, { type: o.type, ...('short' in o ? { short: o.short } : {}) }])) as {
+  [K in keyof typeof OPTIONS]: { type: (typeof OPTIONS)[K]['type']; short?: string };
+};
 
 /** node's parseArgs over troupe's options; a line it refuses is a usage error naming the command. */
 function parseOrExplain(argv: string[]) {
@@ -80,7 +80,10 @@ export function parseCli(argv: string[]): CliArgs {
     const shown = spec.name || 'troupe with no command';
     if (stranger && stranger.kind === 'option') throw new UsageError(`${shown} does not take ${stranger.rawName}`, command);
     if (spec.positionals !== null && rest.length > spec.positionals) {
-      throw new UsageError(spec.positionals === 0 ? `${shown} takes no arguments, got "${rest.join(' ')}"` : `${shown} takes at most ${spec.positionals} argument(s), got "${rest.join(' ')}"`, command);
+      throw new UsageError(
+        spec.positionals === 0 ? `${shown} takes no arguments, got "${rest.join(' ')}"` : `${shown} takes at most ${spec.positionals} argument(s), got "${rest.join(' ')}"`,
+        command,
+      );
     }
   }
   const usage = (message: string) => new UsageError(message, command);

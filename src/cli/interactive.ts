@@ -27,7 +27,9 @@ export async function runInteractive(session: TroupeSession, options: { resumed?
       onSwitch: (from, to) => {
         sessions.push(to);
         last = to;
-        void from.stop({ reason: 'user_left', detail: `the UI moved to session ${to.id.slice(0, 8)} (${to.def.name}); continue this session with troupe resume ${from.id.slice(0, 8)}` }).catch(() => undefined);
+        void from
+          .stop({ reason: 'user_left', detail: `the UI moved to session ${to.id.slice(0, 8)} (${to.def.name}); continue this session with troupe resume ${from.id.slice(0, 8)}` })
+          .catch(() => undefined);
       },
     });
   } finally {

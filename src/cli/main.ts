@@ -77,7 +77,10 @@ export function reportError(error: unknown, io: CliIo): number {
 }
 
 function unknownCommand(name: string): UsageError {
-  const near = didYouMean(name, COMMAND_SPECS.map((c) => c.name).filter((c) => c !== ''));
+  const near = didYouMean(
+    name,
+    COMMAND_SPECS.map((c) => c.name).filter((c) => c !== ''),
+  );
   return new UsageError(`unknown command "${name}"${near ? ` — did you mean troupe ${near}?` : ''}`);
 }
 

@@ -27,13 +27,22 @@ export function complete(line: string, def: MachineDefinition): Completion {
   const match = /^(\s*)([!/])(\S*)$/.exec(line);
   if (match) {
     const [, space = '', sigil = '!', partial = ''] = match;
-    return finish(`${space}${sigil}`, partial, COMMANDS.map((c) => c.name));
+    return finish(
+      `${space}${sigil}`,
+      partial,
+      COMMANDS.map((c) => c.name),
+    );
   }
   const arg = /^(\s*[!/](\S+)\s+)(\S*)$/.exec(line);
   if (!arg) return { line, candidates: [] };
   const [, head = '', name = '', partial = ''] = arg;
   const spec = findCommand(name);
-  if (spec?.arg === 'persona') return finish(head, partial, def.agents.map((a) => a.id));
+  if (spec?.arg === 'persona')
+    return finish(
+      head,
+      partial,
+      def.agents.map((a) => a.id),
+    );
   if (spec?.arg === 'major') return finish(head, partial, teamMajorIds(def));
   return { line, candidates: [] };
 }

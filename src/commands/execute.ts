@@ -38,7 +38,7 @@ export type LineOutcome =
   | { kind: 'none' }
   | { kind: 'output'; title: string; lines: string[]; tone: 'info' | 'error' }
   | { kind: 'later'; title: string; lines: Promise<string[]> }
-  | { kind: 'switch'; title: string; session: Promise<TroupeSession>; /** The session is resumed (a fork), not started, once the UI listens. */ resume?: boolean }
+  | { kind: 'switch'; title: string; session: Promise<TroupeSession> /** The session is resumed (a fork), not started, once the UI listens. */; resume?: boolean }
   | { kind: 'quit' };
 
 // Inspections that read the event log: the session keeps only a window of it in RAM, so they read the store.
@@ -70,7 +70,8 @@ export function applyParsed(parsed: ParsedLine, host: LineHost): LineOutcome {
       return { kind: 'quit' };
     case 'workflow': {
       const launcher = host.workflows;
-      if (!launcher) return { kind: 'output', title: 'workflow', lines: ['workflows run in the terminal UI (/workflow <name> <input>) and with troupe run --workflow <name> --input "..."'], tone: 'error' };
+      if (!launcher)
+        return { kind: 'output', title: 'workflow', lines: ['workflows run in the terminal UI (/workflow <name> <input>) and with troupe run --workflow <name> --input "..."'], tone: 'error' };
       if (parsed.name === '') return { kind: 'later', title: 'workflows', lines: launcher.list().then((lines) => [...lines, '', 'run one: /workflow <name> <input>']) };
       if (parsed.input.trim() === '') return { kind: 'output', title: 'workflow', lines: [`usage: /workflow ${parsed.name} <input> — the workflow needs an input`], tone: 'error' };
       const problem = sizeProblem('brief', parsed.input);
@@ -89,7 +90,13 @@ export function applyParsed(parsed: ParsedLine, host: LineHost): LineOutcome {
       const store = session.store;
       const rewind = host.workflows?.rewind;
       const id = session.getSnapshot().id;
-      if (!store || !rewind) return { kind: 'output', title: 'rewind', lines: [`!rewind works in the terminal UI on a stored session; elsewhere: troupe fork ${id.slice(0, 8)} --at <step>, or the console's timeline`], tone: 'error' };
+      if (!store || !rewind)
+        return {
+          kind: 'output',
+          title: 'rewind',
+          lines: [`!rewind works in the terminal UI on a stored session; elsewhere: troupe fork ${id.slice(0, 8)} --at <step>, or the console's timeline`],
+          tone: 'error',
+        };
       if (parsed.step === null) return { kind: 'later', title: 'rewind', lines: stepLines(session) };
       return { kind: 'switch', title: 'rewind', session: rewind(id, parsed.step), resume: true };
     }

@@ -34,11 +34,7 @@ export interface InspectSources {
 
 function statusLines({ def, session: s, warming }: InspectSources): string[] {
   const sit = situation(def, s);
-  const lines = [
-    `state: ${situationLine(sit)}`,
-    `now: ${sit.status}`,
-    `mode: ${s.mode.toUpperCase()} · approval gates: ${def.team?.approval ?? 'auto'} · turn ${s.turn}/${s.turnBudget}`,
-  ];
+  const lines = [`state: ${situationLine(sit)}`, `now: ${sit.status}`, `mode: ${s.mode.toUpperCase()} · approval gates: ${def.team?.approval ?? 'auto'} · turn ${s.turn}/${s.turnBudget}`];
   const r = s.routing;
   if (r?.history.length) lines.push(`handed over by: ${r.history.map((id) => displayName(def, id)).join(' › ')}`);
   if (r) lines.push(`approvals: ${r.approved} · reworks: ${r.sentBack}`);
@@ -91,7 +87,8 @@ function branchLines({ def, session: s, events, workspaceRoot }: InspectSources)
   const where = (branch: string) => (workspaceRoot && tooled.has(branch) ? ` · files in ${join(workspaceRoot, 'workspaces', branch)}` : '');
   if (frame?.branches) {
     lines.push(`${frame.state}: running now`);
-    for (const [id, b] of Object.entries(frame.branches)) lines.push(`  ${id} · ${name(b.agent)} · ${b.status}${b.error ? ` — ${b.error}` : ''}${b.changes ? ` · ${b.changes.files.length} file(s) changed` : ''}${where(id)}`);
+    for (const [id, b] of Object.entries(frame.branches))
+      lines.push(`  ${id} · ${name(b.agent)} · ${b.status}${b.error ? ` — ${b.error}` : ''}${b.changes ? ` · ${b.changes.files.length} file(s) changed` : ''}${where(id)}`);
   }
   // Finished fan-outs (their results are in common_data under the parallel state's `into`) and the files branches wrote, worded as the transcript words them.
   for (const e of events) {

@@ -50,7 +50,10 @@ export function parseLine(line: string, def: MachineDefinition): ParsedLine {
   const spec = findCommand(word);
   if (!spec) {
     const typed = trimmed.split(/\s+/)[0]!;
-    const near = didYouMean(word, COMMANDS.flatMap((c) => [c.name, ...(c.aliases ?? [])]).filter((n) => n.length > 1));
+    const near = didYouMean(
+      word,
+      COMMANDS.flatMap((c) => [c.name, ...(c.aliases ?? [])]).filter((n) => n.length > 1),
+    );
     return { kind: 'error', message: `unknown command "${typed}"${near ? ` — did you mean ${typed[0]}${near}?` : ''} — type !help for the list` };
   }
   const args = restWords;

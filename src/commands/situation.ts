@@ -62,7 +62,8 @@ function workflowSituation(def: MachineDefinition, s: SessionState): Situation {
   else if (frame?.branches) {
     const all = Object.entries(frame.branches);
     status = `branches ${all.map(([id, b]) => `${id} ${b.status === 'running' ? '▸' : b.status === 'done' ? '✓' : '✗'}`).join(' · ')}`;
-  } else if (frame?.debate) status = `debate round ${frame.debate.round + 1}${frame.debate.synthesising ? ' (synthesising)' : ''}: ${s.inFlight ? displayName(def, s.inFlight.persona) : 'a reviewer'} is answering`;
+  } else if (frame?.debate)
+    status = `debate round ${frame.debate.round + 1}${frame.debate.synthesising ? ' (synthesising)' : ''}: ${s.inFlight ? displayName(def, s.inFlight.persona) : 'a reviewer'} is answering`;
   else if (s.inFlight) status = `${displayName(def, s.inFlight.persona)} is answering`;
   else status = s.workflow?.evaluating ? `running ${s.workflow.evaluating.purpose} code` : 'working';
   return { current, next: null, status };
@@ -77,10 +78,13 @@ export function situation(def: MachineDefinition, s: SessionState): Situation {
   const next = pendingTo ? { kind: 'pending' as const, to: pendingTo } : guess ? { kind: 'next' as const, to: guess } : null;
   const who = pathOfId(def, s.active)?.split(' › ')[1] ?? 'the team';
   const status =
-    s.status === 'idle' ? 'waiting for your brief'
-    : s.status === 'running' ? `${who} is answering`
-    : s.status === 'ended' ? `session ended: ${s.endReason ?? 'ended'}`
-    : `waiting for you: ${s.awaiting?.reason ?? ''}`;
+    s.status === 'idle'
+      ? 'waiting for your brief'
+      : s.status === 'running'
+        ? `${who} is answering`
+        : s.status === 'ended'
+          ? `session ended: ${s.endReason ?? 'ended'}`
+          : `waiting for you: ${s.awaiting?.reason ?? ''}`;
   const stage = stageOf(def, s);
   return { current, next, status, ...(stage ? { stage } : {}) };
 }

@@ -72,7 +72,12 @@ export function crossCheck(
 
   for (const persona of personas) {
     if (team.majors && !memberOf.has(persona.id)) {
-      issues.push({ file: personaFile(persona.id), field: 'id', problem: `persona "${persona.id}" is in no major of team.json`, fix: `add it to the personas of major ${persona.major ?? '(its major)'} in team.json` });
+      issues.push({
+        file: personaFile(persona.id),
+        field: 'id',
+        problem: `persona "${persona.id}" is in no major of team.json`,
+        fix: `add it to the personas of major ${persona.major ?? '(its major)'} in team.json`,
+      });
     }
     (persona.handoff_to ?? []).forEach((target, j) => {
       // With no valid majors to go by, an UPPER_CASE target may be a major: only persona ids are checked.
@@ -94,7 +99,12 @@ export function crossCheck(
 
   if (issues.length === 0 && broken.size === 0 && complete) {
     for (const id of unreachable(team as Team, personas as Persona[], initialId)) {
-      issues.push({ file: personaFile(id), field: 'id', problem: `persona "${id}" cannot be reached from ${team.initial} by any handoff_to or trigger`, fix: `add "${id}" (or its major) to another persona's handoff_to` });
+      issues.push({
+        file: personaFile(id),
+        field: 'id',
+        problem: `persona "${id}" cannot be reached from ${team.initial} by any handoff_to or trigger`,
+        fix: `add "${id}" (or its major) to another persona's handoff_to`,
+      });
     }
   }
   return issues;

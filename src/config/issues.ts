@@ -31,9 +31,7 @@ export function fieldPath(path: readonly PropertyKey[]): string {
 function fixFor(issue: z.core.$ZodIssue): string {
   switch (issue.code) {
     case 'invalid_type':
-      return /received undefined/.test(issue.message)
-        ? `add the required field (${issue.expected})`
-        : `change it to a ${issue.expected}`;
+      return /received undefined/.test(issue.message) ? `add the required field (${issue.expected})` : `change it to a ${issue.expected}`;
     case 'invalid_value':
       return `use one of: ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
     case 'too_small':

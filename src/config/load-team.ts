@@ -69,7 +69,10 @@ export function loadTeam(dir: string): LoadResult {
     return { team: null, issues };
   }
   // Persona files and prompts are read inside these directories: the directories themselves must be the team's.
-  for (const [sub, name] of [[personasDir, 'personas/'], [promptsDir, 'prompts/']] as const) {
+  for (const [sub, name] of [
+    [personasDir, 'personas/'],
+    [promptsDir, 'prompts/'],
+  ] as const) {
     try {
       if (existsSync(sub)) assertDirInside(dir, sub, name);
     } catch (error) {

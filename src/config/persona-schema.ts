@@ -20,10 +20,7 @@ export const CriteriaSchema = z.strictObject({
 export const TriggerSchema = z.strictObject({
   id: z.string().min(1).optional().describe('Stable name for the rule; defaults to <persona>#<index>.'),
   keywords: z.array(z.string().min(1)).min(1).describe('Any of these words in the recent conversation arms the rule.'),
-  and_keywords: z
-    .array(z.string().min(1))
-    .optional()
-    .describe('When set, one of these words must also appear (e.g. "budget" and "multiplayer").'),
+  and_keywords: z.array(z.string().min(1)).optional().describe('When set, one of these words must also appear (e.g. "budget" and "multiplayer").'),
   criteria: CriteriaSchema.default({ urgency: 0.5, dependency: 0.5, user_intent: 0.5 }),
   detour: z.boolean().default(true).describe('A detour returns control to the proposer after this persona answers.'),
   reason: DisplayName.describe('Shown in the arbitration record, e.g. "budget review".'),
@@ -40,10 +37,7 @@ export const PersonaSchema = z.strictObject({
   major: z.string().regex(/^[A-Z][A-Z0-9_]*$/, 'must be an UPPER_CASE major state id'),
   prompt: z.string().min(1).describe('Prompt file inside the team prompts/ directory.'),
   model: z.string().min(1).default('base').describe('A tier (base, smart, fast) or a model id.'),
-  handoff_to: z
-    .array(z.string().min(1))
-    .default([])
-    .describe('Persona ids or whole major ids this persona may hand to; empty means anyone.'),
+  handoff_to: z.array(z.string().min(1)).default([]).describe('Persona ids or whole major ids this persona may hand to; empty means anyone.'),
   triggers: z.array(TriggerSchema).default([]),
   description: DisplayText.min(1).describe('Shown to the other personas in the roster.'),
 });

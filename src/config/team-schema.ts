@@ -23,13 +23,7 @@ export const MajorSchema = z.strictObject({
 export const ArbiterSchema = z.strictObject({
   weights: criteria(null, { urgency: 0.3, dependency: 0.4, user_intent: 0.3 }),
   default_criteria: criteria(1, { urgency: 0.5, dependency: 0.5, user_intent: 0.5 }).describe('Criteria assumed for a proposal that states none.'),
-  blocking_dependency: z
-    .number()
-    .min(0)
-    .max(1)
-    .nullable()
-    .default(null)
-    .describe('A proposal whose dependency reaches this value is blocking and wins over higher scores; null disables.'),
+  blocking_dependency: z.number().min(0).max(1).nullable().default(null).describe('A proposal whose dependency reaches this value is blocking and wins over higher scores; null disables.'),
   trigger_window: z.number().int().min(1).default(2).describe('How many recent turns trigger rules read.'),
   rule_cooldown_turns: z.number().int().min(0).default(6).describe('Turns before the same rule may fire again.'),
   queue_ttl_turns: z.number().int().min(0).default(4).describe('Turns a deferred proposal stays in the queue.'),
@@ -54,7 +48,9 @@ export const MemorySchema = z.strictObject({
   new_pins: z
     .enum(['after_turns', 'in_system'])
     .default('after_turns')
-    .describe('Where a newly pinned decision is shown until the next summary: after the recent turns (the system prompt stays byte-identical, so providers can serve the prompt from their cache), or in the system prompt at once (every new pin changes the system prompt, and nothing after it is served from a cache).'),
+    .describe(
+      'Where a newly pinned decision is shown until the next summary: after the recent turns (the system prompt stays byte-identical, so providers can serve the prompt from their cache), or in the system prompt at once (every new pin changes the system prompt, and nothing after it is served from a cache).',
+    ),
 });
 
 /** How the next persona is predicted and its prompt warmed (seed 004's state warming). */
@@ -62,14 +58,12 @@ export const WarmingSettingsSchema = z.strictObject({
   mode: z
     .enum(['off', 'predict', 'prefix'])
     .default('predict')
-    .describe('"predict": each turn predicts the next personas (a prediction event) and builds their prompts while the current one answers; "prefix": also sends a cache-warming request (one output token) with the top prediction\'s prompt prefix, once the server has reported cached tokens; "off": neither.'),
+    .describe(
+      '"predict": each turn predicts the next personas (a prediction event) and builds their prompts while the current one answers; "prefix": also sends a cache-warming request (one output token) with the top prediction\'s prompt prefix, once the server has reported cached tokens; "off": neither.',
+    ),
   min_confidence: z.number().min(0).max(1).default(0.3).describe('Only predictions at least this confident are warmed (seed 004: 0.3).'),
   per_turn: z.number().int().min(1).max(3).default(1).describe('Warming requests per turn, for the best predictions above min_confidence.'),
-  max_share: z
-    .number()
-    .min(0)
-    .default(1)
-    .describe("Warming requests send at most this many prompt tokens per prompt token of the session's own calls (1: as many)."),
+  max_share: z.number().min(0).default(1).describe("Warming requests send at most this many prompt tokens per prompt token of the session's own calls (1: as many)."),
   max_tokens: z.number().int().min(0).nullable().default(null).describe('And at most this many prompt tokens in all per session (null: no fixed cap).'),
 });
 
@@ -94,13 +88,8 @@ export const TeamSchema = z.strictObject({
   limits: LimitsSchema.default(LimitsSchema.parse({})),
   memory: MemorySchema.default(MemorySchema.parse({})),
   pipeline: z.array(PipelineStageSchema).min(1),
-  approval: z
-    .enum(['auto', 'on_major_change', 'every'])
-    .default('auto')
-    .describe('When the session pauses for !approve before a transition.'),
-  models: z
-    .object({ base: z.string().min(1), smart: z.string().min(1), fast: z.string().min(1) })
-    .default({ base: 'gpt-4o-mini', smart: 'gpt-4o', fast: 'gpt-4o-mini' }),
+  approval: z.enum(['auto', 'on_major_change', 'every']).default('auto').describe('When the session pauses for !approve before a transition.'),
+  models: z.object({ base: z.string().min(1), smart: z.string().min(1), fast: z.string().min(1) }).default({ base: 'gpt-4o-mini', smart: 'gpt-4o', fast: 'gpt-4o-mini' }),
   warming: WarmingSchema.default(WarmingSettingsSchema.parse({})).describe('Predicting the next persona and warming its prompt: "off", "predict" (default), "prefix", or the settings.'),
 });
 

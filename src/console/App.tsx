@@ -15,7 +15,14 @@ const selectedFromUrl = () => decodeURIComponent(location.hash.slice(1)) || null
 function TokenForm({ onSet }: { onSet: () => void }) {
   const [value, setValue] = useState('');
   return (
-    <form class="token" onSubmit={(ev) => { ev.preventDefault(); setToken(value); onSet(); }}>
+    <form
+      class="token"
+      onSubmit={(ev) => {
+        ev.preventDefault();
+        setToken(value);
+        onSet();
+      }}
+    >
       <label for="token">This server needs its token (TROUPE_SERVE_TOKEN)</label>
       <input id="token" type="password" autocomplete="off" value={value} onInput={(ev) => setValue(ev.currentTarget.value)} />
       <button type="submit">Use it</button>
@@ -94,11 +101,21 @@ export function App() {
   return (
     <>
       <header class="top-bar">
-        <h1>troupe <span class="muted">console</span></h1>
+        <h1>
+          troupe <span class="muted">console</span>
+        </h1>
         {catalog ? <span class="team">team {catalog.team.name}</span> : null}
-        <span class={`conn ${down || connection === 'gone' ? 'down' : ''}`} role="status" aria-live="polite">{status}</span>
+        <span class={`conn ${down || connection === 'gone' ? 'down' : ''}`} role="status" aria-live="polite">
+          {status}
+        </span>
       </header>
-      {needToken ? <TokenForm onSet={() => { void load(); }} /> : null}
+      {needToken ? (
+        <TokenForm
+          onSet={() => {
+            void load();
+          }}
+        />
+      ) : null}
       {catalog ? (
         <div class="layout">
           <aside class="left" aria-label="Sessions">
@@ -112,12 +129,26 @@ export function App() {
               <>
                 <h2 class="session-title">
                   {view.kind === 'workflow' ? 'Workflow' : 'Team'} {view.definition} <span class="muted">· {view.id.slice(0, 8)}</span>
-                  {view.forkedFrom ? <span class="muted"> · fork of {view.forkedFrom.id.slice(0, 8)} at step {view.forkedFrom.step}</span> : null}
+                  {view.forkedFrom ? (
+                    <span class="muted">
+                      {' '}
+                      · fork of {view.forkedFrom.id.slice(0, 8)} at step {view.forkedFrom.step}
+                    </span>
+                  ) : null}
                 </h2>
                 <p class="brief">{view.brief}</p>
-                {step ? <p class="time-travel" role="status">Showing the session as it was after step {step.step}. <button type="button" class="quiet" onClick={() => setStep(null)}>Back to now</button></p> : null}
+                {step ? (
+                  <p class="time-travel" role="status">
+                    Showing the session as it was after step {step.step}.{' '}
+                    <button type="button" class="quiet" onClick={() => setStep(null)}>
+                      Back to now
+                    </button>
+                  </p>
+                ) : null}
                 <div class="machine">
-                  <div class="graph-box" tabIndex={0} aria-label="Graph">{graph ? <GraphView graph={graph} configuration={shown.state} running={shown.status === 'running'} moves={step ? [] : events.moves} visits={shown.visits} /> : null}</div>
+                  <div class="graph-box" tabIndex={0} aria-label="Graph">
+                    {graph ? <GraphView graph={graph} configuration={shown.state} running={shown.status === 'running'} moves={step ? [] : events.moves} visits={shown.visits} /> : null}
+                  </div>
                   {graph ? <StatePanel view={shown} graph={graph} events={events} catalog={catalog} /> : null}
                 </div>
                 <section class="talk" aria-label="Transcript and controls">
@@ -127,13 +158,26 @@ export function App() {
                     <div class="outputs" aria-live="polite" tabIndex={0} aria-label="Answers to your commands">
                       {outputs.slice(-3).map((o) => (
                         <div key={o.key} class={`entry output ${o.tone}`}>
-                          <div class="who">{o.title} <button type="button" class="quiet" aria-label={`Close ${o.title}`} onClick={() => setOutputs((all) => all.filter((x) => x.key !== o.key))}>×</button></div>
+                          <div class="who">
+                            {o.title}{' '}
+                            <button type="button" class="quiet" aria-label={`Close ${o.title}`} onClick={() => setOutputs((all) => all.filter((x) => x.key !== o.key))}>
+                              ×
+                            </button>
+                          </div>
                           <pre>{o.lines.join('\n')}</pre>
                         </div>
                       ))}
                     </div>
                   ) : null}
-                  <Controls view={view} events={events} catalog={catalog} onOutput={(title, lines, tone) => { setOutputs((all) => [...all, { key: Date.now() + all.length, title, lines, tone }]); reload(); }} />
+                  <Controls
+                    view={view}
+                    events={events}
+                    catalog={catalog}
+                    onOutput={(title, lines, tone) => {
+                      setOutputs((all) => [...all, { key: Date.now() + all.length, title, lines, tone }]);
+                      reload();
+                    }}
+                  />
                 </section>
               </>
             )}

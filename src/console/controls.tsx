@@ -50,48 +50,105 @@ export function Controls({ view, events, catalog, onOutput }: ControlsProps) {
       >
         <label for="line">{over ? 'The session is over' : waiting ? `Answer${view.awaiting ? `: ${view.awaiting.reason}` : ''}` : 'Interject, or type a !command'}</label>
         <div class="row">
-          <input id="line" type="text" value={line} disabled={over} autocomplete="off" list="commands" onInput={(ev) => setLine(ev.currentTarget.value)} placeholder={waiting ? 'your answer' : 'a line for the team, or !command'} />
-          <datalist id="commands">{catalog.commands.map((c) => <option key={c.name} value={`!${c.name}`}>{c.summary}</option>)}</datalist>
-          <button type="submit" disabled={over || busy || !line.trim()}>Send</button>
+          <input
+            id="line"
+            type="text"
+            value={line}
+            disabled={over}
+            autocomplete="off"
+            list="commands"
+            onInput={(ev) => setLine(ev.currentTarget.value)}
+            placeholder={waiting ? 'your answer' : 'a line for the team, or !command'}
+          />
+          <datalist id="commands">
+            {catalog.commands.map((c) => (
+              <option key={c.name} value={`!${c.name}`}>
+                {c.summary}
+              </option>
+            ))}
+          </datalist>
+          <button type="submit" disabled={over || busy || !line.trim()}>
+            Send
+          </button>
         </div>
       </form>
       {events.asked ? (
         <div class="row asked" role="alert">
-          <span>{events.asked.who} wants to run <code>{events.asked.command}</code></span>
-          <button type="button" onClick={() => send('!allow')}>Allow</button>
-          <button type="button" onClick={() => send('!deny')}>Deny</button>
+          <span>
+            {events.asked.who} wants to run <code>{events.asked.command}</code>
+          </span>
+          <button type="button" onClick={() => send('!allow')}>
+            Allow
+          </button>
+          <button type="button" onClick={() => send('!deny')}>
+            Deny
+          </button>
         </div>
       ) : null}
       <div class="row buttons">
-        {team ? <button type="button" disabled={over || busy} onClick={() => send('!approve')}>Approve</button> : null}
-        <button type="button" disabled={over || busy} onClick={() => send('!continue')}>Continue</button>
         {team ? (
-          <form class="inline" onSubmit={async (ev) => { ev.preventDefault(); if (await send(`!rework ${reason}`.trim())) setReason(''); }}>
-            <label for="reason" class="sr-only">Rework reason</label>
+          <button type="button" disabled={over || busy} onClick={() => send('!approve')}>
+            Approve
+          </button>
+        ) : null}
+        <button type="button" disabled={over || busy} onClick={() => send('!continue')}>
+          Continue
+        </button>
+        {team ? (
+          <form
+            class="inline"
+            onSubmit={async (ev) => {
+              ev.preventDefault();
+              if (await send(`!rework ${reason}`.trim())) setReason('');
+            }}
+          >
+            <label for="reason" class="sr-only">
+              Rework reason
+            </label>
             <input id="reason" type="text" value={reason} disabled={over} placeholder="why it needs rework" onInput={(ev) => setReason(ev.currentTarget.value)} />
-            <button type="submit" disabled={over || busy}>Rework</button>
+            <button type="submit" disabled={over || busy}>
+              Rework
+            </button>
           </form>
         ) : null}
         {team ? (
-          <form class="inline" onSubmit={(ev) => { ev.preventDefault(); void send(`!handoff ${persona}`); }}>
-            <label for="handoff" class="sr-only">Hand off to</label>
+          <form
+            class="inline"
+            onSubmit={(ev) => {
+              ev.preventDefault();
+              void send(`!handoff ${persona}`);
+            }}
+          >
+            <label for="handoff" class="sr-only">
+              Hand off to
+            </label>
             <select id="handoff" value={persona} disabled={over} onChange={(ev) => setPersona(ev.currentTarget.value)}>
-              {catalog.team.personas.map((p) => <option key={p.id} value={p.id}>{p.name} ({p.major})</option>)}
+              {catalog.team.personas.map((p) => (
+                <option key={p.id} value={p.id}>
+                  {p.name} ({p.major})
+                </option>
+              ))}
             </select>
-            <button type="submit" disabled={over || busy}>Hand off</button>
+            <button type="submit" disabled={over || busy}>
+              Hand off
+            </button>
           </form>
         ) : null}
         {team ? (
           <span class="inline" role="group" aria-label="Mode">
             {catalog.team.modes.map((m) => (
-              <button key={m} type="button" aria-pressed={events.mode === m} disabled={over || busy} onClick={() => send(`!${m}`)}>{m.toUpperCase()}</button>
+              <button key={m} type="button" aria-pressed={events.mode === m} disabled={over || busy} onClick={() => send(`!${m}`)}>
+                {m.toUpperCase()}
+              </button>
             ))}
           </span>
         ) : null}
       </div>
       <div class="row buttons inspect" role="group" aria-label="Inspect">
         {INSPECT[team ? 'team' : 'workflow'].map((name) => (
-          <button key={name} type="button" class="quiet" disabled={busy} onClick={() => send(`!${name}`)}>!{name}</button>
+          <button key={name} type="button" class="quiet" disabled={busy} onClick={() => send(`!${name}`)}>
+            !{name}
+          </button>
         ))}
       </div>
     </section>

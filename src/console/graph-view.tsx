@@ -48,13 +48,19 @@ export function GraphView({ graph, configuration, running, moves, visits }: Grap
       {placed.groups.map((g) => (
         <g key={g.id} class={`group${isActive(configuration, g.id) ? ' lit' : ''}`}>
           <rect x={g.x - g.w / 2} y={g.y - g.h / 2} width={g.w} height={g.h} rx="8" />
-          <text x={g.x - g.w / 2 + 8} y={g.y - g.h / 2 + 15}>{graph.groups.find((x) => x.id === g.id)?.label}</text>
+          <text x={g.x - g.w / 2 + 8} y={g.y - g.h / 2 + 15}>
+            {graph.groups.find((x) => x.id === g.id)?.label}
+          </text>
         </g>
       ))}
       {placed.edges.map((e, i) => (
         <g key={`e${i}`} class={`edge${e.inner ? ' inner' : ''}`}>
           <polyline points={e.points.map(center).join(' ')} marker-end="url(#arrow)" />
-          {e.label ? <text x={e.points[Math.floor(e.points.length / 2)]!.x + 4} y={e.points[Math.floor(e.points.length / 2)]!.y - 4}>{e.label.length > 28 ? `${e.label.slice(0, 27)}…` : e.label}</text> : null}
+          {e.label ? (
+            <text x={e.points[Math.floor(e.points.length / 2)]!.x + 4} y={e.points[Math.floor(e.points.length / 2)]!.y - 4}>
+              {e.label.length > 28 ? `${e.label.slice(0, 27)}…` : e.label}
+            </text>
+          ) : null}
         </g>
       ))}
       {recent.map((m, i) => {
@@ -63,7 +69,14 @@ export function GraphView({ graph, configuration, running, moves, visits }: Grap
         if (!a || !b) return null;
         const last = i === recent.length - 1;
         const bend = (b.x - a.x) * 0.2 + 30;
-        return <path key={`m${i}`} class={`move${last ? ' last' : ''}`} d={`M ${center(a)} Q ${((a.x + b.x) / 2 + bend).toFixed(1)},${((a.y + b.y) / 2).toFixed(1)} ${center(b)}`} marker-end={last ? 'url(#arrow-hot)' : 'url(#arrow)'} />;
+        return (
+          <path
+            key={`m${i}`}
+            class={`move${last ? ' last' : ''}`}
+            d={`M ${center(a)} Q ${((a.x + b.x) / 2 + bend).toFixed(1)},${((a.y + b.y) / 2).toFixed(1)} ${center(b)}`}
+            marker-end={last ? 'url(#arrow-hot)' : 'url(#arrow)'}
+          />
+        );
       })}
       {placed.nodes.map((p) => {
         const n = graph.nodes.find((x) => x.id === p.id)!;
@@ -72,9 +85,19 @@ export function GraphView({ graph, configuration, running, moves, visits }: Grap
         return (
           <g key={n.id} class={`node ${n.kind}${lit ? (running ? ' active' : ' current') : ''}`} data-node={n.id}>
             <rect x={p.x - p.w / 2} y={p.y - p.h / 2} width={p.w} height={p.h} rx="6" />
-            <text x={p.x} y={p.y + (n.detail ? -3 : 5)} text-anchor="middle" class="label">{n.label}</text>
-            {n.detail ? <text x={p.x} y={p.y + 13} text-anchor="middle" class="detail">{n.detail}</text> : null}
-            {count > 0 ? <text x={p.x + p.w / 2 - 4} y={p.y - p.h / 2 + 11} text-anchor="end" class="visits">×{count}</text> : null}
+            <text x={p.x} y={p.y + (n.detail ? -3 : 5)} text-anchor="middle" class="label">
+              {n.label}
+            </text>
+            {n.detail ? (
+              <text x={p.x} y={p.y + 13} text-anchor="middle" class="detail">
+                {n.detail}
+              </text>
+            ) : null}
+            {count > 0 ? (
+              <text x={p.x + p.w / 2 - 4} y={p.y - p.h / 2 + 11} text-anchor="end" class="visits">
+                ×{count}
+              </text>
+            ) : null}
           </g>
         );
       })}

@@ -40,10 +40,13 @@ export function layoutGraph(graph: Graph): Placed {
   return {
     nodes: graph.nodes.map((n) => box(n.id)),
     groups: graph.groups.filter((x) => groups.has(x.id)).map((x) => box(x.id)),
-    edges: graph.kind === 'team' ? [] : g.edges().map((ref: { v: string; w: string; name?: string }) => {
-      const e = drawn[Number(ref.name!.slice(1))]!;
-      return { from: ref.v, to: ref.w, ...(e.label ? { label: e.label } : {}), ...(e.inner ? { inner: true } : {}), points: (g.edge(ref) as { points: { x: number; y: number }[] }).points };
-    }),
+    edges:
+      graph.kind === 'team'
+        ? []
+        : g.edges().map((ref: { v: string; w: string; name?: string }) => {
+            const e = drawn[Number(ref.name!.slice(1))]!;
+            return { from: ref.v, to: ref.w, ...(e.label ? { label: e.label } : {}), ...(e.inner ? { inner: true } : {}), points: (g.edge(ref) as { points: { x: number; y: number }[] }).points };
+          }),
     width: out.width ?? 0,
     height: out.height ?? 0,
   };

@@ -52,15 +52,30 @@ function Usage({ view, catalog }: { view: SessionViewJson; catalog: Catalog }) {
     <table class="usage">
       <caption>Cost and tokens</caption>
       <thead>
-        <tr><th scope="col">who</th><th scope="col">calls</th><th scope="col">tokens</th><th scope="col">cost</th></tr>
+        <tr>
+          <th scope="col">who</th>
+          <th scope="col">calls</th>
+          <th scope="col">tokens</th>
+          <th scope="col">cost</th>
+        </tr>
       </thead>
       <tbody>
         {Object.entries(u.byPersona).map(([id, t]) => (
-          <tr key={id}><th scope="row">{name(id)}</th><td>{t.calls}</td><td>{t.tokens}</td><td>{money(t.cost, t.calls)}</td></tr>
+          <tr key={id}>
+            <th scope="row">{name(id)}</th>
+            <td>{t.calls}</td>
+            <td>{t.tokens}</td>
+            <td>{money(t.cost, t.calls)}</td>
+          </tr>
         ))}
       </tbody>
       <tfoot>
-        <tr><th scope="row">total</th><td>{u.calls}</td><td>{u.tokens}</td><td>{money(u.cost, u.calls)}</td></tr>
+        <tr>
+          <th scope="row">total</th>
+          <td>{u.calls}</td>
+          <td>{u.tokens}</td>
+          <td>{money(u.cost, u.calls)}</td>
+        </tr>
       </tfoot>
     </table>
   );
@@ -134,12 +149,20 @@ function TimelineView({ view, progress, step, onStep, onFork }: SidePanelProps) 
           <label for="fork-then">Then send (optional)</label>
           <textarea id="fork-then" rows={2} value={then} onInput={(ev) => setThen(ev.currentTarget.value)} placeholder="other input for the fork" />
           <div class="row">
-            <button type="button" onClick={fork}>Fork from step {step.step}</button>
-            <button type="button" class="quiet" onClick={() => onStep(null)}>Back to now</button>
+            <button type="button" onClick={fork}>
+              Fork from step {step.step}
+            </button>
+            <button type="button" class="quiet" onClick={() => onStep(null)}>
+              Back to now
+            </button>
           </div>
         </div>
       ) : null}
-      {problem ? <p class="error" role="alert">{problem}</p> : null}
+      {problem ? (
+        <p class="error" role="alert">
+          {problem}
+        </p>
+      ) : null}
       <ol class="steps">
         {data.steps.map((s) => (
           <li key={s.step}>
@@ -161,33 +184,73 @@ function DeliverablesView({ view, progress }: SidePanelProps) {
   const d = data.decisions;
   return (
     <div class="deliverables">
-      {data.forkedFrom ? <p class="muted">Forked from {data.forkedFrom.id.slice(0, 8)} at step {data.forkedFrom.step}</p> : null}
+      {data.forkedFrom ? (
+        <p class="muted">
+          Forked from {data.forkedFrom.id.slice(0, 8)} at step {data.forkedFrom.step}
+        </p>
+      ) : null}
       <h3>Output</h3>
       {data.output === null ? <p class="muted">No output (yet).</p> : <pre class="output">{typeof data.output === 'string' ? data.output : JSON.stringify(data.output, null, 2)}</pre>}
       <h3>Decisions</h3>
       {d.pinned.length + d.approvals.length + d.verdicts.length + d.debates.length === 0 ? <p class="muted">None yet.</p> : null}
       <ul>
-        {d.pinned.map((p, i) => <li key={`p${i}`}>{p.by}: {p.text}</li>)}
-        {d.approvals.map((a, i) => <li key={`a${i}`}>turn {a.turn}: {a.by} {a.status === 'APPROVED' ? 'approved' : 'sent back'} {a.of}{a.reason ? ` — ${a.reason}` : ''}</li>)}
-        {d.verdicts.map((v, i) => <li key={`v${i}`} class={v.approve ? 'ok' : 'warn'}>{v.state} round {v.round}: {v.reviewer} {v.agree ? 'agrees' : 'does not agree'}, {v.approve ? 'approves' : 'wants changes'} — {v.feedback}</li>)}
-        {d.debates.map((b, i) => <li key={`d${i}`}>debate in {b.state}: {b.rounds} round(s), {b.consensus ? 'consensus' : b.synthesised ? 'synthesised' : 'no consensus'}</li>)}
+        {d.pinned.map((p, i) => (
+          <li key={`p${i}`}>
+            {p.by}: {p.text}
+          </li>
+        ))}
+        {d.approvals.map((a, i) => (
+          <li key={`a${i}`}>
+            turn {a.turn}: {a.by} {a.status === 'APPROVED' ? 'approved' : 'sent back'} {a.of}
+            {a.reason ? ` — ${a.reason}` : ''}
+          </li>
+        ))}
+        {d.verdicts.map((v, i) => (
+          <li key={`v${i}`} class={v.approve ? 'ok' : 'warn'}>
+            {v.state} round {v.round}: {v.reviewer} {v.agree ? 'agrees' : 'does not agree'}, {v.approve ? 'approves' : 'wants changes'} — {v.feedback}
+          </li>
+        ))}
+        {d.debates.map((b, i) => (
+          <li key={`d${i}`}>
+            debate in {b.state}: {b.rounds} round(s), {b.consensus ? 'consensus' : b.synthesised ? 'synthesised' : 'no consensus'}
+          </li>
+        ))}
       </ul>
       <h3>Final texts</h3>
       {data.finals.map((f) => (
         <details key={`${f.persona}-${f.branch ?? ''}`}>
-          <summary>{f.name}{f.branch ? ` [${f.branch}]` : ''} · turn {f.turn}</summary>
+          <summary>
+            {f.name}
+            {f.branch ? ` [${f.branch}]` : ''} · turn {f.turn}
+          </summary>
           <pre class="final">{f.text}</pre>
         </details>
       ))}
       {data.workspaces.length > 0 ? <h3>Workspaces</h3> : null}
       {data.workspaces.map((w) => (
         <details key={w.name} open>
-          <summary>{w.name}{w.persona ? ` · ${w.persona}` : ''} · {w.files.length} file(s)</summary>
-          <p class="path"><code>{w.dir ?? '(no longer on disk)'}</code></p>
-          <ul class="files">{w.files.map((f) => <li key={f.path}><span class={`status ${f.status}`}>{f.status}</span> <code>{f.path}</code></li>)}</ul>
+          <summary>
+            {w.name}
+            {w.persona ? ` · ${w.persona}` : ''} · {w.files.length} file(s)
+          </summary>
+          <p class="path">
+            <code>{w.dir ?? '(no longer on disk)'}</code>
+          </p>
+          <ul class="files">
+            {w.files.map((f) => (
+              <li key={f.path}>
+                <span class={`status ${f.status}`}>{f.status}</span> <code>{f.path}</code>
+              </li>
+            ))}
+          </ul>
           {w.diff ? (
             <pre class="diff" tabIndex={0} aria-label={`Diff of ${w.name}`}>
-              {diffLines(w.diff).map((l, i) => <span key={i} class={l.kind}>{l.text}{'\n'}</span>)}
+              {diffLines(w.diff).map((l, i) => (
+                <span key={i} class={l.kind}>
+                  {l.text}
+                  {'\n'}
+                </span>
+              ))}
             </pre>
           ) : null}
         </details>

@@ -36,20 +36,47 @@ export function NewSession({ catalog, onCreated }: { catalog: Catalog; onCreated
       <label for="what">Run</label>
       <select id="what" value={what} onChange={(ev) => setWhat(ev.currentTarget.value)}>
         <option value="">the team: {catalog.team.name}</option>
-        {catalog.workflows.filter((w) => w.input !== null).map((w) => <option key={w.name} value={w.name}>workflow: {w.name}</option>)}
+        {catalog.workflows
+          .filter((w) => w.input !== null)
+          .map((w) => (
+            <option key={w.name} value={w.name}>
+              workflow: {w.name}
+            </option>
+          ))}
       </select>
-      {workflow ? <p class="muted small">{workflow.description}</p> : (
+      {workflow ? (
+        <p class="muted small">{workflow.description}</p>
+      ) : (
         <>
           <label for="mode">Mode</label>
           <select id="mode" value={mode} onChange={(ev) => setMode(ev.currentTarget.value)}>
-            {catalog.team.modes.map((m) => <option key={m} value={m}>{m === 'fsm' ? 'FSM (the arbiter routes)' : 'SIMPLE (a fixed pipeline)'}</option>)}
+            {catalog.team.modes.map((m) => (
+              <option key={m} value={m}>
+                {m === 'fsm' ? 'FSM (the arbiter routes)' : 'SIMPLE (a fixed pipeline)'}
+              </option>
+            ))}
           </select>
         </>
       )}
       <label for="brief">{workflow ? `Input: ${workflow.input!.name}${typed ? ` (${typed}, as JSON)` : ''}` : 'Brief'}</label>
-      {workflow?.input?.description ? <p class="muted small" id="brief-hint">{workflow.input.description}</p> : null}
-      <textarea id="brief" rows={3} value={text} onInput={(ev) => setText(ev.currentTarget.value)} aria-describedby={workflow?.input?.description ? 'brief-hint' : undefined} placeholder={workflow ? (typed ? '{ … }' : 'the input') : 'what the team should make'} />
-      {problem ? <p class="error" role="alert">{problem}</p> : null}
+      {workflow?.input?.description ? (
+        <p class="muted small" id="brief-hint">
+          {workflow.input.description}
+        </p>
+      ) : null}
+      <textarea
+        id="brief"
+        rows={3}
+        value={text}
+        onInput={(ev) => setText(ev.currentTarget.value)}
+        aria-describedby={workflow?.input?.description ? 'brief-hint' : undefined}
+        placeholder={workflow ? (typed ? '{ … }' : 'the input') : 'what the team should make'}
+      />
+      {problem ? (
+        <p class="error" role="alert">
+          {problem}
+        </p>
+      ) : null}
       <button type="submit">Start</button>
     </form>
   );

@@ -23,9 +23,18 @@ export function StatePanel({ view, graph, events, catalog }: StatePanelProps) {
       <h2 id="state-h">State</h2>
       <p class="where">
         <span class={`badge ${view.status}`}>{view.status === 'awaiting_user' ? 'waiting for you' : view.status}</span> turn {view.turn}
-        {view.active ? <> · {running ? 'answering' : 'last'}: <strong>{name(view.active)}</strong></> : null}
+        {view.active ? (
+          <>
+            {' '}
+            · {running ? 'answering' : 'last'}: <strong>{name(view.active)}</strong>
+          </>
+        ) : null}
       </p>
-      {view.awaiting ? <p class="awaiting" role="status">{view.awaiting.reason}</p> : null}
+      {view.awaiting ? (
+        <p class="awaiting" role="status">
+          {view.awaiting.reason}
+        </p>
+      ) : null}
       <ul class="tree">
         {groups.map((g) => (
           <li key={g.id}>
@@ -68,12 +77,19 @@ export function StatePanel({ view, graph, events, catalog }: StatePanelProps) {
           <table>
             <caption class="sr-only">The last arbitration: each proposal and its score</caption>
             <thead>
-              <tr><th scope="col">proposal</th><th scope="col">score</th><th scope="col">from</th></tr>
+              <tr>
+                <th scope="col">proposal</th>
+                <th scope="col">score</th>
+                <th scope="col">from</th>
+              </tr>
             </thead>
             <tbody>
               {events.decision.proposals.map((p, i) => (
                 <tr key={i} class={p.status}>
-                  <td>{p.status === 'winner' ? '✓ ' : ''}{name(p.targetId ?? p.target)}</td>
+                  <td>
+                    {p.status === 'winner' ? '✓ ' : ''}
+                    {name(p.targetId ?? p.target)}
+                  </td>
                   <td>{p.score === null ? (p.dropReason ?? 'dropped') : p.score.toFixed(2)}</td>
                   <td>{p.source}</td>
                 </tr>

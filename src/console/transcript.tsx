@@ -9,24 +9,46 @@ function EntryView({ e }: { e: Entry }) {
       return (
         <div class="entry header">
           <div class="muted">{e.text}</div>
-          <div class="turn"><span class="who">{e.label}:</span> {e.brief}</div>
+          <div class="turn">
+            <span class="who">{e.label}:</span> {e.brief}
+          </div>
         </div>
       );
     case 'user':
-      return <div class="entry you"><span class="who">You:</span> {e.text}</div>;
+      return (
+        <div class="entry you">
+          <span class="who">You:</span> {e.text}
+        </div>
+      );
     case 'command':
-      return <div class="entry you command"><span class="who">You:</span> <code>{e.text}</code></div>;
+      return (
+        <div class="entry you command">
+          <span class="who">You:</span> <code>{e.text}</code>
+        </div>
+      );
     case 'turn':
       return (
         <article class="entry turn" aria-label={`${e.who ?? ''}${e.branch ? ` [${e.branch}]` : ''}, turn ${e.turn}`}>
-          <div class="who">{e.who}{e.branch ? <span class="branch"> [{e.branch}]</span> : null} <span class="where">{e.where}</span></div>
+          <div class="who">
+            {e.who}
+            {e.branch ? <span class="branch"> [{e.branch}]</span> : null} <span class="where">{e.where}</span>
+          </div>
           <div class="text">{e.text}</div>
         </article>
       );
     case 'directive':
-      return <div class="entry directive">{e.mark} {e.text}</div>;
+      return (
+        <div class="entry directive">
+          {e.mark} {e.text}
+        </div>
+      );
     case 'transition':
-      return <div class="entry transition">→ {e.text}{e.reason ? ` — ${e.reason}` : ''}</div>;
+      return (
+        <div class="entry transition">
+          → {e.text}
+          {e.reason ? ` — ${e.reason}` : ''}
+        </div>
+      );
     case 'output':
       return (
         <div class="entry output">
@@ -35,7 +57,11 @@ function EntryView({ e }: { e: Entry }) {
         </div>
       );
     default:
-      return <div class={`entry note ${e.tone}`}>{e.mark ?? '•'} {e.text}</div>;
+      return (
+        <div class={`entry note ${e.tone}`}>
+          {e.mark ?? '•'} {e.text}
+        </div>
+      );
   }
 }
 
@@ -83,7 +109,10 @@ export function LiveTurns({ live }: { live: Record<string, StreamingTurn> }) {
     <div class="live" aria-label="Answering now" tabIndex={0}>
       {turns.map(([key, t]) => (
         <div key={key} class="live-turn" data-branch={t.branch ?? ''}>
-          <span class="who">{t.who}{t.branch ? ` [${t.branch}]` : ''}</span>
+          <span class="who">
+            {t.who}
+            {t.branch ? ` [${t.branch}]` : ''}
+          </span>
           {t.tool ? <span class="muted"> ⚙ {t.tool}</span> : null}
           <span class="text">{t.text || ' is answering…'}</span>
         </div>

@@ -35,7 +35,11 @@ export function useSession(id: string | null, names: readonly string[]): { event
     timer.current = window.setTimeout(() => {
       timer.current = null;
       const wanted = current.current;
-      if (wanted) api<SessionViewJson>(`/sessions/${encodeURIComponent(wanted)}`).then((v) => current.current === wanted && setView(v), () => undefined);
+      if (wanted)
+        api<SessionViewJson>(`/sessions/${encodeURIComponent(wanted)}`).then(
+          (v) => current.current === wanted && setView(v),
+          () => undefined,
+        );
     }, 250);
   };
 

@@ -20,8 +20,7 @@ export function directiveTool(): ToolSpec {
   delete parameters.$schema;
   cached = {
     name: DIRECTIVE_TOOL_NAME,
-    description:
-      'Declare what happens after your turn: approve and hand off, request rework, hand to a named persona, ask the user, or complete. Call it exactly once, after your message.',
+    description: 'Declare what happens after your turn: approve and hand off, request rework, hand to a named persona, ask the user, or complete. Call it exactly once, after your message.',
     parameters,
   };
   return cached;

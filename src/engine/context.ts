@@ -60,12 +60,7 @@ export function countVisit(ctx: StepContext, path: string): void {
 }
 
 /** Starts an agent call: the runtime will call the model and report back. */
-export function startCall(
-  ctx: StepContext,
-  persona: string,
-  inbox: Inbox,
-  extra: Partial<Pick<AgentCall, 'attempt' | 'repair' | 'priorText' | 'path'>> = {},
-): void {
+export function startCall(ctx: StepContext, persona: string, inbox: Inbox, extra: Partial<Pick<AgentCall, 'attempt' | 'repair' | 'priorText' | 'path'>> = {}): void {
   const { s } = ctx;
   s.callSeq += 1;
   const call: AgentCall = { turnId: `t${s.callSeq}`, persona, path: pathOf(ctx, persona), attempt: 1, inbox, ...extra };
@@ -149,9 +144,7 @@ export function toUser(
   s.status = 'awaiting_user';
   s.awaiting = { code, reason, resume };
   s.pending = pending ?? null;
-  const shownPending = pending && pending.to !== 'user'
-    ? { from: pathOf(ctx, s.active ?? 'user'), to: pathOf(ctx, pending.to), reason: pending.reason }
-    : undefined;
+  const shownPending = pending && pending.to !== 'user' ? { from: pathOf(ctx, s.active ?? 'user'), to: pathOf(ctx, pending.to), reason: pending.reason } : undefined;
   emit(ctx, event('awaiting_user', shownPending ? { reason, code, pending: shownPending } : { reason, code }));
   ctx.fx.push({ type: 'await_user', reason });
 }

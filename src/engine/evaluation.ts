@@ -124,4 +124,3 @@ export type EvaluationResult = (z.infer<typeof Succeeded> & { next?: EvaluationR
 
 /** zod schema of an evaluation's result (recursive through `next`). */
 export const EvaluationResultSchema: z.ZodType<EvaluationResult> = z.lazy(() => z.discriminatedUnion('ok', [Succeeded.extend({ next: EvaluationResultSchema.optional() }), Failed]));
-

@@ -188,15 +188,17 @@ export class EffectRunner implements EffectPort {
     outer?.addEventListener('abort', onAbort, { once: true });
     this.warmers.add(controller);
     const answer = model.generate({ ...request, signal: controller.signal });
-    const task: Promise<void> = answer.then(
-      () => undefined,
-      () => undefined,
-    ).finally(() => {
-      outer?.removeEventListener('abort', onAbort);
-      this.warmers.delete(controller);
-      this.tasks.delete(task);
-      this.notify();
-    });
+    const task: Promise<void> = answer
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .finally(() => {
+        outer?.removeEventListener('abort', onAbort);
+        this.warmers.delete(controller);
+        this.tasks.delete(task);
+        this.notify();
+      });
     this.tasks.add(task);
     return answer;
   }
@@ -245,13 +247,20 @@ export class EffectRunner implements EffectPort {
   }
 
   /** A turn with agent tools: the tool loop in the agent's workspace; a branch's changes come back with its answer. */
-  private async withTools(call: AgentCall, persona: string, request: ChatRequest, spec: AgentTools, signal: AbortSignal): Promise<{ response: ChatResponse; changes: Changes | undefined; undo?: TurnUndo }> {
+  private async withTools(
+    call: AgentCall,
+    persona: string,
+    request: ChatRequest,
+    spec: AgentTools,
+    signal: AbortSignal,
+  ): Promise<{ response: ChatResponse; changes: Changes | undefined; undo?: TurnUndo }> {
     const setup = this.options.workspaces;
     if (!setup) throw new UserError(`${persona} has agent tools, but this session has no workspace directory for them`);
     // Loaded on first use: sessions without tools never pay for the tool modules.
     const tools = await import('../tools/index.js');
-    const ws = (await tools.openWorkspace({ root: setup.root, name: spec.workspace }))
-      ?? (await tools.createWorkspace({ root: setup.root, name: spec.workspace, ...(setup.from ? { from: setup.from } : {}), ...(setup.git ? { git: true } : {}) }));
+    const ws =
+      (await tools.openWorkspace({ root: setup.root, name: spec.workspace })) ??
+      (await tools.createWorkspace({ root: setup.root, name: spec.workspace, ...(setup.from ? { from: setup.from } : {}), ...(setup.git ? { git: true } : {}) }));
     const branch = call.branch !== undefined ? { branch: call.branch } : {};
     const approve = setup.approve ? (command: string, cwd: string) => setup.approve!({ command, cwd, persona, ...branch }, signal) : undefined;
     const toolset = tools.createToolset({ workspace: ws.dir, ...(ws.home !== ws.dir ? { top: ws.home } : {}), tools: spec.tools, commands: tools.commandPolicyOf(spec.commandPolicy, approve) });
@@ -268,7 +277,19 @@ export class EffectRunner implements EffectPort {
       request,
       toolset: durableToolset(undo ? undo.wrap(toolset) : toolset, this.steps, signal),
       maxSteps: spec.maxSteps,
-      onTool: (e) => this.host.publish(event('tool_call', { turn_id: call.turnId, persona, tool: e.tool, summary: e.summary, phase: e.phase, ...(e.ok !== undefined ? { ok: e.ok } : {}), ...(e.detail ? { detail: e.detail } : {}), ...branch })),
+      onTool: (e) =>
+        this.host.publish(
+          event('tool_call', {
+            turn_id: call.turnId,
+            persona,
+            tool: e.tool,
+            summary: e.summary,
+            phase: e.phase,
+            ...(e.ok !== undefined ? { ok: e.ok } : {}),
+            ...(e.detail ? { detail: e.detail } : {}),
+            ...branch,
+          }),
+        ),
     });
     const changes = spec.reportChanges ? await this.steps.run('workspace changes', () => tools.changesSince(ws), signal) : undefined;
     return { response: loop.response, changes, ...(undo ? { undo } : {}) };
@@ -331,15 +352,20 @@ export class EffectRunner implements EffectPort {
         onDelta: (d) => {
           if (controller.signal.aborted) return;
           announce();
-          host.publish(event('agent_delta', d.type === 'text'
-            ? { turn_id: call.turnId, persona: persona.id, text: d.text, ...branch }
-            : { turn_id: call.turnId, persona: persona.id, tool_arguments: d.text, ...branch }));
+          host.publish(
+            event(
+              'agent_delta',
+              d.type === 'text' ? { turn_id: call.turnId, persona: persona.id, text: d.text, ...branch } : { turn_id: call.turnId, persona: persona.id, tool_arguments: d.text, ...branch },
+            ),
+          );
         },
       };
       if (turn.agentTools) announce();
       // Warming follows the turn from here: it only notes the call now, and predicts and warms once the answer streams.
       if (call.attempt === 1 && call.branch === undefined) this.options.warming?.started(call, persona, host.snapshot(), this.warmingPort(call));
-      const answer = turn.agentTools ? this.withTools(call, persona.id, request, turn.agentTools, controller.signal) : this.options.model.generate(request).then((response) => ({ response, changes: undefined, undo: undefined }));
+      const answer = turn.agentTools
+        ? this.withTools(call, persona.id, request, turn.agentTools, controller.signal)
+        : this.options.model.generate(request).then((response) => ({ response, changes: undefined, undo: undefined }));
       announce();
       const { response, changes, undo } = await answer;
       if (controller.signal.aborted) {
@@ -348,7 +374,17 @@ export class EffectRunner implements EffectPort {
       }
       if (response.usage && this.options.reportUsage) {
         const total = response.usage.promptTokens + response.usage.completionTokens;
-        host.publish(event('usage', { persona: persona.id, model: response.model, prompt_tokens: response.usage.promptTokens, completion_tokens: response.usage.completionTokens, cost: null, total_tokens: total, total_cost: null }));
+        host.publish(
+          event('usage', {
+            persona: persona.id,
+            model: response.model,
+            prompt_tokens: response.usage.promptTokens,
+            completion_tokens: response.usage.completionTokens,
+            cost: null,
+            total_tokens: total,
+            total_cost: null,
+          }),
+        );
       }
       const result = this.options.turns.result(call, response);
       host.send(changes && result.type === 'agent_replied' ? { ...result, changes } : result);

@@ -134,7 +134,10 @@ export class SessionKernel {
     if (this.failure) return;
     const cause = error instanceof Error ? error.message.split('\n')[0]! : String(error);
     // The cause already says what to fix (it names the file); this line only adds what it means for the session.
-    this.failure = new SessionSaveError(`session ${this.state.id} stopped before its next model call: ${cause} — what was saved before is intact; once that is fixed, continue it with troupe resume ${this.state.id.slice(0, 8)}`, { cause: error });
+    this.failure = new SessionSaveError(
+      `session ${this.state.id} stopped before its next model call: ${cause} — what was saved before is intact; once that is fixed, continue it with troupe resume ${this.state.id.slice(0, 8)}`,
+      { cause: error },
+    );
     this.effects?.abortAll();
     this.bus.deliver(this.bus.stamp(event('error', { message: this.failure.message, where: 'store' }), false));
   }

@@ -19,7 +19,13 @@ function userSaid(request: ChatRequest): string {
   const last = [...request.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
   const prefix = USER_PREFIXES.find((p) => last.startsWith(p));
   const words = prefix ? last.slice(prefix.length) : last;
-  return words.split('\n').find((l) => l.trim() !== '')?.trim().slice(0, 160) ?? '';
+  return (
+    words
+      .split('\n')
+      .find((l) => l.trim() !== '')
+      ?.trim()
+      .slice(0, 160) ?? ''
+  );
 }
 
 /** How a scripted line opens when the user steered the persona to it. */
@@ -84,9 +90,13 @@ export class DemoModel implements ChatModel {
   private say(persona: string, signal?: AbortSignal): void {
     const count = (this.spoken[persona] ?? 0) + 1;
     this.spoken[persona] = count;
-    signal?.addEventListener('abort', () => {
-      if (this.spoken[persona] === count) this.spoken[persona] = count - 1;
-    }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        if (this.spoken[persona] === count) this.spoken[persona] = count - 1;
+      },
+      { once: true },
+    );
   }
 
   private offScript(request: ChatRequest, persona: string, brief: string, said: string): ChatResponse {
@@ -127,7 +137,9 @@ export class DemoModel implements ChatModel {
     const asked = demoQuestion(request, who, state);
     if (asked) return { ...asked, usage: usage(asked.text) };
     const wrote = demoWrote(request);
-    const text = wrote ? `${who} (${state}, demo): wrote ${wrote.path} in my workspace — ${wrote.revised ? 'the revision the reviewers asked for, with a test' : 'a first implementation'}.` : demoWorkflowText(request, round);
+    const text = wrote
+      ? `${who} (${state}, demo): wrote ${wrote.path} in my workspace — ${wrote.revised ? 'the revision the reviewers asked for, with a test' : 'a first implementation'}.`
+      : demoWorkflowText(request, round);
     if (request.onDelta) for (const word of text.split(/(?<= )/)) request.onDelta({ type: 'text', text: word });
     // Inside a tool loop the request also offers agent tools; the demo answers only the engine's own (meta.workflow.tools).
     const own = request.meta.workflow?.tools;
@@ -170,7 +182,10 @@ function newest(items: string[], n: number): string[] {
  * merge lines ("decision: ..."), and answers in the summary JSON shape, short and bounded.
  */
 function summarise(request: ChatRequest): string {
-  const body = request.messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n');
+  const body = request.messages
+    .filter((m) => m.role === 'user')
+    .map((m) => m.content)
+    .join('\n');
   const out = { decisions: [] as string[], discussions: [] as string[], pending: [] as string[] };
   for (const raw of body.split('\n')) {
     const line = raw.trim();

@@ -9,7 +9,14 @@ export const SCRIPT: Record<string, Line[]> = {
     {
       text: (b) =>
         `Here's the concept for "${b}". Core fantasy: you are the last keeper of something fragile, and every choice protects or spends it. Pillars: (1) tactile, readable moments; (2) small decisions with long shadows; (3) warmth over spectacle. Tone: melancholy but hopeful. Game Designer, turn this into a loop.`,
-      directive: { transition: 'HANDOFF_TO_AGENT', next_agent: 'game_designer', urgency: 0.6, dependency: 0.7, user_intent: 0.7, key_decisions: ['Core fantasy: the player is the keeper of something fragile'] },
+      directive: {
+        transition: 'HANDOFF_TO_AGENT',
+        next_agent: 'game_designer',
+        urgency: 0.6,
+        dependency: 0.7,
+        user_intent: 0.7,
+        key_decisions: ['Core fantasy: the player is the keeper of something fragile'],
+      },
     },
     {
       text: (b) =>
@@ -27,7 +34,12 @@ export const SCRIPT: Record<string, Line[]> = {
       text: () =>
         `Approved. Core loop: explore a chapter -> gather and mend -> decide what to protect -> see the consequence next chapter. Progression through tools, not stats. Scope: 6 chapters, one optional online co-op mode for visiting friends. Lead Engineer, I need a feasibility pass before anyone prices or paints this.`,
       directive: {
-        transition: 'APPROVE_AND_HANDOFF', approval_status: 'APPROVED', next_agent: 'lead_engineer', urgency: 0.8, dependency: 0.9, user_intent: 0.3,
+        transition: 'APPROVE_AND_HANDOFF',
+        approval_status: 'APPROVED',
+        next_agent: 'lead_engineer',
+        urgency: 0.8,
+        dependency: 0.9,
+        user_intent: 0.3,
         alternatives: [
           { next_agent: 'art_director', urgency: 0.4, dependency: 0.6, user_intent: 0.7, reason: 'visual style needs definition' },
           { next_agent: 'ceo', urgency: 0.9, dependency: 0.5, user_intent: 0.8, reason: 'business viability question' },
@@ -45,7 +57,14 @@ export const SCRIPT: Record<string, Line[]> = {
     {
       text: () =>
         `Taking the CFO's numbers on board: we ship single-player first and keep the simulation deterministic so co-op can follow as an update. Milestones: vertical slice at month 4, content complete at month 11, launch at month 14. CEO, this is ready for a go / no-go.`,
-      directive: { transition: 'APPROVE_AND_HANDOFF', next_agent: 'ceo', urgency: 0.7, dependency: 0.8, user_intent: 0.7, key_decisions: ['Ship single-player first; co-op later as an update', 'Launch target: month 14'] },
+      directive: {
+        transition: 'APPROVE_AND_HANDOFF',
+        next_agent: 'ceo',
+        urgency: 0.7,
+        dependency: 0.8,
+        user_intent: 0.7,
+        key_decisions: ['Ship single-player first; co-op later as an update', 'Launch target: month 14'],
+      },
     },
   ],
   cfo: [
@@ -57,13 +76,11 @@ export const SCRIPT: Record<string, Line[]> = {
   ],
   ceo: [
     {
-      text: (b) =>
-        `I like "${b}" as a single-player chapter game with a 14-month plan. Before I sign, CMO: who is this for and what is the hook in one line?`,
+      text: (b) => `I like "${b}" as a single-player chapter game with a 14-month plan. Before I sign, CMO: who is this for and what is the hook in one line?`,
       directive: { transition: 'HANDOFF_TO_AGENT', next_agent: 'cmo', urgency: 0.6, dependency: 0.7, user_intent: 0.7 },
     },
     {
-      text: () =>
-        `Go. Scope is locked: six chapters, single-player, launch at month 14, co-op as a later update. Thank you all — the brief is worked through.`,
+      text: () => `Go. Scope is locked: six chapters, single-player, launch at month 14, co-op as a later update. Thank you all — the brief is worked through.`,
       directive: { transition: 'COMPLETE', approval_status: 'APPROVED', key_decisions: ['Go decision: six-chapter single-player game, launch month 14'] },
     },
   ],
@@ -87,4 +104,3 @@ export const VIEWS: Record<string, string> = {
   art_director: 'a limited palette and one strong silhouette rule keep the art cost predictable.',
   lead_engineer: 'the riskiest system gets prototyped first; I can size it once the loop is fixed.',
 };
-

@@ -1,10 +1,26 @@
 import type { ChatMessage, ChatRequest, ChatResponse } from './chat-model.js';
 
 const LANGUAGES: { test: RegExp; ext: string; stub: (v: number) => string; comment: string }[] = [
-  { test: /\bzig\b/i, ext: 'zig', comment: '//', stub: (v) => `pub fn solve(input: []const u8) []const u8 {\n    return input;\n}\n${v > 1 ? '\ntest "solve keeps the input" {\n    try @import("std").testing.expectEqualStrings("qp", solve("qp"));\n}\n' : ''}` },
-  { test: /\b(typescript|ts)\b/i, ext: 'ts', comment: '//', stub: (v) => `export function solve(input: string): string {\n  return input;\n}\n${v > 1 ? '\nexport const checks = [solve("qp") === "qp"];\n' : ''}` },
+  {
+    test: /\bzig\b/i,
+    ext: 'zig',
+    comment: '//',
+    stub: (v) =>
+      `pub fn solve(input: []const u8) []const u8 {\n    return input;\n}\n${v > 1 ? '\ntest "solve keeps the input" {\n    try @import("std").testing.expectEqualStrings("qp", solve("qp"));\n}\n' : ''}`,
+  },
+  {
+    test: /\b(typescript|ts)\b/i,
+    ext: 'ts',
+    comment: '//',
+    stub: (v) => `export function solve(input: string): string {\n  return input;\n}\n${v > 1 ? '\nexport const checks = [solve("qp") === "qp"];\n' : ''}`,
+  },
   { test: /\b(python|py)\b/i, ext: 'py', comment: '#', stub: (v) => `def solve(text: str) -> str:\n    return text\n${v > 1 ? '\nassert solve("qp") == "qp"\n' : ''}` },
-  { test: /\b(rust|rs)\b/i, ext: 'rs', comment: '//', stub: (v) => `pub fn solve(input: &str) -> String {\n    input.to_string()\n}\n${v > 1 ? '\n#[test]\nfn keeps_input() { assert_eq!(solve("qp"), "qp"); }\n' : ''}` },
+  {
+    test: /\b(rust|rs)\b/i,
+    ext: 'rs',
+    comment: '//',
+    stub: (v) => `pub fn solve(input: &str) -> String {\n    input.to_string()\n}\n${v > 1 ? '\n#[test]\nfn keeps_input() { assert_eq!(solve("qp"), "qp"); }\n' : ''}`,
+  },
   { test: /\b(javascript|js|node)\b/i, ext: 'js', comment: '//', stub: (v) => `export function solve(input) {\n  return input;\n}\n${v > 1 ? '\nconsole.assert(solve("qp") === "qp");\n' : ''}` },
 ];
 
@@ -54,7 +70,7 @@ export function demoToolStep(request: ChatRequest, who: string): ChatResponse | 
   const comment = lang?.comment ?? '';
   const head = comment
     ? `${comment} ${task.slice(0, 100)}\n${comment} by ${who} — version ${version} (demo model, offline)\n${version > 1 ? `${comment} revised after the reviewers' consensus\n` : ''}\n`
-    : `# ${task.slice(0, 100)}\n\nBy ${who}, version ${version} (demo model, offline).${version > 1 ? ' Revised after the reviewers\' consensus.' : ''}\n`;
+    : `# ${task.slice(0, 100)}\n\nBy ${who}, version ${version} (demo model, offline).${version > 1 ? " Revised after the reviewers' consensus." : ''}\n`;
   return call('write_file', { path: file, content: `${head}${lang ? lang.stub(version) : ''}` });
 }
 
@@ -73,7 +89,10 @@ export function demoWrote(request: ChatRequest): { path: string; revised: boolea
 
 /** A reviewer's verdict in the demo: disagree in its first round, agree next, approve once the work was revised (its third turn). */
 export function demoVerdict(request: ChatRequest, turns: number): Record<string, unknown> {
-  const subject = request.messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n');
+  const subject = request.messages
+    .filter((m) => m.role === 'user')
+    .map((m) => m.content)
+    .join('\n');
   const ids = [...subject.matchAll(/^## Implementation \d+ of \d+: (\S+)/gm)].map((m) => m[1]!);
   const ranking = [...new Set(ids)].reverse();
   const approve = turns >= 2;

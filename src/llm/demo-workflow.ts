@@ -44,7 +44,12 @@ export function demoQuestion(request: ChatRequest, who: string, state: string): 
   if (!(request.tools ?? []).some((t) => t.name === ASK)) return null;
   if (request.messages.some((m) => m.role === 'tool' && m.name === ASK)) return null;
   const question = `(demo) Before I go on with ${state}: who is it for, and what matters most to you?`;
-  return { text: `${who} (${state}, demo): I need one answer from you first.`, toolCalls: [{ id: 'demo-ask', name: ASK, arguments: JSON.stringify({ question }) }], finishReason: 'tool_calls', model: 'demo' };
+  return {
+    text: `${who} (${state}, demo): I need one answer from you first.`,
+    toolCalls: [{ id: 'demo-ask', name: ASK, arguments: JSON.stringify({ question }) }],
+    finishReason: 'tool_calls',
+    model: 'demo',
+  };
 }
 
 /** The demo's words in a workflow: in character, about the state's input, saying which round it is. */
@@ -53,7 +58,12 @@ export function demoWorkflowText(request: ChatRequest, round: number): string {
   const state = request.meta.workflow?.state ?? 'this step';
   const last = request.messages.at(-1);
   if (last?.role === 'tool' && last.name === ASK) return `${who} (${state}, demo): you said "${last.content.slice(0, 80)}" — so here is the brief, built around that.`;
-  const input = [...request.messages].reverse().find((m) => m.role === 'user')?.content.replace(/\s+/g, ' ').trim() ?? '';
+  const input =
+    [...request.messages]
+      .reverse()
+      .find((m) => m.role === 'user')
+      ?.content.replace(/\s+/g, ' ')
+      .trim() ?? '';
   const about = input.length > 120 ? `${input.slice(0, 117)}…` : input;
   return round === 0
     ? `${who} (${state}, demo): first pass on "${about}". Here is a draft, with one part I am not sure of yet.`

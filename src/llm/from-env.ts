@@ -32,7 +32,9 @@ export function modelFromEnv(env: Record<string, string | undefined> = process.e
   // Checked here so a bad URL fails at start-up, in one line that never shows a password.
   const parsed = baseURL ? parseBaseUrl(baseURL) : undefined;
   if (parsed?.authorization && apiKey) {
-    throw new UserError('OPENAI_BASE_URL carries a user name and password and OPENAI_API_KEY is set: both go in the Authorization header — keep one (for a server behind basic auth, unset OPENAI_API_KEY)');
+    throw new UserError(
+      'OPENAI_BASE_URL carries a user name and password and OPENAI_API_KEY is set: both go in the Authorization header — keep one (for a server behind basic auth, unset OPENAI_API_KEY)',
+    );
   }
   if (!apiKey && !parsed?.authorization && baseURL && !isLocalUrl(baseURL)) {
     throw new UserError(`OPENAI_BASE_URL points at ${new URL(baseURL).host} but OPENAI_API_KEY is not set — export OPENAI_API_KEY, or unset OPENAI_BASE_URL for the offline demo`);

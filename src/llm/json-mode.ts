@@ -7,7 +7,9 @@ export function jsonModeInstruction(request: ChatRequest): string {
     'Tool calling is not available here. Reply with ONE JSON object and nothing else.',
     'Start it with "transition", give the other fields of the directive beside it, and put your whole message for the team in "content".',
     tools.length ? `The object holds the arguments of ${tools.join('; ')}.` : '',
-  ].filter(Boolean).join(' ');
+  ]
+    .filter(Boolean)
+    .join(' ');
 }
 
 /** Adds an instruction to the first system message (some chat templates reject a second system message). */

@@ -41,6 +41,9 @@ export function assertWithinLimit(kind: InputKind, text: string): void {
 /** A model answer that passed LIMITS.modelOutput: troupe stopped reading it. */
 export class ModelOutputTooLargeError extends ModelCallError {
   constructor(host: string) {
-    super(`the model's answer${host ? ` from ${host}` : ''} passed ${n(LIMITS.modelOutput)} characters, so troupe stopped reading it (a runaway answer) — try again, or lower the server's max tokens`, false);
+    super(
+      `the model's answer${host ? ` from ${host}` : ''} passed ${n(LIMITS.modelOutput)} characters, so troupe stopped reading it (a runaway answer) — try again, or lower the server's max tokens`,
+      false,
+    );
   }
 }

@@ -68,7 +68,11 @@ export class OpenAIChatModel implements ChatModel {
     const base = options.baseURL !== undefined ? parseBaseUrl(options.baseURL) : undefined;
     this.client = options.client ?? null;
     this.clientOptions = {
-      apiKey: options.apiKey ?? 'not-needed', baseURL: base?.url, timeout: this.timeoutMs + SDK_TIMEOUT_BACKSTOP_MS, maxRetries: 0, logLevel: 'off',
+      apiKey: options.apiKey ?? 'not-needed',
+      baseURL: base?.url,
+      timeout: this.timeoutMs + SDK_TIMEOUT_BACKSTOP_MS,
+      maxRetries: 0,
+      logLevel: 'off',
       ...(base?.authorization ? { defaultHeaders: { Authorization: base.authorization } } : {}),
     };
     this.onRetry = options.onRetry;
@@ -85,9 +89,14 @@ export class OpenAIChatModel implements ChatModel {
   async generate(request: ChatRequest): Promise<ChatResponse> {
     if (request.signal?.aborted) throw new AbortedError('call aborted');
     const tell = [this.policy.onRetry, this.onRetry && retryTeller(this.onRetry), request.onRetry && retryTeller(request.onRetry)].filter((f) => f !== undefined);
-    const policy: RetryPolicy = tell.length ? { ...this.policy, onRetry: (info) => {
+    const policy: RetryPolicy = tell.length
+      ? {
+          ...this.policy,
+          onRetry: (info) => {
             for (const f of tell) f(info);
-          } } : this.policy;
+          },
+        }
+      : this.policy;
     return withRetries(() => this.attempt(request), policy, request.signal);
   }
 
@@ -116,13 +125,21 @@ export class OpenAIChatModel implements ChatModel {
     let stop = () => {};
     const arm = () => {
       stop();
-      stop = this.noDataTimer(() => {
-        timedOut = true;
-        controller.abort();
-      }, this.timeoutMs, sequence);
+      stop = this.noDataTimer(
+        () => {
+          timedOut = true;
+          controller.abort();
+        },
+        this.timeoutMs,
+        sequence,
+      );
     };
     const assembler = new StreamAssembler(request.onDelta, this.host);
-    const timeout = () => new ModelCallError(`the model server at ${this.host} sent nothing for ${this.timeoutMs < 1000 ? `${this.timeoutMs} ms` : `${Math.round(this.timeoutMs / 1000)} s`} (timed out; TROUPE_TIMEOUT_MS)`, true);
+    const timeout = () =>
+      new ModelCallError(
+        `the model server at ${this.host} sent nothing for ${this.timeoutMs < 1000 ? `${this.timeoutMs} ms` : `${Math.round(this.timeoutMs / 1000)} s`} (timed out; TROUPE_TIMEOUT_MS)`,
+        true,
+      );
     try {
       // The SDK loads with the first call, before its no-data timer starts (an injected client's errors are classified with it too).
       const OpenAISdk = loadedOpenAI() ?? (await loadOpenAI());

@@ -12,31 +12,31 @@ export const RECORDING_VERSION = 1;
 /** The part of a request a recording keeps: enough to replay it and to spot a divergence. */
 export const RecordedRequestSchema = z.object({
   model: z.string(),
-  messages: z.array(z.object({
-    role: z.enum(['system', 'user', 'assistant', 'tool']),
-    content: z.string(),
-    /** An assistant message's tool calls (tool-using agents). */
-    toolCalls: z.array(z.object({ id: z.string(), name: z.string(), arguments: z.string() })).optional(),
-    /** A tool message: the call it answers and the tool's name. */
-    toolCallId: z.string().optional(),
-    name: z.string().optional(),
-  })),
+  messages: z.array(
+    z.object({
+      role: z.enum(['system', 'user', 'assistant', 'tool']),
+      content: z.string(),
+      /** An assistant message's tool calls (tool-using agents). */
+      toolCalls: z.array(z.object({ id: z.string(), name: z.string(), arguments: z.string() })).optional(),
+      /** A tool message: the call it answers and the tool's name. */
+      toolCallId: z.string().optional(),
+      name: z.string().optional(),
+    }),
+  ),
   tools: z.array(z.string()),
   jsonMode: z.boolean(),
   purpose: z.string(),
   persona: z.string().nullable(),
 });
 
-
 /** One recorded model call: the request and its response, error or abort, with the streamed deltas. */
 export const RecordedCallSchema = z.object({
   type: z.literal('call'),
   n: z.number().int().min(1),
   request: RecordedRequestSchema,
-  deltas: z.array(z.union([
-    z.object({ type: z.literal('text'), text: z.string() }),
-    z.object({ type: z.literal('tool_arguments'), index: z.number(), name: z.string().optional(), text: z.string() }),
-  ])).default([]),
+  deltas: z
+    .array(z.union([z.object({ type: z.literal('text'), text: z.string() }), z.object({ type: z.literal('tool_arguments'), index: z.number(), name: z.string().optional(), text: z.string() })]))
+    .default([]),
   response: ChatResponseSchema.optional(),
   error: z.object({ message: z.string(), status: z.number().optional() }).optional(),
   aborted: z.boolean().optional(),
@@ -106,7 +106,13 @@ export class RecordingModel extends WrappedModel {
     const base = { type: 'call' as const, n, request: recordedRequest(request) };
     const at = () => ({ started: this.started, done: this.done });
     try {
-      const response = await this.inner.generate({ ...request, onDelta: (d) => { deltas.push(d); onDelta?.(d); } });
+      const response = await this.inner.generate({
+        ...request,
+        onDelta: (d) => {
+          deltas.push(d);
+          onDelta?.(d);
+        },
+      });
       if (!persona) await nextMacrotask();
       this.write({ ...base, deltas, response, at: at() });
       return response;

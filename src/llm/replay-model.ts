@@ -66,10 +66,7 @@ export class ReplayModel implements ChatModel {
   private done = 0;
   private held: { at: Point; release: () => void }[] = [];
 
-  constructor(
-    calls: RecordedCall[],
-    label: string,
-  ) {
+  constructor(calls: RecordedCall[], label: string) {
     this.label = label;
     for (const call of [...calls].sort((a, b) => a.n - b.n)) {
       const queue = this.queues.get(call.request.purpose) ?? [];
@@ -185,7 +182,9 @@ export class ReplayModel implements ChatModel {
     if (!call) {
       const total = [...this.queues.values()].reduce((n, q) => n + q.length, 0);
       const taken = [...this.taken.values()].reduce((n, t) => n + t, 0);
-      return this.diverge(`replay diverged at call ${taken + 1} (${who}): the recording holds only ${total} call(s)${purpose === 'persona' ? '' : ` (${this.queues.get(purpose)?.length ?? 0} for ${purpose})`}`);
+      return this.diverge(
+        `replay diverged at call ${taken + 1} (${who}): the recording holds only ${total} call(s)${purpose === 'persona' ? '' : ` (${this.queues.get(purpose)?.length ?? 0} for ${purpose})`}`,
+      );
     }
     // The recording holds redacted text; compare the live request the same way.
     const difference = requestDifference(call.request, redactDeep(recordedRequest(request)));

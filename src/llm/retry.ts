@@ -41,7 +41,9 @@ export async function withRetries<T>(fn: (attempt: number) => Promise<T>, policy
       if (signal?.aborted) throw new AbortedError('call aborted');
       const made = attempt - 1;
       if (made >= policy.retries) {
-        throw made === 0 ? error : new ModelCallError(`${error.message} (after ${made} ${made === 1 ? 'retry' : 'retries'})`, false, { cause: error, ...(error.status !== undefined ? { status: error.status } : {}) });
+        throw made === 0
+          ? error
+          : new ModelCallError(`${error.message} (after ${made} ${made === 1 ? 'retry' : 'retries'})`, false, { cause: error, ...(error.status !== undefined ? { status: error.status } : {}) });
       }
       if (error.retryAfterMs !== undefined && error.retryAfterMs > policy.maxRetryAfterMs) {
         throw new ModelCallError(`${error.message} (the server asks to retry after ${Math.ceil(error.retryAfterMs / 1000)} s)`, false, { cause: error });

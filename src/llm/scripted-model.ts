@@ -26,10 +26,12 @@ function untilSettledOrAborted(promise: Promise<unknown>, signal: AbortSignal | 
     const onAbort = () => reject(new AbortedError('call aborted'));
     if (signal?.aborted) return onAbort();
     signal?.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      () => resolve(),
-      () => resolve(),
-    ).finally(() => signal?.removeEventListener('abort', onAbort));
+    promise
+      .then(
+        () => resolve(),
+        () => resolve(),
+      )
+      .finally(() => signal?.removeEventListener('abort', onAbort));
   });
 }
 
@@ -90,10 +92,7 @@ export class ScriptedModel implements ChatModel {
     if (step.error) throw step.error;
     const text = step.text ?? '';
     if (text && request.onDelta) request.onDelta({ type: 'text', text });
-    const toolCalls = [
-      ...(step.toolCalls ?? []),
-      ...(step.directive ? [{ name: DIRECTIVE_TOOL_NAME, arguments: JSON.stringify(step.directive) }] : []),
-    ];
+    const toolCalls = [...(step.toolCalls ?? []), ...(step.directive ? [{ name: DIRECTIVE_TOOL_NAME, arguments: JSON.stringify(step.directive) }] : [])];
     return { text, toolCalls, usage: step.usage ?? null, finishReason: step.finishReason ?? (toolCalls.length ? 'tool_calls' : 'stop'), model: request.model };
   }
 }

@@ -56,7 +56,17 @@ export function attachMemory(options: AttachMemoryOptions): AttachedMemory {
       ...(options.onRetry ? { onRetry: options.onRetry } : {}),
       onUsage: (u, model) =>
         options.reportUsage !== false &&
-        publish(event('usage', { persona: null, model, prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, cost: null, total_tokens: u.promptTokens + u.completionTokens, total_cost: null })),
+        publish(
+          event('usage', {
+            persona: null,
+            model,
+            prompt_tokens: u.promptTokens,
+            completion_tokens: u.completionTokens,
+            cost: null,
+            total_tokens: u.promptTokens + u.completionTokens,
+            total_cost: null,
+          }),
+        ),
     });
   const base = { config: team.memory, summariser, publish, nameOf };
   const memory = options.state === undefined ? new Memory(base) : Memory.fromJSON(options.state, base);

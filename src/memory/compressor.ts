@@ -99,7 +99,13 @@ export class Compressor {
         return;
       }
       const count = group.reduce((n, g) => n + g.count, 0);
-      const merged = this.makeSummary(content, group[0]!.first, group[group.length - 1]!.last, count, group.reduce((n, g) => n + g.parts, 0));
+      const merged = this.makeSummary(
+        content,
+        group[0]!.first,
+        group[group.length - 1]!.last,
+        count,
+        group.reduce((n, g) => n + g.parts, 0),
+      );
       s.summaries = [merged, ...s.summaries.slice(group.length)];
       this.publish(event('memory_compressed', { turns_in: count, tokens_before: group.reduce((n, g) => n + g.tokens, 0), tokens_after: merged.tokens, summaries: s.summaries.length }));
     }
@@ -123,7 +129,13 @@ export class Compressor {
   private mergeOldestLocally(): void {
     const s = this.state;
     const group = s.summaries.slice(0, s.summaries.length - this.config.max_summaries + 1);
-    const merged = this.makeSummary(mergeLocally(group), group[0]!.first, group[group.length - 1]!.last, group.reduce((n, g) => n + g.count, 0), group.reduce((n, g) => n + g.parts, 0));
+    const merged = this.makeSummary(
+      mergeLocally(group),
+      group[0]!.first,
+      group[group.length - 1]!.last,
+      group.reduce((n, g) => n + g.count, 0),
+      group.reduce((n, g) => n + g.parts, 0),
+    );
     s.summaries = [merged, ...s.summaries.slice(group.length)];
   }
 

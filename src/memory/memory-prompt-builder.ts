@@ -183,14 +183,16 @@ export class MemoryPromptBuilder implements PromptBuilder {
     const pinned = this.prefixes.pinnedNews(waitingClipped);
     if (drop === 0 && pinned.labels.length === 0) return;
     const items: Item[] = [...summaries.map((s): Item => ({ kind: 'summary', s })), ...raw.map((t): Item => ({ kind: 'turn', t }))];
-    this.options.publish?.(event('memory_trimmed', {
-      persona: input.persona.id,
-      dropped: [...pinned.labels, ...items.slice(0, drop).map((i) => trimLabel(i, nameOf))],
-      // Before: as the prompt would be with every pinned item verbatim and nothing dropped.
-      tokens_before: before + pinned.extraTokens,
-      tokens_after: after,
-      budget: this.options.budget,
-    }));
+    this.options.publish?.(
+      event('memory_trimmed', {
+        persona: input.persona.id,
+        dropped: [...pinned.labels, ...items.slice(0, drop).map((i) => trimLabel(i, nameOf))],
+        // Before: as the prompt would be with every pinned item verbatim and nothing dropped.
+        tokens_before: before + pinned.extraTokens,
+        tokens_after: after,
+        budget: this.options.budget,
+      }),
+    );
   }
 
   /** Forgets counts of turns that have left the raw window. */

@@ -77,7 +77,10 @@ export function emptyMemoryState(): MemoryState {
 
 /** Stored memory that fails validation; `detail` is the message without its source, so the store can name the file. */
 export class MemoryStateError extends UserError {
-  constructor(readonly detail: string, source: string) {
+  constructor(
+    readonly detail: string,
+    source: string,
+  ) {
     super(`${source}: ${detail}`);
   }
 }

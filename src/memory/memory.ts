@@ -69,7 +69,14 @@ export class Memory {
   constructor(private readonly options: MemoryOptions) {
     this.state = options.state ? structuredClone(options.state) : emptyMemoryState();
     this.nameOf = options.nameOf ?? idAsName;
-    this.compressor = new Compressor(this.state, options.config, options.summariser ?? null, options.publish ?? (() => {}), () => this.settlePins(), () => this.countPending());
+    this.compressor = new Compressor(
+      this.state,
+      options.config,
+      options.summariser ?? null,
+      options.publish ?? (() => {}),
+      () => this.settlePins(),
+      () => this.countPending(),
+    );
     for (const p of this.state.pinned) this.index(p);
   }
 
@@ -207,7 +214,7 @@ export class Memory {
   recordApproval(a: { by: string; of: string; status: 'APPROVED' | 'REQUEST_REWORK'; reason?: string }): void {
     const of = a.of === 'brief' ? undefined : a.of;
     const kind = a.status === 'APPROVED' ? 'approval' : 'rejection';
-    const text = kind === 'rejection' ? (a.reason?.trim() || 'no reason given') : '';
+    const text = kind === 'rejection' ? a.reason?.trim() || 'no reason given' : '';
     const last = this.verdicts.get(verdictKey(a.by, of));
     // A repeated verdict adds nothing new; counting it keeps the prompt prefix stable for caching.
     if (last && last.kind === kind && last.text === text) {
@@ -266,7 +273,10 @@ export class Memory {
     if (tokenizerReady()) turn.tokens = countTokens(t.text);
     else {
       this.uncounted.push(turn);
-      void loadTokenizer().then(() => this.countPending(), () => undefined);
+      void loadTokenizer().then(
+        () => this.countPending(),
+        () => undefined,
+      );
     }
     this.state.raw.push(turn);
     this.state.turnsSeen += 1;

@@ -149,7 +149,21 @@ export function fitPinned(pinned: readonly Pinned[], lines: PinnedLines, maxToke
   const sumNl = all.reduce((n, l) => n + l.fullNl, 0);
   const verbatim = (from: number) => all.slice(from).reduce((n, l, i) => n + (from + i === last ? l.fullEnd : l.fullNl), 0);
   const fullTokens = fixed(PINNED_HEADER) + noteTokens + verbatim(0);
-  if (fullTokens <= maxTokens) return { text: withNote(PINNED_HEADER, all.map((l) => l.full)), tokens: fullTokens, fullTokens, clipped, condensed: 0, omitted: 0, count: all.length, sumNl, moved: movedCount };
+  if (fullTokens <= maxTokens)
+    return {
+      text: withNote(
+        PINNED_HEADER,
+        all.map((l) => l.full),
+      ),
+      tokens: fullTokens,
+      fullTokens,
+      clipped,
+      condensed: 0,
+      omitted: 0,
+      count: all.length,
+      sumNl,
+      moved: movedCount,
+    };
   // Condensed: heading, "earlier" gists, "latest" verbatim (the last line ends the block either way).
   let total = fixed(CONDENSED_HEADER) + noteTokens + fixed(EARLIER) + fixed(LATEST) + verbatim(0);
   let condensed = 0;
@@ -162,15 +176,14 @@ export function fitPinned(pinned: readonly Pinned[], lines: PinnedLines, maxToke
   while (omitted < last && total > maxTokens) total -= all[omitted++]!.gistNl;
   const gists = all.slice(omitted, condensed).map((l) => l.gist);
   const rest = all.slice(condensed).map((l) => l.full);
-  const out = [
-    CONDENSED_HEADER,
-    ...(note ? [note] : []),
-    ...(omitted > 0 ? [omittedLine(omitted)] : []),
-    ...(gists.length ? [EARLIER, ...gists] : []),
-    ...(rest.length ? [LATEST, ...rest] : []),
-  ];
-  const tokens = fixed(CONDENSED_HEADER) + noteTokens + (omitted > 0 ? fixed(omittedLine(omitted)) : 0) + (gists.length ? fixed(EARLIER) : 0) + (rest.length ? fixed(LATEST) + verbatim(condensed) : 0)
-    + all.slice(omitted, condensed).reduce((n, l, i) => n + (omitted + i === last ? l.gistEnd : l.gistNl), 0);
+  const out = [CONDENSED_HEADER, ...(note ? [note] : []), ...(omitted > 0 ? [omittedLine(omitted)] : []), ...(gists.length ? [EARLIER, ...gists] : []), ...(rest.length ? [LATEST, ...rest] : [])];
+  const tokens =
+    fixed(CONDENSED_HEADER) +
+    noteTokens +
+    (omitted > 0 ? fixed(omittedLine(omitted)) : 0) +
+    (gists.length ? fixed(EARLIER) : 0) +
+    (rest.length ? fixed(LATEST) + verbatim(condensed) : 0) +
+    all.slice(omitted, condensed).reduce((n, l, i) => n + (omitted + i === last ? l.gistEnd : l.gistNl), 0);
   return { text: out.join('\n'), tokens, fullTokens, clipped, condensed: condensed - omitted, omitted, count: all.length, sumNl, moved: movedCount };
 }
 

@@ -1,5 +1,7 @@
 const STOP = new Set(
-  'the and for are but not you your with this that from have has had was were will would should could can our their they them its into about what which when where who how all any each more most other some such than too very just also then there here been being over under only own same off out'.split(' '),
+  'the and for are but not you your with this that from have has had was were will would should could can our their they them its into about what which when where who how all any each more most other some such than too very just also then there here been being over under only own same off out'.split(
+    ' ',
+  ),
 );
 
 /** Lower-case content words of a text (3+ letters, no stop words). */

@@ -35,12 +35,18 @@ export function summaryMessages(job: SummaryJob, nameOf: NameOf): ChatMessage[] 
     const first = job.turns[0]?.turn ?? 0;
     const last = job.turns[job.turns.length - 1]?.turn ?? first;
     const body = job.turns.map((t) => turnLine(t, nameOf)).join('\n');
-    return [{ role: 'system', content: SYSTEM }, { role: 'user', content: `Conversation segment (turns ${first}-${last}); turns typed decision, approval or rejection carry decisions:\n${body}` }];
+    return [
+      { role: 'system', content: SYSTEM },
+      { role: 'user', content: `Conversation segment (turns ${first}-${last}); turns typed decision, approval or rejection carry decisions:\n${body}` },
+    ];
   }
   const blocks = job.summaries.map((s) =>
     [`Summary of turns ${s.first}-${s.last}:`, ...s.decisions.map((d) => `decision: ${d}`), ...s.discussions.map((d) => `discussion: ${d}`), ...s.pending.map((p) => `pending: ${p}`)].join('\n'),
   );
-  return [{ role: 'system', content: SYSTEM }, { role: 'user', content: `Merge these consecutive summaries into one, oldest first; keep the decisions that still stand and drop repetition:\n\n${blocks.join('\n\n')}` }];
+  return [
+    { role: 'system', content: SYSTEM },
+    { role: 'user', content: `Merge these consecutive summaries into one, oldest first; keep the decisions that still stand and drop repetition:\n\n${blocks.join('\n\n')}` },
+  ];
 }
 
 /** Reads a summary from model text: a JSON object validated by zod. */

@@ -53,7 +53,9 @@ export function shownProposals(decision: Decision, name: (id: string) => string 
 
 /** One line describing a decision: every proposal with its score or drop reason, then why the winner won. */
 export function decisionLine(decision: Decision, name: (id: string) => string = (id) => id): string {
-  const shown = shownProposals(decision, name).map((p) => (p.status === 'dropped' ? `${p.who} dropped (${p.dropReason})` : `${p.who}${p.score ? ` ${p.score}` : ''} [${p.source}]${p.status === 'winner' ? ' ✓' : ''}`));
+  const shown = shownProposals(decision, name).map((p) =>
+    p.status === 'dropped' ? `${p.who} dropped (${p.dropReason})` : `${p.who}${p.score ? ` ${p.score}` : ''} [${p.source}]${p.status === 'winner' ? ' ✓' : ''}`,
+  );
   return `${shown.join(', ')} — ${decision.why}`;
 }
 

@@ -21,7 +21,10 @@ function outputLines(output: unknown): string[] {
 export function deliverablesMarkdown(d: Deliverables, options: { brief?: boolean } = {}): string[] {
   const out: string[] = ['## Deliverables', ''];
   out.push(`| field | value |`, '| --- | --- |');
-  const fields: [string, string][] = [[d.kind === 'workflow' ? 'workflow' : 'team', d.definition], ['status', d.endReason ? `${d.status}: ${d.endReason}` : d.status]];
+  const fields: [string, string][] = [
+    [d.kind === 'workflow' ? 'workflow' : 'team', d.definition],
+    ['status', d.endReason ? `${d.status}: ${d.endReason}` : d.status],
+  ];
   if (d.forkedFrom) fields.push(['forked from', `${d.forkedFrom.id} at step ${d.forkedFrom.step}`]);
   for (const [k, v] of fields) out.push(`| ${k} | ${cell(v)} |`);
   out.push('');
@@ -33,7 +36,8 @@ export function deliverablesMarkdown(d: Deliverables, options: { brief?: boolean
     for (const p of pinned) out.push(`- ${p.by}: ${p.text}`);
     for (const a of approvals) out.push(`- turn ${a.turn}: ${a.by} ${a.status === 'APPROVED' ? 'approved' : 'sent back'} ${a.of}${a.reason ? ` — ${a.reason}` : ''}`);
     for (const v of verdicts) out.push(`- ${v.state} round ${v.round}: ${v.reviewer} ${v.agree ? 'agrees' : 'does not agree'}, ${v.approve ? 'approves' : 'wants changes'} — ${v.feedback}`);
-    for (const b of debates) out.push(`- debate in ${b.state}: ${b.rounds} round(s), ${b.consensus ? 'consensus' : b.synthesised ? 'synthesised' : 'no consensus'}, ${b.approve ? 'approved' : 'changes requested'}`);
+    for (const b of debates)
+      out.push(`- debate in ${b.state}: ${b.rounds} round(s), ${b.consensus ? 'consensus' : b.synthesised ? 'synthesised' : 'no consensus'}, ${b.approve ? 'approved' : 'changes requested'}`);
     out.push('');
   }
   if (d.finals.length > 0) {

@@ -116,7 +116,13 @@ export function deliverablesOf(sources: DeliverableSources): Deliverables {
   const names = [...new Set([...reported.keys(), ...onDisk.keys()])].sort();
   const workspaces = names.map((name): WorkspaceDeliverable => {
     const r = reported.get(name);
-    return { name, dir: onDisk.get(name) ?? null, ...(r ? { persona: r.persona, ...(r.branch !== undefined ? { branch: r.branch } : {}) } : {}), files: r?.changes.files ?? [], diff: r?.changes.diff ?? '' };
+    return {
+      name,
+      dir: onDisk.get(name) ?? null,
+      ...(r ? { persona: r.persona, ...(r.branch !== undefined ? { branch: r.branch } : {}) } : {}),
+      files: r?.changes.files ?? [],
+      diff: r?.changes.diff ?? '',
+    };
   });
   const snapshot = s.doc.checkpoint.snapshot;
   return {

@@ -36,7 +36,15 @@ export function itemsOf(e: TroupeEvent, names: DisplayNames, state: DisplayState
       // A warming request is background work: only one that failed is worth a line (its cost shows in !cost).
       return e.status === 'failed' ? [note(e, 'warn', `warming ${names.name(e.persona)}'s prompt failed: ${e.reason ?? 'no reason given'}`, about(names, e.persona))] : [];
     case 'session_started':
-      return [{ ...base, kind: 'header', text: names.workflow ? `troupe · workflow ${names.title} · ${e.model}` : `troupe · ${e.team} · ${e.mode.toUpperCase()} · ${e.model}`, brief: e.brief, label: names.workflow ? 'Input' : 'Brief' }];
+      return [
+        {
+          ...base,
+          kind: 'header',
+          text: names.workflow ? `troupe · workflow ${names.title} · ${e.model}` : `troupe · ${e.team} · ${e.mode.toUpperCase()} · ${e.model}`,
+          brief: e.brief,
+          label: names.workflow ? 'Input' : 'Brief',
+        },
+      ];
     case 'user_input':
       // What the line is comes with it; sessions stored before it did are read by the old guess (the line after the start).
       return [{ ...base, kind: 'user', who: 'You', text: e.text, brief: e.kind !== undefined ? e.kind === 'brief' : state.briefNext }];
@@ -75,7 +83,12 @@ export function itemsOf(e: TroupeEvent, names: DisplayNames, state: DisplayState
     case 'verdict': {
       // A debate after a revision numbers its rounds on from the debates before it in the state, as the reviewers count their turns.
       const round = (state.rounds[e.state] ?? 0) + e.round;
-      return [note(e, e.agree ? 'ok' : 'warn', `${names.name(e.reviewer)} (round ${round}): ${e.agree ? 'agrees' : 'does not agree'}, ${e.approve ? 'approves' : 'wants changes'} — ${e.feedback}`, { ...about(names, e.reviewer), mark: '⚖' })];
+      return [
+        note(e, e.agree ? 'ok' : 'warn', `${names.name(e.reviewer)} (round ${round}): ${e.agree ? 'agrees' : 'does not agree'}, ${e.approve ? 'approves' : 'wants changes'} — ${e.feedback}`, {
+          ...about(names, e.reviewer),
+          mark: '⚖',
+        }),
+      ];
     }
     case 'debate_ended': {
       const how = e.consensus ? 'consensus' : e.synthesised ? 'no consensus; the synthesiser wrote one' : 'no consensus';
@@ -94,7 +107,17 @@ export function itemsOf(e: TroupeEvent, names: DisplayNames, state: DisplayState
       return e.decision.proposals.length > 0 ? [{ ...base, kind: 'arbitration', from: e.from, decision: e.decision, text: decisionLine(e.decision, names.name) }] : [];
     case 'transition': {
       const label = e.kind === 'agent' ? (state.labels[e.from] ?? 'handoff') : e.kind.toUpperCase();
-      return [{ ...base, kind: 'transition', from: e.from, to: e.to, label, reason: e.kind === 'agent' ? null : pointToError(e.reason, state), text: `${names.path(e.from)} -> ${names.path(e.to)} (${label})` }];
+      return [
+        {
+          ...base,
+          kind: 'transition',
+          from: e.from,
+          to: e.to,
+          label,
+          reason: e.kind === 'agent' ? null : pointToError(e.reason, state),
+          text: `${names.path(e.from)} -> ${names.path(e.to)} (${label})`,
+        },
+      ];
     }
     case 'approval': {
       if (e.by !== 'user') return [];
@@ -110,7 +133,12 @@ export function itemsOf(e: TroupeEvent, names: DisplayNames, state: DisplayState
     case 'mode_changed':
       return [note(e, 'ok', `mode is now ${e.mode.toUpperCase()}`)];
     case 'retry':
-      return [note(e, 'warn', `retry ${e.attempt} in ${(e.wait_ms / 1000).toFixed(1)} s${e.reason === state.lastRetry ? ' (same reason)' : `: ${e.reason}`}`, { mark: '↻', ...(e.persona ? about(names, e.persona) : {}) })];
+      return [
+        note(e, 'warn', `retry ${e.attempt} in ${(e.wait_ms / 1000).toFixed(1)} s${e.reason === state.lastRetry ? ' (same reason)' : `: ${e.reason}`}`, {
+          mark: '↻',
+          ...(e.persona ? about(names, e.persona) : {}),
+        }),
+      ];
     case 'note':
       return [note(e, 'info', e.text)];
     case 'error':

@@ -76,11 +76,17 @@ function planGraph(plan: WorkflowPlan, prefix: string, group: string | undefined
   const names = new Set(plan.states.map((s) => s.name));
   for (const s of plan.states) {
     const id = key(s.name);
-    const detail = s.agent ?? (s.debate ? `debate: ${s.debate.reviewers.join(', ')}` : s.subWorkflow ? `runs ${s.subWorkflow.name}` : s.parallel ? `${s.parallel.branches.length} branches` : undefined);
+    const detail =
+      s.agent ?? (s.debate ? `debate: ${s.debate.reviewers.join(', ')}` : s.subWorkflow ? `runs ${s.subWorkflow.name}` : s.parallel ? `${s.parallel.branches.length} branches` : undefined);
     out.nodes.push({ id, label: s.name, kind: 'state', ...(detail ? { detail: short(detail) } : {}), ...(group ? { group } : {}), ...(s.agent ? { persona: s.agent } : {}) });
     if (s.parallel) {
       const box = `${id}#branches`;
-      out.groups.push({ id: box, label: `${s.name}: branches, join ${typeof s.parallel.join === 'string' ? s.parallel.join : `quorum ${s.parallel.join.quorum}`}`, state: id, ...(group ? { parent: group } : {}) });
+      out.groups.push({
+        id: box,
+        label: `${s.name}: branches, join ${typeof s.parallel.join === 'string' ? s.parallel.join : `quorum ${s.parallel.join.quorum}`}`,
+        state: id,
+        ...(group ? { parent: group } : {}),
+      });
       for (const b of s.parallel.branches) out.nodes.push({ id: `${id}.${b.id}`, label: b.id, detail: b.agent, group: box, kind: 'branch', persona: b.agent });
     }
     const sub = s.subWorkflow ? plan.subWorkflows[s.subWorkflow.name] : undefined;
@@ -89,7 +95,8 @@ function planGraph(plan: WorkflowPlan, prefix: string, group: string | undefined
       out.groups.push({ id: box, label: `${s.name} runs ${sub.name}`, state: id, ...(group ? { parent: group } : {}) });
       planGraph(sub, id, box, out, depth + 1);
     }
-    for (const t of s.transitions) if (names.has(t.target)) out.edges.push({ from: id, to: key(t.target), ...(t.condition ? { label: short(t.condition.kind === 'handler' ? `${t.condition.name}()` : t.condition.source) } : {}) });
+    for (const t of s.transitions)
+      if (names.has(t.target)) out.edges.push({ from: id, to: key(t.target), ...(t.condition ? { label: short(t.condition.kind === 'handler' ? `${t.condition.name}()` : t.condition.source) } : {}) });
   }
 }
 

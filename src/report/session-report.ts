@@ -24,10 +24,7 @@ function runs(doc: SessionDocument): string {
 
 function header(r: StoredSessionReport): string[] {
   const listing = listingOf(r.doc);
-  return [
-    `session ${r.doc.id} · ${runs(r.doc)} · ${r.doc.model}`,
-    `created ${r.doc.createdAt} · updated ${r.doc.updatedAt} · ${listing.turns} turns · ${sessionStatus({ listing, lockedBy: null })}`,
-  ];
+  return [`session ${r.doc.id} · ${runs(r.doc)} · ${r.doc.model}`, `created ${r.doc.createdAt} · updated ${r.doc.updatedAt} · ${listing.turns} turns · ${sessionStatus({ listing, lockedBy: null })}`];
 }
 
 function approvalLines(events: readonly TroupeEvent[], def: MachineDefinition, bullet: string): string[] {
@@ -68,7 +65,12 @@ export function renderMarkdown(r: StoredSessionReport, def: MachineDefinition, d
   const out: string[] = [`# troupe session ${r.doc.id}`, ''];
   if (skipped.length > 0) out.push(...skipped.map((line) => `> **note:** ${line}`), '');
   out.push('| field | value |', '| --- | --- |');
-  const fields: [string, string][] = workflow ? [['workflow', r.doc.workflow!.name]] : [['team', r.doc.team.name], ['mode', r.doc.mode]];
+  const fields: [string, string][] = workflow
+    ? [['workflow', r.doc.workflow!.name]]
+    : [
+        ['team', r.doc.team.name],
+        ['mode', r.doc.mode],
+      ];
   fields.push(['model', r.doc.model], ['status', sessionStatus({ listing, lockedBy: null })], ['turns', String(listing.turns)], ['created', r.doc.createdAt], ['updated', r.doc.updatedAt]);
   if (r.doc.forkedFrom) fields.push(['forked from', `${r.doc.forkedFrom.id} at step ${r.doc.forkedFrom.step}`]);
   for (const [k, v] of fields) out.push(`| ${k} | ${v.replace(/\|/g, '\\|')} |`);

@@ -41,5 +41,10 @@ export function formatSessionTable(rows: SessionRow[]): string[] {
   ]);
   const header = ['ID', 'STARTED', 'BRIEF', 'STATE', 'TURNS', 'STATUS', 'COST'];
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  return [header, ...cells].map((c) => c.map((v, i) => (i === c.length - 1 ? v : v.padEnd(widths[i]!))).join('  ').trimEnd());
+  return [header, ...cells].map((c) =>
+    c
+      .map((v, i) => (i === c.length - 1 ? v : v.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd(),
+  );
 }

@@ -26,8 +26,18 @@ export const CreateSessionSchema = z.strictObject({
  * session (workflow required). The route parses with CreateSessionSchema, which says which field is missing.
  */
 export const CreateSessionDocSchema = z.union([
-  z.strictObject({ brief: CreateSessionSchema.shape.brief.unwrap(), team: CreateSessionSchema.shape.team, mode: CreateSessionSchema.shape.mode, models: CreateSessionSchema.shape.models }).describe('A team session on a brief'),
-  z.strictObject({ workflow: CreateSessionSchema.shape.workflow.unwrap(), input: CreateSessionSchema.shape.input, brief: CreateSessionSchema.shape.brief, team: CreateSessionSchema.shape.team, models: CreateSessionSchema.shape.models }).describe('A workflow session on an input'),
+  z
+    .strictObject({ brief: CreateSessionSchema.shape.brief.unwrap(), team: CreateSessionSchema.shape.team, mode: CreateSessionSchema.shape.mode, models: CreateSessionSchema.shape.models })
+    .describe('A team session on a brief'),
+  z
+    .strictObject({
+      workflow: CreateSessionSchema.shape.workflow.unwrap(),
+      input: CreateSessionSchema.shape.input,
+      brief: CreateSessionSchema.shape.brief,
+      team: CreateSessionSchema.shape.team,
+      models: CreateSessionSchema.shape.models,
+    })
+    .describe('A workflow session on an input'),
 ]);
 
 /** `POST /v1/sessions/:id/input`: a line exactly as typed in the terminal UI (a reply, an interjection, a ! command). */
@@ -49,7 +59,9 @@ export const SessionViewSchema = z.object({
   lastEventSeq: z.number(),
   usage: UsageViewSchema,
   visits: z.record(z.string(), z.number()).describe('Visits of each state so far, by state key'),
-  branches: z.array(z.object({ id: z.string(), agent: z.string(), status: z.enum(['pending', 'running', 'done', 'failed', 'cancelled', 'skipped']), error: z.string().optional() })).describe('The branches of the fan-out running now (empty when none)'),
+  branches: z
+    .array(z.object({ id: z.string(), agent: z.string(), status: z.enum(['pending', 'running', 'done', 'failed', 'cancelled', 'skipped']), error: z.string().optional() }))
+    .describe('The branches of the fan-out running now (empty when none)'),
   forkedFrom: ForkedFromSchema.nullable(),
 });
 
@@ -60,7 +72,7 @@ export const SessionListItemSchema = z.object({
   /** The workflow it runs, or null for a team session. */
   workflow: z.string().nullable(),
   brief: z.string(),
-  status: SessionStatusSchema.describe('As GET /v1/sessions/{id} says: the running session\'s own status when it runs here'),
+  status: SessionStatusSchema.describe("As GET /v1/sessions/{id} says: the running session's own status when it runs here"),
   statusText: z.string().describe('The status in words, as troupe sessions shows it ("interrupted": running when its process stopped)'),
   turns: z.number(),
   updatedAt: z.string(),
@@ -115,14 +127,16 @@ export const DeliverablesSchema = z.object({
   }),
   output: z.unknown().describe("The workflow's output (null: none)"),
   finals: z.array(z.object({ persona: z.string(), name: z.string(), branch: z.string().optional(), turn: z.number(), text: z.string() })),
-  workspaces: z.array(z.object({
-    name: z.string(),
-    dir: z.string().nullable(),
-    persona: z.string().optional(),
-    branch: z.string().optional(),
-    files: z.array(z.object({ path: z.string(), status: z.enum(['added', 'modified', 'deleted']) })),
-    diff: z.string(),
-  })),
+  workspaces: z.array(
+    z.object({
+      name: z.string(),
+      dir: z.string().nullable(),
+      persona: z.string().optional(),
+      branch: z.string().optional(),
+      files: z.array(z.object({ path: z.string(), status: z.enum(['added', 'modified', 'deleted']) })),
+      diff: z.string(),
+    }),
+  ),
 });
 
 /** `GET /v1/sessions/:id/graph`: the definition as a graph (what `troupe graph` draws). */
@@ -130,7 +144,9 @@ export const GraphSchema = z.object({
   kind: z.enum(['team', 'workflow']),
   title: z.string(),
   initial: z.string(),
-  nodes: z.array(z.object({ id: z.string(), label: z.string(), detail: z.string().optional(), group: z.string().optional(), kind: z.enum(['persona', 'user', 'state', 'branch']), persona: z.string().optional() })),
+  nodes: z.array(
+    z.object({ id: z.string(), label: z.string(), detail: z.string().optional(), group: z.string().optional(), kind: z.enum(['persona', 'user', 'state', 'branch']), persona: z.string().optional() }),
+  ),
   groups: z.array(z.object({ id: z.string(), label: z.string(), parent: z.string().optional(), state: z.string().optional() })),
   edges: z.array(z.object({ from: z.string(), to: z.string(), label: z.string().optional() })),
 });
@@ -143,7 +159,14 @@ export const CatalogSchema = z.object({
     majors: z.array(z.object({ id: z.string(), kind: z.enum(['team', 'user']), lead: z.string().nullable() })),
     personas: z.array(z.object({ id: z.string(), name: z.string(), major: z.string(), description: z.string() })),
   }),
-  workflows: z.array(z.object({ name: z.string(), description: z.string(), input: z.object({ name: z.string(), type: z.string().optional(), description: z.string().optional() }).nullable(), problem: z.string().optional() })),
+  workflows: z.array(
+    z.object({
+      name: z.string(),
+      description: z.string(),
+      input: z.object({ name: z.string(), type: z.string().optional(), description: z.string().optional() }).nullable(),
+      problem: z.string().optional(),
+    }),
+  ),
   commands: z.array(z.object({ name: z.string(), usage: z.string(), summary: z.string() })),
   /** Server events the console reads (SSE names: error goes as troupe_error). */
   events: z.array(z.string()),

@@ -30,7 +30,13 @@ export interface ServeAppOptions {
 export function serveApp(options: ServeAppOptions): Hono {
   const { host } = options;
   const { store, team } = host.options;
-  const { api, mount } = apiFrame({ token: options.token, maxBodyBytes: options.maxBodyBytes, health: () => ({ ok: true, sessions: host.running }), ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}), page: consoleRoutes });
+  const { api, mount } = apiFrame({
+    token: options.token,
+    maxBodyBytes: options.maxBodyBytes,
+    health: () => ({ ok: true, sessions: host.running }),
+    ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
+    page: consoleRoutes,
+  });
 
   // A session running here is found without listing the store (listing reads the whole sessions directory).
   const resolve = async (wanted: string) => (host.has(wanted) ? wanted : matchId(wanted, await store.ids()));
@@ -54,7 +60,14 @@ export function serveApp(options: ServeAppOptions): Hono {
     const live = host.statusOf(id);
     const status = live ?? listing.status;
     // The lock of a session this server is letting go of is its own: not "open" in another process.
-    const statusText = live === null ? sessionStatus({ listing, lockedBy: lockedBy === process.pid ? null : lockedBy }) : live === 'awaiting_user' ? `waiting: ${host.get(id)!.getSnapshot().awaiting?.code ?? 'user'}` : live === 'ended' ? `ended: ${host.get(id)!.getSnapshot().endReason ?? ''}` : live;
+    const statusText =
+      live === null
+        ? sessionStatus({ listing, lockedBy: lockedBy === process.pid ? null : lockedBy })
+        : live === 'awaiting_user'
+          ? `waiting: ${host.get(id)!.getSnapshot().awaiting?.code ?? 'user'}`
+          : live === 'ended'
+            ? `ended: ${host.get(id)!.getSnapshot().endReason ?? ''}`
+            : live;
     const turns = live === null ? listing.turns : host.get(id)!.getSnapshot().turn;
     return { id, team: listing.team, workflow: listing.workflow ?? null, brief: listing.brief, status, statusText, turns, updatedAt: listing.updatedAt, hosted: live !== null };
   };
@@ -62,11 +75,7 @@ export function serveApp(options: ServeAppOptions): Hono {
   api.get('/sessions', async (c) => {
     const q = (c.req.query('q') ?? '').toLowerCase();
     const entries = await store.list();
-    const items = entries.flatMap((e) =>
-      'listing' in e && (q === '' || e.listing.brief.toLowerCase().includes(q) || e.id.startsWith(q))
-        ? [listItem(e.id, e.listing, e.lockedBy)]
-        : [],
-    );
+    const items = entries.flatMap((e) => ('listing' in e && (q === '' || e.listing.brief.toLowerCase().includes(q) || e.id.startsWith(q)) ? [listItem(e.id, e.listing, e.lockedBy)] : []));
     return c.json({ sessions: items });
   });
 

@@ -158,7 +158,6 @@ export class EventFeed {
     return r.frames.filter((f) => f.seq > after);
   }
 
-
   /** Sends the streamed words waiting for their batch, joined into one frame for every reader. */
   private sendDeltas(): void {
     if (this.timer) clearTimeout(this.timer);

@@ -16,7 +16,10 @@ import { EventFeed } from './event-feed.js';
 
 /** A request the server refuses, with the HTTP status that says why. */
 export class RequestRefused extends UserError {
-  constructor(readonly status: 400 | 403 | 404 | 409 | 413 | 415 | 429, message: string) {
+  constructor(
+    readonly status: 400 | 403 | 404 | 409 | 413 | 415 | 429,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -118,7 +121,10 @@ export class SessionHost {
       if (!o.workflows) throw new RequestRefused(400, 'this server runs no workflows');
       // A path would run any workflow file the server can read: only its named workflows run, unless it was started to allow paths.
       if (!o.allowWorkflowPaths && isWorkflowPath(request.workflow)) {
-        throw new RequestRefused(403, 'workflow: give the name of one of this server\'s workflows (troupe workflows lists them), not a path; paths run only on a server started with troupe serve --allow-workflow-paths');
+        throw new RequestRefused(
+          403,
+          "workflow: give the name of one of this server's workflows (troupe workflows lists them), not a path; paths run only on a server started with troupe serve --allow-workflow-paths",
+        );
       }
       workflow = o.workflows.load(request.workflow);
       const refused = inputProblem(workflow, request.input ?? request.brief ?? '');
@@ -150,10 +156,12 @@ export class SessionHost {
     this.room();
     const o = this.options;
     const released = this.releasing.get(id);
-    const opening = (released ?? Promise.resolve()).then(() => openSession({ store: o.store, resume: id, team: o.team, teamDir: o.teamDir, env: o.env, model: o.model, meter: this.meter(), ...(o.clock ? { clock: o.clock } : {}) })).then((session) => {
-      this.adopt(session).resume();
-      return session;
-    });
+    const opening = (released ?? Promise.resolve())
+      .then(() => openSession({ store: o.store, resume: id, team: o.team, teamDir: o.teamDir, env: o.env, model: o.model, meter: this.meter(), ...(o.clock ? { clock: o.clock } : {}) }))
+      .then((session) => {
+        this.adopt(session).resume();
+        return session;
+      });
     this.opening.set(id, opening);
     try {
       return await opening;

@@ -27,7 +27,12 @@ const GUARDED = {
   401: error('Missing or wrong bearer token (a server started with TROUPE_SERVE_TOKEN)'),
   403: error('Refused by the origin guard of a server without a token: a Host that is not one of its names, or a request from another origin'),
 };
-const WRITE = { ...GUARDED, 400: error('A body that is not JSON, or a field that does not fit (the line names it)'), 413: error('Body larger than the limit'), 415: error('Content-Type is not application/json') };
+const WRITE = {
+  ...GUARDED,
+  400: error('A body that is not JSON, or a field that does not fit (the line names it)'),
+  413: error('Body larger than the limit'),
+  415: error('Content-Type is not application/json'),
+};
 const FOUND = { 404: error('No such session (or a prefix matching none)'), 400: error('An id that is not a session id, or a prefix matching several') };
 
 let cached: Record<string, unknown> | null = null;
@@ -50,7 +55,11 @@ export function openApiDocument(): Record<string, unknown> {
         get: { operationId: 'health', summary: 'Liveness', security: [], responses: { 200: { description: 'The server runs', content: json(HealthSchema) }, 403: GUARDED[403] } },
       },
       '/v1/catalog': {
-        get: { operationId: 'getCatalog', summary: "What this server runs: its team's personas and majors, its workflows with their input, the commands, the SSE event names", responses: { 200: { description: 'The catalog', content: json(CatalogSchema) }, ...GUARDED } },
+        get: {
+          operationId: 'getCatalog',
+          summary: "What this server runs: its team's personas and majors, its workflows with their input, the commands, the SSE event names",
+          responses: { 200: { description: 'The catalog', content: json(CatalogSchema) }, ...GUARDED },
+        },
       },
       '/v1/sessions': {
         post: {
@@ -114,7 +123,13 @@ export function openApiDocument(): Record<string, unknown> {
             idParam,
             { name: 'Last-Event-ID', in: 'header', required: false, description: 'The id of the last message read: the stream resumes after it', schema: { type: 'string' } },
             { name: 'after', in: 'query', required: false, description: 'Like Last-Event-ID, for clients that cannot set headers', schema: { type: 'integer', minimum: 0 } },
-            { name: 'access_token', in: 'query', required: false, description: 'The bearer token, for EventSource (which cannot send headers); accepted on this route only', schema: { type: 'string' } },
+            {
+              name: 'access_token',
+              in: 'query',
+              required: false,
+              description: 'The bearer token, for EventSource (which cannot send headers); accepted on this route only',
+              schema: { type: 'string' },
+            },
           ],
           responses: {
             200: { description: `An event stream; message names: ${[...EVENT_NAMES.map(sseEventName), 'dropped'].join(', ')}`, content: { 'text/event-stream': { schema: { type: 'string' } } } },
@@ -125,17 +140,32 @@ export function openApiDocument(): Record<string, unknown> {
         },
       },
       '/v1/sessions/{id}/graph': {
-        get: { operationId: 'getGraph', summary: "The session's definition as a graph (what troupe graph draws): states, groups, transitions", parameters: [idParam], responses: { 200: { description: 'The graph', content: json(GraphSchema) }, ...GUARDED, ...FOUND } },
+        get: {
+          operationId: 'getGraph',
+          summary: "The session's definition as a graph (what troupe graph draws): states, groups, transitions",
+          parameters: [idParam],
+          responses: { 200: { description: 'The graph', content: json(GraphSchema) }, ...GUARDED, ...FOUND },
+        },
       },
       '/v1/sessions/{id}/timeline': {
-        get: { operationId: 'getTimeline', summary: "The session's steps, from its journal (each a step to look at or fork from)", parameters: [idParam], responses: { 200: { description: 'The steps', content: json(TimelineSchema) }, ...GUARDED, ...FOUND } },
+        get: {
+          operationId: 'getTimeline',
+          summary: "The session's steps, from its journal (each a step to look at or fork from)",
+          parameters: [idParam],
+          responses: { 200: { description: 'The steps', content: json(TimelineSchema) }, ...GUARDED, ...FOUND },
+        },
       },
       '/v1/sessions/{id}/steps/{step}': {
         get: {
           operationId: 'getStep',
           summary: 'The session as it was after a step (its journal folded up to it; nothing runs)',
           parameters: [idParam, { name: 'step', in: 'path', required: true, description: 'A step of the timeline', schema: { type: 'integer', minimum: 0 } }],
-          responses: { 200: { description: 'The session then', content: json(StepViewSchema) }, ...GUARDED, 400: error('Not a step number, or a bad id'), 404: error('No such session, or no such step') },
+          responses: {
+            200: { description: 'The session then', content: json(StepViewSchema) },
+            ...GUARDED,
+            400: error('Not a step number, or a bad id'),
+            404: error('No such session, or no such step'),
+          },
         },
       },
       '/v1/sessions/{id}/fork': {
@@ -144,19 +174,33 @@ export function openApiDocument(): Record<string, unknown> {
           summary: 'Fork a new session from a step (same definition, the journal up to the step) and run it from there; the session forked is only read',
           parameters: [idParam],
           requestBody: { required: true, content: json(ForkSchema) },
-          responses: { 201: { description: 'The fork, running', content: json(SessionViewSchema) }, ...WRITE, 400: error('A step the session does not have, or a body that does not fit'), 404: FOUND[404], 429: error('Too many sessions running') },
+          responses: {
+            201: { description: 'The fork, running', content: json(SessionViewSchema) },
+            ...WRITE,
+            400: error('A step the session does not have, or a body that does not fit'),
+            404: FOUND[404],
+            429: error('Too many sessions running'),
+          },
         },
       },
       '/v1/sessions/{id}/deliverables': {
         get: {
           operationId: 'getDeliverables',
           summary: 'What the session produced: the brief, the decisions, the output, the final texts, the workspaces with their files and diffs',
-          parameters: [idParam, { name: 'format', in: 'query', required: false, description: '`markdown` for the document as troupe export writes it', schema: { type: 'string', enum: ['json', 'markdown'] } }],
+          parameters: [
+            idParam,
+            { name: 'format', in: 'query', required: false, description: '`markdown` for the document as troupe export writes it', schema: { type: 'string', enum: ['json', 'markdown'] } },
+          ],
           responses: { 200: { description: 'The deliverables', content: { ...json(DeliverablesSchema), 'text/markdown': { schema: { type: 'string' } } } }, ...GUARDED, ...FOUND },
         },
       },
       '/openapi.json': {
-        get: { operationId: 'getOpenApi', summary: 'This document', security: [], responses: { 200: { description: 'The OpenAPI document', content: { 'application/json': { schema: { type: 'object' } } } }, 403: GUARDED[403] } },
+        get: {
+          operationId: 'getOpenApi',
+          summary: 'This document',
+          security: [],
+          responses: { 200: { description: 'The OpenAPI document', content: { 'application/json': { schema: { type: 'object' } } } }, 403: GUARDED[403] },
+        },
       },
     },
   };

@@ -43,7 +43,12 @@ export function originGuard(allowed: ReadonlySet<string>): MiddlewareHandler {
     const name = hostNameOf(host);
     // A browser always sends Host (DNS rebinding comes through one); a request without it is not from a page.
     if (name !== null && !allowed.has(name)) {
-      return c.json({ error: `Host "${host ?? ''}" is not a name of this server (${names}); a server without a token answers only to those — add a name with TROUPE_SERVE_ALLOWED_HOSTS, or set TROUPE_SERVE_TOKEN` }, 403);
+      return c.json(
+        {
+          error: `Host "${host ?? ''}" is not a name of this server (${names}); a server without a token answers only to those — add a name with TROUPE_SERVE_ALLOWED_HOSTS, or set TROUPE_SERVE_TOKEN`,
+        },
+        403,
+      );
     }
     const site = c.req.header('sec-fetch-site');
     const origin = c.req.header('origin');

@@ -79,7 +79,16 @@ export function sessionRoutes(api: Hono, host: SessionHost, resolve: (wanted: st
     const snapshot = stateAtStep(def, read, step);
     const lastSeq = lastSeqAtStep(read, step);
     const upTo = { ...read, events: read.events.filter((e) => e.seq <= lastSeq), records: read.records.slice(0, step) };
-    return c.json({ step, lastSeq, session: sessionView({ doc: read.doc, lastSeq, usage: await storedUsage({ ...upTo, doc: { ...read.doc, checkpoint: { ...read.doc.checkpoint, records: 0, usage: null } } }, host.meter()), snapshot }) });
+    return c.json({
+      step,
+      lastSeq,
+      session: sessionView({
+        doc: read.doc,
+        lastSeq,
+        usage: await storedUsage({ ...upTo, doc: { ...read.doc, checkpoint: { ...read.doc.checkpoint, records: 0, usage: null } } }, host.meter()),
+        snapshot,
+      }),
+    });
   });
 
   api.post('/sessions/:id/fork', async (c) => {

@@ -75,7 +75,10 @@ export class SseClient {
   dropped = false;
   closed = false;
 
-  constructor(after = 0, private readonly limit = MAX_QUEUED_EVENTS) {
+  constructor(
+    after = 0,
+    private readonly limit = MAX_QUEUED_EVENTS,
+  ) {
     this.sent = after;
     this.ended = new Promise<void>((resolve) => (this.finish = resolve));
   }

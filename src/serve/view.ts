@@ -54,7 +54,13 @@ export function sessionView(input: { session: TroupeSession } | { doc: ReadSessi
     const { session } = input;
     return viewOf(session.getSnapshot(), { kind: session.def.kind, hosted: true, lastEventSeq: session.recent().at(-1)?.seq ?? 0, usage: session.usage(), forkedFrom: session.forkedFrom });
   }
-  return viewOf(input.snapshot ?? input.doc.checkpoint.snapshot, { kind: input.doc.workflow ? 'workflow' : 'team', hosted: false, lastEventSeq: input.lastSeq, usage: input.usage, forkedFrom: input.doc.forkedFrom ?? null });
+  return viewOf(input.snapshot ?? input.doc.checkpoint.snapshot, {
+    kind: input.doc.workflow ? 'workflow' : 'team',
+    hosted: false,
+    lastEventSeq: input.lastSeq,
+    usage: input.usage,
+    forkedFrom: input.doc.forkedFrom ?? null,
+  });
 }
 
 /** A stored session's usage totals, as reopening it would restore them: the checkpoint's, plus the journal's after it. */

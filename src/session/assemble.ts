@@ -119,7 +119,18 @@ export async function assembleSession(a: SessionAssembly): Promise<AssembledSess
   const kernel: SessionKernel = new SessionKernel(def, state, bus, journal);
   const publish = kernel.publish.bind(kernel);
   meter.onRecord((r) =>
-    publish(event('usage', { persona: r.persona, model: r.model, prompt_tokens: r.promptTokens, completion_tokens: r.completionTokens, ...(r.cachedTokens !== undefined ? { cached_tokens: r.cachedTokens } : {}), cost: r.cost, total_tokens: r.totalTokens, total_cost: r.totalCost })),
+    publish(
+      event('usage', {
+        persona: r.persona,
+        model: r.model,
+        prompt_tokens: r.promptTokens,
+        completion_tokens: r.completionTokens,
+        ...(r.cachedTokens !== undefined ? { cached_tokens: r.cachedTokens } : {}),
+        cost: r.cost,
+        total_tokens: r.totalTokens,
+        total_cost: r.totalCost,
+      }),
+    ),
   );
 
   if (kind.prompted && a.memory) {

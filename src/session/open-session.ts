@@ -89,7 +89,10 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
     const doc = opened?.handle.doc;
     const { team, dir } = resolveTeam(options, env, doc);
     const plan = options.workflow ?? doc?.workflow?.plan;
-    if (doc?.workflow && !plan) throw new SessionFileError(`${handle!.location}: workflow: the session runs the workflow ${doc.workflow.name}, but its plan was not stored — start it again with troupe run --workflow ${doc.workflow.name}`);
+    if (doc?.workflow && !plan)
+      throw new SessionFileError(
+        `${handle!.location}: workflow: the session runs the workflow ${doc.workflow.name}, but its plan was not stored — start it again with troupe run --workflow ${doc.workflow.name}`,
+      );
     const maxTurns = options.maxTurns ?? doc?.team.maxTurns;
     const tiers = options.tiers ? { tiers: options.tiers } : {};
     const kind = plan ? (await import('./workflow-kind.js')).workflowKind(plan, team, { env, ...tiers, ...(maxTurns !== undefined ? { maxTurns } : {}) }) : teamKind(team, { env, ...tiers });

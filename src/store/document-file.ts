@@ -47,7 +47,7 @@ function writeFlushed(path: string, text: string): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     openFile(path, 'w', (error, fd) => {
       if (error) return reject(error);
-      const done = (failure: Error | null) => close(fd, (closing) => (failure ?? closing ? reject(failure ?? closing) : resolve()));
+      const done = (failure: Error | null) => close(fd, (closing) => ((failure ?? closing) ? reject(failure ?? closing) : resolve()));
       const from = (at: number) =>
         write(fd, bytes, at, bytes.length - at, at, (failure, written) => {
           if (failure) return done(failure);

@@ -31,7 +31,10 @@ export class JournalCheck {
   /** The hash of the last accepted line (CHAIN_START before the first). */
   lastHash = CHAIN_START;
 
-  constructor(private readonly path: string, private readonly rules: JournalRules) {
+  constructor(
+    private readonly path: string,
+    private readonly rules: JournalRules,
+  ) {
     const cp = rules.checkpoint;
     if (rules.chained && cp && cp.hash === undefined) this.fail(`${cp.document}: checkpoint.hash: missing — the document was edited by hand or written by another program; it was left as it is`);
   }
@@ -53,11 +56,18 @@ export class JournalCheck {
       else this.damaged(line, `holds record ${record.n} where record ${line} belongs — a record is repeated or out of order`);
     }
     if (this.rules.chained && record.prev !== this.lastHash) {
-      this.damaged(line, line === 1 ? `does not start the chain (prev ${String(record.prev)}, expected ${CHAIN_START}) — lines before it are missing` : `does not follow line ${line - 1} (its prev ${String(record.prev)} is not line ${line - 1}'s hash ${this.lastHash}) — a line was replaced or comes from another journal`);
+      this.damaged(
+        line,
+        line === 1
+          ? `does not start the chain (prev ${String(record.prev)}, expected ${CHAIN_START}) — lines before it are missing`
+          : `does not follow line ${line - 1} (its prev ${String(record.prev)} is not line ${line - 1}'s hash ${this.lastHash}) — a line was replaced or comes from another journal`,
+      );
     }
     const cp = this.rules.checkpoint;
     if (this.rules.chained && cp && line === cp.records && lineHash !== cp.hash) {
-      this.fail(`${this.path}: line ${line} is not the line the checkpoint in ${cp.document} ends at (hash ${lineHash}, recorded ${cp.hash}) — the journal was rewritten under its checkpoint; restore it from a backup; it was left as it is`);
+      this.fail(
+        `${this.path}: line ${line} is not the line the checkpoint in ${cp.document} ends at (hash ${lineHash}, recorded ${cp.hash}) — the journal was rewritten under its checkpoint; restore it from a backup; it was left as it is`,
+      );
     }
     this.lines = line;
     this.bytes += bytes.length + 1;
@@ -70,7 +80,9 @@ export class JournalCheck {
     const cp = this.rules.checkpoint;
     if (cp && this.lines < cp.records) {
       const lost = this.lines + 1 === cp.records ? `line ${cp.records} is` : `lines ${this.lines + 1}–${cp.records} are`;
-      this.fail(`${this.path}: ends at line ${this.lines}, but the checkpoint in ${cp.document} covers ${cp.records} lines — ${lost} missing (the journal was cut or replaced); restore it from a backup; it was left as it is`);
+      this.fail(
+        `${this.path}: ends at line ${this.lines}, but the checkpoint in ${cp.document} covers ${cp.records} lines — ${lost} missing (the journal was cut or replaced); restore it from a backup; it was left as it is`,
+      );
     }
     if (this.rules.chained && cp && cp.records === 0 && cp.hash !== CHAIN_START) {
       this.fail(`${cp.document}: checkpoint.hash: ${String(cp.hash)} covers no line and must be ${CHAIN_START} — the document was edited by hand; it was left as it is`);

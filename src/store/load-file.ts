@@ -7,7 +7,6 @@ import { SESSION_SCHEMA_VERSION, SessionDocumentSchema, type SessionDocument } f
 /** A session file that cannot be loaded (corrupt, invalid or from a newer troupe); it is left untouched. */
 export class SessionFileError extends UserError {}
 
-
 /**
  * Version 3 seals and chains the journal's lines and records the hash of the last line a checkpoint
  * covers; the document is otherwise unchanged. The store seals a version-2 journal and fills in the

@@ -7,7 +7,12 @@ import { ownStartTime, pidExists, processInfo } from './process-info.js';
 
 /** Another live process (or another handle in this one) has the session open. */
 export class SessionLockedError extends UserError {
-  constructor(readonly sessionId: string, readonly pid: number, readonly host: string | null = null, staleMs = 0) {
+  constructor(
+    readonly sessionId: string,
+    readonly pid: number,
+    readonly host: string | null = null,
+    staleMs = 0,
+  ) {
     super(
       host
         ? `session ${sessionId} is open in process ${pid} on host ${host} — close it there first (its lock is taken over once it has not been refreshed for ${Math.round(staleMs / 1000)} s; TROUPE_LOCK_STALE_SECONDS)`

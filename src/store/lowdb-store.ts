@@ -100,11 +100,22 @@ export class LowdbStore implements Store {
         await acquireLockAsync(lock, doc.id);
       });
       locked = true;
-      const exists = async (path: string) => access(path).then(() => true, () => false);
-      if ((await exists(this.pathOf(doc.id))) || !(await writeFile(this.journalOf(doc.id), '', { flag: 'wx' }).then(() => true, (error: NodeJS.ErrnoException) => {
-        if (error.code === 'EEXIST') return false;
-        throw error;
-      }))) throw new UserError(`session ${doc.id} already exists in ${this.dir} — choose another id`);
+      const exists = async (path: string) =>
+        access(path).then(
+          () => true,
+          () => false,
+        );
+      if (
+        (await exists(this.pathOf(doc.id))) ||
+        !(await writeFile(this.journalOf(doc.id), '', { flag: 'wx' }).then(
+          () => true,
+          (error: NodeJS.ErrnoException) => {
+            if (error.code === 'EEXIST') return false;
+            throw error;
+          },
+        ))
+      )
+        throw new UserError(`session ${doc.id} already exists in ${this.dir} — choose another id`);
       const handle = this.handle(doc, this.writer(this.journalOf(doc.id)));
       try {
         await handle.checkpoint(doc.checkpoint, doc);

@@ -64,7 +64,10 @@ function migrateSnapshot(s: Raw): Raw {
       lastDecision: s.lastDecision,
       pipelineIndex: s.pipelineIndex,
       loop: loopOf(transitions.slice(floor)),
-      recentTexts: transcript.filter((t) => t.kind !== 'note' && t.text !== '').slice(-8).map((t) => t.text),
+      recentTexts: transcript
+        .filter((t) => t.kind !== 'note' && t.text !== '')
+        .slice(-8)
+        .map((t) => t.text),
       approved: approvals.filter((a) => a.status === 'APPROVED').length,
       sentBack: approvals.filter((a) => a.status !== 'APPROVED').length,
     },

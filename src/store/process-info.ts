@@ -26,7 +26,10 @@ export function pidExists(pid: number): boolean {
 export function parseProcStat(text: string): { state: string; startTime: string } | null {
   const close = text.lastIndexOf(')');
   if (close < 0) return null;
-  const fields = text.slice(close + 1).trim().split(/\s+/);
+  const fields = text
+    .slice(close + 1)
+    .trim()
+    .split(/\s+/);
   const state = fields[0];
   const startTime = fields[19];
   return state && startTime && /^\d+$/.test(startTime) ? { state, startTime } : null;

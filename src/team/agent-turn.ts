@@ -54,7 +54,10 @@ function routeHandoff(ctx: StepContext, persona: string, d: Directive, text: str
   emit(ctx, event('arbitration', { from: pathOf(ctx, persona), decision }));
   const winner = decision.winner;
   if (!winner?.targetId) {
-    const dropped = decision.proposals.map((p) => p.dropReason).filter(Boolean).join('; ');
+    const dropped = decision.proposals
+      .map((p) => p.dropReason)
+      .filter(Boolean)
+      .join('; ');
     toUser(ctx, 'no_route', `no valid next persona from ${nameOf(ctx, persona)}${dropped ? `: ${dropped}` : ''}`);
     return;
   }

@@ -23,15 +23,17 @@ export function compileTeam(loaded: LoadedTeam): MachineDefinition {
     id: team.name,
     kind: 'compound',
     initial: userMajor,
-    children: team.majors.map((m): StateSpec => ({
-      id: m.id,
-      kind: 'compound',
-      meta: { description: m.description },
-      children:
-        m.kind === 'user'
-          ? [{ id: USER_STATE, kind: 'atomic', waitsForUser: true }]
-          : m.personas.map((id): StateSpec => ({ id, kind: 'atomic', invoke: { agent: id }, meta: { name: byId.get(id)?.name ?? id } })),
-    })),
+    children: team.majors.map(
+      (m): StateSpec => ({
+        id: m.id,
+        kind: 'compound',
+        meta: { description: m.description },
+        children:
+          m.kind === 'user'
+            ? [{ id: USER_STATE, kind: 'atomic', waitsForUser: true }]
+            : m.personas.map((id): StateSpec => ({ id, kind: 'atomic', invoke: { agent: id }, meta: { name: byId.get(id)?.name ?? id } })),
+      }),
+    ),
   };
   const chart = buildChart(root);
   const agents: AgentState[] = personas.map((p) => {

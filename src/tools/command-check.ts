@@ -66,7 +66,13 @@ export async function checkArguments(args: readonly string[], root: string): Pro
     const part = pathPart(arg);
     if (part === null || part.trim() === '') continue;
     if (part.startsWith('~')) throw new ToolError(`argument "${arg}": ~ is not expanded (there is no shell) and paths outside the workspace are refused; use a path inside the workspace`);
-    const pathLike = part.includes('/') || part === '..' || (await lstat(resolve(root, part)).then((s) => s.isSymbolicLink(), () => false));
+    const pathLike =
+      part.includes('/') ||
+      part === '..' ||
+      (await lstat(resolve(root, part)).then(
+        (s) => s.isSymbolicLink(),
+        () => false,
+      ));
     if (!pathLike) continue;
     try {
       await confine(root, part);

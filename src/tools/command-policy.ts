@@ -25,7 +25,7 @@ export function commandPolicyOf(config: 'deny' | 'ask' | { allow: readonly strin
 export function describePolicy(policy: CommandPolicy): string {
   if (policy.mode === 'deny') return 'no commands may run here';
   if (policy.mode === 'allow') return policy.allow.length ? `only these programs may run: ${policy.allow.join(', ')}` : 'no programs are allowed here';
-  return policy.approve ? 'each command is shown to the user, who decides' : 'commands need the user\'s approval, and nobody can give it in this run';
+  return policy.approve ? 'each command is shown to the user, who decides' : "commands need the user's approval, and nobody can give it in this run";
 }
 
 /** Whether commands under this policy may use the network. */
@@ -36,7 +36,7 @@ export function networkAllowed(policy: CommandPolicy): boolean {
 /** Refuses a program the policy rules out before anything else is looked at (`name` as the model wrote it). */
 export function checkProgramName(policy: CommandPolicy, name: string): void {
   if (policy.mode === 'deny') throw new ToolError('commands are not allowed in this workspace (command policy: deny)');
-  if (policy.mode === 'ask' && !policy.approve) throw new ToolError('commands need the user\'s approval (command policy: ask) and nobody can approve them in this run; refused');
+  if (policy.mode === 'ask' && !policy.approve) throw new ToolError("commands need the user's approval (command policy: ask) and nobody can approve them in this run; refused");
   if (policy.mode === 'allow') {
     const base = name.split('/').pop() ?? name;
     if (!policy.allow.includes(base)) throw new ToolError(`"${name}" is not an allowed program (${describePolicy(policy)})`);

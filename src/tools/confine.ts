@@ -74,7 +74,13 @@ async function firstLink(root: string, path: string): Promise<string> {
   let at = root;
   for (const part of relative(root, path).split(sep)) {
     at = join(at, part);
-    if (await lstat(at).then((s) => s.isSymbolicLink(), () => false)) return at;
+    if (
+      await lstat(at).then(
+        (s) => s.isSymbolicLink(),
+        () => false,
+      )
+    )
+      return at;
   }
   return path;
 }

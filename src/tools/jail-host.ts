@@ -16,7 +16,8 @@ const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx
  * ssh (host keys), ssl/private, sudoers, security, pam.d, gitconfig, npmrc, pip.conf, wgetrc, apt
  * (auth.conf.d), environment, machine-id, hostname, and everything else not named here.
  */
-const ETC_ENTRIES = /^(ld\.so\.(cache|conf|conf\.d)|alternatives|passwd|group|nsswitch\.conf|host\.conf|hosts|resolv\.conf|gai\.conf|services|protocols|networks|localtime|timezone|os-release|mime\.types|magic(\.mime)?|ca-certificates(\.conf)?|python3(\.\d+)?|perl|java-\d+-openjdk|terminfo|inputrc|shells|xml|sgml|fonts)$/;
+const ETC_ENTRIES =
+  /^(ld\.so\.(cache|conf|conf\.d)|alternatives|passwd|group|nsswitch\.conf|host\.conf|hosts|resolv\.conf|gai\.conf|services|protocols|networks|localtime|timezone|os-release|mime\.types|magic(\.mime)?|ca-certificates(\.conf)?|python3(\.\d+)?|perl|java-\d+-openjdk|terminfo|inputrc|shells|xml|sgml|fonts)$/;
 /** Public certificates and OpenSSL's settings; /etc/ssl/private stays out. */
 const ETC_SSL = ['/etc/ssl/certs', '/etc/ssl/openssl.cnf'];
 
@@ -25,7 +26,11 @@ const PROC_READ_ONLY = ['/proc/sys', '/proc/sysrq-trigger', '/proc/fs'];
 /** Kernel internals hidden, as container runtimes do. */
 const PROC_HIDDEN = ['/proc/acpi', '/proc/kcore', '/proc/keys', '/proc/latency_stats', '/proc/timer_list', '/proc/sched_debug', '/proc/scsi'];
 
-const kindOf = (path: string) => lstat(path).then((s) => s, () => null);
+const kindOf = (path: string) =>
+  lstat(path).then(
+    (s) => s,
+    () => null,
+  );
 
 /** Reads what of this machine a jail shows (which system directories exist, which are symlinks, the chosen /etc entries). */
 export async function readHostLayout(): Promise<HostLayout> {
@@ -36,10 +41,23 @@ export async function readHostLayout(): Promise<HostLayout> {
     else if (s?.isDirectory()) system.push({ path });
   }
   const etcNames = await readdir('/etc').catch(() => [] as string[]);
-  const etc = [...etcNames.filter((n) => ETC_ENTRIES.test(n)).sort().map((n) => join('/etc', n)), ...ETC_SSL];
+  const etc = [
+    ...etcNames
+      .filter((n) => ETC_ENTRIES.test(n))
+      .sort()
+      .map((n) => join('/etc', n)),
+    ...ETC_SSL,
+  ];
   const present: string[] = [];
   // A dangling link (e.g. resolv.conf pointing into an absent /run) cannot be bound: leave it out.
-  for (const path of etc) if (await stat(path).then(() => true, () => false)) present.push(path);
+  for (const path of etc)
+    if (
+      await stat(path).then(
+        () => true,
+        () => false,
+      )
+    )
+      present.push(path);
   const procReadOnly: string[] = [];
   for (const path of PROC_READ_ONLY) if (await kindOf(path)) procReadOnly.push(path);
   const procHidden: HostLayout['procHidden'] = [];
@@ -55,7 +73,13 @@ export async function findBwrap(path = process.env.PATH ?? ''): Promise<string |
   for (const dir of [...path.split(delimiter), '/usr/bin', '/bin']) {
     if (!isAbsolute(dir)) continue;
     const candidate = join(dir, 'bwrap');
-    if (await access(candidate, constants.X_OK).then(() => true, () => false)) return candidate;
+    if (
+      await access(candidate, constants.X_OK).then(
+        () => true,
+        () => false,
+      )
+    )
+      return candidate;
   }
   return null;
 }
@@ -92,7 +116,14 @@ export function jailReadiness(bwrap?: string): Promise<JailReadiness> {
     ready = (async (): Promise<JailReadiness> => {
       if (process.platform !== 'linux') return { ok: false, reason: `commands run only in a Linux sandbox (bubblewrap), and this is ${process.platform}` };
       const found = bwrap ?? (await findBwrap());
-      if (found === null || !(await access(found, constants.X_OK).then(() => true, () => false))) return { ok: false, reason: 'bubblewrap (bwrap) is not installed; install it (apt-get install bubblewrap) so commands can run in a sandbox' };
+      if (
+        found === null ||
+        !(await access(found, constants.X_OK).then(
+          () => true,
+          () => false,
+        ))
+      )
+        return { ok: false, reason: 'bubblewrap (bwrap) is not installed; install it (apt-get install bubblewrap) so commands can run in a sandbox' };
       const layout = await readHostLayout();
       const failure = await probe(found, layout);
       if (failure !== null) return { ok: false, reason: `bubblewrap cannot set up the sandbox here (${failure}); commands are not run without it` };

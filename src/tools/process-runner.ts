@@ -52,7 +52,15 @@ export function runProcess(program: string, args: readonly string[], options: Pr
     let exited: { code: number | null; signal: string | null } | null = null;
     let settled = false;
     let grace: NodeJS.Timeout | undefined;
-    const child = spawn(program, [...args], { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true, shell: false, windowsHide: true, ...(options.argv0 ? { argv0: options.argv0 } : {}) });
+    const child = spawn(program, [...args], {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+      shell: false,
+      windowsHide: true,
+      ...(options.argv0 ? { argv0: options.argv0 } : {}),
+    });
     const take = (data: Buffer) => {
       const room = Math.max(0, options.maxOutputBytes - kept);
       if (room > 0) {

@@ -29,7 +29,11 @@ export const readFileTool = defineTool({
     const last = Math.min(lines.length, first + (a.limit ?? lines.length));
     while (end < last && size + lines[end]!.length + 1 <= page) size += lines[end++]!.length + 1;
     // One line longer than a whole page is cut, not skipped, so reading always moves on.
-    if (end === first) return { ok: true, content: `${lines[first]!.slice(0, page)}\n[line ${first + 1} of ${path.shown} is ${lines[first]!.length} characters; only its start is shown; call read_file with offset ${first + 2} to read on]` };
+    if (end === first)
+      return {
+        ok: true,
+        content: `${lines[first]!.slice(0, page)}\n[line ${first + 1} of ${path.shown} is ${lines[first]!.length} characters; only its start is shown; call read_file with offset ${first + 2} to read on]`,
+      };
     const body = lines.slice(first, end).join('\n');
     const more = end < lines.length ? `\n[lines ${first + 1}-${end} of ${lines.length} shown; call read_file with offset ${end + 1} to read on]` : '';
     return { ok: true, content: body + more };

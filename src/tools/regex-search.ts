@@ -52,7 +52,10 @@ export function regexSearch(files: { path: string; text: string }[], regex: RegE
     const onAbort = () => finish(() => reject(new ToolError('the search was aborted')));
     signal?.addEventListener('abort', onAbort, { once: true });
     worker.once('online', () => {
-      timer = setTimeout(() => finish(() => reject(new ToolError(`the regular expression ran longer than ${timeoutMs} ms and was stopped (it may backtrack without end); simplify it, or search for literal text`))), timeoutMs);
+      timer = setTimeout(
+        () => finish(() => reject(new ToolError(`the regular expression ran longer than ${timeoutMs} ms and was stopped (it may backtrack without end); simplify it, or search for literal text`))),
+        timeoutMs,
+      );
     });
     worker.once('message', (result: LineMatches) => finish(() => resolve(result)));
     worker.once('error', (error) => finish(() => reject(new ToolError(`the search failed: ${error.message}`))));

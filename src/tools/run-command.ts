@@ -43,7 +43,11 @@ export function runCommandTool(policy: CommandPolicy, options: RunCommandOptions
   const parentPath = options.path ?? process.env.PATH ?? FALLBACK_PATH;
   const network = networkAllowed(policy) ? 'with network access' : 'without network access';
   return defineTool({
-    spec: toolSpec('run_command', `Run one program in the workspace (its working directory) and get its exit code and output. There is no shell. It runs in a sandbox ${network}: only the workspace is writable, the system's programs are read-only, /tmp is private. Command policy: ${describePolicy(policy)}.`, Args),
+    spec: toolSpec(
+      'run_command',
+      `Run one program in the workspace (its working directory) and get its exit code and output. There is no shell. It runs in a sandbox ${network}: only the workspace is writable, the system's programs are read-only, /tmp is private. Command policy: ${describePolicy(policy)}.`,
+      Args,
+    ),
     args: Args,
     summary: (a) => `run_command ${a.command.length > 100 ? `${a.command.slice(0, 99)}…` : a.command}`,
     async run(a, { root, limits, signal }) {
@@ -64,7 +68,13 @@ export function runCommandTool(policy: CommandPolicy, options: RunCommandOptions
       if (signal?.aborted) throw new ToolError('the turn was aborted before the command started');
       // A bare name is found by the jail on the same PATH (so the program sees argv[0] as written); a path is passed as resolved.
       const command = name.includes('/') ? program : name;
-      const result = await runProcess(jail.bwrap, [...jailArgs(spec, jail.layout), '--', command, ...args], { cwd: root, env: cleanEnv(root, path), timeoutMs: limits.commandTimeoutMs, maxOutputBytes: limits.maxCommandOutputBytes, ...(signal ? { signal } : {}) });
+      const result = await runProcess(jail.bwrap, [...jailArgs(spec, jail.layout), '--', command, ...args], {
+        cwd: root,
+        env: cleanEnv(root, path),
+        timeoutMs: limits.commandTimeoutMs,
+        maxOutputBytes: limits.maxCommandOutputBytes,
+        ...(signal ? { signal } : {}),
+      });
       if (result.spawnError) throw new ToolError(`could not start the sandbox for "${name}": ${result.spawnError}`);
       const end = ending(result, limits.commandTimeoutMs);
       const dropped = result.droppedBytes > 0 ? `\n[output truncated: ${bytes(result.droppedBytes)} more were left out]` : '';

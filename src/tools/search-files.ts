@@ -65,16 +65,18 @@ function literalSearch(files: { path: string; text: string }[], pattern: string,
 
 /** search_files: lines matching literal text or a regular expression, with file and line number, capped. */
 export const searchFilesTool = defineTool({
-  spec: toolSpec('search_files', 'Search the text files of the workspace for lines containing a text (or matching a regular expression when regex is true). Shows path:line: text. .git, binary and very large files are skipped.', Args),
+  spec: toolSpec(
+    'search_files',
+    'Search the text files of the workspace for lines containing a text (or matching a regular expression when regex is true). Shows path:line: text. .git, binary and very large files are skipped.',
+    Args,
+  ),
   args: Args,
   summary: (a) => `search_files ${JSON.stringify(a.pattern).slice(0, 80)}${a.path ? ` in ${a.path}` : ''}`,
   async run(a, context) {
     const regex = a.regex ? compileRegex(a.pattern, a.ignore_case ?? false) : null;
     const { files, skipped, budgetHit } = await gather(a, context);
     const max = context.limits.maxSearchMatches;
-    const { matches, more } = regex
-      ? await regexSearch(files, regex, max, context.limits.searchTimeoutMs, context.signal)
-      : literalSearch(files, a.pattern, a.ignore_case ?? false, max);
+    const { matches, more } = regex ? await regexSearch(files, regex, max, context.limits.searchTimeoutMs, context.signal) : literalSearch(files, a.pattern, a.ignore_case ?? false, max);
     const notes = [
       more ? `[stopped at ${max} matches; narrow the pattern or the path]` : '',
       budgetHit ? `[only the first ${files.length} files were searched (the search reads at most ${context.limits.maxSearchBytes} bytes); narrow the path]` : '',

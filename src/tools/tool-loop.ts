@@ -139,6 +139,22 @@ async function runOne(toolset: Toolset, call: ToolCall, signal: AbortSignal | un
   const summary = toolset.summarize(call);
   onTool?.({ phase: 'started', tool: call.name, summary, callId: call.id });
   const outcome = await toolset.run(call, signal);
-  onTool?.({ phase: 'finished', tool: call.name, summary, callId: call.id, ok: outcome.ok, ...(outcome.detail !== undefined ? { detail: outcome.detail } : outcome.ok ? {} : { detail: outcome.content.replace(/^Error: /, '').split('\n')[0]!.slice(0, 200) }) });
+  onTool?.({
+    phase: 'finished',
+    tool: call.name,
+    summary,
+    callId: call.id,
+    ok: outcome.ok,
+    ...(outcome.detail !== undefined
+      ? { detail: outcome.detail }
+      : outcome.ok
+        ? {}
+        : {
+            detail: outcome.content
+              .replace(/^Error: /, '')
+              .split('\n')[0]!
+              .slice(0, 200),
+          }),
+  });
   return outcome;
 }

@@ -71,7 +71,13 @@ export function createToolset(options: ToolsetOptions): Toolset {
     edit_file: erase(editFileTool),
     list_files: erase(listFilesTool),
     search_files: erase(searchFilesTool),
-    run_command: erase(runCommandTool(options.commands ?? { mode: 'deny' }, { ...(options.path !== undefined ? { path: options.path } : {}), ...(options.top !== undefined ? { top: options.top } : {}), ...(options.bwrap !== undefined ? { bwrap: options.bwrap } : {}) })),
+    run_command: erase(
+      runCommandTool(options.commands ?? { mode: 'deny' }, {
+        ...(options.path !== undefined ? { path: options.path } : {}),
+        ...(options.top !== undefined ? { top: options.top } : {}),
+        ...(options.bwrap !== undefined ? { bwrap: options.bwrap } : {}),
+      }),
+    ),
   };
   const names = options.tools ?? TOOL_NAMES;
   for (const name of names) {

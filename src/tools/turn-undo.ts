@@ -12,7 +12,19 @@ import type { ToolOutcome, Toolset } from './toolset.js';
 const WRITERS = new Set(['write_file', 'edit_file']);
 
 // A copy's name is only ever f<n>, so a log that was tampered with cannot name a file outside the store.
-const UndoLogSchema = z.object({ version: z.literal(1), turnId: z.string(), saved: z.array(z.object({ path: z.string(), copy: z.string().regex(/^f\d+$/).nullable() })) });
+const UndoLogSchema = z.object({
+  version: z.literal(1),
+  turnId: z.string(),
+  saved: z.array(
+    z.object({
+      path: z.string(),
+      copy: z
+        .string()
+        .regex(/^f\d+$/)
+        .nullable(),
+    }),
+  ),
+});
 type UndoLog = z.infer<typeof UndoLogSchema>;
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;

@@ -52,7 +52,11 @@ function places(root: string, name: string): { parent: string; home: string; rec
   return { parent, home: join(parent, name), record: join(parent, `${name}.json`) };
 }
 
-const exists = (path: string) => stat(path).then(() => true, () => false);
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
 
 /** Makes an implementer's workspace (a git clone, a copy, or an empty directory) and records its baseline snapshot. */
 export async function createWorkspace(options: CreateWorkspaceOptions): Promise<Workspace> {

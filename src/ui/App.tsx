@@ -112,10 +112,26 @@ export function App({ session: running, memory, history, onReady, columns, rows,
         <Header team={def.name} mode={def.kind === 'workflow' ? 'workflow' : session.mode} model={model.label} offline={model.offline} notice={plan.demoNotice} />
         <StateLine situation={situation(def, session)} predicted={view.live?.predicted?.length ? predictionText(view.live.predicted, (id) => displayName(def, id)) : undefined} />
         {tree && plan.tree ? <Tree layout={tree} /> : null}
-        <LiveTurn live={plan.liveHead ? view.live : null} branches={view.branches} def={def} width={width} maxLines={plan.liveLines} maxBranches={plan.branchRows} now={now} modelLabel={running.model.offline && running.model.free ? 'demo model' : undefined} />
+        <LiveTurn
+          live={plan.liveHead ? view.live : null}
+          branches={view.branches}
+          def={def}
+          width={width}
+          maxLines={plan.liveLines}
+          maxBranches={plan.branchRows}
+          now={now}
+          modelLabel={running.model.offline && running.model.free ? 'demo model' : undefined}
+        />
         <Arbitration rows={arbitrationRows(view.arbitration, def, width, plan.arbitrationRows)} />
         <Footer turn={session.turn} turnBudget={session.turnBudget} usage={usage} memory={snapshot} />
-        <InputLine value={editor.buffer} hint={quitting ? 'bye' : hintFor(session, width)} candidates={plan.candidates ? editor.candidates : []} disabled={quitting} width={width} maxRows={plan.inputRows} />
+        <InputLine
+          value={editor.buffer}
+          hint={quitting ? 'bye' : hintFor(session, width)}
+          candidates={plan.candidates ? editor.candidates : []}
+          disabled={quitting}
+          width={width}
+          maxRows={plan.inputRows}
+        />
       </Box>
     </Box>
   );

@@ -19,9 +19,13 @@ export function Header({ team, mode, model, offline, notice = true }: HeaderProp
   return (
     <Box flexDirection="column">
       <Text wrap="truncate-end">
-        <Text bold color="cyan">troupe</Text>
+        <Text bold color="cyan">
+          troupe
+        </Text>
         <Text> · {safe(team)} · </Text>
-        <Text bold color={mode === 'fsm' ? 'green' : mode === 'workflow' ? 'blue' : 'magenta'}>{mode.toUpperCase()}</Text>
+        <Text bold color={mode === 'fsm' ? 'green' : mode === 'workflow' ? 'blue' : 'magenta'}>
+          {mode.toUpperCase()}
+        </Text>
         <Text dimColor> · {offline ? 'demo model' : safe(model)}</Text>
       </Text>
       {offline && notice ? (

@@ -34,8 +34,14 @@ export function InputLine({ value, hint, candidates, disabled = false, width = 8
   if (rows.length < all.length) rows[0] = [{ text: '… ', style: { dimColor: true } }, ...rows[0]!.slice(1)];
   return (
     <Box flexDirection="column">
-      {candidates.length > 1 ? <Text color="cyan" wrap="truncate-end">{safe(candidates.join('  '))}</Text> : null}
-      <Text dimColor wrap="truncate-end">{safe(hint)}</Text>
+      {candidates.length > 1 ? (
+        <Text color="cyan" wrap="truncate-end">
+          {safe(candidates.join('  '))}
+        </Text>
+      ) : null}
+      <Text dimColor wrap="truncate-end">
+        {safe(hint)}
+      </Text>
       {rows.map((row, i) => (
         <Row key={i} row={i === rows.length - 1 && !disabled ? [...row, { text: ' ', style: { inverse: true } }] : row} />
       ))}

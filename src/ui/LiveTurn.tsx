@@ -91,9 +91,7 @@ export function LiveTurn({ live, branches = {}, def, width, maxLines, maxBranche
       <Box>
         <Row row={head} />
         {/* The clock keeps its columns; the heading gives up its end when the row is narrow. */}
-        <Box flexShrink={0}>
-          {live.text === '' ? <Volatile color="yellow" text={time} /> : <Volatile dimColor text={time} />}
-        </Box>
+        <Box flexShrink={0}>{live.text === '' ? <Volatile color="yellow" text={time} /> : <Volatile dimColor text={time} />}</Box>
       </Box>
       {tailLines(live.text, width - 2, maxLines).map((line, i) => (
         <Volatile key={i} text={`  ${line}`} width={width} />
@@ -119,15 +117,25 @@ function BranchLines({ branches, def, now, modelLabel, max }: { branches: [strin
         const words = b.text.replace(/\s+/g, ' ').trim();
         return (
           <Text key={id} wrap="truncate-end">
-            <Text color="green">{spin} {safe(id)}</Text>
+            <Text color="green">
+              {spin} {safe(id)}
+            </Text>
             <Text bold> {safe(def.agentIndex.get(b.persona)?.name ?? b.persona)}</Text>
-            <Text dimColor> · {safe(modelLabel ?? b.model)}{tokens(b.tokens)} · {waited}s</Text>
+            <Text dimColor>
+              {' '}
+              · {safe(modelLabel ?? b.model)}
+              {tokens(b.tokens)} · {waited}s
+            </Text>
             {b.tool ? <Text color="yellow"> · ⚙ {safe(b.tool)}</Text> : null}
             {words ? <Text> · {[...safe(words)].slice(-80).join('')}</Text> : null}
           </Text>
         );
       })}
-      {fits || max <= 0 ? null : <Text dimColor wrap="truncate-end">… and {branches.length - shown.length} more branches at work (!branches lists them)</Text>}
+      {fits || max <= 0 ? null : (
+        <Text dimColor wrap="truncate-end">
+          … and {branches.length - shown.length} more branches at work (!branches lists them)
+        </Text>
+      )}
     </Box>
   );
 }

@@ -8,7 +8,9 @@ export function Row({ row }: { row: PieceRow }): React.JSX.Element {
   return (
     <Text wrap="truncate-end">
       {row.map((p, i) => (
-        <Text key={i} {...p.style}>{p.text}</Text>
+        <Text key={i} {...p.style}>
+          {p.text}
+        </Text>
       ))}
     </Text>
   );

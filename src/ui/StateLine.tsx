@@ -17,9 +17,22 @@ export function StateLine({ situation, predicted }: { situation: Situation; pred
           </Text>
         </Text>
       ) : null}
-      {stage ? <Text color="magenta">{'  ·  stage '}{safe(stage)}</Text> : null}
-      <Text dimColor>{'  ·  '}{safe(status)}</Text>
-      {predicted ? <Text dimColor>{'  ·  likely next: '}{safe(predicted)}</Text> : null}
+      {stage ? (
+        <Text color="magenta">
+          {'  ·  stage '}
+          {safe(stage)}
+        </Text>
+      ) : null}
+      <Text dimColor>
+        {'  ·  '}
+        {safe(status)}
+      </Text>
+      {predicted ? (
+        <Text dimColor>
+          {'  ·  likely next: '}
+          {safe(predicted)}
+        </Text>
+      ) : null}
     </Text>
   );
 }

@@ -67,7 +67,16 @@ export function LogLine({ item, width = DEFAULT_COLUMNS }: { item: LogItem; widt
       const style = { color: TONE[item.tone] };
       return (
         <Box paddingLeft={2}>
-          <Rows rows={wrapPieces([{ text: mark, style }, { text: safe(item.text), style }], width - 2, columnsOf(mark))} />
+          <Rows
+            rows={wrapPieces(
+              [
+                { text: mark, style },
+                { text: safe(item.text), style },
+              ],
+              width - 2,
+              columnsOf(mark),
+            )}
+          />
         </Box>
       );
     }
@@ -78,9 +87,13 @@ export function LogLine({ item, width = DEFAULT_COLUMNS }: { item: LogItem; widt
       return (
         <Box flexDirection="column" marginTop={1} borderStyle="single" borderColor={item.tone === 'error' ? 'red' : 'gray'} paddingX={1}>
           <Rows rows={wrapPieces([{ text: safe(item.title), style: { bold: true } }], inner)} />
-          {item.lines.flatMap((line) => wrapColumns(safe(line), inner, tableHang)).map((row, i) => (
-            <Text key={i} color={color}>{row || ' '}</Text>
-          ))}
+          {item.lines
+            .flatMap((line) => wrapColumns(safe(line), inner, tableHang))
+            .map((row, i) => (
+              <Text key={i} color={color}>
+                {row || ' '}
+              </Text>
+            ))}
         </Box>
       );
     }

@@ -10,7 +10,9 @@ export function Tree({ layout }: { layout: TreeLayout }): React.JSX.Element {
       {layout.rows.map((row, i) => (
         <Box key={i} flexDirection="row">
           <Box width={layout.labelWidth} flexShrink={0}>
-            <Text dimColor wrap="truncate-end">{row.label || ' '}</Text>
+            <Text dimColor wrap="truncate-end">
+              {row.label || ' '}
+            </Text>
           </Box>
           <Row row={row.entries} />
         </Box>

@@ -25,7 +25,9 @@ export function Volatile({ text, width, ...style }: VolatileProps): React.JSX.El
   const blanks = ' '.repeat(Math.max(0, width ?? columnsOf(text)));
   return (
     <Transform transform={(drawn) => drawn.replace(LAID_OUT, (laid) => fitColumns(text, laid.length))}>
-      <Text {...style} wrap="truncate-end">{blanks}</Text>
+      <Text {...style} wrap="truncate-end">
+        {blanks}
+      </Text>
     </Transform>
   );
 }

@@ -11,7 +11,13 @@ export function hintFor(s: SessionState, width = Number.POSITIVE_INFINITY): stri
   if (s.workflow !== undefined && s.workflow !== null) return workflowHint(s, width);
   switch (s.status) {
     case 'idle':
-      return fitting(width, 'Type a brief for the team and press Enter (e.g. a game idea) · !help lists commands', 'Type a brief for the team and press Enter · !help lists commands', 'Type a brief and press Enter · !help', 'Type a brief · !help');
+      return fitting(
+        width,
+        'Type a brief for the team and press Enter (e.g. a game idea) · !help lists commands',
+        'Type a brief for the team and press Enter · !help lists commands',
+        'Type a brief and press Enter · !help',
+        'Type a brief · !help',
+      );
     case 'running':
       return fitting(width, 'Type to interject · !handoff <persona> · !rework [reason] · !help · !quit', 'Type to interject · !handoff <persona> · !help · !quit', 'Type to interject · !help · !quit');
     case 'ended':
@@ -19,9 +25,21 @@ export function hintFor(s: SessionState, width = Number.POSITIVE_INFINITY): stri
     case 'awaiting_user':
       switch (s.awaiting?.code) {
         case 'gate':
-          return fitting(width, 'Approval gate: !approve to take it · !rework <reason> · !handoff <persona> · or type a reply', 'Approval gate: !approve · !rework <reason> · !handoff <persona> · or reply', 'Gate: !approve · !rework <reason> · or reply', 'Gate: !approve · !rework · reply');
+          return fitting(
+            width,
+            'Approval gate: !approve to take it · !rework <reason> · !handoff <persona> · or type a reply',
+            'Approval gate: !approve · !rework <reason> · !handoff <persona> · or reply',
+            'Gate: !approve · !rework <reason> · or reply',
+            'Gate: !approve · !rework · reply',
+          );
         case 'complete':
-          return fitting(width, 'The team says it is done: !approve to accept and end · or type feedback to go on', 'The team says it is done: !approve to end · or type feedback', 'Done: !approve to end · or type feedback', 'Done: !approve · or feedback');
+          return fitting(
+            width,
+            'The team says it is done: !approve to accept and end · or type feedback to go on',
+            'The team says it is done: !approve to end · or type feedback',
+            'Done: !approve to end · or type feedback',
+            'Done: !approve · or feedback',
+          );
         case 'limit':
           return fitting(width, 'A limit was reached: !continue to go on · type a reply · !quit', 'Limit reached: !continue · reply · !quit', 'Limit: !continue · reply · !quit');
         default:
@@ -36,9 +54,19 @@ function workflowHint(s: SessionState, width: number): string {
     case 'idle':
       return fitting(width, 'Type the workflow input and press Enter · !help lists commands', 'Type the workflow input · !help');
     case 'running':
-      return fitting(width, 'Type to send the workflow input (its resume state, else it starts over) · !status · !quit', 'Type to send the workflow input · !status · !quit', 'Type input · !status · !quit');
+      return fitting(
+        width,
+        'Type to send the workflow input (its resume state, else it starts over) · !status · !quit',
+        'Type to send the workflow input · !status · !quit',
+        'Type input · !status · !quit',
+      );
     case 'ended':
-      return fitting(width, 'Workflow over · /workflow <name> <input> runs another · !history · !quit to leave', 'Workflow over · /workflow <name> runs another · !quit', 'Workflow over · !history · !quit');
+      return fitting(
+        width,
+        'Workflow over · /workflow <name> <input> runs another · !history · !quit to leave',
+        'Workflow over · /workflow <name> runs another · !quit',
+        'Workflow over · !history · !quit',
+      );
     case 'awaiting_user':
       return s.awaiting?.code === 'question'
         ? fitting(width, 'The workflow asks you: type your answer and press Enter', 'Type your answer and press Enter')

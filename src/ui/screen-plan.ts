@@ -73,7 +73,18 @@ export function planScreen(p: ScreenParts): ScreenPlan {
 /** The rows a planned frame takes (what Ink will draw; at most `rows - 1`). */
 export function plannedRows(p: ScreenParts, plan: ScreenPlan): number {
   return (
-    (plan.margin ? 1 : 0) + 1 + (plan.demoNotice ? 1 : 0) + 1 + (plan.tree ? p.tree : 0) +
-    (plan.liveHead ? 1 : 0) + plan.liveLines + plan.branchRows + plan.arbitrationRows + 1 + (plan.candidates ? 1 : 0) + 1 + plan.inputRows
+    (plan.margin ? 1 : 0) +
+    1 +
+    (plan.demoNotice ? 1 : 0) +
+    1 +
+    (plan.tree ? p.tree : 0) +
+    (plan.liveHead ? 1 : 0) +
+    plan.liveLines +
+    plan.branchRows +
+    plan.arbitrationRows +
+    1 +
+    (plan.candidates ? 1 : 0) +
+    1 +
+    plan.inputRows
   );
 }

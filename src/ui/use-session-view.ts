@@ -91,7 +91,6 @@ export function useSessionView(
   useEffect(() => {
     if (printed > LOG_WINDOW) dispatch({ type: 'printed', count: printed });
   }, [printed]);
-  const addOutput = (title: string, lines: string[], tone: 'info' | 'error') =>
-    dispatch({ type: 'log', item: { kind: 'output', title, lines, tone }, session: running.getSnapshot() });
+  const addOutput = (title: string, lines: string[], tone: 'info' | 'error') => dispatch({ type: 'log', item: { kind: 'output', title, lines, tone }, session: running.getSnapshot() });
   return { ...state, addOutput };
 }

@@ -62,7 +62,6 @@ export function forgetPrinted(v: ViewState, count: number): ViewState {
   return count <= 0 ? v : { ...v, log: v.log.slice(count), epoch: v.epoch + 1 };
 }
 
-
 /** Appends a log item with a fresh id. */
 export function pushLog(v: ViewState, item: LogItem extends infer T ? (T extends LogItem ? Omit<T, 'id'> : never) : never): ViewState {
   const seq = v.seq + 1;

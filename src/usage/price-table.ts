@@ -69,7 +69,9 @@ export function parsePriceTable(text: string, file: string): PriceTable {
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const field = issue.path.map(String).join('.') || '(root)';
-    throw new UserError(`${file}: ${field}: ${issue.message} — each model needs { "input": USD per 1M prompt tokens, "output": USD per 1M completion tokens } and may give "cached_input" (USD per 1M cached prompt tokens)`);
+    throw new UserError(
+      `${file}: ${field}: ${issue.message} — each model needs { "input": USD per 1M prompt tokens, "output": USD per 1M completion tokens } and may give "cached_input" (USD per 1M cached prompt tokens)`,
+    );
   }
   return new PriceTable(parsed.data.models, file, parsed.data.currency);
 }

@@ -101,8 +101,14 @@ export class UsageMeter {
     if (!this.byModel.has(model)) this.byModel.set(model, zero());
     add(this.byModel.get(model)!, usage, cost);
     const record: UsageRecord = {
-      persona, model, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, ...(usage.cachedTokens !== undefined ? { cachedTokens: usage.cachedTokens } : {}), cost,
-      totalTokens: this.totalTokens, totalCost: this.totalCost,
+      persona,
+      model,
+      promptTokens: usage.promptTokens,
+      completionTokens: usage.completionTokens,
+      ...(usage.cachedTokens !== undefined ? { cachedTokens: usage.cachedTokens } : {}),
+      cost,
+      totalTokens: this.totalTokens,
+      totalCost: this.totalCost,
     };
     for (const listener of [...this.listeners]) listener(record);
     return record;

@@ -43,7 +43,11 @@ function keep(known: Known, id: string, counts: TransitionCounts): void {
 /** Reads the newest LEARN_SESSIONS stored sessions of a team (sessions that cannot be read teach nothing). */
 async function load(store: StoredSessions, def: MachineDefinition, known: Known): Promise<void> {
   const entries = await store.list();
-  const ids = entries.filter((e) => 'listing' in e && e.listing.team === def.name).slice(0, LEARN_SESSIONS).map((e) => e.id).reverse();
+  const ids = entries
+    .filter((e) => 'listing' in e && e.listing.team === def.name)
+    .slice(0, LEARN_SESSIONS)
+    .map((e) => e.id)
+    .reverse();
   for (const id of ids) {
     if (known.sessions.has(id)) continue;
     try {

@@ -85,8 +85,7 @@ export class SessionWarming implements CallWarming {
       this.learning = true;
       // Starts reading the team's stored sessions now, in the background, so the next prediction may use them.
       this.options.learned?.();
-    }
-    else if (e.type === 'agent_delta') this.heard(e.turn_id, e.text);
+    } else if (e.type === 'agent_delta') this.heard(e.turn_id, e.text);
     else if (e.type === 'awaiting_user' || e.type === 'session_ended' || e.type === 'session_detached') {
       this.turn = null;
       this.requests.abort('the session stopped for the user', () => true);
@@ -150,7 +149,19 @@ export class SessionWarming implements CallWarming {
       const head = agent ? port.prefix(agent) : null;
       if (!head || this.options.settings.mode !== 'prefix' || !this.requests.maySend()) continue;
       // Await one at a time: requests for several personas never pile up on the server.
-      await this.requests.send(call, p.persona, { model: this.options.modelFor(p.persona), messages: head.messages, tools: head.tools, ...(head.toolChoice ? { toolChoice: head.toolChoice } : {}), maxCompletionTokens: 1, meta: { ...head.meta, purpose: 'warming', persona: p.persona } }, port);
+      await this.requests.send(
+        call,
+        p.persona,
+        {
+          model: this.options.modelFor(p.persona),
+          messages: head.messages,
+          tools: head.tools,
+          ...(head.toolChoice ? { toolChoice: head.toolChoice } : {}),
+          maxCompletionTokens: 1,
+          meta: { ...head.meta, purpose: 'warming', persona: p.persona },
+        },
+        port,
+      );
     }
   }
 }

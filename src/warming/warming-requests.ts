@@ -59,7 +59,8 @@ export class WarmingRequests {
     const estimate = promptTokens(request.messages) + (request.tools?.length ? TOOL_TOKENS : 0);
     const refused = this.ledger.refuses(estimate, this.options.ownPromptTokens());
     // Past max_share warming waits for the session's own calls to catch up; max_tokens is spent for good.
-    if (refused === 'max_tokens') this.tellOnce('budget', `warming stopped: its budget of ${this.options.settings.max_tokens!.toLocaleString('en-US')} prompt tokens is spent (team.json warming.max_tokens)`);
+    if (refused === 'max_tokens')
+      this.tellOnce('budget', `warming stopped: its budget of ${this.options.settings.max_tokens!.toLocaleString('en-US')} prompt tokens is spent (team.json warming.max_tokens)`);
     if (refused) return;
     const controller = new AbortController();
     this.inFlight.set(persona, controller);
@@ -94,11 +95,22 @@ export class WarmingRequests {
       this.tellOnce('failures', `warming stopped: ${RUNAWAY} (a warming request asks for one output token)`);
     }
     const record = this.ledger.record(request.model, usage, estimate, status);
-    this.options.publish(event('warming', {
-      turn_id: call.turnId, persona, model: request.model, status, ...(why !== undefined ? { reason: why } : {}),
-      prompt_tokens: record.promptTokens, ...(usage?.cachedTokens !== undefined ? { cached_tokens: usage.cachedTokens } : {}), completion_tokens: usage?.completionTokens ?? 0,
-      cost: record.cost, total_requests: record.totals.requests, total_prompt_tokens: record.totals.promptTokens, total_cost: this.ledger.totalCost,
-    }));
+    this.options.publish(
+      event('warming', {
+        turn_id: call.turnId,
+        persona,
+        model: request.model,
+        status,
+        ...(why !== undefined ? { reason: why } : {}),
+        prompt_tokens: record.promptTokens,
+        ...(usage?.cachedTokens !== undefined ? { cached_tokens: usage.cachedTokens } : {}),
+        completion_tokens: usage?.completionTokens ?? 0,
+        cost: record.cost,
+        total_requests: record.totals.requests,
+        total_prompt_tokens: record.totals.promptTokens,
+        total_cost: this.ledger.totalCost,
+      }),
+    );
   }
 
   /** Aborts the warming requests in flight for the personas `which` picks. */

@@ -7,7 +7,10 @@ function label(code: Code | null): string {
   const text = code.kind === 'handler' ? `${code.name}()` : code.source.replace(/\s+/g, ' ').trim();
   const short = text.length > MAX_LABEL ? `${text.slice(0, MAX_LABEL - 1)}…` : text;
   // Mermaid ends a label at a colon-free line; quotes and braces would break its parser.
-  return short.replace(/["{}:;]/g, ' ').replace(/\s+/g, ' ').trim();
+  return short
+    .replace(/["{}:;]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 function id(prefix: string, name: string): string {

@@ -11,7 +11,11 @@ const roster: ArbiterPersona[] = [
 ];
 const weights = { urgency: 0.3, dependency: 0.4, user_intent: 0.3 };
 const agent = (target: string, urgency: number, dependency: number, user_intent: number, reason = ''): Proposal => ({
-  target, source: 'agent', criteria: { urgency, dependency, user_intent }, reason, proposer: 'game_designer',
+  target,
+  source: 'agent',
+  criteria: { urgency, dependency, user_intent },
+  reason,
+  proposer: 'game_designer',
 });
 
 // Seed 004, scenario A. The seed prints LeadEngineer = 0.75, but its own formula gives
@@ -54,7 +58,13 @@ describe('arbitrate', () => {
     expect(d.proposals[0]).toMatchObject({ status: 'dropped' });
     expect(d.proposals[0]!.dropReason).toMatch(/unknown persona "Sound Guy"/);
     expect(d.winner?.targetId).toBe('art_director');
-    const outside = arbitrate({ from: 'game_designer', proposals: [agent('concept_artist', 1, 1, 1)], roster: [...roster, { id: 'concept_artist', name: 'Concept Artist', allowed: null }], weights, blockingDependency: null });
+    const outside = arbitrate({
+      from: 'game_designer',
+      proposals: [agent('concept_artist', 1, 1, 1)],
+      roster: [...roster, { id: 'concept_artist', name: 'Concept Artist', allowed: null }],
+      weights,
+      blockingDependency: null,
+    });
     expect(outside.winner).toBeNull();
     expect(outside.proposals[0]!.dropReason).toMatch(/not in handoff_to/);
     expect(outside.why).toBe('every proposal was dropped');
@@ -67,7 +77,9 @@ describe('arbitrate', () => {
     const bySource = arbitrate({
       from: 'ceo',
       proposals: [{ ...agent('art_director', 0.5, 0.5, 0.5), source: 'queue' }, agent('lead_engineer', 0.5, 0.5, 0.5)],
-      roster, weights, blockingDependency: null,
+      roster,
+      weights,
+      blockingDependency: null,
     });
     expect(bySource.winner?.targetId).toBe('lead_engineer');
     const byRoster = arbitrate({ from: 'ceo', proposals: [agent('lead_engineer', 0.5, 0.5, 0.5), agent('cfo', 0.5, 0.5, 0.5)], roster, weights, blockingDependency: null });
@@ -78,7 +90,9 @@ describe('arbitrate', () => {
     const d = arbitrate({
       from: 'game_designer',
       proposals: [agent('lead_engineer', 1, 1, 1), { target: 'CEO', source: 'user', criteria: { urgency: 0, dependency: 0, user_intent: 0 }, reason: '!handoff', proposer: 'user' }],
-      roster, weights, blockingDependency: 0.9,
+      roster,
+      weights,
+      blockingDependency: 0.9,
     });
     expect(d.winner?.targetId).toBe('ceo');
     expect(d.why).toBe('user command bypasses scoring');

@@ -32,6 +32,6 @@ describe('a 10 MB piped line', () => {
   it('troupe run refuses a brief past the limit with one line', async () => {
     const result = await runCli(['run', 'b'.repeat(40_000)]);
     expect(result.code).toBe(1);
-    expect(result.stderr.trim()).toBe('troupe: the brief is 40,000 characters; the limit is 32,000 — shorten it to the essentials; long reference material belongs in a persona\'s prompt file');
+    expect(result.stderr.trim()).toBe("troupe: the brief is 40,000 characters; the limit is 32,000 — shorten it to the essentials; long reference material belongs in a persona's prompt file");
   });
 });

@@ -24,7 +24,10 @@ describe('troupe run against a local OpenAI-compatible server', () => {
     expect(result.stderr).toMatch(/^session [0-9a-f-]+ saved — continue it with: troupe resume [0-9a-f]{8}$/m);
     expect(result.stderr).toMatch(/^usage: 3 call\(s\)/m);
     expect(result.code).toBe(0);
-    const events = result.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const events = result.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const types = new Set(events.map((e) => e.type));
     for (const t of ['session_started', 'agent_started', 'agent_message', 'directive', 'arbitration', 'transition', 'awaiting_user', 'session_detached']) {
       expect(types.has(t), t).toBe(true);

@@ -28,7 +28,15 @@ describe('the deliverables of a workflow run', () => {
     expect(md.stdout).toMatch(/```diff\n--- \/dev\/null\n\+\+\+ b\//);
 
     const json = await runCli(['export', id, 'json'], env);
-    const doc = JSON.parse(json.stdout) as { deliverables: { kind: string; output: unknown; workspaces: { name: string; dir: string; files: unknown[]; diff: string }[]; decisions: { verdicts: unknown[] }; finals: { name: string; text: string }[] } };
+    const doc = JSON.parse(json.stdout) as {
+      deliverables: {
+        kind: string;
+        output: unknown;
+        workspaces: { name: string; dir: string; files: unknown[]; diff: string }[];
+        decisions: { verdicts: unknown[] };
+        finals: { name: string; text: string }[];
+      };
+    };
     expect(doc.deliverables.kind).toBe('workflow');
     expect(doc.deliverables.output).not.toBe(null);
     expect(doc.deliverables.decisions.verdicts.length).toBeGreaterThan(0);

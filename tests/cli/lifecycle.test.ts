@@ -47,6 +47,11 @@ describe('a session across processes', () => {
     expect(doc.checkpoint.snapshot.status).toBe('ended');
     // Nothing is published after the end.
     expect(events.at(-1)!.seq).toBe(Math.max(...events.map((e) => e.seq)));
-    expect(events.slice(events.findIndex((e) => e.type === 'session_ended') + 1).map((e) => e.type).filter((t) => t !== 'memory_compressed' && t !== 'usage')).toEqual([]);
+    expect(
+      events
+        .slice(events.findIndex((e) => e.type === 'session_ended') + 1)
+        .map((e) => e.type)
+        .filter((t) => t !== 'memory_compressed' && t !== 'usage'),
+    ).toEqual([]);
   });
 });

@@ -30,7 +30,10 @@ describe('nothing from a session reaches the terminal as a control sequence', ()
   it('--json and export json stay valid JSON with every control escaped, holding the raw text', async () => {
     const json = await runCli(['run', '--demo', '--json', ALL_HOSTILE], env());
     expect(json.stdout).not.toMatch(ACTIVE);
-    const events = json.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const events = json.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(events[0]).toMatchObject({ type: 'session_started', brief: ALL_HOSTILE });
     const exported = await runCli(['export', events[0].session_id, '--format', 'json'], env());
     expect(exported.stdout).not.toMatch(ACTIVE);

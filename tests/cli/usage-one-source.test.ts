@@ -34,15 +34,32 @@ function meteredLongSession(tally: { calls: number; tokens: number }): ChatModel
   };
 }
 
-const total = (lines: string) => lines.match(/\btotal\s+(\d+) call\(s\)\s+(\d+) tokens/m)?.slice(1).map(Number);
-const summary = (lines: string) => lines.match(/^usage: ([\d,]+) call\(s\), ([\d,]+) tokens/m)?.slice(1).map((n) => Number(n.replace(/,/g, '')));
+const total = (lines: string) =>
+  lines
+    .match(/\btotal\s+(\d+) call\(s\)\s+(\d+) tokens/m)
+    ?.slice(1)
+    .map(Number);
+const summary = (lines: string) =>
+  lines
+    .match(/^usage: ([\d,]+) call\(s\), ([\d,]+) tokens/m)
+    ?.slice(1)
+    .map((n) => Number(n.replace(/,/g, '')));
 
 describe('one usage source: every view reports the meter of a resumed session', () => {
   it('run summary, UI footer, !cost in the UI, !cost piped into troupe resume, and the API agree after a resume past the recent-event window', async () => {
     // A long stored session: more events than a reopened session keeps in its recent window (500). Its rolling
     // memory is saved with it, so reopening it makes no summary call of its own.
     const tally = { calls: 0, tokens: 0 };
-    const first = await openSession({ team: studio({ maxTurns: 400 }), model: meteredLongSession(tally), store: new LowdbStore(testDataDir()), id: 'long', maxTurns: 400, clock: fixedClock(), env: ENV, memory: true });
+    const first = await openSession({
+      team: studio({ maxTurns: 400 }),
+      model: meteredLongSession(tally),
+      store: new LowdbStore(testDataDir()),
+      id: 'long',
+      maxTurns: 400,
+      clock: fixedClock(),
+      env: ENV,
+      memory: true,
+    });
     first.start('A cozy lighthouse game');
     await first.settled();
     await first.stop({ reason: 'awaiting_user' });

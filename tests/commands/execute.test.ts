@@ -42,10 +42,20 @@ describe('executeLine', () => {
     const history = executeLine('!history', host);
     expect(history.kind === 'later' && (await history.lines)[0]).toBe('turn 0: USER_INTERACTION › You -> CREATIVE › Creative Partner [system] brief received');
     const cost = executeLine('!cost', host);
-    expect(cost.kind === 'output' && cost.lines.join('\n')).toMatch(/Creative Partner\s+1 call\(s\)\s+1200 tokens\s+cost unknown \(no price\)\nmemory summaries\s+1 call\(s\)\s+300 tokens[\s\S]*total\s+2 call\(s\)\s+1500 tokens/);
+    expect(cost.kind === 'output' && cost.lines.join('\n')).toMatch(
+      /Creative Partner\s+1 call\(s\)\s+1200 tokens\s+cost unknown \(no price\)\nmemory summaries\s+1 call\(s\)\s+300 tokens[\s\S]*total\s+2 call\(s\)\s+1500 tokens/,
+    );
     expect(executeLine('!memory', host)).toMatchObject({ lines: ['memory not enabled: every prompt carries the full history'] });
     const withMemory = executeLine('!memory', { ...host, memory: () => ({ pinned: ['Scope: 6 chapters'], summaries: [{ decisions: ['go'], discussions: ['tone'], pending: ['price?'] }] }) });
-    expect(withMemory.kind === 'output' && withMemory.lines).toEqual(['pinned decisions (1):', '  ✔ Scope: 6 chapters', 'summaries (1):', '  #1', '    decision: go', '    discussed: tone', '    pending: price?']);
+    expect(withMemory.kind === 'output' && withMemory.lines).toEqual([
+      'pinned decisions (1):',
+      '  ✔ Scope: 6 chapters',
+      'summaries (1):',
+      '  #1',
+      '    decision: go',
+      '    discussed: tone',
+      '    pending: price?',
+    ]);
     expect(executeLine('/workflow review', host)).toMatchObject({ kind: 'output', tone: 'error', lines: [expect.stringContaining('troupe run --workflow')] });
     expect(executeLine('!nope', host)).toMatchObject({ kind: 'output', tone: 'error' });
   });

@@ -20,7 +20,9 @@ const plan: WorkflowPlan = {
   variables: {},
   contexts: [],
   agents: [],
-  states: [{ name: 'stop', enter: null, agent: null, input: null, action: 'send', after: null, subWorkflow: null, parallel: null, debate: null, transitions: [], decide: null, maxRetries: 0, final: true }],
+  states: [
+    { name: 'stop', enter: null, agent: null, input: null, action: 'send', after: null, subWorkflow: null, parallel: null, debate: null, transitions: [], decide: null, maxRetries: 0, final: true },
+  ],
   start: 'stop',
   resume: null,
   errorHandler: null,
@@ -43,7 +45,7 @@ describe('team commands on a workflow definition (it has no team settings)', () 
     expect(complete('!switch_to S', def)).toEqual({ line: '!switch_to S', candidates: [] });
   });
 
-  it('!status shows the gates as automatic, and the situation is the workflow\'s', () => {
+  it("!status shows the gates as automatic, and the situation is the workflow's", () => {
     expect(inspect('status', { def, session, events: [], usage: sessionUsage(new UsageMeter()) }).lines).toContain('mode: FSM · approval gates: auto · turn 0/100');
     expect(situation(def, session)).toEqual({ current: 'tiny', next: null, status: 'waiting for the workflow input' });
   });

@@ -47,7 +47,9 @@ describe('team files stay inside the team directory', () => {
     const dir = team('traversal');
     const result = loadTeam(dir);
     expect(result.team).toBeNull();
-    expect(result.issues.map(formatIssue)).toEqual([expect.stringMatching(new RegExp(`^${join(dir, 'personas', 'alpha.json')}: prompt: "\\.\\./.*etc/passwd" is outside ${join(dir, 'prompts')} — keep the file inside`))]);
+    expect(result.issues.map(formatIssue)).toEqual([
+      expect.stringMatching(new RegExp(`^${join(dir, 'personas', 'alpha.json')}: prompt: "\\.\\./.*etc/passwd" is outside ${join(dir, 'prompts')} — keep the file inside`)),
+    ]);
     expect(JSON.stringify(result)).not.toContain(PASSWD);
   });
 

@@ -51,7 +51,11 @@ describe('loadTeam', () => {
     const { team, issues } = loadTeam(dir);
     expect(team).toBeNull();
     const lines = issues.map(formatIssue);
-    const has = (re: RegExp) => expect(lines.some((l) => re.test(l)), `${re} in\n${lines.join('\n')}`).toBe(true);
+    const has = (re: RegExp) =>
+      expect(
+        lines.some((l) => re.test(l)),
+        `${re} in\n${lines.join('\n')}`,
+      ).toBe(true);
     has(/cmo\.json: model: .* — change it to a string/);
     has(/cfo\.json: handoff_to\[1\]: unknown persona "janitor" — use one of: /);
     has(/team\.json: initial: unknown persona "muse"/);
@@ -85,11 +89,13 @@ describe('loadTeam', () => {
     });
     edit(join(dir, 'personas', 'cfo.json'), (j) => (j.handof_to = ['ceo']));
     const lines = loadTeam(dir).issues.map(formatIssue);
-    expect(lines).toEqual(expect.arrayContaining([
-      expect.stringMatching(/team\.json: limits: Unrecognized key: "max_turn" — remove "max_turn" \(check the spelling\)/),
-      expect.stringMatching(/team\.json: \(root\): Unrecognized key: "memroy"/),
-      expect.stringMatching(/cfo\.json: \(root\): Unrecognized key: "handof_to"/),
-    ]));
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/team\.json: limits: Unrecognized key: "max_turn" — remove "max_turn" \(check the spelling\)/),
+        expect.stringMatching(/team\.json: \(root\): Unrecognized key: "memroy"/),
+        expect.stringMatching(/cfo\.json: \(root\): Unrecognized key: "handof_to"/),
+      ]),
+    );
   });
 
   it('refuses control characters in persona names, descriptions and team names (they are printed on terminals)', () => {
@@ -98,11 +104,13 @@ describe('loadTeam', () => {
     edit(join(dir, 'personas', 'cmo.json'), (j) => (j.description = 'Markets.\r\u001b[2Kall clear'));
     edit(join(dir, 'personas', 'team.json'), (j) => (j.name = 'V7\u009b31m'));
     const lines = loadTeam(dir).issues.map(formatIssue);
-    expect(lines).toEqual(expect.arrayContaining([
-      expect.stringMatching(/cfo\.json: name: must not hold control characters \(escape sequences, line breaks, CR, backspace\)/),
-      expect.stringMatching(/cmo\.json: description: must not hold control characters \(escape sequences, CR, backspace\)/),
-      expect.stringMatching(/team\.json: name: must not hold control characters/),
-    ]));
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/cfo\.json: name: must not hold control characters \(escape sequences, line breaks, CR, backspace\)/),
+        expect.stringMatching(/cmo\.json: description: must not hold control characters \(escape sequences, CR, backspace\)/),
+        expect.stringMatching(/team\.json: name: must not hold control characters/),
+      ]),
+    );
   });
 
   it('names a missing team directory', () => {

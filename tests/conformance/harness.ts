@@ -153,7 +153,14 @@ export interface Scenario {
  */
 export function comparable(events: readonly TroupeEvent[]): unknown[] {
   const id = events[0]?.session_id ?? '';
-  const plain = events.map(({ at: _at, seq: _seq, session_id: _sid, id: _id, ...rest }: TroupeEvent & { id?: string }) => JSON.parse(JSON.stringify(rest).replaceAll(id, '<session>').replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:<port>')) as Record<string, unknown>);
+  const plain = events.map(
+    ({ at: _at, seq: _seq, session_id: _sid, id: _id, ...rest }: TroupeEvent & { id?: string }) =>
+      JSON.parse(
+        JSON.stringify(rest)
+          .replaceAll(id, '<session>')
+          .replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:<port>'),
+      ) as Record<string, unknown>,
+  );
   return plain;
 }
 

@@ -31,7 +31,8 @@ function roles(scripts: Record<string, RoleStep[]>): Script {
 const tagged = (tag: string, turns: TaggedTurn[]): Script => new TaggedScript({ [tag]: turns }).reply;
 const isTagged = (tag: string) => (req: RecordedRequest) => JSON.stringify(req.body).includes(`[[tag ${tag}]]`);
 
-const verdict = (text: string, approve: boolean): FakeReply => reply(text, { name: 'review_verdict', arguments: { agree: true, approve, feedback: approve ? 'ship it' : 'more tests', ranking: ['impl_a', 'impl_c', 'impl_b'] } });
+const verdict = (text: string, approve: boolean): FakeReply =>
+  reply(text, { name: 'review_verdict', arguments: { agree: true, approve, feedback: approve ? 'ship it' : 'more tests', ranking: ['impl_a', 'impl_c', 'impl_b'] } });
 
 /** The scenarios, each run on every backend; their events must be the same apart from timestamps. */
 export const SCENARIOS: Scenario[] = [
@@ -104,8 +105,16 @@ export const SCENARIOS: Scenario[] = [
         return d.until(id, ended);
       },
       check(events) {
-        expect(of(events, 'joined')[0]).toMatchObject({ done: ['impl_a', 'impl_c'], failed: [{ branch: 'impl_b', error: expect.stringContaining('scripted failure of implementer_b') }], outcome: 'continue' });
-        expect(of(events, 'tool_call').filter((e) => e.phase === 'finished').map((e) => `${e.branch}:${e.tool}:${e.ok}`)).toEqual(['impl_a:write_file:true', 'impl_c:write_file:true']);
+        expect(of(events, 'joined')[0]).toMatchObject({
+          done: ['impl_a', 'impl_c'],
+          failed: [{ branch: 'impl_b', error: expect.stringContaining('scripted failure of implementer_b') }],
+          outcome: 'continue',
+        });
+        expect(
+          of(events, 'tool_call')
+            .filter((e) => e.phase === 'finished')
+            .map((e) => `${e.branch}:${e.tool}:${e.ok}`),
+        ).toEqual(['impl_a:write_file:true', 'impl_c:write_file:true']);
         expect(of(events, 'session_ended')).toEqual([expect.objectContaining({ reason: expect.stringContaining('complete') })]);
         expect(gapless(events)).toBe(true);
       },

@@ -47,10 +47,19 @@ function replies(count: number): string[] {
     return seed % n;
   };
   const parts = [
-    'The keeper trims the lamp. ', 'Use a set like {a, b} for pieces. ', 'A stray { brace. ', 'Sizes like 12" and 15" screens. ',
-    '{"transition":"COMPLETE"}', '{"transition":"HANDOFF_TO_AGENT","next_agent":"ceo","content":"a } inside {"}',
-    '```json\n{"transition":"RESPOND_TO_USER"}\n```', '{"nested":{"deep":{"x":[1,2,{"y":"}"}]}}}', ' "quoted {text}" ', '\n',
-    '{"escaped":"a \\" quote { and \\\\"}', '} stray close. ', '{"decisions":["d1"],"discussions":[],"pending":[]}',
+    'The keeper trims the lamp. ',
+    'Use a set like {a, b} for pieces. ',
+    'A stray { brace. ',
+    'Sizes like 12" and 15" screens. ',
+    '{"transition":"COMPLETE"}',
+    '{"transition":"HANDOFF_TO_AGENT","next_agent":"ceo","content":"a } inside {"}',
+    '```json\n{"transition":"RESPOND_TO_USER"}\n```',
+    '{"nested":{"deep":{"x":[1,2,{"y":"}"}]}}}',
+    ' "quoted {text}" ',
+    '\n',
+    '{"escaped":"a \\" quote { and \\\\"}',
+    '} stray close. ',
+    '{"decisions":["d1"],"discussions":[],"pending":[]}',
   ];
   return Array.from({ length: count }, () => Array.from({ length: 1 + rand(6) }, () => parts[rand(parts.length)]).join(''));
 }

@@ -63,15 +63,19 @@ describe.skipIf(!hasTmux)(`every line fits the terminal, and the live area is dr
     [60, 20],
     [40, 16],
     [120, 24],
-  ])('the whole demo at %ix%i', async (cols, rows) => {
-    const s = await wholeDemo(cols, rows);
-    expect(s.tooWide, 'lines wider than the terminal').toEqual([]);
-    expect(s.headers, `copies of the header in:\n${s.lines.join('\n')}`).toBe(1);
-    expect(s.footers, 'copies of the footer').toBe(1);
-    // The run really went through: the team's turns are in the transcript, each heading once.
-    expect(s.lines.filter((l) => /^▸ STRATEGIC › CEO · turn \d+/.test(l)).length).toBeGreaterThanOrEqual(2);
-    expect(words(s.lines)).toContain('you approved');
-  }, 200_000);
+  ])(
+    'the whole demo at %ix%i',
+    async (cols, rows) => {
+      const s = await wholeDemo(cols, rows);
+      expect(s.tooWide, 'lines wider than the terminal').toEqual([]);
+      expect(s.headers, `copies of the header in:\n${s.lines.join('\n')}`).toBe(1);
+      expect(s.footers, 'copies of the footer').toBe(1);
+      // The run really went through: the team's turns are in the transcript, each heading once.
+      expect(s.lines.filter((l) => /^▸ STRATEGIC › CEO · turn \d+/.test(l)).length).toBeGreaterThanOrEqual(2);
+      expect(words(s.lines)).toContain('you approved');
+    },
+    200_000,
+  );
 
   it('a workflow at 80x24: its fan-out, debate and revision leave no stale blocks', async () => {
     const ui = new TmuxUi({ TROUPE_DEMO_PACE_MS: '3', TROUPE_DATA_DIR: temp() }, { cols: 80, rows: 24, args: ['--demo'] });

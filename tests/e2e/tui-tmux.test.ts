@@ -13,7 +13,11 @@ const CLI = join(REPO_ROOT, 'dist', 'cli.js');
 const SOCKET = `troupe-e2e-${process.pid}`;
 const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
 const screen = () => tmux('capture-pane', '-p', '-t', 'tui', '-S', '-200');
-const lastUser = (body: { messages: { role: string; content: string }[] }) => body.messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n');
+const lastUser = (body: { messages: { role: string; content: string }[] }) =>
+  body.messages
+    .filter((m) => m.role === 'user')
+    .map((m) => m.content)
+    .join('\n');
 
 describe.skipIf(!hasTmux)(`the real CLI in tmux${hasTmux ? '' : ' (skipped: tmux is not installed; .ci/run installs it)'}`, () => {
   // First call (Creative Partner) is slow so the user can hand off while it answers; later calls answer at once.
@@ -42,14 +46,26 @@ describe.skipIf(!hasTmux)(`the real CLI in tmux${hasTmux ? '' : ' (skipped: tmux
   });
 
   it('types a brief, hands off to the CEO while a persona answers, and shows STRATEGIC › CEO', async () => {
-    await until(() => screen().includes('Type a brief for the team'), () => `first frame:\n${screen()}`, 15_000);
+    await until(
+      () => screen().includes('Type a brief for the team'),
+      () => `first frame:\n${screen()}`,
+      15_000,
+    );
     expect(screen()).toContain(`openai-compatible ${server.baseURL}`);
     tmux('send-keys', '-t', 'tui', '-l', 'a lighthouse keeper game');
     tmux('send-keys', '-t', 'tui', 'Enter');
-    await until(() => server.requests.length === 1 && screen().includes('Creative Partner is answering'), () => `answering:\n${screen()}`, 15_000);
+    await until(
+      () => server.requests.length === 1 && screen().includes('Creative Partner is answering'),
+      () => `answering:\n${screen()}`,
+      15_000,
+    );
     tmux('send-keys', '-t', 'tui', '-l', '!handoff CEO');
     tmux('send-keys', '-t', 'tui', 'Enter');
-    await until(() => screen().includes('CEO here: I take it from the brief'), () => `after handoff:\n${screen()}`, 15_000);
+    await until(
+      () => screen().includes('CEO here: I take it from the brief'),
+      () => `after handoff:\n${screen()}`,
+      15_000,
+    );
     const shown = screen();
     expect(shown).toContain("Creative Partner's answer was cut off");
     expect(shown).toMatch(/▸ STRATEGIC › CEO · turn 1 · RESPOND_TO_USER/);
@@ -58,7 +74,11 @@ describe.skipIf(!hasTmux)(`the real CLI in tmux${hasTmux ? '' : ' (skipped: tmux
     expect(lastUser(server.requests[1]!.body)).toMatch(/user-requested/i);
     tmux('send-keys', '-t', 'tui', '-l', '!quit');
     tmux('send-keys', '-t', 'tui', 'Enter');
-    await until(() => screen().includes('continue it with: troupe resume'), () => `after quit:\n${screen()}`, 15_000);
+    await until(
+      () => screen().includes('continue it with: troupe resume'),
+      () => `after quit:\n${screen()}`,
+      15_000,
+    );
     expect(readdirSync(join(data, 'sessions')).filter((f) => f.endsWith('.json') && f !== 'index.json')).toHaveLength(1);
     expect(readdirSync(join(data, 'sessions')).filter((f) => f.endsWith('.jsonl'))).toHaveLength(1);
   });

@@ -54,15 +54,30 @@ describe.skipIf(!hasTmux)(`workflows in the real terminal UI${hasTmux ? '' : ' (
   it('a role with request_users_input pauses the UI; the typed answer goes back as the tool result', async () => {
     const dir = temp();
     mkdirSync(join(dir, 'asking'));
-    writeFileSync(join(dir, 'asking', 'roles.json'), JSON.stringify({ asker: { name: 'Asker', level: 'base', systemMessage: 'Ask the user what you need, then answer.', tools: ['request_users_input'] } }));
-    writeFileSync(join(dir, 'asking', 'config.json'), JSON.stringify({
-      workflow_name: 'asking', description: 'asks the user one question', input: { name: 'task', type: 'string' }, output: { name: 'answer', type: 'string' },
-      contexts: [{ name: 'talk', starting_messages: [], max_length: 10000 }], agents: [{ agent_role: 'asker', context: 'talk', role: 'assistant' }],
-      states: [
-        { name: 'start', agent: 'asker', input: 'common_data.task', transition: [{ target: 'stop', condition: 'true', before: "this.common_data.answer = this.getAgent('asker').getLastResponse()" }] },
-        { name: 'stop' },
-      ],
-    }));
+    writeFileSync(
+      join(dir, 'asking', 'roles.json'),
+      JSON.stringify({ asker: { name: 'Asker', level: 'base', systemMessage: 'Ask the user what you need, then answer.', tools: ['request_users_input'] } }),
+    );
+    writeFileSync(
+      join(dir, 'asking', 'config.json'),
+      JSON.stringify({
+        workflow_name: 'asking',
+        description: 'asks the user one question',
+        input: { name: 'task', type: 'string' },
+        output: { name: 'answer', type: 'string' },
+        contexts: [{ name: 'talk', starting_messages: [], max_length: 10000 }],
+        agents: [{ agent_role: 'asker', context: 'talk', role: 'assistant' }],
+        states: [
+          {
+            name: 'start',
+            agent: 'asker',
+            input: 'common_data.task',
+            transition: [{ target: 'stop', condition: 'true', before: "this.common_data.answer = this.getAgent('asker').getLastResponse()" }],
+          },
+          { name: 'stop' },
+        ],
+      }),
+    );
     server = await new FakeOpenAIServer([
       reply('', { name: 'request_users_input', arguments: { question: 'Which language should the encoder be in?' } }),
       (req) => reply(`ANSWER: writing it in ${messagesOf(req).find((m) => m.role === 'tool')?.content ?? '?'}.`),

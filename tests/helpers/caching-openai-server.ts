@@ -120,7 +120,17 @@ export class CachingOpenAIServer {
     const ttftMs = baseMs + perUncachedTokenMs * uncached;
     const limit = body.max_completion_tokens ?? body.max_tokens;
     const now = this.options.now ?? (() => performance.now());
-    const record: ServedRequest = { body, promptTokens: lookup.promptTokens, cachedTokens: lookup.cachedTokens, completionTokens: 0, ttftMs, limited: false, aborted: false, arrivedAt: now(), prefilledAt: null };
+    const record: ServedRequest = {
+      body,
+      promptTokens: lookup.promptTokens,
+      cachedTokens: lookup.cachedTokens,
+      completionTokens: 0,
+      ttftMs,
+      limited: false,
+      aborted: false,
+      arrivedAt: now(),
+      prefilledAt: null,
+    };
     this.served.push(record);
     let gone = false;
     res.on('close', () => {
@@ -137,7 +147,12 @@ export class CachingOpenAIServer {
     const completionTokens = cut ? limit : tokens;
     record.completionTokens = completionTokens;
     record.limited = cut;
-    const usage = { prompt_tokens: lookup.promptTokens, completion_tokens: completionTokens, total_tokens: lookup.promptTokens + completionTokens, prompt_tokens_details: { cached_tokens: lookup.cachedTokens } };
+    const usage = {
+      prompt_tokens: lookup.promptTokens,
+      completion_tokens: completionTokens,
+      total_tokens: lookup.promptTokens + completionTokens,
+      prompt_tokens_details: { cached_tokens: lookup.cachedTokens },
+    };
     const base = { id: `chatcmpl-${index}`, object: 'chat.completion.chunk', created: 0, model: body.model ?? 'cache-model' };
     const send = (choice: unknown, extra: object = {}) => res.write(`data: ${JSON.stringify({ ...base, choices: choice ? [choice] : [], ...extra })}\n\n`);
     res.writeHead(200, { 'content-type': 'text/event-stream' });

@@ -8,7 +8,10 @@ export class Child {
   private readonly waiters: { match: RegExp; resolve: (line: string) => void }[] = [];
   private exited = false;
 
-  private constructor(readonly name: string, readonly process: ChildProcess) {
+  private constructor(
+    readonly name: string,
+    readonly process: ChildProcess,
+  ) {
     for (const stream of [process.stdout, process.stderr]) {
       let buffer = '';
       stream?.setEncoding('utf8');

@@ -75,9 +75,7 @@ export function completion(text: string, directive?: Record<string, unknown>, us
         message: {
           role: 'assistant',
           content: text,
-          ...(directive
-            ? { tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'handoff_directive', arguments: JSON.stringify(directive) } }] }
-            : {}),
+          ...(directive ? { tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'handoff_directive', arguments: JSON.stringify(directive) } }] } : {}),
         },
       },
     ],
@@ -198,7 +196,12 @@ export class FakeOpenAIServer {
 /** A completion body answered to a streaming request is sent as the equivalent SSE chunks, as a real server would. */
 function asStreamIfAsked(reply: FakeReply, req: RecordedRequest): FakeReply {
   const wantsStream = (req.body as { stream?: boolean } | undefined)?.stream === true;
-  const body = reply.body as { choices?: { message?: { content?: string | null; tool_calls?: { id?: string; function: { name: string; arguments: string } }[] }; finish_reason?: string }[]; usage?: { prompt_tokens: number; completion_tokens: number } } | undefined;
+  const body = reply.body as
+    | {
+        choices?: { message?: { content?: string | null; tool_calls?: { id?: string; function: { name: string; arguments: string } }[] }; finish_reason?: string }[];
+        usage?: { prompt_tokens: number; completion_tokens: number };
+      }
+    | undefined;
   const choice = body?.choices?.[0];
   if (!wantsStream || reply.stream || (reply.status ?? 200) !== 200 || !choice?.message) return reply;
   const call = choice.message.tool_calls?.[0];
@@ -206,7 +209,11 @@ function asStreamIfAsked(reply: FakeReply, req: RecordedRequest): FakeReply {
   const { body: _body, ...rest } = reply;
   return {
     ...rest,
-    stream: streamChunks(choice.message.content ?? '', args, { usage: body?.usage ? { prompt_tokens: body.usage.prompt_tokens, completion_tokens: body.usage.completion_tokens } : null, ...(choice.finish_reason ? { finishReason: choice.finish_reason } : {}), ...(call ? { toolName: call.function.name, ...(call.id ? { toolCallId: call.id } : {}) } : {}) }),
+    stream: streamChunks(choice.message.content ?? '', args, {
+      usage: body?.usage ? { prompt_tokens: body.usage.prompt_tokens, completion_tokens: body.usage.completion_tokens } : null,
+      ...(choice.finish_reason ? { finishReason: choice.finish_reason } : {}),
+      ...(call ? { toolName: call.function.name, ...(call.id ? { toolCallId: call.id } : {}) } : {}),
+    }),
   };
 }
 

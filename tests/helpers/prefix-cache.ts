@@ -69,7 +69,10 @@ export class PrefixCache {
     const blocks: string[] = [];
     let key = '';
     for (let at = 0; at + blockBytes <= bytes.length; at += blockBytes) {
-      key = createHash('sha1').update(key).update(bytes.subarray(at, at + blockBytes)).digest('hex');
+      key = createHash('sha1')
+        .update(key)
+        .update(bytes.subarray(at, at + blockBytes))
+        .digest('hex');
       blocks.push(key);
     }
     if (promptTokens < this.options.minTokens) return { promptTokens, cachedTokens: 0, blocks };

@@ -43,7 +43,12 @@ export class RestateCluster {
   ) {}
 
   /** `script`: the fake model server's; `env` and `args`: more settings and arguments for every worker. */
-  static async start(script: TaggedScript | ((req: RecordedRequest, index: number) => FakeReply | Promise<FakeReply>), workers = 2, env: Record<string, string> = {}, args: string[] = []): Promise<RestateCluster> {
+  static async start(
+    script: TaggedScript | ((req: RecordedRequest, index: number) => FakeReply | Promise<FakeReply>),
+    workers = 2,
+    env: Record<string, string> = {},
+    args: string[] = [],
+  ): Promise<RestateCluster> {
     const fake = await new FakeOpenAIServer(script instanceof TaggedScript ? script.reply : script).start();
     const server = await RestateServer.start();
     const balancer = await new TcpBalancer([]).start();
@@ -60,7 +65,10 @@ export class RestateCluster {
 
   /** Starts one more worker (with extra CLI arguments) and puts it behind the balancer. */
   async addWorker(args: string[] = []): Promise<WorkerProcess> {
-    const worker = await startWorker(`worker-${++this.named}`, { OPENAI_BASE_URL: this.fake.baseURL, TROUPE_MODEL: 'test-model', TROUPE_RETRIES: '0', TROUPE_DATA_DIR: this.dataDir, ...this.env }, [...this.args, ...args]);
+    const worker = await startWorker(`worker-${++this.named}`, { OPENAI_BASE_URL: this.fake.baseURL, TROUPE_MODEL: 'test-model', TROUPE_RETRIES: '0', TROUPE_DATA_DIR: this.dataDir, ...this.env }, [
+      ...this.args,
+      ...args,
+    ]);
     this.workers.push(worker);
     this.balancer.backends.push(worker.port);
     return worker;

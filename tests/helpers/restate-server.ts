@@ -76,7 +76,14 @@ export class RestateServer {
   private async boot(): Promise<void> {
     this.child = Child.start('restate-server', restateServerBinary(), ['--no-logo', '--config-file', join(this.dir, 'restate.toml')], {
       cwd: this.dir,
-      env: { PATH: process.env.PATH ?? '', RESTATE_BASE_DIR: join(this.dir, 'data'), RESTATE_BIND_IP: '127.0.0.1', RESTATE_BIND_PORT: String(this.ports.node), RESTATE_LISTEN_MODE: 'tcp', ...this.env },
+      env: {
+        PATH: process.env.PATH ?? '',
+        RESTATE_BASE_DIR: join(this.dir, 'data'),
+        RESTATE_BIND_IP: '127.0.0.1',
+        RESTATE_BIND_PORT: String(this.ports.node),
+        RESTATE_LISTEN_MODE: 'tcp',
+        ...this.env,
+      },
     });
     const child = this.child;
     await until('restate-server to answer', async () => {

@@ -15,7 +15,15 @@ export function server(options: { model?: () => ChatModel; maxSessions?: number;
   const store = new MemoryStore();
   const team = studio();
   const workflows = { load: (name: string) => loadWorkflowOrThrow(name, { cwd: REPO_ROOT, team: team.loaded }) };
-  const host = new SessionHost({ store, team, teamDir: REPO_ROOT, env: { TROUPE_MODEL: 'test-model', ...options.env }, maxSessions: options.maxSessions ?? 10, model: options.model ?? (() => new DemoModel()), workflows });
+  const host = new SessionHost({
+    store,
+    team,
+    teamDir: REPO_ROOT,
+    env: { TROUPE_MODEL: 'test-model', ...options.env },
+    maxSessions: options.maxSessions ?? 10,
+    model: options.model ?? (() => new DemoModel()),
+    workflows,
+  });
   const app = serveApp({ host, token: options.token === undefined ? TOKEN : options.token, maxBodyBytes: 4096, keepAliveMs: 60_000 });
   const call = (path: string, init: RequestInit & { json?: unknown } = {}) =>
     app.request(path, {
@@ -48,4 +56,3 @@ export async function readEvents(response: Response, until: (events: (TroupeEven
   await reader.cancel();
   return events;
 }
-

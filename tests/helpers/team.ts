@@ -21,10 +21,7 @@ export function fixedClock(start = Date.UTC(2026, 0, 1)): () => number {
 }
 
 /** A session on the studio team (not stored, full-history prompts unless memory is asked for) collecting every event. */
-export async function studioRunner(
-  model: ChatModel,
-  options: { team?: OpenTeam; mode?: Mode } & Partial<OpenSessionOptions> = {},
-): Promise<{ runner: TroupeSession; events: TroupeEvent[] }> {
+export async function studioRunner(model: ChatModel, options: { team?: OpenTeam; mode?: Mode } & Partial<OpenSessionOptions> = {}): Promise<{ runner: TroupeSession; events: TroupeEvent[] }> {
   const { team, mode, ...rest } = options;
   const runner = await openSession({
     team: team ?? studio(),
@@ -43,7 +40,5 @@ export async function studioRunner(
 
 /** The payloads of the events of one type, without their envelope (session id, seq, time). */
 export function payloads<T extends TroupeEvent['type']>(events: readonly TroupeEvent[], type: T): Omit<Extract<TroupeEvent, { type: T }>, 'type' | 'session_id' | 'seq' | 'at'>[] {
-  return events
-    .filter((e): e is Extract<TroupeEvent, { type: T }> => e.type === type)
-    .map(({ type: _t, session_id: _s, seq: _n, at: _a, ...rest }) => rest as never);
+  return events.filter((e): e is Extract<TroupeEvent, { type: T }> => e.type === type).map(({ type: _t, session_id: _s, seq: _n, at: _a, ...rest }) => rest as never);
 }

@@ -19,7 +19,9 @@ export class TmuxUi {
 
   /** Opens `node dist/cli.js ...args` in a `cols`x`rows` window with the given environment (a person at a terminal: CI=false). */
   constructor(env: Record<string, string>, options: { cols?: number; rows?: number; args?: string[]; cwd?: string } = {}) {
-    const vars = Object.entries({ CI: 'false', ...env }).map(([k, v]) => `${k}=${quote(v)}`).join(' ');
+    const vars = Object.entries({ CI: 'false', ...env })
+      .map(([k, v]) => `${k}=${quote(v)}`)
+      .join(' ');
     // Model and data variables of the test runner's own environment never reach the UI.
     const clean = '-u OPENAI_API_KEY -u OPENAI_BASE_URL -u TROUPE_MODEL -u TROUPE_DATA_DIR -u TROUPE_WORKFLOWS';
     const command = `cd ${quote(options.cwd ?? REPO_ROOT)} && env ${clean} ${vars} node ${quote(join(REPO_ROOT, 'dist', 'cli.js'))} ${(options.args ?? []).map(quote).join(' ')}; sleep 60`;

@@ -40,7 +40,10 @@ export const messagesOf = (req: RecordedRequest): SentMessage[] => (req.body as 
 /** The tools offered in a recorded request, by name. */
 export const toolsOf = (req: RecordedRequest): string[] => ((req.body as { tools?: { function: { name: string } }[] }).tools ?? []).map((t) => t.function.name);
 /** The non-system messages of a request as `role: content` lines, for exact comparisons. */
-export const dialogueOf = (req: RecordedRequest): string[] => messagesOf(req).filter((m) => m.role !== 'system').map((m) => `${m.role}: ${m.content ?? ''}`);
+export const dialogueOf = (req: RecordedRequest): string[] =>
+  messagesOf(req)
+    .filter((m) => m.role !== 'system')
+    .map((m) => `${m.role}: ${m.content ?? ''}`);
 
 /** The shipped roles' system messages, so a request can be told apart by the role it was made for. */
 const SHIPPED_ROLES = JSON.parse(readFileSync(join(REPO_ROOT, 'workflows', 'roles.json'), 'utf8')) as Record<string, { systemMessage: string }>;

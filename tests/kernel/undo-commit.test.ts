@@ -19,16 +19,15 @@ afterEach(() => {
 /** A workflow whose one tool-using agent takes two turns in a row, in the same workspace. */
 function twoTurns(dir: string): string {
   writeFileSync(join(dir, 'roles.json'), JSON.stringify({ writer: { systemMessage: 'You write files.', tools: ['write_file'], max_tool_steps: 4 } }));
-  writeFileSync(join(dir, 'twice.json'), JSON.stringify({
-    workflow_name: 'twice',
-    contexts: [{ name: 'c', starting_messages: [], max_length: 100000 }],
-    agents: [{ agent_role: 'writer', context: 'c', role: 'assistant' }],
-    states: [
-      { name: 'first', agent: 'writer', input: "'write one'", next_state: 'second' },
-      { name: 'second', agent: 'writer', input: "'write two'", next_state: 'stop' },
-      { name: 'stop' },
-    ],
-  }));
+  writeFileSync(
+    join(dir, 'twice.json'),
+    JSON.stringify({
+      workflow_name: 'twice',
+      contexts: [{ name: 'c', starting_messages: [], max_length: 100000 }],
+      agents: [{ agent_role: 'writer', context: 'c', role: 'assistant' }],
+      states: [{ name: 'first', agent: 'writer', input: "'write one'", next_state: 'second' }, { name: 'second', agent: 'writer', input: "'write two'", next_state: 'stop' }, { name: 'stop' }],
+    }),
+  );
   return join(dir, 'twice.json');
 }
 

@@ -29,7 +29,11 @@ async function troupe(args: string[], env: Record<string, string> = {}): Promise
   }
 }
 
-const lines = (stdout: string) => stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+const lines = (stdout: string) =>
+  stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 const strip = (events: Record<string, unknown>[]) => events.map(({ at: _a, session_id: _s, ...rest }) => rest);
 
 function studioServer(): Promise<FakeOpenAIServer> {
@@ -82,7 +86,9 @@ describe('troupe run against an OpenAI-compatible server (dist/cli.js)', () => {
     // The error is told in full once; the failed move and the pause point to it.
     expect(denied.stdout).toMatch(/^ {2}• error: 401 unauthorised at 127\.0\.0\.1:\d+: the API key was rejected — check OPENAI_API_KEY/m);
     expect(denied.stdout).toContain("⏸ waiting for you: Creative Partner's turn failed: the error above; !continue retries");
-    expect(denied.stdout).toMatch(/Session paused: waiting for you — Creative Partner's turn failed: 401 unauthorised at 127\.0\.0\.1:\d+: the API key was rejected — check OPENAI_API_KEY; !continue retries/);
+    expect(denied.stdout).toMatch(
+      /Session paused: waiting for you — Creative Partner's turn failed: 401 unauthorised at 127\.0\.0\.1:\d+: the API key was rejected — check OPENAI_API_KEY; !continue retries/,
+    );
     expect(denied.stdout + denied.stderr).not.toContain('abcdefghijklmnop');
     expect(denied.stdout + denied.stderr).not.toMatch(/\n\s+at /);
     const url = server.baseURL;

@@ -106,7 +106,9 @@ describe('a base URL with credentials (issue 10, item 12)', () => {
 
   it('refuses credentials together with OPENAI_API_KEY, and never echoes a password', () => {
     const secret = 'hunter2-secret';
-    expect(() => modelFromEnv({ OPENAI_API_KEY: 'sk-x', OPENAI_BASE_URL: `https://user:${secret}@llm.example.com/v1` })).toThrow(/^OPENAI_BASE_URL carries a user name and password and OPENAI_API_KEY is set/);
+    expect(() => modelFromEnv({ OPENAI_API_KEY: 'sk-x', OPENAI_BASE_URL: `https://user:${secret}@llm.example.com/v1` })).toThrow(
+      /^OPENAI_BASE_URL carries a user name and password and OPENAI_API_KEY is set/,
+    );
     for (const bad of [`http://user:${secret}@bad host/v1`, `user:${secret}@llm.example.com/v1`, `ftp://user:${secret}@llm.example.com/v1`]) {
       const error = (() => {
         try {

@@ -12,16 +12,26 @@ const BRIEF = 'A lighthouse game';
 
 // The opening words of each beat's line, in story order (enough to tell the lines apart).
 const OPENINGS = [
-  "Here's the concept for", "I can't build a loop on this yet", 'Fair hit.', 'Approved. Core loop', 'Feasibility: the single-player chapters',
-  'Cost review:', "Taking the CFO's numbers on board", 'I like', 'Audience:', 'Go. Scope is locked',
+  "Here's the concept for",
+  "I can't build a loop on this yet",
+  'Fair hit.',
+  'Approved. Core loop',
+  'Feasibility: the single-player chapters',
+  'Cost review:',
+  "Taking the CFO's numbers on board",
+  'I like',
+  'Audience:',
+  'Go. Scope is locked',
 ];
 
 /** The story beats a transcript says, in the order it says them. */
 function beats(events: TroupeEvent[]): number[] {
-  return transcriptOf(events).filter((e) => e.kind === 'agent' && e.status === 'ok').flatMap((e) => {
-    const at = OPENINGS.findIndex((o) => e.text.includes(o));
-    return at >= 0 ? [at] : [];
-  });
+  return transcriptOf(events)
+    .filter((e) => e.kind === 'agent' && e.status === 'ok')
+    .flatMap((e) => {
+      const at = OPENINGS.findIndex((o) => e.text.includes(o));
+      return at >= 0 ? [at] : [];
+    });
 }
 
 /** A demo paced one macrotask per word, so the user can act in the middle of a turn. */
@@ -67,10 +77,16 @@ describe('the demo story stays coherent under interruptions (issue 10, item 16)'
     ["an interjection during the designer's criticism", [{ persona: 'game_designer', input: { type: 'user_message', text: 'be kind' } }]],
     ['!handoff to the CFO during the first turn', [{ persona: 'creative_partner', input: { type: 'user_handoff', target: 'cfo' } }]],
     ["!handoff to the CEO during the designer's approval", [{ persona: 'game_designer', nth: 2, input: { type: 'user_handoff', target: 'ceo' } }]],
-    ['!rework during the lead engineer\'s feasibility pass', [{ persona: 'lead_engineer', input: { type: 'user_rework', reason: 'too slow' } }]],
+    ["!rework during the lead engineer's feasibility pass", [{ persona: 'lead_engineer', input: { type: 'user_rework', reason: 'too slow' } }]],
     ['!call_agent the CMO during the CFO review', [{ persona: 'cfo', input: { type: 'user_call_agent', target: 'cmo', message: 'who buys this?' } }]],
     ['!switch_to TECHNICAL during the first turn', [{ persona: 'creative_partner', input: { type: 'user_switch_major', major: 'TECHNICAL' } }]],
-    ['two interjections in a row', [{ persona: 'creative_partner', input: { type: 'user_message', text: 'one' } }, { persona: 'creative_partner', nth: 2, input: { type: 'user_message', text: 'two' } }]],
+    [
+      'two interjections in a row',
+      [
+        { persona: 'creative_partner', input: { type: 'user_message', text: 'one' } },
+        { persona: 'creative_partner', nth: 2, input: { type: 'user_message', text: 'two' } },
+      ],
+    ],
   ];
   for (const [name, interruptions] of cases) {
     it(`${name}: no line repeats or comes early, and the story reaches its end`, async () => {
@@ -87,13 +103,17 @@ describe('the demo story stays coherent under interruptions (issue 10, item 16)'
     const aborted = events.filter((e) => e.type === 'agent_aborted');
     expect(aborted).toHaveLength(1);
     const first = transcriptOf(events).find((e) => e.kind === 'agent' && e.status === 'ok')!;
-    expect(first.text).toBe(`Noted: "make the keeper a child". Here's the concept for "${BRIEF}". Core fantasy: you are the last keeper of something fragile, and every choice protects or spends it. Pillars: (1) tactile, readable moments; (2) small decisions with long shadows; (3) warmth over spectacle. Tone: melancholy but hopeful. Game Designer, turn this into a loop.`);
+    expect(first.text).toBe(
+      `Noted: "make the keeper a child". Here's the concept for "${BRIEF}". Core fantasy: you are the last keeper of something fragile, and every choice protects or spends it. Pillars: (1) tactile, readable moments; (2) small decisions with long shadows; (3) warmth over spectacle. Tone: melancholy but hopeful. Game Designer, turn this into a loop.`,
+    );
   });
 
   it('steered to a persona whose line is not next, it answers in character and hands to whoever has the next step', async () => {
     const { events } = await play([{ persona: 'creative_partner', input: { type: 'user_handoff', target: 'cfo' } }]);
     const cfo = transcriptOf(events).find((e) => e.persona === 'cfo')!;
-    expect(cfo.text).toBe(`CFO here. You brought me in directly on "${BRIEF}": before anything grows I want a rough cost per feature and a check against our runway. The next step is the Creative Partner's.`);
+    expect(cfo.text).toBe(
+      `CFO here. You brought me in directly on "${BRIEF}": before anything grows I want a rough cost per feature and a check against our runway. The next step is the Creative Partner's.`,
+    );
   });
 
   it('says so honestly once the script is played through, instead of bouncing between personas', async () => {
@@ -101,7 +121,9 @@ describe('the demo story stays coherent under interruptions (issue 10, item 16)'
     const before = transcriptOf(events).length;
     runner.send({ type: 'user_message', text: 'and now?' });
     await runner.settled();
-    const after = transcriptOf(events).filter((e) => e.kind === 'agent').slice(-1)[0]!;
+    const after = transcriptOf(events)
+      .filter((e) => e.kind === 'agent')
+      .slice(-1)[0]!;
     expect(after.text).toMatch(/^CEO here\. Noted: "and now\?"\. .* \(The demo script is played through: the team reached its go decision\. Set OPENAI_API_KEY to go on with a real model\.\)$/);
     expect(transcriptOf(events).length).toBe(before + 2);
     expect(runner.getSnapshot().awaiting?.code).toBe('respond_to_user');

@@ -25,7 +25,9 @@ describe('size limits (issue 10, item 7)', () => {
     const s = await serve([{ stream: chunks }, { stream: chunks }]);
     const model = new OpenAIChatModel({ baseURL: s.baseURL, apiKey: 'k', maxRetries: 2, retry: { sleep: async () => {} } });
     let shown = 0;
-    const error = await model.generate({ model: 'm', messages: [{ role: 'user', content: 'hi' }], meta: { purpose: 'persona' }, onDelta: (d) => void (shown += d.text.length) }).catch((e: unknown) => e);
+    const error = await model
+      .generate({ model: 'm', messages: [{ role: 'user', content: 'hi' }], meta: { purpose: 'persona' }, onDelta: (d) => void (shown += d.text.length) })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ModelCallError);
     expect((error as Error).message).toMatch(/^the model's answer from 127\.0\.0\.1:\d+ passed 200,000 characters, so troupe stopped reading it \(a runaway answer\)/);
     expect(shown).toBeLessThanOrEqual(LIMITS.modelOutput);

@@ -17,7 +17,10 @@ function model(s: FakeOpenAIServer, extra: Partial<ConstructorParameters<typeof 
 function request(deltas: ChatDelta[] = [], extra: Partial<ChatRequest> = {}): ChatRequest {
   return {
     model: 'test-model',
-    messages: [{ role: 'system', content: 'You are the CEO.' }, { role: 'user', content: 'Go.' }],
+    messages: [
+      { role: 'system', content: 'You are the CEO.' },
+      { role: 'user', content: 'Go.' },
+    ],
     tools: [directiveTool()],
     meta: { purpose: 'persona', persona: 'ceo' },
     onDelta: (d) => deltas.push(d),
@@ -60,7 +63,7 @@ describe('OpenAIChatModel streaming', () => {
 
   it('gives null usage when the server sends none, and drops stream_options once a server rejects it', async () => {
     const s = await serve([
-      { status: 400, body: { error: { message: "Unrecognized request argument supplied: stream_options" } } },
+      { status: 400, body: { error: { message: 'Unrecognized request argument supplied: stream_options' } } },
       { stream: streamChunks('a', { transition: 'COMPLETE' }, { usage: null }) },
       { stream: streamChunks('b', { transition: 'COMPLETE' }, { usage: null }) },
     ]);
@@ -74,13 +77,15 @@ describe('OpenAIChatModel streaming', () => {
     const s = await serve([{ stream: streamChunks('one two three four five six', undefined, { pieces: 6 }), chunkDelayMs: 40 }]);
     const controller = new AbortController();
     const deltas: ChatDelta[] = [];
-    const pending = model(s).generate(request([], {
-      signal: controller.signal,
-      onDelta: (d) => {
-        deltas.push(d);
-        controller.abort();
-      },
-    }));
+    const pending = model(s).generate(
+      request([], {
+        signal: controller.signal,
+        onDelta: (d) => {
+          deltas.push(d);
+          controller.abort();
+        },
+      }),
+    );
     await expect(pending).rejects.toBeInstanceOf(AbortedError);
     expect(deltas.length).toBe(1);
     expect(s.requests.length).toBe(1);

@@ -3,7 +3,12 @@ import { PacedModel } from '../../src/llm/paced-model.js';
 import { DemoModel } from '../../src/llm/demo-model.js';
 import { AbortedError } from '../../src/llm/errors.js';
 
-const request = (signal?: AbortSignal) => ({ model: 'demo', messages: [{ role: 'user' as const, content: 'hi' }], meta: { purpose: 'persona' as const, persona: 'ceo', brief: 'b' }, ...(signal ? { signal } : {}) });
+const request = (signal?: AbortSignal) => ({
+  model: 'demo',
+  messages: [{ role: 'user' as const, content: 'hi' }],
+  meta: { purpose: 'persona' as const, persona: 'ceo', brief: 'b' },
+  ...(signal ? { signal } : {}),
+});
 
 describe('PacedModel', () => {
   it('replays every delta with one sleep each and returns the same response', async () => {

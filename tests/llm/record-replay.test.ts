@@ -40,7 +40,8 @@ async function runSession(model: ChatModel, brief = 'a lighthouse game'): Promis
 }
 
 // A replay names itself as the session's model (`replay of <file> (recorded on <model>)`, it calls none); every other event is the same.
-const strip = (events: TroupeEvent[]) => events.map(({ at: _at, session_id: _id, seq: _seq, ...rest }) => (rest.type === 'session_started' ? { ...rest, model: rest.model.replace(/^replay of .* \(recorded on (.*)\)$/, '$1') } : rest));
+const strip = (events: TroupeEvent[]) =>
+  events.map(({ at: _at, session_id: _id, seq: _seq, ...rest }) => (rest.type === 'session_started' ? { ...rest, model: rest.model.replace(/^replay of .* \(recorded on (.*)\)$/, '$1') } : rest));
 
 async function recordSession(file: string) {
   server = await new FakeOpenAIServer([
@@ -74,10 +75,15 @@ describe('record and replay', () => {
     const text = readFileSync(file, 'utf8');
     expect(text).not.toContain('SECRET');
     expect(text.toLowerCase()).not.toContain('authorization');
-    const lines = text.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines[0]).toMatchObject({ type: 'recording', version: 1 });
     expect(lines.slice(1).map((l) => [l.n, l.request.persona, l.response.finishReason])).toEqual([
-      [1, 'creative_partner', 'tool_calls'], [2, 'game_designer', 'tool_calls'], [3, 'game_designer', 'tool_calls'],
+      [1, 'creative_partner', 'tool_calls'],
+      [2, 'game_designer', 'tool_calls'],
+      [3, 'game_designer', 'tool_calls'],
     ]);
     expect(lines[1].request.tools).toEqual(['handoff_directive']);
     expect(lines[1].deltas.length).toBeGreaterThan(3);
@@ -112,7 +118,9 @@ describe('record and replay', () => {
 
   it('reports a call the recording does not hold', async () => {
     const file = join(dir(), 'short.jsonl');
-    await runSession(new RecordingModel(new ScriptedModel([{ text: 'Concept.', directive: { transition: 'HANDOFF_TO_AGENT', next_agent: 'game_designer' } }, { error: new Error('stop here') }]), file));
+    await runSession(
+      new RecordingModel(new ScriptedModel([{ text: 'Concept.', directive: { transition: 'HANDOFF_TO_AGENT', next_agent: 'game_designer' } }, { error: new Error('stop here') }]), file),
+    );
     const lines = readFileSync(file, 'utf8').trim().split('\n');
     writeFileSync(file, `${lines.slice(0, 2).join('\n')}\n`);
     const replay = ReplayModel.fromFile(file);

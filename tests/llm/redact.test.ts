@@ -72,7 +72,40 @@ describe('the redactor', () => {
 
   it('the hint screen, grouped by first letter, matches exactly where the plain alternation does', () => {
     const plain = /sk-|rk-|xai-|_live_|_test_|gsk_|AKIA|ASIA|aws_secret|gh[pousr]_|github_pat_|xox|AIza|bearer|passw|pwd/i;
-    const parts = ['sk-', 'SK-', 'rk', '-', 'xai-', 'xox', 'XoX', '_live_', '_test', '_', 'gsk_', 'ghp_', 'GHS_', 'gh', 'github_pat_', 'akia', 'ASIA', 'asi', 'aws_secret', 'AIza', 'bearer', 'BEAR', 'passw', 'PaSsW', 'pwd', 'pw', 'a', 's', 'k', ' ', 'é', '\n'];
+    const parts = [
+      'sk-',
+      'SK-',
+      'rk',
+      '-',
+      'xai-',
+      'xox',
+      'XoX',
+      '_live_',
+      '_test',
+      '_',
+      'gsk_',
+      'ghp_',
+      'GHS_',
+      'gh',
+      'github_pat_',
+      'akia',
+      'ASIA',
+      'asi',
+      'aws_secret',
+      'AIza',
+      'bearer',
+      'BEAR',
+      'passw',
+      'PaSsW',
+      'pwd',
+      'pw',
+      'a',
+      's',
+      'k',
+      ' ',
+      'é',
+      '\n',
+    ];
     let seed = 11;
     const pick = () => parts[(seed = (seed * 1103515245 + 12345) % 2147483648) % parts.length]!;
     for (let i = 0; i < 5_000; i++) {

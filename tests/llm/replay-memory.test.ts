@@ -30,7 +30,10 @@ class LaggingSummaries implements ChatModel {
   private started = 0;
   private readonly waiting: { until: number; resolve: () => void }[] = [];
 
-  constructor(lastTurn: number, private readonly lag: number) {
+  constructor(
+    lastTurn: number,
+    private readonly lag: number,
+  ) {
     this.personas = new LongSessionModel({ lastTurn, decisions: { 3: ['Keep the island small'], 12: ['Three chapters'] } });
   }
 

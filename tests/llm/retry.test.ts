@@ -32,10 +32,13 @@ describe('withRetries', () => {
   it('retries only retryable model errors', async () => {
     let calls = 0;
     const sleeps: number[] = [];
-    const run = withRetries(async () => {
-      calls += 1;
-      throw new ModelCallError('bad request', false, { status: 400 });
-    }, { ...policy, sleep: async (ms) => void sleeps.push(ms) });
+    const run = withRetries(
+      async () => {
+        calls += 1;
+        throw new ModelCallError('bad request', false, { status: 400 });
+      },
+      { ...policy, sleep: async (ms) => void sleeps.push(ms) },
+    );
     await expect(run).rejects.toThrow('bad request');
     expect(calls).toBe(1);
     expect(sleeps).toEqual([]);
@@ -44,11 +47,15 @@ describe('withRetries', () => {
   it('stops waiting when the signal aborts during a backoff', async () => {
     const controller = new AbortController();
     let calls = 0;
-    const run = withRetries(async () => {
-      calls += 1;
-      setTimeout(() => controller.abort(), 5);
-      throw new ModelCallError('busy', true, { status: 503 });
-    }, { ...policy, baseDelayMs: 60_000, maxDelayMs: 60_000 }, controller.signal);
+    const run = withRetries(
+      async () => {
+        calls += 1;
+        setTimeout(() => controller.abort(), 5);
+        throw new ModelCallError('busy', true, { status: 503 });
+      },
+      { ...policy, baseDelayMs: 60_000, maxDelayMs: 60_000 },
+      controller.signal,
+    );
     await expect(run).rejects.toBeInstanceOf(AbortedError);
     expect(calls).toBe(1);
   });
@@ -56,11 +63,14 @@ describe('withRetries', () => {
   it('tells onRetry about each wait', async () => {
     const seen: number[] = [];
     let calls = 0;
-    const value = await withRetries(async () => {
-      calls += 1;
-      if (calls < 3) throw new ModelCallError('busy', true, { status: 503, retryAfterMs: calls * 10 });
-      return 'done';
-    }, { ...policy, sleep: async () => {}, onRetry: (i) => seen.push(i.delayMs) });
+    const value = await withRetries(
+      async () => {
+        calls += 1;
+        if (calls < 3) throw new ModelCallError('busy', true, { status: 503, retryAfterMs: calls * 10 });
+        return 'done';
+      },
+      { ...policy, sleep: async () => {}, onRetry: (i) => seen.push(i.delayMs) },
+    );
     expect(value).toBe('done');
     expect(seen).toEqual([10, 20]);
   });

@@ -29,16 +29,23 @@ describe('Runner on an OpenAI-compatible server', () => {
     runner.start('a lighthouse game');
     await runner.settled();
     const deltas = events.filter((e) => e.type === 'agent_delta');
-    expect(deltas.filter((d) => 'text' in d && d.text).map((d) => (d as { text: string }).text).join('')).toBe('Concept: a lighthouse.');
-    expect(deltas.filter((d) => 'tool_arguments' in d && d.tool_arguments).map((d) => (d as { tool_arguments: string }).tool_arguments).join('')).toBe(JSON.stringify(ask));
+    expect(
+      deltas
+        .filter((d) => 'text' in d && d.text)
+        .map((d) => (d as { text: string }).text)
+        .join(''),
+    ).toBe('Concept: a lighthouse.');
+    expect(
+      deltas
+        .filter((d) => 'tool_arguments' in d && d.tool_arguments)
+        .map((d) => (d as { tool_arguments: string }).tool_arguments)
+        .join(''),
+    ).toBe(JSON.stringify(ask));
     expect(events.find((e) => e.type === 'agent_message')).toMatchObject({ text: 'Concept: a lighthouse.' });
   });
 
   it('invalid tool arguments get one repair round', async () => {
-    const { runner, events } = await studioRunner(await serve([
-      { stream: streamChunks('My concept.', '{"transition": "HANDOFF_TO_AG', { pieces: 2 }) },
-      { stream: streamChunks('', ask) },
-    ]));
+    const { runner, events } = await studioRunner(await serve([{ stream: streamChunks('My concept.', '{"transition": "HANDOFF_TO_AG', { pieces: 2 }) }, { stream: streamChunks('', ask) }]));
     runner.start('a game');
     await runner.settled();
     expect(events.find((e) => e.type === 'directive_invalid')).toMatchObject({ repairing: true, error: expect.stringMatching(/arguments are not valid JSON/) });
@@ -63,10 +70,9 @@ describe('Runner on an OpenAI-compatible server', () => {
   });
 
   it('an interjection aborts the call mid-stream: the turn is recorded as aborted and the persona answers the user', async () => {
-    const { runner, events } = await studioRunner(await serve([
-      { stream: streamChunks('A long answer that keeps on going and going', ask, { pieces: 8 }), chunkDelayMs: 30 },
-      { stream: streamChunks('Noted, adjusting.', ask) },
-    ]));
+    const { runner, events } = await studioRunner(
+      await serve([{ stream: streamChunks('A long answer that keeps on going and going', ask, { pieces: 8 }), chunkDelayMs: 30 }, { stream: streamChunks('Noted, adjusting.', ask) }]),
+    );
     let interjected = false;
     runner.subscribe((e) => {
       if (e.type !== 'agent_delta' || interjected) return;
@@ -83,8 +89,9 @@ describe('Runner on an OpenAI-compatible server', () => {
   });
 
   it('a server that ignores tools: the repair round asks for JSON, and the session carries on', async () => {
-    const { runner, events } = await studioRunner(await serve((req) =>
-      req.body.response_format ? { stream: streamChunks(JSON.stringify({ ...ask, content: 'As JSON now.' })) } : { stream: streamChunks('I just talk, no tools.') }));
+    const { runner, events } = await studioRunner(
+      await serve((req) => (req.body.response_format ? { stream: streamChunks(JSON.stringify({ ...ask, content: 'As JSON now.' })) } : { stream: streamChunks('I just talk, no tools.') })),
+    );
     runner.start('a game');
     await runner.settled();
     expect(types(events)).toContain('directive_invalid');

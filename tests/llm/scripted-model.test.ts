@@ -22,7 +22,10 @@ describe('ScriptedModel', () => {
 
   it('a held step answers when the test releases it, or fails when the call is aborted', async () => {
     let release!: () => void;
-    const model = new ScriptedModel([{ text: 'later', hold: new Promise<void>((r) => (release = r)) }, { text: 'never', hold: FOREVER }]);
+    const model = new ScriptedModel([
+      { text: 'later', hold: new Promise<void>((r) => (release = r)) },
+      { text: 'never', hold: FOREVER },
+    ]);
     const first = model.generate(call);
     await model.started(1);
     release();

@@ -31,7 +31,10 @@ function adapter(s: FakeOpenAIServer): OpenAIChatModel {
 
 const request = (model = 'local-llm'): ChatRequest => ({
   model,
-  messages: [{ role: 'system', content: 'You are the CEO.' }, { role: 'user', content: 'Go.' }],
+  messages: [
+    { role: 'system', content: 'You are the CEO.' },
+    { role: 'user', content: 'Go.' },
+  ],
   tools: [directiveTool()],
   meta: { purpose: 'persona', persona: 'ceo' },
 });
@@ -60,7 +63,11 @@ describe('ToolFallbackModel', () => {
     server = await new FakeOpenAIServer(toollessServer(true)).start();
     const model = new ToolFallbackModel(adapter(server));
     await model.generate(request());
-    expect(server.requests.map((r) => [Boolean(r.body.tools), Boolean(r.body.response_format)])).toEqual([[true, false], [false, true], [false, false]]);
+    expect(server.requests.map((r) => [Boolean(r.body.tools), Boolean(r.body.response_format)])).toEqual([
+      [true, false],
+      [false, true],
+      [false, false],
+    ]);
     expect(model.channels.get('local-llm')).toBe('plain');
   });
 

@@ -59,7 +59,15 @@ describe('tool messages in the OpenAI-compatible adapter', () => {
   it('plain assistant messages go out unchanged (no tool_calls key)', async () => {
     const s = await serve([{ stream: streamChunks('ok') }]);
     const model = new OpenAIChatModel({ baseURL: s.baseURL, apiKey: 'sk-test', maxRetries: 0 });
-    await model.generate(request({ messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }, { role: 'user', content: 'c' }] }));
+    await model.generate(
+      request({
+        messages: [
+          { role: 'user', content: 'a' },
+          { role: 'assistant', content: 'b' },
+          { role: 'user', content: 'c' },
+        ],
+      }),
+    );
     expect(s.requests[0]!.body.messages[1]).toEqual({ role: 'assistant', content: 'b' });
   });
 });

@@ -35,7 +35,12 @@ function repairRequest(first: ChatRequest, error: string, prior: string): ChatRe
   return { ...first, ...directiveToolRequest({ repair: error }), messages: [...first.messages, { role: 'assistant', content: prior }, { role: 'user', content: repairPrompt(error) }] };
 }
 
-const firstRequest = (): ChatRequest => ({ model: 'local-llm', messages: [{ role: 'user', content: 'The brief: a lighthouse game' }], ...directiveToolRequest({}), meta: { purpose: 'persona', persona: 'creative_partner' } });
+const firstRequest = (): ChatRequest => ({
+  model: 'local-llm',
+  messages: [{ role: 'user', content: 'The brief: a lighthouse game' }],
+  ...directiveToolRequest({}),
+  meta: { purpose: 'persona', persona: 'creative_partner' },
+});
 
 describe('a malformed tool call is repaired with the tool (issue 10, item 11)', () => {
   for (const named of [true, false]) {
@@ -70,8 +75,10 @@ describe('a malformed tool call is repaired with the tool (issue 10, item 11)', 
   });
 
   it('falls back to tool_choice "required", then "auto", where the server refuses a named choice (remembered per model)', async () => {
-    const refuse = (what: string) => (r: RecordedRequest): FakeReply =>
-      JSON.stringify(body(r).tool_choice ?? null).includes(what) ? { status: 400, body: { error: { message: `tool_choice ${what} is not supported` } } } : good();
+    const refuse =
+      (what: string) =>
+      (r: RecordedRequest): FakeReply =>
+        JSON.stringify(body(r).tool_choice ?? null).includes(what) ? { status: 400, body: { error: { message: `tool_choice ${what} is not supported` } } } : good();
     const s = await serve([garbledCall(true), refuse('function'), refuse('required'), refuse('function')]);
     const model = new ToolFallbackModel(new OpenAIChatModel({ baseURL: s.baseURL, maxRetries: 0 }));
     const first = firstRequest();

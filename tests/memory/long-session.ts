@@ -57,9 +57,8 @@ export class LongSessionModel implements ChatModel {
     const me = CYCLE.indexOf(request.meta.persona ?? '');
     const next = CYCLE[(me + 1) % CYCLE.length]!;
     const keys = this.options.decisions?.[n];
-    const directive = n >= this.options.lastTurn
-      ? { transition: 'COMPLETE' }
-      : { transition: n % 3 === 0 ? 'APPROVE_AND_HANDOFF' : 'HANDOFF_TO_AGENT', next_agent: next, ...(keys ? { key_decisions: keys } : {}) };
+    const directive =
+      n >= this.options.lastTurn ? { transition: 'COMPLETE' } : { transition: n % 3 === 0 ? 'APPROVE_AND_HANDOFF' : 'HANDOFF_TO_AGENT', next_agent: next, ...(keys ? { key_decisions: keys } : {}) };
     return { text: turnText(n), toolCalls: [{ name: DIRECTIVE_TOOL_NAME, arguments: JSON.stringify(directive) }], usage: null, finishReason: 'tool_calls', model: request.model };
   }
 }

@@ -26,7 +26,14 @@ const summary = (s: Omit<Summary, 'tokens'>): Summary => ({ ...s, tokens: countT
 
 function memoryWith(): Memory {
   const state: MemoryState = {
-    version: 1, brief: 'A lighthouse game', nextId: 10, turn: 8, turnsSeen: 8, sinceCompression: 0, retryAt: 0, failures: 0,
+    version: 1,
+    brief: 'A lighthouse game',
+    nextId: 10,
+    turn: 8,
+    turnsSeen: 8,
+    sinceCompression: 0,
+    retryAt: 0,
+    failures: 0,
     raw: [
       { id: 7, turn: 6, author: 'cfo', type: 'general', text: 'My earlier numbers.', tokens: t('My earlier numbers.') },
       { id: 8, turn: 7, author: 'user', type: 'general', text: 'Keep it cheap.', tokens: t('Keep it cheap.') },
@@ -43,7 +50,7 @@ function memoryWith(): Memory {
 }
 
 describe('MemoryPromptBuilder', () => {
-  it('orders prefix, summaries, recent turns from the persona\'s point of view, then the inbox', () => {
+  it("orders prefix, summaries, recent turns from the persona's point of view, then the inbox", () => {
     const builder = new MemoryPromptBuilder(memoryWith(), { budget: 12000 });
     const messages = builder.build(input('CFO, please check this.'));
     const system = messages[0]!.content;

@@ -42,11 +42,7 @@ describe('Memory', () => {
     m.recordApproval({ by: 'cfo', of: 'ceo', status: 'REQUEST_REWORK', reason: 'Show the numbers' });
     expect(m.brief).toBe('the brief');
     expect(m.recent.map((t) => t.type)).toEqual(['decision', 'rejection']);
-    expect(m.snapshot().pinned).toEqual([
-      '[turn 1] CEO: Launch in May',
-      "[turn 1] CEO approved CMO's work",
-      "[turn 2] CFO sent CEO's work back for rework: Show the numbers",
-    ]);
+    expect(m.snapshot().pinned).toEqual(['[turn 1] CEO: Launch in May', "[turn 1] CEO approved CMO's work", "[turn 2] CFO sent CEO's work back for rework: Show the numbers"]);
   });
 
   it('counts a repeated verdict instead of pinning it again, and pins a changed one', () => {
@@ -126,7 +122,10 @@ describe('Memory', () => {
     expect(describeJob(s.jobs[5]!.job)).toBe('3 summaries');
     s.jobs[5]!.resolve(true);
     await m.idle();
-    expect(m.summaries.map((x) => [x.first, x.last, x.count, x.parts])).toEqual([[1, 3, 3, 3], [4, 4, 1, 1]]);
+    expect(m.summaries.map((x) => [x.first, x.last, x.count, x.parts])).toEqual([
+      [1, 3, 3, 3],
+      [4, 4, 1, 1],
+    ]);
   });
 
   it('round-trips through toJSON / fromJSON as plain data', () => {

@@ -26,7 +26,11 @@ function memoryAfter(turns: number, from?: Memory): Memory {
   const start = memory.toJSON().turn;
   for (let i = start; i < start + turns; i++) {
     memory.recordAgent({ turnId: `t${i}`, persona: 'ceo', text: `Turn ${i}.`, turn: i + 1 });
-    memory.recordDirective({ turnId: `t${i}`, persona: 'ceo', directive: { transition: 'HANDOFF_TO_AGENT', next_agent: 'cfo', key_decisions: [`decision number ${i}: the lighthouse keeps lamp ${i}`] } });
+    memory.recordDirective({
+      turnId: `t${i}`,
+      persona: 'ceo',
+      directive: { transition: 'HANDOFF_TO_AGENT', next_agent: 'cfo', key_decisions: [`decision number ${i}: the lighthouse keeps lamp ${i}`] },
+    });
   }
   return memory;
 }

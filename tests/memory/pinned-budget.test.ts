@@ -73,7 +73,9 @@ describe('pinned decisions within the prompt budget (issue 10, item 10)', () => 
     const small = 5_000;
     const messages = new MemoryPromptBuilder(memoryWith(decisions, 20), { budget: small }).build(input());
     expect(promptTokens(messages)).toBeLessThanOrEqual(small);
-    expect(messages[0]!.content).toMatch(/\(\d+ earlier pinned items, turns 1-\d+, kept in the session's journal: still binding; troupe show lists them\)\n\(\d+ earlier pinned items left out here for the prompt budget; !memory lists every one\)/);
+    expect(messages[0]!.content).toMatch(
+      /\(\d+ earlier pinned items, turns 1-\d+, kept in the session's journal: still binding; troupe show lists them\)\n\(\d+ earlier pinned items left out here for the prompt budget; !memory lists every one\)/,
+    );
   });
 
   it('keeps the block verbatim and says nothing when the pins fit', () => {

@@ -77,7 +77,10 @@ describe('cache-stable prompts (issue 24)', () => {
     expect(extended).toBeGreaterThanOrEqual(30);
     expect(broken).toBe(0);
     // Every pinned decision is in the last prompt, settled or waiting.
-    const last = calls.at(-1)!.messages.map((m) => m.content).join('\n');
+    const last = calls
+      .at(-1)!
+      .messages.map((m) => m.content)
+      .join('\n');
     for (const [turn, [d]] of Object.entries(DECISIONS)) if (Number(turn) < 200) expect(last).toContain(d!);
   });
 

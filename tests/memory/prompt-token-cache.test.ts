@@ -72,7 +72,20 @@ describe('cached prompt token counts (issue 14, item 1)', () => {
   });
 
   it("counts another persona's turn from its stored count, exactly, however the text starts", () => {
-    const starts = ['Überlegung: the lamp', "don't light it", 'HelloWorld, said the keeper', 'naïve plan', 'Ships pass.\nMore ships', 'x', '123 chapters', '  leading spaces', '“Quoted” start', 'Ω-level risk', 'keeper’s oil', `${'a'.repeat(70)} long word`];
+    const starts = [
+      'Überlegung: the lamp',
+      "don't light it",
+      'HelloWorld, said the keeper',
+      'naïve plan',
+      'Ships pass.\nMore ships',
+      'x',
+      '123 chapters',
+      '  leading spaces',
+      '“Quoted” start',
+      'Ω-level risk',
+      'keeper’s oil',
+      `${'a'.repeat(70)} long word`,
+    ];
     for (const text of starts) {
       const memory = new Memory({ config: MemorySchema.parse({}) });
       memory.recordUser('A lighthouse game.\n');

@@ -25,7 +25,10 @@ const LAYERS: string[][] = [
 const SRC = join(REPO_ROOT, 'src');
 const rank = new Map(LAYERS.flatMap((names, i) => names.map((n) => [n, i] as const)));
 /** The folder a file is in, or a top-level file's name without its extension (imports name `.js`, files are `.ts`). */
-const unitOf = (file: string) => relative(SRC, file).split(sep)[0]!.replace(/\.(tsx?|js)$/, '');
+const unitOf = (file: string) =>
+  relative(SRC, file)
+    .split(sep)[0]!
+    .replace(/\.(tsx?|js)$/, '');
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : /\.tsx?$/.test(e.name) ? [join(dir, e.name)] : []));
@@ -40,7 +43,14 @@ function importsOf(file: string): string[] {
 /** Every group of files that import one another in a circle (Tarjan's strongly connected components of more than one file). */
 function circles(files: string[]): string[][] {
   const known = new Set(files);
-  const edges = new Map(files.map((f) => [f, importsOf(f).flatMap((t) => [t.replace(/\.js$/, '.ts'), t.replace(/\.js$/, '.tsx')]).filter((t) => known.has(t))]));
+  const edges = new Map(
+    files.map((f) => [
+      f,
+      importsOf(f)
+        .flatMap((t) => [t.replace(/\.js$/, '.ts'), t.replace(/\.js$/, '.tsx')])
+        .filter((t) => known.has(t)),
+    ]),
+  );
   const index = new Map<string, number>();
   const low = new Map<string, number>();
   const stack: string[] = [];

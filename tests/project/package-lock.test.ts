@@ -19,6 +19,10 @@ describe('package-lock.json', () => {
 
   it('holds no extraneous packages (npm install would prune them)', () => {
     const packages = read('package-lock.json').packages as Record<string, { extraneous?: boolean }>;
-    expect(Object.entries(packages).filter(([, p]) => p.extraneous).map(([name]) => name)).toEqual([]);
+    expect(
+      Object.entries(packages)
+        .filter(([, p]) => p.extraneous)
+        .map(([name]) => name),
+    ).toEqual([]);
   });
 });

@@ -49,7 +49,13 @@ describe("a session's deliverables", () => {
     const { read, names } = await demoSession();
     const events = [...read.events, started(9001, 'ta1', 'implementer_a', 'impl_a'), started(9002, 'tb1', 'implementer_b', 'impl_b'), started(9003, 'ta2', 'implementer_a', 'impl_a')];
     const n = read.records.length;
-    const records = [...read.records, replied(n + 1, 'ta1', 'a.ts', 'first'), replied(n + 2, 'tb1', 'b.ts', '+b'), replied(n + 3, 'ta2', 'a2.ts', '+a again'), replied(n + 4, 'unknown-turn', 'x.ts', '+x')];
+    const records = [
+      ...read.records,
+      replied(n + 1, 'ta1', 'a.ts', 'first'),
+      replied(n + 2, 'tb1', 'b.ts', '+b'),
+      replied(n + 3, 'ta2', 'a2.ts', '+a again'),
+      replied(n + 4, 'unknown-turn', 'x.ts', '+x'),
+    ];
     const onDisk = [
       { name: 'impl_a', dir: '/data/runs/s/workspaces/impl_a' },
       { name: 'impl_c', dir: '/data/runs/s/workspaces/impl_c' },

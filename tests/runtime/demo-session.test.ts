@@ -32,7 +32,9 @@ describe('the offline demo model', () => {
     await runner.settled();
     runner.send({ type: 'user_handoff', target: 'art director' });
     await runner.settled();
-    expect(transcriptOf(events).at(-1)?.text).toBe('Art Director here. You brought me in directly on "A racing game": a limited palette and one strong silhouette rule keep the art cost predictable. (The demo script is played through: the team reached its go decision. Set OPENAI_API_KEY to go on with a real model.)');
+    expect(transcriptOf(events).at(-1)?.text).toBe(
+      'Art Director here. You brought me in directly on "A racing game": a limited palette and one strong silhouette rule keep the art cost predictable. (The demo script is played through: the team reached its go decision. Set OPENAI_API_KEY to go on with a real model.)',
+    );
     expect(runner.getSnapshot().awaiting?.code).toBe('respond_to_user');
     runner.send({ type: 'user_message', text: 'keep it neon' });
     await runner.settled();
@@ -42,7 +44,21 @@ describe('the offline demo model', () => {
 
 describe('library exports', () => {
   it('exposes sessions, the engine, arbiter, schemas and model interface', () => {
-    for (const name of ['openSession', 'step', 'initialState', 'compileTeam', 'arbitrate', 'DirectiveSchema', 'PersonaSchema', 'TeamSchema', 'DemoModel', 'OpenAIChatModel', 'openTeam', 'LowdbStore', 'MemoryStore']) {
+    for (const name of [
+      'openSession',
+      'step',
+      'initialState',
+      'compileTeam',
+      'arbitrate',
+      'DirectiveSchema',
+      'PersonaSchema',
+      'TeamSchema',
+      'DemoModel',
+      'OpenAIChatModel',
+      'openTeam',
+      'LowdbStore',
+      'MemoryStore',
+    ]) {
       expect(typeof (troupe as Record<string, unknown>)[name], name).not.toBe('undefined');
     }
   });

@@ -38,7 +38,13 @@ describe('troupe serve: the fixes of issue 25', () => {
   });
 
   it('a running session is listed as running, as GET /v1/sessions/:id says (not "interrupted"); the status is the view\'s enum', async () => {
-    const { call, host } = server({ model: () => new ScriptedModel([{ text: 'thinking', hold: FOREVER }, { text: 'again', hold: FOREVER }]) });
+    const { call, host } = server({
+      model: () =>
+        new ScriptedModel([
+          { text: 'thinking', hold: FOREVER },
+          { text: 'again', hold: FOREVER },
+        ]),
+    });
     const { id } = (await (await call('/v1/sessions', { json: { brief: 'a slow one' } })).json()) as { id: string };
     const one = (await (await call(`/v1/sessions/${id}`)).json()) as { status: string };
     const list = (await (await call('/v1/sessions')).json()) as { sessions: { id: string; status: string; statusText: string; hosted: boolean }[] };
@@ -56,9 +62,10 @@ describe('troupe serve: the fixes of issue 25', () => {
   });
 });
 
-describe('troupe serve without a token: only this machine\'s own pages', () => {
+describe("troupe serve without a token: only this machine's own pages", () => {
   const tokenless = () => server({ token: null });
-  const post = (app: ReturnType<typeof server>['app'], headers: Record<string, string>, body = '{"brief":"x"}') => app.request('/v1/sessions', { method: 'POST', headers: { host: '127.0.0.1:4810', ...headers }, body });
+  const post = (app: ReturnType<typeof server>['app'], headers: Record<string, string>, body = '{"brief":"x"}') =>
+    app.request('/v1/sessions', { method: 'POST', headers: { host: '127.0.0.1:4810', ...headers }, body });
 
   it('refuses a Host that is not a loopback name (DNS rebinding), on every route', async () => {
     const { app } = tokenless();

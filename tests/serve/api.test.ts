@@ -55,15 +55,22 @@ describe('troupe serve: the API', () => {
   });
 
   it('each SSE message keeps the raw event and adds its display items, worded as the terminal words them, even when resumed mid-log', async () => {
-    const { call } = server({ model: () => new ScriptedModel([
-      { text: 'Concept.', directive: { transition: 'HANDOFF_TO_AGENT', next_agent: 'game_designer' }, usage: { promptTokens: 100, completionTokens: 10 } },
-      { text: 'Loop.', directive: { transition: 'RESPOND_TO_USER' }, usage: { promptTokens: 200, completionTokens: 20 } },
-    ]) });
+    const { call } = server({
+      model: () =>
+        new ScriptedModel([
+          { text: 'Concept.', directive: { transition: 'HANDOFF_TO_AGENT', next_agent: 'game_designer' }, usage: { promptTokens: 100, completionTokens: 10 } },
+          { text: 'Loop.', directive: { transition: 'RESPOND_TO_USER' }, usage: { promptTokens: 200, completionTokens: 20 } },
+        ]),
+    });
     const { id } = (await (await call('/v1/sessions', { json: { brief: 'A tide game' } })).json()) as { id: string };
     type Shown = TroupeEvent & { id?: string; items: { kind: string; text: string; event: string }[] };
     const events = (await readEvents(await call(`/v1/sessions/${id}/events`), (es) => es.some((e) => e.type === 'awaiting_user'))) as Shown[];
     const transition = events.find((e) => e.type === 'transition' && e.kind === 'agent')!;
-    expect(transition).toMatchObject({ from: 'CREATIVE.creative_partner', to: 'CREATIVE.game_designer', items: [{ kind: 'transition', event: 'transition', text: 'CREATIVE › Creative Partner -> CREATIVE › Game Designer (HANDOFF_TO_AGENT)' }] });
+    expect(transition).toMatchObject({
+      from: 'CREATIVE.creative_partner',
+      to: 'CREATIVE.game_designer',
+      items: [{ kind: 'transition', event: 'transition', text: 'CREATIVE › Creative Partner -> CREATIVE › Game Designer (HANDOFF_TO_AGENT)' }],
+    });
     expect(events.find((e) => e.type === 'usage')!.items).toEqual([]);
     // Resumed after the directive: the transition is still labelled by it (the server folds the log before the resume point).
     const directive = events.find((e) => e.type === 'directive')!;
@@ -104,7 +111,9 @@ describe('troupe serve: the API', () => {
 
   it('a model failure in one session never affects another', async () => {
     let n = 0;
-    const { call } = server({ model: () => (n++ === 0 ? new ScriptedModel([{ error: new Error('upstream down') }]) : new ScriptedModel([{ text: 'fine', directive: { transition: 'RESPOND_TO_USER' } }])) });
+    const { call } = server({
+      model: () => (n++ === 0 ? new ScriptedModel([{ error: new Error('upstream down') }]) : new ScriptedModel([{ text: 'fine', directive: { transition: 'RESPOND_TO_USER' } }])),
+    });
     const a = (await (await call('/v1/sessions', { json: { brief: 'a' } })).json()) as { id: string };
     const b = (await (await call('/v1/sessions', { json: { brief: 'b' } })).json()) as { id: string };
     await readEvents(await call(`/v1/sessions/${a.id}/events`), (es) => es.some((e) => e.type === 'awaiting_user'));
@@ -115,9 +124,25 @@ describe('troupe serve: the API', () => {
 
   it('publishes an OpenAPI 3.1 description generated from the request schemas', async () => {
     const { app } = server();
-    const doc = (await (await app.request('/openapi.json')).json()) as { openapi: string; paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { anyOf: { properties: Record<string, unknown>; required: string[] }[] } }> } }>> };
+    const doc = (await (await app.request('/openapi.json')).json()) as {
+      openapi: string;
+      paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { anyOf: { properties: Record<string, unknown>; required: string[] }[] } }> } }>>;
+    };
     expect(doc.openapi).toBe('3.1.0');
-    expect(Object.keys(doc.paths)).toEqual(['/healthz', '/v1/catalog', '/v1/sessions', '/v1/sessions/{id}', '/v1/sessions/{id}/input', '/v1/sessions/{id}/events', '/v1/sessions/{id}/graph', '/v1/sessions/{id}/timeline', '/v1/sessions/{id}/steps/{step}', '/v1/sessions/{id}/fork', '/v1/sessions/{id}/deliverables', '/openapi.json']);
+    expect(Object.keys(doc.paths)).toEqual([
+      '/healthz',
+      '/v1/catalog',
+      '/v1/sessions',
+      '/v1/sessions/{id}',
+      '/v1/sessions/{id}/input',
+      '/v1/sessions/{id}/events',
+      '/v1/sessions/{id}/graph',
+      '/v1/sessions/{id}/timeline',
+      '/v1/sessions/{id}/steps/{step}',
+      '/v1/sessions/{id}/fork',
+      '/v1/sessions/{id}/deliverables',
+      '/openapi.json',
+    ]);
     // A team session needs its brief, a workflow session its workflow (issue 25: a typed client sent {}).
     const [team, workflow] = doc.paths['/v1/sessions']!.post!.requestBody!.content['application/json']!.schema.anyOf;
     expect([Object.keys(team!.properties), team!.required]).toEqual([['brief', 'team', 'mode', 'models'], ['brief']]);

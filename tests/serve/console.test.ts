@@ -51,11 +51,21 @@ async function stop(): Promise<void> {
 /** The serious and critical axe-core violations of the page as it is. */
 async function axeProblems(p: Page): Promise<string[]> {
   await p.evaluate(AXE);
-  const result = await p.evaluate(async () => (window as unknown as { axe: { run: (o: unknown) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe.run({ resultTypes: ['violations'] }));
-  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
+  const result = await p.evaluate(async () =>
+    (window as unknown as { axe: { run: (o: unknown) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe.run({ resultTypes: ['violations'] }),
+  );
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map(
+      (v) =>
+        `${v.impact} ${v.id}: ${v.nodes
+          .map((n) => n.target.join(' '))
+          .slice(0, 3)
+          .join(', ')}`,
+    );
 }
 
-const api = async <T,>(path: string, init: RequestInit = {}): Promise<T> => (await fetch(`${url}${path.slice(1)}`, init)).json() as Promise<T>;
+const api = async <T>(path: string, init: RequestInit = {}): Promise<T> => (await fetch(`${url}${path.slice(1)}`, init)).json() as Promise<T>;
 const text = (selector: string) => page.locator(selector).textContent();
 
 describe.skipIf(!hasChromium)(`the console in a real browser${hasChromium ? '' : ' (skipped: chromium is not installed; .ci/run installs it)'}`, () => {
@@ -63,7 +73,10 @@ describe.skipIf(!hasChromium)(`the console in a real browser${hasChromium ? '' :
     mkdirSync(SHOTS, { recursive: true });
     url = await serve(0);
     port = Number(new URL(url).port);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
     // The console's CSP allows its own script only: axe-core goes in past it, in the test's context alone.
     context = await browser.newContext({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
     page = await context.newPage();
@@ -114,10 +127,12 @@ describe.skipIf(!hasChromium)(`the console in a real browser${hasChromium ? '' :
     // A live turn two lines high makes the transcript shorter: it still shows its last line.
     await page.waitForFunction(() => (document.querySelector('.live')?.clientHeight ?? 0) > 50, undefined, { timeout: 20_000 });
     await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
-    expect(await page.evaluate(() => {
-      const log = document.querySelector('.log')!;
-      return log.scrollHeight - log.scrollTop - log.clientHeight;
-    })).toBeLessThan(2);
+    expect(
+      await page.evaluate(() => {
+        const log = document.querySelector('.log')!;
+        return log.scrollHeight - log.scrollTop - log.clientHeight;
+      }),
+    ).toBeLessThan(2);
     await page.screenshot({ path: join(SHOTS, 'console-team-1280x800.png') });
     expect(await axeProblems(page)).toEqual([]);
   }, 120_000);
@@ -157,7 +172,9 @@ describe.skipIf(!hasChromium)(`the console in a real browser${hasChromium ? '' :
 
   it('every control is reachable with the keyboard', async () => {
     // On a quiet page (the fork waits for the user): a live turn's panel comes and goes while a persona answers.
-    await page.waitForFunction(() => document.querySelector('.live') === null && /\b(awaiting_user|ended)\b/.test(document.querySelector('.state-panel .badge')?.className ?? ''), undefined, { timeout: 60_000 });
+    await page.waitForFunction(() => document.querySelector('.live') === null && /\b(awaiting_user|ended)\b/.test(document.querySelector('.state-panel .badge')?.className ?? ''), undefined, {
+      timeout: 60_000,
+    });
     const wanted = await page.evaluate(() => {
       const all = [...document.querySelectorAll<HTMLElement>('button, input, select, textarea, summary, [tabindex="0"]')];
       return all.filter((el) => !(el as HTMLButtonElement).disabled && el.offsetParent !== null).map((el, i) => (el.dataset.k = String(i)));
@@ -169,7 +186,10 @@ describe.skipIf(!hasChromium)(`the console in a real browser${hasChromium ? '' :
       const k = await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.k ?? null);
       if (k !== null) reached.add(k);
     }
-    const missed = await page.evaluate((keys) => keys.map((k) => document.querySelector<HTMLElement>(`[data-k="${k}"]`)).map((el) => el?.outerHTML.slice(0, 80)), wanted.filter((k) => !reached.has(k)));
+    const missed = await page.evaluate(
+      (keys) => keys.map((k) => document.querySelector<HTMLElement>(`[data-k="${k}"]`)).map((el) => el?.outerHTML.slice(0, 80)),
+      wanted.filter((k) => !reached.has(k)),
+    );
     expect(missed).toEqual([]);
     expect(wanted.length).toBeGreaterThan(15);
   }, 60_000);

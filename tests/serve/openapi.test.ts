@@ -52,7 +52,11 @@ describe('the OpenAPI document', () => {
     const { app, host } = server({ maxSessions: 3, token: null, model: () => new DemoModel() });
     const seen = new Set<string>();
     const checked = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-      const response = await app.request(path, { method, headers: { host: '127.0.0.1:4810', ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers }, ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}) });
+      const response = await app.request(path, {
+        method,
+        headers: { host: '127.0.0.1:4810', ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+        ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+      });
       const found = operationOf(method, path);
       expect(found, `${method} ${path} is documented`).not.toBe(null);
       const documented = found!.op.responses[String(response.status)];
@@ -135,7 +139,15 @@ describe('the OpenAPI document', () => {
         "export const status = async () => { const r = await client.GET('/v1/sessions'); const s: 'idle' | 'running' | 'awaiting_user' | 'ended' | undefined = r.data?.sessions[0]?.status; return s; };",
       ].join('\n'),
     );
-    const program = ts.createProgram([join(temp, 'use.ts')], { strict: true, noEmit: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, skipLibCheck: true, types: [] });
+    const program = ts.createProgram([join(temp, 'use.ts')], {
+      strict: true,
+      noEmit: true,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      target: ts.ScriptTarget.ES2022,
+      skipLibCheck: true,
+      types: [],
+    });
     const problems = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
     expect(problems).toEqual([]);
 
@@ -143,7 +155,9 @@ describe('the OpenAPI document', () => {
     const { server: http, port } = await listen(app.fetch, { hostname: '127.0.0.1', port: 0 });
     servers.push(http);
     type Paths = Parameters<typeof createClient>[0];
-    const client = createClient<never>({ baseUrl: `http://127.0.0.1:${port}`, headers: { authorization: `Bearer ${TOKEN}` } } as Paths) as unknown as { POST: (path: string, init: { body: unknown }) => Promise<{ data?: { id: string; status: string }; response: Response }> };
+    const client = createClient<never>({ baseUrl: `http://127.0.0.1:${port}`, headers: { authorization: `Bearer ${TOKEN}` } } as Paths) as unknown as {
+      POST: (path: string, init: { body: unknown }) => Promise<{ data?: { id: string; status: string }; response: Response }>;
+    };
     const created = await client.POST('/v1/sessions', { body: { brief: 'from a generated client' } });
     expect(created.response.status).toBe(201);
     expect(created.data!.status).toMatch(/^(running|awaiting_user)$/);

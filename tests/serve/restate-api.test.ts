@@ -64,7 +64,10 @@ describe('troupe serve --backend restate: the same API as the embedded backend',
     expect((await cluster.call('/v1/sessions', { json: { workflow: 'review', input: 'x' } })).status).toBe(400);
     // A workflow by path runs only on workers started with --allow-workflow-paths.
     const byPath = await cluster.call('/v1/sessions', { json: { workflow: '/etc/passwd', input: 'x' } });
-    expect([byPath.status, ((await byPath.json()) as { error: string }).error]).toEqual([403, expect.stringMatching(/^workflow: give the name of one of the workers' workflows .* troupe worker --allow-workflow-paths$/)]);
+    expect([byPath.status, ((await byPath.json()) as { error: string }).error]).toEqual([
+      403,
+      expect.stringMatching(/^workflow: give the name of one of the workers' workflows .* troupe worker --allow-workflow-paths$/),
+    ]);
     const unknown = await cluster.call('/v1/sessions/00000000-0000-4000-8000-000000000000');
     expect([unknown.status, await unknown.json()]).toEqual([404, { error: 'no session "00000000-0000-4000-8000-000000000000"' }]);
     expect((await cluster.call('/v1/sessions/00000000-0000-4000-8000-000000000000/input', { json: { text: 'hi' } })).status).toBe(404);
@@ -114,7 +117,7 @@ describe('troupe serve --backend restate: the same API as the embedded backend',
     expect(events.find((e) => e.type === 'transition')).toMatchObject({ items: [{ kind: 'transition', text: expect.stringMatching(/ -> CREATIVE › Creative Partner \(/) }] });
   });
 
-  it('streams a turn\'s deltas to the reader while the turn runs (pushed by the worker); the stored events carry the whole message', async () => {
+  it("streams a turn's deltas to the reader while the turn runs (pushed by the worker); the stored events carry the whole message", async () => {
     const id = await cluster.create('A slow answer [[tag live]]');
     const events = await cluster.stream(id, (read) => {
       if (read.length > 0) readerConnected();
@@ -143,10 +146,15 @@ describe('troupe serve --backend restate: the same API as the embedded backend',
   it('runs from the command line: troupe worker --register joins the deployment, troupe serve --backend restate serves the API', async () => {
     const joined = await cluster.addWorker(['--register', cluster.server.adminUrl, '--advertise', cluster.balancer.url]);
     expect(await joined.child.waitFor(/^registered /)).toMatch(/^registered http:\/\/127\.0\.0\.1:\d+\/ with http:\/\/127\.0\.0\.1:\d+ \(deployment dp_\w+\)$/);
-    const serve = Child.start('serve', process.execPath, ['--import', 'tsx', 'src/cli.tsx', 'serve', '--backend', 'restate', '--restate-url', cluster.server.ingressUrl, '--port', '0', '--team', REPO_ROOT], {
-      cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
-    });
+    const serve = Child.start(
+      'serve',
+      process.execPath,
+      ['--import', 'tsx', 'src/cli.tsx', 'serve', '--backend', 'restate', '--restate-url', cluster.server.ingressUrl, '--port', '0', '--team', REPO_ROOT],
+      {
+        cwd: REPO_ROOT,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+      },
+    );
     try {
       const url = await serve.waitFor(/^http:\/\/127\.0\.0\.1:\d+\/$/);
       expect(await (await fetch(new URL('/healthz', url))).json()).toEqual({ ok: true, backend: 'restate' });

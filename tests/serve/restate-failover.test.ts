@@ -10,12 +10,7 @@ import { alive, until } from '../helpers/child.js';
 
 // Four persona turns; the second (the Game Designer's) is slow the first time it is asked for, so a test can
 // break something while it runs.
-const story = (slowMs = 0): TaggedTurn[] => [
-  { next: 'game_designer' },
-  { next: 'lead_engineer', delayFirstMs: slowMs },
-  { next: 'creative_partner' },
-  { transition: 'RESPOND_TO_USER' },
-];
+const story = (slowMs = 0): TaggedTurn[] => [{ next: 'game_designer' }, { next: 'lead_engineer', delayFirstMs: slowMs }, { next: 'creative_partner' }, { transition: 'RESPOND_TO_USER' }];
 
 const script = new TaggedScript({ kill: story(4_000), restart: story(4_000), reference: story() });
 const awaiting = (events: TroupeEvent[]) => events.some((e) => e.type === 'awaiting_user');
@@ -62,7 +57,11 @@ describe('sessions on Restate survive crashes (real restate-server, two troupe w
     // The fake server's log: each completed call was made once; the one in flight at the kill was made again.
     expect([1, 2, 3, 4].map((turn) => script.count('kill', turn))).toEqual([1, 2, 1, 1]);
     const survivor = cluster.workers.find((w) => w !== victim)!;
-    expect(startedTurns(survivor).filter((t) => t.session === id).map((t) => t.persona)).toContain('game_designer');
+    expect(
+      startedTurns(survivor)
+        .filter((t) => t.session === id)
+        .map((t) => t.persona),
+    ).toContain('game_designer');
     expect(await (await cluster.call(`/v1/sessions/${id}`)).json()).toMatchObject({ status: 'awaiting_user', turn: 4, awaiting: { code: 'respond_to_user' } });
     const stored = events.filter((e) => e.type !== 'agent_delta');
     expect(stored.map((e) => e.seq)).toEqual(stored.map((_, i) => i + 1));

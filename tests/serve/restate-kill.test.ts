@@ -51,7 +51,11 @@ afterAll(async () => {
  * `crash()`; then answers everything and reads the session to its end.
  */
 async function crashMidFanout(crash: (id: string) => Promise<void>): Promise<{ id: string; events: TroupeEvent[] }> {
-  const gate = new Gate(new Set(IMPLEMENTERS), (role, req, n) => answers[role]!(req, n), (req) => roleOf(req));
+  const gate = new Gate(
+    new Set(IMPLEMENTERS),
+    (role, req, n) => answers[role]!(req, n),
+    (req) => roleOf(req),
+  );
   model.use(gate.script);
   const d = new Driver({ name: 'restate', call: caller(cluster.app), stop: async () => undefined }, model);
   const id = await d.create({ workflow: 'implement_review_debate', input: 'implement bech32 in Zig' });
@@ -79,12 +83,21 @@ function expectCompleteRun(events: TroupeEvent[]): void {
   const of = (type: string) => events.filter((e) => e.type === type) as (TroupeEvent & Record<string, unknown>)[];
   expect(gapless(events)).toBe(true);
   expect(of('joined')[0]).toMatchObject({ done: ['impl_a', 'impl_b', 'impl_c'], failed: [] });
-  expect(of('tool_call').filter((e) => e.phase === 'finished').map((e) => e.branch).sort()).toEqual(['impl_a', 'impl_b', 'impl_c']);
-  expect(of('agent_message').map((e) => e.persona).sort()).toEqual(['implementer_a', 'implementer_b', 'implementer_c', 'reviewer_a', 'reviewer_b']);
+  expect(
+    of('tool_call')
+      .filter((e) => e.phase === 'finished')
+      .map((e) => e.branch)
+      .sort(),
+  ).toEqual(['impl_a', 'impl_b', 'impl_c']);
+  expect(
+    of('agent_message')
+      .map((e) => e.persona)
+      .sort(),
+  ).toEqual(['implementer_a', 'implementer_b', 'implementer_c', 'reviewer_a', 'reviewer_b']);
   expect(of('session_ended')).toHaveLength(1);
 }
 
-describe('a workflow fan-out on Restate survives crashes in the middle of its branches\' tool loops', () => {
+describe("a workflow fan-out on Restate survives crashes in the middle of its branches' tool loops", () => {
   it('the worker running it SIGKILLed: the other worker goes on; no finished model call or tool run is repeated', async () => {
     const { events } = await crashMidFanout(async (id) => {
       const pattern = new RegExp(`^model implementer_c started · session ${id}$`);
@@ -97,7 +110,14 @@ describe('a workflow fan-out on Restate survives crashes in the middle of its br
     expectCompleteRun(events);
     // Every call answered once: a's and c's first calls (answered before the kill) were never made again.
     expect(answered(model.requests)).toEqual({
-      implementer_a: 1, 'implementer_a after write_file': 1, implementer_b: 1, 'implementer_b after write_file': 1, implementer_c: 1, 'implementer_c after write_file': 1, reviewer_a: 1, reviewer_b: 1,
+      implementer_a: 1,
+      'implementer_a after write_file': 1,
+      implementer_b: 1,
+      'implementer_b after write_file': 1,
+      implementer_c: 1,
+      'implementer_c after write_file': 1,
+      reviewer_a: 1,
+      reviewer_b: 1,
     });
     await cluster.addWorker();
   });
@@ -106,7 +126,14 @@ describe('a workflow fan-out on Restate survives crashes in the middle of its br
     const { events } = await crashMidFanout(() => cluster.server.restart('SIGKILL'));
     expectCompleteRun(events);
     expect(answered(model.requests)).toEqual({
-      implementer_a: 1, 'implementer_a after write_file': 1, implementer_b: 1, 'implementer_b after write_file': 1, implementer_c: 1, 'implementer_c after write_file': 1, reviewer_a: 1, reviewer_b: 1,
+      implementer_a: 1,
+      'implementer_a after write_file': 1,
+      implementer_b: 1,
+      'implementer_b after write_file': 1,
+      implementer_c: 1,
+      'implementer_c after write_file': 1,
+      reviewer_a: 1,
+      reviewer_b: 1,
     });
   });
 });

@@ -9,7 +9,9 @@ import { TaggedScript } from '../helpers/tagged-script.js';
 // summary call is a step of the session's invocation like a persona's (metered, kept, never made twice); the
 // memory is kept in the session's state between invocations, `!memory` reads it, and later prompts carry it.
 const DECISION = 'D-LIGHT: the keeper logs every passing ship';
-const story = new TaggedScript({ memory: [{ next: 'game_designer' }, { next: 'lead_engineer' }, { next: 'creative_partner' }, { next: 'game_designer' }, { transition: 'RESPOND_TO_USER' }, { transition: 'RESPOND_TO_USER' }] });
+const story = new TaggedScript({
+  memory: [{ next: 'game_designer' }, { next: 'lead_engineer' }, { next: 'creative_partner' }, { next: 'game_designer' }, { transition: 'RESPOND_TO_USER' }, { transition: 'RESPOND_TO_USER' }],
+});
 const isSummary = (req: RecordedRequest) => (req.body as { response_format?: { type?: string } }).response_format?.type === 'json_object';
 const summaries: RecordedRequest[] = [];
 const summary = JSON.stringify({ decisions: [DECISION], discussions: ['the tone of the lighthouse'], pending: [] });
@@ -30,7 +32,7 @@ afterAll(async () => {
 const count = (type: string, n: number) => (events: TroupeEvent[]) => events.filter((e) => e.type === type).length >= n;
 
 describe('rolling memory on Restate', () => {
-  it('compresses inside the session\'s invocation, keeps the memory between invocations, shows it in !memory and gives it to later prompts', async () => {
+  it("compresses inside the session's invocation, keeps the memory between invocations, shows it in !memory and gives it to later prompts", async () => {
     const id = await cluster.create('A lighthouse keeper game [[tag memory]]');
     const first = await cluster.stream(id, (es) => count('awaiting_user', 1)(es) && count('memory_compressed', 1)(es));
     // Five persona turns are five raw turns: the oldest three were summarised once, in the same invocation.

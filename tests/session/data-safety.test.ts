@@ -24,11 +24,19 @@ const dataDir = () => {
 };
 const ENV = { TROUPE_MODEL: 'test-model' };
 const journalOf = (dir: string, id: string): JournalRecord[] =>
-  readFileSync(join(dir, 'sessions', `${id}.jsonl`), 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as JournalRecord);
+  readFileSync(join(dir, 'sessions', `${id}.jsonl`), 'utf8')
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as JournalRecord);
 
 /** The real lowdb store, whose journal disk fills up after `room` more appends (the write fails with ENOSPC, as the OS reports it). */
 class FillingStore implements Store {
-  constructor(private readonly inner: LowdbStore, private room: number, private readonly dir: string) {}
+  constructor(
+    private readonly inner: LowdbStore,
+    private room: number,
+    private readonly dir: string,
+  ) {}
   async create(doc: SessionDocument): Promise<SessionHandle> {
     const h = await this.inner.create(doc);
     return {
@@ -101,7 +109,9 @@ describe('data safety', () => {
     session.start('A lighthouse keeper game');
     await session.settled();
     const callsAtFailure = model.calls;
-    expect(session.fault?.message).toMatch(/^session full stopped before its next model call: cannot save session full to .*full\.jsonl: no space left for the data directory .* — what was saved before is intact; .* troupe resume full/);
+    expect(session.fault?.message).toMatch(
+      /^session full stopped before its next model call: cannot save session full to .*full\.jsonl: no space left for the data directory .* — what was saved before is intact; .* troupe resume full/,
+    );
     // No model call ran after the failed write, and nothing more is taken in.
     session.send({ type: 'user_message', text: 'more' });
     await session.settled();
@@ -127,7 +137,9 @@ describe('data safety', () => {
     await session.settled();
     const callsAtFailure = model.calls;
     const docPath = join(dir, 'sessions', 'doc.json');
-    expect(session.fault?.message).toBe(`session doc stopped before its next model call: cannot save session doc to ${docPath}: no space left for the data directory ${dir} (TROUPE_DATA_DIR) — free some space or set TROUPE_DATA_DIR to a directory you can write — what was saved before is intact; once that is fixed, continue it with troupe resume doc`);
+    expect(session.fault?.message).toBe(
+      `session doc stopped before its next model call: cannot save session doc to ${docPath}: no space left for the data directory ${dir} (TROUPE_DATA_DIR) — free some space or set TROUPE_DATA_DIR to a directory you can write — what was saved before is intact; once that is fixed, continue it with troupe resume doc`,
+    );
     // The session stopped short of its ten turns; the temp file went at once (not at the next open).
     expect(session.getSnapshot().status).toBe('running');
     expect(session.getSnapshot().turn).toBeLessThan(10);
@@ -146,7 +158,15 @@ describe('data safety', () => {
 
   it('a write failing for another cause (an I/O error) says so, without telling to free space', async () => {
     const dir = dataDir();
-    const session = await openSession({ team: studio(), teamDir: REPO_ROOT, model: new DemoModel(), store: new LowdbStore(dir, { fs: failingDocuments(1, 'EIO', 'i/o error') }), id: 'eio', env: ENV, memory: false });
+    const session = await openSession({
+      team: studio(),
+      teamDir: REPO_ROOT,
+      model: new DemoModel(),
+      store: new LowdbStore(dir, { fs: failingDocuments(1, 'EIO', 'i/o error') }),
+      id: 'eio',
+      env: ENV,
+      memory: false,
+    });
     session.start('A lighthouse keeper game');
     await session.settled();
     const message = session.fault?.message ?? '';

@@ -31,7 +31,10 @@ describe('usage totals of a reopened session', () => {
     await session.stop();
   });
 
-  it.each([['"oops"', 'oops'], ['a negative count', { session: { calls: -3, promptTokens: 1, completionTokens: 1, cost: 0, unpricedCalls: 0 } }]])('when damaged (%s), are rebuilt from the journal, and a note says so', async (_what, damaged) => {
+  it.each([
+    ['"oops"', 'oops'],
+    ['a negative count', { session: { calls: -3, promptTokens: 1, completionTokens: 1, cost: 0, unpricedCalls: 0 } }],
+  ])('when damaged (%s), are rebuilt from the journal, and a note says so', async (_what, damaged) => {
     const dir = temp();
     const before = await storedRun(dir);
     const path = join(dir, 'sessions', 'u.json');
@@ -44,7 +47,11 @@ describe('usage totals of a reopened session', () => {
     for (const e of session.recent() as TroupeEvent[]) if (e.type === 'note') notes.push(e.text);
     expect(meter.session).toEqual(before.session);
     expect(meter.session.calls).toBeGreaterThan(5);
-    expect(notes.at(-1)).toMatch(new RegExp(`^${path}: checkpoint\\.usage(\\.session\\.calls)?: .* — the usage totals were rebuilt from the journal's ${before.session.calls} usage event\\(s\\), so budgets continue from there$`));
+    expect(notes.at(-1)).toMatch(
+      new RegExp(
+        `^${path}: checkpoint\\.usage(\\.session\\.calls)?: .* — the usage totals were rebuilt from the journal's ${before.session.calls} usage event\\(s\\), so budgets continue from there$`,
+      ),
+    );
     await session.stop();
   });
 });

@@ -35,7 +35,11 @@ afterAll(() => rmSync(data, { recursive: true, force: true }));
 
 describe('session commands', () => {
   it('troupe run stores the session under TROUPE_DATA_DIR: a small document and an append-only journal', () => {
-    expect(readdirSync(join(data, 'sessions')).filter((f) => !f.startsWith('index')).sort()).toEqual([`${id}.json`, `${id}.jsonl`]);
+    expect(
+      readdirSync(join(data, 'sessions'))
+        .filter((f) => !f.startsWith('index'))
+        .sort(),
+    ).toEqual([`${id}.json`, `${id}.jsonl`]);
     const file = parseSessionFile(readFileSync(join(data, 'sessions', `${id}.json`), 'utf8'), 'x').file;
     expect(file.checkpoint.snapshot.turn).toBe(10);
     expect(file.brief).toBe('A lighthouse keeper game');
@@ -94,7 +98,10 @@ describe('session commands', () => {
   it('show and export print what they can of a hand-edited journal, noting each malformed event in one line', async () => {
     const path = copyAs('zz-edited', () => {});
     const journal = join(data, 'sessions', 'zz-edited.jsonl');
-    const records = readFileSync(journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const records = readFileSync(journal, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const events = records.flatMap((r) => r.events);
     const arb = events.findIndex((e: { type: string }) => e.type === 'arbitration');
     const dir = events.findIndex((e: { type: string }) => e.type === 'directive');
@@ -149,10 +156,15 @@ describe('session commands', () => {
       doc.schema = 99;
     });
     const newer = readFileSync(path, 'utf8');
-    for (const cmd of [['show', 'zz-newer'], ['resume', 'zz-newer']]) {
+    for (const cmd of [
+      ['show', 'zz-newer'],
+      ['resume', 'zz-newer'],
+    ]) {
       const out = await troupe(...cmd);
       expect(out.code).toBe(1);
-      expect(out.stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`zz-newer\\.json: schema version 99 is newer than this troupe supports \\(${SESSION_SCHEMA_VERSION}\\) — upgrade troupe`))]);
+      expect(out.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(new RegExp(`zz-newer\\.json: schema version 99 is newer than this troupe supports \\(${SESSION_SCHEMA_VERSION}\\) — upgrade troupe`)),
+      ]);
     }
     expect(readFileSync(path, 'utf8')).toBe(newer);
     expect((await troupe('sessions')).stdout).toMatch(/! zz-newer: unreadable — .*schema version 99/);

@@ -38,7 +38,12 @@ function snapshot(dir: string): Record<string, string> {
   return out;
 }
 
-const COMMANDS = [['show', ID], ['export', ID, '--format', 'json'], ['export', ID], ['resume', ID, '--demo']];
+const COMMANDS = [
+  ['show', ID],
+  ['export', ID, '--format', 'json'],
+  ['export', ID],
+  ['resume', ID, '--demo'],
+];
 
 async function refusedEverywhere(dir: string, message: RegExp): Promise<void> {
   const before = snapshot(dir);

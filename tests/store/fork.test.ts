@@ -24,16 +24,22 @@ async function runSource(store: Store) {
 }
 
 const stores: [string, () => { store: Store; sourceBytes: () => string }][] = [
-  ['MemoryStore', () => {
-    const store = new MemoryStore();
-    return { store, sourceBytes: () => JSON.stringify(store.copy('src')) };
-  }],
-  ['LowdbStore', () => {
-    const dir = temp();
-    const store = new LowdbStore(dir);
-    const files = ['src.json', 'src.jsonl'].map((f) => join(dir, 'sessions', f));
-    return { store, sourceBytes: () => files.map((f) => `${readFileSync(f, 'utf8')}@${statSync(f).mtimeMs}`).join('\n') };
-  }],
+  [
+    'MemoryStore',
+    () => {
+      const store = new MemoryStore();
+      return { store, sourceBytes: () => JSON.stringify(store.copy('src')) };
+    },
+  ],
+  [
+    'LowdbStore',
+    () => {
+      const dir = temp();
+      const store = new LowdbStore(dir);
+      const files = ['src.json', 'src.jsonl'].map((f) => join(dir, 'sessions', f));
+      return { store, sourceBytes: () => files.map((f) => `${readFileSync(f, 'utf8')}@${statSync(f).mtimeMs}`).join('\n') };
+    },
+  ],
 ];
 
 describe.each(stores)('forking a stored session (%s)', (_name, make) => {

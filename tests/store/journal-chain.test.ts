@@ -62,7 +62,10 @@ describe('the journal writer', () => {
     expect(() => writer.append({ n: 3, events: [] })).toThrow(/record 3 appended after line 1/);
     writer.append({ n: 2, events: [] });
     writer.close();
-    const lines = readFileSync(path, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(path, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.n)).toEqual([1, 2]);
     expect(lines[0].prev).toBe(CHAIN_START);
     expect(lines[1].prev).toBe(lines[0].hash);

@@ -60,7 +60,7 @@ function loggingFs(journal: string, doc: string) {
 }
 
 describe('the journal reaches the disk before a checkpoint that covers it', () => {
-  it('every document rename comes after the fsync of every journal line its checkpoint covers (lines appended while it is written are the next fsync\'s)', async () => {
+  it("every document rename comes after the fsync of every journal line its checkpoint covers (lines appended while it is written are the next fsync's)", async () => {
     const dir = dataDir();
     const journal = join(dir, 'sessions', 's.jsonl');
     const doc = join(dir, 'sessions', 's.json');

@@ -46,17 +46,20 @@ const CASES: { journal: string; version?: number; message: (jsonl: string, doc: 
   { journal: 'journal-altered-event-byte.jsonl', message: (j, d) => `${esc(j)}: line 10 was changed after it was written \\(its bytes do not match its hash\\) — ${UNDER(d)}` },
   {
     journal: 'journal-cut-below-checkpoint.jsonl',
-    message: (j, d) => `${esc(j)}: ends at line 13, but the checkpoint in ${esc(d)} covers 36 lines — lines 14–36 are missing \\(the journal was cut or replaced\\); restore it from a backup; it was left as it is`,
+    message: (j, d) =>
+      `${esc(j)}: ends at line 13, but the checkpoint in ${esc(d)} covers 36 lines — lines 14–36 are missing \\(the journal was cut or replaced\\); restore it from a backup; it was left as it is`,
   },
   {
     journal: 'journal-resealed-rewrite.jsonl',
-    message: (j, d) => `${esc(j)}: line 36 is not the line the checkpoint in ${esc(d)} ends at \\(hash [0-9a-f]{16}, recorded [0-9a-f]{16}\\) — the journal was rewritten under its checkpoint; restore it from a backup; it was left as it is`,
+    message: (j, d) =>
+      `${esc(j)}: line 36 is not the line the checkpoint in ${esc(d)} ends at \\(hash [0-9a-f]{16}, recorded [0-9a-f]{16}\\) — the journal was rewritten under its checkpoint; restore it from a backup; it was left as it is`,
   },
   { journal: 'v2-journal-duplicated-line.jsonl', version: 2, message: (j, d) => `${esc(j)}: line 13 repeats line 12 \\(a duplicated record\\) — ${UNDER(d)}` },
   {
     journal: 'v2-journal-cut-below-checkpoint.jsonl',
     version: 2,
-    message: (j, d) => `${esc(j)}: ends at line 13, but the checkpoint in ${esc(d)} covers 36 lines — lines 14–36 are missing \\(the journal was cut or replaced\\); restore it from a backup; it was left as it is`,
+    message: (j, d) =>
+      `${esc(j)}: ends at line 13, but the checkpoint in ${esc(d)} covers 36 lines — lines 14–36 are missing \\(the journal was cut or replaced\\); restore it from a backup; it was left as it is`,
   },
 ];
 
@@ -76,7 +79,10 @@ describe('journal integrity: a damaged journal that is still valid JSON is refus
   it.each(CASES)('$journal: troupe resume and troupe show exit 1 with that line, and the files are untouched', async ({ journal, version, message }) => {
     const { dir, id, doc, jsonl } = dataDirWith(journal, version);
     const before = filesOf(dir);
-    for (const args of [['resume', id, '--demo'], ['show', id]]) {
+    for (const args of [
+      ['resume', id, '--demo'],
+      ['show', id],
+    ]) {
       const out = await runCli(args, cleanEnv({ TROUPE_DATA_DIR: dir }));
       expect(out.code, `${args[0]}: ${out.stderr}`).toBe(1);
       expect(out.stderr, args[0]).toMatch(new RegExp(`^troupe: ${message(jsonl, doc)}\\n$`));
@@ -90,7 +96,12 @@ describe('journal integrity: a damaged journal that is still valid JSON is refus
       const store = new MemoryStore();
       const id = `fixture-v${version}`;
       store.docs.set(id, readFileSync(join(FIXTURES, 'sessions', `v${version}.json`), 'utf8'));
-      store.journals.set(id, readFileSync(join(FIXTURES, 'corrupt', journal), 'utf8').trimEnd().split('\n'));
+      store.journals.set(
+        id,
+        readFileSync(join(FIXTURES, 'corrupt', journal), 'utf8')
+          .trimEnd()
+          .split('\n'),
+      );
       const expected = new RegExp(`^${message(`memory:${id}.jsonl`, `memory:${id}`)}$`);
       await expect(store.open(id), journal).rejects.toThrow(expected);
       await expect(store.read(id), journal).rejects.toThrow(expected);
@@ -102,7 +113,9 @@ describe('journal integrity: a damaged journal that is still valid JSON is refus
     const intact = statSync(join(FIXTURES, 'sessions', 'v3.jsonl')).size;
     const store = new LowdbStore(dir);
     await expect(store.open(id)).rejects.toThrow(
-      new RegExp(`^${esc(jsonl)}: line 37 repeats line 36 \\(a duplicated record\\) — the journal is damaged; to go on without line 37 and the lines after it, cut the journal there \\(truncate -s ${intact} ${esc(jsonl)}\\); it was left as it is$`),
+      new RegExp(
+        `^${esc(jsonl)}: line 37 repeats line 36 \\(a duplicated record\\) — the journal is damaged; to go on without line 37 and the lines after it, cut the journal there \\(truncate -s ${intact} ${esc(jsonl)}\\); it was left as it is$`,
+      ),
     );
     truncateSync(jsonl, intact);
     const opened = await store.open(id);
@@ -111,8 +124,13 @@ describe('journal integrity: a damaged journal that is still valid JSON is refus
   });
 
   it('the fixtures differ from the intact journal only as their names say', () => {
-    const intact = readFileSync(join(FIXTURES, 'sessions', 'v3.jsonl'), 'utf8').trimEnd().split('\n');
-    const lines = (name: string) => readFileSync(join(FIXTURES, 'corrupt', name), 'utf8').trimEnd().split('\n');
+    const intact = readFileSync(join(FIXTURES, 'sessions', 'v3.jsonl'), 'utf8')
+      .trimEnd()
+      .split('\n');
+    const lines = (name: string) =>
+      readFileSync(join(FIXTURES, 'corrupt', name), 'utf8')
+        .trimEnd()
+        .split('\n');
     expect(lines('journal-duplicated-line.jsonl')).toEqual([...intact.slice(0, 12), intact[11], ...intact.slice(12)]);
     expect(lines('journal-missing-line.jsonl')).toEqual([...intact.slice(0, 19), ...intact.slice(20)]);
     expect(lines('journal-cut-below-checkpoint.jsonl')).toEqual(intact.slice(0, 13));
@@ -121,6 +139,7 @@ describe('journal integrity: a damaged journal that is still valid JSON is refus
     expect(changed('journal-altered-event-byte.jsonl')).toEqual([10]);
     expect(changed('journal-reordered-pair.jsonl')).toEqual([7, 8]);
     // Valid JSON on every line: only the chain tells.
-    for (const name of ['journal-altered-input-type.jsonl', 'journal-altered-event-byte.jsonl', 'journal-resealed-rewrite.jsonl']) for (const l of lines(name)) expect(() => JSON.parse(l)).not.toThrow();
+    for (const name of ['journal-altered-input-type.jsonl', 'journal-altered-event-byte.jsonl', 'journal-resealed-rewrite.jsonl'])
+      for (const l of lines(name)) expect(() => JSON.parse(l)).not.toThrow();
   });
 });

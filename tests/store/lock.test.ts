@@ -64,7 +64,11 @@ describe('one writer per session', () => {
     await new Promise((r) => child.once('exit', r));
     expect(existsSync(join(data, 'sessions', `${ID}.lock`))).toBe(true);
     const { handle } = await store.open(ID);
-    expect(readFileSync(join(data, 'sessions', `${ID}.lock`), 'utf8').trim().split(' ')[0]).toBe(String(process.pid));
+    expect(
+      readFileSync(join(data, 'sessions', `${ID}.lock`), 'utf8')
+        .trim()
+        .split(' ')[0],
+    ).toBe(String(process.pid));
     await handle.close();
     expect(existsSync(join(data, 'sessions', `${ID}.lock`))).toBe(false);
   });
@@ -85,7 +89,9 @@ describe('one writer per session', () => {
   it('records the start time and host in the lock', async () => {
     const data = dataDir();
     const { handle } = await new LowdbStore(data).open(ID);
-    const [pid, nonce, start, host] = readFileSync(join(data, 'sessions', `${ID}.lock`), 'utf8').trim().split(' ');
+    const [pid, nonce, start, host] = readFileSync(join(data, 'sessions', `${ID}.lock`), 'utf8')
+      .trim()
+      .split(' ');
     expect([pid, start, host]).toEqual([String(process.pid), processInfo(process.pid).startTime, hostname()]);
     expect(nonce).toMatch(/^[0-9a-f]{12}$/);
     await handle.close();
@@ -133,7 +139,9 @@ describe('one writer per session', () => {
     const lock = join(data, 'sessions', `${ID}.lock`);
     const store = new LowdbStore(data);
     writeFileSync(lock, `4242 0123456789ab 777 build-box-7\n`);
-    await expect(store.open(ID)).rejects.toThrow(`session ${ID} is open in process 4242 on host build-box-7 — close it there first (its lock is taken over once it has not been refreshed for 300 s; TROUPE_LOCK_STALE_SECONDS)`);
+    await expect(store.open(ID)).rejects.toThrow(
+      `session ${ID} is open in process 4242 on host build-box-7 — close it there first (its lock is taken over once it has not been refreshed for 300 s; TROUPE_LOCK_STALE_SECONDS)`,
+    );
     expect((await store.list())[0]).toMatchObject({ lockedBy: 4242 });
     const old = new Date(Date.now() - 301_000);
     utimesSync(lock, old, old);

@@ -13,7 +13,10 @@ const FIXTURES = join(REPO_ROOT, 'tests', 'fixtures', 'sessions');
 /** The v2 fixture with an edit applied to its raw events, loaded like `troupe show` loads it. */
 function edited(edit: (events: any[]) => void): StoredSessionReport {
   const doc = parseSessionFile(readFileSync(join(FIXTURES, 'v2.json'), 'utf8'), 'f.json').file;
-  const events = readFileSync(join(FIXTURES, 'v2.jsonl'), 'utf8').trim().split('\n').flatMap((l) => JSON.parse(l).events);
+  const events = readFileSync(join(FIXTURES, 'v2.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .flatMap((l) => JSON.parse(l).events);
   edit(events);
   return { doc, events: events as TroupeEvent[] };
 }

@@ -44,7 +44,9 @@ describe('privacy', () => {
     expect(server.requests[0]!.headers.authorization).toBe(`Bearer ${SENTINEL}`);
     expect(server.requests).toHaveLength(2);
     // The document and the journal both.
-    const text = readdirSync(join(data, 'sessions')).map((f) => readFileSync(join(data, 'sessions', f), 'utf8')).join('\n');
+    const text = readdirSync(join(data, 'sessions'))
+      .map((f) => readFileSync(join(data, 'sessions', f), 'utf8'))
+      .join('\n');
     expect(text).toContain('401');
     // The adapter reports the 401 in its own words (the server's echo of the key is never copied).
     expect(text).toContain('the API key was rejected');
@@ -101,7 +103,11 @@ describe('privacy', () => {
     const id = JSON.parse(json.stdout.split('\n')[0]!).session_id as string;
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     outputs.push(json.stdout, (await runCli(['run', '--demo', brief], env)).stdout);
-    for (const args of [['show', id], ['export', id], ['export', id, 'json']]) {
+    for (const args of [
+      ['show', id],
+      ['export', id],
+      ['export', id, 'json'],
+    ]) {
       const out = await runCli(args, env);
       expect(out.code, args.join(' ')).toBe(0);
       expect(out.stdout, args.join(' ')).toContain('[redacted]');

@@ -155,7 +155,10 @@ describe('session file versions', () => {
       [full.slice(0, full.length / 2), /bad\.json: not valid JSON .* corrupt/],
       ['[]', /not a troupe session file/],
       ['{"id":"x"}', /schema: missing/],
-      [JSON.stringify({ ...doc, checkpoint: { ...doc.checkpoint, snapshot: { ...doc.checkpoint.snapshot, routing: { ...doc.checkpoint.snapshot.routing, history: 'oops' } } } }), /bad\.json: checkpoint\.snapshot\.routing\.history: .*corrupt/],
+      [
+        JSON.stringify({ ...doc, checkpoint: { ...doc.checkpoint, snapshot: { ...doc.checkpoint.snapshot, routing: { ...doc.checkpoint.snapshot.routing, history: 'oops' } } } }),
+        /bad\.json: checkpoint\.snapshot\.routing\.history: .*corrupt/,
+      ],
     ];
     for (const [text, message] of cases) {
       writeFileSync(path, text);
@@ -177,7 +180,9 @@ describe('session file versions', () => {
     expect(readFileSync(journal, 'utf8').startsWith(lines)).toBe(true);
     expect(readFileSync(journal, 'utf8')).not.toContain('torn-wri');
     writeFileSync(journal, lines.replace('\n', '\nnot json\n'));
-    await expect(new LowdbStore(dir).open(`fixture-${current}`)).rejects.toThrow(new RegExp(`fixture-${current}\\.jsonl: line 2 is not valid JSON .* the journal is damaged; restore it from a backup .*; it was left as it is$`));
+    await expect(new LowdbStore(dir).open(`fixture-${current}`)).rejects.toThrow(
+      new RegExp(`fixture-${current}\\.jsonl: line 2 is not valid JSON .* the journal is damaged; restore it from a backup .*; it was left as it is$`),
+    );
   });
 
   it('a damaged memory section is refused with one line naming the session file and the fix', async () => {

@@ -20,7 +20,10 @@ export const ENV = { TROUPE_MODEL: 'test-model' };
 /** Wraps a model with a fixed delay per call (abortable), so a child process can be killed mid-call. */
 export class SlowModel implements ChatModel {
   readonly label: string;
-  constructor(private readonly inner: ChatModel, private readonly delayMs: number) {
+  constructor(
+    private readonly inner: ChatModel,
+    private readonly delayMs: number,
+  ) {
     this.label = inner.label;
   }
   async generate(request: ChatRequest): Promise<ChatResponse> {

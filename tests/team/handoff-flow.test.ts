@@ -17,14 +17,7 @@ describe('the seed 004 handoff pattern', () => {
     await runner.settled();
 
     const path = events.filter((e) => e.type === 'transition').map((e) => (e as { to: string }).to);
-    expect(path).toEqual([
-      'CREATIVE.creative_partner',
-      'CREATIVE.game_designer',
-      'CREATIVE.creative_partner',
-      'CREATIVE.game_designer',
-      'STRATEGIC.ceo',
-      'USER_INTERACTION.user',
-    ]);
+    expect(path).toEqual(['CREATIVE.creative_partner', 'CREATIVE.game_designer', 'CREATIVE.creative_partner', 'CREATIVE.game_designer', 'STRATEGIC.ceo', 'USER_INTERACTION.user']);
     const s = runner.getSnapshot();
     expect(payloads(events, 'approval')).toEqual([
       { turn: 2, by: 'game_designer', of: 'creative_partner', status: 'REQUEST_REWORK', reason: 'Define what the player can lose.' },

@@ -4,8 +4,7 @@ import { studioRunner } from '../helpers/team.js';
 import { transcriptOf } from '../../src/memory/transcript.js';
 import type { TroupeEvent } from '../../src/engine/event-map.js';
 
-const transitions = (events: TroupeEvent[]) =>
-  events.filter((e): e is Extract<TroupeEvent, { type: 'transition' }> => e.type === 'transition').map((e) => `${e.from} -> ${e.to} (${e.kind})`);
+const transitions = (events: TroupeEvent[]) => events.filter((e): e is Extract<TroupeEvent, { type: 'transition' }> => e.type === 'transition').map((e) => `${e.from} -> ${e.to} (${e.kind})`);
 
 describe('seed 004 scenario B: budget detour', () => {
   it('routes Game Designer -> CFO on budget talk about an expensive feature, then back to the Game Designer', async () => {

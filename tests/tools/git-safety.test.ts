@@ -32,7 +32,12 @@ function executor(name: string): string {
 function hostileRepository(): string {
   const repo = join(base, 'repo');
   mkdirSync(join(repo, 'src'), { recursive: true });
-  const git = (...args: string[]) => execFileSync(REAL_GIT, ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'init.defaultBranch=main', '-c', 'core.hooksPath=/dev/null', ...args], { cwd: repo, stdio: 'ignore', env: { PATH: process.env.PATH!, HOME: join(base, 'home') } });
+  const git = (...args: string[]) =>
+    execFileSync(REAL_GIT, ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'init.defaultBranch=main', '-c', 'core.hooksPath=/dev/null', ...args], {
+      cwd: repo,
+      stdio: 'ignore',
+      env: { PATH: process.env.PATH!, HOME: join(base, 'home') },
+    });
   git('init', '-q');
   writeFileSync(join(repo, 'src', 'a.txt'), 'a\n');
   writeFileSync(join(repo, '.gitattributes'), '* filter=evil diff=evil merge=evil\n');
@@ -136,9 +141,23 @@ describe("troupe's own git on a hostile repository", () => {
 
   it('the environment and flags: no key, no inherited GIT_*, system and global config off, every protocol but file refused', () => {
     const env = gitEnv('/usr/bin/git');
-    expect(Object.keys(env).sort()).toEqual(['GIT_ATTR_NOSYSTEM', 'GIT_CONFIG_GLOBAL', 'GIT_CONFIG_NOSYSTEM', 'GIT_CONFIG_SYSTEM', 'GIT_OPTIONAL_LOCKS', 'GIT_PROTOCOL_FROM_USER', 'GIT_TERMINAL_PROMPT', 'HOME', 'LANG', 'LC_ALL', 'PATH', 'XDG_CONFIG_HOME']);
+    expect(Object.keys(env).sort()).toEqual([
+      'GIT_ATTR_NOSYSTEM',
+      'GIT_CONFIG_GLOBAL',
+      'GIT_CONFIG_NOSYSTEM',
+      'GIT_CONFIG_SYSTEM',
+      'GIT_OPTIONAL_LOCKS',
+      'GIT_PROTOCOL_FROM_USER',
+      'GIT_TERMINAL_PROMPT',
+      'HOME',
+      'LANG',
+      'LC_ALL',
+      'PATH',
+      'XDG_CONFIG_HOME',
+    ]);
     const args = gitArgs(['status']).join(' ');
-    for (const setting of ['core.fsmonitor=false', 'core.hooksPath=/dev/null', 'protocol.allow=never', 'protocol.file.allow=always', 'credential.helper=', 'core.attributesFile=/dev/null']) expect(args).toContain(`-c ${setting}`);
+    for (const setting of ['core.fsmonitor=false', 'core.hooksPath=/dev/null', 'protocol.allow=never', 'protocol.file.allow=always', 'credential.helper=', 'core.attributesFile=/dev/null'])
+      expect(args).toContain(`-c ${setting}`);
     expect(args.endsWith(' status')).toBe(true);
   });
 });

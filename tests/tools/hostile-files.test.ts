@@ -136,23 +136,29 @@ describe('putting files back after a crash, when the agent swapped them for link
   }
 
   const swaps: [string, () => void][] = [
-    ['symbolic links to outside (v.txt to a file, d to the directory)', () => {
-      unlinkSync(join(ws, 'v.txt'));
-      symlinkSync(join(outside, 'secret.txt'), join(ws, 'v.txt'));
-      rmSync(join(ws, 'd'), { recursive: true });
-      symlinkSync(outside, join(ws, 'd'));
-    }],
-    ['a hard link to an outside file (v.txt), a link to outside (d)', () => {
-      unlinkSync(join(ws, 'v.txt'));
-      linkSync(join(outside, 'secret.txt'), join(ws, 'v.txt'));
-      rmSync(join(ws, 'd'), { recursive: true });
-      symlinkSync(outside, join(ws, 'd'));
-    }],
+    [
+      'symbolic links to outside (v.txt to a file, d to the directory)',
+      () => {
+        unlinkSync(join(ws, 'v.txt'));
+        symlinkSync(join(outside, 'secret.txt'), join(ws, 'v.txt'));
+        rmSync(join(ws, 'd'), { recursive: true });
+        symlinkSync(outside, join(ws, 'd'));
+      },
+    ],
+    [
+      'a hard link to an outside file (v.txt), a link to outside (d)',
+      () => {
+        unlinkSync(join(ws, 'v.txt'));
+        linkSync(join(outside, 'secret.txt'), join(ws, 'v.txt'));
+        rmSync(join(ws, 'd'), { recursive: true });
+        symlinkSync(outside, join(ws, 'd'));
+      },
+    ],
   ];
 
   for (const [what, swap] of swaps) {
     it(`${what}: nothing outside is written or deleted; v.txt is put back as a file of its own`, async () => {
-        await firstRun();
+      await firstRun();
       swap();
       const again = await new TurnUndo(ws, store).restore('t1');
       expect(again.restored).toBe(1);

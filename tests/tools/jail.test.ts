@@ -18,7 +18,10 @@ const LAYOUT: HostLayout = {
   system: [{ path: '/usr' }, { path: '/bin', link: 'usr/bin' }, { path: '/lib64' }],
   etc: ['/etc/ld.so.cache', '/etc/passwd'],
   procReadOnly: ['/proc/sys'],
-  procHidden: [{ path: '/proc/kcore', dir: false }, { path: '/proc/acpi', dir: true }],
+  procHidden: [
+    { path: '/proc/kcore', dir: false },
+    { path: '/proc/acpi', dir: true },
+  ],
 };
 
 describe('the jail, as arguments', () => {
@@ -35,7 +38,7 @@ describe('the jail, as arguments', () => {
     expect(jailArgs({ workspace: '/data/ws', network: true }, LAYOUT)).toContain('--share-net');
   });
 
-  it('a subdirectory workspace of a clone sees its top read-only and the top\'s .git writable', () => {
+  it("a subdirectory workspace of a clone sees its top read-only and the top's .git writable", () => {
     const args = jailArgs({ workspace: '/data/top/src', top: '/data/top', network: false }, LAYOUT).join(' ');
     expect(args).toContain('--ro-bind /data/top /data/top --bind-try /data/top/.git /data/top/.git --bind /data/top/src /data/top/src');
   });
@@ -49,9 +52,10 @@ describe('the jail, as arguments', () => {
     expect(unjailable({ workspace: '/tmp/ws', network: false }, LAYOUT)).toBeNull();
   });
 
-  it('this machine\'s layout shows no secrets of /etc', async () => {
+  it("this machine's layout shows no secrets of /etc", async () => {
     const layout = await readHostLayout();
-    for (const secret of ['/etc/shadow', '/etc/gshadow', '/etc/ssh', '/etc/ssl/private', '/etc/sudoers', '/etc/gitconfig', '/etc/npmrc', '/etc/environment', '/etc/machine-id']) expect(layout.etc).not.toContain(secret);
+    for (const secret of ['/etc/shadow', '/etc/gshadow', '/etc/ssh', '/etc/ssl/private', '/etc/sudoers', '/etc/gitconfig', '/etc/npmrc', '/etc/environment', '/etc/machine-id'])
+      expect(layout.etc).not.toContain(secret);
     expect(layout.system.map((s) => s.path)).toContain('/usr');
   });
 });
@@ -89,9 +93,11 @@ describe.skipIf(bwrapMissing)('the jail, running', () => {
     expect(result.content.trim().split('\n').slice(-9).join(' ')).toMatch(/^bin dev etc lib( lib64)? proc (sbin )?tmp usr/);
   });
 
-  it('/etc holds no secrets, /proc shows only the jail\'s processes, root has no capabilities and cannot change kernel settings', async () => {
+  it("/etc holds no secrets, /proc shows only the jail's processes, root has no capabilities and cannot change kernel settings", async () => {
     const current = readFileSync('/proc/sys/kernel/core_uses_pid', 'utf8').trim();
-    const result = await run(`sh -c 'cat /etc/shadow; ls /etc/ssh; cat /etc/passwd | head -1; grep CapEff /proc/self/status; echo ${current} > /proc/sys/kernel/core_uses_pid; unshare -U true; ls /proc | grep -c "^[0-9]"; cat /proc/1/comm'`);
+    const result = await run(
+      `sh -c 'cat /etc/shadow; ls /etc/ssh; cat /etc/passwd | head -1; grep CapEff /proc/self/status; echo ${current} > /proc/sys/kernel/core_uses_pid; unshare -U true; ls /proc | grep -c "^[0-9]"; cat /proc/1/comm'`,
+    );
     expect(result.content).toMatch(/cat: \/etc\/shadow: No such file or directory/);
     expect(result.content).toMatch(/ls: cannot access '\/etc\/ssh': No such file or directory/);
     expect(result.content).toMatch(/^root:x:0:0/m);
@@ -113,7 +119,7 @@ describe.skipIf(bwrapMissing)('the jail, running', () => {
     expect(result.content).toBe('Error: program "tool" was not found on PATH');
   });
 
-  it('a workspace in a subdirectory of a git clone: git works there, the clone\'s .git is writable, the rest of the clone read-only', async () => {
+  it("a workspace in a subdirectory of a git clone: git works there, the clone's .git is writable, the rest of the clone read-only", async () => {
     const repo = join(base, 'repo');
     mkdirSync(join(repo, 'src'), { recursive: true });
     const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'init.defaultBranch=main', ...args], { cwd: repo, stdio: 'ignore' });
@@ -148,7 +154,10 @@ describe.skipIf(bwrapMissing)('the jail, running', () => {
 describe('without a jail, nothing runs', () => {
   it('no bubblewrap: run_command is refused with one line naming what is missing', async () => {
     const ws = temp();
-    const result = await createToolset({ workspace: ws, commands: { mode: 'allow', allow: ['touch'] }, bwrap: join(ws, 'no-such-bwrap') }).run({ name: 'run_command', arguments: JSON.stringify({ command: 'touch ran' }) });
+    const result = await createToolset({ workspace: ws, commands: { mode: 'allow', allow: ['touch'] }, bwrap: join(ws, 'no-such-bwrap') }).run({
+      name: 'run_command',
+      arguments: JSON.stringify({ command: 'touch ran' }),
+    });
     expect(result.content).toBe('Error: bubblewrap (bwrap) is not installed; install it (apt-get install bubblewrap) so commands can run in a sandbox');
     expect(existsSync(join(ws, 'ran'))).toBe(false);
   });
@@ -160,11 +169,17 @@ describe('without a jail, nothing runs', () => {
     const log = join(base, 'calls.log');
     const bwrap = join(base, 'bwrap');
     // Stands in for bwrap where user namespaces are off; if it were ever asked to run the command it would log that too.
-    writeFileSync(bwrap, `#!/bin/sh\necho "$@" >> "${log}"\necho "bwrap: No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces" >&2\nexit 1\n`, { mode: 0o755 });
+    writeFileSync(
+      bwrap,
+      `#!/bin/sh\necho "$@" >> "${log}"\necho "bwrap: No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces" >&2\nexit 1\n`,
+      { mode: 0o755 },
+    );
     const tools = createToolset({ workspace: ws, commands: { mode: 'allow', allow: ['touch'] }, bwrap });
     for (let i = 0; i < 2; i++) {
       const result = await tools.run({ name: 'run_command', arguments: JSON.stringify({ command: 'touch ran' }) });
-      expect(result.content).toBe('Error: bubblewrap cannot set up the sandbox here (bwrap: No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces); commands are not run without it');
+      expect(result.content).toBe(
+        'Error: bubblewrap cannot set up the sandbox here (bwrap: No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces); commands are not run without it',
+      );
     }
     // Asked twice (a failure is checked again), each time to run `true` around an empty probe directory, never `touch`.
     const calls = readFileSync(log, 'utf8').trim().split('\n');

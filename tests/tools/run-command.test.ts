@@ -85,7 +85,10 @@ describe('run_command policy', () => {
     const approve = vi.fn(async (command: string, cwd: string) => (asked.push([command, cwd]), command.startsWith('ls')));
     expect((await run('ls', { mode: 'ask', approve })).content).toBe('exit code 0\nhello.txt\n');
     expect((await run('cat hello.txt', { mode: 'ask', approve })).content).toBe('Error: the user declined to run this command');
-    expect(asked).toEqual([['ls', ws], ['cat hello.txt', ws]]);
+    expect(asked).toEqual([
+      ['ls', ws],
+      ['cat hello.txt', ws],
+    ]);
     expect((await run('ls', { mode: 'ask' })).content).toMatch(/need the user's approval \(command policy: ask\) and nobody can approve them in this run/);
   });
 });
@@ -117,7 +120,12 @@ describe('run_command without a shell', () => {
     vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'aws-must-not-leak');
     try {
       const result = await run('env', { mode: 'allow', allow: ['env'] });
-      const names = result.content.split('\n').slice(1).filter(Boolean).map((l) => l.split('=')[0]).sort();
+      const names = result.content
+        .split('\n')
+        .slice(1)
+        .filter(Boolean)
+        .map((l) => l.split('=')[0])
+        .sort();
       expect(names).toEqual(['HOME', 'LANG', 'LC_ALL', 'PATH', 'PWD', 'TERM']);
       expect(result.content).toContain(`HOME=${ws}\n`);
       expect(result.content).toContain(`PWD=${ws}\n`);
@@ -181,7 +189,13 @@ describe('run_command without a shell', () => {
   it('without a jail, the runner still returns soon after the program exits when a child holds the pipes', async () => {
     const t = token();
     try {
-      const result = await runProcess('/bin/sh', ['-c', `setsid sleep ${t} & echo started`], { cwd: ws, env: cleanEnv(ws, process.env.PATH ?? ''), timeoutMs: 15_000, maxOutputBytes: 100, exitGraceMs: 100 });
+      const result = await runProcess('/bin/sh', ['-c', `setsid sleep ${t} & echo started`], {
+        cwd: ws,
+        env: cleanEnv(ws, process.env.PATH ?? ''),
+        timeoutMs: 15_000,
+        maxOutputBytes: 100,
+        exitGraceMs: 100,
+      });
       expect(result).toMatchObject({ exitCode: 0, timedOut: false, output: 'started\n' });
     } finally {
       // Unjailed, the setsid child outlives the call: that is why run_command jails.
@@ -218,7 +232,7 @@ describe('run_command without a shell', () => {
     expect(existsSync(join(ws, 'no-such-program-xyz'))).toBe(false);
   });
 
-  it('a role\'s command_policy as workflow files write it becomes a policy', async () => {
+  it("a role's command_policy as workflow files write it becomes a policy", async () => {
     const approve = async () => true;
     expect(commandPolicyOf(undefined)).toEqual({ mode: 'deny' });
     expect(commandPolicyOf('deny', approve)).toEqual({ mode: 'deny' });
@@ -237,7 +251,7 @@ describe('run_command without a shell', () => {
     expect((await run('ls', commandPolicyOf({ allow: ['/bin/ls'] }))).content).toMatch(/"ls" is not an allowed program/);
   });
 
-  it('the tools a workflow role may name are exactly the toolset\'s', () => {
+  it("the tools a workflow role may name are exactly the toolset's", () => {
     expect([...TOOL_NAMES]).toEqual([...AGENT_TOOLS]);
   });
 });

@@ -215,13 +215,18 @@ describe.skipIf(bwrapMissing)('an agent with git, find, ls, cat, npm and node al
 });
 
 describe.skipIf(!hasGit || bwrapMissing)('an agent allowed only git, in a git workspace', () => {
-  it('plants core.fsmonitor in its repository\'s config; neither troupe nor the user\'s next git status runs them', async () => {
+  it("plants core.fsmonitor in its repository's config; neither troupe nor the user's next git status runs them", async () => {
     const base = temp();
     const outside = join(base, 'outside');
     mkdirSync(outside);
     const repo = join(base, 'repo');
     mkdirSync(repo);
-    const userGit = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'init.defaultBranch=main', ...args], { cwd: repo, encoding: 'utf8', env: { PATH: process.env.PATH!, HOME: base } });
+    const userGit = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'init.defaultBranch=main', ...args], {
+        cwd: repo,
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH!, HOME: base },
+      });
     userGit('init', '-q');
     writeFileSync(join(repo, 'a.txt'), 'a\n');
     userGit('add', '.');

@@ -20,7 +20,10 @@ const reviewWork: ToolSpec = { name: 'review_work', description: 'Say whether th
 function request(extra: Partial<ChatRequest> = {}): ChatRequest {
   return {
     model: 'test-model',
-    messages: [{ role: 'system', content: 'You are a coder.' }, { role: 'user', content: 'Add hello.txt.' }],
+    messages: [
+      { role: 'system', content: 'You are a coder.' },
+      { role: 'user', content: 'Add hello.txt.' },
+    ],
     tools: [reviewWork],
     meta: { purpose: 'workflow', persona: 'coder' },
     ...extra,
@@ -62,7 +65,13 @@ describe('runToolLoop', () => {
   it('an unknown tool and bad arguments are errors the model reads, and the loop goes on', async () => {
     const ws = temp();
     const model = new ScriptedModel([
-      { toolCalls: [{ id: 'a', name: 'teleport', arguments: '{}' }, { id: 'b', name: 'read_file', arguments: '{"path": ' }, { id: 'c', name: 'read_file', arguments: '{"file":"x"}' }] },
+      {
+        toolCalls: [
+          { id: 'a', name: 'teleport', arguments: '{}' },
+          { id: 'b', name: 'read_file', arguments: '{"path": ' },
+          { id: 'c', name: 'read_file', arguments: '{"file":"x"}' },
+        ],
+      },
       { text: 'I give up on those.' },
     ]);
     const result = await runToolLoop({ model, request: request(), toolset: createToolset({ workspace: ws }), maxSteps: 10 });
@@ -74,10 +83,16 @@ describe('runToolLoop', () => {
     expect(result.response.text).toBe('I give up on those.');
   });
 
-  it('a call to one of the request\'s own tools ends the loop and is returned for the engine; agent tools in the same answer still run', async () => {
+  it("a call to one of the request's own tools ends the loop and is returned for the engine; agent tools in the same answer still run", async () => {
     const ws = temp();
     const model = new ScriptedModel([
-      { text: 'Fixed and reviewed.', toolCalls: [{ name: 'write_file', arguments: JSON.stringify({ path: 'fix.txt', content: 'ok' }) }, { id: 'rv', name: 'review_work', arguments: '{"improvement_needed":false}' }] },
+      {
+        text: 'Fixed and reviewed.',
+        toolCalls: [
+          { name: 'write_file', arguments: JSON.stringify({ path: 'fix.txt', content: 'ok' }) },
+          { id: 'rv', name: 'review_work', arguments: '{"improvement_needed":false}' },
+        ],
+      },
     ]);
     const result = await runToolLoop({ model, request: request(), toolset: createToolset({ workspace: ws }), maxSteps: 5 });
     expect(result.stop).toBe('own_tool');
@@ -91,17 +106,35 @@ describe('runToolLoop', () => {
     writeFileSync(join(ws, 'a.txt'), 'a');
     const model = new ScriptedModel([
       call('list_files', {}),
-      { toolCalls: [{ name: 'list_files', arguments: '{}' }, { name: 'read_file', arguments: '{"path":"a.txt"}' }] },
-      { text: 'Out of steps; here is what I have.', toolCalls: [{ name: 'list_files', arguments: '{}' }, { name: 'review_work', arguments: '{"improvement_needed":true}' }] },
+      {
+        toolCalls: [
+          { name: 'list_files', arguments: '{}' },
+          { name: 'read_file', arguments: '{"path":"a.txt"}' },
+        ],
+      },
+      {
+        text: 'Out of steps; here is what I have.',
+        toolCalls: [
+          { name: 'list_files', arguments: '{}' },
+          { name: 'review_work', arguments: '{"improvement_needed":true}' },
+        ],
+      },
     ]);
     const result = await runToolLoop({ model, request: request(), toolset: createToolset({ workspace: ws }), maxSteps: 2 });
     expect(result.stop).toBe('max_steps');
     expect(result.calls).toBe(3);
-    expect(result.steps.map((s) => [s.call.name, s.outcome.ok])).toEqual([['list_files', true], ['list_files', true], ['read_file', false]]);
+    expect(result.steps.map((s) => [s.call.name, s.outcome.ok])).toEqual([
+      ['list_files', true],
+      ['list_files', true],
+      ['read_file', false],
+    ]);
     expect(result.steps[2]!.outcome.content).toBe('Error: not run: the 2 tool steps of this turn are used up');
     const last = model.calls[2]!;
     expect(last.tools!.map((t) => t.name)).toEqual(['review_work']);
-    expect(last.messages[last.messages.length - 1]).toEqual({ role: 'user', content: 'You have used all 2 tool steps of this turn; no more file or command tools will run. Give your final answer now and call review_work.' });
+    expect(last.messages[last.messages.length - 1]).toEqual({
+      role: 'user',
+      content: 'You have used all 2 tool steps of this turn; no more file or command tools will run. Give your final answer now and call review_work.',
+    });
     expect(result.response.text).toBe('Out of steps; here is what I have.');
     // The agent-tool call in the last answer is dropped; the engine's own tool call is kept.
     expect(result.response.toolCalls.map((c) => c.name)).toEqual(['review_work']);
@@ -117,7 +150,7 @@ describe('runToolLoop', () => {
     expect(model.calls[1]!.toolChoice).toBeUndefined();
   });
 
-  it('with maxSteps 0 the turn is one plain call with only the request\'s tools', async () => {
+  it("with maxSteps 0 the turn is one plain call with only the request's tools", async () => {
     const model = new ScriptedModel([{ text: 'no tools for me' }]);
     const result = await runToolLoop({ model, request: request(), toolset: createToolset({ workspace: temp() }), maxSteps: 0 });
     expect(result).toMatchObject({ stop: 'max_steps', calls: 1, transcript: [] });
@@ -128,7 +161,10 @@ describe('runToolLoop', () => {
   it('usage is metered once per call by a metered model and summed on the result', async () => {
     const ws = temp();
     const meter = new UsageMeter(new PriceTable({}, 'test'));
-    const inner = new ScriptedModel([{ ...call('list_files', {}), usage: { promptTokens: 10, completionTokens: 1 } }, { text: 'ok', usage: { promptTokens: 20, completionTokens: 2 } }]);
+    const inner = new ScriptedModel([
+      { ...call('list_files', {}), usage: { promptTokens: 10, completionTokens: 1 } },
+      { text: 'ok', usage: { promptTokens: 20, completionTokens: 2 } },
+    ]);
     const result = await runToolLoop({ model: new MeteredModel(inner, meter), request: request(), toolset: createToolset({ workspace: ws }), maxSteps: 3 });
     expect(result.response.usage).toEqual({ promptTokens: 30, completionTokens: 3 });
     expect(meter.session).toMatchObject({ calls: 2, promptTokens: 30, completionTokens: 3 });
@@ -137,7 +173,14 @@ describe('runToolLoop', () => {
   it('an abort between tool runs stops the loop', async () => {
     const ws = temp();
     const controller = new AbortController();
-    const model = new ScriptedModel([{ toolCalls: [{ name: 'list_files', arguments: '{}' }, { name: 'write_file', arguments: '{"path":"late.txt","content":"x"}' }] }]);
+    const model = new ScriptedModel([
+      {
+        toolCalls: [
+          { name: 'list_files', arguments: '{}' },
+          { name: 'write_file', arguments: '{"path":"late.txt","content":"x"}' },
+        ],
+      },
+    ]);
     const run = runToolLoop({
       model,
       request: request({ signal: controller.signal }),
@@ -163,13 +206,15 @@ describe('runToolLoop', () => {
     await expect(run).rejects.toBeInstanceOf(AbortedError);
   });
 
-  it('refuses a toolset whose tool names clash with the request\'s own tools', async () => {
+  it("refuses a toolset whose tool names clash with the request's own tools", async () => {
     const ws = temp();
     const clash: ToolSpec = { name: 'read_file', description: 'x', parameters: {} };
-    await expect(runToolLoop({ model: new ScriptedModel([]), request: request({ tools: [clash] }), toolset: createToolset({ workspace: ws }), maxSteps: 1 })).rejects.toThrow('tool "read_file" is both a request tool and an agent tool');
+    await expect(runToolLoop({ model: new ScriptedModel([]), request: request({ tools: [clash] }), toolset: createToolset({ workspace: ws }), maxSteps: 1 })).rejects.toThrow(
+      'tool "read_file" is both a request tool and an agent tool',
+    );
   });
 
-  it('the demo model looks at its workspace, writes its solution there, then answers the engine\'s own tools only', async () => {
+  it("the demo model looks at its workspace, writes its solution there, then answers the engine's own tools only", async () => {
     const ws = temp();
     writeFileSync(join(ws, 'main.zig'), 'pub fn main() void {}\n');
     const events: ToolEvent[] = [];

@@ -68,7 +68,17 @@ describe('undoing an unfinished tool turn', () => {
     writeFileSync(join(outside, 'keep.txt'), 'outside\n');
     const before = fingerprint(outside);
     mkdirSync(store);
-    writeFileSync(join(store, 'undo.json'), JSON.stringify({ version: 1, turnId: 't1', saved: [{ path: '../outside/keep.txt', copy: null }, { path: 'keep.txt', copy: null }] }));
+    writeFileSync(
+      join(store, 'undo.json'),
+      JSON.stringify({
+        version: 1,
+        turnId: 't1',
+        saved: [
+          { path: '../outside/keep.txt', copy: null },
+          { path: 'keep.txt', copy: null },
+        ],
+      }),
+    );
     expect(await new TurnUndo(tools.root, store).restore('t1')).toEqual({ restored: 1, refused: ['../outside/keep.txt ("../outside/keep.txt" is not a plain path below the workspace)'] });
     expect(existsSync(join(ws, 'keep.txt'))).toBe(false);
     mkdirSync(store);

@@ -51,7 +51,10 @@ function scene(errorHandler = false) {
   writeFileSync(join(from, 'v.txt'), 'original\n');
   writeFileSync(join(outside, 'victim.txt'), 'the victim file, not to be overwritten\n');
   writeFileSync(join(outside, 'new.txt'), 'not to be deleted\n');
-  writeFileSync(join(base, 'roles.json'), JSON.stringify({ attacker: { name: 'Attacker', level: 'base', systemMessage: 'You probe the file tools.', tools: ['read_file', 'write_file', 'edit_file', 'list_files'], max_tool_steps: 10 } }));
+  writeFileSync(
+    join(base, 'roles.json'),
+    JSON.stringify({ attacker: { name: 'Attacker', level: 'base', systemMessage: 'You probe the file tools.', tools: ['read_file', 'write_file', 'edit_file', 'list_files'], max_tool_steps: 10 } }),
+  );
   const workflow = {
     workflow_name: 'undo_probe',
     input: { name: 'task', type: 'string' },
@@ -60,7 +63,10 @@ function scene(errorHandler = false) {
     agents: [{ agent_role: 'attacker', context: 'work', role: 'assistant' }],
     workspace: { from },
     ...(errorHandler ? { error_handler: 'stop' } : {}),
-    states: [{ name: 'probe', agent: 'attacker', input: 'common_data.task', transition: [{ target: 'stop', condition: 'true', before: 'this.common_data.result = this.last_agent_response;' }] }, { name: 'stop' }],
+    states: [
+      { name: 'probe', agent: 'attacker', input: 'common_data.task', transition: [{ target: 'stop', condition: 'true', before: 'this.common_data.result = this.last_agent_response;' }] },
+      { name: 'stop' },
+    ],
   };
   const file = join(base, 'undo_probe.json');
   writeFileSync(file, JSON.stringify(workflow));

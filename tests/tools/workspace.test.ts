@@ -82,7 +82,10 @@ describe('workspaces', () => {
     writeFileSync(join(ws.dir, 'logo.png'), Buffer.from([0x89, 0, 1, 2]));
     writeFileSync(join(ws.dir, 'big.txt'), 'line\n'.repeat(500));
     const changes = await changesSince(ws, { maxChars: 300 });
-    expect(changes.files).toEqual([{ path: 'big.txt', status: 'added' }, { path: 'logo.png', status: 'added' }]);
+    expect(changes.files).toEqual([
+      { path: 'big.txt', status: 'added' },
+      { path: 'logo.png', status: 'added' },
+    ]);
     expect(changes.diff).toBe('[diff truncated at 300 characters; not shown: added big.txt, added logo.png]\n');
     expect((await changesSince(ws)).diff).toMatch(/\nBinary or large file logo.png added \(not shown\)\n$/);
   });
@@ -130,7 +133,7 @@ describe('workspaces', () => {
       return dir;
     }
 
-    it('a clone of HEAD with a repository of its own (no worktree of the user\'s), diffed against its baseline and removed', async () => {
+    it("a clone of HEAD with a repository of its own (no worktree of the user's), diffed against its baseline and removed", async () => {
       const from = repo();
       const root = temp();
       const ws = await createWorkspace({ root, name: 'agent1', from, git: true });

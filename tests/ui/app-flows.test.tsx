@@ -16,10 +16,12 @@ afterEach(async () => {
 });
 
 /** A step that streams its first words at once, then thinks until aborted. */
-const streaming = (words: string): ScriptEntry => (request) => {
-  request.onDelta?.({ type: 'text', text: words });
-  return { text: `${words} and more`, delayMs: 60_000 };
-};
+const streaming =
+  (words: string): ScriptEntry =>
+  (request) => {
+    request.onDelta?.({ type: 'text', text: words });
+    return { text: `${words} and more`, delayMs: 60_000 };
+  };
 const says = (text: string, directive: Record<string, unknown>): ScriptEntry => ({ text, directive });
 
 async function mount(script: ScriptEntry[], options: { approval?: 'every'; columns?: number; rows?: number } = {}) {
@@ -36,14 +38,22 @@ async function mount(script: ScriptEntry[], options: { approval?: 'every'; colum
     ui.stdin.write(`${line}\r`);
     await tick();
   };
-  const see = (text: string | RegExp) => until(() => (typeof text === 'string' ? frame().includes(text) : text.test(frame())), () => `${String(text)} in:\n${frame()}`);
+  const see = (text: string | RegExp) =>
+    until(
+      () => (typeof text === 'string' ? frame().includes(text) : text.test(frame())),
+      () => `${String(text)} in:\n${frame()}`,
+    );
   return { runner, model, events, frame, type, see, quitCount: () => quit, stdin: ui.stdin };
 }
 
 describe('App flows', () => {
   it('keeps the live area under the terminal height and every row within its width while a long turn streams', async () => {
     const words = 'The keeper tends a failing light on a stormy island, and every choice spends the oil that is left. '.repeat(6);
-    for (const [columns, rows] of [[60, 14], [80, 24], [40, 12]] as const) {
+    for (const [columns, rows] of [
+      [60, 14],
+      [80, 24],
+      [40, 12],
+    ] as const) {
       const ui = await mount([streaming(words)], { columns, rows });
       await ui.type('a lighthouse keeper game where the storms get worse every winter and the oil runs out');
       await ui.see('▸ CREATIVE › Creative Partner is');
@@ -60,7 +70,6 @@ describe('App flows', () => {
       cleanup();
     }
   });
-
 
   it('takes the first line as the brief and shows the persona answering', async () => {
     const ui = await mount([says('A cozy concept.', { transition: 'RESPOND_TO_USER' })]);
@@ -116,10 +125,9 @@ describe('App flows', () => {
   });
 
   it('pauses at an approval gate showing the pending transition; !approve takes it', async () => {
-    const ui = await mount([
-      says('Over to the designer.', { transition: 'HANDOFF_TO_AGENT', next_agent: 'game_designer' }),
-      says('Loop designed.', { transition: 'RESPOND_TO_USER' }),
-    ], { approval: 'every' });
+    const ui = await mount([says('Over to the designer.', { transition: 'HANDOFF_TO_AGENT', next_agent: 'game_designer' }), says('Loop designed.', { transition: 'RESPOND_TO_USER' })], {
+      approval: 'every',
+    });
     await ui.type('a gated game');
     await ui.see('CREATIVE › Creative Partner -> pending: CREATIVE › Game Designer');
     expect(ui.frame()).toContain('Approval gate: !approve to take it');
@@ -166,7 +174,10 @@ describe('App flows', () => {
     const ui = render(<App session={runner} columns={100} rows={40} />);
     await tick();
     ui.stdin.write('a lighthouse game\r');
-    await until(() => (ui.lastFrame() ?? '').includes('is answering…'), () => ui.lastFrame() ?? '');
+    await until(
+      () => (ui.lastFrame() ?? '').includes('is answering…'),
+      () => ui.lastFrame() ?? '',
+    );
     expect(ui.lastFrame()).toContain('is answering… · demo model');
     expect(ui.lastFrame()).not.toContain('gpt-4o');
   });
@@ -203,7 +214,10 @@ describe('App flows', () => {
     await ui.type('a brief');
     await ui.see('Working');
     await ui.type('!quit');
-    await until(() => ui.quitCount() === 1, () => 'onQuit');
+    await until(
+      () => ui.quitCount() === 1,
+      () => 'onQuit',
+    );
     expect(ui.runner.getSnapshot().status).toBe('running');
     expect(ui.frame()).toContain('session paused: user left — the session is saved; continue it with troupe resume');
   });

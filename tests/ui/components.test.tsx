@@ -41,7 +41,9 @@ describe('StateLine', () => {
   });
 });
 
-const StateTree = ({ session, marks }: { session: Parameters<typeof teamTreeLines>[1]; marks: Parameters<typeof teamTreeLines>[2] }) => <Tree layout={layoutTree(teamTreeLines(def, session, marks), 80)} />;
+const StateTree = ({ session, marks }: { session: Parameters<typeof teamTreeLines>[1]; marks: Parameters<typeof teamTreeLines>[2] }) => (
+  <Tree layout={layoutTree(teamTreeLines(def, session, marks), 80)} />
+);
 
 describe('the state tree', () => {
   it('lists majors and personas with the active one marked, visits, approvals and reworks', () => {
@@ -82,7 +84,10 @@ describe('Transcript', () => {
   it('lays a turn out in the width: heading and words wrap at spaces under their words, no row wider, none starting with the space it broke at', () => {
     const text = `The keeper tends a failing light on a stormy island, and every choice spends the oil that is left. ${'Ships pass. '.repeat(8)}`;
     const item = { id: 'b', kind: 'turn' as const, persona: 'ceo', where: 'STRATEGIC › CEO', turn: 1, text, tag: 'HANDOFF_TO_AGENT → cfo', status: 'ok' as const };
-    const rows = render(<LogLine item={item} width={40} />).lastFrame()!.split('\n').slice(1);
+    const rows = render(<LogLine item={item} width={40} />)
+      .lastFrame()!
+      .split('\n')
+      .slice(1);
     expect(rows.slice(0, 2)).toEqual(['▸ STRATEGIC › CEO · turn 1 ·', '  HANDOFF_TO_AGENT → cfo']);
     expect(rows[2]).toBe('  The keeper tends a failing light on a');
     for (const row of rows) {
@@ -90,19 +95,44 @@ describe('Transcript', () => {
       expect(row, 'a wrapped row starts under the words, not with a space of its own').toMatch(/^(▸| {2}\S)/);
     }
     // Every word whole: the rows put back together are the words.
-    expect(rows.slice(2).map((r) => r.trim()).join(' ')).toBe(text.trim());
+    expect(
+      rows
+        .slice(2)
+        .map((r) => r.trim())
+        .join(' '),
+    ).toBe(text.trim());
     expect(render(<Transcript items={[item]} width={40} />).lastFrame()).toContain(rows[3]);
   });
 
   it('indents the rows a user line and a note wrap onto under their text, and a table row under its second column', () => {
-    const user = render(<LogLine item={{ id: 'u', kind: 'user', label: 'You', text: 'make the lighthouse keeper older and the storms much worse in winter' }} width={40} />).lastFrame()!.split('\n').slice(1);
+    const user = render(<LogLine item={{ id: 'u', kind: 'user', label: 'You', text: 'make the lighthouse keeper older and the storms much worse in winter' }} width={40} />)
+      .lastFrame()!
+      .split('\n')
+      .slice(1);
     expect(user).toEqual(['You › make the lighthouse keeper older', '      and the storms much worse in', '      winter']);
-    const note = render(<LogLine item={{ id: 'n', kind: 'note', text: 'waiting for you: CEO declared the work complete; !approve to end', tone: 'warn', mark: '⏸' }} width={40} />).lastFrame()!.split('\n');
+    const note = render(<LogLine item={{ id: 'n', kind: 'note', text: 'waiting for you: CEO declared the work complete; !approve to end', tone: 'warn', mark: '⏸' }} width={40} />)
+      .lastFrame()!
+      .split('\n');
     expect(note).toEqual(['  ⏸ waiting for you: CEO declared the', '    work complete; !approve to end']);
-    const help = render(<LogLine item={{ id: 'h', kind: 'output', title: 'commands', lines: ['!handoff <persona>  give the turn to a persona now, cutting off the one answering'], tone: 'info' }} width={50} />).lastFrame()!.split('\n');
-    expect(help.slice(3, 6).map((r) => r.replace(/^│ | *│$/g, ''))).toEqual(['!handoff <persona>  give the turn to a persona', '                    now, cutting off the one', '                    answering']);
+    const help = render(
+      <LogLine item={{ id: 'h', kind: 'output', title: 'commands', lines: ['!handoff <persona>  give the turn to a persona now, cutting off the one answering'], tone: 'info' }} width={50} />,
+    )
+      .lastFrame()!
+      .split('\n');
+    expect(help.slice(3, 6).map((r) => r.replace(/^│ | *│$/g, ''))).toEqual([
+      '!handoff <persona>  give the turn to a persona',
+      '                    now, cutting off the one',
+      '                    answering',
+    ]);
     // A second column past the middle of a narrow terminal: its rows wrap four columns in, not in a thin column.
-    const narrow = render(<LogLine item={{ id: 'h', kind: 'output', title: 'commands', lines: ['!approve                         approve the work or the pending transition at a gate and continue'], tone: 'info' }} width={60} />).lastFrame()!.split('\n');
+    const narrow = render(
+      <LogLine
+        item={{ id: 'h', kind: 'output', title: 'commands', lines: ['!approve                         approve the work or the pending transition at a gate and continue'], tone: 'info' }}
+        width={60}
+      />,
+    )
+      .lastFrame()!
+      .split('\n');
     expect(narrow.slice(3, 5).map((r) => r.replace(/^│ | *│$/g, ''))).toEqual(['!approve                         approve the work or the', '    pending transition at a gate and continue']);
   });
 });
@@ -151,7 +181,9 @@ describe('Footer and InputLine', () => {
     for (const promptTokens of [5_000, 5_000, 5_000]) meter.record('ceo', 'm', { promptTokens, completionTokens: 133 });
     const frame = render(<Footer turn={3} turnBudget={40} usage={sessionUsage(meter)} memory={{ pinned: ['a', 'b'], summaries: [{ decisions: [], discussions: [], pending: [] }] }} />).lastFrame();
     expect(frame).toBe('turn 3/40 · tokens 15k · cost $0.0123 · memory 1 summary, 2 pinned');
-    expect(render(<Footer turn={0} turnBudget={40} usage={sessionUsage(new UsageMeter(), { free: true })} memory={null} />).lastFrame()).toBe('turn 0/40 · tokens 0 · cost free (demo model) · memory off');
+    expect(render(<Footer turn={0} turnBudget={40} usage={sessionUsage(new UsageMeter(), { free: true })} memory={null} />).lastFrame()).toBe(
+      'turn 0/40 · tokens 0 · cost free (demo model) · memory off',
+    );
   });
 
   it('shows the hint, completion candidates and the buffer', () => {

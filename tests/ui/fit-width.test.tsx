@@ -23,7 +23,11 @@ describe('rows fit the terminal', () => {
     const live = { turnId: 't', persona: 'creative_partner', path: 'CREATIVE.creative_partner', model: 'demo', attempt: 1, text: '', startedAt: 0 };
     for (const width of WIDTHS) {
       for (const text of ['', 'The keeper tends a failing light on a stormy island, and every choice spends the oil.']) {
-        const frame = render(<Box width={width}><LiveTurn live={{ ...live, text }} def={def} width={width} maxLines={3} now={3_000} modelLabel="demo model" /></Box>).lastFrame();
+        const frame = render(
+          <Box width={width}>
+            <LiveTurn live={{ ...live, text }} def={def} width={width} maxLines={3} now={3_000} modelLabel="demo model" />
+          </Box>,
+        ).lastFrame();
         const rows = rowsOf(frame);
         for (const row of rows) expect(stringWidth(row), `${width}: ${row}`).toBeLessThanOrEqual(width);
         // The heading says who answers and how long it has been; the end of the place gives way first.
@@ -48,7 +52,11 @@ describe('rows fit the terminal', () => {
     for (const width of WIDTHS) {
       for (const s of states) {
         const hint = hintFor(s, width);
-        const frame = render(<Box width={width}><InputLine value="" hint={hint} candidates={[]} width={width} /></Box>).lastFrame();
+        const frame = render(
+          <Box width={width}>
+            <InputLine value="" hint={hint} candidates={[]} width={width} />
+          </Box>,
+        ).lastFrame();
         const shown = rowsOf(frame)[0]!;
         expect(shown, `${width}`).toBe(hint);
         expect(shown).not.toMatch(/…$/);
@@ -62,7 +70,13 @@ describe('rows fit the terminal', () => {
 
   it('a long typed line wraps under itself within the width, its start marked … when it has more rows than fit', () => {
     const typed = 'make the keeper older, the storms worse in winter, and the oil scarcer every chapter of the game';
-    const rows = rowsOf(render(<Box width={40}><InputLine value={typed} hint="h" candidates={[]} width={40} maxRows={2} /></Box>).lastFrame()).slice(1);
+    const rows = rowsOf(
+      render(
+        <Box width={40}>
+          <InputLine value={typed} hint="h" candidates={[]} width={40} maxRows={2} />
+        </Box>,
+      ).lastFrame(),
+    ).slice(1);
     expect(rows).toHaveLength(2);
     expect(rows[0]).toMatch(/^… \S/);
     for (const row of rows) expect(stringWidth(row)).toBeLessThan(40);

@@ -17,7 +17,16 @@ describe('the UI renders hostile text made safe', () => {
   it('transcript items: turns, briefs, transitions, notes (key decisions), output lines', () => {
     const items = [
       { id: 'a', kind: 'user' as const, text: ALL_HOSTILE, label: 'Brief' as const },
-      { id: 'b', kind: 'turn' as const, persona: 'ceo', where: `STRATEGIC › ${HOSTILE.osc0_title}`, turn: 1, text: ALL_HOSTILE, tag: `REQUEST_REWORK: ${HOSTILE.osc52_clipboard}`, status: 'ok' as const },
+      {
+        id: 'b',
+        kind: 'turn' as const,
+        persona: 'ceo',
+        where: `STRATEGIC › ${HOSTILE.osc0_title}`,
+        turn: 1,
+        text: ALL_HOSTILE,
+        tag: `REQUEST_REWORK: ${HOSTILE.osc52_clipboard}`,
+        status: 'ok' as const,
+      },
       { id: 'c', kind: 'transition' as const, text: `STRATEGIC › CEO -> ${HOSTILE.c1_csi} (USER)`, reason: HOSTILE.csi_clear! },
       { id: 'd', kind: 'note' as const, text: `decision pinned: ${HOSTILE.osc0_title}`, tone: 'ok' as const, mark: HOSTILE.bell! },
       { id: 'e', kind: 'output' as const, title: HOSTILE.bell!, lines: Object.values(HOSTILE), tone: 'info' as const },
@@ -30,7 +39,13 @@ describe('the UI renders hostile text made safe', () => {
 
   it('the live turn (streamed words and the model label), the state line, the arbitration, the header and the input line', () => {
     const live = { turnId: 't', persona: 'cmo', path: 'STRATEGIC.cmo', model: HOSTILE.osc0_title!, attempt: 1, text: ALL_HOSTILE, startedAt: 0 };
-    const decision = arbitrate({ from: 'ceo', proposals: [{ target: `cfo${HOSTILE.csi_hidden}`, source: 'agent', criteria: { urgency: 1, dependency: 1, user_intent: 1 }, reason: '', proposer: 'ceo' }], roster: def.agents, weights: def.team!.arbiter.weights, blockingDependency: null });
+    const decision = arbitrate({
+      from: 'ceo',
+      proposals: [{ target: `cfo${HOSTILE.csi_hidden}`, source: 'agent', criteria: { urgency: 1, dependency: 1, user_intent: 1 }, reason: '', proposer: 'ceo' }],
+      roster: def.agents,
+      weights: def.team!.arbiter.weights,
+      blockingDependency: null,
+    });
     const frames = [
       render(<LiveTurn live={live} def={def} width={200} maxLines={40} now={1_000} />).lastFrame()!,
       render(<StateLine situation={{ current: HOSTILE.cr_overwrite!, next: { kind: 'pending', to: HOSTILE.backspace! }, status: HOSTILE.osc52_clipboard!, stage: HOSTILE.c1_csi! }} />).lastFrame()!,

@@ -13,12 +13,18 @@ describe('App on a resumed session', () => {
   it('shows the stored history, its usage, and starts the re-run turn only once it listens', async () => {
     // A first process: one finished turn, then a turn in flight when it "crashed".
     const store = new MemoryStore();
-    const first = await studioRunner(new ScriptedModel([
-      { text: 'Concept: tides that remember.', directive: { transition: 'HANDOFF_TO_AGENT', next_agent: 'game_designer' }, usage: { promptTokens: 900, completionTokens: 100 } },
-      { text: 'never finished', delayMs: 60_000 },
-    ]), { store });
+    const first = await studioRunner(
+      new ScriptedModel([
+        { text: 'Concept: tides that remember.', directive: { transition: 'HANDOFF_TO_AGENT', next_agent: 'game_designer' }, usage: { promptTokens: 900, completionTokens: 100 } },
+        { text: 'never finished', delayMs: 60_000 },
+      ]),
+      { store },
+    );
     first.runner.start('a tide game');
-    await until(() => first.runner.getSnapshot().inFlight?.persona === 'game_designer', () => 'second turn in flight');
+    await until(
+      () => first.runner.getSnapshot().inFlight?.persona === 'game_designer',
+      () => 'second turn in flight',
+    );
     // The copy a crash leaves: what the store holds now (the first session is never stopped).
     const crashed = MemoryStore.from({ 's-test': store.copy('s-test') });
     const history: TroupeEvent[] = first.events.filter((e) => e.type !== 'agent_delta');
@@ -27,13 +33,27 @@ describe('App on a resumed session', () => {
     const model = new ScriptedModel([{ text: 'The loop: tide in, tide out.', directive: { transition: 'RESPOND_TO_USER' } }]);
     const { runner } = await studioRunner(model, { team: studio(), store: crashed, resume: 's-test' });
     let readyCalls = 0;
-    const ui = render(<App session={runner} columns={100} rows={40} history={history} onReady={() => { readyCalls += 1; runner.resume(); }} />);
+    const ui = render(
+      <App
+        session={runner}
+        columns={100}
+        rows={40}
+        history={history}
+        onReady={() => {
+          readyCalls += 1;
+          runner.resume();
+        }}
+      />,
+    );
     await tick();
     const frame = () => ui.lastFrame() ?? '';
     expect(frame()).toContain('Concept: tides that remember.');
     expect(frame()).toContain('tokens 1.0k');
     expect(readyCalls).toBe(1);
-    await until(() => frame().includes('The loop: tide in, tide out.'), () => frame());
+    await until(
+      () => frame().includes('The loop: tide in, tide out.'),
+      () => frame(),
+    );
     expect(model.calls[0]!.meta.persona).toBe('game_designer');
   });
 });

@@ -43,7 +43,10 @@ describe('!rewind in the terminal UI', () => {
     await tick(50);
     ui.stdin.write('Make it a lighthouse on Mars\r');
     await until(() => frame().includes('Make it a lighthouse on Mars'), frame);
-    await until(() => store.journals.get(forkId)!.length > step + 1, () => `fork journal: ${store.journals.get(forkId)!.length}`);
+    await until(
+      () => store.journals.get(forkId)!.length > step + 1,
+      () => `fork journal: ${store.journals.get(forkId)!.length}`,
+    );
     const after = await store.read(forkId);
     expect(after.events.some((e) => e.type === 'user_input' && e.text === 'Make it a lighthouse on Mars')).toBe(true);
     // The session left: the user's line never reached it.

@@ -8,7 +8,7 @@ import { studio } from '../helpers/team.js';
 const def = studio().def;
 
 describe('the state tree laid out in a width', () => {
-  it('wraps a major\'s personas onto rows of their own under its personas, never past the width, and cuts one wider than a row', () => {
+  it("wraps a major's personas onto rows of their own under its personas, never past the width, and cuts one wider than a row", () => {
     const s = { ...initialState(def, { id: 's' }), status: 'running' as const, active: 'game_designer', visits: { 'CREATIVE.game_designer': 2 } };
     const lines = teamTreeLines(def, s, { game_designer: { ok: 1, back: 0 } });
     for (const width of [40, 60, 70, 80, 120]) {
@@ -23,6 +23,10 @@ describe('the state tree laid out in a width', () => {
     const creative = narrow.rows.findIndex((r) => r.label === 'CREATIVE');
     // The rows a major wraps onto have no label: its personas continue under its personas.
     expect(narrow.rows[creative + 1]!.label).toBe('');
-    expect(layoutTree([{ label: 'X', entries: [[{ text: 'a very long persona name that cannot fit' }]] }], 20).rows[0]!.entries.map((p) => p.text).join('')).toMatch(/…$/);
+    expect(
+      layoutTree([{ label: 'X', entries: [[{ text: 'a very long persona name that cannot fit' }]] }], 20)
+        .rows[0]!.entries.map((p) => p.text)
+        .join(''),
+    ).toMatch(/…$/);
   });
 });

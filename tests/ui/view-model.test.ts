@@ -14,10 +14,13 @@ describe('view model', () => {
       { type: 'agent_delta', turn_id: 't1', persona: 'ceo', text: 'team' },
     ]);
     expect(live.live?.text).toBe('Hello team');
-    const done = fold([
-      { type: 'agent_message', turn_id: 't1', path: 'STRATEGIC.ceo', persona: 'ceo', text: 'Hello team', turn: 1 },
-      { type: 'directive', turn_id: 't1', path: 'STRATEGIC.ceo', persona: 'ceo', directive: { transition: 'HANDOFF_TO_AGENT', next_agent: 'cfo', key_decisions: ['Go'] }, source: 'tool' },
-    ], live);
+    const done = fold(
+      [
+        { type: 'agent_message', turn_id: 't1', path: 'STRATEGIC.ceo', persona: 'ceo', text: 'Hello team', turn: 1 },
+        { type: 'directive', turn_id: 't1', path: 'STRATEGIC.ceo', persona: 'ceo', directive: { transition: 'HANDOFF_TO_AGENT', next_agent: 'cfo', key_decisions: ['Go'] }, source: 'tool' },
+      ],
+      live,
+    );
     expect(done.live).toBeNull();
     expect(done.log).toMatchObject([
       { kind: 'turn', persona: 'ceo', turn: 1, text: 'Hello team', tag: 'HANDOFF_TO_AGENT → cfo', status: 'ok' },
@@ -44,7 +47,11 @@ describe('view model', () => {
       { type: 'usage', persona: 'ceo', model: 'm', prompt_tokens: 10, completion_tokens: 5, cost: null, total_tokens: 15, total_cost: null },
     ]);
     expect(v.live).toBeNull();
-    expect(v.log).toMatchObject([{ kind: 'user', label: 'Brief' }, { kind: 'note', text: "CEO's answer was cut off: user interjected", tone: 'warn' }, { kind: 'user', label: 'You' }]);
+    expect(v.log).toMatchObject([
+      { kind: 'user', label: 'Brief' },
+      { kind: 'note', text: "CEO's answer was cut off: user interjected", tone: 'warn' },
+      { kind: 'user', label: 'You' },
+    ]);
   });
 
   it('labels a user line by what it says it is: an answer or an interjection right after the start is not the brief', () => {
@@ -56,7 +63,10 @@ describe('view model', () => {
     expect(labels(['brief', 'reply'])).toEqual(['Brief › brief', 'You › reply']);
     // A workflow's first line is its input.
     const workflow = { name: (id: string) => id, path: (k: string) => k, workflow: true, title: 'w' };
-    const folded = [start, { type: 'user_input', text: 'encode', kind: 'brief' } as EngineEvent, { type: 'user_input', text: 'Zig', kind: 'answer' } as EngineEvent].reduce((acc, e) => reduceEvent(acc, stamp(e), workflow), EMPTY_VIEW);
+    const folded = [start, { type: 'user_input', text: 'encode', kind: 'brief' } as EngineEvent, { type: 'user_input', text: 'Zig', kind: 'answer' } as EngineEvent].reduce(
+      (acc, e) => reduceEvent(acc, stamp(e), workflow),
+      EMPTY_VIEW,
+    );
     expect(folded.log.map((i) => (i.kind === 'user' ? i.label : i.kind))).toEqual(['Input', 'You']);
   });
 

@@ -8,7 +8,7 @@ import { CachingOpenAIServer, type ChatBody } from '../helpers/caching-openai-se
 import { PrefixCache, renderPrompt } from '../helpers/prefix-cache.js';
 import { studio, studioRunner } from '../helpers/team.js';
 
-describe('PrefixCache (the test server\'s model of OpenAI / vLLM prompt caching)', () => {
+describe("PrefixCache (the test server's model of OpenAI / vLLM prompt caching)", () => {
   const opts = { blockTokens: 4, minTokens: 8, ttlMs: 1000 };
   const text = (n: number, fill = 'a') => fill.repeat(n * 4);
 
@@ -40,7 +40,13 @@ describe('PrefixCache (the test server\'s model of OpenAI / vLLM prompt caching)
 
   it('renders tools right after the system message, so tools never make two personas share a head', () => {
     const tools = [{ type: 'function', function: { name: 't' } }];
-    const a = renderPrompt({ messages: [{ role: 'system', content: 'You are A.' }, { role: 'user', content: 'hi' }], tools });
+    const a = renderPrompt({
+      messages: [
+        { role: 'system', content: 'You are A.' },
+        { role: 'user', content: 'hi' },
+      ],
+      tools,
+    });
     expect(a.indexOf('You are A.')).toBeLessThan(a.indexOf('<|tools|>'));
     expect(a.indexOf('<|tools|>')).toBeLessThan(a.indexOf('hi'));
   });
@@ -62,7 +68,10 @@ describe('CachingOpenAIServer', () => {
       sleep: async (ms) => void waits.push(ms),
     }).start();
     const model = new OpenAIChatModel({ baseURL: server.baseURL, apiKey: 'test' });
-    const messages = [{ role: 'system' as const, content: 'You are the keeper. '.repeat(40) }, { role: 'user' as const, content: 'Light it.' }];
+    const messages = [
+      { role: 'system' as const, content: 'You are the keeper. '.repeat(40) },
+      { role: 'user' as const, content: 'Light it.' },
+    ];
     const first = await model.generate({ model: 'm', messages, meta: { purpose: 'persona' } });
     const second = await model.generate({ model: 'm', messages, maxCompletionTokens: 1, meta: { purpose: 'warming' } });
     expect(first.usage!.cachedTokens).toBe(0);

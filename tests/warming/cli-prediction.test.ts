@@ -19,7 +19,10 @@ describe('troupe run --json carries the prediction of who speaks next (issue 24)
     ]).start();
     const { code, stdout } = await runCli(['run', 'a tide game', '--json'], cleanEnv({ OPENAI_BASE_URL: server.baseURL, TROUPE_MODEL: 'test-model' }));
     expect(code).toBe(0);
-    const lines = stdout.trim().split('\n').map((l) => JSON.parse(l) as Line);
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Line);
     const started = lines.find((e) => e.type === 'agent_started')!;
     const predictions = lines.filter((e) => e.type === 'prediction');
     expect(predictions.length).toBeGreaterThanOrEqual(1);

@@ -21,7 +21,13 @@ describe('cold start (issue 24, item 4)', () => {
       label: 'first call',
       async generate(request: ChatRequest): Promise<ChatResponse> {
         if (writesAtFirstCall < 0) writesAtFirstCall = docs.length;
-        return { text: 'Done.', toolCalls: [{ name: DIRECTIVE_TOOL_NAME, arguments: JSON.stringify({ transition: 'RESPOND_TO_USER' }) }], usage: null, finishReason: 'tool_calls', model: request.model };
+        return {
+          text: 'Done.',
+          toolCalls: [{ name: DIRECTIVE_TOOL_NAME, arguments: JSON.stringify({ transition: 'RESPOND_TO_USER' }) }],
+          usage: null,
+          finishReason: 'tool_calls',
+          model: request.model,
+        };
       },
     };
     const session = await openSession({ team: studio(), model, store, id: 'cold', env: { TROUPE_MODEL: 'test-model' }, memory: false });
@@ -36,7 +42,12 @@ describe('cold start (issue 24, item 4)', () => {
   });
 
   it('a fresh process builds its first prompt and records the first answer without the tokenizer, then loads it; the prompt is the one a counted build makes', () => {
-    const out = execFileSync(process.execPath, ['--input-type=module', '-e', `
+    const out = execFileSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 const loaded = () => Object.keys(require.cache).some((k) => k.includes('gpt-tokenizer'));
@@ -72,13 +83,10 @@ const again = builder.build({ def: session.def, session: { ...s, brief: 'A light
 console.log('same prompt: ' + (JSON.stringify(again) === JSON.stringify(prompt)));
 console.log('turn counted: ' + (session.memory.recent[0].tokens > 0));
 await session.stop();
-`], { encoding: 'utf8' });
-    expect(out.trim().split('\n')).toEqual([
-      'first call, tokenizer ready: false',
-      'after the first answer, loaded at once: false',
-      'later: true',
-      'same prompt: true',
-      'turn counted: true',
-    ]);
+`,
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(out.trim().split('\n')).toEqual(['first call, tokenizer ready: false', 'after the first answer, loaded at once: false', 'later: true', 'same prompt: true', 'turn counted: true']);
   });
 });

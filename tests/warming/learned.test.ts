@@ -42,7 +42,7 @@ async function stored(store: MemoryStore, id: string, route: string[], learning 
   return events;
 }
 
-describe('transitions learned from the team\'s stored sessions (seed 004: learning from conversation patterns)', () => {
+describe("transitions learned from the team's stored sessions (seed 004: learning from conversation patterns)", () => {
   it('counts who followed whom in the stored sessions of the same team, without the session asking', async () => {
     const store = new MemoryStore();
     await stored(store, 'one', ['creative_partner', 'cfo', 'creative_partner', 'cfo']);

@@ -38,7 +38,11 @@ describe('predictNext: seed 004 state warming signals (issue 24)', () => {
     const named = predictNext(input('game_designer', handoff('creative_partner', 'Loop this past the Lead Engineer before we commit.')));
     expect(named[0]).toMatchObject({ persona: 'lead_engineer', context: 1 });
     // The CFO's budget rule: budget talk about an expensive feature (seed 004 scenario B).
-    const rule = predictNext(input('game_designer', handoff('creative_partner', 'Budget is tight, but we want to add a multiplayer feature.'), { recentTexts: ['Budget is tight, but we want to add a multiplayer feature.'] }));
+    const rule = predictNext(
+      input('game_designer', handoff('creative_partner', 'Budget is tight, but we want to add a multiplayer feature.'), {
+        recentTexts: ['Budget is tight, but we want to add a multiplayer feature.'],
+      }),
+    );
     expect(rule[0]).toMatchObject({ persona: 'cfo', context: 1 });
     const words = predictNext(input('creative_partner', handoff('game_designer', 'We need the audience and the positioning first.')));
     expect(words.find((p) => p.persona === 'cmo')).toMatchObject({ context: 0.5 });
@@ -71,7 +75,9 @@ describe('predictNext: seed 004 state warming signals (issue 24)', () => {
   });
 
   it('a move the policy fixes is predicted with confidence 1: a detour back, a consultation back, the next pipeline stage', () => {
-    const detour = predictNext(input('cfo', { kind: 'detour', from: 'game_designer', text: 'cost?', reason: 'budget review' }, { detours: [{ target: 'cfo', returnTo: 'game_designer', reason: 'budget review' }] }));
+    const detour = predictNext(
+      input('cfo', { kind: 'detour', from: 'game_designer', text: 'cost?', reason: 'budget review' }, { detours: [{ target: 'cfo', returnTo: 'game_designer', reason: 'budget review' }] }),
+    );
     expect(detour).toEqual([{ persona: 'game_designer', confidence: 1, history: 0, context: 0, dependency: 1 }]);
     const consult = predictNext(input('ceo', { kind: 'consult', from: 'lead_engineer', text: 'go?' }, { consultReturn: 'lead_engineer' }));
     expect(names(consult)).toEqual(['lead_engineer']);

@@ -146,7 +146,7 @@ describe('state warming in a session (issue 24)', () => {
     expect(off.runner.warming()).toBeNull();
   });
 
-  it('never goes beyond its budget: max_tokens stops it (said once), max_share holds it to the session\'s own prompt tokens', async () => {
+  it("never goes beyond its budget: max_tokens stops it (said once), max_share holds it to the session's own prompt tokens", async () => {
     const capped = await run(pingPong(10), { mode: 'prefix', max_tokens: 1 });
     expect(capped.model.warmings).toEqual([]);
     expect(of(capped.events, 'note').filter((n) => n.text.startsWith('warming stopped: its budget'))).toHaveLength(1);
@@ -161,7 +161,9 @@ describe('state warming in a session (issue 24)', () => {
     // send at most half of what they sent, at every point.
     const share = await run(pingPong(10), { mode: 'prefix', max_share: 0.5 });
     for (const e of of(share.events, 'warming')) {
-      const own = of(share.events, 'usage').filter((u) => u.seq < e.seq).reduce((n, u) => n + u.prompt_tokens, 0);
+      const own = of(share.events, 'usage')
+        .filter((u) => u.seq < e.seq)
+        .reduce((n, u) => n + u.prompt_tokens, 0);
       expect(e.total_prompt_tokens).toBeLessThanOrEqual(0.5 * own);
     }
     expect(share.model.warmings.length).toBeGreaterThan(0);

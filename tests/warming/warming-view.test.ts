@@ -44,7 +44,15 @@ describe('predictions and warming in the views (issue 24)', () => {
     expect(formatUsageSummary(sessionUsage(meter)).find((l) => l.includes('ceo'))).toMatch(/90% cached$/);
     const unreported = new UsageMeter(prices);
     unreported.record('ceo', 'gpt-4o', { promptTokens: 1000, completionTokens: 100 });
-    expect(inspect('cost', { def: team.def, session: initialState(team.def, { id: 's' }), usage: sessionUsage(unreported), events: [], warming: { mode: 'predict', latest: null, totals: { ...totals, requests: 0 } } }).lines.some((l) => l.includes('cache'))).toBe(false);
+    expect(
+      inspect('cost', {
+        def: team.def,
+        session: initialState(team.def, { id: 's' }),
+        usage: sessionUsage(unreported),
+        events: [],
+        warming: { mode: 'predict', latest: null, totals: { ...totals, requests: 0 } },
+      }).lines.some((l) => l.includes('cache')),
+    ).toBe(false);
   });
 
   it("the UI's live turn carries its prediction (the state line shows it), and drops one for another turn", () => {

@@ -30,7 +30,7 @@ describe('workflows from code (the library API)', () => {
     ]);
   });
 
-  it('validateWorkflow names every problem; runWorkflow runs on the model given and answers in SynthDev\'s shape', async () => {
+  it("validateWorkflow names every problem; runWorkflow runs on the model given and answers in SynthDev's shape", async () => {
     const broken = validateWorkflow(join(REPO_ROOT, 'tests', 'fixtures', 'seeds', '001', 'advanced_workflow'), { cwd: REPO_ROOT });
     expect(broken.valid).toBe(false);
     expect(broken.problems).toHaveLength(4);

@@ -31,7 +31,13 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   if (interactive) {
     const { runInteractive } = await import('../interactive.js');
     const { workflowLauncher } = await import('../workflow-launcher.js');
-    const workflows = workflowLauncher(io, { team, teamDir: dir, store, model: () => paced(modelFromEnv(io.env, { demo: args.demo }), io.env), resumed: async (events) => paced(await resumeModel(io.env, { demo: args.demo }, events), io.env) });
+    const workflows = workflowLauncher(io, {
+      team,
+      teamDir: dir,
+      store,
+      model: () => paced(modelFromEnv(io.env, { demo: args.demo }), io.env),
+      resumed: async (events) => paced(await resumeModel(io.env, { demo: args.demo }, events), io.env),
+    });
     const last = await runInteractive(session, { workflows });
     savedLine(io, last.id, false, last.getSnapshot().status);
     return last.fault ? 1 : 0;

@@ -43,7 +43,13 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   if (interactive) {
     const { runInteractive } = await import('../interactive.js');
     const { workflowLauncher } = await import('../workflow-launcher.js');
-    const workflows = workflowLauncher(io, { team: session.team, teamDir: session.team.loaded.dir, store, model: () => paced(modelFromEnv(io.env, { demo: args.demo }), io.env), resumed: async (events) => paced(await resumeModel(io.env, { demo: args.demo }, events), io.env) });
+    const workflows = workflowLauncher(io, {
+      team: session.team,
+      teamDir: session.team.loaded.dir,
+      store,
+      model: () => paced(modelFromEnv(io.env, { demo: args.demo }), io.env),
+      resumed: async (events) => paced(await resumeModel(io.env, { demo: args.demo }, events), io.env),
+    });
     const last = await runInteractive(session, { resumed: true, workflows });
     savedLine(io, last.id, false, last.getSnapshot().status);
     return last.fault ? 1 : 0;

@@ -42,7 +42,9 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   const { server, port } = await listen(app.fetch, { hostname, port: args.port ?? 4810 });
   const write = printer(io);
   write(`http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${port}/`);
-  write(`troupe serve · team ${team.def.name} · ${token ? 'bearer token required' : 'no token (loopback only)'} · ${args.allowWorkflowPaths ? 'workflows by name or path' : 'named workflows only'} · at most ${maxSessions} sessions · Ctrl+C stops (sessions are saved)`);
+  write(
+    `troupe serve · team ${team.def.name} · ${token ? 'bearer token required' : 'no token (loopback only)'} · ${args.allowWorkflowPaths ? 'workflows by name or path' : 'named workflows only'} · at most ${maxSessions} sessions · Ctrl+C stops (sessions are saved)`,
+  );
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGINT', stop);

@@ -41,7 +41,9 @@ export async function runRestate(args: CliArgs, io: CliIo): Promise<number> {
   live.url = io.env.TROUPE_LIVE_URL?.trim() || new URL('/live', hostname === '0.0.0.0' || hostname === '::' ? `http://127.0.0.1:${port}/` : url).href;
   const write = printer(io);
   write(url);
-  write(`troupe serve · team ${team.def.name} · sessions on Restate at ${restateUrl} · ${token ? 'bearer token required' : 'no token (loopback only)'} · Ctrl+C stops (sessions keep running on Restate)`);
+  write(
+    `troupe serve · team ${team.def.name} · sessions on Restate at ${restateUrl} · ${token ? 'bearer token required' : 'no token (loopback only)'} · Ctrl+C stops (sessions keep running on Restate)`,
+  );
   await new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());

@@ -53,5 +53,10 @@ export function restateTable(lines: readonly ListingLine[]): string[] {
   const cells = lines.map((l) => [l.id.slice(0, 8), l.updatedAt.slice(0, 16).replace('T', ' '), l.kind, clip(l.brief, 36), String(l.turns), clip(l.status, 40)]);
   const header = ['ID', 'UPDATED', 'KIND', 'BRIEF', 'TURNS', 'STATUS'];
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  return [header, ...cells].map((c) => c.map((v, i) => (i === c.length - 1 ? v : v.padEnd(widths[i]!))).join('  ').trimEnd());
+  return [header, ...cells].map((c) =>
+    c
+      .map((v, i) => (i === c.length - 1 ? v : v.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd(),
+  );
 }

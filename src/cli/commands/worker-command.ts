@@ -17,7 +17,10 @@ const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
  */
 export async function run(args: CliArgs, io: CliIo): Promise<number> {
   const host = args.host ?? '127.0.0.1';
-  const identityKeys = (io.env.TROUPE_RESTATE_IDENTITY_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean);
+  const identityKeys = (io.env.TROUPE_RESTATE_IDENTITY_KEYS ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean);
   if (identityKeys.length === 0 && !LOOPBACK.has(host)) {
     throw new UsageError(`worker: listening on ${host} needs TROUPE_RESTATE_IDENTITY_KEYS (the Restate cluster's publickeyv1_… key), or listen on 127.0.0.1`);
   }
@@ -42,7 +45,9 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   });
   write(worker.url);
   const memory = team.loaded.team.memory.enabled ? 'rolling memory' : 'full-history prompts';
-  write(`troupe worker · team ${team.def.name} · ${model.label} · ${memory} · ${args.allowWorkflowPaths ? 'workflows by name or path' : 'named workflows only'} · workspaces in ${dataDir} · Ctrl+C stops`);
+  write(
+    `troupe worker · team ${team.def.name} · ${model.label} · ${memory} · ${args.allowWorkflowPaths ? 'workflows by name or path' : 'named workflows only'} · workspaces in ${dataDir} · Ctrl+C stops`,
+  );
   try {
     if (args.register) {
       const uri = args.advertise ?? worker.url;

@@ -60,9 +60,7 @@ export function transitionSets(chart: Chart, configuration: Configuration, sourc
   let domain = commonAncestor(source, target);
   if (domain.length === target.length || domain.length === source.length) domain = parentPath(domain);
   const active = activeStates(chart, configuration);
-  const exited = active
-    .filter((n) => n.path.length > domain.length && isWithin(n.path, domain))
-    .sort((a, b) => b.depth - a.depth);
+  const exited = active.filter((n) => n.path.length > domain.length && isWithin(n.path, domain)).sort((a, b) => b.depth - a.depth);
   const entered: ChartNode[] = [];
   for (let depth = domain.length + 1; depth <= target.length; depth++) {
     const node = nodeAt(chart, target.slice(0, depth))!;

@@ -42,16 +42,20 @@ export async function applyLine(ctx: restate.ObjectContext, rt: WorkerRuntime, r
   o.journal.flush();
   o.journal.flushState();
   await o.journal.close();
-  writeCore(ctx, {
-    state: o.journal.state,
-    brief: core.brief,
-    lastSeq: o.sources.lastSeq(),
-    memory: o.sources.memory(),
-    usage: o.sources.usage(),
-    demo: o.demo?.spoken ?? null,
-    detached,
-    live: core.live,
-  }, { withState: false });
+  writeCore(
+    ctx,
+    {
+      state: o.journal.state,
+      brief: core.brief,
+      lastSeq: o.sources.lastSeq(),
+      memory: o.sources.memory(),
+      usage: o.sources.usage(),
+      demo: o.demo?.spoken ?? null,
+      detached,
+      live: core.live,
+    },
+    { withState: false },
+  );
   ctx.clear(KEYS.running);
   await o.close();
 }

@@ -30,7 +30,10 @@ export async function createSession(ctx: restate.ObjectContext, rt: WorkerRuntim
     if (!rt.workflows) throw refuse(400, 'workflow: these workers run no workflows');
     // A path would run any workflow file the worker can read: only its named workflows run, unless it was started to allow paths.
     if (!rt.allowWorkflowPaths && isWorkflowPath(request.workflow)) {
-      throw refuse(403, 'workflow: give the name of one of the workers\' workflows (troupe workflows lists them), not a path; paths run only on workers started with troupe worker --allow-workflow-paths');
+      throw refuse(
+        403,
+        "workflow: give the name of one of the workers' workflows (troupe workflows lists them), not a path; paths run only on workers started with troupe worker --allow-workflow-paths",
+      );
     }
     try {
       plan = rt.workflows.load(request.workflow);
@@ -47,7 +50,16 @@ export async function createSession(ctx: restate.ObjectContext, rt: WorkerRuntim
   const kind = plan ? workflowKind(plan, rt.team, { env: rt.env, ...tiers }) : teamKind(rt.team, { env: rt.env, ...tiers });
   const at = await ctx.date.now();
   const createdAt = new Date(at).toISOString();
-  const meta: SessionMeta = { version: 2, id: ctx.key, team: rt.team.def.name, kind: plan ? 'workflow' : 'team', workflow: plan?.name ?? null, model: rt.model.label, ...(request.models ? { tiers: request.models } : {}), createdAt };
+  const meta: SessionMeta = {
+    version: 2,
+    id: ctx.key,
+    team: rt.team.def.name,
+    kind: plan ? 'workflow' : 'team',
+    workflow: plan?.name ?? null,
+    model: rt.model.label,
+    ...(request.models ? { tiers: request.models } : {}),
+    createdAt,
+  };
   const state = initialState(kind.def, { id: ctx.key, ...(request.mode ? { mode: request.mode } : {}) });
   const core: SessionCore = { state, brief, lastSeq: 0, memory: null, usage: null, demo: null, detached: false, live: request.live ?? null };
   const head: SessionHead = { lastSeq: 0, updatedAt: createdAt, state: headState(state), usage: null };

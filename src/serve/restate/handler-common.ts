@@ -31,7 +31,8 @@ export function statusWords(s: SessionHead['state']): string {
 }
 
 /** The API's view of a session on Restate: live on the cluster until it ends. */
-export const restateView = (meta: SessionMeta, head: SessionHead) => viewOf(head.state, { kind: meta.kind, hosted: head.state.status !== 'ended', lastEventSeq: head.lastSeq, usage: head.usage ?? null });
+export const restateView = (meta: SessionMeta, head: SessionHead) =>
+  viewOf(head.state, { kind: meta.kind, hosted: head.state.status !== 'ended', lastEventSeq: head.lastSeq, usage: head.usage ?? null });
 
 /** Sends `apply` to the session itself (one-way: it runs after the invocation in progress, if any). */
 export function sendApply(ctx: restate.Context & { key: string }, request: ApplyRequest): void {

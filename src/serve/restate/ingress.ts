@@ -7,7 +7,10 @@ import type { CreateRequest, EventsPage, IndexEntry, LineAnswer, ListingLine, Li
 
 /** Restate could not be reached, failed or did not answer in time (not the request's fault): answered 502/503/504. */
 export class RestateUnavailable extends TroupeError {
-  constructor(readonly status: 502 | 503 | 504, message: string) {
+  constructor(
+    readonly status: 502 | 503 | 504,
+    message: string,
+  ) {
     super(message);
   }
 }

@@ -60,11 +60,17 @@ export function restateApp(options: RestateAppOptions): Hono {
     statusOf: (error) => (error instanceof RestateUnavailable ? error.status : null),
     page: consoleRoutes,
   });
-  const resolve = async (wanted: string) => (FULL_ID.test(wanted) ? wanted : matchId(wanted, (await sessions.list()).map((e) => e.id)));
+  const resolve = async (wanted: string) =>
+    FULL_ID.test(wanted)
+      ? wanted
+      : matchId(
+          wanted,
+          (await sessions.list()).map((e) => e.id),
+        );
 
   // Workers push deltas here with this process's token (not the API's: workers are not API clients).
   app.post('/live', bodyLimit({ maxSize: LIVE_MAX_BYTES, onError: (c) => refuse(c, 413, `live: a push is at most ${LIVE_MAX_BYTES} bytes`) }), async (c) => {
-    if (!live?.allows(c.req.header('authorization'))) return refuse(c, 401, 'live: a worker push needs this process\'s live token');
+    if (!live?.allows(c.req.header('authorization'))) return refuse(c, 401, "live: a worker push needs this process's live token");
     const body = (await c.req.json().catch(() => null)) as { events?: unknown } | null;
     return c.json({ delivered: live.deliver(body?.events) });
   });

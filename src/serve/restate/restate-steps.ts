@@ -60,9 +60,13 @@ export class RestateSteps implements StepRunner {
     this.now = startedAt;
     // An attempt that ends (Restate lost the connection, the server restarts) leaves no one to keep a step's result:
     // its work stops, and the next attempt runs it again from the journal.
-    ctx.request().attemptCompletedSignal.addEventListener('abort', () => {
-      for (const r of this.pending) r.controller.abort();
-    }, { once: true });
+    ctx.request().attemptCompletedSignal.addEventListener(
+      'abort',
+      () => {
+        for (const r of this.pending) r.controller.abort();
+      },
+      { once: true },
+    );
   }
 
   /** The session's clock (deterministic: it only moves with kept steps). */

@@ -25,7 +25,8 @@ const damaged = (key: string, detail: string) => new restate.TerminalError(`sess
 export async function readMeta(ctx: Reader & { key: string }): Promise<SessionMeta | null> {
   const raw = await ctx.get<unknown>(KEYS.meta);
   if (raw === null) return null;
-  if ((raw as { version?: unknown }).version === 1) throw new restate.TerminalError(`session ${ctx.key} was created by an older troupe (its Restate state is version 1); start a new session`, { errorCode: 409 });
+  if ((raw as { version?: unknown }).version === 1)
+    throw new restate.TerminalError(`session ${ctx.key} was created by an older troupe (its Restate state is version 1); start a new session`, { errorCode: 409 });
   const parsed = SessionMetaSchema.safeParse(raw);
   if (!parsed.success) throw damaged('meta', parsed.error.issues[0]!.message);
   return parsed.data;

@@ -37,7 +37,15 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     logger: (meta, message, ...rest) => {
       // Without identity keys the worker listens on loopback only (the command refuses otherwise): that warning is moot.
       if (!o.identityKeys?.length && /without validating request signatures/.test(String(message))) return;
-      if (LEVELS.has(meta.level) && !meta.replaying) o.log(`restate ${meta.level}: ${[message, ...rest].map((m) => (m instanceof Error ? m.message : String(m))).join(' ').split('\n')[0]}`);
+      if (LEVELS.has(meta.level) && !meta.replaying)
+        o.log(
+          `restate ${meta.level}: ${
+            [message, ...rest]
+              .map((m) => (m instanceof Error ? m.message : String(m)))
+              .join(' ')
+              .split('\n')[0]
+          }`,
+        );
     },
   });
   const server = createServer(handler);

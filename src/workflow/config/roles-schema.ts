@@ -25,7 +25,11 @@ export const RoleSchema = z.strictObject({
   name: z.string().min(1).optional().describe('Display name (default: the role id).'),
   level: z.enum(['base', 'smart', 'fast']).default('base').describe('Model tier.'),
   model: z.string().min(1).optional().describe('A model id (wins over level).'),
-  persona: z.string().regex(/^[a-z][a-z0-9_]*$/).optional().describe('A team persona this role plays: its prompt is the system message (systemMessage is appended), its name and model are the defaults.'),
+  persona: z
+    .string()
+    .regex(/^[a-z][a-z0-9_]*$/)
+    .optional()
+    .describe('A team persona this role plays: its prompt is the system message (systemMessage is appended), its name and model are the defaults.'),
   systemMessage: z.string().min(1).optional(),
   excludedTools: z.array(z.string()).default([]),
   includedTools: z.array(z.string()).optional(),
@@ -38,10 +42,7 @@ export const RoleSchema = z.strictObject({
   agent_description: z.string().optional().describe("SynthDev's agentic roles (not used by workflows; accepted and ignored)."),
   enabled_agents: z.array(z.string()).optional().describe("SynthDev's agentic roles (not used by workflows; accepted and ignored)."),
   can_create_tasks_for: z.array(z.string()).optional().describe("SynthDev's agentic roles (not used by workflows; accepted and ignored)."),
-  tools: z
-    .array(z.string().min(1))
-    .default([])
-    .describe('Agent tools: read_file, write_file, edit_file, list_files, search_files, run_command, request_users_input.'),
+  tools: z.array(z.string().min(1)).default([]).describe('Agent tools: read_file, write_file, edit_file, list_files, search_files, run_command, request_users_input.'),
   max_tool_steps: z.number().int().min(1).max(200).default(20),
   command_policy: CommandPolicySchema.default('deny'),
 });

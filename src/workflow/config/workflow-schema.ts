@@ -31,7 +31,7 @@ export const AgentSchema = z.strictObject({
   agent_role: Name,
   context: Name,
   role: z.enum(['user', 'assistant']).default('assistant'),
-  model: z.string().min(1).optional().describe('A tier (base, smart, fast) or a model id; overrides the role\'s level.'),
+  model: z.string().min(1).optional().describe("A tier (base, smart, fast) or a model id; overrides the role's level."),
 });
 
 /** A state's action (seed 000): the agent function, a script, or a sub-workflow. */

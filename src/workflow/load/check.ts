@@ -4,7 +4,6 @@ import type { WorkflowConfig } from '../config/workflow-schema.js';
 import { isName } from './code.js';
 import { ENDS } from '../run/constants.js';
 
-
 /** What the checks need besides the file: the sub-workflows that could be found and the script's functions. */
 export interface CheckContext {
   file: string;
@@ -63,7 +62,8 @@ export function checkWorkflow(config: WorkflowConfig, ctx: CheckContext): Config
     const kinds = [s.agent !== undefined, s.action?.sub_workflow !== undefined, s.parallel !== undefined, s.debate !== undefined].filter(Boolean).length;
     if (kinds > 1) add(at, 'a state runs one of: an agent, a sub_workflow, parallel branches, a debate', 'split it into several states');
     if (s.action?.function && s.action.function !== 'sendUserMessage' && s.agent === undefined) add(`${at}.action.function`, `${s.action.function} needs an agent`, 'add "agent" to the state');
-    if (s.action?.sub_workflow !== undefined && !ctx.subWorkflows.has(s.action.sub_workflow)) add(`${at}.action.sub_workflow`, `no workflow "${s.action.sub_workflow}" next to this one or in the workflow directories`, 'create it, or fix the name (troupe workflows lists them)');
+    if (s.action?.sub_workflow !== undefined && !ctx.subWorkflows.has(s.action.sub_workflow))
+      add(`${at}.action.sub_workflow`, `no workflow "${s.action.sub_workflow}" next to this one or in the workflow directories`, 'create it, or fix the name (troupe workflows lists them)');
     for (const [j, b] of (s.parallel?.branches ?? []).entries()) agent(`${at}.parallel.branches[${j}].agent`, b.agent);
     const ids = new Set<string>();
     for (const [j, b] of (s.parallel?.branches ?? []).entries()) {
@@ -71,7 +71,8 @@ export function checkWorkflow(config: WorkflowConfig, ctx: CheckContext): Config
       ids.add(b.id);
     }
     const join = s.parallel?.join;
-    if (join && typeof join === 'object' && join.quorum > (s.parallel?.branches.length ?? 0)) add(`${at}.parallel.join.quorum`, `quorum ${join.quorum} is more than the ${s.parallel!.branches.length} branches`, 'lower it');
+    if (join && typeof join === 'object' && join.quorum > (s.parallel?.branches.length ?? 0))
+      add(`${at}.parallel.join.quorum`, `quorum ${join.quorum} is more than the ${s.parallel!.branches.length} branches`, 'lower it');
     for (const [j, r] of (s.debate?.reviewers ?? []).entries()) agent(`${at}.debate.reviewers[${j}]`, r);
     if (s.debate?.synthesiser !== undefined) agent(`${at}.debate.synthesiser`, s.debate.synthesiser);
     s.transition?.forEach((t, j) => {
@@ -86,13 +87,15 @@ export function checkWorkflow(config: WorkflowConfig, ctx: CheckContext): Config
     if (s.transition_handler != null) dynamic = true;
     if (s.error_handler != null && states.has(s.error_handler.trim())) out.push(s.error_handler.trim());
     else if (s.error_handler != null) dynamic = true;
-    const final = s.agent === undefined && !s.parallel && !s.debate && !s.action?.sub_workflow && s.action?.script === undefined && s.pre_handler == null && out.length === 0 && s.transition_handler == null;
+    const final =
+      s.agent === undefined && !s.parallel && !s.debate && !s.action?.sub_workflow && s.action?.script === undefined && s.pre_handler == null && out.length === 0 && s.transition_handler == null;
     if (final || out.some((t) => ENDS.has(t) && !states.has(t)) || (out.length === 0 && s.transition_handler == null)) ends = true;
     edges.set(s.name, out);
   });
   handler('error_handler', config.error_handler);
   if (config.error_handler !== undefined && !states.has(config.error_handler.trim()) && !isName(config.error_handler)) dynamic = true;
-  if (!ends && !dynamic) add('states', 'no end state: every state has a transition onward, so the run never finishes', 'add a state with no transitions (e.g. {"name": "stop"}) and a transition to it');
+  if (!ends && !dynamic)
+    add('states', 'no end state: every state has a transition onward, so the run never finishes', 'add a state with no transitions (e.g. {"name": "stop"}) and a transition to it');
   // With handlers choosing states at run time, reachability cannot be known from the file.
   if (!dynamic && states.size > 0) {
     const start = states.has('start') ? 'start' : config.states[0]!.name;

@@ -105,7 +105,8 @@ export function roleSources(location: WorkflowLocation, dirs: readonly string[],
   // SynthDev keeps roles in config/roles beside config/workflows.
   for (const dir of [location.dir, location.home]) {
     const tree = dir && basename(dir) === 'workflows' && basename(dirname(dir)) === 'config' ? join(dirname(dir), 'roles') : null;
-    if (tree && existsSync(tree) && statSync(tree).isDirectory() && !sources.some((s) => s.path === tree)) sources.push({ kind: 'tree', path: tree, shown: relative(options.cwd, tree) || tree, optional: true });
+    if (tree && existsSync(tree) && statSync(tree).isDirectory() && !sources.some((s) => s.path === tree))
+      sources.push({ kind: 'tree', path: tree, shown: relative(options.cwd, tree) || tree, optional: true });
   }
   for (const path of rest) add(path);
   return sources;
@@ -128,7 +129,12 @@ function load(loader: Loader, location: WorkflowLocation): WorkflowPlan | null {
     found.add(name);
     if (loader.stack.includes(locationPath(sub))) {
       const cycle = [...loader.stack.slice(loader.stack.indexOf(locationPath(sub))), locationPath(sub)].map((f) => show(loader, f)).join(' -> ');
-      loader.issues.push({ file: shown, field: `states[${i}].action.sub_workflow`, problem: `sub-workflows form a cycle (${cycle})`, fix: 'a workflow may not run itself, directly or through others' });
+      loader.issues.push({
+        file: shown,
+        field: `states[${i}].action.sub_workflow`,
+        problem: `sub-workflows form a cycle (${cycle})`,
+        fix: 'a workflow may not run itself, directly or through others',
+      });
       return;
     }
     if (loader.stack.length >= MAX_DEPTH) {

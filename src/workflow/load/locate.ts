@@ -84,7 +84,8 @@ export function declaredWorkflows(dir: string, home: string | null = dir): Workf
     } catch {
       continue;
     }
-    const named = (v: unknown): string | null => (v !== null && typeof v === 'object' && typeof (v as { workflow_name?: unknown }).workflow_name === 'string' ? (v as { workflow_name: string }).workflow_name : null);
+    const named = (v: unknown): string | null =>
+      v !== null && typeof v === 'object' && typeof (v as { workflow_name?: unknown }).workflow_name === 'string' ? (v as { workflow_name: string }).workflow_name : null;
     if (Array.isArray(value)) {
       value.forEach((v, i) => {
         const name = named(v);

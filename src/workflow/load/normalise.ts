@@ -48,7 +48,13 @@ export function normaliseState(s: StateConfig, config: WorkflowConfig, states: R
   const input = s.message !== undefined ? template(s.message) : s.input !== undefined ? expression(s.input) : null;
   const parallel = s.parallel
     ? {
-        branches: s.parallel.branches.map((b) => ({ id: b.id, agent: b.agent, input: b.input !== undefined ? expression(b.input) : input, workspace: b.workspace, when: b.when !== undefined ? expression(b.when) : null })),
+        branches: s.parallel.branches.map((b) => ({
+          id: b.id,
+          agent: b.agent,
+          input: b.input !== undefined ? expression(b.input) : input,
+          workspace: b.workspace,
+          when: b.when !== undefined ? expression(b.when) : null,
+        })),
         join: s.parallel.join,
         onFailure: s.parallel.on_failure,
         timeoutMs: s.parallel.timeout_ms ?? null,
@@ -65,9 +71,7 @@ export function normaliseState(s: StateConfig, config: WorkflowConfig, states: R
         into: s.debate.into ?? s.name,
       }
     : null;
-  const subWorkflow = s.action?.sub_workflow
-    ? { name: s.action.sub_workflow, input: Object.fromEntries(Object.entries(s.action.sub_workflow_input ?? {}).map(([k, v]) => [k, expression(v)])) }
-    : null;
+  const subWorkflow = s.action?.sub_workflow ? { name: s.action.sub_workflow, input: Object.fromEntries(Object.entries(s.action.sub_workflow_input ?? {}).map(([k, v]) => [k, expression(v)])) } : null;
   const transitions = transitionsOf(s);
   const decide = transitionHandler !== undefined ? handlerOrStatements(transitionHandler) : null;
   const agent = s.agent ?? null;

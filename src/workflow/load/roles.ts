@@ -57,7 +57,12 @@ function mergedRole(id: string, definitions: RoleDefinitions, issues: ConfigIssu
     for (const [k, v] of Object.entries(role)) if (!(k in merged)) merged[k] = v;
     if (isCompleteRole(role as { systemMessage?: string; persona?: string })) return { role: merged, file: found[0]!.file };
   }
-  issues.push({ file: found[0]!.file, field: `${id}.systemMessage`, problem: `role "${id}" has no systemMessage (nor a persona), here or in any other roles file troupe reads for ${ref.file}`, fix: 'add a systemMessage, or define the full role in the roles folder or roles.json' });
+  issues.push({
+    file: found[0]!.file,
+    field: `${id}.systemMessage`,
+    problem: `role "${id}" has no systemMessage (nor a persona), here or in any other roles file troupe reads for ${ref.file}`,
+    fix: 'add a systemMessage, or define the full role in the roles folder or roles.json',
+  });
   return null;
 }
 
@@ -93,7 +98,12 @@ export function resolveAgent(ref: AgentRef, definitions: RoleDefinitions, team: 
   const persona = personaId ? team?.personas.find((p) => p.id === personaId) : undefined;
   if (!role && !persona) {
     const known = [...definitions.keys(), ...(team?.personas.map((p) => p.id) ?? [])];
-    issues.push({ file: ref.file, field: `${ref.field}.agent_role`, problem: `unknown role "${ref.agent_role}"`, fix: `define it in roles.json next to the workflow, in workflows/roles.json or in a roles folder (--roles), or use a persona or role: ${known.join(', ')}` });
+    issues.push({
+      file: ref.file,
+      field: `${ref.field}.agent_role`,
+      problem: `unknown role "${ref.agent_role}"`,
+      fix: `define it in roles.json next to the workflow, in workflows/roles.json or in a roles folder (--roles), or use a persona or role: ${known.join(', ')}`,
+    });
     return null;
   }
   if (role?.persona && !persona) {
@@ -102,7 +112,12 @@ export function resolveAgent(ref: AgentRef, definitions: RoleDefinitions, team: 
   }
   const functionExample = (role?.examples ?? []).findIndex((e) => e.role === 'function');
   if (functionExample !== -1) {
-    issues.push({ file, field: `${ref.agent_role}.examples[${functionExample}]`, problem: 'a "function" example (the old OpenAI function-message form) is not sent by troupe', fix: 'write the example as an assistant message' });
+    issues.push({
+      file,
+      field: `${ref.agent_role}.examples[${functionExample}]`,
+      problem: 'a "function" example (the old OpenAI function-message form) is not sent by troupe',
+      fix: 'write the example as an assistant message',
+    });
     return null;
   }
   const tools = (role?.tools ?? []).filter((t) => toolAllowed(t, role?.includedTools, role?.excludedTools));

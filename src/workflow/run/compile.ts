@@ -29,12 +29,17 @@ function stateSpec(plan: WorkflowPlan, state: StatePlan, depth: number): StateSp
       id: state.name,
       kind: 'parallel',
       meta: { name: state.name },
-      children: state.parallel.branches.map((b): StateSpec => ({
-        id: b.id,
-        kind: 'compound',
-        meta: { name: b.id },
-        children: [{ id: BRANCH_WORK, kind: 'atomic', invoke: { agent: b.agent }, meta: { name: `${state.name}.${b.id}` } }, { id: BRANCH_DONE, kind: 'final' }],
-      })),
+      children: state.parallel.branches.map(
+        (b): StateSpec => ({
+          id: b.id,
+          kind: 'compound',
+          meta: { name: b.id },
+          children: [
+            { id: BRANCH_WORK, kind: 'atomic', invoke: { agent: b.agent }, meta: { name: `${state.name}.${b.id}` } },
+            { id: BRANCH_DONE, kind: 'final' },
+          ],
+        }),
+      ),
     };
   }
   const final = state.final && !state.agent && !state.debate;

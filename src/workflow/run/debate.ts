@@ -26,7 +26,8 @@ const { $schema: _draft, ...verdictParameters } = z.toJSONSchema(VerdictArgs, { 
 /** The review_verdict tool offered to reviewers and the synthesiser. */
 export const verdictTool: ToolSpec = {
   name: VERDICT_TOOL,
-  description: 'End your debate turn with your verdict: whether you agree with the other reviewers as the debate stands, whether the work is approved, your feedback for the implementers, and the implementations ranked best first (by their ids).',
+  description:
+    'End your debate turn with your verdict: whether you agree with the other reviewers as the debate stands, whether the work is approved, your feedback for the implementers, and the implementations ranked best first (by their ids).',
   parameters: verdictParameters,
 };
 
@@ -71,7 +72,14 @@ function independentReviews(ctx: StepContext, plan: DebatePlan, debate: Debate):
   const user = takeUserWords(ctx);
   const pending: Record<string, AgentCall> = {};
   for (const reviewer of plan.reviewers) {
-    const call: AgentCall = { turnId: nextTurnId(ctx), persona: reviewer, path: keyOf(frame, frame.state), attempt: 1, inbox: { kind: 'workflow', text, state: frame.state, ...user }, branch: reviewer };
+    const call: AgentCall = {
+      turnId: nextTurnId(ctx),
+      persona: reviewer,
+      path: keyOf(frame, frame.state),
+      attempt: 1,
+      inbox: { kind: 'workflow', text, state: frame.state, ...user },
+      branch: reviewer,
+    };
     pending[reviewer] = call;
     ctx.fx.push({ type: 'call_agent', call });
   }
@@ -118,7 +126,15 @@ function implementationsOf(ctx: StepContext, plan: DebatePlan): string {
   const results = current(ctx).frame.common_data[plan.implementations];
   if (!results || typeof results !== 'object') return `(no implementations under common_data.${plan.implementations})`;
   const parsed = Object.entries(results as Record<string, unknown>).map(([id, r]) => ({ id, ...BranchResult.parse(r) }));
-  return formatImplementationsForReview(parsed.map((r) => ({ id: r.id, ...(r.agent ? { agent: r.agent } : {}), ...(r.text ? { text: r.text } : {}), ...(r.changes ? { changes: r.changes } : {}), ...(r.error ? { error: r.error } : {}) })));
+  return formatImplementationsForReview(
+    parsed.map((r) => ({
+      id: r.id,
+      ...(r.agent ? { agent: r.agent } : {}),
+      ...(r.text ? { text: r.text } : {}),
+      ...(r.changes ? { changes: r.changes } : {}),
+      ...(r.error ? { error: r.error } : {}),
+    })),
+  );
 }
 
 // A join's result per branch, as far as reviewers need it (code may have changed common_data: parse loosely).
@@ -188,7 +204,13 @@ export function debateTurnDone(ctx: StepContext, plan: DebatePlan, text: string,
     // All in: the reviews in the reviewers' order, as the later rounds read them.
     const order = (r: string) => plan.reviewers.indexOf(r);
     const { pending: _none, ...rest } = debate;
-    next = { ...rest, call: null, rounds: [reviews.sort((a, b) => order(a.reviewer) - order(b.reviewer))], transcript: transcript.sort((a, b) => order(a.reviewer) - order(b.reviewer)), turn: plan.reviewers.length };
+    next = {
+      ...rest,
+      call: null,
+      rounds: [reviews.sort((a, b) => order(a.reviewer) - order(b.reviewer))],
+      transcript: transcript.sort((a, b) => order(a.reviewer) - order(b.reviewer)),
+      turn: plan.reviewers.length,
+    };
   } else {
     const rounds = [...debate.rounds.slice(0, -1), [...debate.rounds.at(-1)!, verdict]];
     next = { ...debate, call: null, rounds, transcript: [...debate.transcript, said], turn: debate.turn + 1 };

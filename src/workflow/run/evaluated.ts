@@ -47,7 +47,8 @@ function keepNext(ctx: StepContext, purpose: Evaluation['purpose'], result: Extr
   if (result.contexts && Object.keys(result.contexts).length > 0) return;
   if (chain.next) return keepChained(ctx, chain.next, result.next!);
   const { state } = current(ctx);
-  const chosen = purpose === 'transitions' && typeof result.value === 'number' ? state?.transitions[result.value]?.target : purpose === 'decide' && typeof result.value === 'string' ? result.value : undefined;
+  const chosen =
+    purpose === 'transitions' && typeof result.value === 'number' ? state?.transitions[result.value]?.target : purpose === 'decide' && typeof result.value === 'string' ? result.value : undefined;
   const step = chosen !== undefined ? chain.targets?.[chosen] : undefined;
   if (step) keepChained(ctx, step, result.next!, chosen);
 }

@@ -119,7 +119,18 @@ function join(ctx: StepContext, plan: ParallelPlan, need: number): FanoutOutcome
   const done = entries.filter(([, b]) => b.status === 'done');
   const failed = entries.filter(([, b]) => b.status === 'failed').map(([branch, b]) => ({ branch, error: b.error ?? 'failed' }));
   const results = Object.fromEntries(
-    entries.map(([id, b]) => [id, { agent: b.agent, ok: b.status === 'done', status: b.status, text: b.text ?? '', ...(b.changes ? { changes: b.changes } : {}), ...(b.error ? { error: b.error } : {}), toolCalls: b.toolCalls ?? [] }]),
+    entries.map(([id, b]) => [
+      id,
+      {
+        agent: b.agent,
+        ok: b.status === 'done',
+        status: b.status,
+        text: b.text ?? '',
+        ...(b.changes ? { changes: b.changes } : {}),
+        ...(b.error ? { error: b.error } : {}),
+        toolCalls: b.toolCalls ?? [],
+      },
+    ]),
   );
   const fails = done.length < need || (failed.length > 0 && plan.onFailure === 'fail');
   emit(ctx, event('joined', { state: frame.state, done: done.map(([id]) => id), failed, outcome: fails ? 'fail' : 'continue' }));

@@ -43,7 +43,10 @@ export function answerInline(ctx: StepContext, purpose: Evaluation['purpose'], w
   }
   const count = inlined.get(ctx) ?? 0;
   if (count >= MAX_INLINE || !plain) return null;
-  const result = decideInHost({ purpose, ...what }, { common_data: frame.common_data, input: frame.input, last_agent_response: lastResponse(frame), sub_workflow_result: frame.subWorkflowResult, workflow_input: workflowInputOf(frame, plan) });
+  const result = decideInHost(
+    { purpose, ...what },
+    { common_data: frame.common_data, input: frame.input, last_agent_response: lastResponse(frame), sub_workflow_result: frame.subWorkflowResult, workflow_input: workflowInputOf(frame, plan) },
+  );
   if (!result) return null;
   inlined.set(ctx, count + 1);
   return { result, chain: null };

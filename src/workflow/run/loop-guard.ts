@@ -60,7 +60,11 @@ export function countEntry(ctx: StepContext, state: string): boolean {
     return false;
   }
   if (loop.bytes > ROUND_DATA_BYTES) {
-    awaitUser(ctx, 'limit', `${name}: ${loopText(loop.trail)} … workflow code returned ${sizeOf(loop.bytes)} of data in ${loop.entries - 1} state entries ${agents} (at most ${sizeOf(ROUND_DATA_BYTES)} between pauses); !continue to go on`);
+    awaitUser(
+      ctx,
+      'limit',
+      `${name}: ${loopText(loop.trail)} … workflow code returned ${sizeOf(loop.bytes)} of data in ${loop.entries - 1} state entries ${agents} (at most ${sizeOf(ROUND_DATA_BYTES)} between pauses); !continue to go on`,
+    );
     return false;
   }
   return true;

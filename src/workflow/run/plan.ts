@@ -112,7 +112,10 @@ export const StatePlanSchema = z.object({
   /** A final state's `input` (SynthDev): the run's output is this common_data path's value, or this text, when set. */
   output: z.union([z.object({ path: z.array(z.string()) }), z.object({ text: z.string() })]).optional(),
   /** Where this state's failures go once its retries are spent: a state, or a handler naming one ("retry", "stop"). */
-  onError: z.union([z.object({ state: z.string() }), z.object({ code: CodeSchema })]).nullable().optional(),
+  onError: z
+    .union([z.object({ state: z.string() }), z.object({ code: CodeSchema })])
+    .nullable()
+    .optional(),
 });
 /** One state of a workflow. */
 export type StatePlan = z.infer<typeof StatePlanSchema>;
@@ -163,7 +166,10 @@ export type WorkflowPlan = z.infer<typeof PlanFields> & { subWorkflows: Record<s
 
 /** zod schema of a workflow plan (recursive through its sub-workflows). */
 export const WorkflowPlanSchema: z.ZodType<WorkflowPlan> = PlanFields.extend({
-  subWorkflows: z.record(z.string(), z.lazy(() => WorkflowPlanSchema)),
+  subWorkflows: z.record(
+    z.string(),
+    z.lazy(() => WorkflowPlanSchema),
+  ),
 });
 
 declare module '../../engine/definition.js' {

@@ -27,7 +27,6 @@ export function onBranch(ctx: StepContext, branch: string, turnId: string, resul
   settleJoin(ctx, branchFinished(ctx, state!.parallel!, branch, result));
 }
 
-
 /** An agent answered (a branch's, a debate's or the state's agent): its words into its context (unless the state's handlers own it), its tools read. */
 export function onReplied(ctx: StepContext, turnId: string, words: string, toolCalls: ToolCallRecord[], changes?: Changes, raw?: RawResponse): void {
   const branch = branchOf(ctx, turnId);
@@ -65,7 +64,17 @@ export function onReplied(ctx: StepContext, turnId: string, words: string, toolC
     setFrame(ctx, next);
     const rawCall = raw?.tool_calls.find((c) => c.name === ASK_USER_TOOL && (ask.id === undefined || c.id === ask.id));
     const input = call.inbox.kind === 'workflow' ? call.inbox.text : undefined;
-    ctx.s.workflow = { ...runOf(ctx), question: { agent: agent.id, toolCallId: ask.id ?? `${turnId}-ask`, question, said: words, ...(rawCall ? { arguments: rawCall.arguments } : {}), ...(input !== undefined && !state?.owned ? { input } : {}) } };
+    ctx.s.workflow = {
+      ...runOf(ctx),
+      question: {
+        agent: agent.id,
+        toolCallId: ask.id ?? `${turnId}-ask`,
+        question,
+        said: words,
+        ...(rawCall ? { arguments: rawCall.arguments } : {}),
+        ...(input !== undefined && !state?.owned ? { input } : {}),
+      },
+    };
     awaitUser(ctx, 'question', `${agent.name} asks you: ${question}`);
     return;
   }
@@ -76,7 +85,12 @@ export function onReplied(ctx: StepContext, turnId: string, words: string, toolC
     // One repair round, forcing the tool (as a directive's repair): conditions that read it would otherwise silently fail.
     if (call.attempt === 1) {
       note(ctx, `${agent.name} did not call ${wanted}, which the conditions of ${frame.state} read; asking once more`);
-      startCall(ctx, agent.id, { kind: 'workflow', text: `You did not call ${wanted}. The workflow reads your answer from that call: call ${wanted} now, with your verdict.`, state: frame.state }, { path: call.path, attempt: 2, repair: missing[0]! });
+      startCall(
+        ctx,
+        agent.id,
+        { kind: 'workflow', text: `You did not call ${wanted}. The workflow reads your answer from that call: call ${wanted} now, with your verdict.`, state: frame.state },
+        { path: call.path, attempt: 2, repair: missing[0]! },
+      );
       return;
     }
     return fail(ctx, `${agent.name} did not call ${wanted}, which the conditions of ${frame.state} read (asked twice)`);

@@ -46,5 +46,8 @@ function section(impl: ImplementationForReview, index: number, count: number): s
  */
 export function formatImplementationsForReview(implementations: readonly ImplementationForReview[]): string {
   if (implementations.length === 0) return '(no implementations to review)';
-  return `${implementations.map((impl, i) => section(impl, i, implementations.length)).join('\n').trimEnd()}\n`;
+  return `${implementations
+    .map((impl, i) => section(impl, i, implementations.length))
+    .join('\n')
+    .trimEnd()}\n`;
 }

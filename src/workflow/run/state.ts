@@ -108,16 +108,13 @@ export const WorkflowRunSchema = z.object({
   /** The evaluation in flight: its id, what it is for, and the request (sent again when a crashed session resumes). */
   evaluating: z.object({ id: z.string(), purpose: z.string(), evaluation: EvaluationSchema }).nullable(),
   /** An agent asked the user (request_users_input): the answer goes back as that tool's result. */
-  question: z
-    .object({ agent: z.string(), toolCallId: z.string(), question: z.string(), said: z.string().optional(), arguments: z.string().optional(), input: z.string().optional() })
-    .nullable(),
+  question: z.object({ agent: z.string(), toolCallId: z.string(), question: z.string(), said: z.string().optional(), arguments: z.string().optional(), input: z.string().optional() }).nullable(),
   output: z.unknown().optional(),
   error: z.string().nullable(),
   /** User input that came while branches ran or reviewers debated: it goes to the resume state once they are done, else to the next agent's turn. */
   deferredInput: z.string().optional(),
   /** The loop guard's round (absent in runs stored before it: a fresh round). */
   loop: LoopRoundSchema.optional(),
-
 });
 /** A workflow run. */
 export type WorkflowRun = z.infer<typeof WorkflowRunSchema>;

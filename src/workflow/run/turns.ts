@@ -12,7 +12,7 @@ import type { ToolCallRecord } from '../../engine/agent-reply.js';
 /** The tool a role with request_users_input may call to ask the user a question. */
 export const askUserTool: ToolSpec = {
   name: ASK_USER_TOOL,
-  description: 'Ask the user a question and wait for the answer (it comes back as this tool\'s result). Use it only when you cannot go on without them.',
+  description: "Ask the user a question and wait for the answer (it comes back as this tool's result). Use it only when you cannot go on without them.",
   parameters: { type: 'object', properties: { question: { type: 'string', description: 'The question, in one or two sentences' } }, required: ['question'] },
 };
 
@@ -78,9 +78,10 @@ export function workflowTurns(def: MachineDefinition): TurnShaper {
             : [{ role: 'user', content: inbox.kind === 'workflow' ? inboxText(inbox) : 'text' in inbox ? inbox.text : '' }];
       const debating = frame?.phase === 'debate';
       const tools: ToolSpec[] = debating ? [verdictTool] : [...(agent?.parsingTools ?? []), ...(agent?.requestUserInput && !call.branch ? [askUserTool] : [])];
-      const agentTools = agent && agent.tools.length > 0 && !debating
-        ? { tools: agent.tools, maxSteps: agent.maxToolSteps, commandPolicy: agent.commandPolicy ?? 'deny', workspace: call.branch ?? agent.id, reportChanges: call.branch !== undefined }
-        : undefined;
+      const agentTools =
+        agent && agent.tools.length > 0 && !debating
+          ? { tools: agent.tools, maxSteps: agent.maxToolSteps, commandPolicy: agent.commandPolicy ?? 'deny', workspace: call.branch ?? agent.id, reportChanges: call.branch !== undefined }
+          : undefined;
       // A repair round forces the parsing tool the state's conditions read; SynthDev forces a role's only parsing-only tool in every call.
       const wanted = call.repair ?? (debating ? undefined : agent?.forcedTool);
       const forced = wanted && tools.some((t) => t.name === wanted) ? { toolChoice: { name: wanted } } : {};
@@ -93,7 +94,15 @@ export function workflowTurns(def: MachineDefinition): TurnShaper {
         ...(agentTools ? { agentTools } : {}),
         messages: [...head, ...history, ...closing],
         tools,
-        meta: { purpose: 'workflow', persona: agentState.id, personaName: agentState.name, inbox: inbox.kind, brief: session.brief, turnId: call.turnId, workflow: { name: plan.name, state: 'state' in inbox ? inbox.state : '', tools: tools.map((t) => t.name), round: (agent && frame?.agents[agent.id]?.turns) ?? 0 } },
+        meta: {
+          purpose: 'workflow',
+          persona: agentState.id,
+          personaName: agentState.name,
+          inbox: inbox.kind,
+          brief: session.brief,
+          turnId: call.turnId,
+          workflow: { name: plan.name, state: 'state' in inbox ? inbox.state : '', tools: tools.map((t) => t.name), round: (agent && frame?.agents[agent.id]?.turns) ?? 0 },
+        },
       };
     },
     result(call, response) {

@@ -83,8 +83,7 @@ export function defaultExportMethods(source: string): string[] {
     const next = tokens[at + 1]?.text;
     const value = tokens[at + 2];
     const isFunction =
-      next === '(' ||
-      (next === ':' && value !== undefined && (value.text === 'function' || value.text === 'async' || value.text === '(' || (value.type === 'ident' && tokens[at + 3]?.text === '=>')));
+      next === '(' || (next === ':' && value !== undefined && (value.text === 'function' || value.text === 'async' || value.text === '(' || (value.type === 'ident' && tokens[at + 3]?.text === '=>')));
     if (isFunction && !names.includes(name)) names.push(name);
   }
   return names;

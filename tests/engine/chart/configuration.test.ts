@@ -14,8 +14,22 @@ const spec: StateSpec = {
       id: 'review',
       kind: 'parallel',
       children: [
-        { id: 'style', kind: 'compound', children: [{ id: 'reading', kind: 'atomic', invoke: { agent: 'editor' } }, { id: 'ok', kind: 'final' }] },
-        { id: 'facts', kind: 'compound', children: [{ id: 'checking', kind: 'atomic', invoke: { agent: 'checker' } }, { id: 'ok', kind: 'final' }] },
+        {
+          id: 'style',
+          kind: 'compound',
+          children: [
+            { id: 'reading', kind: 'atomic', invoke: { agent: 'editor' } },
+            { id: 'ok', kind: 'final' },
+          ],
+        },
+        {
+          id: 'facts',
+          kind: 'compound',
+          children: [
+            { id: 'checking', kind: 'atomic', invoke: { agent: 'checker' } },
+            { id: 'ok', kind: 'final' },
+          ],
+        },
       ],
     },
     { id: 'done', kind: 'final' },
@@ -60,6 +74,15 @@ describe('the state tree', () => {
   it('refuses a chart that cannot be built', () => {
     expect(() => buildChart({ id: 'x', kind: 'compound', children: [] })).toThrow(ChartError);
     expect(() => buildChart({ id: 'x', kind: 'compound', initial: 'b', children: [{ id: 'a', kind: 'atomic' }] })).toThrow(/initial "b"/);
-    expect(() => buildChart({ id: 'x', kind: 'compound', children: [{ id: 'a', kind: 'atomic' }, { id: 'a', kind: 'final' }] })).toThrow(/two children named a/);
+    expect(() =>
+      buildChart({
+        id: 'x',
+        kind: 'compound',
+        children: [
+          { id: 'a', kind: 'atomic' },
+          { id: 'a', kind: 'final' },
+        ],
+      }),
+    ).toThrow(/two children named a/);
   });
 });

@@ -39,7 +39,12 @@ describe('the console on the Restate backend', () => {
     const flowGraph = GraphSchema.parse(await (await a.request(`http://127.0.0.1/v1/sessions/${FLOW_ID}/graph`)).json());
     expect(flowGraph).toMatchObject({ kind: 'workflow', title: 'coder_reviewer' });
     // What only the embedded store has is refused in one line that says so (the console shows it in its tab).
-    for (const [method, path] of [['GET', 'timeline'], ['GET', 'steps/1'], ['GET', 'deliverables'], ['POST', 'fork']] as const) {
+    for (const [method, path] of [
+      ['GET', 'timeline'],
+      ['GET', 'steps/1'],
+      ['GET', 'deliverables'],
+      ['POST', 'fork'],
+    ] as const) {
       const res = await a.request(`http://127.0.0.1/v1/sessions/${TEAM_ID}/${path}`, { method, headers: { 'content-type': 'application/json' }, ...(method === 'POST' ? { body: '{"step":1}' } : {}) });
       expect([path, res.status]).toEqual([path, 404]);
       expect(((await res.json()) as { error: string }).error).toMatch(/^the timeline, forks and deliverables read the session files of troupe serve/);

@@ -22,7 +22,10 @@ describe('the chunked event log', () => {
   it('appends to the open chunk and opens new ones; no chunk ever holds more than its size', () => {
     const open = range(1, EVENTS_PER_CHUNK - 1);
     const writes = appendToChunks(open, range(EVENTS_PER_CHUNK, EVENTS_PER_CHUNK + 2));
-    expect(writes.map((w) => [w.chunk, w.events.length])).toEqual([[0, EVENTS_PER_CHUNK], [1, 2]]);
+    expect(writes.map((w) => [w.chunk, w.events.length])).toEqual([
+      [0, EVENTS_PER_CHUNK],
+      [1, 2],
+    ]);
     expect(writes[1]!.events.map((x) => x.seq)).toEqual([EVENTS_PER_CHUNK + 1, EVENTS_PER_CHUNK + 2]);
     // At a boundary the open chunk is the new, empty one.
     expect(appendToChunks([], range(EVENTS_PER_CHUNK + 1, EVENTS_PER_CHUNK + 1))).toEqual([{ chunk: 1, events: [e(EVENTS_PER_CHUNK + 1)] }]);

@@ -13,18 +13,32 @@ const httpError = (status: number, body: string) => Object.assign(new Error(`Req
 describe('the serve side of the Restate backend', () => {
   it('calls the session object by name and key, with a time limit', async () => {
     const seen: unknown[] = [];
-    const sessions = new RestateSessions(clients(async () => ({ kind: 'none' }), seen), 'http://127.0.0.1:8080', 5_000);
+    const sessions = new RestateSessions(
+      clients(async () => ({ kind: 'none' }), seen),
+      'http://127.0.0.1:8080',
+      5_000,
+    );
     expect(await sessions.line('s1', '!status')).toEqual({ kind: 'none' });
     expect(seen).toEqual([{ service: 'troupe_session', handler: 'line', key: 's1', parameter: { text: '!status' }, opts: { timeout: 5_000 } }]);
   });
 
-  it('turns Restate answers into the API\'s: a handler\'s 4xx as is, other failures 502, no answer 503 or 504', async () => {
-    const fail = (error: unknown) => new RestateSessions(clients(() => Promise.reject(error)), 'http://127.0.0.1:8080', 100).snapshot('s1').catch((e: unknown) => e);
+  it("turns Restate answers into the API's: a handler's 4xx as is, other failures 502, no answer 503 or 504", async () => {
+    const fail = (error: unknown) =>
+      new RestateSessions(
+        clients(() => Promise.reject(error)),
+        'http://127.0.0.1:8080',
+        100,
+      )
+        .snapshot('s1')
+        .catch((e: unknown) => e);
     const refused = await fail(httpError(404, '{"code":404,"message":"no session \\"s1\\"","source":"invocation"}'));
     expect(refused).toBeInstanceOf(RequestRefused);
     expect([(refused as RequestRefused).status, (refused as Error).message]).toEqual([404, 'no session "s1"']);
     expect(await fail(httpError(500, '{"message":"boom"}'))).toMatchObject({ status: 502, message: 'restate: boom' });
-    expect(await fail(new TypeError('fetch failed'))).toMatchObject({ status: 503, message: 'the Restate ingress at http://127.0.0.1:8080 is not reachable (fetch failed) — is restate-server running?' });
+    expect(await fail(new TypeError('fetch failed'))).toMatchObject({
+      status: 503,
+      message: 'the Restate ingress at http://127.0.0.1:8080 is not reachable (fetch failed) — is restate-server running?',
+    });
     const late = await fail(Object.assign(new Error('timed out'), { name: 'TimeoutError' }));
     expect(late).toBeInstanceOf(RestateUnavailable);
     expect((late as RestateUnavailable).status).toBe(504);

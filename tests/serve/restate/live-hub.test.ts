@@ -5,7 +5,7 @@ import { LiveHub } from '../../../src/serve/restate/live-hub.js';
 const delta = (session: string, text: string) => ({ type: 'agent_delta', turn_id: 't1', persona: 'ceo', text, session_id: session, seq: 3, at: 0 }) as TroupeEvent;
 
 describe('live deltas pushed by workers to the serve process', () => {
-  it('takes pushes carrying this process\'s token only', () => {
+  it("takes pushes carrying this process's token only", () => {
     const hub = new LiveHub('http://127.0.0.1:4810/live');
     expect(hub.target()).toEqual({ url: 'http://127.0.0.1:4810/live', token: hub.token });
     expect(hub.allows(`Bearer ${hub.token}`)).toBe(true);
@@ -14,7 +14,7 @@ describe('live deltas pushed by workers to the serve process', () => {
     expect(new LiveHub().target()).toBeUndefined();
   });
 
-  it('hands each session\'s deltas to that session\'s readers only, and nothing that is not a delta', () => {
+  it("hands each session's deltas to that session's readers only, and nothing that is not a delta", () => {
     const hub = new LiveHub();
     const a: TroupeEvent[] = [];
     const b: TroupeEvent[] = [];

@@ -45,7 +45,7 @@ describe('the journal port on Restate', () => {
     expect((writes[0]!.value as TroupeEvent[]).map((x) => x.seq)).toEqual([EVENTS_PER_CHUNK + 1, EVENTS_PER_CHUNK + 2]);
   });
 
-  it('writes the engine state again when its status changes, else at most once a second of the session\'s clock, and at the end', () => {
+  it("writes the engine state again when its status changes, else at most once a second of the session's clock, and at the end", () => {
     const { writes, ctx } = recorder();
     let now = Date.UTC(2026, 0, 1);
     const journal = new RestateJournal(ctx as never, idle, 0, [], () => now);

@@ -19,7 +19,10 @@ afterEach(async () => {
 function askingWorkflow(): string {
   const folder = join(dir, 'asking');
   mkdirSync(folder, { recursive: true });
-  writeFileSync(join(folder, 'roles.json'), JSON.stringify({ asker: { level: 'base', systemMessage: 'Ask, then answer.', tools: ['request_users_input'] }, checker: { level: 'base', systemMessage: 'Check the answer.' } }));
+  writeFileSync(
+    join(folder, 'roles.json'),
+    JSON.stringify({ asker: { level: 'base', systemMessage: 'Ask, then answer.', tools: ['request_users_input'] }, checker: { level: 'base', systemMessage: 'Check the answer.' } }),
+  );
   writeFileSync(
     join(folder, 'config.json'),
     JSON.stringify({
@@ -43,7 +46,11 @@ function askingWorkflow(): string {
 
 describe('request_users_input (seed 003)', () => {
   it('the answer follows the one assistant message that asked (its words and its call); the context keeps input, words, answer, reply in order', async () => {
-    server = await new FakeOpenAIServer([reply('Let me check one thing.', { name: 'request_users_input', arguments: { question: 'Which language?' } }), reply('Then Zig it is.'), reply('Yes.')]).start();
+    server = await new FakeOpenAIServer([
+      reply('Let me check one thing.', { name: 'request_users_input', arguments: { question: 'Which language?' } }),
+      reply('Then Zig it is.'),
+      reply('Yes.'),
+    ]).start();
     const env = cleanEnv({ OPENAI_BASE_URL: server.baseURL });
     const first = await runJson(['run', '--workflow', askingWorkflow(), '--input', 'write bech32'], env);
     expect(first.code).toBe(0);
@@ -60,16 +67,17 @@ describe('request_users_input (seed 003)', () => {
     ]);
     for (const request of server.requests) {
       const roles = messagesOf(request).map((m) => m.role);
-      expect(roles.some((r, i) => r === 'assistant' && roles[i + 1] === 'assistant'), roles.join(' ')).toBe(false);
+      expect(
+        roles.some((r, i) => r === 'assistant' && roles[i + 1] === 'assistant'),
+        roles.join(' '),
+      ).toBe(false);
     }
     // The checker plays the user of the same context: it sees it mirrored.
-    expect(messagesOf(server.requests[2]!).slice(1).map((m) => `${m.role}: ${m.content}`)).toEqual([
-      'assistant: write bech32',
-      'user: Let me check one thing.',
-      'assistant: (the user answered "Which language?": Zig)',
-      'user: Then Zig it is.',
-      'user: Is that right?',
-    ]);
+    expect(
+      messagesOf(server.requests[2]!)
+        .slice(1)
+        .map((m) => `${m.role}: ${m.content}`),
+    ).toEqual(['assistant: write bech32', 'user: Let me check one thing.', 'assistant: (the user answered "Which language?": Zig)', 'user: Then Zig it is.', 'user: Is that right?']);
   });
 
   it('the shipped clarify_then_write asks on the offline demo model; the answer typed on resume goes on to the end', async () => {
@@ -79,7 +87,10 @@ describe('request_users_input (seed 003)', () => {
     expect(ofType(first.events, 'awaiting_user')[0]!.reason).toMatch(/^Interviewer asks you: \(demo\) /);
     const resumed = await runCli(['resume', first.id.slice(0, 8), '--json'], env, 'Keep it short\n');
     expect(resumed.code).toBe(0);
-    const events = resumed.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { type: string } & Record<string, unknown>);
+    const events = resumed.stdout
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { type: string } & Record<string, unknown>);
     expect(transcriptOf(events).join('\n')).toMatch(/you said "Keep it short"/);
     expect(ofType(events, 'session_ended')[0]).toMatchObject({ reason: 'workflow clarify_then_write complete' });
   });

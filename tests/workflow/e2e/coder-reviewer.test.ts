@@ -47,11 +47,7 @@ describe('coder_reviewer (the shipped seed 000 workflow) through `troupe run --w
     // messages), and is offered the review_work parsing tool.
     const [review1, review2] = server.of('reviewer');
     expect(toolsOf(review1!)).toEqual(['review_work']);
-    expect(dialogueOf(review1!)).toEqual([
-      `assistant: Perform following task: ${TASK}`,
-      'user: v1: encode() maps 5-bit groups to the charset.',
-      `user: ${INSTRUCTION}`,
-    ]);
+    expect(dialogueOf(review1!)).toEqual([`assistant: Perform following task: ${TASK}`, 'user: v1: encode() maps 5-bit groups to the charset.', `user: ${INSTRUCTION}`]);
     expect(dialogueOf(review2!)).toEqual([
       `assistant: Perform following task: ${TASK}`,
       'user: v1: encode() maps 5-bit groups to the charset.',

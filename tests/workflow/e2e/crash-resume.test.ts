@@ -112,6 +112,8 @@ describe('SIGKILL in the middle of a workflow, then `troupe resume`: the same en
 
     const all = await storedEvents(data, id);
     expect(stableTranscript(all)).toEqual(stableTranscript(reference.events));
-    expect(ofType(all, 'session_ended')).toEqual([expect.objectContaining({ reason: ofType(reference.events, 'session_ended')[0]!.reason, output: ofType(reference.events, 'session_ended')[0]!.output })]);
+    expect(ofType(all, 'session_ended')).toEqual([
+      expect.objectContaining({ reason: ofType(reference.events, 'session_ended')[0]!.reason, output: ofType(reference.events, 'session_ended')[0]!.output }),
+    ]);
   }, 60_000);
 });

@@ -46,7 +46,11 @@ const gatedReviewer = (who: string, gates: Map<number, ArrivalGate>): RoleStep[]
     };
   });
 
-const userText = (req: Parameters<typeof messagesOf>[0]) => messagesOf(req).filter((m) => m.role === 'user').map((m) => m.content).join('\n');
+const userText = (req: Parameters<typeof messagesOf>[0]) =>
+  messagesOf(req)
+    .filter((m) => m.role === 'user')
+    .map((m) => m.content)
+    .join('\n');
 
 describe('implement_review_debate against a local server: three implementers on three models, two reviewers', () => {
   it('branches write files at once (all three in flight together), independent first reviews at once, two debate rounds to consensus, one revision, approval', async () => {
@@ -64,7 +68,10 @@ describe('implement_review_debate against a local server: three implementers on 
       reviewer_b: gatedReviewer('reviewer_b', debates),
     }).start();
     const data = temp();
-    const run = await runJson(['run', '--workflow', 'implement_review_debate', '--input', 'implement bech32 in Zig'], cleanEnv({ OPENAI_BASE_URL: server.baseURL, TROUPE_DATA_DIR: data, ...TIER_MODELS }));
+    const run = await runJson(
+      ['run', '--workflow', 'implement_review_debate', '--input', 'implement bech32 in Zig'],
+      cleanEnv({ OPENAI_BASE_URL: server.baseURL, TROUPE_DATA_DIR: data, ...TIER_MODELS }),
+    );
     expect(server.unexpected).toEqual([]);
     expect(run.code).toBe(0);
 
@@ -111,7 +118,10 @@ describe('implement_review_debate against a local server: three implementers on 
       expect.objectContaining({ rounds: 2, consensus: true, approve: false, synthesised: false }),
       expect.objectContaining({ rounds: 1, consensus: true, approve: true, synthesised: false }),
     ]);
-    expect(ofType(run.events, 'joined').map((j) => [j.state, j.done, j.failed])).toEqual([['implement', BRANCHES, []], ['revise', BRANCHES, []]]);
+    expect(ofType(run.events, 'joined').map((j) => [j.state, j.done, j.failed])).toEqual([
+      ['implement', BRANCHES, []],
+      ['revise', BRANCHES, []],
+    ]);
     const ended = ofType(run.events, 'session_ended');
     expect(ended).toHaveLength(1);
     expect(ended[0]!.reason).toBe('workflow implement_review_debate complete: approved after 1 revision(s)');
@@ -125,7 +135,10 @@ describe('implement_review_debate against a local server: three implementers on 
       onModelC,
     ).start();
     const data = temp();
-    const run = await runJson(['run', '--workflow', 'implement_review_debate', '--input', 'implement bech32 in Zig'], cleanEnv({ OPENAI_BASE_URL: server.baseURL, TROUPE_DATA_DIR: data, TROUPE_RETRIES: '0', ...TIER_MODELS }));
+    const run = await runJson(
+      ['run', '--workflow', 'implement_review_debate', '--input', 'implement bech32 in Zig'],
+      cleanEnv({ OPENAI_BASE_URL: server.baseURL, TROUPE_DATA_DIR: data, TROUPE_RETRIES: '0', ...TIER_MODELS }),
+    );
     expect(server.unexpected).toEqual([]);
     expect(run.code).toBe(0);
     const joined = ofType(run.events, 'joined');

@@ -11,7 +11,9 @@ const temp = tempDirPerTest('troupe-deep-');
 /** Files under the data directory (a refused run leaves none). */
 function filesIn(dir: string): string[] {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => e.name);
 }
 
 describe('workflow data nested thousands of levels deep is refused before anything runs', () => {

@@ -34,9 +34,19 @@ describe('hierarchical_development with coder_reviewer as its sub-workflow, agai
 
     const sub = 'implementation_with_review';
     expect(statesEntered(run.events)).toEqual([
-      'start', 'business_analysis', 'technical_specification',
-      sub, `${sub}.code`, `${sub}.review`, `${sub}.code`, `${sub}.review`, `${sub}.stop`, `${sub}.__done`,
-      'architecture_review', 'final_approval', 'stop',
+      'start',
+      'business_analysis',
+      'technical_specification',
+      sub,
+      `${sub}.code`,
+      `${sub}.review`,
+      `${sub}.code`,
+      `${sub}.review`,
+      `${sub}.stop`,
+      `${sub}.__done`,
+      'architecture_review',
+      'final_approval',
+      'stop',
     ]);
     expect(transitionsOf(run.events)).toContain(`${sub}.stop -> ${sub}.__done`);
     expect(transitionsOf(run.events)).toContain(`${sub}.__done -> architecture_review`);

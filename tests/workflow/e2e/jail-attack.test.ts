@@ -26,23 +26,34 @@ afterEach(async () => {
 function setup(base: string): { repo: string; workflow: string } {
   const repo = join(base, 'repo');
   mkdirSync(repo);
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'init.defaultBranch=main', ...args], { cwd: repo, stdio: 'ignore', env: { PATH: process.env.PATH!, HOME: base } });
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'init.defaultBranch=main', ...args], {
+      cwd: repo,
+      stdio: 'ignore',
+      env: { PATH: process.env.PATH!, HOME: base },
+    });
   git('init', '-q');
   writeFileSync(join(repo, 'main.js'), 'console.log(1)\n');
   git('add', '.');
   git('commit', '-q', '-m', 'start');
   const dir = join(base, 'flows');
   mkdirSync(dir);
-  writeFileSync(join(dir, 'roles.json'), JSON.stringify({
-    attacker: { systemMessage: 'You are the implementer.', tools: ['write_file', 'run_command'], max_tool_steps: 20, command_policy: { allow: ['git', 'find', 'ls', 'cat', 'npm', 'node'] } },
-  }));
-  writeFileSync(join(dir, 'attack.json'), JSON.stringify({
-    workflow_name: 'attack',
-    workspace: { from: repo, git: true },
-    contexts: [{ name: 'c', starting_messages: [], max_length: 100000 }],
-    agents: [{ agent_role: 'attacker', context: 'c', role: 'assistant' }],
-    states: [{ name: 'work', agent: 'attacker', input: 'common_data.input', transition: [{ target: 'stop', condition: 'true' }] }, { name: 'stop' }],
-  }));
+  writeFileSync(
+    join(dir, 'roles.json'),
+    JSON.stringify({
+      attacker: { systemMessage: 'You are the implementer.', tools: ['write_file', 'run_command'], max_tool_steps: 20, command_policy: { allow: ['git', 'find', 'ls', 'cat', 'npm', 'node'] } },
+    }),
+  );
+  writeFileSync(
+    join(dir, 'attack.json'),
+    JSON.stringify({
+      workflow_name: 'attack',
+      workspace: { from: repo, git: true },
+      contexts: [{ name: 'c', starting_messages: [], max_length: 100000 }],
+      agents: [{ agent_role: 'attacker', context: 'c', role: 'assistant' }],
+      states: [{ name: 'work', agent: 'attacker', input: 'common_data.input', transition: [{ target: 'stop', condition: 'true' }] }, { name: 'stop' }],
+    }),
+  );
   return { repo, workflow: join(dir, 'attack.json') };
 }
 
@@ -81,7 +92,11 @@ describe.skipIf(bwrapMissing)('a hostile agent in a workflow run through the CLI
     expect(events.filter((e) => e.type === 'tool_call' && e.phase === 'finished')).toHaveLength(calls.length);
 
     // What went back to the model server: every tool result, and no key in any of them.
-    const results = server.requests.flatMap((r) => messagesOf(r).filter((m) => m.role === 'tool').map((m) => m.content ?? ''));
+    const results = server.requests.flatMap((r) =>
+      messagesOf(r)
+        .filter((m) => m.role === 'tool')
+        .map((m) => m.content ?? ''),
+    );
     expect(results.length).toBeGreaterThanOrEqual(calls.length);
     expect(JSON.stringify(server.requests.map((r) => r.body))).not.toContain(KEY);
     expect(results.join('\n')).toMatch(/scanned \d+ processes/);

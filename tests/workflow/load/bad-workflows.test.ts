@@ -25,15 +25,15 @@ function project(files: Record<string, unknown>): string {
   return root;
 }
 
-const roles = { coder: { systemMessage: 'You code.' }, reviewer: { systemMessage: 'You review.', parsingTools: [{ type: 'function', function: { name: 'review_work', parameters: { type: 'object', properties: { ok: { type: 'boolean' } } } } }] } };
+const roles = {
+  coder: { systemMessage: 'You code.' },
+  reviewer: { systemMessage: 'You review.', parsingTools: [{ type: 'function', function: { name: 'review_work', parameters: { type: 'object', properties: { ok: { type: 'boolean' } } } } }] },
+};
 const base = {
   workflow_name: 'w',
   contexts: [{ name: 'c' }],
   agents: [{ agent_role: 'coder', context: 'c', role: 'assistant' }],
-  states: [
-    { name: 'start', agent: 'coder', input: 'common_data.input', transition: [{ target: 'stop', condition: 'true' }] },
-    { name: 'stop' },
-  ],
+  states: [{ name: 'start', agent: 'coder', input: 'common_data.input', transition: [{ target: 'stop', condition: 'true' }] }, { name: 'stop' }],
 };
 const issues = (root: string, name = 'w') => loadWorkflow(name, { cwd: root, dirs: [join(root, 'workflows')], team }).issues.map(formatIssue);
 
@@ -47,20 +47,22 @@ describe('a workflow with problems: every one reported as file: field: problem �
       'roles.json': roles,
       'w.json': {
         ...base,
-        agents: [{ agent_role: 'coder', context: 'nope', role: 'assistant' }, { agent_role: 'ghost', context: 'c', role: 'user' }],
-        states: [
-          { name: 'start', agent: 'codr', transition: [{ target: 'stpo', condition: 'true' }] },
-          { name: 'stop' },
+        agents: [
+          { agent_role: 'coder', context: 'nope', role: 'assistant' },
+          { agent_role: 'ghost', context: 'c', role: 'user' },
         ],
+        states: [{ name: 'start', agent: 'codr', transition: [{ target: 'stpo', condition: 'true' }] }, { name: 'stop' }],
       },
     });
     const found = issues(root);
-    expect(found).toEqual(expect.arrayContaining([
-      expect.stringMatching(/^workflows\/w\.json: agents\[0\]\.context: unknown context "nope" — use one of: c$/),
-      expect.stringMatching(/agents\[1\]\.agent_role: unknown role "ghost" — define it in roles\.json/),
-      expect.stringMatching(/states\[0\]\.agent: unknown agent "codr" — did you mean "coder"\?/),
-      expect.stringMatching(/states\[0\]\.transition\[0\]\.target: unknown state "stpo" — did you mean "stop"\?/),
-    ]));
+    expect(found).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^workflows\/w\.json: agents\[0\]\.context: unknown context "nope" — use one of: c$/),
+        expect.stringMatching(/agents\[1\]\.agent_role: unknown role "ghost" — define it in roles\.json/),
+        expect.stringMatching(/states\[0\]\.agent: unknown agent "codr" — did you mean "coder"\?/),
+        expect.stringMatching(/states\[0\]\.transition\[0\]\.target: unknown state "stpo" — did you mean "stop"\?/),
+      ]),
+    );
   });
 
   it('unreachable states and no end state', () => {
@@ -88,11 +90,13 @@ describe('a workflow with problems: every one reported as file: field: problem �
       'n.json': { ...base, workflow_name: 'n', states: [{ name: 'start', agent: 'coder', input: 'x', message: 'y', pre_handler: 'prepare', next_state: 'stop', transition: [] }, { name: 'stop' }] },
     });
     expect(issues(root, 'h')).toEqual([expect.stringMatching(/states\[0\]\.transition_handler: script\.js has no function "decidNext" — did you mean "decideNext"\?/)]);
-    expect(issues(root, 'n')).toEqual(expect.arrayContaining([
-      expect.stringMatching(/states\[0\]\.message: a state has an "input" expression or a "message" template, not both/),
-      expect.stringMatching(/states\[0\]\.next_state: a state has "transition" or "next_state", not both/),
-      expect.stringMatching(/states\[0\]\.pre_handler: "prepare" names a script function, but the workflow has no script\.js/),
-    ]));
+    expect(issues(root, 'n')).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/states\[0\]\.message: a state has an "input" expression or a "message" template, not both/),
+        expect.stringMatching(/states\[0\]\.next_state: a state has "transition" or "next_state", not both/),
+        expect.stringMatching(/states\[0\]\.pre_handler: "prepare" names a script function, but the workflow has no script\.js/),
+      ]),
+    );
   });
 
   it('invalid JSON, a misspelt key, a bad roles.json, an unknown agent tool', () => {

@@ -68,7 +68,10 @@ describe('a workflow folder is read inside its workflows directory', () => {
 
   it('a sub_workflow named by a path ("../elsewhere/spy") is refused: sub-workflows are looked up by name', () => {
     const { root, workflows } = project();
-    writeFileSync(join(workflows, 'outer.json'), JSON.stringify({ workflow_name: 'outer', states: [{ name: 'start', action: { sub_workflow: '../elsewhere/spy' }, next_state: 'stop' }, { name: 'stop' }] }));
+    writeFileSync(
+      join(workflows, 'outer.json'),
+      JSON.stringify({ workflow_name: 'outer', states: [{ name: 'start', action: { sub_workflow: '../elsewhere/spy' }, next_state: 'stop' }, { name: 'stop' }] }),
+    );
     expect(loadWorkflow('outer', { cwd: root, dirs: [workflows] }).issues.map(formatIssue)).toEqual([
       'workflows/outer.json: states[0].action.sub_workflow: must be a workflow name (looked up next to this workflow and in the workflow directories), not a path — rename it to match the required format',
     ]);

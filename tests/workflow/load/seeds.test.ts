@@ -36,7 +36,7 @@ describe("seed 000's examples load unchanged", () => {
     expect(workflowNames([join(SEEDS, '000')]).map((w) => w.name)).toEqual(['coder_reviewer', 'hierarchical_development']);
   });
 
-  it("its roles.json is merged with the roles defined elsewhere: the partial reviewer adds its parsing tool to a full reviewer, its product_manager is its own", () => {
+  it('its roles.json is merged with the roles defined elsewhere: the partial reviewer adds its parsing tool to a full reviewer, its product_manager is its own', () => {
     const plan = loadWorkflow('hierarchical_development', { cwd: REPO_ROOT, dirs, team }).plan!;
     const seedRoles = JSON.parse(readFileSync(join(SEEDS, '000', 'roles.json'), 'utf8')) as Record<string, { systemMessage?: string }>;
     expect(plan.agents.find((a) => a.id === 'product_manager')!.systemMessage).toBe(seedRoles.product_manager!.systemMessage);
@@ -45,7 +45,7 @@ describe("seed 000's examples load unchanged", () => {
     expect(reviewer.systemMessage).toMatch(/code reviewer/);
   });
 
-  it("trims a context past max_length as its WorkflowContext does: at least 10 messages besides the system ones stay", () => {
+  it('trims a context past max_length as its WorkflowContext does: at least 10 messages besides the system ones stay', () => {
     const messages = [{ role: 'system', content: 'sys' }, ...Array.from({ length: 14 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: 'x'.repeat(100) + i }))];
     const kept = trimMessages(messages, 500);
     expect(kept).toHaveLength(11);

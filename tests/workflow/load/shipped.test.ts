@@ -23,7 +23,12 @@ describe('the shipped workflows', () => {
     }
     const plan = load('coder_reviewer');
     expect(plan.start).toBe('start');
-    expect(plan.states.map((s) => [s.name, s.agent, s.final])).toEqual([['start', null, false], ['code', 'coder', false], ['review', 'reviewer', false], ['stop', null, true]]);
+    expect(plan.states.map((s) => [s.name, s.agent, s.final])).toEqual([
+      ['start', null, false],
+      ['code', 'coder', false],
+      ['review', 'reviewer', false],
+      ['stop', null, true],
+    ]);
     expect(plan.states[0]!.enter).toEqual({ kind: 'statements', source: expect.stringContaining("this.common_data.current_task = 'Perform following task: '") });
     expect(plan.states[2]!.transitions[0]).toEqual({
       target: 'code',
@@ -36,7 +41,10 @@ describe('the shipped workflows', () => {
   it('hierarchical_development carries coder_reviewer as its sub-workflow; handlers come from script.js; personas play roles', () => {
     const plan = load('hierarchical_development');
     expect(Object.keys(plan.subWorkflows)).toEqual(['coder_reviewer']);
-    expect(plan.states.find((s) => s.name === 'implementation_with_review')!.subWorkflow).toEqual({ name: 'coder_reviewer', input: { task_to_do: { kind: 'expression', source: 'common_data.technical_spec' } } });
+    expect(plan.states.find((s) => s.name === 'implementation_with_review')!.subWorkflow).toEqual({
+      name: 'coder_reviewer',
+      input: { task_to_do: { kind: 'expression', source: 'common_data.technical_spec' } },
+    });
     const iterative = load('iterative_refinement');
     expect(iterative.script).toContain('export function decideIteration');
     expect(iterative.states.find((s) => s.name === 'assess')!.decide).toEqual({ kind: 'handler', name: 'decideIteration' });
@@ -74,11 +82,18 @@ describe("seed 000's other two workflows, shipped", () => {
   it('parallel_analysis_shared: two analysts build on one shared conversation for two rounds, then a synthesiser concludes from it', async () => {
     const { runWorkflow } = await import('../../../src/index.js');
     const { ScriptedModel } = await import('../../../src/testing.js');
-    const model = new ScriptedModel(['S1: tokens leak in logs.', 'P1: the token check adds 40 ms.', 'S2: rotate keys.', 'P2: cache the check.', 'Conclusion: redact logs, rotate keys, cache checks.'].map((text) => ({ text })));
+    const model = new ScriptedModel(
+      ['S1: tokens leak in logs.', 'P1: the token check adds 40 ms.', 'S2: rotate keys.', 'P2: cache the check.', 'Conclusion: redact logs, rotate keys, cache checks.'].map((text) => ({ text })),
+    );
     const result = await runWorkflow('parallel_analysis_shared', { cwd: REPO_ROOT, model, input: 'a new public API' });
     expect(result).toMatchObject({ success: true, output: 'Conclusion: redact logs, rotate keys, cache checks.' });
     expect(result.states_visited).toEqual(['start', 'security', 'performance', 'security', 'performance', 'synthesise', 'stop']);
     const synthesis = model.calls.at(-1)!;
-    expect(synthesis.messages.filter((m) => m.role === 'assistant').map((m) => m.content)).toEqual(['S1: tokens leak in logs.', 'P1: the token check adds 40 ms.', 'S2: rotate keys.', 'P2: cache the check.']);
+    expect(synthesis.messages.filter((m) => m.role === 'assistant').map((m) => m.content)).toEqual([
+      'S1: tokens leak in logs.',
+      'P1: the token check adds 40 ms.',
+      'S2: rotate keys.',
+      'P2: cache the check.',
+    ]);
   });
 });

@@ -9,13 +9,29 @@ import type { AgentPlan, StatePlan, WorkflowPlan } from '../../../src/workflow/r
 
 const expr = (source: string) => ({ kind: 'expression' as const, source });
 const state = (s: Partial<StatePlan> & { name: string }): StatePlan => ({
-  enter: null, agent: null, input: null, action: 'send', after: null, subWorkflow: null, parallel: null, debate: null, transitions: [], decide: null, maxRetries: 0, final: false, ...s,
+  enter: null,
+  agent: null,
+  input: null,
+  action: 'send',
+  after: null,
+  subWorkflow: null,
+  parallel: null,
+  debate: null,
+  transitions: [],
+  decide: null,
+  maxRetries: 0,
+  final: false,
+  ...s,
 });
 const agent = (id: string): AgentPlan => ({ id, context: 'c', role: 'assistant', name: id, systemMessage: '', model: 'base', parsingTools: [], requestUserInput: false, tools: [], maxToolSteps: 20 });
 
 function plan(join: 'all' | 'any' | { quorum: number }, onFailure: 'continue' | 'fail' = 'continue'): WorkflowPlan {
   return {
-    name: 'fan', description: '', input: { name: 'task' }, output: { name: 'review' }, variables: {},
+    name: 'fan',
+    description: '',
+    input: { name: 'task' },
+    output: { name: 'review' },
+    variables: {},
     contexts: [{ name: 'c', starting: [], maxLength: 10_000 }],
     agents: ['impl_a', 'impl_b', 'impl_c', 'rev_a', 'rev_b'].map(agent),
     states: [
@@ -24,10 +40,19 @@ function plan(join: 'all' | 'any' | { quorum: number }, onFailure: 'continue' | 
         parallel: { branches: ['a', 'b', 'c'].map((id) => ({ id, agent: `impl_${id}`, input: null, workspace: true })), join, onFailure, timeoutMs: 60_000, into: 'implementations' },
         transitions: [{ target: 'review', condition: null, before: null }],
       }),
-      state({ name: 'review', debate: { reviewers: ['rev_a', 'rev_b'], input: null, maxRounds: 2, synthesiser: 'rev_a', into: 'review' }, transitions: [{ target: 'stop', condition: null, before: null }] }),
+      state({
+        name: 'review',
+        debate: { reviewers: ['rev_a', 'rev_b'], input: null, maxRounds: 2, synthesiser: 'rev_a', into: 'review' },
+        transitions: [{ target: 'stop', condition: null, before: null }],
+      }),
       state({ name: 'stop', final: true }),
     ],
-    start: 'implement', resume: null, errorHandler: null, script: null, subWorkflows: {}, source: 'test',
+    start: 'implement',
+    resume: null,
+    errorHandler: null,
+    script: null,
+    subWorkflows: {},
+    source: 'test',
   };
 }
 
@@ -64,7 +89,11 @@ describe('parallel states (pure step)', () => {
     expect(w.state().workflow!.frames[0]!.phase).toBe('fanout');
     const after = w.send({ type: 'agent_replied', turnId: calls[2]!.call.turnId, text: 'c done', toolCalls: [] });
     expect(w.events.find((e) => e.type === 'joined')).toMatchObject({ done: ['b', 'c'], failed: [{ branch: 'a', error: 'server error 500' }], outcome: 'continue' });
-    expect(w.state().workflow!.frames[0]!.common_data.implementations).toMatchObject({ a: { ok: false, error: 'server error 500' }, b: { ok: true, text: 'b done', changes: { diff: '+b' } }, c: { ok: true } });
+    expect(w.state().workflow!.frames[0]!.common_data.implementations).toMatchObject({
+      a: { ok: false, error: 'server error 500' },
+      b: { ok: true, text: 'b done', changes: { diff: '+b' } },
+      c: { ok: true },
+    });
     // Branch messages carry their branch id.
     expect(w.events.filter((e) => e.type === 'agent_message').map((e) => (e as { branch?: string }).branch)).toEqual(['b', 'c']);
     // The join's transition has no condition: decided in the step, the review debate starts at once (both independent reviews).
@@ -91,12 +120,19 @@ describe('parallel states (pure step)', () => {
   it('a branch whose "when" is not true is skipped: its region ends at once and the join counts only the others', () => {
     const p = plan('all');
     const implement = p.states[0]!;
-    const only = { ...p, states: [{ ...implement, parallel: { ...implement.parallel!, branches: implement.parallel!.branches.map((b) => ({ ...b, when: expr(`common_data.best === '${b.id}'`) })) } }, ...p.states.slice(1)] };
+    const only = {
+      ...p,
+      states: [
+        { ...implement, parallel: { ...implement.parallel!, branches: implement.parallel!.branches.map((b) => ({ ...b, when: expr(`common_data.best === '${b.id}'`) })) } },
+        ...p.states.slice(1),
+      ],
+    };
     const w = driver(only);
     const first = w.send({ type: 'start', brief: 'x' });
     const ask = first.find((fx) => fx.type === 'evaluate') as Extract<Effect, { type: 'evaluate' }>;
     expect(ask.evaluation).toMatchObject({ purpose: 'branch_input', fields: { 'when:a': expr("common_data.best === 'a'") } });
-    const calls = w.send({ type: 'evaluated', id: ask.id, result: { ok: true, value: { 'when:a': false, 'when:b': true, 'when:c': false }, common_data: {} } })
+    const calls = w
+      .send({ type: 'evaluated', id: ask.id, result: { ok: true, value: { 'when:a': false, 'when:b': true, 'when:c': false }, common_data: {} } })
       .filter((fx): fx is Extract<Effect, { type: 'call_agent' }> => fx.type === 'call_agent');
     expect(calls.map((c) => c.call.branch)).toEqual(['b']);
     expect(w.state().configuration).toEqual(['implement.a.done', 'implement.b.work', 'implement.c.done']);
@@ -132,7 +168,7 @@ describe('debates (pure step)', () => {
   const callOf = (fx: Effect[]) => callsOf(fx)[0]!;
   const textOf = (call: Call) => (call.inbox as { text: string }).text;
 
-  it('round 1: independent reviews at once (neither sees the other); then each reviewer reads the others\' whole messages and verdicts; consensus is all agreeing in one round', () => {
+  it("round 1: independent reviews at once (neither sees the other); then each reviewer reads the others' whole messages and verdicts; consensus is all agreeing in one round", () => {
     const { w, first } = toDebate();
     expect(first.map((c) => c.persona)).toEqual(['rev_a', 'rev_b']);
     for (const c of first) {
@@ -140,8 +176,15 @@ describe('debates (pure step)', () => {
       expect(textOf(c)).not.toContain('The debate so far');
     }
     // The reviews come back in any order; round 2 starts once both are in.
-    expect(w.send({ type: 'agent_replied', turnId: first[1]!.turnId, text: 'I would ship b: it is the only one with a checksum.', toolCalls: verdict(true, false, 'ship b', ['b', 'a', 'c']) })).toEqual([]);
-    let next = w.send({ type: 'agent_replied', turnId: first[0]!.turnId, text: 'b is cleanest, but a misses checksums entirely.', toolCalls: verdict(false, false, 'a misses checksums', ['b', 'c', 'a']) });
+    expect(
+      w.send({ type: 'agent_replied', turnId: first[1]!.turnId, text: 'I would ship b: it is the only one with a checksum.', toolCalls: verdict(true, false, 'ship b', ['b', 'a', 'c']) }),
+    ).toEqual([]);
+    let next = w.send({
+      type: 'agent_replied',
+      turnId: first[0]!.turnId,
+      text: 'b is cleanest, but a misses checksums entirely.',
+      toolCalls: verdict(false, false, 'a misses checksums', ['b', 'c', 'a']),
+    });
     const round2a = callOf(next);
     expect(round2a.persona).toBe('rev_a');
     expect(textOf(round2a)).toContain('Round 2 of at most 2');

@@ -5,9 +5,36 @@ import { inputProblem } from '../../../src/workflow/run/frames.js';
 import type { WorkflowPlan } from '../../../src/workflow/run/plan.js';
 
 const plan: WorkflowPlan = {
-  name: 'takes_object', description: '', input: { name: 'task', type: 'object' }, output: { name: 'output' }, variables: {}, contexts: [], agents: [],
-  states: [{ name: 'start', enter: { kind: 'statements', source: 'this.common_data.output = 1' }, agent: null, input: null, action: 'send', after: null, subWorkflow: null, parallel: null, debate: null, transitions: [], decide: null, maxRetries: 0, final: false }],
-  start: 'start', resume: null, errorHandler: null, script: null, subWorkflows: {}, source: 'test',
+  name: 'takes_object',
+  description: '',
+  input: { name: 'task', type: 'object' },
+  output: { name: 'output' },
+  variables: {},
+  contexts: [],
+  agents: [],
+  states: [
+    {
+      name: 'start',
+      enter: { kind: 'statements', source: 'this.common_data.output = 1' },
+      agent: null,
+      input: null,
+      action: 'send',
+      after: null,
+      subWorkflow: null,
+      parallel: null,
+      debate: null,
+      transitions: [],
+      decide: null,
+      maxRetries: 0,
+      final: false,
+    },
+  ],
+  start: 'start',
+  resume: null,
+  errorHandler: null,
+  script: null,
+  subWorkflows: {},
+  source: 'test',
 };
 const deep = `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`;
 

@@ -15,20 +15,50 @@ import type { Limits } from '../../../src/config/team-schema.js';
 const expr = (source: string) => ({ kind: 'expression' as const, source });
 const stmts = (source: string) => ({ kind: 'statements' as const, source });
 const state = (s: Partial<StatePlan> & { name: string }): StatePlan => ({
-  enter: null, agent: null, input: null, action: 'send', after: null, subWorkflow: null, parallel: null, debate: null, transitions: [], decide: null, maxRetries: 0, final: false, ...s,
+  enter: null,
+  agent: null,
+  input: null,
+  action: 'send',
+  after: null,
+  subWorkflow: null,
+  parallel: null,
+  debate: null,
+  transitions: [],
+  decide: null,
+  maxRetries: 0,
+  final: false,
+  ...s,
 });
 
 /** check -> fix -> check ..., every state only a script: the loop the probe found (a `done` state is never reached). */
 function spin(extra: Partial<WorkflowPlan> = {}): WorkflowPlan {
   return {
-    name: 'spin', description: '', input: { name: 'input' }, output: { name: 'output' }, variables: {}, contexts: [{ name: 'notes', starting: [], maxLength: 50_000 }],
+    name: 'spin',
+    description: '',
+    input: { name: 'input' },
+    output: { name: 'output' },
+    variables: {},
+    contexts: [{ name: 'notes', starting: [], maxLength: 50_000 }],
     agents: [{ id: 'writer', context: 'notes', role: 'assistant', name: 'Writer', systemMessage: 'You write.', model: 'base', parsingTools: [], requestUserInput: false, tools: [], maxToolSteps: 20 }],
     states: [
-      state({ name: 'check', enter: stmts('this.common_data.n = (this.common_data.n || 0) + 1'), transitions: [{ target: 'done', condition: expr('false'), before: null }, { target: 'fix', condition: null, before: null }] }),
+      state({
+        name: 'check',
+        enter: stmts('this.common_data.n = (this.common_data.n || 0) + 1'),
+        transitions: [
+          { target: 'done', condition: expr('false'), before: null },
+          { target: 'fix', condition: null, before: null },
+        ],
+      }),
       state({ name: 'fix', enter: stmts('this.common_data.m = 1'), transitions: [{ target: 'check', condition: null, before: null }] }),
       state({ name: 'done', final: true }),
     ],
-    start: 'check', resume: null, errorHandler: null, script: null, subWorkflows: {}, source: 'test', ...extra,
+    start: 'check',
+    resume: null,
+    errorHandler: null,
+    script: null,
+    subWorkflows: {},
+    source: 'test',
+    ...extra,
   };
 }
 
@@ -120,7 +150,9 @@ describe('the loop guard: every workflow loop is bounded, not only its agent tur
     expect(answered).toBeLessThanOrEqual(passing + 1);
     // One evaluation per entry: the transitions (a constant and a null condition) are decided without the sandbox.
     expect(w.entered()).toBeLessThan(30);
-    expect(awaiting(w.events).map((e) => e.reason)).toEqual(['spin: check → fix → check … workflow code returned 66 MiB of data in 22 state entries without an agent turn (at most 64 MiB between pauses); !continue to go on']);
+    expect(awaiting(w.events).map((e) => e.reason)).toEqual([
+      'spin: check → fix → check … workflow code returned 66 MiB of data in 22 state entries without an agent turn (at most 64 MiB between pauses); !continue to go on',
+    ]);
     w.send({ type: 'user_continue' });
     expect(w.evaluation()).toBeDefined();
   });
@@ -132,7 +164,10 @@ describe('the loop guard: every workflow loop is bounded, not only its agent tur
     w.send({ type: 'evaluated', id: fx.id, result: { ok: true, value: undefined, common_data: { input: 'x', blob: 'y'.repeat(MAX_COMMON_DATA_BYTES) } } });
     expect(w.state().status).toBe('awaiting_user');
     expect(awaiting(w.events).map((e) => [e.code, e.reason])).toEqual([
-      ['failure', 'spin: state check failed: enter: common_data would hold 4 MiB (at most 4 MiB): keep large data out of common_data (trim it, or keep it in the agents\' workspace files); !continue tries it again'],
+      [
+        'failure',
+        "spin: state check failed: enter: common_data would hold 4 MiB (at most 4 MiB): keep large data out of common_data (trim it, or keep it in the agents' workspace files); !continue tries it again",
+      ],
     ]);
     expect(w.state().workflow!.frames[0]!.common_data.blob).toBeUndefined();
   });

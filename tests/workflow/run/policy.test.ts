@@ -10,7 +10,19 @@ import type { StatePlan, WorkflowPlan } from '../../../src/workflow/run/plan.js'
 const expr = (source: string) => ({ kind: 'expression' as const, source });
 const stmts = (source: string) => ({ kind: 'statements' as const, source });
 const state = (s: Partial<StatePlan> & { name: string }): StatePlan => ({
-  enter: null, agent: null, input: null, action: 'send', after: null, subWorkflow: null, parallel: null, debate: null, transitions: [], decide: null, maxRetries: 0, final: false, ...s,
+  enter: null,
+  agent: null,
+  input: null,
+  action: 'send',
+  after: null,
+  subWorkflow: null,
+  parallel: null,
+  debate: null,
+  transitions: [],
+  decide: null,
+  maxRetries: 0,
+  final: false,
+  ...s,
 });
 
 /** Seed 000's coder_reviewer, as the loader normalises it. */
@@ -23,16 +35,41 @@ const coderReviewer: WorkflowPlan = {
   contexts: [{ name: 'code_history', starting: [], maxLength: 50_000 }],
   agents: [
     { id: 'coder', context: 'code_history', role: 'assistant', name: 'Coder', systemMessage: 'You code.', model: 'base', parsingTools: [], requestUserInput: false, tools: [], maxToolSteps: 20 },
-    { id: 'reviewer', context: 'code_history', role: 'user', name: 'Reviewer', systemMessage: 'You review.', model: 'base', parsingTools: [{ name: 'review_work', description: '', parameters: {} }], requestUserInput: false, tools: [], maxToolSteps: 20 },
+    {
+      id: 'reviewer',
+      context: 'code_history',
+      role: 'user',
+      name: 'Reviewer',
+      systemMessage: 'You review.',
+      model: 'base',
+      parsingTools: [{ name: 'review_work', description: '', parameters: {} }],
+      requestUserInput: false,
+      tools: [],
+      maxToolSteps: 20,
+    },
   ],
   states: [
-    state({ name: 'start', enter: stmts("this.common_data.current_task = 'Perform following task: ' + this.common_data.task_to_do;"), transitions: [{ target: 'code', condition: expr('true'), before: null }] }),
+    state({
+      name: 'start',
+      enter: stmts("this.common_data.current_task = 'Perform following task: ' + this.common_data.task_to_do;"),
+      transitions: [{ target: 'code', condition: expr('true'), before: null }],
+    }),
     state({ name: 'code', agent: 'coder', input: expr('common_data.current_task'), transitions: [{ target: 'review', condition: expr('true'), before: null }] }),
     state({
-      name: 'review', agent: 'reviewer', input: expr("'review'"),
+      name: 'review',
+      agent: 'reviewer',
+      input: expr("'review'"),
       transitions: [
-        { target: 'code', condition: expr('function.review_work.arguments.improvement_needed === true'), before: stmts('this.common_data.current_task = function.review_work.arguments.continue_message;') },
-        { target: 'stop', condition: expr('function.review_work.arguments.improvement_needed === false'), before: stmts('this.common_data.work_summary = function.review_work.arguments.work_summary;') },
+        {
+          target: 'code',
+          condition: expr('function.review_work.arguments.improvement_needed === true'),
+          before: stmts('this.common_data.current_task = function.review_work.arguments.continue_message;'),
+        },
+        {
+          target: 'stop',
+          condition: expr('function.review_work.arguments.improvement_needed === false'),
+          before: stmts('this.common_data.work_summary = function.review_work.arguments.work_summary;'),
+        },
       ],
     }),
     state({ name: 'stop', input: expr('common_data.work_summary'), final: true }),
@@ -68,7 +105,11 @@ describe('the workflow policy on the core (pure step)', () => {
     const w = driver(coderReviewer);
     w.send({ type: 'start', brief: 'a parser' });
     expect(w.evaluation().evaluation).toMatchObject({ purpose: 'enter', state: 'start', scope: { common_data: { task_to_do: 'a parser', max_iterations: 10 } } });
-    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: undefined, common_data: { task_to_do: 'a parser', max_iterations: 10, current_task: 'Perform following task: a parser' } } });
+    w.send({
+      type: 'evaluated',
+      id: w.evaluation().id,
+      result: { ok: true, value: undefined, common_data: { task_to_do: 'a parser', max_iterations: 10, current_task: 'Perform following task: a parser' } },
+    });
     // start's transition (`true`) and code's input (`common_data.current_task`) need no code: decided in the step.
     expect(w.state().configuration).toEqual(['code']);
     const first = w.call().call;
@@ -83,15 +124,22 @@ describe('the workflow policy on the core (pure step)', () => {
     expect(transitions.purpose).toBe('transitions');
     expect(transitions.scope.agents.reviewer).toMatchObject({ toolCalls: [{ name: 'review_work', arguments: { improvement_needed: true } }] });
     // The shared context, as the coder sees it: its task, its words, then the reviewer's words as the user's.
-    expect(transitions.scope.contexts.code_history).toEqual([
-      { role: 'user', content: 'Perform following task: a parser' },
-      { role: 'assistant', content: 'v1 of the parser' },
-      { role: 'user', content: 'Handle errors.' },
-    ].map((m) => expect.objectContaining(m)));
+    expect(transitions.scope.contexts.code_history).toEqual(
+      [
+        { role: 'user', content: 'Perform following task: a parser' },
+        { role: 'assistant', content: 'v1 of the parser' },
+        { role: 'user', content: 'Handle errors.' },
+      ].map((m) => expect.objectContaining(m)),
+    );
     w.send({ type: 'evaluated', id: transitions && w.evaluation().id, result: { ok: true, value: 0, common_data: { ...w.state().workflow!.frames[0]!.common_data, current_task: 'handle errors' } } });
     expect(w.state().configuration).toEqual(['code']);
     w.send({ type: 'agent_replied', turnId: w.call().call.turnId, text: 'v2', toolCalls: [] });
-    w.send({ type: 'agent_replied', turnId: w.call().call.turnId, text: 'Good.', toolCalls: [{ name: 'review_work', arguments: { improvement_needed: false, work_summary: 'a parser with errors handled' } }] });
+    w.send({
+      type: 'agent_replied',
+      turnId: w.call().call.turnId,
+      text: 'Good.',
+      toolCalls: [{ name: 'review_work', arguments: { improvement_needed: false, work_summary: 'a parser with errors handled' } }],
+    });
     w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 1, common_data: { ...w.state().workflow!.frames[0]!.common_data, work_summary: 'a parser with errors handled' } } });
     expect(w.state().status).toBe('ended');
     expect(w.events.at(-1)).toEqual({ type: 'session_ended', reason: 'workflow coder_reviewer complete', output: 'a parser with errors handled' });
@@ -143,7 +191,11 @@ describe('the workflow policy on the core (pure step)', () => {
       contexts: [],
       agents: [],
       states: [
-        state({ name: 'start', subWorkflow: { name: 'coder_reviewer', input: { task_to_do: expr('common_data.req') } }, transitions: [{ target: 'stop', condition: expr('true'), before: stmts('this.common_data.result = this.sub_workflow_result;') }] }),
+        state({
+          name: 'start',
+          subWorkflow: { name: 'coder_reviewer', input: { task_to_do: expr('common_data.req') } },
+          transitions: [{ target: 'stop', condition: expr('true'), before: stmts('this.common_data.result = this.sub_workflow_result;') }],
+        }),
         state({ name: 'stop', final: true }),
       ],
       subWorkflows: { coder_reviewer: coderReviewer },
@@ -168,7 +220,11 @@ describe('the workflow policy on the core (pure step)', () => {
     expect(last.scope.sub_workflow_result).toBe('built');
     w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 0, common_data: { req: 'build it', result: 'built' } } });
     expect(w.events.at(-1)).toMatchObject({ type: 'session_ended', output: 'built' });
-    expect(w.events.filter((e) => e.type === 'transition' || e.type === 'major_entered' || e.type === 'major_exited').map((e) => (e.type === 'transition' ? `${e.from} -> ${e.to}` : `${e.type} ${(e as { major: string }).major}`))).toEqual([
+    expect(
+      w.events
+        .filter((e) => e.type === 'transition' || e.type === 'major_entered' || e.type === 'major_exited')
+        .map((e) => (e.type === 'transition' ? `${e.from} -> ${e.to}` : `${e.type} ${(e as { major: string }).major}`)),
+    ).toEqual([
       ' -> start',
       'major_entered start',
       'start.start -> start.code',

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { formatImplementationsForReview } from '../../../src/workflow/run/review-format.js';
 
 describe('formatImplementationsForReview', () => {
-  it('renders each implementer\'s summary, changed files and diff, and says which failed', () => {
+  it("renders each implementer's summary, changed files and diff, and says which failed", () => {
     const text = formatImplementationsForReview([
       {
         id: 'agent1',

@@ -141,7 +141,13 @@ describe('text typed during a fan-out that a debate follows (pure step)', () => 
       ...base,
       agents: [...base.agents, agent('rev_a'), agent('rev_b')],
       states: base.states.map((st) =>
-        st.name === 'review' ? state({ name: 'review', debate: { reviewers: ['rev_a', 'rev_b'], input: null, maxRounds: 2, synthesiser: 'rev_a', into: 'verdicts' }, transitions: [{ target: 'stop', condition: null, before: null }] }) : st,
+        st.name === 'review'
+          ? state({
+              name: 'review',
+              debate: { reviewers: ['rev_a', 'rev_b'], input: null, maxRounds: 2, synthesiser: 'rev_a', into: 'verdicts' },
+              transitions: [{ target: 'stop', condition: null, before: null }],
+            })
+          : st,
       ),
     };
     const w = driver(debating);
@@ -157,7 +163,7 @@ describe('text typed during a fan-out that a debate follows (pure step)', () => 
     expect(w.state().workflow!.deferredInput).toBeUndefined();
   });
 
-  it("in a SynthDev handler state (its handlers own the context) the words follow the context, not lost", () => {
+  it('in a SynthDev handler state (its handlers own the context) the words follow the context, not lost', () => {
     const base = plan(false);
     const owned: WorkflowPlan = { ...base, states: base.states.map((st) => (st.name === 'review' ? { ...st, owned: true } : st)) };
     const w = driver(owned);

@@ -58,7 +58,12 @@ describe("SynthDev's handler scope in the sandbox", () => {
   it('this.workflow_contexts is a Map of contexts: addMessage, getMessages; the change comes back whole', async () => {
     const r = ok(await sandbox.evaluate(codeEvaluation(handler('addGreeting'), scope)));
     expect(r.common_data.count).toBe(2);
-    expect(r.contexts).toEqual({ floor: [{ role: 'assistant', content: 'Welcome' }, { role: 'user', content: 'Hello' }] });
+    expect(r.contexts).toEqual({
+      floor: [
+        { role: 'assistant', content: 'Welcome' },
+        { role: 'user', content: 'Hello' },
+      ],
+    });
   });
 
   it('this.input is the workflow input: its text, and seed 001 reads this.input.<name>', async () => {
@@ -68,12 +73,22 @@ describe("SynthDev's handler scope in the sandbox", () => {
 
   it("this.last_response is the raw completion (tool-call arguments as JSON text) and reads as the answer's text (seed 001)", async () => {
     const withText = { ...scope, last_response: { ...raw, content: 'It is complex.' }, last_agent_response: 'It is complex.' };
-    const r = ok(await sandbox.evaluate(codeEvaluation(expr("[this.last_response.choices[0].message.tool_calls[0].function.arguments, this.last_response.includes('complex'), this.last_response.split(' ').length, this.last_response.usage.total_tokens]"), withText)));
+    const r = ok(
+      await sandbox.evaluate(
+        codeEvaluation(
+          expr(
+            "[this.last_response.choices[0].message.tool_calls[0].function.arguments, this.last_response.includes('complex'), this.last_response.split(' ').length, this.last_response.usage.total_tokens]",
+          ),
+          withText,
+        ),
+      ),
+    );
     expect(r.value).toEqual(['{"go":true}', true, 3, 5]);
   });
 
   it('this.agents and this.contexts are Maps that also read by name; every agent has getContextRole()', async () => {
-    const code = "[this.agents instanceof Map, this.agents.size, this.agents.get('helper').getContextRole(), this.agents.clerk.getContextRole(), this.getAgent('clerk').getLastRawResponse().choices[0].finish_reason, this.contexts.get('floor').messages.length, contexts.floor.getName(), this.agents.get('clerk').getContext().getName()]";
+    const code =
+      "[this.agents instanceof Map, this.agents.size, this.agents.get('helper').getContextRole(), this.agents.clerk.getContextRole(), this.getAgent('clerk').getLastRawResponse().choices[0].finish_reason, this.contexts.get('floor').messages.length, contexts.floor.getName(), this.agents.get('clerk').getContext().getName()]";
     const r = ok(await sandbox.evaluate(codeEvaluation(expr(code), scope)));
     expect(r.value).toEqual([true, 2, 'assistant', 'user', 'tool_calls', 1, 'floor', 'floor']);
   });
@@ -81,7 +96,11 @@ describe("SynthDev's handler scope in the sandbox", () => {
   it("addMessage trims as seed 000's WorkflowContext: past max_length, system first, the oldest others go while more than 10 remain", async () => {
     const messages = Array.from({ length: 12 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `message ${String(i).padStart(2, '0')}` }));
     const trimmed = scopeOf({ contexts: { c: [{ role: 'user', content: 'first' }, ...messages] }, context_limits: { c: 50 } });
-    const r = ok(await sandbox.evaluate(codeEvaluation(stmts("this.workflow_contexts.get('c').addMessage({ role: 'system', content: 'rule' }); this.common_data.n = this.workflow_contexts.get('c').messages.length"), trimmed)));
+    const r = ok(
+      await sandbox.evaluate(
+        codeEvaluation(stmts("this.workflow_contexts.get('c').addMessage({ role: 'system', content: 'rule' }); this.common_data.n = this.workflow_contexts.get('c').messages.length"), trimmed),
+      ),
+    );
     expect(r.common_data.n).toBe(11);
     expect(r.contexts!.c![0]).toEqual({ role: 'system', content: 'rule' });
     expect(r.contexts!.c!.slice(1).map((m) => m.content)).toEqual(messages.slice(2).map((m) => m.content));
