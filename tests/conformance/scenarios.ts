@@ -88,7 +88,7 @@ export const SCENARIOS: Scenario[] = [
     };
     const scenario: Scenario = {
       name: 'a fan-out with a failed branch: two implementers write files in tool loops, one fails, the reviewers debate what came back',
-      script: () => (gate = new Gate(new Set(['implementer_a', 'implementer_b', 'implementer_c']), step, (req) => roleOf(req))).script,
+      script: () => (gate = new Gate(new Set(['implementer_a', 'implementer_b', 'implementer_c', 'reviewer_a', 'reviewer_b']), step, (req) => roleOf(req))).script,
       async run(d) {
         const id = await d.create({ workflow: 'implement_review_debate', input: 'implement bech32 in Zig' });
         // The branches run at once; their answers come back in this order, each once the one before is applied.
@@ -102,6 +102,10 @@ export const SCENARIOS: Scenario[] = [
         await gate.release('implementer_c', 1);
         await applied((e) => e.type === 'tool_call' && e.branch === 'impl_c' && e.phase === 'finished');
         await gate.release('implementer_c', 2);
+        // The first reviews are independent and run at once (seed 002): their answers come back in this order too.
+        await gate.release('reviewer_a', 1);
+        await applied((e) => e.type === 'agent_message' && e.persona === 'reviewer_a');
+        await gate.release('reviewer_b', 1);
         return d.until(id, ended);
       },
       check(events) {
