@@ -5,7 +5,8 @@ export { commandPolicyOf, describePolicy, type CommandPolicy, type Approver } fr
 export { DEFAULT_TOOL_LIMITS, type ToolLimits } from './limits.js';
 export { ToolError, type ToolResult } from './tool.js';
 export { listWorkspaces } from './workspace-list.js';
-export { createWorkspace, openWorkspace, changesSince, removeWorkspace, WorkspaceSchema, type Workspace, type CreateWorkspaceOptions } from './workspace.js';
+export { createWorkspace, openWorkspace, changesSince, removeWorkspace, type CreateWorkspaceOptions } from './workspace.js';
+export { WorkspaceSchema, type Workspace } from './workspace-record.js';
 export { diffSnapshots, DEFAULT_DIFF_LIMITS, type DiffLimits } from './workspace-diff.js';
 export { takeSnapshot, type Snapshot, type SnapshotLimits } from './workspace-snapshot.js';
 export { TurnUndo, type Restored } from './turn-undo.js';

@@ -1,6 +1,6 @@
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { WorkspaceSchema } from './workspace.js';
+import { WorkspaceSchema } from './workspace-record.js';
 
 /** Largest workspace record read (a record holds a baseline snapshot of the files' hashes). */
 const MAX_RECORD_BYTES = 16 * 1024 * 1024;

@@ -1,33 +1,12 @@
 import { mkdir, readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
 import { UserError } from '../errors.js';
 import type { Changes } from '../engine/agent-reply.js';
 import { copyTree } from './copy-tree.js';
 import { cloneRepository, removeWorktree, repositoryOf } from './git-clone.js';
 import { DEFAULT_DIFF_LIMITS, diffSnapshots, type DiffLimits } from './workspace-diff.js';
-import { DEFAULT_SNAPSHOT_LIMITS, SnapshotSchema, takeSnapshot, type SnapshotLimits } from './workspace-snapshot.js';
-
-/** A workspace as recorded next to it (`<root>/workspaces/<name>.json`), so a resumed session can reopen it. */
-export const WorkspaceSchema = z.object({
-  version: z.literal(1),
-  name: z.string(),
-  /** `git`: a clone of the starting directory's repository; `copy`: a copy of the starting directory; `empty`: a new directory. */
-  kind: z.enum(['git', 'copy', 'empty']),
-  /** The agent's working directory (a real path). */
-  dir: z.string(),
-  /** The directory created for it: `dir`, or for a clone its top (dir may be a subdirectory of it). */
-  home: z.string(),
-  /** The repository a git workspace was made from. */
-  repo: z.string().optional(),
-  /** A git workspace made as a clone; absent in records of earlier versions, whose git workspaces were worktrees of `repo`. */
-  clone: z.literal(true).optional(),
-  from: z.string().nullable(),
-  /** The files as they were when the workspace was made. */
-  baseline: SnapshotSchema,
-});
-/** An implementer's workspace. */
-export type Workspace = z.infer<typeof WorkspaceSchema>;
+import { DEFAULT_SNAPSHOT_LIMITS, takeSnapshot, type SnapshotLimits } from './workspace-snapshot.js';
+import { WorkspaceSchema, type Workspace } from './workspace-record.js';
 
 /** Where and how to make a workspace. */
 export interface CreateWorkspaceOptions {
