@@ -88,4 +88,25 @@ describe('the event stream through the eventsource package', () => {
     expect(ended).toBe(1);
     expect(counted.statuses.at(-1)).toBe(204);
   });
+
+  it('a session let go of and opened again: the open stream stays and carries the events of its next run', async () => {
+    const model = () => new ScriptedModel([{ text: 'Over to you.', directive: { transition: 'RESPOND_TO_USER' } }]);
+    const { base, call, host } = await running({ model });
+    const { id } = (await (await call('/v1/sessions', { json: { brief: 'a lighthouse game' } })).json()) as { id: string };
+    const { es, counted } = source(`${base}/v1/sessions/${id}/events`);
+    const inputs: string[] = [];
+    let detached = 0;
+    es.addEventListener('user_input', (m) => inputs.push((JSON.parse(m.data) as { text: string }).text));
+    es.addEventListener('session_detached', () => (detached += 1));
+    await until(() => inputs.length === 1, 'the brief on the stream');
+    // !quit lets the session go (saved, resumable); the reader stays connected.
+    expect(await (await call(`/v1/sessions/${id}/input`, { json: { text: '!quit' } })).json()).toEqual({ kind: 'quit' });
+    await until(() => !host.has(id) && detached === 1, 'the session to be let go of');
+    expect(es.readyState).toBe(EventSource.OPEN);
+    // Input reopens it; its new events reach the same connection.
+    expect((await call(`/v1/sessions/${id}/input`, { json: { text: 'make it co-op' } })).status).toBeLessThan(300);
+    await until(() => inputs.includes('make it co-op'), 'the reopened session\'s events on the same stream');
+    expect(counted.requests).toBe(1);
+    es.close();
+  });
 });
