@@ -105,7 +105,7 @@ describe('the event stream through the eventsource package', () => {
     expect(es.readyState).toBe(EventSource.OPEN);
     // Input reopens it; its new events reach the same connection.
     expect((await call(`/v1/sessions/${id}/input`, { json: { text: 'make it co-op' } })).status).toBeLessThan(300);
-    await until(() => inputs.includes('make it co-op'), 'the reopened session\'s events on the same stream');
+    await until(() => inputs.includes('make it co-op'), "the reopened session's events on the same stream");
     expect(counted.requests).toBe(1);
     es.close();
   });
