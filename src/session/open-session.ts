@@ -23,6 +23,7 @@ import { restoreMeter } from './restore-meter.js';
 import { resumeNote } from './resume-note.js';
 import { teamKind, type Tiers } from './session-kind.js';
 import type { TroupeSession } from './troupe-session.js';
+import { replayedFrom } from '../llm/replay-model.js';
 
 /** What a session is made of; everything has a default, so `openSession({})` runs the shipped team on the model from the environment. */
 export interface OpenSessionOptions {
@@ -154,6 +155,11 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
     if (doc) {
       publish(event('note', { text: resumeNote(def, session.getSnapshot()) }));
       if (usageNote) publish(event('note', { text: usageNote }));
+      // A session that ran from a recording has nothing recorded past where it stopped: say what answers now
+      // (the CLI also asks first; a server cannot, so this line is what its readers see).
+      const recording = replayedFrom(doc.model);
+      if (recording !== null && replayedFrom(chosen.label) === null)
+        publish(event('note', { text: `this session ran from the recording ${recording}, which holds nothing past where it stopped: it goes on with ${chosen.label}` }));
     }
     return session;
   } catch (error) {

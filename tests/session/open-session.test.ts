@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { replayLabel } from '../../src/llm/replay-model.js';
 import { ScriptedModel } from '../../src/llm/scripted-model.js';
 import { openSession } from '../../src/session/open-session.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
@@ -61,5 +62,21 @@ describe('openSession', () => {
     session.send({ type: 'user_message', text: 'more' });
     await session.settled();
     expect(usageState(meter).session).toMatchObject({ calls: 3, promptTokens: 1100, completionTokens: 60 });
+  });
+
+  it('a session that ran from a recording, reopened on another model, says so in a note (a server cannot ask)', async () => {
+    const store = new MemoryStore();
+    const recorded = Object.assign(new ScriptedModel(script()), { label: replayLabel('run.jsonl', 'gpt-4o') });
+    const first = await openSession({ team: studio(), model: recorded, store, id: 's', clock: fixedClock(), env: ENV });
+    first.start('A bonsai game');
+    await first.settled();
+    await first.stop();
+    const resumed = await openSession({ team: studio(), model: new ScriptedModel([]), store, resume: 's', clock: fixedClock(), env: ENV });
+    const notes = resumed
+      .recent()
+      .filter((e) => e.type === 'note')
+      .map((e) => (e as { text: string }).text);
+    await resumed.stop();
+    expect(notes).toContainEqual(expect.stringMatching(/ran from the recording run\.jsonl, which holds nothing past where it stopped: it goes on with /));
   });
 });
