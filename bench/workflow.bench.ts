@@ -16,6 +16,7 @@ import type { AgentPlan, StatePlan, WorkflowPlan } from '../src/workflow/run/pla
 import { createSandboxEvaluator, SandboxPool, sharedSandboxPool, type SandboxEvaluator } from '../src/workflow/sandbox/index.js';
 import { studio } from '../tests/helpers/team.js';
 import { interleaved, median, ms, QUICK, ratio } from './stats.js';
+import { expr, state } from '../tests/helpers/workflow-plan.js';
 
 const LOOPS = QUICK ? 200 : 400;
 // Figures are per transition from this one on: opening and starting a session are not transitions.
@@ -25,24 +26,8 @@ const START_RUNS = QUICK ? 3 : 7;
 const SESSIONS = 50;
 const LATENCY_MS = 200;
 
-const expr = (source: string) => ({ kind: 'expression' as const, source });
 const template = (source: string) => ({ kind: 'template' as const, source });
 const handler = (name: string) => ({ kind: 'handler' as const, name });
-const state = (s: Partial<StatePlan> & { name: string }): StatePlan => ({
-  enter: null,
-  agent: null,
-  input: null,
-  action: 'send',
-  after: null,
-  subWorkflow: null,
-  parallel: null,
-  debate: null,
-  transitions: [],
-  decide: null,
-  maxRetries: 0,
-  final: false,
-  ...s,
-});
 const agent = (id: string): AgentPlan => ({
   id,
   context: 'c',

@@ -5,24 +5,9 @@ import type { EngineInput } from '../../../src/engine/input-events.js';
 import type { SessionState } from '../../../src/engine/session.js';
 import { initialState, step } from '../../../src/engine/step.js';
 import { compileWorkflow } from '../../../src/workflow/run/compile.js';
-import type { AgentPlan, StatePlan, WorkflowPlan } from '../../../src/workflow/run/plan.js';
+import type { AgentPlan, WorkflowPlan } from '../../../src/workflow/run/plan.js';
+import { expr, state } from '../../helpers/workflow-plan.js';
 
-const expr = (source: string) => ({ kind: 'expression' as const, source });
-const state = (s: Partial<StatePlan> & { name: string }): StatePlan => ({
-  enter: null,
-  agent: null,
-  input: null,
-  action: 'send',
-  after: null,
-  subWorkflow: null,
-  parallel: null,
-  debate: null,
-  transitions: [],
-  decide: null,
-  maxRetries: 0,
-  final: false,
-  ...s,
-});
 const agent = (id: string): AgentPlan => ({ id, context: 'c', role: 'assistant', name: id, systemMessage: '', model: 'base', parsingTools: [], requestUserInput: false, tools: [], maxToolSteps: 20 });
 
 function plan(join: 'all' | 'any' | { quorum: number }, onFailure: 'continue' | 'fail' = 'continue'): WorkflowPlan {

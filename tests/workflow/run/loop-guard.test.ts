@@ -9,26 +9,11 @@ import { initialState, step } from '../../../src/engine/step.js';
 import { compileWorkflow } from '../../../src/workflow/run/compile.js';
 import { loopText, ROUND_DATA_BYTES } from '../../../src/workflow/run/loop-guard.js';
 import { MAX_COMMON_DATA_BYTES } from '../../../src/workflow/run/data-size.js';
-import type { StatePlan, WorkflowPlan } from '../../../src/workflow/run/plan.js';
+import type { WorkflowPlan } from '../../../src/workflow/run/plan.js';
 import type { Limits } from '../../../src/config/team-schema.js';
+import { expr, state } from '../../helpers/workflow-plan.js';
 
-const expr = (source: string) => ({ kind: 'expression' as const, source });
 const stmts = (source: string) => ({ kind: 'statements' as const, source });
-const state = (s: Partial<StatePlan> & { name: string }): StatePlan => ({
-  enter: null,
-  agent: null,
-  input: null,
-  action: 'send',
-  after: null,
-  subWorkflow: null,
-  parallel: null,
-  debate: null,
-  transitions: [],
-  decide: null,
-  maxRetries: 0,
-  final: false,
-  ...s,
-});
 
 /** check -> fix -> check ..., every state only a script: the loop the probe found (a `done` state is never reached). */
 function spin(extra: Partial<WorkflowPlan> = {}): WorkflowPlan {

@@ -5,25 +5,10 @@ import type { EngineInput } from '../../../src/engine/input-events.js';
 import type { SessionState } from '../../../src/engine/session.js';
 import { initialState, step } from '../../../src/engine/step.js';
 import { compileWorkflow } from '../../../src/workflow/run/compile.js';
-import type { StatePlan, WorkflowPlan } from '../../../src/workflow/run/plan.js';
+import type { WorkflowPlan } from '../../../src/workflow/run/plan.js';
+import { expr, state } from '../../helpers/workflow-plan.js';
 
-const expr = (source: string) => ({ kind: 'expression' as const, source });
 const stmts = (source: string) => ({ kind: 'statements' as const, source });
-const state = (s: Partial<StatePlan> & { name: string }): StatePlan => ({
-  enter: null,
-  agent: null,
-  input: null,
-  action: 'send',
-  after: null,
-  subWorkflow: null,
-  parallel: null,
-  debate: null,
-  transitions: [],
-  decide: null,
-  maxRetries: 0,
-  final: false,
-  ...s,
-});
 
 /** Seed 000's coder_reviewer, as the loader normalises it. */
 const coderReviewer: WorkflowPlan = {

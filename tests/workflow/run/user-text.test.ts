@@ -6,26 +6,12 @@ import type { SessionState } from '../../../src/engine/session.js';
 import { initialState, step } from '../../../src/engine/step.js';
 import { compileWorkflow } from '../../../src/workflow/run/compile.js';
 import { workflowTurns } from '../../../src/workflow/run/turns.js';
-import type { AgentPlan, StatePlan, WorkflowPlan } from '../../../src/workflow/run/plan.js';
+import type { AgentPlan, WorkflowPlan } from '../../../src/workflow/run/plan.js';
+import { state } from '../../helpers/workflow-plan.js';
 
 // Issue 22, item 3: what the user types in a workflow is labelled for what it is, and text typed while
 // branches run reaches the workflow (its resume state, else the next agent) instead of restarting it.
 
-const state = (s: Partial<StatePlan> & { name: string }): StatePlan => ({
-  enter: null,
-  agent: null,
-  input: null,
-  action: 'send',
-  after: null,
-  subWorkflow: null,
-  parallel: null,
-  debate: null,
-  transitions: [],
-  decide: null,
-  maxRetries: 0,
-  final: false,
-  ...s,
-});
 const agent = (id: string, extra: Partial<AgentPlan> = {}): AgentPlan => ({
   id,
   context: 'c',

@@ -5,26 +5,11 @@ import type { EngineInput } from '../../../src/engine/input-events.js';
 import type { SessionState } from '../../../src/engine/session.js';
 import { initialState, step } from '../../../src/engine/step.js';
 import { compileWorkflow } from '../../../src/workflow/run/compile.js';
-import type { StatePlan, WorkflowPlan } from '../../../src/workflow/run/plan.js';
+import type { WorkflowPlan } from '../../../src/workflow/run/plan.js';
 import type { ToolCallRecord } from '../../../src/engine/agent-reply.js';
 import { createSandboxEvaluator } from '../../../src/workflow/sandbox/index.js';
 import { expr, stmts } from './fixtures.js';
-
-const state = (s: Partial<StatePlan> & { name: string }): StatePlan => ({
-  enter: null,
-  agent: null,
-  input: null,
-  action: 'send',
-  after: null,
-  subWorkflow: null,
-  parallel: null,
-  debate: null,
-  transitions: [],
-  decide: null,
-  maxRetries: 0,
-  final: false,
-  ...s,
-});
+import { state } from '../../helpers/workflow-plan.js';
 
 /** Seed 000's coder_reviewer with its code verbatim: arrow-function strings and the function.X shorthand. */
 const coderReviewer: WorkflowPlan = {
