@@ -7,6 +7,7 @@ import { initialState, step } from '../../src/engine/step.js';
 import { compileWorkflow } from '../../src/workflow/run/compile.js';
 import type { WorkflowPlan } from '../../src/workflow/run/plan.js';
 import { studio } from '../helpers/team.js';
+import { state } from '../helpers/workflow-plan.js';
 
 // Issue 22, item 3: `!handoff CEO` in a workflow said `unknown persona "CEO"` (the parse step resolved it
 // against the workflow's agents); team commands must reach the workflow policy, which says they have no
@@ -20,23 +21,7 @@ const plan: WorkflowPlan = {
   variables: {},
   contexts: [{ name: 'c', starting: [], maxLength: 1000 }],
   agents: [{ id: 'coder', context: 'c', role: 'assistant', name: 'Coder', systemMessage: '', model: 'base', parsingTools: [], requestUserInput: false, tools: [], maxToolSteps: 20 }],
-  states: [
-    {
-      name: 'code',
-      enter: null,
-      agent: 'coder',
-      input: null,
-      action: 'send',
-      after: null,
-      subWorkflow: null,
-      parallel: null,
-      debate: null,
-      transitions: [],
-      decide: null,
-      maxRetries: 0,
-      final: false,
-    },
-  ],
+  states: [state({ name: 'code', agent: 'coder' })],
   start: 'code',
   resume: null,
   errorHandler: null,

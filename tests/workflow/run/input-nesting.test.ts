@@ -3,6 +3,7 @@ import { initialState, step } from '../../../src/engine/step.js';
 import { compileWorkflow } from '../../../src/workflow/run/compile.js';
 import { inputProblem } from '../../../src/workflow/run/frames.js';
 import type { WorkflowPlan } from '../../../src/workflow/run/plan.js';
+import { state } from '../../helpers/workflow-plan.js';
 
 const plan: WorkflowPlan = {
   name: 'takes_object',
@@ -12,23 +13,7 @@ const plan: WorkflowPlan = {
   variables: {},
   contexts: [],
   agents: [],
-  states: [
-    {
-      name: 'start',
-      enter: { kind: 'statements', source: 'this.common_data.output = 1' },
-      agent: null,
-      input: null,
-      action: 'send',
-      after: null,
-      subWorkflow: null,
-      parallel: null,
-      debate: null,
-      transitions: [],
-      decide: null,
-      maxRetries: 0,
-      final: false,
-    },
-  ],
+  states: [state({ name: 'start', enter: { kind: 'statements', source: 'this.common_data.output = 1' } })],
   start: 'start',
   resume: null,
   errorHandler: null,
