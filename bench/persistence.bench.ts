@@ -12,9 +12,10 @@ import { openTeam } from '../src/team/open-team.js';
 import { openSession } from '../src/session/open-session.js';
 import { processRedactor } from '../src/llm/redact.js';
 import { LowdbStore } from '../src/store/lowdb-store.js';
-import type { Checkpoint, SessionDocument } from '../src/store/session-file.js';
-import type { OpenedSession, ReadSession, SessionHandle, Store, StoredEntry } from '../src/store/store.js';
+import type { Checkpoint } from '../src/store/session-file.js';
+import type { SessionHandle } from '../src/store/store.js';
 import { median, ms, QUICK } from './stats.js';
+import { handleWith, WrappedStore } from '../tests/helpers/wrapped-store.js';
 
 const MARKS = (process.env.MARKS ?? (QUICK ? '10,1000' : '10,1000,10000')).split(',').map(Number);
 const WINDOW = 10;
@@ -85,25 +86,18 @@ function partsOf(c: Checkpoint): Record<string, number> {
 }
 
 /** A store that times what the session's writes cost: appends (synchronous), and each checkpoint's part on the loop and its write. */
-class TimedStore implements Store {
+class TimedStore extends WrappedStore {
   readonly appends: { turn: number; ms: number }[] = [];
   readonly checkpoints: Timed[] = [];
   turn = 0;
-  constructor(private readonly inner: Store) {}
-  async create(doc: SessionDocument): Promise<SessionHandle> {
-    const h = await this.inner.create(doc);
+  protected override wrap(h: SessionHandle): SessionHandle {
     const measured = new Set<number>();
     const firstPast = (turn: number) => {
       const mark = MARKS.find((m) => turn >= m && !measured.has(m) && MARKS.every((o) => o <= m || turn < o));
       if (mark !== undefined) measured.add(mark);
       return mark !== undefined;
     };
-    const timed: SessionHandle = {
-      id: h.id,
-      location: h.location,
-      get doc() {
-        return h.doc;
-      },
+    return handleWith(h, {
       append: (record) => {
         const t = performance.now();
         h.append(record);
@@ -122,21 +116,7 @@ class TimedStore implements Store {
         this.checkpoints.push(row);
         return written.then(() => void (row.write = performance.now() - t));
       },
-      close: () => h.close(),
-    };
-    return timed;
-  }
-  open(id: string): Promise<OpenedSession> {
-    return this.inner.open(id);
-  }
-  read(id: string): Promise<ReadSession> {
-    return this.inner.read(id);
-  }
-  list(): Promise<StoredEntry[]> {
-    return this.inner.list();
-  }
-  ids(): Promise<string[]> {
-    return this.inner.ids();
+    });
   }
 }
 

@@ -4,8 +4,9 @@ import { DemoModel } from '../../src/llm/demo-model.js';
 import { openSession } from '../../src/session/open-session.js';
 import { MemoryStore, type StoredCopy } from '../../src/store/memory-store.js';
 import type { Checkpoint, JournalRecord, SessionDocument } from '../../src/store/session-file.js';
-import type { OpenedSession, ReadSession, SessionHandle, Store, StoredEntry } from '../../src/store/store.js';
+import type { SessionHandle } from '../../src/store/store.js';
 import { fixedClock, studio } from '../helpers/team.js';
+import { handleWith, WrappedStore } from '../helpers/wrapped-store.js';
 
 const ENV = { TROUPE_MODEL: 'test-model' };
 const BRIEF = 'A lighthouse keeper game';
@@ -18,43 +19,22 @@ function turnsIn(lines: readonly string[]): number {
 }
 
 /** A memory store whose checkpoint writes are held until released: the document is stored at once, but the writer hears it is done only on `release()`. */
-class HeldWrites implements Store {
+class HeldWrites extends WrappedStore<MemoryStore> {
   readonly asked: Checkpoint[] = [];
   private held: (() => void)[] = [];
   hold = true;
-  constructor(readonly inner: MemoryStore) {}
   release(): void {
     this.hold = false;
     for (const done of this.held.splice(0)) done();
   }
-  async create(doc: SessionDocument): Promise<SessionHandle> {
-    const h = await this.inner.create(doc);
-    return {
-      id: h.id,
-      location: h.location,
-      get doc() {
-        return h.doc;
-      },
-      append: (record) => h.append(record),
+  protected override wrap(h: SessionHandle): SessionHandle {
+    return handleWith(h, {
       checkpoint: async (c, m, o) => {
         this.asked.push(c);
         await h.checkpoint(c, m, o);
         if (this.hold) await new Promise<void>((done) => this.held.push(done));
       },
-      close: () => h.close(),
-    };
-  }
-  open(id: string): Promise<OpenedSession> {
-    return this.inner.open(id);
-  }
-  read(id: string): Promise<ReadSession> {
-    return this.inner.read(id);
-  }
-  list(): Promise<StoredEntry[]> {
-    return this.inner.list();
-  }
-  ids(): Promise<string[]> {
-    return this.inner.ids();
+    });
   }
 }
 

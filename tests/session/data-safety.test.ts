@@ -8,9 +8,10 @@ import { openSession } from '../../src/session/open-session.js';
 import { dataDirError } from '../../src/store/data-dir.js';
 import { NODE_DOCUMENT_FS, type DocumentFs } from '../../src/store/document-file.js';
 import { LowdbStore } from '../../src/store/lowdb-store.js';
-import type { JournalRecord, SessionDocument } from '../../src/store/session-file.js';
-import type { OpenedSession, ReadSession, SessionHandle, Store, StoredEntry } from '../../src/store/store.js';
+import type { JournalRecord } from '../../src/store/session-file.js';
+import type { SessionHandle } from '../../src/store/store.js';
 import { fixedClock, REPO_ROOT, studio } from '../helpers/team.js';
+import { handleWith, WrappedStore } from '../helpers/wrapped-store.js';
 
 let dirs: string[] = [];
 afterEach(() => {
@@ -31,20 +32,16 @@ const journalOf = (dir: string, id: string): JournalRecord[] =>
     .map((l) => JSON.parse(l) as JournalRecord);
 
 /** The real lowdb store, whose journal disk fills up after `room` more appends (the write fails with ENOSPC, as the OS reports it). */
-class FillingStore implements Store {
+class FillingStore extends WrappedStore<LowdbStore> {
   constructor(
-    private readonly inner: LowdbStore,
+    inner: LowdbStore,
     private room: number,
     private readonly dir: string,
-  ) {}
-  async create(doc: SessionDocument): Promise<SessionHandle> {
-    const h = await this.inner.create(doc);
-    return {
-      id: h.id,
-      location: h.location,
-      get doc() {
-        return h.doc;
-      },
+  ) {
+    super(inner);
+  }
+  protected override wrap(h: SessionHandle): SessionHandle {
+    return handleWith(h, {
       append: (record) => {
         if (this.room-- <= 0) {
           // What the real handle throws when the disk is full: the OS error, in the store's words.
@@ -53,21 +50,7 @@ class FillingStore implements Store {
         }
         h.append(record);
       },
-      checkpoint: (c, m, o) => h.checkpoint(c, m, o),
-      close: () => h.close(),
-    };
-  }
-  open(id: string): Promise<OpenedSession> {
-    return this.inner.open(id);
-  }
-  read(id: string): Promise<ReadSession> {
-    return this.inner.read(id);
-  }
-  list(): Promise<StoredEntry[]> {
-    return this.inner.list();
-  }
-  ids(): Promise<string[]> {
-    return this.inner.ids();
+    });
   }
 }
 
