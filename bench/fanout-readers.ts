@@ -1,7 +1,19 @@
 // The readers of bench/fanout.bench.ts, in a process of their own (their parsing is not the server's work):
 // opens COUNT SSE streams of one session, says when all are connected, reads until each has seen DELTAS
-// streamed deltas, and prints what it saw as one JSON line.
+// streamed deltas, and prints what it saw as one JSON line. With `probe URL` instead, it is the health
+// probe, in a process of its own too: asks URL every 50 ms and sends each answer's time over IPC, stamped on
+// the machine's monotonic clock, so neither the probe nor the readers share the server's event loop.
 const [url, countArg, deltasArg] = process.argv.slice(2) as [string, string, string];
+
+if (url === 'probe') {
+  const target = countArg;
+  for (;;) {
+    const at = Number(process.hrtime.bigint()) / 1e6;
+    await (await fetch(target)).json();
+    process.send?.([at, Number(process.hrtime.bigint()) / 1e6 - at]);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
 const COUNT = Number(countArg);
 const DELTAS = Number(deltasArg);
 

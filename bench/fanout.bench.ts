@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { ChatModel, ChatRequest, ChatResponse } from '../src/llm/chat-model.js';
 import { openTeam } from '../src/team/open-team.js';
@@ -63,21 +64,32 @@ async function bench(): Promise<void> {
   const { id } = (await created.json()) as { id: string };
   await new Promise((r) => setTimeout(r, 300));
 
-  // /healthz every 50 ms, from before the readers come until they are done.
-  const idle: number[] = [];
-  const connecting: number[] = [];
-  const reading: number[] = [];
-  let phase: number[] = idle;
-  let probing = true;
-  const probe = (async () => {
-    while (probing) {
-      const t = performance.now();
-      await (await fetch(`${base}/healthz`)).json();
-      phase.push(performance.now() - t);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  })();
+  // /healthz every 50 ms from a process of its own, from before the readers come until they are done; the
+  // server's event-loop delay and GC pauses are watched in each phase (what its stalls are made of).
+  const probes: [number, number][] = [];
+  const prober = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'fanout-readers.ts'), 'probe', `${base}/healthz`], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  prober.on('message', (m) => probes.push(m as [number, number]));
+  const monotonic = () => Number(process.hrtime.bigint()) / 1e6;
+  while (probes.length < 3) await new Promise((r) => setTimeout(r, 50));
   await new Promise((r) => setTimeout(r, 1000));
+  const watch = () => {
+    const loop = monitorEventLoopDelay({ resolution: 2 });
+    loop.enable();
+    const gc = { ms: 0, max: 0, count: 0 };
+    const observer = new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) {
+        gc.ms += entry.duration;
+        gc.count += 1;
+        gc.max = Math.max(gc.max, entry.duration);
+      }
+    });
+    observer.observe({ entryTypes: ['gc'] });
+    return () => {
+      loop.disable();
+      observer.disconnect();
+      return { loopP99: loop.percentile(99) / 1e6, loopMax: loop.max / 1e6, gc };
+    };
+  };
   // The server's longest event-loop stall in each phase, and the CPU time this process used in it: a stall with
   // little CPU is the machine's load (the process was not running), one with as much CPU is the server's work.
   const stalls: Record<string, { wall: number; cpu: number }> = {};
@@ -89,7 +101,9 @@ async function bench(): Promise<void> {
     if (now.at - last.at > worst.wall) worst = { wall: now.at - last.at, cpu: (used.user + used.system) / 1000 };
     last = now;
   }, 5);
-  phase = connecting;
+  const marks = { connecting: monotonic(), reading: Number.POSITIVE_INFINITY, done: Number.POSITIVE_INFINITY };
+  const watched: Record<string, ReturnType<ReturnType<typeof watch>>> = {};
+  let watching = watch();
   const cpu0 = process.cpuUsage();
   const readers = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'fanout-readers.ts'), `${base}/v1/sessions/${id}/events`, String(READERS), String(DELTAS)], {
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -97,18 +111,25 @@ async function bench(): Promise<void> {
   let out = '';
   readers.stdout.on('data', (d: Buffer) => {
     out += d.toString();
-    if (out.includes('"connected"') && phase !== reading) {
+    if (out.includes('"connected"') && marks.reading === Number.POSITIVE_INFINITY) {
+      marks.reading = monotonic();
       stalls.connecting = worst;
+      watched.connecting = watching();
+      watching = watch();
       worst = { wall: 0, cpu: 0 };
-      phase = reading;
     }
   });
   await new Promise((done) => readers.once('exit', done));
+  marks.done = monotonic();
   const cpu = process.cpuUsage(cpu0);
   stalls.reading = worst;
+  watched.reading = watching();
   clearInterval(ticker);
-  probing = false;
-  await probe;
+  prober.kill();
+  const phase = (from: number, to: number) => probes.filter(([at]) => at >= from && at < to).map(([, took]) => took);
+  const idle = phase(0, marks.connecting);
+  const connecting = phase(marks.connecting, marks.reading);
+  const reading = phase(marks.reading, marks.done);
   const lines = out
     .trim()
     .split('\n')
@@ -120,16 +141,18 @@ async function bench(): Promise<void> {
     const p99 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? 0;
     return `median ${median(xs).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${(sorted.at(-1) ?? 0).toFixed(1)} ms (${xs.length} probes)`;
   };
-  const stall = (s?: { wall: number; cpu: number }) => (s ? `; the server's longest stall ${s.wall.toFixed(0)} ms, ${s.cpu.toFixed(0)} ms of it on the CPU` : '');
+  const stall = (s?: { wall: number; cpu: number }, w?: ReturnType<ReturnType<typeof watch>>) =>
+    (s ? `\n      the server's longest stall ${s.wall.toFixed(0)} ms, ${s.cpu.toFixed(0)} ms of it on the CPU` : '') +
+    (w ? `; its event-loop delay p99 ${w.loopP99.toFixed(1)} ms, max ${w.loopMax.toFixed(0)} ms; GC ${w.gc.count} pauses, ${w.gc.ms.toFixed(0)} ms in all, longest ${w.gc.max.toFixed(1)} ms` : '');
   process.stdout.write(
-    `one session streaming a delta every ${EVERY_MS} ms, ${READERS} SSE readers (another process) connecting at once and reading ${DELTAS} deltas each; /healthz asked every 50 ms:\n`,
+    `one session streaming a delta every ${EVERY_MS} ms, ${READERS} SSE readers (another process) connecting at once and reading ${DELTAS} deltas each; /healthz asked every 50 ms (by a third process):\n`,
   );
   process.stdout.write(
     `  all ${READERS} readers connected in ${connected !== undefined ? `${(connected / 1000).toFixed(2)} s` : 'never'}; all done in ${((done.done ?? 0) / 1000).toFixed(1)} s${done.short ? ` (${done.short} read fewer deltas)` : ''}; ${((done.bytes ?? 0) / 1048576).toFixed(0)} MiB sent\n`,
   );
-  process.stdout.write(`  /healthz before the readers: median ${median(idle).toFixed(1)} ms\n`);
-  process.stdout.write(`  /healthz while they connect:  ${summary(connecting)}${stall(stalls.connecting)}\n`);
-  process.stdout.write(`  /healthz while they read:     ${summary(reading)}   (target < 10 ms)${stall(stalls.reading)}\n`);
+  process.stdout.write(`  /healthz before the readers:  ${summary(idle)}\n`);
+  process.stdout.write(`  /healthz while they connect:  ${summary(connecting)}${stall(stalls.connecting, watched.connecting)}\n`);
+  process.stdout.write(`  /healthz while they read:     ${summary(reading)}   (target < 10 ms)${stall(stalls.reading, watched.reading)}\n`);
   process.stdout.write(
     `  server CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms for ${READERS * DELTAS} delta deliveries: ${((cpu.user + cpu.system) / (READERS * DELTAS)).toFixed(2)} µs per delta per reader\n`,
   );

@@ -3,9 +3,11 @@
 // the same routes replaying troupe's own events on the same timer. Each run is a process of its own; the
 // figures that hold on a busy machine are the ratios and the CPU per turn.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { TroupeEvent } from '../src/engine/event-map.js';
 import type { ChatModel, ChatRequest, ChatResponse } from '../src/llm/chat-model.js';
@@ -19,12 +21,18 @@ import { listen } from '../src/serve/listen.js';
 import { openSession } from '../src/session/open-session.js';
 import { LowdbStore } from '../src/store/lowdb-store.js';
 import { floorServer, type FloorEvent, type FloorScript } from './serve-floor.js';
+import type { LoadFigures } from './serve-load.js';
 import { median, QUICK } from './stats.js';
+
+/** Milliseconds on the monotonic clock every process of the machine shares (the load process stamps arrivals on it). */
+const monotonicMs = (): number => Number(process.hrtime.bigint()) / 1e6;
 
 const SIZES = (process.env.SERVE_SESSIONS ?? (QUICK ? '100' : '100,1000')).split(',').map(Number);
 const ROUNDS = Number(process.env.SERVE_ROUNDS ?? (QUICK ? 1 : 2));
 const TURNS = Number(process.env.SERVE_TURNS ?? 6);
 const LATENCY_MS = 200;
+// Sessions each server serves before it is measured.
+const WARM_UP = 20;
 // A turn's words arrive as this many streamed deltas (a real model streams; each is an SSE event).
 const DELTAS = 46;
 
@@ -72,39 +80,7 @@ async function record(): Promise<FloorScript> {
   };
 }
 
-/** Reads a session's SSE stream until it waits for the user; notes when each agent_message arrived, by turn id. */
-async function watch(url: string, brief: string, arrivals: Map<string, number>, connected: Map<string, number>): Promise<number> {
-  const response = await fetch(url);
-  connected.set(brief, performance.now());
-  const reader = response.body!.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  let turns = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return turns;
-    buffer += decoder.decode(value, { stream: true });
-    for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-      const data = buffer
-        .slice(0, end)
-        .split('\n')
-        .find((l) => l.startsWith('data: '));
-      buffer = buffer.slice(end + 2);
-      if (!data) continue;
-      const e = JSON.parse(data.slice(6)) as { type: string; turn_id?: string };
-      if (e.type === 'agent_message') {
-        arrivals.set(`${brief}#${e.turn_id}`, performance.now());
-        turns++;
-      }
-      if (e.type === 'awaiting_user' || e.type === 'session_ended') {
-        await reader.cancel();
-        return turns;
-      }
-    }
-  }
-}
-
-/** What one run measured. */
+/** What one run measured: the load process's turns and delays, the server process's CPU, memory, event-loop delay and GC. */
 interface Figures {
   target: 'troupe' | 'floor';
   sessions: number;
@@ -116,21 +92,36 @@ interface Figures {
   kibPerSession: number;
   failed: number;
   eventsPerTurn: number;
+  /** The server's event-loop delay (monitorEventLoopDelay) p99 and max, and its GC pauses: total and longest. */
+  loopP99: number;
+  loopMax: number;
+  gcMs: number;
+  gcMax: number;
 }
 
-/** One run in this process: `target` serves SESSIONS sessions at once, driven through HTTP by this process's clients. */
-async function run(target: 'troupe' | 'floor', sessions: number): Promise<Figures> {
-  const answered = new Map<string, number>();
-  const onAnswer = (brief: string, turnId: string) => answered.set(`${brief}#${turnId}`, performance.now());
+/** What the server process reports once the load is done. */
+interface ServerFigures {
+  cpuMs: number;
+  kibPeak: number;
+  answered: [string, number][];
+  loopP99: number;
+  loopMax: number;
+  gcMs: number;
+  gcMax: number;
+}
+
+/** The server process: `target` on a port, told when the load begins and ends; measures only its own work. */
+async function serverChild(target: 'troupe' | 'floor', sessions: number): Promise<void> {
+  const answered: [string, number][] = [];
+  const onAnswer = (brief: string, turnId: string) => answered.push([`${brief}#${turnId}`, monotonicMs()]);
   const dir = mkdtempSync(join(tmpdir(), 'troupe-serve-bench-'));
   const script = await record();
   const eventsPerTurn = (script.start.length + script.turns.reduce((n, t) => n + t.events.length, 0)) / script.turns.length;
-  global.gc?.();
   let stopServer: () => Promise<void>;
   let fetchHandler: (request: Request) => Response | Promise<Response>;
   if (target === 'troupe') {
     const model = new LatencyModel(LATENCY_MS, onAnswer);
-    const host = new SessionHost({ store: new LowdbStore(dir), team: openTeam(PACKAGE_ROOT, {}, {}), teamDir: PACKAGE_ROOT, env: {}, maxSessions: sessions + 10, model: () => model });
+    const host = new SessionHost({ store: new LowdbStore(dir), team: openTeam(PACKAGE_ROOT, {}, {}), teamDir: PACKAGE_ROOT, env: {}, maxSessions: sessions + WARM_UP + 10, model: () => model });
     fetchHandler = serveApp({ host, token: null, maxBodyBytes: 64 * 1024 }).fetch;
     stopServer = () => host.stopAll();
   } else {
@@ -139,93 +130,166 @@ async function run(target: 'troupe' | 'floor', sessions: number): Promise<Figure
     stopServer = async () => floor.stop();
   }
   const { server, port } = await listen(fetchHandler, { hostname: '127.0.0.1', port: 0 });
-  const base = `http://127.0.0.1:${port}`;
-  global.gc?.();
-  const rssBefore = process.memoryUsage().rss;
-  let rssPeak = rssBefore;
-  const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 100);
-  const arrivals = new Map<string, number>();
-  // Turns answered before a stream was connected arrive from the stored log, not live: they are not delays.
-  const connected = new Map<string, number>();
-  const started = performance.now();
-  const cpu0 = process.cpuUsage();
-  let failed = 0;
-  const runs = Array.from({ length: sessions }, async (_, i) => {
-    const brief = `bench session ${i}`;
-    try {
-      const created = await fetch(`${base}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ brief }) });
-      const { id } = (await created.json()) as { id: string };
-      return await watch(`${base}/v1/sessions/${id}/events`, brief, arrivals, connected);
-    } catch {
-      failed++;
-      return 0;
+  const send = (m: unknown) => new Promise<void>((done) => process.send!(m, () => done()));
+  let measure: (() => ServerFigures) | null = null;
+  let stopProfile = () => Promise.resolve();
+  process.on('message', async (m: string) => {
+    if (m === 'begin') {
+      answered.length = 0;
+      global.gc?.();
+      const rssBefore = process.memoryUsage().rss;
+      let rssPeak = rssBefore;
+      const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 100);
+      const loop = monitorEventLoopDelay({ resolution: 5 });
+      loop.enable();
+      const gc = { ms: 0, max: 0 };
+      const observer = new PerformanceObserver((list) => {
+        for (const entry of list.getEntries()) {
+          gc.ms += entry.duration;
+          gc.max = Math.max(gc.max, entry.duration);
+        }
+      });
+      observer.observe({ entryTypes: ['gc'] });
+      const profile = await profiler();
+      const cpu0 = process.cpuUsage();
+      measure = () => {
+        const cpu = process.cpuUsage(cpu0);
+        stopProfile = () => profile?.stop() ?? Promise.resolve();
+        clearInterval(sampler);
+        loop.disable();
+        observer.disconnect();
+        return {
+          cpuMs: (cpu.user + cpu.system) / 1000,
+          kibPeak: (rssPeak - rssBefore) / 1024,
+          answered,
+          loopP99: loop.percentile(99) / 1e6,
+          loopMax: loop.max / 1e6,
+          gcMs: gc.ms,
+          gcMax: gc.max,
+        };
+      };
+      await send({ begun: true });
+    } else if (m === 'end' && measure) {
+      const figures = measure();
+      await stopProfile();
+      await send(figures);
+      await stopServer();
+      server.close();
+      rmSync(dir, { recursive: true, force: true });
+      process.exit(0);
     }
   });
-  const turns = (await Promise.all(runs)).reduce((a, b) => a + b, 0);
-  const seconds = (performance.now() - started) / 1000;
-  const cpu = process.cpuUsage(cpu0);
-  clearInterval(sampler);
-  const delays = [...arrivals]
+  await send({ port, eventsPerTurn });
+}
+
+/** With SERVE_PROFILE=dir, profiles this process (the server) from now until `stop`, into dir/<target>-<sessions>-<pid>.cpuprofile. */
+async function profiler(): Promise<{ stop: () => Promise<void> } | null> {
+  const dir = process.env.SERVE_PROFILE;
+  if (!dir) return null;
+  const session = new Session();
+  session.connect();
+  const post = (method: string, params?: object) => new Promise<unknown>((done, fail) => session.post(method, params, (error, result) => (error ? fail(error) : done(result))));
+  await post('Profiler.enable');
+  await post('Profiler.setSamplingInterval', { interval: 200 });
+  await post('Profiler.start');
+  return {
+    stop: async () => {
+      const { profile } = (await post('Profiler.stop')) as { profile: unknown };
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, `${process.env.SERVE_CHILD?.replace(':', '-')}-${process.pid}.cpuprofile`), JSON.stringify(profile));
+    },
+  };
+}
+
+/** A Node process running `file` with `env`, spoken to over IPC. */
+function child(file: string, args: string[], env: Record<string, string>, flags: string[] = []) {
+  const proc = spawn(process.execPath, [...flags, '--import', 'tsx', file, ...args], {
+    cwd: join(import.meta.dirname, '..'),
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const exited = new Promise<number | null>((done) => proc.once('exit', done));
+  const next = <T>(): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      proc.once('message', (m) => resolve(m as T));
+      void exited.then((code) => reject(new Error(`${file} exited ${code}`)));
+    });
+  return { proc, next, exited };
+}
+
+/**
+ * One run: the server (troupe or the floor) in a process of its own, the load (bench/serve-load.ts) in another;
+ * the server's CPU and memory are counted from when the load begins to when it is done. SERVE_NODE_FLAGS adds
+ * Node flags to the server process (`--cpu-prof`, `--trace-gc`) to see where its time goes.
+ */
+async function measure(target: 'troupe' | 'floor', sessions: number): Promise<Figures> {
+  const flags = ['--expose-gc', ...(process.env.SERVE_NODE_FLAGS ?? '').split(' ').filter(Boolean)];
+  const server = child(fileURLToPath(import.meta.url), [], { SERVE_CHILD: `${target}:${sessions}` }, flags);
+  const { port, eventsPerTurn } = await server.next<{ port: number; eventsPerTurn: number }>();
+  // Both servers first serve a few sessions unmeasured: what a process does once (loading the tokenizer,
+  // compiling the hot paths) is not a cost per turn.
+  const warm = child(join(import.meta.dirname, 'serve-load.ts'), [`http://127.0.0.1:${port}`, String(WARM_UP)], {});
+  await warm.next<LoadFigures>();
+  await warm.exited;
+  server.proc.send('begin');
+  await server.next();
+  const load = child(join(import.meta.dirname, 'serve-load.ts'), [`http://127.0.0.1:${port}`, String(sessions)], {});
+  const seen = await load.next<LoadFigures>();
+  await load.exited;
+  server.proc.send('end');
+  const work = await server.next<ServerFigures>();
+  if ((await server.exited) !== 0) throw new Error(`serve bench server (${target}, ${sessions} sessions) failed`);
+  const answered = new Map(work.answered);
+  const connected = new Map(seen.connected);
+  // Turns answered before a stream was connected arrive from the stored log, not live: they are not delays.
+  const delays = seen.arrivals
     .flatMap(([key, at]) => {
       const answer = answered.get(key);
       const since = connected.get(key.split('#')[0]!);
       return answer !== undefined && since !== undefined && answer >= since ? [at - answer] : [];
     })
     .sort((a, b) => a - b);
-  await stopServer();
-  server.close();
-  rmSync(dir, { recursive: true, force: true });
   return {
     target,
     sessions,
-    turns,
-    seconds,
-    cpuMsPerTurn: (cpu.user + cpu.system) / 1000 / Math.max(1, turns),
+    turns: seen.turns,
+    seconds: seen.seconds,
+    cpuMsPerTurn: work.cpuMs / Math.max(1, seen.turns),
     p50: median(delays),
     p99: delays[Math.min(delays.length - 1, Math.floor(delays.length * 0.99))] ?? 0,
-    kibPerSession: (rssPeak - rssBefore) / sessions / 1024,
-    failed,
+    kibPerSession: work.kibPeak / sessions,
+    failed: seen.failed,
     eventsPerTurn,
+    loopP99: work.loopP99,
+    loopMax: work.loopMax,
+    gcMs: work.gcMs / Math.max(1, seen.turns),
+    gcMax: work.gcMax,
   };
-}
-
-/** Runs one measurement in a Node process of its own and returns its figures. */
-async function inChild(target: 'troupe' | 'floor', sessions: number): Promise<Figures> {
-  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', fileURLToPath(import.meta.url)], {
-    cwd: join(import.meta.dirname, '..'),
-    env: { ...process.env, SERVE_CHILD: `${target}:${sessions}` },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  const code = await new Promise<number | null>((done) => child.once('exit', done));
-  if (code !== 0) throw new Error(`serve bench (${target}, ${sessions} sessions) exited ${code}`);
-  return JSON.parse(out.trim().split('\n').at(-1)!) as Figures;
 }
 
 export default async function serve(): Promise<void> {
   process.stdout.write(
-    `sessions at once, ${TURNS} persona turns each, model latency ${LATENCY_MS} ms streaming ${DELTAS} deltas a turn, real HTTP + SSE (clients in the same process); troupe on a lowdb store vs the floor server (bench/serve-floor.ts); median of ${ROUNDS} interleaved run(s), each in a process of its own\n`,
+    `sessions at once, ${TURNS} persona turns each, model latency ${LATENCY_MS} ms streaming ${DELTAS} deltas a turn, real HTTP + SSE (clients in a process of their own, bench/serve-load.ts); troupe on a lowdb store vs the floor server (bench/serve-floor.ts); median of ${ROUNDS} interleaved run(s), each server in a process of its own; CPU, RSS, loop delay and GC are the server process's\n`,
   );
   for (const sessions of SIZES) {
     const runs: Record<'troupe' | 'floor', Figures[]> = { troupe: [], floor: [] };
-    for (let r = 0; r < ROUNDS; r++) for (const target of ['floor', 'troupe'] as const) runs[target].push(await inChild(target, sessions));
+    for (let r = 0; r < ROUNDS; r++) for (const target of ['floor', 'troupe'] as const) runs[target].push(await measure(target, sessions));
     const m = (target: 'troupe' | 'floor', key: keyof Figures) => median(runs[target].map((f) => f[key] as number));
     const rate = (t: 'troupe' | 'floor') => median(runs[t].map((f) => f.turns / f.seconds));
     const line = (t: 'troupe' | 'floor') =>
-      `    ${t.padEnd(6)} ${rate(t).toFixed(0).padStart(5)} turns/s  CPU ${m(t, 'cpuMsPerTurn').toFixed(2)} ms/turn  answer -> SSE p50 ${m(t, 'p50').toFixed(1)} ms, p99 ${m(t, 'p99').toFixed(1)} ms  RSS ${m(t, 'kibPerSession').toFixed(0)} KiB/session${runs[t].some((f) => f.failed) ? `  (${runs[t].map((f) => f.failed).join('/')} failed)` : ''}\n`;
+      `    ${t.padEnd(6)} ${rate(t).toFixed(0).padStart(5)} turns/s  CPU ${m(t, 'cpuMsPerTurn').toFixed(2)} ms/turn  answer -> SSE p50 ${m(t, 'p50').toFixed(1)} ms, p99 ${m(t, 'p99').toFixed(1)} ms  RSS ${m(t, 'kibPerSession').toFixed(0)} KiB/session  loop delay p99 ${m(t, 'loopP99').toFixed(0)} ms, max ${m(t, 'loopMax').toFixed(0)} ms  GC ${m(t, 'gcMs').toFixed(2)} ms/turn, longest ${m(t, 'gcMax').toFixed(0)} ms${runs[t].some((f) => f.failed) ? `  (${runs[t].map((f) => f.failed).join('/')} failed)` : ''}\n`;
     process.stdout.write(`  ${sessions} sessions (${m('troupe', 'eventsPerTurn').toFixed(0)} SSE events per turn; ideal ${(sessions / (LATENCY_MS / 1000)).toFixed(0)} turns/s):\n`);
     process.stdout.write(line('floor'));
     process.stdout.write(line('troupe'));
+    const each = runs.troupe.map((f, i) => `${(f.turns / f.seconds / (runs.floor[i]!.turns / runs.floor[i]!.seconds)).toFixed(2)}x`).join(', ');
     process.stdout.write(
-      `    troupe ÷ floor: throughput ${(rate('troupe') / rate('floor')).toFixed(2)}x (target >= 0.8x), CPU per turn ${(m('troupe', 'cpuMsPerTurn') / m('floor', 'cpuMsPerTurn')).toFixed(2)}x, p99 ${(m('troupe', 'p99') / m('floor', 'p99')).toFixed(2)}x, RSS per session ${(m('troupe', 'kibPerSession') / m('floor', 'kibPerSession')).toFixed(2)}x\n`,
+      `    troupe ÷ floor: throughput ${(rate('troupe') / rate('floor')).toFixed(2)}x (target >= 0.8x; each round ${each}), CPU per turn ${(m('troupe', 'cpuMsPerTurn') / m('floor', 'cpuMsPerTurn')).toFixed(2)}x, p99 ${(m('troupe', 'p99') / m('floor', 'p99')).toFixed(2)}x, RSS per session ${(m('troupe', 'kibPerSession') / m('floor', 'kibPerSession')).toFixed(2)}x\n`,
     );
   }
 }
 
-const child = process.env.SERVE_CHILD;
-if (child && import.meta.url === `file://${process.argv[1]}`) {
-  const [target, sessions] = child.split(':') as ['troupe' | 'floor', string];
-  process.stdout.write(`${JSON.stringify(await run(target, Number(sessions)))}\n`);
-  process.exit(0);
+const role = process.env.SERVE_CHILD;
+if (role && import.meta.url === `file://${process.argv[1]}`) {
+  const [target, sessions] = role.split(':') as ['troupe' | 'floor', string];
+  await serverChild(target, Number(sessions));
 } else if (import.meta.url === `file://${process.argv[1]}`) await serve();

@@ -128,7 +128,7 @@ export function serveApp(options: ServeAppOptions): Hono {
     const detach = feed.attach(client, after);
     let stored: SseFrame[] = [];
     let over = host.statusOf(id) === 'ended';
-    const replayed = feed.covers(after) ? null : feed.replay(after);
+    const replayed = feed.covers(after) ? null : feed.replayJoined(after);
     if (replayed) stored = replayed;
     else if (!feed.covers(after)) {
       const read = await store.read(id).catch((error: unknown) => {

@@ -12,11 +12,13 @@ export const FEED_RECENT = 32;
 /**
  * Streamed words are sent at most this often, in one write per reader (a burst, or the words of these
  * milliseconds, joined once for all readers); a stored event sends the words before it at once. With many
- * readers the batches are longer (one more millisecond per 20 readers, at most 100 ms): every batch is a
- * socket write per reader, and a thousand readers of a fast stream must leave the server time for others.
+ * readers the batches are longer, so a session's streamed words cost at most about 4,000 socket writes a
+ * second however many read them (a quarter of a millisecond per reader, at most 250 ms: a thousand readers
+ * see words four times a second): every batch is a socket write per reader, and each costs the server tens
+ * of microseconds (the kernel's loopback or network work is done in the writer's call).
  */
 export const DELTA_BATCH_MS = 20;
-const deltaBatchMs = (readers: number) => Math.min(100, DELTA_BATCH_MS + Math.floor(readers / 20));
+const deltaBatchMs = (readers: number) => Math.min(250, Math.max(DELTA_BATCH_MS, Math.floor(readers / 4)));
 
 /** How long frames built for readers resuming behind the kept ones are kept for the next such reader. */
 const REPLAY_KEPT_MS = 5_000;
@@ -28,6 +30,8 @@ interface Replayed {
   last: number;
   state: DisplayState;
   frames: SseFrame[];
+  /** The frames after one resume point joined into one frame, as the last reader resuming there got them. */
+  joined: { after: number; last: number; frame: SseFrame } | null;
 }
 
 interface Kept {
@@ -143,7 +147,7 @@ export class EventFeed {
     const events = this.session?.recent() ?? [];
     if (events.length === 0 || events[0]!.seq > after + 1) return null;
     let r = this.replayed;
-    if (!r || r.first !== events[0]!.seq) r = { first: events[0]!.seq, last: events[0]!.seq - 1, state: DISPLAY_START, frames: [] };
+    if (!r || r.first !== events[0]!.seq) r = { first: events[0]!.seq, last: events[0]!.seq - 1, state: DISPLAY_START, frames: [], joined: null };
     for (const e of events) {
       if (e.seq <= r.last) continue;
       const made = sseFrame(e, r.state, this.names, this.redactor);
@@ -156,6 +160,23 @@ export class EventFeed {
     this.replayTimer = setTimeout(() => (this.replayed = null), REPLAY_KEPT_MS);
     this.replayTimer.unref();
     return r.frames.filter((f) => f.seq > after);
+  }
+
+  /**
+   * `replay(after)` as one frame of all their bytes, joined once and shared by every reader resuming at
+   * `after` until the session publishes more: a thousand readers joining a long session at once then hold
+   * one copy of it, not one each.
+   */
+  replayJoined(after: number): SseFrame[] | null {
+    const frames = this.replay(after);
+    const r = this.replayed;
+    if (!frames || frames.length < 2 || !r) return frames;
+    if (r.joined?.after !== after || r.joined.last !== r.last) {
+      const frame: SseFrame = { seq: frames.at(-1)!.seq, live: false, bytes: Buffer.concat(frames.map((f) => f.bytes)) };
+      if (frames.some((f) => f.ends)) frame.ends = true;
+      r.joined = { after, last: r.last, frame };
+    }
+    return [r.joined.frame];
   }
 
   /** Sends the streamed words waiting for their batch, joined into one frame for every reader. */

@@ -6,6 +6,8 @@ export const MAX_QUEUED_EVENTS = 2_000;
 /** Where one reader's bytes go: `write` answers false when the connection wants the writer to wait for `drain`. */
 export interface SseSink {
   write(bytes: Uint8Array): boolean;
+  /** Writes several buffers as one write without copying them into one (large replays); `write` of their join when absent. */
+  writeMany?(list: readonly Uint8Array[]): boolean;
   /** Calls `listener` each time the connection can take more after `write` answered false. */
   onDrain(listener: () => void): void;
   /** Ends the stream. */
@@ -14,14 +16,15 @@ export interface SseSink {
 
 const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
 
-// Writes happen as frames come, until 2 ms of a turn of the event loop have gone to them (one event for a
-// thousand readers is a thousand socket writes); the readers left are written in later turns, 5 ms of
-// them at a time, so the server answers other requests in between (a health check stays fast).
-const NOW_MS = 2;
+// Frames pushed to readers are written after the task that pushed them, once per turn of the event loop
+// (what a session publishes in one go leaves as one write per reader, not one per event), 5 ms of writes
+// at a time: the readers left are written in later turns, so the server answers other requests in between
+// (a thousand readers of one event are a thousand socket writes, and a health check stays fast).
 const SLICE_MS = 5;
+// Frames of more bytes than this are written as they are (one gathered write), not copied into one buffer.
+const JOIN_BYTES = 16 * 1024;
 const due = new Set<SseClient>();
 let scheduled = false;
-let turnStart = -1;
 
 function writeSlice(): void {
   scheduled = false;
@@ -37,17 +40,6 @@ function writeSlice(): void {
   }
 }
 
-/** Whether a reader may be written now: nobody is waiting before it and this turn's writes are under NOW_MS. */
-function writeNow(): boolean {
-  if (due.size > 0) return false;
-  const now = performance.now();
-  if (turnStart < 0) {
-    turnStart = now;
-    setImmediate(() => (turnStart = -1));
-  }
-  return now - turnStart < NOW_MS;
-}
-
 function schedule(client: SseClient): void {
   due.add(client);
   if (scheduled) return;
@@ -58,8 +50,8 @@ const DROPPED = Buffer.from(`event: dropped\ndata: ${JSON.stringify({ error: 'th
 
 /**
  * One SSE reader: frames are pushed to it synchronously (never blocking the session) and written to its
- * connection at once, or soon after when the event loop has written enough this turn (then what it has
- * queued goes out as one write), with no promise or task per frame; while its connection does not keep up
+ * connection after the pushing task, all it has queued as one write, with no promise or task per frame (see
+ * writeSlice); while its connection does not keep up
  * they queue and go out as one write when it drains. Frames at or before the seq it resumed after (or already sent) are skipped, so a reader can be
  * attached before its stored frames are read. A reader more than `limit` frames behind is dropped with a
  * `dropped` event.
@@ -106,9 +98,7 @@ export class SseClient {
     if (this.closed || this.dropped) return;
     if (this.queue.length >= this.limit) return this.drop();
     this.queue.push(frame);
-    if (!this.sink || this.blocked) return;
-    if (writeNow()) this.flushNow();
-    else schedule(this);
+    if (this.sink && !this.blocked) schedule(this);
   }
 
   /** Ends the stream (the reader left, the server stops, or nothing more will come). */
@@ -150,9 +140,18 @@ export class SseClient {
     }
     this.queue = [];
     if (out.length === 0 || !this.sink) return;
-    // The frames' bytes are shared by every reader; a batch joined into one write is this reader's own copy.
-    if (!this.sink.write(out.length === 1 ? out[0]!.bytes : Buffer.concat(out.map((f) => f.bytes)))) this.blocked = true;
+    // The frames' bytes are shared by every reader; a batch joined into one write is this reader's own copy,
+    // so a large one (a replay to a reader joining late) is written as it is instead.
+    if (!this.write(out)) this.blocked = true;
     // The connection buffers what it took; ending after it still delivers it.
     if (ends) this.close();
+  }
+
+  private write(out: SseFrame[]): boolean {
+    const sink = this.sink!;
+    if (out.length === 1) return sink.write(out[0]!.bytes);
+    const list = out.map((f) => f.bytes);
+    if (sink.writeMany && list.reduce((n, b) => n + b.length, 0) > JOIN_BYTES) return sink.writeMany(list);
+    return sink.write(Buffer.concat(list));
   }
 }

@@ -18,18 +18,28 @@ export interface SseReader {
 
 /**
  * Streams a reader's frames as Server-Sent Events. Under Node's HTTP server they are written to the response
- * directly, synchronously as they come (one socket write per frame or batch, none while the connection
- * drains); elsewhere (an in-process `app.request`) through Hono's SSE stream, one write at a time.
+ * directly, without a promise per frame (one socket write per batch, none while the connection drains); elsewhere (an in-process `app.request`) through Hono's SSE stream, one write at a time.
  */
 export function streamFrames(c: Context, r: SseReader): Response | Promise<Response> {
   const { client } = r;
   const outgoing = (c.env as { outgoing?: unknown } | undefined)?.outgoing;
   if (outgoing instanceof ServerResponse) {
     const res = outgoing;
+    // The head goes out with the first frames (the retry frame is always first), in one write.
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'transfer-encoding': 'chunked' });
-    res.flushHeaders();
+    // Node's response corks its socket at each write until the next tick: a reader's write is sent now
+    // instead, so a slice of writes to many readers costs what it takes on the loop, not after it.
+    const sent = (ok: boolean) => (res.socket?.uncork(), ok);
     const sink: SseSink = {
-      write: (bytes) => !res.destroyed && !res.writableEnded && res.write(bytes),
+      write: (bytes) => !res.destroyed && !res.writableEnded && sent(res.write(bytes)),
+      writeMany: (list) => {
+        if (res.destroyed || res.writableEnded) return false;
+        res.cork();
+        let ok = true;
+        for (const bytes of list) ok = res.write(bytes) && ok;
+        res.uncork();
+        return sent(ok);
+      },
       onDrain: (listener) => void res.on('drain', listener),
       end: () => void (res.writableEnded || res.end()),
     };
