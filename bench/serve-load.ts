@@ -3,6 +3,8 @@
 // one's SSE stream until it waits for the user, and sends back (over IPC) when each agent_message arrived and
 // when each stream was connected, on the machine's monotonic clock (the server process stamps its answers on
 // the same clock).
+import { type IncomingMessage, request as httpRequest } from 'node:http';
+
 const [base, sessionsArg] = process.argv.slice(2) as [string, string];
 const SESSIONS = Number(sessionsArg);
 
@@ -23,33 +25,47 @@ export interface LoadFigures {
 const MESSAGE = 'event: agent_message\n';
 const DONE = ['event: awaiting_user\n', 'event: session_ended\n'];
 
+/** One HTTP request on a connection of its own (no keep-alive: a reused connection the server is closing would fail the request under load). */
+function request(url: string, method: 'GET' | 'POST', body?: string): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method, agent: false, headers: body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {} }, resolve);
+    req.once('error', reject);
+    req.end(body);
+  });
+}
+
 /** Reads a session's SSE stream until it waits for the user; only agent_message data is parsed (for its turn id). */
 async function watch(url: string, brief: string, arrivals: [string, number][], connected: [string, number][]): Promise<number> {
-  const response = await fetch(url);
+  const response = await request(url, 'GET');
   connected.push([brief, monotonicMs()]);
-  const reader = response.body!.getReader();
-  const decoder = new TextDecoder();
+  response.setEncoding('utf8');
   let buffer = '';
   let turns = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return turns;
-    buffer += decoder.decode(value, { stream: true });
+  for await (const chunk of response as AsyncIterable<string>) {
+    buffer += chunk;
     const end = buffer.lastIndexOf('\n\n');
     if (end < 0) continue;
     const complete = buffer.slice(0, end + 2);
     buffer = buffer.slice(end + 2);
     for (let at = complete.indexOf(MESSAGE); at >= 0; at = complete.indexOf(MESSAGE, at + 1)) {
-      const line = complete.slice(complete.indexOf('data: ', at) + 6, complete.indexOf('\n', complete.indexOf('data: ', at)));
-      const e = JSON.parse(line) as { turn_id?: string };
+      const data = complete.indexOf('data: ', at) + 6;
+      const e = JSON.parse(complete.slice(data, complete.indexOf('\n', data))) as { turn_id?: string };
       arrivals.push([`${brief}#${e.turn_id}`, monotonicMs()]);
       turns++;
     }
     if (DONE.some((d) => complete.includes(d))) {
-      await reader.cancel();
+      response.destroy();
       return turns;
     }
   }
+  return turns;
+}
+
+/** The body of a response, as text. */
+async function text(response: IncomingMessage): Promise<string> {
+  let out = '';
+  for await (const chunk of response) out += String(chunk);
+  return out;
 }
 
 async function load(): Promise<LoadFigures> {
@@ -60,11 +76,14 @@ async function load(): Promise<LoadFigures> {
   const runs = Array.from({ length: SESSIONS }, async (_, i) => {
     const brief = `bench session ${i}`;
     try {
-      const created = await fetch(`${base}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ brief }) });
-      const { id } = (await created.json()) as { id: string };
+      const created = await request(`${base}/v1/sessions`, 'POST', JSON.stringify({ brief }));
+      const body = await text(created);
+      if (created.statusCode !== 201) throw new Error(`POST /v1/sessions answered ${created.statusCode}: ${body}`);
+      const { id } = JSON.parse(body) as { id: string };
       return await watch(`${base}/v1/sessions/${id}/events`, brief, arrivals, connected);
-    } catch {
-      failed++;
+    } catch (error) {
+      // The first few failures say why (a refused session, a reset connection).
+      if (failed++ < 3) process.stderr.write(`serve load: ${brief}: ${error instanceof Error ? `${error.message} ${String((error as { cause?: unknown }).cause ?? '')}` : String(error)}\n`);
       return 0;
     }
   });

@@ -31,6 +31,8 @@ const SIZES = (process.env.SERVE_SESSIONS ?? (QUICK ? '100' : '100,1000')).split
 const ROUNDS = Number(process.env.SERVE_ROUNDS ?? (QUICK ? 1 : 2));
 const TURNS = Number(process.env.SERVE_TURNS ?? 6);
 const LATENCY_MS = 200;
+// SERVE_ONLY=troupe (or floor) measures one of them (a profile, a look at one side).
+const TARGETS = (process.env.SERVE_ONLY ? [process.env.SERVE_ONLY] : ['floor', 'troupe']) as ('floor' | 'troupe')[];
 // Sessions each server serves before it is measured.
 const WARM_UP = 20;
 // A turn's words arrive as this many streamed deltas (a real model streams; each is an SSE event).
@@ -102,6 +104,7 @@ interface Figures {
 /** What the server process reports once the load is done. */
 interface ServerFigures {
   cpuMs: number;
+  /** RSS at its peak less RSS before the first session, per session held (the warm-up ones too). */
   kibPeak: number;
   answered: [string, number][];
   loopP99: number;
@@ -130,16 +133,17 @@ async function serverChild(target: 'troupe' | 'floor', sessions: number): Promis
     stopServer = async () => floor.stop();
   }
   const { server, port } = await listen(fetchHandler, { hostname: '127.0.0.1', port: 0 });
+  // Memory is counted from before the warm-up sessions (a process's heap, once grown, stays), over every session it holds.
+  global.gc?.();
+  const rssBefore = process.memoryUsage().rss;
+  let rssPeak = rssBefore;
+  const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 100);
   const send = (m: unknown) => new Promise<void>((done) => process.send!(m, () => done()));
   let measure: (() => ServerFigures) | null = null;
   let stopProfile = () => Promise.resolve();
   process.on('message', async (m: string) => {
     if (m === 'begin') {
       answered.length = 0;
-      global.gc?.();
-      const rssBefore = process.memoryUsage().rss;
-      let rssPeak = rssBefore;
-      const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 100);
       const loop = monitorEventLoopDelay({ resolution: 5 });
       loop.enable();
       const gc = { ms: 0, max: 0 };
@@ -160,7 +164,7 @@ async function serverChild(target: 'troupe' | 'floor', sessions: number): Promis
         observer.disconnect();
         return {
           cpuMs: (cpu.user + cpu.system) / 1000,
-          kibPeak: (rssPeak - rssBefore) / 1024,
+          kibPeak: (rssPeak - rssBefore) / 1024 / (sessions + WARM_UP),
           answered,
           loopP99: loop.percentile(99) / 1e6,
           loopMax: loop.max / 1e6,
@@ -257,7 +261,7 @@ async function measure(target: 'troupe' | 'floor', sessions: number): Promise<Fi
     cpuMsPerTurn: work.cpuMs / Math.max(1, seen.turns),
     p50: median(delays),
     p99: delays[Math.min(delays.length - 1, Math.floor(delays.length * 0.99))] ?? 0,
-    kibPerSession: work.kibPeak / sessions,
+    kibPerSession: work.kibPeak,
     failed: seen.failed,
     eventsPerTurn,
     loopP99: work.loopP99,
@@ -273,7 +277,7 @@ export default async function serve(): Promise<void> {
   );
   for (const sessions of SIZES) {
     const runs: Record<'troupe' | 'floor', Figures[]> = { troupe: [], floor: [] };
-    for (let r = 0; r < ROUNDS; r++) for (const target of ['floor', 'troupe'] as const) runs[target].push(await measure(target, sessions));
+    for (let r = 0; r < ROUNDS; r++) for (const target of TARGETS) runs[target].push(await measure(target, sessions));
     const m = (target: 'troupe' | 'floor', key: keyof Figures) => median(runs[target].map((f) => f[key] as number));
     const rate = (t: 'troupe' | 'floor') => median(runs[t].map((f) => f.turns / f.seconds));
     const line = (t: 'troupe' | 'floor') =>
@@ -281,7 +285,7 @@ export default async function serve(): Promise<void> {
     process.stdout.write(`  ${sessions} sessions (${m('troupe', 'eventsPerTurn').toFixed(0)} SSE events per turn; ideal ${(sessions / (LATENCY_MS / 1000)).toFixed(0)} turns/s):\n`);
     process.stdout.write(line('floor'));
     process.stdout.write(line('troupe'));
-    const each = runs.troupe.map((f, i) => `${(f.turns / f.seconds / (runs.floor[i]!.turns / runs.floor[i]!.seconds)).toFixed(2)}x`).join(', ');
+    const each = runs.troupe.map((f, i) => `${(f.turns / f.seconds / ((runs.floor[i]?.turns ?? Number.NaN) / (runs.floor[i]?.seconds ?? 1))).toFixed(2)}x`).join(', ');
     process.stdout.write(
       `    troupe ÷ floor: throughput ${(rate('troupe') / rate('floor')).toFixed(2)}x (target >= 0.8x; each round ${each}), CPU per turn ${(m('troupe', 'cpuMsPerTurn') / m('floor', 'cpuMsPerTurn')).toFixed(2)}x, p99 ${(m('troupe', 'p99') / m('floor', 'p99')).toFixed(2)}x, RSS per session ${(m('troupe', 'kibPerSession') / m('floor', 'kibPerSession')).toFixed(2)}x\n`,
     );

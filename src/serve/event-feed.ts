@@ -3,7 +3,7 @@ import { processRedactor, type Redactor } from '../llm/redact.js';
 import { DISPLAY_START, displayNames, displayStep, plainNames, type DisplayNames, type DisplayState } from '../report/display-items.js';
 import type { TroupeSession } from '../session/troupe-session.js';
 import type { SseClient } from './sse-client.js';
-import { sseFrame, type SseFrame } from './sse-frame.js';
+import { deltasFrame, sseFrame, type SseFrame } from './sse-frame.js';
 import { isLiveOnly } from '../kernel/session-kernel.js';
 
 /** How many of a session's newest stored events its feed keeps, so a reader joining (or coming back) within them reads nothing from the store. */
@@ -50,7 +50,7 @@ interface Kept {
  */
 export class EventFeed {
   private readonly readers = new Set<SseClient>();
-  private deltas: SseFrame[] = [];
+  private deltas: TroupeEvent[] = [];
   private timer: NodeJS.Timeout | null = null;
   private replayed: Replayed | null = null;
   private replayTimer: NodeJS.Timeout | null = null;
@@ -186,7 +186,7 @@ export class EventFeed {
     const deltas = this.deltas;
     if (deltas.length === 0) return;
     this.deltas = [];
-    const frame = deltas.length === 1 ? deltas[0]! : { seq: deltas.at(-1)!.seq, live: true, bytes: Buffer.concat(deltas.map((d) => d.bytes)) };
+    const frame = deltasFrame(deltas, this.state, this.names, this.redactor);
     for (const reader of this.readers) reader.push(frame);
   }
 
@@ -198,9 +198,8 @@ export class EventFeed {
         this.state = displayStep(before, e, this.names).state;
         return;
       }
-      const made = sseFrame(e, before, this.names, this.redactor);
-      this.state = made.state;
-      this.deltas.push(made.frame);
+      // A streamed word is silent (no items; the fold stays): it is framed with its batch.
+      this.deltas.push(e);
       this.timer ??= setTimeout(() => this.sendDeltas(), deltaBatchMs(this.readers.size));
       return;
     }

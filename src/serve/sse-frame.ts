@@ -20,8 +20,24 @@ export const SSE_RETRY_MS = 3_000;
 /** The stream's first frame: the reconnection delay. */
 export const RETRY_FRAME: SseFrame = { seq: 0, live: true, bytes: Buffer.from(`retry: ${SSE_RETRY_MS}\n\n`) };
 
-/** The event's JSON as `--json` prints it, with its display items (see eventJson), before it is made terminal-safe. */
-const rawJson = (e: TroupeEvent, items: readonly DisplayItem[]) => JSON.stringify({ ...e, at: new Date(e.at).toISOString(), items });
+// The time of the last event serialised, as text: the events of one step share their clock reading.
+const lastAt = { at: Number.NaN, iso: '' };
+const isoOf = (at: number) => (at === lastAt.at ? lastAt.iso : ((lastAt.at = at), (lastAt.iso = new Date(at).toISOString())));
+
+/**
+ * The event's JSON as `--json` prints it, with its display items (see eventJson), before it is made
+ * terminal-safe: `{...e, at: <ISO time>, items}`. The bus stamps `at` last, so the event's own JSON ends
+ * with it and only that tail is rewritten (a copy of the event with a new key costs the serialiser three
+ * times as much); any other shape is copied as before.
+ */
+export function rawJson(e: TroupeEvent, items: readonly DisplayItem[]): string {
+  const plain = JSON.stringify(e);
+  const tail = `"at":${e.at}}`;
+  if (typeof e.at === 'number' && plain.endsWith(tail) && !Object.hasOwn(e, 'items')) {
+    return `${plain.slice(0, plain.length - tail.length)}"at":"${isoOf(e.at)}","items":${items.length === 0 ? '[]' : JSON.stringify(items)}}`;
+  }
+  return JSON.stringify({ ...e, at: new Date(e.at).toISOString(), items });
+}
 
 /** The SSE message of an event as bytes: `event:` its SSE name, `data:` its JSON, `id:` its seq unless it is live only (as Hono's writeSSE writes it). */
 function frameOf(e: TroupeEvent, json: string, live: boolean): SseFrame {
@@ -47,6 +63,25 @@ export function sseFrame(e: TroupeEvent, state: DisplayState, names: DisplayName
   const shown = redactDeep(e, redactor);
   const slow = displayStep(state, shown, names);
   return { frame: frameOf(e, rawJson(shown, slow.items), live), state: slow.state };
+}
+
+const NO_ITEMS: readonly DisplayItem[] = [];
+
+/**
+ * One frame for a batch of streamed words (live-only, silent events: no items, the fold unchanged), as the
+ * frames sseFrame makes of each joined: the events are serialised each, then screened, made terminal-safe
+ * and encoded once for the batch. A batch the screen flags is framed event by event (each redacted as
+ * sseFrame does).
+ */
+export function deltasFrame(events: readonly TroupeEvent[], state: DisplayState, names: DisplayNames, redactor: Redactor = processRedactor()): SseFrame {
+  const seq = events.at(-1)!.seq;
+  const jsons = events.map((e) => rawJson(e, NO_ITEMS));
+  if (redactor.screen && !redactor.screen.test(jsons.join('\n'))) {
+    let text = '';
+    for (let i = 0; i < jsons.length; i++) text += `event: ${sseEventName(events[i]!.type)}\ndata: ${jsons[i]}\n\n`;
+    return { seq, live: true, bytes: Buffer.from(terminalSafeJson(text)) };
+  }
+  return { seq, live: true, bytes: Buffer.concat(events.map((e) => sseFrame(e, state, names, redactor).frame.bytes)) };
 }
 
 /** The frames of stored events after `after`, for one reader resuming there: the display fold runs over the whole log, so the first items are worded right. */

@@ -1,0 +1,101 @@
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Context } from 'hono';
+import { describe, expect, it } from 'vitest';
+import type { TroupeEvent } from '../../src/engine/event-map.js';
+import { redactorFrom } from '../../src/llm/redact.js';
+import { DISPLAY_START, displayNames } from '../../src/report/display-items.js';
+import { SseClient } from '../../src/serve/sse-client.js';
+import { deltasFrame, rawJson, type SseFrame, sseFrame } from '../../src/serve/sse-frame.js';
+import { streamFrames } from '../../src/serve/sse-stream.js';
+import { studio } from '../helpers/team.js';
+
+const frame = (seq: number, text: string): SseFrame => ({ seq, live: false, bytes: Buffer.from(`event: note\ndata: ${text}\nid: ${seq}\n\n`) });
+const afterSlices = async () => {
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+};
+
+/** A stamped event as the bus makes it: its own fields, then the envelope (`at` last). */
+const stamped = (e: Record<string, unknown>, seq: number, at = 1_764_000_000_000) => ({ ...e, session_id: 's1', seq, at }) as unknown as TroupeEvent;
+
+describe('SSE writes', () => {
+  it('what a session publishes in one go leaves as one write per reader', async () => {
+    const writes: Uint8Array[] = [];
+    const client = new SseClient(0);
+    client.start({ write: (b) => (writes.push(b), true), onDrain: () => undefined, end: () => undefined }, [], 60_000);
+    // The reader has caught up and waits: the session's step publishes three events at once.
+    await afterSlices();
+    for (let seq = 1; seq <= 3; seq++) client.push(frame(seq, `step ${seq}`));
+    await afterSlices();
+    expect(writes).toHaveLength(1);
+    expect(Buffer.from(writes[0]!).toString()).toBe('event: note\ndata: step 1\nid: 1\n\nevent: note\ndata: step 2\nid: 2\n\nevent: note\ndata: step 3\nid: 3\n\n');
+    client.close();
+  });
+
+  it('a large batch (a replay) is written as the shared buffers it is made of, not copied per reader', async () => {
+    const replay: SseFrame = { seq: 40, live: false, bytes: Buffer.alloc(64 * 1024, 'x') };
+    const lists = [0, 1].map(() => {
+      const got: Uint8Array[][] = [];
+      const client = new SseClient(0);
+      client.start({ write: (b) => (got.push([b]), true), writeMany: (list) => (got.push([...list]), true), onDrain: () => undefined, end: () => undefined }, [replay, frame(41, 'after')], 60_000);
+      return { client, got };
+    });
+    await afterSlices();
+    for (const { got, client } of lists) {
+      expect(got).toHaveLength(1);
+      expect(got[0]![0]).toBe(replay.bytes);
+      client.close();
+    }
+  });
+
+  it("a reader's bytes go to its socket inside its write, not corked until the next tick", async () => {
+    let corked = -1;
+    const server = createServer((_req, res: ServerResponse) => {
+      const client = new SseClient(0);
+      const c = { env: { outgoing: res } } as unknown as Context;
+      streamFrames(c, { stored: [frame(1, 'first')], client, live: true, keepAliveMs: 60_000, done: () => undefined });
+      client.flushNow();
+      // Node's response corks its socket at a write and uncorks it on the next tick: by then a slice of a
+      // thousand readers' writes would all be sent at once, after the slice.
+      corked = res.socket!.writableCorked;
+      client.close();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+      expect(await response.text()).toBe('event: note\ndata: first\nid: 1\n\n');
+      expect(corked).toBe(0);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('an event serialised from its JSON tail is the JSON of the event with its time as text and its items', () => {
+    const items = [{ kind: 'line', text: 'x' }] as never[];
+    const cases = [
+      stamped({ type: 'agent_delta', turn_id: 't1', persona: 'ceo', text: 'Hel"lo\u2028' }, 3),
+      stamped({ type: 'agent_message', turn_id: 't1', persona: 'ceo', text: 'at the "at":5}', nested: { at: 7 } }, 4),
+      // Not the bus's shape: `at` first, or an `items` of its own: serialised from a copy as before.
+      { at: 1_764_000_000_001, type: 'note', text: 'x', session_id: 's', seq: 5 } as unknown as TroupeEvent,
+      stamped({ type: 'note', text: 'x', items: ['own'] }, 6),
+    ];
+    for (const e of cases) {
+      for (const list of [[], items]) expect(rawJson(e, list)).toBe(JSON.stringify({ ...e, at: new Date(e.at).toISOString(), items: list }));
+    }
+  });
+
+  it('a batch of streamed words is framed as each word would be alone, a secret redacted', () => {
+    const secret = 'troupe-SENTINEL-key-7f3a9c1e5b';
+    const redactor = redactorFrom({ OPENAI_API_KEY: secret });
+    const names = displayNames(studio().def);
+    const clean = [1, 2, 3].map((i) => stamped({ type: 'agent_delta', turn_id: 't1', persona: 'ceo', text: `word${i} \u0085` }, 2));
+    const leaking = [...clean, stamped({ type: 'agent_delta', turn_id: 't1', persona: 'ceo', text: `key ${secret}` }, 2)];
+    for (const batch of [clean, leaking]) {
+      const one = deltasFrame(batch, DISPLAY_START, names, redactor);
+      const each = Buffer.concat(batch.map((e) => sseFrame(e, DISPLAY_START, names, redactor).frame.bytes));
+      expect(Buffer.from(one.bytes).toString()).toBe(each.toString());
+      expect(one).toMatchObject({ seq: 2, live: true });
+    }
+    expect(Buffer.from(deltasFrame(leaking, DISPLAY_START, names, redactor).bytes).toString()).not.toContain(secret);
+  });
+});
