@@ -22,7 +22,13 @@ export const RETRY_FRAME: SseFrame = { seq: 0, live: true, bytes: Buffer.from(`r
 
 // The time of the last event serialised, as text: the events of one step share their clock reading.
 const lastAt = { at: Number.NaN, iso: '' };
-const isoOf = (at: number) => (at === lastAt.at ? lastAt.iso : ((lastAt.at = at), (lastAt.iso = new Date(at).toISOString())));
+function isoOf(at: number): string {
+  if (at !== lastAt.at) {
+    lastAt.iso = new Date(at).toISOString();
+    lastAt.at = at;
+  }
+  return lastAt.iso;
+}
 
 /**
  * The event's JSON as `--json` prints it, with its display items (see eventJson), before it is made
