@@ -16,42 +16,50 @@ export interface SseSink {
 
 const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
 
-// Frames pushed to readers are written after the task that pushed them, once per turn of the event loop
-// (what a session publishes in one go leaves as one write per reader, not one per event), 5 ms of writes
-// at a time: the readers left are written in later turns, so the server answers other requests in between
-// (a thousand readers of one event are a thousand socket writes, and a health check stays fast).
+// Frames pushed to readers are written once the task that pushed them has settled (its promise jobs
+// included), so what a session publishes in one go leaves as one write per reader, not one per event; at
+// most 5 ms of writes then, and the readers left are written 5 ms at a time in later turns of the event
+// loop, so the server answers other requests in between (a thousand readers of one event are a thousand
+// socket writes, and a health check stays fast). Written after the task, not in a later phase of the loop:
+// a busy server (its timers phase running hundreds of turns) would leave readers only the slices.
 const SLICE_MS = 5;
 // Frames of more bytes than this are written as they are (one gathered write), not copied into one buffer.
 const JOIN_BYTES = 16 * 1024;
 const due = new Set<SseClient>();
-let scheduled = false;
+let flushing = false;
+let sliced = false;
 
+/** Writes the readers due, oldest first, for SLICE_MS at most; those left wait for the next turn of the loop. */
 function writeSlice(): void {
-  scheduled = false;
+  flushing = false;
   const end = performance.now() + SLICE_MS;
   for (const client of due) {
     due.delete(client);
     client.flushNow();
     if (performance.now() > end) break;
   }
-  if (due.size > 0 && !scheduled) {
-    scheduled = true;
-    setImmediate(writeSlice);
+  if (due.size > 0 && !sliced) {
+    sliced = true;
+    setImmediate(() => {
+      sliced = false;
+      writeSlice();
+    });
   }
 }
 
 function schedule(client: SseClient): void {
   due.add(client);
-  if (scheduled) return;
-  scheduled = true;
-  setImmediate(writeSlice);
+  // Readers already waiting for a slice of the loop are written by it.
+  if (flushing || sliced) return;
+  flushing = true;
+  process.nextTick(writeSlice);
 }
 const DROPPED = Buffer.from(`event: dropped\ndata: ${JSON.stringify({ error: 'this reader fell too far behind and was dropped; reconnect with Last-Event-ID' })}\n\n`);
 
 /**
  * One SSE reader: frames are pushed to it synchronously (never blocking the session) and written to its
- * connection after the pushing task, all it has queued as one write, with no promise or task per frame (see
- * writeSlice); while its connection does not keep up
+ * connection once the pushing task has settled, all it has queued as one write, with no promise or task per
+ * frame (see writeSlice); while its connection does not keep up
  * they queue and go out as one write when it drains. Frames at or before the seq it resumed after (or already sent) are skipped, so a reader can be
  * attached before its stored frames are read. A reader more than `limit` frames behind is dropped with a
  * `dropped` event.
