@@ -3,7 +3,7 @@
 // one's SSE stream until it waits for the user, and sends back (over IPC) when each agent_message arrived and
 // when each stream was connected, on the machine's monotonic clock (the server process stamps its answers on
 // the same clock).
-import { type IncomingMessage, request as httpRequest } from 'node:http';
+import { Agent, type IncomingMessage, request as httpRequest } from 'node:http';
 
 const [base, sessionsArg] = process.argv.slice(2) as [string, string];
 const SESSIONS = Number(sessionsArg);
@@ -25,11 +25,15 @@ export interface LoadFigures {
 const MESSAGE = 'event: agent_message\n';
 const DONE = ['event: awaiting_user\n', 'event: session_ended\n'];
 
-/** One HTTP request on a connection of its own (no keep-alive: a reused connection the server is closing would fail the request under load). */
-function request(url: string, method: 'GET' | 'POST', body?: string): Promise<IncomingMessage> {
+// Connections are kept and reused at once (a session's stream follows its creation on the connection that
+// created it): a thousand sessions are a thousand connections, not two thousand (the listen queue holds 511).
+const agent = new Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY });
+
+/** One HTTP request; a stream's request that finds its kept connection closed by the server is made again. */
+function request(url: string, method: 'GET' | 'POST', body?: string, retry = method === 'GET'): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method, agent: false, headers: body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {} }, resolve);
-    req.once('error', reject);
+    const req = httpRequest(url, { method, agent, headers: body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {} }, resolve);
+    req.once('error', (error: NodeJS.ErrnoException) => (retry && error.code === 'ECONNRESET' ? resolve(request(url, method, body, false)) : reject(error)));
     req.end(body);
   });
 }

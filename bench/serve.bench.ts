@@ -253,6 +253,10 @@ async function measure(target: 'troupe' | 'floor', sessions: number): Promise<Fi
       return answer !== undefined && since !== undefined && answer >= since ? [at - answer] : [];
     })
     .sort((a, b) => a - b);
+  if (delays.length === 0)
+    process.stderr.write(
+      `serve bench (${target}, ${sessions}): no delays: ${seen.arrivals.length} arrivals (${seen.arrivals[0]?.join(' ')}), ${answered.size} answers (${work.answered[0]?.join(' ')}), ${connected.size} connected\n`,
+    );
   return {
     target,
     sessions,
