@@ -2,7 +2,7 @@ import type { MachineDefinition } from '../engine/definition.js';
 import { TransitionCounts, type TransitionTable } from './transitions.js';
 
 /** How many of the team's (or workflow's) newest stored sessions teach it its transitions. */
-export const LEARN_SESSIONS = 50;
+export const LEARN_SESSIONS = 20;
 /** How long what was listed is used before the store is listed again (a long-running `troupe serve`). */
 const FRESH_MS = 10 * 60_000;
 // Sessions kept per team (listed from the store, or told by sessions of this process as they end).
