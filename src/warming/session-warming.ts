@@ -6,6 +6,7 @@ import type { SessionState } from '../engine/session.js';
 import type { CallWarming, WarmingPort } from '../kernel/effect-runner.js';
 import type {} from './events.js';
 import type { WarmingTotals } from './ledger.js';
+import { loadTokenizer } from '../memory/tokens.js';
 import { WarmingRequests, type WarmingRequestsOptions } from './warming-requests.js';
 import { predictNext, type PredictInput, type Prediction } from './predict.js';
 import type { Learned } from './learned.js';
@@ -91,6 +92,8 @@ export class SessionWarming implements CallWarming {
   observe(e: TroupeEvent): void {
     if (e.type === 'agent_message' && !this.learning) {
       this.learning = true;
+      // Warming requests are sized by the tokenizer: load it now, off the path of any call, not in the first one's middle.
+      if (this.options.settings.mode === 'prefix') void loadTokenizer().catch(() => undefined);
       // Starts reading the team's stored sessions now, in the background, so the next prediction may use them.
       this.options.learned?.();
     } else if (e.type === 'agent_delta') this.heard(e.turn_id, e.text);
