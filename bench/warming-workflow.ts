@@ -128,7 +128,8 @@ interface Figures {
   ownCost: number;
   warmingCost: number;
   warmings: number;
-  top1: number;
+  /** Share of calls the live prediction named first (null: nothing predicted). */
+  top1: number | null;
 }
 
 async function runOnce(mode: 'off' | 'prefix', n: number): Promise<Figures> {
@@ -181,7 +182,7 @@ async function runOnce(mode: 'off' | 'prefix', n: number): Promise<Figures> {
     ownCost: meter.totalCost ?? 0,
     warmingCost: w?.totals.cost ?? 0,
     warmings: w?.totals.requests ?? 0,
-    top1: guessed ? right / guessed : 0,
+    top1: guessed ? right / guessed : null,
   };
 }
 
@@ -195,7 +196,7 @@ export async function workflowWarmingBench(): Promise<void> {
   );
   for (const [name, r] of runs) {
     process.stdout.write(
-      `  ${name.padEnd(12)} ${String(r.calls).padStart(5)} ${`${r.ttft.toFixed(1)} ms`.padStart(16)} ${`${r.modelled.toFixed(1)} ms`.padStart(14)} ${`${r.turn.toFixed(0)} ms`.padStart(10)} ${`${(100 * r.hit).toFixed(1)}%`.padStart(9)} ${`$${((r.ownCost + r.warmingCost) / r.calls).toFixed(5)}`.padStart(10)} ${(r.warmings ? `$${(r.warmingCost / r.calls).toFixed(5)}` : '—').padStart(9)} ${String(r.warmings).padStart(9)} ${`${(100 * r.top1).toFixed(0)}%`.padStart(6)}\n`,
+      `  ${name.padEnd(12)} ${String(r.calls).padStart(5)} ${`${r.ttft.toFixed(1)} ms`.padStart(16)} ${`${r.modelled.toFixed(1)} ms`.padStart(14)} ${`${r.turn.toFixed(0)} ms`.padStart(10)} ${`${(100 * r.hit).toFixed(1)}%`.padStart(9)} ${`$${((r.ownCost + r.warmingCost) / r.calls).toFixed(5)}`.padStart(10)} ${(r.warmings ? `$${(r.warmingCost / r.calls).toFixed(5)}` : '—').padStart(9)} ${String(r.warmings).padStart(9)} ${(r.top1 === null ? '—' : `${(100 * r.top1).toFixed(0)}%`).padStart(6)}\n`,
     );
   }
   const mean = (mode: string, key: 'ttft' | 'modelled') => runs.filter(([n]) => n.startsWith(mode)).reduce((s, [, r]) => s + r[key], 0) / 2;
