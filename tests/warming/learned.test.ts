@@ -116,6 +116,17 @@ describe("transitions learned from the team's stored sessions (seed 004: learnin
     expect(predictNext({ def: team.def, state, call, own, learned: now })[0]).toMatchObject({ persona: 'cfo', history: 0.8 });
   });
 
+  it('a reopened session goes on counting from its checkpoint (and the journal after it), not from its newest events only', async () => {
+    const store = new MemoryStore();
+    await stored(store, 'one', ['creative_partner', 'cfo', 'creative_partner', 'cfo', 'creative_partner']);
+    const resumed = await openSession({ team: quiet, model: routeModel(['creative_partner', 'game_designer']), store, resume: 'one', env: ENV, memory: false, recentEvents: 3 });
+    resumed.send({ type: 'user_message', text: 'Go on.' });
+    await resumed.settled();
+    await resumed.stop({ reason: 'test' });
+    const doc = JSON.parse(store.copy('one').doc) as { checkpoint: { transitions?: unknown } };
+    expect(doc.checkpoint.transitions).toEqual({ creative_partner: { cfo: 2, game_designer: 1 }, cfo: { creative_partner: 2 } });
+  });
+
   it('a stored session without counts (stored before they were kept) teaches nothing, and is not read', async () => {
     const store = new MemoryStore();
     await stored(store, 'old', ['creative_partner', 'cfo']);
