@@ -3,6 +3,7 @@ import type { Evaluator } from '../../kernel/effect-runner.js';
 import { EvaluationResultSchema, type ChainStep, type Evaluation, type EvaluationResult } from '../../engine/evaluation.js';
 import { oneLine } from './failure.js';
 import { decideInHost } from './host-decision.js';
+import { sharedInlineSandbox, type InlineSandbox } from './inline-sandbox.js';
 import { SandboxPool } from './pool.js';
 import { prepareEvaluation } from './prepare.js';
 import { DEFAULT_LIMITS, SandboxLimitsSchema, type SandboxLimits } from './program.js';
@@ -15,6 +16,8 @@ export interface SandboxOptions extends Partial<SandboxLimits> {
   scriptFor?: (workflowName: string) => string | null;
   /** The worker threads to run on (a session's: the process's shared pool); without one, a pool of one thread of its own. */
   pool?: SandboxPool;
+  /** Where small jobs run on the calling thread first (default: the process's); false: every job on the pool. */
+  inline?: InlineSandbox | false;
 }
 
 /** An Evaluator on QuickJS in worker threads, to be closed when the session ends. */
@@ -32,13 +35,16 @@ interface Waiting {
 }
 
 /**
- * Runs one session's workflow code (conditions, inputs, scripts, templates, script.js handlers) in QuickJS
- * on a pool of warm worker threads, in a context of the session's own, bounded in steps, memory and stack.
+ * Runs one session's workflow code (conditions, inputs, scripts, templates, script.js handlers) in QuickJS,
+ * in a context of the session's own, bounded in steps, memory and stack: a small job on the calling thread
+ * (see InlineSandbox), anything more on a pool of warm worker threads, with the same answer either way.
  * What needs no code is decided here without the sandbox. Evaluations asked for together (parallel
  * branches) wait their turn; none ever throws (a nonsensical limit throws here).
  */
 export function createSandboxEvaluator(options: SandboxOptions = {}): SandboxEvaluator {
-  const { scriptFor, pool: shared, ...given } = options;
+  const { scriptFor, pool: shared, inline: inlineOption, ...given } = options;
+  const inline = inlineOption === false ? null : (inlineOption ?? sharedInlineSandbox());
+  inline?.warm();
   const limits = limitsOf(given);
   const own = shared ? null : new SandboxPool({ size: 1 });
   const pool = shared ?? own!;
@@ -74,7 +80,8 @@ export function createSandboxEvaluator(options: SandboxOptions = {}): SandboxEva
       return { ok: false, error: oneLine(`the scope is not JSON: ${String(error)}`) };
     }
     const { parts, script: withScript } = prepared.job;
-    const answer = await pool.run({ session, parts, scope, script: withScript, limits }, signal);
+    const job = { session, parts, scope, script: withScript, limits };
+    const answer = inline?.run(job) ?? (await pool.run(job, signal));
     const checked = EvaluationResultSchema.safeParse(typeof answer === 'string' ? JSON.parse(answer) : answer);
     return checked.success ? checked.data : { ok: false, error: 'the sandbox gave a malformed result' };
   };
@@ -113,6 +120,7 @@ export function createSandboxEvaluator(options: SandboxOptions = {}): SandboxEva
       closed = true;
       for (const waiting of queue.splice(0)) waiting.resolve(CANCELLED);
       pool.release(session);
+      inline?.release(session);
       await own?.close();
     },
   };
