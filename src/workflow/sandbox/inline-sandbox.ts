@@ -14,6 +14,8 @@ export interface InlineSandboxOptions {
   maxContexts?: number;
   /** A job still running after this long (checked when the interrupt handler runs) is left to the pool. */
   wallMs?: number;
+  /** Jobs of a session left to the pool (a failure, a late job; an overrun counts for all) after which it stays there. */
+  maxFallbacks?: number;
 }
 
 /** Where a job ran, counted (for tests and the bench). */
@@ -21,10 +23,10 @@ export interface InlineCounts {
   inline: number;
   pool: number;
   overran: number;
+  /** The most interrupt-handler calls one job made here (each is STEPS_PER_INTERRUPT steps of guest work). */
+  mostInterrupts: number;
 }
 
-// A session whose jobs keep needing the pool (failures, overruns) goes there for good.
-const MAX_FALLBACKS = 3;
 // A context unused for this many jobs of other sessions may be given to a new session.
 const IDLE_JOBS = 1000;
 
@@ -38,11 +40,12 @@ const IDLE_JOBS = 1000;
  * over in a context). A context that did not finish cleanly is thrown away.
  */
 export class InlineSandbox {
-  readonly counts: InlineCounts = { inline: 0, pool: 0, overran: 0 };
+  readonly counts: InlineCounts = { inline: 0, pool: 0, overran: 0, mostInterrupts: 0 };
   private readonly budget: number;
   private readonly memoryBytes: number;
   private readonly maxContexts: number;
   private readonly wallMs: number;
+  private readonly maxFallbacks: number;
   private module: QuickJSWASMModule | null = null;
   private loading: Promise<void> | null = null;
   private readonly contexts = new Map<string, { guest: GuestContext; used: number }>();
@@ -55,6 +58,8 @@ export class InlineSandbox {
     this.memoryBytes = options.memoryBytes ?? 1024 * 1024;
     this.maxContexts = options.maxContexts ?? 16;
     this.wallMs = options.wallMs ?? 20;
+    // A session whose jobs keep needing the pool goes there for good.
+    this.maxFallbacks = options.maxFallbacks ?? 3;
   }
 
   /** Loads QuickJS ahead of need (idempotent); until it is loaded every job goes to the pool. */
@@ -80,7 +85,7 @@ export class InlineSandbox {
     const key = limitsKey({ memoryBytes, stackBytes: job.limits.stackBytes });
     const held = this.contexts.get(job.session);
     if (!held || held.guest.key !== key) {
-      if ((this.fallbacks.get(job.session) ?? 0) < MAX_FALLBACKS) this.buildAhead(job.session, memoryBytes, job.limits.stackBytes);
+      if ((this.fallbacks.get(job.session) ?? 0) < this.maxFallbacks) this.buildAhead(job.session, memoryBytes, job.limits.stackBytes);
       return this.toPool();
     }
     const { guest } = held;
@@ -91,8 +96,10 @@ export class InlineSandbox {
     steps.overran = false;
     steps.stopAt = performance.now() + this.wallMs;
     const outcome = runJob(job, guest);
+    const late = steps.overran && steps.jobCalls <= this.budget;
     steps.jobMax = Number.POSITIVE_INFINITY;
     steps.stopAt = Number.POSITIVE_INFINITY;
+    this.counts.mostInterrupts = Math.max(this.counts.mostInterrupts, steps.jobCalls);
     if (outcome.damaged) {
       // The host side of QuickJS failed here: no more jobs run on this thread.
       this.module = null;
@@ -106,8 +113,10 @@ export class InlineSandbox {
       return outcome.result;
     }
     if (steps.overran) this.counts.overran += 1;
-    this.fallbacks.set(job.session, (this.fallbacks.get(job.session) ?? 0) + (steps.overran ? MAX_FALLBACKS : 1));
+    // Code that outran the budget will again; a job that was only late (a busy machine) may be tried here again.
+    this.fallbacks.set(job.session, (this.fallbacks.get(job.session) ?? 0) + (steps.overran && !late ? this.maxFallbacks : 1));
     this.close(guest);
+    if ((this.fallbacks.get(job.session) ?? 0) < this.maxFallbacks) this.buildAhead(job.session, memoryBytes, job.limits.stackBytes);
     return this.toPool();
   }
 
