@@ -61,6 +61,14 @@ describe.each(placements)('nothing an evaluation does carries over to the next o
       probe: '[typeof leaked, typeof also, globalThis[Symbol.for("s")]]',
       clean: ['undefined', 'undefined', null],
     },
+    {
+      name: 'a hidden (non-enumerable) global defined',
+      attack:
+        'Reflect.defineProperty(globalThis, "hidden", { value: 1, configurable: true }); Object.defineProperties(globalThis, { hidden2: { value: 2, configurable: true } }); Object.defineProperty(globalThis, "hidden3", { get() { return 3; }, configurable: true })',
+      probe:
+        '[typeof hidden, typeof hidden2, typeof hidden3, typeof Object.defineProperty({}, "x", { value: 1 }).x, new Function("try { new Object.defineProperty({}, \'x\', {}); return 1; } catch (e) { return e.name; }")()]',
+      clean: ['undefined', 'undefined', 'undefined', 'number', 'TypeError'],
+    },
     { name: 'a global var from indirect eval', attack: '(0, eval)("var fromEval = 1; function fnFromEval() {}")', probe: '[typeof fromEval, typeof fnFromEval]', clean: ['undefined', 'undefined'] },
     {
       name: 'an existing global replaced',
