@@ -18,6 +18,7 @@ import { REPO_ROOT } from '../tests/helpers/team.js';
 import { openTeam } from '../src/team/open-team.js';
 import { QUICK } from './stats.js';
 import { rosterOf, studioAnswer, summaryAnswer } from './studio-sim.js';
+import { workflowWarmingBench } from './warming-workflow.js';
 
 const TURNS = QUICK ? 60 : 200;
 const SEED = 7;
@@ -171,4 +172,5 @@ export default async function warmingBench(): Promise<void> {
   }
   const best = Math.min(...runs.slice(1).map(([, r]) => mean(r.ttft)));
   process.stdout.write(`  average time to first token, best warming run vs warming off: ${pct(best, mean(base.ttft))}   (seed 004 claims -40% response time)\n`);
+  await workflowWarmingBench();
 }

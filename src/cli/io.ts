@@ -9,6 +9,8 @@ export interface CliIo {
   cwd: string;
   /** Both ends are a terminal: the UI opens. */
   interactive: boolean;
+  /** Sizes the process's heap for memory rather than speed (set by the real process, not in-process tests); `troupe run` calls it once its first answer is in. */
+  favourMemory?: () => void;
 }
 
 /** Writes one line to stdout, made safe for a terminal (model, user and file text may hold escape sequences). */

@@ -27,6 +27,8 @@ export interface JournalSources {
   memory: () => unknown;
   /** Usage totals as plain data. */
   usage: () => unknown;
+  /** Who followed whom so far, as plain data (absent: not kept). */
+  transitions?: () => unknown;
   /** The seq of the last stored event. */
   lastSeq: () => number;
   /**

@@ -72,7 +72,7 @@ export class DemoModel implements ChatModel {
   async generate(request: ChatRequest): Promise<ChatResponse> {
     if (request.signal?.aborted) throw new AbortedError('call aborted');
     const persona = request.meta.persona ?? 'assistant';
-    const brief = (request.meta.brief ?? 'the brief').trim().replace(/\s+/g, ' ').slice(0, 80);
+    const brief = quotedBrief(request.meta.brief ?? 'the brief', 80);
     if (request.meta.purpose === 'summary') return this.reply(request, summarise(request), []);
     if (request.meta.purpose === 'workflow') return this.workflowTurn(request);
     const repair = request.messages.some((m) => m.role === 'user' && m.content.includes('did not include a valid'));
@@ -171,6 +171,14 @@ function clip(text: string, max: number): string {
   if (first.length <= max) return first;
   const cut = first.lastIndexOf(' ', max - 1);
   return `${first.slice(0, cut > 0 ? cut : max - 1).trim()}…`;
+}
+
+/** The brief as the demo quotes it: one line, at most `max` characters, cut at a word with … (never mid-word). */
+export function quotedBrief(brief: string, max: number): string {
+  const line = brief.trim().replace(/\s+/g, ' ');
+  if (line.length <= max) return line;
+  const cut = line.lastIndexOf(' ', max - 1);
+  return `${line.slice(0, cut > max / 2 ? cut : max - 1).replace(/[\s,;:.-]+$/, '')}…`;
 }
 
 function newest(items: string[], n: number): string[] {

@@ -43,7 +43,11 @@ export function movedLine(m: MovedPins): string {
 
 /** Cuts text at a word boundary below `max` characters, marking the cut. */
 export function clipText(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  return clipFlat(text.replace(/\s+/g, ' ').trim(), max);
+}
+
+// clipText of text already flattened (one line, no runs of whitespace, trimmed).
+function clipFlat(flat: string, max: number): string {
   if (flat.length <= max) return flat;
   const cut = flat.lastIndexOf(' ', max - 1);
   return `${flat.slice(0, cut > max / 2 ? cut : max - 1).trimEnd()}…`;
@@ -56,17 +60,32 @@ export function gistOf(text: string): string {
   return clipText(end > 0 ? flat.slice(0, end + 1) : flat, PINNED_GIST_MAX_CHARS);
 }
 
-/** A pinned item rendered both ways, with exact counts (made on first use): followed by a newline, and as the block's last line. */
+// A line that ends in a letter or digit: o200k's pre-tokenizer always makes the newline after it a token of its own.
+const ENDS_IN_WORD = /[\p{L}\p{N}]$/u;
+
+/**
+ * A pinned item rendered both ways, with exact counts (each made once, on first use): followed by a newline,
+ * and as the block's last line. The gist (for condensing) is rendered only when a block needs it.
+ */
 class Lines {
   private counts: Partial<Record<'fullEnd' | 'gistNl' | 'gistEnd', number>> = {};
+  private gistLine: string | null = null;
   readonly fullNl: number;
 
   constructor(
+    private readonly pinned: Pinned,
+    private readonly nameOf: NameOf,
     readonly full: string,
-    readonly gist: string,
     readonly clipped: boolean,
   ) {
     this.fullNl = countTokens(`${full}\n`);
+    // "word" + "\n" is the word's tokens and one for the newline: no second count of the line.
+    if (ENDS_IN_WORD.test(full)) this.counts.fullEnd = this.fullNl - 1;
+  }
+
+  get gist(): string {
+    this.gistLine ??= pinnedLine({ ...this.pinned, text: gistOf(this.pinned.text) }, this.nameOf);
+    return this.gistLine;
   }
 
   get fullEnd(): number {
@@ -95,8 +114,9 @@ export class PinnedLines {
   of(p: Pinned): Lines {
     let lines = this.cache.get(p);
     if (!lines) {
-      const clippedText = clipText(p.text, PINNED_ITEM_MAX_CHARS);
-      lines = new Lines(pinnedLine({ ...p, text: clippedText }, this.nameOf), pinnedLine({ ...p, text: gistOf(p.text) }, this.nameOf), clippedText !== p.text.replace(/\s+/g, ' ').trim());
+      const flat = p.text.replace(/\s+/g, ' ').trim();
+      const clippedText = clipFlat(flat, PINNED_ITEM_MAX_CHARS);
+      lines = new Lines(p, this.nameOf, pinnedLine({ ...p, text: clippedText }, this.nameOf), clippedText !== flat);
       this.cache.set(p, lines);
     }
     return lines;

@@ -1,7 +1,8 @@
 import type { ChatMessage } from '../llm/chat-model.js';
 import type { Memory } from './memory.js';
 import type { PinnedLines } from './pinned-fit.js';
-import { messageTokens } from './tokens.js';
+import { PieceTokens } from './piece-tokens.js';
+import { MESSAGE_OVERHEAD } from './tokens.js';
 
 /** Heading of the message that lists pins made since the last summary. */
 export const WAITING_PINS_HEADER = '## Pinned since the last summary (verbatim, binding for everyone)';
@@ -14,6 +15,8 @@ export const WAITING_PINS_HEADER = '## Pinned since the last summary (verbatim, 
 export class WaitingPins {
   private cached: { pins: number; settled: number; message: ChatMessage | null; tokens: number; clipped: number } | null = null;
 
+  private readonly pieces = new PieceTokens();
+
   constructor(private readonly memory: Memory) {}
 
   /** The message (null when no pin waits), its tokens, and how many of its pins are cut to PINNED_ITEM_MAX_CHARS. */
@@ -23,7 +26,12 @@ export class WaitingPins {
     if (this.cached && this.cached.pins === pins && this.cached.settled === settled) return this.cached;
     const waiting = this.memory.pinned.slice(this.memory.settledPins).map((p) => lines.of(p));
     const message: ChatMessage | null = waiting.length ? { role: 'user', content: [WAITING_PINS_HEADER, ...waiting.map((l) => l.full)].join('\n') } : null;
-    this.cached = { pins, settled, message, tokens: message ? messageTokens(message) : 0, clipped: waiting.filter((l) => l.clipped).length };
+    let tokens = 0;
+    if (message) {
+      tokens = MESSAGE_OVERHEAD + this.pieces.of(`${WAITING_PINS_HEADER}\n`) + waiting[waiting.length - 1]!.fullEnd;
+      for (let i = 0; i < waiting.length - 1; i++) tokens += waiting[i]!.fullNl;
+    }
+    this.cached = { pins, settled, message, tokens, clipped: waiting.filter((l) => l.clipped).length };
     return this.cached;
   }
 }

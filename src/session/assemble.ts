@@ -24,6 +24,9 @@ import type { SessionKind } from './session-kind.js';
 import { TroupeSession } from './troupe-session.js';
 import { learnedFrom } from '../warming/learned.js';
 import { SessionWarming } from '../warming/session-warming.js';
+import { TransitionFold } from '../warming/transition-fold.js';
+import { predictWorkflowNext } from '../warming/workflow-predict.js';
+import { WarmingSettingsSchema } from '../config/team-schema.js';
 
 /** Everything a session is assembled from, whichever backend keeps it. */
 export interface SessionAssembly {
@@ -45,6 +48,8 @@ export interface SessionAssembly {
   memory: boolean;
   /** The stored memory state (null: none yet, or a new session). */
   savedMemory: unknown;
+  /** The checkpoint's transition counts (absent: a new session, or one stored before they were kept). */
+  savedTransitions?: unknown;
   /** Every stored event, oldest first, read when needed (null for a new session). */
   history: (() => Promise<TroupeEvent[]>) | null;
   /** Events stored after the checkpoint the state comes from. */
@@ -69,17 +74,29 @@ export interface SessionAssembly {
   forkedFrom?: { id: string; step: number } | null;
 }
 
-/** A team session's state warming (seed 004): predictions each turn, and prefix warming when team.json asks for it. */
-function openWarming(a: SessionAssembly, kernel: SessionKernel, publish: (e: EngineEvent) => void, memory: AttachedMemory | null): SessionWarming | null {
+/** The session's own transitions, from its checkpoint and the events after it (a session stored before they were kept: from its newest events). */
+function openTransitions(a: SessionAssembly, bus: TroupeBus): TransitionFold {
+  const fold = new TransitionFold(a.kind.def, a.savedTransitions ?? null);
+  for (const e of a.savedTransitions === undefined ? a.recent : a.tail) fold.add(e);
+  bus.on('*', (e) => fold.add(e));
+  return fold;
+}
+
+/** A session's state warming (seed 004): predictions each turn, and prefix warming when team.json (or the workflow) asks for it. */
+function openWarming(a: SessionAssembly, kernel: SessionKernel, publish: (e: EngineEvent) => void, memory: AttachedMemory | null, own: TransitionFold): SessionWarming | null {
   const def = a.kind.def;
-  const settings = a.team.loaded.team.warming;
-  if (def.kind !== 'team' || settings.mode === 'off') return null;
+  const workflow = def.kind === 'workflow';
+  if (!workflow && def.kind !== 'team') return null;
+  const settings = workflow ? (def.workflow?.warming ?? WarmingSettingsSchema.parse({})) : a.team.loaded.team.warming;
+  if (settings.mode === 'off') return null;
   const meter = a.meter;
   const learned = a.store ? learnedFrom(a.store, def, a.state.id) : null;
   const warming = new SessionWarming({
     def,
     settings,
     publish,
+    own: own.counts,
+    ...(workflow ? { predict: predictWorkflowNext, revise: false } : {}),
     modelFor: (id) => a.kind.modelFor(id),
     model: a.model,
     // Served cached tokens at least once: the server has a prompt cache warming can fill.
@@ -115,7 +132,15 @@ export async function assembleSession(a: SessionAssembly): Promise<AssembledSess
   const durable = a.steps ? new DurableModel(a.model, a.steps) : a.model;
   const model = new MeteredModel(durable, meter);
   let memory: AttachedMemory | null = null;
-  const journal = a.journal?.({ memory: () => memory?.memory.data ?? null, usage: () => usageState(meter), lastSeq: () => bus.lastSeq, fault: (error) => kernel.stopSaving(error) }) ?? null;
+  const transitions = openTransitions(a, bus);
+  const journal =
+    a.journal?.({
+      memory: () => memory?.memory.data ?? null,
+      usage: () => usageState(meter),
+      transitions: () => transitions.toJSON(),
+      lastSeq: () => bus.lastSeq,
+      fault: (error) => kernel.stopSaving(error),
+    }) ?? null;
   const kernel: SessionKernel = new SessionKernel(def, state, bus, journal);
   const publish = kernel.publish.bind(kernel);
   meter.onRecord((r) =>
@@ -170,7 +195,7 @@ export async function assembleSession(a: SessionAssembly): Promise<AssembledSess
   const sandbox = !a.evaluator && kind.openEvaluator ? await kind.openEvaluator() : null;
   const evaluator = a.evaluator ?? sandbox ?? undefined;
   const prompt = memory ? memory.prompt : transcript ? new FullHistoryPromptBuilder(transcript) : null;
-  const warming = openWarming(a, kernel, publish, memory);
+  const warming = openWarming(a, kernel, publish, memory, transitions);
   const runner = new EffectRunner(
     { def, snapshot: () => kernel.getSnapshot(), send: (input) => kernel.send(input), publish },
     {

@@ -139,6 +139,7 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
       journal: journalHandle ? (sources) => new JournalRecorder(journalHandle, records, state, { clock, ...sources }) : null,
       memory: options.memory ?? team.loaded.team.memory.enabled,
       savedMemory: doc?.checkpoint.memory ?? null,
+      ...(doc && doc.checkpoint.transitions !== undefined ? { savedTransitions: doc.checkpoint.transitions } : {}),
       history: storedEvents,
       tail: tailEvents,
       workspaceRoot: options.workspaceRoot ?? store?.filesOf?.(id) ?? join(tmpdir(), 'troupe-runs', id),

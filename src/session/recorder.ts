@@ -139,7 +139,14 @@ export class JournalRecorder implements JournalPort {
     const at = this.sources.clock();
     try {
       const written = this.handle.checkpoint(
-        { records: this.records, lastSeq: this.sources.lastSeq(), snapshot: s, memory: this.sources.memory(), usage: this.sources.usage() },
+        {
+          records: this.records,
+          lastSeq: this.sources.lastSeq(),
+          snapshot: s,
+          memory: this.sources.memory(),
+          usage: this.sources.usage(),
+          ...(this.sources.transitions ? { transitions: this.sources.transitions() } : {}),
+        },
         { mode: s.mode, brief: s.brief, updatedAt: new Date(at).toISOString() },
         options,
       );

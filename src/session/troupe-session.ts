@@ -187,7 +187,7 @@ export class TroupeSession {
   /** State warming: the latest prediction of who speaks next and what warming requests used (null when off or not a team). */
   warming(): { mode: WarmingSettings['mode']; latest: SessionWarming['latest']; totals: WarmingTotals } | null {
     const w = this.parts.warming;
-    return w ? { mode: this.parts.team.loaded.team.warming.mode, latest: w.latest, totals: w.totals } : null;
+    return w ? { mode: w.mode, latest: w.latest, totals: w.totals } : null;
   }
 
   /** The newest events (a bounded window; the whole log is `history()`). */

@@ -34,17 +34,32 @@ export function sealLine(json: string, prev: string): { line: string; hash: stri
   return { line: `${hashed}${digest}"}`, hash: digest };
 }
 
+/** Most bytes a sealed line of this JSON can take (its newline included): what `sealLineInto` needs free. */
+export function sealedLineMaxBytes(json: string): number {
+  return json.length * 3 + SEAL + 1;
+}
+
 /**
- * As sealLine, as the bytes to write (the newline included), encoded once: the line is made with placeholder
- * digits, the bytes before them hashed, and the digits written in place.
+ * As sealLine, written as bytes (the newline included) into `into` at `at`, which has sealedLineMaxBytes(json)
+ * bytes free: the JSON is encoded once, in place, the seal's text written over its closing brace, the bytes
+ * before the digits hashed in one call and the digits written after them; no intermediate string or buffer.
+ * Returns where the line ends and its hash.
  */
-export function sealLineBytes(json: string, prev: string): { bytes: Buffer; hash: string } {
+export function sealLineInto(json: string, prev: string, into: Buffer, at: number): { end: number; hash: string } {
   if (json.length < 2 || json[json.length - 1] !== '}') throw new Error('a journal record must be a JSON object');
-  const bytes = Buffer.from(`${json.slice(0, -1)}${PREV_KEY}${prev}"${HASH_KEY}${CHAIN_START}"}\n`);
-  const digits = bytes.length - TAIL - 1;
-  const digest = hashOf(bytes.subarray(0, digits));
-  bytes.write(digest, digits, 'latin1');
-  return { bytes, hash: digest };
+  // The closing brace is one byte: the seal starts where it was.
+  let end = at + into.write(json, at, 'utf8') - 1;
+  end += into.write(`${PREV_KEY}${prev}"${HASH_KEY}`, end, 'latin1');
+  const digest = hashOf(into.subarray(at, end));
+  end += into.write(`${digest}"}\n`, end, 'latin1');
+  return { end, hash: digest };
+}
+
+/** As sealLine, as the bytes to write (the newline included). */
+export function sealLineBytes(json: string, prev: string): { bytes: Buffer; hash: string } {
+  const into = Buffer.allocUnsafe(sealedLineMaxBytes(json));
+  const { end, hash } = sealLineInto(json, prev, into, 0);
+  return { bytes: into.subarray(0, end), hash };
 }
 
 /**

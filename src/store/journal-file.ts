@@ -1,11 +1,13 @@
 import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
-import { CHAIN_START, sealLineBytes } from './journal-chain.js';
+import { CHAIN_START, sealedLineMaxBytes, sealLineInto } from './journal-chain.js';
 import { JournalCheck, type JournalRules } from './journal-check.js';
 import { SessionFileError } from './load-file.js';
 import type { JournalRecord } from './session-file.js';
 import { TroupeError } from '../errors.js';
 
 const CHUNK = 1 << 20;
+// The largest line buffer a writer keeps between lines.
+const SCRATCH_MAX = 1 << 20;
 
 /** What reading a journal found: how many complete lines, where they end (a torn last line is left out) and the last one's hash. */
 export interface JournalScan {
@@ -85,6 +87,8 @@ export class JournalWriter {
   private unsynced = false;
 
   private flushing: Promise<void> | null = null;
+  // Lines are sealed into this buffer (grown when a line needs more) and written from it: no buffer per line.
+  private scratch = Buffer.allocUnsafe(64 * 1024);
 
   /** Opens `path` to append after `end` (a fresh journal when absent); a torn last line after it is cut off. */
   constructor(
@@ -129,12 +133,16 @@ export class JournalWriter {
   /** Appends one record already serialised as JSON (an object on one line) whose `n` is `n`: it must be the next line. */
   appendJson(json: string, n: number): void {
     if (n !== this.lines + 1) throw new Error(`journal ${this.path}: record ${n} appended after line ${this.lines}`);
-    const sealed = sealLineBytes(json, this.last);
-    const length = sealed.bytes.length;
+    const need = sealedLineMaxBytes(json);
+    if (need > this.scratch.length && need <= SCRATCH_MAX) this.scratch = Buffer.allocUnsafe(Math.max(need, 2 * this.scratch.length));
+    // A rare huge line gets a buffer of its own, so the writer does not keep one that size.
+    const bytes = need <= this.scratch.length ? this.scratch : Buffer.allocUnsafe(need);
+    const sealed = sealLineInto(json, this.last, bytes, 0);
+    const length = sealed.end;
     try {
       // A short write, rare on a file, goes on from where it stopped.
-      let written = writeSync(this.fd, sealed.bytes, 0, length, this.size);
-      while (written < length) written += writeSync(this.fd, sealed.bytes, written, length - written, this.size + written);
+      let written = writeSync(this.fd, bytes, 0, length, this.size);
+      while (written < length) written += writeSync(this.fd, bytes, written, length - written, this.size + written);
       this.size += length;
       this.lines += 1;
       this.last = sealed.hash;

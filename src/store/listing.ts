@@ -1,3 +1,4 @@
+import { transitionTableOf, type TransitionTable } from '../warming/transitions.js';
 import type { SessionDocument } from './session-file.js';
 
 /** What `troupe sessions` and `troupe resume` need to know of a stored session, from its document alone. */
@@ -18,6 +19,8 @@ export interface SessionListing {
   endReason: string | null;
   tokens: number;
   cost: number | null;
+  /** Who followed whom in it, as its checkpoint keeps them (absent in sessions stored before they were kept). */
+  transitions?: TransitionTable;
 }
 
 interface UsageLike {
@@ -29,6 +32,7 @@ export function listingOf(doc: SessionDocument): SessionListing {
   const s = doc.checkpoint.snapshot;
   const usage = (doc.checkpoint.usage as UsageLike | null)?.session;
   const priced = usage ? (usage.calls ?? 0) - (usage.unpricedCalls ?? 0) : 0;
+  const transitions = transitionTableOf(doc.checkpoint.transitions);
   return {
     id: doc.id,
     team: doc.team.name,
@@ -43,5 +47,6 @@ export function listingOf(doc: SessionDocument): SessionListing {
     endReason: s.endReason,
     tokens: usage ? (usage.promptTokens ?? 0) + (usage.completionTokens ?? 0) : 0,
     cost: priced > 0 ? (usage?.cost ?? 0) : null,
+    ...(transitions ? { transitions } : {}),
   };
 }

@@ -43,6 +43,8 @@ export const CheckpointSchema = z.object({
   memory: z.unknown(),
   /** Usage totals (the meter's plain-data state). */
   usage: z.unknown(),
+  /** Who followed whom in this session (state warming's learned transitions, plain data; absent in files before it). */
+  transitions: z.unknown().optional(),
   /**
    * The hash of the last journal line it covers (0000000000000000 when none), filled in by the store: a
    * journal cut below the checkpoint or rewritten under it is refused. Absent only in a version-2 file.

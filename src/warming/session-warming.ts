@@ -6,10 +6,11 @@ import type { SessionState } from '../engine/session.js';
 import type { CallWarming, WarmingPort } from '../kernel/effect-runner.js';
 import type {} from './events.js';
 import type { WarmingTotals } from './ledger.js';
+import { loadTokenizer } from '../memory/tokens.js';
 import { WarmingRequests, type WarmingRequestsOptions } from './warming-requests.js';
-import { predictNext, type Prediction } from './predict.js';
+import { predictNext, type PredictInput, type Prediction } from './predict.js';
 import type { Learned } from './learned.js';
-import { TransitionCounts } from './transitions.js';
+import type { TransitionCounts } from './transitions.js';
 
 /** Characters of an answer after which the next persona is predicted again, on what the persona has said. */
 export const REVISE_AT = 300;
@@ -37,11 +38,17 @@ export interface SessionWarmingOptions extends WarmingRequestsOptions {
   settings: WarmingSettings;
   /** Model id of a persona. */
   modelFor: (persona: string) => string;
+  /** The session's own transitions so far (folded and checkpointed by the session: TransitionFold). */
+  own: TransitionCounts;
+  /** Who is likely next (default: the team's predictor; a workflow brings its own). */
+  predict?: (input: PredictInput) => Prediction[];
+  /** Predict again on the answer once it has said REVISE_AT characters (default true: a team's words decide who is next; a workflow's conditions read tool calls). */
+  revise?: boolean;
   /** Transitions learned from the team's stored sessions (null until known), told this session's own when it ends. */
   learned?: Learned;
   /** Resolves when background memory work that would change the next prompt (a summary) is done. */
   memorySettled?: () => Promise<void>;
-  /** The newest stored events of a reopened session (its transitions and warming totals). */
+  /** The newest stored events of a reopened session (its warming totals). */
   recent?: readonly TroupeEvent[];
   /** Runs warming after the current call's request is on its way (default: setImmediate). */
   defer?: (work: () => void) => void;
@@ -56,16 +63,19 @@ export interface SessionWarmingOptions extends WarmingRequestsOptions {
  */
 export class SessionWarming implements CallWarming {
   private readonly requests: WarmingRequests;
-  private readonly own = new TransitionCounts();
   private latestPrediction: { turnId: string; persona: string; predictions: Prediction[] } | null = null;
   private turn: Turn | null = null;
-  // Learned transitions are read once the first answer is in, so reading stored sessions never competes with the first call.
+  // Learned transitions are listed once the first answer is in, so listing stored sessions never competes with the first call.
   private learning = false;
 
   constructor(private readonly options: SessionWarmingOptions) {
     this.requests = new WarmingRequests(options);
-    for (const e of options.recent ?? []) this.own.addEvent(options.def, e);
     this.requests.ledger.restore(options.recent ?? []);
+  }
+
+  /** Its mode (team.json's or the workflow's `warming`). */
+  get mode(): WarmingSettings['mode'] {
+    return this.options.settings.mode;
   }
 
   /** The latest prediction (null before the first turn). */
@@ -78,11 +88,12 @@ export class SessionWarming implements CallWarming {
     return { ...this.requests.ledger.totals };
   }
 
-  /** Follows the session: who came after whom, what the persona answering says (its deltas), and whether the session moved on. */
+  /** Follows the session: what the persona answering says (its deltas), and whether the session moved on. */
   observe(e: TroupeEvent): void {
-    if (e.type === 'transition') this.own.addEvent(this.options.def, e);
-    else if (e.type === 'agent_message' && !this.learning) {
+    if (e.type === 'agent_message' && !this.learning) {
       this.learning = true;
+      // Warming requests are sized by the tokenizer: load it now, off the path of any call, not in the first one's middle.
+      if (this.options.settings.mode === 'prefix') void loadTokenizer().catch(() => undefined);
       // Starts reading the team's stored sessions now, in the background, so the next prediction may use them.
       this.options.learned?.();
     } else if (e.type === 'agent_delta') this.heard(e.turn_id, e.text);
@@ -90,7 +101,7 @@ export class SessionWarming implements CallWarming {
       this.turn = null;
       this.requests.abort('the session stopped for the user', () => true);
       // What this session did is learned by the team's sessions that start later in this process.
-      if (e.type !== 'awaiting_user') this.options.learned?.remember(this.own);
+      if (e.type !== 'awaiting_user') this.options.learned?.remember(this.options.own);
     }
   }
 
@@ -109,15 +120,15 @@ export class SessionWarming implements CallWarming {
   private heard(turnId: string, text: string | undefined): void {
     const turn = this.turn;
     if (!turn || turn.call.turnId !== turnId) return;
-    if (text && !turn.revised) turn.answer += text;
-    const due = !turn.predicted || (!turn.revised && turn.answer.length >= REVISE_AT);
+    if (text && !turn.revised && this.options.revise !== false) turn.answer += text;
+    const due = !turn.predicted || (this.options.revise !== false && !turn.revised && turn.answer.length >= REVISE_AT);
     if (!due || turn.scheduled) return;
     turn.scheduled = true;
     (this.options.defer ?? setImmediate)(() => {
       turn.scheduled = false;
       if (this.turn !== turn || !turn.port.current()) return;
       turn.predicted = true;
-      if (turn.answer.length >= REVISE_AT) turn.revised = true;
+      if (this.options.revise !== false && turn.answer.length >= REVISE_AT) turn.revised = true;
       this.predict(turn);
     });
   }
@@ -126,7 +137,8 @@ export class SessionWarming implements CallWarming {
   private predict(turn: Turn): void {
     const { settings } = this.options;
     const learned = this.learning ? (this.options.learned?.() ?? null) : null;
-    const predictions = predictNext({ def: this.options.def, state: turn.snapshot, call: turn.call, own: this.own, learned, ...(turn.revised ? { answer: turn.answer } : {}) }).map(rounded);
+    const predict = this.options.predict ?? predictNext;
+    const predictions = predict({ def: this.options.def, state: turn.snapshot, call: turn.call, own: this.options.own, learned, ...(turn.revised ? { answer: turn.answer } : {}) }).map(rounded);
     this.latestPrediction = { turnId: turn.call.turnId, persona: turn.agent.id, predictions };
     this.options.publish(event('prediction', { turn_id: turn.call.turnId, persona: turn.agent.id, on: turn.revised ? 'answer' : 'inbox', predictions }));
     const best = predictions.filter((p) => p.confidence >= settings.min_confidence).slice(0, settings.per_turn);

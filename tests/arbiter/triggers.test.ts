@@ -74,4 +74,25 @@ describe('matchTriggers', () => {
       }
     }
   });
+
+  it("looks only at rules a word of the text (or a pattern keyword) can fire, and keeps the rules' order and first keyword", () => {
+    const rules: TriggerRule[] = Array.from({ length: 1000 }, (_, i) => ({ ...budget, id: `r${i}`, owner: `p${i}`, keywords: [`topic${i}`, `alt${i % 7}`], andKeywords: [] }));
+    rules.push({ ...budget, id: 'pattern', owner: 'q', keywords: ['art style'], andKeywords: [] });
+    const read: number[] = [];
+    const watched = new Proxy(rules, { get: (t, k, r) => (typeof k === 'string' && /^\d+$/.test(k) && read.push(Number(k)), Reflect.get(t, k, r)) });
+    const text = ['alt3 and topic999 then topic5, in the art style of topic40'];
+    const first = matchTriggers(watched, ctx(text));
+    read.length = 0;
+    const again = matchTriggers(watched, ctx(text));
+    expect(again).toEqual(first);
+    // In the rules' order, each with its own first keyword found in the text.
+    expect(first.map((p) => p.ruleId).slice(0, 4)).toEqual(['r3', 'r5', 'r10', 'r17']);
+    expect(first.find((p) => p.ruleId === 'r5')!.reason).toBe('budget review (matched "topic5")');
+    expect(first.find((p) => p.ruleId === 'r3')!.reason).toBe('budget review (matched "alt3")');
+    expect(first.map((p) => p.ruleId)).toContain('pattern');
+    expect(first.map((p) => p.ruleId)).toContain('r999');
+    // 1,001 rules, but only the 147 that fire are read: 143 with alt3, topic5, topic40, topic999 and the pattern rule.
+    expect(read.length).toBe(first.length);
+    expect(read.length).toBeLessThan(200);
+  });
 });

@@ -127,6 +127,25 @@ describe('cached prompt token counts (issue 14, item 1)', () => {
     expect(seen.join('\n').length).toBeLessThan(prefix.length / 10);
   });
 
+  it('tokenizes a new pin once, its line and newline: never the waiting message whole, nor the line again at the end of a block', () => {
+    const memory = memoryWithPins();
+    const builder = new MemoryPromptBuilder(memory, { budget: 1_000_000 });
+    builder.build(input('cfo'));
+    for (const [i, text] of ['Ship the demo in June', 'Price it at 20 euros.', 'Keep 3 lighthouses', 'Chapter 7 ends at dawn 灯台'].entries()) {
+      seen.length = 0;
+      memory.recordDirective({ turnId: 'none', persona: 'ceo', directive: { transition: 'HANDOFF_TO_AGENT', next_agent: 'cfo', key_decisions: [text] } });
+      const messages = builder.build(input(i % 2 ? 'cfo' : 'cmo'));
+      const withPin = seen.filter((t) => t.includes(text));
+      // The line ending in a word or digit is counted once; one ending in "." once more as the last line.
+      expect(withPin, text).toEqual(/[.]$/.test(text) ? [`- CEO: ${text}\n`, `- CEO: ${text}`] : [`- CEO: ${text}\n`]);
+      expect(seen.some((t) => t.includes('Pinned since the last summary'))).toBe(false);
+      // Still exact: the build trims one token below its own count, not at it.
+      const exact = promptTokens(messages);
+      expect(trimsAt(memory, input(i % 2 ? 'cfo' : 'cmo'), exact), text).toBe(false);
+      expect(trimsAt(memory, input(i % 2 ? 'cfo' : 'cmo'), exact - 1), text).toBe(true);
+    }
+  });
+
   it('counts each roster line once across 200 personas', () => {
     const loaded = generatedTeam(200);
     const def = compileTeam(loaded);

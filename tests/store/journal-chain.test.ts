@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CHAIN_START, hashOf, readSeal, sealLine, sealLineBytes, withoutSeal } from '../../src/store/journal-chain.js';
+import { CHAIN_START, hashOf, readSeal, sealedLineMaxBytes, sealLine, sealLineBytes, sealLineInto, withoutSeal } from '../../src/store/journal-chain.js';
 import { JournalWriter, scanJournal } from '../../src/store/journal-file.js';
 
 let dirs: string[] = [];
@@ -32,6 +32,17 @@ describe('journal line seals', () => {
       expect(readSeal(sealed.bytes.subarray(0, -1))).toEqual({ hash, intact: true });
     }
     expect(() => sealLineBytes('[1,2]', CHAIN_START)).toThrow(/JSON object/);
+  });
+
+  it('sealing into a buffer the writer reuses writes the same line at any offset and leaves the bytes before it alone', () => {
+    const record = JSON.stringify({ n: 7, events: [{ text: `灯台 ${'😀'.repeat(50)} "q" \u2028 end` }] });
+    const into = Buffer.alloc(10 + sealedLineMaxBytes(record), 0x41);
+    const { end, hash } = sealLineInto(record, 'fedcba9876543210', into, 10);
+    const { line, hash: expected } = sealLine(record, 'fedcba9876543210');
+    expect(hash).toBe(expected);
+    expect(into.subarray(0, 10).toString('latin1')).toBe('A'.repeat(10));
+    expect(into.subarray(10, end).toString('utf8')).toBe(`${line}\n`);
+    expect(end).toBeLessThanOrEqual(into.length);
   });
 
   it('any one byte changed anywhere in the line breaks its seal', () => {
@@ -77,5 +88,19 @@ describe('the journal writer', () => {
     expect(scanJournal(path, () => {}).records).toBe(3);
     // A writer for a fresh journal refuses a file that already holds lines (it would start a second chain).
     expect(() => new JournalWriter(path)).toThrow(/not empty/);
+  });
+
+  it('writes lines longer than its line buffer (100 KiB, 3 MiB) between short ones, every line intact and chained', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'troupe-writer-'));
+    dirs.push(dir);
+    const path = join(dir, 'j.jsonl');
+    const writer = new JournalWriter(path);
+    const texts = ['short', 'é'.repeat(50_000), 'after', 'x'.repeat(3 << 20), 'last'];
+    texts.forEach((text, i) => writer.append({ n: i + 1, events: [{ type: 'note', text } as never] }));
+    writer.close();
+    const seen: string[] = [];
+    const scan = scanJournal(path, (record) => seen.push(String(record.events[0]?.text)));
+    expect(scan).toMatchObject({ records: 5, torn: false });
+    expect(seen).toEqual(texts);
   });
 });

@@ -5,6 +5,11 @@ import type { ChatModel, ChatRequest, ChatResponse } from '../../src/llm/chat-mo
 import { openSession } from '../../src/session/open-session.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { learnedFrom, learnTransitions } from '../../src/warming/learned.js';
+import { predictNext } from '../../src/warming/predict.js';
+import { countTransitions, TransitionCounts } from '../../src/warming/transitions.js';
+import { initialState } from '../../src/engine/step.js';
+import { agentById } from '../../src/engine/definition.js';
+import type { AgentCall } from '../../src/engine/moves.js';
 import { studio } from '../helpers/team.js';
 
 const ENV = { TROUPE_MODEL: 'test-model' };
@@ -32,6 +37,22 @@ function routeModel(route: string[]): ChatModel {
   };
 }
 
+/** Records the store's reads (whole sessions: their events) and listings. */
+function spy(store: MemoryStore): { reads: string[]; lists: number[] } {
+  const out = { reads: [] as string[], lists: [] as number[] };
+  const read = store.read.bind(store);
+  const list = store.list.bind(store);
+  store.read = (id) => {
+    out.reads.push(id);
+    return read(id);
+  };
+  store.list = () => {
+    out.lists.push(1);
+    return list();
+  };
+  return out;
+}
+
 async function stored(store: MemoryStore, id: string, route: string[], learning = false): Promise<TroupeEvent[]> {
   const session = await openSession({ team: learning ? team : quiet, model: routeModel(route), store, id, env: ENV, memory: false });
   const events: TroupeEvent[] = [];
@@ -53,22 +74,70 @@ describe("transitions learned from the team's stored sessions (seed 004: learnin
     expect((await learnTransitions(store, other, null)).toJSON()).toEqual({});
   });
 
-  it('is read once per store and team in the background: null until then', async () => {
+  it('is listed once per store and team in the background (null until then), and no session is read', async () => {
     const store = new MemoryStore();
     await stored(store, 'one', ['creative_partner', 'cfo']);
-    let reads = 0;
-    const read = store.read.bind(store);
-    store.read = (id) => {
-      reads += 1;
-      return read(id);
-    };
+    const { reads, lists } = spy(store);
     const learned = learnedFrom(store, team.def, 'new');
     expect(learned()).toBeNull();
     await new Promise((r) => setTimeout(r, 0));
     await new Promise((r) => setImmediate(r));
     expect(learned()?.toJSON()).toEqual({ creative_partner: { cfo: 1 } });
     expect(learnedFrom(store, team.def, 'other')()?.toJSON()).toEqual({ creative_partner: { cfo: 1 } });
-    expect(reads).toBe(1);
+    expect({ reads: reads.length, lists: lists.length }).toEqual({ reads: 0, lists: 1 });
+  });
+
+  it("learns from two stored sessions' checkpointed counts without reading any events, as the old reader of their events did", async () => {
+    const store = new MemoryStore();
+    await stored(store, 'one', ['creative_partner', 'cfo', 'creative_partner', 'game_designer', 'creative_partner', 'cfo']);
+    await stored(store, 'two', ['creative_partner', 'cfo', 'creative_partner', 'cfo']);
+    // What the reader before this one learned: every transition event of each stored session's events.
+    const old = new TransitionCounts();
+    for (const id of ['one', 'two']) countTransitions(team.def, (await store.read(id)).events, old);
+    const { reads } = spy(store);
+    const learned = learnedFrom(store, team.def, 'three');
+    learned();
+    await new Promise((r) => setTimeout(r, 0));
+    const now = learned();
+    expect(reads).toEqual([]);
+    expect(now?.toJSON()).toEqual(old.toJSON());
+    expect(old.toJSON()).toEqual({ creative_partner: { cfo: 4, game_designer: 1 }, cfo: { creative_partner: 2 }, game_designer: { creative_partner: 1 } });
+    // And so the predictions at a turn of a new session are the same.
+    const call: AgentCall = {
+      turnId: 't1',
+      persona: 'creative_partner',
+      path: agentById(team.def, 'creative_partner')!.path,
+      attempt: 1,
+      inbox: { kind: 'handoff', from: 'cfo', text: 'Over to you.', approved: false },
+    };
+    const state = { ...initialState(team.def, { id: 'three', mode: 'fsm' }), status: 'running' as const, active: 'creative_partner', inFlight: call };
+    const own = new TransitionCounts();
+    expect(predictNext({ def: team.def, state, call, own, learned: now })).toEqual(predictNext({ def: team.def, state, call, own, learned: old }));
+    expect(predictNext({ def: team.def, state, call, own, learned: now })[0]).toMatchObject({ persona: 'cfo', history: 0.8 });
+  });
+
+  it('a reopened session goes on counting from its checkpoint (and the journal after it), not from its newest events only', async () => {
+    const store = new MemoryStore();
+    await stored(store, 'one', ['creative_partner', 'cfo', 'creative_partner', 'cfo', 'creative_partner']);
+    const resumed = await openSession({ team: quiet, model: routeModel(['creative_partner', 'game_designer']), store, resume: 'one', env: ENV, memory: false, recentEvents: 3 });
+    resumed.send({ type: 'user_message', text: 'Go on.' });
+    await resumed.settled();
+    await resumed.stop({ reason: 'test' });
+    const doc = JSON.parse(store.copy('one').doc) as { checkpoint: { transitions?: unknown } };
+    expect(doc.checkpoint.transitions).toEqual({ creative_partner: { cfo: 2, game_designer: 1 }, cfo: { creative_partner: 2 } });
+  });
+
+  it('a stored session without counts (stored before they were kept) teaches nothing, and is not read', async () => {
+    const store = new MemoryStore();
+    await stored(store, 'old', ['creative_partner', 'cfo']);
+    const copy = store.copy('old');
+    const doc = JSON.parse(copy.doc) as { checkpoint: { transitions?: unknown } };
+    expect(doc.checkpoint.transitions).toEqual({ creative_partner: { cfo: 1 } });
+    delete doc.checkpoint.transitions;
+    const before = MemoryStore.from({ old: { ...copy, doc: JSON.stringify(doc) } });
+    const { reads } = spy(before);
+    expect((await learnTransitions(before, team.def, null)).toJSON()).toEqual({});
+    expect(reads).toEqual([]);
   });
 
   it('a new session predicts with what the team did before, from its second turn', async () => {
@@ -84,13 +153,8 @@ describe("transitions learned from the team's stored sessions (seed 004: learnin
     expect(third.predictions.find((p) => p.persona === 'cfo')?.history).toBeCloseTo(3 / 6, 3);
     expect(third.predictions.find((p) => p.persona === 'game_designer')?.history).toBeCloseTo(3 / 6, 3);
     // Once it ended, what it did is known to the team's next session in this process, without reading the store again.
-    let reads = 0;
-    const read = store.read.bind(store);
-    store.read = (id) => {
-      reads += 1;
-      return read(id);
-    };
+    const { reads, lists } = spy(store);
     expect(learnedFrom(store, team.def, 'later')()?.toJSON()).toEqual({ creative_partner: { cfo: 3, game_designer: 2 }, cfo: { creative_partner: 2 }, game_designer: { creative_partner: 1 } });
-    expect(reads).toBe(0);
+    expect({ reads: reads.length, lists: lists.length }).toEqual({ reads: 0, lists: 0 });
   });
 });

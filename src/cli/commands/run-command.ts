@@ -7,6 +7,7 @@ import { modelFromEnv } from '../../llm/from-env.js';
 import { assertWithinLimit } from '../../llm/limits.js';
 import { redactorFrom } from '../../llm/redact.js';
 import { openSession } from '../../session/open-session.js';
+import type { TroupeSession } from '../../session/troupe-session.js';
 import { attachOutput } from '../attach-output.js';
 import { UserError } from '../../errors.js';
 import { inputOptional, inputProblem } from '../../workflow/run/frames.js';
@@ -42,6 +43,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
     ...(args.maxTurns !== undefined ? { maxTurns: args.maxTurns } : {}),
   });
   attachOutput(session, { json: args.json, write: printer(io), redact: redactorFrom(io.env) });
+  favourMemoryAfterFirstAnswer(session, io);
   session.start(brief);
   await session.settled();
   const code = await finishHeadless(session, io, { json: args.json, quit: false });
@@ -53,4 +55,15 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   }
   if (replay && replay.remaining > 0) io.stderr.write(`troupe: replay ended with ${replay.remaining} recorded call(s) unused\n`);
   return code;
+}
+
+/** Sizes the heap for memory once the first answer is in (or the session stops before one): not before, where it costs the first word CPU. */
+function favourMemoryAfterFirstAnswer(session: TroupeSession, io: CliIo): void {
+  const favour = io.favourMemory;
+  if (!favour) return;
+  const stop = session.subscribe((e) => {
+    if (e.type !== 'agent_message' && e.type !== 'awaiting_user' && e.type !== 'session_ended') return;
+    stop();
+    favour();
+  });
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_TURNS } from '../../config/max-turns.js';
+import { WarmingSchema } from '../../config/team-schema.js';
 
 const Name = z.string().min(1);
 /** Code in a workflow file: an expression, statements, an arrow-function string, or a handler name. */
@@ -126,6 +127,9 @@ export const WorkflowConfigSchema = z.strictObject({
     })
     .optional()
     .describe('Where agents with file and command tools work: each gets its own directory under the session.'),
+  warming: WarmingSchema.optional().describe(
+    'Predicting the next agent from the transition table and warming its prompt, as team.json\'s warming: "off", "predict" (default), "prefix", or the settings.',
+  ),
 });
 
 /** SynthDev's and seed 000's `workflows.json`: several workflows in one file, each found by its workflow_name. */

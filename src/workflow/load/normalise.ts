@@ -126,6 +126,7 @@ export function normaliseWorkflow(
     errorDecider: handler && !names.has(handler) ? (isName(handler) ? { kind: 'handler', name: handler } : statements(handler)) : null,
     ...(config.max_turns !== undefined ? { maxTurns: config.max_turns } : {}),
     ...(config.max_state_entries !== undefined ? { maxStateEntries: config.max_state_entries } : {}),
+    ...(config.warming !== undefined ? { warming: config.warming } : {}),
     script: parts.script,
     ...(config.workspace ? { workspace: { from: config.workspace.from !== undefined ? resolve(parts.cwd, config.workspace.from) : null, git: config.workspace.git } } : {}),
     subWorkflows: parts.subWorkflows,

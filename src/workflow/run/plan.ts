@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CodeSchema } from '../../engine/evaluation.js';
+import { WarmingSettingsSchema } from '../../config/team-schema.js';
 
 /** Code from the config, as the sandbox runs it. */
 export type Code = z.infer<typeof CodeSchema>;
@@ -146,6 +147,8 @@ const PlanFields = z.object({
   script: z.string().nullable(),
   /** How agent workspaces start: a copy (or git clone) of this absolute directory, or empty. */
   workspace: z.object({ from: z.string().nullable(), git: z.boolean() }).optional(),
+  /** Predicting the next agent and warming its prompt (absent: the default, predictions only). */
+  warming: WarmingSettingsSchema.optional(),
   /** Where the workflow came from (for messages). */
   source: z.string(),
   /**

@@ -105,6 +105,26 @@ export function workflowTurns(def: MachineDefinition): TurnShaper {
         },
       };
     },
+    prefix(session, agentState) {
+      const frame = session.workflow?.frames.at(-1);
+      const agent = frame ? agentOf(planOf(def.workflow!, frame), agentState.id) : undefined;
+      // Agents with file and command tools send their workspace's tool definitions too: not warmed.
+      if (!frame || !agent || agent.tools.length > 0) return null;
+      const mirror = agent.role === 'user';
+      // The context as it is now: the call the agent will get sends it with what is added meanwhile after it.
+      const history: ChatMessage[] = (frame.contexts[agent.context] ?? []).map((m) => ({
+        role: m.role === 'system' ? 'system' : mirror ? (m.role === 'user' ? 'assistant' : 'user') : m.role,
+        content: m.content,
+      }));
+      const tools: ToolSpec[] = [...agent.parsingTools, ...(agent.requestUserInput ? [askUserTool] : [])];
+      const forced = agent.forcedTool && tools.some((t) => t.name === agent.forcedTool) ? { toolChoice: { name: agent.forcedTool } } : {};
+      return {
+        ...forced,
+        messages: [{ role: 'system', content: agent.systemMessage }, ...(agent.examples ?? []), ...history],
+        tools,
+        meta: { purpose: 'workflow', persona: agentState.id, personaName: agentState.name, inbox: 'workflow', brief: session.brief },
+      };
+    },
     result(call, response) {
       const toolCalls: ToolCallRecord[] = response.toolCalls.map((c) => ({ ...(c.id ? { id: c.id } : {}), name: c.name, arguments: parsedArguments(c.arguments) }));
       return { type: 'agent_replied', turnId: call.turnId, text: response.text, toolCalls, raw: rawOf(call.turnId, response) };

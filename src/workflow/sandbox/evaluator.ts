@@ -3,6 +3,7 @@ import type { Evaluator } from '../../kernel/effect-runner.js';
 import { EvaluationResultSchema, type ChainStep, type Evaluation, type EvaluationResult } from '../../engine/evaluation.js';
 import { oneLine } from './failure.js';
 import { decideInHost } from './host-decision.js';
+import { sharedInlineSandbox, type InlineSandbox } from './inline-sandbox.js';
 import { SandboxPool } from './pool.js';
 import { prepareEvaluation } from './prepare.js';
 import { DEFAULT_LIMITS, SandboxLimitsSchema, type SandboxLimits } from './program.js';
@@ -15,6 +16,11 @@ export interface SandboxOptions extends Partial<SandboxLimits> {
   scriptFor?: (workflowName: string) => string | null;
   /** The worker threads to run on (a session's: the process's shared pool); without one, a pool of one thread of its own. */
   pool?: SandboxPool;
+  /**
+   * Small jobs on the calling thread first (true: the process's InlineSandbox), for embedders who trust their
+   * scripts; default false: every job on the pool, so no workflow code can hold the event loop (see README).
+   */
+  inline?: InlineSandbox | boolean;
 }
 
 /** An Evaluator on QuickJS in worker threads, to be closed when the session ends. */
@@ -32,13 +38,16 @@ interface Waiting {
 }
 
 /**
- * Runs one session's workflow code (conditions, inputs, scripts, templates, script.js handlers) in QuickJS
- * on a pool of warm worker threads, in a context of the session's own, bounded in steps, memory and stack.
+ * Runs one session's workflow code (conditions, inputs, scripts, templates, script.js handlers) in QuickJS,
+ * in a context of the session's own, bounded in steps, memory and stack: a small job on the calling thread
+ * (see InlineSandbox), anything more on a pool of warm worker threads, with the same answer either way.
  * What needs no code is decided here without the sandbox. Evaluations asked for together (parallel
  * branches) wait their turn; none ever throws (a nonsensical limit throws here).
  */
 export function createSandboxEvaluator(options: SandboxOptions = {}): SandboxEvaluator {
-  const { scriptFor, pool: shared, ...given } = options;
+  const { scriptFor, pool: shared, inline: inlineOption, ...given } = options;
+  const inline = inlineOption === true ? sharedInlineSandbox() : inlineOption || null;
+  inline?.warm();
   const limits = limitsOf(given);
   const own = shared ? null : new SandboxPool({ size: 1 });
   const pool = shared ?? own!;
@@ -74,7 +83,8 @@ export function createSandboxEvaluator(options: SandboxOptions = {}): SandboxEva
       return { ok: false, error: oneLine(`the scope is not JSON: ${String(error)}`) };
     }
     const { parts, script: withScript } = prepared.job;
-    const answer = await pool.run({ session, parts, scope, script: withScript, limits }, signal);
+    const job = { session, parts, scope, script: withScript, limits };
+    const answer = inline?.run(job) ?? (await pool.run(job, signal));
     const checked = EvaluationResultSchema.safeParse(typeof answer === 'string' ? JSON.parse(answer) : answer);
     return checked.success ? checked.data : { ok: false, error: 'the sandbox gave a malformed result' };
   };
@@ -113,6 +123,7 @@ export function createSandboxEvaluator(options: SandboxOptions = {}): SandboxEva
       closed = true;
       for (const waiting of queue.splice(0)) waiting.resolve(CANCELLED);
       pool.release(session);
+      inline?.release(session);
       await own?.close();
     },
   };

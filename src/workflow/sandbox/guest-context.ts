@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { DefaultIntrinsics, type QuickJSContext, type QuickJSHandle, type QuickJSRuntime, type QuickJSWASMModule } from 'quickjs-emscripten';
 import { GUEST_MODULES } from './guest-modules.js';
 import { GUEST_CORE } from './guest.js';
@@ -15,9 +16,23 @@ export interface GuestContext {
   /** The memory and stack limits it was made with (a job with other limits needs another). */
   key: string;
   /** Interrupt-handler calls so far in the piece running now, and how many it may make (the step limit). */
-  steps: { calls: number; max: number };
+  steps: GuestSteps;
   /** Hashes of the script.js sources the guest has compiled (it is sent a source only once). */
   scripts: Set<string>;
+}
+
+/**
+ * What the interrupt handler counts. `calls`/`max`: the piece running now (the step limit). `jobCalls`/`jobMax`
+ * and `stopAt`: a whole job on the calling thread (its small budget, and a deadline on performance.now()
+ * after which the job is left to the pool); Infinity in a worker. `overran`: one of those stopped the job.
+ */
+export interface GuestSteps {
+  calls: number;
+  max: number;
+  jobCalls: number;
+  jobMax: number;
+  stopAt: number;
+  overran: boolean;
 }
 
 /** The limits a context is made with, as a key. */
@@ -34,8 +49,11 @@ export function openGuestContext(module: QuickJSWASMModule, limits: Pick<Sandbox
   runtime.setMemoryLimit(limits.memoryBytes);
   runtime.setMaxStackSize(limits.stackBytes);
   // QuickJS calls this every STEPS_PER_INTERRUPT interpreter ticks; between jobs nothing runs, so no limit.
-  const steps = { calls: 0, max: Number.POSITIVE_INFINITY };
-  runtime.setInterruptHandler(() => ++steps.calls > steps.max);
+  const steps: GuestSteps = { calls: 0, max: Number.POSITIVE_INFINITY, jobCalls: 0, jobMax: Number.POSITIVE_INFINITY, stopAt: Number.POSITIVE_INFINITY, overran: false };
+  runtime.setInterruptHandler(() => {
+    if (++steps.jobCalls > steps.jobMax || (steps.stopAt !== Number.POSITIVE_INFINITY && performance.now() > steps.stopAt)) steps.overran = true;
+    return steps.overran || ++steps.calls > steps.max;
+  });
   const context = runtime.newContext({ intrinsics: INTRINSICS });
   try {
     const source = `${GUEST_CORE}(${JSON.stringify(GUEST_MODULES)})`;

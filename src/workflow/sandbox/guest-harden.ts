@@ -11,7 +11,22 @@
  * defines an own property on the object assigned to, as SES does.
  */
 export const GUEST_HARDEN = `
-var hardened = new WeakSet(), BASELINE = null, GPROTO = getProto(G), NAMES_OF = Object.getOwnPropertyNames, SYMBOLS_OF = Object.getOwnPropertySymbols, BASE_NAMES = 0, BASE_SYMBOLS = 0;
+var hardened = new WeakSet(), BASELINE = null, GPROTO = getProto(G), SYMBOLS_OF = Object.getOwnPropertySymbols, BASE_KEYS = 0, BASE_SYMBOLS = 0, definedOnG = false;
+// Every way to give an object a non-enumerable property goes through these three (assignment, var and function
+// declarations make enumerable ones): wrapped so a definition on the global object is known, and the sweep
+// can count enumerable keys (cheap: no array of every global's name, so less garbage to collect) otherwise.
+// Methods, so that like the originals they are no constructors.
+function watchDefinitions() {
+  var dp = Object.defineProperty, dps = Object.defineProperties, rdp = Reflect.defineProperty;
+  var watched = {
+    defineProperty(o, p, d) { if (o === G) definedOnG = true; return dp(o, p, d); },
+    defineProperties(o, ps) { if (o === G) definedOnG = true; return dps(o, ps); },
+  };
+  var reflected = { defineProperty(o, p, d) { if (o === G) definedOnG = true; return rdp(o, p, d); } };
+  dp(Object, 'defineProperty', { value: watched.defineProperty });
+  dp(Object, 'defineProperties', { value: watched.defineProperties });
+  dp(Reflect, 'defineProperty', { value: reflected.defineProperty });
+}
 // Deep-freezes everything reachable from root through properties (read by descriptor: no getter runs) and prototypes.
 function harden(root) {
   var todo = [root], n = 1;
@@ -48,6 +63,7 @@ function overridable(proto, names) {
   });
 }
 function hardenRealm() {
+  watchDefinitions();
   var errors = [Error, EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError, InternalError, AggregateError];
   overridable(OP, ['constructor', 'toString', 'toLocaleString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', 'propertyIsEnumerable']);
   errors.forEach(function (E) { overridable(E.prototype, ['constructor', 'name', 'message', 'toString']); });
@@ -61,14 +77,16 @@ function hardenRealm() {
     define(G, k, 'value' in d ? { writable: false, configurable: false } : { configurable: false });
   });
   BASELINE = new Set(ownKeys(G));
-  BASE_NAMES = NAMES_OF(G).length;
+  BASE_KEYS = keys(G).length;
   BASE_SYMBOLS = SYMBOLS_OF(G).length;
 }
 // After each evaluation: globals it added are deleted; false when the global object cannot be put back.
 function sweep() {
   var clean = getProto(G) === GPROTO && isExtensible(G);
-  // Nothing of the baseline can go (it is locked), so the same counts mean nothing was added.
-  if (NAMES_OF(G).length === BASE_NAMES && SYMBOLS_OF(G).length === BASE_SYMBOLS) return clean;
+  // Nothing of the baseline can go (it is locked), so the same counts mean nothing was added, unless a
+  // definition (non-enumerable) went to the global object.
+  if (!definedOnG && keys(G).length === BASE_KEYS && SYMBOLS_OF(G).length === BASE_SYMBOLS) return clean;
+  definedOnG = false;
   var ks = ownKeys(G);
   for (var i = 0; i < ks.length; i++) if (!BASELINE.has(ks[i]) && !remove(G, ks[i])) clean = false;
   return clean;
