@@ -39,6 +39,8 @@ export interface HostOptions {
   maxSessions: number;
   env: Record<string, string | undefined>;
   clock?: () => number;
+  /** The sandbox threads workflow sessions share: started with the server when it offers workflows, not by the first session's request. */
+  sandbox?: { warm(): void };
 }
 
 /** The sessions one server runs: created on request, reopened from the store when input comes for one, let go once over. */
@@ -51,7 +53,9 @@ export class SessionHost {
   private readonly releasing = new Map<string, Promise<void>>();
   private prices: PriceTable | null = null;
 
-  constructor(readonly options: HostOptions) {}
+  constructor(readonly options: HostOptions) {
+    if (options.workflows) options.sandbox?.warm();
+  }
 
   /** A meter for a new, reopened or stored session; the price table is read once per server, not per session. */
   meter(): UsageMeter {

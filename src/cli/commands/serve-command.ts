@@ -12,6 +12,7 @@ import { loadWorkflowOrThrow } from '../../workflow/load/load-workflow.js';
 import { listWorkflows } from '../../workflow/load/list.js';
 import { workflowDirs } from '../../workflow/load/locate.js';
 import { parseAllowedHosts } from '../../serve/origin-guard.js';
+import { sharedSandboxPool } from '../../workflow/sandbox/pool.js';
 
 /** `troupe serve`: many sessions in one process behind an HTTP API with SSE and the web console. Runs until stopped (Ctrl+C, SIGTERM). */
 export async function run(args: CliArgs, io: CliIo): Promise<number> {
@@ -34,6 +35,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
       list: () => listWorkflows(workflowDirs(io.cwd, io.env), io.cwd).filter((w) => !w.broken),
     },
     allowWorkflowPaths: args.allowWorkflowPaths,
+    sandbox: sharedSandboxPool(),
     // People watch the live page: the demo is paced as in the terminal UI (TROUPE_DEMO_PACE_MS).
     model: async (stored) => paced(await resumeModel(io.env, { demo: args.demo }, stored ? stored.events : async () => []), io.env),
   });

@@ -38,6 +38,11 @@ export class SandboxPool {
     for (const worker of this.workers) worker.warm();
   }
 
+  /** How many of its threads have been started (warm or busy). */
+  get started(): number {
+    return this.workers.filter((w) => w.started).length;
+  }
+
   /** Runs a job on an idle thread; resolves with EvaluationResult JSON (or a result), never rejects. */
   run(job: Job, signal?: AbortSignal): Promise<EvaluationResult | string> {
     if (this.closed || signal?.aborted) return Promise.resolve(CANCELLED);
