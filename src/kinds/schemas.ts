@@ -25,10 +25,12 @@ import type {} from '../workflow/run/plan.js';
  */
 
 /** The engine state as stored: the core's fields, then each policy's own (teams `routing`, workflows `workflow`). */
-export const SessionStateSchema = CoreStateSchema.extend({ ...TEAM_STATE_SLOTS, ...WORKFLOW_STATE_SLOTS }) as unknown as z.ZodType<SessionState>;
+// The assembled schemas are z.lazy: built on their first parse, not when the store is imported (a cold
+// `troupe run` creates its session and sends its first request without parsing any of them).
+export const SessionStateSchema = z.lazy(() => CoreStateSchema.extend({ ...TEAM_STATE_SLOTS, ...WORKFLOW_STATE_SLOTS })) as unknown as z.ZodType<SessionState>;
 
 /** Everything the engine consumes, as the journal stores it: the core's inputs and every policy's. */
-export const EngineInputSchema = z.discriminatedUnion('type', [...CORE_INPUT_SCHEMAS, ...TEAM_INPUT_SCHEMAS, ...WORKFLOW_INPUT_SCHEMAS]) as unknown as z.ZodType<EngineInput>;
+export const EngineInputSchema = z.lazy(() => z.discriminatedUnion('type', [...CORE_INPUT_SCHEMAS, ...TEAM_INPUT_SCHEMAS, ...WORKFLOW_INPUT_SCHEMAS])) as unknown as z.ZodType<EngineInput>;
 
 /** The payload schema of every troupe event, keyed by its snake_case name (the one source of their shapes). */
 export const EVENT_PAYLOADS = { ...CORE_EVENT_PAYLOADS, ...TEAM_EVENT_PAYLOADS, ...WORKFLOW_EVENT_PAYLOADS, ...TOOL_EVENT_PAYLOADS, ...MEMORY_EVENT_PAYLOADS, ...WARMING_EVENT_PAYLOADS } as const;
@@ -37,7 +39,6 @@ export const EVENT_PAYLOADS = { ...CORE_EVENT_PAYLOADS, ...TEAM_EVENT_PAYLOADS, 
 export const EVENT_NAMES = Object.keys(EVENT_PAYLOADS) as TroupeEventName[];
 
 /** zod schema of an engine event (any name). */
-export const EngineEventSchema = z.discriminatedUnion(
-  'type',
-  EVENT_NAMES.map((name) => EVENT_PAYLOADS[name].extend({ type: z.literal(name) })) as unknown as [z.ZodObject, ...z.ZodObject[]],
+export const EngineEventSchema = z.lazy(() =>
+  z.discriminatedUnion('type', EVENT_NAMES.map((name) => EVENT_PAYLOADS[name].extend({ type: z.literal(name) })) as unknown as [z.ZodObject, ...z.ZodObject[]]),
 ) as unknown as z.ZodType<EngineEvent>;

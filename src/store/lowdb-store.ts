@@ -14,7 +14,7 @@ import { acquireLock, acquireLockAsync, lockHolder, refreshLock, releaseLock } f
 import { CURRENT_FORMAT, decodeSessionFile, parseSessionFile, SessionFileError, type FileFormat, type Loaded } from './load-file.js';
 import { sealingPathOf, sealJournal } from './seal-journal.js';
 import { trackWrite } from './writes-in-flight.js';
-import { SessionDocumentSchema, type JournalRecord, type SessionDocument } from './session-file.js';
+import { newDocumentSchema, type JournalRecord, type SessionDocument } from './session-file.js';
 import { checkId, newestFirst, type OpenedSession, type ReadSession, type SessionHandle, type Store, type StoredEntry } from './store.js';
 
 /** Options of the lowdb store. */
@@ -87,8 +87,9 @@ export class LowdbStore implements Store {
         this.made = null;
         throw error;
       });
-      // What the store writes must load again: a document its own schema refuses is never created.
-      const checked = SessionDocumentSchema.safeParse(doc);
+      // What the store writes must load again: a document its own schema refuses is never created. The
+      // fields that come from outside are checked here; the rest is built valid (see newDocumentSchema).
+      const checked = newDocumentSchema().safeParse(doc, { jitless: true });
       if (!checked.success) {
         const issue = checked.error.issues[0]!;
         throw new UserError(`cannot create session ${doc.id}: ${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`);

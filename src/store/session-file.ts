@@ -22,37 +22,43 @@ export const StoredEventSchema = EnvelopeSchema.extend({ type: z.string() }).loo
  * session. From schema 3 each line ends with its seal (see journal-chain.ts): the previous line's hash
  * and its own, which the store adds as it writes the line.
  */
-export const JournalRecordSchema = z.object({
-  n: z.number().int().min(1),
-  input: EngineInputSchema.optional(),
-  events: z.array(StoredEventSchema),
-  prev: Hash.optional(),
-  hash: Hash.optional(),
-});
+export const JournalRecordSchema = z.lazy(() =>
+  z.object({
+    n: z.number().int().min(1),
+    input: EngineInputSchema.optional(),
+    events: z.array(StoredEventSchema),
+    prev: Hash.optional(),
+    hash: Hash.optional(),
+  }),
+);
 /** One line of a session's journal. */
 export type JournalRecord = z.infer<typeof JournalRecordSchema>;
 
 /** What a checkpoint holds: the engine snapshot after the first `records` journal lines, and module state. */
-export const CheckpointSchema = z.object({
-  /** Journal lines folded into this snapshot. */
-  records: z.number().int().min(0),
-  /** The seq of the last event published before it. */
-  lastSeq: z.number().int().min(0),
-  snapshot: SessionStateSchema,
-  /** The memory module's toJSON() output (null while memory is off). */
-  memory: z.unknown(),
-  /** Usage totals (the meter's plain-data state). */
-  usage: z.unknown(),
-  /** Who followed whom in this session (state warming's learned transitions, plain data; absent in files before it). */
-  transitions: z.unknown().optional(),
-  /**
-   * The hash of the last journal line it covers (0000000000000000 when none), filled in by the store: a
-   * journal cut below the checkpoint or rewritten under it is refused. Absent only in a version-2 file.
-   */
-  hash: Hash.optional(),
-});
+export const CheckpointSchema = z.lazy(() =>
+  z.object({
+    /** Journal lines folded into this snapshot. */
+    records: z.number().int().min(0),
+    /** The seq of the last event published before it. */
+    lastSeq: z.number().int().min(0),
+    snapshot: SessionStateSchema,
+    /** The memory module's toJSON() output (null while memory is off). */
+    memory: z.unknown(),
+    /** Usage totals (the meter's plain-data state). */
+    usage: z.unknown(),
+    /** Who followed whom in this session (state warming's learned transitions, plain data; absent in files before it). */
+    transitions: z.unknown().optional(),
+    /**
+     * The hash of the last journal line it covers (0000000000000000 when none), filled in by the store: a
+     * journal cut below the checkpoint or rewritten under it is refused. Absent only in a version-2 file.
+     */
+    hash: Hash.optional(),
+  }),
+);
 /** A checkpoint of a session. */
 export type Checkpoint = z.infer<typeof CheckpointSchema>;
+
+const WorkflowRefSchema = z.object({ name: z.string(), source: z.string() });
 
 /** The session document: metadata, the state its journal starts from, and the latest checkpoint (a cache). */
 export const SessionDocumentSchema = z.object({
@@ -60,7 +66,7 @@ export const SessionDocumentSchema = z.object({
   id: z.string(),
   team: z.object({ name: z.string(), dir: z.string(), maxTurns: z.number().int().positive().max(MAX_TURNS).optional() }),
   /** The declarative workflow the session runs (absent for a team session): its name, where it was loaded from, and the plan it runs (so a resumed session runs what it started with, even if the file changed). */
-  workflow: z.object({ name: z.string(), source: z.string(), plan: WorkflowPlanSchema.optional() }).optional(),
+  workflow: WorkflowRefSchema.extend({ plan: WorkflowPlanSchema.optional() }).optional(),
   /** Label of the model the session was started with (never a key). */
   model: z.string(),
   mode: ModeSchema,
@@ -78,3 +84,18 @@ export const SessionDocumentSchema = z.object({
 
 /** The session document. */
 export type SessionDocument = z.infer<typeof SessionDocumentSchema>;
+
+let newDocument: z.ZodType | undefined;
+
+/**
+ * The part of a new session document that comes from outside its builder: ids, names, the brief, the
+ * model's label, limits and times, checked by the store's `create` with the document schema's own rules
+ * (the same messages). The rest is built valid: the state by `initialState` (or copied from a document
+ * that loaded), the checkpoint empty, the plan by the workflow loader; tests/store/new-document.test.ts
+ * parses built documents with the whole schema. Building the whole vocabulary (the state, inputs and
+ * plan schemas) is left to the first read, off a new session's path to its first request.
+ */
+export function newDocumentSchema(): z.ZodType {
+  newDocument ??= SessionDocumentSchema.omit({ base: true, checkpoint: true, legacyEvents: true, workflow: true }).extend({ workflow: WorkflowRefSchema.optional() });
+  return newDocument;
+}
