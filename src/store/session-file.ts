@@ -66,7 +66,7 @@ export const SessionDocumentSchema = z.object({
   id: z.string(),
   team: z.object({ name: z.string(), dir: z.string(), maxTurns: z.number().int().positive().max(MAX_TURNS).optional() }),
   /** The declarative workflow the session runs (absent for a team session): its name, where it was loaded from, and the plan it runs (so a resumed session runs what it started with, even if the file changed). */
-  workflow: WorkflowRefSchema.extend({ plan: WorkflowPlanSchema.optional() }).optional(),
+  workflow: WorkflowRefSchema.extend({ plan: z.lazy(() => WorkflowPlanSchema).optional() }).optional(),
   /** Label of the model the session was started with (never a key). */
   model: z.string(),
   mode: ModeSchema,

@@ -7,6 +7,7 @@ import { parseSessionFile } from '../../src/store/load-file.js';
 import { LowdbStore } from '../../src/store/lowdb-store.js';
 import { SessionDocumentSchema, type SessionDocument } from '../../src/store/session-file.js';
 import { loadWorkflowOrThrow } from '../../src/workflow/load/load-workflow.js';
+import type { WorkflowPlan } from '../../src/workflow/run/plan.js';
 import { fixedClock, REPO_ROOT, studio } from '../helpers/team.js';
 import { tempDirPerTest } from '../helpers/temp-dir.js';
 import { ENV } from './support.js';
@@ -14,7 +15,7 @@ import { ENV } from './support.js';
 const temp = tempDirPerTest('troupe-new-doc-');
 
 /** The document openSession hands LowdbStore.create for a new session, run through the whole schema as a resume reads it. */
-async function createdDocument(options: { workflow?: Parameters<typeof openSession>[0]['workflow']; brief: string; memory?: boolean }): Promise<SessionDocument> {
+async function createdDocument(options: { workflow?: WorkflowPlan; brief: string; memory?: boolean }): Promise<SessionDocument> {
   const store = new LowdbStore(temp());
   const created: SessionDocument[] = [];
   const create = store.create.bind(store);
