@@ -1,13 +1,14 @@
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema.js';
 import { AgentCallSchema, AwaitingSchema, MoveSchema } from './moves.js';
 
 /** Session modes: the state machine with the arbiter, or the linear pipeline. */
-export const ModeSchema = z.enum(['fsm', 'simple']);
+export const ModeSchema = lazySchema(() => z.enum(['fsm', 'simple']));
 /** A session mode. */
 export type Mode = z.infer<typeof ModeSchema>;
 
 /** Where a session is in its life. */
-export const SessionStatusSchema = z.enum(['idle', 'running', 'awaiting_user', 'ended']);
+export const SessionStatusSchema = lazySchema(() => z.enum(['idle', 'running', 'awaiting_user', 'ended']));
 
 /** The engine state format this build writes; older snapshots are migrated by the store. */
 export const STATE_VERSION = 2;
@@ -17,33 +18,35 @@ export const STATE_VERSION = 2;
  * lives in its event log, not here), so a step and a snapshot cost the same at turn 10 and turn 10,000.
  * A policy keeps its own state beside these fields, under names it declares (see `PolicySlots`).
  */
-export const CoreStateSchema = z.object({
-  version: z.literal(STATE_VERSION),
-  id: z.string(),
-  /** Name of the team or workflow definition the session runs. */
-  definition: z.string(),
-  brief: z.string(),
-  mode: ModeSchema,
-  status: SessionStatusSchema,
-  /** The active leaf states' keys (one per active region). */
-  configuration: z.array(z.string()),
-  /** The agent that holds (or last held) the turn. */
-  active: z.string().nullable(),
-  turn: z.number().int(),
-  turnBudget: z.number().int(),
-  callSeq: z.number().int(),
-  inFlight: AgentCallSchema.nullable(),
-  pending: MoveSchema.nullable(),
-  awaiting: AwaitingSchema.nullable(),
-  /** Turns each agent state answered, by state key (failed and aborted attempts do not count), up to the visits in `recentVisits`. */
-  visits: z.record(z.string(), z.number().int()),
-  /**
-   * The state keys of the latest turns, not yet counted in `visits`: they are folded in once there are
-   * VISIT_BATCH of them, so a step never copies the whole record (read counts with `visitCount`).
-   */
-  recentVisits: z.array(z.string()).optional(),
-  endReason: z.string().nullable(),
-});
+export const CoreStateSchema = lazySchema(() =>
+  z.object({
+    version: z.literal(STATE_VERSION),
+    id: z.string(),
+    /** Name of the team or workflow definition the session runs. */
+    definition: z.string(),
+    brief: z.string(),
+    mode: ModeSchema,
+    status: SessionStatusSchema,
+    /** The active leaf states' keys (one per active region). */
+    configuration: z.array(z.string()),
+    /** The agent that holds (or last held) the turn. */
+    active: z.string().nullable(),
+    turn: z.number().int(),
+    turnBudget: z.number().int(),
+    callSeq: z.number().int(),
+    inFlight: AgentCallSchema.nullable(),
+    pending: MoveSchema.nullable(),
+    awaiting: AwaitingSchema.nullable(),
+    /** Turns each agent state answered, by state key (failed and aborted attempts do not count), up to the visits in `recentVisits`. */
+    visits: z.record(z.string(), z.number().int()),
+    /**
+     * The state keys of the latest turns, not yet counted in `visits`: they are folded in once there are
+     * VISIT_BATCH of them, so a step never copies the whole record (read counts with `visitCount`).
+     */
+    recentVisits: z.array(z.string()).optional(),
+    endReason: z.string().nullable(),
+  }),
+);
 
 /** The core's part of a session's engine state. */
 export type CoreState = z.infer<typeof CoreStateSchema>;

@@ -1,5 +1,6 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema.js';
 import type { ChatDelta, ChatModel, ChatRequest, ChatResponse } from './chat-model.js';
 import { AbortedError, ModelCallError } from './errors.js';
 import { redact, redactDeep } from './redact.js';
@@ -10,45 +11,49 @@ import { ChatResponseSchema } from './chat-response-schema.js';
 export const RECORDING_VERSION = 1;
 
 /** The part of a request a recording keeps: enough to replay it and to spot a divergence. */
-export const RecordedRequestSchema = z.object({
-  model: z.string(),
-  messages: z.array(
-    z.object({
-      role: z.enum(['system', 'user', 'assistant', 'tool']),
-      content: z.string(),
-      /** An assistant message's tool calls (tool-using agents). */
-      toolCalls: z.array(z.object({ id: z.string(), name: z.string(), arguments: z.string() })).optional(),
-      /** A tool message: the call it answers and the tool's name. */
-      toolCallId: z.string().optional(),
-      name: z.string().optional(),
-    }),
-  ),
-  tools: z.array(z.string()),
-  jsonMode: z.boolean(),
-  purpose: z.string(),
-  persona: z.string().nullable(),
-});
+export const RecordedRequestSchema = lazySchema(() =>
+  z.object({
+    model: z.string(),
+    messages: z.array(
+      z.object({
+        role: z.enum(['system', 'user', 'assistant', 'tool']),
+        content: z.string(),
+        /** An assistant message's tool calls (tool-using agents). */
+        toolCalls: z.array(z.object({ id: z.string(), name: z.string(), arguments: z.string() })).optional(),
+        /** A tool message: the call it answers and the tool's name. */
+        toolCallId: z.string().optional(),
+        name: z.string().optional(),
+      }),
+    ),
+    tools: z.array(z.string()),
+    jsonMode: z.boolean(),
+    purpose: z.string(),
+    persona: z.string().nullable(),
+  }),
+);
 
 /** One recorded model call: the request and its response, error or abort, with the streamed deltas. */
-export const RecordedCallSchema = z.object({
-  type: z.literal('call'),
-  n: z.number().int().min(1),
-  request: RecordedRequestSchema,
-  deltas: z
-    .array(z.union([z.object({ type: z.literal('text'), text: z.string() }), z.object({ type: z.literal('tool_arguments'), index: z.number(), name: z.string().optional(), text: z.string() })]))
-    .default([]),
-  response: ChatResponseSchema.optional(),
-  error: z.object({ message: z.string(), status: z.number().optional() }).optional(),
-  aborted: z.boolean().optional(),
-  /**
-   * Where the session stood when the call's answer arrived: persona calls started and finished so far.
-   * A replay hands a background call's answer (a memory summary) back at the same point.
-   */
-  at: z.object({ started: z.number().int().min(0), done: z.number().int().min(0) }).optional(),
-});
+export const RecordedCallSchema = lazySchema(() =>
+  z.object({
+    type: z.literal('call'),
+    n: z.number().int().min(1),
+    request: RecordedRequestSchema,
+    deltas: z
+      .array(z.union([z.object({ type: z.literal('text'), text: z.string() }), z.object({ type: z.literal('tool_arguments'), index: z.number(), name: z.string().optional(), text: z.string() })]))
+      .default([]),
+    response: ChatResponseSchema.optional(),
+    error: z.object({ message: z.string(), status: z.number().optional() }).optional(),
+    aborted: z.boolean().optional(),
+    /**
+     * Where the session stood when the call's answer arrived: persona calls started and finished so far.
+     * A replay hands a background call's answer (a memory summary) back at the same point.
+     */
+    at: z.object({ started: z.number().int().min(0), done: z.number().int().min(0) }).optional(),
+  }),
+);
 
 /** The first line of a recording. */
-export const RecordingHeaderSchema = z.object({ type: z.literal('recording'), version: z.number(), label: z.string(), created: z.string() });
+export const RecordingHeaderSchema = lazySchema(() => z.object({ type: z.literal('recording'), version: z.number(), label: z.string(), created: z.string() }));
 
 /** A request as recorded. */
 export type RecordedRequest = z.infer<typeof RecordedRequestSchema>;
