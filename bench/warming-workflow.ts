@@ -14,14 +14,13 @@ import type { WorkflowPlan } from '../src/workflow/run/plan.js';
 import { CachingOpenAIServer, type ChatBody, type LatencyModel } from '../tests/helpers/caching-openai-server.js';
 import { OPENAI_LIKE } from '../tests/helpers/prefix-cache.js';
 import { REPO_ROOT } from '../tests/helpers/team.js';
-import { expr, state } from '../tests/helpers/workflow-plan.js';
+import { coderReviewerPlan } from '../tests/helpers/workflow-plan.js';
 import { QUICK } from './stats.js';
 
 const ROUNDS = QUICK ? 8 : 30;
 const LATENCY: LatencyModel = { baseMs: 20, perUncachedTokenMs: 0.1, perOutputTokenMs: 0.8 };
 const CACHE = { ...OPENAI_LIKE, ttlMs: 60_000 };
 const MODEL = 'gpt-4.1-mini';
-const stmts = (source: string) => ({ kind: 'statements' as const, source });
 
 /** A role's long system message (style guide, conventions): about `words` words. */
 function guide(role: string, words: number): string {
@@ -31,73 +30,23 @@ function guide(role: string, words: number): string {
 }
 
 function coderReviewer(mode: 'off' | 'prefix'): WorkflowPlan {
-  return {
+  return coderReviewerPlan({
     name: 'coder_reviewer_bench',
-    description: '',
-    input: { name: 'task_to_do' },
-    output: { name: 'work_summary' },
-    variables: {},
-    contexts: [{ name: 'code_history', starting: [], maxLength: 10_000_000 }],
-    agents: [
-      {
-        id: 'coder',
-        context: 'code_history',
-        role: 'assistant',
-        name: 'Coder',
-        systemMessage: guide('coder', 1500),
-        model: 'base',
-        parsingTools: [],
-        requestUserInput: false,
-        tools: [],
-        maxToolSteps: 20,
-      },
-      {
-        id: 'reviewer',
-        context: 'code_history',
-        role: 'user',
-        name: 'Reviewer',
-        systemMessage: guide('reviewer', 1500),
-        model: 'base',
-        parsingTools: [
-          {
-            name: 'review_work',
-            description: 'Your verdict on the code',
-            parameters: { type: 'object', properties: { improvement_needed: { type: 'boolean' }, continue_message: { type: 'string' } } },
-          },
-        ],
-        forcedTool: 'review_work',
-        requestUserInput: false,
-        tools: [],
-        maxToolSteps: 20,
-      },
-    ],
-    states: [
-      state({ name: 'start', enter: stmts("this.common_data.current_task = 'Write: ' + this.common_data.task_to_do;"), transitions: [{ target: 'code', condition: expr('true'), before: null }] }),
-      state({ name: 'code', agent: 'coder', input: expr('common_data.current_task'), transitions: [{ target: 'review', condition: expr('true'), before: null }] }),
-      state({
-        name: 'review',
-        agent: 'reviewer',
-        input: expr("'Review the latest version.'"),
-        transitions: [
-          {
-            target: 'code',
-            condition: expr('function.review_work.arguments.improvement_needed === true'),
-            before: stmts('this.common_data.current_task = function.review_work.arguments.continue_message;'),
-          },
-          { target: 'stop', condition: expr('true'), before: stmts("this.common_data.work_summary = 'approved';") },
-        ],
-      }),
-      state({ name: 'stop', final: true }),
-    ],
-    start: 'start',
-    resume: null,
-    errorHandler: null,
-    script: null,
-    subWorkflows: {},
     source: 'bench',
+    systemMessages: { coder: guide('coder', 1500), reviewer: guide('reviewer', 1500) },
+    maxLength: 10_000_000,
+    reviewTool: {
+      name: 'review_work',
+      description: 'Your verdict on the code',
+      parameters: { type: 'object', properties: { improvement_needed: { type: 'boolean' }, continue_message: { type: 'string' } } },
+    },
+    forced: true,
+    taskPrefix: 'Write:',
+    reviewInput: 'Review the latest version.',
+    summary: 'approved',
     maxTurns: 4 * ROUNDS,
     warming: WarmingSettingsSchema.parse({ mode }),
-  };
+  });
 }
 
 /** The coder writes a new version of the file (about 600 tokens); the reviewer writes about 300 tokens of notes and asks for a change until the last round. */

@@ -1,7 +1,11 @@
-import type { StatePlan } from '../../src/workflow/run/plan.js';
+import type { WarmingSettings } from '../../src/config/team-schema.js';
+import type { AgentPlan, StatePlan, WorkflowPlan } from '../../src/workflow/run/plan.js';
 
 /** A workflow expression piece (code the sandbox, or the host, evaluates). */
 export const expr = (source: string) => ({ kind: 'expression' as const, source });
+
+/** A workflow statements piece (code run for its effect on `this`). */
+export const stmts = (source: string) => ({ kind: 'statements' as const, source });
 
 /** A compiled workflow state with every field at its default, overridden by `s`. */
 export const state = (s: Partial<StatePlan> & { name: string }): StatePlan => ({
@@ -19,3 +23,78 @@ export const state = (s: Partial<StatePlan> & { name: string }): StatePlan => ({
   final: false,
   ...s,
 });
+
+/** What differs between the tests' and the bench's coder/reviewer loops. */
+export interface CoderReviewerOptions {
+  name: string;
+  source: string;
+  /** The coder's and the reviewer's system messages. */
+  systemMessages: { coder: string; reviewer: string };
+  maxLength: number;
+  /** The reviewer's verdict tool; forced when `forced`. */
+  reviewTool: AgentPlan['parsingTools'][number];
+  forced?: boolean;
+  /** Words before the task in the coder's first input ("Do:"). */
+  taskPrefix: string;
+  /** What the reviewer's input says, and what an approved run leaves as its summary (no single quotes). */
+  reviewInput: string;
+  summary: string;
+  maxTurns?: number;
+  warming?: WarmingSettings;
+}
+
+/** Seed 000's coder_reviewer, as the loader normalises it: code → review, back to code while improvement_needed. */
+export function coderReviewerPlan(o: CoderReviewerOptions): WorkflowPlan {
+  const agent = (id: 'coder' | 'reviewer', role: 'assistant' | 'user', name: string, parsingTools: AgentPlan['parsingTools']): AgentPlan => ({
+    id,
+    context: 'code_history',
+    role,
+    name,
+    systemMessage: o.systemMessages[id],
+    model: 'base',
+    parsingTools,
+    ...(id === 'reviewer' && o.forced ? { forcedTool: o.reviewTool.name } : {}),
+    requestUserInput: false,
+    tools: [],
+    maxToolSteps: 20,
+  });
+  return {
+    name: o.name,
+    description: '',
+    input: { name: 'task_to_do' },
+    output: { name: 'work_summary' },
+    variables: {},
+    contexts: [{ name: 'code_history', starting: [], maxLength: o.maxLength }],
+    agents: [agent('coder', 'assistant', 'Coder', []), agent('reviewer', 'user', 'Reviewer', [o.reviewTool])],
+    states: [
+      state({
+        name: 'start',
+        enter: stmts(`this.common_data.current_task = '${o.taskPrefix} ' + this.common_data.task_to_do;`),
+        transitions: [{ target: 'code', condition: expr('true'), before: null }],
+      }),
+      state({ name: 'code', agent: 'coder', input: expr('common_data.current_task'), transitions: [{ target: 'review', condition: expr('true'), before: null }] }),
+      state({
+        name: 'review',
+        agent: 'reviewer',
+        input: expr(`'${o.reviewInput}'`),
+        transitions: [
+          {
+            target: 'code',
+            condition: expr('function.review_work.arguments.improvement_needed === true'),
+            before: stmts('this.common_data.current_task = function.review_work.arguments.continue_message;'),
+          },
+          { target: 'stop', condition: expr('true'), before: stmts(`this.common_data.work_summary = '${o.summary}';`) },
+        ],
+      }),
+      state({ name: 'stop', final: true }),
+    ],
+    start: 'start',
+    resume: null,
+    errorHandler: null,
+    script: null,
+    subWorkflows: {},
+    source: o.source,
+    ...(o.maxTurns !== undefined ? { maxTurns: o.maxTurns } : {}),
+    ...(o.warming ? { warming: o.warming } : {}),
+  };
+}

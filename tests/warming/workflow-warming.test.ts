@@ -9,61 +9,23 @@ import { MemoryStore } from '../../src/store/memory-store.js';
 import { learnTransitions } from '../../src/warming/learned.js';
 import { compileWorkflow } from '../../src/workflow/run/compile.js';
 import { studioRunner } from '../helpers/team.js';
-import { expr, state } from '../helpers/workflow-plan.js';
+import { coderReviewerPlan } from '../helpers/workflow-plan.js';
 
-const stmts = (source: string) => ({ kind: 'statements' as const, source });
 const nextTask = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Seed 000's coder_reviewer, as the loader normalises it, with its `warming` setting. */
 function coderReviewer(warming: Partial<WarmingSettings> | undefined): WorkflowPlan {
-  return {
+  return coderReviewerPlan({
     name: 'coder_reviewer',
-    description: '',
-    input: { name: 'task_to_do' },
-    output: { name: 'work_summary' },
-    variables: {},
-    contexts: [{ name: 'code_history', starting: [], maxLength: 50_000 }],
-    agents: [
-      { id: 'coder', context: 'code_history', role: 'assistant', name: 'Coder', systemMessage: 'You code.', model: 'base', parsingTools: [], requestUserInput: false, tools: [], maxToolSteps: 20 },
-      {
-        id: 'reviewer',
-        context: 'code_history',
-        role: 'user',
-        name: 'Reviewer',
-        systemMessage: 'You review.',
-        model: 'base',
-        parsingTools: [{ name: 'review_work', description: 'Your verdict', parameters: { type: 'object', properties: {} } }],
-        requestUserInput: false,
-        tools: [],
-        maxToolSteps: 20,
-      },
-    ],
-    states: [
-      state({ name: 'start', enter: stmts("this.common_data.current_task = 'Do: ' + this.common_data.task_to_do;"), transitions: [{ target: 'code', condition: expr('true'), before: null }] }),
-      state({ name: 'code', agent: 'coder', input: expr('common_data.current_task'), transitions: [{ target: 'review', condition: expr('true'), before: null }] }),
-      state({
-        name: 'review',
-        agent: 'reviewer',
-        input: expr("'review'"),
-        transitions: [
-          {
-            target: 'code',
-            condition: expr('function.review_work.arguments.improvement_needed === true'),
-            before: stmts('this.common_data.current_task = function.review_work.arguments.continue_message;'),
-          },
-          { target: 'stop', condition: expr('true'), before: stmts("this.common_data.work_summary = 'done';") },
-        ],
-      }),
-      state({ name: 'stop', final: true }),
-    ],
-    start: 'start',
-    resume: null,
-    errorHandler: null,
-    script: null,
-    subWorkflows: {},
     source: 'test',
+    systemMessages: { coder: 'You code.', reviewer: 'You review.' },
+    maxLength: 50_000,
+    reviewTool: { name: 'review_work', description: 'Your verdict', parameters: { type: 'object', properties: {} } },
+    taskPrefix: 'Do:',
+    reviewInput: 'review',
+    summary: 'done',
     ...(warming ? { warming: WarmingSettingsSchema.parse(warming) } : {}),
-  };
+  });
 }
 
 /**
