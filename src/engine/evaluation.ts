@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { lazySchema } from '../lazy-schema.js';
+import { lazySchema } from '../config/lazy-schema.js';
 
 /** Code from a workflow config, as the sandbox runs it. */
 export const CodeSchema = lazySchema(() =>

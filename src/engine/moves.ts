@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { lazySchema } from '../lazy-schema.js';
+import { lazySchema } from '../config/lazy-schema.js';
 import { InboxSchema } from './inbox.js';
 
 /** One agent call the runtime must make (or is making). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { lazySchema } from '../lazy-schema.js';
+import { lazySchema } from '../config/lazy-schema.js';
 import { AgentCallSchema, AwaitingSchema, MoveSchema } from './moves.js';
 
 /** Session modes: the state machine with the arbiter, or the linear pipeline. */

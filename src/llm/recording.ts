@@ -1,6 +1,6 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
-import { lazySchema } from '../lazy-schema.js';
+import { lazySchema } from '../config/lazy-schema.js';
 import type { ChatDelta, ChatModel, ChatRequest, ChatResponse } from './chat-model.js';
 import { AbortedError, ModelCallError } from './errors.js';
 import { redact, redactDeep } from './redact.js';

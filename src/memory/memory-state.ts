@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { lazySchema } from '../lazy-schema.js';
+import { lazySchema } from '../config/lazy-schema.js';
 import { UserError } from '../errors.js';
 
 /** A turn kept raw: a persona's message or a user line, typed by what it decided. */

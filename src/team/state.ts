@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { lazySchema } from '../lazy-schema.js';
+import { lazySchema } from '../config/lazy-schema.js';
 import { DecisionSchema, ProposalSchema } from '../arbiter/proposal.js';
 
 import { AwaitingSchema, DetourFrameSchema, MoveSchema } from '../engine/moves.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { lazySchema } from '../../lazy-schema.js';
+import { lazySchema } from '../../config/lazy-schema.js';
 import { CodeSchema } from '../../engine/evaluation.js';
 import { WarmingSettingsSchema } from '../../config/team-schema.js';
 

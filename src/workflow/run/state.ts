@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { lazySchema } from '../../lazy-schema.js';
+import { lazySchema } from '../../config/lazy-schema.js';
 import { AgentCallSchema } from '../../engine/moves.js';
 import { ChangesSchema, ToolCallRecordSchema } from '../../engine/agent-reply.js';
 import { EvaluationSchema, RawResponseSchema } from '../../engine/evaluation.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { lazySchema } from '../src/lazy-schema.js';
+import { lazySchema } from '../../src/config/lazy-schema.js';
 
 describe('lazySchema', () => {
   it('builds nothing until first touched, then once', () => {
