@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline';
 import type { ChatModel } from '../llm/chat-model.js';
 import { UserError } from '../errors.js';
-import { replayedFrom } from '../llm/replay-model.js';
+import { replayedFrom } from '../llm/replay-label.js';
 import type { CliIo } from './io.js';
 
 /** The user chose not to continue a session (it stays as it was): the command ends without an error. */

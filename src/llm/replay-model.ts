@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { ChatModel, ChatRequest, ChatResponse } from './chat-model.js';
 import { AbortedError, ModelCallError, UserError } from './errors.js';
 import { redactDeep } from './redact.js';
+import { replayLabel } from './replay-label.js';
 import { RecordedCallSchema, RecordingHeaderSchema, recordedRequest, type RecordedCall, type RecordedRequest } from './recording.js';
 
 function snippet(text: string, at: number): string {
@@ -33,21 +34,6 @@ export function requestDifference(recorded: RecordedRequest, live: RecordedReque
 }
 
 type Point = { started: number; done: number };
-
-const REPLAY = 'replay of ';
-const RECORDED = ' (recorded on ';
-
-/** The label of a replay: it names the recording and the model recorded (a replay calls no model, so it must not pass for one). */
-export function replayLabel(file: string, recorded: string): string {
-  return `${REPLAY}${file}${RECORDED}${recorded})`;
-}
-
-/** The recording a model label says a session replayed, or null when it ran on a model. */
-export function replayedFrom(label: string): string | null {
-  if (!label.startsWith(REPLAY)) return null;
-  const end = label.indexOf(RECORDED);
-  return end > REPLAY.length ? label.slice(REPLAY.length, end) : null;
-}
 
 /**
  * Plays a recording back offline and reports the first divergence in one line. Persona calls are

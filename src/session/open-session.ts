@@ -23,7 +23,7 @@ import { restoreMeter } from './restore-meter.js';
 import { resumeNote } from './resume-note.js';
 import { teamKind, type Tiers } from './session-kind.js';
 import type { TroupeSession } from './troupe-session.js';
-import { replayedFrom } from '../llm/replay-model.js';
+import { replayedFrom } from '../llm/replay-label.js';
 
 /** What a session is made of; everything has a default, so `openSession({})` runs the shipped team on the model from the environment. */
 export interface OpenSessionOptions {

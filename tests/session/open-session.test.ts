@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { replayLabel } from '../../src/llm/replay-model.js';
+import { replayLabel } from '../../src/llm/replay-label.js';
 import { ScriptedModel } from '../../src/llm/scripted-model.js';
 import { openSession } from '../../src/session/open-session.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
