@@ -8,6 +8,8 @@ import { ASK_USER_TOOL } from './constants.js';
 import { verdictTool } from './debate.js';
 import { inboxText } from './inbox.js';
 import type { ToolCallRecord } from '../../engine/agent-reply.js';
+import type { AgentPlan } from './plan.js';
+import type { WorkflowMessage } from './state.js';
 
 /** The tool a role with request_users_input may call to ask the user a question. */
 export const askUserTool: ToolSpec = {
@@ -37,6 +39,27 @@ export function rawOf(turnId: string, response: ChatResponse): RawResponse {
   };
 }
 
+/** A context as an agent sees it: mirrored for a `user` agent (the others' user turns are its assistant turns and back). */
+function seenBy(agent: AgentPlan | undefined, context: readonly WorkflowMessage[]): ChatMessage[] {
+  const mirror = agent?.role === 'user';
+  return context.map((m) => ({ role: m.role === 'system' ? 'system' : mirror ? (m.role === 'user' ? 'assistant' : 'user') : m.role, content: m.content }));
+}
+
+/** The tools an agent is offered outside a debate: its parsing tools, and request_users_input on the main line. */
+function offeredTools(agent: AgentPlan | undefined, inBranch: boolean): ToolSpec[] {
+  return [...(agent?.parsingTools ?? []), ...(agent?.requestUserInput && !inBranch ? [askUserTool] : [])];
+}
+
+/** A tool choice forcing `wanted` when it is among the tools offered (nothing otherwise). */
+function forcing(wanted: string | undefined, tools: readonly ToolSpec[]): { toolChoice?: { name: string } } {
+  return wanted && tools.some((t) => t.name === wanted) ? { toolChoice: { name: wanted } } : {};
+}
+
+/** The agent's system message and its examples. */
+function systemOf(agent: AgentPlan | undefined): ChatMessage[] {
+  return [{ role: 'system', content: agent?.systemMessage ?? '' }, ...(agent?.examples ?? [])];
+}
+
 /**
  * Workflow turns: the agent's system message, its context as it sees it (mirrored for a `user` agent:
  * the others' user turns are its assistant turns and back), the state's input; its parsing tools (and
@@ -51,16 +74,12 @@ export function workflowTurns(def: MachineDefinition): TurnShaper {
       const plan = frame ? planOf(root, frame) : root;
       const agent = agentOf(plan, agentState.id);
       const context = agent && frame ? (frame.contexts[agent.context] ?? []) : [];
-      const mirror = agent?.role === 'user';
       const inbox = call.inbox;
       // A branch or a debate turn stands on its own input; the context is the state's normal conversation.
       const own = call.branch !== undefined || frame?.phase === 'debate';
       // SynthDev's handler state: the call is the context as it is, with nothing added.
       const owned = !own && frame !== undefined && stateOf(plan, 'state' in inbox ? inbox.state : frame.state)?.owned === true;
-      const history: ChatMessage[] = (own ? [] : context).map((m) => ({
-        role: m.role === 'system' ? 'system' : mirror ? (m.role === 'user' ? 'assistant' : 'user') : m.role,
-        content: m.content,
-      }));
+      const history = seenBy(agent, own ? [] : context);
       // The user's answer goes back as the result of the agent's request_users_input call (seed 003), after
       // the one assistant message that made the call (its words and the call together).
       const closing: ChatMessage[] =
@@ -77,16 +96,15 @@ export function workflowTurns(def: MachineDefinition): TurnShaper {
               : []
             : [{ role: 'user', content: inbox.kind === 'workflow' ? inboxText(inbox) : 'text' in inbox ? inbox.text : '' }];
       const debating = frame?.phase === 'debate';
-      const tools: ToolSpec[] = debating ? [verdictTool] : [...(agent?.parsingTools ?? []), ...(agent?.requestUserInput && !call.branch ? [askUserTool] : [])];
+      const tools: ToolSpec[] = debating ? [verdictTool] : offeredTools(agent, Boolean(call.branch));
       const agentTools =
         agent && agent.tools.length > 0 && !debating
           ? { tools: agent.tools, maxSteps: agent.maxToolSteps, commandPolicy: agent.commandPolicy ?? 'deny', workspace: call.branch ?? agent.id, reportChanges: call.branch !== undefined }
           : undefined;
       // A repair round forces the parsing tool the state's conditions read; SynthDev forces a role's only parsing-only tool in every call.
       const wanted = call.repair ?? (debating ? undefined : agent?.forcedTool);
-      const forced = wanted && tools.some((t) => t.name === wanted) ? { toolChoice: { name: wanted } } : {};
-      const examples = agent?.examples ?? [];
-      const system: ChatMessage[] = [{ role: 'system', content: agent?.systemMessage ?? '' }, ...examples];
+      const forced = forcing(wanted, tools);
+      const system = systemOf(agent);
       // SynthDev adds the role's system message (and examples) only when the context does not begin with a system message of its own.
       const head = owned && history[0]?.role === 'system' ? [] : system;
       return {
@@ -110,17 +128,11 @@ export function workflowTurns(def: MachineDefinition): TurnShaper {
       const agent = frame ? agentOf(planOf(def.workflow!, frame), agentState.id) : undefined;
       // Agents with file and command tools send their workspace's tool definitions too: not warmed.
       if (!frame || !agent || agent.tools.length > 0) return null;
-      const mirror = agent.role === 'user';
-      // The context as it is now: the call the agent will get sends it with what is added meanwhile after it.
-      const history: ChatMessage[] = (frame.contexts[agent.context] ?? []).map((m) => ({
-        role: m.role === 'system' ? 'system' : mirror ? (m.role === 'user' ? 'assistant' : 'user') : m.role,
-        content: m.content,
-      }));
-      const tools: ToolSpec[] = [...agent.parsingTools, ...(agent.requestUserInput ? [askUserTool] : [])];
-      const forced = agent.forcedTool && tools.some((t) => t.name === agent.forcedTool) ? { toolChoice: { name: agent.forcedTool } } : {};
+      const tools = offeredTools(agent, false);
       return {
-        ...forced,
-        messages: [{ role: 'system', content: agent.systemMessage }, ...(agent.examples ?? []), ...history],
+        ...forcing(agent.forcedTool, tools),
+        // The context as it is now: the call the agent will get sends it with what is added meanwhile after it.
+        messages: [...systemOf(agent), ...seenBy(agent, frame.contexts[agent.context] ?? [])],
         tools,
         meta: { purpose: 'workflow', persona: agentState.id, personaName: agentState.name, inbox: 'workflow', brief: session.brief },
       };
