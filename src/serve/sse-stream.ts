@@ -29,7 +29,10 @@ export function streamFrames(c: Context, r: SseReader): Response | Promise<Respo
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'transfer-encoding': 'chunked' });
     // Node's response corks its socket at each write until the next tick: a reader's write is sent now
     // instead, so a slice of writes to many readers costs what it takes on the loop, not after it.
-    const sent = (ok: boolean) => (res.socket?.uncork(), ok);
+    const sent = (ok: boolean) => {
+      res.socket?.uncork();
+      return ok;
+    };
     const sink: SseSink = {
       write: (bytes) => !res.destroyed && !res.writableEnded && sent(res.write(bytes)),
       writeMany: (list) => {
