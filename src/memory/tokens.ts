@@ -12,6 +12,11 @@ export function tokenizerReady(): boolean {
   return loaded !== null;
 }
 
+/** The background load under way (null when none was started, or it was loaded at once by a count). */
+export function tokenizerLoading(): Promise<void> | null {
+  return loaded ? null : loading;
+}
+
 /**
  * Loads the tokenizer in the background, starting after the current task (the UI asks once its first
  * frame is drawn; a session once its first answer is in, after that answer is shown); idempotent.
