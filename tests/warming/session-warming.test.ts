@@ -2,78 +2,35 @@ import { describe, expect, it } from 'vitest';
 import type { WarmingSettings } from '../../src/config/team-schema.js';
 import { DIRECTIVE_TOOL_NAME } from '../../src/directive/schema.js';
 import type { TroupeEvent } from '../../src/engine/event-map.js';
-import type { ChatModel, ChatRequest, ChatResponse } from '../../src/llm/chat-model.js';
-import { AbortedError } from '../../src/llm/errors.js';
+import type { ChatRequest, ChatResponse } from '../../src/llm/chat-model.js';
 import { UsageMeter } from '../../src/usage/usage-meter.js';
+import { WarmingDouble, type WarmingDoubleOptions } from '../helpers/warming-double.js';
 import { studio, studioRunner } from '../helpers/team.js';
 
 type Step = { persona: string; next?: string; transition?: string };
 
-const nextTask = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-/**
- * A team played from a script: each persona call streams its text, then waits until the session has
- * published its prediction and warming has had its turn (event order only, no timers); warming requests
- * are recorded and answered at once (or held until aborted).
- */
-class TeamDouble implements ChatModel {
+/** A team played from a script (see WarmingDouble): each step's persona must be the one called. */
+class TeamDouble extends WarmingDouble {
   readonly label = 'team double';
-  readonly calls: ChatRequest[] = [];
-  readonly warmings: ChatRequest[] = [];
-  private predictions = 0;
-  private readonly waiting: { n: number; resolve: () => void }[] = [];
 
   constructor(
     private readonly script: Step[],
-    private readonly options: { offline?: boolean; holdWarming?: boolean; warmingUsage?: { promptTokens: number; cachedTokens: number }; noPredictions?: boolean } = {},
-  ) {}
-
-  get offline(): boolean | undefined {
-    return this.options.offline;
+    options: WarmingDoubleOptions = {},
+  ) {
+    super(options);
   }
 
-  /** Told each prediction event (the test subscribes it). */
-  predicted(): void {
-    this.predictions += 1;
-    for (const w of this.waiting.filter((x) => x.n <= this.predictions)) {
-      this.waiting.splice(this.waiting.indexOf(w), 1);
-      w.resolve();
-    }
-  }
-
-  private untilPredicted(n: number): Promise<void> {
-    if (this.predictions >= n) return Promise.resolve();
-    return new Promise((resolve) => this.waiting.push({ n, resolve }));
-  }
-
-  async generate(request: ChatRequest): Promise<ChatResponse> {
-    if (request.meta.purpose === 'warming') {
-      this.warmings.push(request);
-      if (this.options.holdWarming) {
-        await new Promise<never>((_, reject) => {
-          if (request.signal?.aborted) reject(new AbortedError('call aborted'));
-          request.signal?.addEventListener('abort', () => reject(new AbortedError('call aborted')), { once: true });
-        });
-      }
-      const usage = this.options.warmingUsage ?? { promptTokens: 10, cachedTokens: 5 };
-      return { text: '', toolCalls: [], usage: { ...usage, completionTokens: 1 }, finishReason: 'length', model: request.model };
-    }
-    const n = this.calls.push(request);
+  protected say(request: ChatRequest, n: number): string {
     const step = this.script[n - 1];
     if (!step) throw new Error(`TeamDouble: no step ${n}`);
     if (step.persona !== request.meta.persona) throw new Error(`TeamDouble: step ${n} is for ${step.persona}, the call is for ${request.meta.persona}`);
-    request.onDelta?.({ type: 'text', text: `Turn ${n} by ${step.persona}.` });
-    if (!this.options.noPredictions) await this.untilPredicted(n);
-    await nextTask();
-    await nextTask();
+    return `Turn ${n} by ${step.persona}.`;
+  }
+
+  protected reply(request: ChatRequest, n: number, text: string): ChatResponse {
+    const step = this.script[n - 1]!;
     const directive = step.next ? { transition: step.transition ?? 'HANDOFF_TO_AGENT', next_agent: step.next } : { transition: 'RESPOND_TO_USER' };
-    return {
-      text: `Turn ${n} by ${step.persona}.`,
-      toolCalls: [{ name: DIRECTIVE_TOOL_NAME, arguments: JSON.stringify(directive) }],
-      usage: { promptTokens: 1000, completionTokens: 50, cachedTokens: n > 1 ? 600 : 0 },
-      finishReason: 'tool_calls',
-      model: request.model,
-    };
+    return { text, toolCalls: [{ name: DIRECTIVE_TOOL_NAME, arguments: JSON.stringify(directive) }], usage: this.usageOf(n), finishReason: 'tool_calls', model: request.model };
   }
 }
 

@@ -1,17 +1,15 @@
 import { describe, expect, it, vi } from 'vitest';
 import { WarmingSettingsSchema, type WarmingSettings } from '../../src/config/team-schema.js';
 import type { TroupeEvent } from '../../src/engine/event-map.js';
-import type { ChatModel, ChatRequest, ChatResponse } from '../../src/llm/chat-model.js';
-import { AbortedError } from '../../src/llm/errors.js';
+import type { ChatRequest, ChatResponse } from '../../src/llm/chat-model.js';
 import { UsageMeter } from '../../src/usage/usage-meter.js';
+import { WarmingDouble, type WarmingDoubleOptions } from '../helpers/warming-double.js';
 import type { WorkflowPlan } from '../../src/workflow/run/plan.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { learnTransitions } from '../../src/warming/learned.js';
 import { compileWorkflow } from '../../src/workflow/run/compile.js';
 import { studioRunner } from '../helpers/team.js';
 import { coderReviewerPlan } from '../helpers/workflow-plan.js';
-
-const nextTask = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Seed 000's coder_reviewer, as the loader normalises it, with its `warming` setting. */
 function coderReviewer(warming: Partial<WarmingSettings> | undefined): WorkflowPlan {
@@ -28,55 +26,25 @@ function coderReviewer(warming: Partial<WarmingSettings> | undefined): WorkflowP
   });
 }
 
-/**
- * The coder and the reviewer played from a script: the reviewer asks for changes `rounds - 1` times. Each
- * call streams, then waits until the session has published its prediction (event order only, no timers);
- * warming requests are recorded and answered at once, or held until aborted.
- */
-class LoopDouble implements ChatModel {
+/** The coder and the reviewer played from a script (see WarmingDouble): the reviewer asks for changes `rounds - 1` times. */
+class LoopDouble extends WarmingDouble {
   readonly label = 'loop double';
-  readonly calls: ChatRequest[] = [];
-  readonly warmings: ChatRequest[] = [];
-  private predictions = 0;
   private reviews = 0;
-  private readonly waiting: { n: number; resolve: () => void }[] = [];
 
   constructor(
     private readonly rounds: number,
-    private readonly options: { offline?: boolean; holdWarming?: boolean; noPredictions?: boolean } = {},
-  ) {}
-
-  get offline(): boolean | undefined {
-    return this.options.offline;
+    options: WarmingDoubleOptions = {},
+  ) {
+    super(options);
   }
 
-  predicted(): void {
-    this.predictions += 1;
-    for (const w of this.waiting.filter((x) => x.n <= this.predictions)) {
-      this.waiting.splice(this.waiting.indexOf(w), 1);
-      w.resolve();
-    }
+  protected say(request: ChatRequest, n: number): string {
+    return request.meta.persona === 'reviewer' ? `Review ${this.reviews + 1}.` : `Code version ${n}.`;
   }
 
-  async generate(request: ChatRequest): Promise<ChatResponse> {
-    if (request.meta.purpose === 'warming') {
-      this.warmings.push(request);
-      if (this.options.holdWarming)
-        await new Promise<never>((_, reject) => {
-          if (request.signal?.aborted) reject(new AbortedError('call aborted'));
-          request.signal?.addEventListener('abort', () => reject(new AbortedError('call aborted')), { once: true });
-        });
-      return { text: '', toolCalls: [], usage: { promptTokens: 10, cachedTokens: 5, completionTokens: 1 }, finishReason: 'length', model: request.model };
-    }
-    const n = this.calls.push(request);
-    const reviewer = request.meta.persona === 'reviewer';
-    const text = reviewer ? `Review ${this.reviews + 1}.` : `Code version ${n}.`;
-    request.onDelta?.({ type: 'text', text });
-    if (!this.options.noPredictions && this.predictions < n) await new Promise<void>((resolve) => this.waiting.push({ n, resolve }));
-    await nextTask();
-    await nextTask();
-    const usage = { promptTokens: 1000, completionTokens: 50, cachedTokens: n > 1 ? 600 : 0 };
-    if (!reviewer) return { text, toolCalls: [], usage, finishReason: 'stop', model: request.model };
+  protected reply(request: ChatRequest, n: number, text: string): ChatResponse {
+    const usage = this.usageOf(n);
+    if (request.meta.persona !== 'reviewer') return { text, toolCalls: [], usage, finishReason: 'stop', model: request.model };
     this.reviews += 1;
     const verdict = { improvement_needed: this.reviews < this.rounds, continue_message: `Fix round ${this.reviews}.` };
     return { text, toolCalls: [{ name: 'review_work', arguments: JSON.stringify(verdict) }], usage, finishReason: 'tool_calls', model: request.model };
