@@ -185,10 +185,16 @@ return {
 };`,
 
   script: `
+var ran = new Map();
+function onSelf(self, functions) { core.keys(functions).forEach(function (n) { if (!(n in self)) core.hide(self, n, functions[n]); }); }
 return {
   // script.js is compiled once per context (by its hash) and run afresh for every evaluation as a function
   // body: its top-level functions are handlers (and this.helper() too), its variables start over each time.
+  // A script whose top level holds no state (script.once, see script-once.ts) runs once per context instead:
+  // its functions, the table and what they reach are deep-frozen and called directly ever after.
   load: function (script, self, source) {
+    var done = script.once ? ran.get(script.hash) : undefined;
+    if (done) { onSelf(self, done.functions); return done; }
     var body = core.scripts.get(script.hash), table;
     try {
       if (!body) {
@@ -204,8 +210,11 @@ return {
     // SynthDev's form: export default { handler() {...}, ... }: its methods are the handlers.
     var d = table.__default;
     if (d !== null && typeof d === 'object') core.keys(d).forEach(function (n) { if (typeof d[n] === 'function' && !Object.prototype.hasOwnProperty.call(functions, n)) functions[n] = d[n]; });
-    core.keys(functions).forEach(function (n) { if (!(n in self)) core.hide(self, n, functions[n]); });
-    return { workflow: script.workflow, functions: functions };
+    var loaded = { workflow: script.workflow, functions: functions };
+    // Frozen before any handler runs (the table holds every top-level binding's value).
+    if (script.once) { loaded.table = table; core.keep(ran, script.hash, loaded); }
+    onSelf(self, functions);
+    return loaded;
   },
   handler: function (script, piece) {
     var fn = script && Object.prototype.hasOwnProperty.call(script.functions, piece.name) ? script.functions[piece.name] : undefined;

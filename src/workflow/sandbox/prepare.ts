@@ -4,6 +4,7 @@ import { sizeText } from './failure.js';
 import type { CodePiece, Program, SandboxLimits } from './program.js';
 import type { JobPart } from './run-job.js';
 import { loadScriptModule } from './script-module.js';
+import { runsOnce } from './script-once.js';
 import { scopeReadsOf, unionReads, type ScopeField, type ScopeReads } from './scope-reads.js';
 import { findImport, rewriteShorthand } from './shorthand.js';
 import { parseTemplate } from './template.js';
@@ -25,7 +26,7 @@ export interface PreparedJob {
 /** A job for the guest, or why the evaluation cannot run at all (one line). */
 export type Prepared = { ok: true; job: PreparedJob } | { ok: false; error: string };
 
-type PreparedScript = { ok: true; hash: string; source: string; names: string[]; reads: ScopeReads } | { ok: false; error: string };
+type PreparedScript = { ok: true; hash: string; source: string; names: string[]; once: boolean; reads: ScopeReads } | { ok: false; error: string };
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 // Far beyond any condition or script a workflow needs; past this it is data pasted by mistake (or an attack).
@@ -95,7 +96,7 @@ function prepareJob(workflow: string, steps: Step[], script: string | null, prep
     if (!handler) return { ok: true, job: { parts: parts(programs), reads, script: null } };
     if (script === null) return { ok: false, error: `${handler.label}: workflow ${workflow} has no script.js to find it in` };
     if (!prepared?.ok) return { ok: false, error: prepared?.error ?? 'script.js could not be read' };
-    const withScript = programs.map((p) => ({ ...p, script: { workflow, hash: prepared.hash, names: prepared.names } }));
+    const withScript = programs.map((p) => ({ ...p, script: { workflow, hash: prepared.hash, names: prepared.names, once: prepared.once } }));
     return { ok: true, job: { parts: parts(withScript), reads: unionReads([reads, prepared.reads]), script: { hash: prepared.hash, source: prepared.source } } };
   } catch (error) {
     if (error instanceof PrepareError) return { ok: false, error: error.message };
@@ -130,7 +131,14 @@ function prepareScript(script: string): PreparedScript {
   else {
     const module = loadScriptModule(script);
     prepared = module.ok
-      ? { ok: true, hash: createHash('sha256').update(script).digest('hex').slice(0, 32), source: module.source, names: module.names, reads: scopeReadsOf(module.source) }
+      ? {
+          ok: true,
+          hash: createHash('sha256').update(script).digest('hex').slice(0, 32),
+          source: module.source,
+          names: module.names,
+          once: runsOnce(module.source),
+          reads: scopeReadsOf(module.source),
+        }
       : { ok: false, error: `script.js: ${module.error}` };
   }
   remember(scripts, script, prepared);

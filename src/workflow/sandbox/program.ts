@@ -13,8 +13,11 @@ export interface Program {
   code?: CodePiece;
   transitions?: { condition: CodePiece | null; before: CodePiece | null; target: string | null }[];
   fields?: [string, CodePiece][];
-  /** script.js (its source travels beside the program, compiled once per context) and its top-level names, when a piece is a handler. */
-  script?: { workflow: string; hash: string; names: string[] };
+  /**
+   * script.js (its source travels beside the program, compiled once per context) and its top-level names, when a
+   * piece is a handler; once: its top level runs once per context (it holds no state, see runsOnce), else afresh each time.
+   */
+  script?: { workflow: string; hash: string; names: string[]; once: boolean };
   /** A part after the first: it starts from the common_data the part before left. */
   chained?: boolean;
   /** The part runs in the state the part before chose, entered afresh (its input not yet set). */
