@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Evaluator } from '../../kernel/effect-runner.js';
-import { EvaluationResultSchema, type ChainStep, type Evaluation, type EvaluationResult } from '../../engine/evaluation.js';
+import type { ChainStep, Evaluation, EvaluationResult } from '../../engine/evaluation.js';
 import { oneLine } from './failure.js';
 import { decideInHost } from './host-decision.js';
 import { sharedInlineSandbox, type InlineSandbox } from './inline-sandbox.js';
 import { SandboxPool } from './pool.js';
 import { prepareEvaluation } from './prepare.js';
 import { DEFAULT_LIMITS, SandboxLimitsSchema, type SandboxLimits } from './program.js';
+import { evaluationResultOf } from './result-shape.js';
 import { pruneScope } from './scope-reads.js';
 import { CANCELLED } from './worker-client.js';
 
@@ -85,8 +86,7 @@ export function createSandboxEvaluator(options: SandboxOptions = {}): SandboxEva
     const { parts, script: withScript } = prepared.job;
     const job = { session, parts, scope, script: withScript, limits };
     const answer = inline?.run(job) ?? (await pool.run(job, signal));
-    const checked = EvaluationResultSchema.safeParse(typeof answer === 'string' ? JSON.parse(answer) : answer);
-    return checked.success ? checked.data : { ok: false, error: 'the sandbox gave a malformed result' };
+    return evaluationResultOf(typeof answer === 'string' ? JSON.parse(answer) : answer) ?? { ok: false, error: 'the sandbox gave a malformed result' };
   };
 
   const pump = async (): Promise<void> => {
