@@ -47,7 +47,7 @@ function workflowInput(scope) {
   if (typeof wi.name === 'string' && wi.name !== 'length' && !/^[0-9]+$/.test(wi.name)) define(s, wi.name, { value: wi.value, writable: true, enumerable: true, configurable: true });
   return s;
 }
-function build(scope) {
+function build(scope, reach) {
   var self = { common_data: scope.common_data, input: workflowInput(scope), last_agent_response: scope.last_agent_response }, calls = (scope.last_tool_calls || []).map(toolCall);
   // The free name input in expressions is the state's evaluated input.
   hide(self, '__troupe_input', scope.input);
@@ -57,11 +57,21 @@ function build(scope) {
   // The failure an error handler decides about (seed 001's this.last_error).
   if (scope.last_error !== undefined) self.last_error = scope.last_error;
   hide(self, '__troupe_tool', function (n) { for (var i = calls.length - 1; i >= 0; i--) if (calls[i].name === n) return calls[i]; });
-  defineAll(self, LAZY_PROPS);
+  defineAll(self, lazyProps(reach));
   return self;
 }
 // One accessor per lazy name, made once: read on this evaluation's this, it builds the value from the scope and keeps it there.
-var LAZY_PROPS = create(null);
+var LAZY_PROPS = create(null), LAZY_FIELD = { contexts: 'contexts', workflow_contexts: 'contexts', getContext: 'contexts', context: 'contexts', agents: 'agents', getAgent: 'agents', getToolCalls: 'agents', last_response: 'last_response' }, lazySets = new Map();
+// The accessors of the names the job's code can reach (program.reach: the scope fields a scan found it naming; absent: all). Code
+// that names none of a field's names, nor reaches this reflectively, cannot tell them missing; defining fewer is cheaper.
+function lazyProps(reach) {
+  var key = reach ? reach.join() : '*', props = lazySets.get(key);
+  if (props) return props;
+  props = create(null);
+  LAZY.forEach(function (k) { if (!reach || reach.indexOf(LAZY_FIELD[k]) !== -1) props[k] = LAZY_PROPS[k]; });
+  lazySets.set(key, harden(props));
+  return props;
+}
 LAZY.forEach(function (k, i) {
   // contexts and agents are data (enumerable); the rest are methods and seed 001's aliases.
   var set = function (v) { define(this, k, { value: v, writable: true, enumerable: i < DATA, configurable: true }); return v; };
@@ -165,7 +175,7 @@ function run(programJson, scopeJson, scriptSource) {
     state.maxChars = program.maxLogChars;
     if (program.chained) scope.common_data = parse(lastCommonData);
     if (program.freshInput) scope.input = null;
-    var self = current = build(scope);
+    var self = current = build(scope, program.reach);
     answer = finish(self, execute(program, self, scriptSource));
   } catch (e) {
     answer = stringify({ ok: false, failure: e instanceof Fail ? e.info : thrown(e, { label: where.label || 'sandbox', snippet: where.snippet }).info });

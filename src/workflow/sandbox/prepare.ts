@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ChainStep, Evaluation } from '../../engine/evaluation.js';
 import { sizeText } from './failure.js';
-import type { CodePiece, Program, SandboxLimits } from './program.js';
+import { LAZY_FIELDS, type CodePiece, type Program, type SandboxLimits } from './program.js';
 import type { JobPart } from './run-job.js';
 import { loadScriptModule } from './script-module.js';
 import { runsOnce } from './script-once.js';
@@ -92,12 +92,15 @@ function prepareJob(workflow: string, steps: Step[], script: string | null, prep
     const pieces = programs.flatMap(piecesOf);
     const reads = unionReads(pieces.map(readsOf));
     const handler = pieces.find((p) => p.kind === 'handler');
-    const parts = (withScript: Program[]): JobPart[] => withScript.map((p, i) => ({ program: JSON.stringify(p), after: steps[i]!.after, target: steps[i]!.target }));
-    if (!handler) return { ok: true, job: { parts: parts(programs), reads, script: null } };
+    // Every part of a job gets the names on `this` that any of its code (or script.js) can name.
+    const parts = (withScript: Program[], jobReads: ScopeReads): JobPart[] =>
+      withScript.map((p, i) => ({ program: JSON.stringify(jobReads === 'all' ? p : { ...p, reach: LAZY_FIELDS.filter((f) => jobReads.has(f)) }), after: steps[i]!.after, target: steps[i]!.target }));
+    if (!handler) return { ok: true, job: { parts: parts(programs, reads), reads, script: null } };
     if (script === null) return { ok: false, error: `${handler.label}: workflow ${workflow} has no script.js to find it in` };
     if (!prepared?.ok) return { ok: false, error: prepared?.error ?? 'script.js could not be read' };
     const withScript = programs.map((p) => ({ ...p, script: { workflow, hash: prepared.hash, names: prepared.names, once: prepared.once } }));
-    return { ok: true, job: { parts: parts(withScript), reads: unionReads([reads, prepared.reads]), script: { hash: prepared.hash, source: prepared.source } } };
+    const jobReads = unionReads([reads, prepared.reads]);
+    return { ok: true, job: { parts: parts(withScript, jobReads), reads: jobReads, script: { hash: prepared.hash, source: prepared.source } } };
   } catch (error) {
     if (error instanceof PrepareError) return { ok: false, error: error.message };
     throw error;

@@ -24,9 +24,19 @@ export interface Program {
   freshInput?: boolean;
   /** The value names the next state (a transition handler): the answer's header says which. */
   decides?: boolean;
+  /**
+   * The scope fields behind `this`'s built-on-use names (contexts, agents, last_response) the job's code can
+   * name: only theirs are defined on `this`. Absent: all (code that reaches `this` reflectively).
+   */
+  reach?: LazyField[];
   maxLogLines: number;
   maxLogChars: number;
 }
+
+/** The scope fields whose names `this` builds on first use. */
+export const LAZY_FIELDS = ['contexts', 'agents', 'last_response'] as const;
+/** One of LAZY_FIELDS. */
+export type LazyField = (typeof LAZY_FIELDS)[number];
 
 /** Why the guest failed: a syntax error, a thrown error, or a problem it described itself. */
 export interface GuestFailure {
