@@ -19,6 +19,8 @@ export interface GuestContext {
   steps: GuestSteps;
   /** Hashes of the script.js sources the guest has compiled (it is sent a source only once). */
   scripts: Set<string>;
+  /** Ids of the programs the guest has parsed (it is sent a program's JSON only once). */
+  programs: Set<number>;
 }
 
 /**
@@ -58,7 +60,7 @@ export function openGuestContext(module: QuickJSWASMModule, limits: Pick<Sandbox
   try {
     const source = `${GUEST_CORE}(${JSON.stringify(GUEST_MODULES)})`;
     const run = context.unwrapResult(context.evalCode(source, 'troupe-guest.js', { type: 'global', strict: true }));
-    return { runtime, context, run, key: limitsKey(limits), steps, scripts: new Set() };
+    return { runtime, context, run, key: limitsKey(limits), steps, scripts: new Set(), programs: new Set() };
   } catch (error) {
     context.dispose();
     runtime.dispose();

@@ -4,7 +4,7 @@ import { MAX_JSON_DEPTH } from './json-depth.js';
 /**
  * The guest runtime: JavaScript that runs inside QuickJS (never in the host). Evaluated once per context
  * as a function of `sources` (its other parts, GUEST_MODULES, as text), it hardens the context (see
- * GUEST_HARDEN) and returns `run(programJson, scopeJson, scriptSource?) -> answer` to the host. `run`
+ * GUEST_HARDEN) and returns `run(programId, programJson, scopeJson, scriptSource?) -> answer` to the host (`n`: send the program's JSON). `run`
  * builds the `this` of workflow code from the scope, compiles every piece first (a broken condition fails
  * every time, not only when reached), runs them and answers common_data, the value, console lines and
  * changed contexts, or a GuestFailure, as JSON after a header: `c`/`d` (the global object is clean
@@ -161,8 +161,13 @@ hardenRealm();
 harden(Fail);
 harden(LAZY_PROPS);
 // The host keeps this function (and reads run.where after an error escapes); nothing of it is on globalThis.
-function run(programJson, scopeJson, scriptSource) {
-  var answer;
+function run(programId, programJson, scopeJson, scriptSource) {
+  var answer, program = programs.get(programId);
+  // The host sends a program's JSON only the first time (by its id); a context that no longer has it asks again.
+  if (!program) {
+    if (programJson === null) return 'n';
+    program = keep(programs, programId, parse(programJson));
+  }
   state.logs = [];
   state.dropped = 0;
   state.changed = create(null);
@@ -170,7 +175,7 @@ function run(programJson, scopeJson, scriptSource) {
   where.snippet = '';
   chosen = '';
   try {
-    var program = programs.get(programJson) || keep(programs, programJson, parse(programJson)), scope = currentScope = parse(scopeJson);
+    var scope = currentScope = parse(scopeJson);
     state.maxLines = program.maxLogLines;
     state.maxChars = program.maxLogChars;
     if (program.chained) scope.common_data = parse(lastCommonData);

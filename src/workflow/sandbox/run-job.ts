@@ -65,9 +65,12 @@ function runPart(job: Job, index: number, guest: GuestContext): PartOutcome {
   const source = script && !guest.scripts.has(script.hash) ? script.source : null;
   guest.steps.calls = 0;
   guest.steps.max = Math.ceil(limits.maxSteps / STEPS_PER_INTERRUPT);
+  const { program } = job.parts[index]!;
+  const id = programId(program);
   let output: string | GuestFailure;
   try {
-    output = callGuest(guest, job.parts[index]!.program, job.scope, source);
+    output = callGuest(guest, id, guest.programs.has(id) ? null : program, job.scope, source);
+    if (output === 'n') output = callGuest(guest, id, program, job.scope, source);
   } catch (error) {
     // The host side of QuickJS failed (a leaked handle, an abort in wasm): report it and start afresh.
     const message = error instanceof Error ? error.message : String(error);
@@ -83,13 +86,33 @@ function runPart(job: Job, index: number, guest: GuestContext): PartOutcome {
   if (jsonDepth(body) > MAX_JSON_DEPTH + 1) return failed(`common_data or the value nests deeper than ${MAX_JSON_DEPTH} levels: keep workflow data flatter`);
   if (!body.startsWith('{"ok":true')) return failed(failureMessage((JSON.parse(body) as { failure: GuestFailure }).failure, limits));
   if (script) guest.scripts.add(script.hash);
+  guest.programs.add(id);
   return { ok: true, json: body, clean: output[0] === 'c', changed: output[1] === '1', chosen: JSON.parse(output.slice(2, header)) as string, damaged: false };
 }
 
-/** Calls the guest; a string is its answer (header and JSON), else why it failed. */
-function callGuest(guest: GuestContext, programJson: string, scopeJson: string, scriptSource: string | null): string | GuestFailure {
+// Programs by their JSON, numbered once per thread; never reused, so no context mistakes one program for another.
+const PROGRAM_IDS = new Map<string, number>();
+let lastProgramId = 0;
+
+function programId(json: string): number {
+  let id = PROGRAM_IDS.get(json);
+  if (id === undefined) {
+    if (PROGRAM_IDS.size >= 4096) PROGRAM_IDS.clear();
+    id = ++lastProgramId;
+    PROGRAM_IDS.set(json, id);
+  }
+  return id;
+}
+
+/** Calls the guest; a string is its answer (header and JSON, or `n`: it needs the program's JSON), else why it failed. */
+function callGuest(guest: GuestContext, id: number, programJson: string | null, scopeJson: string, scriptSource: string | null): string | GuestFailure {
   const { context } = guest;
-  const args = [context.newString(programJson), context.newString(scopeJson), ...(scriptSource === null ? [] : [context.newString(scriptSource)])];
+  const args = [
+    context.newNumber(id),
+    programJson === null ? context.null : context.newString(programJson),
+    context.newString(scopeJson),
+    ...(scriptSource === null ? [] : [context.newString(scriptSource)]),
+  ];
   try {
     const answer = context.callFunction(guest.run, context.undefined, ...args);
     if (answer.error) {

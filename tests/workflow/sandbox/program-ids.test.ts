@@ -1,0 +1,41 @@
+import { newQuickJSWASMModule } from 'quickjs-emscripten';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { closeGuestContext, openGuestContext, type GuestContext } from '../../../src/workflow/sandbox/guest-context.js';
+import { prepareEvaluation } from '../../../src/workflow/sandbox/prepare.js';
+import { DEFAULT_LIMITS } from '../../../src/workflow/sandbox/program.js';
+import { runJob, type Job } from '../../../src/workflow/sandbox/run-job.js';
+import { codeEvaluation, expr, scopeOf } from './fixtures.js';
+
+// A context is sent a program's JSON once (then only its id); one that dropped it (its cache of 256 programs
+// filled and started over) asks for it again, and the evaluation runs as if nothing happened.
+const jobOf = (source: string): Job => {
+  const evaluation = codeEvaluation(expr(source), scopeOf({ common_data: { n: 2 } }), 'input');
+  const prepared = prepareEvaluation(evaluation, null, DEFAULT_LIMITS);
+  if (!prepared.ok) throw new Error(prepared.error);
+  return { session: 's', parts: prepared.job.parts, scope: JSON.stringify(evaluation.scope), script: null, limits: DEFAULT_LIMITS };
+};
+const valueOf = (job: Job, guest: GuestContext): unknown => (JSON.parse(runJob(job, guest).result) as { value?: unknown; error?: string }).value;
+
+describe('programs travel into a context once', () => {
+  let guest: GuestContext;
+  beforeAll(async () => {
+    guest = openGuestContext(await newQuickJSWASMModule(), DEFAULT_LIMITS);
+  });
+  afterAll(() => closeGuestContext(guest));
+
+  it('the second evaluation of a program sends its id, not its JSON', () => {
+    const job = jobOf('common_data.n * 21');
+    expect(valueOf(job, guest)).toBe(42);
+    const sent = vi.spyOn(guest.context, 'newString');
+    expect(valueOf(job, guest)).toBe(42);
+    expect(sent.mock.calls.map(([text]) => text)).not.toContain(job.parts[0]!.program);
+    sent.mockRestore();
+  });
+
+  it('after 300 other programs (the context dropped the first), the first still runs', () => {
+    const first = jobOf('common_data.n + 1');
+    expect(valueOf(first, guest)).toBe(3);
+    for (let i = 0; i < 300; i++) expect(valueOf(jobOf(`common_data.n + ${i + 10}`), guest)).toBe(i + 12);
+    expect(valueOf(first, guest)).toBe(3);
+  });
+});
