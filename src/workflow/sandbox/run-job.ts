@@ -91,15 +91,23 @@ function runPart(job: Job, index: number, guest: GuestContext): PartOutcome {
 }
 
 // Programs by their JSON, numbered once per thread; never reused, so no context mistakes one program for another.
+// Bounded in count and in text kept (a program may carry 256 KiB of code): past either, numbering starts over.
 const PROGRAM_IDS = new Map<string, number>();
+const MAX_PROGRAMS = 4096;
+const MAX_PROGRAM_CHARS = 16 * 1024 * 1024;
+let programChars = 0;
 let lastProgramId = 0;
 
 function programId(json: string): number {
   let id = PROGRAM_IDS.get(json);
   if (id === undefined) {
-    if (PROGRAM_IDS.size >= 4096) PROGRAM_IDS.clear();
+    if (PROGRAM_IDS.size >= MAX_PROGRAMS || programChars + json.length > MAX_PROGRAM_CHARS) {
+      PROGRAM_IDS.clear();
+      programChars = 0;
+    }
     id = ++lastProgramId;
     PROGRAM_IDS.set(json, id);
+    programChars += json.length;
   }
   return id;
 }
