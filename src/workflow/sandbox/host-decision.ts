@@ -12,7 +12,8 @@ type Form = { kind: 'literal'; value: unknown } | { kind: 'path'; root: keyof ty
 const NOT = Symbol('needs the sandbox');
 const ROOTS = { common_data: 1, variables: 1, input: 1, last_agent_response: 1, sub_workflow_result: 1 };
 const PATH = /^(?:this\.)?(common_data|variables|input|last_agent_response|sub_workflow_result)((?:\.[A-Za-z_$][\w$]*)*)$/;
-const LITERAL = /^(?:true|false|null|-?\d+(?:\.\d+)?|'[^'\\\n]*'|"[^"\\\n]*")$/;
+// Numbers as JSON writes them (a leading zero makes an octal literal in sloppy code, which JSON.parse refuses).
+const LITERAL = /^(?:true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?|'[^'\\\n]*'|"[^"\\\n]*")$/;
 // Template heads that name guest objects (contexts, agents, parsed tool calls), not plain data.
 const GUEST_HEADS = new Set(['contexts', 'agents', 'last_tool_calls']);
 const TEMPLATE_SCOPE = new Set(['input', 'last_agent_response', 'last_tool_calls', 'sub_workflow_result', 'last_error', 'contexts', 'agents']);
