@@ -14,7 +14,7 @@ const jobOf = (source: string): Job => {
   if (!prepared.ok) throw new Error(prepared.error);
   return { session: 's', parts: prepared.job.parts, scope: JSON.stringify(evaluation.scope), script: null, limits: DEFAULT_LIMITS };
 };
-const valueOf = (job: Job, guest: GuestContext): unknown => (JSON.parse(runJob(job, guest).result) as { value?: unknown; error?: string }).value;
+const answerOf = (job: Job, guest: GuestContext): unknown => (JSON.parse(runJob(job, guest).result) as { value?: unknown; error?: string }).value;
 
 describe('programs travel into a context once', () => {
   let guest: GuestContext;
@@ -25,17 +25,17 @@ describe('programs travel into a context once', () => {
 
   it('the second evaluation of a program sends its id, not its JSON', () => {
     const job = jobOf('common_data.n * 21');
-    expect(valueOf(job, guest)).toBe(42);
+    expect(answerOf(job, guest)).toBe(42);
     const sent = vi.spyOn(guest.context, 'newString');
-    expect(valueOf(job, guest)).toBe(42);
+    expect(answerOf(job, guest)).toBe(42);
     expect(sent.mock.calls.map(([text]) => text)).not.toContain(job.parts[0]!.program);
     sent.mockRestore();
   });
 
   it('after 300 other programs (the context dropped the first), the first still runs', () => {
     const first = jobOf('common_data.n + 1');
-    expect(valueOf(first, guest)).toBe(3);
-    for (let i = 0; i < 300; i++) expect(valueOf(jobOf(`common_data.n + ${i + 10}`), guest)).toBe(i + 12);
-    expect(valueOf(first, guest)).toBe(3);
+    expect(answerOf(first, guest)).toBe(3);
+    for (let i = 0; i < 300; i++) expect(answerOf(jobOf(`common_data.n + ${i + 10}`), guest)).toBe(i + 12);
+    expect(answerOf(first, guest)).toBe(3);
   });
 });
