@@ -56,6 +56,8 @@ class TopLevel {
   constructor(private readonly tokens: readonly Token[]) {}
 
   statements(): boolean {
+    // A directive prologue ('use strict';) makes the script body strict either way.
+    while (this.tokens[this.at]?.type === 'string' && (this.is(';', 1) || this.at + 1 === this.tokens.length)) this.at += 2;
     while (this.at < this.tokens.length) {
       if (this.is(';')) this.at += 1;
       else if (this.is('function') || (this.is('async') && this.is('function', 1))) {

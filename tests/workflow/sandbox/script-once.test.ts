@@ -21,6 +21,7 @@ describe('runsOnce: which script.js may run its top level once per context', () 
       'export default { pre() { this.common_data.x = 1; }, "post": function () { return helper(); }, async later() {}, *gen() {}, n: 1 };\nfunction helper() { return 2; }',
     ],
     ['a const reassigned (QuickJS refuses it: the binding cannot change)', 'const N = 1;\nexport function f() { N = 2; }'],
+    ["a 'use strict' directive", "'use strict';\nexport function f() { return 1; }"],
     ['locals, closures and objects made inside functions (afresh each call)', 'export function f() { let n = 0; const o = { input: 1 }; const inc = () => ++n; inc(); return o.input + n; }'],
   ])('runs once: %s', (_name, script) => {
     expect(once(script)).toBe(true);
@@ -53,6 +54,7 @@ describe('runsOnce: which script.js may run its top level once per context', () 
     ['a template with a substitution', 'const T = `a${1}`;'],
     ['a top-level statement other than a declaration', 'export function f() {}\nif (true) {}'],
     ['a second statement glued on without a semicolon', 'const A = 1\n[0]'],
+    ['a string that is not a directive (an expression statement)', "'use strict' + 1;\nexport function f() {}"],
   ])('runs afresh every time: %s', (_name, script) => {
     expect(once(script)).toBe(false);
   });
