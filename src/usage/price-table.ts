@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Usage } from '../llm/chat-model.js';
 import { UserError } from '../errors.js';
 import { PACKAGE_ROOT } from '../package-root.js';
+import { PARSE_ONCE } from '../config/parse-once.js';
 
 const PriceSchema = z.object({
   input: z.number().min(0),
@@ -65,7 +66,7 @@ export function parsePriceTable(text: string, file: string): PriceTable {
   } catch (error) {
     throw new UserError(`${file}: not valid JSON (${(error as Error).message.split('\n')[0]}) — fix the file or unset TROUPE_PRICES`);
   }
-  const parsed = PriceFileSchema.safeParse(json);
+  const parsed = PriceFileSchema.safeParse(json, PARSE_ONCE);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const field = issue.path.map(String).join('.') || '(root)';

@@ -42,6 +42,9 @@ describe('cold start: what troupe run loads (issue 24, item 4)', () => {
     expect(ours.filter((f) => f.split('/').length > 2)).toEqual([]);
     expect(ours.length).toBeLessThan(100);
     expect(loaded.filter((f) => f.startsWith('node_modules/zod/'))).toEqual([]);
+    // Bundled, zod's index re-exported all 48 locales (250 KiB, compiled before the first request): only English is in.
+    const bundledModules = ours.flatMap((f) => readFileSync(join(REPO_ROOT, f), 'utf8').match(/^\/\/ node_modules\/zod\/v4\/locales\/\S+/gm) ?? []);
+    expect(bundledModules).toEqual(['// node_modules/zod/v4/locales/en.js']);
   });
 
   it('troupe run sizes the heap for memory once, after its first answer is printed, not before', async () => {
