@@ -70,14 +70,15 @@ export function slimRecord(record: JournalRecord, sessionId: string): Raw {
         if (path === undefined) copy[key] = v;
         else {
           copy[key] = 0;
-          (eventRefs ??= []).push([i, key, path]);
+          if (eventRefs === null) eventRefs = [];
+          eventRefs.push([i, key, path]);
         }
       }
     }
     if (tail === 3) {
       stored[i] = copy;
       slim = true;
-      if (eventRefs) refs = refs ? refs.concat(eventRefs) : eventRefs;
+      if (eventRefs !== null) refs = refs ? refs.concat(eventRefs) : eventRefs;
     } else stored[i] = e;
   }
   const out: Raw = { n: record.n };
