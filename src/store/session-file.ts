@@ -6,7 +6,7 @@ import { EngineInputSchema, SessionStateSchema } from '../kinds/schemas.js';
 import { WorkflowPlanSchema } from '../workflow/run/plan.js';
 
 /** The session document format this build writes; bump it (and add a migration) when the layout changes. */
-export const SESSION_SCHEMA_VERSION = 3;
+export const SESSION_SCHEMA_VERSION = 4;
 
 const Hash = z.string().regex(/^[0-9a-f]{16}$/, 'expected 16 hex digits');
 
@@ -20,7 +20,8 @@ export const StoredEventSchema = EnvelopeSchema.extend({ type: z.string() }).loo
  * One line of a session's journal: its number, the engine input of one step (absent for runtime facts
  * such as usage) and the events that step published; folding `step()` over the inputs rebuilds the
  * session. From schema 3 each line ends with its seal (see journal-chain.ts): the previous line's hash
- * and its own, which the store adds as it writes the line.
+ * and its own, which the store adds as it writes the line. From schema 4 a line stores its events without
+ * what the file and the line already say (see journal-codec.ts); this is the record as read back.
  */
 export const JournalRecordSchema = z.lazy(() =>
   z.object({
