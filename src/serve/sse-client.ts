@@ -17,42 +17,60 @@ export interface SseSink {
 const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
 
 // Frames pushed to readers are written once the task that pushed them has settled (its promise jobs
-// included), so what a session publishes in one go leaves as one write per reader, not one per event; at
-// most 5 ms of writes then, and the readers left are written 5 ms at a time in later turns of the event
-// loop, so the server answers other requests in between (a thousand readers of one event are a thousand
-// socket writes, and a health check stays fast). Written after the task, not in a later phase of the loop:
-// a busy server (its timers phase running hundreds of turns) would leave readers only the slices.
+// included), so what a session publishes in one go leaves as one write per reader, not one per event. Those
+// writes take at most SLICE_MS of each turn of the event loop; the readers left are written SLICE_MS at a
+// time in later turns (setImmediate), so the server answers other requests in between (a thousand readers
+// of one event are a thousand socket writes, and a health check stays fast). Written after the task, not in
+// a later phase of the loop: a busy server (its timers phase running hundreds of turns) would leave readers
+// only the slices. A reader that has just connected is written in a slice, never after its request's task:
+// a thousand readers connecting in one poll phase would otherwise each write their backlog inside it.
 const SLICE_MS = 5;
 // Frames of more bytes than this are written as they are (one gathered write), not copied into one buffer.
 const JOIN_BYTES = 16 * 1024;
 const due = new Set<SseClient>();
-let flushing = false;
+let afterTask = false;
 let sliced = false;
+/** Milliseconds of writes after tasks since the last slice: they stop at SLICE_MS until the next slice. */
+let spent = 0;
 
-/** Writes the readers due, oldest first, for SLICE_MS at most; those left wait for the next turn of the loop. */
-function writeSlice(): void {
-  flushing = false;
-  const end = performance.now() + SLICE_MS;
+/** Writes the readers due, oldest first, for `ms` at most; returns the time it took. */
+function writeFor(ms: number): number {
+  const start = performance.now();
+  const end = start + ms;
   for (const client of due) {
     due.delete(client);
     client.flushNow();
     if (performance.now() > end) break;
   }
-  if (due.size > 0 && !sliced) {
-    sliced = true;
-    setImmediate(() => {
-      sliced = false;
-      writeSlice();
-    });
-  }
+  return performance.now() - start;
 }
 
-function schedule(client: SseClient): void {
+/** The writes after a task: what is left of this turn's SLICE_MS; the rest (and the budget's reset) in a slice. */
+function writeAfterTask(): void {
+  afterTask = false;
+  if (spent < SLICE_MS) spent += writeFor(SLICE_MS - spent);
+  slice();
+}
+
+/** Asks for a slice in the loop's check phase (once per turn of the loop). */
+function slice(): void {
+  if (sliced) return;
+  sliced = true;
+  setImmediate(() => {
+    sliced = false;
+    spent = 0;
+    writeFor(SLICE_MS);
+    if (due.size > 0) slice();
+  });
+}
+
+/** Queues a reader's write: after the current task while this turn's budget lasts, else (or when `later`) in a slice. */
+function schedule(client: SseClient, later = false): void {
   due.add(client);
-  // Readers already waiting for a slice of the loop are written by it.
-  if (flushing || sliced) return;
-  flushing = true;
-  process.nextTick(writeSlice);
+  if (later || spent >= SLICE_MS) return slice();
+  if (afterTask) return;
+  afterTask = true;
+  process.nextTick(writeAfterTask);
 }
 const DROPPED = Buffer.from(`event: dropped\ndata: ${JSON.stringify({ error: 'this reader fell too far behind and was dropped; reconnect with Last-Event-ID' })}\n\n`);
 
@@ -96,7 +114,8 @@ export class SseClient {
       schedule(this);
     });
     this.queue = [...stored, ...this.queue];
-    schedule(this);
+    // Its backlog goes out in a slice: the task that connected it (and the others of its poll phase) stays short.
+    schedule(this, true);
     this.keepAlive = setInterval(() => !this.blocked && this.sink?.write(KEEP_ALIVE), keepAliveMs);
     this.keepAlive.unref();
   }
