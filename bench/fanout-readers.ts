@@ -74,5 +74,7 @@ let connected = 0;
 const started = performance.now();
 const results = await Promise.all(Array.from({ length: COUNT }, () => reader().catch(() => ({ deltas: 0, bytes: 0 }))));
 const cpu = process.cpuUsage();
-process.stdout.write(`${JSON.stringify({ done: performance.now() - started, cpu: (cpu.user + cpu.system) / 1000, short: results.filter((r) => r.deltas < DELTAS).length, bytes: results.reduce((n, r) => n + r.bytes, 0) })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ done: performance.now() - started, cpu: (cpu.user + cpu.system) / 1000, short: results.filter((r) => r.deltas < DELTAS).length, bytes: results.reduce((n, r) => n + r.bytes, 0) })}\n`,
+);
 process.exit(0);

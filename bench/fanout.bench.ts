@@ -3,21 +3,16 @@
 // to every reader serialised and redacted once, so the server's event loop stays free: /healthz answers in
 // under 10 ms (the target) while they connect and read.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Session } from 'node:inspector/promises';
-import { writeFileSync } from 'node:fs';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { ChatModel, ChatRequest, ChatResponse } from '../src/llm/chat-model.js';
-import { openTeam } from '../src/team/open-team.js';
 import { PACKAGE_ROOT } from '../src/package-root.js';
-import { serveApp } from '../src/serve/app.js';
-import { SessionHost } from '../src/serve/host.js';
-import { listen } from '../src/serve/listen.js';
-import { LowdbStore } from '../src/store/lowdb-store.js';
 import { runAlone } from './alone.js';
+import { CODE, serveModules } from './code-under-test.js';
 import { blameLine, blameSlowProbes, type LoopGap } from './probe-blame.js';
 import { median, QUICK } from './stats.js';
 
@@ -80,6 +75,7 @@ export default async function fanout(): Promise<void> {
 
 async function bench(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'troupe-fanout-'));
+  const { openTeam, SessionHost, LowdbStore, listen, serveApp } = await serveModules();
   const team = openTeam(PACKAGE_ROOT, { maxTurns: 10_000 }, {});
   team.def.limits = { ...team.def.limits, ping_pong: 1_000_000, max_reworks_per_pair: 1_000_000 };
   const host = new SessionHost({ store: new LowdbStore(dir), team, teamDir: PACKAGE_ROOT, env: {}, maxSessions: 10, model: () => new StreamingModel() });
@@ -193,7 +189,7 @@ async function bench(): Promise<void> {
     (s ? `\n      the server's longest stall ${s.wall.toFixed(0)} ms, ${s.cpu.toFixed(0)} ms of it on the CPU` : '') +
     (w ? `; its event-loop delay p99 ${w.loopP99.toFixed(1)} ms, max ${w.loopMax.toFixed(0)} ms; GC ${w.gc.count} pauses, ${w.gc.ms.toFixed(0)} ms in all, longest ${w.gc.max.toFixed(1)} ms` : '');
   process.stdout.write(
-    `one session streaming a delta every ${EVERY_MS} ms, ${READERS} SSE readers (another process) connecting at once and reading ${DELTAS} deltas each; /healthz asked every 50 ms (by a third process):\n`,
+    `one session streaming a delta every ${EVERY_MS} ms, ${READERS} SSE readers (another process) connecting at once and reading ${DELTAS} deltas each; /healthz asked every 50 ms (by a third process); the server from ${CODE}/:\n`,
   );
   process.stdout.write(
     `  all ${READERS} readers connected in ${connected !== undefined ? `${(connected / 1000).toFixed(2)} s` : 'never'}; all done in ${((done.done ?? 0) / 1000).toFixed(1)} s${done.short ? ` (${done.short} read fewer deltas)` : ''}; ${((done.bytes ?? 0) / 1048576).toFixed(0)} MiB sent\n`,

@@ -1,3 +1,4 @@
+import { LoopShare, SLICE_MS } from './loop-share.js';
 import type { SseFrame } from './sse-frame.js';
 
 /** How much a slow reader may fall behind before it is dropped (sessions never wait for a reader). */
@@ -18,13 +19,12 @@ const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
 
 // Frames pushed to readers are written once the task that pushed them has settled (its promise jobs
 // included), so what a session publishes in one go leaves as one write per reader, not one per event. Those
-// writes take at most SLICE_MS of each turn of the event loop; the readers left are written SLICE_MS at a
-// time in later turns (setImmediate), so the server answers other requests in between (a thousand readers
+// writes take at most SLICE_MS of each turn of the event loop; the readers left are written in slices of later
+// turns (setImmediate, a share of the loop: see LoopShare), so the server answers other requests in between (a thousand readers
 // of one event are a thousand socket writes, and a health check stays fast). Written after the task, not in
 // a later phase of the loop: a busy server (its timers phase running hundreds of turns) would leave readers
 // only the slices. A reader that has just connected is written in a slice, never after its request's task:
 // a thousand readers connecting in one poll phase would otherwise each write their backlog inside it.
-const SLICE_MS = 5;
 // Frames of more bytes than this are written as they are (one gathered write), not copied into one buffer.
 const JOIN_BYTES = 16 * 1024;
 const due = new Set<SseClient>();
@@ -32,6 +32,7 @@ let afterTask = false;
 let sliced = false;
 /** Milliseconds of writes after tasks since the last slice: they stop at SLICE_MS until the next slice. */
 let spent = 0;
+const share = new LoopShare();
 
 /** Writes the readers due, oldest first, for `ms` at most; returns the time it took. */
 function writeFor(ms: number): number {
@@ -59,7 +60,8 @@ function slice(): void {
   setImmediate(() => {
     sliced = false;
     spent = 0;
-    writeFor(SLICE_MS);
+    writeFor(share.budget());
+    share.ended();
     if (due.size > 0) slice();
   });
 }
