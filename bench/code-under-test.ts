@@ -7,7 +7,8 @@ import type { listen as Listen } from '../src/serve/listen.js';
 import type { LowdbStore as Store } from '../src/store/lowdb-store.js';
 import type { openTeam as OpenTeam } from '../src/team/open-team.js';
 
-const root = join(import.meta.dirname, '..');
+// BENCH_CODE_DIR: another checkout's root (built), to measure its server against this one's in the same conditions.
+const root = process.env.BENCH_CODE_DIR ?? join(import.meta.dirname, '..');
 
 /**
  * Where the server under measure is loaded from: `dist` (tsc's output, what `troupe serve` runs; `npm run bench`

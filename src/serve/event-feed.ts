@@ -61,6 +61,8 @@ export class EventFeed {
   /** The feed holds every stored event after this seq (none while it follows no session). */
   private from = Number.POSITIVE_INFINITY;
   private unsubscribe: (() => void) | null = null;
+  /** The kept frames last joined for readers joining after `after` (see attach). */
+  private joinedKept: { after: number; first: number; last: number; frame: SseFrame } | null = null;
 
   /** `gone` is called once the feed has no reader and follows no session (the host forgets it). */
   constructor(
@@ -77,23 +79,36 @@ export class EventFeed {
    * Follows `session` from now on. A session reopened from the store has published before: its fold starts
    * from the events it holds in memory (a display state depends only on the last directive per state and
    * whether the brief is next, which a window of hundreds of events always holds). Readers that waited get
-   * those events too (each skips what it has, by seq).
+   * those events too (each skips what it has, by seq). The newest FEED_RECENT of them are kept, framed when a
+   * reader first needs them: a reader joining a young session (the usual case: it connects right after
+   * creating it) reads nothing from the store and has nothing framed twice.
    */
   follow(session: TroupeSession): void {
     this.unfollow(false);
     this.session = session;
     this.names = displayNames(session.def);
     this.kept = [];
+    const recent = session.recent();
+    let stored = 0;
+    for (const e of recent) if (!isLiveOnly(e.type)) stored += 1;
     let state = DISPLAY_START;
-    for (const e of session.recent()) {
-      if (this.readers.size > 0 && !isLiveOnly(e.type)) {
+    for (const e of recent) {
+      if (isLiveOnly(e.type)) {
+        state = displayStep(state, e, this.names).state;
+        continue;
+      }
+      const k: Kept = { e, before: state, frame: null };
+      if (this.readers.size > 0) {
         const made = sseFrame(e, state, this.names, this.redactor);
+        k.frame = made.frame;
         for (const reader of this.readers) reader.push(made.frame);
         state = made.state;
       } else state = displayStep(state, e, this.names).state;
+      if (stored-- <= FEED_RECENT) this.kept.push(k);
     }
     this.state = state;
-    this.from = session.recent().at(-1)?.seq ?? 0;
+    // The feed holds every stored event after the one before the first kept.
+    this.from = this.kept.length > 0 ? this.kept[0]!.e.seq - 1 : (recent.at(-1)?.seq ?? 0);
     this.unsubscribe = session.subscribe((e) => this.publish(e));
   }
 
@@ -125,16 +140,31 @@ export class EventFeed {
   }
 
   /**
-   * Adds a reader: the kept frames after `after` are queued for it at once (when `covers(after)`), then every
-   * new event. Returns the function that removes it.
+   * Adds a reader: the kept frames after `after` are queued for it at once (when `covers(after)`), joined into
+   * one frame shared by every reader that joins at the same point, then every new event. Returns the function
+   * that removes it.
    */
   attach(client: SseClient, after: number): () => void {
-    if (this.covers(after)) for (const k of this.kept) if (k.e.seq > after) client.push(this.frameOf(k));
+    if (this.covers(after)) {
+      const frames = this.kept.filter((k) => k.e.seq > after).map((k) => this.frameOf(k));
+      for (const frame of frames.length > 1 ? [this.keptJoined(after, frames)] : frames) client.push(frame);
+    }
     this.readers.add(client);
     return () => {
       this.readers.delete(client);
       if (this.readers.size === 0 && !this.session) this.gone();
     };
+  }
+
+  /** The kept frames after `after` as one frame, joined once for all readers joining there until the feed moves on. */
+  private keptJoined(after: number, frames: SseFrame[]): SseFrame {
+    const last = frames.at(-1)!.seq;
+    const cached = this.joinedKept;
+    if (cached && cached.after === after && cached.last === last && cached.first === frames[0]!.seq) return cached.frame;
+    const frame: SseFrame = { seq: last, live: false, bytes: Buffer.concat(frames.map((f) => f.bytes)) };
+    if (frames.some((f) => f.ends)) frame.ends = true;
+    this.joinedKept = { after, first: frames[0]!.seq, last, frame };
+    return frame;
   }
 
   /**

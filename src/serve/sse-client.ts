@@ -18,59 +18,67 @@ export interface SseSink {
 const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
 
 // Frames pushed to readers are written once the task that pushed them has settled (its promise jobs
-// included), so what a session publishes in one go leaves as one write per reader, not one per event. Those
-// writes take at most SLICE_MS of each turn of the event loop; the readers left are written in slices of later
-// turns (setImmediate, a share of the loop: see LoopShare), so the server answers other requests in between (a thousand readers
-// of one event are a thousand socket writes, and a health check stays fast). Written after the task, not in
-// a later phase of the loop: a busy server (its timers phase running hundreds of turns) would leave readers
-// only the slices. A reader that has just connected is written in a slice, never after its request's task:
-// a thousand readers connecting in one poll phase would otherwise each write their backlog inside it.
+// included), so what a session publishes in one go leaves as one write per reader, not one per event; at
+// most SLICE_MS of writes then, and the readers left are written in later turns of the event loop (slices
+// of its check phase, a share of the loop: see LoopShare), so the server answers other requests in between
+// (a thousand readers of one event are a thousand socket writes, and a health check stays fast). Written
+// after the task, not in a later phase of the loop: a busy server (its timers phase running hundreds of
+// turns) would leave readers only the slices. A reader that has just connected is written in a slice, never
+// after its request's task: a thousand readers connecting in one poll phase each wrote their backlog in it.
 // Frames of more bytes than this are written as they are (one gathered write), not copied into one buffer.
 const JOIN_BYTES = 16 * 1024;
 const due = new Set<SseClient>();
+// Readers that have just connected: their backlog is written in slices only.
+const starting = new Set<SseClient>();
 let afterTask = false;
 let sliced = false;
-/** Milliseconds of writes after tasks since the last slice: they stop at SLICE_MS until the next slice. */
-let spent = 0;
+// Readers were left over by the writes after a task: the next ones join them in the slice (oldest first).
+let overflow = false;
 const share = new LoopShare();
 
-/** Writes the readers due, oldest first, for `ms` at most; returns the time it took. */
-function writeFor(ms: number): number {
-  const start = performance.now();
-  const end = start + ms;
-  for (const client of due) {
-    due.delete(client);
+/** Writes the readers of `set`, oldest first, until `end` (performance.now()); true when it wrote them all. */
+function writeUntil(set: Set<SseClient>, end: number): boolean {
+  for (const client of set) {
+    set.delete(client);
     client.flushNow();
     if (performance.now() > end) break;
   }
-  return performance.now() - start;
+  return set.size === 0;
 }
 
-/** The writes after a task: what is left of this turn's SLICE_MS; the rest (and the budget's reset) in a slice. */
+/** The writes after a task: SLICE_MS of them; the readers left wait for a slice. */
 function writeAfterTask(): void {
   afterTask = false;
-  if (spent < SLICE_MS) spent += writeFor(SLICE_MS - spent);
-  slice();
+  if (!writeUntil(due, performance.now() + SLICE_MS)) {
+    overflow = true;
+    slice();
+  }
 }
 
-/** Asks for a slice in the loop's check phase (once per turn of the loop). */
+/** Asks for a slice in the loop's check phase: the readers left over, then those starting. */
 function slice(): void {
   if (sliced) return;
   sliced = true;
   setImmediate(() => {
     sliced = false;
-    spent = 0;
-    writeFor(share.budget());
+    const end = performance.now() + share.budget();
+    if (writeUntil(due, end)) overflow = false;
+    if (!overflow) writeUntil(starting, end);
     share.ended();
-    if (due.size > 0) slice();
+    if (due.size > 0 || starting.size > 0) slice();
   });
 }
 
-/** Queues a reader's write: after the current task while this turn's budget lasts, else (or when `later`) in a slice. */
-function schedule(client: SseClient, later = false): void {
+/** Queues a reader's write: after the current task (unless readers left over wait for a slice), or in a slice when it is `starting`. */
+function schedule(client: SseClient, isStarting = false): void {
+  if (isStarting) {
+    starting.add(client);
+    return slice();
+  }
+  // A reader still starting is written by its slice, backlog and all.
+  if (starting.has(client)) return;
   due.add(client);
-  if (later || spent >= SLICE_MS) return slice();
-  if (afterTask) return;
+  if (overflow || afterTask) return;
   afterTask = true;
   process.nextTick(writeAfterTask);
 }
@@ -140,6 +148,7 @@ export class SseClient {
     this.closed = true;
     this.queue = [];
     due.delete(this);
+    starting.delete(this);
     if (this.keepAlive) clearInterval(this.keepAlive);
     this.sink?.end();
     this.finish();

@@ -32,6 +32,24 @@ describe('SSE writes', () => {
     client.close();
   });
 
+  it('a reader that has just connected is written in a slice of the loop, not after the task that connected it', async () => {
+    const writes: Uint8Array[] = [];
+    const client = new SseClient(0);
+    client.start({ write: (b) => (writes.push(b), true), onDrain: () => undefined, end: () => undefined }, [frame(1, 'backlog')], 60_000);
+    // A live frame for it before its slice does not write its backlog after this task either.
+    client.push(frame(2, 'live'));
+    await new Promise((r) => process.nextTick(r));
+    await Promise.resolve();
+    expect(writes).toHaveLength(0);
+    await afterSlices();
+    expect(writes.map((b) => Buffer.from(b).toString())).toEqual(['event: note\ndata: backlog\nid: 1\n\nevent: note\ndata: live\nid: 2\n\n']);
+    // Once started, what is pushed goes out after the pushing task, as before.
+    client.push(frame(3, 'next'));
+    await new Promise((r) => process.nextTick(r));
+    expect(writes).toHaveLength(2);
+    client.close();
+  });
+
   it('a large batch (a replay) is written as the shared buffers it is made of, not copied per reader', async () => {
     const replay: SseFrame = { seq: 40, live: false, bytes: Buffer.alloc(64 * 1024, 'x') };
     const lists = [0, 1].map(() => {
