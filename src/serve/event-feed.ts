@@ -1,6 +1,6 @@
 import type { TroupeEvent } from '../engine/event-map.js';
 import { processRedactor, type Redactor } from '../llm/redact.js';
-import { DISPLAY_START, displayNames, displayStep, plainNames, type DisplayNames, type DisplayState } from '../report/display-items.js';
+import { DISPLAY_START, type DisplayItem, displayNames, displayStep, plainNames, type DisplayNames, type DisplayState } from '../report/display-items.js';
 import type { TroupeSession } from '../session/troupe-session.js';
 import type { SseClient } from './sse-client.js';
 import { deltasFrame, sseFrame, type SseFrame } from './sse-frame.js';
@@ -39,6 +39,8 @@ interface Kept {
   /** The display state before the event (its frame is worded from it). */
   before: DisplayState;
   frame: SseFrame | null;
+  /** Its display step (items and the state after), when the fold that kept it made it already (until it is framed). */
+  stepped?: { state: DisplayState; items: DisplayItem[] } | undefined;
 }
 
 /**
@@ -79,9 +81,10 @@ export class EventFeed {
    * Follows `session` from now on. A session reopened from the store has published before: its fold starts
    * from the events it holds in memory (a display state depends only on the last directive per state and
    * whether the brief is next, which a window of hundreds of events always holds). Readers that waited get
-   * those events too (each skips what it has, by seq). The newest FEED_RECENT of them are kept, framed when a
-   * reader first needs them: a reader joining a young session (the usual case: it connects right after
-   * creating it) reads nothing from the store and has nothing framed twice.
+   * those events too (each skips what it has, by seq). They are kept (until the session publishes again: then
+   * the newest FEED_RECENT), framed when a reader first needs them: the reader whose request made the feed
+   * follow (it connects after creating its session, or its session ran here without readers) reads nothing
+   * from the store and has nothing folded twice.
    */
   follow(session: TroupeSession): void {
     this.unfollow(false);
@@ -89,22 +92,18 @@ export class EventFeed {
     this.names = displayNames(session.def);
     this.kept = [];
     const recent = session.recent();
-    let stored = 0;
-    for (const e of recent) if (!isLiveOnly(e.type)) stored += 1;
     let state = DISPLAY_START;
     for (const e of recent) {
-      if (isLiveOnly(e.type)) {
-        state = displayStep(state, e, this.names).state;
-        continue;
+      const stepped = displayStep(state, e, this.names);
+      if (!isLiveOnly(e.type)) {
+        const k: Kept = { e, before: state, frame: null, stepped };
+        if (this.readers.size > 0) {
+          k.frame = this.frameOf(k);
+          for (const reader of this.readers) reader.push(k.frame);
+        }
+        this.kept.push(k);
       }
-      const k: Kept = { e, before: state, frame: null };
-      if (this.readers.size > 0) {
-        const made = sseFrame(e, state, this.names, this.redactor);
-        k.frame = made.frame;
-        for (const reader of this.readers) reader.push(made.frame);
-        state = made.state;
-      } else state = displayStep(state, e, this.names).state;
-      if (stored-- <= FEED_RECENT) this.kept.push(k);
+      state = stepped.state;
     }
     this.state = state;
     // The feed holds every stored event after the one before the first kept.
@@ -250,11 +249,12 @@ export class EventFeed {
       for (const reader of this.readers) reader.push(made.frame);
     } else this.state = displayStep(before, e, this.names).state;
     this.kept.push(k);
-    if (this.kept.length > FEED_RECENT) this.from = this.kept.shift()!.e.seq;
+    while (this.kept.length > FEED_RECENT) this.from = this.kept.shift()!.e.seq;
   }
 
   private frameOf(k: Kept): SseFrame {
-    k.frame ??= sseFrame(k.e, k.before, this.names, this.redactor).frame;
+    k.frame ??= sseFrame(k.e, k.before, this.names, this.redactor, k.stepped).frame;
+    k.stepped = undefined;
     return k.frame;
   }
 }

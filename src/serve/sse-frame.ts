@@ -60,10 +60,17 @@ function frameOf(e: TroupeEvent, json: string, live: boolean): SseFrame {
  * the event redacted (every string, as `redactDeep`), and worded and serialised again from the redacted copy,
  * so its items never quote what the event hid.
  */
-export function sseFrame(e: TroupeEvent, state: DisplayState, names: DisplayNames, redactor: Redactor = processRedactor()): { frame: SseFrame; state: DisplayState } {
+export function sseFrame(
+  e: TroupeEvent,
+  state: DisplayState,
+  names: DisplayNames,
+  redactor: Redactor = processRedactor(),
+  /** `displayStep(state, e, names)`, when the caller's fold has it already. */
+  stepped?: { state: DisplayState; items: readonly DisplayItem[] },
+): { frame: SseFrame; state: DisplayState } {
   const live = isLiveOnly(e.type);
   // Silent events (streamed words above all) have no items and leave the fold as it was.
-  const fast = SILENT_EVENTS.has(e.type) ? { state, items: [] } : displayStep(state, e, names);
+  const fast = SILENT_EVENTS.has(e.type) ? { state, items: [] } : (stepped ?? displayStep(state, e, names));
   const json = rawJson(e, fast.items);
   if (redactor.screen && !redactor.screen.test(json)) return { frame: frameOf(e, json, live), state: fast.state };
   const shown = redactDeep(e, redactor);
