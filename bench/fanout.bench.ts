@@ -115,7 +115,7 @@ async function bench(): Promise<void> {
     if (gap.wall > GAP_MS) gaps.push(gap);
     if (gap.wall > worst.wall) worst = gap;
     last = now;
-  }, 1);
+  }, 2);
   const profile = await phaseProfiler();
   await profile('idle');
   await new Promise((r) => setTimeout(r, 1000));

@@ -190,6 +190,18 @@ export class SseClient {
     if (out.length === 1) return sink.write(out[0]!.bytes);
     const list = out.map((f) => f.bytes);
     if (sink.writeMany && list.reduce((n, b) => n + b.length, 0) > JOIN_BYTES) return sink.writeMany(list);
-    return sink.write(Buffer.concat(list));
+    return sink.write(joined(out, list));
   }
+}
+
+// The last batch joined: readers that keep up are queued the same frames, so a thousand of them share one copy.
+let lastJoined: { frames: readonly SseFrame[]; bytes: Buffer } | null = null;
+
+/** The bytes of `frames` (whose bytes are `list`) as one buffer, shared with the readers before that were queued the very same frames. */
+function joined(frames: readonly SseFrame[], list: readonly Uint8Array[]): Buffer {
+  const last = lastJoined;
+  if (last && last.frames.length === frames.length && last.frames.every((f, i) => f === frames[i])) return last.bytes;
+  const bytes = Buffer.concat(list);
+  lastJoined = { frames, bytes };
+  return bytes;
 }

@@ -50,6 +50,25 @@ describe('SSE writes', () => {
     client.close();
   });
 
+  it('readers queued the same frames share one joined copy of them', async () => {
+    const got = [0, 1, 2].map(() => {
+      const writes: Uint8Array[] = [];
+      const client = new SseClient(0);
+      client.start({ write: (b) => (writes.push(b), true), onDrain: () => undefined, end: () => undefined }, [], 60_000);
+      return { client, writes };
+    });
+    await afterSlices();
+    const batch = [frame(1, 'one'), frame(2, 'two')];
+    for (const { client } of got) for (const f of batch) client.push(f);
+    await afterSlices();
+    for (const { writes } of got) {
+      expect(writes).toHaveLength(1);
+      expect(writes[0]).toBe(got[0]!.writes[0]);
+    }
+    expect(Buffer.from(got[0]!.writes[0]!).toString()).toBe('event: note\ndata: one\nid: 1\n\nevent: note\ndata: two\nid: 2\n\n');
+    for (const { client } of got) client.close();
+  });
+
   it('a large batch (a replay) is written as the shared buffers it is made of, not copied per reader', async () => {
     const replay: SseFrame = { seq: 40, live: false, bytes: Buffer.alloc(64 * 1024, 'x') };
     const lists = [0, 1].map(() => {
