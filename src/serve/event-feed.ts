@@ -240,6 +240,8 @@ export class EventFeed {
       for (const reader of this.readers) reader.push(made.frame);
       return;
     }
+    // Joined for readers that joined before this event: a reader joining from now on needs it too.
+    this.joinedKept = null;
     // A stored event is kept; its frame is made now when someone reads, else when a reader needs it.
     const k: Kept = { e, before, frame: null };
     if (this.readers.size > 0) {

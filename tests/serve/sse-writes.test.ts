@@ -121,6 +121,15 @@ describe('SSE writes', () => {
     }
   });
 
+  it("a stored event's frame (kept for readers joining later) owns its memory; a streamed word's may share a pool", () => {
+    const names = displayNames(studio().def);
+    const stored = sseFrame(stamped({ type: 'note', text: 'kept' }, 7), DISPLAY_START, names).frame;
+    expect(stored.bytes.byteLength).toBeLessThan(512);
+    // Not a slice of Node's shared 8 KiB pool: keeping it keeps only its own bytes.
+    expect(stored.bytes.buffer.byteLength).toBe(stored.bytes.byteLength);
+    expect(Buffer.from(stored.bytes).toString()).toMatch(/^event: note\ndata: \{.*"text":"kept".*\}\nid: 7\n\n$/);
+  });
+
   it('a batch of streamed words is framed as each word would be alone, a secret redacted', () => {
     const secret = 'troupe-SENTINEL-key-7f3a9c1e5b';
     const redactor = redactorFrom({ OPENAI_API_KEY: secret });
