@@ -36,6 +36,15 @@ const result = await build({
       name: 'externals',
       setup(b) {
         // The sandbox's worker entry finds worker.js beside itself: it stays tsc's file (it imports only node:*).
+        // zod's index re-exports all 48 locales as `z.locales` (250 KiB of source, over half the start chunk, compiled
+        // before the first request); troupe uses only English, which zod configures from locales/en.js itself.
+        b.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
+          args.resolveDir.includes(`${'node_modules'}/zod/`)
+            ? { path: 'zod-locales-english', namespace: 'zod-locales', pluginData: join(args.resolveDir, args.path, '..', 'en.js') }
+            : undefined,
+        );
+        // The importer's own en.js (the path zod's index reaches it by), so it is bundled once however node_modules is linked.
+        b.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({ contents: `export { default as en } from ${JSON.stringify(args.pluginData)};`, resolveDir: root }));
         b.onResolve({ filter: /worker-entry\.js$/ }, () => ({ path: './workflow/sandbox/worker-entry.js', external: true }));
         b.onResolve({ filter: /^[^./]/ }, (args) => {
           const name = args.path.startsWith('@') ? args.path.split('/').slice(0, 2).join('/') : args.path.split('/')[0];

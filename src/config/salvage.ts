@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { PARSE_ONCE } from './parse-once.js';
 
 /** What a config file's schema gave: the whole value (complete), or the top-level fields valid on their own. */
 export interface Salvaged<T> {
@@ -9,7 +10,7 @@ export interface Salvaged<T> {
 /** An object schema whose fields can be parsed one by one. */
 export interface FieldSchema<T> {
   shape: Record<string, z.ZodType>;
-  safeParse(value: unknown): z.ZodSafeParseResult<T>;
+  safeParse(value: unknown, params?: typeof PARSE_ONCE): z.ZodSafeParseResult<T>;
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -34,7 +35,7 @@ function withoutUnknownKeys(value: unknown, error: z.ZodError): unknown {
  * data is not an object at all.
  */
 export function salvage<T>(schema: FieldSchema<T>, raw: unknown): { salvaged: Salvaged<T> | null; error: z.ZodError | null } {
-  const parsed = schema.safeParse(raw);
+  const parsed = schema.safeParse(raw, PARSE_ONCE);
   if (parsed.success) return { salvaged: { value: parsed.data as Partial<T>, complete: true }, error: null };
   if (!isRecord(raw)) return { salvaged: null, error: parsed.error };
   // Unknown keys can nest (a typo inside `arbiter`): dropping them may reveal the next level's, a few rounds at most.
@@ -42,14 +43,14 @@ export function salvage<T>(schema: FieldSchema<T>, raw: unknown): { salvaged: Sa
   let error = parsed.error;
   for (let round = 0; round < 8 && error.issues.some((i) => i.code === 'unrecognized_keys'); round++) {
     data = withoutUnknownKeys(data, error);
-    const again = schema.safeParse(data);
+    const again = schema.safeParse(data, PARSE_ONCE);
     if (again.success) return { salvaged: { value: again.data as Partial<T>, complete: false }, error: parsed.error };
     error = again.error;
   }
   const value: Record<string, unknown> = {};
   const fields = data as Record<string, unknown>;
   for (const [key, field] of Object.entries(schema.shape)) {
-    const one = field.safeParse(fields[key]);
+    const one = field.safeParse(fields[key], PARSE_ONCE);
     if (one.success && one.data !== undefined) value[key] = one.data;
   }
   return { salvaged: { value: value as Partial<T>, complete: false }, error: parsed.error };

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MAX_TURNS } from './max-turns.js';
 import { DisplayName, DisplayText } from './persona-schema.js';
+import { PARSE_ONCE } from './parse-once.js';
 
 const MajorId = z.string().regex(/^[A-Z][A-Z0-9_]*$/, 'must be an UPPER_CASE major state id');
 const PersonaId = z.string().regex(/^[a-z][a-z0-9_]*$/, 'must be a snake_case persona id');
@@ -72,7 +73,7 @@ export const WarmingSchema = z
   .union([z.enum(['off', 'predict', 'prefix']), WarmingSettingsSchema], {
     error: 'must be "off", "predict" or "prefix", or an object with mode, min_confidence, per_turn, max_share and max_tokens (no other keys)',
   })
-  .transform((w) => (typeof w === 'string' ? WarmingSettingsSchema.parse({ mode: w }) : w));
+  .transform((w) => (typeof w === 'string' ? WarmingSettingsSchema.parse({ mode: w }, PARSE_ONCE) : w));
 
 /** One stage of the linear pipeline used by !simple. */
 export const PipelineStageSchema = z.strictObject({ stage: DisplayName, persona: PersonaId });
@@ -84,13 +85,13 @@ export const TeamSchema = z.strictObject({
   description: DisplayText.default(''),
   majors: z.array(MajorSchema).min(1),
   initial: z.string().regex(/^[A-Z][A-Z0-9_]*\.[a-z][a-z0-9_]*$/, 'must be a state path MAJOR.persona_id'),
-  arbiter: ArbiterSchema.default(ArbiterSchema.parse({})),
-  limits: LimitsSchema.default(LimitsSchema.parse({})),
-  memory: MemorySchema.default(MemorySchema.parse({})),
+  arbiter: ArbiterSchema.default(ArbiterSchema.parse({}, PARSE_ONCE)),
+  limits: LimitsSchema.default(LimitsSchema.parse({}, PARSE_ONCE)),
+  memory: MemorySchema.default(MemorySchema.parse({}, PARSE_ONCE)),
   pipeline: z.array(PipelineStageSchema).min(1),
   approval: z.enum(['auto', 'on_major_change', 'every']).default('auto').describe('When the session pauses for !approve before a transition.'),
   models: z.object({ base: z.string().min(1), smart: z.string().min(1), fast: z.string().min(1) }).default({ base: 'gpt-4o-mini', smart: 'gpt-4o', fast: 'gpt-4o-mini' }),
-  warming: WarmingSchema.default(WarmingSettingsSchema.parse({})).describe('Predicting the next persona and warming its prompt: "off", "predict" (default), "prefix", or the settings.'),
+  warming: WarmingSchema.default(WarmingSettingsSchema.parse({}, PARSE_ONCE)).describe('Predicting the next persona and warming its prompt: "off", "predict" (default), "prefix", or the settings.'),
 });
 
 export type Major = z.infer<typeof MajorSchema>;

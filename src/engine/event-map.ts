@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AwaitCodeSchema, TransitionKindSchema } from './moves.js';
 import { ModeSchema } from './session.js';
+import { lazySchema } from '../config/lazy-schema.js';
 
 const str = z.string();
 const num = z.number();
@@ -18,36 +19,39 @@ export type UserInputKind = z.infer<typeof UserInputKindSchema>;
  * lifecycle, states entered, agent turns, user input, usage and notes. Policies and modules add their own
  * events (`PolicyEventMap`); the registry in src/kinds/ holds every event's schema.
  */
-export const CORE_EVENT_PAYLOADS = {
-  session_started: z.object({ brief: str, mode: ModeSchema, team: str, model: str, initial: str }),
-  state_entered: z.object({ path: str, persona: str, major: str }),
-  major_entered: z.object({ major: str }),
-  major_exited: z.object({ major: str }),
-  agent_started: z.object({ turn_id: str, path: str, persona: str, attempt: num, model: str, inbox: str, branch: str.optional() }),
-  agent_delta: z.object({ turn_id: str, persona: str, text: str.optional(), tool_arguments: str.optional(), branch: str.optional() }),
-  agent_message: z.object({ turn_id: str, path: str, persona: str, text: str, turn: num, branch: str.optional() }),
-  agent_aborted: z.object({ turn_id: str, persona: str, reason: str, branch: str.optional() }),
-  transition: z.object({ from: str, to: str, reason: str, kind: TransitionKindSchema }),
-  awaiting_user: z.object({ reason: str, code: AwaitCodeSchema, pending: z.object({ from: str, to: str, reason: str }).optional() }),
-  user_input: z.object({ text: str, kind: UserInputKindSchema.optional() }),
-  command: z.object({ name: str, args: z.array(str) }),
-  usage: z.object({
-    persona: str.nullable(),
-    model: str,
-    prompt_tokens: num,
-    completion_tokens: num,
-    /** Prompt tokens the provider served from its prompt cache (absent when it does not say). */
-    cached_tokens: num.optional(),
-    cost: num.nullable(),
-    total_tokens: num,
-    total_cost: num.nullable(),
-  }),
-  retry: z.object({ turn_id: str.optional(), persona: str.nullable(), attempt: num, wait_ms: num, reason: str }),
-  note: z.object({ text: str }),
-  error: z.object({ message: str, where: str }),
-  session_detached: z.object({ reason: str, detail: str.optional() }),
-  session_ended: z.object({ reason: str, detail: str.optional(), output: z.unknown().optional() }),
-} as const;
+export const CORE_EVENT_PAYLOADS = lazySchema(
+  () =>
+    ({
+      session_started: z.object({ brief: str, mode: ModeSchema, team: str, model: str, initial: str }),
+      state_entered: z.object({ path: str, persona: str, major: str }),
+      major_entered: z.object({ major: str }),
+      major_exited: z.object({ major: str }),
+      agent_started: z.object({ turn_id: str, path: str, persona: str, attempt: num, model: str, inbox: str, branch: str.optional() }),
+      agent_delta: z.object({ turn_id: str, persona: str, text: str.optional(), tool_arguments: str.optional(), branch: str.optional() }),
+      agent_message: z.object({ turn_id: str, path: str, persona: str, text: str, turn: num, branch: str.optional() }),
+      agent_aborted: z.object({ turn_id: str, persona: str, reason: str, branch: str.optional() }),
+      transition: z.object({ from: str, to: str, reason: str, kind: TransitionKindSchema }),
+      awaiting_user: z.object({ reason: str, code: AwaitCodeSchema, pending: z.object({ from: str, to: str, reason: str }).optional() }),
+      user_input: z.object({ text: str, kind: UserInputKindSchema.optional() }),
+      command: z.object({ name: str, args: z.array(str) }),
+      usage: z.object({
+        persona: str.nullable(),
+        model: str,
+        prompt_tokens: num,
+        completion_tokens: num,
+        /** Prompt tokens the provider served from its prompt cache (absent when it does not say). */
+        cached_tokens: num.optional(),
+        cost: num.nullable(),
+        total_tokens: num,
+        total_cost: num.nullable(),
+      }),
+      retry: z.object({ turn_id: str.optional(), persona: str.nullable(), attempt: num, wait_ms: num, reason: str }),
+      note: z.object({ text: str }),
+      error: z.object({ message: str, where: str }),
+      session_detached: z.object({ reason: str, detail: str.optional() }),
+      session_ended: z.object({ reason: str, detail: str.optional(), output: z.unknown().optional() }),
+    }) as const,
+);
 
 /** Payload of each core event, keyed by its name. */
 export type CoreEventMap = { [K in keyof typeof CORE_EVENT_PAYLOADS]: z.infer<(typeof CORE_EVENT_PAYLOADS)[K]> };

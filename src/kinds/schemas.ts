@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazySchema } from '../config/lazy-schema.js';
 import { CORE_EVENT_PAYLOADS, type EngineEvent, type TroupeEventName } from '../engine/event-map.js';
 import { CORE_INPUT_SCHEMAS, type EngineInput } from '../engine/input-events.js';
 import { CoreStateSchema, type SessionState } from '../engine/session.js';
@@ -33,10 +34,13 @@ export const SessionStateSchema = z.lazy(() => CoreStateSchema.extend({ ...TEAM_
 export const EngineInputSchema = z.lazy(() => z.discriminatedUnion('type', [...CORE_INPUT_SCHEMAS, ...TEAM_INPUT_SCHEMAS, ...WORKFLOW_INPUT_SCHEMAS])) as unknown as z.ZodType<EngineInput>;
 
 /** The payload schema of every troupe event, keyed by its snake_case name (the one source of their shapes). */
-export const EVENT_PAYLOADS = { ...CORE_EVENT_PAYLOADS, ...TEAM_EVENT_PAYLOADS, ...WORKFLOW_EVENT_PAYLOADS, ...TOOL_EVENT_PAYLOADS, ...MEMORY_EVENT_PAYLOADS, ...WARMING_EVENT_PAYLOADS } as const;
+// Both built on first use, like the maps they join (a cold `troupe run` publishes events without parsing any).
+export const EVENT_PAYLOADS = lazySchema(
+  () => ({ ...CORE_EVENT_PAYLOADS, ...TEAM_EVENT_PAYLOADS, ...WORKFLOW_EVENT_PAYLOADS, ...TOOL_EVENT_PAYLOADS, ...MEMORY_EVENT_PAYLOADS, ...WARMING_EVENT_PAYLOADS }) as const,
+);
 
 /** The names of every event. */
-export const EVENT_NAMES = Object.keys(EVENT_PAYLOADS) as TroupeEventName[];
+export const EVENT_NAMES = lazySchema(() => Object.keys(EVENT_PAYLOADS) as TroupeEventName[], []);
 
 /** zod schema of an engine event (any name). */
 export const EngineEventSchema = z.lazy(() =>

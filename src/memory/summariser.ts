@@ -4,6 +4,7 @@ import { AbortedError, TroupeError } from '../llm/errors.js';
 import { extractJsonObject } from '../directive/parse.js';
 import { SummaryContentSchema, type RawTurn, type Summary, type SummaryContent } from './memory-state.js';
 import { turnLine, type NameOf } from './render.js';
+import { lazySchema } from '../config/lazy-schema.js';
 
 /** What to summarise: a segment of raw turns, or consecutive summaries to merge into one. */
 export type SummaryJob = { kind: 'segment'; turns: RawTurn[] } | { kind: 'merge'; summaries: Summary[] };
@@ -17,11 +18,13 @@ export interface Summariser {
 export class SummaryError extends TroupeError {}
 
 // Bounds keep a runaway summary from bloating every later prompt; a violation gets the repair round.
-const Bounded = SummaryContentSchema.extend({
-  decisions: z.array(z.string().max(600)).max(20).default([]),
-  discussions: z.array(z.string().max(600)).max(20).default([]),
-  pending: z.array(z.string().max(600)).max(20).default([]),
-});
+const Bounded = lazySchema(() =>
+  SummaryContentSchema.extend({
+    decisions: z.array(z.string().max(600)).max(20).default([]),
+    discussions: z.array(z.string().max(600)).max(20).default([]),
+    pending: z.array(z.string().max(600)).max(20).default([]),
+  }),
+);
 
 const SYSTEM = [
   'You compress part of a team conversation so it can leave later prompts.',

@@ -27,6 +27,7 @@ import { SessionWarming } from '../warming/session-warming.js';
 import { TransitionFold } from '../warming/transition-fold.js';
 import { predictWorkflowNext } from '../warming/workflow-predict.js';
 import { WarmingSettingsSchema } from '../config/team-schema.js';
+import { PARSE_ONCE } from '../config/parse-once.js';
 
 /** Everything a session is assembled from, whichever backend keeps it. */
 export interface SessionAssembly {
@@ -87,7 +88,7 @@ function openWarming(a: SessionAssembly, kernel: SessionKernel, publish: (e: Eng
   const def = a.kind.def;
   const workflow = def.kind === 'workflow';
   if (!workflow && def.kind !== 'team') return null;
-  const settings = workflow ? (def.workflow?.warming ?? WarmingSettingsSchema.parse({})) : a.team.loaded.team.warming;
+  const settings = workflow ? (def.workflow?.warming ?? WarmingSettingsSchema.parse({}, PARSE_ONCE)) : a.team.loaded.team.warming;
   if (settings.mode === 'off') return null;
   const meter = a.meter;
   const learned = a.store ? learnedFrom(a.store, def, a.state.id) : null;

@@ -1,3 +1,5 @@
+import { basename } from 'node:path';
+import { restoreRecord, SlimRecordError } from './journal-codec.js';
 import { SessionFileError } from './load-file.js';
 import { CHAIN_START, hashOf, readSeal } from './journal-chain.js';
 import { MAX_NESTING, tooDeep } from './nesting.js';
@@ -12,6 +14,8 @@ export interface JournalRules {
   chained: boolean;
   /** The checkpoint of the session document: the journal must reach its line, whose hash it recorded (chained journals). */
   checkpoint?: { records: number; hash?: string | undefined; document: string };
+  /** The session the journal belongs to, whose id its events leave out from schema 4 on (default: the file's name without .jsonl). */
+  sessionId?: string;
 }
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
@@ -30,11 +34,13 @@ export class JournalCheck {
   bytes = 0;
   /** The hash of the last accepted line (CHAIN_START before the first). */
   lastHash = CHAIN_START;
+  private readonly sessionId: string;
 
   constructor(
     private readonly path: string,
     private readonly rules: JournalRules,
   ) {
+    this.sessionId = rules.sessionId ?? basename(path).replace(/\.jsonl$/, '');
     const cp = rules.checkpoint;
     if (rules.chained && cp && cp.hash === undefined) this.fail(`${cp.document}: checkpoint.hash: missing — the document was edited by hand or written by another program; it was left as it is`);
   }
@@ -107,7 +113,12 @@ export class JournalCheck {
     if (!record || typeof record !== 'object' || typeof record.n !== 'number' || !Array.isArray(record.events)) {
       return this.damaged(line, 'is not a journal record (expected n and events)');
     }
-    return record as JournalRecord;
+    try {
+      return restoreRecord(record as JournalRecord, this.sessionId);
+    } catch (error) {
+      if (error instanceof SlimRecordError) return this.damaged(line, error.message);
+      throw error;
+    }
   }
 
   /** Refuses the journal for a bad line, with the fix: cut the journal before it when that keeps what the checkpoint covers. */
@@ -129,6 +140,6 @@ export class JournalCheck {
 /** What a session's journal is checked against: sealed lines from schema 3 on, and the checkpoint (a version-1 file has no journal yet). */
 export function journalRules(doc: SessionDocument, storedVersion: number, document: string): JournalRules {
   const chained = storedVersion >= CHAINED_SINCE;
-  if (storedVersion < 2) return { chained };
-  return { chained, checkpoint: { records: doc.checkpoint.records, hash: doc.checkpoint.hash, document } };
+  if (storedVersion < 2) return { chained, sessionId: doc.id };
+  return { chained, sessionId: doc.id, checkpoint: { records: doc.checkpoint.records, hash: doc.checkpoint.hash, document } };
 }

@@ -15,8 +15,15 @@ export class SessionFileError extends UserError {}
  */
 const migrateV2: Migration = (raw) => raw;
 
+/**
+ * Version 4 writes journal lines without what the file already says (see journal-codec.ts); the document
+ * is unchanged. Lines written before stay as they are (a reader tells them apart), so the journal of an
+ * older session goes on in the new form without being rewritten.
+ */
+const migrateV3: Migration = (raw) => raw;
+
 /** Migrations from each older schema version to the next (each has a fixture in tests/fixtures/sessions/). */
-export const MIGRATIONS: Record<number, Migration> = { 1: migrateV1, 2: migrateV2 };
+export const MIGRATIONS: Record<number, Migration> = { 1: migrateV1, 2: migrateV2, 3: migrateV3 };
 
 /** A loaded file and the version it was stored at (lower than current when it was migrated). */
 export interface Loaded {

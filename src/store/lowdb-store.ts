@@ -8,6 +8,7 @@ import { redactedJson, redactorFrom, type Redactor } from '../llm/redact.js';
 import { checkDataDir, dataDirError } from './data-dir.js';
 import { asyncFs, DocumentFile, fsyncOf, NODE_DOCUMENT_FS, type DocumentFs } from './document-file.js';
 import { CHAINED_SINCE, journalRules } from './journal-check.js';
+import { slimRecord } from './journal-codec.js';
 import { JournalWriter, scanJournal, type JournalEnd } from './journal-file.js';
 import { listingOf, type SessionListing } from './listing.js';
 import { acquireLock, acquireLockAsync, lockHolder, refreshLock, releaseLock } from './lock.js';
@@ -147,7 +148,9 @@ export class LowdbStore implements Store {
       rmSync(sealingPathOf(this.journalOf(id)), { force: true });
       const { file, storedVersion } = this.load(id, path);
       let doc = file;
-      if (storedVersion < this.format.version) doc = this.upgrade(doc, path, storedVersion);
+      // A journal from before seals is sealed (and checked) as the file is upgraded; a sealed one is checked first, so a damaged one leaves the file as it was.
+      const sealFirst = storedVersion < CHAINED_SINCE;
+      if (sealFirst) doc = this.upgrade(doc, path, storedVersion);
       const keep = options.recentEvents ?? 0;
       const tail: JournalRecord[] = [];
       let recent: TroupeEvent[] = [];
@@ -162,6 +165,7 @@ export class LowdbStore implements Store {
         },
         journalRules(doc, this.format.version, path),
       );
+      if (!sealFirst && storedVersion < this.format.version) doc = this.upgrade(doc, path, storedVersion);
       const writer = this.writer(this.journalOf(id), scan);
       return { handle: this.handle(doc, writer), tail, recent: recent.slice(-keep) };
     } catch (error) {
@@ -318,7 +322,7 @@ export class LowdbStore implements Store {
       append(record) {
         if (closed) throw new Error(`session ${id} is closed`);
         try {
-          writer.appendJson(redactedJson(record, redact), record.n);
+          writer.appendJson(redactedJson(slimRecord(record, id), redact), record.n);
         } catch (error) {
           throw dataDirError(error, dataDir, `save session ${id} to ${writer.path}`);
         }

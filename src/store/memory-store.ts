@@ -4,6 +4,7 @@ import { listingOf } from './listing.js';
 import { SessionLockedError } from './lock.js';
 import { CHAIN_START, sealLine, withoutSeal } from './journal-chain.js';
 import { CHAINED_SINCE, JournalCheck, journalRules } from './journal-check.js';
+import { slimRecord } from './journal-codec.js';
 import { parseSessionFile } from './load-file.js';
 import type { JournalRecord, SessionDocument } from './session-file.js';
 import { checkId, newestFirst, type OpenedSession, type ReadSession, type SessionHandle, type Store, type StoredEntry } from './store.js';
@@ -142,7 +143,7 @@ export class MemoryStore implements Store {
       append: (record) => {
         if (closed) throw new Error(`session ${id} is closed`);
         if (record.n !== journal.length + 1) throw new Error(`journal memory:${id}: record ${record.n} appended after line ${journal.length}`);
-        const sealed = sealLine(JSON.stringify(record), last);
+        const sealed = sealLine(JSON.stringify(slimRecord(record, id)), last);
         journal.push(sealed.line);
         last = sealed.hash;
         this.onWrite?.(id, this.copy(id));

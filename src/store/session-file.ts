@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazySchema } from '../config/lazy-schema.js';
 import { MAX_TURNS } from '../config/max-turns.js';
 import { EnvelopeSchema } from '../engine/event-map.js';
 import { ModeSchema } from '../engine/session.js';
@@ -6,7 +7,7 @@ import { EngineInputSchema, SessionStateSchema } from '../kinds/schemas.js';
 import { WorkflowPlanSchema } from '../workflow/run/plan.js';
 
 /** The session document format this build writes; bump it (and add a migration) when the layout changes. */
-export const SESSION_SCHEMA_VERSION = 3;
+export const SESSION_SCHEMA_VERSION = 4;
 
 const Hash = z.string().regex(/^[0-9a-f]{16}$/, 'expected 16 hex digits');
 
@@ -14,13 +15,14 @@ const Hash = z.string().regex(/^[0-9a-f]{16}$/, 'expected 16 hex digits');
  * A stored event: its envelope is checked, its payload only where a reader uses it (readers check the
  * fields they read per type and skip what is malformed), so a file with an event of a newer kind opens.
  */
-export const StoredEventSchema = EnvelopeSchema.extend({ type: z.string() }).loose();
+export const StoredEventSchema = lazySchema(() => EnvelopeSchema.extend({ type: z.string() }).loose());
 
 /**
  * One line of a session's journal: its number, the engine input of one step (absent for runtime facts
  * such as usage) and the events that step published; folding `step()` over the inputs rebuilds the
  * session. From schema 3 each line ends with its seal (see journal-chain.ts): the previous line's hash
- * and its own, which the store adds as it writes the line.
+ * and its own, which the store adds as it writes the line. From schema 4 a line stores its events without
+ * what the file and the line already say (see journal-codec.ts); this is the record as read back.
  */
 export const JournalRecordSchema = z.lazy(() =>
   z.object({
@@ -60,27 +62,36 @@ export type Checkpoint = z.infer<typeof CheckpointSchema>;
 
 const WorkflowRefSchema = z.object({ name: z.string(), source: z.string() });
 
-/** The session document: metadata, the state its journal starts from, and the latest checkpoint (a cache). */
-export const SessionDocumentSchema = z.object({
+/** A document's fields that come from outside its builder (see newDocumentSchema), `workflow` as given, in the document's order. */
+const outsideFields = <W extends z.ZodType>(workflow: W) => ({
   schema: z.literal(SESSION_SCHEMA_VERSION),
   id: z.string(),
   team: z.object({ name: z.string(), dir: z.string(), maxTurns: z.number().int().positive().max(MAX_TURNS).optional() }),
   /** The declarative workflow the session runs (absent for a team session): its name, where it was loaded from, and the plan it runs (so a resumed session runs what it started with, even if the file changed). */
-  workflow: WorkflowRefSchema.extend({ plan: z.lazy(() => WorkflowPlanSchema).optional() }).optional(),
+  workflow,
   /** Label of the model the session was started with (never a key). */
   model: z.string(),
   mode: ModeSchema,
   brief: z.string(),
   createdAt: z.string(),
   updatedAt: z.string(),
-  /** The state the journal starts from: a fresh session, or the snapshot of a migrated older file. */
-  base: SessionStateSchema,
-  checkpoint: CheckpointSchema,
-  /** Events of a file migrated from version 1, until the store writes them to the journal. */
-  legacyEvents: z.array(StoredEventSchema).optional(),
-  /** The session this one was forked from, and the journal step it was forked at (its journal holds that one's lines up to it). */
-  forkedFrom: z.object({ id: z.string(), step: z.number().int().min(0) }).optional(),
 });
+
+/** The session this one was forked from, and the journal step it was forked at (its journal holds that one's lines up to it). */
+const forkedFrom = () => z.object({ id: z.string(), step: z.number().int().min(0) }).optional();
+
+/** The session document: metadata, the state its journal starts from, and the latest checkpoint (a cache). */
+export const SessionDocumentSchema = lazySchema(() =>
+  z.object({
+    ...outsideFields(WorkflowRefSchema.extend({ plan: z.lazy(() => WorkflowPlanSchema).optional() }).optional()),
+    /** The state the journal starts from: a fresh session, or the snapshot of a migrated older file. */
+    base: SessionStateSchema,
+    checkpoint: CheckpointSchema,
+    /** Events of a file migrated from version 1, until the store writes them to the journal. */
+    legacyEvents: z.array(StoredEventSchema).optional(),
+    forkedFrom: forkedFrom(),
+  }),
+);
 
 /** The session document. */
 export type SessionDocument = z.infer<typeof SessionDocumentSchema>;
@@ -96,6 +107,6 @@ let newDocument: z.ZodType | undefined;
  * plan schemas) is left to the first read, off a new session's path to its first request.
  */
 export function newDocumentSchema(): z.ZodType {
-  newDocument ??= SessionDocumentSchema.omit({ base: true, checkpoint: true, legacyEvents: true, workflow: true }).extend({ workflow: WorkflowRefSchema.optional() });
+  newDocument ??= z.object({ ...outsideFields(WorkflowRefSchema.optional()), forkedFrom: forkedFrom() });
   return newDocument;
 }

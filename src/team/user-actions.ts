@@ -33,8 +33,12 @@ function notStarted(ctx: StepContext): boolean {
   return false;
 }
 
-function known(ctx: StepContext): string {
-  return ctx.def.agents.map((a) => a.id).join(', ');
+/** The persona `target` names, once the session has started (null, with a note saying why, otherwise). */
+function startedAndNamed(ctx: StepContext, target: string) {
+  if (notStarted(ctx)) return null;
+  const persona = resolvePersona(ctx.def.agents, target);
+  if (!persona) note(ctx, `unknown persona "${target}"; known: ${ctx.def.agents.map((a) => a.id).join(', ')}`);
+  return persona ?? null;
 }
 
 function userMove(ctx: StepContext, move: Move): void {
@@ -47,12 +51,8 @@ function userMove(ctx: StepContext, move: Move): void {
 /** `!handoff X` (or the command `via` that asked for it): the arbiter is bypassed; the target gets the full context flagged as user-requested. */
 export function handoff(ctx: StepContext, target: string, via = '!handoff'): void {
   const { s, def } = ctx;
-  if (notStarted(ctx)) return;
-  const persona = resolvePersona(def.agents, target);
-  if (!persona) {
-    note(ctx, `unknown persona "${target}"; known: ${known(ctx)}`);
-    return;
-  }
+  const persona = startedAndNamed(ctx, target);
+  if (!persona) return;
   const from = s.active ?? def.initial;
   const { arbiter } = teamOf(def);
   const decision = arbitrate({
@@ -114,13 +114,9 @@ export function rework(ctx: StepContext, reason: string): void {
 
 /** `!call_agent X [message]`: consults a persona; control returns afterwards. */
 export function callAgent(ctx: StepContext, target: string, message: string): void {
-  const { s, def } = ctx;
-  if (notStarted(ctx)) return;
-  const persona = resolvePersona(def.agents, target);
-  if (!persona) {
-    note(ctx, `unknown persona "${target}"; known: ${known(ctx)}`);
-    return;
-  }
+  const { s } = ctx;
+  const persona = startedAndNamed(ctx, target);
+  if (!persona) return;
   const back = s.status === 'running' && s.active ? s.active : 'user';
   if (back === persona.id) {
     note(ctx, `${persona.name} already has the turn`);

@@ -1,25 +1,28 @@
 import { z } from 'zod';
 import { SnapshotSchema } from './workspace-snapshot.js';
+import { lazySchema } from '../config/lazy-schema.js';
 
 // The record kept beside each workspace: read by listings (the CLI's summary, deliverables) without the code that makes workspaces.
 
 /** A workspace as recorded next to it (`<root>/workspaces/<name>.json`), so a resumed session can reopen it. */
-export const WorkspaceSchema = z.object({
-  version: z.literal(1),
-  name: z.string(),
-  /** `git`: a clone of the starting directory's repository; `copy`: a copy of the starting directory; `empty`: a new directory. */
-  kind: z.enum(['git', 'copy', 'empty']),
-  /** The agent's working directory (a real path). */
-  dir: z.string(),
-  /** The directory created for it: `dir`, or for a clone its top (dir may be a subdirectory of it). */
-  home: z.string(),
-  /** The repository a git workspace was made from. */
-  repo: z.string().optional(),
-  /** A git workspace made as a clone; absent in records of earlier versions, whose git workspaces were worktrees of `repo`. */
-  clone: z.literal(true).optional(),
-  from: z.string().nullable(),
-  /** The files as they were when the workspace was made. */
-  baseline: SnapshotSchema,
-});
+export const WorkspaceSchema = lazySchema(() =>
+  z.object({
+    version: z.literal(1),
+    name: z.string(),
+    /** `git`: a clone of the starting directory's repository; `copy`: a copy of the starting directory; `empty`: a new directory. */
+    kind: z.enum(['git', 'copy', 'empty']),
+    /** The agent's working directory (a real path). */
+    dir: z.string(),
+    /** The directory created for it: `dir`, or for a clone its top (dir may be a subdirectory of it). */
+    home: z.string(),
+    /** The repository a git workspace was made from. */
+    repo: z.string().optional(),
+    /** A git workspace made as a clone; absent in records of earlier versions, whose git workspaces were worktrees of `repo`. */
+    clone: z.literal(true).optional(),
+    from: z.string().nullable(),
+    /** The files as they were when the workspace was made. */
+    baseline: SnapshotSchema,
+  }),
+);
 /** An implementer's workspace. */
 export type Workspace = z.infer<typeof WorkspaceSchema>;

@@ -4,21 +4,24 @@ import { z } from 'zod';
 import { readLeaf } from './safe-fs.js';
 import { looksBinary } from './text-file.js';
 import { walk } from './walk.js';
+import { lazySchema } from '../config/lazy-schema.js';
 
 /** One file in a snapshot: its content hash, size, and its text when it is text and small enough to diff. */
-export const SnapshotEntrySchema = z.object({
-  hash: z.string(),
-  size: z.number(),
-  /** Absent for binary files, large files, and once the snapshot's text budget is spent. */
-  text: z.string().optional(),
-  /** Symbolic links are recorded by their target, never followed. */
-  link: z.boolean().optional(),
-});
+export const SnapshotEntrySchema = lazySchema(() =>
+  z.object({
+    hash: z.string(),
+    size: z.number(),
+    /** Absent for binary files, large files, and once the snapshot's text budget is spent. */
+    text: z.string().optional(),
+    /** Symbolic links are recorded by their target, never followed. */
+    link: z.boolean().optional(),
+  }),
+);
 /** One file in a snapshot. */
 export type SnapshotEntry = z.infer<typeof SnapshotEntrySchema>;
 
 /** The files of a directory at one moment (path → entry); `truncated` when there were more files than it holds. */
-export const SnapshotSchema = z.object({ files: z.record(z.string(), SnapshotEntrySchema), truncated: z.boolean() });
+export const SnapshotSchema = lazySchema(() => z.object({ files: z.record(z.string(), SnapshotEntrySchema), truncated: z.boolean() }));
 /** The files of a directory at one moment. */
 export type Snapshot = z.infer<typeof SnapshotSchema>;
 

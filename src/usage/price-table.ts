@@ -4,21 +4,27 @@ import { z } from 'zod';
 import type { Usage } from '../llm/chat-model.js';
 import { UserError } from '../errors.js';
 import { PACKAGE_ROOT } from '../package-root.js';
+import { PARSE_ONCE } from '../config/parse-once.js';
+import { lazySchema } from '../config/lazy-schema.js';
 
-const PriceSchema = z.object({
-  input: z.number().min(0),
-  output: z.number().min(0),
-  /** Prompt tokens served from the provider's cache; without it they cost `input`. */
-  cached_input: z.number().min(0).optional(),
-});
+const PriceSchema = lazySchema(() =>
+  z.object({
+    input: z.number().min(0),
+    output: z.number().min(0),
+    /** Prompt tokens served from the provider's cache; without it they cost `input`. */
+    cached_input: z.number().min(0).optional(),
+  }),
+);
 
 /** The price table file: USD per 1 million prompt (`input`), cached prompt (`cached_input`, optional) and completion (`output`) tokens, per model id. */
-export const PriceFileSchema = z.object({
-  $comment: z.string().optional(),
-  currency: z.string().default('USD'),
-  as_of: z.string().optional(),
-  models: z.record(z.string(), PriceSchema),
-});
+export const PriceFileSchema = lazySchema(() =>
+  z.object({
+    $comment: z.string().optional(),
+    currency: z.string().default('USD'),
+    as_of: z.string().optional(),
+    models: z.record(z.string(), PriceSchema),
+  }),
+);
 
 /** A model's price per 1 million tokens. */
 export type ModelPrice = z.infer<typeof PriceSchema>;
@@ -65,7 +71,7 @@ export function parsePriceTable(text: string, file: string): PriceTable {
   } catch (error) {
     throw new UserError(`${file}: not valid JSON (${(error as Error).message.split('\n')[0]}) — fix the file or unset TROUPE_PRICES`);
   }
-  const parsed = PriceFileSchema.safeParse(json);
+  const parsed = PriceFileSchema.safeParse(json, PARSE_ONCE);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const field = issue.path.map(String).join('.') || '(root)';

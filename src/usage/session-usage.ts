@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { tokensOf } from './format.js';
 import { usageState, type UsageMeter, type UsageState, type UsageTotals } from './usage-meter.js';
+import { lazySchema } from '../config/lazy-schema.js';
 
 /**
  * A session's usage as every view reads it (the footer, `!cost`, the run summary, the API): the meter's
@@ -22,20 +23,24 @@ export function sessionUsage(meter: UsageMeter, options: { free?: boolean } = {}
 
 const ZERO: UsageTotals = { calls: 0, promptTokens: 0, completionTokens: 0, cost: 0, unpricedCalls: 0, cachedTokens: 0, cacheReported: 0, cacheablePromptTokens: 0 };
 
-const UsageTotalsViewSchema = z.object({
-  calls: z.number(),
-  tokens: z.number().describe('Prompt plus completion tokens'),
-  promptTokens: z.number(),
-  completionTokens: z.number(),
-  cost: z.number().nullable().describe("Known cost (in the price table's currency); null while no call was priced"),
-  unpricedCalls: z.number().describe('Calls whose model has no price (their tokens count, their cost is unknown)'),
-  cachedTokens: z.number().describe('Prompt tokens the server served from its prompt cache'),
-});
+const UsageTotalsViewSchema = lazySchema(() =>
+  z.object({
+    calls: z.number(),
+    tokens: z.number().describe('Prompt plus completion tokens'),
+    promptTokens: z.number(),
+    completionTokens: z.number(),
+    cost: z.number().nullable().describe("Known cost (in the price table's currency); null while no call was priced"),
+    unpricedCalls: z.number().describe('Calls whose model has no price (their tokens count, their cost is unknown)'),
+    cachedTokens: z.number().describe('Prompt tokens the server served from its prompt cache'),
+  }),
+);
 
 /** A session's usage in the API: the meter's totals (the same figures as !cost and the run summary), and each persona's. */
-export const UsageViewSchema = UsageTotalsViewSchema.extend({
-  byPersona: z.record(z.string(), UsageTotalsViewSchema).describe('By persona id; memory summaries under "(memory)"'),
-});
+export const UsageViewSchema = lazySchema(() =>
+  UsageTotalsViewSchema.extend({
+    byPersona: z.record(z.string(), UsageTotalsViewSchema).describe('By persona id; memory summaries under "(memory)"'),
+  }),
+);
 
 /** A group's totals as the API shows them: calls, tokens, and the cost (null while no call was priced). */
 export type UsageTotalsView = z.infer<typeof UsageTotalsViewSchema>;

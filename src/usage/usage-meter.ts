@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Usage } from '../llm/chat-model.js';
 import { PriceTable } from './price-table.js';
+import { lazySchema } from '../config/lazy-schema.js';
 
 /** Accumulated usage of a group of calls (a persona, a model, the session). */
 export interface UsageTotals {
@@ -135,26 +136,30 @@ export function usageState(meter: UsageMeter): UsageState {
   };
 }
 
-const count = z.number().int().min(0);
 // Totals saved before cache counting existed restore with zero cached tokens.
-const TotalsSchema = z.object({
-  calls: count,
-  promptTokens: count,
-  completionTokens: count,
-  cost: z.number().min(0),
-  unpricedCalls: count,
-  cachedTokens: count.default(0),
-  cacheReported: count.default(0),
-  cacheablePromptTokens: count.default(0),
-});
+const totalsSchema = (count: z.ZodNumber) =>
+  z.object({
+    calls: count,
+    promptTokens: count,
+    completionTokens: count,
+    cost: z.number().min(0),
+    unpricedCalls: count,
+    cachedTokens: count.default(0),
+    cacheReported: count.default(0),
+    cacheablePromptTokens: count.default(0),
+  });
 
 /** The stored form of a meter's totals. */
-export const UsageStateSchema = z.object({
-  session: TotalsSchema,
-  byPersona: z.record(z.string(), TotalsSchema).default({}),
-  byModel: z.record(z.string(), TotalsSchema).default({}),
-  unpricedModels: z.array(z.string()).default([]),
-  callsWithoutUsage: count.default(0),
+export const UsageStateSchema = lazySchema(() => {
+  const count = z.number().int().min(0);
+  const totals = totalsSchema(count);
+  return z.object({
+    session: totals,
+    byPersona: z.record(z.string(), totals).default({}),
+    byModel: z.record(z.string(), totals).default({}),
+    unpricedModels: z.array(z.string()).default([]),
+    callsWithoutUsage: count.default(0),
+  });
 });
 
 /** Restores saved totals into a fresh meter; returns why they cannot be restored (`field: problem`, nothing restored), or null. */

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import type { MachineDefinition } from '../engine/definition.js';
 import type { TroupeEvent } from '../engine/event-map.js';
+import { lazySchema } from '../config/lazy-schema.js';
 
 /** How often each persona followed each other persona: `counts[from][to]`, as plain data. */
 export type TransitionTable = Record<string, Record<string, number>>;
 
-const TransitionTableSchema = z.record(z.string(), z.record(z.string(), z.number().int().min(0)));
+const TransitionTableSchema = lazySchema(() => z.record(z.string(), z.record(z.string(), z.number().int().min(0))));
 
 /** A stored transition table, or null when there is none or it is not one (a damaged table teaches nothing). */
 export function transitionTableOf(stored: unknown): TransitionTable | null {

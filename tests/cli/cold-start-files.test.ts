@@ -42,6 +42,10 @@ describe('cold start: what troupe run loads (issue 24, item 4)', () => {
     expect(ours.filter((f) => f.split('/').length > 2)).toEqual([]);
     expect(ours.length).toBeLessThan(100);
     expect(loaded.filter((f) => f.startsWith('node_modules/zod/'))).toEqual([]);
+    // Bundled, zod's index re-exported all 48 locales (250 KiB, compiled before the first request): only English is in.
+    // (esbuild heads each module with its path: `// node_modules/zod/v4/locales/ar.js`, through a linked node_modules `// ../x/node_modules/…`.)
+    const locales = ours.flatMap((f) => [...readFileSync(join(REPO_ROOT, f), 'utf8').matchAll(/^\/\/ \S*node_modules\/zod\/v4\/locales\/(\S+)/gm)].map((m) => m[1]));
+    expect(locales).toEqual(['en.js']);
   });
 
   it('troupe run sizes the heap for memory once, after its first answer is printed, not before', async () => {

@@ -7,28 +7,21 @@ import { initialState, step } from '../../src/engine/step.js';
 import { compileWorkflow } from '../../src/workflow/run/compile.js';
 import type { WorkflowPlan } from '../../src/workflow/run/plan.js';
 import { studio } from '../helpers/team.js';
-import { state } from '../helpers/workflow-plan.js';
+import { state, workflowPlan } from '../helpers/workflow-plan.js';
 
 // Issue 22, item 3: `!handoff CEO` in a workflow said `unknown persona "CEO"` (the parse step resolved it
 // against the workflow's agents); team commands must reach the workflow policy, which says they have no
 // meaning there.
 
-const plan: WorkflowPlan = {
+const plan: WorkflowPlan = workflowPlan({
   name: 'tiny',
-  description: '',
   input: { name: 'task' },
   output: { name: 'result' },
-  variables: {},
   contexts: [{ name: 'c', starting: [], maxLength: 1000 }],
   agents: [{ id: 'coder', context: 'c', role: 'assistant', name: 'Coder', systemMessage: '', model: 'base', parsingTools: [], requestUserInput: false, tools: [], maxToolSteps: 20 }],
   states: [state({ name: 'code', agent: 'coder' })],
   start: 'code',
-  resume: null,
-  errorHandler: null,
-  script: null,
-  subWorkflows: {},
-  source: 'test',
-};
+});
 
 describe('team commands in a workflow session', () => {
   const def = compileWorkflow(plan);

@@ -10,26 +10,16 @@ import { toMermaid } from '../../src/graph.js';
 import { teamOf } from '../../src/team/team-settings.js';
 import { compileWorkflow } from '../../src/workflow/run/compile.js';
 import type { WorkflowPlan } from '../../src/workflow/run/plan.js';
+import { state, workflowPlan } from '../helpers/workflow-plan.js';
 
 /** A workflow of one final state: enough to read its definition. */
-const plan: WorkflowPlan = {
+const plan: WorkflowPlan = workflowPlan({
   name: 'tiny',
-  description: '',
   input: { name: 'task' },
   output: { name: 'result' },
-  variables: {},
-  contexts: [],
-  agents: [],
-  states: [
-    { name: 'stop', enter: null, agent: null, input: null, action: 'send', after: null, subWorkflow: null, parallel: null, debate: null, transitions: [], decide: null, maxRetries: 0, final: true },
-  ],
+  states: [state({ name: 'stop', final: true })],
   start: 'stop',
-  resume: null,
-  errorHandler: null,
-  script: null,
-  subWorkflows: {},
-  source: 'test',
-};
+});
 
 describe('team commands on a workflow definition (it has no team settings)', () => {
   const def = compileWorkflow(plan);

@@ -32,4 +32,21 @@ describe('lazySchema', () => {
     expect(Object.keys(Point)).toEqual(Object.keys(z.object({ x: z.number(), y: z.number() })));
     expect(z.toJSONSchema(z.object({ p: Point }), { target: 'draft-7' })).toEqual(z.toJSONSchema(z.object({ p: z.object({ x: z.number(), y: z.number() }) }), { target: 'draft-7' }));
   });
+
+  it('stands for a record or a list of schemas, built when first read (spread, keys, map, Array.isArray)', () => {
+    let builds = 0;
+    const payloads = lazySchema(() => (builds++, { a: z.object({ x: z.number() }), b: z.object({ y: z.string() }) }));
+    const list = lazySchema(() => (builds++, [z.literal('a'), z.literal('b')] as const), []);
+    const names = lazySchema(() => Object.keys(payloads), []);
+    expect(builds).toBe(0);
+    expect(Array.isArray(names)).toBe(true);
+    expect(builds).toBe(0);
+    expect([...names]).toEqual(['a', 'b']);
+    expect(names.map((n) => n.toUpperCase())).toEqual(['A', 'B']);
+    expect(names).toContain('b');
+    expect(names).toHaveLength(2);
+    expect({ ...payloads }.b.parse({ y: 'ok' })).toEqual({ y: 'ok' });
+    expect(z.union([...list]).parse('b')).toBe('b');
+    expect(builds).toBe(2);
+  });
 });

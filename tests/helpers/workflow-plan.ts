@@ -7,6 +7,22 @@ export const expr = (source: string) => ({ kind: 'expression' as const, source }
 /** A workflow statements piece (code run for its effect on `this`). */
 export const stmts = (source: string) => ({ kind: 'statements' as const, source });
 
+/** A compiled workflow with every field but its name, states and start at its default (no data, contexts, agents or script), overridden by `p`. */
+export const workflowPlan = (p: Partial<WorkflowPlan> & Pick<WorkflowPlan, 'name' | 'states' | 'start'>): WorkflowPlan => ({
+  description: '',
+  input: { name: 'input' },
+  output: { name: 'output' },
+  variables: {},
+  contexts: [],
+  agents: [],
+  resume: null,
+  errorHandler: null,
+  script: null,
+  subWorkflows: {},
+  source: 'test',
+  ...p,
+});
+
 /** A compiled workflow state with every field at its default, overridden by `s`. */
 export const state = (s: Partial<StatePlan> & { name: string }): StatePlan => ({
   enter: null,

@@ -5,16 +5,14 @@ import { describe, expect, it } from 'vitest';
 import { WarmingSettingsSchema } from '../../src/config/team-schema.js';
 import type { WorkflowPlan } from '../../src/workflow/run/plan.js';
 import { REPO_ROOT } from '../helpers/team.js';
-import { expr, state } from '../helpers/workflow-plan.js';
+import { expr, state, workflowPlan } from '../helpers/workflow-plan.js';
 
 const dist = (path: string) => pathToFileURL(join(REPO_ROOT, 'dist', path)).href;
 
-const plan: WorkflowPlan = {
+const plan: WorkflowPlan = workflowPlan({
   name: 'twice',
-  description: '',
   input: { name: 'task' },
   output: { name: 'out' },
-  variables: {},
   contexts: [{ name: 'c', starting: [], maxLength: 50_000 }],
   agents: [{ id: 'coder', context: 'c', role: 'assistant', name: 'Coder', systemMessage: 'You code.', model: 'base', parsingTools: [], requestUserInput: false, tools: [], maxToolSteps: 20 }],
   states: [
@@ -23,13 +21,8 @@ const plan: WorkflowPlan = {
     state({ name: 'stop', final: true }),
   ],
   start: 'start',
-  resume: null,
-  errorHandler: null,
-  script: null,
-  subWorkflows: {},
-  source: 'test',
   warming: WarmingSettingsSchema.parse({ mode: 'prefix' }),
-};
+});
 
 describe('workflow warming in a fresh process (issue 24)', () => {
   it('loads the tokenizer in the background once the first answer is in, so no warming request loads it in the middle of a turn', () => {

@@ -14,6 +14,7 @@ import { locateSubWorkflow, locateWorkflow, locationPath, workflowDirs, type Wor
 import { normaliseWorkflow } from './normalise.js';
 import { parseMode, roleChatConfig } from './role-mode.js';
 import { readRoles, resolveAgent, type RoleSource } from './roles.js';
+import { PARSE_ONCE } from '../../config/parse-once.js';
 
 /** Where workflows are looked up and what they may use: the working directory, the workflow directories, the team whose personas are roles. */
 export interface WorkflowLoadOptions {
@@ -47,7 +48,7 @@ const show = (loader: Loader, path: string) => relative(loader.options.cwd, path
 function readConfig(loader: Loader, location: WorkflowLocation): { config: WorkflowConfig; script: string | null } | null {
   const shown = show(loader, location.file);
   if (location.inline) {
-    const parsed = WorkflowConfigSchema.safeParse(location.inline);
+    const parsed = WorkflowConfigSchema.safeParse(location.inline, PARSE_ONCE);
     if (!parsed.success) loader.issues.push(...zodIssues(shown, parsed.error));
     return parsed.success ? { config: parsed.data, script: null } : null;
   }

@@ -7,6 +7,7 @@ import { ASK_USER_TOOL } from '../run/constants.js';
 import { readRawRolesFile, readRolesTree, type RawRole } from './roles-tree.js';
 import { toolAllowed } from './tool-patterns.js';
 import { dirname } from 'node:path';
+import { PARSE_ONCE } from '../../config/parse-once.js';
 
 /** The agent tools a role may be given (besides request_users_input). */
 export const AGENT_TOOLS = ['read_file', 'write_file', 'edit_file', 'list_files', 'search_files', 'run_command'] as const;
@@ -36,7 +37,7 @@ export function readRoles(sources: readonly RoleSource[], issues: ConfigIssue[])
     if (!map) continue;
     for (const [id, role] of Object.entries(map)) {
       // troupe's roles.json is checked whole, as before: a broken role is reported even when no workflow uses it.
-      const checked = PartialRoleSchema.safeParse(role);
+      const checked = PartialRoleSchema.safeParse(role, PARSE_ONCE);
       if (!checked.success) issues.push(...zodIssues(source.shown, checked.error).map((i) => ({ ...i, field: i.field ? `${id}.${i.field}` : id })));
       else add(id, { role, file: source.shown });
     }
@@ -86,7 +87,7 @@ export function resolveAgent(ref: AgentRef, definitions: RoleDefinitions, team: 
   if (issues.length > before) return null;
   let role = null;
   if (raw) {
-    const parsed = RoleSchema.safeParse(raw.role);
+    const parsed = RoleSchema.safeParse(raw.role, PARSE_ONCE);
     if (!parsed.success) {
       issues.push(...zodIssues(raw.file, parsed.error).map((i) => ({ ...i, field: i.field ? `${ref.agent_role}.${i.field}` : ref.agent_role })));
       return null;

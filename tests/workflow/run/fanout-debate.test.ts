@@ -1,22 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { Effect } from '../../../src/engine/effects.js';
-import type { EngineEvent } from '../../../src/engine/event-map.js';
-import type { EngineInput } from '../../../src/engine/input-events.js';
-import type { SessionState } from '../../../src/engine/session.js';
-import { initialState, step } from '../../../src/engine/step.js';
-import { compileWorkflow } from '../../../src/workflow/run/compile.js';
 import type { AgentPlan, WorkflowPlan } from '../../../src/workflow/run/plan.js';
-import { expr, state } from '../../helpers/workflow-plan.js';
+import { workflowDriver } from '../../helpers/workflow-driver.js';
+import { expr, state, workflowPlan } from '../../helpers/workflow-plan.js';
 
 const agent = (id: string): AgentPlan => ({ id, context: 'c', role: 'assistant', name: id, systemMessage: '', model: 'base', parsingTools: [], requestUserInput: false, tools: [], maxToolSteps: 20 });
 
 function plan(join: 'all' | 'any' | { quorum: number }, onFailure: 'continue' | 'fail' = 'continue'): WorkflowPlan {
-  return {
+  return workflowPlan({
     name: 'fan',
-    description: '',
     input: { name: 'task' },
     output: { name: 'review' },
-    variables: {},
     contexts: [{ name: 'c', starting: [], maxLength: 10_000 }],
     agents: ['impl_a', 'impl_b', 'impl_c', 'rev_a', 'rev_b'].map(agent),
     states: [
@@ -33,32 +27,14 @@ function plan(join: 'all' | 'any' | { quorum: number }, onFailure: 'continue' | 
       state({ name: 'stop', final: true }),
     ],
     start: 'implement',
-    resume: null,
-    errorHandler: null,
-    script: null,
-    subWorkflows: {},
-    source: 'test',
-  };
-}
-
-function driver(p: WorkflowPlan) {
-  const def = compileWorkflow(p);
-  let s: SessionState = initialState(def, { id: 'w' });
-  const events: EngineEvent[] = [];
-  const send = (input: EngineInput): Effect[] => {
-    const r = step(def, s, input);
-    s = r.session;
-    for (const fx of r.effects) if (fx.type === 'emit') events.push(fx.event);
-    return r.effects.filter((fx) => fx.type !== 'emit');
-  };
-  return { def, send, events, state: () => s };
+  });
 }
 
 const verdict = (agree: boolean, approve: boolean, feedback: string, ranking: string[] = []) => [{ name: 'review_verdict', arguments: { agree, approve, feedback, ranking } }];
 
 describe('parallel states (pure step)', () => {
   it('fans out three branches at once, each in its own region, and joins all: results in common_data', () => {
-    const w = driver(plan('all'));
+    const w = workflowDriver(plan('all'));
     const calls = w.send({ type: 'start', brief: 'bech32 in Zig' }).filter((fx): fx is Extract<Effect, { type: 'call_agent' }> => fx.type === 'call_agent');
     expect(calls.map((c) => [c.call.branch, c.call.persona, c.call.path, c.call.timeoutMs])).toEqual([
       ['a', 'impl_a', 'implement.a.work', 60_000],
@@ -89,12 +65,12 @@ describe('parallel states (pure step)', () => {
   });
 
   it('join any: the first branch done cancels the others; quorum out of reach fails the state', () => {
-    const any = driver(plan('any'));
+    const any = workflowDriver(plan('any'));
     const calls = any.send({ type: 'start', brief: 'x' }).filter((fx): fx is Extract<Effect, { type: 'call_agent' }> => fx.type === 'call_agent');
     const next = any.send({ type: 'agent_replied', turnId: calls[2]!.call.turnId, text: 'first', toolCalls: [] });
     expect(next.filter((fx) => fx.type === 'abort_call').map((fx) => (fx as { turnId: string }).turnId)).toEqual([calls[0]!.call.turnId, calls[1]!.call.turnId]);
     expect(any.state().workflow!.frames[0]!.common_data.implementations).toMatchObject({ a: { status: 'cancelled' }, b: { status: 'cancelled' }, c: { status: 'done' } });
-    const quorum = driver(plan({ quorum: 2 }, 'continue'));
+    const quorum = workflowDriver(plan({ quorum: 2 }, 'continue'));
     const qc = quorum.send({ type: 'start', brief: 'x' }).filter((fx): fx is Extract<Effect, { type: 'call_agent' }> => fx.type === 'call_agent');
     quorum.send({ type: 'agent_failed', turnId: qc[0]!.call.turnId, reason: 'boom' });
     quorum.send({ type: 'agent_failed', turnId: qc[1]!.call.turnId, reason: 'boom' });
@@ -112,7 +88,7 @@ describe('parallel states (pure step)', () => {
         ...p.states.slice(1),
       ],
     };
-    const w = driver(only);
+    const w = workflowDriver(only);
     const first = w.send({ type: 'start', brief: 'x' });
     const ask = first.find((fx) => fx.type === 'evaluate') as Extract<Effect, { type: 'evaluate' }>;
     expect(ask.evaluation).toMatchObject({ purpose: 'branch_input', fields: { 'when:a': expr("common_data.best === 'a'") } });
@@ -124,14 +100,14 @@ describe('parallel states (pure step)', () => {
     w.send({ type: 'agent_replied', turnId: calls[0]!.call.turnId, text: 'b revised', toolCalls: [] });
     expect(w.events.find((e) => e.type === 'joined')).toMatchObject({ done: ['b'], failed: [], outcome: 'continue' });
     // Every branch skipped: the state goes straight on.
-    const none = driver(only);
+    const none = workflowDriver(only);
     const ev = none.send({ type: 'start', brief: 'x' }).find((fx) => fx.type === 'evaluate') as Extract<Effect, { type: 'evaluate' }>;
     none.send({ type: 'evaluated', id: ev.id, result: { ok: true, value: {}, common_data: {} } });
     expect(none.events.find((e) => e.type === 'joined')).toMatchObject({ done: [], outcome: 'continue' });
   });
 
   it('a resumed session re-runs only the unfinished branches', () => {
-    const w = driver(plan('all'));
+    const w = workflowDriver(plan('all'));
     const calls = w.send({ type: 'start', brief: 'x' }).filter((fx): fx is Extract<Effect, { type: 'call_agent' }> => fx.type === 'call_agent');
     w.send({ type: 'agent_replied', turnId: calls[0]!.call.turnId, text: 'a done', toolCalls: [] });
     const again = w.def.policy.resumeEffects!(w.state());
@@ -143,7 +119,7 @@ describe('debates (pure step)', () => {
   type Call = Extract<Effect, { type: 'call_agent' }>['call'];
   const callsOf = (fx: Effect[]): Call[] => fx.filter((f): f is Extract<Effect, { type: 'call_agent' }> => f.type === 'call_agent').map((f) => f.call);
   function toDebate() {
-    const w = driver(plan('all'));
+    const w = workflowDriver(plan('all'));
     const calls = w.send({ type: 'start', brief: 'x' }).filter((fx): fx is Extract<Effect, { type: 'call_agent' }> => fx.type === 'call_agent');
     let first: Effect[] = [];
     for (const c of calls) first = w.send({ type: 'agent_replied', turnId: c.call.turnId, text: `${c.call.branch} done`, toolCalls: [] });

@@ -1,23 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { Effect } from '../../../src/engine/effects.js';
-import type { EngineEvent } from '../../../src/engine/event-map.js';
-import type { EngineInput } from '../../../src/engine/input-events.js';
-import type { SessionState } from '../../../src/engine/session.js';
-import { initialState, step } from '../../../src/engine/step.js';
-import { compileWorkflow } from '../../../src/workflow/run/compile.js';
 import type { WorkflowPlan } from '../../../src/workflow/run/plan.js';
 import { decideInHost } from '../../../src/workflow/sandbox/host-decision.js';
-import { expr, state } from '../../helpers/workflow-plan.js';
+import { workflowDriver } from '../../helpers/workflow-driver.js';
+import { expr, state, stmts, workflowPlan } from '../../helpers/workflow-plan.js';
 
 /** ping -> pong -> ping ...: no agent, no code, only constant conditions. */
-const pingPong: WorkflowPlan = {
+const pingPong: WorkflowPlan = workflowPlan({
   name: 'ping_pong',
-  description: '',
-  input: { name: 'input' },
-  output: { name: 'output' },
-  variables: {},
-  contexts: [],
-  agents: [],
   states: [
     state({ name: 'ping', transitions: [{ target: 'pong', condition: expr('true'), before: null }] }),
     state({
@@ -30,33 +20,20 @@ const pingPong: WorkflowPlan = {
     state({ name: 'never', final: true }),
   ],
   start: 'ping',
-  resume: null,
-  errorHandler: null,
-  script: null,
-  subWorkflows: {},
-  source: 'test',
   maxStateEntries: 500,
-};
+});
 
 describe('evaluations the engine answers in the step that asks for them', () => {
   it('a cycle of states that need no code is decided a bounded number at a time, and the loop guard still pauses it', () => {
-    const def = compileWorkflow(pingPong);
-    let s: SessionState = initialState(def, { id: 'w' });
-    const events: EngineEvent[] = [];
-    let effects: Effect[] = [];
-    const send = (input: EngineInput) => {
-      const r = step(def, s, input);
-      s = r.session;
-      effects = r.effects;
-      for (const fx of r.effects) if (fx.type === 'emit') events.push(fx.event);
-    };
-    send({ type: 'start', brief: 'x' });
+    const w = workflowDriver(pingPong);
+    w.send({ type: 'start', brief: 'x' });
     let asked = 0;
-    for (let fx = effects.find((f) => f.type === 'evaluate'); fx && fx.type === 'evaluate'; fx = effects.find((f) => f.type === 'evaluate')) {
+    for (let fx = w.evaluation(); fx; fx = w.evaluation()) {
       // What the sandbox evaluator does with them: it decides them in the host too.
       asked += 1;
-      send({ type: 'evaluated', id: fx.id, result: decideInHost(fx.evaluation, fx.evaluation.scope)! });
+      w.send({ type: 'evaluated', id: fx.id, result: decideInHost(fx.evaluation, fx.evaluation.scope)! });
     }
+    const s = w.state();
     expect(s.status).toBe('awaiting_user');
     expect(s.awaiting?.reason).toMatch(/^ping_pong: .*500 state entries without an agent turn \(max_state_entries 500\); !continue to go on$/);
     // 500 entries; at most 64 decided in one step, so only a few went out to the runtime.
@@ -68,7 +45,6 @@ describe('evaluations the engine answers in the step that asks for them', () => 
 });
 
 describe('the sandbox ran the next evaluation too (its next): used only on the very data it started from', () => {
-  const stmts = (source: string) => ({ kind: 'statements' as const, source });
   const plan: WorkflowPlan = {
     ...pingPong,
     name: 'chained',
@@ -81,19 +57,10 @@ describe('the sandbox ran the next evaluation too (its next): used only on the v
     start: 'work',
   };
   function toAfter() {
-    const def = compileWorkflow(plan);
-    let s: SessionState = initialState(def, { id: 'w' });
-    let effects: Effect[] = [];
-    const send = (input: EngineInput) => {
-      const r = step(def, s, input);
-      s = r.session;
-      effects = r.effects;
-    };
-    send({ type: 'start', brief: 'x' });
-    const call = effects.find((f) => f.type === 'call_agent') as Extract<Effect, { type: 'call_agent' }>;
-    send({ type: 'agent_replied', turnId: call.call.turnId, text: 'draft', toolCalls: [] });
-    const after = effects.find((f) => f.type === 'evaluate') as Extract<Effect, { type: 'evaluate' }>;
-    return { send, after, effects: () => effects, state: () => s };
+    const w = workflowDriver(plan);
+    w.send({ type: 'start', brief: 'x' });
+    w.send({ type: 'agent_replied', turnId: w.call()!.call.turnId, text: 'draft', toolCalls: [] });
+    return { ...w, after: w.evaluation()! };
   }
 
   it('after-code and the transitions go out as one job; its chained result is used without asking again', () => {

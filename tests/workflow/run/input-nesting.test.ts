@@ -3,24 +3,14 @@ import { initialState, step } from '../../../src/engine/step.js';
 import { compileWorkflow } from '../../../src/workflow/run/compile.js';
 import { inputProblem } from '../../../src/workflow/run/frames.js';
 import type { WorkflowPlan } from '../../../src/workflow/run/plan.js';
-import { state } from '../../helpers/workflow-plan.js';
+import { state, workflowPlan } from '../../helpers/workflow-plan.js';
 
-const plan: WorkflowPlan = {
+const plan: WorkflowPlan = workflowPlan({
   name: 'takes_object',
-  description: '',
   input: { name: 'task', type: 'object' },
-  output: { name: 'output' },
-  variables: {},
-  contexts: [],
-  agents: [],
   states: [state({ name: 'start', enter: { kind: 'statements', source: 'this.common_data.output = 1' } })],
   start: 'start',
-  resume: null,
-  errorHandler: null,
-  script: null,
-  subWorkflows: {},
-  source: 'test',
-};
+});
 const deep = `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`;
 
 describe('a workflow input nested deeper than workflow data may be', () => {

@@ -1,28 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import type { Effect } from '../../../src/engine/effects.js';
 import type { Evaluation } from '../../../src/engine/evaluation.js';
 import type { EngineEvent } from '../../../src/engine/event-map.js';
-import type { EngineInput } from '../../../src/engine/input-events.js';
-import type { SessionState } from '../../../src/engine/session.js';
 import { SessionStateSchema } from '../../../src/kinds/schemas.js';
-import { initialState, step } from '../../../src/engine/step.js';
+import { step } from '../../../src/engine/step.js';
 import { compileWorkflow } from '../../../src/workflow/run/compile.js';
 import { loopText, ROUND_DATA_BYTES } from '../../../src/workflow/run/loop-guard.js';
 import { MAX_COMMON_DATA_BYTES } from '../../../src/workflow/run/data-size.js';
 import type { WorkflowPlan } from '../../../src/workflow/run/plan.js';
 import type { Limits } from '../../../src/config/team-schema.js';
-import { expr, state } from '../../helpers/workflow-plan.js';
-
-const stmts = (source: string) => ({ kind: 'statements' as const, source });
+import { workflowDriver } from '../../helpers/workflow-driver.js';
+import { expr, state, stmts, workflowPlan } from '../../helpers/workflow-plan.js';
 
 /** check -> fix -> check ..., every state only a script: the loop the probe found (a `done` state is never reached). */
 function spin(extra: Partial<WorkflowPlan> = {}): WorkflowPlan {
-  return {
+  return workflowPlan({
     name: 'spin',
-    description: '',
-    input: { name: 'input' },
-    output: { name: 'output' },
-    variables: {},
     contexts: [{ name: 'notes', starting: [], maxLength: 50_000 }],
     agents: [{ id: 'writer', context: 'notes', role: 'assistant', name: 'Writer', systemMessage: 'You write.', model: 'base', parsingTools: [], requestUserInput: false, tools: [], maxToolSteps: 20 }],
     states: [
@@ -38,13 +30,8 @@ function spin(extra: Partial<WorkflowPlan> = {}): WorkflowPlan {
       state({ name: 'done', final: true }),
     ],
     start: 'check',
-    resume: null,
-    errorHandler: null,
-    script: null,
-    subWorkflows: {},
-    source: 'test',
     ...extra,
-  };
+  });
 }
 
 /** The sandbox's value for an evaluation: for transitions, the last one (the way round the loop). */
@@ -52,18 +39,8 @@ const goOn = (e: Evaluation) => (e.purpose === 'transitions' ? e.transitions!.le
 
 /** Steps a session of the plan; `answer` gives each evaluation the sandbox's answer (transitions: the second, "go on"). */
 function driver(plan: WorkflowPlan, limits: Partial<Limits> = {}) {
-  const def = compileWorkflow(plan, limits);
-  let s: SessionState = initialState(def, { id: 'w' });
-  const events: EngineEvent[] = [];
-  let effects: Effect[] = [];
-  const send = (input: EngineInput) => {
-    const r = step(def, s, input);
-    s = r.session;
-    effects = r.effects;
-    for (const fx of r.effects) if (fx.type === 'emit') events.push(fx.event);
-  };
-  const evaluation = () => effects.find((fx): fx is Extract<Effect, { type: 'evaluate' }> => fx.type === 'evaluate');
-  const call = () => effects.find((fx): fx is Extract<Effect, { type: 'call_agent' }> => fx.type === 'call_agent');
+  const w = workflowDriver(plan, limits);
+  const { send, events, evaluation, call } = w;
   /** Answers evaluations (and agent calls) until the session stops asking; returns how many were answered. */
   const runOn = (data: (n: number) => Record<string, unknown> = () => ({})) => {
     let answered = 0;
@@ -81,7 +58,7 @@ function driver(plan: WorkflowPlan, limits: Partial<Limits> = {}) {
     }
   };
   const entered = () => events.filter((e) => e.type === 'state_entered').length;
-  return { def, send, events, runOn, entered, state: () => s, evaluation };
+  return { ...w, runOn, entered };
 }
 
 const awaiting = (events: EngineEvent[]) => events.filter((e): e is Extract<EngineEvent, { type: 'awaiting_user' }> => e.type === 'awaiting_user');

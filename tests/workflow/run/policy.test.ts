@@ -1,19 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { Effect } from '../../../src/engine/effects.js';
-import type { EngineEvent } from '../../../src/engine/event-map.js';
-import type { EngineInput } from '../../../src/engine/input-events.js';
-import type { SessionState } from '../../../src/engine/session.js';
-import { initialState, step } from '../../../src/engine/step.js';
-import { compileWorkflow } from '../../../src/workflow/run/compile.js';
 import type { WorkflowPlan } from '../../../src/workflow/run/plan.js';
-import { expr, state } from '../../helpers/workflow-plan.js';
-
-const stmts = (source: string) => ({ kind: 'statements' as const, source });
+import { workflowDriver } from '../../helpers/workflow-driver.js';
+import { expr, state, stmts, workflowPlan } from '../../helpers/workflow-plan.js';
 
 /** Seed 000's coder_reviewer, as the loader normalises it. */
-const coderReviewer: WorkflowPlan = {
+const coderReviewer: WorkflowPlan = workflowPlan({
   name: 'coder_reviewer',
-  description: '',
   input: { name: 'task_to_do' },
   output: { name: 'work_summary' },
   variables: { max_iterations: 10 },
@@ -60,52 +53,29 @@ const coderReviewer: WorkflowPlan = {
     state({ name: 'stop', input: expr('common_data.work_summary'), final: true }),
   ],
   start: 'start',
-  resume: null,
-  errorHandler: null,
-  script: null,
-  subWorkflows: {},
-  source: 'test',
-};
-
-/** Steps a session, collecting what each step asked for. */
-function driver(plan: WorkflowPlan) {
-  const def = compileWorkflow(plan);
-  let s: SessionState = initialState(def, { id: 'w' });
-  const events: EngineEvent[] = [];
-  let effects: Effect[] = [];
-  const send = (input: EngineInput) => {
-    const r = step(def, s, input);
-    s = r.session;
-    effects = r.effects;
-    for (const fx of r.effects) if (fx.type === 'emit') events.push(fx.event);
-    return r.effects.filter((fx) => fx.type !== 'emit');
-  };
-  const evaluation = () => effects.find((fx) => fx.type === 'evaluate') as Extract<Effect, { type: 'evaluate' }>;
-  const call = () => effects.find((fx) => fx.type === 'call_agent') as Extract<Effect, { type: 'call_agent' }>;
-  return { def, send, events, evaluation, call, state: () => s };
-}
+});
 
 describe('the workflow policy on the core (pure step)', () => {
   it('runs coder_reviewer: code, a review that asks for more, code again, an approving review, stop with the output', () => {
-    const w = driver(coderReviewer);
+    const w = workflowDriver(coderReviewer);
     w.send({ type: 'start', brief: 'a parser' });
-    expect(w.evaluation().evaluation).toMatchObject({ purpose: 'enter', state: 'start', scope: { common_data: { task_to_do: 'a parser', max_iterations: 10 } } });
+    expect(w.evaluation()!.evaluation).toMatchObject({ purpose: 'enter', state: 'start', scope: { common_data: { task_to_do: 'a parser', max_iterations: 10 } } });
     w.send({
       type: 'evaluated',
-      id: w.evaluation().id,
+      id: w.evaluation()!.id,
       result: { ok: true, value: undefined, common_data: { task_to_do: 'a parser', max_iterations: 10, current_task: 'Perform following task: a parser' } },
     });
     // start's transition (`true`) and code's input (`common_data.current_task`) need no code: decided in the step.
     expect(w.state().configuration).toEqual(['code']);
-    const first = w.call().call;
+    const first = w.call()!.call;
     expect(first).toMatchObject({ persona: 'coder', path: 'code', inbox: { kind: 'workflow', text: 'Perform following task: a parser' } });
     expect(w.state().workflow!.evalSeq).toBe(3);
     // code -> review (`true`), review's input (`'review'`), the reviewer's turn: no sandbox either.
     w.send({ type: 'agent_replied', turnId: first.turnId, text: 'v1 of the parser', toolCalls: [] });
-    const review = w.call().call;
+    const review = w.call()!.call;
     expect(review.persona).toBe('reviewer');
     w.send({ type: 'agent_replied', turnId: review.turnId, text: 'Handle errors.', toolCalls: [{ name: 'review_work', arguments: { improvement_needed: true, continue_message: 'handle errors' } }] });
-    const transitions = w.evaluation().evaluation;
+    const transitions = w.evaluation()!.evaluation;
     expect(transitions.purpose).toBe('transitions');
     expect(transitions.scope.agents.reviewer).toMatchObject({ toolCalls: [{ name: 'review_work', arguments: { improvement_needed: true } }] });
     // The shared context, as the coder sees it: its task, its words, then the reviewer's words as the user's.
@@ -116,16 +86,16 @@ describe('the workflow policy on the core (pure step)', () => {
         { role: 'user', content: 'Handle errors.' },
       ].map((m) => expect.objectContaining(m)),
     );
-    w.send({ type: 'evaluated', id: transitions && w.evaluation().id, result: { ok: true, value: 0, common_data: { ...w.state().workflow!.frames[0]!.common_data, current_task: 'handle errors' } } });
+    w.send({ type: 'evaluated', id: transitions && w.evaluation()!.id, result: { ok: true, value: 0, common_data: { ...w.state().workflow!.frames[0]!.common_data, current_task: 'handle errors' } } });
     expect(w.state().configuration).toEqual(['code']);
-    w.send({ type: 'agent_replied', turnId: w.call().call.turnId, text: 'v2', toolCalls: [] });
+    w.send({ type: 'agent_replied', turnId: w.call()!.call.turnId, text: 'v2', toolCalls: [] });
     w.send({
       type: 'agent_replied',
-      turnId: w.call().call.turnId,
+      turnId: w.call()!.call.turnId,
       text: 'Good.',
       toolCalls: [{ name: 'review_work', arguments: { improvement_needed: false, work_summary: 'a parser with errors handled' } }],
     });
-    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 1, common_data: { ...w.state().workflow!.frames[0]!.common_data, work_summary: 'a parser with errors handled' } } });
+    w.send({ type: 'evaluated', id: w.evaluation()!.id, result: { ok: true, value: 1, common_data: { ...w.state().workflow!.frames[0]!.common_data, work_summary: 'a parser with errors handled' } } });
     expect(w.state().status).toBe('ended');
     expect(w.events.at(-1)).toEqual({ type: 'session_ended', reason: 'workflow coder_reviewer complete', output: 'a parser with errors handled' });
     const path = w.events.filter((e) => e.type === 'transition').map((e) => (e as { to: string }).to);
@@ -133,20 +103,20 @@ describe('the workflow policy on the core (pure step)', () => {
   });
 
   it('a failed evaluation goes to the error handler when there is one, else pauses with the workflow, state and cause', () => {
-    const w = driver(coderReviewer);
+    const w = workflowDriver(coderReviewer);
     w.send({ type: 'start', brief: 'x' });
-    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: false, error: 'ReferenceError: nope is not defined' } });
+    w.send({ type: 'evaluated', id: w.evaluation()!.id, result: { ok: false, error: 'ReferenceError: nope is not defined' } });
     expect(w.state().status).toBe('awaiting_user');
     expect(w.state().awaiting).toMatchObject({ code: 'failure', reason: 'coder_reviewer: state start failed: enter: ReferenceError: nope is not defined; !continue tries it again' });
-    const withHandler = driver({ ...coderReviewer, errorHandler: 'stop' });
+    const withHandler = workflowDriver({ ...coderReviewer, errorHandler: 'stop' });
     withHandler.send({ type: 'start', brief: 'x' });
-    withHandler.send({ type: 'evaluated', id: withHandler.evaluation().id, result: { ok: false, error: 'boom' } });
+    withHandler.send({ type: 'evaluated', id: withHandler.evaluation()!.id, result: { ok: false, error: 'boom' } });
     expect(withHandler.state().configuration).toEqual(['stop']);
     expect(withHandler.state().workflow!.frames[0]!.common_data.error).toEqual({ state: 'start', message: 'enter: boom' });
   });
 
   it('a stale evaluation (an id no longer waited for) changes nothing', () => {
-    const w = driver(coderReviewer);
+    const w = workflowDriver(coderReviewer);
     w.send({ type: 'start', brief: 'x' });
     const before = w.state();
     expect(w.send({ type: 'evaluated', id: 'e99', result: { ok: true, value: 1, common_data: {} } })).toEqual([]);
@@ -154,12 +124,12 @@ describe('the workflow policy on the core (pure step)', () => {
   });
 
   it('a reviewer that does not call the parsing tool its conditions read is asked once more (the tool forced), then the state fails', () => {
-    const w = driver(coderReviewer);
+    const w = workflowDriver(coderReviewer);
     w.send({ type: 'start', brief: 'a parser' });
     const cd = () => w.state().workflow!.frames[0]!.common_data;
-    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: undefined, common_data: cd() } });
-    w.send({ type: 'agent_replied', turnId: w.call().call.turnId, text: 'v1', toolCalls: [] });
-    const again = w.send({ type: 'agent_replied', turnId: w.call().call.turnId, text: 'looks fine', toolCalls: [] });
+    w.send({ type: 'evaluated', id: w.evaluation()!.id, result: { ok: true, value: undefined, common_data: cd() } });
+    w.send({ type: 'agent_replied', turnId: w.call()!.call.turnId, text: 'v1', toolCalls: [] });
+    const again = w.send({ type: 'agent_replied', turnId: w.call()!.call.turnId, text: 'looks fine', toolCalls: [] });
     const repair = again.find((fx) => fx.type === 'call_agent') as Extract<Effect, { type: 'call_agent' }>;
     expect(repair.call).toMatchObject({ persona: 'reviewer', attempt: 2, repair: 'review_work', inbox: { text: expect.stringContaining('You did not call review_work') } });
     expect(w.events.some((e) => e.type === 'note' && /did not call review_work, which the conditions of review read; asking once more/.test((e as { text: string }).text))).toBe(true);
@@ -185,7 +155,7 @@ describe('the workflow policy on the core (pure step)', () => {
       ],
       subWorkflows: { coder_reviewer: coderReviewer },
     };
-    const w = driver(parent);
+    const w = workflowDriver(parent);
     // The sub-workflow's input (`common_data.req`) needs no code: the child starts in the same step.
     w.send({ type: 'start', brief: 'build it' });
     expect(w.state().configuration).toEqual(['start.start']);
@@ -193,17 +163,17 @@ describe('the workflow policy on the core (pure step)', () => {
     expect(w.state().workflow!.frames[1]!.common_data).toMatchObject({ task_to_do: 'build it', max_iterations: 10 });
     // Run the child straight to its stop with an approving review.
     const cd = () => w.state().workflow!.frames.at(-1)!.common_data;
-    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: undefined, common_data: cd() } });
-    w.send({ type: 'agent_replied', turnId: w.call().call.turnId, text: 'done', toolCalls: [] });
-    w.send({ type: 'agent_replied', turnId: w.call().call.turnId, text: 'ok', toolCalls: [{ name: 'review_work', arguments: { improvement_needed: false, work_summary: 'built' } }] });
-    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 1, common_data: { ...cd(), work_summary: 'built' } } });
+    w.send({ type: 'evaluated', id: w.evaluation()!.id, result: { ok: true, value: undefined, common_data: cd() } });
+    w.send({ type: 'agent_replied', turnId: w.call()!.call.turnId, text: 'done', toolCalls: [] });
+    w.send({ type: 'agent_replied', turnId: w.call()!.call.turnId, text: 'ok', toolCalls: [{ name: 'review_work', arguments: { improvement_needed: false, work_summary: 'built' } }] });
+    w.send({ type: 'evaluated', id: w.evaluation()!.id, result: { ok: true, value: 1, common_data: { ...cd(), work_summary: 'built' } } });
     // Back in the parent: the child's output is sub_workflow_result, then the parent's transitions run.
     expect(w.state().workflow!.frames).toHaveLength(1);
     expect(w.state().configuration).toEqual(['start.__done']);
-    const last = w.evaluation().evaluation;
+    const last = w.evaluation()!.evaluation;
     expect(last.purpose).toBe('transitions');
     expect(last.scope.sub_workflow_result).toBe('built');
-    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: 0, common_data: { req: 'build it', result: 'built' } } });
+    w.send({ type: 'evaluated', id: w.evaluation()!.id, result: { ok: true, value: 0, common_data: { req: 'build it', result: 'built' } } });
     expect(w.events.at(-1)).toMatchObject({ type: 'session_ended', output: 'built' });
     expect(
       w.events
@@ -226,10 +196,10 @@ describe('the workflow policy on the core (pure step)', () => {
       ...coderReviewer,
       agents: coderReviewer.agents.map((a) => (a.id === 'coder' ? { ...a, requestUserInput: true } : a)),
     };
-    const w = driver(asking);
+    const w = workflowDriver(asking);
     w.send({ type: 'start', brief: 'x' });
-    w.send({ type: 'evaluated', id: w.evaluation().id, result: { ok: true, value: undefined, common_data: { task_to_do: 'x', current_task: 'task' } } });
-    w.send({ type: 'agent_replied', turnId: w.call().call.turnId, text: '', toolCalls: [{ id: 'c1', name: 'request_users_input', arguments: { question: 'Which language?' } }] });
+    w.send({ type: 'evaluated', id: w.evaluation()!.id, result: { ok: true, value: undefined, common_data: { task_to_do: 'x', current_task: 'task' } } });
+    w.send({ type: 'agent_replied', turnId: w.call()!.call.turnId, text: '', toolCalls: [{ id: 'c1', name: 'request_users_input', arguments: { question: 'Which language?' } }] });
     expect(w.state().awaiting).toMatchObject({ code: 'question', reason: 'Coder asks you: Which language?' });
     const next = w.send({ type: 'user_message', text: 'Zig' });
     const call = next.find((fx) => fx.type === 'call_agent') as Extract<Effect, { type: 'call_agent' }>;

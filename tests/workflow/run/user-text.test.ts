@@ -7,7 +7,7 @@ import { initialState, step } from '../../../src/engine/step.js';
 import { compileWorkflow } from '../../../src/workflow/run/compile.js';
 import { workflowTurns } from '../../../src/workflow/run/turns.js';
 import type { AgentPlan, WorkflowPlan } from '../../../src/workflow/run/plan.js';
-import { state } from '../../helpers/workflow-plan.js';
+import { state, workflowPlan } from '../../helpers/workflow-plan.js';
 
 // Issue 22, item 3: what the user types in a workflow is labelled for what it is, and text typed while
 // branches run reaches the workflow (its resume state, else the next agent) instead of restarting it.
@@ -28,12 +28,10 @@ const agent = (id: string, extra: Partial<AgentPlan> = {}): AgentPlan => ({
 
 /** implement (three branches) -> review (an agent) -> stop; optionally a resume state that goes to review. */
 function plan(withResume: boolean): WorkflowPlan {
-  return {
+  return workflowPlan({
     name: 'fan',
-    description: '',
     input: { name: 'task' },
     output: { name: 'out' },
-    variables: {},
     contexts: [{ name: 'c', starting: [], maxLength: 10_000 }],
     agents: ['impl_a', 'impl_b', 'impl_c', 'reviewer', 'listener'].map((id) => agent(id)),
     states: [
@@ -48,11 +46,7 @@ function plan(withResume: boolean): WorkflowPlan {
     ],
     start: 'implement',
     resume: withResume ? 'resume' : null,
-    errorHandler: null,
-    script: null,
-    subWorkflows: {},
-    source: 'test',
-  };
+  });
 }
 
 function driver(p: WorkflowPlan) {

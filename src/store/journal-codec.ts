@@ -1,0 +1,145 @@
+import type { JournalRecord } from './session-file.js';
+
+/**
+ * How a journal line holds its record from schema 4 on: without what the file or the line already says.
+ * An event whose envelope is the usual one (this session's id, the seq after the event before it in the
+ * line, the line's time, as the last three keys) is stored without it, and the line says once where its
+ * seqs start and when (`seq`, `at`); an event field holding a value of the step's input (the agent's text,
+ * its directive) is stored as 0 and named in `refs` ([event index, field, path in the input]). Reading puts
+ * both back in place (same values, same key order), so every reader sees the events as they were
+ * published. Other events are stored whole. Lines of schemas 1-3 carry no `seq` or `refs` and read as they are.
+ */
+
+type Raw = Record<string, unknown>;
+/** [event index, field, path in the input ("text", "directive.directive")]. */
+type Ref = [number, string, string];
+
+// Shorter strings cost less written out than referenced.
+const MIN_REF_LENGTH = 32;
+
+function referable(v: unknown): boolean {
+  return typeof v === 'string' ? v.length >= MIN_REF_LENGTH : v !== null && typeof v === 'object';
+}
+
+/** The input's values an event may repeat: its fields, and the fields of its object fields, that are worth a reference. */
+function sourcesOf(input: Raw): [string, unknown][] {
+  const sources: [string, unknown][] = [];
+  for (const key in input) {
+    if (key === 'type') continue;
+    const v = input[key];
+    if (referable(v)) sources.push([key, v]);
+    if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+      for (const inner in v as Raw) {
+        const w = (v as Raw)[inner];
+        if (referable(w)) sources.push([`${key}.${inner}`, w]);
+      }
+    }
+  }
+  return sources;
+}
+
+/**
+ * The object a journal line stores for `record` (JSON-serialise it and seal it): events copied without their
+ * envelope where it is the usual one, and without the input's values they repeat. Events are shallow-copied
+ * (their payloads shared), the record itself never.
+ */
+export function slimRecord(record: JournalRecord, sessionId: string): Raw {
+  const events = record.events as Raw[];
+  const first = events[0];
+  const seq = first?.seq;
+  const at = first?.at;
+  const sources = record.input ? sourcesOf(record.input as Raw) : [];
+  const stored: Raw[] = new Array(events.length);
+  let refs: Ref[] | null = null;
+  let slim = false;
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i]!;
+    // 0: payload; 1-3: session_id, seq, at seen in that order; -1: the envelope is not the usual one (kept whole).
+    let tail = 0;
+    const copy: Raw = {};
+    let eventRefs: Ref[] | null = null;
+    for (const key in e) {
+      const v = e[key];
+      if (key === 'session_id' && tail === 0 && v === sessionId) tail = 1;
+      else if (key === 'seq' && tail === 1 && typeof seq === 'number' && v === seq + i) tail = 2;
+      else if (key === 'at' && tail === 2 && v === at) tail = 3;
+      else if (tail !== 0) tail = -1;
+      else {
+        let path: string | undefined;
+        if (key !== 'type' && sources.length > 0 && referable(v)) path = sources.find(([, s]) => s === v)?.[0];
+        if (path === undefined) copy[key] = v;
+        else {
+          copy[key] = 0;
+          if (eventRefs === null) eventRefs = [];
+          eventRefs.push([i, key, path]);
+        }
+      }
+    }
+    if (tail === 3) {
+      stored[i] = copy;
+      slim = true;
+      if (eventRefs !== null) refs = refs ? refs.concat(eventRefs) : eventRefs;
+    } else stored[i] = e;
+  }
+  const out: Raw = { n: record.n };
+  if (record.input) out.input = record.input;
+  if (slim) {
+    out.seq = seq;
+    out.at = at;
+  }
+  out.events = stored;
+  if (refs) out.refs = refs;
+  return out;
+}
+
+/** Why a line's record cannot be read back (the caller names the file and line). */
+export class SlimRecordError extends Error {}
+
+function valueAt(input: Raw | undefined, path: string): unknown {
+  let v: unknown = input;
+  for (const key of path.split('.')) {
+    if (v === null || typeof v !== 'object' || !Object.hasOwn(v, key)) return undefined;
+    v = (v as Raw)[key];
+  }
+  return v;
+}
+
+/**
+ * The record a parsed journal line holds, as it was appended: a schema-4 line gets its events' envelopes
+ * and referenced values back (in place, in their key order); an older line is returned as it is. Throws a
+ * SlimRecordError when the line's `seq`, `at` or `refs` are not of their shape; a reference to a field or
+ * input value that is not there (a hand edit) is left as stored.
+ */
+export function restoreRecord(line: Raw & { n: number; events: unknown[] }, sessionId: string): JournalRecord {
+  const { seq, at, refs } = line;
+  if (seq === undefined && at === undefined && refs === undefined) return line as unknown as JournalRecord;
+  const events = line.events;
+  if (seq !== undefined || at !== undefined) {
+    if (typeof seq !== 'number' || !Number.isInteger(seq) || typeof at !== 'number') throw new SlimRecordError('has a seq or at that is not a number');
+    for (let i = 0; i < events.length; i++) {
+      const e = events[i] as Raw;
+      if (e === null || typeof e !== 'object' || Array.isArray(e) || Object.hasOwn(e, 'seq')) continue;
+      e.session_id = sessionId;
+      e.seq = seq + i;
+      e.at = at;
+    }
+  }
+  if (refs !== undefined) {
+    if (!Array.isArray(refs)) throw new SlimRecordError('has refs that are not a list');
+    const input = line.input as Raw | undefined;
+    for (const ref of refs as unknown[]) {
+      if (!Array.isArray(ref) || ref.length !== 3) throw new SlimRecordError(`has a reference ${JSON.stringify(ref)} that is not [event, field, path]`);
+      const [i, key, path] = ref as unknown[];
+      const e = typeof i === 'number' ? (events[i] as Raw | undefined) : undefined;
+      const value = typeof path === 'string' ? valueAt(input, path) : undefined;
+      // A reference an edit left dangling leaves the field as stored: readers check an event's fields and skip a malformed one.
+      if (e && typeof e === 'object' && typeof key === 'string' && Object.hasOwn(e, key) && value !== undefined) e[key] = value;
+    }
+  }
+  const record: Raw = { n: line.n };
+  if (line.input !== undefined) record.input = line.input;
+  record.events = events;
+  if (line.prev !== undefined) record.prev = line.prev;
+  if (line.hash !== undefined) record.hash = line.hash;
+  return record as unknown as JournalRecord;
+}

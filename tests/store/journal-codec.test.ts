@@ -1,0 +1,158 @@
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { TroupeEvent } from '../../src/engine/event-map.js';
+import { isLiveOnly } from '../../src/kernel/session-kernel.js';
+import { DemoModel } from '../../src/llm/demo-model.js';
+import { openSession } from '../../src/session/open-session.js';
+import { CHAIN_START, sealLine } from '../../src/store/journal-chain.js';
+import { JournalCheck } from '../../src/store/journal-check.js';
+import { restoreRecord, slimRecord } from '../../src/store/journal-codec.js';
+import { LowdbStore } from '../../src/store/lowdb-store.js';
+import { MemoryStore } from '../../src/store/memory-store.js';
+import { SESSION_SCHEMA_VERSION, type JournalRecord } from '../../src/store/session-file.js';
+import type { Store } from '../../src/store/store.js';
+import { REPO_ROOT, studio } from '../helpers/team.js';
+import { BRIEF, ENV } from './support.js';
+
+const FIXTURES = join(REPO_ROOT, 'tests', 'fixtures', 'sessions');
+const ID = '6f1c1d0e-8a4b-4c8e-9d7a-1e2f3a4b5c6d';
+let dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  dirs = [];
+});
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'troupe-codec-'));
+  dirs.push(dir);
+  return dir;
+}
+
+// Events of one step mostly share a millisecond, as on a real clock; now and then the clock moves within a step.
+function steppingClock(): () => number {
+  let calls = 0;
+  return () => Date.UTC(2026, 0, 1) + Math.floor(calls++ / 16);
+}
+
+/** Runs the demo brief into `store`, returning every stored event as the subscribers saw it. */
+async function published(store: Store): Promise<TroupeEvent[]> {
+  const session = await openSession({ store, team: studio(), teamDir: REPO_ROOT, model: new DemoModel(), id: ID, brief: BRIEF, clock: steppingClock(), env: ENV });
+  const seen: TroupeEvent[] = [];
+  session.subscribe((e) => {
+    if (!isLiveOnly(e.type)) seen.push(e);
+  });
+  session.start(BRIEF);
+  await session.settled();
+  await session.stop();
+  // Serialised now: what a reader sees is compared with the events as they were published, key order included.
+  return JSON.parse(JSON.stringify(seen)) as TroupeEvent[];
+}
+
+const record = (events: Record<string, unknown>[], input?: Record<string, unknown>): JournalRecord => ({ n: 4, ...(input ? { input } : {}), events }) as unknown as JournalRecord;
+const roundTrip = (r: JournalRecord) => restoreRecord(JSON.parse(JSON.stringify(slimRecord(r, ID))), ID);
+
+describe('journal format 4', () => {
+  it('every reader gets back the events as they were published (file and memory store), from lines that leave out the session id and the input they repeat', async () => {
+    const dir = tempDir();
+    for (const store of [new LowdbStore(dir), new MemoryStore()] as Store[]) {
+      const events = await published(store);
+      const read = await store.read(ID);
+      expect(JSON.stringify(read.events)).toBe(JSON.stringify(events));
+      const opened = await store.open(ID, { recentEvents: 10 });
+      expect(JSON.stringify(opened.recent)).toBe(JSON.stringify(events.slice(-10)));
+      await opened.handle.close();
+      const lines = store instanceof LowdbStore ? readFileSync(store.journalOf(ID), 'utf8').trimEnd().split('\n') : (store as MemoryStore).journals.get(ID)!;
+      const text = lines.join('\n');
+      // Most events are stored without their envelope; an agent's words are stored once, in the step's input.
+      expect(text.split(ID).length - 1, `${text.split(ID).length - 1} of ${events.length}`).toBeLessThan(events.length / 3);
+      const answer = read.records.find((r) => r.input?.type === 'agent_completed')!;
+      const words = (answer.input as { text: string }).text;
+      expect(words.length).toBeGreaterThan(32);
+      expect(lines[answer.n - 1]!.split(JSON.stringify(words).slice(1, -1)).length - 1).toBe(1);
+      expect(lines[answer.n - 1]).toContain('"refs":[');
+    }
+  });
+
+  it('keeps whole what it cannot rebuild: another session id, a seq out of line, another time, an envelope not last; short repeats are written out', () => {
+    const input = {
+      type: 'agent_completed',
+      turnId: 't1',
+      text: 'a reply long enough to be worth a reference, surely',
+      directive: { ok: true, directive: { transition: 'COMPLETE' }, source: 'tool' },
+    };
+    const env = (seq: number, at = 50) => ({ session_id: ID, seq, at });
+    const events = [
+      { type: 'agent_message', turn_id: 't1', text: input.text, ...env(10) },
+      { type: 'directive', turn_id: 't1', directive: input.directive.directive, source: 'tool', ...env(11) },
+      { type: 'note', text: 'x', session_id: 'another', seq: 12, at: 50 },
+      { type: 'note', text: 'y', ...env(14) },
+      { type: 'note', text: 'z', ...env(14, 51) },
+      { session_id: ID, seq: 15, at: 50, type: 'note', text: 'w' },
+      { type: 'user_input', text: 't1', ...env(16) },
+    ];
+    const r = record(events, input);
+    const slim = slimRecord(r, ID) as { seq: number; at: number; events: Record<string, unknown>[]; refs: unknown[] };
+    expect(slim.seq).toBe(10);
+    expect(slim.at).toBe(50);
+    expect(slim.refs).toEqual([
+      [0, 'text', 'text'],
+      [1, 'directive', 'directive.directive'],
+    ]);
+    expect(slim.events.map((e) => 'seq' in e)).toEqual([false, false, true, true, true, true, false]);
+    expect(slim.events[6]!.text).toBe('t1');
+    expect(JSON.stringify(roundTrip(r))).toBe(JSON.stringify(r));
+    // Nothing slim: the line is the record as before.
+    const whole = record([{ type: 'note', text: 'x', session_id: 'another', seq: 1, at: 1 }]);
+    expect(JSON.stringify(slimRecord(whole, ID))).toBe(JSON.stringify(whole));
+    expect(JSON.stringify(roundTrip(record([])))).toBe(JSON.stringify(record([])));
+  });
+
+  it('a line whose seq, at or refs are not of their shape is refused as damaged, naming the line; a reference an edit left dangling leaves the field as stored', () => {
+    const bad = [
+      '{"n":1,"seq":"1","at":5,"events":[{"type":"note","text":"x"}]}',
+      '{"n":1,"seq":1,"events":[{"type":"note","text":"x"}]}',
+      '{"n":1,"events":[],"refs":[[0,"text"]]}',
+      '{"n":1,"events":[],"refs":"text"}',
+    ];
+    for (const json of bad) {
+      const check = new JournalCheck('/data/s.jsonl', { chained: true });
+      expect(() => check.next(Buffer.from(sealLine(json, CHAIN_START).line)), json).toThrow(/^\/data\/s\.jsonl: line 1 (has a seq or at|has a reference|has refs).* the journal is damaged/);
+    }
+    const dangling =
+      '{"n":1,"input":{"type":"user_input","text":"hello"},"seq":1,"at":1,"events":[{"type":"user_input","text":0},{"type":"note"}],"refs":[[0,"text","nothing"],[1,"text","text"],[5,"text","text"]]}';
+    const check = new JournalCheck('/data/s.jsonl', { chained: true });
+    expect(check.next(Buffer.from(sealLine(dangling, CHAIN_START).line)).events).toEqual([
+      { type: 'user_input', text: 0, session_id: 's', seq: 1, at: 1 },
+      { type: 'note', session_id: 's', seq: 2, at: 1 },
+    ]);
+  });
+
+  it('a version-3 session opens, keeps its old lines byte for byte, goes on in the new form and reads back the same events', async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'sessions'));
+    const path = join(dir, 'sessions', 'fixture-v3.json');
+    const journal = join(dir, 'sessions', 'fixture-v3.jsonl');
+    copyFileSync(join(FIXTURES, 'v3.json'), path);
+    copyFileSync(join(FIXTURES, 'v3.jsonl'), journal);
+    const oldLines = readFileSync(journal, 'utf8');
+    const before = await new LowdbStore(dir).read('fixture-v3');
+    const session = await openSession({ store: new LowdbStore(dir), resume: 'fixture-v3', model: new DemoModel(), team: studio(), env: ENV, clock: () => Date.UTC(2026, 0, 2) });
+    session.send({ type: 'user_approve' });
+    await session.settled();
+    await session.stop();
+    expect(existsSync(`${path}.v3.bak`)).toBe(true);
+    expect(JSON.parse(readFileSync(path, 'utf8')).schema).toBe(SESSION_SCHEMA_VERSION);
+    const text = readFileSync(journal, 'utf8');
+    expect(text.startsWith(oldLines)).toBe(true);
+    const added = text.slice(oldLines.length);
+    expect(added).toMatch(/^\{"n":37,"seq":97,"at":\d+,"events":\[\{"type":"note","text":"session resumed/);
+    expect(added).not.toContain('"session_id"');
+    const after = await new LowdbStore(dir).read('fixture-v3');
+    expect(JSON.stringify(after.events.slice(0, before.events.length))).toBe(JSON.stringify(before.events));
+    expect(after.events.length).toBeGreaterThan(before.events.length + 1);
+    expect(after.events.slice(before.events.length).map((e) => e.session_id)).toEqual(after.events.slice(before.events.length).map(() => 'fixture-v3'));
+    expect(after.events.map((e) => e.seq)).toEqual(after.events.map((_, i) => i + 1));
+  });
+});
