@@ -3,25 +3,45 @@
 // to every reader serialised and redacted once, so the server's event loop stays free: /healthz answers in
 // under 10 ms (the target) while they connect and read.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Session } from 'node:inspector/promises';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { ChatModel, ChatRequest, ChatResponse } from '../src/llm/chat-model.js';
-import { openTeam } from '../src/team/open-team.js';
 import { PACKAGE_ROOT } from '../src/package-root.js';
-import { serveApp } from '../src/serve/app.js';
-import { SessionHost } from '../src/serve/host.js';
-import { listen } from '../src/serve/listen.js';
-import { LowdbStore } from '../src/store/lowdb-store.js';
 import { runAlone } from './alone.js';
+import { CODE, serveModules } from './code-under-test.js';
+import { blameLine, blameSlowProbes, type LoopGap } from './probe-blame.js';
 import { median, QUICK } from './stats.js';
 
 const READERS = Number(process.env.FANOUT_READERS ?? (QUICK ? 300 : 1000));
 // Each reader reads this many deltas (a delta every 5 ms: about 3 s of streaming).
 const DELTAS = 600;
 const EVERY_MS = 5;
+// The target: /healthz answers within this while readers connect and read.
+const SLOW_MS = 10;
+// FANOUT_PROFILE=<dir>: the server's CPU profile of each phase (connecting.cpuprofile, reading.cpuprofile) goes there.
+const PROFILE_DIR = process.env.FANOUT_PROFILE;
+
+/** Profiles this process (the server) phase by phase when FANOUT_PROFILE names a directory; `next(name)` saves the phase that ran and starts another. */
+async function phaseProfiler(): Promise<(name: string | null) => Promise<void>> {
+  if (!PROFILE_DIR) return async () => undefined;
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 250 });
+  let running: string | null = null;
+  return async (name) => {
+    if (running) {
+      const { profile } = await session.post('Profiler.stop');
+      writeFileSync(join(PROFILE_DIR, `${running}.cpuprofile`), JSON.stringify(profile));
+    }
+    running = name;
+    if (name) await session.post('Profiler.start');
+  };
+}
 
 /** Streams a long answer a word every EVERY_MS, then hands to the next persona, for ever (the bench stops it). */
 class StreamingModel implements ChatModel {
@@ -55,6 +75,7 @@ export default async function fanout(): Promise<void> {
 
 async function bench(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'troupe-fanout-'));
+  const { openTeam, SessionHost, LowdbStore, listen, serveApp } = await serveModules();
   const team = openTeam(PACKAGE_ROOT, { maxTurns: 10_000 }, {});
   team.def.limits = { ...team.def.limits, ping_pong: 1_000_000, max_reworks_per_pair: 1_000_000 };
   const host = new SessionHost({ store: new LowdbStore(dir), team, teamDir: PACKAGE_ROOT, env: {}, maxSessions: 10, model: () => new StreamingModel() });
@@ -62,7 +83,13 @@ async function bench(): Promise<void> {
   const base = `http://127.0.0.1:${port}`;
   const created = await fetch(`${base}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ brief: 'A lighthouse keeper game' }) });
   const { id } = (await created.json()) as { id: string };
-  await new Promise((r) => setTimeout(r, 300));
+  // The server is measured warm: a first turn loads what a process loads once (the tokenizer alone stalls the
+  // loop 0.4 s), so the session is let through its first turns before anyone probes.
+  for (;;) {
+    const { turn } = (await (await fetch(`${base}/v1/sessions/${id}`)).json()) as { turn: number };
+    if (turn >= 3) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
 
   // /healthz every 50 ms from a process of its own, from before the readers come until they are done; the
   // server's event-loop delay and GC pauses are watched in each phase (what its stalls are made of).
@@ -71,6 +98,26 @@ async function bench(): Promise<void> {
   prober.on('message', (m) => probes.push(m as [number, number]));
   const monotonic = () => Number(process.hrtime.bigint()) / 1e6;
   while (probes.length < 3) await new Promise((r) => setTimeout(r, 50));
+  // The probe's first answers include its own start (loading fetch, opening the connection): not the server's.
+  const idleFrom = monotonic();
+  // The server's longest event-loop stall in each phase, and the CPU time this process used in it: a stall with
+  // little CPU is the machine's load (the process was not running), one with as much CPU is the server's work.
+  // Every gap of more than GAP_MS is kept, to tell for each slow probe where its time went.
+  const GAP_MS = 4;
+  const gaps: LoopGap[] = [];
+  const stalls: Record<string, { wall: number; cpu: number }> = {};
+  let worst = { wall: 0, cpu: 0 };
+  let last = { at: monotonic(), cpu: process.cpuUsage() };
+  const ticker = setInterval(() => {
+    const now = { at: monotonic(), cpu: process.cpuUsage() };
+    const used = process.cpuUsage(last.cpu);
+    const gap = { at: last.at, wall: now.at - last.at, cpu: (used.user + used.system) / 1000 };
+    if (gap.wall > GAP_MS) gaps.push(gap);
+    if (gap.wall > worst.wall) worst = gap;
+    last = now;
+  }, 2);
+  const profile = await phaseProfiler();
+  await profile('idle');
   await new Promise((r) => setTimeout(r, 1000));
   const watch = () => {
     const loop = monitorEventLoopDelay({ resolution: 2 });
@@ -90,19 +137,11 @@ async function bench(): Promise<void> {
       return { loopP99: loop.percentile(99) / 1e6, loopMax: loop.max / 1e6, gc };
     };
   };
-  // The server's longest event-loop stall in each phase, and the CPU time this process used in it: a stall with
-  // little CPU is the machine's load (the process was not running), one with as much CPU is the server's work.
-  const stalls: Record<string, { wall: number; cpu: number }> = {};
-  let worst = { wall: 0, cpu: 0 };
-  let last = { at: performance.now(), cpu: process.cpuUsage() };
-  const ticker = setInterval(() => {
-    const now = { at: performance.now(), cpu: process.cpuUsage() };
-    const used = process.cpuUsage(last.cpu);
-    if (now.at - last.at > worst.wall) worst = { wall: now.at - last.at, cpu: (used.user + used.system) / 1000 };
-    last = now;
-  }, 5);
   const marks = { connecting: monotonic(), reading: Number.POSITIVE_INFINITY, done: Number.POSITIVE_INFINITY };
   const watched: Record<string, ReturnType<ReturnType<typeof watch>>> = {};
+  stalls.idle = worst;
+  worst = { wall: 0, cpu: 0 };
+  await profile('connecting');
   let watching = watch();
   const cpu0 = process.cpuUsage();
   const readers = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'fanout-readers.ts'), `${base}/v1/sessions/${id}/events`, String(READERS), String(DELTAS)], {
@@ -117,23 +156,27 @@ async function bench(): Promise<void> {
       watched.connecting = watching();
       watching = watch();
       worst = { wall: 0, cpu: 0 };
+      void profile('reading');
     }
   });
   await new Promise((done) => readers.once('exit', done));
+  await profile(null);
+  if (PROFILE_DIR) writeFileSync(join(PROFILE_DIR, 'gaps.json'), JSON.stringify({ gaps, probes, marks }));
   marks.done = monotonic();
   const cpu = process.cpuUsage(cpu0);
   stalls.reading = worst;
   watched.reading = watching();
   clearInterval(ticker);
   prober.kill();
-  const phase = (from: number, to: number) => probes.filter(([at]) => at >= from && at < to).map(([, took]) => took);
-  const idle = phase(0, marks.connecting);
+  const within = (from: number, to: number) => probes.filter(([at]) => at >= from && at < to);
+  const phase = (from: number, to: number) => within(from, to).map(([, took]) => took);
+  const idle = phase(idleFrom, marks.connecting);
   const connecting = phase(marks.connecting, marks.reading);
   const reading = phase(marks.reading, marks.done);
   const lines = out
     .trim()
     .split('\n')
-    .map((l) => JSON.parse(l) as { connected?: number; done?: number; short?: number; bytes?: number });
+    .map((l) => JSON.parse(l) as { connected?: number; done?: number; cpu?: number; short?: number; bytes?: number });
   const connected = lines.find((l) => l.connected !== undefined)?.connected;
   const done = lines.find((l) => l.done !== undefined)!;
   const summary = (xs: number[]) => {
@@ -141,20 +184,21 @@ async function bench(): Promise<void> {
     const p99 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? 0;
     return `median ${median(xs).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${(sorted.at(-1) ?? 0).toFixed(1)} ms (${xs.length} probes)`;
   };
-  const stall = (s?: { wall: number; cpu: number }, w?: ReturnType<ReturnType<typeof watch>>) =>
+  const stall = (s?: { wall: number; cpu: number }, w?: ReturnType<ReturnType<typeof watch>>, xs?: [number, number][]) =>
+    (xs ? `\n      ${blameLine(blameSlowProbes(xs, gaps, SLOW_MS), SLOW_MS)}` : '') +
     (s ? `\n      the server's longest stall ${s.wall.toFixed(0)} ms, ${s.cpu.toFixed(0)} ms of it on the CPU` : '') +
     (w ? `; its event-loop delay p99 ${w.loopP99.toFixed(1)} ms, max ${w.loopMax.toFixed(0)} ms; GC ${w.gc.count} pauses, ${w.gc.ms.toFixed(0)} ms in all, longest ${w.gc.max.toFixed(1)} ms` : '');
   process.stdout.write(
-    `one session streaming a delta every ${EVERY_MS} ms, ${READERS} SSE readers (another process) connecting at once and reading ${DELTAS} deltas each; /healthz asked every 50 ms (by a third process):\n`,
+    `one session streaming a delta every ${EVERY_MS} ms, ${READERS} SSE readers (another process) connecting at once and reading ${DELTAS} deltas each; /healthz asked every 50 ms (by a third process); the server from ${CODE}/:\n`,
   );
   process.stdout.write(
     `  all ${READERS} readers connected in ${connected !== undefined ? `${(connected / 1000).toFixed(2)} s` : 'never'}; all done in ${((done.done ?? 0) / 1000).toFixed(1)} s${done.short ? ` (${done.short} read fewer deltas)` : ''}; ${((done.bytes ?? 0) / 1048576).toFixed(0)} MiB sent\n`,
   );
-  process.stdout.write(`  /healthz before the readers:  ${summary(idle)}\n`);
-  process.stdout.write(`  /healthz while they connect:  ${summary(connecting)}${stall(stalls.connecting, watched.connecting)}\n`);
-  process.stdout.write(`  /healthz while they read:     ${summary(reading)}   (target < 10 ms)${stall(stalls.reading, watched.reading)}\n`);
+  process.stdout.write(`  /healthz before the readers:  ${summary(idle)}${stall(stalls.idle, undefined, within(idleFrom, marks.connecting))}\n`);
+  process.stdout.write(`  /healthz while they connect:  ${summary(connecting)}${stall(stalls.connecting, watched.connecting, within(marks.connecting, marks.reading))}\n`);
+  process.stdout.write(`  /healthz while they read:     ${summary(reading)}   (target < 10 ms)${stall(stalls.reading, watched.reading, within(marks.reading, marks.done))}\n`);
   process.stdout.write(
-    `  server CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms for ${READERS * DELTAS} delta deliveries: ${((cpu.user + cpu.system) / (READERS * DELTAS)).toFixed(2)} µs per delta per reader\n`,
+    `  server CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms (the readers' process: ${(done.cpu ?? 0).toFixed(0)} ms) for ${READERS * DELTAS} delta deliveries: ${((cpu.user + cpu.system) / (READERS * DELTAS)).toFixed(2)} µs per delta per reader\n`,
   );
   await host.stopAll();
   server.close();

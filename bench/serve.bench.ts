@@ -15,11 +15,9 @@ import { redactDeep } from '../src/llm/redact.js';
 import { displayFold, displayNames } from '../src/report/display-items.js';
 import { openTeam } from '../src/team/open-team.js';
 import { PACKAGE_ROOT } from '../src/package-root.js';
-import { serveApp } from '../src/serve/app.js';
-import { SessionHost } from '../src/serve/host.js';
 import { listen } from '../src/serve/listen.js';
 import { openSession } from '../src/session/open-session.js';
-import { LowdbStore } from '../src/store/lowdb-store.js';
+import { CODE, serveModules } from './code-under-test.js';
 import { floorServer, type FloorEvent, type FloorScript } from './serve-floor.js';
 import type { LoadFigures } from './serve-load.js';
 import { median, QUICK } from './stats.js';
@@ -122,17 +120,28 @@ async function serverChild(target: 'troupe' | 'floor', sessions: number): Promis
   const eventsPerTurn = (script.start.length + script.turns.reduce((n, t) => n + t.events.length, 0)) / script.turns.length;
   let stopServer: () => Promise<void>;
   let fetchHandler: (request: Request) => Response | Promise<Response>;
+  let listenOn = listen;
   if (target === 'troupe') {
+    // troupe's server from the chosen tree (dist: what `troupe serve` runs); the floor is served by the same listener, from src.
+    const code = await serveModules();
     const model = new LatencyModel(LATENCY_MS, onAnswer);
-    const host = new SessionHost({ store: new LowdbStore(dir), team: openTeam(PACKAGE_ROOT, {}, {}), teamDir: PACKAGE_ROOT, env: {}, maxSessions: sessions + WARM_UP + 10, model: () => model });
-    fetchHandler = serveApp({ host, token: null, maxBodyBytes: 64 * 1024 }).fetch;
+    const host = new code.SessionHost({
+      store: new code.LowdbStore(dir),
+      team: code.openTeam(PACKAGE_ROOT, {}, {}),
+      teamDir: PACKAGE_ROOT,
+      env: {},
+      maxSessions: sessions + WARM_UP + 10,
+      model: () => model,
+    });
+    fetchHandler = code.serveApp({ host, token: null, maxBodyBytes: 64 * 1024 }).fetch;
     stopServer = () => host.stopAll();
+    listenOn = code.listen;
   } else {
     const floor = floorServer(script, { latencyMs: LATENCY_MS, answered: onAnswer });
     fetchHandler = floor.fetch;
     stopServer = async () => floor.stop();
   }
-  const { server, port } = await listen(fetchHandler, { hostname: '127.0.0.1', port: 0 });
+  const { server, port } = await listenOn(fetchHandler, { hostname: '127.0.0.1', port: 0 });
   // Memory is counted from before the warm-up sessions (a process's heap, once grown, stays), over every session it holds.
   global.gc?.();
   const rssBefore = process.memoryUsage().rss;
@@ -277,7 +286,7 @@ async function measure(target: 'troupe' | 'floor', sessions: number): Promise<Fi
 
 export default async function serve(): Promise<void> {
   process.stdout.write(
-    `sessions at once, ${TURNS} persona turns each, model latency ${LATENCY_MS} ms streaming ${DELTAS} deltas a turn, real HTTP + SSE (clients in a process of their own, bench/serve-load.ts); troupe on a lowdb store vs the floor server (bench/serve-floor.ts); median of ${ROUNDS} interleaved run(s), each server in a process of its own; CPU, RSS, loop delay and GC are the server process's\n`,
+    `sessions at once, ${TURNS} persona turns each, model latency ${LATENCY_MS} ms streaming ${DELTAS} deltas a turn, real HTTP + SSE (clients in a process of their own, bench/serve-load.ts); troupe (from ${CODE}/) on a lowdb store vs the floor server (bench/serve-floor.ts); median of ${ROUNDS} interleaved run(s), each server in a process of its own; CPU, RSS, loop delay and GC are the server process's\n`,
   );
   for (const sessions of SIZES) {
     const runs: Record<'troupe' | 'floor', Figures[]> = { troupe: [], floor: [] };

@@ -23,15 +23,13 @@ export function tokenizerLoading(): Promise<void> | null {
  */
 export function loadTokenizer(): Promise<void> {
   if (loaded) return Promise.resolve();
-  loading ??= new Promise<void>((resolve) => setImmediate(resolve))
-    .then(() => import('gpt-tokenizer'))
-    .then((m) => {
-      loaded ??= m.countTokens;
-    });
+  // The same (CommonJS) build a count loads at once: with the ES build here, a count before this ran loaded
+  // both, each with its own 2 MiB of ranks. Either way the module is built on the calling thread.
+  loading ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => void o200k());
   return loading;
 }
 
-/** The o200k counter; a count before the background load finished loads it at once (its CommonJS build, synchronously). */
+/** The o200k counter; a count before the background load finished loads it at once (synchronously). */
 function o200k(): Count {
   loaded ??= (createRequire(import.meta.url)('gpt-tokenizer') as typeof import('gpt-tokenizer')).countTokens;
   return loaded;

@@ -1,6 +1,6 @@
 import type { TroupeEvent } from '../engine/event-map.js';
 import { processRedactor, type Redactor } from '../llm/redact.js';
-import { DISPLAY_START, displayNames, displayStep, plainNames, type DisplayNames, type DisplayState } from '../report/display-items.js';
+import { DISPLAY_START, type DisplayItem, displayNames, displayStep, plainNames, type DisplayNames, type DisplayState } from '../report/display-items.js';
 import type { TroupeSession } from '../session/troupe-session.js';
 import type { SseClient } from './sse-client.js';
 import { deltasFrame, sseFrame, type SseFrame } from './sse-frame.js';
@@ -39,6 +39,8 @@ interface Kept {
   /** The display state before the event (its frame is worded from it). */
   before: DisplayState;
   frame: SseFrame | null;
+  /** Its display step (items and the state after), when the fold that kept it made it already (until it is framed). */
+  stepped?: { state: DisplayState; items: DisplayItem[] } | undefined;
 }
 
 /**
@@ -61,6 +63,8 @@ export class EventFeed {
   /** The feed holds every stored event after this seq (none while it follows no session). */
   private from = Number.POSITIVE_INFINITY;
   private unsubscribe: (() => void) | null = null;
+  /** The kept frames last joined for readers joining after `after` (see attach). */
+  private joinedKept: { after: number; first: number; last: number; frame: SseFrame } | null = null;
 
   /** `gone` is called once the feed has no reader and follows no session (the host forgets it). */
   constructor(
@@ -77,23 +81,33 @@ export class EventFeed {
    * Follows `session` from now on. A session reopened from the store has published before: its fold starts
    * from the events it holds in memory (a display state depends only on the last directive per state and
    * whether the brief is next, which a window of hundreds of events always holds). Readers that waited get
-   * those events too (each skips what it has, by seq).
+   * those events too (each skips what it has, by seq). They are kept (until the session publishes again: then
+   * the newest FEED_RECENT), framed when a reader first needs them: the reader whose request made the feed
+   * follow (it connects after creating its session, or its session ran here without readers) reads nothing
+   * from the store and has nothing folded twice.
    */
   follow(session: TroupeSession): void {
     this.unfollow(false);
     this.session = session;
     this.names = displayNames(session.def);
     this.kept = [];
+    const recent = session.recent();
     let state = DISPLAY_START;
-    for (const e of session.recent()) {
-      if (this.readers.size > 0 && !isLiveOnly(e.type)) {
-        const made = sseFrame(e, state, this.names, this.redactor);
-        for (const reader of this.readers) reader.push(made.frame);
-        state = made.state;
-      } else state = displayStep(state, e, this.names).state;
+    for (const e of recent) {
+      const stepped = displayStep(state, e, this.names);
+      if (!isLiveOnly(e.type)) {
+        const k: Kept = { e, before: state, frame: null, stepped };
+        if (this.readers.size > 0) {
+          k.frame = this.frameOf(k);
+          for (const reader of this.readers) reader.push(k.frame);
+        }
+        this.kept.push(k);
+      }
+      state = stepped.state;
     }
     this.state = state;
-    this.from = session.recent().at(-1)?.seq ?? 0;
+    // The feed holds every stored event after the one before the first kept.
+    this.from = this.kept.length > 0 ? this.kept[0]!.e.seq - 1 : (recent.at(-1)?.seq ?? 0);
     this.unsubscribe = session.subscribe((e) => this.publish(e));
   }
 
@@ -125,16 +139,31 @@ export class EventFeed {
   }
 
   /**
-   * Adds a reader: the kept frames after `after` are queued for it at once (when `covers(after)`), then every
-   * new event. Returns the function that removes it.
+   * Adds a reader: the kept frames after `after` are queued for it at once (when `covers(after)`), joined into
+   * one frame shared by every reader that joins at the same point, then every new event. Returns the function
+   * that removes it.
    */
   attach(client: SseClient, after: number): () => void {
-    if (this.covers(after)) for (const k of this.kept) if (k.e.seq > after) client.push(this.frameOf(k));
+    if (this.covers(after)) {
+      const frames = this.kept.filter((k) => k.e.seq > after).map((k) => this.frameOf(k));
+      for (const frame of frames.length > 1 ? [this.keptJoined(after, frames)] : frames) client.push(frame);
+    }
     this.readers.add(client);
     return () => {
       this.readers.delete(client);
       if (this.readers.size === 0 && !this.session) this.gone();
     };
+  }
+
+  /** The kept frames after `after` as one frame, joined once for all readers joining there until the feed moves on. */
+  private keptJoined(after: number, frames: SseFrame[]): SseFrame {
+    const last = frames.at(-1)!.seq;
+    const cached = this.joinedKept;
+    if (cached && cached.after === after && cached.last === last && cached.first === frames[0]!.seq) return cached.frame;
+    const frame: SseFrame = { seq: last, live: false, bytes: Buffer.concat(frames.map((f) => f.bytes)) };
+    if (frames.some((f) => f.ends)) frame.ends = true;
+    this.joinedKept = { after, first: frames[0]!.seq, last, frame };
+    return frame;
   }
 
   /**
@@ -211,6 +240,8 @@ export class EventFeed {
       for (const reader of this.readers) reader.push(made.frame);
       return;
     }
+    // Joined for readers that joined before this event: a reader joining from now on needs it too.
+    this.joinedKept = null;
     // A stored event is kept; its frame is made now when someone reads, else when a reader needs it.
     const k: Kept = { e, before, frame: null };
     if (this.readers.size > 0) {
@@ -220,11 +251,12 @@ export class EventFeed {
       for (const reader of this.readers) reader.push(made.frame);
     } else this.state = displayStep(before, e, this.names).state;
     this.kept.push(k);
-    if (this.kept.length > FEED_RECENT) this.from = this.kept.shift()!.e.seq;
+    while (this.kept.length > FEED_RECENT) this.from = this.kept.shift()!.e.seq;
   }
 
   private frameOf(k: Kept): SseFrame {
-    k.frame ??= sseFrame(k.e, k.before, this.names, this.redactor).frame;
+    k.frame ??= sseFrame(k.e, k.before, this.names, this.redactor, k.stepped).frame;
+    k.stepped = undefined;
     return k.frame;
   }
 }

@@ -12,6 +12,7 @@ import { isWorkflowPath } from '../workflow/load/locate.js';
 import { inputProblem } from '../workflow/run/frames.js';
 import { loadPriceTable, type PriceTable } from '../usage/price-table.js';
 import { UsageMeter } from '../usage/usage-meter.js';
+import { loadTokenizer } from '../memory/tokens.js';
 import { EventFeed } from './event-feed.js';
 
 /** A request the server refuses, with the HTTP status that says why. */
@@ -55,6 +56,9 @@ export class SessionHost {
 
   constructor(readonly options: HostOptions) {
     if (options.workflows) options.sandbox?.warm();
+    // Loaded as the server starts (in the background, after this task), not by the first session's first count:
+    // building it holds the event loop 0.2-0.5 s, which mid-turn stalled every session and reader of the server.
+    void loadTokenizer();
   }
 
   /** A meter for a new, reopened or stored session; the price table is read once per server, not per session. */

@@ -1,3 +1,4 @@
+import { LoopShare, SLICE_MS } from './loop-share.js';
 import type { SseFrame } from './sse-frame.js';
 
 /** How much a slow reader may fall behind before it is dropped (sessions never wait for a reader). */
@@ -18,41 +19,68 @@ const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
 
 // Frames pushed to readers are written once the task that pushed them has settled (its promise jobs
 // included), so what a session publishes in one go leaves as one write per reader, not one per event; at
-// most 5 ms of writes then, and the readers left are written 5 ms at a time in later turns of the event
-// loop, so the server answers other requests in between (a thousand readers of one event are a thousand
-// socket writes, and a health check stays fast). Written after the task, not in a later phase of the loop:
-// a busy server (its timers phase running hundreds of turns) would leave readers only the slices.
-const SLICE_MS = 5;
+// most SLICE_MS of writes then, and the readers left are written in later turns of the event loop (slices
+// of its check phase, a share of the loop: see LoopShare), so the server answers other requests in between
+// (a thousand readers of one event are a thousand socket writes, and a health check stays fast). Written
+// after the task, not in a later phase of the loop: a busy server (its timers phase running hundreds of
+// turns) would leave readers only the slices. A reader that has just connected is written in a slice, never
+// after its request's task: a thousand readers connecting in one poll phase each wrote their backlog in it.
 // Frames of more bytes than this are written as they are (one gathered write), not copied into one buffer.
 const JOIN_BYTES = 16 * 1024;
 const due = new Set<SseClient>();
-let flushing = false;
+// Readers that have just connected: their backlog is written in slices only.
+const starting = new Set<SseClient>();
+let afterTask = false;
 let sliced = false;
+// Readers were left over by the writes after a task: the next ones join them in the slice (oldest first).
+let overflow = false;
+const share = new LoopShare();
 
-/** Writes the readers due, oldest first, for SLICE_MS at most; those left wait for the next turn of the loop. */
-function writeSlice(): void {
-  flushing = false;
-  const end = performance.now() + SLICE_MS;
-  for (const client of due) {
-    due.delete(client);
+/** Writes the readers of `set`, oldest first, until `end` (performance.now()); true when it wrote them all. */
+function writeUntil(set: Set<SseClient>, end: number): boolean {
+  for (const client of set) {
+    set.delete(client);
     client.flushNow();
     if (performance.now() > end) break;
   }
-  if (due.size > 0 && !sliced) {
-    sliced = true;
-    setImmediate(() => {
-      sliced = false;
-      writeSlice();
-    });
+  return set.size === 0;
+}
+
+/** The writes after a task: SLICE_MS of them; the readers left wait for a slice. */
+function writeAfterTask(): void {
+  afterTask = false;
+  if (!writeUntil(due, performance.now() + SLICE_MS)) {
+    overflow = true;
+    slice();
   }
 }
 
-function schedule(client: SseClient): void {
+/** Asks for a slice in the loop's check phase: the readers left over, then those starting. */
+function slice(): void {
+  if (sliced) return;
+  sliced = true;
+  setImmediate(() => {
+    sliced = false;
+    const end = performance.now() + share.budget();
+    if (writeUntil(due, end)) overflow = false;
+    if (!overflow) writeUntil(starting, end);
+    share.ended();
+    if (due.size > 0 || starting.size > 0) slice();
+  });
+}
+
+/** Queues a reader's write: after the current task (unless readers left over wait for a slice), or in a slice when it is `starting`. */
+function schedule(client: SseClient, isStarting = false): void {
+  if (isStarting) {
+    starting.add(client);
+    return slice();
+  }
+  // A reader still starting is written by its slice, backlog and all.
+  if (starting.has(client)) return;
   due.add(client);
-  // Readers already waiting for a slice of the loop are written by it.
-  if (flushing || sliced) return;
-  flushing = true;
-  process.nextTick(writeSlice);
+  if (overflow || afterTask) return;
+  afterTask = true;
+  process.nextTick(writeAfterTask);
 }
 const DROPPED = Buffer.from(`event: dropped\ndata: ${JSON.stringify({ error: 'this reader fell too far behind and was dropped; reconnect with Last-Event-ID' })}\n\n`);
 
@@ -96,7 +124,8 @@ export class SseClient {
       schedule(this);
     });
     this.queue = [...stored, ...this.queue];
-    schedule(this);
+    // Its backlog goes out in a slice: the task that connected it (and the others of its poll phase) stays short.
+    schedule(this, true);
     this.keepAlive = setInterval(() => !this.blocked && this.sink?.write(KEEP_ALIVE), keepAliveMs);
     this.keepAlive.unref();
   }
@@ -119,6 +148,7 @@ export class SseClient {
     this.closed = true;
     this.queue = [];
     due.delete(this);
+    starting.delete(this);
     if (this.keepAlive) clearInterval(this.keepAlive);
     this.sink?.end();
     this.finish();
@@ -160,6 +190,18 @@ export class SseClient {
     if (out.length === 1) return sink.write(out[0]!.bytes);
     const list = out.map((f) => f.bytes);
     if (sink.writeMany && list.reduce((n, b) => n + b.length, 0) > JOIN_BYTES) return sink.writeMany(list);
-    return sink.write(Buffer.concat(list));
+    return sink.write(joined(out, list));
   }
+}
+
+// The last batch joined: readers that keep up are queued the same frames, so a thousand of them share one copy.
+let lastJoined: { frames: readonly SseFrame[]; bytes: Buffer } | null = null;
+
+/** The bytes of `frames` (whose bytes are `list`) as one buffer, shared with the readers before that were queued the very same frames. */
+function joined(frames: readonly SseFrame[], list: readonly Uint8Array[]): Buffer {
+  const last = lastJoined;
+  if (last && last.frames.length === frames.length && last.frames.every((f, i) => f === frames[i])) return last.bytes;
+  const bytes = Buffer.concat(list);
+  lastJoined = { frames, bytes };
+  return bytes;
 }

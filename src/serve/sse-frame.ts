@@ -45,11 +45,22 @@ export function rawJson(e: TroupeEvent, items: readonly DisplayItem[]): string {
   return JSON.stringify({ ...e, at: new Date(e.at).toISOString(), items });
 }
 
+/**
+ * A string's UTF-8 bytes in a buffer of their own. `Buffer.from` carves small strings out of a shared 8 KiB
+ * pool, and a kept slice keeps its whole pool alive: the frames a feed keeps (stored events, for readers that
+ * join later), made between streamed words whose frames are dropped, held about 3 KiB each of pools.
+ */
+export function ownBytes(text: string): Buffer {
+  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+  bytes.write(text);
+  return bytes;
+}
+
 /** The SSE message of an event as bytes: `event:` its SSE name, `data:` its JSON, `id:` its seq unless it is live only (as Hono's writeSSE writes it). */
 function frameOf(e: TroupeEvent, json: string, live: boolean): SseFrame {
   const data = terminalSafeJson(json);
   const name = sseEventName(e.type);
-  const bytes = Buffer.from(live ? `event: ${name}\ndata: ${data}\n\n` : `event: ${name}\ndata: ${data}\nid: ${e.seq}\n\n`);
+  const bytes = live ? Buffer.from(`event: ${name}\ndata: ${data}\n\n`) : ownBytes(`event: ${name}\ndata: ${data}\nid: ${e.seq}\n\n`);
   return e.type === 'session_ended' ? { seq: e.seq, live, bytes, ends: true } : { seq: e.seq, live, bytes };
 }
 
@@ -60,10 +71,17 @@ function frameOf(e: TroupeEvent, json: string, live: boolean): SseFrame {
  * the event redacted (every string, as `redactDeep`), and worded and serialised again from the redacted copy,
  * so its items never quote what the event hid.
  */
-export function sseFrame(e: TroupeEvent, state: DisplayState, names: DisplayNames, redactor: Redactor = processRedactor()): { frame: SseFrame; state: DisplayState } {
+export function sseFrame(
+  e: TroupeEvent,
+  state: DisplayState,
+  names: DisplayNames,
+  redactor: Redactor = processRedactor(),
+  /** `displayStep(state, e, names)`, when the caller's fold has it already. */
+  stepped?: { state: DisplayState; items: readonly DisplayItem[] },
+): { frame: SseFrame; state: DisplayState } {
   const live = isLiveOnly(e.type);
   // Silent events (streamed words above all) have no items and leave the fold as it was.
-  const fast = SILENT_EVENTS.has(e.type) ? { state, items: [] } : displayStep(state, e, names);
+  const fast = SILENT_EVENTS.has(e.type) ? { state, items: [] } : (stepped ?? displayStep(state, e, names));
   const json = rawJson(e, fast.items);
   if (redactor.screen && !redactor.screen.test(json)) return { frame: frameOf(e, json, live), state: fast.state };
   const shown = redactDeep(e, redactor);

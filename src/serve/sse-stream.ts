@@ -47,6 +47,8 @@ export function streamFrames(c: Context, r: SseReader): Response | Promise<Respo
       end: () => void (res.writableEnded || res.end()),
     };
     res.once('close', () => client.close());
+    // A client that left while its request waited (for the store, or its slice) has closed already: no 'close' comes.
+    if (res.destroyed || !res.socket || res.socket.destroyed) client.close();
     void client.over.finally(r.done);
     client.start(sink, r.stored, r.keepAliveMs);
     if (!r.live) client.close();

@@ -141,8 +141,10 @@ describe.skipIf(!hasChromium)(`the console in a real browser${hasChromium ? '' :
     await page.selectOption('#what', 'implement_review_debate');
     await page.fill('#brief', 'Write a function that adds two numbers');
     await page.getByRole('button', { name: 'Start' }).click();
-    await page.waitForFunction(() => document.querySelectorAll('.live-turn[data-branch^="impl_"]').length >= 2, undefined, { timeout: 30_000 });
-    expect(await page.locator('.graph .node.branch.active').count()).toBeGreaterThanOrEqual(2);
+    // Both at once: the graph lights from the session's state, the turns from the event stream; on a loaded machine one can show a moment after the other.
+    await page.waitForFunction(() => document.querySelectorAll('.live-turn[data-branch^="impl_"]').length >= 2 && document.querySelectorAll('.graph .node.branch.active').length >= 2, undefined, {
+      timeout: 30_000,
+    });
     await page.waitForSelector('.state-panel .badge.ended', { timeout: 60_000 });
     expect(await text('.log')).toMatch(/⚖ Reviewer [AB] \(round 1\)/);
     await page.getByRole('tab', { name: 'Deliverables' }).click();

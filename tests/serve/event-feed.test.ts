@@ -146,6 +146,34 @@ describe('the SSE feed of a hosted session', () => {
     expect(text(replayed[0]!.bytes)).toContain('note 6');
   });
 
+  it('readers of a session that published before anyone read it: each event worded and screened once, one joined copy for all', async () => {
+    const { session, publish } = fakeSession();
+    const { redactor, screened } = countingRedactor();
+    const feed = new EventFeed(undefined, redactor);
+    // The session publishes (its brief, its first turn) before its feed exists: a reader connects after creating it.
+    publish({ type: 'user_input', text: 'A lighthouse keeper game' });
+    publish({ type: 'agent_message', turn_id: 't1', path: 'STRATEGIC.ceo', persona: 'ceo', text: 'Hello', turn: 1 });
+    publish({ type: 'note', text: 'third' });
+    feed.follow(session);
+    expect(feed.covers(0)).toBe(true);
+    const readers = Array.from({ length: 50 }, () => reader());
+    for (const r of readers) feed.attach(r.client, 0);
+    expect(screened()).toBe(3);
+    await written();
+    for (const r of readers) {
+      expect(r.writes).toHaveLength(1);
+      expect(r.writes[0]).toBe(readers[0]!.writes[0]);
+    }
+    expect([...text(readers[0]!.writes[0]!).matchAll(/\nid: (\d+)\n/g)].map((m) => Number(m[1]))).toEqual([1, 2, 3]);
+    // A reader resuming among them gets the rest; later events reach everyone once.
+    const late = reader(2);
+    feed.attach(late.client, 2);
+    publish({ type: 'note', text: 'fourth' });
+    await written();
+    expect([...text(Buffer.concat(late.writes)).matchAll(/\nid: (\d+)\n/g)].map((m) => Number(m[1]))).toEqual([3, 4]);
+    expect(screened()).toBe(4);
+  });
+
   it('readers resuming at one point share one joined copy of the replay until the session publishes more', () => {
     const { session, publish } = fakeSession();
     const feed = followed(session, countingRedactor().redactor);
@@ -167,8 +195,9 @@ describe('the SSE feed of a hosted session', () => {
     ] as unknown as TroupeEvent[];
     const { session, publish } = fakeSession(recent);
     const feed = followed(session, countingRedactor().redactor);
-    expect(feed.covers(40)).toBe(true);
-    expect(feed.covers(39)).toBe(false);
+    // The feed keeps the events the session holds: a reader resuming just before them needs nothing else.
+    expect(feed.covers(39)).toBe(true);
+    expect(feed.covers(38)).toBe(false);
     expect(feed.replay(10)).toBeNull();
     const r = reader(40);
     feed.attach(r.client, 40);

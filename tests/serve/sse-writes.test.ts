@@ -32,6 +32,43 @@ describe('SSE writes', () => {
     client.close();
   });
 
+  it('a reader that has just connected is written in a slice of the loop, not after the task that connected it', async () => {
+    const writes: Uint8Array[] = [];
+    const client = new SseClient(0);
+    client.start({ write: (b) => (writes.push(b), true), onDrain: () => undefined, end: () => undefined }, [frame(1, 'backlog')], 60_000);
+    // A live frame for it before its slice does not write its backlog after this task either.
+    client.push(frame(2, 'live'));
+    await new Promise((r) => process.nextTick(r));
+    await Promise.resolve();
+    expect(writes).toHaveLength(0);
+    await afterSlices();
+    expect(writes.map((b) => Buffer.from(b).toString())).toEqual(['event: note\ndata: backlog\nid: 1\n\nevent: note\ndata: live\nid: 2\n\n']);
+    // Once started, what is pushed goes out after the pushing task, as before.
+    client.push(frame(3, 'next'));
+    await new Promise((r) => process.nextTick(r));
+    expect(writes).toHaveLength(2);
+    client.close();
+  });
+
+  it('readers queued the same frames share one joined copy of them', async () => {
+    const got = [0, 1, 2].map(() => {
+      const writes: Uint8Array[] = [];
+      const client = new SseClient(0);
+      client.start({ write: (b) => (writes.push(b), true), onDrain: () => undefined, end: () => undefined }, [], 60_000);
+      return { client, writes };
+    });
+    await afterSlices();
+    const batch = [frame(1, 'one'), frame(2, 'two')];
+    for (const { client } of got) for (const f of batch) client.push(f);
+    await afterSlices();
+    for (const { writes } of got) {
+      expect(writes).toHaveLength(1);
+      expect(writes[0]).toBe(got[0]!.writes[0]);
+    }
+    expect(Buffer.from(got[0]!.writes[0]!).toString()).toBe('event: note\ndata: one\nid: 1\n\nevent: note\ndata: two\nid: 2\n\n');
+    for (const { client } of got) client.close();
+  });
+
   it('a large batch (a replay) is written as the shared buffers it is made of, not copied per reader', async () => {
     const replay: SseFrame = { seq: 40, live: false, bytes: Buffer.alloc(64 * 1024, 'x') };
     const lists = [0, 1].map(() => {
@@ -82,6 +119,15 @@ describe('SSE writes', () => {
     for (const e of cases) {
       for (const list of [[], items]) expect(rawJson(e, list)).toBe(JSON.stringify({ ...e, at: new Date(e.at).toISOString(), items: list }));
     }
+  });
+
+  it("a stored event's frame (kept for readers joining later) owns its memory; a streamed word's may share a pool", () => {
+    const names = displayNames(studio().def);
+    const stored = sseFrame(stamped({ type: 'note', text: 'kept' }, 7), DISPLAY_START, names).frame;
+    expect(stored.bytes.byteLength).toBeLessThan(512);
+    // Not a slice of Node's shared 8 KiB pool: keeping it keeps only its own bytes.
+    expect(stored.bytes.buffer.byteLength).toBe(stored.bytes.byteLength);
+    expect(Buffer.from(stored.bytes).toString()).toMatch(/^event: note\ndata: \{.*"text":"kept".*\}\nid: 7\n\n$/);
   });
 
   it('a batch of streamed words is framed as each word would be alone, a secret redacted', () => {

@@ -1,0 +1,53 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { LoopShare } from './loop-share.js';
+
+/** A Node request listener (what a request does on the server). */
+export type RequestListener = (incoming: IncomingMessage, outgoing: ServerResponse) => unknown;
+
+/** A request for a session's event stream: `GET /v1/sessions/{id}/events` (with or without a query). */
+export function isEventStream(incoming: IncomingMessage): boolean {
+  const url = incoming.url ?? '';
+  return incoming.method === 'GET' && url.startsWith('/v1/sessions/') && /^\/v1\/sessions\/[^/?]+\/events(?:\?|$)/.test(url);
+}
+
+/**
+ * Wraps a request listener so that event-stream requests are handled in slices of the loop's check phase
+ * (setImmediate), a share of each turn (see LoopShare), instead of inside the poll phase that read them: a thousand
+ * readers connecting at once are read by one or two poll phases, and routing and attaching each there (its
+ * promise jobs included) held every other request, a health check too, for hundreds of milliseconds. Other
+ * requests are handled at once. A stream whose client left while it waited is not handled.
+ */
+export function admitStreamsInSlices(listener: RequestListener, deferred: (incoming: IncomingMessage) => boolean = isEventStream): RequestListener {
+  const waiting: [IncomingMessage, ServerResponse][] = [];
+  let head = 0;
+  let scheduled = false;
+  const share = new LoopShare();
+
+  const drain = async () => {
+    const end = performance.now() + share.budget();
+    // A handler that waits on I/O (a stream resuming from the store) holds the slice until the next check phase at most.
+    const nextTurn = new Promise<void>((resolve) => setImmediate(resolve));
+    while (head < waiting.length && performance.now() < end) {
+      const [incoming, outgoing] = waiting[head]!;
+      waiting[head] = undefined as never;
+      head += 1;
+      if (outgoing.destroyed || incoming.socket?.destroyed) continue;
+      await Promise.race([listener(incoming, outgoing), nextTurn]);
+    }
+    share.ended();
+    if (head === waiting.length) {
+      waiting.length = 0;
+      head = 0;
+      scheduled = false;
+    } else setImmediate(() => void drain());
+  };
+
+  return (incoming, outgoing) => {
+    if (!deferred(incoming)) return listener(incoming, outgoing);
+    waiting.push([incoming, outgoing]);
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(() => void drain());
+    }
+  };
+}
