@@ -1,19 +1,13 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, studio } from '../helpers/team.js';
+import { spyOnTokenizer } from '../helpers/tokenizer-spy.js';
 
 // Every text that reaches the tokenizer: a cached count never tokenizes the prefix again.
-const seen: string[] = [];
-vi.mock('gpt-tokenizer', async (original) => {
-  const real = await original<typeof import('gpt-tokenizer')>();
-  return { ...real, countTokens: (text: string) => (seen.push(text), real.countTokens(text)) };
-});
+const { seen, real: raw } = spyOnTokenizer();
 
-const { countTokens: raw } = await import('gpt-tokenizer');
-const { countTokens, loadTokenizer, promptTokens, MAX_COUNTED_CHARS } = await import('../../src/memory/tokens.js');
-// The tokenizer loads on first use; loading it here makes counts go through the mocked module above.
-await loadTokenizer();
+const { countTokens, promptTokens, MAX_COUNTED_CHARS } = await import('../../src/memory/tokens.js');
 const { Memory } = await import('../../src/memory/memory.js');
 const { MemoryPromptBuilder } = await import('../../src/memory/memory-prompt-builder.js');
 const { MemorySchema } = await import('../../src/config/team-schema.js');

@@ -1,16 +1,11 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cjkRun, letterRun, longLine } from '../fixtures/hostile-b/inputs.js';
+import { spyOnTokenizer } from '../helpers/tokenizer-spy.js';
 
 // Records what reaches the tokenizer: its BPE is quadratic in one pre-token, so no long run may reach it whole.
-const seen: string[] = [];
-vi.mock('gpt-tokenizer', async (original) => {
-  const real = await original<typeof import('gpt-tokenizer')>();
-  return { ...real, countTokens: (text: string) => (seen.push(text), real.countTokens(text)) };
-});
+const { seen } = spyOnTokenizer();
 
-const { countTokens, loadTokenizer, MAX_COUNTED_CHARS } = await import('../../src/memory/tokens.js');
-// The tokenizer loads on first use; loading it here makes counts go through the mocked module above.
-await loadTokenizer();
+const { countTokens, MAX_COUNTED_CHARS } = await import('../../src/memory/tokens.js');
 
 function longestRun(pieces: string[]): number {
   return Math.max(0, ...pieces.flatMap((p) => (p.match(/\S+/gu) ?? []).map((w) => [...w].length)));
