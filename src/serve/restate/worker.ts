@@ -1,6 +1,7 @@
 import * as restate from '@restatedev/restate-sdk';
 import { createServer, type ServerHttp2Session } from 'node:http2';
 import type { AddressInfo } from 'node:net';
+import { loadTokenizer } from '../../memory/tokens.js';
 import { indexObject } from './index-object.js';
 import { LiveSender } from './live.js';
 import type { WorkerRuntime } from './object-session.js';
@@ -58,6 +59,8 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     server.once('error', reject);
     server.listen(o.port, o.host, () => resolve());
   });
+  // As `troupe serve` does: built in the background now, not mid-turn by the first session that counts tokens.
+  void loadTokenizer();
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://${o.host.includes(':') ? `[${o.host}]` : o.host}:${port}/`,
