@@ -40,6 +40,29 @@ export const state = (s: Partial<StatePlan> & { name: string }): StatePlan => ({
   ...s,
 });
 
+/** Seed 000's coder_reviewer data, contexts and agents as the loader normalises them (a coder, and a reviewer with review_work); the tests give its states. */
+export const CODER_REVIEWER_PARTS = {
+  input: { name: 'task_to_do' },
+  output: { name: 'work_summary' },
+  variables: { max_iterations: 10 },
+  contexts: [{ name: 'code_history', starting: [], maxLength: 50_000 }],
+  agents: [
+    { id: 'coder', context: 'code_history', role: 'assistant', name: 'Coder', systemMessage: 'You code.', model: 'base', parsingTools: [], requestUserInput: false, tools: [], maxToolSteps: 20 },
+    {
+      id: 'reviewer',
+      context: 'code_history',
+      role: 'user',
+      name: 'Reviewer',
+      systemMessage: 'You review.',
+      model: 'base',
+      parsingTools: [{ name: 'review_work', description: '', parameters: {} }],
+      requestUserInput: false,
+      tools: [],
+      maxToolSteps: 20,
+    },
+  ],
+} satisfies Partial<WorkflowPlan>;
+
 /** What differs between the tests' and the bench's coder/reviewer loops. */
 export interface CoderReviewerOptions {
   name: string;

@@ -2,30 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { Effect } from '../../../src/engine/effects.js';
 import type { WorkflowPlan } from '../../../src/workflow/run/plan.js';
 import { workflowDriver } from '../../helpers/workflow-driver.js';
-import { expr, state, stmts, workflowPlan } from '../../helpers/workflow-plan.js';
+import { CODER_REVIEWER_PARTS, expr, state, stmts, workflowPlan } from '../../helpers/workflow-plan.js';
 
 /** Seed 000's coder_reviewer, as the loader normalises it. */
 const coderReviewer: WorkflowPlan = workflowPlan({
   name: 'coder_reviewer',
-  input: { name: 'task_to_do' },
-  output: { name: 'work_summary' },
-  variables: { max_iterations: 10 },
-  contexts: [{ name: 'code_history', starting: [], maxLength: 50_000 }],
-  agents: [
-    { id: 'coder', context: 'code_history', role: 'assistant', name: 'Coder', systemMessage: 'You code.', model: 'base', parsingTools: [], requestUserInput: false, tools: [], maxToolSteps: 20 },
-    {
-      id: 'reviewer',
-      context: 'code_history',
-      role: 'user',
-      name: 'Reviewer',
-      systemMessage: 'You review.',
-      model: 'base',
-      parsingTools: [{ name: 'review_work', description: '', parameters: {} }],
-      requestUserInput: false,
-      tools: [],
-      maxToolSteps: 20,
-    },
-  ],
+  ...CODER_REVIEWER_PARTS,
   states: [
     state({
       name: 'start',

@@ -9,31 +9,12 @@ import type { WorkflowPlan } from '../../../src/workflow/run/plan.js';
 import type { ToolCallRecord } from '../../../src/engine/agent-reply.js';
 import { createSandboxEvaluator } from '../../../src/workflow/sandbox/index.js';
 import { expr, stmts } from './fixtures.js';
-import { state } from '../../helpers/workflow-plan.js';
+import { CODER_REVIEWER_PARTS, state, workflowPlan } from '../../helpers/workflow-plan.js';
 
 /** Seed 000's coder_reviewer with its code verbatim: arrow-function strings and the function.X shorthand. */
-const coderReviewer: WorkflowPlan = {
+const coderReviewer: WorkflowPlan = workflowPlan({
   name: 'coder_reviewer',
-  description: '',
-  input: { name: 'task_to_do' },
-  output: { name: 'work_summary' },
-  variables: { max_iterations: 10 },
-  contexts: [{ name: 'code_history', starting: [], maxLength: 50_000 }],
-  agents: [
-    { id: 'coder', context: 'code_history', role: 'assistant', name: 'Coder', systemMessage: 'You code.', model: 'base', parsingTools: [], requestUserInput: false, tools: [], maxToolSteps: 20 },
-    {
-      id: 'reviewer',
-      context: 'code_history',
-      role: 'user',
-      name: 'Reviewer',
-      systemMessage: 'You review.',
-      model: 'base',
-      parsingTools: [{ name: 'review_work', description: '', parameters: {} }],
-      requestUserInput: false,
-      tools: [],
-      maxToolSteps: 20,
-    },
-  ],
+  ...CODER_REVIEWER_PARTS,
   states: [
     state({
       name: 'start',
@@ -71,12 +52,8 @@ const coderReviewer: WorkflowPlan = {
     state({ name: 'stop', input: expr('common_data.work_summary'), final: true }),
   ],
   start: 'start',
-  resume: null,
-  errorHandler: null,
-  script: null,
-  subWorkflows: {},
   source: 'seed 000',
-};
+});
 
 const sandbox = createSandboxEvaluator();
 afterAll(() => sandbox.close());
