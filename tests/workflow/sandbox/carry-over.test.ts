@@ -1,39 +1,21 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Evaluation, EvaluationResult } from '../../../src/engine/evaluation.js';
-import { createSandboxEvaluator, InlineSandbox, SandboxPool, type SandboxEvaluator } from '../../../src/workflow/sandbox/index.js';
-import { codeEvaluation, expr, handler, scopeOf, stmts } from './fixtures.js';
+import type { SandboxEvaluator } from '../../../src/workflow/sandbox/index.js';
+import { codeEvaluation, expr, handler, PLACEMENTS, sandboxSessions, scopeOf, stmts } from './fixtures.js';
 
 // A session's context serves all its evaluations (a fresh one costs more than the evaluation). Each attack
 // here runs in that context, and the probe after it must find everything as a fresh context would. One
 // thread, so attack and probe meet in the same worker; the attacks succeed (a failed evaluation's context is
 // thrown away, which would prove nothing), except where failing is how the sandbox refuses them. The same
-// attacks run in both places a context can be: a pool thread, and the calling thread (no deadline and no
-// giving up on a session there, so every job that can run there does).
+// attacks run in both places a context can be (PLACEMENTS).
 const script = 'let calls = 0;\nexport function count() { calls += 1; return calls; }';
-const placements = [
-  { placement: 'on a pool thread', inline: false as const },
-  { placement: 'on the calling thread', inline: new InlineSandbox({ wallMs: 600_000, maxFallbacks: Number.POSITIVE_INFINITY }) },
-];
 
-describe.each(placements)('nothing an evaluation does carries over to the next one of its session, $placement', ({ inline }) => {
-  const pool = new SandboxPool({ size: 1 });
+describe.each(PLACEMENTS)('nothing an evaluation does carries over to the next one of its session, $placement', ({ inline }) => {
+  const sessions = sandboxSessions(inline, [script, script], codeEvaluation(expr('[1].length'), scopeOf(), 'input'), 20);
   let session: SandboxEvaluator;
   let other: SandboxEvaluator;
-  beforeAll(async () => {
-    session = createSandboxEvaluator({ pool, inline, scriptFor: () => script });
-    other = createSandboxEvaluator({ pool, inline, scriptFor: () => script });
-    if (!inline) return;
-    await inline.ready();
-    // Each session's first job goes to the pool, and its context here is made after it.
-    for (const s of [session, other]) await s.evaluate(codeEvaluation(expr('[1].length'), scopeOf(), 'input'));
-  });
-  // A context thrown away (an attack that failed or left the global object dirty) is made again after the next job.
-  beforeEach(() => new Promise((resolve) => setImmediate(resolve)));
-  afterAll(async () => {
-    await session.close();
-    await other.close();
-    await pool.close();
-    if (inline) expect(inline.counts.inline).toBeGreaterThan(20);
+  beforeAll(() => {
+    [session, other] = sessions() as [SandboxEvaluator, SandboxEvaluator];
   });
 
   const value = async (evaluation: Evaluation, on = session): Promise<unknown> => {

@@ -1,4 +1,6 @@
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import type { Evaluation, EvaluationResult, Scope } from '../../../src/engine/evaluation.js';
+import { createSandboxEvaluator, InlineSandbox, SandboxPool, type SandboxEvaluator } from '../../../src/workflow/sandbox/index.js';
 
 type Code = NonNullable<Evaluation['code']>;
 
@@ -98,3 +100,36 @@ function extractRequirements(response) {
     return requirements;
 }
 `;
+
+/**
+ * The two places a session's sandbox context can be, for attacks run in both: a pool thread, and the calling
+ * thread (no deadline and no giving up on a session there, so every job that can run there does).
+ */
+export const PLACEMENTS = [
+  { placement: 'on a pool thread', inline: false as const },
+  { placement: 'on the calling thread', inline: new InlineSandbox({ wallMs: 600_000, maxFallbacks: Number.POSITIVE_INFINITY }) },
+];
+
+/**
+ * Sessions (one per script) sharing a one-thread pool, so an attack and the probe after it meet in the same
+ * worker; on the calling thread each has run `warm` (its first job goes to the pool, its context there is
+ * made after it). Registers the suite's hooks; after it, at least `minInline` jobs ran on the calling thread.
+ */
+export function sandboxSessions(inline: InlineSandbox | false, scripts: string[], warm: Evaluation, minInline: number): () => SandboxEvaluator[] {
+  const pool = new SandboxPool({ size: 1 });
+  let sessions: SandboxEvaluator[] = [];
+  beforeAll(async () => {
+    sessions = scripts.map((script) => createSandboxEvaluator({ pool, inline, scriptFor: () => script }));
+    if (!inline) return;
+    await inline.ready();
+    for (const s of sessions) await s.evaluate(warm);
+  });
+  // A context thrown away (an attack that failed or left the global object dirty) is made again after the next job.
+  beforeEach(() => new Promise((resolve) => setImmediate(resolve)));
+  afterAll(async () => {
+    await Promise.all(sessions.map((s) => s.close()));
+    await pool.close();
+    if (inline) expect(inline.counts.inline).toBeGreaterThan(minInline);
+  });
+  return () => sessions;
+}

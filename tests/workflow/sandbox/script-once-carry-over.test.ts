@@ -1,14 +1,14 @@
 import { newQuickJSWASMModule } from 'quickjs-emscripten';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Evaluation, EvaluationResult } from '../../../src/engine/evaluation.js';
 import { closeGuestContext, openGuestContext } from '../../../src/workflow/sandbox/guest-context.js';
-import { createSandboxEvaluator, DEFAULT_LIMITS, InlineSandbox, SandboxPool, type SandboxEvaluator } from '../../../src/workflow/sandbox/index.js';
+import { DEFAULT_LIMITS, type SandboxEvaluator } from '../../../src/workflow/sandbox/index.js';
 import { prepareEvaluation } from '../../../src/workflow/sandbox/prepare.js';
 import { runJob, type Job } from '../../../src/workflow/sandbox/run-job.js';
 import { pruneScope } from '../../../src/workflow/sandbox/scope-reads.js';
 import { loadScriptModule } from '../../../src/workflow/sandbox/script-module.js';
 import { runsOnce } from '../../../src/workflow/sandbox/script-once.js';
-import { codeEvaluation, handler, scopeOf, SEED_001_SCRIPT } from './fixtures.js';
+import { codeEvaluation, handler, PLACEMENTS, sandboxSessions, scopeOf, SEED_001_SCRIPT } from './fixtures.js';
 
 // A script.js whose top level runs once per context (runsOnce): its handlers attack what the context keeps of
 // it (its functions, reached through this, arguments.callee and their prototypes; built-ins; globals; a
@@ -47,31 +47,14 @@ const onceOf = (script: string) => {
   return module.ok && runsOnce(module.source);
 };
 
-const placements = [
-  { placement: 'on a pool thread', inline: false as const },
-  { placement: 'on the calling thread', inline: new InlineSandbox({ wallMs: 600_000, maxFallbacks: Number.POSITIVE_INFINITY }) },
-];
-
-describe.each(placements)('script.js run once per context: nothing a handler does carries over, $placement', ({ inline }) => {
-  const pool = new SandboxPool({ size: 1 });
+describe.each(PLACEMENTS)('script.js run once per context: nothing a handler does carries over, $placement', ({ inline }) => {
+  const sessions = sandboxSessions(inline, [ONCE, AFRESH], codeEvaluation(handler('helper'), scopeOf(), 'decide'), 10);
   let once: SandboxEvaluator;
   let afresh: SandboxEvaluator;
-  beforeAll(async () => {
+  beforeAll(() => {
     expect(onceOf(ONCE)).toBe(true);
     expect(onceOf(AFRESH)).toBe(false);
-    once = createSandboxEvaluator({ pool, inline, scriptFor: () => ONCE });
-    afresh = createSandboxEvaluator({ pool, inline, scriptFor: () => AFRESH });
-    if (!inline) return;
-    await inline.ready();
-    for (const s of [once, afresh]) await s.evaluate(codeEvaluation(handler('helper'), scopeOf(), 'decide'));
-  });
-  // A context thrown away (an attack that failed) is made again after the next job.
-  beforeEach(() => new Promise((resolve) => setImmediate(resolve)));
-  afterAll(async () => {
-    await once.close();
-    await afresh.close();
-    await pool.close();
-    if (inline) expect(inline.counts.inline).toBeGreaterThan(10);
+    [once, afresh] = sessions() as [SandboxEvaluator, SandboxEvaluator];
   });
 
   const call = (on: SandboxEvaluator, name: string): Promise<EvaluationResult> => on.evaluate(codeEvaluation(handler(name), scopeOf(), 'decide'));
