@@ -1,7 +1,6 @@
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TroupeEvent } from '../../src/engine/event-map.js';
 import { isLiveOnly } from '../../src/kernel/session-kernel.js';
 import { DemoModel } from '../../src/llm/demo-model.js';
@@ -14,21 +13,12 @@ import { MemoryStore } from '../../src/store/memory-store.js';
 import { SESSION_SCHEMA_VERSION, type JournalRecord } from '../../src/store/session-file.js';
 import type { Store } from '../../src/store/store.js';
 import { REPO_ROOT, studio } from '../helpers/team.js';
+import { tempDirPerTest } from '../helpers/temp-dir.js';
 import { BRIEF, ENV } from './support.js';
 
 const FIXTURES = join(REPO_ROOT, 'tests', 'fixtures', 'sessions');
 const ID = '6f1c1d0e-8a4b-4c8e-9d7a-1e2f3a4b5c6d';
-let dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  dirs = [];
-});
-
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'troupe-codec-'));
-  dirs.push(dir);
-  return dir;
-}
+const tempDir = tempDirPerTest('troupe-codec-');
 
 // Events of one step mostly share a millisecond, as on a real clock; now and then the clock moves within a step.
 function steppingClock(): () => number {
