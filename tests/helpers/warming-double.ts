@@ -1,5 +1,8 @@
 import type { ChatModel, ChatRequest, ChatResponse } from '../../src/llm/chat-model.js';
 import { AbortedError } from '../../src/llm/errors.js';
+import type { TroupeEvent } from '../../src/engine/event-map.js';
+import { UsageMeter } from '../../src/usage/usage-meter.js';
+import { studioRunner } from './team.js';
 
 /** How a warming double behaves: offline (no warming), warming held until aborted, its usage, and whether calls wait for predictions. */
 export interface WarmingDoubleOptions {
@@ -71,3 +74,22 @@ export abstract class WarmingDouble implements ChatModel {
     return this.reply(request, n, text);
   }
 }
+
+/**
+ * Runs a studio session on `model` until it settles (the double told each prediction), then stops it; `options`
+ * give the team or the workflow it runs. Returns the model, the published events, the meter and the runner.
+ */
+export async function runWarmed<M extends WarmingDouble>(model: M, brief: string, options: Parameters<typeof studioRunner>[1] = {}) {
+  const meter = new UsageMeter();
+  const { runner, events } = await studioRunner(model, { ...options, meter });
+  runner.subscribe((e) => {
+    if (e.type === 'prediction') model.predicted();
+  });
+  runner.start(brief);
+  await runner.settled();
+  await runner.stop();
+  return { model, events, meter, runner };
+}
+
+/** The events of one type, typed. */
+export const eventsOf = <T extends TroupeEvent['type']>(events: TroupeEvent[], type: T) => events.filter((e): e is Extract<TroupeEvent, { type: T }> => e.type === type);

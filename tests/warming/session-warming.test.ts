@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { WarmingSettings } from '../../src/config/team-schema.js';
 import { DIRECTIVE_TOOL_NAME } from '../../src/directive/schema.js';
-import type { TroupeEvent } from '../../src/engine/event-map.js';
 import type { ChatRequest, ChatResponse } from '../../src/llm/chat-model.js';
-import { UsageMeter } from '../../src/usage/usage-meter.js';
-import { WarmingDouble, type WarmingDoubleOptions } from '../helpers/warming-double.js';
-import { studio, studioRunner } from '../helpers/team.js';
+import { eventsOf as of, runWarmed, WarmingDouble, type WarmingDoubleOptions } from '../helpers/warming-double.js';
+import { studio } from '../helpers/team.js';
 
 type Step = { persona: string; next?: string; transition?: string };
 
@@ -47,18 +45,8 @@ async function run(script: Step[], warming: Partial<WarmingSettings>, options: C
   team.def.limits = { ...team.def.limits, ping_pong: 1000 };
   team.loaded.team.warming = { ...team.loaded.team.warming, ...warming };
   const model = new TeamDouble(script, options);
-  const meter = new UsageMeter();
-  const { runner, events } = await studioRunner(model, { team, meter });
-  runner.subscribe((e) => {
-    if (e.type === 'prediction') model.predicted();
-  });
-  runner.start('A lighthouse keeper game');
-  await runner.settled();
-  await runner.stop();
-  return { model, events, meter, runner };
+  return runWarmed(model, 'A lighthouse keeper game', { team });
 }
-
-const of = <T extends TroupeEvent['type']>(events: TroupeEvent[], type: T) => events.filter((e): e is Extract<TroupeEvent, { type: T }> => e.type === type);
 
 describe('state warming in a session (issue 24)', () => {
   it('predicts who is next as each answer streams, learning from the session: A and B hand to each other', async () => {

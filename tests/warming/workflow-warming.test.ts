@@ -1,9 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { WarmingSettingsSchema, type WarmingSettings } from '../../src/config/team-schema.js';
-import type { TroupeEvent } from '../../src/engine/event-map.js';
 import type { ChatRequest, ChatResponse } from '../../src/llm/chat-model.js';
-import { UsageMeter } from '../../src/usage/usage-meter.js';
-import { WarmingDouble, type WarmingDoubleOptions } from '../helpers/warming-double.js';
+import { eventsOf as of, runWarmed, WarmingDouble, type WarmingDoubleOptions } from '../helpers/warming-double.js';
 import type { WorkflowPlan } from '../../src/workflow/run/plan.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { learnTransitions } from '../../src/warming/learned.js';
@@ -53,18 +51,8 @@ class LoopDouble extends WarmingDouble {
 
 async function run(rounds: number, warming: Partial<WarmingSettings> | undefined, options: ConstructorParameters<typeof LoopDouble>[1] = {}) {
   const model = new LoopDouble(rounds, options);
-  const meter = new UsageMeter();
-  const { runner, events } = await studioRunner(model, { workflow: coderReviewer(warming), meter });
-  runner.subscribe((e) => {
-    if (e.type === 'prediction') model.predicted();
-  });
-  runner.start('a parser');
-  await runner.settled();
-  await runner.stop();
-  return { model, events, meter, runner };
+  return runWarmed(model, 'a parser', { workflow: coderReviewer(warming) });
 }
-
-const of = <T extends TroupeEvent['type']>(events: TroupeEvent[], type: T) => events.filter((e): e is Extract<TroupeEvent, { type: T }> => e.type === type);
 
 describe('state warming in a workflow (issue 24)', () => {
   it('predicts the next agent from the transition table, weighted by what this run did: coder -> reviewer, then reviewer -> coder or the end', async () => {
