@@ -1,6 +1,9 @@
 import { GUEST_HARDEN } from './guest-harden.js';
 import { MAX_JSON_DEPTH } from './json-depth.js';
 
+/** The free names workflow code reads its scope by (the parameters of every compiled piece). */
+export const GUEST_SCOPE_NAMES = ['common_data', 'variables', 'input', 'last_agent_response', 'last_tool_calls', 'last_parsing_tool_calls', 'sub_workflow_result', 'last_error', '__troupe_tool'];
+
 /**
  * The guest runtime: JavaScript that runs inside QuickJS (never in the host). Evaluated once per context
  * as a function of `sources` (its other parts, GUEST_MODULES, as text), it hardens the context (see
@@ -22,7 +25,7 @@ var getProto = Object.getPrototypeOf, getOwn = Reflect.getOwnPropertyDescriptor,
 var OP = Object.prototype, AP = Array.prototype, SP = String.prototype, valueOfString = String.prototype.valueOf, apply = Reflect.apply, F = Function, create = Object.create;
 var where = { label: '', snippet: '' }, state = { logs: [], dropped: 0, changed: create(null) }, loaded = create(null), core;
 var compiled = new Map(), scripts = new Map(), programs = new Map(), current = null, currentScope = null, lastCommonData = '{}', chosen = '', defineAll = Object.defineProperties;
-var NAMES = ['common_data', 'variables', 'input', 'last_agent_response', 'last_tool_calls', 'last_parsing_tool_calls', 'sub_workflow_result', 'last_error', '__troupe_tool'];
+var NAMES = ${JSON.stringify(GUEST_SCOPE_NAMES)};
 // Built when code first reads them (from the 'methods' module); free names reach them through globals.
 // The first DATA of them are data (enumerable), the rest methods and aliases.
 var LAZY = ['contexts', 'agents', 'workflow_contexts', 'getAgent', 'getToolCalls', 'getContext', 'evaluateExpression', 'context', 'last_response'], DATA = 3;

@@ -1,8 +1,9 @@
+import { GUEST_SCOPE_NAMES } from './guest.js';
 import { isPropertyName, significant, tokenize, type Token } from './tokens.js';
 
-// The free names workflow code reads as parameters (GUEST_CORE's NAMES): in script.js's functions they would
-// name the first evaluation's values, were its top level run only once.
-const SCOPE_NAMES = new Set(['common_data', 'variables', 'input', 'last_agent_response', 'last_tool_calls', 'last_parsing_tool_calls', 'sub_workflow_result', 'last_error', '__troupe_tool']);
+// The free names workflow code reads as parameters: in script.js's functions they would name the first
+// evaluation's values, were its top level run only once.
+const SCOPE_NAMES = new Set(GUEST_SCOPE_NAMES);
 const LITERALS = new Set(['true', 'false', 'null', 'undefined']);
 // What may follow a top-level function's name where it is used: a call (never taken as a value).
 const CALLED = new Set(['(']);
