@@ -4,7 +4,6 @@
 // next prompt holds its last answer and the review: without warming those are prefilled when its turn comes;
 // with prefix warming, while the reviewer reads.
 import { WarmingSettingsSchema } from '../src/config/team-schema.js';
-import type { TroupeEvent } from '../src/engine/event-map.js';
 import { OpenAIChatModel } from '../src/llm/openai-model.js';
 import { openSession } from '../src/session/open-session.js';
 import { openTeam } from '../src/team/open-team.js';
@@ -16,6 +15,7 @@ import { OPENAI_LIKE } from '../tests/helpers/prefix-cache.js';
 import { REPO_ROOT } from '../tests/helpers/team.js';
 import { coderReviewerPlan } from '../tests/helpers/workflow-plan.js';
 import { QUICK } from './stats.js';
+import { turnWatch } from './turn-watch.js';
 
 const ROUNDS = QUICK ? 8 : 30;
 const LATENCY: LatencyModel = { baseMs: 20, perUncachedTokenMs: 0.1, perOutputTokenMs: 0.8 };
@@ -87,32 +87,8 @@ async function runOnce(mode: 'off' | 'prefix', n: number): Promise<Figures> {
   const meter = new UsageMeter(loadPriceTable({}));
   const model = new OpenAIChatModel({ baseURL: server.baseURL, apiKey: 'bench' });
   const session = await openSession({ team, model, meter, workflow: coderReviewer(mode), memory: false, env: { TROUPE_MODEL: MODEL }, id: `wfwarm-${mode}-${n}` });
-  const started = new Map<string, { at: number; first: boolean }>();
-  const ttft: number[] = [];
-  const turn: number[] = [];
-  let predicted: string | null = null;
-  let right = 0;
-  let guessed = 0;
-  session.subscribe((e: TroupeEvent) => {
-    const now = performance.now();
-    if (e.type === 'agent_started') {
-      started.set(e.turn_id, { at: now, first: false });
-      if (predicted !== null) {
-        guessed += 1;
-        if (predicted === e.persona) right += 1;
-      }
-      predicted = null;
-    } else if (e.type === 'agent_delta') {
-      const t = started.get(e.turn_id);
-      if (t && !t.first) {
-        t.first = true;
-        ttft.push(now - t.at);
-      }
-    } else if (e.type === 'agent_message') {
-      const t = started.get(e.turn_id);
-      if (t) turn.push(now - t.at);
-    } else if (e.type === 'prediction') predicted = e.predictions[0]?.persona ?? null;
-  });
+  const watch = turnWatch();
+  session.subscribe(watch.on);
   session.start('a streaming JSON parser');
   await session.settled();
   const w = session.warming();
@@ -124,14 +100,14 @@ async function runOnce(mode: 'off' | 'prefix', n: number): Promise<Figures> {
   const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / Math.max(1, v.length);
   return {
     calls: own.length,
-    ttft: mean(ttft),
-    turn: mean(turn),
+    ttft: mean(watch.ttft),
+    turn: mean(watch.turnMs),
     modelled: mean(own.map((r) => r.ttftMs)),
     hit: prompt ? cached / prompt : 0,
     ownCost: meter.totalCost ?? 0,
     warmingCost: w?.totals.cost ?? 0,
     warmings: w?.totals.requests ?? 0,
-    top1: guessed ? right / guessed : null,
+    top1: watch.hits.predicted ? watch.hits.top1 / watch.hits.predicted : null,
   };
 }
 

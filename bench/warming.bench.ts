@@ -6,7 +6,6 @@
 // uncached prompt token; answers stream at a fixed cost per output token. The session is the same in every
 // run (bench/studio-sim.ts answers from the message it is given and its own seeded habits).
 import type { WarmingSettings } from '../src/config/team-schema.js';
-import type { TroupeEvent } from '../src/engine/event-map.js';
 import { OpenAIChatModel } from '../src/llm/openai-model.js';
 import { ToolFallbackModel } from '../src/llm/tool-fallback.js';
 import { openSession } from '../src/session/open-session.js';
@@ -17,6 +16,7 @@ import { OPENAI_LIKE } from '../tests/helpers/prefix-cache.js';
 import { REPO_ROOT } from '../tests/helpers/team.js';
 import { openTeam } from '../src/team/open-team.js';
 import { QUICK } from './stats.js';
+import { turnWatch } from './turn-watch.js';
 import { rosterOf, studioAnswer, summaryAnswer } from './studio-sim.js';
 import { workflowWarmingBench } from './warming-workflow.js';
 
@@ -72,42 +72,11 @@ async function runOnce(label: string, memory: { new_pins: 'after_turns' | 'in_sy
   const meter = new UsageMeter(loadPriceTable({}));
   const model = new ToolFallbackModel(new OpenAIChatModel({ baseURL: server.baseURL, apiKey: 'bench' }));
   const session = await openSession({ team, model, meter, memory: true, env, id: `warming-${label}` });
-  const ttft: number[] = [];
-  const turnMs: number[] = [];
-  // When each turn's request went out, and whether its first text has come.
-  const started = new Map<string, { at: number; answered: boolean }>();
-  let calls = 0;
-  let prediction: string[] | null = null;
-  let top1 = 0;
-  let top3 = 0;
-  let predicted = 0;
-  session.subscribe((e: TroupeEvent) => {
-    const now = performance.now();
-    if (e.type === 'agent_started') {
-      started.set(e.turn_id, { at: now, answered: false });
-      if (e.attempt !== 1) return;
-      calls += 1;
-      if (prediction) {
-        predicted += 1;
-        if (prediction[0] === e.persona) top1 += 1;
-        if (prediction.includes(e.persona)) top3 += 1;
-      }
-      prediction = null;
-    } else if (e.type === 'agent_delta' && e.text) {
-      const turn = started.get(e.turn_id);
-      if (turn && !turn.answered) {
-        turn.answered = true;
-        ttft.push(now - turn.at);
-      }
-    } else if (e.type === 'agent_message') {
-      const turn = started.get(e.turn_id);
-      if (turn) turnMs.push(now - turn.at);
-      started.delete(e.turn_id);
-    } else if (e.type === 'prediction') prediction = e.predictions.map((p) => p.persona);
-    else if (e.type === 'user_input') prediction = null;
-  });
+  const watch = turnWatch();
+  const { ttft, turnMs, hits } = watch;
+  session.subscribe(watch.on);
   session.start('A lighthouse keeper game: one island, one lamp, the storm season.');
-  while (calls < TURNS) {
+  while (hits.calls < TURNS) {
     await session.settled();
     const s = session.getSnapshot();
     if (s.status === 'awaiting_user') session.send({ type: 'user_message', text: 'Carry on with the plan.' });
@@ -130,9 +99,9 @@ async function runOnce(label: string, memory: { new_pins: 'after_turns' | 'in_sy
     warmingRequests: w?.totals.requests ?? 0,
     hitRate: prompt ? cached / prompt : 0,
     uncachedPerCall: (prompt - cached) / own.length,
-    top1: predicted ? top1 / predicted : 0,
-    top3: predicted ? top3 / predicted : 0,
-    predicted,
+    top1: hits.predicted ? hits.top1 / hits.predicted : 0,
+    top3: hits.predicted ? hits.top3 / hits.predicted : 0,
+    predicted: hits.predicted,
   };
 }
 
