@@ -20,6 +20,8 @@ const WORD = 'Lighthouse';
 const CPU_HOOK = `const w = process.stdout.write.bind(process.stdout); let seen = false;
 process.stdout.write = (c, ...r) => { if (!seen && String(c).includes(${JSON.stringify(WORD)})) { seen = true; const u = process.cpuUsage(); process.stderr.write('cpu-ms ' + (u.user + u.system) / 1000 + '\\n'); } return w(c, ...r); };`;
 const cpu: Record<string, number[]> = {};
+// Every process started, until it exits: they go on past the first word (and save troupe's code cache on exit).
+const exits: Promise<void>[] = [];
 
 /** Milliseconds from spawning `node args` until WORD appears on its stdout (NaN: it never did); its CPU time then goes to `cpu[name]`. */
 function firstWord(name: string, args: string[], env: Record<string, string>, hook: string): Promise<number> {
@@ -41,6 +43,7 @@ function firstWord(name: string, args: string[], env: Record<string, string>, ho
         resolve(performance.now() - t0);
       }
     });
+    exits.push(new Promise((done) => child.on('exit', () => done())));
     child.on('exit', () => {
       if (!seen) resolve(NaN);
     });
@@ -57,7 +60,14 @@ export default async function coldStart(): Promise<void> {
   writeFileSync(hook, CPU_HOOK);
   try {
     let n = 0;
-    const env = () => ({ OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: 'bench', TROUPE_DATA_DIR: join(dir, `data-${n++}`), NODE_ENV: 'production' });
+    // troupe's code cache lives in the bench's folder: the warm-up round fills it, as a user's first start does.
+    const env = (cache = join(dir, 'code-cache')) => ({
+      OPENAI_BASE_URL: server.baseURL,
+      OPENAI_API_KEY: 'bench',
+      TROUPE_DATA_DIR: join(dir, `data-${n++}`),
+      TROUPE_COMPILE_CACHE: cache,
+      NODE_ENV: 'production',
+    });
     // The raw SDK sends the request troupe's first call sends, captured once.
     await firstWord('capture', [CLI, 'run', 'a lighthouse game'], env(), hook);
     const body = server.requests.find((r) => r.url.endsWith('/chat/completions'))!.body as Record<string, unknown>;
@@ -77,8 +87,10 @@ export default async function coldStart(): Promise<void> {
     const samples = await interleaved(RUNS, 1, {
       raw: () => firstWord('raw', [script], env(), hook),
       troupe: () => firstWord('troupe', [CLI, 'run', 'a lighthouse game'], env(), hook),
+      // The first start after installing (or upgrading troupe or Node): nothing cached, the compiled code is saved.
+      first: () => firstWord('first', [CLI, 'run', 'a lighthouse game'], env(join(dir, `fresh-cache-${n}`)), hook),
       ...(baseline ? { baseline: () => firstWord('baseline', [baseline, 'run', 'a lighthouse game'], env(), hook) } : {}),
-    } as Record<'raw' | 'troupe' | 'baseline', () => Promise<number>>);
+    } as Record<'raw' | 'troupe' | 'first' | 'baseline', () => Promise<number>>);
     const m = (values: number[]) => median(values.filter((v) => !Number.isNaN(v)));
     const raw = m(samples.raw);
 
@@ -86,15 +98,17 @@ export default async function coldStart(): Promise<void> {
       `cold start to the first streamed word, median of ${RUNS} interleaved cold processes each (after 1 warm-up round), local fake server, the same ${(JSON.stringify(body).length / 1024).toFixed(1)} KiB request:\n`,
     );
     const c = (name: string) => median(cpu[name] ?? [NaN]);
-    const row = (label: string, name: 'raw' | 'troupe' | 'baseline', note = '') => {
+    const row = (label: string, name: 'raw' | 'troupe' | 'first' | 'baseline', note = '') => {
       const wall = m(samples[name]);
       const ratio = name === 'raw' ? '' : `   ${(wall / raw).toFixed(2)}x the raw SDK (CPU ${(c(name) / c('raw')).toFixed(2)}x)`;
       process.stdout.write(`  ${label.padEnd(56)} ${ms(wall).padStart(10)}   CPU ${ms(c(name)).padStart(10)}${ratio}${note}\n`);
     };
     row('raw openai SDK (import, stream, print the first delta)', 'raw');
     row('troupe run (team, session file, memory on)', 'troupe', '   (target <= 1.5x; the issue measured 4.5x)');
+    row('troupe run, first start (no code cache yet)', 'first');
     if (baseline) row(baseline, 'baseline');
   } finally {
+    await Promise.all(exits);
     await server.stop();
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 import { setFlagsFromString } from 'node:v8';
 import { main } from './cli/main.js';
 import { writesSettled } from './store/writes-in-flight.js';
@@ -30,7 +29,8 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-const code = await main(process.argv.slice(2), {
+// No top-level await: the bundle is a CommonJS script (scripts/build-cli.mjs), run with V8's code cache.
+void main(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
   stdin: process.stdin,
@@ -38,7 +38,8 @@ const code = await main(process.argv.slice(2), {
   cwd: process.cwd(),
   interactive,
   favourMemory,
+}).then((code) => {
+  process.exitCode = code;
+  // Everything is saved by now; a socket a provider left open must not keep the process alive.
+  setTimeout(() => process.exit(code), 2_000).unref();
 });
-process.exitCode = code;
-// Everything is saved by now; a socket a provider left open must not keep the process alive.
-setTimeout(() => process.exit(code), 2_000).unref();

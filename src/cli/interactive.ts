@@ -7,6 +7,9 @@ import type { TroupeSession } from '../session/troupe-session.js';
  * history first. `/workflow` moves the UI to a new workflow session: the one left is paused and saved.
  */
 export async function runInteractive(session: TroupeSession, options: { resumed?: boolean; workflows?: WorkflowLauncher } = {}): Promise<TroupeSession> {
+  // Ink is an ES module with top-level await, which the CLI's CommonJS bundle cannot `require`: imported
+  // first, it is the module the UI's own imports of it are handed (src/launch/cached-bundle.ts).
+  await import('ink');
   const { runUi } = await import('../ui/run-ui.js');
   const memory = session.memorySnapshot() ? () => session.memorySnapshot()! : undefined;
   const sessions = [session];

@@ -87,6 +87,8 @@ describe('troupe on the PATH', () => {
     const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string>; scripts: Record<string, string> };
     expect(pkg.bin).toEqual({ troupe: 'dist/cli.js' });
     expect(pkg.scripts.start).toBe('node dist/cli.js');
-    expect(readFileSync(join(REPO_ROOT, 'src', 'cli.tsx'), 'utf8').split('\n')[0]).toBe('#!/usr/bin/env node');
+    // dist/cli.js is the launcher (src/launch/cli-launcher.ts), which runs the CLI's bundle.
+    expect(readFileSync(join(REPO_ROOT, 'src', 'launch', 'cli-launcher.ts'), 'utf8').split('\n')[0]).toBe('#!/usr/bin/env node');
+    expect(readFileSync(join(REPO_ROOT, 'dist', 'cli.js'), 'utf8').split('\n')[0]).toBe('#!/usr/bin/env node');
   });
 });

@@ -19,7 +19,7 @@ const LAYERS: string[][] = [
   ['session'],
   ['commands'],
   ['ui', 'serve', 'console'],
-  ['cli', 'index', 'testing'],
+  ['cli', 'index', 'testing', 'launch'],
 ];
 
 const SRC = join(REPO_ROOT, 'src');

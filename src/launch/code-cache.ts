@@ -1,0 +1,53 @@
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+/** Where the CLI keeps V8's compiled code for its bundle, or null when the cache is off. */
+export function codeCacheDir(env: NodeJS.ProcessEnv): string | null {
+  const setting = env.TROUPE_COMPILE_CACHE;
+  if (setting === '0' || setting === 'off') return null;
+  if (setting) return setting;
+  // Per user, never a shared temporary folder: whoever can write the cache chooses the code the CLI runs.
+  const base = env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  return join(base, 'troupe', 'compile');
+}
+
+/**
+ * The cache file for one build of the bundle, one Node binary and one command: V8 takes cached code only
+ * from the same V8 version and flags, and a command caches the functions it compiled by the time it saved.
+ */
+export function codeCacheFile(dir: string, build: string, command: string): string {
+  return join(dir, `${process.version}-${process.arch}`, build, `${command}.bin`);
+}
+
+/** The cached code in a file, or undefined when there is none (or it cannot be read). */
+export function readCodeCache(file: string): Buffer | undefined {
+  try {
+    return readFileSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+const STALE_MS = 7 * 24 * 3600 * 1000;
+
+/**
+ * Writes cached code whole (a temporary file renamed over the old one, so a reader never sees half a file);
+ * builds of the bundle not written to for a week are removed. A cache that cannot be written is skipped.
+ */
+export function writeCodeCache(file: string, data: Buffer, now = Date.now()): void {
+  try {
+    const buildDir = join(file, '..');
+    mkdirSync(buildDir, { recursive: true, mode: 0o700 });
+    const temporary = `${file}.${process.pid}.tmp`;
+    writeFileSync(temporary, data, { mode: 0o600 });
+    renameSync(temporary, file);
+    const versionDir = join(buildDir, '..');
+    for (const other of readdirSync(versionDir)) {
+      const path = join(versionDir, other);
+      if (path !== buildDir && now - statSync(path).mtimeMs > STALE_MS) rmSync(path, { recursive: true, force: true });
+    }
+  } catch {
+    // A read-only or full disk costs the next start its compile time, nothing else.
+  }
+}

@@ -1,0 +1,37 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cleanEnv, runCliProcess } from '../helpers/cli.js';
+import { tempDirPerTest } from '../helpers/temp-dir.js';
+
+const temp = tempDirPerTest('troupe-cli-code-cache-');
+// The session id and its short form differ from run to run; the rest of the output must not.
+const sameRun = (text: string) => text.replace(/[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}|\b[0-9a-f]{8}\b/g, 'ID');
+
+describe('the troupe command keeps V8 code cache per command (TROUPE_COMPILE_CACHE)', () => {
+  it('the first run of a command saves its compiled code; the next run uses it and prints the same', async () => {
+    const cache = join(temp(), 'cache');
+    const env = cleanEnv({ TROUPE_COMPILE_CACHE: cache });
+    const first = await runCliProcess(['run', '--demo', 'a lighthouse game'], env);
+    expect(first.code).toBe(0);
+    const [version] = readdirSync(cache);
+    expect(version).toBe(`${process.version}-${process.arch}`);
+    const [build] = readdirSync(join(cache, version!));
+    expect(readdirSync(join(cache, version!, build!))).toEqual(['run.bin']);
+    const second = await runCliProcess(['run', '--demo', 'a lighthouse game'], env);
+    expect(second.code).toBe(0);
+    expect(sameRun(second.stdout)).toBe(sameRun(first.stdout));
+    // Any word that is not a command shares one file, so briefs do not fill the folder.
+    await runCliProcess(['--help'], env);
+    await runCliProcess(['a-brief-word', '--help'], env);
+    expect(readdirSync(join(cache, version!, build!)).sort()).toEqual(['default.bin', 'run.bin']);
+  });
+
+  it('TROUPE_COMPILE_CACHE=off runs without one and writes nothing', async () => {
+    const cache = join(temp(), 'cache');
+    const result = await runCliProcess(['run', '--demo', 'a lighthouse game'], cleanEnv({ TROUPE_COMPILE_CACHE: 'off' }));
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Brief: a lighthouse game');
+    expect(existsSync(cache)).toBe(false);
+  });
+});
