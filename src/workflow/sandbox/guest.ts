@@ -50,11 +50,15 @@ function workflowInput(scope) {
   if (typeof wi.name === 'string' && wi.name !== 'length' && !/^[0-9]+$/.test(wi.name)) define(s, wi.name, { value: wi.value, writable: true, enumerable: true, configurable: true });
   return s;
 }
+// this.variables is this.common_data (SynthDev's name). One frozen accessor for every evaluation, reading its
+// object through \`this\`: a getter closing over the object would make a cycle (object, accessor, closure),
+// which QuickJS's reference counting cannot free, so each evaluation's data would wait for its cycle collector.
+var VARIABLES = { get: function () { return this.common_data; }, set: function (v) { this.common_data = v; }, enumerable: true };
 function build(scope, reach) {
   var self = { common_data: scope.common_data, input: workflowInput(scope), last_agent_response: scope.last_agent_response }, calls = (scope.last_tool_calls || []).map(toolCall);
   // The free name input in expressions is the state's evaluated input.
   hide(self, '__troupe_input', scope.input);
-  define(self, 'variables', { get: function () { return self.common_data; }, set: function (v) { self.common_data = v; }, enumerable: true });
+  define(self, 'variables', VARIABLES);
   self.last_tool_calls = self.last_parsing_tool_calls = calls;
   self.sub_workflow_result = scope.sub_workflow_result;
   // The failure an error handler decides about (seed 001's this.last_error).
@@ -163,6 +167,7 @@ define(G, 'console', { get: function () { return need('console'); } });
 hardenRealm();
 harden(Fail);
 harden(LAZY_PROPS);
+harden(VARIABLES);
 // The host keeps this function (and reads run.where after an error escapes); nothing of it is on globalThis.
 function run(programId, programJson, scopeJson, scriptSource) {
   var answer, program = programs.get(programId);

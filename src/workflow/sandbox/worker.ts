@@ -63,6 +63,8 @@ if (port) {
     if (reply.damaged) return;
     if (guest && keep) contexts.set(message.job.session, guest);
     const used = guest;
+    // Housekeeping after the answer has gone, and only when there is some: most jobs keep their context and leave a spare.
+    if (keep && spare && contexts.size <= MAX_CONTEXTS) return;
     setImmediate(() => {
       if (used && !keep) close(used);
       for (const [session, old] of contexts) {
