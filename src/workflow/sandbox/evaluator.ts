@@ -145,6 +145,11 @@ function onlyData(_key: string, value: unknown): unknown {
 
 /** Whether any code of the evaluation (or of what is chained after it) names a script.js handler. */
 function usesHandler(step: ChainStep): boolean {
-  const codes = [step.code, ...Object.values(step.fields ?? {}), ...(step.transitions ?? []).flatMap((t) => [t.condition, t.before])];
-  return codes.some((code) => code?.kind === 'handler') || (step.next !== undefined && usesHandler(step.next)) || Object.values(step.targets ?? {}).some(usesHandler);
+  // Loops, not arrays of every piece: this runs on every evaluation.
+  if (step.code?.kind === 'handler') return true;
+  if (step.fields) for (const code of Object.values(step.fields)) if (code.kind === 'handler') return true;
+  if (step.transitions) for (const t of step.transitions) if (t.condition?.kind === 'handler' || t.before?.kind === 'handler') return true;
+  if (step.next && usesHandler(step.next)) return true;
+  if (step.targets) for (const next of Object.values(step.targets)) if (usesHandler(next)) return true;
+  return false;
 }

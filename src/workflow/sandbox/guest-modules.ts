@@ -57,7 +57,8 @@ function response(raw, text) {
   if (raw.tool_calls.length > 0) message.tool_calls = raw.tool_calls.map(function (c) { return { id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }; });
   var fields = { id: 'chatcmpl-troupe', object: 'chat.completion', created: 0, model: raw.model, choices: [{ index: 0, message: message, finish_reason: raw.finish_reason }] };
   if (raw.usage) fields.usage = { prompt_tokens: raw.usage.prompt_tokens, completion_tokens: raw.usage.completion_tokens, total_tokens: raw.usage.prompt_tokens + raw.usage.completion_tokens };
-  core.keys(fields).forEach(function (k) { Object.defineProperty(r, k, { value: fields[k], writable: true, enumerable: true, configurable: true }); });
+  // Own, enumerable, writable, configurable, as a definition would make them (no name of them is on a prototype, all frozen), in one call.
+  Object.assign(r, fields);
   return r;
 }
 function agent(role, a, info, self) {

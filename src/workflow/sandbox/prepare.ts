@@ -47,12 +47,7 @@ export function prepareEvaluation(evaluation: Evaluation, script: string | null,
   const steps = flatten(evaluation);
   const requests = steps.map((s) => s.request);
   const prepared = usesHandler(requests) && script !== null ? prepareScript(script) : null;
-  const key = JSON.stringify([
-    evaluation.workflow,
-    limits.maxLogLines,
-    prepared?.ok ? prepared.hash : null,
-    steps.map((s) => [s.after, s.target, s.request.purpose, s.request.state, s.request.code, s.request.transitions, s.request.fields]),
-  ]);
+  const key = `${evaluation.workflow}\0${limits.maxLogLines}\0${prepared?.ok ? prepared.hash : ''}\0${steps.map(stepKey).join('\0')}`;
   let job = jobs.get(key);
   if (!job) {
     job = prepareJob(evaluation.workflow, steps, script, prepared, limits);
@@ -61,19 +56,44 @@ export function prepareEvaluation(evaluation: Evaluation, script: string | null,
   return job;
 }
 
+// A step of the chain as part of a cache key. The workflow's code reaches here as the same objects of its plan
+// every time: those are named by a number given once per object (no JSON of the code per evaluation); a field
+// list is made afresh for each evaluation, so it goes by its JSON.
+function stepKey({ after, target, request }: Step): string {
+  const fields = request.fields ? JSON.stringify(request.fields) : '';
+  // Each text with its length before it, so no two steps share a key.
+  return `${after},${target === null ? -1 : `${target.length}:${target}`},${request.purpose},${request.state.length}:${request.state},${objectId(request.code)},${objectId(request.transitions)},${fields.length}:${fields}`;
+}
+
+const objectIds = new WeakMap<object, number>();
+let lastObjectId = 0;
+
+function objectId(value: object | undefined): number {
+  if (value === undefined) return 0;
+  let id = objectIds.get(value);
+  if (id === undefined) {
+    id = ++lastObjectId;
+    objectIds.set(value, id);
+  }
+  return id;
+}
+
 // The evaluation, then its chain depth first: what follows whatever a step gives, and what follows it in each state it may choose.
 function flatten(evaluation: Evaluation): Step[] {
   const steps: Step[] = [{ request: evaluation, after: -1, target: null }];
-  const visit = (from: ChainStep, at: number, state: string): void => {
-    const next = (step: ChainStep, target: string | null, inState: string) => {
-      steps.push({ request: { ...step, state: inState }, after: at, target });
-      visit(step, steps.length - 1, inState);
-    };
-    if (from.next) next(from.next, null, state);
-    for (const [target, step] of Object.entries(from.targets ?? {})) next(step, target, target);
-  };
-  visit(evaluation, 0, evaluation.state);
+  visit(steps, evaluation, 0, evaluation.state);
   return steps;
+}
+
+// Module-level functions rather than closures in flatten: it runs on every evaluation.
+function visit(steps: Step[], from: ChainStep, at: number, state: string): void {
+  if (from.next) follow(steps, from.next, at, null, state);
+  if (from.targets) for (const target of Object.keys(from.targets)) follow(steps, from.targets[target]!, at, target, target);
+}
+
+function follow(steps: Step[], step: ChainStep, at: number, target: string | null, state: string): void {
+  steps.push({ request: { ...step, state }, after: at, target });
+  visit(steps, step, steps.length - 1, state);
 }
 
 function prepareJob(workflow: string, steps: Step[], script: string | null, prepared: PreparedScript | null, limits: Pick<SandboxLimits, 'maxLogLines'>): Prepared {
@@ -205,7 +225,12 @@ function scanned(piece: CodePiece, source: string): CodePiece {
 }
 
 function usesHandler(requests: Request[]): boolean {
-  return requests.some((r) => [r.code, ...Object.values(r.fields ?? {}), ...(r.transitions ?? []).flatMap((t) => [t.condition, t.before])].some((c) => c?.kind === 'handler'));
+  for (const r of requests) {
+    if (r.code?.kind === 'handler') return true;
+    if (r.fields) for (const code of Object.values(r.fields)) if (code.kind === 'handler') return true;
+    if (r.transitions) for (const t of r.transitions) if (t.condition?.kind === 'handler' || t.before?.kind === 'handler') return true;
+  }
+  return false;
 }
 
 function remember<T>(cache: Map<string, T>, key: string, value: T): void {
