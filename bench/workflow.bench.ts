@@ -6,18 +6,33 @@
 // session waits for its first evaluation (a cold pool, and the process's warm one) and 50 sessions started
 // at once (on the shared pool, and each on a thread of its own as before the pool). Last, parallel fan-out
 // of 3 and 10 branches whose model takes 200 ms: the wall time to the join next to the slowest branch.
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { ChainStep, Evaluation, EvaluationResult } from '../src/engine/evaluation.js';
 import type { ChatModel, ChatRequest, ChatResponse } from '../src/llm/chat-model.js';
 import type { Evaluator } from '../src/kernel/effect-runner.js';
-import { openSession } from '../src/session/open-session.js';
+import type * as OpenSessionModule from '../src/session/open-session.js';
 import type { AgentPlan, StatePlan, WorkflowPlan } from '../src/workflow/run/plan.js';
-import { createSandboxEvaluator, SandboxPool, sharedInlineSandbox, sharedSandboxPool, type SandboxEvaluator } from '../src/workflow/sandbox/index.js';
+import type * as SandboxModule from '../src/workflow/sandbox/index.js';
+import type { SandboxEvaluator } from '../src/workflow/sandbox/index.js';
 import { studio } from '../tests/helpers/team.js';
 import { interleaved, median, ms, QUICK, ratio } from './stats.js';
 import { expr, state } from '../tests/helpers/workflow-plan.js';
+import { CODE } from './code-under-test.js';
+
+// The engine and the sandbox from dist/ (what troupe runs; `npm run bench` builds it) unless BENCH_CODE=src: through
+// tsx every closure of src/ pays esbuild's __name, on the thread that runs sessions and in each sandbox thread.
+const tree = new URL(`../${CODE}/`, import.meta.url);
+const fromTree = (path: string) => new URL(`${path}${CODE === 'dist' ? '.js' : '.ts'}`, tree);
+if (
+  CODE === 'dist' &&
+  (!existsSync(fromTree('workflow/sandbox/worker')) || statSync(fromTree('workflow/sandbox/guest')).mtimeMs < statSync(new URL('../src/workflow/sandbox/guest.ts', import.meta.url)).mtimeMs)
+) {
+  throw new Error('bench: dist/ is missing or older than src/workflow/sandbox: run `npm run build` first (or BENCH_CODE=src)');
+}
+const { openSession } = (await import(fromTree('session/open-session').href)) as typeof OpenSessionModule;
+const { createSandboxEvaluator, SandboxPool, sharedInlineSandbox, sharedSandboxPool } = (await import(fromTree('workflow/sandbox/index').href)) as typeof SandboxModule;
 
 const LOOPS = QUICK ? 200 : 400;
 // Figures are per transition from this one on: opening and starting a session are not transitions.
@@ -276,7 +291,7 @@ export default async function workflows(): Promise<void> {
   }
   const pick = (xs: PerTransition[], k: keyof PerTransition) => median(xs.map((x) => x[k]));
   const [team, wf, pooled, plain] = [pick(t.team, 'cpu'), pick(t.sandbox, 'cpu'), pick(t.pooled, 'cpu'), pick(t.plain, 'cpu')];
-  process.stdout.write(`CPU per transition (every thread of the process), instant model, ${LOOPS} turns from transition ${FROM} on, median of ${RUNS} interleaved runs:\n`);
+  process.stdout.write(`CPU per transition (every thread of the process), instant model, ${LOOPS} turns from transition ${FROM} on, median of ${RUNS} interleaved runs, code from ${CODE}/:\n`);
   process.stdout.write(
     `  workflow transition, code in the QuickJS sandbox   ${ms(pooled).padStart(9)} = ${ratio(pooled, team)} a team transition (target <= 1.0x; the default: every job on the pool); ${pick(t.pooled, 'jobs').toFixed(2)} sandbox jobs per transition; wall ${ms(pick(t.pooled, 'wall'))}\n`,
   );
