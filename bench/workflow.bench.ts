@@ -6,15 +6,23 @@
 // session waits for its first evaluation (a cold pool, and the process's warm one) and 50 sessions started
 // at once (on the shared pool, and each on a thread of its own as before the pool). Last, parallel fan-out
 // of 3 and 10 branches whose model takes 200 ms: the wall time to the join next to the slowest branch.
+// Last, the crossing alone: the bench's own jobs run on this thread, sent to a worker by postMessage (as the
+// pool does), and over a SharedArrayBuffer channel, CPU per job.
 import { existsSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { newQuickJSWASMModule } from 'quickjs-emscripten';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { ChainStep, Evaluation, EvaluationResult } from '../src/engine/evaluation.js';
 import type { ChatModel, ChatRequest, ChatResponse } from '../src/llm/chat-model.js';
 import type { Evaluator } from '../src/kernel/effect-runner.js';
 import type * as OpenSessionModule from '../src/session/open-session.js';
 import type { AgentPlan, StatePlan, WorkflowPlan } from '../src/workflow/run/plan.js';
+import type * as GuestContextModule from '../src/workflow/sandbox/guest-context.js';
 import type * as SandboxModule from '../src/workflow/sandbox/index.js';
+import type * as RunJobModule from '../src/workflow/sandbox/run-job.js';
+import type { Job } from '../src/workflow/sandbox/run-job.js';
 import type { SandboxEvaluator } from '../src/workflow/sandbox/index.js';
 import { studio } from '../tests/helpers/team.js';
 import { interleaved, median, ms, QUICK, ratio } from './stats.js';
@@ -278,6 +286,109 @@ async function fanoutWall(n: number): Promise<number> {
   return joined;
 }
 
+// Node 20 has it; TypeScript's lib for this target does not declare it.
+const waitAsync = (Atomics as unknown as { waitAsync(array: Int32Array, index: number, value: number): { async: boolean; value: Promise<string> | string } }).waitAsync;
+
+// A worker that runs jobs as the pool's does, taking them by postMessage or from a SharedArrayBuffer (the job as
+// UTF-8, the worker in Atomics.wait, the caller in Atomics.waitAsync): the crossing alone, outside the pool.
+const CROSSING_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+(async () => {
+  const { newQuickJSWASMModule } = await import(workerData.quickjs);
+  const { openGuestContext } = await import(workerData.guest);
+  const { runJob } = await import(workerData.runJob);
+  const module = await newQuickJSWASMModule();
+  let guest = null;
+  if (workerData.shared) {
+    const control = new Int32Array(workerData.shared, 0, 4), bytes = new Uint8Array(workerData.shared, 16), encoder = new TextEncoder(), decoder = new TextDecoder();
+    parentPort.postMessage('ready');
+    for (;;) {
+      Atomics.wait(control, 0, 0);
+      const job = JSON.parse(decoder.decode(bytes.subarray(0, control[1])));
+      guest ??= openGuestContext(module, job.limits);
+      control[1] = encoder.encodeInto(runJob(job, guest).result, bytes).written;
+      Atomics.store(control, 0, 0);
+      Atomics.store(control, 2, 1);
+      Atomics.notify(control, 2);
+    }
+  }
+  parentPort.on('message', ({ id, job }) => {
+    guest ??= openGuestContext(module, job.limits);
+    parentPort.postMessage({ id, result: runJob(job, guest).result });
+  });
+  parentPort.postMessage('ready');
+})();`;
+
+/** CPU per job of the bench's own jobs (every thread): run on this thread, sent to a worker by postMessage, and over a SharedArrayBuffer. */
+async function crossing(): Promise<Record<'here' | 'message' | 'shared', number[]>> {
+  const jobs: Job[] = [];
+  const pool = new SandboxPool({ size: 1, entry: () => fromTree('workflow/sandbox/worker') });
+  const run = pool.run.bind(pool);
+  pool.run = (job, signal) => (jobs.push(structuredClone(job)), run(job, signal));
+  const session = await openSession({
+    team: studio(),
+    workflow: handlers,
+    evaluator: createSandboxEvaluator({ pool, scriptFor: () => SCRIPT }),
+    model: new BenchModel(60),
+    id: 'bench',
+    env: {},
+    memory: false,
+  });
+  session.start('bench task');
+  await session.settled();
+  await session.stop();
+  await pool.close();
+  const sample = jobs.slice(FROM);
+  const { openGuestContext } = (await import(fromTree('workflow/sandbox/guest-context').href)) as typeof GuestContextModule;
+  const { runJob } = (await import(fromTree('workflow/sandbox/run-job').href)) as typeof RunJobModule;
+  const quickjs = pathToFileURL(createRequire(import.meta.url).resolve('quickjs-emscripten')).href;
+  const guest = openGuestContext(await newQuickJSWASMModule(), sample[0]!.limits);
+  const JOBS = QUICK ? 500 : 2000;
+  const perJob = async (once: (job: Job) => unknown): Promise<number> => {
+    for (let i = 0; i < 200; i++) await once(sample[i % sample.length]!);
+    const c0 = process.cpuUsage();
+    for (let i = 0; i < JOBS; i++) await once(sample[i % sample.length]!);
+    const cpu = process.cpuUsage(c0);
+    return (cpu.user + cpu.system) / 1000 / JOBS;
+  };
+  const worker = async (shared: SharedArrayBuffer | null) => {
+    const w = new Worker(CROSSING_WORKER, { eval: true, workerData: { quickjs, guest: fromTree('workflow/sandbox/guest-context').href, runJob: fromTree('workflow/sandbox/run-job').href, shared } });
+    await new Promise((resolve) => w.once('message', resolve));
+    return w;
+  };
+  const message = async () => {
+    const w = await worker(null);
+    let id = 0;
+    const waiting = new Map<number, (result: string) => void>();
+    w.on('message', (m: { id: number; result: string }) => waiting.get(m.id)?.(m.result));
+    const cpu = await perJob((job) => new Promise((resolve) => (waiting.set(++id, resolve), w.postMessage({ id, job }))));
+    await w.terminate();
+    return cpu;
+  };
+  const shared = async () => {
+    const buffer = new SharedArrayBuffer(16 + 1024 * 1024);
+    const control = new Int32Array(buffer, 0, 4);
+    const bytes = new Uint8Array(buffer, 16);
+    const [encoder, decoder] = [new TextEncoder(), new TextDecoder()];
+    const w = await worker(buffer);
+    // Atomics.waitAsync does not keep the process alive; a job in flight does, as the pool's backstop timer would.
+    const alive = setInterval(() => undefined, 60_000);
+    const cpu = await perJob(async (job) => {
+      control[1] = encoder.encodeInto(JSON.stringify(job), bytes).written;
+      Atomics.store(control, 2, 0);
+      Atomics.store(control, 0, 1);
+      Atomics.notify(control, 0);
+      const wait = waitAsync(control, 2, 0);
+      if (wait.async) await wait.value;
+      return decoder.decode(bytes.subarray(0, control[1]));
+    });
+    clearInterval(alive);
+    await w.terminate();
+    return cpu;
+  };
+  return interleaved(QUICK ? 3 : 5, 0, { here: () => perJob((job) => runJob(structuredClone(job), guest)), message, shared });
+}
+
 export default async function workflows(): Promise<void> {
   sharedSandboxPool().warm();
   // Interleaved, so drift in the machine's load hits all three alike.
@@ -335,5 +446,14 @@ export default async function workflows(): Promise<void> {
     [10, median(f.ten)],
   ] as const) {
     process.stdout.write(`  ${String(n).padStart(2)} branches: start to join ${ms(wall).padStart(9)} = ${ratio(wall, LATENCY_MS)} the slowest branch (${LATENCY_MS} ms)\n`);
+  }
+
+  if (CODE === 'dist') {
+    const c = await crossing();
+    const [here, message, shared] = [median(c.here), median(c.message), median(c.shared)];
+    process.stdout.write(`the crossing, on the bench's own jobs (CPU per job, every thread, median of ${c.here.length} interleaved runs):\n`);
+    process.stdout.write(`  run on this thread                                  ${ms(here).padStart(9)}\n`);
+    process.stdout.write(`  sent to a worker by postMessage (the pool's way)    ${ms(message).padStart(9)} = ${ratio(message, here)}\n`);
+    process.stdout.write(`  over a SharedArrayBuffer (Atomics.wait / waitAsync) ${ms(shared).padStart(9)} = ${ratio(shared, here)}\n`);
   }
 }
