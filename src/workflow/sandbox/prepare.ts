@@ -47,7 +47,7 @@ export function prepareEvaluation(evaluation: Evaluation, script: string | null,
   const steps = flatten(evaluation);
   const requests = steps.map((s) => s.request);
   const prepared = usesHandler(requests) && script !== null ? prepareScript(script) : null;
-  const key = `${evaluation.workflow}\0${limits.maxLogLines}\0${prepared?.ok ? prepared.hash : ''}\0${steps.map(stepKey).join('\0')}`;
+  const key = `${evaluation.workflow.length}:${evaluation.workflow},${limits.maxLogLines},${prepared?.ok ? prepared.hash : ''};${steps.map(stepKey).join(';')}`;
   let job = jobs.get(key);
   if (!job) {
     job = prepareJob(evaluation.workflow, steps, script, prepared, limits);
