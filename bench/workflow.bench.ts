@@ -7,7 +7,7 @@
 // at once (on the shared pool, and each on a thread of its own as before the pool). Last, parallel fan-out
 // of 3 and 10 branches whose model takes 200 ms: the wall time to the join next to the slowest branch.
 // Last, the crossing alone: the bench's own jobs run on this thread, sent to a worker by postMessage (as the
-// pool does), and over a SharedArrayBuffer channel, CPU per job.
+// pool does), and over a SharedArrayBuffer channel, CPU per job (measured no cheaper: the pool keeps postMessage).
 import { existsSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
