@@ -91,7 +91,10 @@ export class PromptPrefixes {
   /** The system prompt of a persona and its tokens, alone or followed by a blank line (counted once per persona). */
   private systemOf(input: Pick<PromptInput, 'def' | 'persona' | 'personaPrompt'>): SystemCounts {
     let systems = systemsByDef.get(input.def);
-    if (!systems) systemsByDef.set(input.def, (systems = new Map()));
+    if (!systems) {
+      systems = new Map();
+      systemsByDef.set(input.def, systems);
+    }
     const cached = systems.get(input.persona.id);
     if (cached && cached.personaPrompt === input.personaPrompt) return cached;
     const pieces = systemPromptPieces(input);
