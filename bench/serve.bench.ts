@@ -195,13 +195,26 @@ async function serverChild(target: 'troupe' | 'floor', sessions: number): Promis
   await send({ port, eventsPerTurn });
 }
 
-/** With SERVE_PROFILE=dir, profiles this process (the server) from now until `stop`, into dir/<target>-<sessions>-<pid>.cpuprofile. */
+/** With SERVE_PROFILE=dir, profiles this process (the server) from now until `stop`, into dir/<target>-<sessions>-<pid>.cpuprofile (.heapprofile with SERVE_PROFILE_ALLOC=1). */
 async function profiler(): Promise<{ stop: () => Promise<void> } | null> {
   const dir = process.env.SERVE_PROFILE;
   if (!dir) return null;
   const session = new Session();
   session.connect();
   const post = (method: string, params?: object) => new Promise<unknown>((done, fail) => session.post(method, params, (error, result) => (error ? fail(error) : done(result))));
+  const file = join(dir, `${process.env.SERVE_CHILD?.replace(':', '-')}-${process.pid}`);
+  // SERVE_PROFILE_ALLOC=1: where the server allocates (every sampled allocation, collected or not), not where its CPU goes.
+  if (process.env.SERVE_PROFILE_ALLOC) {
+    await post('HeapProfiler.enable');
+    await post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+    return {
+      stop: async () => {
+        const { profile } = (await post('HeapProfiler.stopSampling')) as { profile: unknown };
+        mkdirSync(dir, { recursive: true });
+        writeFileSync(`${file}.heapprofile`, JSON.stringify(profile));
+      },
+    };
+  }
   await post('Profiler.enable');
   await post('Profiler.setSamplingInterval', { interval: 200 });
   await post('Profiler.start');
@@ -209,7 +222,7 @@ async function profiler(): Promise<{ stop: () => Promise<void> } | null> {
     stop: async () => {
       const { profile } = (await post('Profiler.stop')) as { profile: unknown };
       mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, `${process.env.SERVE_CHILD?.replace(':', '-')}-${process.pid}.cpuprofile`), JSON.stringify(profile));
+      writeFileSync(`${file}.cpuprofile`, JSON.stringify(profile));
     },
   };
 }
