@@ -4,11 +4,10 @@ import type { Context } from 'hono';
 import { describe, expect, it } from 'vitest';
 import type { TroupeEvent } from '../../src/engine/event-map.js';
 import { redactorFrom } from '../../src/llm/redact.js';
-import { DISPLAY_START, displayNames } from '../../src/report/display-items.js';
+import { DISPLAY_START, displayNames, displayStep } from '../../src/report/display-items.js';
 import { SseClient } from '../../src/serve/sse-client.js';
 import { deltasFrame, rawJson, type SseFrame, sseFrame } from '../../src/serve/sse-frame.js';
 import { streamFrames } from '../../src/serve/sse-stream.js';
-import { displayStep } from '../../src/report/display-items.js';
 import { terminalSafeJson } from '../../src/report/terminal-safe.js';
 import { studio } from '../helpers/team.js';
 
