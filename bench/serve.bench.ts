@@ -90,6 +90,8 @@ interface Figures {
   p50: number;
   p99: number;
   kibPerSession: number;
+  /** Heap and external memory still held per session once the load is done (after a full GC): what an idle session keeps. */
+  kibHeld: number;
   failed: number;
   eventsPerTurn: number;
   /** The server's event-loop delay (monitorEventLoopDelay) p99 and max, and its GC pauses: total and longest. */
@@ -104,6 +106,8 @@ interface ServerFigures {
   cpuMs: number;
   /** RSS at its peak less RSS before the first session, per session held (the warm-up ones too). */
   kibPeak: number;
+  /** Heap used plus external memory after a full GC once the load is done, less the same before the first session, per session held. */
+  kibHeld: number;
   answered: [string, number][];
   loopP99: number;
   loopMax: number;
@@ -145,6 +149,11 @@ async function serverChild(target: 'troupe' | 'floor', sessions: number): Promis
   // Memory is counted from before the warm-up sessions (a process's heap, once grown, stays), over every session it holds.
   global.gc?.();
   const rssBefore = process.memoryUsage().rss;
+  const held = () => {
+    const m = process.memoryUsage();
+    return m.heapUsed + m.external;
+  };
+  const heldBefore = held();
   let rssPeak = rssBefore;
   const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 100);
   const send = (m: unknown) => new Promise<void>((done) => process.send!(m, () => done()));
@@ -171,9 +180,12 @@ async function serverChild(target: 'troupe' | 'floor', sessions: number): Promis
         clearInterval(sampler);
         loop.disable();
         observer.disconnect();
+        // After the CPU was read: what the sessions still hold, their garbage collected.
+        global.gc?.();
         return {
           cpuMs: (cpu.user + cpu.system) / 1000,
           kibPeak: (rssPeak - rssBefore) / 1024 / (sessions + WARM_UP),
+          kibHeld: (held() - heldBefore) / 1024 / (sessions + WARM_UP),
           answered,
           loopP99: loop.percentile(99) / 1e6,
           loopMax: loop.max / 1e6,
@@ -195,13 +207,26 @@ async function serverChild(target: 'troupe' | 'floor', sessions: number): Promis
   await send({ port, eventsPerTurn });
 }
 
-/** With SERVE_PROFILE=dir, profiles this process (the server) from now until `stop`, into dir/<target>-<sessions>-<pid>.cpuprofile. */
+/** With SERVE_PROFILE=dir, profiles this process (the server) from now until `stop`, into dir/<target>-<sessions>-<pid>.cpuprofile (.heapprofile with SERVE_PROFILE_ALLOC=1). */
 async function profiler(): Promise<{ stop: () => Promise<void> } | null> {
   const dir = process.env.SERVE_PROFILE;
   if (!dir) return null;
   const session = new Session();
   session.connect();
   const post = (method: string, params?: object) => new Promise<unknown>((done, fail) => session.post(method, params, (error, result) => (error ? fail(error) : done(result))));
+  const file = join(dir, `${process.env.SERVE_CHILD?.replace(':', '-')}-${process.pid}`);
+  // SERVE_PROFILE_ALLOC=1: where the server allocates (every sampled allocation, collected or not), not where its CPU goes.
+  if (process.env.SERVE_PROFILE_ALLOC) {
+    await post('HeapProfiler.enable');
+    await post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+    return {
+      stop: async () => {
+        const { profile } = (await post('HeapProfiler.stopSampling')) as { profile: unknown };
+        mkdirSync(dir, { recursive: true });
+        writeFileSync(`${file}.heapprofile`, JSON.stringify(profile));
+      },
+    };
+  }
   await post('Profiler.enable');
   await post('Profiler.setSamplingInterval', { interval: 200 });
   await post('Profiler.start');
@@ -209,7 +234,7 @@ async function profiler(): Promise<{ stop: () => Promise<void> } | null> {
     stop: async () => {
       const { profile } = (await post('Profiler.stop')) as { profile: unknown };
       mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, `${process.env.SERVE_CHILD?.replace(':', '-')}-${process.pid}.cpuprofile`), JSON.stringify(profile));
+      writeFileSync(`${file}.cpuprofile`, JSON.stringify(profile));
     },
   };
 }
@@ -275,6 +300,7 @@ async function measure(target: 'troupe' | 'floor', sessions: number): Promise<Fi
     p50: median(delays),
     p99: delays[Math.min(delays.length - 1, Math.floor(delays.length * 0.99))] ?? 0,
     kibPerSession: work.kibPeak,
+    kibHeld: work.kibHeld,
     failed: seen.failed,
     eventsPerTurn,
     loopP99: work.loopP99,
@@ -294,13 +320,13 @@ export default async function serve(): Promise<void> {
     const m = (target: 'troupe' | 'floor', key: keyof Figures) => median(runs[target].map((f) => f[key] as number));
     const rate = (t: 'troupe' | 'floor') => median(runs[t].map((f) => f.turns / f.seconds));
     const line = (t: 'troupe' | 'floor') =>
-      `    ${t.padEnd(6)} ${rate(t).toFixed(0).padStart(5)} turns/s  CPU ${m(t, 'cpuMsPerTurn').toFixed(2)} ms/turn  answer -> SSE p50 ${m(t, 'p50').toFixed(1)} ms, p99 ${m(t, 'p99').toFixed(1)} ms  RSS ${m(t, 'kibPerSession').toFixed(0)} KiB/session  loop delay p99 ${m(t, 'loopP99').toFixed(0)} ms, max ${m(t, 'loopMax').toFixed(0)} ms  GC ${m(t, 'gcMs').toFixed(2)} ms/turn, longest ${m(t, 'gcMax').toFixed(0)} ms${runs[t].some((f) => f.failed) ? `  (${runs[t].map((f) => f.failed).join('/')} failed)` : ''}\n`;
+      `    ${t.padEnd(6)} ${rate(t).toFixed(0).padStart(5)} turns/s  CPU ${m(t, 'cpuMsPerTurn').toFixed(2)} ms/turn  answer -> SSE p50 ${m(t, 'p50').toFixed(1)} ms, p99 ${m(t, 'p99').toFixed(1)} ms  RSS ${m(t, 'kibPerSession').toFixed(0)} KiB/session, held ${m(t, 'kibHeld').toFixed(0)} KiB/session  loop delay p99 ${m(t, 'loopP99').toFixed(0)} ms, max ${m(t, 'loopMax').toFixed(0)} ms  GC ${m(t, 'gcMs').toFixed(2)} ms/turn, longest ${m(t, 'gcMax').toFixed(0)} ms${runs[t].some((f) => f.failed) ? `  (${runs[t].map((f) => f.failed).join('/')} failed)` : ''}\n`;
     process.stdout.write(`  ${sessions} sessions (${m('troupe', 'eventsPerTurn').toFixed(0)} SSE events per turn; ideal ${(sessions / (LATENCY_MS / 1000)).toFixed(0)} turns/s):\n`);
     process.stdout.write(line('floor'));
     process.stdout.write(line('troupe'));
     const each = runs.troupe.map((f, i) => `${(f.turns / f.seconds / ((runs.floor[i]?.turns ?? Number.NaN) / (runs.floor[i]?.seconds ?? 1))).toFixed(2)}x`).join(', ');
     process.stdout.write(
-      `    troupe ÷ floor: throughput ${(rate('troupe') / rate('floor')).toFixed(2)}x (target >= 0.8x; each round ${each}), CPU per turn ${(m('troupe', 'cpuMsPerTurn') / m('floor', 'cpuMsPerTurn')).toFixed(2)}x, p99 ${(m('troupe', 'p99') / m('floor', 'p99')).toFixed(2)}x, RSS per session ${(m('troupe', 'kibPerSession') / m('floor', 'kibPerSession')).toFixed(2)}x\n`,
+      `    troupe ÷ floor: throughput ${(rate('troupe') / rate('floor')).toFixed(2)}x (target >= 0.8x; each round ${each}), CPU per turn ${(m('troupe', 'cpuMsPerTurn') / m('floor', 'cpuMsPerTurn')).toFixed(2)}x, p99 ${(m('troupe', 'p99') / m('floor', 'p99')).toFixed(2)}x, RSS per session ${(m('troupe', 'kibPerSession') / m('floor', 'kibPerSession')).toFixed(2)}x, held per session ${(m('troupe', 'kibHeld') / m('floor', 'kibHeld')).toFixed(2)}x\n`,
     );
   }
 }

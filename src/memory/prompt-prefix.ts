@@ -11,8 +11,13 @@ export interface Prefix {
   tokens: number;
 }
 
-type Cached = Prefix & { def: MachineDefinition; personaPrompt: string; brief: string; version: number };
-type SystemCounts = { def: MachineDefinition; personaPrompt: string; text: string; alone: number; followed: number };
+// The prefix's parts, not its text: a session waiting for its user holds no copy of its personas' prompts.
+type Cached = { def: MachineDefinition; personaPrompt: string; brief: string; version: number; tokens: number; parts: string[] };
+type SystemCounts = { personaPrompt: string; text: string; alone: number; followed: number };
+
+// System prompts and their counts, per team definition and persona: the same for every session of a team, so
+// kept once per process (a server's thousand sessions held five copies each, 23 KiB a session).
+const systemsByDef = new WeakMap<MachineDefinition, Map<string, SystemCounts>>();
 
 /**
  * The stable prompt prefix per persona (persona prompt, roster, protocol, brief, the block of settled
@@ -25,7 +30,6 @@ export class PromptPrefixes {
   private reportedVersion = -1;
   private lines: { def: MachineDefinition; lines: PinnedLines } | null = null;
   private readonly prefixes = new Map<string, Cached>();
-  private readonly systems = new Map<string, SystemCounts>();
   private readonly pieces = new PieceTokens();
 
   constructor(
@@ -38,16 +42,17 @@ export class PromptPrefixes {
     const brief = input.session.brief || this.memory.brief;
     const version = this.memory.settledVersion;
     const cached = this.prefixes.get(input.persona.id);
-    if (cached && cached.def === input.def && cached.personaPrompt === input.personaPrompt && cached.brief === brief && cached.version === version) return cached;
+    if (cached && cached.def === input.def && cached.personaPrompt === input.personaPrompt && cached.brief === brief && cached.version === version) {
+      return { text: cached.parts.join('\n\n'), tokens: cached.tokens };
+    }
     const block = this.pinnedFit(input.def);
     const system = this.systemOf(input);
     const briefPart = brief ? `## The brief\n${brief}` : '';
     let tokens = 4 + (briefPart || block.text ? system.followed : system.alone) + block.tokens;
     if (briefPart) tokens += this.pieces.of(block.text ? `${briefPart}\n\n` : briefPart);
-    const text = [system.text, briefPart, block.text].filter((p) => p !== '').join('\n\n');
-    const prefix = { def: input.def, personaPrompt: input.personaPrompt, brief, version, text, tokens };
-    this.prefixes.set(input.persona.id, prefix);
-    return prefix;
+    const parts = [system.text, briefPart, block.text].filter((p) => p !== '');
+    this.prefixes.set(input.persona.id, { def: input.def, personaPrompt: input.personaPrompt, brief, version, tokens, parts });
+    return { text: parts.join('\n\n'), tokens };
   }
 
   /** The prefix's text when nothing is pinned, built without counting (before the tokenizer has loaded). */
@@ -85,13 +90,18 @@ export class PromptPrefixes {
 
   /** The system prompt of a persona and its tokens, alone or followed by a blank line (counted once per persona). */
   private systemOf(input: Pick<PromptInput, 'def' | 'persona' | 'personaPrompt'>): SystemCounts {
-    const cached = this.systems.get(input.persona.id);
-    if (cached && cached.def === input.def && cached.personaPrompt === input.personaPrompt) return cached;
+    let systems = systemsByDef.get(input.def);
+    if (!systems) {
+      systems = new Map();
+      systemsByDef.set(input.def, systems);
+    }
+    const cached = systems.get(input.persona.id);
+    if (cached && cached.personaPrompt === input.personaPrompt) return cached;
     const pieces = systemPromptPieces(input);
     const head = this.pieces.sum(pieces.slice(0, -1));
     const protocol = pieces[pieces.length - 1]!;
-    const counts = { def: input.def, personaPrompt: input.personaPrompt, text: pieces.join(''), alone: head + this.pieces.of(protocol), followed: head + this.pieces.of(`${protocol}\n\n`) };
-    this.systems.set(input.persona.id, counts);
+    const counts = { personaPrompt: input.personaPrompt, text: pieces.join(''), alone: head + this.pieces.of(protocol), followed: head + this.pieces.of(`${protocol}\n\n`) };
+    systems.set(input.persona.id, counts);
     return counts;
   }
 }

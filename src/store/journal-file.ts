@@ -6,8 +6,11 @@ import type { JournalRecord } from './session-file.js';
 import { TroupeError } from '../errors.js';
 
 const CHUNK = 1 << 20;
-// The largest line buffer a writer keeps between lines.
+// The largest line buffer the writers keep between lines.
 const SCRATCH_MAX = 1 << 20;
+// Lines are sealed into this buffer (grown when a line needs more) and written from it, synchronously: one
+// buffer for every writer of the process, not 64 KiB per session (a server holds a writer per session).
+let scratch = Buffer.allocUnsafe(64 * 1024);
 
 /** What reading a journal found: how many complete lines, where they end (a torn last line is left out) and the last one's hash. */
 export interface JournalScan {
@@ -87,8 +90,6 @@ export class JournalWriter {
   private unsynced = false;
 
   private flushing: Promise<void> | null = null;
-  // Lines are sealed into this buffer (grown when a line needs more) and written from it: no buffer per line.
-  private scratch = Buffer.allocUnsafe(64 * 1024);
 
   /** Opens `path` to append after `end` (a fresh journal when absent); a torn last line after it is cut off. */
   constructor(
@@ -134,9 +135,9 @@ export class JournalWriter {
   appendJson(json: string, n: number): void {
     if (n !== this.lines + 1) throw new Error(`journal ${this.path}: record ${n} appended after line ${this.lines}`);
     const need = sealedLineMaxBytes(json);
-    if (need > this.scratch.length && need <= SCRATCH_MAX) this.scratch = Buffer.allocUnsafe(Math.max(need, 2 * this.scratch.length));
-    // A rare huge line gets a buffer of its own, so the writer does not keep one that size.
-    const bytes = need <= this.scratch.length ? this.scratch : Buffer.allocUnsafe(need);
+    if (need > scratch.length && need <= SCRATCH_MAX) scratch = Buffer.allocUnsafe(Math.min(SCRATCH_MAX, Math.max(need, 2 * scratch.length)));
+    // A rare huge line gets a buffer of its own, so the writers do not keep one that size.
+    const bytes = need <= scratch.length ? scratch : Buffer.allocUnsafe(need);
     const sealed = sealLineInto(json, this.last, bytes, 0);
     const length = sealed.end;
     try {

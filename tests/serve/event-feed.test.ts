@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it, vi } from 'vitest';
 import type { TroupeEvent } from '../../src/engine/event-map.js';
 import { redactorFrom, type Redactor } from '../../src/llm/redact.js';
@@ -7,6 +9,9 @@ import type { TroupeSession } from '../../src/session/troupe-session.js';
 import { studio } from '../helpers/team.js';
 
 const SECRET = 'troupe-SENTINEL-key-7f3a9c1e5b';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
 
 /** A session as the feed sees it: its definition, the events it keeps, and a bus to publish on. */
 function fakeSession(recent: TroupeEvent[] = []) {
@@ -205,5 +210,35 @@ describe('the SSE feed of a hosted session', () => {
     await written();
     // Worded with the directive before it: approved, not a plain handoff.
     expect(text(r.writes[0]!)).toContain('APPROVE_AND_HANDOFF');
+  });
+
+  it('a session nobody reads holds no frames; a late reader of its finished turn still gets every frame, byte for byte', async () => {
+    const long = 'a finished turn, worded at length. '.repeat(80);
+    const feeds: { feed: EventFeed; first: string }[] = [];
+    gc();
+    const before = process.memoryUsage().arrayBuffers;
+    for (let s = 0; s < 150; s++) {
+      const { session, publish } = fakeSession();
+      const feed = followed(session, countingRedactor().redactor);
+      const r = reader();
+      const leave = feed.attach(r.client, 0);
+      for (let i = 1; i <= FEED_RECENT; i++) publish({ type: 'note', text: `${i}: ${long}` });
+      await written();
+      leave();
+      r.client.close();
+      feeds.push({ feed, first: r.writes.map(text).join('') });
+      r.writes.length = 0;
+    }
+    // 150 sessions x 32 frames of ~3 KB each: 14 MB held before, for readers that may never come.
+    gc();
+    const held = process.memoryUsage().arrayBuffers - before;
+    expect(held).toBeLessThan(3 * 1024 * 1024);
+    for (const { feed, first } of feeds.slice(0, 3)) {
+      const late = reader();
+      feed.attach(late.client, 0);
+      await written();
+      expect(late.writes.map(text).join('')).toBe(first);
+      expect(first.match(/\nid: /g)).toHaveLength(FEED_RECENT);
+    }
   });
 });

@@ -4,10 +4,11 @@ import type { Context } from 'hono';
 import { describe, expect, it } from 'vitest';
 import type { TroupeEvent } from '../../src/engine/event-map.js';
 import { redactorFrom } from '../../src/llm/redact.js';
-import { DISPLAY_START, displayNames } from '../../src/report/display-items.js';
+import { DISPLAY_START, displayNames, displayStep } from '../../src/report/display-items.js';
 import { SseClient } from '../../src/serve/sse-client.js';
 import { deltasFrame, rawJson, type SseFrame, sseFrame } from '../../src/serve/sse-frame.js';
 import { streamFrames } from '../../src/serve/sse-stream.js';
+import { terminalSafeJson } from '../../src/report/terminal-safe.js';
 import { studio } from '../helpers/team.js';
 
 const frame = (seq: number, text: string): SseFrame => ({ seq, live: false, bytes: Buffer.from(`event: note\ndata: ${text}\nid: ${seq}\n\n`) });
@@ -118,6 +119,23 @@ describe('SSE writes', () => {
     ];
     for (const e of cases) {
       for (const list of [[], items]) expect(rawJson(e, list)).toBe(JSON.stringify({ ...e, at: new Date(e.at).toISOString(), items: list }));
+    }
+  });
+
+  it('frames are terminal-safe whatever the text: ASCII, DEL, C1, bidi overrides, line separators, safe non-ASCII', () => {
+    const names = displayNames(studio().def);
+    const texts = ['plain words', 'del \x7f here', 'c1 \u0085 \u009b[2J', 'bidi \u202e evil \u2066', 'sep \u2028 \u2029', 'é 灯台守 🚀', 'mixed é \x7f', '\x7f'];
+    for (const [i, t] of texts.entries()) {
+      for (const e of [stamped({ type: 'note', text: t }, i + 1), stamped({ type: 'agent_delta', turn_id: 't1', persona: 'ceo', text: t }, i + 1)]) {
+        const live = e.type === 'agent_delta';
+        const data = terminalSafeJson(rawJson(e, live ? [] : displayStep(DISPLAY_START, e, names).items));
+        const expected = live ? `event: ${e.type}\ndata: ${data}\n\n` : `event: ${e.type}\ndata: ${data}\nid: ${i + 1}\n\n`;
+        expect(Buffer.from(sseFrame(e, DISPLAY_START, names).frame.bytes).toString()).toBe(expected);
+        expect(expected).not.toMatch(/[\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029]/);
+      }
+      const batch = [1, 2].map(() => stamped({ type: 'agent_delta', turn_id: 't1', persona: 'ceo', text: t }, i + 1));
+      const one = batch.map((e) => `event: agent_delta\ndata: ${terminalSafeJson(rawJson(e, []))}\n\n`).join('');
+      expect(Buffer.from(deltasFrame(batch, DISPLAY_START, names).bytes).toString()).toBe(one);
     }
   });
 
