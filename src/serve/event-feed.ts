@@ -157,6 +157,13 @@ export class EventFeed {
     };
   }
 
+  /** How many serialised frames the feed holds now (each about its event's JSON): none while nobody reads. */
+  get framesHeld(): number {
+    let n = 0;
+    for (const k of this.kept) if (k.frame) n += 1;
+    return n;
+  }
+
   /**
    * Lets go of the kept frames once nobody reads (their events and display states stay): a server's sessions
    * mostly wait for their users with no reader, and a thousand of them held 32 frames each. A reader joining

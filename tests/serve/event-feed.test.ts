@@ -1,5 +1,3 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { describe, expect, it, vi } from 'vitest';
 import type { TroupeEvent } from '../../src/engine/event-map.js';
 import { redactorFrom, type Redactor } from '../../src/llm/redact.js';
@@ -9,9 +7,6 @@ import type { TroupeSession } from '../../src/session/troupe-session.js';
 import { studio } from '../helpers/team.js';
 
 const SECRET = 'troupe-SENTINEL-key-7f3a9c1e5b';
-
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
 
 /** A session as the feed sees it: its definition, the events it keeps, and a bus to publish on. */
 function fakeSession(recent: TroupeEvent[] = []) {
@@ -215,8 +210,6 @@ describe('the SSE feed of a hosted session', () => {
   it('a session nobody reads holds no frames; a late reader of its finished turn still gets every frame, byte for byte', async () => {
     const long = 'a finished turn, worded at length. '.repeat(80);
     const feeds: { feed: EventFeed; first: string }[] = [];
-    gc();
-    const before = process.memoryUsage().arrayBuffers;
     for (let s = 0; s < 150; s++) {
       const { session, publish } = fakeSession();
       const feed = followed(session, countingRedactor().redactor);
@@ -224,15 +217,15 @@ describe('the SSE feed of a hosted session', () => {
       const leave = feed.attach(r.client, 0);
       for (let i = 1; i <= FEED_RECENT; i++) publish({ type: 'note', text: `${i}: ${long}` });
       await written();
+      expect(feed.framesHeld).toBe(FEED_RECENT);
       leave();
+      expect(feed.framesHeld).toBe(0);
       r.client.close();
       feeds.push({ feed, first: r.writes.map(text).join('') });
       r.writes.length = 0;
     }
-    // 150 sessions x 32 frames of ~3 KB each: 14 MB held before, for readers that may never come.
-    gc();
-    const held = process.memoryUsage().arrayBuffers - before;
-    expect(held).toBeLessThan(3 * 1024 * 1024);
+    // 150 sessions x 32 frames of ~3 KB each were 14 MB held, for readers that may never come. (Counted, not read
+    // from the process's memory after a gc(): V8 frees array buffers in the background, which failed under load.)
     for (const { feed, first } of feeds.slice(0, 3)) {
       const late = reader();
       feed.attach(late.client, 0);
