@@ -104,6 +104,9 @@ class Lines {
   }
 }
 
+/** A pinned item's lines and their counts. */
+export type PinnedLine = Lines;
+
 /** Renders and counts pinned items once each (pins never change once pinned). */
 export class PinnedLines {
   private readonly cache = new WeakMap<Pinned, Lines>();
