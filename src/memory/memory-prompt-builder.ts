@@ -267,8 +267,9 @@ export class MemoryPromptBuilder implements PromptBuilder {
 
   /** Forgets counts of turns that have left the raw window. */
   private prune(): void {
-    if (this.turnTokens.size <= 2 * this.memory.recent.length + 32) return;
-    const live = new Set(this.memory.recent.map((t) => t.id));
+    const recent = this.memory.rawTurns;
+    if (this.turnTokens.size <= 2 * recent.length + 32) return;
+    const live = new Set(recent.map((t) => t.id));
     for (const id of this.turnTokens.keys()) if (!live.has(id)) this.turnTokens.delete(id);
   }
 }
