@@ -5,6 +5,8 @@ import type { EngineEvent } from '../../src/engine/event-map.js';
 import { initialState } from '../../src/engine/step.js';
 import type { ChatMessage } from '../../src/llm/chat-model.js';
 import { Memory } from '../../src/memory/memory.js';
+import type { MovedPins, Pinned } from '../../src/memory/memory-state.js';
+import { fitPinned, PinnedLines, type PinnedFit } from '../../src/memory/pinned-fit.js';
 import { MemoryPromptBuilder } from '../../src/memory/memory-prompt-builder.js';
 import type { PromptInput } from '../../src/memory/prompt-builder.js';
 import type { Summariser } from '../../src/memory/summariser.js';
@@ -93,6 +95,31 @@ describe('prompts built by appending to each persona head', () => {
     for (const config of [{ compress_every: 1000 }, { compress_every: 1000, new_pins: 'in_system' }]) {
       const { kept, fresh } = await play(40, 1_000_000, config);
       for (let i = 0; i < kept.length; i++) expect(JSON.stringify(kept[i]), `${config.new_pins ?? 'after_turns'} call ${i + 1}`).toBe(JSON.stringify(fresh[i]));
+    }
+  });
+});
+
+describe('the pinned block extended in place', () => {
+  it('is the block fitted from nothing after every append and every move of the oldest out, verbatim or condensed', () => {
+    const lines = new PinnedLines((id) => id.toUpperCase());
+    const pinned: Pinned[] = [];
+    let moved: MovedPins | undefined;
+    let previous: PinnedFit | undefined;
+    for (let n = 1; n <= 400; n++) {
+      const text = n % 17 === 0 ? `a long decision ${n} ${'with many words '.repeat(50)}` : n % 5 === 0 ? `decision ${n} ends here.` : `decision ${n} on topic${n % 9}`;
+      pinned.push({ kind: n % 11 === 0 ? 'rejection' : 'decision', turn: n, by: n % 2 ? 'cfo' : 'ceo', ...(n % 11 === 0 ? { of: 'cmo' } : {}), text, repeats: 1 });
+      if (n % 9 === 0 && pinned.length > 40) {
+        const out = pinned.splice(0, pinned.length - 40);
+        moved = { count: (moved?.count ?? 0) + out.length, first: moved?.first ?? out[0]!.turn, last: out[out.length - 1]!.turn };
+      }
+      // A budget that the block crosses now and then: condensed for a while, verbatim again once pins move out.
+      const max = n > 150 && n < 200 ? 900 : 4000;
+      const fresh = fitPinned(pinned, lines, max, undefined, moved);
+      const fit = fitPinned(pinned, lines, max, previous, moved);
+      const { items: _a, body: _b, ...shown } = fit;
+      const { items: _c, body: _d, ...expected } = fresh;
+      expect(shown, `pin ${n}`).toEqual(expected);
+      previous = fit;
     }
   });
 });
