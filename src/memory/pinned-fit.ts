@@ -1,5 +1,6 @@
 import type { MovedPins, Pinned } from './memory-state.js';
 import { pinnedLine, type NameOf } from './render.js';
+import { PieceTokens } from './piece-tokens.js';
 import { countTokens } from './tokens.js';
 
 /** Longest pinned item in a prompt, in characters (a 20 KB key decision is cut here; `!memory` keeps it whole). */
@@ -80,10 +81,13 @@ class Lines {
     private readonly nameOf: NameOf,
     readonly full: string,
     readonly clipped: boolean,
+    /** The line's count when its pieces already gave it (null: it is tokenized here). */
+    known: number | null = null,
   ) {
-    this.fullNl = countTokens(`${full}\n`);
     // "word" + "\n" is the word's tokens and one for the newline: no second count of the line.
-    if (ENDS_IN_WORD.test(full)) this.counts.fullEnd = this.fullNl - 1;
+    const endsInWord = ENDS_IN_WORD.test(full);
+    this.fullNl = known !== null && endsInWord ? known + 1 : countTokens(`${full}\n`);
+    if (endsInWord) this.counts.fullEnd = this.fullNl - 1;
   }
 
   get gist(): string {
@@ -113,6 +117,7 @@ export type PinnedLine = Lines;
 /** Renders and counts pinned items once each (pins never change once pinned). */
 export class PinnedLines {
   private readonly cache = new WeakMap<Pinned, Lines>();
+  private readonly pieces = new PieceTokens();
 
   constructor(private readonly nameOf: NameOf) {}
 
@@ -122,10 +127,25 @@ export class PinnedLines {
     if (!lines) {
       const flat = p.text.replace(/\s+/g, ' ').trim();
       const clippedText = clipFlat(flat, PINNED_ITEM_MAX_CHARS);
-      lines = new Lines(p, this.nameOf, pinnedLine({ ...p, text: clippedText }, this.nameOf), clippedText !== flat);
+      const full = pinnedLine({ ...p, text: clippedText }, this.nameOf);
+      lines = new Lines(p, this.nameOf, full, clippedText !== flat, this.approvalTokens(p, full));
       this.cache.set(p, lines);
     }
     return lines;
+  }
+
+  /**
+   * An approval's line ("- CEO approved CFO's work") counted from two pieces cached per name: o200k always
+   * splits before the space of " approved" when the name before it ends in anything but whitespace, so a
+   * new pair of known names is not tokenized. Null for other pins (their text is new).
+   */
+  private approvalTokens(p: Pinned, full: string): number | null {
+    if (p.kind !== 'approval') return null;
+    const by = this.nameOf(p.by);
+    const head = `- ${by}`;
+    const tail = ` approved ${p.of ? `${this.nameOf(p.of)}'s work` : 'the brief'}`;
+    if (by === '' || /\s$/u.test(by) || head + tail !== full) return null;
+    return this.pieces.of(head) + this.pieces.of(tail);
   }
 }
 
