@@ -22,7 +22,7 @@ import { usageState, type UsageMeter } from '../usage/usage-meter.js';
 import { CommandApprovals, type PendingCommand } from './approvals.js';
 import type { SessionKind } from './session-kind.js';
 import { TroupeSession } from './troupe-session.js';
-import { learnedFrom } from '../warming/learned.js';
+import { learnedFrom, type StoredSessions } from '../warming/learned.js';
 import { SessionWarming } from '../warming/session-warming.js';
 import { TransitionFold } from '../warming/transition-fold.js';
 import { predictWorkflowNext } from '../warming/workflow-predict.js';
@@ -62,6 +62,8 @@ export interface SessionAssembly {
   /** Where workflow code runs (default: the kind's own sandbox, closed when the session stops). */
   evaluator?: Evaluator;
   store: Store | null;
+  /** Where the session learns what its team's sessions did, when that is not its store (Restate: read at creation). */
+  learnFrom?: StoredSessions;
   /** The stored brief (a session killed before its first step starts on it when resumed). */
   brief: string;
   /** The newest stored events of a reopened session. */
@@ -91,7 +93,8 @@ function openWarming(a: SessionAssembly, kernel: SessionKernel, publish: (e: Eng
   const settings = workflow ? (def.workflow?.warming ?? WarmingSettingsSchema.parse({}, PARSE_ONCE)) : a.team.loaded.team.warming;
   if (settings.mode === 'off') return null;
   const meter = a.meter;
-  const learned = a.store ? learnedFrom(a.store, def, a.state.id) : null;
+  const sessions = a.store ?? a.learnFrom ?? null;
+  const learned = sessions ? learnedFrom(sessions, def, a.state.id) : null;
   const warming = new SessionWarming({
     def,
     settings,
@@ -104,7 +107,7 @@ function openWarming(a: SessionAssembly, kernel: SessionKernel, publish: (e: Eng
     cacheReported: () => meter.session.cachedTokens > 0,
     ownPromptTokens: () => meter.session.promptTokens,
     prices: meter.prices,
-    ...(learned ? { learned } : {}),
+    ...(learned ? { learned, ...(a.store ? {} : { learnNow: true }) } : {}),
     ...(memory ? { memorySettled: () => memory.memory.idle() } : {}),
     recent: a.recent,
   });

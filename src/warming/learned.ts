@@ -30,7 +30,7 @@ export interface StoredSessions {
 const byStore = new WeakMap<StoredSessions, Map<string, Known>>();
 
 /** The key a definition's sessions are known by: a team's name, or a workflow's (their tables count different things). */
-function keyOf(def: MachineDefinition): string {
+export function keyOf(def: MachineDefinition): string {
   return `${def.kind}:${def.name}`;
 }
 

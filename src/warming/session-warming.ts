@@ -46,6 +46,8 @@ export interface SessionWarmingOptions extends WarmingRequestsOptions {
   revise?: boolean;
   /** Transitions learned from the team's stored sessions (null until known), told this session's own when it ends. */
   learned?: Learned;
+  /** The learned transitions are at hand (read with the session, no store to list): used from the first prediction. */
+  learnNow?: boolean;
   /** Resolves when background memory work that would change the next prompt (a summary) is done. */
   memorySettled?: () => Promise<void>;
   /** The newest stored events of a reopened session (its warming totals). */
@@ -71,6 +73,10 @@ export class SessionWarming implements CallWarming {
   constructor(private readonly options: SessionWarmingOptions) {
     this.requests = new WarmingRequests(options);
     this.requests.ledger.restore(options.recent ?? []);
+    if (options.learnNow) {
+      this.learning = true;
+      options.learned?.();
+    }
   }
 
   /** Its mode (team.json's or the workflow's `warming`). */

@@ -1,3 +1,4 @@
+import { isLiveOnly } from '../../src/kernel/session-kernel.js';
 import { cpSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -122,9 +123,9 @@ export class Driver {
     return { status: response.status, body: await response.json() };
   }
 
-  /** The session's stored events (streamed deltas left out) once `done` holds for them. */
+  /** The session's stored events (live-only ones, streamed deltas and predictions, left out) once `done` holds for them. */
   async until(id: string, done: (events: TroupeEvent[]) => boolean): Promise<TroupeEvent[]> {
-    const stored = (es: TroupeEvent[]) => es.filter((e) => e.type !== 'agent_delta');
+    const stored = (es: TroupeEvent[]) => es.filter((e) => !isLiveOnly(e.type));
     const response = await this.backend.call(`/v1/sessions/${id}/events`);
     if (!response.ok) throw new Error(`${this.backend.name}: events: ${response.status} ${await response.text()}`);
     return stored(await readEvents(response, (es) => done(stored(es))));

@@ -44,8 +44,10 @@ describe.skipIf(!hasTmux)(`workflows in the real terminal UI${hasTmux ? '' : ' (
     expect(status).toMatch(/now: Coder is answering/);
     expect(status).toMatch(/^coder_reviewer › code\s+·\s+Coder is answering/m);
     release();
-    const done = await ui.waitFor('the workflow output', (s) => s.includes('workflow output') && s.includes('SUMMARY: bech32 encoder with checksum'));
-    expect(done).toMatch(/^coder_reviewer › stop\s+·\s+ended: workflow coder_reviewer complete/m);
+    // The output box and the state line may be drawn in different frames (a loaded machine): wait for both.
+    const ended = /^coder_reviewer › stop\s+·\s+ended: workflow coder_reviewer complete/m;
+    const done = await ui.waitFor('the workflow output and the ended state line', (s) => s.includes('workflow output') && s.includes('SUMMARY: bech32 encoder with checksum') && ended.test(s));
+    expect(done).toMatch(ended);
     expect(done).toContain('CODE-V2: encoder with checksum.');
     expect(roles.unexpected).toEqual([]);
     expect(roles.requests).toHaveLength(4);

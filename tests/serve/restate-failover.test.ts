@@ -1,3 +1,4 @@
+import { isLiveOnly } from '../../src/kernel/session-kernel.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TroupeEvent } from '../../src/engine/event-map.js';
 import { modelFromEnv } from '../../src/llm/from-env.js';
@@ -63,7 +64,7 @@ describe('sessions on Restate survive crashes (real restate-server, two troupe w
         .map((t) => t.persona),
     ).toContain('game_designer');
     expect(await (await cluster.call(`/v1/sessions/${id}`)).json()).toMatchObject({ status: 'awaiting_user', turn: 4, awaiting: { code: 'respond_to_user' } });
-    const stored = events.filter((e) => e.type !== 'agent_delta');
+    const stored = events.filter((e) => !isLiveOnly(e.type));
     expect(stored.map((e) => e.seq)).toEqual(stored.map((_, i) => i + 1));
     // Two workers again for what follows.
     cluster.workers.splice(cluster.workers.indexOf(victim), 1);
@@ -85,7 +86,7 @@ describe('sessions on Restate survive crashes (real restate-server, two troupe w
     // The call in flight when the server died had no journaled result: it was made again.
     expect(script.count('restart', 2)).toBe(2);
     // Event sequence numbers have no gaps and no repeats: each step was applied exactly once.
-    const stored = events.filter((e) => e.type !== 'agent_delta');
+    const stored = events.filter((e) => !isLiveOnly(e.type));
     expect(stored.map((e) => e.seq)).toEqual(stored.map((_, i) => i + 1));
   });
 });

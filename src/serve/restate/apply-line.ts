@@ -6,6 +6,8 @@ import { parse, refuse } from './handler-common.js';
 import { openObjectSession, type WorkerRuntime } from './object-session.js';
 import { ApplyRequestSchema } from './records.js';
 import { KEYS, readCore, readMeta, writeCore } from './session-store.js';
+import { sendLearned } from './learning-object.js';
+import { transitionTableOf } from '../../warming/transitions.js';
 
 /**
  * `apply`: the one handler that runs a session. It opens the session (the kernel, with Restate's ports),
@@ -42,6 +44,7 @@ export async function applyLine(ctx: restate.ObjectContext, rt: WorkerRuntime, r
   o.journal.flush();
   o.journal.flushState();
   await o.journal.close();
+  const transitions = transitionTableOf(o.sources.transitions?.());
   writeCore(
     ctx,
     {
@@ -53,9 +56,13 @@ export async function applyLine(ctx: restate.ObjectContext, rt: WorkerRuntime, r
       demo: o.demo?.spoken ?? null,
       detached,
       live: core.live,
+      ...(transitions ? { transitions } : {}),
+      ...(core.learned ? { learned: core.learned } : {}),
     },
     { withState: false },
   );
   ctx.clear(KEYS.running);
+  // The team's sessions created after this invocation learn what it added.
+  if (transitions && JSON.stringify(transitions) !== JSON.stringify(core.transitions ?? {})) sendLearned(ctx, o.session.def, ctx.key, transitions);
   await o.close();
 }

@@ -12,6 +12,7 @@ import { INDEX_KEY, RESTATE_NAMES } from './names.js';
 import type { WorkerRuntime } from './object-session.js';
 import { CreateRequestSchema, headState, type IndexEntry, type SessionCore, type SessionHead, type SessionMeta } from './records.js';
 import { KEYS, readMeta, writeCore } from './session-store.js';
+import { readLearned } from './learning-object.js';
 
 /**
  * `create`: stores a new session (a team on a brief, or a named workflow of the worker on an input) with its
@@ -61,7 +62,9 @@ export async function createSession(ctx: restate.ObjectContext, rt: WorkerRuntim
     createdAt,
   };
   const state = initialState(kind.def, { id: ctx.key, ...(request.mode ? { mode: request.mode } : {}) });
-  const core: SessionCore = { state, brief, lastSeq: 0, memory: null, usage: null, demo: null, detached: false, live: request.live ?? null };
+  // What the team's (or workflow's) sessions did so far, read once: the session's predictions learn from it.
+  const learned = await readLearned(ctx, kind.def);
+  const core: SessionCore = { state, brief, lastSeq: 0, memory: null, usage: null, demo: null, detached: false, live: request.live ?? null, transitions: {}, learned };
   const head: SessionHead = { lastSeq: 0, updatedAt: createdAt, state: headState(state), usage: null };
   ctx.set(KEYS.meta, meta);
   if (plan) ctx.set(KEYS.plan, plan);

@@ -1,13 +1,15 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { TroupeEvent } from '../../engine/event-map.js';
+import { isLiveOnly } from '../../kernel/session-kernel.js';
 import type { LiveTarget } from './records.js';
 
 /** Most deltas one push may carry (a worker batches a few milliseconds of them). */
 const MAX_PUSH = 1_000;
 
 /**
- * The serve side of live deltas on Restate: workers push a session's `agent_delta` events to `POST /live`
- * (with this process's token) while a turn runs, and every SSE reader of that session gets them at once.
+ * The serve side of live events on Restate: workers push a session's live-only events (`agent_delta`, the
+ * `prediction` of who speaks next) to `POST /live` (with this process's token) while a turn runs, and every
+ * SSE reader of that session gets them at once.
  * Best-effort, as the deltas are: the durable events still come from the session's journal.
  */
 export class LiveHub {
@@ -44,12 +46,12 @@ export class LiveHub {
     };
   }
 
-  /** Hands pushed deltas to their sessions' readers; anything that is not a delta is ignored. */
+  /** Hands pushed live events to their sessions' readers; anything else (a stored kind of event) is ignored. */
   deliver(events: unknown): number {
     if (!Array.isArray(events)) return 0;
     let delivered = 0;
     for (const e of events.slice(0, MAX_PUSH) as TroupeEvent[]) {
-      if (e?.type !== 'agent_delta' || typeof e.session_id !== 'string') continue;
+      if (typeof e?.type !== 'string' || !isLiveOnly(e.type) || typeof e.session_id !== 'string') continue;
       for (const reader of this.readers.get(e.session_id) ?? []) reader(e);
       delivered += 1;
     }

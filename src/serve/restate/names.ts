@@ -4,6 +4,8 @@ export const RESTATE_NAMES = {
   session: 'troupe_session',
   /** The virtual object listing the sessions (one key). */
   index: 'troupe_sessions',
+  /** The virtual object keeping what sessions of a team (or a workflow) did, keyed `team:<name>` or `workflow:<name>`. */
+  learning: 'troupe_learning',
 } as const;
 
 /** The one key of the session index object. */

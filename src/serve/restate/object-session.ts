@@ -3,6 +3,7 @@ import * as restate from '@restatedev/restate-sdk';
 import { join } from 'node:path';
 import type { EngineEvent } from '../../engine/event-map.js';
 import type { EffectPort, JournalSources } from '../../kernel/ports.js';
+import { isLiveOnly } from '../../kernel/session-kernel.js';
 import type { ChatModel } from '../../llm/chat-model.js';
 import { DemoModel } from '../../llm/demo-model.js';
 import type { Evaluator } from '../../kernel/effect-runner.js';
@@ -20,6 +21,7 @@ import type { SessionCore, SessionMeta } from './records.js';
 import { RestateJournal } from './restate-journal.js';
 import { RestateSteps } from './restate-steps.js';
 import { KEYS, readEvents, readOpenChunk } from './session-store.js';
+import { learnedSessions } from './learning-object.js';
 
 /** What every session on a worker shares: the team, the model, prices, workflows, where workspaces go. */
 export interface WorkerRuntime {
@@ -102,6 +104,9 @@ export async function openObjectSession(ctx: ObjectContext, rt: WorkerRuntime, m
     askCommands: false,
     ...(evaluator ? { evaluator } : {}),
     store: null,
+    // Learning reads no store here: what the team's sessions did came with the session's creation (learning-object.ts).
+    learnFrom: learnedSessions(meta, core.learned ?? []),
+    ...(core.transitions !== undefined ? { savedTransitions: core.transitions } : {}),
     brief: core.brief,
     recent: [],
     keep: 500,
@@ -110,6 +115,6 @@ export async function openObjectSession(ctx: ObjectContext, rt: WorkerRuntime, m
   });
   if (demo) session.subscribe((e) => demo.feed(e));
   const live = core.live;
-  if (live) session.subscribe((e) => e.type === 'agent_delta' && rt.live.push(live, e));
+  if (live) session.subscribe((e) => isLiveOnly(e.type) && rt.live.push(live, e));
   return { session, publish, effects, steps, journal: journal!, sources: sources!, demo, close: async () => evaluator?.close() };
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { TroupeEvent } from '../../engine/event-map.js';
 import { ModeSchema, type SessionState } from '../../engine/session.js';
 import type { UsageState } from '../../usage/usage-meter.js';
+import type { TransitionTable } from '../../warming/transitions.js';
 
 /** A model id as a request may name one (as the API checks it). */
 const ModelId = z.string().regex(/^[\x21-\x7e]{1,200}$/);
@@ -43,6 +44,16 @@ export interface SessionCore {
   demo: Record<string, number> | null;
   detached: boolean;
   live: LiveTarget | null;
+  /** The session's own transitions (who followed whom), as its checkpoint keeps them elsewhere; absent in sessions stored before. */
+  transitions?: TransitionTable;
+  /** What the team's (or workflow's) newest sessions did, read once when this one was created, newest first. */
+  learned?: LearnedSession[];
+}
+
+/** One session's transitions, as the learning object keeps them. */
+export interface LearnedSession {
+  id: string;
+  transitions: TransitionTable;
 }
 
 /** What readers see of a session, written at every quiet point (the `head` key): small, whatever the session's size; usage as the meter has it. */

@@ -4,6 +4,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { streamSSE } from 'hono/streaming';
 import type { MachineDefinition } from '../../engine/definition.js';
 import type { TroupeEvent } from '../../engine/event-map.js';
+import { isLiveOnly } from '../../kernel/session-kernel.js';
 import { redactDeep } from '../../llm/redact.js';
 import { displayFold, displayNames, plainNames } from '../../report/display-items.js';
 import { graphModel } from '../../report/graph-model.js';
@@ -150,11 +151,11 @@ export function restateApp(options: RestateAppOptions): Hono {
       });
       let sent = after;
       let quiet = 0;
-      // As the embedded stream: each event with its display items, secrets a model echoed redacted; deltas carry no
-      // id (they are not a resume point).
+      // As the embedded stream: each event with its display items, secrets a model echoed redacted; live-only
+      // events (deltas, predictions) carry no id (they are not a resume point).
       const write = (e: TroupeEvent) => {
         const shown = redactDeep(e);
-        return stream.writeSSE({ ...sseMessage(shown, items(shown)), ...(e.type !== 'agent_delta' ? { id: String(e.seq) } : {}) });
+        return stream.writeSSE({ ...sseMessage(shown, items(shown)), ...(isLiveOnly(e.type) ? {} : { id: String(e.seq) }) });
       };
       try {
         while (open) {

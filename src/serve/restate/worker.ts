@@ -3,6 +3,7 @@ import { createServer, type ServerHttp2Session } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { loadTokenizer } from '../../memory/tokens.js';
 import { indexObject } from './index-object.js';
+import { learningObject } from './learning-object.js';
 import { LiveSender } from './live.js';
 import type { WorkerRuntime } from './object-session.js';
 import { sessionObject } from './session-object.js';
@@ -32,7 +33,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   const live = new LiveSender();
   const { port: _port, host: _host, identityKeys: _keys, ...runtime } = o;
   const handler = restate.createEndpointHandler({
-    services: [sessionObject({ ...runtime, live }), indexObject()],
+    services: [sessionObject({ ...runtime, live }), indexObject(), learningObject()],
     ...(o.identityKeys?.length ? { identityKeys: o.identityKeys } : {}),
     // The SDK logs every invocation at info; a worker prints only what needs a person.
     logger: (meta, message, ...rest) => {

@@ -27,4 +27,13 @@ describe('live deltas pushed by workers to the serve process', () => {
     expect(a).toHaveLength(1);
     expect(hub.deliver({ not: 'a list' })).toBe(0);
   });
+
+  it('passes on the prediction of who speaks next too (live-only, like the deltas), never a stored kind of event', () => {
+    const hub = new LiveHub();
+    const got: string[] = [];
+    hub.subscribe('a', (e) => got.push(e.type));
+    const prediction = { type: 'prediction', turn_id: 't1', persona: 'ceo', on: 'inbox', predictions: [], session_id: 'a', seq: 3, at: 0 };
+    expect(hub.deliver([prediction, { ...prediction, type: 'agent_message' }, { ...prediction, type: 42 }])).toBe(1);
+    expect(got).toEqual(['prediction']);
+  });
 });
