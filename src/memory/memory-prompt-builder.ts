@@ -5,7 +5,7 @@ import type { Memory } from './memory.js';
 import type { RawTurn, Summary } from './memory-state.js';
 import { namesFor } from './names.js';
 import { PieceTokens } from './piece-tokens.js';
-import { PromptPrefixes } from './prompt-prefix.js';
+import { PromptPrefixes, type Prefix } from './prompt-prefix.js';
 import { closingMessages, type PrefixInput, type PromptBuilder, type PromptInput } from './prompt-builder.js';
 import { trimLabel, type NameOf } from './render.js';
 import { SummariesMessage } from './summaries-message.js';
@@ -21,6 +21,24 @@ export interface MemoryPromptOptions {
 }
 
 type Item = { kind: 'summary'; s: Summary } | { kind: 'turn'; t: RawTurn };
+
+/** A persona's prompt head as last built, and what it was built from. */
+interface Head {
+  prefix: Prefix;
+  nameOf: NameOf;
+  /** The summaries it holds: how many, and the ids of the first and last (ids are never reused). */
+  summaries: number;
+  first: number;
+  last: number;
+  system: ChatMessage;
+  memo: ChatMessage | null;
+  memoTokens: number;
+  /** The raw turns it holds, oldest first: their ids, messages and tokens as messages. */
+  ids: number[];
+  turns: ChatMessage[];
+  costs: number[];
+  turnTokens: number;
+}
 
 /** The heading of a message that ends by quoting `text` after a newline, where o200k splits (so the counts add up), or null. */
 function quoteHeading(content: string, text: string): string | null {
@@ -43,8 +61,12 @@ function turnMessage(t: RawTurn, self: string, nameOf: NameOf): ChatMessage {
  * items are capped, and condensed to their gist when they alone would take more than their share of
  * the budget.
  *
- * Token counts are cached (PromptPrefixes, SummariesMessage): the prefix once per persona and pinned
- * version, a turn once per view, a summary once; only the inbox is counted on every call.
+ * Built by appending: each persona's head (system message, summaries, raw turns) is kept as built
+ * messages with their token total, and a call renders and counts only the turns recorded since that
+ * persona's last call (the head is rebuilt when the prefix or the summaries change). Counts are cached
+ * (PromptPrefixes, SummariesMessage, WaitingPins): the prefix once per persona and pinned version, a turn
+ * once per view, a summary once, a pin once; only the inbox is counted on every call. Fitting (dropping
+ * the oldest) runs only when the prompt is over the budget.
  */
 export class MemoryPromptBuilder implements PromptBuilder {
   private readonly prefixes: PromptPrefixes;
@@ -52,6 +74,7 @@ export class MemoryPromptBuilder implements PromptBuilder {
   private readonly turnTokens = new Map<number, number>();
   private readonly pieces = new PieceTokens();
   private readonly waitingPins: WaitingPins;
+  private readonly heads = new Map<string, Head>();
 
   constructor(
     readonly memory: Memory,
@@ -110,41 +133,87 @@ export class MemoryPromptBuilder implements PromptBuilder {
       if (early) return early;
     }
     const nameOf = namesFor(input.def);
-    const self = input.persona.id;
     const prefix = this.prefixes.of(input);
-    const system: ChatMessage = { role: 'system', content: prefix.text };
     const closing = call ? closingMessages({ ...input, call }) : [];
     const inbox = call?.inbox;
-    let raw = this.memory.recent;
-    const last = raw[raw.length - 1];
+    const recent = this.memory.recent;
+    const last = recent[recent.length - 1];
     // The inbox quotes the latest message; do not send it twice.
-    if (inbox && last && 'text' in inbox && last.text === inbox.text) raw = raw.slice(0, -1);
+    const count = inbox && last && 'text' in inbox && last.text === inbox.text ? recent.length - 1 : recent.length;
     const summaries = this.memory.summaries;
-    const turns = raw.map((t) => turnMessage(t, self, nameOf));
-    const turnCosts = raw.map((t, i) => this.turnCost(t, self, turns[i]!, nameOf));
+    const head = this.headOf(input.persona.id, prefix, summaries, recent, count, nameOf);
     const waiting = this.waitingPins.of(this.prefixes.linesFor(input.def));
     const inboxCost = inbox ? this.inboxTokens(closing[0]!, inbox, last) : 0;
-    const fixed = PROMPT_OVERHEAD + prefix.tokens + waiting.tokens + inboxCost + closing.slice(1).reduce((n, m) => n + messageTokens(m), 0);
+    let fixed = PROMPT_OVERHEAD + prefix.tokens + waiting.tokens + inboxCost;
+    for (let i = 1; i < closing.length; i++) fixed += messageTokens(closing[i]!);
+    const before = fixed + head.memoTokens + head.turnTokens;
+    const tail = waiting.message ? [waiting.message, ...closing] : closing;
+    this.prune();
+    // Within the budget (the usual case): the head as built, nothing to fit.
+    if (before <= this.options.budget) {
+      if (call) this.report(input, 0, summaries, head, before, before, waiting.clipped);
+      return head.memo ? [head.system, head.memo, ...head.turns, ...tail] : [head.system, ...head.turns, ...tail];
+    }
     // Dropping the oldest first: summaries (one message together), then turns.
     const total = (drop: number): number => {
       const memo = this.summariesMessage.of(summaries.slice(Math.min(drop, summaries.length))).tokens;
       const from = Math.max(0, drop - summaries.length);
       let sum = fixed + memo;
-      for (let i = from; i < turnCosts.length; i++) sum += turnCosts[i]!;
+      for (let i = from; i < head.costs.length; i++) sum += head.costs[i]!;
       return sum;
     };
-    const items = summaries.length + raw.length;
-    const before = total(0);
+    const items = summaries.length + count;
     let drop = 0;
     let after = before;
     while (drop < items && after > this.options.budget) after = total(++drop);
     const kept = summaries.slice(Math.min(drop, summaries.length));
     const memo: ChatMessage[] = kept.length ? [{ role: 'user', content: this.summariesMessage.of(kept).text }] : [];
     // Pins made since the last summary come after the turns: a new one leaves the prefix as it was.
-    const messages = [system, ...memo, ...turns.slice(Math.max(0, drop - summaries.length)), ...(waiting.message ? [waiting.message] : []), ...closing];
-    this.prune();
-    if (call) this.report(input, drop, summaries, raw, before, after, waiting.clipped);
+    const messages = [head.system, ...memo, ...head.turns.slice(Math.max(0, drop - summaries.length)), ...tail];
+    if (call) this.report(input, drop, summaries, head, before, after, waiting.clipped);
     return messages;
+  }
+
+  /**
+   * The head of a persona's prompt (system message, summaries message, the raw turns before the inbox) with its
+   * tokens, as built for its last call and extended by the turns recorded since: a turn is rendered and counted
+   * once per persona, and the head is rebuilt only when the prefix or the summaries change (a summary removes
+   * turns from the front of the raw window too).
+   */
+  private headOf(self: string, prefix: Prefix, summaries: readonly Summary[], recent: readonly RawTurn[], count: number, nameOf: NameOf): Head {
+    const first = summaries[0]?.id ?? -1;
+    const lastSummary = summaries[summaries.length - 1]?.id ?? -1;
+    let head = this.heads.get(self);
+    const n = head?.ids.length ?? 0;
+    const extends_ = head !== undefined && n <= count && (n === 0 || (recent[0]!.id === head.ids[0] && recent[n - 1]!.id === head.ids[n - 1]));
+    if (!head || !extends_ || head.prefix !== prefix || head.nameOf !== nameOf || head.summaries !== summaries.length || head.first !== first || head.last !== lastSummary) {
+      const memo = this.summariesMessage.of(summaries);
+      head = {
+        prefix,
+        nameOf,
+        summaries: summaries.length,
+        first,
+        last: lastSummary,
+        system: { role: 'system', content: prefix.text },
+        memo: summaries.length ? { role: 'user', content: memo.text } : null,
+        memoTokens: memo.tokens,
+        ids: [],
+        turns: [],
+        costs: [],
+        turnTokens: 0,
+      };
+      this.heads.set(self, head);
+    }
+    for (let i = head.ids.length; i < count; i++) {
+      const t = recent[i]!;
+      const message = turnMessage(t, self, nameOf);
+      const cost = this.turnCost(t, self, message, nameOf);
+      head.ids.push(t.id);
+      head.turns.push(message);
+      head.costs.push(cost);
+      head.turnTokens += cost;
+    }
+    return head;
   }
 
   /**
@@ -178,11 +247,12 @@ export class MemoryPromptBuilder implements PromptBuilder {
   }
 
   /** One memory_trimmed per build that dropped material, and once per pinned version that had to give. */
-  private report(input: PrefixInput, drop: number, summaries: readonly Summary[], raw: readonly RawTurn[], before: number, after: number, waitingClipped: number): void {
-    const nameOf = namesFor(input.def);
+  private report(input: PrefixInput, drop: number, summaries: readonly Summary[], head: Head, before: number, after: number, waitingClipped: number): void {
     const pinned = this.prefixes.pinnedNews(waitingClipped);
     if (drop === 0 && pinned.labels.length === 0) return;
-    const items: Item[] = [...summaries.map((s): Item => ({ kind: 'summary', s })), ...raw.map((t): Item => ({ kind: 'turn', t }))];
+    const nameOf = namesFor(input.def);
+    const raw = this.memory.recent;
+    const items: Item[] = [...summaries.map((s): Item => ({ kind: 'summary', s })), ...raw.slice(0, head.ids.length).map((t): Item => ({ kind: 'turn', t }))];
     this.options.publish?.(
       event('memory_trimmed', {
         persona: input.persona.id,
@@ -197,8 +267,9 @@ export class MemoryPromptBuilder implements PromptBuilder {
 
   /** Forgets counts of turns that have left the raw window. */
   private prune(): void {
-    if (this.turnTokens.size <= 2 * this.memory.recent.length + 32) return;
-    const live = new Set(this.memory.recent.map((t) => t.id));
+    const recent = this.memory.rawTurns;
+    if (this.turnTokens.size <= 2 * recent.length + 32) return;
+    const live = new Set(recent.map((t) => t.id));
     for (const id of this.turnTokens.keys()) if (!live.has(id)) this.turnTokens.delete(id);
   }
 }

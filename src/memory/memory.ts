@@ -175,6 +175,8 @@ export class Memory {
 
   /** Counts the turns recorded before the tokenizer was loaded (loading it now if it still is not). */
   private countPending(): void {
+    // Read on every prompt build: nothing to count is the usual case, and costs no copy.
+    if (this.uncounted.length === 0) return;
     for (const t of this.uncounted.splice(0)) t.tokens = countTokens(t.text);
   }
 

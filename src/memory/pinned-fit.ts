@@ -1,5 +1,6 @@
 import type { MovedPins, Pinned } from './memory-state.js';
 import { pinnedLine, type NameOf } from './render.js';
+import { PieceTokens } from './piece-tokens.js';
 import { countTokens } from './tokens.js';
 
 /** Longest pinned item in a prompt, in characters (a 20 KB key decision is cut here; `!memory` keeps it whole). */
@@ -33,6 +34,9 @@ export interface PinnedFit {
   sumNl: number;
   /** Earlier pins moved out of memory (named by one line after the heading). */
   moved: number;
+  /** A verbatim block's lines, in order, and their text joined (so the next block extends it); absent when condensed. */
+  items?: readonly PinnedLine[];
+  body?: string;
 }
 
 /** The line that stands for pins moved out of memory (they stay in the session's journal). */
@@ -77,10 +81,13 @@ class Lines {
     private readonly nameOf: NameOf,
     readonly full: string,
     readonly clipped: boolean,
+    /** The line's count when its pieces already gave it (null: it is tokenized here). */
+    known: number | null = null,
   ) {
-    this.fullNl = countTokens(`${full}\n`);
     // "word" + "\n" is the word's tokens and one for the newline: no second count of the line.
-    if (ENDS_IN_WORD.test(full)) this.counts.fullEnd = this.fullNl - 1;
+    const endsInWord = ENDS_IN_WORD.test(full);
+    this.fullNl = known !== null && endsInWord ? known + 1 : countTokens(`${full}\n`);
+    if (endsInWord) this.counts.fullEnd = this.fullNl - 1;
   }
 
   get gist(): string {
@@ -104,9 +111,13 @@ class Lines {
   }
 }
 
+/** A pinned item's lines and their counts. */
+export type PinnedLine = Lines;
+
 /** Renders and counts pinned items once each (pins never change once pinned). */
 export class PinnedLines {
   private readonly cache = new WeakMap<Pinned, Lines>();
+  private readonly pieces = new PieceTokens();
 
   constructor(private readonly nameOf: NameOf) {}
 
@@ -116,10 +127,25 @@ export class PinnedLines {
     if (!lines) {
       const flat = p.text.replace(/\s+/g, ' ').trim();
       const clippedText = clipFlat(flat, PINNED_ITEM_MAX_CHARS);
-      lines = new Lines(p, this.nameOf, pinnedLine({ ...p, text: clippedText }, this.nameOf), clippedText !== flat);
+      const full = pinnedLine({ ...p, text: clippedText }, this.nameOf);
+      lines = new Lines(p, this.nameOf, full, clippedText !== flat, this.approvalTokens(p, full));
       this.cache.set(p, lines);
     }
     return lines;
+  }
+
+  /**
+   * An approval's line ("- CEO approved CFO's work") counted from two pieces cached per name: o200k always
+   * splits before the space of " approved" when the name before it ends in anything but whitespace, so a
+   * new pair of known names is not tokenized. Null for other pins (their text is new).
+   */
+  private approvalTokens(p: Pinned, full: string): number | null {
+    if (p.kind !== 'approval') return null;
+    const by = this.nameOf(p.by);
+    const head = `- ${by}`;
+    const tail = ` approved ${p.of ? `${this.nameOf(p.of)}'s work` : 'the brief'}`;
+    if (by === '' || /\s$/u.test(by) || head + tail !== full) return null;
+    return this.pieces.of(head) + this.pieces.of(tail);
   }
 }
 
@@ -152,38 +178,19 @@ export function fitPinned(pinned: readonly Pinned[], lines: PinnedLines, maxToke
   const note = moved && moved.count > 0 ? movedLine(moved) : null;
   const noteTokens = note ? fixed(note) : 0;
   const withNote = (header: string, rest: string[]) => [header, ...(note ? [note] : []), ...rest].join('\n');
-  // Pins are only ever appended between moves: a verbatim block grows by its new lines.
-  if (previous && previous.moved === movedCount && previous.count > 0 && previous.count <= pinned.length && previous.condensed === 0 && previous.omitted === 0) {
-    const added = pinned.slice(previous.count).map((p) => lines.of(p));
-    const sumNl = added.reduce((n, l) => n + l.fullNl, previous.sumNl);
-    const lastLine = lines.of(pinned[pinned.length - 1]!);
-    const fullTokens = fixed(PINNED_HEADER) + noteTokens + sumNl - lastLine.fullNl + lastLine.fullEnd;
-    if (fullTokens <= maxTokens) {
-      const text = added.length ? `${previous.text}\n${added.map((l) => l.full).join('\n')}` : previous.text;
-      return { text, tokens: fullTokens, fullTokens, clipped: previous.clipped + added.filter((l) => l.clipped).length, condensed: 0, omitted: 0, count: pinned.length, sumNl, moved: movedCount };
-    }
-  }
+  // Pins are appended, and the oldest moved out from the front: a verbatim block keeps its lines in between.
+  const grown = previous ? extendVerbatim(previous, pinned, lines, maxTokens, movedCount, note, noteTokens) : null;
+  if (grown) return grown;
   const all = pinned.map((p) => lines.of(p));
   const clipped = all.filter((l) => l.clipped).length;
   const last = all.length - 1;
   const sumNl = all.reduce((n, l) => n + l.fullNl, 0);
   const verbatim = (from: number) => all.slice(from).reduce((n, l, i) => n + (from + i === last ? l.fullEnd : l.fullNl), 0);
   const fullTokens = fixed(PINNED_HEADER) + noteTokens + verbatim(0);
-  if (fullTokens <= maxTokens)
-    return {
-      text: withNote(
-        PINNED_HEADER,
-        all.map((l) => l.full),
-      ),
-      tokens: fullTokens,
-      fullTokens,
-      clipped,
-      condensed: 0,
-      omitted: 0,
-      count: all.length,
-      sumNl,
-      moved: movedCount,
-    };
+  if (fullTokens <= maxTokens) {
+    const body = all.map((l) => l.full).join('\n');
+    return { text: withNote(PINNED_HEADER, [body]), tokens: fullTokens, fullTokens, clipped, condensed: 0, omitted: 0, count: all.length, sumNl, moved: movedCount, items: all, body };
+  }
   // Condensed: heading, "earlier" gists, "latest" verbatim (the last line ends the block either way).
   let total = fixed(CONDENSED_HEADER) + noteTokens + fixed(EARLIER) + fixed(LATEST) + verbatim(0);
   let condensed = 0;
@@ -205,6 +212,43 @@ export function fitPinned(pinned: readonly Pinned[], lines: PinnedLines, maxToke
     (rest.length ? fixed(LATEST) + verbatim(condensed) : 0) +
     all.slice(omitted, condensed).reduce((n, l, i) => n + (omitted + i === last ? l.gistEnd : l.gistNl), 0);
   return { text: out.join('\n'), tokens, fullTokens, clipped, condensed: condensed - omitted, omitted, count: all.length, sumNl, moved: movedCount };
+}
+
+/**
+ * The verbatim block `previous` after pins were appended and the oldest moved out (null when that is not what
+ * happened, or the block no longer fits verbatim): the lines that stay are neither rendered nor counted again,
+ * their text is cut from the front of the block's body, and only the new lines are added.
+ */
+function extendVerbatim(previous: PinnedFit, pinned: readonly Pinned[], lines: PinnedLines, maxTokens: number, movedCount: number, note: string | null, noteTokens: number): PinnedFit | null {
+  const items = previous.items;
+  if (!items || previous.body === undefined || previous.condensed !== 0 || previous.omitted !== 0 || items.length !== previous.count) return null;
+  const out = movedCount - previous.moved;
+  const stay = items.length - out;
+  // The pins that stay must be the same ones, now at the front (a pin's lines are cached by the pin itself).
+  if (out < 0 || stay <= 0 || stay > pinned.length || lines.of(pinned[0]!) !== items[out] || lines.of(pinned[stay - 1]!) !== items[items.length - 1]) return null;
+  let sumNl = previous.sumNl;
+  let cut = 0;
+  let clipped = previous.clipped;
+  for (let i = 0; i < out; i++) {
+    const l = items[i]!;
+    sumNl -= l.fullNl;
+    cut += l.full.length + 1;
+    if (l.clipped) clipped -= 1;
+  }
+  const added: PinnedLine[] = [];
+  for (let i = stay; i < pinned.length; i++) added.push(lines.of(pinned[i]!));
+  let body = cut > 0 ? previous.body.slice(cut) : previous.body;
+  for (const l of added) {
+    sumNl += l.fullNl;
+    body += `\n${l.full}`;
+    if (l.clipped) clipped += 1;
+  }
+  const last = added.length > 0 ? added[added.length - 1]! : items[items.length - 1]!;
+  const fullTokens = fixed(PINNED_HEADER) + noteTokens + sumNl - last.fullNl + last.fullEnd;
+  if (fullTokens > maxTokens) return null;
+  const text = [PINNED_HEADER, ...(note ? [note] : []), body].join('\n');
+  const kept = out === 0 && added.length === 0 ? items : [...items.slice(out), ...added];
+  return { text, tokens: fullTokens, fullTokens, clipped, condensed: 0, omitted: 0, count: pinned.length, sumNl, moved: movedCount, items: kept, body };
 }
 
 /** The memory_trimmed labels for what the pinned block gave up ([] when nothing). */

@@ -4,6 +4,8 @@ import { countTokens } from './tokens.js';
 
 type Block = { text: string; nl: number; end: number };
 
+const ENDS_IN_WORD = /[\p{L}\p{N}]$/u;
+
 /**
  * The summaries message of a prompt for a run of summaries, with its exact token count: each
  * summary's block is counted once (it starts with "###" after a newline, so blocks add up exactly).
@@ -34,8 +36,9 @@ export class SummariesMessage {
     let block = this.blocks.get(summary);
     if (!block) {
       const text = summaryText(summary);
-      // The summary's own count is of this same text (made when it was written).
-      block = { text, nl: countTokens(`${text}\n`), end: summary.tokens };
+      // The summary's own count is of this same text (made when it was written); after a letter or digit
+      // o200k makes the newline a token of its own, so the text is not tokenized again.
+      block = { text, nl: ENDS_IN_WORD.test(text) ? summary.tokens + 1 : countTokens(`${text}\n`), end: summary.tokens };
       this.blocks.set(summary, block);
     }
     return block;

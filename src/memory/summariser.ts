@@ -52,9 +52,21 @@ export function summaryMessages(job: SummaryJob, nameOf: NameOf): ChatMessage[] 
   ];
 }
 
+/** The text as one JSON object, when it is nothing else (a JSON-mode reply): no scan for the last object in prose. */
+function wholeObject(text: string): Record<string, unknown> | undefined {
+  const t = text.trim();
+  if (t[0] !== '{' || t[t.length - 1] !== '}') return undefined;
+  try {
+    const value: unknown = JSON.parse(t);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Reads a summary from model text: a JSON object validated by zod. */
 export function parseSummary(text: string): { ok: true; summary: SummaryContent } | { ok: false; error: string } {
-  const value = extractJsonObject(text);
+  const value = wholeObject(text) ?? extractJsonObject(text);
   if (value === undefined) return { ok: false, error: 'no JSON object in the reply' };
   const parsed = Bounded.safeParse(value);
   if (!parsed.success) return { ok: false, error: parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`).join('; ') };
@@ -63,12 +75,25 @@ export function parseSummary(text: string): { ok: true; summary: SummaryContent 
   return { ok: true, summary: { decisions: clean(s.decisions), discussions: clean(s.discussions), pending: clean(s.pending) } };
 }
 
-function untilAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+// One timer per call, cleared when the answer comes (no timeout signal or abort listener per call); a model that
+// ignores the abort is not waited for either.
+function withinTime<T>(promise: Promise<T>, controller: AbortController, ms: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new AbortedError('summary call timed out or was aborted'));
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    const timer = setTimeout(() => {
+      controller.abort();
+      reject(new AbortedError('summary call timed out or was aborted'));
+    }, ms);
+    timer.unref?.();
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
   });
 }
 
@@ -105,10 +130,10 @@ export class ModelSummariser implements Summariser {
   }
 
   private async call(messages: ChatMessage[]): Promise<string> {
-    const signal = AbortSignal.timeout(this.options.timeoutMs ?? 120_000);
+    const controller = new AbortController();
     const onRetry = this.options.onRetry;
-    const request = this.options.model.generate({ model: this.options.modelId, messages, jsonMode: true, signal, meta: { purpose: 'summary' }, ...(onRetry ? { onRetry } : {}) });
-    const response = await untilAbort(request, signal);
+    const request = this.options.model.generate({ model: this.options.modelId, messages, jsonMode: true, signal: controller.signal, meta: { purpose: 'summary' }, ...(onRetry ? { onRetry } : {}) });
+    const response = await withinTime(request, controller, this.options.timeoutMs ?? 120_000);
     if (response.usage) this.options.onUsage?.(response.usage, response.model);
     return response.text;
   }

@@ -15,6 +15,9 @@ const { initialState } = await import('../../src/engine/step.js');
 const { agentById } = await import('../../src/engine/definition.js');
 const { generatedTeam } = await import('../../bench/team-fixtures.js');
 const { compileTeam } = await import('../../src/team/compile-team.js');
+const { SummariesMessage } = await import('../../src/memory/summaries-message.js');
+const { PinnedLines } = await import('../../src/memory/pinned-fit.js');
+const { summaryText } = await import('../../src/memory/render.js');
 type PromptInput = import('../../src/memory/prompt-builder.js').PromptInput;
 type EngineEvent = import('../../src/engine/event-map.js').EngineEvent;
 
@@ -153,5 +156,41 @@ describe('cached prompt token counts (issue 14, item 1)', () => {
     // Each persona adds its own prompt and its "(you)" roster line, not a whole roster.
     const roster = builder.prefix(input('p0', 'x', def, loaded.prompts)).length;
     expect(tokenized).toBeLessThan(roster * 3);
+  });
+
+  it('counts a summary once, when it is made: its block in the summaries message is not tokenized again, and the count stays exact', () => {
+    const endings = ['the lamp stays red', 'chapter 12', 'playtest first.', 'who voices the keeper?', '灯台守', 'done 🎉', 'a list:'];
+    const summaries = endings.map((end, i) => {
+      const s = { id: i + 1, first: i * 3 + 1, last: i * 3 + 3, count: 3, parts: 1, decisions: [`decision ${i}`], discussions: [], pending: [end], tokens: 0 };
+      return { ...s, tokens: raw(summaryText(s)) };
+    });
+    seen.length = 0;
+    const message = new SummariesMessage().of(summaries);
+    expect(message.tokens).toBe(4 + raw(message.text));
+    // Only the blocks that end in neither a letter nor a digit are counted again (with their newline).
+    const again = seen.filter((t) => t.startsWith('### '));
+    expect(again.map((t) => t.trimEnd().split(': ').at(-1))).toEqual(['playtest first.', 'who voices the keeper?', 'done 🎉', 'a list:']);
+  });
+
+  it('counts an approval line from pieces cached per name, exactly, so a new pair of known names is not tokenized', () => {
+    const names: Record<string, string> = { a: 'CEO', b: 'R&D.', c: 'Ünïcode Lead', d: '12 Monkeys', e: 'data/ops', f: "O'Brien", g: '灯台守', h: 'x', i: 'Trailing ' };
+    const ids = Object.keys(names);
+    const lines = new PinnedLines((id) => names[id] ?? id);
+    const approval = (by: string, of?: string) => ({ kind: 'approval' as const, turn: 1, by, ...(of ? { of } : {}), text: '', repeats: 1 });
+    // Each name once as approver and once as approved (their pieces are counted then), and every pair's count is exact.
+    for (const [i, by] of ids.entries()) {
+      for (const [who, of] of [
+        [by, ids[(i + 1) % ids.length]!],
+        [by, undefined],
+        ['h', by],
+      ] as const) {
+        const l = lines.of(approval(who, of));
+        expect(l.fullNl, l.full).toBe(raw(`${l.full}\n`));
+        expect(l.fullEnd, l.full).toBe(raw(l.full));
+      }
+    }
+    seen.length = 0;
+    for (const by of ids) for (const of of ids) if (by !== of && by !== 'i') lines.of(approval(by, of));
+    expect(seen.filter((t) => t.includes('approved'))).toEqual([]);
   });
 });

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ScriptedModel } from '../../src/llm/scripted-model.js';
 import { DemoModel } from '../../src/llm/demo-model.js';
 import { ModelSummariser, parseSummary, summaryMessages, SummaryError, type SummaryJob } from '../../src/memory/summariser.js';
-import type { RawTurn, Summary } from '../../src/memory/memory-state.js';
+import { SummaryContentSchema, type RawTurn, type Summary } from '../../src/memory/memory-state.js';
+import { extractJsonObject } from '../../src/directive/parse.js';
 import type { ChatResponse } from '../../src/llm/chat-model.js';
 
 const turn = (n: number, type: RawTurn['type'], text: string): RawTurn => ({ id: n, turn: n, author: n % 2 ? 'ceo' : 'cfo', type, text, tokens: 5 });
@@ -20,6 +21,26 @@ describe('parseSummary', () => {
     const bad = parseSummary('{"decisions": "a"}');
     expect(bad.ok).toBe(false);
     if (!bad.ok) expect(bad.error).toMatch(/^decisions: /);
+  });
+});
+
+describe('parseSummary of a reply that is one JSON object', () => {
+  it('reads it as the scan for the last object in prose would, and leaves every other shape to the scan', () => {
+    const texts = [
+      ' {"decisions": ["a {b}"], "pending": ["c"]}\n',
+      '{"decisions": ["```json {x}```"]}',
+      '{"decisions": ["a"]} {"decisions": ["last"]}',
+      'Here: {"decisions": ["prose first"]}',
+      '{"decisions": ["unclosed"}',
+      '{}',
+    ];
+    for (const text of texts) {
+      const value = extractJsonObject(text);
+      const parsed = SummaryContentSchema.safeParse(value);
+      const expected = parsed.success ? { ok: true, summary: { decisions: parsed.data.decisions, discussions: parsed.data.discussions, pending: parsed.data.pending } } : { ok: false };
+      expect(parseSummary(text), text).toMatchObject(expected);
+    }
+    expect(parseSummary('{"decisions": ["a"]} {"decisions": ["last"]}')).toEqual({ ok: true, summary: { decisions: ['last'], discussions: [], pending: [] } });
   });
 });
 

@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import { MemorySchema } from '../../src/config/team-schema.js';
+import { agentById } from '../../src/engine/definition.js';
+import type { EngineEvent } from '../../src/engine/event-map.js';
+import { initialState } from '../../src/engine/step.js';
+import type { ChatMessage } from '../../src/llm/chat-model.js';
+import { Memory } from '../../src/memory/memory.js';
+import type { MovedPins, Pinned } from '../../src/memory/memory-state.js';
+import { fitPinned, PinnedLines, type PinnedFit } from '../../src/memory/pinned-fit.js';
+import { MemoryPromptBuilder } from '../../src/memory/memory-prompt-builder.js';
+import type { PromptInput } from '../../src/memory/prompt-builder.js';
+import type { Summariser } from '../../src/memory/summariser.js';
+import { promptTokens } from '../../src/memory/tokens.js';
+import { studio } from '../helpers/team.js';
+
+const team = studio();
+const PERSONAS = ['ceo', 'cfo', 'cmo', 'game_designer'];
+
+function input(personaId: string, inbox: { from: string; text: string } | null): PromptInput {
+  const persona = agentById(team.def, personaId)!;
+  const session = { ...initialState(team.def, { id: 's' }), brief: 'A lighthouse keeper game' };
+  const call = {
+    turnId: 'tx',
+    persona: personaId,
+    path: persona.path,
+    attempt: 1,
+    inbox: inbox ? { kind: 'handoff' as const, from: inbox.from, text: inbox.text, approved: true } : { kind: 'continue' as const },
+  };
+  return { def: team.def, session, call, persona, personaPrompt: team.loaded.prompts[personaId] ?? '' } as PromptInput;
+}
+
+/** A summariser that answers at once (after a microtask), so summaries land between turns as with a fast model. */
+const summariser: Summariser = {
+  summarise: async (job) =>
+    job.kind === 'segment'
+      ? { decisions: [`segment of ${job.turns.length} turns from ${job.turns[0]!.turn}`], discussions: ['the tide chart'], pending: [] }
+      : { decisions: [`merged ${job.summaries.length} summaries`], discussions: [], pending: ['playtest'] },
+};
+
+/**
+ * Plays `turns` turns on one memory; before each turn the persona's prompt is built twice: by a builder that
+ * lives the whole session (its heads built by appending) and by a new one (built from nothing). Returns both.
+ */
+async function play(
+  turns: number,
+  budget: number,
+  memoryConfig: Record<string, unknown> = { compress_every: 4, keep_recent: 2, max_summaries: 4 },
+): Promise<{ kept: ChatMessage[][]; fresh: ChatMessage[][]; trimmed: number }> {
+  const memory = new Memory({ config: MemorySchema.parse(memoryConfig), summariser });
+  memory.recordUser('A lighthouse keeper game');
+  const events: EngineEvent[] = [];
+  const builder = new MemoryPromptBuilder(memory, { budget, publish: (e) => events.push(e) });
+  const kept: ChatMessage[][] = [];
+  const fresh: ChatMessage[][] = [];
+  let previous: { persona: string; text: string } | null = null;
+  for (let n = 1; n <= turns; n++) {
+    const persona = PERSONAS[(n * 3 + (n >> 2)) % PERSONAS.length]!;
+    // Mostly a handoff quoting the latest turn; sometimes an inbox that quotes nothing, sometimes a warming-style head.
+    const inbox = previous && n % 5 !== 0 ? { from: previous.persona, text: previous.text } : { from: 'cfo', text: `Something new at ${n}` };
+    if (n % 7 === 0) expect(builder.prefixMessages(input(persona, null))).toEqual(new MemoryPromptBuilder(memory, { budget }).prefixMessages(input(persona, null)));
+    kept.push(builder.build(input(persona, inbox)));
+    fresh.push(new MemoryPromptBuilder(memory, { budget }).build(input(persona, inbox)));
+    const text = `Turn ${n}: on the tide chart and lantern puzzle ${'we keep the keeper busy at night '.repeat(1 + (n % 4))}`.trim();
+    memory.recordAgent({ turnId: `t${n}`, persona, text, turn: n });
+    memory.recordDirective({
+      turnId: `t${n}`,
+      persona,
+      directive: { transition: 'HANDOFF_TO_AGENT', next_agent: 'cfo', ...(n % 2 || memoryConfig.compress_every === 1000 ? { key_decisions: [`decision ${n}: lamp colour ${n}`] } : {}) },
+    });
+    memory.recordApproval({ by: persona, of: previous?.persona ?? 'brief', status: n % 6 ? 'APPROVED' : 'REQUEST_REWORK', reason: `reason ${n}` });
+    if (n % 3 === 0) await memory.idle();
+    previous = { persona, text };
+  }
+  return { kept, fresh, trimmed: events.filter((e) => e.type === 'memory_trimmed').length };
+}
+
+describe('prompts built by appending to each persona head', () => {
+  it('are byte for byte the prompts built from nothing, over 150 turns with summaries, merges, pins and quoted inboxes', async () => {
+    const { kept, fresh, trimmed } = await play(150, 1_000_000);
+    expect(trimmed).toBe(0);
+    for (let i = 0; i < kept.length; i++) expect(JSON.stringify(kept[i]), `call ${i + 1}`).toBe(JSON.stringify(fresh[i]));
+  });
+
+  it('are the same when the budget is crossed: the oldest are dropped as from nothing, and the prompt fits exactly', async () => {
+    const budget = 2_600;
+    const { kept, fresh, trimmed } = await play(120, budget);
+    expect(trimmed).toBeGreaterThan(10);
+    for (let i = 0; i < kept.length; i++) {
+      expect(JSON.stringify(kept[i]), `call ${i + 1}`).toBe(JSON.stringify(fresh[i]));
+      expect(promptTokens(kept[i]!)).toBeLessThanOrEqual(budget);
+    }
+  });
+
+  it('are the same when pins join the prefix between summaries (nine waiting, or each at once with new_pins "in_system")', async () => {
+    for (const config of [{ compress_every: 1000 }, { compress_every: 1000, new_pins: 'in_system' }]) {
+      const { kept, fresh } = await play(40, 1_000_000, config);
+      for (let i = 0; i < kept.length; i++) expect(JSON.stringify(kept[i]), `${config.new_pins ?? 'after_turns'} call ${i + 1}`).toBe(JSON.stringify(fresh[i]));
+    }
+  });
+});
+
+describe('the pinned block extended in place', () => {
+  it('is the block fitted from nothing after every append and every move of the oldest out, verbatim or condensed', () => {
+    const lines = new PinnedLines((id) => id.toUpperCase());
+    const pinned: Pinned[] = [];
+    let moved: MovedPins | undefined;
+    let previous: PinnedFit | undefined;
+    for (let n = 1; n <= 400; n++) {
+      const text = n % 17 === 0 ? `a long decision ${n} ${'with many words '.repeat(50)}` : n % 5 === 0 ? `decision ${n} ends here.` : `decision ${n} on topic${n % 9}`;
+      pinned.push({ kind: n % 11 === 0 ? 'rejection' : 'decision', turn: n, by: n % 2 ? 'cfo' : 'ceo', ...(n % 11 === 0 ? { of: 'cmo' } : {}), text, repeats: 1 });
+      if (n % 9 === 0 && pinned.length > 40) {
+        const out = pinned.splice(0, pinned.length - 40);
+        moved = { count: (moved?.count ?? 0) + out.length, first: moved?.first ?? out[0]!.turn, last: out[out.length - 1]!.turn };
+      }
+      // A budget that the block crosses now and then: condensed for a while, verbatim again once pins move out.
+      const max = n > 150 && n < 200 ? 900 : 4000;
+      const fresh = fitPinned(pinned, lines, max, undefined, moved);
+      const fit = fitPinned(pinned, lines, max, previous, moved);
+      const { items: _a, body: _b, ...shown } = fit;
+      const { items: _c, body: _d, ...expected } = fresh;
+      expect(shown, `pin ${n}`).toEqual(expected);
+      previous = fit;
+    }
+  });
+});
