@@ -30,7 +30,6 @@ interface Head {
   summaries: number;
   first: number;
   last: number;
-  system: ChatMessage;
   memo: ChatMessage | null;
   memoTokens: number;
   /** The raw turns it holds, oldest first: their ids, messages and tokens as messages. */
@@ -152,7 +151,9 @@ export class MemoryPromptBuilder implements PromptBuilder {
     // Within the budget (the usual case): the head as built, nothing to fit.
     if (before <= this.options.budget) {
       if (call) this.report(input, 0, summaries, head, before, before, waiting.clipped);
-      return head.memo ? [head.system, head.memo, ...head.turns, ...tail] : [head.system, ...head.turns, ...tail];
+      // The system text is joined per call, not kept in the head: a waiting session holds no copy of its prompts.
+      const system: ChatMessage = { role: 'system', content: prefix.text };
+      return head.memo ? [system, head.memo, ...head.turns, ...tail] : [system, ...head.turns, ...tail];
     }
     // Dropping the oldest first: summaries (one message together), then turns.
     const total = (drop: number): number => {
@@ -169,7 +170,7 @@ export class MemoryPromptBuilder implements PromptBuilder {
     const kept = summaries.slice(Math.min(drop, summaries.length));
     const memo: ChatMessage[] = kept.length ? [{ role: 'user', content: this.summariesMessage.of(kept).text }] : [];
     // Pins made since the last summary come after the turns: a new one leaves the prefix as it was.
-    const messages = [head.system, ...memo, ...head.turns.slice(Math.max(0, drop - summaries.length)), ...tail];
+    const messages = [{ role: 'system', content: prefix.text } as ChatMessage, ...memo, ...head.turns.slice(Math.max(0, drop - summaries.length)), ...tail];
     if (call) this.report(input, drop, summaries, head, before, after, waiting.clipped);
     return messages;
   }
@@ -194,7 +195,6 @@ export class MemoryPromptBuilder implements PromptBuilder {
         summaries: summaries.length,
         first,
         last: lastSummary,
-        system: { role: 'system', content: prefix.text },
         memo: summaries.length ? { role: 'user', content: memo.text } : null,
         memoTokens: memo.tokens,
         ids: [],

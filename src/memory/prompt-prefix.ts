@@ -12,7 +12,7 @@ export interface Prefix {
 }
 
 // The prefix's parts, not its text: a session waiting for its user holds no copy of its personas' prompts.
-type Cached = { def: MachineDefinition; personaPrompt: string; brief: string; version: number; tokens: number; parts: string[] };
+type Cached = { def: MachineDefinition; personaPrompt: string; brief: string; version: number; prefix: Prefix };
 type SystemCounts = { personaPrompt: string; text: string; alone: number; followed: number };
 
 // System prompts and their counts, per team definition and persona: the same for every session of a team, so
@@ -43,7 +43,7 @@ export class PromptPrefixes {
     const version = this.memory.settledVersion;
     const cached = this.prefixes.get(input.persona.id);
     if (cached && cached.def === input.def && cached.personaPrompt === input.personaPrompt && cached.brief === brief && cached.version === version) {
-      return { text: cached.parts.join('\n\n'), tokens: cached.tokens };
+      return cached.prefix;
     }
     const block = this.pinnedFit(input.def);
     const system = this.systemOf(input);
@@ -51,8 +51,15 @@ export class PromptPrefixes {
     let tokens = 4 + (briefPart || block.text ? system.followed : system.alone) + block.tokens;
     if (briefPart) tokens += this.pieces.of(block.text ? `${briefPart}\n\n` : briefPart);
     const parts = [system.text, briefPart, block.text].filter((p) => p !== '');
-    this.prefixes.set(input.persona.id, { def: input.def, personaPrompt: input.personaPrompt, brief, version, tokens, parts });
-    return { text: parts.join('\n\n'), tokens };
+    // One object while nothing changes (a head built on it stays valid); its text joined per call, never kept.
+    const prefix: Prefix = {
+      get text() {
+        return parts.join('\n\n');
+      },
+      tokens,
+    };
+    this.prefixes.set(input.persona.id, { def: input.def, personaPrompt: input.personaPrompt, brief, version, prefix });
+    return prefix;
   }
 
   /** The prefix's text when nothing is pinned, built without counting (before the tokenizer has loaded). */
