@@ -23,7 +23,7 @@ export function codeCacheFile(dir: string, build: string, command: string): stri
 
 // Each file starts with a mark, the checksum and the length of the code after it. V8 checks the header of
 // cached code but not every byte: a damaged byte deep inside (a bad disk sector) was measured to abort the
-// process (SIGTRAP) at every start, so nothing V8 has not been checked here is handed to it.
+// process (SIGTRAP) at every start, so only a file whose checksum holds is handed to V8.
 const MARK = 0x31435254; // "TRC1"
 const HEADER = 12;
 
@@ -44,7 +44,7 @@ const STALE_MS = 7 * 24 * 3600 * 1000;
 
 /**
  * Writes cached code whole (a temporary file renamed over the old one, so a reader never sees half a file);
- * builds of the bundle not written to for a week are removed. A cache that cannot be written is skipped.
+ * the caches of other builds last written over a week ago are removed. A cache that cannot be written is skipped.
  */
 export function writeCodeCache(file: string, data: Buffer, now = Date.now()): void {
   try {

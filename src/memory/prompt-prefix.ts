@@ -3,7 +3,7 @@ import type { Memory } from './memory.js';
 import { namesFor } from './names.js';
 import { fitPinned, PINNED_BUDGET_SHARE, PinnedLines, pinnedTrimLabels, type PinnedFit } from './pinned-fit.js';
 import { PieceTokens } from './piece-tokens.js';
-import { systemPromptPieces, type PromptInput } from './prompt-builder.js';
+import { systemPrompt, systemPromptPieces, type PromptInput } from './prompt-builder.js';
 
 /** A persona's prompt prefix and its exact token count (as the system message). */
 export interface Prefix {
@@ -65,7 +65,7 @@ export class PromptPrefixes {
   /** The prefix's text when nothing is pinned, built without counting (before the tokenizer has loaded). */
   unpinnedText(input: Pick<PromptInput, 'def' | 'persona' | 'personaPrompt' | 'session'>): string {
     const brief = input.session.brief || this.memory.brief;
-    const system = systemPromptPieces(input).join('');
+    const system = systemPrompt(input);
     return brief ? `${system}\n\n## The brief\n${brief}` : system;
   }
 
@@ -107,7 +107,7 @@ export class PromptPrefixes {
     const pieces = systemPromptPieces(input);
     const head = this.pieces.sum(pieces.slice(0, -1));
     const protocol = pieces[pieces.length - 1]!;
-    const counts = { personaPrompt: input.personaPrompt, text: pieces.join(''), alone: head + this.pieces.of(protocol), followed: head + this.pieces.of(`${protocol}\n\n`) };
+    const counts = { personaPrompt: input.personaPrompt, text: systemPrompt(input), alone: head + this.pieces.of(protocol), followed: head + this.pieces.of(`${protocol}\n\n`) };
     systems.set(input.persona.id, counts);
     return counts;
   }
