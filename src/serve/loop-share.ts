@@ -1,28 +1,52 @@
-import { performance, type EventLoopUtilization } from 'node:perf_hooks';
+import { performance } from 'node:perf_hooks';
 
 /** The shortest slice: what deferred work gets on an idle loop (a health check waits at most about this long for it). */
-export const SLICE_MS = 5;
+export const SLICE_MS = 3;
 /** The longest slice, however busy the loop is with other work. */
 export const MAX_SLICE_MS = 50;
 
+/** Where a LoopShare reads the loop's work: cumulative milliseconds the event loop was active, and of CPU the process used. */
+export interface LoopMeter {
+  activeMs(): number;
+  cpuMs(): number;
+}
+
+/** This process's event loop and CPU time. */
+export const processLoopMeter: LoopMeter = {
+  activeMs: () => performance.eventLoopUtilization().active,
+  cpuMs: () => {
+    const used = process.cpuUsage();
+    return (used.user + used.system) / 1000;
+  },
+};
+
 /**
  * The share of the event loop that work done in slices (setImmediate) takes: each slice may run as long as the
- * loop was busy with other work since the last slice ended, between SLICE_MS and MAX_SLICE_MS. On a quiet loop
+ * loop worked on other things since the last slice ended, between SLICE_MS and MAX_SLICE_MS. On a quiet loop
  * the slices are short, so other requests get a turn between them; on a loop busy with sessions the deferred
  * work keeps about half of it instead of starving (a fixed 5 ms a turn, on a loop whose turns take hundreds of
- * milliseconds, took seconds to connect a thousand readers).
+ * milliseconds, took seconds to connect a thousand readers). The loop's work is its active time bounded by the
+ * CPU the process used meanwhile: time spent waiting for a core on a loaded machine is not work, and counted as
+ * such it made slices of 20-30 ms on a quiet loop, which a health check then waited for.
  */
 export class LoopShare {
-  private mark: EventLoopUtilization = performance.eventLoopUtilization();
+  private active: number;
+  private cpu: number;
+
+  constructor(private readonly meter: LoopMeter = processLoopMeter) {
+    this.active = meter.activeMs();
+    this.cpu = meter.cpuMs();
+  }
 
   /** How long the slice starting now may run, in milliseconds. */
   budget(): number {
-    const busy = performance.eventLoopUtilization(this.mark).active;
-    return Math.min(MAX_SLICE_MS, Math.max(SLICE_MS, busy));
+    const worked = Math.min(this.meter.activeMs() - this.active, this.meter.cpuMs() - this.cpu);
+    return Math.min(MAX_SLICE_MS, Math.max(SLICE_MS, worked));
   }
 
   /** Marks the end of a slice: the loop's work from here on is the next slice's measure. */
   ended(): void {
-    this.mark = performance.eventLoopUtilization();
+    this.active = this.meter.activeMs();
+    this.cpu = this.meter.cpuMs();
   }
 }

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { LoopShare, MAX_SLICE_MS, SLICE_MS, type LoopMeter } from '../../src/serve/loop-share.js';
+
+/** A meter the test moves by hand: milliseconds of loop activity and of process CPU. */
+function handMeter(): LoopMeter & { work(activeMs: number, cpuMs: number): void } {
+  let active = 0;
+  let cpu = 0;
+  return {
+    activeMs: () => active,
+    cpuMs: () => cpu,
+    work(a, c) {
+      active += a;
+      cpu += c;
+    },
+  };
+}
+
+describe('LoopShare', () => {
+  it('gives a slice as long as the other work since the last slice, between the bounds', () => {
+    const meter = handMeter();
+    const share = new LoopShare(meter);
+    meter.work(12, 12);
+    expect(share.budget()).toBe(12);
+    share.ended();
+    meter.work(0.5, 0.5);
+    expect(share.budget()).toBe(SLICE_MS);
+    share.ended();
+    meter.work(400, 400);
+    expect(share.budget()).toBe(MAX_SLICE_MS);
+  });
+
+  it('does not count time the process waited for a core as work (a loaded machine keeps slices short)', () => {
+    const meter = handMeter();
+    const share = new LoopShare(meter);
+    // 30 ms of "active" loop, of which the process ran 1 ms: the rest it was off the CPU.
+    meter.work(30, 1);
+    expect(share.budget()).toBe(SLICE_MS);
+  });
+
+  it('measures from the end of the last slice only', () => {
+    const meter = handMeter();
+    const share = new LoopShare(meter);
+    meter.work(20, 20);
+    share.ended();
+    meter.work(4, 4);
+    expect(share.budget()).toBe(4);
+  });
+});
