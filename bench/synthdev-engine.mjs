@@ -1,0 +1,46 @@
+// SynthDev's own engine (its source, from SYNTHDEV_DIR) running its own grocery_store_test workflow on an
+// instant scripted model: its OpenAI client's `chat.completions.create` answers at once (after one turn of the
+// event loop, as troupe's bench models do), so what is measured is the engine. Prints one JSON line: CPU and
+// wall per state, over every run after the first (a warm-up). Run by bench/synthdev.bench.ts in a process of its own.
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { instantReply } from './synthdev-script.mjs';
+
+const dir = process.env.SYNTHDEV_DIR;
+const [rounds, runs] = [Number(process.argv[2] ?? 100), Number(process.argv[3] ?? 4)];
+const from = (path) => import(pathToFileURL(join(dir, path)).href);
+
+Object.assign(process.env, { SYNTHDEV_API_KEY: 'sk-bench-not-a-key', SYNTHDEV_BASE_URL: 'http://127.0.0.1:9/v1', SYNTHDEV_BASE_MODEL: 'bench', SYNTHDEV_VERBOSITY_LEVEL: '0' });
+const { Completions } = await from('node_modules/openai/resources/chat/completions/completions.mjs');
+let calls = 0;
+Completions.prototype.create = async function create(request) {
+  await new Promise((r) => setImmediate(r));
+  calls += 1;
+  return instantReply(request.messages, rounds);
+};
+const { default: ConfigManager } = await from('src/config/managers/configManager.js');
+const { default: ToolManager } = await from('src/core/managers/toolManager.js');
+const { default: WorkflowStateMachine } = await from('src/workflow/WorkflowStateMachine.js');
+const config = ConfigManager.getInstance();
+await config.initialize();
+const toolManager = new ToolManager();
+await toolManager.loadTools();
+const workflowFile = join(dir, 'src/config/workflows/grocery_store_test.json');
+
+let cpu = 0;
+let wall = 0;
+let states = 0;
+for (let run = 0; run < runs; run++) {
+  const machine = new WorkflowStateMachine(config, toolManager, null, { addUsage() {} });
+  await machine.loadWorkflow(workflowFile);
+  const t0 = performance.now();
+  const c0 = process.cpuUsage();
+  const result = await machine.executeWorkflow('grocery_store_test', 'I need pasta, tomatoes and bread for six.');
+  const used = process.cpuUsage(c0);
+  if (!result.success) throw new Error(`SynthDev's run failed: ${result.error}`);
+  if (run === 0) continue;
+  cpu += (used.user + used.system) / 1000;
+  wall += performance.now() - t0;
+  states += result.states_visited.length;
+}
+process.stdout.write(`${JSON.stringify({ cpuPerState: cpu / states, wallPerState: wall / states, statesPerRun: states / (runs - 1), calls })}\n`);

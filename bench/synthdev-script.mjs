@@ -1,0 +1,21 @@
+// The scripted answers both engines get on grocery_store_test: the worker answers in words; the customer asks
+// for more (the interaction_decision tool, continue_shopping) until it has spoken `rounds` times, then ends.
+
+/** The chat completion answering `messages` (the customer is told apart by its system message). */
+export function instantReply(messages, rounds) {
+  const system = messages.find((m) => m.role === 'system')?.content ?? '';
+  const turn = messages.filter((m) => m.role !== 'system').length;
+  const customer = system.includes('You are a customer');
+  const decision = customer ? { continue_shopping: turn < rounds * 2, continue_message: `And what about item ${turn}?`, shopping_summary: 'Bought what I needed.' } : null;
+  const message = decision
+    ? { role: 'assistant', content: null, tool_calls: [{ id: `call_${turn}`, type: 'function', function: { name: 'interaction_decision', arguments: JSON.stringify(decision) } }] }
+    : { role: 'assistant', content: `We have that in aisle ${turn % 12}, organic too.` };
+  return {
+    id: `bench-${turn}`,
+    object: 'chat.completion',
+    created: 0,
+    model: 'bench',
+    choices: [{ index: 0, finish_reason: decision ? 'tool_calls' : 'stop', message }],
+    usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 },
+  };
+}

@@ -1,0 +1,55 @@
+// troupe (from dist/, as installed) running SynthDev's own grocery_store_test workflow and roles (from
+// SYNTHDEV_DIR) on the same instant scripted answers as bench/synthdev-engine.mjs, its code in the sandbox:
+// `pool` (the default: a shared pool of worker threads) or `inline` (small jobs on the calling thread, opt-in).
+// Sessions in memory, no rolling memory (SynthDev keeps neither). Prints one JSON line: CPU and wall per state,
+// over every run after the first (a warm-up). Run by bench/synthdev.bench.ts in a process of its own.
+import { join } from 'node:path';
+import { openSession, loadWorkflowPlan, MemoryStore } from '../dist/index.js';
+import { createSandboxEvaluator, sharedSandboxPool } from '../dist/workflow/sandbox/index.js';
+import { instantReply } from './synthdev-script.mjs';
+
+const dir = process.env.SYNTHDEV_DIR;
+const [mode, rounds, runs] = [process.argv[2] ?? 'pool', Number(process.argv[3] ?? 100), Number(process.argv[4] ?? 4)];
+const config = join(dir, 'src/config');
+const plan = loadWorkflowPlan(join(config, 'workflows/grocery_store_test.json'), { roles: join(config, 'roles'), env: {} });
+
+/** troupe's side of the scripted answers: the same completion, as a ChatResponse. */
+const model = {
+  label: 'bench',
+  async generate(req) {
+    await new Promise((r) => setImmediate(r));
+    const wire = req.messages.map((m) => ({ role: m.role, content: m.content }));
+    const message = instantReply(wire, rounds).choices[0].message;
+    const toolCalls = (message.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments }));
+    return { text: message.content ?? '', toolCalls, usage: { promptTokens: 100, completionTokens: 10 }, finishReason: toolCalls.length ? 'tool_calls' : 'stop', model: 'bench' };
+  },
+};
+
+let cpu = 0;
+let wall = 0;
+let states = 0;
+for (let run = 0; run < runs; run++) {
+  const evaluator = createSandboxEvaluator({ pool: sharedSandboxPool(), scriptFor: (name) => (name === plan.name ? plan.script : null), inline: mode === 'inline' });
+  // SynthDev has no turn limit: troupe's is raised past the run.
+  const session = await openSession({ workflow: plan, model, evaluator, store: new MemoryStore(), memory: false, env: {}, id: `bench-${run}`, maxTurns: rounds * 4 + 10 });
+  let visited = 0;
+  let ended = '';
+  session.subscribe((e) => {
+    if (e.type === 'state_entered') visited += 1;
+    if (e.type === 'session_ended') ended = e.reason;
+  });
+  const t0 = performance.now();
+  const c0 = process.cpuUsage();
+  session.start('I need pasta, tomatoes and bread for six.');
+  await session.settled();
+  const used = process.cpuUsage(c0);
+  await session.stop();
+  await evaluator.close();
+  if (!/complete/.test(ended)) throw new Error(`troupe's run did not complete: ${ended || 'no end'}`);
+  if (run === 0) continue;
+  cpu += (used.user + used.system) / 1000;
+  wall += performance.now() - t0;
+  // SynthDev counts the states it executed; troupe enters `stop` too, which runs nothing.
+  states += visited - 1;
+}
+process.stdout.write(`${JSON.stringify({ cpuPerState: cpu / states, wallPerState: wall / states, statesPerRun: states / (runs - 1) })}\n`);
