@@ -122,6 +122,8 @@ const Succeeded = lazySchema(() =>
     logs: z.array(z.string()).optional(),
     /** Contexts the code added messages to (`getContext(name).addMessage(...)`): their whole message lists after it. */
     contexts: z.record(z.string(), z.array(z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() }))).optional(),
+    /** Contexts whose messages the code never read and only added to: the messages it added, in order (within max_length). */
+    appended: z.record(z.string(), z.array(z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() }))).optional(),
   }),
 );
 const Failed = lazySchema(() => z.object({ ok: z.literal(false), error: z.string() }));

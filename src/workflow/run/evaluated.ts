@@ -14,7 +14,7 @@ import { commonDataProblem, jsonBytes } from './data-size.js';
 
 // What the sandbox gave back: code's changes adopted, then the state goes on by what the code was for.
 
-/** Takes what code changed: common_data, messages it added to contexts (trimmed to their max_length), and what it logged (as notes). */
+/** Takes what code changed: common_data, contexts (whole lists, or messages added to contexts it never read; trimmed to their max_length), and what it logged (as notes). */
 export function adopt(ctx: StepContext, result: Extract<EvaluationResult, { ok: true }>): void {
   const { frame, plan } = current(ctx);
   let next: Frame = { ...frame, common_data: result.common_data };
@@ -34,6 +34,14 @@ export function adopt(ctx: StepContext, result: Extract<EvaluationResult, { ok: 
     });
     next = { ...next, contexts: { ...next.contexts, [name]: trimMessages(kept, context.maxLength) } };
   }
+  // Messages added to contexts the code never read: appended, trimmed as the sandbox would have (it sends the whole list when trimming was due).
+  for (const [name, messages] of Object.entries(result.appended ?? {})) {
+    const context = plan.contexts.find((c) => c.name === name);
+    if (!context) continue;
+    const added = messages.map((m): WorkflowMessage => ({ role: m.role, content: m.content, from: 'code' }));
+    if (legacyRun(ctx)) for (const m of added) next = appendMessage(next, context, m, true);
+    else next = { ...next, contexts: { ...next.contexts, [name]: trimMessages([...(next.contexts[name] ?? []), ...added], context.maxLength) } };
+  }
   setFrame(ctx, next);
   const logs = result.logs ?? [];
   for (const line of logs.slice(0, MAX_LOG_NOTES)) note(ctx, `${plan.name}.${frame.state}: ${line}`);
@@ -44,7 +52,7 @@ export function adopt(ctx: StepContext, result: Extract<EvaluationResult, { ok: 
 // they chose): kept for when it is asked for.
 function keepNext(ctx: StepContext, purpose: Evaluation['purpose'], result: Extract<EvaluationResult, { ok: true }>, chain: Chain): void {
   // Messages added to a context are trimmed here: what comes next must see them as the engine keeps them.
-  if (result.contexts && Object.keys(result.contexts).length > 0) return;
+  if ((result.contexts && Object.keys(result.contexts).length > 0) || (result.appended && Object.keys(result.appended).length > 0)) return;
   if (chain.next) return keepChained(ctx, chain.next, result.next!);
   const { state } = current(ctx);
   const chosen =

@@ -9,6 +9,7 @@ import { prepareEvaluation } from './prepare.js';
 import { DEFAULT_LIMITS, SandboxLimitsSchema, type SandboxLimits } from './program.js';
 import { evaluationResultOf } from './result-shape.js';
 import { pruneScope } from './scope-reads.js';
+import { wireScope } from './wire-contexts.js';
 import { CANCELLED } from './worker-client.js';
 
 /** How the sandbox finds script.js, where it runs and what it allows (any limit left out takes its default). */
@@ -79,7 +80,7 @@ export function createSandboxEvaluator(options: SandboxOptions = {}): SandboxEva
     if (!prepared.ok) return { ok: false, error: oneLine(prepared.error) };
     let scope: string;
     try {
-      scope = JSON.stringify(pruneScope(evaluation.scope, prepared.job.reads), onlyData);
+      scope = JSON.stringify(wireScope(pruneScope(evaluation.scope, prepared.job.reads)), onlyData);
     } catch (error) {
       return { ok: false, error: oneLine(`the scope is not JSON: ${String(error)}`) };
     }

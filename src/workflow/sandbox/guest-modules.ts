@@ -92,7 +92,7 @@ return {
 
   contexts: `
 var ROLES = { system: 1, user: 1, assistant: 1 }, isRole = function (r) { return typeof r === 'string' && Object.prototype.hasOwnProperty.call(ROLES, r); }, state = core.state, keys = core.keys, describe = function (v) { return core.need('errors').describe(v); };
-var MAP_NAMES = Object.getOwnPropertyNames(Map.prototype), KEPT = 10;
+var MAP_NAMES = Object.getOwnPropertyNames(Map.prototype), KEPT = 10, define = Object.defineProperty, parse = JSON.parse;
 // A Map whose entries also read as properties (names a Map has of its own are only in the Map).
 function map() {
   var m = new Map();
@@ -108,13 +108,39 @@ function trim(messages, limit) {
   messages.length = 0;
   system.concat(others).forEach(function (m) { messages.push(m); });
 }
-function context(name, messages, limit) {
-  var o = { name: name, maxLength: limit, messages: messages.map(function (m) { return { role: m.role, content: m.content }; }) };
+// Contexts come as { json, chars } (their messages as JSON and the length of their text, see wire-contexts.ts):
+// messages are parsed only when code reads them. Until then addMessage only notes what it adds (while the
+// text stays within max_length, so no trimming is due), and the answer carries those messages alone.
+var pending = new WeakMap();
+function copy(m) { return { role: m.role, content: m.content }; }
+function context(name, wire, limit) {
+  var o = { name: name, maxLength: limit };
   var changed = function () { state.changed[name] = true; };
+  var settle = function (list) { pending.delete(o); define(o, 'messages', { value: list, writable: true, enumerable: true, configurable: true }); return list; };
+  if (Array.isArray(wire)) settle(wire.map(copy));
+  else {
+    var lazy = { json: wire && typeof wire.json === 'string' ? wire.json : '[]', chars: wire && typeof wire.chars === 'number' ? wire.chars : 0, added: [] };
+    pending.set(o, lazy);
+    define(o, 'messages', {
+      get: function () { return settle(parse(lazy.json).map(copy).concat(lazy.added)); },
+      set: function (v) { settle(v); },
+      enumerable: true,
+      configurable: true,
+    });
+  }
   core.hide(o, 'addMessage', function (m) {
     if (m === null || typeof m !== 'object' || !isRole(m.role)) throw new TypeError('addMessage needs { role: "system" | "user" | "assistant", content: "..." }');
-    o.messages.push({ role: m.role, content: typeof m.content === 'string' ? m.content : m.content instanceof String ? String(m.content) : core.need('errors').show(m.content) });
-    trim(o.messages, limit);
+    var added = { role: m.role, content: typeof m.content === 'string' ? m.content : m.content instanceof String ? String(m.content) : core.need('errors').show(m.content) };
+    var lazy = pending.get(o);
+    if (lazy) {
+      lazy.added.push(added);
+      lazy.chars += added.content.length;
+      // Past max_length the oldest messages go: that needs them all.
+      if (limit > 0 && lazy.chars > limit) trim(o.messages, limit);
+    } else {
+      o.messages.push(added);
+      trim(o.messages, limit);
+    }
     changed();
   });
   core.hide(o, 'getMessages', function () { return o.messages.slice(); });
@@ -137,19 +163,28 @@ return {
     if (found !== undefined) return found;
     throw new Error('no context "' + n + '" (contexts: ' + (names(contexts).join(', ') || 'none') + ')');
   },
-  // The whole message list of each context code changed (the engine takes it as it is, trimmed to its max_length).
+  // What code changed, as the answer's JSON fields: the messages added to a context it never read
+  // ("appended"), and the whole message list of any other it changed ("contexts"; the engine takes it as it
+  // is, trimmed to its max_length).
   changed: function (self, changed) {
-    var out = {};
+    var lists = {}, added = {}, anyList = false, anyAdded = false;
     keys(changed).forEach(function (n) {
-      var c = lookup(self.contexts, n), messages = c && c.messages;
+      var c = lookup(self.contexts, n), lazy = c !== null && typeof c === 'object' ? pending.get(c) : undefined;
+      if (lazy) {
+        added[n] = lazy.added;
+        anyAdded = true;
+        return;
+      }
+      var messages = c && c.messages;
       if (!Array.isArray(messages)) throw problem('contexts.' + n + '.messages must stay a list');
-      out[n] = messages.map(function (m) {
+      lists[n] = messages.map(function (m) {
         var content = m !== null && typeof m === 'object' && m.content instanceof String ? String(m.content) : m && m.content;
         if (m === null || typeof m !== 'object' || !isRole(m.role) || typeof content !== 'string') throw problem('contexts.' + n + ' has a message that is not { role, content }: ' + describe(m));
         return { role: m.role, content: content };
       });
+      anyList = true;
     });
-    return out;
+    return (anyList ? ',"contexts":' + core.stringify(lists) : '') + (anyAdded ? ',"appended":' + core.stringify(added) : '');
   },
 };`,
 

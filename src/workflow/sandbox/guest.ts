@@ -156,7 +156,7 @@ function finish(self, value) {
   if (value !== undefined) out += ',"value":' + value;
   if (state.dropped > 0) state.logs.push('(' + state.dropped + ' more console lines not kept)');
   if (state.logs.length > 0) out += ',"logs":' + stringify(state.logs);
-  if (keys(state.changed).length > 0) out += ',"contexts":' + stringify(need('contexts').changed(self, state.changed));
+  if (keys(state.changed).length > 0) out += need('contexts').changed(self, state.changed);
   return out + '}';
 }
 core = { G: G, need: need, Fail: Fail, fail: fail, hide: hide, keep: keep, scripts: scripts, toolCall: toolCall, state: state, where: where, apply: apply, keys: keys,

@@ -184,12 +184,14 @@ describe('script.js handlers (seed 001)', () => {
     expect(await run('decideNextStep', { ...scope, common_data: processed.common_data })).toMatchObject({ ok: true, value: 'implement' });
   });
 
-  it('addMessage on a context comes back as that context', async () => {
-    expect(await run('prepareAnalysis')).toMatchObject({
+  it('addMessage on a context it never read comes back as the messages added to it', async () => {
+    const result = await run('prepareAnalysis');
+    expect(result).toMatchObject({
       ok: true,
       common_data: { analysis_phase: 'requirements' },
-      contexts: { analysis_context: [{ role: 'system', content: 'Analysis phase: requirements' }] },
+      appended: { analysis_context: [{ role: 'system', content: 'Analysis phase: requirements' }] },
     });
+    expect(result).not.toHaveProperty('contexts');
   });
 
   it('an error handler reads this.last_error and names what comes next', async () => {

@@ -70,12 +70,7 @@ describe('code finds on this what it found when every name was defined', () => {
       value: 0,
       next: {
         ok: true,
-        contexts: {
-          c: [
-            { role: 'user', content: 'hi' },
-            { role: 'user', content: 'n' },
-          ],
-        },
+        appended: { c: [{ role: 'user', content: 'n' }] },
       },
     });
   });
