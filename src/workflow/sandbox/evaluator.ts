@@ -79,13 +79,16 @@ export function createSandboxEvaluator(options: SandboxOptions = {}): SandboxEva
     const prepared = prepareEvaluation(evaluation, source, limits);
     if (!prepared.ok) return { ok: false, error: oneLine(prepared.error) };
     let scope: string;
+    let messages: string | null;
     try {
-      scope = JSON.stringify(wireScope(pruneScope(evaluation.scope, prepared.job.reads)), onlyData);
+      const wired = wireScope(pruneScope(evaluation.scope, prepared.job.reads));
+      scope = JSON.stringify(wired.scope, onlyData);
+      messages = wired.messages;
     } catch (error) {
       return { ok: false, error: oneLine(`the scope is not JSON: ${String(error)}`) };
     }
     const { parts, script: withScript } = prepared.job;
-    const job = { session, parts, scope, script: withScript, limits };
+    const job = { session, parts, scope, messages, script: withScript, limits };
     const answer = inline?.run(job) ?? (await pool.run(job, signal));
     return evaluationResultOf(typeof answer === 'string' ? JSON.parse(answer) : answer) ?? { ok: false, error: 'the sandbox gave a malformed result' };
   };

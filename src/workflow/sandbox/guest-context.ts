@@ -21,6 +21,8 @@ export interface GuestContext {
   scripts: Set<string>;
   /** Ids of the programs the guest has parsed (it is sent a program's JSON only once). */
   programs: Set<number>;
+  /** Ids of the programs that read contexts' messages (they are sent them at once, not after asking). */
+  readers: Set<number>;
 }
 
 /**
@@ -60,7 +62,7 @@ export function openGuestContext(module: QuickJSWASMModule, limits: Pick<Sandbox
   try {
     const source = `${GUEST_CORE}(${JSON.stringify(GUEST_MODULES)})`;
     const run = context.unwrapResult(context.evalCode(source, 'troupe-guest.js', { type: 'global', strict: true }));
-    return { runtime, context, run, key: limitsKey(limits), steps, scripts: new Set(), programs: new Set() };
+    return { runtime, context, run, key: limitsKey(limits), steps, scripts: new Set(), programs: new Set(), readers: new Set() };
   } catch (error) {
     context.dispose();
     runtime.dispose();

@@ -92,7 +92,7 @@ return {
 
   contexts: `
 var ROLES = { system: 1, user: 1, assistant: 1 }, isRole = function (r) { return typeof r === 'string' && Object.prototype.hasOwnProperty.call(ROLES, r); }, state = core.state, keys = core.keys, describe = function (v) { return core.need('errors').describe(v); };
-var MAP_NAMES = Object.getOwnPropertyNames(Map.prototype), KEPT = 10, define = Object.defineProperty, parse = JSON.parse;
+var MAP_NAMES = Object.getOwnPropertyNames(Map.prototype), KEPT = 10, define = Object.defineProperty;
 // A Map whose entries also read as properties (names a Map has of its own are only in the Map).
 function map() {
   var m = new Map();
@@ -108,21 +108,30 @@ function trim(messages, limit) {
   messages.length = 0;
   system.concat(others).forEach(function (m) { messages.push(m); });
 }
-// Contexts come as { json, chars } (their messages as JSON and the length of their text, see wire-contexts.ts):
-// messages are parsed only when code reads them. Until then addMessage only notes what it adds (while the
-// text stays within max_length, so no trimming is due), and the answer carries those messages alone.
+// Contexts come as { chars } (the length of their messages' text, see wire-contexts.ts); their messages come
+// apart, only for code that reads them: until it does, addMessage only notes what it adds (while the text
+// stays within max_length, so no trimming is due), and the answer carries those messages alone. Code that
+// reads them when they were not sent stops (state.wanted: the host runs it again with them).
 var pending = new WeakMap();
 function copy(m) { return { role: m.role, content: m.content }; }
+function sent(name) {
+  var all = state.messages;
+  if (all === null || typeof all !== 'object') {
+    state.wanted = true;
+    throw new Error('the messages of context ' + name + ' are being fetched');
+  }
+  return Object.prototype.hasOwnProperty.call(all, name) && Array.isArray(all[name]) ? all[name] : [];
+}
 function context(name, wire, limit) {
   var o = { name: name, maxLength: limit };
   var changed = function () { state.changed[name] = true; };
   var settle = function (list) { pending.delete(o); define(o, 'messages', { value: list, writable: true, enumerable: true, configurable: true }); return list; };
   if (Array.isArray(wire)) settle(wire.map(copy));
   else {
-    var lazy = { json: wire && typeof wire.json === 'string' ? wire.json : '[]', chars: wire && typeof wire.chars === 'number' ? wire.chars : 0, added: [] };
+    var lazy = { chars: wire !== null && typeof wire === 'object' && typeof wire.chars === 'number' ? wire.chars : 0, added: [] };
     pending.set(o, lazy);
     define(o, 'messages', {
-      get: function () { return settle(parse(lazy.json).map(copy).concat(lazy.added)); },
+      get: function () { return settle(sent(name).map(copy).concat(lazy.added)); },
       set: function (v) { settle(v); },
       enumerable: true,
       configurable: true,

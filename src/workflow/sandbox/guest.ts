@@ -7,7 +7,7 @@ export const GUEST_SCOPE_NAMES = ['common_data', 'variables', 'input', 'last_age
 /**
  * The guest runtime: JavaScript that runs inside QuickJS (never in the host). Evaluated once per context
  * as a function of `sources` (its other parts, GUEST_MODULES, as text), it hardens the context (see
- * GUEST_HARDEN) and returns `run(programId, programJson, scopeJson, scriptSource?) -> answer` to the host (`n`: send the program's JSON). `run`
+ * GUEST_HARDEN) and returns `run(programId, programJson, scopeJson, scriptSource, messagesJson) -> answer` to the host (`n`: send the program's JSON; `m`: send the contexts' messages). `run`
  * builds the `this` of workflow code from the scope, compiles every piece first (a broken condition fails
  * every time, not only when reached), runs them and answers common_data, the value, console lines and
  * changed contexts, or a GuestFailure, as JSON after a header: `c`/`d` (the global object is clean
@@ -23,7 +23,7 @@ export const GUEST_CORE = `(function (sources) {
 var G = globalThis, parse = JSON.parse, stringify = JSON.stringify, keys = Object.keys, define = Object.defineProperty, freeze = Object.freeze;
 var getProto = Object.getPrototypeOf, getOwn = Reflect.getOwnPropertyDescriptor, ownKeys = Reflect.ownKeys, remove = Reflect.deleteProperty, isExtensible = Object.isExtensible;
 var OP = Object.prototype, AP = Array.prototype, SP = String.prototype, valueOfString = String.prototype.valueOf, apply = Reflect.apply, F = Function, create = Object.create;
-var where = { label: '', snippet: '' }, state = { logs: [], dropped: 0, changed: create(null) }, loaded = create(null), core;
+var where = { label: '', snippet: '' }, state = { logs: [], dropped: 0, changed: create(null), messages: null, wanted: false }, loaded = create(null), core;
 var compiled = new Map(), scripts = new Map(), programs = new Map(), current = null, currentScope = null, lastCommonData = '{}', chosen = '', defineAll = Object.defineProperties;
 var NAMES = ${JSON.stringify(GUEST_SCOPE_NAMES)};
 // Built when code first reads them (from the 'methods' module); free names reach them through globals.
@@ -169,7 +169,7 @@ harden(Fail);
 harden(LAZY_PROPS);
 harden(VARIABLES);
 // The host keeps this function (and reads run.where after an error escapes); nothing of it is on globalThis.
-function run(programId, programJson, scopeJson, scriptSource) {
+function run(programId, programJson, scopeJson, scriptSource, messagesJson) {
   var answer, program = programs.get(programId);
   // The host sends a program's JSON only the first time (by its id); a context that no longer has it asks again.
   if (!program) {
@@ -179,11 +179,14 @@ function run(programId, programJson, scopeJson, scriptSource) {
   state.logs = [];
   state.dropped = 0;
   state.changed = create(null);
+  state.messages = null;
+  state.wanted = false;
   where.label = '';
   where.snippet = '';
   chosen = '';
   try {
     var scope = currentScope = parse(scopeJson);
+    if (typeof messagesJson === 'string') state.messages = parse(messagesJson);
     state.maxLines = program.maxLogLines;
     state.maxChars = program.maxLogChars;
     if (program.chained) scope.common_data = parse(lastCommonData);
@@ -194,6 +197,10 @@ function run(programId, programJson, scopeJson, scriptSource) {
     answer = stringify({ ok: false, failure: e instanceof Fail ? e.info : thrown(e, { label: where.label || 'sandbox', snippet: where.snippet }).info });
   }
   current = currentScope = null;
+  state.messages = null;
+  // The code read a context's messages, which were not sent: whatever it did since (it may have caught the
+  // error) is dropped, and the host runs it again with them.
+  if (state.wanted) { sweep(); return 'm'; }
   return (sweep() ? 'c' : 'd') + (keys(state.changed).length > 0 ? '1' : '0') + stringify(chosen) + '\\n' + answer;
 }
 run.where = where;

@@ -17,8 +17,10 @@ export interface Job {
   session: string;
   /** The first program, then what may follow it: each runs when the one it follows succeeded (and chose its target). */
   parts: JobPart[];
-  /** The part of the scope the code reads, as JSON. */
+  /** The part of the scope the code reads, as JSON (its contexts by the length of their text only). */
   scope: string;
+  /** The contexts' messages as JSON by name (absent or null: none), sent into the guest only for code that reads them. */
+  messages?: string | null;
   /** The workflow's script.js, when a piece is a handler (compiled once per context, by its hash). */
   script: { hash: string; source: string } | null;
   limits: SandboxLimits;
@@ -69,8 +71,19 @@ function runPart(job: Job, index: number, guest: GuestContext): PartOutcome {
   const id = programId(program);
   let output: string | GuestFailure;
   try {
-    output = callGuest(guest, id, guest.programs.has(id) ? null : program, job.scope, source);
-    if (output === 'n') output = callGuest(guest, id, program, job.scope, source);
+    // The program's JSON when the guest does not have it ('n'); the messages when the code reads them ('m': it
+    // stopped at the first read, and runs again with them; the program is remembered as one that reads them).
+    let programJson = guest.programs.has(id) ? null : program;
+    const all = job.messages ?? null;
+    let messages = guest.readers.has(id) ? all : null;
+    for (;;) {
+      output = callGuest(guest, id, programJson, job.scope, source, messages);
+      if (output === 'n' && programJson === null) programJson = program;
+      else if (output === 'm' && messages === null && all !== null) {
+        guest.readers.add(id);
+        messages = all;
+      } else break;
+    }
   } catch (error) {
     // The host side of QuickJS failed (a leaked handle, an abort in wasm): report it and start afresh.
     const message = error instanceof Error ? error.message : String(error);
@@ -79,6 +92,7 @@ function runPart(job: Job, index: number, guest: GuestContext): PartOutcome {
     guest.steps.max = Number.POSITIVE_INFINITY;
   }
   if (typeof output !== 'string') return failed(failureMessage(output, limits));
+  if (output === 'n' || output === 'm') return failed(`the sandbox asked for ${output === 'n' ? 'a program' : "contexts' messages"} it was already sent`, true);
   const header = output.indexOf('\n');
   const body = output.slice(header + 1);
   if (body.length > limits.maxResultBytes) return failed(`common_data and the value are too large to keep (${sizeText(body.length)}; at most ${sizeText(limits.maxResultBytes)})`);
@@ -113,13 +127,14 @@ function programId(json: string): number {
 }
 
 /** Calls the guest; a string is its answer (header and JSON, or `n`: it needs the program's JSON), else why it failed. */
-function callGuest(guest: GuestContext, id: number, programJson: string | null, scopeJson: string, scriptSource: string | null): string | GuestFailure {
+function callGuest(guest: GuestContext, id: number, programJson: string | null, scopeJson: string, scriptSource: string | null, messagesJson: string | null): string | GuestFailure {
   const { context } = guest;
   const args = [
     context.newNumber(id),
     programJson === null ? context.null : context.newString(programJson),
     context.newString(scopeJson),
-    ...(scriptSource === null ? [] : [context.newString(scriptSource)]),
+    scriptSource === null ? context.null : context.newString(scriptSource),
+    messagesJson === null ? context.null : context.newString(messagesJson),
   ];
   try {
     const answer = context.callFunction(guest.run, context.undefined, ...args);

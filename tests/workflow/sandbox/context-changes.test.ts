@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { EvaluationResult } from '../../../src/engine/evaluation.js';
 import { createSandboxEvaluator } from '../../../src/workflow/sandbox/index.js';
-import { wireContext } from '../../../src/workflow/sandbox/wire-contexts.js';
+import { wireContext, wireScope } from '../../../src/workflow/sandbox/wire-contexts.js';
 import { workflowDriver } from '../../helpers/workflow-driver.js';
 import { state, workflowPlan } from '../../helpers/workflow-plan.js';
-import { codeEvaluation, errorOf, scopeOf, stmts } from './fixtures.js';
+import { codeEvaluation, errorOf, expr, scopeOf, stmts } from './fixtures.js';
 
 // A job costs what code changed, not the size of the conversation: a context's messages reach the guest as
 // JSON it parses only when code reads them, and messages added to a context code never read come back alone
@@ -123,8 +123,8 @@ describe('the engine takes messages added the same as the whole list', () => {
 
   it('appended and whole give the same context, the new messages marked as code’s', () => {
     const added = { role: 'user' as const, content: 'More?' };
-    const byAppend = afterCode({ ok: true, common_data: {}, appended: { floor: [added] } });
-    const byList = afterCode({ ok: true, common_data: {}, contexts: { floor: [...floor, added] } });
+    const byAppend = afterCode({ ok: true, value: null, common_data: {}, appended: { floor: [added] } });
+    const byList = afterCode({ ok: true, value: null, common_data: {}, contexts: { floor: [...floor, added] } });
     expect(byAppend).toEqual(byList);
     expect(byAppend?.at(-1)).toEqual({ ...added, from: 'code' });
   });
@@ -139,5 +139,23 @@ describe('contexts on the wire', () => {
     const wire = wireContext(list);
     expect(wire).toEqual({ json: JSON.stringify(list), chars: 5 });
     expect(wireContext(list)).toBe(wire);
+  });
+
+  it('the scope carries each context by its size; the messages go apart', () => {
+    const { scope: sent, messages } = wireScope({ common_data: {}, contexts: { floor } });
+    expect(sent.contexts).toEqual({ floor: { chars: 'You help at the shop.'.length + 'Hello'.length + 'Welcome'.length } });
+    expect(JSON.parse(messages!)).toEqual({ floor });
+  });
+});
+
+describe('messages reach the guest only for code that reads them', () => {
+  it('code that catches the fetch still gets the real messages (it runs again with them)', async () => {
+    const r = ok(await run("let n = -1; try { n = this.contexts.get('floor').messages.length; } catch (e) { n = -2; } this.common_data.n = n;"));
+    expect(r.common_data.n).toBe(3);
+  });
+
+  it('a condition reading the last message decides on it', async () => {
+    const r = ok(await sandbox.evaluate(codeEvaluation(expr("this.contexts.get('floor').getLastMessage().content === 'Welcome'"), scope, 'decide')));
+    expect(r.value).toBe(true);
   });
 });
