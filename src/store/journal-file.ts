@@ -234,7 +234,7 @@ export class JournalWriter {
    * next flush's); resolves once every line appended before the call is on the disk.
    */
   async flush(): Promise<void> {
-    this.commit();
+    // Staged lines are not waited for: a checkpoint committed those it covers when it was taken.
     while (this.flushing) await this.flushing.catch(() => undefined);
     if (!this.unsynced) return;
     this.unsynced = false;
