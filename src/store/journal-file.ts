@@ -174,7 +174,10 @@ export class JournalWriter {
    */
   commit(): void {
     const length = this.pending;
-    if (length === 0) return;
+    if (length === 0) {
+      if (this.group) this.release();
+      return;
+    }
     const bytes = this.group!;
     try {
       // A short write, rare on a file, goes on from where it stopped.
