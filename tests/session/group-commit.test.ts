@@ -110,4 +110,37 @@ describe('group commit', () => {
     expect(journalOf(dir, 'torn').filter((r) => r.input?.type === 'agent_completed').length).toBeGreaterThan(0);
     await resumed.stop();
   });
+
+  it('a message while a call is in flight is written by the time send returns, with the start of the call it makes: nothing stays staged for the event loop', async () => {
+    const dir = dataDir();
+    const demo = new DemoModel();
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let calls = 0;
+    const model: ChatModel = {
+      label: 'held demo',
+      offline: true,
+      free: true,
+      generate: async (request) => {
+        if (request.meta.purpose === 'persona' && ++calls === 1) await held;
+        return demo.generate(request);
+      },
+    };
+    const session = await openSession({ team: studio(), teamDir: REPO_ROOT, model, store: new LowdbStore(dir), id: 'quiet', env: ENV, memory: false });
+    session.start('A lighthouse keeper game');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(session.getSnapshot().inFlight).toBeTruthy();
+    const before = journalOf(dir, 'quiet').length;
+    session.send({ type: 'user_message', text: 'make it foggy' });
+    // Read synchronously, before any callback of the event loop could write it.
+    const after = journalOf(dir, 'quiet');
+    // The message's step (the call cut off) and the new call's start, in the one write made before that call.
+    expect(after.slice(before).map((r) => [r.input?.type ?? null, r.events.map((e) => e.type)])).toEqual([
+      ['user_message', ['agent_aborted', 'user_input']],
+      [null, ['agent_started']],
+    ]);
+    release();
+    await session.settled();
+    await session.stop();
+  });
 });
