@@ -51,8 +51,10 @@ export function adopt(ctx: StepContext, result: Extract<EvaluationResult, { ok: 
 // The sandbox also ran what comes next (the transitions after the after-code; the entry code of the state
 // they chose): kept for when it is asked for.
 function keepNext(ctx: StepContext, purpose: Evaluation['purpose'], result: Extract<EvaluationResult, { ok: true }>, chain: Chain): void {
-  // Messages added to a context are trimmed here: what comes next must see them as the engine keeps them.
-  if ((result.contexts && Object.keys(result.contexts).length > 0) || (result.appended && Object.keys(result.appended).length > 0)) return;
+  // A context whose messages code replaced is trimmed here: what comes next must see it as the engine keeps it
+  // (messages only added, within max_length, the sandbox showed the next part as they are kept; a stored run trims otherwise).
+  if (result.contexts && Object.keys(result.contexts).length > 0) return;
+  if (result.appended && Object.keys(result.appended).length > 0 && legacyRun(ctx)) return;
   if (chain.next) return keepChained(ctx, chain.next, result.next!);
   const { state } = current(ctx);
   const chosen =

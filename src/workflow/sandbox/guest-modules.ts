@@ -122,16 +122,17 @@ function sent(name) {
   }
   return Object.prototype.hasOwnProperty.call(all, name) && Array.isArray(all[name]) ? all[name] : [];
 }
+function textLength(list) { var n = 0; for (var i = 0; i < list.length; i++) n += list[i].content.length; return n; }
 function context(name, wire, limit) {
-  var o = { name: name, maxLength: limit };
+  var o = { name: name, maxLength: limit }, base = state.base !== null && Object.prototype.hasOwnProperty.call(state.base, name) ? state.base[name] : [];
   var changed = function () { state.changed[name] = true; };
   var settle = function (list) { pending.delete(o); define(o, 'messages', { value: list, writable: true, enumerable: true, configurable: true }); return list; };
   if (Array.isArray(wire)) settle(wire.map(copy));
   else {
-    var lazy = { chars: wire !== null && typeof wire === 'object' && typeof wire.chars === 'number' ? wire.chars : 0, added: [] };
+    var lazy = { chars: (wire !== null && typeof wire === 'object' && typeof wire.chars === 'number' ? wire.chars : 0) + textLength(base), added: [] };
     pending.set(o, lazy);
     define(o, 'messages', {
-      get: function () { return settle(sent(name).map(copy).concat(lazy.added)); },
+      get: function () { return settle(sent(name).map(copy).concat(base.map(copy), lazy.added)); },
       set: function (v) { settle(v); },
       enumerable: true,
       configurable: true,
@@ -176,11 +177,13 @@ return {
   // ("appended"), and the whole message list of any other it changed ("contexts"; the engine takes it as it
   // is, trimmed to its max_length).
   changed: function (self, changed) {
-    var lists = {}, added = {}, anyList = false, anyAdded = false;
+    var lists = {}, added = {}, anyList = false, anyAdded = false, carried = {};
+    if (state.base !== null) keys(state.base).forEach(function (n) { carried[n] = state.base[n]; });
     keys(changed).forEach(function (n) {
       var c = lookup(self.contexts, n), lazy = c !== null && typeof c === 'object' ? pending.get(c) : undefined;
       if (lazy) {
         added[n] = lazy.added;
+        carried[n] = (carried[n] || []).concat(lazy.added);
         anyAdded = true;
         return;
       }
@@ -193,6 +196,8 @@ return {
       });
       anyList = true;
     });
+    state.lists = anyList;
+    state.added = carried;
     return (anyList ? ',"contexts":' + core.stringify(lists) : '') + (anyAdded ? ',"appended":' + core.stringify(added) : '');
   },
 };`,

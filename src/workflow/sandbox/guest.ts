@@ -23,8 +23,8 @@ export const GUEST_CORE = `(function (sources) {
 var G = globalThis, parse = JSON.parse, stringify = JSON.stringify, keys = Object.keys, define = Object.defineProperty, freeze = Object.freeze;
 var getProto = Object.getPrototypeOf, getOwn = Reflect.getOwnPropertyDescriptor, ownKeys = Reflect.ownKeys, remove = Reflect.deleteProperty, isExtensible = Object.isExtensible;
 var OP = Object.prototype, AP = Array.prototype, SP = String.prototype, valueOfString = String.prototype.valueOf, apply = Reflect.apply, F = Function, create = Object.create;
-var where = { label: '', snippet: '' }, state = { logs: [], dropped: 0, changed: create(null), messages: null, wanted: false }, loaded = create(null), core;
-var compiled = new Map(), scripts = new Map(), programs = new Map(), current = null, currentScope = null, lastCommonData = '{}', chosen = '', defineAll = Object.defineProperties;
+var where = { label: '', snippet: '' }, state = { logs: [], dropped: 0, changed: create(null), messages: null, wanted: false, base: null, added: null, lists: false }, loaded = create(null), core;
+var compiled = new Map(), scripts = new Map(), programs = new Map(), current = null, currentScope = null, lastCommonData = '{}', lastAdded = null, chosen = '', defineAll = Object.defineProperties;
 var NAMES = ${JSON.stringify(GUEST_SCOPE_NAMES)};
 // Built when code first reads them (from the 'methods' module); free names reach them through globals.
 // The first DATA of them are data (enumerable), the rest methods and aliases.
@@ -157,6 +157,8 @@ function finish(self, value) {
   if (state.dropped > 0) state.logs.push('(' + state.dropped + ' more console lines not kept)');
   if (state.logs.length > 0) out += ',"logs":' + stringify(state.logs);
   if (keys(state.changed).length > 0) out += need('contexts').changed(self, state.changed);
+  // For a part chained after this one: the messages added so far in this job, to contexts it sees as the engine will.
+  lastAdded = state.lists ? null : state.added || state.base;
   return out + '}';
 }
 core = { G: G, need: need, Fail: Fail, fail: fail, hide: hide, keep: keep, scripts: scripts, toolCall: toolCall, state: state, where: where, apply: apply, keys: keys,
@@ -181,6 +183,12 @@ function run(programId, programJson, scopeJson, scriptSource, messagesJson) {
   state.changed = create(null);
   state.messages = null;
   state.wanted = false;
+  state.lists = false;
+  state.added = null;
+  // A part chained after another sees the messages that one added (the engine appends them before it asks for this part).
+  var incomingData = lastCommonData, incomingAdded = lastAdded;
+  state.base = program.chained ? incomingAdded : null;
+  lastAdded = null;
   where.label = '';
   where.snippet = '';
   chosen = '';
@@ -197,11 +205,18 @@ function run(programId, programJson, scopeJson, scriptSource, messagesJson) {
     answer = stringify({ ok: false, failure: e instanceof Fail ? e.info : thrown(e, { label: where.label || 'sandbox', snippet: where.snippet }).info });
   }
   current = currentScope = null;
-  state.messages = null;
+  state.messages = state.base = state.added = null;
   // The code read a context's messages, which were not sent: whatever it did since (it may have caught the
   // error) is dropped, and the host runs it again with them.
-  if (state.wanted) { sweep(); return 'm'; }
-  return (sweep() ? 'c' : 'd') + (keys(state.changed).length > 0 ? '1' : '0') + stringify(chosen) + '\\n' + answer;
+  if (state.wanted) {
+    // It runs again: as it came, for the part it follows.
+    lastCommonData = incomingData;
+    lastAdded = incomingAdded;
+    sweep();
+    return 'm';
+  }
+  // 1: code replaced a context's messages (the next part must wait for the engine); 2: it only added messages; 0: neither.
+  return (sweep() ? 'c' : 'd') + (keys(state.changed).length === 0 ? '0' : state.lists ? '1' : '2') + stringify(chosen) + '\\n' + answer;
 }
 run.where = where;
 return run;

@@ -41,9 +41,9 @@ type PartOutcome = { ok: boolean; json: string; clean: boolean; changed: boolean
 /**
  * Runs a job's parts in the session's context, each bounded by the step limit: the first, then the part
  * that follows it (for the state it chose), and so on. A part runs only when the one before succeeded
- * without adding messages to a context (the host trims contexts, so it would see them otherwise than the
- * next part would) and left the global object clean; each result goes in the one before's `next`. A
- * context is kept only when everything succeeded and was swept clean. Never throws.
+ * without replacing a context's messages (messages it only added, within max_length, the next part sees
+ * as the engine will: appended) and left the global object clean; each result goes in the one before's
+ * `next`. A context is kept only when everything succeeded and was swept clean. Never throws.
  */
 export function runJob(job: Job, guest: GuestContext): JobOutcome {
   const results: string[] = [];

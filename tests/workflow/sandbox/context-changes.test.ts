@@ -159,3 +159,36 @@ describe('messages reach the guest only for code that reads them', () => {
     expect(r.value).toBe(true);
   });
 });
+
+describe('a part chained after one that added messages runs in the same job', () => {
+  const chainedAfter = (code: string, next: string): EvaluationResult | Promise<EvaluationResult> =>
+    sandbox.evaluate({ ...codeEvaluation(stmts(code), scope, 'after'), next: { purpose: 'decide', code: stmts(next) } });
+
+  it('it sees the messages added before it, and answers only its own', async () => {
+    const r = ok(
+      await chainedAfter(
+        "this.contexts.get('floor').addMessage({ role: 'user', content: 'one' });",
+        "const c = this.contexts.get('floor'); c.addMessage({ role: 'assistant', content: 'two' }); this.common_data.seen = c.getMessages().map((m) => m.content).join(','); return 'stop';",
+      ),
+    );
+    expect(r.appended).toEqual({ floor: [{ role: 'user', content: 'one' }] });
+    const next = ok(r.next!);
+    expect(next.value).toBe('stop');
+    expect(next.common_data.seen).toBe('You help at the shop.,Hello,Welcome,one,two');
+    expect(next.contexts).toEqual({ floor: [...floor, { role: 'user', content: 'one' }, { role: 'assistant', content: 'two' }] });
+  });
+
+  it('only adding, both: each part answers the messages it added', async () => {
+    const r = ok(
+      await chainedAfter("this.contexts.get('floor').addMessage({ role: 'user', content: 'one' });", "this.contexts.get('back').addMessage({ role: 'user', content: 'b' }); return 'stop';"),
+    );
+    expect(r.appended).toEqual({ floor: [{ role: 'user', content: 'one' }] });
+    expect(ok(r.next!).appended).toEqual({ back: [{ role: 'user', content: 'b' }] });
+  });
+
+  it('after a part that replaced messages, the next waits for the engine (no next)', async () => {
+    const r = ok(await chainedAfter("this.contexts.get('floor').clearMessages();", "return 'stop';"));
+    expect(r.contexts).toEqual({ floor: [] });
+    expect(r.next).toBeUndefined();
+  });
+});
