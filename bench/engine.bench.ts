@@ -163,7 +163,7 @@ async function journalOfSession(loaded: LoadedTeam, def: MachineDefinition): Pro
 
 /**
  * The store layer's floor: CPU per transition of the same journal lines slimmed, stringified, screened,
- * sealed and written (one write per turn, as the session does) in a loop, without a session.
+ * sealed and written (one write per line, as the session does) in a loop, without a session.
  */
 function storeFloor(records: readonly JournalRecord[]): number {
   const dir = mkdtempSync(join(tmpdir(), 'troupe-floor-'));
@@ -173,11 +173,8 @@ function storeFloor(records: readonly JournalRecord[]): number {
   const c0 = process.cpuUsage();
   let n = 0;
   for (const record of records) {
-    writer.stage(redactedJson(slimRecord({ ...record, n: ++n }, 'bench'), redact), n);
-    // A turn's group ends with the next call's start.
-    if (record.events.some((e) => e.type === 'agent_started')) writer.commit();
+    writer.appendJson(redactedJson(slimRecord({ ...record, n: ++n }, 'bench'), redact), n);
   }
-  writer.commit();
   const used = process.cpuUsage(c0);
   writer.close();
   rmSync(dir, { recursive: true, force: true });
@@ -268,7 +265,7 @@ export default async function engine(): Promise<void> {
     const floor = median(floors.slice(2));
     const storeCpu = cpuOf('store') - cpuOf('bare');
     process.stdout.write(
-      `    store floor (its ${(records.length / records.filter((r) => r.input?.type === 'agent_completed').length).toFixed(1)} lines per transition slimmed, stringified, screened, sealed, one write per turn, no session): ${ms(floor)} CPU; the store layer is +${ms(storeCpu)} = ${ratio(storeCpu, floor)} its floor\n`,
+      `    store floor (its ${(records.length / records.filter((r) => r.input?.type === 'agent_completed').length).toFixed(1)} lines per transition slimmed, stringified, screened, sealed, one write per line, no session): ${ms(floor)} CPU; the store layer is +${ms(storeCpu)} = ${ratio(storeCpu, floor)} its floor\n`,
     );
     process.stdout.write(
       `    model calls per transition: bare and store 1 persona call; memory and the CLI path 1 + ${summaryCalls.toFixed(2)} summary calls (the rolling memory's own work, counted in its layer)\n`,
