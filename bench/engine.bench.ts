@@ -20,6 +20,10 @@ import { loadTeamOrThrow, type LoadedTeam } from '../src/config/load-team.js';
 import type { ChatModel, ChatRequest, ChatResponse } from '../src/llm/chat-model.js';
 import { openSession } from '../src/session/open-session.js';
 import { LowdbStore } from '../src/store/lowdb-store.js';
+import { redactedJson, redactorFrom } from '../src/llm/redact.js';
+import { slimRecord } from '../src/store/journal-codec.js';
+import { JournalWriter } from '../src/store/journal-file.js';
+import type { JournalRecord } from '../src/store/session-file.js';
 import { generatedTeam } from './team-fixtures.js';
 import { interleaved, median, ms, QUICK, ratio } from './stats.js';
 
@@ -134,6 +138,52 @@ async function sessionPerTransition(loaded: LoadedTeam, def: MachineDefinition, 
   return took;
 }
 
+/** The journal records of turns FROM_TURN to TURNS of a store-only session (what the store layer writes). */
+async function journalOfSession(loaded: LoadedTeam, def: MachineDefinition): Promise<JournalRecord[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'troupe-bench-'));
+  const session = await openSession({
+    team: { loaded, def, modelFor: () => 'instant' },
+    model: new InstantModel(def.agents.map((a) => a.id)),
+    id: 'bench',
+    env: {},
+    memory: false,
+    store: new LowdbStore(dir),
+  });
+  session.subscribe((e) => {
+    if (e.type === 'agent_message' && e.turn >= TURNS) session.send({ type: 'user_quit' });
+  });
+  session.start('bench brief');
+  await session.settled();
+  await session.stop();
+  const { records } = await new LowdbStore(dir).read('bench');
+  rmSync(dir, { recursive: true, force: true });
+  const first = records.findIndex((r) => r.events.some((e) => e.type === 'agent_message' && (e as { turn?: number }).turn === FROM_TURN));
+  return records.slice(first + 1);
+}
+
+/**
+ * The store layer's floor: CPU per transition of the same journal lines slimmed, stringified, screened,
+ * sealed and written (one write per turn, as the session does) in a loop, without a session.
+ */
+function storeFloor(records: readonly JournalRecord[]): number {
+  const dir = mkdtempSync(join(tmpdir(), 'troupe-floor-'));
+  const redact = redactorFrom();
+  const writer = new JournalWriter(join(dir, 'floor.jsonl'));
+  const turns = records.filter((r) => r.input?.type === 'agent_completed').length;
+  const c0 = process.cpuUsage();
+  let n = 0;
+  for (const record of records) {
+    writer.stage(redactedJson(slimRecord({ ...record, n: ++n }, 'bench'), redact), n);
+    // A turn's group ends with the next call's start.
+    if (record.events.some((e) => e.type === 'agent_started')) writer.commit();
+  }
+  writer.commit();
+  const used = process.cpuUsage(c0);
+  writer.close();
+  rmSync(dir, { recursive: true, force: true });
+  return (used.user + used.system) / 1000 / turns;
+}
+
 /**
  * The pure step() per transition, timed over the last turns before `turns` (so a long session is measured
  * where it is long): wall time, and the process's CPU time (which a busy machine inflates less).
@@ -212,6 +262,14 @@ export default async function engine(): Promise<void> {
       `  ${name}: user path ÷ bare = ${ratio(cpuOf('cli'), cpuOf('bare'))} CPU, ${ratio(cli, bare)} wall: the CLI path (memory, journal on disk) ${ms(cli)} (CPU ${ms(cpuOf('cli'))}) vs the bare session (full-history prompt, parse, events, meter) ${ms(bare)} (CPU ${ms(cpuOf('bare'))})   (target <= 1.3x)\n`,
     );
     process.stdout.write(`    layers: ${['memory', 'store'].map(part).join(' · ')}; both +${ms(cpuOf('cli') - cpuOf('bare'))} CPU (target <= +${ms(0.3 * cpuOf('bare'))})\n`);
+    const records = await journalOfSession(loaded, defs[t]!);
+    const floors: number[] = [];
+    for (let i = 0; i < SESSION_RUNS + 2; i++) floors.push(storeFloor(records));
+    const floor = median(floors.slice(2));
+    const storeCpu = cpuOf('store') - cpuOf('bare');
+    process.stdout.write(
+      `    store floor (its ${(records.length / records.filter((r) => r.input?.type === 'agent_completed').length).toFixed(1)} lines per transition slimmed, stringified, screened, sealed, one write per turn, no session): ${ms(floor)} CPU; the store layer is +${ms(storeCpu)} = ${ratio(storeCpu, floor)} its floor\n`,
+    );
     process.stdout.write(
       `    model calls per transition: bare and store 1 persona call; memory and the CLI path 1 + ${summaryCalls.toFixed(2)} summary calls (the rolling memory's own work, counted in its layer)\n`,
     );

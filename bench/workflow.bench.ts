@@ -28,6 +28,7 @@ import { studio } from '../tests/helpers/team.js';
 import { interleaved, median, ms, QUICK, ratio } from './stats.js';
 import { expr, state } from '../tests/helpers/workflow-plan.js';
 import { CODE } from './code-under-test.js';
+import { cpuByThread, hostSide, replay, threadCpu, threadsCpu, type Recorded, type Timeline } from './workflow-timeline.js';
 
 // The engine and the sandbox from dist/ (what troupe runs; `npm run bench` builds it) unless BENCH_CODE=src: through
 // tsx every closure of src/ pays esbuild's __name, on the thread that runs sessions and in each sandbox thread.
@@ -194,7 +195,7 @@ function watched(inner: Evaluator): Evaluator & { jobs: number; first: Promise<n
   return out;
 }
 
-type PerTransition = { cpu: number; wall: number; jobs: number; inline: number };
+type PerTransition = { cpu: number; main: number; wall: number; jobs: number; inline: number; threads: [string, number][] };
 type Kind = 'team' | 'sandbox' | 'pooled' | 'plain';
 
 /** CPU (every thread of the process: the sandbox's too) and wall time per transition of a session on an instant model, from transition FROM on. */
@@ -216,6 +217,8 @@ async function perTransition(kind: Kind): Promise<PerTransition> {
   let transitions = 0;
   let t0 = 0;
   let c0 = process.cpuUsage();
+  let m0 = 0;
+  let all0 = new Map() as ReturnType<typeof threadsCpu>;
   let jobs0 = 0;
   let inline0 = 0;
   const counts = sharedInlineSandbox().counts;
@@ -223,15 +226,19 @@ async function perTransition(kind: Kind): Promise<PerTransition> {
     if (e.type !== 'transition' || ++transitions !== FROM) return;
     t0 = performance.now();
     c0 = process.cpuUsage();
+    m0 = threadCpu();
+    all0 = threadsCpu();
     jobs0 = evaluator?.jobs ?? 0;
     inline0 = counts.inline;
   });
   session.start('bench task');
   await session.settled();
   const cpu = process.cpuUsage(c0);
+  const main = (threadCpu() - m0) / 1000;
   const n = transitions - FROM;
+  const threads = cpuByThread(all0, threadsCpu()).map(([name, us]): [string, number] => [name, us / 1000 / n]);
   const jobs = (evaluator?.jobs ?? 0) - jobs0;
-  const out = { cpu: (cpu.user + cpu.system) / 1000 / n, wall: (performance.now() - t0) / n, jobs: jobs / n, inline: jobs > 0 ? (counts.inline - inline0) / jobs : 0 };
+  const out = { cpu: (cpu.user + cpu.system) / 1000 / n, main: main / n, wall: (performance.now() - t0) / n, jobs: jobs / n, inline: jobs > 0 ? (counts.inline - inline0) / jobs : 0, threads };
   await session.stop();
   await sandbox?.close();
   return out;
@@ -320,15 +327,24 @@ const { parentPort, workerData } = require('node:worker_threads');
 })();`;
 
 /** CPU per job of the bench's own jobs (every thread): run on this thread, sent to a worker by postMessage, and over a SharedArrayBuffer. */
-async function crossing(): Promise<Record<'here' | 'message' | 'shared', number[]>> {
+async function crossing(): Promise<Record<'here' | 'message' | 'shared', number[]> & { timelines: { run: Timeline[]; echo: Timeline[]; host: number[] } }> {
   const jobs: Job[] = [];
+  const recorded: Recorded = { evaluations: [], jobs: [], results: [] };
   const pool = new SandboxPool({ size: 1, entry: () => fromTree('workflow/sandbox/worker') });
   const run = pool.run.bind(pool);
-  pool.run = (job, signal) => (jobs.push(structuredClone(job)), run(job, signal));
+  let asked: Evaluation | null = null;
+  pool.run = async (job, signal) => {
+    jobs.push(structuredClone(job));
+    const evaluation = asked!;
+    const result = await run(job, signal);
+    if (typeof result === 'string') recorded.evaluations.push(evaluation), recorded.jobs.push(structuredClone(job)), recorded.results.push(result);
+    return result;
+  };
+  const evaluator = createSandboxEvaluator({ pool, scriptFor: () => SCRIPT });
   const session = await openSession({
     team: studio(),
     workflow: handlers,
-    evaluator: createSandboxEvaluator({ pool, scriptFor: () => SCRIPT }),
+    evaluator: { evaluate: (evaluation, signal) => ((asked = structuredClone(evaluation)), evaluator.evaluate(evaluation, signal)) },
     model: new BenchModel(60),
     id: 'bench',
     env: {},
@@ -339,6 +355,7 @@ async function crossing(): Promise<Record<'here' | 'message' | 'shared', number[
   await session.stop();
   await pool.close();
   const sample = jobs.slice(FROM);
+  if (process.env.BENCH_DUMP_JOBS) (await import('node:fs')).writeFileSync(process.env.BENCH_DUMP_JOBS, JSON.stringify(recorded));
   const { openGuestContext } = (await import(fromTree('workflow/sandbox/guest-context').href)) as typeof GuestContextModule;
   const { runJob } = (await import(fromTree('workflow/sandbox/run-job').href)) as typeof RunJobModule;
   const quickjs = pathToFileURL(createRequire(import.meta.url).resolve('quickjs-emscripten')).href;
@@ -386,10 +403,54 @@ async function crossing(): Promise<Record<'here' | 'message' | 'shared', number[
     await w.terminate();
     return cpu;
   };
-  return interleaved(QUICK ? 3 : 5, 0, { here: () => perJob((job) => runJob(structuredClone(job), guest)), message, shared });
+  const timelines: { run: Timeline[]; echo: Timeline[]; host: number[] } = { run: [], echo: [], host: [] };
+  const urls = { quickjs, guest: fromTree('workflow/sandbox/guest-context').href, runJob: fromTree('workflow/sandbox/run-job').href };
+  for (const key of ['evaluations', 'jobs', 'results'] as const) recorded[key].splice(0, FROM);
+  const rounds = await interleaved(QUICK ? 3 : 5, 0, {
+    here: () => perJob((job) => runJob(structuredClone(job), guest)),
+    message,
+    shared,
+    timeline: async () => {
+      timelines.run.push(await replay(recorded, false, JOBS, urls));
+      timelines.echo.push(await replay(recorded, true, JOBS, urls));
+      timelines.host.push(await hostSide(await import(fromTree('workflow/sandbox/index').href), recorded, SCRIPT, JOBS));
+      return 0;
+    },
+  });
+  return { ...rounds, timelines };
+}
+
+/** The median of each figure of a list of timelines. */
+function medianTimeline(xs: Timeline[]): Timeline {
+  const m = (f: (t: Timeline) => number) => median(xs.map(f));
+  return {
+    hostCpu: m((t) => t.hostCpu),
+    workerCpu: m((t) => t.workerCpu),
+    wall: { deliver: m((t) => t.wall.deliver), guest: m((t) => t.wall.guest), reply: m((t) => t.wall.reply), back: m((t) => t.wall.back), total: m((t) => t.wall.total) },
+  };
 }
 
 export default async function workflows(): Promise<void> {
+  // BENCH_WORKFLOW=crossing: only the crossing and the timeline of a pool job (a quick look while working on them).
+  // BENCH_WORKFLOW=<kind>: only that kind's transitions, a few times (to profile one of them).
+  const only = process.env.BENCH_WORKFLOW;
+  if (only === 'team' || only === 'sandbox' || only === 'pooled' || only === 'plain') {
+    for (let i = 0; i < RUNS; i++) {
+      const t = await perTransition(only);
+      process.stdout.write(
+        `${only}: ${ms(t.cpu)} CPU per transition, of which the thread that runs sessions ${ms(t.main)}; by thread: ${t.threads
+          .slice(0, 6)
+          .map(([name, x]) => `${name} ${ms(x)}`)
+          .join(', ')}\n`,
+      );
+    }
+    return;
+  }
+  if (only !== 'crossing') await transitionsAndStart();
+  if (CODE === 'dist') await printCrossing();
+}
+
+async function transitionsAndStart(): Promise<void> {
   sharedSandboxPool().warm();
   // Interleaved, so drift in the machine's load hits all three alike.
   const kinds = ['team', 'sandbox', 'pooled', 'plain'] as const;
@@ -400,7 +461,7 @@ export default async function workflows(): Promise<void> {
       if (round > 0) t[kind].push(sample);
     }
   }
-  const pick = (xs: PerTransition[], k: keyof PerTransition) => median(xs.map((x) => x[k]));
+  const pick = (xs: PerTransition[], k: Exclude<keyof PerTransition, 'threads'>) => median(xs.map((x) => x[k]));
   const [team, wf, pooled, plain] = [pick(t.team, 'cpu'), pick(t.sandbox, 'cpu'), pick(t.pooled, 'cpu'), pick(t.plain, 'cpu')];
   process.stdout.write(`CPU per transition (every thread of the process), instant model, ${LOOPS} turns from transition ${FROM} on, median of ${RUNS} interleaved runs, code from ${CODE}/:\n`);
   process.stdout.write(
@@ -447,13 +508,26 @@ export default async function workflows(): Promise<void> {
   ] as const) {
     process.stdout.write(`  ${String(n).padStart(2)} branches: start to join ${ms(wall).padStart(9)} = ${ratio(wall, LATENCY_MS)} the slowest branch (${LATENCY_MS} ms)\n`);
   }
+}
 
-  if (CODE === 'dist') {
+async function printCrossing(): Promise<void> {
+  {
     const c = await crossing();
     const [here, message, shared] = [median(c.here), median(c.message), median(c.shared)];
     process.stdout.write(`the crossing, on the bench's own jobs (CPU per job, every thread, median of ${c.here.length} interleaved runs):\n`);
     process.stdout.write(`  run on this thread                                  ${ms(here).padStart(9)}\n`);
     process.stdout.write(`  sent to a worker by postMessage (the pool's way)    ${ms(message).padStart(9)} = ${ratio(message, here)}\n`);
     process.stdout.write(`  over a SharedArrayBuffer (Atomics.wait / waitAsync) ${ms(shared).padStart(9)} = ${ratio(shared, here)}\n`);
+    const [run, echo, host] = [medianTimeline(c.timelines.run), medianTimeline(c.timelines.echo), median(c.timelines.host)];
+    const us = (x: number) => ms(x / 1000).padStart(9);
+    process.stdout.write(`one pool job taken apart (µs; CPU per thread from schedstat, wall steps median; the same messages to a worker running them and to an echo worker):\n`);
+    process.stdout.write(`  evaluator's host side (scope reads, job build, result check), CPU ${us(host)}\n`);
+    process.stdout.write(
+      `  running worker: host thread CPU ${us(run.hostCpu)}, worker thread CPU ${us(run.workerCpu)}; wall: deliver ${us(run.wall.deliver)}, guest ${us(run.wall.guest)}, reply ${us(run.wall.reply)}, back ${us(run.wall.back)}, round trip ${us(run.wall.total)}\n`,
+    );
+    process.stdout.write(
+      `  echo worker (the crossing floor): host thread CPU ${us(echo.hostCpu)}, worker thread CPU ${us(echo.workerCpu)}; wall: deliver ${us(echo.wall.deliver)}, reply ${us(echo.wall.reply)}, back ${us(echo.wall.back)}, round trip ${us(echo.wall.total)}\n`,
+    );
+    process.stdout.write(`  so per job: the thread crossing ${us(echo.hostCpu + echo.workerCpu)} CPU, the guest ${us(run.workerCpu - echo.workerCpu)} CPU (on this thread: ${us(here * 1000)})\n`);
   }
 }

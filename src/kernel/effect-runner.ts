@@ -29,6 +29,10 @@ export interface RunnerHost {
   send(input: EngineInput): void;
   /** Publishes a runtime fact (stored unless it is a streaming delta). */
   publish(e: EngineEvent): void;
+  /** Runs sends and publishes as one entry: what they journal is written together (absent: each on its own). */
+  batch?(work: () => void): void;
+  /** Writes what the journal holds unwritten, before work leaves the process; false when it failed (the work must not start). Absent: nothing waits. */
+  commit?(): boolean;
 }
 
 /** Where agent tools work: the session's directory for workspaces, how new ones start, who approves `ask` commands. */
@@ -360,34 +364,40 @@ export class EffectRunner implements EffectPort {
           );
         },
       };
-      if (turn.agentTools) announce();
+      // The call's start goes with the step that made it: the journal is written once, before the request leaves.
+      announce();
+      if (host.commit && !host.commit()) return;
       // Warming follows the turn from here: it only notes the call now, and predicts and warms once the answer streams.
       if (call.attempt === 1 && call.branch === undefined) this.options.warming?.started(call, persona, host.snapshot(), this.warmingPort(call));
       const answer = turn.agentTools
         ? this.withTools(call, persona.id, request, turn.agentTools, controller.signal)
         : this.options.model.generate(request).then((response) => ({ response, changes: undefined, undo: undefined }));
-      announce();
       const { response, changes, undo } = await answer;
       if (controller.signal.aborted) {
         if (timedOut) host.send({ type: 'agent_failed', turnId: call.turnId, reason: `timed out after ${call.timeoutMs} ms` });
         return;
       }
-      if (response.usage && this.options.reportUsage) {
-        const total = response.usage.promptTokens + response.usage.completionTokens;
-        host.publish(
-          event('usage', {
-            persona: persona.id,
-            model: response.model,
-            prompt_tokens: response.usage.promptTokens,
-            completion_tokens: response.usage.completionTokens,
-            cost: null,
-            total_tokens: total,
-            total_cost: null,
-          }),
-        );
-      }
       const result = this.options.turns.result(call, response);
-      host.send(changes && result.type === 'agent_replied' ? { ...result, changes } : result);
+      // The usage, the step of the answer and what it starts (the next call's start) are journaled in one write.
+      const answered = () => {
+        if (response.usage && this.options.reportUsage) {
+          const total = response.usage.promptTokens + response.usage.completionTokens;
+          host.publish(
+            event('usage', {
+              persona: persona.id,
+              model: response.model,
+              prompt_tokens: response.usage.promptTokens,
+              completion_tokens: response.usage.completionTokens,
+              cost: null,
+              total_tokens: total,
+              total_cost: null,
+            }),
+          );
+        }
+        host.send(changes && result.type === 'agent_replied' ? { ...result, changes } : result);
+      };
+      if (host.batch) host.batch(answered);
+      else answered();
       // The answer is journaled (send steps synchronously): the turn's file changes stay.
       if (undo && turn.agentTools) {
         const workspace = turn.agentTools.workspace;

@@ -5,7 +5,8 @@ import type { SessionState } from '../engine/session.js';
 
 /**
  * Where a session's steps are kept. The kernel appends each step (its input, its events, the state after
- * it) before the step's events are delivered or its effects run, so nothing acts on an unsaved step.
+ * it) before the step's events are delivered, and commits (see `commit`) before its effects leave the
+ * process, so no effect acts on an unsaved step.
  * Embedded: the journal file and its checkpoint document; Restate: the session object's state.
  */
 export interface JournalPort {
@@ -15,6 +16,12 @@ export interface JournalPort {
   step(input: EngineInput, events: TroupeEvent[], next: SessionState): void;
   /** Appends runtime facts (usage, memory work, retries, a call starting); throws when they cannot be kept. */
   facts(events: TroupeEvent[]): void;
+  /**
+   * The barrier of a group commit: writes what `step` and `facts` kept since the last one, in one write, and
+   * throws when it cannot be kept (then no effect may start). The kernel calls it before an effect leaves
+   * the process and when its outermost call returns. Absent: `step` and `facts` keep each record at once.
+   */
+  commit?(): void;
   /** A good moment for a checkpoint (memory was compressed); the port decides whether one is due. */
   checkpointIfDue?(): void;
   /** Keeps the final state and lets go of the session; a failed write is thrown. */

@@ -26,7 +26,8 @@ export function isLiveOnly(type: string): boolean {
 /**
  * The session kernel, the same on every backend: a mailbox of inputs, each folded through the pure
  * `step()`; the step's input and events go to the journal port first, then its events are delivered,
- * then its effects go to the effect port. Only this class changes the session state. It does not know
+ * then its effects go to the effect port, each after the journal's commit (the effect runner commits a
+ * model call's own start with them, just before the call leaves the process). Only this class changes the session state. It does not know
  * where it runs: the embedded backend gives it the journal file and the local effect runner, Restate
  * its object state and journaled steps.
  */
@@ -36,6 +37,9 @@ export class SessionKernel {
   private processing = false;
   private effects: EffectPort | null = null;
   private failure: SessionSaveError | null = null;
+  // How deep the kernel's entries (send, publish, batch) are nested: the outermost one commits the journal as it returns.
+  private depth = 0;
+  private commitDue = false;
 
   constructor(
     readonly def: MachineDefinition,
@@ -79,17 +83,70 @@ export class SessionKernel {
     this.mailbox.push(input);
     if (this.processing) return;
     this.processing = true;
+    this.depth += 1;
     try {
       for (let next = this.mailbox.shift(); next && !this.failure; next = this.mailbox.shift()) this.process(next);
     } finally {
       this.processing = false;
       this.mailbox.length = 0;
+      this.leave();
     }
   }
 
   /** Publishes a runtime fact (usage, memory work, a call starting); stored unless it is a streaming delta. */
   publish(e: EngineEvent): void {
     if (this.failure) return;
+    this.depth += 1;
+    try {
+      this.deliverFact(e);
+    } finally {
+      this.leave(true);
+    }
+  }
+
+  /** Runs `work` (sends and publishes) as one entry of the kernel: what it journals is written together as it returns, or before an effect leaves. */
+  batch(work: () => void): void {
+    this.depth += 1;
+    try {
+      work();
+    } finally {
+      this.leave();
+    }
+  }
+
+  /**
+   * The barrier before an effect leaves the process: writes what the journal holds unwritten. False when the
+   * write failed (the session stopped saving and its work was aborted: the effect must not start).
+   */
+  commit(): boolean {
+    if (this.failure) return false;
+    if (!this.journal?.commit) return true;
+    try {
+      this.journal.commit();
+      return true;
+    } catch (error) {
+      this.stopSaving(error);
+      return false;
+    }
+  }
+
+  // The end of an entry: the outermost one leaves nothing unwritten when control returns to the event loop. A
+  // fact published on its own (a model's usage, as its answer arrives) is written with what follows it in the
+  // same run of promise callbacks (the answer's step), once they have run: still before any I/O.
+  private leave(fact = false): void {
+    this.depth -= 1;
+    if (this.depth > 0) return;
+    if (!fact) this.commit();
+    else if (!this.commitDue) {
+      this.commitDue = true;
+      process.nextTick(() => {
+        this.commitDue = false;
+        if (this.depth === 0) this.commit();
+      });
+    }
+  }
+
+  private deliverFact(e: EngineEvent): void {
     const live = LIVE_ONLY.has(e.type);
     const stamped = this.bus.stamp(e, !live);
     if (!live && this.journal) {
@@ -126,6 +183,8 @@ export class SessionKernel {
     }
     this.state = session;
     for (const e of events) this.bus.deliver(e);
+    // A model call commits itself once its start is journaled too (one write per turn); other work commits here.
+    if (work.some((fx) => fx.type !== 'call_agent') && !this.commit()) return;
     for (const fx of work) this.effects?.execute(fx);
   }
 

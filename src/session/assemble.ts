@@ -201,7 +201,7 @@ export async function assembleSession(a: SessionAssembly): Promise<AssembledSess
   const prompt = memory ? memory.prompt : transcript ? new FullHistoryPromptBuilder(transcript) : null;
   const warming = openWarming(a, kernel, publish, memory, transitions);
   const runner = new EffectRunner(
-    { def, snapshot: () => kernel.getSnapshot(), send: (input) => kernel.send(input), publish },
+    { def, snapshot: () => kernel.getSnapshot(), send: (input) => kernel.send(input), publish, batch: (work) => kernel.batch(work), commit: () => kernel.commit() },
     {
       model,
       modelFor: (id) => kind.modelFor(id),

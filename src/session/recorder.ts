@@ -16,7 +16,8 @@ const CHECKPOINT_LINES = 256;
 
 /**
  * Persists a running session: every step's input and events are appended to the journal synchronously,
- * before the step's effects run (O(1) per step). The small session document gets a checkpoint whenever
+ * before the step's effects run (O(1) per step): staged, and written together at the kernel's `commit`
+ * (before an effect leaves the process, and when the kernel's outermost call returns), one write per turn. The small session document gets a checkpoint whenever
  * the status changes (a move to `running` with the step after it, so no document rewrite sits in front
  * of the model call that step starts), on close, and at a new turn or a memory compression once the last checkpoint is a
  * second or 256 journal lines old (so with real models, at every turn). A checkpoint is taken once the
@@ -102,10 +103,23 @@ export class JournalRecorder implements JournalPort {
     if (this.failure !== before) throw this.failure;
   }
 
+  /** Writes the records staged since the last commit in one write; throws (and stops saving) when it cannot. */
+  commit(): void {
+    if (this.failure !== null) throw this.failure;
+    try {
+      this.handle.commit?.();
+    } catch (error) {
+      this.failure = error;
+      throw error;
+    }
+  }
+
+  // Staged when the store groups writes (written at the kernel's next commit, a checkpoint or close), else appended.
   private append(record: { n: number; input?: EngineInput; events: TroupeEvent[] }): void {
     if (this.failure !== null) throw this.failure;
     try {
-      this.handle.append(record);
+      if (this.handle.stage) this.handle.stage(record);
+      else this.handle.append(record);
     } catch (error) {
       this.failure = error;
       throw error;

@@ -11,6 +11,11 @@ const SCRATCH_MAX = 1 << 20;
 // Lines are sealed into this buffer (grown when a line needs more) and written from it, synchronously: one
 // buffer for every writer of the process, not 64 KiB per session (a server holds a writer per session).
 let scratch = Buffer.allocUnsafe(64 * 1024);
+// Whether no writer holds staged lines in it (one that finds it taken stages into a buffer of its own).
+let scratchFree = true;
+
+/** Writes bytes of a file at a position (tests inject one that fails or counts). */
+export type WriteAt = (fd: number, buffer: Buffer, offset: number, length: number, position: number) => number;
 
 /** What reading a journal found: how many complete lines, where they end (a torn last line is left out) and the last one's hash. */
 export interface JournalScan {
@@ -77,7 +82,7 @@ export type FsyncAsync = (fd: number, path: string) => Promise<void>;
 export type JournalEnd = Pick<JournalScan, 'records' | 'validBytes' | 'lastHash'>;
 
 /**
- * The writing end of a journal: one synchronous append per record, sealed and chained to the line before
+ * The writing end of a journal: records are appended synchronously (staged lines go in one write), sealed and chained to the line before
  * (so a record is in the operating system's hands before the step's effects run: a crash of the process
  * loses nothing written); `sync()` asks the disk to keep what was appended (fsync), which the store does
  * before every checkpoint that covers it.
@@ -88,6 +93,10 @@ export class JournalWriter {
   private lines: number;
   private last: string;
   private unsynced = false;
+  // The staged lines: the group buffer and how many bytes of it; what the file holds without them.
+  private group: Buffer | null = null;
+  private pending = 0;
+  private saved: { lines: number; last: string };
 
   private flushing: Promise<void> | null = null;
 
@@ -97,11 +106,13 @@ export class JournalWriter {
     end?: JournalEnd,
     private readonly fsync: Fsync = (fd) => fsyncSync(fd),
     private readonly fsyncAsync: FsyncAsync = async (fd, p) => this.fsync(fd, p),
+    private readonly write: WriteAt = writeSync,
   ) {
     this.fd = openSync(path, 'a+');
     this.size = fstatSync(this.fd).size;
     this.lines = end?.records ?? 0;
     this.last = end?.lastHash ?? CHAIN_START;
+    this.saved = { lines: this.lines, last: this.last };
     if (!end && this.size > 0) {
       closeSync(this.fd);
       throw new Error(`journal ${path} is not empty: pass where its complete lines end`);
@@ -116,7 +127,7 @@ export class JournalWriter {
     this.unsynced = this.size > 0;
   }
 
-  /** Complete lines in the journal. */
+  /** Lines in the journal, staged ones included. */
   get records(): number {
     return this.lines;
   }
@@ -131,35 +142,91 @@ export class JournalWriter {
     this.appendJson(JSON.stringify(record), record.n);
   }
 
-  /** Appends one record already serialised as JSON (an object on one line) whose `n` is `n`: it must be the next line. */
+  /** Appends one record already serialised as JSON (an object on one line) whose `n` is `n`: it must be the next line. Lines staged before it are written with it. */
   appendJson(json: string, n: number): void {
+    this.stage(json, n);
+    this.commit();
+  }
+
+  /**
+   * Seals one record (serialised as JSON, its `n` the next line's) after the lines staged before it, without
+   * writing it: `commit()` writes the staged lines in one write (group commit). `records` and `lastHash`
+   * count staged lines.
+   */
+  stage(json: string, n: number): void {
     if (n !== this.lines + 1) throw new Error(`journal ${this.path}: record ${n} appended after line ${this.lines}`);
-    const need = sealedLineMaxBytes(json);
-    if (need > scratch.length && need <= SCRATCH_MAX) scratch = Buffer.allocUnsafe(Math.min(SCRATCH_MAX, Math.max(need, 2 * scratch.length)));
-    // A rare huge line gets a buffer of its own, so the writers do not keep one that size.
-    const bytes = need <= scratch.length ? scratch : Buffer.allocUnsafe(need);
-    const sealed = sealLineInto(json, this.last, bytes, 0);
-    const length = sealed.end;
+    const need = this.pending + sealedLineMaxBytes(json);
+    this.reserve(need);
+    const sealed = sealLineInto(json, this.last, this.group!, this.pending);
+    this.pending = sealed.end;
+    this.lines += 1;
+    this.last = sealed.hash;
+  }
+
+  /** True while staged lines wait for `commit()`. */
+  get staged(): boolean {
+    return this.pending > 0;
+  }
+
+  /**
+   * Writes the staged lines in one write (nothing to do when none are). On failure the file is cut back to
+   * where it was before them, the staged lines are dropped and the error is thrown.
+   */
+  commit(): void {
+    const length = this.pending;
+    if (length === 0) {
+      if (this.group) this.release();
+      return;
+    }
+    const bytes = this.group!;
     try {
       // A short write, rare on a file, goes on from where it stopped.
-      let written = writeSync(this.fd, bytes, 0, length, this.size);
-      while (written < length) written += writeSync(this.fd, bytes, written, length - written, this.size + written);
+      let written = this.write(this.fd, bytes, 0, length, this.size);
+      while (written < length) written += this.write(this.fd, bytes, written, length - written, this.size + written);
       this.size += length;
-      this.lines += 1;
-      this.last = sealed.hash;
+      this.saved = { lines: this.lines, last: this.last };
       this.unsynced = true;
     } catch (error) {
+      this.lines = this.saved.lines;
+      this.last = this.saved.last;
       try {
         ftruncateSync(this.fd, this.size);
       } catch {
         // the cut may fail on the same full disk; the reader ignores a torn last line
       }
       throw error;
+    } finally {
+      this.release();
     }
+  }
+
+  // A buffer for the group, holding `need` bytes (the pending ones kept): the shared one when it is free.
+  private reserve(need: number): void {
+    if (!this.group) {
+      if (scratchFree && need <= SCRATCH_MAX) {
+        scratchFree = false;
+        if (need > scratch.length) scratch = Buffer.allocUnsafe(Math.min(SCRATCH_MAX, Math.max(need, 2 * scratch.length)));
+        this.group = scratch;
+      } else this.group = Buffer.allocUnsafe(Math.max(need, 4096));
+      return;
+    }
+    if (need <= this.group.length) return;
+    const bigger = Buffer.allocUnsafe(Math.max(need, 2 * this.group.length));
+    this.group.copy(bigger, 0, 0, this.pending);
+    if (this.group === scratch && bigger.length <= SCRATCH_MAX) scratch = bigger;
+    else if (this.group === scratch) scratchFree = true;
+    this.group = bigger;
+  }
+
+  private release(): void {
+    this.pending = 0;
+    if (this.group === scratch) scratchFree = true;
+    this.group = null;
   }
 
   /** Flushes what was appended since the last flush to the disk (nothing to do when nothing was). */
   sync(): void {
+    this.commit();
     if (!this.unsynced) return;
     this.fsync(this.fd, this.path);
     this.unsynced = false;
@@ -170,6 +237,7 @@ export class JournalWriter {
    * next flush's); resolves once every line appended before the call is on the disk.
    */
   async flush(): Promise<void> {
+    // Staged lines are not waited for: a checkpoint committed those it covers when it was taken.
     while (this.flushing) await this.flushing.catch(() => undefined);
     if (!this.unsynced) return;
     this.unsynced = false;
@@ -184,7 +252,12 @@ export class JournalWriter {
     }
   }
 
+  /** Writes the staged lines (a failure is thrown, the file closed all the same) and closes the file. */
   close(): void {
-    closeSync(this.fd);
+    try {
+      this.commit();
+    } finally {
+      closeSync(this.fd);
+    }
   }
 }

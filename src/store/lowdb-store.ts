@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { access, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LowSync } from 'lowdb';
@@ -9,7 +9,7 @@ import { checkDataDir, dataDirError } from './data-dir.js';
 import { asyncFs, DocumentFile, fsyncOf, NODE_DOCUMENT_FS, type DocumentFs } from './document-file.js';
 import { CHAINED_SINCE, journalRules } from './journal-check.js';
 import { slimRecord } from './journal-codec.js';
-import { JournalWriter, scanJournal, type JournalEnd } from './journal-file.js';
+import { JournalWriter, scanJournal, type JournalEnd, type WriteAt } from './journal-file.js';
 import { listingOf, type SessionListing } from './listing.js';
 import { acquireLock, acquireLockAsync, lockHolder, refreshLock, releaseLock } from './lock.js';
 import { CURRENT_FORMAT, decodeSessionFile, parseSessionFile, SessionFileError, type FileFormat, type Loaded } from './load-file.js';
@@ -28,6 +28,8 @@ export interface LowdbStoreOptions {
   format?: FileFormat;
   /** How session documents are written (tests inject one that fails like a full disk). */
   fs?: DocumentFs;
+  /** How journal lines are written (tests inject one that counts or fails); default writeSync. */
+  writeAt?: WriteAt;
 }
 
 type Index = { version: 1; sessions: Record<string, { mtimeMs: number; listing: SessionListing }> };
@@ -44,6 +46,7 @@ export class LowdbStore implements Store {
   private readonly indent: number;
   private readonly format: FileFormat;
   private readonly fs: DocumentFs;
+  private readonly writeAt: WriteAt;
   // The sessions directory, made once.
   private made: Promise<void> | null = null;
 
@@ -59,6 +62,7 @@ export class LowdbStore implements Store {
     this.redact = options.redact ?? redactorFrom();
     this.indent = options.indent ?? 0;
     this.fs = options.fs ?? NODE_DOCUMENT_FS;
+    this.writeAt = options.writeAt ?? writeSync;
   }
 
   /** Path of a session's document. */
@@ -293,7 +297,7 @@ export class LowdbStore implements Store {
 
   private writer(path: string, end?: JournalEnd): JournalWriter {
     const fs = asyncFs(this.fs);
-    return new JournalWriter(path, end, fsyncOf(this.fs), (fd, p) => fs.fsync(fd, p));
+    return new JournalWriter(path, end, fsyncOf(this.fs), (fd, p) => fs.fsync(fd, p), this.writeAt);
   }
 
   private serialise(doc: SessionDocument): string {
@@ -313,6 +317,13 @@ export class LowdbStore implements Store {
     // One checkpoint write at a time: a later one starts once the one before it has settled.
     let writing: Promise<void> = Promise.resolve();
     let closed = false;
+    const commit = () => {
+      try {
+        writer.commit();
+      } catch (error) {
+        throw dataDirError(error, dataDir, `save session ${id} to ${writer.path}`);
+      }
+    };
     return {
       id,
       location: path,
@@ -327,8 +338,15 @@ export class LowdbStore implements Store {
           throw dataDirError(error, dataDir, `save session ${id} to ${writer.path}`);
         }
       },
+      stage(record) {
+        if (closed) throw new Error(`session ${id} is closed`);
+        writer.stage(redactedJson(slimRecord(record, id), redact), record.n);
+      },
+      commit,
       checkpoint: (checkpoint, meta, options = {}) => {
         if (closed) throw new Error(`session ${id} is closed`);
+        // The lines the checkpoint covers are written first (a failure is the checkpoint's).
+        commit();
         if (checkpoint.records !== writer.records) throw new Error(`session ${id}: a checkpoint of ${checkpoint.records} journal lines, but the journal has ${writer.records}`);
         const next: SessionDocument = { ...latest, mode: meta.mode, brief: meta.brief || latest.brief, updatedAt: meta.updatedAt, checkpoint: { ...checkpoint, hash: writer.lastHash } };
         // Serialised now, on the caller's turn: what it was given may change once this returns.
@@ -358,14 +376,24 @@ export class LowdbStore implements Store {
         if (closed) return;
         closed = true;
         await writing;
-        writer.close();
-        releaseLock(lock);
+        try {
+          // Staged lines are written as the journal closes.
+          writer.close();
+        } catch (error) {
+          throw dataDirError(error, dataDir, `save session ${id} to ${writer.path}`);
+        } finally {
+          releaseLock(lock);
+        }
       },
       discard: async () => {
         if (closed) return;
         closed = true;
         await writing;
-        writer.close();
+        try {
+          writer.close();
+        } catch {
+          // the session is removed: its staged lines need not be written
+        }
         try {
           // Removed while the lock is held, so no other process opens it half gone; the document last, as it names the session.
           rmSync(this.filesOf(id), { recursive: true, force: true });

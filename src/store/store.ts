@@ -17,6 +17,14 @@ export interface SessionHandle {
    */
   append(record: JournalRecord): void;
   /**
+   * Seals one journal record after those staged before it without writing it (absent: the store has no
+   * group commit, and the recorder appends each record). Staged records are written by `commit()`, and
+   * before a checkpoint or close.
+   */
+  stage?(record: JournalRecord): void;
+  /** Writes the staged records in one write; throws when they could not be stored (none of them stays). */
+  commit?(): void;
+  /**
    * Replaces the checkpoint (and metadata) in the document. What it is given is serialised before it
    * returns; the write itself goes on off the event loop, one at a time (a call while one is in flight is
    * written after it), and the promise settles once it is done. It covers every line appended so far and

@@ -8,12 +8,15 @@ export type EvaluationRequest = Pick<Evaluation, 'purpose' | 'code' | 'transitio
 export type HostScope = Pick<Scope, 'common_data' | 'input' | 'last_agent_response' | 'sub_workflow_result' | 'workflow_input'>;
 
 // Code that is no code: a literal, a path into plain data, or a template of plain data.
-type Form = { kind: 'literal'; value: unknown } | { kind: 'path'; root: keyof typeof ROOTS; keys: string[] } | { kind: 'template'; parts: TemplatePart[] } | null;
+type Path = { kind: 'path'; root: keyof typeof ROOTS; keys: string[] };
+type Form = { kind: 'literal'; value: unknown } | Path | { kind: 'template'; parts: TemplatePart[] } | { kind: 'compare'; path: Path; equal: boolean; value: string | number | boolean | null } | null;
 const NOT = Symbol('needs the sandbox');
 const ROOTS = { common_data: 1, variables: 1, input: 1, last_agent_response: 1, sub_workflow_result: 1 };
 const PATH = /^(?:this\.)?(common_data|variables|input|last_agent_response|sub_workflow_result)((?:\.[A-Za-z_$][\w$]*)*)$/;
 // Numbers as JSON writes them (a leading zero makes an octal literal in sloppy code, which JSON.parse refuses).
 const LITERAL = /^(?:true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?|'[^'\\\n]*'|"[^"\\\n]*")$/;
+// A path compared by === or !== with a literal, either way round (the literal's text as LITERAL takes it).
+const COMPARE = /^(.+?)\s*(===|!==)\s*(.+)$/;
 // Template heads that name guest objects (contexts, agents, parsed tool calls), not plain data.
 const GUEST_HEADS = new Set(['contexts', 'agents', 'last_tool_calls']);
 const TEMPLATE_SCOPE = new Set(['input', 'last_agent_response', 'last_tool_calls', 'sub_workflow_result', 'last_error', 'contexts', 'agents']);
@@ -22,8 +25,8 @@ const forms = new Map<string, Form>();
 
 /**
  * The result of an evaluation that runs no code, decided in the host exactly as the sandbox would decide
- * it: a transition whose condition is null, `true`, `false` or a path to a boolean (and that has no
- * before-code), an input that is a literal, a path into common_data / input / the last answer, or a
+ * it: a transition whose condition is null, `true`, `false`, a path to a boolean or a path compared with a
+ * literal by === or !== (and that has no before-code), an input that is a literal, a path into common_data / input / the last answer, or a
  * template of those. Null when the evaluation needs the sandbox (code, or data the sandbox would reject).
  */
 export function decideInHost(request: EvaluationRequest, scope: HostScope, maxLogLines = 100): EvaluationResult | null {
@@ -73,6 +76,11 @@ function valueIn(code: Code, scope: HostScope, logs: string[]): unknown {
   if (!form) return NOT;
   if (form.kind === 'literal') return form.value;
   if (form.kind === 'path') return read(form.root, form.keys, scope);
+  if (form.kind === 'compare') {
+    const v = read(form.path.root, form.path.keys, scope);
+    // read gives only primitives (or undefined): === means the same in QuickJS.
+    return v === NOT ? NOT : (v === form.value) === form.equal;
+  }
   return render(form.parts, scope, logs);
 }
 
@@ -84,15 +92,48 @@ function formOf(code: Code): Form {
   if (code.kind === 'template') form = plainTemplate(parseTemplate(code.source));
   else {
     const source = code.source.replace(/[\s;]+$/, '').trim();
-    // this.input is the workflow's input (a String object in the sandbox), not the state's input the free name reads.
-    const path = source.startsWith('this.input') ? null : PATH.exec(source);
-    if (LITERAL.test(source)) form = { kind: 'literal', value: source.startsWith("'") ? source.slice(1, -1) : JSON.parse(source) };
-    else if (path) form = { kind: 'path', root: path[1] as keyof typeof ROOTS, keys: path[2] ? path[2].slice(1).split('.') : [] };
-    else form = null;
+    const literal = literalOf(source);
+    const path = pathOf(source);
+    if (literal !== NOT) form = { kind: 'literal', value: literal };
+    else if (path) form = path;
+    else form = comparisonOf(source);
   }
   if (forms.size >= 2000) forms.clear();
   forms.set(key, form);
   return form;
+}
+
+// this.input is the workflow's input (a String object in the sandbox), not the state's input the free name reads.
+function pathOf(source: string): Path | null {
+  const path = source.startsWith('this.input') ? null : PATH.exec(source);
+  return path ? { kind: 'path', root: path[1] as keyof typeof ROOTS, keys: path[2] ? path[2].slice(1).split('.') : [] } : null;
+}
+
+function literalOf(source: string): unknown {
+  if (!LITERAL.test(source)) return NOT;
+  if (source.startsWith("'")) return source.slice(1, -1);
+  try {
+    return JSON.parse(source) as unknown;
+  } catch {
+    // A control character inside double quotes: JavaScript takes it, JSON does not; the sandbox decides.
+    return NOT;
+  }
+}
+
+// `path === literal`, `literal !== path`: the commonest condition (SynthDev's `last_agent_response !== 'done'`).
+function comparisonOf(source: string): Form {
+  const parts = COMPARE.exec(source);
+  if (!parts) return null;
+  const [left, op, right] = [parts[1]!.trim(), parts[2]!, parts[3]!.trim()];
+  for (const [p, l] of [
+    [left, right],
+    [right, left],
+  ] as const) {
+    const path = pathOf(p);
+    const value = literalOf(l);
+    if (path && value !== NOT) return { kind: 'compare', path, equal: op === '===', value: value as string | number | boolean | null };
+  }
+  return null;
 }
 
 function plainTemplate(parts: TemplatePart[]): Form {

@@ -84,14 +84,14 @@ describe('parallel states (pure step)', () => {
     const only = {
       ...p,
       states: [
-        { ...implement, parallel: { ...implement.parallel!, branches: implement.parallel!.branches.map((b) => ({ ...b, when: expr(`common_data.best === '${b.id}'`) })) } },
+        { ...implement, parallel: { ...implement.parallel!, branches: implement.parallel!.branches.map((b) => ({ ...b, when: expr(`common_data.best == '${b.id}'`) })) } },
         ...p.states.slice(1),
       ],
     };
     const w = workflowDriver(only);
     const first = w.send({ type: 'start', brief: 'x' });
     const ask = first.find((fx) => fx.type === 'evaluate') as Extract<Effect, { type: 'evaluate' }>;
-    expect(ask.evaluation).toMatchObject({ purpose: 'branch_input', fields: { 'when:a': expr("common_data.best === 'a'") } });
+    expect(ask.evaluation).toMatchObject({ purpose: 'branch_input', fields: { 'when:a': expr("common_data.best == 'a'") } });
     const calls = w
       .send({ type: 'evaluated', id: ask.id, result: { ok: true, value: { 'when:a': false, 'when:b': true, 'when:c': false }, common_data: {} } })
       .filter((fx): fx is Extract<Effect, { type: 'call_agent' }> => fx.type === 'call_agent');

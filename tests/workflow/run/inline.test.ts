@@ -51,7 +51,7 @@ describe('the sandbox ran the next evaluation too (its next): used only on the v
     contexts: [{ name: 'c', starting: [], maxLength: 10_000 }],
     agents: [{ id: 'writer', context: 'c', role: 'assistant', name: 'Writer', systemMessage: '', model: 'base', parsingTools: [], requestUserInput: false, tools: [], maxToolSteps: 20 }],
     states: [
-      state({ name: 'work', agent: 'writer', after: stmts('this.common_data.seen = 1'), transitions: [{ target: 'done', condition: expr('common_data.seen === 1'), before: null }] }),
+      state({ name: 'work', agent: 'writer', after: stmts('this.common_data.seen = 1'), transitions: [{ target: 'done', condition: expr('common_data.seen >= 1'), before: null }] }),
       state({ name: 'done', final: true }),
     ],
     start: 'work',
