@@ -111,9 +111,51 @@ export function countTokensWith(count: (piece: string) => number, text: string):
   return counted + Math.ceil(((text.length - head.length) * counted) / head.length);
 }
 
+// o200k's pre-tokenizer (gpt-tokenizer's O200K_TOKEN_SPLIT_PATTERN): its BPE merges only inside one pre-token,
+// so a text's count is the sum of its pre-tokens' counts.
+const CONTRACTION = "(?:'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE]))?";
+const PRE_TOKEN = new RegExp(
+  String.raw`[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+${CONTRACTION}|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*${CONTRACTION}|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`,
+  'gu',
+);
+// Pre-tokens up to this length are cached (longer ones are rare: runs of symbols or of one script).
+const CACHED_PRE_TOKEN = 64;
+// The cache is dropped whole when it holds this many pre-tokens (a bound on its memory, about 5 MiB).
+const PRE_TOKEN_CACHE_MAX = 65_536;
+const preTokenCounts = new Map<string, number>();
+
+/**
+ * A counter that sums cached per-pre-token counts and tokenizes only the pre-tokens not seen before:
+ * exact (the BPE never merges across pre-tokens), and it skips gpt-tokenizer's per-call work (its
+ * special-token scan, its 200k-entry rank map and merge cache) for the words a session repeats. A
+ * special token's text ("<|endoftext|>") is counted as the plain text it is in a message.
+ */
+export function cachingCounter(count: Count, cache: Map<string, number> = preTokenCounts): Count {
+  return (text) => {
+    let n = 0;
+    PRE_TOKEN.lastIndex = 0;
+    for (let m = PRE_TOKEN.exec(text); m !== null; m = PRE_TOKEN.exec(text)) {
+      const piece = m[0];
+      let k = cache.get(piece);
+      if (k === undefined) {
+        k = count(piece);
+        if (piece.length <= CACHED_PRE_TOKEN) {
+          if (cache.size >= PRE_TOKEN_CACHE_MAX) cache.clear();
+          cache.set(piece, k);
+        }
+      }
+      n += k;
+    }
+    return n;
+  };
+}
+
+let cachedO200k: Count | null = null;
+
 /** Tokens in a text, counted with the o200k_base tokenizer (gpt-4o family), in bounded time for any input. */
 export function countTokens(text: string): number {
-  return countTokensWith(o200k(), text);
+  cachedO200k ??= cachingCounter(o200k());
+  return countTokensWith(cachedO200k, text);
 }
 
 /** Tokens of a chat message including its framing. */

@@ -43,7 +43,12 @@ describe('token counting in bounded time (issue 10, item 7)', () => {
     seen.length = 0;
     const text = 'The keeper trims the lamp and logs the tide before the fog rolls in.';
     expect(countTokens(text)).toBe(15);
-    expect(seen).toEqual([text]);
+    // Only its pre-tokens not seen before reach the tokenizer (issue 23: counts are cached per pre-token), and none again.
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.every((p) => text.includes(p) && !/\s\S+\s/u.test(p))).toBe(true);
+    seen.length = 0;
+    expect(countTokens(text)).toBe(15);
+    expect(seen).toEqual([]);
     expect(countTokens('')).toBe(0);
   });
 });
