@@ -1,12 +1,14 @@
 // troupe (from dist/, as installed) running SynthDev's own grocery_store_test workflow and roles (from
 // SYNTHDEV_DIR) on the same instant scripted answers as bench/synthdev-engine.mjs, its code in the sandbox:
-// `pool` (the default: a shared pool of worker threads) or `inline` (small jobs on the calling thread, opt-in).
+// `pool` (the default: a shared pool of worker threads) or `inline` (small jobs on the calling thread, opt-in);
+// `host`: the handlers as host functions (bench/synthdev-host.mjs), the floor under the sandbox.
 // Sessions in memory, no rolling memory (SynthDev keeps neither). Prints one JSON line: CPU and wall per state,
 // over every run after the first (a warm-up). Run by bench/synthdev.bench.ts in a process of its own.
 import { join } from 'node:path';
 import { openSession, loadWorkflowPlan, MemoryStore } from '../dist/index.js';
 import { createSandboxEvaluator, sharedSandboxPool } from '../dist/workflow/sandbox/index.js';
 import { instantReply } from './synthdev-script.mjs';
+import { hostEvaluator } from './synthdev-host.mjs';
 
 const dir = process.env.SYNTHDEV_DIR;
 const [mode, rounds, runs] = [process.argv[2] ?? 'pool', Number(process.argv[3] ?? 100), Number(process.argv[4] ?? 4)];
@@ -29,7 +31,7 @@ let cpu = 0;
 let wall = 0;
 let states = 0;
 for (let run = 0; run < runs; run++) {
-  const evaluator = createSandboxEvaluator({ pool: sharedSandboxPool(), scriptFor: (name) => (name === plan.name ? plan.script : null), inline: mode === 'inline' });
+  const evaluator = mode === 'host' ? hostEvaluator : createSandboxEvaluator({ pool: sharedSandboxPool(), scriptFor: (name) => (name === plan.name ? plan.script : null), inline: mode === 'inline' });
   // SynthDev has no turn limit: troupe's is raised past the run.
   const session = await openSession({ workflow: plan, model, evaluator, store: new MemoryStore(), memory: false, env: {}, id: `bench-${run}`, maxTurns: rounds * 4 + 10 });
   let visited = 0;

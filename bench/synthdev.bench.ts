@@ -3,7 +3,8 @@
 // both on the same instant scripted answers (bench/synthdev-script.mjs). SynthDev runs from its source
 // (SYNTHDEV_DIR: a checkout of github.com/JinxCodesAI/SynthDev with `npm ci` run in it) with its OpenAI
 // client's create() answering at once; troupe runs the same files from dist/, its code in the QuickJS
-// sandbox (on the pool, the default; and on the calling thread, opt-in). Each run is a process of its own;
+// sandbox (on the pool, the default; and on the calling thread, opt-in), and over the same handlers as host
+// functions (bench/synthdev-host.mjs: no sandbox, the floor under it). Each run is a process of its own;
 // figures are CPU per state executed, medians of interleaved runs.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -43,7 +44,7 @@ export default async function synthdev(): Promise<void> {
     return;
   }
   const states: Record<string, number> = {};
-  const cpu: Record<string, number[]> = { synthdev: [], pool: [], inline: [] };
+  const cpu: Record<string, number[]> = { synthdev: [], pool: [], inline: [], host: [] };
   const take = (name: string) => (f: Figures) => {
     states[name] = f.statesPerRun;
     cpu[name]!.push(f.cpuPerState);
@@ -55,6 +56,7 @@ export default async function synthdev(): Promise<void> {
     synthdev: () => child('synthdev-engine.mjs', [rounds, per], dir).then(take('synthdev')),
     pool: () => child('synthdev-troupe.mjs', ['pool', rounds, per], dir).then(take('pool')),
     inline: () => child('synthdev-troupe.mjs', ['inline', rounds, per], dir).then(take('inline')),
+    host: () => child('synthdev-troupe.mjs', ['host', rounds, per], dir).then(take('host')),
   });
   const base = median(cpu.synthdev!);
   process.stdout.write(
@@ -63,4 +65,6 @@ export default async function synthdev(): Promise<void> {
   process.stdout.write(`  SynthDev's own engine (its source, handlers run unsandboxed)                   ${ms(base)}\n`);
   process.stdout.write(`  troupe, code in the QuickJS sandbox on the pool (the default)                ${ms(median(cpu.pool!))} = ${ratio(median(cpu.pool!), base)} SynthDev (target <= 1.0x)\n`);
   process.stdout.write(`  troupe, small jobs on the calling thread (opt-in)                             ${ms(median(cpu.inline!))} = ${ratio(median(cpu.inline!), base)} SynthDev\n`);
+  // The floor under the sandbox: what a state costs troupe outside its sandbox job (policy step, engine, events, effect runner, journal).
+  process.stdout.write(`  troupe, the five handlers as host functions (no sandbox: the floor under it)  ${ms(median(cpu.host!))} = ${ratio(median(cpu.host!), base)} SynthDev\n`);
 }

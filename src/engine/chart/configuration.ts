@@ -6,11 +6,11 @@ import { TroupeError } from '../../errors.js';
 /** The active states of a chart, as the keys of its active leaves (one per active region), in document order. */
 export type Configuration = readonly string[];
 
-/** What a transition does: the states it leaves (deepest first), the states it enters (outermost first), and the result. */
+/** What a transition does: the states it leaves (deepest first), the states it enters (outermost first), and the result (shared: read it, never change it). */
 export interface TransitionSets {
-  exited: ChartNode[];
-  entered: ChartNode[];
-  configuration: Configuration;
+  readonly exited: readonly ChartNode[];
+  readonly entered: readonly ChartNode[];
+  readonly configuration: Configuration;
 }
 
 /** Thrown for a transition to or from a state the chart does not have. */
@@ -55,6 +55,26 @@ export function activeStates(chart: Chart, configuration: Configuration): ChartN
  * re-enters) are exited and the target with its defaults is entered; other parallel regions stay as they are.
  */
 export function transitionSets(chart: Chart, configuration: Configuration, source: StatePath, target: StatePath): TransitionSets {
+  // A chart never changes: the same move from the same configuration has the same sets (a workflow makes the same few moves every round).
+  let memo = memos.get(chart);
+  if (!memo) {
+    memo = new Map();
+    memos.set(chart, memo);
+  }
+  const key = JSON.stringify([configuration, source, target]);
+  const known = memo.get(key);
+  if (known) return known;
+  const sets = computeSets(chart, configuration, source, target);
+  if (memo.size >= MAX_MEMO) memo.clear();
+  memo.set(key, sets);
+  return sets;
+}
+
+// Moves remembered per chart (a chart of many parallel regions has many configurations: the memo stays bounded).
+const MAX_MEMO = 1024;
+const memos = new WeakMap<Chart, Map<string, TransitionSets>>();
+
+function computeSets(chart: Chart, configuration: Configuration, source: StatePath, target: StatePath): TransitionSets {
   leafOrThrow(chart, source);
   const targetNode = leafOrThrow(chart, target);
   let domain = commonAncestor(source, target);

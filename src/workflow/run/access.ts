@@ -33,7 +33,8 @@ export function current(ctx: StepContext) {
 /** Replaces the top frame (copied on write: a step never changes its input). */
 export function setFrame(ctx: StepContext, frame: Frame): void {
   const run = runOf(ctx);
-  ctx.s.workflow = { ...run, frames: [...run.frames.slice(0, -1), frame] };
+  const frames = run.frames.length === 1 ? [frame] : [...run.frames.slice(0, -1), frame];
+  ctx.s.workflow = { ...run, frames };
 }
 
 /** Changes fields of the top frame. */

@@ -11,8 +11,25 @@ import type { StatePlan, WorkflowPlan } from './plan.js';
 /** What may be run after an evaluation in the same job: next whatever it gives, or next in the state it chooses. */
 export type Chain = Pick<ChainStep, 'next' | 'targets'>;
 
+// A state's requests and chains depend on its plan alone: built once per state, shared by every evaluation
+// that asks for them (they are read, never changed).
+const memos = new WeakMap<StatePlan, Map<string, unknown>>();
+function once<T>(state: StatePlan, what: string, build: () => T): T {
+  let memo = memos.get(state);
+  if (!memo) {
+    memo = new Map();
+    memos.set(state, memo);
+  }
+  if (!memo.has(what)) memo.set(what, build());
+  return memo.get(what) as T;
+}
+
 /** What the input phase of a state evaluates (a branch's inputs, the debate's subject, a sub-workflow's inputs, the agent's input), if anything. */
 export function inputRequest(state: StatePlan): EvaluationRequest | null {
+  return once(state, 'input', () => buildInputRequest(state));
+}
+
+function buildInputRequest(state: StatePlan): EvaluationRequest | null {
   if (state.parallel) {
     const fields = Object.fromEntries(state.parallel.branches.flatMap((b) => [...(b.input ? [[b.id, b.input]] : []), ...(b.when ? [[`${WHEN}${b.id}`, b.when]] : [])]));
     return Object.keys(fields).length > 0 ? { purpose: 'branch_input', fields } : null;
@@ -24,6 +41,10 @@ export function inputRequest(state: StatePlan): EvaluationRequest | null {
 
 /** What choosing a state's next state evaluates: its transition handler, or its transitions (null: the state is final). */
 export function decisionRequest(state: StatePlan): EvaluationRequest | null {
+  return once(state, 'decision', () => buildDecisionRequest(state));
+}
+
+function buildDecisionRequest(state: StatePlan): EvaluationRequest | null {
   if (state.final || (state.transitions.length === 0 && !state.decide)) return null;
   if (state.decide) return { purpose: 'decide', code: state.decide };
   return { purpose: 'transitions', transitions: state.transitions };
@@ -31,12 +52,20 @@ export function decisionRequest(state: StatePlan): EvaluationRequest | null {
 
 /** After a state's entry code: its input, when that needs code. */
 export function afterEnter(state: StatePlan): Chain | undefined {
+  return once(state, 'afterEnter', () => buildAfterEnter(state));
+}
+
+function buildAfterEnter(state: StatePlan): Chain | undefined {
   const input = needingCode(inputRequest(state));
   return input ? { next: input } : undefined;
 }
 
 /** After a state's after-code: its decision, and what the state it chooses asks for first, when any of it needs code. */
 export function afterAfter(plan: WorkflowPlan, state: StatePlan): Chain | undefined {
+  return once(state, 'afterAfter', () => buildAfterAfter(plan, state));
+}
+
+function buildAfterAfter(plan: WorkflowPlan, state: StatePlan): Chain | undefined {
   const decision = decisionRequest(state);
   if (!decision) return undefined;
   const targets = targetsOf(plan, decision);
@@ -46,6 +75,18 @@ export function afterAfter(plan: WorkflowPlan, state: StatePlan): Chain | undefi
 
 /** After a decision: per state it may choose, that state's entry code (and input), when they need code. */
 export function targetsOf(plan: WorkflowPlan, decision: EvaluationRequest): Record<string, ChainStep> | undefined {
+  let memo = targetMemos.get(plan);
+  if (!memo) {
+    memo = new WeakMap();
+    targetMemos.set(plan, memo);
+  }
+  if (!memo.has(decision)) memo.set(decision, buildTargets(plan, decision));
+  return memo.get(decision);
+}
+
+const targetMemos = new WeakMap<WorkflowPlan, WeakMap<EvaluationRequest, Record<string, ChainStep> | undefined>>();
+
+function buildTargets(plan: WorkflowPlan, decision: EvaluationRequest): Record<string, ChainStep> | undefined {
   const names = decision.transitions ? decision.transitions.map((t) => t.target) : plan.states.map((s) => s.name);
   const out: Record<string, ChainStep> = {};
   for (const name of new Set(names)) {

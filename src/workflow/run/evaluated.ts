@@ -3,7 +3,7 @@ import type { Evaluation, EvaluationResult } from '../../engine/evaluation.js';
 import { keepChained } from './inline.js';
 import type { Chain } from './chain.js';
 import { current, legacyRun, runOf, setFrame, update } from './access.js';
-import { appendMessage, trimMessages } from './frames.js';
+import { appendMessage, appendTrimmed, trimMessages } from './frames.js';
 import type { Frame, WorkflowMessage } from './state.js';
 import { fanOut } from './fanout.js';
 import { startDebate } from './debate.js';
@@ -40,7 +40,7 @@ export function adopt(ctx: StepContext, result: Extract<EvaluationResult, { ok: 
     if (!context) continue;
     const added = messages.map((m): WorkflowMessage => ({ role: m.role, content: m.content, from: 'code' }));
     if (legacyRun(ctx)) for (const m of added) next = appendMessage(next, context, m, true);
-    else next = { ...next, contexts: { ...next.contexts, [name]: trimMessages([...(next.contexts[name] ?? []), ...added], context.maxLength) } };
+    else next = { ...next, contexts: { ...next.contexts, [name]: appendTrimmed(next.contexts[name] ?? [], added, context.maxLength) } };
   }
   setFrame(ctx, next);
   const logs = result.logs ?? [];

@@ -4,6 +4,7 @@ import type { Scope } from '../../engine/evaluation.js';
 import type { Frame, WorkflowMessage } from './state.js';
 import { MAX_CONFIG_NESTING, tooDeepAt } from '../../config/config-json.js';
 import { textOf } from './constants.js';
+import { appendedWithin, textLength } from './context-length.js';
 
 /** The plan a frame runs: the root plan, or the sub-workflow its `plan` names, one level at a time. */
 export function planOf(root: WorkflowPlan, frame: Pick<Frame, 'plan'>): WorkflowPlan {
@@ -77,7 +78,7 @@ export const KEPT_MESSAGES = 10;
  * the system messages move to the front and the oldest others go, while more than 10 others remain.
  */
 export function trimMessages<M extends { role: string; content: string }>(messages: M[], maxLength: number): M[] {
-  let length = messages.reduce((n, m) => n + m.content.length, 0);
+  let length = textLength(messages);
   if (length <= maxLength) return messages;
   const system = messages.filter((m) => m.role === 'system');
   const others = messages.filter((m) => m.role !== 'system');
@@ -100,10 +101,15 @@ function legacyTrim(messages: WorkflowMessage[], context: ContextPlan): Workflow
   return messages;
 }
 
+/** Messages added after a context's, trimmed to its `max_length` as trimMessages does (the common case, within it, costs what was added). */
+export function appendTrimmed(messages: readonly WorkflowMessage[], added: readonly WorkflowMessage[], maxLength: number): WorkflowMessage[] {
+  return appendedWithin(messages, added, maxLength) ?? trimMessages([...messages, ...added], maxLength);
+}
+
 /** Appends a message to a context, trimmed to its `max_length` (see trimMessages; `legacy`: a run stored before, trimmed as it ran). */
 export function appendMessage(frame: Frame, context: ContextPlan, message: WorkflowMessage, legacy = false): Frame {
-  const all = [...(frame.contexts[context.name] ?? []), message];
-  const messages = legacy ? legacyTrim(all, context) : trimMessages(all, context.maxLength);
+  const before = frame.contexts[context.name] ?? [];
+  const messages = legacy ? legacyTrim([...before, message], context) : appendTrimmed(before, [message], context.maxLength);
   return { ...frame, contexts: { ...frame.contexts, [context.name]: messages } };
 }
 
@@ -113,23 +119,55 @@ export function workflowInputOf(frame: Frame, plan: WorkflowPlan): NonNullable<S
   return { name: plan.input.name, ...given };
 }
 
-/** What the sandbox sees of a frame (and of its plan: the agents, the contexts' limits, the input's name). */
+type AgentRecord = Frame['agents'][string];
+type ScopeAgent = Scope['agents'][string];
+
+// What a scope holds of the plan (the contexts' limits, the roster) and of each agent's answer, built once
+// for each: a scope is read, never changed, so evaluations share them.
+const planParts = new WeakMap<WorkflowPlan, Pick<Scope, 'context_limits' | 'roster'>>();
+const agentParts = new WeakMap<AgentRecord, ScopeAgent>();
+
+function partsOf(plan: WorkflowPlan): Pick<Scope, 'context_limits' | 'roster'> {
+  let parts = planParts.get(plan);
+  if (!parts) {
+    parts = {
+      context_limits: Object.fromEntries(plan.contexts.map((c) => [c.name, c.maxLength])),
+      roster: Object.fromEntries(plan.agents.map((a) => [a.id, { context: a.context, role: a.role }])),
+    };
+    planParts.set(plan, parts);
+  }
+  return parts;
+}
+
+function agentOfScope(v: AgentRecord): ScopeAgent {
+  let seen = agentParts.get(v);
+  if (!seen) {
+    seen = { response: v.response, toolCalls: toolCallsOf(v.toolCalls), ...(v.raw ? { raw: v.raw } : {}) };
+    agentParts.set(v, seen);
+  }
+  return seen;
+}
+
+function toolCallsOf(calls: AgentRecord['toolCalls']): Scope['last_tool_calls'] {
+  return calls.map((c) => ({ name: c.name, arguments: c.arguments }));
+}
+
+/** What the sandbox sees of a frame (and of its plan: the agents, the contexts' limits, the input's name). Its parts are shared: read it, never change it. */
 export function scopeOf(frame: Frame, plan: WorkflowPlan, legacy = false): Scope {
   const last = frame.lastAgent ? frame.agents[frame.lastAgent] : undefined;
+  const { context_limits, roster } = partsOf(plan);
   return {
     common_data: frame.common_data,
     input: frame.input,
     workflow_input: workflowInputOf(frame, plan),
     contexts: frame.contexts,
     // A run stored before trims in the engine only (code's messages are appended there).
-    ...(legacy ? {} : { context_limits: Object.fromEntries(plan.contexts.map((c) => [c.name, c.maxLength])) }),
-    agents: Object.fromEntries(
-      Object.entries(frame.agents).map(([k, v]) => [k, { response: v.response, toolCalls: v.toolCalls.map((c) => ({ name: c.name, arguments: c.arguments })), ...(v.raw ? { raw: v.raw } : {}) }]),
-    ),
-    roster: Object.fromEntries(plan.agents.map((a) => [a.id, { context: a.context, role: a.role }])),
+    ...(legacy ? {} : { context_limits }),
+    agents: Object.fromEntries(Object.entries(frame.agents).map(([k, v]) => [k, agentOfScope(v)])),
+    roster,
     last_agent_response: last?.response ?? null,
     last_response: last?.raw ?? null,
-    last_tool_calls: (last?.toolCalls ?? []).map((c) => ({ name: c.name, arguments: c.arguments })),
+    last_tool_calls: last ? agentOfScope(last).toolCalls : [],
     ...(frame.subWorkflowResult !== undefined ? { sub_workflow_result: frame.subWorkflowResult } : {}),
   };
 }

@@ -71,8 +71,21 @@ export function takeId(ctx: StepContext): string {
   return `e${run.evalSeq + 1}`;
 }
 
+// Which request a chained result answers: its code, transitions and fields as JSON (plan objects, shared by every
+// request that asks for them: written out once each). JSON text holds no NUL, so the joined key tells them apart.
 function requestKey(what: Request): string {
-  return JSON.stringify([what.code, what.transitions, what.fields]);
+  return `${jsonOnce(what.code)}\u0000${jsonOnce(what.transitions)}\u0000${jsonOnce(what.fields)}`;
+}
+
+const written = new WeakMap<object, string>();
+function jsonOnce(part: object | null | undefined): string {
+  if (part === undefined || part === null) return String(part);
+  let json = written.get(part);
+  if (json === undefined) {
+    json = JSON.stringify(part);
+    written.set(part, json);
+  }
+  return json;
 }
 
 // The chained result was computed from this data: the frame must still hold the very same (the engine replaces, never changes, what it holds).

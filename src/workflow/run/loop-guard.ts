@@ -52,6 +52,7 @@ export function countEntry(ctx: StepContext, state: string): boolean {
   const loop = { ...before, entries: before.entries + 1, trail: [...before.trail, state].slice(-TRAIL) };
   setRound(ctx, loop);
   const limit = stateEntryLimit(ctx.def);
+  if (loop.entries <= limit && loop.bytes <= ROUND_DATA_BYTES) return true;
   const turns = ctx.s.turn - loop.turn;
   const agents = turns === 0 ? 'without an agent turn' : `with ${turns} agent turn${turns === 1 ? '' : 's'}`;
   const name = rootPlan(ctx).name;

@@ -10,6 +10,7 @@ import { inboxText } from './inbox.js';
 import type { ToolCallRecord } from '../../engine/agent-reply.js';
 import type { AgentPlan } from './plan.js';
 import type { WorkflowMessage } from './state.js';
+import { ContextViews } from './context-view.js';
 
 /** The tool a role with request_users_input may call to ask the user a question. */
 export const askUserTool: ToolSpec = {
@@ -39,12 +40,6 @@ export function rawOf(turnId: string, response: ChatResponse): RawResponse {
   };
 }
 
-/** A context as an agent sees it: mirrored for a `user` agent (the others' user turns are its assistant turns and back). */
-function seenBy(agent: AgentPlan | undefined, context: readonly WorkflowMessage[]): ChatMessage[] {
-  const mirror = agent?.role === 'user';
-  return context.map((m) => ({ role: m.role === 'system' ? 'system' : mirror ? (m.role === 'user' ? 'assistant' : 'user') : m.role, content: m.content }));
-}
-
 /** The tools an agent is offered outside a debate: its parsing tools, and request_users_input on the main line. */
 function offeredTools(agent: AgentPlan | undefined, inBranch: boolean): ToolSpec[] {
   return [...(agent?.parsingTools ?? []), ...(agent?.requestUserInput && !inBranch ? [askUserTool] : [])];
@@ -66,6 +61,9 @@ function systemOf(agent: AgentPlan | undefined): ChatMessage[] {
  * request_users_input) offered; its words and tool calls read back, not executed.
  */
 export function workflowTurns(def: MachineDefinition): TurnShaper {
+  // Each message is mapped once for the agents who see it alike (a context only grows between most requests).
+  const views = new ContextViews();
+  const seenBy = (agent: AgentPlan | undefined, context: readonly WorkflowMessage[]) => views.seenBy(agent?.role === 'user', context);
   return {
     request(call, session, agentState) {
       const root = def.workflow!;
@@ -79,7 +77,7 @@ export function workflowTurns(def: MachineDefinition): TurnShaper {
       const own = call.branch !== undefined || frame?.phase === 'debate';
       // SynthDev's handler state: the call is the context as it is, with nothing added.
       const owned = !own && frame !== undefined && stateOf(plan, 'state' in inbox ? inbox.state : frame.state)?.owned === true;
-      const history = seenBy(agent, own ? [] : context);
+      const history = own ? [] : seenBy(agent, context);
       // The user's answer goes back as the result of the agent's request_users_input call (seed 003), after
       // the one assistant message that made the call (its words and the call together).
       const closing: ChatMessage[] =

@@ -86,3 +86,15 @@ describe('the state tree', () => {
     ).toThrow(/two children named a/);
   });
 });
+
+describe('transition sets remembered per chart', () => {
+  const chart = buildChart(spec);
+
+  it('the same move asked again gives the same sets; a move from another configuration, or to an unknown state, is worked out on its own', () => {
+    const first = transitionSets(chart, ['draft'], ['draft'], ['review']);
+    expect(transitionSets(chart, ['draft'], ['draft'], ['review'])).toEqual(first);
+    const inReview = transitionSets(chart, first.configuration, ['review', 'style', 'reading'], ['review', 'style', 'ok']);
+    expect(inReview.configuration).toEqual(['review.style.ok', 'review.facts.checking']);
+    expect(() => transitionSets(chart, ['draft'], ['draft'], ['nowhere'])).toThrow(/no state nowhere/);
+  });
+});

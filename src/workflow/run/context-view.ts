@@ -1,0 +1,36 @@
+import type { ChatMessage } from '../../llm/chat-model.js';
+import type { WorkflowMessage } from './state.js';
+
+/** One message as an agent sees it: mirrored for a `user` agent (the others' user turns are its assistant turns and back). */
+function viewOf(m: WorkflowMessage, mirror: boolean): ChatMessage {
+  return { role: m.role === 'system' ? 'system' : mirror ? (m.role === 'user' ? 'assistant' : 'user') : m.role, content: m.content };
+}
+
+interface Seen {
+  source: readonly WorkflowMessage[];
+  view: ChatMessage[];
+}
+
+/**
+ * Contexts as agents see them, each message mapped once: a request reuses what the one before it (for
+ * agents who see the conversation the same way) mapped of the messages the two share, and maps only the
+ * ones added since. Messages are never changed in place, so the same message object reads the same.
+ */
+export class ContextViews {
+  private readonly last: { plain: Seen | null; mirrored: Seen | null } = { plain: null, mirrored: null };
+
+  /** The context as an agent playing `user` (mirror) or `assistant` sees it. The list is shared: callers copy it, never change it. */
+  seenBy(mirror: boolean, context: readonly WorkflowMessage[]): readonly ChatMessage[] {
+    const was = mirror ? this.last.mirrored : this.last.plain;
+    if (was?.source === context) return was.view;
+    let shared = 0;
+    if (was) for (const n = Math.min(was.source.length, context.length); shared < n && was.source[shared] === context[shared]; ) shared++;
+    // The context only grew (the usual case): the view grows in place (no caller holds it past its request).
+    const view = was && shared === was.source.length ? was.view : was ? was.view.slice(0, shared) : [];
+    for (let i = shared; i < context.length; i++) view.push(viewOf(context[i]!, mirror));
+    const seen = { source: context, view };
+    if (mirror) this.last.mirrored = seen;
+    else this.last.plain = seen;
+    return view;
+  }
+}
