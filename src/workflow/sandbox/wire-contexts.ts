@@ -16,7 +16,8 @@ type Message = Readonly<{ role: string; content: string }>;
 // serialised once, however many evaluations read it.
 const wired = new WeakMap<readonly Message[], { json: string; chars: number }>();
 
-function wireOf(messages: readonly Message[]): { json: string; chars: number } {
+/** A context's messages ({ role, content } each) as JSON, made once per message list, and the length of their text. */
+export function wireContext(messages: readonly Message[]): { json: string; chars: number } {
   let wire = wired.get(messages);
   if (!wire) {
     let chars = 0;
@@ -30,11 +31,6 @@ function wireOf(messages: readonly Message[]): { json: string; chars: number } {
   return wire;
 }
 
-/** A context's messages ({ role, content } each) as JSON, made once per message list, and the length of their text. */
-export function wireContext(messages: readonly Message[]): { json: string; chars: number } {
-  return wireOf(messages);
-}
-
 /** The scope as it is sent to the guest (each context as a WireContext), and the contexts' messages as one JSON object by name (null: no contexts). */
 export function wireScope(scope: Partial<Scope>): { scope: Record<string, unknown>; messages: string | null } {
   const contexts = scope.contexts;
@@ -42,7 +38,7 @@ export function wireScope(scope: Partial<Scope>): { scope: Record<string, unknow
   const sizes: Record<string, WireContext> = {};
   const parts: string[] = [];
   for (const [name, messages] of Object.entries(contexts)) {
-    const wire = wireOf(messages);
+    const wire = wireContext(messages);
     sizes[name] = { chars: wire.chars };
     parts.push(`${JSON.stringify(name)}:${wire.json}`);
   }
