@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import type { Evaluation, EvaluationResult, Scope } from '../../../src/engine/evaluation.js';
 import { createSandboxEvaluator, InlineSandbox, SandboxPool, type SandboxEvaluator } from '../../../src/workflow/sandbox/index.js';
+import { prepareEvaluation } from '../../../src/workflow/sandbox/prepare.js';
+import { DEFAULT_LIMITS } from '../../../src/workflow/sandbox/program.js';
+import type { Job } from '../../../src/workflow/sandbox/run-job.js';
 
 type Code = NonNullable<Evaluation['code']>;
 
@@ -23,6 +26,13 @@ export function codeEvaluation(code: Code, scope: Scope = scopeOf(), purpose: Ev
 /** A transitions evaluation: condition/before pairs in order. */
 export function transitionsEvaluation(transitions: { condition: Code | null; before: Code | null }[], scope: Scope = scopeOf()): Evaluation {
   return { workflow: 'wf', state: 's', purpose: 'transitions', transitions, scope };
+}
+
+/** The job the evaluator sends for an evaluation of code without script.js, its whole scope as it is (for tests that drive a guest context directly). */
+export function jobOf(evaluation: Evaluation): Job {
+  const prepared = prepareEvaluation(evaluation, null, DEFAULT_LIMITS);
+  if (!prepared.ok) throw new Error(prepared.error);
+  return { session: 's', parts: prepared.job.parts, scope: JSON.stringify(evaluation.scope), script: null, limits: DEFAULT_LIMITS };
 }
 
 /** The error of a failed result (fails the test when it succeeded). */

@@ -1,20 +1,14 @@
 import { newQuickJSWASMModule } from 'quickjs-emscripten';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeGuestContext, openGuestContext, type GuestContext } from '../../../src/workflow/sandbox/guest-context.js';
-import { prepareEvaluation } from '../../../src/workflow/sandbox/prepare.js';
 import { DEFAULT_LIMITS } from '../../../src/workflow/sandbox/program.js';
 import { runJob, type Job } from '../../../src/workflow/sandbox/run-job.js';
-import { codeEvaluation, expr, scopeOf, stmts } from './fixtures.js';
+import { codeEvaluation, expr, scopeOf, stmts, jobOf as jobFor } from './fixtures.js';
 
 // An evaluation's data must be freed when it ends, by QuickJS's reference counting: anything it leaves in a
 // cycle waits for the cycle collector, which walks every object of the context (all the frozen built-ins)
 // and runs, unbidden, inside a later evaluation.
-const jobOf = (code: Parameters<typeof codeEvaluation>[0]): Job => {
-  const evaluation = codeEvaluation(code, scopeOf({ common_data: { n: 2, list: [1, 2, 3] } }), 'input');
-  const prepared = prepareEvaluation(evaluation, null, DEFAULT_LIMITS);
-  if (!prepared.ok) throw new Error(prepared.error);
-  return { session: 's', parts: prepared.job.parts, scope: JSON.stringify(evaluation.scope), script: null, limits: DEFAULT_LIMITS };
-};
+const jobOf = (code: Parameters<typeof codeEvaluation>[0]): Job => jobFor(codeEvaluation(code, scopeOf({ common_data: { n: 2, list: [1, 2, 3] } }), 'input'));
 const answerOf = (job: Job, guest: GuestContext): unknown => {
   const answer = JSON.parse(runJob(job, guest).result) as { value?: unknown; error?: string };
   if (answer.error) throw new Error(answer.error);

@@ -1,19 +1,13 @@
 import { newQuickJSWASMModule } from 'quickjs-emscripten';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { closeGuestContext, openGuestContext, type GuestContext } from '../../../src/workflow/sandbox/guest-context.js';
-import { prepareEvaluation } from '../../../src/workflow/sandbox/prepare.js';
 import { DEFAULT_LIMITS } from '../../../src/workflow/sandbox/program.js';
 import { runJob, type Job } from '../../../src/workflow/sandbox/run-job.js';
-import { codeEvaluation, expr, scopeOf } from './fixtures.js';
+import { codeEvaluation, expr, scopeOf, jobOf as jobFor } from './fixtures.js';
 
 // A context is sent a program's JSON once (then only its id); one that dropped it (its cache of 256 programs
 // filled and started over) asks for it again, and the evaluation runs as if nothing happened.
-const jobOf = (source: string): Job => {
-  const evaluation = codeEvaluation(expr(source), scopeOf({ common_data: { n: 2 } }), 'input');
-  const prepared = prepareEvaluation(evaluation, null, DEFAULT_LIMITS);
-  if (!prepared.ok) throw new Error(prepared.error);
-  return { session: 's', parts: prepared.job.parts, scope: JSON.stringify(evaluation.scope), script: null, limits: DEFAULT_LIMITS };
-};
+const jobOf = (source: string): Job => jobFor(codeEvaluation(expr(source), scopeOf({ common_data: { n: 2 } }), 'input'));
 const answerOf = (job: Job, guest: GuestContext): unknown => (JSON.parse(runJob(job, guest).result) as { value?: unknown; error?: string }).value;
 
 describe('programs travel into a context once', () => {
