@@ -268,7 +268,11 @@ export class EventFeed {
       k.frame = made.frame;
       this.state = made.state;
       for (const reader of this.readers) reader.push(made.frame);
-    } else this.state = displayStep(before, e, this.names).state;
+    } else {
+      // Folded once: the step is kept with the event, and its frame is worded from it when a reader needs it.
+      k.stepped = displayStep(before, e, this.names);
+      this.state = k.stepped.state;
+    }
     this.kept.push(k);
     while (this.kept.length > FEED_RECENT) this.from = this.kept.shift()!.e.seq;
   }

@@ -174,6 +174,26 @@ describe('the SSE feed of a hosted session', () => {
     expect(screened()).toBe(4);
   });
 
+  it('folds an event published while nobody reads once: a reader joining later gets its frame from that fold', async () => {
+    const { session, publish } = fakeSession();
+    // Names are looked up by every wording of an event: counted, they tell how often it was worded.
+    const def = studio().def;
+    let lookups = 0;
+    const agentIndex = new Map(def.agentIndex);
+    const get = agentIndex.get.bind(agentIndex);
+    agentIndex.get = (id) => (lookups++, get(id));
+    (session as { def: unknown }).def = { ...def, agentIndex };
+    const feed = followed(session, countingRedactor().redactor);
+    publish({ type: 'agent_message', turn_id: 't1', path: 'STRATEGIC.ceo', persona: 'ceo', text: 'Hello', turn: 1 });
+    const worded = lookups;
+    expect(worded).toBeGreaterThan(0);
+    const r = reader();
+    feed.attach(r.client, 0);
+    await written();
+    expect(text(r.writes[0]!)).toContain('"who":"CEO"');
+    expect(lookups).toBe(worded);
+  });
+
   it('readers resuming at one point share one joined copy of the replay until the session publishes more', () => {
     const { session, publish } = fakeSession();
     const feed = followed(session, countingRedactor().redactor);
