@@ -3,7 +3,7 @@ import { processRedactor, type Redactor } from '../llm/redact.js';
 import { DISPLAY_START, type DisplayItem, displayNames, displayStep, plainNames, type DisplayNames, type DisplayState } from '../report/display-items.js';
 import type { TroupeSession } from '../session/troupe-session.js';
 import type { SseClient } from './sse-client.js';
-import { deltasFrame, sseFrame, type SseFrame } from './sse-frame.js';
+import { deltasFrame, joinedBytes, sseFrame, sseFrames, type SseFrame } from './sse-frame.js';
 import { isLiveOnly } from '../kernel/session-kernel.js';
 
 /** How many of a session's newest stored events its feed keeps, so a reader joining (or coming back) within them reads nothing from the store. */
@@ -145,7 +145,17 @@ export class EventFeed {
    */
   attach(client: SseClient, after: number): () => void {
     if (this.covers(after)) {
-      const frames = this.kept.filter((k) => k.e.seq > after).map((k) => this.frameOf(k));
+      const kept = this.kept.filter((k) => k.e.seq > after);
+      // Those not framed yet (the session ran with nobody reading) are framed together, into one buffer.
+      const unframed = kept.filter((k) => !k.frame);
+      if (unframed.length > 1) {
+        const made = sseFrames(unframed, this.names, this.redactor);
+        for (const [i, k] of unframed.entries()) {
+          k.frame = made[i]!;
+          k.stepped = undefined;
+        }
+      }
+      const frames = kept.map((k) => this.frameOf(k));
       for (const frame of frames.length > 1 ? [this.keptJoined(after, frames)] : frames) client.push(frame);
     }
     this.readers.add(client);
@@ -179,7 +189,7 @@ export class EventFeed {
     const last = frames.at(-1)!.seq;
     const cached = this.joinedKept;
     if (cached && cached.after === after && cached.last === last && cached.first === frames[0]!.seq) return cached.frame;
-    const frame: SseFrame = { seq: last, live: false, bytes: Buffer.concat(frames.map((f) => f.bytes)) };
+    const frame: SseFrame = { seq: last, live: false, bytes: joinedBytes(frames) };
     if (frames.some((f) => f.ends)) frame.ends = true;
     this.joinedKept = { after, first: frames[0]!.seq, last, frame };
     return frame;

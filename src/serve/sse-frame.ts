@@ -45,31 +45,95 @@ export function rawJson(e: TroupeEvent, items: readonly DisplayItem[]): string {
   return JSON.stringify({ ...e, at: new Date(e.at).toISOString(), items });
 }
 
-/**
- * A string's UTF-8 bytes in a buffer of their own. `Buffer.from` carves small strings out of a shared 8 KiB
- * pool, and a kept slice keeps its whole pool alive: the frames a feed keeps (stored events, for readers that
- * join later), made between streamed words whose frames are dropped, held about 3 KiB each of pools.
- */
-export function ownBytes(text: string): Buffer {
-  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
-  bytes.write(text);
+const NO_ITEMS: readonly DisplayItem[] = [];
+
+/** What an event's frame is made of: its JSON as `--json` prints it (rawJson), in pieces written in turn (see writeFrame). */
+interface FrameSource {
+  e: TroupeEvent;
+  live: boolean;
+  /** The event's own JSON: its tail `"at":<number>}` is overwritten by the time as text and the items (`items` set), or all of it is the data (`items` null). */
+  json: string;
+  items: string | null;
+}
+
+/** The pieces of an event's frame, the event as it is shown (redacted when its JSON held anything the redactor would change), and the display state after it. */
+function sourceOf(
+  e: TroupeEvent,
+  state: DisplayState,
+  names: DisplayNames,
+  redactor: Redactor,
+  stepped: { state: DisplayState; items: readonly DisplayItem[] } | undefined,
+): { source: FrameSource; state: DisplayState } {
+  const live = isLiveOnly(e.type);
+  // Silent events (streamed words above all) have no items and leave the fold as it was.
+  const fast = SILENT_EVENTS.has(e.type) ? { state, items: NO_ITEMS } : (stepped ?? displayStep(state, e, names));
+  const plain = JSON.stringify(e);
+  // Only the event's own text is screened: its items are worded from it, so when it holds nothing to redact
+  // the redacted copy below would word them the same (the frame's bytes are the same either way).
+  if (!redactor.screen || redactor.screen.test(plain)) {
+    const shown = redactDeep(e, redactor);
+    const slow = displayStep(state, shown, names);
+    return { source: piecesOf(shown, JSON.stringify(shown), slow.items, live), state: slow.state };
+  }
+  return { source: piecesOf(e, plain, fast.items, live), state: fast.state };
+}
+
+function piecesOf(e: TroupeEvent, plain: string, items: readonly DisplayItem[], live: boolean): FrameSource {
+  const tail = `"at":${e.at}}`;
+  if (typeof e.at === 'number' && plain.endsWith(tail) && !Object.hasOwn(e, 'items')) return { e, live, json: plain, items: items.length === 0 ? '[]' : JSON.stringify(items) };
+  return { e, live, json: JSON.stringify({ ...e, at: new Date(e.at).toISOString(), items }), items: null };
+}
+
+// Frames are encoded into this buffer, then copied out at their exact size: one encoding of each piece, with no
+// joined string (a frame's text was copied three times on its way to bytes) and no measuring pass.
+const SCRATCH_BYTES = 64 * 1024;
+let scratch = Buffer.allocUnsafeSlow(SCRATCH_BYTES);
+
+/** Writes `text` into the scratch buffer at `at` (growing it, keeping what is before `at`); returns where it ends. */
+function put(at: number, text: string): number {
+  // At most three bytes per UTF-16 unit.
+  if (at + text.length * 3 > scratch.length) {
+    const bigger = Buffer.allocUnsafeSlow(Math.max(scratch.length * 2, at + text.length * 3));
+    scratch.copy(bigger, 0, 0, at);
+    scratch = bigger;
+  }
+  return at + scratch.write(text, at);
+}
+
+/** Writes an event's SSE message at `at`: `event:` its SSE name, `data:` its JSON made terminal-safe, `id:` its seq unless it is live only (as Hono's writeSSE writes it). */
+function writeFrame(at: number, f: FrameSource): number {
+  let end = put(at, `event: ${sseEventName(f.e.type)}\ndata: `);
+  end = put(end, terminalSafeJson(f.json));
+  if (f.items !== null) {
+    // The tail `"at":<number>}` is ASCII: its bytes are its characters.
+    end -= `"at":${f.e.at}}`.length;
+    end = put(end, `"at":"${isoOf(f.e.at)}","items":`);
+    end = put(end, terminalSafeJson(f.items));
+    end = put(end, '}');
+  }
+  return put(end, f.live ? '\n\n' : `\nid: ${f.e.seq}\n\n`);
+}
+
+/** The scratch buffer's first `length` bytes in a buffer of their own (a slice of Node's shared pool when `pooled`); a grown scratch buffer is let go of. */
+function copyOut(length: number, pooled: boolean): Buffer {
+  const bytes = pooled ? Buffer.allocUnsafe(length) : Buffer.allocUnsafeSlow(length);
+  scratch.copy(bytes, 0, 0, length);
+  if (scratch.length > SCRATCH_BYTES * 16) scratch = Buffer.allocUnsafeSlow(SCRATCH_BYTES);
   return bytes;
 }
 
-/** The SSE message of an event as bytes: `event:` its SSE name, `data:` its JSON, `id:` its seq unless it is live only (as Hono's writeSSE writes it). */
-function frameOf(e: TroupeEvent, json: string, live: boolean): SseFrame {
-  const data = terminalSafeJson(json);
-  const name = sseEventName(e.type);
-  const bytes = live ? Buffer.from(`event: ${name}\ndata: ${data}\n\n`) : ownBytes(`event: ${name}\ndata: ${data}\nid: ${e.seq}\n\n`);
-  return e.type === 'session_ended' ? { seq: e.seq, live, bytes, ends: true } : { seq: e.seq, live, bytes };
+function frameFrom(f: FrameSource, bytes: Buffer): SseFrame {
+  return f.e.type === 'session_ended' ? { seq: f.e.seq, live: f.live, bytes, ends: true } : { seq: f.e.seq, live: f.live, bytes };
 }
 
 /**
  * The SSE frame of an event and the display state after it (the fold all readers of a session share): worded,
- * redacted and serialised once, however many read it. Redaction is screened: the event is serialised with its
- * items and that text searched once for anything the redactor would change; only when something is there is
- * the event redacted (every string, as `redactDeep`), and worded and serialised again from the redacted copy,
- * so its items never quote what the event hid.
+ * redacted and serialised once, however many read it. Redaction is screened: the event is serialised and
+ * that text searched once for anything the redactor would change; only when something is there is the event
+ * redacted (every string, as `redactDeep`), and worded and serialised again from the redacted copy, so its
+ * items never quote what the event hid. A stored event's frame owns its bytes: `Buffer.from` carves small strings out of a shared 8 KiB pool, and a kept
+ * slice keeps its whole pool alive (frames a feed keeps, made between streamed words whose frames are dropped, held
+ * about 3 KiB each of pools).
  */
 export function sseFrame(
   e: TroupeEvent,
@@ -79,33 +143,57 @@ export function sseFrame(
   /** `displayStep(state, e, names)`, when the caller's fold has it already. */
   stepped?: { state: DisplayState; items: readonly DisplayItem[] },
 ): { frame: SseFrame; state: DisplayState } {
-  const live = isLiveOnly(e.type);
-  // Silent events (streamed words above all) have no items and leave the fold as it was.
-  const fast = SILENT_EVENTS.has(e.type) ? { state, items: [] } : (stepped ?? displayStep(state, e, names));
-  const json = rawJson(e, fast.items);
-  if (redactor.screen && !redactor.screen.test(json)) return { frame: frameOf(e, json, live), state: fast.state };
-  const shown = redactDeep(e, redactor);
-  const slow = displayStep(state, shown, names);
-  return { frame: frameOf(e, rawJson(shown, slow.items), live), state: slow.state };
+  const made = sourceOf(e, state, names, redactor, stepped);
+  return { frame: frameFrom(made.source, copyOut(writeFrame(0, made.source), made.source.live)), state: made.state };
 }
 
-const NO_ITEMS: readonly DisplayItem[] = [];
+/**
+ * The frames of several events, each with the display state before it (and its step, when the caller's fold
+ * has it), as sseFrame makes each, encoded into one buffer of their own: each frame's bytes are a view of it,
+ * and `joined` all of them, in order, as one frame (what a reader joining before them is sent).
+ */
+export function sseFrames(
+  list: readonly { e: TroupeEvent; before: DisplayState; stepped?: { state: DisplayState; items: readonly DisplayItem[] } | undefined }[],
+  names: DisplayNames,
+  redactor: Redactor = processRedactor(),
+): SseFrame[] {
+  const sources = list.map((k) => sourceOf(k.e, k.before, names, redactor, k.stepped).source);
+  const ends: number[] = [];
+  let end = 0;
+  for (const f of sources) {
+    end = writeFrame(end, f);
+    ends.push(end);
+  }
+  const bytes = copyOut(end, false);
+  return sources.map((f, i) => frameFrom(f, bytes.subarray(i === 0 ? 0 : ends[i - 1], ends[i])));
+}
+
+/** The bytes of frames as one buffer: a view when they lie one after the other in one buffer (as sseFrames makes them), else a copy. */
+export function joinedBytes(frames: readonly SseFrame[]): Uint8Array {
+  const first = frames[0]!.bytes;
+  let end = first.byteOffset + first.byteLength;
+  for (const f of frames.slice(1)) {
+    if (f.bytes.buffer !== first.buffer || f.bytes.byteOffset !== end) return Buffer.concat(frames.map((g) => g.bytes));
+    end += f.bytes.byteLength;
+  }
+  return new Uint8Array(first.buffer, first.byteOffset, end - first.byteOffset);
+}
 
 /**
  * One frame for a batch of streamed words (live-only, silent events: no items, the fold unchanged), as the
- * frames sseFrame makes of each joined: the events are serialised each, then screened, made terminal-safe
- * and encoded once for the batch. A batch the screen flags is framed event by event (each redacted as
- * sseFrame does).
+ * frames sseFrame makes of each joined: each event is serialised and screened, and the batch encoded once.
+ * A batch the screen flags is framed event by event (each redacted as sseFrame does).
  */
 export function deltasFrame(events: readonly TroupeEvent[], state: DisplayState, names: DisplayNames, redactor: Redactor = processRedactor()): SseFrame {
   const seq = events.at(-1)!.seq;
-  const jsons = events.map((e) => rawJson(e, NO_ITEMS));
-  if (redactor.screen && !redactor.screen.test(jsons.join('\n'))) {
-    let text = '';
-    for (let i = 0; i < jsons.length; i++) text += `event: ${sseEventName(events[i]!.type)}\ndata: ${jsons[i]}\n\n`;
-    return { seq, live: true, bytes: Buffer.from(terminalSafeJson(text)) };
+  const jsons = events.map((e) => JSON.stringify(e));
+  // Screened as one text (one search per batch); no secret's telltale spans the newline between two.
+  if (!redactor.screen || redactor.screen.test(jsons.join('\n'))) {
+    return { seq, live: true, bytes: Buffer.concat(events.map((e) => sseFrame(e, state, names, redactor).frame.bytes)) };
   }
-  return { seq, live: true, bytes: Buffer.concat(events.map((e) => sseFrame(e, state, names, redactor).frame.bytes)) };
+  let end = 0;
+  for (const [i, e] of events.entries()) end = writeFrame(end, piecesOf(e, jsons[i]!, NO_ITEMS, true));
+  return { seq, live: true, bytes: copyOut(end, true) };
 }
 
 /** The frames of stored events after `after`, for one reader resuming there: the display fold runs over the whole log, so the first items are worded right. */

@@ -6,7 +6,7 @@ import type { TroupeEvent } from '../../src/engine/event-map.js';
 import { redactorFrom } from '../../src/llm/redact.js';
 import { DISPLAY_START, displayNames, displayStep } from '../../src/report/display-items.js';
 import { SseClient } from '../../src/serve/sse-client.js';
-import { deltasFrame, rawJson, type SseFrame, sseFrame } from '../../src/serve/sse-frame.js';
+import { deltasFrame, joinedBytes, rawJson, type SseFrame, sseFrame, sseFrames } from '../../src/serve/sse-frame.js';
 import { streamFrames } from '../../src/serve/sse-stream.js';
 import { terminalSafeJson } from '../../src/report/terminal-safe.js';
 import { studio } from '../helpers/team.js';
@@ -146,6 +146,33 @@ describe('SSE writes', () => {
     // Not a slice of Node's shared 8 KiB pool: keeping it keeps only its own bytes.
     expect(stored.bytes.buffer.byteLength).toBe(stored.bytes.byteLength);
     expect(Buffer.from(stored.bytes).toString()).toMatch(/^event: note\ndata: \{.*"text":"kept".*\}\nid: 7\n\n$/);
+  });
+
+  it('frames made together (a reader joining a session that ran unread) are each what sseFrame makes, views of one buffer of their own', () => {
+    const names = displayNames(studio().def);
+    const secret = 'troupe-SENTINEL-key-7f3a9c1e5b';
+    const redactor = redactorFrom({ OPENAI_API_KEY: secret });
+    const events = [stamped({ type: 'note', text: 'one é' }, 1), stamped({ type: 'note', text: `two ${secret} \x7f` }, 2), stamped({ type: 'session_ended', reason: 'done' }, 3)];
+    let state = DISPLAY_START;
+    const list = events.map((e) => {
+      const before = state;
+      state = displayStep(state, e, names).state;
+      return { e, before };
+    });
+    const together = sseFrames(list, names, redactor);
+    const alone = list.map((k) => sseFrame(k.e, k.before, names, redactor).frame);
+    expect(together.map((f) => Buffer.from(f.bytes).toString())).toEqual(alone.map((f) => Buffer.from(f.bytes).toString()));
+    expect(together.map((f) => [f.seq, f.live, f.ends])).toEqual(alone.map((f) => [f.seq, f.live, f.ends]));
+    expect(Buffer.from(together[1]!.bytes).toString()).not.toContain(secret);
+    // One buffer, exactly their bytes (not a slice of Node's shared pool); joined, they are a view of it, not a copy.
+    const total = alone.reduce((n, f) => n + f.bytes.byteLength, 0);
+    for (const f of together) expect(f.bytes.buffer).toBe(together[0]!.bytes.buffer);
+    expect(together[0]!.bytes.buffer.byteLength).toBe(total);
+    const joined = joinedBytes(together);
+    expect(joined.buffer).toBe(together[0]!.bytes.buffer);
+    expect(Buffer.from(joined).equals(Buffer.concat(alone.map((f) => f.bytes)))).toBe(true);
+    // Frames from different buffers are copied into one.
+    expect(Buffer.from(joinedBytes(alone)).equals(Buffer.from(joined))).toBe(true);
   });
 
   it('a batch of streamed words is framed as each word would be alone, a secret redacted', () => {
