@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { linkSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
-import { link, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { UserError } from '../errors.js';
 import { ownStartTime, pidExists, processInfo } from './process-info.js';
@@ -82,8 +81,6 @@ export function staleReason(holder: LockHolder, options: { now?: number; staleMs
 // Locks this process holds, with their refresh timers: a lock file naming our own pid that is not in
 // here is a leftover from an earlier process that had the same pid, so it is stale.
 const held = new Map<string, NodeJS.Timeout>();
-// Locks this process is creating right now (off the event loop): its own, not leftovers.
-const creating = new Set<string>();
 
 let tmpSeq = 0;
 let ownStart: string | null | undefined;
@@ -141,7 +138,7 @@ export function acquireLock(path: string, sessionId: string, options: { staleMs?
     const holder = readLock(path);
     if (!holder) continue;
     const mine = holder.pid === process.pid && (holder.host === null || holder.host === hostname());
-    if (mine ? held.has(path) || creating.has(path) : staleReason(holder, { staleMs }) === null) {
+    if (mine ? held.has(path) : staleReason(holder, { staleMs }) === null) {
       throw new SessionLockedError(sessionId, holder.pid, holder.host !== null && holder.host !== hostname() ? holder.host : null, staleMs);
     }
     // Stale: move it aside atomically, so of two processes taking over only one removes it.
@@ -167,32 +164,6 @@ export function acquireLock(path: string, sessionId: string, options: { staleMs?
   }
   const holder = readLock(path);
   throw new SessionLockedError(sessionId, holder?.pid ?? -1);
-}
-
-/**
- * As acquireLock, with the usual case (no lock there yet) off the event loop: the lock is written and linked
- * into place with asynchronous calls; a lock already there is judged as acquireLock judges it.
- */
-export async function acquireLockAsync(path: string, sessionId: string, options: { staleMs?: number } = {}): Promise<void> {
-  if (held.has(path) || creating.has(path)) throw new SessionLockedError(sessionId, process.pid);
-  const tmp = `${path}.${process.pid}-${++tmpSeq}.tmp`;
-  creating.add(path);
-  let created = false;
-  try {
-    await writeFile(tmp, lockText());
-    try {
-      await link(tmp, path);
-      created = true;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    } finally {
-      await unlink(tmp);
-    }
-  } finally {
-    creating.delete(path);
-  }
-  if (created) hold(path, options.staleMs ?? lockStaleMs());
-  else acquireLock(path, sessionId, options);
 }
 
 /** Releases a lock this process holds (only if the file still names this process). */
