@@ -131,9 +131,9 @@ function frameFrom(f: FrameSource, bytes: Buffer): SseFrame {
  * redacted and serialised once, however many read it. Redaction is screened: the event is serialised and
  * that text searched once for anything the redactor would change; only when something is there is the event
  * redacted (every string, as `redactDeep`), and worded and serialised again from the redacted copy, so its
- * items never quote what the event hid. A stored event's frame owns its bytes: `Buffer.from` carves small strings out of a shared 8 KiB pool, and a kept
- * slice keeps its whole pool alive (frames a feed keeps, made between streamed words whose frames are dropped, held
- * about 3 KiB each of pools).
+ * items never quote what the event hid. A stored event's frame owns its bytes: Node's small buffers are
+ * slices of a shared 8 KiB pool, and a kept slice keeps its whole pool alive (frames a feed keeps, made
+ * between streamed words whose frames are dropped, held about 3 KiB each of pools).
  */
 export function sseFrame(
   e: TroupeEvent,
@@ -149,8 +149,8 @@ export function sseFrame(
 
 /**
  * The frames of several events, each with the display state before it (and its step, when the caller's fold
- * has it), as sseFrame makes each, encoded into one buffer of their own: each frame's bytes are a view of it,
- * and `joined` all of them, in order, as one frame (what a reader joining before them is sent).
+ * has it), as sseFrame makes each, encoded into one buffer of their own: each frame's bytes are a view of it
+ * (and joinedBytes of them all, in order, a view too: what a reader joining before them is sent).
  */
 export function sseFrames(
   list: readonly { e: TroupeEvent; before: DisplayState; stepped?: { state: DisplayState; items: readonly DisplayItem[] } | undefined }[],
