@@ -459,7 +459,7 @@ export default async function workflows(): Promise<void> {
   if (CODE === 'dist') await printCrossing(only === 'guest');
 }
 
-// The wall time a job held the calling thread inside a session (set by transitionsAndStart, compared with the same jobs back to back below).
+// The CPU time a job took on the calling thread inside a session (set by transitionsAndStart, compared with the same jobs back to back below).
 let heldInSession = 0;
 
 async function transitionsAndStart(): Promise<void> {
@@ -481,7 +481,7 @@ async function transitionsAndStart(): Promise<void> {
     `  workflow transition, code in the QuickJS sandbox   ${ms(pooled).padStart(9)} = ${ratio(pooled, team)} a team transition (target <= 1.0x; the default: every job on the pool); ${pick(t.pooled, 'jobs').toFixed(2)} sandbox jobs per transition; wall ${ms(pick(t.pooled, 'wall'))}\n`,
   );
   process.stdout.write(
-    `  the same, small jobs on the calling thread (opt-in) ${ms(wf).padStart(8)} = ${ratio(wf, team)} a team transition; ${(pick(t.sandbox, 'inline') * 100).toFixed(0)}% of jobs ran there, each holding it ${ms(heldInSession)} (wall); wall ${ms(pick(t.sandbox, 'wall'))}\n`,
+    `  the same, small jobs on the calling thread (opt-in) ${ms(wf).padStart(8)} = ${ratio(wf, team)} a team transition; ${(pick(t.sandbox, 'inline') * 100).toFixed(0)}% of jobs ran there, each taking ${ms(heldInSession)} of CPU there; wall ${ms(pick(t.sandbox, 'wall'))}\n`,
   );
   process.stdout.write(
     `  the same workflow, code as host functions (floor)  ${ms(plain).padStart(9)} = ${ratio(plain, team)} a team transition; the sandbox adds ${ms(Math.max(0, pooled - plain))}\n`,
@@ -537,7 +537,7 @@ async function printCrossing(guestOnly: boolean): Promise<void> {
     const u = (x: number) => ms(x / 1000).padStart(8);
     process.stdout.write(`the guest's share of a job, on this thread (CPU per job, ${b.parts.toFixed(2)} parts per job, median of ${QUICK ? 3 : 7}; see bench/guest-breakdown.ts):\n`);
     process.stdout.write(
-      `  runJob, whole ${u(b.whole)}${heldInSession > 0 ? ` back to back (inside a session, between the engine's work: ${u(heldInSession * 1000)} wall, caches cold)` : ''}: the wasm crossing (handles, strings in and out, the call) ${u(b.crossing)}\n`,
+      `  runJob, whole ${u(b.whole)}${heldInSession > 0 ? ` back to back (inside a session, between the engine's work: ${u(heldInSession * 1000)}, caches cold)` : ''}: the wasm crossing (handles, strings in and out, the call) ${u(b.crossing)}\n`,
     );
     process.stdout.write(
       `  inside QuickJS: parse the scope ${u(b.parse)}, build this ${u(b.build)} (+ this.last_response ${u(b.lastResponse)}), run the code ${u(b.execute)}, write the result ${u(b.finish)}, sweep ${u(b.sweep)}, the rest of a part ${u(b.rest)}\n`,
