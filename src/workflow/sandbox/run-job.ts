@@ -36,7 +36,7 @@ export interface JobOutcome {
 // Steps (in interrupt calls) a thrown value's name and message getters may take before they read as empty.
 const READ_ERROR_INTERRUPTS = 100;
 
-type PartOutcome = { ok: boolean; json: string; clean: boolean; changed: boolean };
+type PartOutcome = { ok: boolean; json: string; clean: boolean; changed: boolean; chosen: string };
 
 /**
  * Runs a job's parts in the session's context, in one call into the guest, each part bounded by the step limit
@@ -56,7 +56,7 @@ export function runJob(job: Job, guest: GuestContext): JobOutcome {
   steps.max = Math.ceil(limits.maxSteps / STEPS_PER_INTERRUPT);
   const id = jobId(job.parts);
   let output: string | GuestFailure;
-  let done = '';
+  let done = { answers: '', part: 0 };
   try {
     // The job's JSON when the guest does not have it ('n'); the messages when the code reads them ('m': it
     // stopped at the first read, and the job runs again with them; it is remembered as one that reads them).
@@ -79,21 +79,29 @@ export function runJob(job: Job, guest: GuestContext): JobOutcome {
     steps.max = Number.POSITIVE_INFINITY;
   }
   if (output === 'n' || output === 'm') return { result: failed(`the sandbox asked for ${output === 'n' ? 'a program' : "contexts' messages"} it was already sent`), keep: false, damaged: true };
-  // The parts that ended, each as its length, ':' and its answer; when an error escaped the guest, it is the next part's.
+  // The parts that ended, each as its length, ':' and its answer, in the order the host's own reading of the chain
+  // gives (the part that follows one for the state it chose). An error that escaped the guest is the part's it
+  // was running: the one after the last answer, or the last if it escaped as that part ended.
   const results: string[] = [];
   let last: PartOutcome | null = null;
-  const answers = typeof output === 'string' ? output : done;
-  for (let at = 0; at < answers.length && results.length < job.parts.length; ) {
+  let lastIndex = -1;
+  let next = 0;
+  const answers = typeof output === 'string' ? output : done.answers;
+  for (let at = 0; at < answers.length && next !== -1; ) {
     const colon = answers.indexOf(':', at);
     const length = Number(answers.slice(at, colon));
     last = partOutcome(answers.slice(colon + 1, colon + 1 + length), limits);
     at = colon + 1 + length;
     results.push(last.json);
-    if (!(last.ok && last.clean && !last.changed)) break;
+    lastIndex = next;
+    const { chosen } = last;
+    next = last.ok && last.clean && !last.changed ? job.parts.findIndex((p) => p.after === lastIndex && (p.target === null || p.target === chosen)) : -1;
   }
-  if (typeof output !== 'string' && (last === null || (last.ok && last.clean && !last.changed))) {
-    last = { ok: false, json: failed(failureMessage(output, limits)), clean: false, changed: false };
-    results.push(last.json);
+  if (typeof output !== 'string') {
+    const failure = { ok: false, json: failed(failureMessage(output, limits)), clean: false, changed: false, chosen: '' };
+    if (last !== null && done.part === lastIndex) results[results.length - 1] = failure.json;
+    else results.push(failure.json);
+    last = failure;
   }
   if (last === null) return { result: failed('the guest gave no answer'), keep: false, damaged: true };
   const result = results.reduceRight((inner, outer) => `${outer.slice(0, -1)},"next":${inner}}`);
@@ -110,12 +118,12 @@ function failed(error: string): string {
 function partOutcome(answer: string, limits: SandboxLimits): PartOutcome {
   const header = answer.indexOf('\n');
   const body = answer.slice(header + 1);
-  const fail = (error: string): PartOutcome => ({ ok: false, json: failed(error), clean: false, changed: false });
+  const fail = (error: string): PartOutcome => ({ ok: false, json: failed(error), clean: false, changed: false, chosen: '' });
   if (body.length > limits.maxResultBytes) return fail(`common_data and the value are too large to keep (${sizeText(body.length)}; at most ${sizeText(limits.maxResultBytes)})`);
   // The answer wraps common_data and the value in one more object.
   if (jsonDepth(body) > MAX_JSON_DEPTH + 1) return fail(`common_data or the value nests deeper than ${MAX_JSON_DEPTH} levels: keep workflow data flatter`);
   if (!body.startsWith('{"ok":true')) return fail(failureMessage((JSON.parse(body) as { failure: GuestFailure }).failure, limits));
-  return { ok: true, json: body, clean: answer[0] === 'c', changed: answer[1] === '1' };
+  return { ok: true, json: body, clean: answer[0] === 'c', changed: answer[1] === '1', chosen: JSON.parse(answer.slice(2, header)) as string };
 }
 
 // Jobs by their parts, numbered once per thread; never reused, so no context mistakes one job for another. The
@@ -160,7 +168,7 @@ function callGuest(
   scopeJson: string,
   scriptSource: string | null,
   messagesJson: string | null,
-): { output: string | GuestFailure; done: string } {
+): { output: string | GuestFailure; done: { answers: string; part: number } } {
   const { context } = guest;
   const args = [
     context.newNumber(id),
@@ -176,18 +184,18 @@ function callGuest(
       guest.steps.calls = 0;
       guest.steps.max = READ_ERROR_INTERRUPTS;
       const where = whereOf(guest);
-      return { output: errorOf(context, answer.error, { label: where.label, snippet: where.snippet }), done: where.done };
+      return { output: errorOf(context, answer.error, { label: where.label, snippet: where.snippet }), done: { answers: where.done, part: where.part } };
     }
     const text = context.typeof(answer.value) === 'string' ? context.getString(answer.value) : null;
     answer.value.dispose();
-    return { output: text ?? { kind: 'thrown', label: 'sandbox', name: 'InternalError', message: 'the guest gave no answer' }, done: '' };
+    return { output: text ?? { kind: 'thrown', label: 'sandbox', name: 'InternalError', message: 'the guest gave no answer' }, done: { answers: '', part: 0 } };
   } finally {
     for (const arg of args) arg.dispose();
   }
 }
 
 /** Which piece the guest was running when an error escaped it (read without running code, so it works after an interrupt). */
-function whereOf(guest: GuestContext): { label: string; snippet: string; done: string } {
+function whereOf(guest: GuestContext): { label: string; snippet: string; done: string; part: number } {
   const { context } = guest;
   const where = context.getProp(guest.run, 'where');
   const read = (key: string): string => {
@@ -196,7 +204,10 @@ function whereOf(guest: GuestContext): { label: string; snippet: string; done: s
     value.dispose();
     return text;
   };
-  const found = { label: read('label') || 'sandbox', snippet: read('snippet'), done: read('done') };
+  const part = context.getProp(where, 'part');
+  const at = context.typeof(part) === 'number' ? context.getNumber(part) : 0;
+  part.dispose();
+  const found = { label: read('label') || 'sandbox', snippet: read('snippet'), done: read('done'), part: at };
   where.dispose();
   return found;
 }
