@@ -20,6 +20,8 @@ import type { Evaluator } from '../src/kernel/effect-runner.js';
 import type * as OpenSessionModule from '../src/session/open-session.js';
 import type { AgentPlan, StatePlan, WorkflowPlan } from '../src/workflow/run/plan.js';
 import type * as GuestContextModule from '../src/workflow/sandbox/guest-context.js';
+import type * as GuestModule from '../src/workflow/sandbox/guest.js';
+import type * as GuestModulesModule from '../src/workflow/sandbox/guest-modules.js';
 import type * as SandboxModule from '../src/workflow/sandbox/index.js';
 import type * as RunJobModule from '../src/workflow/sandbox/run-job.js';
 import type { Job } from '../src/workflow/sandbox/run-job.js';
@@ -28,6 +30,7 @@ import { studio } from '../tests/helpers/team.js';
 import { interleaved, median, ms, QUICK, ratio } from './stats.js';
 import { expr, state } from '../tests/helpers/workflow-plan.js';
 import { CODE } from './code-under-test.js';
+import { guestBreakdown } from './guest-breakdown.js';
 import { cpuByThread, hostSide, replay, threadCpu, threadsCpu, type Recorded, type Timeline } from './workflow-timeline.js';
 
 // The engine and the sandbox from dist/ (what troupe runs; `npm run bench` builds it) unless BENCH_CODE=src: through
@@ -195,7 +198,7 @@ function watched(inner: Evaluator): Evaluator & { jobs: number; first: Promise<n
   return out;
 }
 
-type PerTransition = { cpu: number; main: number; wall: number; jobs: number; inline: number; threads: [string, number][] };
+type PerTransition = { cpu: number; main: number; wall: number; jobs: number; inline: number; held: number; threads: [string, number][] };
 type Kind = 'team' | 'sandbox' | 'pooled' | 'plain';
 
 /** CPU (every thread of the process: the sandbox's too) and wall time per transition of a session on an instant model, from transition FROM on. */
@@ -221,6 +224,8 @@ async function perTransition(kind: Kind): Promise<PerTransition> {
   let all0 = new Map() as ReturnType<typeof threadsCpu>;
   let jobs0 = 0;
   let inline0 = 0;
+  let ran0 = 0;
+  let held0 = 0;
   const counts = sharedInlineSandbox().counts;
   session.subscribe((e) => {
     if (e.type !== 'transition' || ++transitions !== FROM) return;
@@ -230,6 +235,8 @@ async function perTransition(kind: Kind): Promise<PerTransition> {
     all0 = threadsCpu();
     jobs0 = evaluator?.jobs ?? 0;
     inline0 = counts.inline;
+    ran0 = counts.ran;
+    held0 = counts.heldMicros;
   });
   session.start('bench task');
   await session.settled();
@@ -238,7 +245,9 @@ async function perTransition(kind: Kind): Promise<PerTransition> {
   const n = transitions - FROM;
   const threads = cpuByThread(all0, threadsCpu()).map(([name, us]): [string, number] => [name, us / 1000 / n]);
   const jobs = (evaluator?.jobs ?? 0) - jobs0;
-  const out = { cpu: (cpu.user + cpu.system) / 1000 / n, main: main / n, wall: (performance.now() - t0) / n, jobs: jobs / n, inline: jobs > 0 ? (counts.inline - inline0) / jobs : 0, threads };
+  const ran = counts.ran - ran0;
+  const held = ran > 0 ? (counts.heldMicros - held0) / 1000 / ran : 0;
+  const out = { cpu: (cpu.user + cpu.system) / 1000 / n, main: main / n, wall: (performance.now() - t0) / n, jobs: jobs / n, inline: jobs > 0 ? (counts.inline - inline0) / jobs : 0, held, threads };
   await session.stop();
   await sandbox?.close();
   return out;
@@ -327,7 +336,7 @@ const { parentPort, workerData } = require('node:worker_threads');
 })();`;
 
 /** CPU per job of the bench's own jobs (every thread): run on this thread, sent to a worker by postMessage, and over a SharedArrayBuffer. */
-async function crossing(): Promise<Record<'here' | 'message' | 'shared', number[]> & { timelines: { run: Timeline[]; echo: Timeline[]; host: number[] } }> {
+async function crossing(): Promise<Record<'here' | 'message' | 'shared', number[]> & { timelines: { run: Timeline[]; echo: Timeline[]; host: number[] }; sample: Job[] }> {
   const jobs: Job[] = [];
   const recorded: Recorded = { evaluations: [], jobs: [], results: [] };
   const pool = new SandboxPool({ size: 1, entry: () => fromTree('workflow/sandbox/worker') });
@@ -417,7 +426,7 @@ async function crossing(): Promise<Record<'here' | 'message' | 'shared', number[
       return 0;
     },
   });
-  return { ...rounds, timelines };
+  return { ...rounds, timelines, sample };
 }
 
 /** The median of each figure of a list of timelines. */
@@ -446,9 +455,12 @@ export default async function workflows(): Promise<void> {
     }
     return;
   }
-  if (only !== 'crossing') await transitionsAndStart();
-  if (CODE === 'dist') await printCrossing();
+  if (only !== 'crossing' && only !== 'guest') await transitionsAndStart();
+  if (CODE === 'dist') await printCrossing(only === 'guest');
 }
+
+// The CPU time a job took on the calling thread inside a session (set by transitionsAndStart, compared with the same jobs back to back below).
+let heldInSession = 0;
 
 async function transitionsAndStart(): Promise<void> {
   sharedSandboxPool().warm();
@@ -462,13 +474,14 @@ async function transitionsAndStart(): Promise<void> {
     }
   }
   const pick = (xs: PerTransition[], k: Exclude<keyof PerTransition, 'threads'>) => median(xs.map((x) => x[k]));
+  heldInSession = pick(t.sandbox, 'held');
   const [team, wf, pooled, plain] = [pick(t.team, 'cpu'), pick(t.sandbox, 'cpu'), pick(t.pooled, 'cpu'), pick(t.plain, 'cpu')];
   process.stdout.write(`CPU per transition (every thread of the process), instant model, ${LOOPS} turns from transition ${FROM} on, median of ${RUNS} interleaved runs, code from ${CODE}/:\n`);
   process.stdout.write(
     `  workflow transition, code in the QuickJS sandbox   ${ms(pooled).padStart(9)} = ${ratio(pooled, team)} a team transition (target <= 1.0x; the default: every job on the pool); ${pick(t.pooled, 'jobs').toFixed(2)} sandbox jobs per transition; wall ${ms(pick(t.pooled, 'wall'))}\n`,
   );
   process.stdout.write(
-    `  the same, small jobs on the calling thread (opt-in) ${ms(wf).padStart(8)} = ${ratio(wf, team)} a team transition; ${(pick(t.sandbox, 'inline') * 100).toFixed(0)}% of jobs ran there; wall ${ms(pick(t.sandbox, 'wall'))}\n`,
+    `  the same, small jobs on the calling thread (opt-in) ${ms(wf).padStart(8)} = ${ratio(wf, team)} a team transition; ${(pick(t.sandbox, 'inline') * 100).toFixed(0)}% of jobs ran there, each taking ${ms(heldInSession)} of CPU there; wall ${ms(pick(t.sandbox, 'wall'))}\n`,
   );
   process.stdout.write(
     `  the same workflow, code as host functions (floor)  ${ms(plain).padStart(9)} = ${ratio(plain, team)} a team transition; the sandbox adds ${ms(Math.max(0, pooled - plain))}\n`,
@@ -510,9 +523,29 @@ async function transitionsAndStart(): Promise<void> {
   }
 }
 
-async function printCrossing(): Promise<void> {
+async function printCrossing(guestOnly: boolean): Promise<void> {
   {
     const c = await crossing();
+    const load = async <T>(path: string): Promise<T> => (await import(fromTree(path).href)) as T;
+    const modules = {
+      guestContext: await load<typeof GuestContextModule>('workflow/sandbox/guest-context'),
+      guest: await load<typeof GuestModule>('workflow/sandbox/guest'),
+      guestModules: await load<typeof GuestModulesModule>('workflow/sandbox/guest-modules'),
+      runJob: await load<typeof RunJobModule>('workflow/sandbox/run-job'),
+    };
+    const b = await guestBreakdown(c.sample, modules, QUICK ? 3 : 7);
+    const u = (x: number) => ms(x / 1000).padStart(8);
+    process.stdout.write(`the guest's share of a job, on this thread (CPU per job, ${b.parts.toFixed(2)} parts per job, median of ${QUICK ? 3 : 7}; see bench/guest-breakdown.ts):\n`);
+    process.stdout.write(
+      `  runJob, whole ${u(b.whole)}${heldInSession > 0 ? ` back to back (inside a session, between the engine's work: ${u(heldInSession * 1000)}, caches cold)` : ''}: the wasm crossing (handles, strings in and out, the call) ${u(b.crossing)}\n`,
+    );
+    process.stdout.write(
+      `  inside QuickJS: parse the scope ${u(b.parse)}, build this ${u(b.build)} (+ this.last_response ${u(b.lastResponse)}), run the code ${u(b.execute)}, write the result ${u(b.finish)}, sweep ${u(b.sweep)}, the rest of a part ${u(b.rest)}\n`,
+    );
+    process.stdout.write(
+      `  the rest (the host side: checking each part's answer, chaining; and stages colder in a real job than in the probe's loop) ${u(b.whole - b.crossing - b.parse - b.build - b.execute - b.finish - b.sweep - b.rest)}\n`,
+    );
+    if (guestOnly) return;
     const [here, message, shared] = [median(c.here), median(c.message), median(c.shared)];
     process.stdout.write(`the crossing, on the bench's own jobs (CPU per job, every thread, median of ${c.here.length} interleaved runs):\n`);
     process.stdout.write(`  run on this thread                                  ${ms(here).padStart(9)}\n`);

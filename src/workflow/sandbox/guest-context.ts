@@ -13,26 +13,30 @@ export interface GuestContext {
   context: QuickJSContext;
   /** The guest's run function (its `where` property says which piece ran last). */
   run: QuickJSHandle;
+  /** run.where: which part and piece runs, and the answers of the parts that ended. */
+  where: QuickJSHandle;
   /** The memory and stack limits it was made with (a job with other limits needs another). */
   key: string;
   /** Interrupt-handler calls so far in the piece running now, and how many it may make (the step limit). */
   steps: GuestSteps;
   /** Hashes of the script.js sources the guest has compiled (it is sent a source only once). */
   scripts: Set<string>;
-  /** Ids of the programs the guest has parsed (it is sent a program's JSON only once). */
-  programs: Set<number>;
-  /** Ids of the programs that read contexts' messages (they are sent them at once, not after asking). */
+  /** Ids of the jobs the guest has parsed (it is sent a job's JSON only once). */
+  jobs: Set<number>;
+  /** Ids of the jobs whose code reads contexts' messages (they are sent them at once, not after asking). */
   readers: Set<number>;
 }
 
 /**
- * What the interrupt handler counts. `calls`/`max`: the piece running now (the step limit). `jobCalls`/`jobMax`
+ * What the interrupt handler counts. `calls`/`max`: the part of the job running now (the step limit; `part`
+ * is the one it counted last: when the guest has moved on to the next, the count starts over). `jobCalls`/`jobMax`
  * and `stopAt`: a whole job on the calling thread (its small budget, and a deadline on performance.now()
  * after which the job is left to the pool); Infinity in a worker. `overran`: one of those stopped the job.
  */
 export interface GuestSteps {
   calls: number;
   max: number;
+  part: number;
   jobCalls: number;
   jobMax: number;
   stopAt: number;
@@ -53,17 +57,34 @@ export function openGuestContext(module: QuickJSWASMModule, limits: Pick<Sandbox
   runtime.setMemoryLimit(limits.memoryBytes);
   runtime.setMaxStackSize(limits.stackBytes);
   // QuickJS calls this every STEPS_PER_INTERRUPT interpreter ticks; between jobs nothing runs, so no limit.
-  const steps: GuestSteps = { calls: 0, max: Number.POSITIVE_INFINITY, jobCalls: 0, jobMax: Number.POSITIVE_INFINITY, stopAt: Number.POSITIVE_INFINITY, overran: false };
+  const steps: GuestSteps = { calls: 0, max: Number.POSITIVE_INFINITY, part: 0, jobCalls: 0, jobMax: Number.POSITIVE_INFINITY, stopAt: Number.POSITIVE_INFINITY, overran: false };
+  // The guest's own record of which part of the job runs (read without running code: a data property of an object only the guest core holds).
+  let where: QuickJSHandle | null = null;
+  const context = runtime.newContext({ intrinsics: INTRINSICS });
   runtime.setInterruptHandler(() => {
     if (++steps.jobCalls > steps.jobMax || (steps.stopAt !== Number.POSITIVE_INFINITY && performance.now() > steps.stopAt)) steps.overran = true;
+    if (steps.max !== Number.POSITIVE_INFINITY && where !== null) {
+      try {
+        const part = context.getProp(where, 'part');
+        const at = context.getNumber(part);
+        part.dispose();
+        if (at !== steps.part) {
+          steps.part = at;
+          steps.calls = 0;
+        }
+      } catch {
+        return true;
+      }
+    }
     return steps.overran || ++steps.calls > steps.max;
   });
-  const context = runtime.newContext({ intrinsics: INTRINSICS });
   try {
     const source = `${GUEST_CORE}(${JSON.stringify(GUEST_MODULES)})`;
     const run = context.unwrapResult(context.evalCode(source, 'troupe-guest.js', { type: 'global', strict: true }));
-    return { runtime, context, run, key: limitsKey(limits), steps, scripts: new Set(), programs: new Set(), readers: new Set() };
+    where = context.getProp(run, 'where');
+    return { runtime, context, run, where, key: limitsKey(limits), steps, scripts: new Set(), jobs: new Set(), readers: new Set() };
   } catch (error) {
+    where?.dispose();
     context.dispose();
     runtime.dispose();
     throw error;
@@ -73,6 +94,7 @@ export function openGuestContext(module: QuickJSWASMModule, limits: Pick<Sandbox
 /** Frees a context and its runtime; false when QuickJS failed to (the module is then not to be trusted). */
 export function closeGuestContext(guest: GuestContext): boolean {
   try {
+    guest.where.dispose();
     guest.run.dispose();
     guest.context.dispose();
     guest.runtime.dispose();

@@ -55,10 +55,14 @@ function response(raw, text) {
   if (!raw) return text === undefined ? null : text;
   var r = new String(raw.content === null ? '' : raw.content), message = { role: 'assistant', content: raw.content };
   if (raw.tool_calls.length > 0) message.tool_calls = raw.tool_calls.map(function (c) { return { id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }; });
-  var fields = { id: 'chatcmpl-troupe', object: 'chat.completion', created: 0, model: raw.model, choices: [{ index: 0, message: message, finish_reason: raw.finish_reason }] };
-  if (raw.usage) fields.usage = { prompt_tokens: raw.usage.prompt_tokens, completion_tokens: raw.usage.completion_tokens, total_tokens: raw.usage.prompt_tokens + raw.usage.completion_tokens };
-  // Own, enumerable, writable, configurable, as a definition would make them (no name of them is on a prototype, all frozen), in one call.
-  Object.assign(r, fields);
+  // Own, enumerable, writable, configurable, as a definition would make them (no name of them is on a prototype,
+  // all frozen); set one by one, which costs about half an Object.assign of the same fields here.
+  r.id = 'chatcmpl-troupe';
+  r.object = 'chat.completion';
+  r.created = 0;
+  r.model = raw.model;
+  r.choices = [{ index: 0, message: message, finish_reason: raw.finish_reason }];
+  if (raw.usage) r.usage = { prompt_tokens: raw.usage.prompt_tokens, completion_tokens: raw.usage.completion_tokens, total_tokens: raw.usage.prompt_tokens + raw.usage.completion_tokens };
   return r;
 }
 function agent(role, a, info, self) {

@@ -7,12 +7,14 @@ export const GUEST_SCOPE_NAMES = ['common_data', 'variables', 'input', 'last_age
 /**
  * The guest runtime: JavaScript that runs inside QuickJS (never in the host). Evaluated once per context
  * as a function of `sources` (its other parts, GUEST_MODULES, as text), it hardens the context (see
- * GUEST_HARDEN) and returns `run(programId, programJson, scopeJson, scriptSource, messagesJson) -> answer` to the host (`n`: send the program's JSON; `m`: send the contexts' messages). `run`
- * builds the `this` of workflow code from the scope, compiles every piece first (a broken condition fails
- * every time, not only when reached), runs them and answers common_data, the value, console lines and
- * changed contexts, or a GuestFailure, as JSON after a header: `c`/`d` (the global object is clean
- * again, or could not be swept), `1`/`0` (code added messages to a context, or not), the state the code
- * chose (transitions, a transition handler) as a JSON string, and a line break (JSON has none of its own).
+ * GUEST_HARDEN) and returns `run(jobId, jobJson, scopeJson, scriptSource, messagesJson) -> answers` to the host (`n`:
+ * send the job's JSON; `m`: send the contexts' messages). `run` runs a job's parts in turn; for each it builds the
+ * `this` of workflow code from the scope, compiles every piece first (a broken condition fails every time, not
+ * only when reached), runs them and answers common_data, the value, console lines and changed contexts, or a
+ * GuestFailure, as JSON after a header: `c`/`d` (the global object is clean again, or could not be swept),
+ * `0`/`1`/`2` (code changed no context, replaced a context's messages, or only added some), the state the code
+ * chose (transitions, a transition handler) as a JSON string, and a line break (JSON has none of its own). The
+ * answers come one after another, each after its length and a colon.
  *
  * A context serves many evaluations of one session: compiled pieces and script.js are kept (frozen, and
  * run afresh each time, so no closure or top-level variable carries over); everything else an evaluation
@@ -23,8 +25,8 @@ export const GUEST_CORE = `(function (sources) {
 var G = globalThis, parse = JSON.parse, stringify = JSON.stringify, keys = Object.keys, define = Object.defineProperty, freeze = Object.freeze;
 var getProto = Object.getPrototypeOf, getOwn = Reflect.getOwnPropertyDescriptor, ownKeys = Reflect.ownKeys, remove = Reflect.deleteProperty, isExtensible = Object.isExtensible;
 var OP = Object.prototype, AP = Array.prototype, SP = String.prototype, valueOfString = String.prototype.valueOf, apply = Reflect.apply, F = Function, create = Object.create;
-var where = { label: '', snippet: '' }, state = { logs: [], dropped: 0, changed: create(null), messages: null, wanted: false, base: null, added: null, lists: false }, loaded = create(null), core;
-var compiled = new Map(), scripts = new Map(), programs = new Map(), current = null, currentScope = null, lastCommonData = '{}', lastAdded = null, chosen = '', defineAll = Object.defineProperties;
+var where = { label: '', snippet: '', part: 0, done: '' }, state = { logs: [], dropped: 0, changed: create(null), messages: null, wanted: false, base: null, added: null, lists: false }, loaded = create(null), core;
+var compiled = new Map(), scripts = new Map(), jobs = new Map(), current = null, currentScope = null, lastCommonData = '{}', lastAdded = null, chosen = '', defineAll = Object.defineProperties;
 var NAMES = ${JSON.stringify(GUEST_SCOPE_NAMES)};
 // Built when code first reads them (from the 'methods' module); free names reach them through globals.
 // The first DATA of them are data (enumerable), the rest methods and aliases.
@@ -124,6 +126,9 @@ function replacer(k, v) {
 }
 function json(v, path, piece) {
   if (v === undefined) return undefined;
+  // A string, number, boolean or null: what the replacer would let through as it is, without its Map.
+  var t = typeof v;
+  if (v === null || t === 'string' || t === 'number' || t === 'boolean') return stringify(v);
   depths = new Map();
   try { return stringify(v, replacer); } catch (e) {
     if (e === TOO_DEEP) throw fail('problem', piece, path + ' nests deeper than ${MAX_JSON_DEPTH} levels: keep workflow data flatter');
@@ -170,14 +175,9 @@ hardenRealm();
 harden(Fail);
 harden(LAZY_PROPS);
 harden(VARIABLES);
-// The host keeps this function (and reads run.where after an error escapes); nothing of it is on globalThis.
-function run(programId, programJson, scopeJson, scriptSource, messagesJson) {
-  var answer, program = programs.get(programId);
-  // The host sends a program's JSON only the first time (by its id); a context that no longer has it asks again.
-  if (!program) {
-    if (programJson === null) return 'n';
-    program = keep(programs, programId, parse(programJson));
-  }
+// One part of a job: its answer after a header (see GUEST_CORE), or 'm' (it read contexts' messages that were not sent).
+function runPart(program, scopeJson, scriptSource, messagesJson) {
+  var answer;
   state.logs = [];
   state.dropped = 0;
   state.changed = create(null);
@@ -186,8 +186,7 @@ function run(programId, programJson, scopeJson, scriptSource, messagesJson) {
   state.lists = false;
   state.added = null;
   // A part chained after another sees the messages that one added (the engine appends them before it asks for this part).
-  var incomingData = lastCommonData, incomingAdded = lastAdded;
-  state.base = program.chained ? incomingAdded : null;
+  state.base = program.chained ? lastAdded : null;
   lastAdded = null;
   where.label = '';
   where.snippet = '';
@@ -207,16 +206,48 @@ function run(programId, programJson, scopeJson, scriptSource, messagesJson) {
   current = currentScope = null;
   state.messages = state.base = state.added = null;
   // The code read a context's messages, which were not sent: whatever it did since (it may have caught the
-  // error) is dropped, and the host runs it again with them.
+  // error) is dropped, and the host runs the job again with them.
   if (state.wanted) {
-    // It runs again: as it came, for the part it follows.
-    lastCommonData = incomingData;
-    lastAdded = incomingAdded;
     sweep();
     return 'm';
   }
   // 1: code replaced a context's messages (the next part must wait for the engine); 2: it only added messages; 0: neither.
   return (sweep() ? 'c' : 'd') + (keys(state.changed).length === 0 ? '0' : state.lists ? '1' : '2') + stringify(chosen) + '\\n' + answer;
+}
+// The host keeps this function (and reads run.where after an error escapes); nothing of it is on globalThis.
+// A job's parts in one call: the first, then the part that follows it for the state it chose, and so on, while
+// each succeeds, leaves the global object clean and replaces no context's messages. The job comes as an id,
+// with its JSON ([[after, target, program], ...]) only the first time; a context that no longer has it answers
+// 'n'. Each part's answer is in where.done as it ends (the host reads what ran before an error escaped), and
+// where.part says which part runs (the host's interrupt handler gives each part its own step budget).
+function run(jobId, jobJson, scopeJson, scriptSource, messagesJson) {
+  var job = jobs.get(jobId);
+  if (!job) {
+    if (jobJson === null) return 'n';
+    job = keep(jobs, jobId, parse(jobJson));
+  }
+  var incomingData = lastCommonData, incomingAdded = lastAdded, at = 0, out = '', answer;
+  where.done = '';
+  for (;;) {
+    where.part = at;
+    answer = runPart(job[at][2], scopeJson, scriptSource, messagesJson);
+    if (answer === 'm') {
+      // It runs again, whole, with the messages: as it came.
+      lastCommonData = incomingData;
+      lastAdded = incomingAdded;
+      where.done = '';
+      return 'm';
+    }
+    out += answer.length + ':' + answer;
+    where.done = out;
+    // The next part runs after one that succeeded clean ('c') and replaced no context's messages (not '1').
+    var nl = answer.indexOf('\\n');
+    if (answer.charCodeAt(0) !== 99 || answer.charCodeAt(1) === 49 || answer.slice(nl + 1, nl + 11) !== '{"ok":true') return out;
+    var from = at, target = parse(answer.slice(2, nl));
+    at = -1;
+    for (var i = 0; i < job.length; i++) if (job[i][0] === from && (job[i][1] === null || job[i][1] === target)) { at = i; break; }
+    if (at === -1) return out;
+  }
 }
 run.where = where;
 return run;

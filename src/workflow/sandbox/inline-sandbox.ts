@@ -25,6 +25,9 @@ export interface InlineCounts {
   overran: number;
   /** The most interrupt-handler calls one job made here (each is STEPS_PER_INTERRUPT steps of guest work). */
   mostInterrupts: number;
+  /** Jobs run here (whatever became of them), and the CPU time (µs, the process's) the calls that ran them took. */
+  ran: number;
+  heldMicros: number;
 }
 
 // A context unused for this many jobs of other sessions may be given to a new session.
@@ -40,7 +43,7 @@ const IDLE_JOBS = 1000;
  * over in a context). A context that did not finish cleanly is thrown away.
  */
 export class InlineSandbox {
-  readonly counts: InlineCounts = { inline: 0, pool: 0, overran: 0, mostInterrupts: 0 };
+  readonly counts: InlineCounts = { inline: 0, pool: 0, overran: 0, mostInterrupts: 0, ran: 0, heldMicros: 0 };
   private readonly budget: number;
   private readonly memoryBytes: number;
   private readonly maxContexts: number;
@@ -95,7 +98,11 @@ export class InlineSandbox {
     steps.jobMax = this.budget;
     steps.overran = false;
     steps.stopAt = performance.now() + this.wallMs;
+    const cpu = process.cpuUsage();
     const outcome = runJob(job, guest);
+    const used = process.cpuUsage(cpu);
+    this.counts.ran += 1;
+    this.counts.heldMicros += used.user + used.system;
     const late = steps.overran && steps.jobCalls <= this.budget;
     steps.jobMax = Number.POSITIVE_INFINITY;
     steps.stopAt = Number.POSITIVE_INFINITY;

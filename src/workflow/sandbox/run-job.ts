@@ -36,49 +36,36 @@ export interface JobOutcome {
 // Steps (in interrupt calls) a thrown value's name and message getters may take before they read as empty.
 const READ_ERROR_INTERRUPTS = 100;
 
-type PartOutcome = { ok: boolean; json: string; clean: boolean; changed: boolean; chosen: string; damaged: boolean };
+type PartOutcome = { ok: boolean; json: string; clean: boolean; changed: boolean; chosen: string };
 
 /**
- * Runs a job's parts in the session's context, each bounded by the step limit: the first, then the part
- * that follows it (for the state it chose), and so on. A part runs only when the one before succeeded
- * without replacing a context's messages (messages it only added, within max_length, the next part sees
- * as the engine will: appended) and left the global object clean; each result goes in the one before's
- * `next`. A context is kept only when everything succeeded and was swept clean. Never throws.
+ * Runs a job's parts in the session's context, in one call into the guest, each part bounded by the step limit
+ * (the interrupt handler starts a part's count when the guest moves to it): the first, then the part that
+ * follows it (for the state it chose), and so on. A part runs only when the one before succeeded without
+ * replacing a context's messages (messages it only added, within max_length, the next part sees as the engine
+ * will: appended) and left the global object clean; each result goes in the one before's `next`. The host
+ * checks each part's answer (size, depth) as it did when it called the guest once per part: the chain ends at
+ * the first that fails them. A context is kept only when everything succeeded and was swept clean. Never throws.
  */
 export function runJob(job: Job, guest: GuestContext): JobOutcome {
-  const results: string[] = [];
-  let at = 0;
-  let last: PartOutcome;
-  for (;;) {
-    last = runPart(job, at, guest);
-    results.push(last.json);
-    const from = at;
-    const outcome = last;
-    at = outcome.ok && outcome.clean && !outcome.changed ? job.parts.findIndex((p) => p.after === from && (p.target === null || p.target === outcome.chosen)) : -1;
-    if (at === -1) break;
-  }
-  const result = results.reduceRight((inner, outer) => `${outer.slice(0, -1)},"next":${inner}}`);
-  return { result, keep: last.ok && last.clean, damaged: last.damaged };
-}
-
-function runPart(job: Job, index: number, guest: GuestContext): PartOutcome {
   const { limits, script } = job;
-  const failed = (error: string, damaged = false): PartOutcome => ({ ok: false, json: JSON.stringify({ ok: false, error: oneLine(error) }), clean: false, changed: false, chosen: '', damaged });
   const source = script && !guest.scripts.has(script.hash) ? script.source : null;
-  guest.steps.calls = 0;
-  guest.steps.max = Math.ceil(limits.maxSteps / STEPS_PER_INTERRUPT);
-  const { program } = job.parts[index]!;
-  const id = programId(program);
+  const { steps } = guest;
+  steps.calls = 0;
+  steps.part = 0;
+  steps.max = Math.ceil(limits.maxSteps / STEPS_PER_INTERRUPT);
+  const id = jobId(job.parts);
   let output: string | GuestFailure;
+  let done = { answers: '', part: 0 };
   try {
-    // The program's JSON when the guest does not have it ('n'); the messages when the code reads them ('m': it
-    // stopped at the first read, and runs again with them; the program is remembered as one that reads them).
-    let programJson = guest.programs.has(id) ? null : program;
+    // The job's JSON when the guest does not have it ('n'); the messages when the code reads them ('m': it
+    // stopped at the first read, and the job runs again with them; it is remembered as one that reads them).
+    let jobJson = guest.jobs.has(id) ? null : jobJsonOf(job.parts);
     const all = job.messages ?? null;
     let messages = guest.readers.has(id) ? all : null;
     for (;;) {
-      output = callGuest(guest, id, programJson, job.scope, source, messages);
-      if (output === 'n' && programJson === null) programJson = program;
+      ({ output, done } = callGuest(guest, id, jobJson, job.scope, source, messages));
+      if (output === 'n' && jobJson === null) jobJson = jobJsonOf(job.parts);
       else if (output === 'm' && messages === null && all !== null) {
         guest.readers.add(id);
         messages = all;
@@ -87,51 +74,105 @@ function runPart(job: Job, index: number, guest: GuestContext): PartOutcome {
   } catch (error) {
     // The host side of QuickJS failed (a leaked handle, an abort in wasm): report it and start afresh.
     const message = error instanceof Error ? error.message : String(error);
-    return failed(failureMessage({ kind: 'thrown', label: 'sandbox', name: 'InternalError', message }, limits), true);
+    return { result: failed(failureMessage({ kind: 'thrown', label: 'sandbox', name: 'InternalError', message }, limits)), keep: false, damaged: true };
   } finally {
-    guest.steps.max = Number.POSITIVE_INFINITY;
+    steps.max = Number.POSITIVE_INFINITY;
   }
-  if (typeof output !== 'string') return failed(failureMessage(output, limits));
-  if (output === 'n' || output === 'm') return failed(`the sandbox asked for ${output === 'n' ? 'a program' : "contexts' messages"} it was already sent`, true);
-  const header = output.indexOf('\n');
-  const body = output.slice(header + 1);
-  if (body.length > limits.maxResultBytes) return failed(`common_data and the value are too large to keep (${sizeText(body.length)}; at most ${sizeText(limits.maxResultBytes)})`);
-  // The answer wraps common_data and the value in one more object.
-  if (jsonDepth(body) > MAX_JSON_DEPTH + 1) return failed(`common_data or the value nests deeper than ${MAX_JSON_DEPTH} levels: keep workflow data flatter`);
-  if (!body.startsWith('{"ok":true')) return failed(failureMessage((JSON.parse(body) as { failure: GuestFailure }).failure, limits));
-  if (script) guest.scripts.add(script.hash);
-  guest.programs.add(id);
-  return { ok: true, json: body, clean: output[0] === 'c', changed: output[1] === '1', chosen: JSON.parse(output.slice(2, header)) as string, damaged: false };
+  if (output === 'n' || output === 'm') return { result: failed(`the sandbox asked for ${output === 'n' ? 'a program' : "contexts' messages"} it was already sent`), keep: false, damaged: true };
+  // The parts that ended, each as its length, ':' and its answer, in the order the host's own reading of the chain
+  // gives (the part that follows one for the state it chose). An error that escaped the guest is the part's it
+  // was running: the one after the last answer, or the last if it escaped as that part ended.
+  const results: string[] = [];
+  let last: PartOutcome | null = null;
+  let lastIndex = -1;
+  let next = 0;
+  const answers = typeof output === 'string' ? output : done.answers;
+  for (let at = 0; at < answers.length && next !== -1; ) {
+    const colon = answers.indexOf(':', at);
+    const length = Number(answers.slice(at, colon));
+    last = partOutcome(answers.slice(colon + 1, colon + 1 + length), limits);
+    at = colon + 1 + length;
+    results.push(last.json);
+    lastIndex = next;
+    const { chosen } = last;
+    next = last.ok && last.clean && !last.changed ? job.parts.findIndex((p) => p.after === lastIndex && (p.target === null || p.target === chosen)) : -1;
+  }
+  if (typeof output !== 'string') {
+    const failure = { ok: false, json: failed(failureMessage(output, limits)), clean: false, changed: false, chosen: '' };
+    if (last !== null && done.part === lastIndex) results[results.length - 1] = failure.json;
+    else results.push(failure.json);
+    last = failure;
+  }
+  if (last === null) return { result: failed('the guest gave no answer'), keep: false, damaged: true };
+  const result = results.reduceRight((inner, outer) => `${outer.slice(0, -1)},"next":${inner}}`);
+  if (script && last.ok) guest.scripts.add(script.hash);
+  guest.jobs.add(id);
+  return { result, keep: last.ok && last.clean, damaged: false };
 }
 
-// Programs by their JSON, numbered once per thread; never reused, so no context mistakes one program for another.
-// Bounded in count and in text kept (a program may carry 256 KiB of code): past either, numbering starts over.
-const PROGRAM_IDS = new Map<string, number>();
-const MAX_PROGRAMS = 4096;
-const MAX_PROGRAM_CHARS = 16 * 1024 * 1024;
-let programChars = 0;
-let lastProgramId = 0;
+function failed(error: string): string {
+  return JSON.stringify({ ok: false, error: oneLine(error) });
+}
 
-function programId(json: string): number {
-  let id = PROGRAM_IDS.get(json);
+// One part's answer (header, line break, JSON) checked as the engine will take it.
+function partOutcome(answer: string, limits: SandboxLimits): PartOutcome {
+  const header = answer.indexOf('\n');
+  const body = answer.slice(header + 1);
+  const fail = (error: string): PartOutcome => ({ ok: false, json: failed(error), clean: false, changed: false, chosen: '' });
+  if (body.length > limits.maxResultBytes) return fail(`common_data and the value are too large to keep (${sizeText(body.length)}; at most ${sizeText(limits.maxResultBytes)})`);
+  // The answer wraps common_data and the value in one more object.
+  if (jsonDepth(body) > MAX_JSON_DEPTH + 1) return fail(`common_data or the value nests deeper than ${MAX_JSON_DEPTH} levels: keep workflow data flatter`);
+  if (!body.startsWith('{"ok":true')) return fail(failureMessage((JSON.parse(body) as { failure: GuestFailure }).failure, limits));
+  return { ok: true, json: body, clean: answer[0] === 'c', changed: answer[1] === '1', chosen: JSON.parse(answer.slice(2, header)) as string };
+}
+
+// Jobs by their parts, numbered once per thread; never reused, so no context mistakes one job for another. The
+// parts of a prepared evaluation are the same array each time on the thread that prepares it (no key to build);
+// a job sent to a worker comes as a copy, found by its text. Bounded in count and in text kept (a program may
+// carry 256 KiB of code): past either, numbering starts over.
+const JOB_IDS = new Map<string, number>();
+const BY_PARTS = new WeakMap<JobPart[], number>();
+const MAX_JOBS = 4096;
+const MAX_JOB_CHARS = 16 * 1024 * 1024;
+let jobChars = 0;
+let lastJobId = 0;
+
+function jobId(parts: JobPart[]): number {
+  let id = BY_PARTS.get(parts);
+  if (id !== undefined) return id;
+  const key = parts.map((p) => `${p.after},${p.target === null ? -1 : `${p.target.length}:${p.target}`},${p.program.length}:${p.program}`).join(';');
+  id = JOB_IDS.get(key);
   if (id === undefined) {
-    if (PROGRAM_IDS.size >= MAX_PROGRAMS || programChars + json.length > MAX_PROGRAM_CHARS) {
-      PROGRAM_IDS.clear();
-      programChars = 0;
+    if (JOB_IDS.size >= MAX_JOBS || jobChars + key.length > MAX_JOB_CHARS) {
+      JOB_IDS.clear();
+      jobChars = 0;
     }
-    id = ++lastProgramId;
-    PROGRAM_IDS.set(json, id);
-    programChars += json.length;
+    id = ++lastJobId;
+    JOB_IDS.set(key, id);
+    jobChars += key.length;
   }
+  BY_PARTS.set(parts, id);
   return id;
 }
 
-/** Calls the guest; a string is its answer (header and JSON, or `n`: it needs the program's JSON), else why it failed. */
-function callGuest(guest: GuestContext, id: number, programJson: string | null, scopeJson: string, scriptSource: string | null, messagesJson: string | null): string | GuestFailure {
+// What the guest keeps of a job: [[after, target, program], ...] (the programs are JSON already).
+function jobJsonOf(parts: JobPart[]): string {
+  return `[${parts.map((p) => `[${p.after},${JSON.stringify(p.target)},${p.program}]`).join(',')}]`;
+}
+
+/** Calls the guest: its answer (the parts' answers, or `n`/`m`), or why it failed and the answers of the parts that ended before. */
+function callGuest(
+  guest: GuestContext,
+  id: number,
+  jobJson: string | null,
+  scopeJson: string,
+  scriptSource: string | null,
+  messagesJson: string | null,
+): { output: string | GuestFailure; done: { answers: string; part: number } } {
   const { context } = guest;
   const args = [
     context.newNumber(id),
-    programJson === null ? context.null : context.newString(programJson),
+    jobJson === null ? context.null : context.newString(jobJson),
     context.newString(scopeJson),
     scriptSource === null ? context.null : context.newString(scriptSource),
     messagesJson === null ? context.null : context.newString(messagesJson),
@@ -142,18 +183,19 @@ function callGuest(guest: GuestContext, id: number, programJson: string | null, 
       // Reading the error may run a getter: a fresh, small budget, so an interrupt's own error can be read.
       guest.steps.calls = 0;
       guest.steps.max = READ_ERROR_INTERRUPTS;
-      return errorOf(context, answer.error, whereOf(guest));
+      const where = whereOf(guest);
+      return { output: errorOf(context, answer.error, { label: where.label, snippet: where.snippet }), done: { answers: where.done, part: where.part } };
     }
     const text = context.typeof(answer.value) === 'string' ? context.getString(answer.value) : null;
     answer.value.dispose();
-    return text ?? { kind: 'thrown', label: 'sandbox', name: 'InternalError', message: 'the guest gave no answer' };
+    return { output: text ?? { kind: 'thrown', label: 'sandbox', name: 'InternalError', message: 'the guest gave no answer' }, done: { answers: '', part: 0 } };
   } finally {
     for (const arg of args) arg.dispose();
   }
 }
 
 /** Which piece the guest was running when an error escaped it (read without running code, so it works after an interrupt). */
-function whereOf(guest: GuestContext): { label: string; snippet: string } {
+function whereOf(guest: GuestContext): { label: string; snippet: string; done: string; part: number } {
   const { context } = guest;
   const where = context.getProp(guest.run, 'where');
   const read = (key: string): string => {
@@ -162,7 +204,10 @@ function whereOf(guest: GuestContext): { label: string; snippet: string } {
     value.dispose();
     return text;
   };
-  const found = { label: read('label') || 'sandbox', snippet: read('snippet') };
+  const part = context.getProp(where, 'part');
+  const at = context.typeof(part) === 'number' ? context.getNumber(part) : 0;
+  part.dispose();
+  const found = { label: read('label') || 'sandbox', snippet: read('snippet'), done: read('done'), part: at };
   where.dispose();
   return found;
 }
