@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import type { ChatModel, ChatRequest, ChatResponse } from '../src/llm/chat-model.js';
 import { PACKAGE_ROOT } from '../src/package-root.js';
 import { runAlone } from './alone.js';
+import { fanoutFloor } from './fanout-floor.js';
 import { CODE, serveModules } from './code-under-test.js';
 import { blameLine, blameSlowProbes, type LoopGap } from './probe-blame.js';
 import { median, QUICK } from './stats.js';
@@ -73,7 +74,13 @@ export default async function fanout(): Promise<void> {
   await runAlone(fileURLToPath(import.meta.url));
 }
 
-async function bench(): Promise<void> {
+/** The server measured: troupe's (from dist/, one streaming session, let through its first turns) or the floor (bench/fanout-floor.ts). */
+async function serverFor(target: 'troupe' | 'floor'): Promise<{ base: string; id: string; stop: () => Promise<void> }> {
+  if (target === 'floor') {
+    const { deltaBatchMs } = await import('../src/serve/event-feed.js');
+    const floor = await fanoutFloor(EVERY_MS, deltaBatchMs);
+    return { base: `http://127.0.0.1:${floor.port}`, id: floor.id, stop: async () => floor.stop() };
+  }
   const dir = mkdtempSync(join(tmpdir(), 'troupe-fanout-'));
   const { openTeam, SessionHost, LowdbStore, listen, serveApp } = await serveModules();
   const team = openTeam(PACKAGE_ROOT, { maxTurns: 10_000 }, {});
@@ -90,6 +97,19 @@ async function bench(): Promise<void> {
     if (turn >= 3) break;
     await new Promise((r) => setTimeout(r, 100));
   }
+  return {
+    base,
+    id,
+    stop: async () => {
+      await host.stopAll();
+      server.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function bench(target: 'troupe' | 'floor'): Promise<void> {
+  const { base, id, stop } = await serverFor(target);
 
   // /healthz every 50 ms from a process of its own, from before the readers come until they are done; the
   // server's event-loop delay and GC pauses are watched in each phase (what its stalls are made of).
@@ -189,7 +209,7 @@ async function bench(): Promise<void> {
     (s ? `\n      the server's longest stall ${s.wall.toFixed(0)} ms, ${s.cpu.toFixed(0)} ms of it on the CPU` : '') +
     (w ? `; its event-loop delay p99 ${w.loopP99.toFixed(1)} ms, max ${w.loopMax.toFixed(0)} ms; GC ${w.gc.count} pauses, ${w.gc.ms.toFixed(0)} ms in all, longest ${w.gc.max.toFixed(1)} ms` : '');
   process.stdout.write(
-    `one session streaming a delta every ${EVERY_MS} ms, ${READERS} SSE readers (another process) connecting at once and reading ${DELTAS} deltas each; /healthz asked every 50 ms (by a third process); the server from ${CODE}/:\n`,
+    `one session streaming a delta every ${EVERY_MS} ms, ${READERS} SSE readers (another process) connecting at once and reading ${DELTAS} deltas each; /healthz asked every 50 ms (by a third process); ${target === 'floor' ? 'the FLOOR: bench/fanout-floor.ts, node:http writing one prebuilt buffer per batch to every reader, no engine' : `troupe's server from ${CODE}/`}:\n`,
   );
   process.stdout.write(
     `  all ${READERS} readers connected in ${connected !== undefined ? `${(connected / 1000).toFixed(2)} s` : 'never'}; all done in ${((done.done ?? 0) / 1000).toFixed(1)} s${done.short ? ` (${done.short} read fewer deltas)` : ''}; ${((done.bytes ?? 0) / 1048576).toFixed(0)} MiB sent\n`,
@@ -200,12 +220,11 @@ async function bench(): Promise<void> {
   process.stdout.write(
     `  server CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms (the readers' process: ${(done.cpu ?? 0).toFixed(0)} ms) for ${READERS * DELTAS} delta deliveries: ${((cpu.user + cpu.system) / (READERS * DELTAS)).toFixed(2)} µs per delta per reader\n`,
   );
-  await host.stopAll();
-  server.close();
-  rmSync(dir, { recursive: true, force: true });
+  await stop();
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  await bench();
+  // FANOUT_TARGET=troupe (or floor) measures one of them.
+  for (const target of process.env.FANOUT_TARGET ? [process.env.FANOUT_TARGET as 'troupe' | 'floor'] : (['troupe', 'floor'] as const)) await bench(target);
   process.exit(0);
 }

@@ -18,7 +18,8 @@ export const FEED_RECENT = 32;
  * of microseconds (the kernel's loopback or network work is done in the writer's call).
  */
 export const DELTA_BATCH_MS = 20;
-const deltaBatchMs = (readers: number) => Math.min(250, Math.max(DELTA_BATCH_MS, Math.floor(readers / 4)));
+/** How long a batch of streamed words waits before it is sent to `readers` readers. */
+export const deltaBatchMs = (readers: number): number => Math.min(250, Math.max(DELTA_BATCH_MS, Math.floor(readers / 4)));
 
 /** How long frames built for readers resuming behind the kept ones are kept for the next such reader. */
 const REPLAY_KEPT_MS = 5_000;
