@@ -1,8 +1,10 @@
+import { newQuickJSWASMModule } from 'quickjs-emscripten';
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import type { Evaluation, EvaluationResult, Scope } from '../../../src/engine/evaluation.js';
+import { closeGuestContext, openGuestContext, type GuestContext } from '../../../src/workflow/sandbox/guest-context.js';
 import { createSandboxEvaluator, InlineSandbox, SandboxPool, type SandboxEvaluator } from '../../../src/workflow/sandbox/index.js';
 import { prepareEvaluation } from '../../../src/workflow/sandbox/prepare.js';
-import { DEFAULT_LIMITS } from '../../../src/workflow/sandbox/program.js';
+import { DEFAULT_LIMITS, type SandboxLimits } from '../../../src/workflow/sandbox/program.js';
 import type { Job } from '../../../src/workflow/sandbox/run-job.js';
 
 type Code = NonNullable<Evaluation['code']>;
@@ -33,6 +35,18 @@ export function jobOf(evaluation: Evaluation): Job {
   const prepared = prepareEvaluation(evaluation, null, DEFAULT_LIMITS);
   if (!prepared.ok) throw new Error(prepared.error);
   return { session: 's', parts: prepared.job.parts, scope: JSON.stringify(evaluation.scope), script: null, limits: DEFAULT_LIMITS };
+}
+
+/** A hardened guest context for the tests of one `describe` (opened before them, closed after them); call it inside the `describe`. */
+export function guestContextFor(limits: SandboxLimits = DEFAULT_LIMITS): () => GuestContext {
+  let guest: GuestContext | null = null;
+  beforeAll(async () => {
+    guest = openGuestContext(await newQuickJSWASMModule(), limits);
+  });
+  afterAll(() => {
+    if (guest) closeGuestContext(guest);
+  });
+  return () => guest!;
 }
 
 /** The error of a failed result (fails the test when it succeeded). */
