@@ -1,9 +1,8 @@
-// Written with the gcommit branch (group commit, not merged: no measurable gain): the durability contract it
-// kept — what anyone saw is in the journal — as a guard on the code that writes each line before delivering it.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// The durability contract (README): what anyone saw is in the journal. A subscriber that gets an event before
+// its line is written could show a step that a crash then loses.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TroupeEvent } from '../../src/engine/event-map.js';
 import { isLiveOnly } from '../../src/kernel/session-kernel.js';
 import { DemoModel } from '../../src/llm/demo-model.js';
@@ -13,22 +12,12 @@ import { LowdbStore } from '../../src/store/lowdb-store.js';
 import type { JournalRecord } from '../../src/store/session-file.js';
 import { loadWorkflowOrThrow } from '../../src/workflow/load/load-workflow.js';
 import { REPO_ROOT, studio } from '../helpers/team.js';
+import { tempDirPerTest } from '../helpers/temp-dir.js';
 
-let dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  dirs = [];
-});
-const dataDir = () => {
-  const d = mkdtempSync(join(tmpdir(), 'troupe-group-'));
-  dirs.push(d);
-  return d;
-};
+const dataDir = tempDirPerTest('troupe-delivered-');
 const ENV = { TROUPE_MODEL: 'test-model' };
-const journalPath = (dir: string, id: string) => join(dir, 'sessions', `${id}.jsonl`);
-const journalText = (dir: string, id: string) => readFileSync(journalPath(dir, id), 'utf8');
 const journalOf = (dir: string, id: string): JournalRecord[] =>
-  journalText(dir, id)
+  readFileSync(join(dir, 'sessions', `${id}.jsonl`), 'utf8')
     .split('\n')
     .filter(Boolean)
     .map((l) => restoreRecord(JSON.parse(l) as Parameters<typeof restoreRecord>[0], id));
