@@ -30,24 +30,14 @@ function isoOf(at: number): string {
   return lastAt.iso;
 }
 
-/**
- * The event's JSON as `--json` prints it, with its display items (see eventJson), before it is made
- * terminal-safe: `{...e, at: <ISO time>, items}`. The bus stamps `at` last, so the event's own JSON ends
- * with it and only that tail is rewritten (a copy of the event with a new key costs the serialiser three
- * times as much); any other shape is copied as before.
- */
-export function rawJson(e: TroupeEvent, items: readonly DisplayItem[]): string {
-  const plain = JSON.stringify(e);
-  const tail = `"at":${e.at}}`;
-  if (typeof e.at === 'number' && plain.endsWith(tail) && !Object.hasOwn(e, 'items')) {
-    return `${plain.slice(0, plain.length - tail.length)}"at":"${isoOf(e.at)}","items":${items.length === 0 ? '[]' : JSON.stringify(items)}}`;
-  }
-  return JSON.stringify({ ...e, at: new Date(e.at).toISOString(), items });
-}
-
 const NO_ITEMS: readonly DisplayItem[] = [];
 
-/** What an event's frame is made of: its JSON as `--json` prints it (rawJson), in pieces written in turn (see writeFrame). */
+/**
+ * What an event's frame is made of: its JSON as `--json` prints it with its display items (sseMessage's data:
+ * `{...e, at: <ISO time>, items}`), in pieces written in turn (see writeFrame). The bus stamps `at` last, so the
+ * event's own JSON ends with it and only that tail is rewritten (a copy of the event with a new key costs the
+ * serialiser three times as much); any other shape is copied.
+ */
 interface FrameSource {
   e: TroupeEvent;
   live: boolean;

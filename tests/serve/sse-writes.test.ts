@@ -4,9 +4,10 @@ import type { Context } from 'hono';
 import { describe, expect, it } from 'vitest';
 import type { TroupeEvent } from '../../src/engine/event-map.js';
 import { redactorFrom } from '../../src/llm/redact.js';
-import { DISPLAY_START, displayNames, displayStep } from '../../src/report/display-items.js';
+import { DISPLAY_START, displayNames, displayStep, SILENT_EVENTS } from '../../src/report/display-items.js';
 import { SseClient } from '../../src/serve/sse-client.js';
-import { deltasFrame, joinedBytes, rawJson, type SseFrame, sseFrame, sseFrames } from '../../src/serve/sse-frame.js';
+import { deltasFrame, joinedBytes, type SseFrame, sseFrame, sseFrames } from '../../src/serve/sse-frame.js';
+import { sseMessage } from '../../src/serve/sse-message.js';
 import { streamFrames } from '../../src/serve/sse-stream.js';
 import { terminalSafeJson } from '../../src/report/terminal-safe.js';
 import { studio } from '../helpers/team.js';
@@ -17,6 +18,9 @@ const afterSlices = async () => {
 };
 
 /** A stamped event as the bus makes it: its own fields, then the envelope (`at` last). */
+/** JSON made terminal-safe, as the SSE data of an event is. */
+const terminalSafeOf = (value: unknown): string => terminalSafeJson(JSON.stringify(value));
+
 const stamped = (e: Record<string, unknown>, seq: number, at = 1_764_000_000_000) => ({ ...e, session_id: 's1', seq, at }) as unknown as TroupeEvent;
 
 describe('SSE writes', () => {
@@ -117,8 +121,15 @@ describe('SSE writes', () => {
       { at: 1_764_000_000_001, type: 'note', text: 'x', session_id: 's', seq: 5 } as unknown as TroupeEvent,
       stamped({ type: 'note', text: 'x', items: ['own'] }, 6),
     ];
+    const names = displayNames(studio().def);
     for (const e of cases) {
-      for (const list of [[], items]) expect(rawJson(e, list)).toBe(JSON.stringify({ ...e, at: new Date(e.at).toISOString(), items: list }));
+      // A streamed word is silent: it never has items.
+      for (const list of SILENT_EVENTS.has(e.type) ? [[]] : [[], items]) {
+        const { data } = sseMessage(e, list);
+        expect(data).toBe(terminalSafeOf({ ...e, at: new Date(e.at).toISOString(), items: list }));
+        const made = sseFrame(e, DISPLAY_START, names, undefined, { state: DISPLAY_START, items: list }).frame;
+        expect(Buffer.from(made.bytes).toString()).toBe(`event: ${e.type}\ndata: ${data}\n${e.type === 'agent_delta' ? '' : `id: ${e.seq}\n`}\n`);
+      }
     }
   });
 
@@ -128,13 +139,13 @@ describe('SSE writes', () => {
     for (const [i, t] of texts.entries()) {
       for (const e of [stamped({ type: 'note', text: t }, i + 1), stamped({ type: 'agent_delta', turn_id: 't1', persona: 'ceo', text: t }, i + 1)]) {
         const live = e.type === 'agent_delta';
-        const data = terminalSafeJson(rawJson(e, live ? [] : displayStep(DISPLAY_START, e, names).items));
+        const { data } = sseMessage(e, live ? [] : displayStep(DISPLAY_START, e, names).items);
         const expected = live ? `event: ${e.type}\ndata: ${data}\n\n` : `event: ${e.type}\ndata: ${data}\nid: ${i + 1}\n\n`;
         expect(Buffer.from(sseFrame(e, DISPLAY_START, names).frame.bytes).toString()).toBe(expected);
         expect(expected).not.toMatch(/[\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029]/);
       }
       const batch = [1, 2].map(() => stamped({ type: 'agent_delta', turn_id: 't1', persona: 'ceo', text: t }, i + 1));
-      const one = batch.map((e) => `event: agent_delta\ndata: ${terminalSafeJson(rawJson(e, []))}\n\n`).join('');
+      const one = batch.map((e) => `event: agent_delta\ndata: ${sseMessage(e, []).data}\n\n`).join('');
       expect(Buffer.from(deltasFrame(batch, DISPLAY_START, names).bytes).toString()).toBe(one);
     }
   });
