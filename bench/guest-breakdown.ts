@@ -42,17 +42,18 @@ const PROBE = `
 function probe(programJson, scopeJson, n, upto) {
   var program = parse(programJson), saved = lastCommonData, savedAdded = lastAdded;
   for (var i = 0; i < n; i++) {
-    if (upto === 7) { runPart(program, scopeJson, null, null); lastCommonData = saved; lastAdded = savedAdded; continue; }
+    if (upto === 7) { runPart(program, scopeJson, null, null, held); lastCommonData = saved; lastAdded = savedAdded; continue; }
     state.logs = []; state.dropped = 0; state.changed = create(null); state.messages = null; state.wanted = false; state.lists = false; state.added = null; state.base = null;
     chosen = '';
     state.maxLines = program.maxLogLines; state.maxChars = program.maxLogChars;
     if (upto >= 1) {
-      var scope = currentScope = parse(scopeJson);
+      var scope = parse(scopeJson);
+      currentScope = held || scope;
       if (program.chained) scope.common_data = parse(lastCommonData);
       if (program.freshInput) scope.input = null;
     }
     if (upto >= 2) {
-      var self = current = build(scope, program.reach);
+      var self = current = build(scope, currentScope, program.reach);
       if (upto === 3) self.last_response;
       if (upto >= 4) {
         var v = execute(program, self, null);
@@ -86,7 +87,7 @@ export async function guestBreakdown(jobs: Job[], modules: BreakdownModules, rou
   const context = runtime.newContext({ intrinsics: { ...DefaultIntrinsics, TypedArrays: false, Proxy: false } });
   const run = context.unwrapResult(context.evalCode(`${core.slice(0, -tail.length)}${PROBE}(${JSON.stringify(modules.guestModules.GUEST_MODULES)})`, 'probe.js'));
   const probe = context.getProp(run, 'probe');
-  const probed = { ...real, runtime, context, run, where: context.getProp(run, 'where'), scripts: new Set<string>(), jobs: new Set<number>(), readers: new Set<number>() };
+  const probed = { ...real, runtime, context, run, where: context.getProp(run, 'where'), scripts: new Set<string>(), jobs: new Set<number>(), readers: new Set<number>(), held: null };
 
   // Which parts each job runs, and the scope each sees (the same text): replayed once through the probed guest.
   const ran: { program: string; scope: string; answer: number }[][] = jobs.map((job) => {

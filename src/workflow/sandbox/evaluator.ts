@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Evaluator } from '../../kernel/effect-runner.js';
 import type { ChainStep, Evaluation, EvaluationResult } from '../../engine/evaluation.js';
 import { oneLine } from './failure.js';
+import { splitScope } from './kept-fields.js';
 import { decideInHost } from './host-decision.js';
 import { sharedInlineSandbox, type InlineSandbox } from './inline-sandbox.js';
 import { SandboxPool } from './pool.js';
@@ -79,16 +80,17 @@ export function createSandboxEvaluator(options: SandboxOptions = {}): SandboxEva
     const prepared = prepareEvaluation(evaluation, source, limits);
     if (!prepared.ok) return { ok: false, error: oneLine(prepared.error) };
     let scope: string;
+    let kept: Record<string, string>;
     let messages: string | null;
     try {
       const wired = wireScope(pruneScope(evaluation.scope, prepared.job.reads));
-      scope = JSON.stringify(wired.scope, onlyData);
+      ({ scope, kept } = splitScope(wired.scope, onlyData));
       messages = wired.messages;
     } catch (error) {
       return { ok: false, error: oneLine(`the scope is not JSON: ${String(error)}`) };
     }
     const { parts, script: withScript } = prepared.job;
-    const job = { session, parts, scope, messages, script: withScript, limits };
+    const job = { session, parts, scope, kept, messages, script: withScript, limits };
     const answer = inline?.run(job) ?? (await pool.run(job, signal));
     return evaluationResultOf(typeof answer === 'string' ? JSON.parse(answer) : answer) ?? { ok: false, error: 'the sandbox gave a malformed result' };
   };

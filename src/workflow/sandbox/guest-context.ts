@@ -25,6 +25,8 @@ export interface GuestContext {
   jobs: Set<number>;
   /** Ids of the jobs whose code reads contexts' messages (they are sent them at once, not after asking). */
   readers: Set<number>;
+  /** The scope fields the guest keeps between jobs, as the JSON it was sent (null: none, or not known after a failed call). */
+  held: Map<string, string> | null;
 }
 
 /**
@@ -82,7 +84,7 @@ export function openGuestContext(module: QuickJSWASMModule, limits: Pick<Sandbox
     const source = `${GUEST_CORE}(${JSON.stringify(GUEST_MODULES)})`;
     const run = context.unwrapResult(context.evalCode(source, 'troupe-guest.js', { type: 'global', strict: true }));
     where = context.getProp(run, 'where');
-    return { runtime, context, run, where, key: limitsKey(limits), steps, scripts: new Set(), jobs: new Set(), readers: new Set() };
+    return { runtime, context, run, where, key: limitsKey(limits), steps, scripts: new Set(), jobs: new Set(), readers: new Set(), held: null };
   } catch (error) {
     where?.dispose();
     context.dispose();

@@ -7,7 +7,7 @@ export const GUEST_SCOPE_NAMES = ['common_data', 'variables', 'input', 'last_age
 /**
  * The guest runtime: JavaScript that runs inside QuickJS (never in the host). Evaluated once per context
  * as a function of `sources` (its other parts, GUEST_MODULES, as text), it hardens the context (see
- * GUEST_HARDEN) and returns `run(jobId, jobJson, scopeJson, scriptSource, messagesJson) -> answers` to the host (`n`:
+ * GUEST_HARDEN) and returns `run(jobId, jobJson, scopeJson, scriptSource, messagesJson, keptJson) -> answers` to the host (`n`:
  * send the job's JSON; `m`: send the contexts' messages). `run` runs a job's parts in turn; for each it builds the
  * `this` of workflow code from the scope, compiles every piece first (a broken condition fails every time, not
  * only when reached), runs them and answers common_data, the value, console lines and changed contexts, or a
@@ -27,6 +27,9 @@ var getProto = Object.getPrototypeOf, getOwn = Reflect.getOwnPropertyDescriptor,
 var OP = Object.prototype, AP = Array.prototype, SP = String.prototype, valueOfString = String.prototype.valueOf, apply = Reflect.apply, F = Function, create = Object.create;
 var where = { label: '', snippet: '', part: 0, done: '' }, state = { logs: [], dropped: 0, changed: create(null), messages: null, wanted: false, base: null, added: null, lists: false }, loaded = create(null), core;
 var compiled = new Map(), scripts = new Map(), jobs = new Map(), current = null, currentScope = null, lastCommonData = '{}', lastAdded = null, chosen = '', defineAll = Object.defineProperties;
+// The scope fields kept between jobs (see KEPT_SCOPE_FIELDS), parsed once when the host sends them changed; null: none
+// (a job sent whole). Code never sees these objects, only what is built from them afresh for each part.
+var held = null;
 var NAMES = ${JSON.stringify(GUEST_SCOPE_NAMES)};
 // Built when code first reads them (from the 'methods' module); free names reach them through globals.
 // The first DATA of them are data (enumerable), the rest methods and aliases.
@@ -42,6 +45,8 @@ function keep(cache, key, fn) { if (cache.size >= 256) cache.clear(); cache.set(
 function toolCall(c) {
   var a = c.arguments;
   if (typeof a === 'string') { try { a = parse(a); } catch (e) { /* kept as text */ } }
+  // Arguments given as data: a copy, since the call may come from a scope field kept between jobs.
+  else if (a !== null && typeof a === 'object') a = parse(stringify(a));
   return { name: c.name, arguments: a, function: { name: c.name, arguments: a } };
 }
 // this.input: the workflow's input as given (a String, so it reads as the text), carrying its value under the input's name (seed 001's this.input.task_description).
@@ -56,8 +61,9 @@ function workflowInput(scope) {
 // object through \`this\`: a getter closing over the object would make a cycle (object, accessor, closure),
 // which QuickJS's reference counting cannot free, so each evaluation's data would wait for its cycle collector.
 var VARIABLES = { get: function () { return this.common_data; }, set: function (v) { this.common_data = v; }, enumerable: true };
-function build(scope, reach) {
-  var self = { common_data: scope.common_data, input: workflowInput(scope), last_agent_response: scope.last_agent_response }, calls = (scope.last_tool_calls || []).map(toolCall);
+// scope: the fields parsed for this part (common_data, input, ...); kept: those only copied from (the same object for a job sent whole).
+function build(scope, kept, reach) {
+  var self = { common_data: scope.common_data, input: workflowInput(scope), last_agent_response: kept.last_agent_response }, calls = (kept.last_tool_calls || []).map(toolCall);
   // The free name input in expressions is the state's evaluated input.
   hide(self, '__troupe_input', scope.input);
   define(self, 'variables', VARIABLES);
@@ -176,7 +182,7 @@ harden(Fail);
 harden(LAZY_PROPS);
 harden(VARIABLES);
 // One part of a job: its answer after a header (see GUEST_CORE), or 'm' (it read contexts' messages that were not sent).
-function runPart(program, scopeJson, scriptSource, messagesJson) {
+function runPart(program, scopeJson, scriptSource, messagesJson, kept) {
   var answer;
   state.logs = [];
   state.dropped = 0;
@@ -192,13 +198,14 @@ function runPart(program, scopeJson, scriptSource, messagesJson) {
   where.snippet = '';
   chosen = '';
   try {
-    var scope = currentScope = parse(scopeJson);
+    var scope = parse(scopeJson);
+    currentScope = kept || scope;
     if (typeof messagesJson === 'string') state.messages = parse(messagesJson);
     state.maxLines = program.maxLogLines;
     state.maxChars = program.maxLogChars;
     if (program.chained) scope.common_data = parse(lastCommonData);
     if (program.freshInput) scope.input = null;
-    var self = current = build(scope, program.reach);
+    var self = current = build(scope, currentScope, program.reach);
     answer = finish(self, execute(program, self, scriptSource));
   } catch (e) {
     answer = stringify({ ok: false, failure: e instanceof Fail ? e.info : thrown(e, { label: where.label || 'sandbox', snippet: where.snippet }).info });
@@ -214,13 +221,25 @@ function runPart(program, scopeJson, scriptSource, messagesJson) {
   // 1: code replaced a context's messages (the next part must wait for the engine); 2: it only added messages; 0: neither.
   return (sweep() ? 'c' : 'd') + (keys(state.changed).length === 0 ? '0' : state.lists ? '1' : '2') + stringify(chosen) + '\\n' + answer;
 }
+// First thing in a job, before any workflow code runs (the host counts on it: what it sent is what is kept).
+function keepFields(keptJson) {
+  var all = keptJson.charCodeAt(0) === 61, given;
+  if (all) { held = create(null); keptJson = keptJson.slice(1); }
+  if (keptJson === '') return;
+  given = parse(keptJson);
+  var ks = keys(given);
+  for (var i = 0; i < ks.length; i++) held[ks[i]] = given[ks[i]];
+}
 // The host keeps this function (and reads run.where after an error escapes); nothing of it is on globalThis.
 // A job's parts in one call: the first, then the part that follows it for the state it chose, and so on, while
 // each succeeds, leaves the global object clean and replaces no context's messages. The job comes as an id,
 // with its JSON ([[after, target, program], ...]) only the first time; a context that no longer has it answers
 // 'n'. Each part's answer is in where.done as it ends (the host reads what ran before an error escaped), and
 // where.part says which part runs (the host's interrupt handler gives each part its own step budget).
-function run(jobId, jobJson, scopeJson, scriptSource, messagesJson) {
+// keptJson: null, the job's scope is all in scopeJson; else the fields kept between jobs that changed since the
+// last (a JSON object; after '=', all of them, replacing what was kept), and scopeJson has the rest.
+function run(jobId, jobJson, scopeJson, scriptSource, messagesJson, keptJson) {
+  if (keptJson !== null) keepFields(keptJson);
   var job = jobs.get(jobId);
   if (!job) {
     if (jobJson === null) return 'n';
@@ -230,7 +249,7 @@ function run(jobId, jobJson, scopeJson, scriptSource, messagesJson) {
   where.done = '';
   for (;;) {
     where.part = at;
-    answer = runPart(job[at][2], scopeJson, scriptSource, messagesJson);
+    answer = runPart(job[at][2], scopeJson, scriptSource, messagesJson, keptJson === null ? null : held);
     if (answer === 'm') {
       // It runs again, whole, with the messages: as it came.
       lastCommonData = incomingData;

@@ -17,8 +17,13 @@ export interface Job {
   session: string;
   /** The first program, then what may follow it: each runs when the one it follows succeeded (and chose its target). */
   parts: JobPart[];
-  /** The part of the scope the code reads, as JSON (its contexts by the length of their text only). */
+  /** The part of the scope the code reads, as JSON (its contexts by the length of their text only); with `kept`, the fields not in it. */
   scope: string;
+  /**
+   * The fields of the scope code only reads copies of (see KEPT_SCOPE_FIELDS), each as JSON, by name: the guest
+   * keeps them between jobs and is sent only those that changed. Absent: the whole scope is in `scope`.
+   */
+  kept?: Record<string, string>;
   /** The contexts' messages as JSON by name (absent or null: none), sent into the guest only for code that reads them. */
   messages?: string | null;
   /** The workflow's script.js, when a piece is a handler (compiled once per context, by its hash). */
@@ -57,6 +62,9 @@ export function runJob(job: Job, guest: GuestContext): JobOutcome {
   const id = jobId(job.parts);
   let output: string | GuestFailure;
   let done = { answers: '', part: 0 };
+  const kept = job.kept ? keptDelta(guest.held, job.kept) : null;
+  // Unknown until the guest answers: a call that fails may have stopped before or after it took the fields.
+  guest.held = null;
   try {
     // The job's JSON when the guest does not have it ('n'); the messages when the code reads them ('m': it
     // stopped at the first read, and the job runs again with them; it is remembered as one that reads them).
@@ -64,13 +72,14 @@ export function runJob(job: Job, guest: GuestContext): JobOutcome {
     const all = job.messages ?? null;
     let messages = guest.readers.has(id) ? all : null;
     for (;;) {
-      ({ output, done } = callGuest(guest, id, jobJson, job.scope, source, messages));
+      ({ output, done } = callGuest(guest, id, jobJson, job.scope, source, messages, kept === null ? null : kept.json));
       if (output === 'n' && jobJson === null) jobJson = jobJsonOf(job.parts);
       else if (output === 'm' && messages === null && all !== null) {
         guest.readers.add(id);
         messages = all;
       } else break;
     }
+    if (kept !== null && typeof output === 'string') guest.held = kept.held;
   } catch (error) {
     // The host side of QuickJS failed (a leaked handle, an abort in wasm): report it and start afresh.
     const message = error instanceof Error ? error.message : String(error);
@@ -160,6 +169,32 @@ function jobJsonOf(parts: JobPart[]): string {
   return `[${parts.map((p) => `[${p.after},${JSON.stringify(p.target)},${p.program}]`).join(',')}]`;
 }
 
+/**
+ * What to send the guest of the fields it keeps: those that differ from what it holds (a JSON object; '' when none
+ * do), or all of them after '=' when it holds none or another set of names; and what it holds once it took them.
+ */
+function keptDelta(held: ReadonlyMap<string, string> | null, kept: Record<string, string>): { json: string; held: Map<string, string> } {
+  let changed = '';
+  let count = 0;
+  let whole = held === null;
+  for (const name in kept) {
+    count += 1;
+    if (whole) continue;
+    const now = held!.get(name);
+    if (now === undefined) whole = true;
+    else if (now !== kept[name]) changed += `,${JSON.stringify(name)}:${kept[name]}`;
+  }
+  if (whole || count !== held!.size) {
+    let all = '';
+    for (const name in kept) all += `,${JSON.stringify(name)}:${kept[name]}`;
+    return { json: `={${all.slice(1)}}`, held: new Map(Object.entries(kept)) };
+  }
+  if (changed === '') return { json: '', held: held as Map<string, string> };
+  const next = new Map(held);
+  for (const name in kept) next.set(name, kept[name]!);
+  return { json: `{${changed.slice(1)}}`, held: next };
+}
+
 /** Calls the guest: its answer (the parts' answers, or `n`/`m`), or why it failed and the answers of the parts that ended before. */
 function callGuest(
   guest: GuestContext,
@@ -168,6 +203,7 @@ function callGuest(
   scopeJson: string,
   scriptSource: string | null,
   messagesJson: string | null,
+  keptJson: string | null,
 ): { output: string | GuestFailure; done: { answers: string; part: number } } {
   const { context } = guest;
   const args = [
@@ -176,6 +212,7 @@ function callGuest(
     context.newString(scopeJson),
     scriptSource === null ? context.null : context.newString(scriptSource),
     messagesJson === null ? context.null : context.newString(messagesJson),
+    keptJson === null ? context.null : context.newString(keptJson),
   ];
   try {
     const answer = context.callFunction(guest.run, context.undefined, ...args);
