@@ -240,7 +240,11 @@ return {
 
   script: `
 var ran = new Map();
-function onSelf(self, functions) { core.keys(functions).forEach(function (n) { if (!(n in self)) core.hide(self, n, functions[n]); }); }
+// script.onThis: the functions code can name on this (absent: all); defining the others would be work for nothing.
+function onSelf(self, functions, onThis) {
+  var names = onThis || core.keys(functions);
+  for (var i = 0; i < names.length; i++) if (Object.prototype.hasOwnProperty.call(functions, names[i]) && !(names[i] in self)) core.hide(self, names[i], functions[names[i]]);
+}
 return {
   // script.js is compiled once per context (by its hash) and run afresh for every evaluation as a function
   // body: its top-level functions are handlers (and this.helper() too), its variables start over each time.
@@ -248,7 +252,7 @@ return {
   // its functions, the table and what they reach are deep-frozen and called directly ever after.
   load: function (script, self, source) {
     var done = script.once ? ran.get(script.hash) : undefined;
-    if (done) { onSelf(self, done.functions); return done; }
+    if (done) { onSelf(self, done.functions, script.onThis); return done; }
     var body = core.scripts.get(script.hash), table;
     try {
       if (!body) {
@@ -267,7 +271,7 @@ return {
     var loaded = { workflow: script.workflow, functions: functions };
     // Frozen before any handler runs (the table holds every top-level binding's value).
     if (script.once) { loaded.table = table; core.keep(ran, script.hash, loaded); }
-    onSelf(self, functions);
+    onSelf(self, functions, script.onThis);
     return loaded;
   },
   handler: function (script, piece) {

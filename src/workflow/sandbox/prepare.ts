@@ -4,6 +4,7 @@ import { sizeText } from './failure.js';
 import { LAZY_FIELDS, type CodePiece, type Program, type SandboxLimits } from './program.js';
 import type { JobPart } from './run-job.js';
 import { loadScriptModule } from './script-module.js';
+import { functionsOnThis, namesOf, type ScriptNames } from './script-on-this.js';
 import { runsOnce } from './script-once.js';
 import { scopeReadsOf, unionReads, type ScopeField, type ScopeReads } from './scope-reads.js';
 import { findImport, rewriteShorthand } from './shorthand.js';
@@ -26,7 +27,7 @@ export interface PreparedJob {
 /** A job for the guest, or why the evaluation cannot run at all (one line). */
 export type Prepared = { ok: true; job: PreparedJob } | { ok: false; error: string };
 
-type PreparedScript = { ok: true; hash: string; source: string; names: string[]; once: boolean; reads: ScopeReads } | { ok: false; error: string };
+type PreparedScript = { ok: true; hash: string; source: string; names: string[]; once: boolean; reads: ScopeReads; scanned: ScriptNames } | { ok: false; error: string };
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 // Far beyond any condition or script a workflow needs; past this it is data pasted by mistake (or an attack).
@@ -118,8 +119,15 @@ function prepareJob(workflow: string, steps: Step[], script: string | null, prep
     if (!handler) return { ok: true, job: { parts: parts(programs, reads), reads, script: null } };
     if (script === null) return { ok: false, error: `${handler.label}: workflow ${workflow} has no script.js to find it in` };
     if (!prepared?.ok) return { ok: false, error: prepared?.error ?? 'script.js could not be read' };
-    const withScript = programs.map((p) => ({ ...p, script: { workflow, hash: prepared.hash, names: prepared.names, once: prepared.once } }));
     const jobReads = unionReads([reads, prepared.reads]);
+    const onThis =
+      jobReads === 'all'
+        ? null
+        : functionsOnThis(
+            prepared.scanned,
+            pieces.flatMap((p) => (p.kind === 'body' ? [namesOf(sources.get(p) ?? p.body)] : [])),
+          );
+    const withScript = programs.map((p) => ({ ...p, script: { workflow, hash: prepared.hash, names: prepared.names, once: prepared.once, ...(onThis ? { onThis } : {}) } }));
     return { ok: true, job: { parts: parts(withScript, jobReads), reads: jobReads, script: { hash: prepared.hash, source: prepared.source } } };
   } catch (error) {
     if (error instanceof PrepareError) return { ok: false, error: error.message };
@@ -161,6 +169,7 @@ function prepareScript(script: string): PreparedScript {
           names: module.names,
           once: runsOnce(module.source),
           reads: scopeReadsOf(module.source),
+          scanned: namesOf(module.source),
         }
       : { ok: false, error: `script.js: ${module.error}` };
   }

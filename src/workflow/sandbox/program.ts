@@ -15,9 +15,10 @@ export interface Program {
   fields?: [string, CodePiece][];
   /**
    * script.js (its source travels beside the program, compiled once per context) and its top-level names, when a
-   * piece is a handler; once: its top level runs once per context (it holds no state, see runsOnce), else afresh each time.
+   * piece is a handler; once: its top level runs once per context (it holds no state, see runsOnce), else afresh each time;
+   * onThis: the functions code can name on `this` (see functionsOnThis; absent: all of them).
    */
-  script?: { workflow: string; hash: string; names: string[]; once: boolean };
+  script?: { workflow: string; hash: string; names: string[]; once: boolean; onThis?: string[] };
   /** A part after the first: it starts from the common_data the part before left. */
   chained?: boolean;
   /** The part runs in the state the part before chose, entered afresh (its input not yet set). */
