@@ -61,6 +61,8 @@ function workflowInput(scope) {
 // object through \`this\`: a getter closing over the object would make a cycle (object, accessor, closure),
 // which QuickJS's reference counting cannot free, so each evaluation's data would wait for its cycle collector.
 var VARIABLES = { get: function () { return this.common_data; }, set: function (v) { this.common_data = v; }, enumerable: true };
+// The tool-call shorthand's lookup (see shorthand.ts): one function for every part, reading the tool calls of the part running now.
+var currentCalls = null, TOOL = { value: function (n) { var calls = currentCalls || []; for (var i = calls.length - 1; i >= 0; i--) if (calls[i].name === n) return calls[i]; }, writable: true, configurable: true };
 // scope: the fields parsed for this part (common_data, input, ...); kept: those only copied from (the same object for a job sent whole).
 function build(scope, kept, reach) {
   var self = { common_data: scope.common_data, input: workflowInput(scope), last_agent_response: kept.last_agent_response }, calls = (kept.last_tool_calls || []).map(toolCall);
@@ -71,20 +73,24 @@ function build(scope, kept, reach) {
   self.sub_workflow_result = scope.sub_workflow_result;
   // The failure an error handler decides about (seed 001's this.last_error).
   if (scope.last_error !== undefined) self.last_error = scope.last_error;
-  hide(self, '__troupe_tool', function (n) { for (var i = calls.length - 1; i >= 0; i--) if (calls[i].name === n) return calls[i]; });
+  currentCalls = calls;
+  define(self, '__troupe_tool', TOOL);
   defineAll(self, lazyProps(reach));
   return self;
 }
 // One accessor per lazy name, made once: read on this evaluation's this, it builds the value from the scope and keeps it there.
-var LAZY_PROPS = create(null), LAZY_FIELD = { contexts: 'contexts', workflow_contexts: 'contexts', getContext: 'contexts', context: 'contexts', agents: 'agents', getAgent: 'agents', getToolCalls: 'agents', last_response: 'last_response' }, lazySets = new Map();
+var LAZY_PROPS = create(null), LAZY_FIELD = { contexts: 'contexts', workflow_contexts: 'contexts', getContext: 'contexts', context: 'contexts', agents: 'agents', getAgent: 'agents', getToolCalls: 'agents', last_response: 'last_response' }, lazySets = new WeakMap(), ALL_LAZY = null;
 // The accessors of the names the job's code can reach (program.reach: the scope fields a scan found it naming; absent: all). Code
 // that names none of a field's names, nor reaches this reflectively, cannot tell them missing; defining fewer is cheaper.
+// By the program's own reach array (a kept program is the same object every time).
 function lazyProps(reach) {
-  var key = reach ? reach.join() : '*', props = lazySets.get(key);
+  var props = reach ? lazySets.get(reach) : ALL_LAZY;
   if (props) return props;
   props = create(null);
   LAZY.forEach(function (k) { if (!reach || reach.indexOf(LAZY_FIELD[k]) !== -1) props[k] = LAZY_PROPS[k]; });
-  lazySets.set(key, harden(props));
+  harden(props);
+  if (reach) lazySets.set(reach, props);
+  else ALL_LAZY = props;
   return props;
 }
 LAZY.forEach(function (k, i) {
@@ -181,6 +187,7 @@ hardenRealm();
 harden(Fail);
 harden(LAZY_PROPS);
 harden(VARIABLES);
+harden(TOOL);
 // One part of a job: its answer after a header (see GUEST_CORE), or 'm' (it read contexts' messages that were not sent).
 function runPart(program, scopeJson, scriptSource, messagesJson, kept) {
   var answer;
@@ -210,7 +217,7 @@ function runPart(program, scopeJson, scriptSource, messagesJson, kept) {
   } catch (e) {
     answer = stringify({ ok: false, failure: e instanceof Fail ? e.info : thrown(e, { label: where.label || 'sandbox', snippet: where.snippet }).info });
   }
-  current = currentScope = null;
+  current = currentScope = currentCalls = null;
   state.messages = state.base = state.added = null;
   // The code read a context's messages, which were not sent: whatever it did since (it may have caught the
   // error) is dropped, and the host runs the job again with them.
@@ -237,9 +244,9 @@ function keepFields(keptJson) {
 // 'n'. Each part's answer is in where.done as it ends (the host reads what ran before an error escaped), and
 // where.part says which part runs (the host's interrupt handler gives each part its own step budget).
 // keptJson: null, the job's scope is all in scopeJson; else the fields kept between jobs that changed since the
-// last (a JSON object; after '=', all of them, replacing what was kept), and scopeJson has the rest.
+// last (a JSON object; after '=', all of them, replacing what was kept; undefined: none changed), and scopeJson has the rest.
 function run(jobId, jobJson, scopeJson, scriptSource, messagesJson, keptJson) {
-  if (keptJson !== null) keepFields(keptJson);
+  if (typeof keptJson === 'string') keepFields(keptJson);
   var job = jobs.get(jobId);
   if (!job) {
     if (jobJson === null) return 'n';

@@ -212,7 +212,8 @@ function callGuest(
     context.newString(scopeJson),
     scriptSource === null ? context.null : context.newString(scriptSource),
     messagesJson === null ? context.null : context.newString(messagesJson),
-    keptJson === null ? context.null : context.newString(keptJson),
+    // Most jobs change none of the kept fields: undefined, no string to make.
+    keptJson === null ? context.null : keptJson === '' ? context.undefined : context.newString(keptJson),
   ];
   try {
     const answer = context.callFunction(guest.run, context.undefined, ...args);
