@@ -226,7 +226,7 @@ function runPart(program, scopeJson, scriptSource, messagesJson, kept) {
     return 'm';
   }
   // 1: code replaced a context's messages (the next part must wait for the engine); 2: it only added messages; 0: neither.
-  return (sweep() ? 'c' : 'd') + (keys(state.changed).length === 0 ? '0' : state.lists ? '1' : '2') + stringify(chosen) + '\\n' + answer;
+  return (sweep() ? 'c' : 'd') + (keys(state.changed).length === 0 ? '0' : state.lists ? '1' : '2') + (chosen === '' ? '""' : stringify(chosen)) + '\\n' + answer;
 }
 // First thing in a job, before any workflow code runs (the host counts on it: what it sent is what is kept).
 function keepFields(keptJson) {
@@ -269,7 +269,8 @@ function run(jobId, jobJson, scopeJson, scriptSource, messagesJson, keptJson) {
     // The next part runs after one that succeeded clean ('c') and replaced no context's messages (not '1').
     var nl = answer.indexOf('\\n');
     if (answer.charCodeAt(0) !== 99 || answer.charCodeAt(1) === 49 || answer.slice(nl + 1, nl + 11) !== '{"ok":true') return out;
-    var from = at, target = parse(answer.slice(2, nl));
+    // Most parts choose no state: the header's '""'.
+    var from = at, target = nl === 4 ? '' : parse(answer.slice(2, nl));
     at = -1;
     for (var i = 0; i < job.length; i++) if (job[i][0] === from && (job[i][1] === null || job[i][1] === target)) { at = i; break; }
     if (at === -1) return out;
