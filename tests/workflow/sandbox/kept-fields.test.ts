@@ -98,4 +98,26 @@ describe('the host knows what the guest keeps', () => {
     expect(seen(scopeOf({ last_agent_response: 'c' }))).toBe('c');
     expect(seen(scopeOf({ last_agent_response: 'c' }))).toBe('c');
   });
+
+  it('tool-call arguments kept as data (a job not made by splitScope) reach code as a copy', () => {
+    const job = (source: string): Job => ({ ...keptJobOf(scopeOf(), source, LIMITS), kept: { last_tool_calls: '[{"name":"t","arguments":{"q":"a"}}]' } });
+    const value = (source: string): unknown => JSON.parse(runJob(job(source), guest()).result).value;
+    expect(value('this.last_tool_calls[0].arguments.q = "evil"; return 1')).toBe(1);
+    expect(value('return this.last_tool_calls[0].arguments.q')).toBe('a');
+  });
+});
+
+describe('the wire form of the kept fields', () => {
+  it('sends tool-call arguments given as data as their JSON text, which the guest parses back', () => {
+    const calls = [
+      { name: 'search', arguments: { q: 'a' } },
+      { name: 'raw', arguments: 'not json' },
+    ];
+    const { kept } = splitScope({ last_tool_calls: calls, agents: { coder: { response: 'r', toolCalls: calls } } }, (_k, v) => v);
+    expect(JSON.parse(kept.last_tool_calls!)).toEqual([
+      { name: 'search', arguments: '{"q":"a"}' },
+      { name: 'raw', arguments: 'not json' },
+    ]);
+    expect(JSON.parse(kept.agents!).coder.toolCalls[0].arguments).toBe('{"q":"a"}');
+  });
 });
