@@ -189,7 +189,8 @@ harden(LAZY_PROPS);
 harden(VARIABLES);
 harden(TOOL);
 // One part of a job: its answer after a header (see GUEST_CORE), or 'm' (it read contexts' messages that were not sent).
-function runPart(program, scopeJson, scriptSource, messagesJson, kept) {
+// messages: the contexts' messages by name (parsed once per job), or null when they were not sent.
+function runPart(program, scopeJson, scriptSource, messages, kept) {
   var answer;
   state.logs = [];
   state.dropped = 0;
@@ -207,7 +208,7 @@ function runPart(program, scopeJson, scriptSource, messagesJson, kept) {
   try {
     var scope = parse(scopeJson);
     currentScope = kept || scope;
-    if (typeof messagesJson === 'string') state.messages = parse(messagesJson);
+    state.messages = messages;
     state.maxLines = program.maxLogLines;
     state.maxChars = program.maxLogChars;
     if (program.chained) scope.common_data = parse(lastCommonData);
@@ -252,11 +253,12 @@ function run(jobId, jobJson, scopeJson, scriptSource, messagesJson, keptJson) {
     if (jobJson === null) return 'n';
     job = keep(jobs, jobId, parse(jobJson));
   }
-  var incomingData = lastCommonData, incomingAdded = lastAdded, at = 0, out = '', answer;
+  // Parsed once for the job's parts: code gets copies of the messages only (see 'contexts').
+  var incomingData = lastCommonData, incomingAdded = lastAdded, at = 0, out = '', answer, messages = typeof messagesJson === 'string' ? parse(messagesJson) : null;
   where.done = '';
   for (;;) {
     where.part = at;
-    answer = runPart(job[at][2], scopeJson, scriptSource, messagesJson, keptJson === null ? null : held);
+    answer = runPart(job[at][2], scopeJson, scriptSource, messages, keptJson === null ? null : held);
     if (answer === 'm') {
       // It runs again, whole, with the messages: as it came.
       lastCommonData = incomingData;
