@@ -43,7 +43,7 @@ function probe(programJson, scopeJson, n, upto) {
   var program = parse(programJson), saved = lastCommonData, savedAdded = lastAdded;
   for (var i = 0; i < n; i++) {
     if (upto === 7) { runPart(program, scopeJson, null, null, held); lastCommonData = saved; lastAdded = savedAdded; continue; }
-    state.logs = []; state.dropped = 0; state.changed = create(null); state.messages = null; state.wanted = false; state.lists = false; state.added = null; state.base = null;
+    state.logs = []; state.dropped = 0; state.changed = create(null); state.anyChanged = false; state.messages = null; state.wanted = false; state.lists = false; state.added = null; state.base = null;
     chosen = '';
     state.maxLines = program.maxLogLines; state.maxChars = program.maxLogChars;
     if (upto >= 1) {

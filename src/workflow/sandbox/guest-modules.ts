@@ -129,7 +129,7 @@ function sent(name) {
 function textLength(list) { var n = 0; for (var i = 0; i < list.length; i++) n += list[i].content.length; return n; }
 function context(name, wire, limit) {
   var o = { name: name, maxLength: limit }, base = state.base !== null && Object.prototype.hasOwnProperty.call(state.base, name) ? state.base[name] : [];
-  var changed = function () { state.changed[name] = true; };
+  var changed = function () { state.changed[name] = true; state.anyChanged = true; };
   var settle = function (list) { pending.delete(o); define(o, 'messages', { value: list, writable: true, enumerable: true, configurable: true }); return list; };
   if (Array.isArray(wire)) settle(wire.map(copy));
   else {

@@ -25,7 +25,7 @@ export const GUEST_CORE = `(function (sources) {
 var G = globalThis, parse = JSON.parse, stringify = JSON.stringify, keys = Object.keys, define = Object.defineProperty, freeze = Object.freeze;
 var getProto = Object.getPrototypeOf, getOwn = Reflect.getOwnPropertyDescriptor, ownKeys = Reflect.ownKeys, remove = Reflect.deleteProperty, isExtensible = Object.isExtensible;
 var OP = Object.prototype, AP = Array.prototype, SP = String.prototype, valueOfString = String.prototype.valueOf, apply = Reflect.apply, F = Function, create = Object.create;
-var where = { label: '', snippet: '', part: 0, done: '' }, state = { logs: [], dropped: 0, changed: create(null), messages: null, wanted: false, base: null, added: null, lists: false }, loaded = create(null), core;
+var where = { label: '', snippet: '', part: 0, done: '' }, state = { logs: [], dropped: 0, changed: create(null), anyChanged: false, messages: null, wanted: false, base: null, added: null, lists: false }, loaded = create(null), core;
 var compiled = new Map(), scripts = new Map(), jobs = new Map(), current = null, currentScope = null, lastCommonData = '{}', lastAdded = null, chosen = '', defineAll = Object.defineProperties;
 // The scope fields kept between jobs (see KEPT_SCOPE_FIELDS), parsed once when the host sends them changed; null: none
 // (a job sent whole). Code never sees these objects, only what is built from them afresh for each part.
@@ -116,8 +116,10 @@ function runPiece(p, fn, script, self) {
   where.label = p.label;
   where.snippet = p.snippet;
   if (p.kind === 'template') return need('template').render(p, self);
-  var args = argsOf(self);
+  var args;
+  // A handler gets this alone; a body its free names.
   if (p.kind === 'handler') { fn = need('script').handler(script, p); args = [self]; }
+  else args = argsOf(self);
   try { return apply(fn, self, args); } catch (e) { throw thrown(e, p); }
 }
 // JSON.stringify throws on cycles and BigInt; this catches what it would silently drop or mangle, and
@@ -173,7 +175,7 @@ function finish(self, value) {
   if (value !== undefined) out += ',"value":' + value;
   if (state.dropped > 0) state.logs.push('(' + state.dropped + ' more console lines not kept)');
   if (state.logs.length > 0) out += ',"logs":' + stringify(state.logs);
-  if (keys(state.changed).length > 0) out += need('contexts').changed(self, state.changed);
+  if (state.anyChanged) out += need('contexts').changed(self, state.changed);
   // For a part chained after this one: the messages added so far in this job, to contexts it sees as the engine will.
   lastAdded = state.lists ? null : state.added || state.base;
   return out + '}';
@@ -195,6 +197,7 @@ function runPart(program, scopeJson, scriptSource, messages, kept) {
   state.logs = [];
   state.dropped = 0;
   state.changed = create(null);
+  state.anyChanged = false;
   state.messages = null;
   state.wanted = false;
   state.lists = false;
@@ -227,7 +230,7 @@ function runPart(program, scopeJson, scriptSource, messages, kept) {
     return 'm';
   }
   // 1: code replaced a context's messages (the next part must wait for the engine); 2: it only added messages; 0: neither.
-  return (sweep() ? 'c' : 'd') + (keys(state.changed).length === 0 ? '0' : state.lists ? '1' : '2') + (chosen === '' ? '""' : stringify(chosen)) + '\\n' + answer;
+  return (sweep() ? 'c' : 'd') + (!state.anyChanged ? '0' : state.lists ? '1' : '2') + (chosen === '' ? '""' : stringify(chosen)) + '\\n' + answer;
 }
 // First thing in a job, before any workflow code runs (the host counts on it: what it sent is what is kept).
 function keepFields(keptJson) {
