@@ -2,7 +2,7 @@
 // session) run whole by runJob, then each stage alone. The wasm crossing: the same argument handles and an answer
 // string of the same length through a guest function that does nothing else. Inside QuickJS: a guest whose core
 // also exposes a probe (added to its source text here, never in what troupe runs) that repeats, in a loop inside
-// the guest, a prefix of what `run` does for one part — parse the scope, build `this`, read this.last_response,
+// the guest, a prefix of what `run` does for one part — parse the scope (its fields parsed afresh for each part), build `this`, read this.last_response,
 // run the part's code, write its result, sweep the global object — so each stage is the difference of two
 // prefixes, free of the crossing. CPU per job (µs), summed over the parts each job runs.
 import { performance } from 'node:perf_hooks';

@@ -540,7 +540,7 @@ async function printCrossing(guestOnly: boolean): Promise<void> {
       `  runJob, whole ${u(b.whole)}${heldInSession > 0 ? ` back to back (inside a session, between the engine's work: ${u(heldInSession * 1000)}, caches cold)` : ''}: the wasm crossing (handles, strings in and out, the call) ${u(b.crossing)}\n`,
     );
     process.stdout.write(
-      `  inside QuickJS: parse the scope ${u(b.parse)}, build this ${u(b.build)} (+ this.last_response ${u(b.lastResponse)}), run the code ${u(b.execute)}, write the result ${u(b.finish)}, sweep ${u(b.sweep)}, the rest of a part ${u(b.rest)}\n`,
+      `  inside QuickJS: parse the scope (the fields parsed afresh for each part; the kept ones only when they changed: none in this bench) ${u(b.parse)}, build this ${u(b.build)} (+ this.last_response ${u(b.lastResponse)}), run the code ${u(b.execute)}, write the result ${u(b.finish)}, sweep ${u(b.sweep)}, the rest of a part ${u(b.rest)}\n`,
     );
     process.stdout.write(
       `  the rest (the host side: checking each part's answer, chaining; and stages colder in a real job than in the probe's loop) ${u(b.whole - b.crossing - b.parse - b.build - b.execute - b.finish - b.sweep - b.rest)}\n`,
