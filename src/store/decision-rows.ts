@@ -19,8 +19,12 @@ const KNOWN_SHAPES: readonly (readonly string[])[] = [
   ['target', 'source', 'criteria', 'reason', 'proposer', 'targetId', 'score', 'status', 'dropReason'],
   ['target', 'source', 'criteria', 'reason', 'proposer', 'targetId', 'score', 'status', 'expires', 'dropReason'],
 ];
-const nameOf = (keys: readonly string[]) => keys.join('\u0000');
-const KNOWN_INDEX = new Map(KNOWN_SHAPES.map((keys, i) => [nameOf(keys), i]));
+
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
 
 /**
  * The key lists the rows of one line use, each written once: a row starts with its list's index in the
@@ -28,29 +32,23 @@ const KNOWN_INDEX = new Map(KNOWN_SHAPES.map((keys, i) => [nameOf(keys), i]));
  */
 export class RowShapes {
   readonly list: (string[] | number)[] = [];
-  private readonly index = new Map<string, number>();
+  // The key list of each entry of `list` (a line has a few: compared key by key, no name built per row).
+  private readonly keys: (readonly string[])[] = [];
 
   /** The index of this key list, added when new. */
   of(keys: string[]): number {
-    const name = nameOf(keys);
-    let i = this.index.get(name);
-    if (i === undefined) {
-      i = this.list.length;
-      this.list.push(KNOWN_INDEX.get(name) ?? keys);
-      this.index.set(name, i);
-    }
-    return i;
+    for (let i = 0; i < this.keys.length; i++) if (sameKeys(this.keys[i]!, keys)) return i;
+    const known = KNOWN_SHAPES.findIndex((k) => sameKeys(k, keys));
+    this.list.push(known >= 0 ? known : keys);
+    this.keys.push(keys);
+    return this.list.length - 1;
   }
 }
 
 function isCriteria(v: unknown): v is Record<(typeof CRITERIA)[number], number> {
   if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
-  let i = 0;
-  for (const key in v) {
-    if (key !== CRITERIA[i] || typeof (v as Raw)[key] !== 'number') return false;
-    i++;
-  }
-  return i === CRITERIA.length;
+  const keys = Object.keys(v);
+  return keys.length === 3 && keys[0] === CRITERIA[0] && keys[1] === CRITERIA[1] && keys[2] === CRITERIA[2] && keys.every((k) => typeof (v as Raw)[k] === 'number');
 }
 
 // A proposal becomes a row when every value is a string, number, boolean or null, except criteria of the usual shape
@@ -58,13 +56,14 @@ function isCriteria(v: unknown): v is Record<(typeof CRITERIA)[number], number> 
 function rowOf(p: unknown, shapes: RowShapes): unknown[] | null {
   if (p === null || typeof p !== 'object' || Array.isArray(p)) return null;
   const keys = Object.keys(p);
-  const row: unknown[] = new Array(keys.length + 1);
+  // Built by push, not preallocated: a holey array serialises slower.
+  const row: unknown[] = [0];
   for (let k = 0; k < keys.length; k++) {
     const key = keys[k]!;
     const v = (p as Raw)[key];
     if (key === '__proto__') return null;
-    if (v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))) row[k + 1] = v;
-    else if (key === 'criteria' && isCriteria(v)) row[k + 1] = [v.urgency, v.dependency, v.user_intent];
+    if (v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))) row.push(v);
+    else if (key === 'criteria' && isCriteria(v)) row.push([v.urgency, v.dependency, v.user_intent]);
     else return null;
   }
   row[0] = shapes.of(keys);
@@ -82,8 +81,8 @@ export function packDecision(decision: unknown, shapes: RowShapes): Raw | null {
   if (!Array.isArray(proposals)) return null;
   const packed: Raw = {};
   for (const key in d) packed[key] = d[key];
-  const rows = new Array(proposals.length);
-  for (let i = 0; i < proposals.length; i++) rows[i] = rowOf(proposals[i], shapes) ?? proposals[i];
+  const rows: unknown[] = [];
+  for (let i = 0; i < proposals.length; i++) rows.push(rowOf(proposals[i], shapes) ?? proposals[i]);
   packed.proposals = rows;
   if (d.winner !== null && typeof d.winner === 'object') {
     const k = proposals.indexOf(d.winner);
