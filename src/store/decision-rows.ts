@@ -38,7 +38,8 @@ export class RowShapes {
   /** The index of this key list, added when new. */
   of(keys: string[]): number {
     for (let i = 0; i < this.keys.length; i++) if (sameKeys(this.keys[i]!, keys)) return i;
-    const known = KNOWN_SHAPES.findIndex((k) => sameKeys(k, keys));
+    let known = -1;
+    for (let k = 0; k < KNOWN_SHAPES.length && known < 0; k++) if (sameKeys(KNOWN_SHAPES[k]!, keys)) known = k;
     this.list.push(known >= 0 ? known : keys);
     this.keys.push(keys);
     return this.list.length - 1;
@@ -48,7 +49,16 @@ export class RowShapes {
 function isCriteria(v: unknown): v is Record<(typeof CRITERIA)[number], number> {
   if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
   const keys = Object.keys(v);
-  return keys.length === 3 && keys[0] === CRITERIA[0] && keys[1] === CRITERIA[1] && keys[2] === CRITERIA[2] && keys.every((k) => typeof (v as Raw)[k] === 'number');
+  const c = v as Raw;
+  return (
+    keys.length === 3 &&
+    keys[0] === CRITERIA[0] &&
+    keys[1] === CRITERIA[1] &&
+    keys[2] === CRITERIA[2] &&
+    typeof c.urgency === 'number' &&
+    typeof c.dependency === 'number' &&
+    typeof c.user_intent === 'number'
+  );
 }
 
 // A proposal becomes a row when every value is a string, number, boolean or null, except criteria of the usual shape

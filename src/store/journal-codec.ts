@@ -57,10 +57,6 @@ export function slimRecord(record: JournalRecord, sessionId: string): Raw {
   let slim = false;
   let shapes: RowShapes | null = null;
   let packed: number[] | null = null;
-  const pack = (d: unknown) => {
-    shapes ??= new RowShapes();
-    return packDecision(d, shapes);
-  };
   for (let i = 0; i < events.length; i++) {
     const e = events[i]!;
     const arbitration = e.type === 'arbitration';
@@ -79,7 +75,10 @@ export function slimRecord(record: JournalRecord, sessionId: string): Raw {
         let path: string | undefined;
         if (key !== 'type' && sources.length > 0 && referable(v)) path = sources.find(([, s]) => s === v)?.[0];
         if (path === undefined) {
-          if (arbitration && key === 'decision') decision = pack(v);
+          if (arbitration && key === 'decision') {
+            if (shapes === null) shapes = new RowShapes();
+            decision = packDecision(v, shapes);
+          }
           copy[key] = decision ?? v;
         } else {
           copy[key] = 0;
@@ -94,7 +93,10 @@ export function slimRecord(record: JournalRecord, sessionId: string): Raw {
       if (eventRefs !== null) refs = refs ? refs.concat(eventRefs) : eventRefs;
     } else {
       // Kept whole, its envelope too: only the decision is packed.
-      if (arbitration && decision === null) decision = pack(e.decision);
+      if (arbitration && decision === null) {
+        if (shapes === null) shapes = new RowShapes();
+        decision = packDecision(e.decision, shapes);
+      }
       stored[i] = decision !== null ? { ...e, decision } : e;
     }
     if (decision !== null) {
