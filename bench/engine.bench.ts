@@ -335,6 +335,7 @@ export default async function engine(): Promise<void> {
     process.stdout.write(`    breakdown (synchronous time in each entry point, one instrumented session; wall µs per transition):\n`);
     process.stdout.write(`      memory: ${lines(cliParts.get('memory'))}\n        (the bare path's instead: ${lines(bareParts.get('bare'))})\n`);
     process.stdout.write(`      store: ${lines(cliParts.get('store'))}\n`);
+    process.stdout.write(`      both: ${lines(cliParts.get('gc'))} (the bare path's: ${lines(bareParts.get('gc'))})\n`);
     process.stdout.write(
       `    model calls per transition: bare and store 1 persona call; memory and the CLI path 1 + ${summaryCalls.toFixed(2)} summary calls (the rolling memory's own work, counted in its layer)\n`,
     );

@@ -1,7 +1,7 @@
 // Where the CLI path's layers spend a turn: the synchronous time of each entry point of the rolling memory
 // and of the journal recorder, summed over an instrumented session (wall time inside each call, so it reads
 // alike on a busy machine as long as the call is not preempted). The timed runs are never instrumented.
-import { performance } from 'node:perf_hooks';
+import { PerformanceObserver, performance } from 'node:perf_hooks';
 import { Compressor } from '../src/memory/compressor.js';
 import { Memory } from '../src/memory/memory.js';
 import { MemoryPromptBuilder } from '../src/memory/memory-prompt-builder.js';
@@ -10,6 +10,9 @@ import { ModelSummariser } from '../src/memory/summariser.js';
 import { JournalRecorder } from '../src/session/recorder.js';
 
 type Proto = Record<string, unknown>;
+
+/** The label of the garbage collector's pauses (layer "gc"). */
+export const GC = 'garbage collection pauses';
 
 /** The entry points timed, by layer: [label, prototype, method]. */
 const POINTS: [layer: string, label: string, proto: Proto, method: string][] = [
@@ -28,7 +31,8 @@ const POINTS: [layer: string, label: string, proto: Proto, method: string][] = [
 /**
  * Runs `session` (one session; it calls `measure(true)` from the first timed turn and `measure(false)` at the
  * last, and resolves with the transitions between) with every entry point wrapped, and returns µs per
- * transition by layer and label. The wrappers are removed afterwards.
+ * transition by layer and label, and the garbage collector's pauses meanwhile (layer "gc"). The wrappers are
+ * removed afterwards.
  */
 export async function layerBreakdown(session: (measure: (on: boolean) => void) => Promise<number>): Promise<Map<string, Map<string, number>>> {
   const spent = new Map<string, number>();
@@ -49,16 +53,24 @@ export async function layerBreakdown(session: (measure: (on: boolean) => void) =
       proto[method] = original;
     };
   });
+  // Garbage collection pauses of the main thread while measuring: the layers' allocations cost here, not in any entry point.
+  let gc = 0;
+  const observer = new PerformanceObserver((list) => {
+    if (on) for (const entry of list.getEntries()) gc += entry.duration;
+  });
+  observer.observe({ entryTypes: ['gc'] });
   let transitions = 0;
   try {
     transitions = await session((value) => {
       on = value;
     });
   } finally {
+    observer.disconnect();
     for (const restore of originals) restore();
   }
+  spent.set(GC, gc);
   const out = new Map<string, Map<string, number>>();
-  for (const [layer, label] of POINTS) {
+  for (const [layer, label] of [...POINTS, ['gc', GC] as const]) {
     const us = ((spent.get(label) ?? 0) * 1000) / Math.max(1, transitions);
     if (!out.has(layer)) out.set(layer, new Map());
     out.get(layer)!.set(label, us);
