@@ -22,8 +22,10 @@ import { openSession } from '../src/session/open-session.js';
 import { LowdbStore } from '../src/store/lowdb-store.js';
 import { redactedJson, redactorFrom } from '../src/llm/redact.js';
 import { slimRecord } from '../src/store/journal-codec.js';
+import { CHAIN_START, sealLineInto } from '../src/store/journal-chain.js';
 import { JournalWriter } from '../src/store/journal-file.js';
 import type { JournalRecord } from '../src/store/session-file.js';
+import { layerBreakdown } from './layer-breakdown.js';
 import { generatedTeam } from './team-fixtures.js';
 import { interleaved, median, ms, QUICK, ratio } from './stats.js';
 
@@ -103,7 +105,12 @@ type Layers = { memory: boolean; store: boolean };
  * Per transition from turn FROM_TURN to TURNS of a session on an instant model, with the given layers of
  * the CLI path: wall time, and the process's CPU time (which a busy machine inflates less).
  */
-async function sessionPerTransition(loaded: LoadedTeam, def: MachineDefinition, layers: Layers): Promise<{ wall: number; cpu: number; summaries: number }> {
+async function sessionPerTransition(
+  loaded: LoadedTeam,
+  def: MachineDefinition,
+  layers: Layers,
+  measure: (on: boolean) => void = () => {},
+): Promise<{ wall: number; cpu: number; summaries: number; transitions: number }> {
   const dir = layers.store ? mkdtempSync(join(tmpdir(), 'troupe-bench-')) : null;
   const model = new InstantModel(def.agents.map((a) => a.id));
   const session = await openSession({
@@ -118,13 +125,18 @@ async function sessionPerTransition(loaded: LoadedTeam, def: MachineDefinition, 
   let t0 = 0;
   let c0 = process.cpuUsage();
   let s0 = 0;
-  const took = { wall: 0, cpu: 0, summaries: 0 };
+  const took = { wall: 0, cpu: 0, summaries: 0, transitions: 0 };
   session.subscribe((e) => {
     if (e.type === 'transition') transitions++;
     if (e.type !== 'agent_message') return;
-    if (e.turn === FROM_TURN) [t0, c0, transitions, s0] = [performance.now(), process.cpuUsage(), 0, model.summaries];
+    if (e.turn === FROM_TURN) {
+      [t0, c0, transitions, s0] = [performance.now(), process.cpuUsage(), 0, model.summaries];
+      measure(true);
+    }
     if (e.turn >= TURNS) {
+      measure(false);
       const cpu = process.cpuUsage(c0);
+      took.transitions = transitions;
       took.wall = (performance.now() - t0) / transitions;
       took.cpu = (cpu.user + cpu.system) / 1000 / transitions;
       took.summaries = (model.summaries - s0) / transitions;
@@ -179,6 +191,49 @@ function storeFloor(records: readonly JournalRecord[]): number {
   writer.close();
   rmSync(dir, { recursive: true, force: true });
   return (used.user + used.system) / 1000 / turns;
+}
+
+/** The store floor by stage, µs CPU per transition: each stage run over every line in turn, median of `runs`. */
+function storeFloorStages(records: readonly JournalRecord[], runs: number): Record<string, number> {
+  const dir = mkdtempSync(join(tmpdir(), 'troupe-floor-'));
+  const redact = redactorFrom();
+  const turns = records.filter((r) => r.input?.type === 'agent_completed').length;
+  const slims = records.map((r, i) => slimRecord({ ...r, n: i + 1 }, 'bench'));
+  const jsons = slims.map((x) => JSON.stringify(x));
+  const scratch = Buffer.allocUnsafe(1 << 20);
+  let files = 0;
+  const stages: Record<string, () => void> = {
+    'slim (format 5)': () => {
+      for (let i = 0; i < records.length; i++) slimRecord({ ...records[i]!, n: i + 1 }, 'bench');
+    },
+    serialise: () => {
+      for (const x of slims) JSON.stringify(x);
+    },
+    'redaction screen': () => {
+      for (const j of jsons) redact.screen?.test(j);
+    },
+    'seal (UTF-8 + SHA-256)': () => {
+      let prev = CHAIN_START;
+      for (const j of jsons) prev = sealLineInto(j, prev, scratch, 0).hash;
+    },
+    // Sealing again, as the writer does: the rest of this stage is the write itself.
+    'seal and write': () => {
+      const writer = new JournalWriter(join(dir, `floor-${files++}.jsonl`));
+      for (let i = 0; i < jsons.length; i++) writer.appendJson(jsons[i]!, i + 1);
+      writer.close();
+    },
+  };
+  const samples: Record<string, number[]> = {};
+  for (let r = 0; r < runs + 2; r++) {
+    for (const [name, run] of Object.entries(stages)) {
+      const c0 = process.cpuUsage();
+      run();
+      const used = process.cpuUsage(c0);
+      if (r >= 2) (samples[name] ??= []).push((used.user + used.system) / 1000 / turns);
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
+  return Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
 }
 
 /**
@@ -267,6 +322,20 @@ export default async function engine(): Promise<void> {
     process.stdout.write(
       `    store floor (its ${(records.length / records.filter((r) => r.input?.type === 'agent_completed').length).toFixed(1)} lines per transition slimmed, stringified, screened, sealed, one write per line, no session): ${ms(floor)} CPU; the store layer is +${ms(storeCpu)} = ${ratio(storeCpu, floor)} its floor\n`,
     );
+    const stages = storeFloorStages(records, SESSION_RUNS);
+    process.stdout.write(
+      `      floor by stage: ${Object.entries(stages)
+        .map(([k, v]) => `${k} ${ms(v)}`)
+        .join(' · ')}\n`,
+    );
+    // Where the layers' time goes: one instrumented CLI-path session and one bare one (for the prompt the bare path builds instead).
+    const cliParts = await layerBreakdown(async (measure) => (await sessionPerTransition(loaded, defs[t]!, variants.cli!, measure)).transitions);
+    const bareParts = await layerBreakdown(async (measure) => (await sessionPerTransition(loaded, defs[t]!, variants.bare!, measure)).transitions);
+    const lines = (parts: Map<string, number> | undefined) => [...(parts ?? [])].map(([label, us]) => `${label} ${ms(us / 1000)}`).join(' · ');
+    process.stdout.write(`    breakdown (synchronous time in each entry point, one instrumented session; wall µs per transition):\n`);
+    process.stdout.write(`      memory: ${lines(cliParts.get('memory'))}\n        (the bare path's instead: ${lines(bareParts.get('bare'))})\n`);
+    process.stdout.write(`      store: ${lines(cliParts.get('store'))}\n`);
+    process.stdout.write(`      both: ${lines(cliParts.get('gc'))} (the bare path's: ${lines(bareParts.get('gc'))})\n`);
     process.stdout.write(
       `    model calls per transition: bare and store 1 persona call; memory and the CLI path 1 + ${summaryCalls.toFixed(2)} summary calls (the rolling memory's own work, counted in its layer)\n`,
     );

@@ -5,7 +5,7 @@ import type { Memory } from './memory.js';
 import type { RawTurn, Summary } from './memory-state.js';
 import { namesFor } from './names.js';
 import { PieceTokens } from './piece-tokens.js';
-import { PromptPrefixes, type Prefix } from './prompt-prefix.js';
+import { PromptPrefixes } from './prompt-prefix.js';
 import { closingMessages, type PrefixInput, type PromptBuilder, type PromptInput } from './prompt-builder.js';
 import { trimLabel, type NameOf } from './render.js';
 import { SummariesMessage } from './summaries-message.js';
@@ -22,9 +22,8 @@ export interface MemoryPromptOptions {
 
 type Item = { kind: 'summary'; s: Summary } | { kind: 'turn'; t: RawTurn };
 
-/** A persona's prompt head as last built, and what it was built from. */
+/** A persona's prompt head as last built, and what it was built from (the prefix is not part of it: it is counted apart). */
 interface Head {
-  prefix: Prefix;
   nameOf: NameOf;
   /** The summaries it holds: how many, and the ids of the first and last (ids are never reused). */
   summaries: number;
@@ -140,7 +139,7 @@ export class MemoryPromptBuilder implements PromptBuilder {
     // The inbox quotes the latest message; do not send it twice.
     const count = inbox && last && 'text' in inbox && last.text === inbox.text ? recent.length - 1 : recent.length;
     const summaries = this.memory.summaries;
-    const head = this.headOf(input.persona.id, prefix, summaries, recent, count, nameOf);
+    const head = this.headOf(input.persona.id, summaries, recent, count, nameOf);
     const waiting = this.waitingPins.of(this.prefixes.linesFor(input.def));
     const inboxCost = inbox ? this.inboxTokens(closing[0]!, inbox, last) : 0;
     let fixed = PROMPT_OVERHEAD + prefix.tokens + waiting.tokens + inboxCost;
@@ -176,21 +175,41 @@ export class MemoryPromptBuilder implements PromptBuilder {
   }
 
   /**
-   * The head of a persona's prompt (system message, summaries message, the raw turns before the inbox) with its
-   * tokens, as built for its last call and extended by the turns recorded since: a turn is rendered and counted
-   * once per persona, and the head is rebuilt only when the prefix or the summaries change (a summary removes
-   * turns from the front of the raw window too).
+   * The head of a persona's prompt (summaries message, the raw turns before the inbox) with its tokens, as
+   * built for its last call and extended by the turns recorded since: a turn is rendered and counted once per
+   * persona. A new prefix (pins settled) leaves the head as it is; new summaries rebuild the summaries message
+   * and drop the turns they took from the front of the raw window, keeping the rest as built.
    */
-  private headOf(self: string, prefix: Prefix, summaries: readonly Summary[], recent: readonly RawTurn[], count: number, nameOf: NameOf): Head {
+  private headOf(self: string, summaries: readonly Summary[], recent: readonly RawTurn[], count: number, nameOf: NameOf): Head {
     const first = summaries[0]?.id ?? -1;
     const lastSummary = summaries[summaries.length - 1]?.id ?? -1;
     let head = this.heads.get(self);
+    if (head && head.nameOf === nameOf && (head.summaries !== summaries.length || head.first !== first || head.last !== lastSummary)) {
+      const memo = this.summariesMessage.of(summaries);
+      head.summaries = summaries.length;
+      head.first = first;
+      head.last = lastSummary;
+      head.memo = summaries.length ? { role: 'user', content: memo.text } : null;
+      head.memoTokens = memo.tokens;
+      // The turns the summaries took leave from the front; the head keeps the rest if they still lead the window.
+      const gone = recent.length > 0 ? head.ids.indexOf(recent[0]!.id) : -1;
+      if (gone > 0) {
+        for (let i = 0; i < gone; i++) head.turnTokens -= head.costs[i]!;
+        head.ids.splice(0, gone);
+        head.turns.splice(0, gone);
+        head.costs.splice(0, gone);
+      } else if (gone < 0) {
+        head.ids = [];
+        head.turns = [];
+        head.costs = [];
+        head.turnTokens = 0;
+      }
+    }
     const n = head?.ids.length ?? 0;
     const extends_ = head !== undefined && n <= count && (n === 0 || (recent[0]!.id === head.ids[0] && recent[n - 1]!.id === head.ids[n - 1]));
-    if (!head || !extends_ || head.prefix !== prefix || head.nameOf !== nameOf || head.summaries !== summaries.length || head.first !== first || head.last !== lastSummary) {
+    if (!head || !extends_ || head.nameOf !== nameOf) {
       const memo = this.summariesMessage.of(summaries);
       head = {
-        prefix,
         nameOf,
         summaries: summaries.length,
         first,

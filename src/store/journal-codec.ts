@@ -1,3 +1,4 @@
+import { packDecision, RowShapes, unpackDecision } from './decision-rows.js';
 import type { JournalRecord } from './session-file.js';
 
 /**
@@ -7,7 +8,9 @@ import type { JournalRecord } from './session-file.js';
  * seqs start and when (`seq`, `at`); an event field holding a value of the step's input (the agent's text,
  * its directive) is stored as 0 and named in `refs` ([event index, field, path in the input]). Reading puts
  * both back in place (same values, same key order), so every reader sees the events as they were
- * published. Other events are stored whole. Lines of schemas 1-3 carry no `seq` or `refs` and read as they are.
+ * published. Other events are stored whole. From schema 5 an arbitration's decision is stored packed (see
+ * decision-rows.ts): its events are listed in `packed`, the key lists of its proposal rows in `shapes`.
+ * Lines of schemas 1-3 carry no `seq` or `refs` and read as they are; schema-4 lines no `packed`.
  */
 
 type Raw = Record<string, unknown>;
@@ -52,8 +55,12 @@ export function slimRecord(record: JournalRecord, sessionId: string): Raw {
   const stored: Raw[] = new Array(events.length);
   let refs: Ref[] | null = null;
   let slim = false;
+  let shapes: RowShapes | null = null;
+  let packed: number[] | null = null;
   for (let i = 0; i < events.length; i++) {
     const e = events[i]!;
+    const arbitration = e.type === 'arbitration';
+    let decision: Raw | null = null;
     // 0: payload; 1-3: session_id, seq, at seen in that order; -1: the envelope is not the usual one (kept whole).
     let tail = 0;
     const copy: Raw = {};
@@ -67,8 +74,13 @@ export function slimRecord(record: JournalRecord, sessionId: string): Raw {
       else {
         let path: string | undefined;
         if (key !== 'type' && sources.length > 0 && referable(v)) path = sources.find(([, s]) => s === v)?.[0];
-        if (path === undefined) copy[key] = v;
-        else {
+        if (path === undefined) {
+          if (arbitration && key === 'decision') {
+            if (shapes === null) shapes = new RowShapes();
+            decision = packDecision(v, shapes);
+          }
+          copy[key] = decision ?? v;
+        } else {
           copy[key] = 0;
           if (eventRefs === null) eventRefs = [];
           eventRefs.push([i, key, path]);
@@ -79,7 +91,18 @@ export function slimRecord(record: JournalRecord, sessionId: string): Raw {
       stored[i] = copy;
       slim = true;
       if (eventRefs !== null) refs = refs ? refs.concat(eventRefs) : eventRefs;
-    } else stored[i] = e;
+    } else {
+      // Kept whole, its envelope too: only the decision is packed.
+      if (arbitration && decision === null) {
+        if (shapes === null) shapes = new RowShapes();
+        decision = packDecision(e.decision, shapes);
+      }
+      stored[i] = decision !== null ? { ...e, decision } : e;
+    }
+    if (decision !== null) {
+      packed ??= [];
+      packed.push(i);
+    }
   }
   const out: Raw = { n: record.n };
   if (record.input) out.input = record.input;
@@ -89,6 +112,10 @@ export function slimRecord(record: JournalRecord, sessionId: string): Raw {
   }
   out.events = stored;
   if (refs) out.refs = refs;
+  if (packed !== null && packed.length > 0) {
+    out.packed = packed;
+    out.shapes = shapes!.list;
+  }
   return out;
 }
 
@@ -111,8 +138,8 @@ function valueAt(input: Raw | undefined, path: string): unknown {
  * input value that is not there (a hand edit) is left as stored.
  */
 export function restoreRecord(line: Raw & { n: number; events: unknown[] }, sessionId: string): JournalRecord {
-  const { seq, at, refs } = line;
-  if (seq === undefined && at === undefined && refs === undefined) return line as unknown as JournalRecord;
+  const { seq, at, refs, packed } = line;
+  if (seq === undefined && at === undefined && refs === undefined && packed === undefined) return line as unknown as JournalRecord;
   const events = line.events;
   if (seq !== undefined || at !== undefined) {
     if (typeof seq !== 'number' || !Number.isInteger(seq) || typeof at !== 'number') throw new SlimRecordError('has a seq or at that is not a number');
@@ -134,6 +161,13 @@ export function restoreRecord(line: Raw & { n: number; events: unknown[] }, sess
       const value = typeof path === 'string' ? valueAt(input, path) : undefined;
       // A reference an edit left dangling leaves the field as stored: readers check an event's fields and skip a malformed one.
       if (e && typeof e === 'object' && typeof key === 'string' && Object.hasOwn(e, key) && value !== undefined) e[key] = value;
+    }
+  }
+  if (packed !== undefined) {
+    if (!Array.isArray(packed)) throw new SlimRecordError('has a packed list that is not a list');
+    for (const i of packed as unknown[]) {
+      const e = typeof i === 'number' ? (events[i] as Raw | undefined) : undefined;
+      if (e !== null && typeof e === 'object' && !Array.isArray(e)) unpackDecision(e.decision, line.shapes);
     }
   }
   const record: Raw = { n: line.n };

@@ -22,8 +22,15 @@ const migrateV2: Migration = (raw) => raw;
  */
 const migrateV3: Migration = (raw) => raw;
 
+/**
+ * Version 5 writes an arbitration's decision packed (see decision-rows.ts); the document is unchanged and
+ * older lines stay as they are (they list no packed events). The version tells an older troupe, which
+ * would read packed proposals as they are, that the file is newer than it.
+ */
+const migrateV4: Migration = (raw) => raw;
+
 /** Migrations from each older schema version to the next (each has a fixture in tests/fixtures/sessions/). */
-export const MIGRATIONS: Record<number, Migration> = { 1: migrateV1, 2: migrateV2, 3: migrateV3 };
+export const MIGRATIONS: Record<number, Migration> = { 1: migrateV1, 2: migrateV2, 3: migrateV3, 4: migrateV4 };
 
 /** A loaded file and the version it was stored at (lower than current when it was migrated). */
 export interface Loaded {

@@ -7,7 +7,7 @@ import { EngineInputSchema, SessionStateSchema } from '../kinds/schemas.js';
 import { WorkflowPlanSchema } from '../workflow/run/plan.js';
 
 /** The session document format this build writes; bump it (and add a migration) when the layout changes. */
-export const SESSION_SCHEMA_VERSION = 4;
+export const SESSION_SCHEMA_VERSION = 5;
 
 const Hash = z.string().regex(/^[0-9a-f]{16}$/, 'expected 16 hex digits');
 
@@ -22,7 +22,8 @@ export const StoredEventSchema = lazySchema(() => EnvelopeSchema.extend({ type: 
  * such as usage) and the events that step published; folding `step()` over the inputs rebuilds the
  * session. From schema 3 each line ends with its seal (see journal-chain.ts): the previous line's hash
  * and its own, which the store adds as it writes the line. From schema 4 a line stores its events without
- * what the file and the line already say (see journal-codec.ts); this is the record as read back.
+ * what the file and the line already say (see journal-codec.ts), from schema 5 an arbitration's decision
+ * packed (see decision-rows.ts); this is the record as read back.
  */
 export const JournalRecordSchema = z.lazy(() =>
   z.object({

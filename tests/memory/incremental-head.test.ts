@@ -99,6 +99,38 @@ describe('prompts built by appending to each persona head', () => {
   });
 });
 
+describe('a persona head kept across prefix and summary changes', () => {
+  it('keeps the turn messages it built when pins join the prefix, and the ones a summary left when it lands (rendered once per persona)', async () => {
+    const memory = new Memory({ config: MemorySchema.parse({ compress_every: 4, keep_recent: 2, new_pins: 'in_system' }), summariser });
+    memory.recordUser('A lighthouse keeper game');
+    const builder = new MemoryPromptBuilder(memory, { budget: 1_000_000 });
+    const say = (n: number, persona: string, decision: boolean) => {
+      memory.recordAgent({ turnId: `t${n}`, persona, text: `Turn ${n}: the lamp and the tide chart, again at night.`, turn: n });
+      memory.recordDirective({ turnId: `t${n}`, persona, directive: { transition: 'HANDOFF_TO_AGENT', next_agent: 'ceo', ...(decision ? { key_decisions: [`decision ${n}`] } : {}) } });
+    };
+    say(1, 'cfo', false);
+    say(2, 'cmo', false);
+    const quiet = { from: 'cmo', text: 'Something unquoted' };
+    const before = builder.build(input('ceo', quiet));
+    // A decision pinned at once: the prefix (the system message) changes, the turns before it do not.
+    say(3, 'cfo', true);
+    const after = builder.build(input('ceo', quiet));
+    expect(after[0]!.content).not.toBe(before[0]!.content);
+    expect(after[1]).toBe(before[1]);
+    expect(after[2]).toBe(before[2]);
+    // A summary takes the oldest turns: the turns it left keep their messages.
+    say(4, 'cmo', false);
+    await memory.idle();
+    expect(memory.summaries.length).toBe(1);
+    const left = memory.recent.map((t) => t.turn);
+    const summarised = builder.build(input('ceo', quiet));
+    expect(JSON.stringify(summarised)).toBe(JSON.stringify(new MemoryPromptBuilder(memory, { budget: 1_000_000 }).build(input('ceo', quiet))));
+    const kept = after.filter((m) => left.some((n) => m.content.startsWith(`[`) && m.content.includes(`Turn ${n}:`)));
+    expect(kept.length).toBeGreaterThan(0);
+    for (const m of kept) expect(summarised).toContain(m);
+  });
+});
+
 describe('the pinned block extended in place', () => {
   it('is the block fitted from nothing after every append and every move of the oldest out, verbatim or condensed', () => {
     const lines = new PinnedLines((id) => id.toUpperCase());

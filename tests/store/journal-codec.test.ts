@@ -146,3 +146,119 @@ describe('journal format 4', () => {
     expect(after.events.map((e) => e.seq)).toEqual(after.events.map((_, i) => i + 1));
   });
 });
+
+describe('journal format 5', () => {
+  const env = (seq: number) => ({ session_id: ID, seq, at: 50 });
+  const agent = {
+    target: 'b',
+    source: 'agent',
+    criteria: { urgency: 0.5, dependency: 0.6, user_intent: 0.4 },
+    reason: 'APPROVE_AND_HANDOFF',
+    proposer: 'a',
+    targetId: 'b',
+    score: 0.51,
+    status: 'winner',
+  };
+  const queued = {
+    target: 'c',
+    source: 'queue',
+    criteria: { urgency: 0.4, dependency: 0.5, user_intent: 0.5 },
+    reason: 'alternative',
+    proposer: 'd',
+    targetId: 'c',
+    score: 0.47,
+    status: 'lost',
+    expires: 9,
+  };
+  // A shape arbitration does not write today, and proposals a row cannot hold: kept as they are.
+  const odd = {
+    source: 'user',
+    target: 'e',
+    criteria: { urgency: 1, dependency: 1, user_intent: 1 },
+    reason: 'x',
+    proposer: 'user',
+    targetId: 'e',
+    score: null,
+    status: 'lost',
+    note: 'a field of a newer troupe',
+  };
+  const nested = { ...queued, extra: { deep: [1, 2] } };
+  const criteriaOutOfOrder = { ...queued, criteria: { dependency: 0.5, urgency: 0.4, user_intent: 0.5 } };
+  const decision = { winner: agent, proposals: [agent, queued, odd, nested, criteriaOutOfOrder], why: 'highest score (0.51 vs 0.47)', weights: { urgency: 0.3, dependency: 0.4, user_intent: 0.3 } };
+
+  it('stores an arbitration as rows with its key lists once and the winner as an index, and reads it back as published (key order, the winner the proposal it was)', () => {
+    const whole = { type: 'arbitration', from: 'M.a', decision, session_id: 'another', seq: 3, at: 1 };
+    const r = record([{ type: 'arbitration', from: 'M.a', decision, ...env(1) }, whole, { type: 'arbitration', from: 'M.a', decision: { ...decision, winner: null }, ...env(3) }]);
+    const slim = slimRecord(r, ID) as { events: { decision: { winner: unknown; proposals: unknown[] } }[]; packed: number[]; shapes: unknown[] };
+    expect(slim.packed).toEqual([0, 1, 2]);
+    expect(slim.events[0]!.decision.winner).toBe(0);
+    expect(slim.events[0]!.decision.proposals.slice(0, 2)).toEqual([
+      [0, 'b', 'agent', [0.5, 0.6, 0.4], 'APPROVE_AND_HANDOFF', 'a', 'b', 0.51, 'winner'],
+      [1, 'c', 'queue', [0.4, 0.5, 0.5], 'alternative', 'd', 'c', 0.47, 'lost', 9],
+    ]);
+    // Known key lists by number, another written out once for every row of the line that has it.
+    expect(slim.shapes).toEqual([0, 1, Object.keys(odd)]);
+    expect(slim.events[0]!.decision.proposals.slice(3)).toEqual([nested, criteriaOutOfOrder]);
+    // The record given is never changed.
+    expect(decision.winner).toBe(agent);
+    const back = roundTrip(r);
+    expect(JSON.stringify(back)).toBe(JSON.stringify(r));
+    const read = back.events[0] as unknown as { decision: { winner: unknown; proposals: unknown[] } };
+    expect(read.decision.winner).toBe(read.decision.proposals[0]);
+    const line = JSON.stringify(slim);
+    expect(line.length).toBeLessThan(JSON.stringify(r).length * 0.7);
+  });
+
+  it('reads what an edit left out of shape as stored (readers skip the malformed event): a row without its shape, a winner out of range, no proposals', () => {
+    const json =
+      '{"n":1,"events":[{"type":"arbitration","decision":{"winner":5,"proposals":[[7,"b"],[0,"b","agent",[0.5,0.6,0.4],"r","a","b",0.51,"winner"]]}},{"type":"arbitration","decision":{"winner":0}}],"packed":[0,1,9],"shapes":[0]}';
+    const check = new JournalCheck('/data/s.jsonl', { chained: true });
+    const events = check.next(Buffer.from(sealLine(json, CHAIN_START).line)).events as unknown as { decision: { winner: unknown; proposals: unknown[] } }[];
+    expect(events[0]!.decision.winner).toBe(5);
+    expect(events[0]!.decision.proposals).toEqual([
+      [7, 'b'],
+      { target: 'b', source: 'agent', criteria: { urgency: 0.5, dependency: 0.6, user_intent: 0.4 }, reason: 'r', proposer: 'a', targetId: 'b', score: 0.51, status: 'winner' },
+    ]);
+    expect(events[1]!.decision).toEqual({ winner: 0 });
+    const notList = new JournalCheck('/data/s.jsonl', { chained: true });
+    expect(() => notList.next(Buffer.from(sealLine('{"n":1,"events":[],"packed":3}', CHAIN_START).line))).toThrow(/line 1 has a packed list that is not a list/);
+  });
+
+  it('a version-4 session opens, keeps its old lines byte for byte, goes on with packed arbitrations and reads back the same events', async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'sessions'));
+    const path = join(dir, 'sessions', 'fixture-v4.json');
+    const journal = join(dir, 'sessions', 'fixture-v4.jsonl');
+    copyFileSync(join(FIXTURES, 'v4.json'), path);
+    copyFileSync(join(FIXTURES, 'v4.jsonl'), journal);
+    const oldLines = readFileSync(journal, 'utf8');
+    expect(oldLines).not.toContain('"packed"');
+    const before = await new LowdbStore(dir).read('fixture-v4');
+    const session = await openSession({ store: new LowdbStore(dir), resume: 'fixture-v4', model: new DemoModel(), team: studio(), env: ENV, clock: () => Date.UTC(2026, 0, 2) });
+    session.send({ type: 'user_message', text: 'one more pass on the lighthouse, please' });
+    await session.settled();
+    await session.stop();
+    expect(existsSync(`${path}.v4.bak`)).toBe(true);
+    expect(JSON.parse(readFileSync(path, 'utf8')).schema).toBe(SESSION_SCHEMA_VERSION);
+    const text = readFileSync(journal, 'utf8');
+    expect(text.startsWith(oldLines)).toBe(true);
+    expect(text.slice(oldLines.length)).toContain('"packed":[');
+    const after = await new LowdbStore(dir).read('fixture-v4');
+    expect(JSON.stringify(after.events.slice(0, before.events.length))).toBe(JSON.stringify(before.events));
+    const arbitrations = after.events.slice(before.events.length).filter((e) => e.type === 'arbitration') as unknown as { decision: { winner: unknown; proposals: { status: string }[] } }[];
+    expect(arbitrations.length).toBeGreaterThan(0);
+    for (const a of arbitrations) expect(a.decision.winner).toEqual(a.decision.proposals.find((p) => p.status === 'winner'));
+    expect(after.events.map((e) => e.seq)).toEqual(after.events.map((_, i) => i + 1));
+  });
+
+  it('the version-5 fixture (a real run) reads back as the version-4 one: the same events, in fewer bytes', async () => {
+    const read = async (v: number) => {
+      const dir = tempDir();
+      mkdirSync(join(dir, 'sessions'));
+      for (const ext of ['json', 'jsonl']) copyFileSync(join(FIXTURES, `v${v}.${ext}`), join(dir, 'sessions', `fixture-v${v}.${ext}`));
+      return (await new LowdbStore(dir).read(`fixture-v${v}`)).events.map(({ session_id: _s, ...e }) => e);
+    };
+    expect(JSON.stringify(await read(5))).toBe(JSON.stringify(await read(4)));
+    expect(readFileSync(join(FIXTURES, 'v5.jsonl')).length).toBeLessThan(readFileSync(join(FIXTURES, 'v4.jsonl')).length * 0.95);
+  });
+});
