@@ -14,7 +14,7 @@ import { PACKAGE_ROOT } from '../src/package-root.js';
 import { runAlone } from './alone.js';
 import { fanoutFloor } from './fanout-floor.js';
 import { CODE, serveModules } from './code-under-test.js';
-import { blameLine, blameSlowProbes, type LoopGap } from './probe-blame.js';
+import { blameLine, blameSlowProbes, blameTally, type CpuProfile, type LoopGap, slowProbeTimelines } from './probe-blame.js';
 import { median, QUICK } from './stats.js';
 
 const READERS = Number(process.env.FANOUT_READERS ?? (QUICK ? 300 : 1000));
@@ -23,24 +23,27 @@ const DELTAS = 600;
 const EVERY_MS = 5;
 // The target: /healthz answers within this while readers connect and read.
 const SLOW_MS = 10;
-// FANOUT_PROFILE=<dir>: the server's CPU profile of each phase (connecting.cpuprofile, reading.cpuprofile) goes there.
+// FANOUT_PROFILE=<dir>: the server's CPU profile from the readers' first connection to their last byte goes
+// there (run.cpuprofile, with gaps.json: the loop's gaps, the probes and the phase marks). FANOUT_BLAME=1 (or
+// a FANOUT_PROFILE) prints, for each /healthz slower than BLAME_MS, what the server's loop ran while it waited.
 const PROFILE_DIR = process.env.FANOUT_PROFILE;
+const BLAME = PROFILE_DIR !== undefined || process.env.FANOUT_BLAME === '1';
+const BLAME_MS = 5;
 
-/** Profiles this process (the server) phase by phase when FANOUT_PROFILE names a directory; `next(name)` saves the phase that ran and starts another. */
-async function phaseProfiler(): Promise<(name: string | null) => Promise<void>> {
-  if (!PROFILE_DIR) return async () => undefined;
+/** Profiles this process (the server) when BLAME: one profile for the whole run, so no phase pays for saving another's (a stop and a save stalled the loop 80-100 ms); `stop` returns it. */
+async function runProfiler(): Promise<{ stop: () => Promise<CpuProfile | null> }> {
+  if (!BLAME) return { stop: async () => null };
   const session = new Session();
   session.connect();
   await session.post('Profiler.enable');
   await session.post('Profiler.setSamplingInterval', { interval: 250 });
-  let running: string | null = null;
-  return async (name) => {
-    if (running) {
+  await session.post('Profiler.start');
+  return {
+    stop: async () => {
       const { profile } = await session.post('Profiler.stop');
-      writeFileSync(join(PROFILE_DIR, `${running}.cpuprofile`), JSON.stringify(profile));
-    }
-    running = name;
-    if (name) await session.post('Profiler.start');
+      session.disconnect();
+      return profile as unknown as CpuProfile;
+    },
   };
 }
 
@@ -136,8 +139,8 @@ async function bench(target: 'troupe' | 'floor'): Promise<void> {
     if (gap.wall > worst.wall) worst = gap;
     last = now;
   }, 2);
-  const profile = await phaseProfiler();
-  await profile('idle');
+  // Started before the idle second, so starting it is not charged to the readers.
+  const profiler = await runProfiler();
   await new Promise((r) => setTimeout(r, 1000));
   const watch = () => {
     const loop = monitorEventLoopDelay({ resolution: 2 });
@@ -161,7 +164,6 @@ async function bench(target: 'troupe' | 'floor'): Promise<void> {
   const watched: Record<string, ReturnType<ReturnType<typeof watch>>> = {};
   stalls.idle = worst;
   worst = { wall: 0, cpu: 0 };
-  await profile('connecting');
   let watching = watch();
   const cpu0 = process.cpuUsage();
   const readers = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'fanout-readers.ts'), `${base}/v1/sessions/${id}/events`, String(READERS), String(DELTAS)], {
@@ -176,18 +178,20 @@ async function bench(target: 'troupe' | 'floor'): Promise<void> {
       watched.connecting = watching();
       watching = watch();
       worst = { wall: 0, cpu: 0 };
-      void profile('reading');
     }
   });
   await new Promise((done) => readers.once('exit', done));
-  await profile(null);
-  if (PROFILE_DIR) writeFileSync(join(PROFILE_DIR, 'gaps.json'), JSON.stringify({ gaps, probes, marks }));
   marks.done = monotonic();
   const cpu = process.cpuUsage(cpu0);
   stalls.reading = worst;
   watched.reading = watching();
   clearInterval(ticker);
   prober.kill();
+  const profiled = await profiler.stop();
+  if (PROFILE_DIR && profiled) {
+    writeFileSync(join(PROFILE_DIR, 'run.cpuprofile'), JSON.stringify(profiled));
+    writeFileSync(join(PROFILE_DIR, 'gaps.json'), JSON.stringify({ gaps, probes, marks }));
+  }
   const within = (from: number, to: number) => probes.filter(([at]) => at >= from && at < to);
   const phase = (from: number, to: number) => within(from, to).map(([, took]) => took);
   const idle = phase(idleFrom, marks.connecting);
@@ -204,7 +208,15 @@ async function bench(target: 'troupe' | 'floor'): Promise<void> {
     const p99 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? 0;
     return `median ${median(xs).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${(sorted.at(-1) ?? 0).toFixed(1)} ms (${xs.length} probes)`;
   };
+  // The server's own holds: a gap's time on the CPU (at most its wall time). On a loaded machine the wall time of
+  // a gap is mostly other processes' turn; this is the part the server's code decides.
+  const holds = (from: number, to: number) => {
+    const own = gaps.filter((g) => g.at >= from && g.at < to).map((g) => Math.min(g.wall, g.cpu));
+    const over = own.filter((ms) => ms > SLOW_MS / 2).sort((a, b) => a - b);
+    return `\n      the server's own holds (a loop gap's time on the CPU) over ${SLOW_MS / 2} ms: ${over.length}, longest ${(over.at(-1) ?? 0).toFixed(1)} ms, the next ${(over.at(-2) ?? 0).toFixed(1)} ms`;
+  };
   const stall = (s?: { wall: number; cpu: number }, w?: ReturnType<ReturnType<typeof watch>>, xs?: [number, number][]) =>
+    (xs && xs.length > 0 ? holds(xs[0]![0], xs.at(-1)![0] + xs.at(-1)![1]) : '') +
     (xs ? `\n      ${blameLine(blameSlowProbes(xs, gaps, SLOW_MS), SLOW_MS)}` : '') +
     (s ? `\n      the server's longest stall ${s.wall.toFixed(0)} ms, ${s.cpu.toFixed(0)} ms of it on the CPU` : '') +
     (w ? `; its event-loop delay p99 ${w.loopP99.toFixed(1)} ms, max ${w.loopMax.toFixed(0)} ms; GC ${w.gc.count} pauses, ${w.gc.ms.toFixed(0)} ms in all, longest ${w.gc.max.toFixed(1)} ms` : '');
@@ -220,10 +232,30 @@ async function bench(target: 'troupe' | 'floor'): Promise<void> {
   process.stdout.write(
     `  server CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms (the readers' process: ${(done.cpu ?? 0).toFixed(0)} ms) for ${READERS * DELTAS} delta deliveries: ${((cpu.user + cpu.system) / (READERS * DELTAS)).toFixed(2)} µs per delta per reader\n`,
   );
+  if (profiled) {
+    const lines = slowProbeTimelines(profiled, within(marks.connecting, marks.done), BLAME_MS, marks.connecting);
+    for (const [name, from, to] of [
+      ['connecting', marks.connecting, marks.reading],
+      ['reading', marks.reading, marks.done],
+    ] as const) {
+      const tally = [...blameTally(profiled, within(from, to), BLAME_MS).entries()].sort((a, b) => b[1] - a[1]);
+      process.stdout.write(
+        `  /healthz over ${BLAME_MS} ms while ${name === 'connecting' ? 'they connect' : 'they read'}, by what held the loop longest while it waited: ${tally.map(([k, n]) => `${k} ${n}`).join('; ') || 'none'}\n`,
+      );
+    }
+    if (process.env.FANOUT_BLAME_LINES !== '0')
+      process.stdout.write(
+        `  what the server's loop ran while each /healthz over ${BLAME_MS} ms waited (ms from when it was sent; +0 is when the readers start; they read from +${(marks.reading - marks.connecting).toFixed(0)} ms):\n${lines.map((l) => `    ${l}`).join('\n')}\n`,
+      );
+  }
   await stop();
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
+  // tsx turns source maps on for this process, and then every error's stack is mapped through them when read:
+  // Node reads the stack of each reader's reset error (1,000 readers leaving held the loop 40 ms for it), a
+  // cost `troupe serve` (bin/troupe, no --enable-source-maps) does not have. Off, as users run it.
+  process.setSourceMapsEnabled(false);
   // FANOUT_TARGET=troupe (or floor) measures one of them.
   for (const target of process.env.FANOUT_TARGET ? [process.env.FANOUT_TARGET as 'troupe' | 'floor'] : (['troupe', 'floor'] as const)) await bench(target);
   process.exit(0);
