@@ -11,7 +11,6 @@ import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { ChatModel, ChatRequest, ChatResponse } from '../src/llm/chat-model.js';
 import { PACKAGE_ROOT } from '../src/package-root.js';
-import { runAlone } from './alone.js';
 import { fanoutFloor } from './fanout-floor.js';
 import { CODE, serveModules } from './code-under-test.js';
 import { blameLine, blameSlowProbes, blameTally, type CpuProfile, type LoopGap, slowProbeTimelines } from './probe-blame.js';
@@ -73,8 +72,13 @@ class StreamingModel implements ChatModel {
   }
 }
 
+/** Each server in a process of its own: neither measures in a heap the other grew. */
 export default async function fanout(): Promise<void> {
-  await runAlone(fileURLToPath(import.meta.url));
+  for (const target of process.env.FANOUT_TARGET ? [process.env.FANOUT_TARGET] : ['troupe', 'floor']) {
+    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], { env: { ...process.env, FANOUT_TARGET: target }, stdio: ['ignore', 'inherit', 'inherit'] });
+    const code = await new Promise<number | null>((done) => child.once('exit', done));
+    if (code !== 0) throw new Error(`fanout bench (${target}) exited ${code}`);
+  }
 }
 
 /** The server measured: troupe's (from dist/, one streaming session, let through its first turns) or the floor (bench/fanout-floor.ts). */

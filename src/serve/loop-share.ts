@@ -6,7 +6,7 @@ export const SLICE_MS = 3;
  * The longest slice, however busy the loop is with other work: a request that arrives during a slice waits for
  * it, and two slices can share one check phase (an admitted stream's and the readers' writes), so together they
  * stay under the 10 ms a health check is given (slices of up to 50 ms made /healthz p99 30-60 ms with a
- * thousand readers).
+ * thousand readers); the slices of one check phase share one deadline (phaseDeadline).
  */
 export const MAX_SLICE_MS = 5;
 
@@ -54,4 +54,29 @@ export class LoopShare {
     this.active = this.meter.activeMs();
     this.cpu = this.meter.cpuMs();
   }
+}
+
+/** The shared LoopShare of the server's deferred work (readers' writes, stream admission): one measure of the loop for all of it. */
+export const serverShare = new LoopShare();
+
+let phaseEnd = 0;
+let phaseOpen = false;
+const closePhase = () => {
+  phaseOpen = false;
+};
+
+/**
+ * When the slices of this check phase must end (performance.now()): the first slice of a phase sets it from
+ * `share`'s budget, and every later slice of the same phase gets what is left of it. The readers' writes and
+ * the streams being admitted are sliced apart: with a deadline each, one check phase held a health check for
+ * both (two slices of 5 ms, and more with a write that overran). Call it from a setImmediate callback.
+ */
+export function phaseDeadline(share: LoopShare = serverShare): number {
+  if (!phaseOpen) {
+    phaseOpen = true;
+    phaseEnd = performance.now() + share.budget();
+    // Queued now, it runs first in the next check phase: the slices this phase queues for it come after it.
+    setImmediate(closePhase);
+  }
+  return phaseEnd;
 }

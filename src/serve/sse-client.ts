@@ -1,4 +1,4 @@
-import { LoopShare, SLICE_MS } from './loop-share.js';
+import { phaseDeadline, SLICE_MS, serverShare } from './loop-share.js';
 import type { SseFrame } from './sse-frame.js';
 
 /** How much a slow reader may fall behind before it is dropped (sessions never wait for a reader). */
@@ -34,7 +34,6 @@ let afterTask = false;
 let sliced = false;
 // Readers were left over by the writes after a task: the next ones join them in the slice (oldest first).
 let overflow = false;
-const share = new LoopShare();
 
 /** Writes the readers of `set`, oldest first, until `end` (performance.now()); true when it wrote them all. */
 function writeUntil(set: Set<SseClient>, end: number): boolean {
@@ -61,10 +60,10 @@ function slice(): void {
   sliced = true;
   setImmediate(() => {
     sliced = false;
-    const end = performance.now() + share.budget();
+    const end = phaseDeadline();
     if (writeUntil(due, end)) overflow = false;
     if (!overflow) writeUntil(starting, end);
-    share.ended();
+    serverShare.ended();
     if (due.size > 0 || starting.size > 0) slice();
   });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LoopShare, MAX_SLICE_MS, SLICE_MS, type LoopMeter } from '../../src/serve/loop-share.js';
+import { LoopShare, MAX_SLICE_MS, phaseDeadline, SLICE_MS, type LoopMeter } from '../../src/serve/loop-share.js';
 
 /** A meter the test moves by hand: milliseconds of loop activity and of process CPU. */
 function handMeter(): LoopMeter & { work(activeMs: number, cpuMs: number): void } {
@@ -53,5 +53,25 @@ describe('LoopShare', () => {
     share.ended();
     meter.work(4.5, 4.5);
     expect(share.budget()).toBe(4.5);
+  });
+
+  it('the slices of one check phase share one deadline; the next phase gets its own', async () => {
+    const meter = handMeter();
+    const share = new LoopShare(meter);
+    meter.work(400, 400);
+    const phase = () =>
+      new Promise<[number, number, number]>((resolve) =>
+        setImmediate(() => {
+          // The readers' writes and the streams being admitted, in the same check phase, and a slice either queues for the next.
+          const writes = phaseDeadline(share);
+          const later = new Promise<number>((r) => setImmediate(() => r(phaseDeadline(share))));
+          const admission = phaseDeadline(share);
+          void later.then((next) => resolve([writes, admission, next]));
+        }),
+      );
+    const [writes, admission, next] = await phase();
+    expect(admission).toBe(writes);
+    expect(writes - performance.now()).toBeLessThanOrEqual(MAX_SLICE_MS);
+    expect(next).toBeGreaterThan(writes);
   });
 });
