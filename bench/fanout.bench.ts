@@ -13,7 +13,7 @@ import type { ChatModel, ChatRequest, ChatResponse } from '../src/llm/chat-model
 import { PACKAGE_ROOT } from '../src/package-root.js';
 import { fanoutFloor } from './fanout-floor.js';
 import { CODE, serveModules } from './code-under-test.js';
-import { blameLine, blameSlowProbes, blameTally, type CpuProfile, type LoopGap, slowProbeTimelines } from './probe-blame.js';
+import { blameLine, blameSlowProbes, blameTally, type CpuProfile, holdTally, type LoopGap, slowProbeTimelines } from './probe-blame.js';
 import { median, QUICK } from './stats.js';
 
 const READERS = Number(process.env.FANOUT_READERS ?? (QUICK ? 300 : 1000));
@@ -28,6 +28,8 @@ const SLOW_MS = 10;
 const PROFILE_DIR = process.env.FANOUT_PROFILE;
 const BLAME = PROFILE_DIR !== undefined || process.env.FANOUT_BLAME === '1';
 const BLAME_MS = 5;
+// The server's own holds (a loop gap's time on its main thread's CPU) longer than this are put down to what ran.
+const HOLD_MS = 8;
 
 /** Profiles this process (the server) when BLAME: one profile for the whole run, so no phase pays for saving another's (a stop and a save stalled the loop 80-100 ms); `stop` returns it. */
 async function runProfiler(): Promise<{ stop: () => Promise<CpuProfile | null> }> {
@@ -261,6 +263,16 @@ async function bench(target: 'troupe' | 'floor'): Promise<void> {
       const tally = [...blameTally(profiled, within(from, to), BLAME_MS).entries()].sort((a, b) => b[1] - a[1]);
       process.stdout.write(
         `  /healthz over ${BLAME_MS} ms while ${name === 'connecting' ? 'they connect' : 'they read'}, by what held the loop longest while it waited: ${tally.map(([k, n]) => `${k} ${n}`).join('; ') || 'none'}\n`,
+      );
+      const holds = [
+        ...holdTally(
+          profiled,
+          gaps.filter((g) => g.at >= from && g.at < to),
+          HOLD_MS,
+        ).entries(),
+      ].sort((a, b) => b[1].ms - a[1].ms);
+      process.stdout.write(
+        `  the server's own holds over ${HOLD_MS} ms while ${name === 'connecting' ? 'they connect' : 'they read'}, by the task that took most of each: ${holds.map(([k, t]) => `${k} ${t.count} (${t.ms.toFixed(0)} ms)`).join('; ') || 'none'}\n`,
       );
     }
     if (process.env.FANOUT_BLAME_LINES !== '0')

@@ -157,3 +157,20 @@ export function blameTally(profile: CpuProfile, probes: readonly (readonly [numb
   }
   return tally;
 }
+
+/** For each of the server's own holds (a gap's CPU time) over `minMs`, the kind of the task that took most of it, with the milliseconds of those holds. */
+export function holdTally(profile: CpuProfile, gaps: readonly LoopGap[], minMs: number): Map<string, { count: number; ms: number }> {
+  const tally = new Map<string, { count: number; ms: number }>();
+  for (const g of gaps) {
+    const own = Math.min(g.wall, g.cpu);
+    if (own <= minMs) continue;
+    const byKind = new Map<string, number>();
+    for (const task of loopTimeline(profile, g.at, g.at + g.wall)) byKind.set(taskKind(task.task), (byKind.get(taskKind(task.task)) ?? 0) + task.ms);
+    const worst = [...byKind.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 'no samples';
+    const t = tally.get(worst) ?? { count: 0, ms: 0 };
+    t.count += 1;
+    t.ms += own;
+    tally.set(worst, t);
+  }
+  return tally;
+}

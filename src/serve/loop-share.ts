@@ -1,14 +1,14 @@
 import { performance } from 'node:perf_hooks';
 
 /** The shortest slice: what deferred work gets on an idle loop (a health check waits at most about this long for it). */
-export const SLICE_MS = 3;
+export const SLICE_MS = 2;
 /**
  * The longest slice, however busy the loop is with other work: a request that arrives during a slice waits for
- * it, and two slices can share one check phase (an admitted stream's and the readers' writes), so together they
- * stay under the 10 ms a health check is given (slices of up to 50 ms made /healthz p99 30-60 ms with a
- * thousand readers); the slices of one check phase share one deadline (phaseDeadline).
+ * it (the slices of one check phase share one deadline: phaseDeadline). Slices of up to 50 ms made /healthz p99
+ * 30-60 ms with a thousand readers; 5 ms still left the server's own holds over 5 ms about twice as often as
+ * 3 ms while a thousand readers connected or read, and connected them no faster.
  */
-export const MAX_SLICE_MS = 5;
+export const MAX_SLICE_MS = 3;
 
 /** Where a LoopShare reads the loop's work: cumulative milliseconds the event loop was active, and of CPU the process used. */
 export interface LoopMeter {

@@ -19,8 +19,8 @@ describe('LoopShare', () => {
   it('gives a slice as long as the other work since the last slice, between the bounds', () => {
     const meter = handMeter();
     const share = new LoopShare(meter);
-    meter.work(4, 4);
-    expect(share.budget()).toBe(4);
+    meter.work(2.5, 2.5);
+    expect(share.budget()).toBe(2.5);
     share.ended();
     meter.work(0.5, 0.5);
     expect(share.budget()).toBe(SLICE_MS);
@@ -51,8 +51,8 @@ describe('LoopShare', () => {
     const share = new LoopShare(meter);
     meter.work(20, 20);
     share.ended();
-    meter.work(4.5, 4.5);
-    expect(share.budget()).toBe(4.5);
+    meter.work(2.75, 2.75);
+    expect(share.budget()).toBe(2.75);
   });
 
   it('the slices of one check phase share one deadline; the next phase gets its own', async () => {
