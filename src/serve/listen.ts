@@ -2,7 +2,6 @@ import { createAdaptorServer } from '@hono/node-server';
 import { createServer, type Server, type ServerOptions } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { admitStreamsInSlices, type RequestListener } from './stream-admission.js';
-import { capYoungGeneration } from './young-generation.js';
 
 /** Connections the kernel queues while the server accepts others (Node's 511 drops a burst of a thousand clients). */
 export const LISTEN_BACKLOG = 4096;
@@ -17,6 +16,5 @@ export async function listen(fetch: (request: Request) => Response | Promise<Res
     server.once('error', reject);
     server.listen({ port: options.port, host: options.hostname, backlog: LISTEN_BACKLOG }, () => resolve());
   });
-  server.once('close', capYoungGeneration());
   return { server, port: (server.address() as AddressInfo).port };
 }
