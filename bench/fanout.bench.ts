@@ -3,7 +3,7 @@
 // to every reader serialised and redacted once, so the server's event loop stays free: /healthz answers in
 // under 10 ms (the target) while they connect and read.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Session } from 'node:inspector/promises';
@@ -11,10 +11,9 @@ import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { ChatModel, ChatRequest, ChatResponse } from '../src/llm/chat-model.js';
 import { PACKAGE_ROOT } from '../src/package-root.js';
-import { runAlone } from './alone.js';
 import { fanoutFloor } from './fanout-floor.js';
 import { CODE, serveModules } from './code-under-test.js';
-import { blameLine, blameSlowProbes, type LoopGap } from './probe-blame.js';
+import { blameLine, blameSlowProbes, blameTally, type CpuProfile, holdTally, type LoopGap, slowProbeTimelines } from './probe-blame.js';
 import { median, QUICK } from './stats.js';
 
 const READERS = Number(process.env.FANOUT_READERS ?? (QUICK ? 300 : 1000));
@@ -23,25 +22,44 @@ const DELTAS = 600;
 const EVERY_MS = 5;
 // The target: /healthz answers within this while readers connect and read.
 const SLOW_MS = 10;
-// FANOUT_PROFILE=<dir>: the server's CPU profile of each phase (connecting.cpuprofile, reading.cpuprofile) goes there.
+// FANOUT_PROFILE=<dir>: the server's CPU profile from the readers' first connection to their last byte goes
+// there (run.cpuprofile, with gaps.json: the loop's gaps, the probes and the phase marks). FANOUT_BLAME=1 (or
+// a FANOUT_PROFILE) prints, for each /healthz slower than BLAME_MS, what the server's loop ran while it waited.
 const PROFILE_DIR = process.env.FANOUT_PROFILE;
+const BLAME = PROFILE_DIR !== undefined || process.env.FANOUT_BLAME === '1';
+const BLAME_MS = 5;
+// The server's own holds (a loop gap's time on its main thread's CPU) longer than this are put down to what ran.
+const HOLD_MS = 8;
 
-/** Profiles this process (the server) phase by phase when FANOUT_PROFILE names a directory; `next(name)` saves the phase that ran and starts another. */
-async function phaseProfiler(): Promise<(name: string | null) => Promise<void>> {
-  if (!PROFILE_DIR) return async () => undefined;
+/** Profiles this process (the server) when BLAME: one profile for the whole run, so no phase pays for saving another's (a stop and a save stalled the loop 80-100 ms); `stop` returns it. */
+async function runProfiler(): Promise<{ stop: () => Promise<CpuProfile | null> }> {
+  if (!BLAME) return { stop: async () => null };
   const session = new Session();
   session.connect();
   await session.post('Profiler.enable');
   await session.post('Profiler.setSamplingInterval', { interval: 250 });
-  let running: string | null = null;
-  return async (name) => {
-    if (running) {
+  await session.post('Profiler.start');
+  return {
+    stop: async () => {
       const { profile } = await session.post('Profiler.stop');
-      writeFileSync(join(PROFILE_DIR, `${running}.cpuprofile`), JSON.stringify(profile));
-    }
-    running = name;
-    if (name) await session.post('Profiler.start');
+      session.disconnect();
+      return profile as unknown as CpuProfile;
+    },
   };
+}
+
+/** Milliseconds of CPU this process's main thread has used (Linux: its schedstat, in nanoseconds); the whole process's elsewhere. */
+function mainThreadCpu(): () => number {
+  const file = `/proc/self/task/${process.pid}/schedstat`;
+  try {
+    readFileSync(file);
+    return () => Number(readFileSync(file, 'latin1').split(' ', 1)[0]) / 1e6;
+  } catch {
+    return () => {
+      const used = process.cpuUsage();
+      return (used.user + used.system) / 1000;
+    };
+  }
 }
 
 /** Streams a long answer a word every EVERY_MS, then hands to the next persona, for ever (the bench stops it). */
@@ -70,8 +88,13 @@ class StreamingModel implements ChatModel {
   }
 }
 
+/** Each server in a process of its own: neither measures in a heap the other grew. */
 export default async function fanout(): Promise<void> {
-  await runAlone(fileURLToPath(import.meta.url));
+  for (const target of process.env.FANOUT_TARGET ? [process.env.FANOUT_TARGET] : ['troupe', 'floor']) {
+    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], { env: { ...process.env, FANOUT_TARGET: target }, stdio: ['ignore', 'inherit', 'inherit'] });
+    const code = await new Promise<number | null>((done) => child.once('exit', done));
+    if (code !== 0) throw new Error(`fanout bench (${target}) exited ${code}`);
+  }
 }
 
 /** The server measured: troupe's (from dist/, one streaming session, let through its first turns) or the floor (bench/fanout-floor.ts). */
@@ -120,24 +143,26 @@ async function bench(target: 'troupe' | 'floor'): Promise<void> {
   while (probes.length < 3) await new Promise((r) => setTimeout(r, 50));
   // The probe's first answers include its own start (loading fetch, opening the connection): not the server's.
   const idleFrom = monotonic();
-  // The server's longest event-loop stall in each phase, and the CPU time this process used in it: a stall with
-  // little CPU is the machine's load (the process was not running), one with as much CPU is the server's work.
-  // Every gap of more than GAP_MS is kept, to tell for each slow probe where its time went.
+  // The server's longest event-loop stall in each phase, and the CPU time its main thread used in it: a stall
+  // with little CPU is the machine's load (the thread was not running), one with as much CPU is the server's
+  // work. The main thread's own time (Linux's schedstat; the process's elsewhere), not the process's: V8's GC
+  // helper threads run beside it, and a loaded machine's wall time is mostly other processes' turn. Every gap
+  // of more than GAP_MS is kept, to tell for each slow probe where its time went.
   const GAP_MS = 4;
   const gaps: LoopGap[] = [];
   const stalls: Record<string, { wall: number; cpu: number }> = {};
   let worst = { wall: 0, cpu: 0 };
-  let last = { at: monotonic(), cpu: process.cpuUsage() };
+  const threadCpuMs = mainThreadCpu();
+  let last = { at: monotonic(), cpu: threadCpuMs() };
   const ticker = setInterval(() => {
-    const now = { at: monotonic(), cpu: process.cpuUsage() };
-    const used = process.cpuUsage(last.cpu);
-    const gap = { at: last.at, wall: now.at - last.at, cpu: (used.user + used.system) / 1000 };
+    const now = { at: monotonic(), cpu: threadCpuMs() };
+    const gap = { at: last.at, wall: now.at - last.at, cpu: now.cpu - last.cpu };
     if (gap.wall > GAP_MS) gaps.push(gap);
     if (gap.wall > worst.wall) worst = gap;
     last = now;
   }, 2);
-  const profile = await phaseProfiler();
-  await profile('idle');
+  // Started before the idle second, so starting it is not charged to the readers.
+  const profiler = await runProfiler();
   await new Promise((r) => setTimeout(r, 1000));
   const watch = () => {
     const loop = monitorEventLoopDelay({ resolution: 2 });
@@ -161,7 +186,6 @@ async function bench(target: 'troupe' | 'floor'): Promise<void> {
   const watched: Record<string, ReturnType<ReturnType<typeof watch>>> = {};
   stalls.idle = worst;
   worst = { wall: 0, cpu: 0 };
-  await profile('connecting');
   let watching = watch();
   const cpu0 = process.cpuUsage();
   const readers = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'fanout-readers.ts'), `${base}/v1/sessions/${id}/events`, String(READERS), String(DELTAS)], {
@@ -176,18 +200,20 @@ async function bench(target: 'troupe' | 'floor'): Promise<void> {
       watched.connecting = watching();
       watching = watch();
       worst = { wall: 0, cpu: 0 };
-      void profile('reading');
     }
   });
   await new Promise((done) => readers.once('exit', done));
-  await profile(null);
-  if (PROFILE_DIR) writeFileSync(join(PROFILE_DIR, 'gaps.json'), JSON.stringify({ gaps, probes, marks }));
   marks.done = monotonic();
   const cpu = process.cpuUsage(cpu0);
   stalls.reading = worst;
   watched.reading = watching();
   clearInterval(ticker);
   prober.kill();
+  const profiled = await profiler.stop();
+  if (PROFILE_DIR && profiled) {
+    writeFileSync(join(PROFILE_DIR, 'run.cpuprofile'), JSON.stringify(profiled));
+    writeFileSync(join(PROFILE_DIR, 'gaps.json'), JSON.stringify({ gaps, probes, marks }));
+  }
   const within = (from: number, to: number) => probes.filter(([at]) => at >= from && at < to);
   const phase = (from: number, to: number) => within(from, to).map(([, took]) => took);
   const idle = phase(idleFrom, marks.connecting);
@@ -204,7 +230,15 @@ async function bench(target: 'troupe' | 'floor'): Promise<void> {
     const p99 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? 0;
     return `median ${median(xs).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${(sorted.at(-1) ?? 0).toFixed(1)} ms (${xs.length} probes)`;
   };
+  // The server's own holds: a gap's time on the CPU (at most its wall time). On a loaded machine the wall time of
+  // a gap is mostly other processes' turn; this is the part the server's code decides.
+  const holds = (from: number, to: number) => {
+    const own = gaps.filter((g) => g.at >= from && g.at < to).map((g) => Math.min(g.wall, g.cpu));
+    const over = own.filter((ms) => ms > SLOW_MS / 2).sort((a, b) => a - b);
+    return `\n      the server's own holds (a loop gap's time on its main thread's CPU) over ${SLOW_MS / 2} ms: ${over.length}, longest ${(over.at(-1) ?? 0).toFixed(1)} ms, the next ${(over.at(-2) ?? 0).toFixed(1)} ms`;
+  };
   const stall = (s?: { wall: number; cpu: number }, w?: ReturnType<ReturnType<typeof watch>>, xs?: [number, number][]) =>
+    (xs && xs.length > 0 ? holds(xs[0]![0], xs.at(-1)![0] + xs.at(-1)![1]) : '') +
     (xs ? `\n      ${blameLine(blameSlowProbes(xs, gaps, SLOW_MS), SLOW_MS)}` : '') +
     (s ? `\n      the server's longest stall ${s.wall.toFixed(0)} ms, ${s.cpu.toFixed(0)} ms of it on the CPU` : '') +
     (w ? `; its event-loop delay p99 ${w.loopP99.toFixed(1)} ms, max ${w.loopMax.toFixed(0)} ms; GC ${w.gc.count} pauses, ${w.gc.ms.toFixed(0)} ms in all, longest ${w.gc.max.toFixed(1)} ms` : '');
@@ -220,10 +254,40 @@ async function bench(target: 'troupe' | 'floor'): Promise<void> {
   process.stdout.write(
     `  server CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms (the readers' process: ${(done.cpu ?? 0).toFixed(0)} ms) for ${READERS * DELTAS} delta deliveries: ${((cpu.user + cpu.system) / (READERS * DELTAS)).toFixed(2)} µs per delta per reader\n`,
   );
+  if (profiled) {
+    const lines = slowProbeTimelines(profiled, within(marks.connecting, marks.done), BLAME_MS, marks.connecting);
+    for (const [name, from, to] of [
+      ['connecting', marks.connecting, marks.reading],
+      ['reading', marks.reading, marks.done],
+    ] as const) {
+      const tally = [...blameTally(profiled, within(from, to), BLAME_MS).entries()].sort((a, b) => b[1] - a[1]);
+      process.stdout.write(
+        `  /healthz over ${BLAME_MS} ms while ${name === 'connecting' ? 'they connect' : 'they read'}, by what held the loop longest while it waited: ${tally.map(([k, n]) => `${k} ${n}`).join('; ') || 'none'}\n`,
+      );
+      const holds = [
+        ...holdTally(
+          profiled,
+          gaps.filter((g) => g.at >= from && g.at < to),
+          HOLD_MS,
+        ).entries(),
+      ].sort((a, b) => b[1].ms - a[1].ms);
+      process.stdout.write(
+        `  the server's own holds over ${HOLD_MS} ms while ${name === 'connecting' ? 'they connect' : 'they read'}, by the task that took most of each: ${holds.map(([k, t]) => `${k} ${t.count} (${t.ms.toFixed(0)} ms)`).join('; ') || 'none'}\n`,
+      );
+    }
+    if (process.env.FANOUT_BLAME_LINES !== '0')
+      process.stdout.write(
+        `  what the server's loop ran while each /healthz over ${BLAME_MS} ms waited (ms from when it was sent; +0 is when the readers start; they read from +${(marks.reading - marks.connecting).toFixed(0)} ms):\n${lines.map((l) => `    ${l}`).join('\n')}\n`,
+      );
+  }
   await stop();
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
+  // tsx turns source maps on for this process, and then every error's stack is mapped through them when read:
+  // Node reads the stack of each reader's reset error (1,000 readers leaving held the loop 40 ms for it), a
+  // cost `troupe serve` (bin/troupe, no --enable-source-maps) does not have. Off, as users run it.
+  process.setSourceMapsEnabled(false);
   // FANOUT_TARGET=troupe (or floor) measures one of them.
   for (const target of process.env.FANOUT_TARGET ? [process.env.FANOUT_TARGET as 'troupe' | 'floor'] : (['troupe', 'floor'] as const)) await bench(target);
   process.exit(0);

@@ -215,10 +215,12 @@ async function profiler(): Promise<{ stop: () => Promise<void> } | null> {
   session.connect();
   const post = (method: string, params?: object) => new Promise<unknown>((done, fail) => session.post(method, params, (error, result) => (error ? fail(error) : done(result))));
   const file = join(dir, `${process.env.SERVE_CHILD?.replace(':', '-')}-${process.pid}`);
-  // SERVE_PROFILE_ALLOC=1: where the server allocates (every sampled allocation, collected or not), not where its CPU goes.
+  // SERVE_PROFILE_ALLOC=1: where the server allocates (every sampled allocation, collected or not), not where its CPU goes;
+  // SERVE_PROFILE_ALLOC=live: only what is still held when the load is done (what its sessions keep), by where it was allocated.
   if (process.env.SERVE_PROFILE_ALLOC) {
+    const collected = process.env.SERVE_PROFILE_ALLOC !== 'live';
     await post('HeapProfiler.enable');
-    await post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+    await post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: collected, includeObjectsCollectedByMinorGC: collected });
     return {
       stop: async () => {
         const { profile } = (await post('HeapProfiler.stopSampling')) as { profile: unknown };

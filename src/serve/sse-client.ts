@@ -1,4 +1,4 @@
-import { LoopShare, SLICE_MS } from './loop-share.js';
+import { phaseDeadline, serverShare } from './loop-share.js';
 import type { SseFrame } from './sse-frame.js';
 
 /** How much a slow reader may fall behind before it is dropped (sessions never wait for a reader). */
@@ -19,7 +19,7 @@ const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
 
 // Frames pushed to readers are written once the task that pushed them has settled (its promise jobs
 // included), so what a session publishes in one go leaves as one write per reader, not one per event; at
-// most SLICE_MS of writes then, and the readers left are written in later turns of the event loop (slices
+// most AFTER_TASK_MS of writes then, and the readers left are written in later turns of the event loop (slices
 // of its check phase, a share of the loop: see LoopShare), so the server answers other requests in between
 // (a thousand readers of one event are a thousand socket writes, and a health check stays fast). Written
 // after the task, not in a later phase of the loop: a busy server (its timers phase running hundreds of
@@ -27,6 +27,10 @@ const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
 // after its request's task: a thousand readers connecting in one poll phase each wrote their backlog in it.
 // Frames of more bytes than this are written as they are (one gathered write), not copied into one buffer.
 const JOIN_BYTES = 16 * 1024;
+// A session's own readers are written within this after its task (a few writes of a few microseconds); a
+// fan-out to a thousand readers is left to the slices after the first millisecond: 3 ms here, then a slice of
+// 5 ms in the same turn of the loop, held a health check 8 ms and more.
+const AFTER_TASK_MS = 1;
 const due = new Set<SseClient>();
 // Readers that have just connected: their backlog is written in slices only.
 const starting = new Set<SseClient>();
@@ -34,7 +38,6 @@ let afterTask = false;
 let sliced = false;
 // Readers were left over by the writes after a task: the next ones join them in the slice (oldest first).
 let overflow = false;
-const share = new LoopShare();
 
 /** Writes the readers of `set`, oldest first, until `end` (performance.now()); true when it wrote them all. */
 function writeUntil(set: Set<SseClient>, end: number): boolean {
@@ -46,10 +49,10 @@ function writeUntil(set: Set<SseClient>, end: number): boolean {
   return set.size === 0;
 }
 
-/** The writes after a task: SLICE_MS of them; the readers left wait for a slice. */
+/** The writes after a task: AFTER_TASK_MS of them; the readers left wait for a slice. */
 function writeAfterTask(): void {
   afterTask = false;
-  if (!writeUntil(due, performance.now() + SLICE_MS)) {
+  if (!writeUntil(due, performance.now() + AFTER_TASK_MS)) {
     overflow = true;
     slice();
   }
@@ -61,10 +64,10 @@ function slice(): void {
   sliced = true;
   setImmediate(() => {
     sliced = false;
-    const end = performance.now() + share.budget();
+    const end = phaseDeadline();
     if (writeUntil(due, end)) overflow = false;
     if (!overflow) writeUntil(starting, end);
-    share.ended();
+    serverShare.ended();
     if (due.size > 0 || starting.size > 0) slice();
   });
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { LoopShare } from './loop-share.js';
+import { phaseDeadline, serverShare } from './loop-share.js';
 
 /** A Node request listener (what a request does on the server). */
 export type RequestListener = (incoming: IncomingMessage, outgoing: ServerResponse) => unknown;
@@ -21,20 +21,20 @@ export function admitStreamsInSlices(listener: RequestListener, deferred: (incom
   const waiting: [IncomingMessage, ServerResponse][] = [];
   let head = 0;
   let scheduled = false;
-  const share = new LoopShare();
 
   const drain = async () => {
-    const end = performance.now() + share.budget();
+    const end = phaseDeadline();
     // A handler that waits on I/O (a stream resuming from the store) holds the slice until the next check phase at most.
     const nextTurn = new Promise<void>((resolve) => setImmediate(resolve));
-    while (head < waiting.length && performance.now() < end) {
+    // At least one request a slice, even when the readers' writes took this phase's time: admission goes on.
+    for (let first = true; head < waiting.length && (first || performance.now() < end); first = false) {
       const [incoming, outgoing] = waiting[head]!;
       waiting[head] = undefined as never;
       head += 1;
       if (outgoing.destroyed || incoming.socket?.destroyed) continue;
       await Promise.race([listener(incoming, outgoing), nextTurn]);
     }
-    share.ended();
+    serverShare.ended();
     if (head === waiting.length) {
       waiting.length = 0;
       head = 0;

@@ -1,16 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { LoopShare, MAX_SLICE_MS, SLICE_MS, type LoopMeter } from '../../src/serve/loop-share.js';
+import { LoopShare, MAX_SLICE_MS, phaseDeadline, SLICE_MS, type LoopMeter } from '../../src/serve/loop-share.js';
 
-/** A meter the test moves by hand: milliseconds of loop activity and of process CPU. */
-function handMeter(): LoopMeter & { work(activeMs: number, cpuMs: number): void } {
+/** A meter the test moves by hand: milliseconds of loop activity. */
+function handMeter(): LoopMeter & { work(activeMs: number): void } {
   let active = 0;
-  let cpu = 0;
   return {
     activeMs: () => active,
-    cpuMs: () => cpu,
-    work(a, c) {
+    work(a) {
       active += a;
-      cpu += c;
     },
   };
 }
@@ -19,39 +16,51 @@ describe('LoopShare', () => {
   it('gives a slice as long as the other work since the last slice, between the bounds', () => {
     const meter = handMeter();
     const share = new LoopShare(meter);
-    meter.work(4, 4);
-    expect(share.budget()).toBe(4);
+    meter.work(2.5);
+    expect(share.budget()).toBe(2.5);
     share.ended();
-    meter.work(0.5, 0.5);
+    meter.work(0.5);
     expect(share.budget()).toBe(SLICE_MS);
     share.ended();
-    meter.work(400, 400);
+    meter.work(400);
     expect(share.budget()).toBe(MAX_SLICE_MS);
   });
 
   it('never gives a slice long enough to hold a health check past its 10 ms target, however busy the loop was', () => {
     const meter = handMeter();
     const share = new LoopShare(meter);
-    meter.work(40, 40);
+    meter.work(40);
     expect(share.budget()).toBe(MAX_SLICE_MS);
     // Two slices of one check phase (an admitted stream's and the readers' writes) stay within the target together.
     expect(2 * MAX_SLICE_MS).toBeLessThanOrEqual(10);
   });
 
-  it('does not count time the process waited for a core as work (a loaded machine keeps slices short)', () => {
-    const meter = handMeter();
-    const share = new LoopShare(meter);
-    // 30 ms of "active" loop, of which the process ran 1 ms: the rest it was off the CPU.
-    meter.work(30, 1);
-    expect(share.budget()).toBe(SLICE_MS);
-  });
-
   it('measures from the end of the last slice only', () => {
     const meter = handMeter();
     const share = new LoopShare(meter);
-    meter.work(20, 20);
+    meter.work(20);
     share.ended();
-    meter.work(4.5, 4.5);
-    expect(share.budget()).toBe(4.5);
+    meter.work(2.75);
+    expect(share.budget()).toBe(2.75);
+  });
+
+  it('the slices of one check phase share one deadline; the next phase gets its own', async () => {
+    const meter = handMeter();
+    const share = new LoopShare(meter);
+    meter.work(400);
+    const phase = () =>
+      new Promise<[number, number, number]>((resolve) =>
+        setImmediate(() => {
+          // The readers' writes and the streams being admitted, in the same check phase, and a slice either queues for the next.
+          const writes = phaseDeadline(share);
+          const later = new Promise<number>((r) => setImmediate(() => r(phaseDeadline(share))));
+          const admission = phaseDeadline(share);
+          void later.then((next) => resolve([writes, admission, next]));
+        }),
+      );
+    const [writes, admission, next] = await phase();
+    expect(admission).toBe(writes);
+    expect(writes - performance.now()).toBeLessThanOrEqual(MAX_SLICE_MS);
+    expect(next).toBeGreaterThan(writes);
   });
 });
