@@ -6,7 +6,7 @@ export { dataDirFrom, checkId, matchId, newestFirst, eventsOf, type Store, type 
 export { LowdbStore, type LowdbStoreOptions } from './lowdb-store.js';
 export { DataDirError, dataDirError, checkDataDir } from './data-dir.js';
 export { MemoryStore } from './memory-store.js';
-export { SessionLockedError, LockPathError, acquireLock, releaseLock, refreshLock, lockHolder, readLock, staleReason, lockStaleMs, pidAlive, type LockHolder } from './lock.js';
+export { SessionLockedError, LockPathError, acquireLock, releaseLock, refreshLock, refreshLockIfDue, lockHolder, readLock, staleReason, lockStaleMs, pidAlive, type LockHolder } from './lock.js';
 export { processInfo, parseProcStat, type ProcessInfo } from './process-info.js';
 export { listingOf, type SessionListing } from './listing.js';
 export { scanJournal, JournalWriter } from './journal-file.js';

@@ -91,15 +91,19 @@ export class JournalWriter {
 
   private flushing: Promise<void> | null = null;
 
-  /** Opens `path` to append after `end` (a fresh journal when absent); a torn last line after it is cut off. */
+  /**
+   * Opens `path` to append after `end` (a fresh journal when absent); a torn last line after it is cut off.
+   * With `create`, the file is made here and must not exist yet (EEXIST): a new session's journal in one call.
+   */
   constructor(
     readonly path: string,
     end?: JournalEnd,
     private readonly fsync: Fsync = (fd) => fsyncSync(fd),
     private readonly fsyncAsync: FsyncAsync = async (fd, p) => this.fsync(fd, p),
+    create = false,
   ) {
-    this.fd = openSync(path, 'a+');
-    this.size = fstatSync(this.fd).size;
+    this.fd = openSync(path, create ? 'ax+' : 'a+');
+    this.size = create ? 0 : fstatSync(this.fd).size;
     this.lines = end?.records ?? 0;
     this.last = end?.lastHash ?? CHAIN_START;
     if (!end && this.size > 0) {

@@ -15,7 +15,9 @@ export class SessionLockedError extends UserError {
     super(
       host
         ? `session ${sessionId} is open in process ${pid} on host ${host} — close it there first (its lock is taken over once it has not been refreshed for ${Math.round(staleMs / 1000)} s; TROUPE_LOCK_STALE_SECONDS)`
-        : `session ${sessionId} is open in process ${pid}${pid === process.pid ? ' (this one)' : ''} — close it there first`,
+        : pid > 0
+          ? `session ${sessionId} is open in process ${pid}${pid === process.pid ? ' (this one)' : ''} — close it there first`
+          : `session ${sessionId} is being opened by another process — close it there first, or try again in a few seconds`,
     );
   }
 }
@@ -46,6 +48,18 @@ export interface LockHolder {
   mtimeMs: number;
 }
 
+/**
+ * How long a lock file without its whole record (empty, or no final newline) counts as held: its creator
+ * makes it and writes the record into it with one call, so it is that young only while being written. One
+ * left by a process that died between the two is taken over once it is this old.
+ */
+export const LOCK_WRITE_GRACE_MS = 10_000;
+
+/** True when a lock file holds its whole record (creators write it in one piece, ending with a newline). */
+export function lockComplete(holder: LockHolder): boolean {
+  return holder.text.endsWith('\n');
+}
+
 /** Reads a lock file; null when there is none. */
 export function readLock(path: string): LockHolder | null {
   try {
@@ -66,6 +80,11 @@ export function readLock(path: string): LockHolder | null {
  * reused pid (its start time differs from the one recorded).
  */
 export function staleReason(holder: LockHolder, options: { now?: number; staleMs?: number; host?: string } = {}): string | null {
+  if (!lockComplete(holder)) {
+    // Being written (its creator is between the create and the write), or left so by a creator that died there.
+    const age = (options.now ?? Date.now()) - holder.mtimeMs;
+    return age > LOCK_WRITE_GRACE_MS ? `it has been incomplete for ${Math.round(age / 1000)} s (its writer died)` : null;
+  }
   const here = options.host ?? hostname();
   if (holder.host !== null && holder.host !== here) {
     const age = (options.now ?? Date.now()) - holder.mtimeMs;
@@ -78,67 +97,93 @@ export function staleReason(holder: LockHolder, options: { now?: number; staleMs
   return null;
 }
 
-// Locks this process holds, with their refresh timers: a lock file naming our own pid that is not in
-// here is a leftover from an earlier process that had the same pid, so it is stale.
-const held = new Map<string, NodeJS.Timeout>();
+// Locks this process holds, with their refresh timers and when each was last refreshed: a lock file naming our
+// own pid that is not in here is a leftover from an earlier process that had the same pid, so it is stale.
+const held = new Map<string, { timer: NodeJS.Timeout; everyMs: number; refreshedAt: number }>();
 
-let tmpSeq = 0;
 let ownStart: string | null | undefined;
 
-// The record goes into a private temp file that is then hard-linked into place: link() fails with
-// EEXIST when the lock exists, and the lock appears with its content, so a reader never sees an
-// empty lock (which it would take for a stale one). The nonce tells two locks of one pid apart.
+// The nonce tells two locks of one pid apart.
 function lockText(): string {
   ownStart ??= ownStartTime();
   return `${process.pid} ${randomBytes(6).toString('hex')} ${ownStart ?? '-'} ${hostname()}\n`;
 }
 
+// One create of the file with its record (open O_EXCL, write, close): a single directory operation. A reader
+// can find it empty or partial only in the instant between the create and the write, and takes such a file
+// for held while it is younger than LOCK_WRITE_GRACE_MS (see staleReason), so it never takes a lock being
+// written for a stale one. A write that fails (a full disk) removes the file it created.
 function tryCreate(path: string): boolean {
-  const tmp = `${path}.${process.pid}-${++tmpSeq}.tmp`;
-  writeFileSync(tmp, lockText());
+  const text = lockText();
+  const started = Date.now();
   try {
-    linkSync(tmp, path);
-    return true;
+    writeFileSync(path, text, { flag: 'wx' });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    const failure = error as NodeJS.ErrnoException;
+    if (failure.code === 'EEXIST') return false;
+    if (failure.syscall !== 'open') {
+      try {
+        unlinkSync(path);
+      } catch {
+        // gone already
+      }
+    }
     throw error;
-  } finally {
-    unlinkSync(tmp);
   }
+  // A creator held up between the create and the write for most of the grace period (a stopped process, a
+  // swapped-out machine) may have had its empty file taken over meanwhile: it holds the lock only if the file
+  // is still its own.
+  if (Date.now() - started > LOCK_WRITE_GRACE_MS / 2) return readLock(path)?.text === text;
+  return true;
 }
 
 /** Marks a held lock as fresh (its mtime), so processes on other hosts see the holder is still there. */
-export function refreshLock(path: string): void {
-  if (!held.has(path)) return;
+export function refreshLock(path: string, now: number = Date.now()): void {
+  const lock = held.get(path);
+  if (!lock) return;
+  lock.refreshedAt = now;
   try {
-    const now = new Date();
-    utimesSync(path, now, now);
+    const date = new Date(now);
+    utimesSync(path, date, date);
   } catch {
     // gone or unwritable: the next open decides
   }
 }
 
-function hold(path: string, staleMs: number): void {
-  const timer = setInterval(() => refreshLock(path), Math.max(1_000, Math.min(60_000, staleMs / 4)));
+/**
+ * Refreshes a held lock if it was last refreshed an interval ago or more (the interval its timer refreshes
+ * at, staleMs / 4): a session's writes call this, so a busy session costs no more than one touch an interval.
+ */
+export function refreshLockIfDue(path: string, now: number = Date.now()): void {
+  const lock = held.get(path);
+  if (lock && now - lock.refreshedAt >= lock.everyMs) refreshLock(path, now);
+}
+
+function hold(path: string, staleMs: number, now: number): void {
+  const everyMs = Math.max(1_000, Math.min(60_000, staleMs / 4));
+  const timer = setInterval(() => refreshLock(path), everyMs);
   timer.unref();
-  held.set(path, timer);
+  held.set(path, { timer, everyMs, refreshedAt: now });
 }
 
 /**
  * Takes the lock file for a session, taking over a stale one (see `staleReason`); throws
  * SessionLockedError if it is held, LockPathError if the path is a directory.
  */
-export function acquireLock(path: string, sessionId: string, options: { staleMs?: number } = {}): void {
+export function acquireLock(path: string, sessionId: string, options: { staleMs?: number; now?: () => number } = {}): void {
   const staleMs = options.staleMs ?? lockStaleMs();
+  const now = options.now ?? Date.now;
   for (let attempt = 0; attempt < 5; attempt++) {
     if (tryCreate(path)) {
-      hold(path, staleMs);
+      hold(path, staleMs, now());
       return;
     }
     const holder = readLock(path);
     if (!holder) continue;
-    const mine = holder.pid === process.pid && (holder.host === null || holder.host === hostname());
-    if (mine ? held.has(path) : staleReason(holder, { staleMs }) === null) {
+    const complete = lockComplete(holder);
+    if (!complete && staleReason(holder, { staleMs, now: now() }) === null) throw new SessionLockedError(sessionId, -1);
+    const mine = complete && holder.pid === process.pid && (holder.host === null || holder.host === hostname());
+    if (mine ? held.has(path) : staleReason(holder, { staleMs, now: now() }) === null) {
       throw new SessionLockedError(sessionId, holder.pid, holder.host !== null && holder.host !== hostname() ? holder.host : null, staleMs);
     }
     // Stale: move it aside atomically, so of two processes taking over only one removes it.
@@ -168,9 +213,9 @@ export function acquireLock(path: string, sessionId: string, options: { staleMs?
 
 /** Releases a lock this process holds (only if the file still names this process). */
 export function releaseLock(path: string): void {
-  const timer = held.get(path);
-  if (!timer) return;
-  clearInterval(timer);
+  const lock = held.get(path);
+  if (!lock) return;
+  clearInterval(lock.timer);
   held.delete(path);
   let holder: LockHolder | null = null;
   try {
@@ -190,7 +235,8 @@ export function releaseLock(path: string): void {
 /** The pid holding a session's lock, or null when it is free or stale. */
 export function lockHolder(path: string): number | null {
   const holder = readLock(path);
-  if (!holder) return null;
+  // An incomplete lock names no process yet (it is being written, or its writer died).
+  if (!holder || !lockComplete(holder)) return null;
   if (holder.pid === process.pid && (holder.host === null || holder.host === hostname())) return held.has(path) ? holder.pid : null;
   return staleReason(holder) === null ? holder.pid : null;
 }

@@ -1,4 +1,4 @@
-import { closeSync, copyFileSync, existsSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LowSync } from 'lowdb';
@@ -11,7 +11,7 @@ import { CHAINED_SINCE, journalRules } from './journal-check.js';
 import { slimRecord } from './journal-codec.js';
 import { JournalWriter, scanJournal, type JournalEnd } from './journal-file.js';
 import { listingOf, type SessionListing } from './listing.js';
-import { acquireLock, lockHolder, refreshLock, releaseLock } from './lock.js';
+import { acquireLock, lockHolder, refreshLockIfDue, releaseLock } from './lock.js';
 import { CURRENT_FORMAT, decodeSessionFile, parseSessionFile, SessionFileError, type FileFormat, type Loaded } from './load-file.js';
 import { sealingPathOf, sealJournal } from './seal-journal.js';
 import { trackWrite } from './writes-in-flight.js';
@@ -28,17 +28,6 @@ export interface LowdbStoreOptions {
   format?: FileFormat;
   /** How session documents are written (tests inject one that fails like a full disk). */
   fs?: DocumentFs;
-}
-
-/** Creates an empty file; false when it exists already. */
-function createEmpty(path: string): boolean {
-  try {
-    closeSync(openSync(path, 'wx'));
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw error;
-  }
 }
 
 type Index = { version: 1; sessions: Record<string, { mtimeMs: number; listing: SessionListing }> };
@@ -105,9 +94,10 @@ export class LowdbStore implements Store {
         const issue = checked.error.issues[0]!;
         throw new UserError(`cannot create session ${doc.id}: ${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`);
       }
-      // The lock and the empty journal are made with synchronous calls: six system calls, a tenth of a
-      // millisecond on the loop, where the same calls as promises (a FileHandle each, thread-pool round trips)
-      // cost the process twice to three times the CPU; the first document is written off the loop.
+      // The lock and the empty journal are made with synchronous calls, one create each (the lock with its
+      // record, the journal as the writer's own file): a tenth of a millisecond on the loop, where the same calls
+      // as promises (a FileHandle each, thread-pool round trips) cost the process twice to three times the CPU;
+      // the first document is written off the loop.
       try {
         acquireLock(lock, doc.id);
       } catch (error) {
@@ -117,8 +107,15 @@ export class LowdbStore implements Store {
         acquireLock(lock, doc.id);
       }
       locked = true;
-      if (existsSync(this.pathOf(doc.id)) || !createEmpty(this.journalOf(doc.id))) throw new UserError(`session ${doc.id} already exists in ${this.dir} — choose another id`);
-      const handle = this.handle(doc, this.writer(this.journalOf(doc.id)));
+      const exists = () => new UserError(`session ${doc.id} already exists in ${this.dir} — choose another id`);
+      if (existsSync(this.pathOf(doc.id))) throw exists();
+      let writer: JournalWriter;
+      try {
+        writer = this.writer(this.journalOf(doc.id), undefined, true);
+      } catch (error) {
+        throw (error as NodeJS.ErrnoException).code === 'EEXIST' ? exists() : error;
+      }
+      const handle = this.handle(doc, writer);
       try {
         await handle.checkpoint(doc.checkpoint, doc);
       } catch (error) {
@@ -291,9 +288,9 @@ export class LowdbStore implements Store {
     }
   }
 
-  private writer(path: string, end?: JournalEnd): JournalWriter {
+  private writer(path: string, end?: JournalEnd, create = false): JournalWriter {
     const fs = asyncFs(this.fs);
-    return new JournalWriter(path, end, fsyncOf(this.fs), (fd, p) => fs.fsync(fd, p));
+    return new JournalWriter(path, end, fsyncOf(this.fs), (fd, p) => fs.fsync(fd, p), create);
   }
 
   private serialise(doc: SessionDocument): string {
@@ -347,7 +344,7 @@ export class LowdbStore implements Store {
             throw dataDirError(error, dataDir, `save session ${id} to ${path}`);
           }
           written = next;
-          refreshLock(lock);
+          refreshLockIfDue(lock);
         };
         const done = writing.then(write, write);
         writing = done.catch(() => undefined);

@@ -1,0 +1,104 @@
+import { mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DemoModel } from '../../src/llm/demo-model.js';
+import { openSession } from '../../src/session/open-session.js';
+import { acquireLock, LOCK_WRITE_GRACE_MS, lockHolder, refreshLockIfDue, releaseLock, SessionLockedError } from '../../src/store/lock.js';
+import { LowdbStore } from '../../src/store/lowdb-store.js';
+import { writesSettled } from '../../src/store/writes-in-flight.js';
+import { fixedClock, studio } from '../helpers/team.js';
+import { ENV } from './support.js';
+
+let dir = '';
+const locks: string[] = [];
+afterEach(() => {
+  for (const lock of locks.splice(0)) releaseLock(lock);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function lockPath(): string {
+  dir = mkdtempSync(join(tmpdir(), 'troupe-lock-grace-'));
+  const lock = join(dir, 's.lock');
+  locks.push(lock);
+  return lock;
+}
+
+// A lock without its whole record: just created and not yet written, or cut short.
+const INCOMPLETE = ['', `${process.pid} 0123`];
+
+describe('a lock file being written', () => {
+  it('an empty or partial lock file just created is held, by no process it can name yet', () => {
+    const lock = lockPath();
+    for (const text of INCOMPLETE) {
+      writeFileSync(lock, text);
+      const mtime = statSync(lock).mtimeMs;
+      expect(() => acquireLock(lock, 's', { now: () => mtime })).toThrow(SessionLockedError);
+      expect(() => acquireLock(lock, 's', { now: () => mtime })).toThrow('session s is being opened by another process — close it there first, or try again in a few seconds');
+      expect(readFileSync(lock, 'utf8')).toBe(text);
+      expect(lockHolder(lock)).toBeNull();
+    }
+  });
+
+  it('an empty or partial lock file is held up to the grace period and taken over once older', () => {
+    const lock = lockPath();
+    for (const text of INCOMPLETE) {
+      writeFileSync(lock, text);
+      const mtime = statSync(lock).mtimeMs;
+      expect(() => acquireLock(lock, 's', { now: () => mtime + LOCK_WRITE_GRACE_MS - 1 })).toThrow(SessionLockedError);
+      acquireLock(lock, 's', { now: () => mtime + LOCK_WRITE_GRACE_MS + 1 });
+      expect(readFileSync(lock, 'utf8')).toMatch(new RegExp(`^${process.pid} [0-9a-f]{12} \\S+ \\S+\\n$`));
+      releaseLock(lock);
+    }
+  });
+});
+
+describe('refreshing a held lock', () => {
+  it('refreshLockIfDue touches the lock once an interval (staleMs / 4) has passed since the last refresh, not before', () => {
+    const lock = lockPath();
+    const t0 = 1_800_000_000_000;
+    acquireLock(lock, 's', { staleMs: 40_000, now: () => t0 });
+    const old = new Date(t0 - 100_000);
+    utimesSync(lock, old, old);
+    refreshLockIfDue(lock, t0 + 9_999);
+    expect(statSync(lock).mtimeMs).toBe(old.getTime());
+    refreshLockIfDue(lock, t0 + 10_000);
+    expect(statSync(lock).mtimeMs).toBe(t0 + 10_000);
+    // The next one is due an interval after that refresh.
+    refreshLockIfDue(lock, t0 + 19_999);
+    expect(statSync(lock).mtimeMs).toBe(t0 + 10_000);
+    refreshLockIfDue(lock, t0 + 20_000);
+    expect(statSync(lock).mtimeMs).toBe(t0 + 20_000);
+  });
+
+  it("a session's checkpoints do not touch its lock more than once an interval", async () => {
+    dir = mkdtempSync(join(tmpdir(), 'troupe-lock-grace-'));
+    const store = new LowdbStore(dir);
+    const session = await openSession({ team: studio(), model: new DemoModel(), store, id: 'busy', env: ENV, clock: fixedClock() });
+    const lock = store.lockOf('busy');
+    const old = new Date(Math.floor(Date.now() / 1000) * 1000 - 1_000);
+    utimesSync(lock, old, old);
+    session.start('A lighthouse keeper game');
+    await session.settled();
+    await writesSettled();
+    // The session wrote checkpoints since (its document is newer), and none of them touched the lock.
+    expect(statSync(store.pathOf('busy')).mtimeMs).toBeGreaterThan(old.getTime());
+    expect(statSync(lock).mtimeMs).toBe(old.getTime());
+    await session.stop();
+  });
+});
+
+describe('creating a session', () => {
+  it('refuses an id whose journal is there without its document, and leaves the journal as it was', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'troupe-lock-grace-'));
+    const store = new LowdbStore(dir);
+    const session = await openSession({ team: studio(), model: new DemoModel(), store, id: 'first', env: ENV, clock: fixedClock() });
+    await session.stop();
+    const orphan = store.journalOf('taken');
+    writeFileSync(orphan, 'left behind\n');
+    await expect(openSession({ team: studio(), model: new DemoModel(), store, id: 'taken', env: ENV, clock: fixedClock() })).rejects.toThrow(
+      `session taken already exists in ${store.dir} — choose another id`,
+    );
+    expect(readFileSync(orphan, 'utf8')).toBe('left behind\n');
+  });
+});
