@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, open, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
 import { CHAIN_START, sealedLineMaxBytes, sealLineInto } from './journal-chain.js';
 import { JournalCheck, type JournalRules } from './journal-check.js';
 import { SessionFileError } from './load-file.js';
@@ -64,6 +64,11 @@ export function scanJournal(path: string, onRecord: (record: JournalRecord, line
   }
 }
 
+/** Creates a new empty journal off the event loop (it must not exist: EEXIST) and gives its descriptor, for a JournalWriter. */
+export function createJournal(path: string): Promise<number> {
+  return new Promise((resolve, reject) => open(path, 'ax+', (error, fd) => (error ? reject(error) : resolve(fd))));
+}
+
 /** A journal write that failed: nothing of the record stayed in the file. */
 export class JournalWriteError extends TroupeError {}
 
@@ -93,17 +98,17 @@ export class JournalWriter {
 
   /**
    * Opens `path` to append after `end` (a fresh journal when absent); a torn last line after it is cut off.
-   * With `create`, the file is made here and must not exist yet (EEXIST): a new session's journal in one call.
+   * With `created`, the file is a new empty journal opened by `createJournal` (its descriptor).
    */
   constructor(
     readonly path: string,
     end?: JournalEnd,
     private readonly fsync: Fsync = (fd) => fsyncSync(fd),
     private readonly fsyncAsync: FsyncAsync = async (fd, p) => this.fsync(fd, p),
-    create = false,
+    created?: number,
   ) {
-    this.fd = openSync(path, create ? 'ax+' : 'a+');
-    this.size = create ? 0 : fstatSync(this.fd).size;
+    this.fd = created ?? openSync(path, 'a+');
+    this.size = created !== undefined ? 0 : fstatSync(this.fd).size;
     this.lines = end?.records ?? 0;
     this.last = end?.lastHash ?? CHAIN_START;
     if (!end && this.size > 0) {

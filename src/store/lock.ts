@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { linkSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { close, linkSync, open, readFileSync, renameSync, statSync, unlinkSync, unlink, utimesSync, write, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { UserError } from '../errors.js';
 import { ownStartTime, pidExists, processInfo } from './process-info.js';
@@ -102,11 +102,17 @@ export function staleReason(holder: LockHolder, options: { now?: number; staleMs
 const held = new Map<string, { timer: NodeJS.Timeout; everyMs: number; refreshedAt: number }>();
 
 let ownStart: string | null | undefined;
+// The nonce tells two locks of one pid apart: random per process, then counted (a random draw per lock cost
+// more than the rest of writing it under load).
+let nonceBase: number | undefined;
+let nonceSeq = 0;
 
-// The nonce tells two locks of one pid apart.
 function lockText(): string {
   ownStart ??= ownStartTime();
-  return `${process.pid} ${randomBytes(6).toString('hex')} ${ownStart ?? '-'} ${hostname()}\n`;
+  nonceBase ??= randomBytes(3).readUIntBE(0, 3);
+  nonceSeq = (nonceSeq + 1) % 0x1000000;
+  const nonce = nonceBase.toString(16).padStart(6, '0') + nonceSeq.toString(16).padStart(6, '0');
+  return `${process.pid} ${nonce} ${ownStart ?? '-'} ${hostname()}\n`;
 }
 
 // One create of the file with its record (open O_EXCL, write, close): a single directory operation. A reader
@@ -164,6 +170,33 @@ function hold(path: string, staleMs: number, now: number): void {
   const timer = setInterval(() => refreshLock(path), everyMs);
   timer.unref();
   held.set(path, { timer, everyMs, refreshedAt: now });
+}
+
+/**
+ * Takes the lock file for a new session off the event loop (open O_EXCL, write, close on libuv's thread pool,
+ * where a create that waits on the file system's journal does not hold up other sessions). The lock counts as
+ * held from the create (a reader finds it empty until the write: see LOCK_WRITE_GRACE_MS); a lock that is
+ * there already is decided by `acquireLock`.
+ */
+export async function acquireNewLock(path: string, sessionId: string, options: { staleMs?: number; now?: () => number } = {}): Promise<void> {
+  const staleMs = options.staleMs ?? lockStaleMs();
+  const now = options.now ?? Date.now;
+  const text = lockText();
+  const started = Date.now();
+  const fd = await new Promise<number | null>((resolve, reject) => open(path, 'wx', (error, opened) => (error ? (error.code === 'EEXIST' ? resolve(null) : reject(error)) : resolve(opened))));
+  if (fd === null) return acquireLock(path, sessionId, options);
+  // Held from here, so another open of this session in this process is refused while the record is written.
+  hold(path, staleMs, now());
+  const written = await new Promise<Error | null>((resolve) => write(fd, text, (error) => close(fd, (closing) => resolve(error ?? closing ?? null))));
+  if (!written && (Date.now() - started <= LOCK_WRITE_GRACE_MS / 2 || readLock(path)?.text === text)) return;
+  clearInterval(held.get(path)?.timer);
+  held.delete(path);
+  if (written) {
+    await new Promise((resolve) => unlink(path, resolve));
+    throw written;
+  }
+  // Held up past half the grace period, the empty file was taken over meanwhile: the current lock decides.
+  return acquireLock(path, sessionId, options);
 }
 
 /**

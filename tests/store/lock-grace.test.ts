@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DemoModel } from '../../src/llm/demo-model.js';
 import { openSession } from '../../src/session/open-session.js';
-import { acquireLock, LOCK_WRITE_GRACE_MS, lockHolder, refreshLockIfDue, releaseLock, SessionLockedError } from '../../src/store/lock.js';
+import { acquireLock, acquireNewLock, LOCK_WRITE_GRACE_MS, lockHolder, refreshLockIfDue, releaseLock, SessionLockedError } from '../../src/store/lock.js';
 import { LowdbStore } from '../../src/store/lowdb-store.js';
 import { writesSettled } from '../../src/store/writes-in-flight.js';
 import { fixedClock, studio } from '../helpers/team.js';
@@ -100,5 +100,37 @@ describe('creating a session', () => {
       `session taken already exists in ${store.dir} — choose another id`,
     );
     expect(readFileSync(orphan, 'utf8')).toBe('left behind\n');
+  });
+});
+
+describe('taking the lock of a new session off the event loop', () => {
+  it('of two takes of one lock at once in this process, exactly one holds it', async () => {
+    const lock = lockPath();
+    const results = await Promise.allSettled([acquireNewLock(lock, 's'), acquireNewLock(lock, 's')]);
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    const refused = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+    expect(refused.reason).toBeInstanceOf(SessionLockedError);
+    expect(readFileSync(lock, 'utf8')).toMatch(new RegExp(`^${process.pid} [0-9a-f]{12} `));
+    expect(lockHolder(lock)).toBe(process.pid);
+  });
+
+  it('a lock already there is decided as any open decides it: a live holder refuses, a dead one is taken over', async () => {
+    const lock = lockPath();
+    writeFileSync(lock, `1 0123456789ab\n`);
+    await expect(acquireNewLock(lock, 's')).rejects.toThrow('session s is open in process 1 — close it there first');
+    writeFileSync(lock, '999999999\n');
+    await acquireNewLock(lock, 's');
+    expect(readFileSync(lock, 'utf8')).toMatch(new RegExp(`^${process.pid} [0-9a-f]{12} `));
+  });
+
+  it('gives each lock of this process its own nonce', async () => {
+    const lock = lockPath();
+    const nonces = new Set<string>();
+    for (let i = 0; i < 3; i++) {
+      await acquireNewLock(lock, 's');
+      nonces.add(readFileSync(lock, 'utf8').split(' ')[1]!);
+      releaseLock(lock);
+    }
+    expect(nonces.size).toBe(3);
   });
 });
