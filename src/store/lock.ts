@@ -50,8 +50,8 @@ export interface LockHolder {
 
 /**
  * How long a lock file without its whole record (empty, or no final newline) counts as held: its creator
- * makes it and writes the record into it with one call, so it is that young only while being written. One
- * left by a process that died between the two is taken over once it is this old.
+ * writes the record right after making it (in the same call, or the next thread-pool job), so it is that young
+ * only while being written. One left by a process that died between the two is taken over once it is this old.
  */
 export const LOCK_WRITE_GRACE_MS = 10_000;
 
