@@ -106,26 +106,37 @@ export class RestateCluster {
 
   /** Reads the session's SSE stream (from `after`) until `done` holds for the events read. */
   async stream(id: string, done: (events: StreamedEvent[]) => boolean, after?: string): Promise<StreamedEvent[]> {
+    return (await this.connect(id, after)).read(done);
+  }
+
+  /**
+   * Opens a session's event stream and resolves once the server has answered (it listens for live events before it
+   * answers): events published after this resolves reach `read`, live-only ones (predictions, deltas) included.
+   */
+  async connect(id: string, after?: string): Promise<{ read: (done: (events: StreamedEvent[]) => boolean) => Promise<StreamedEvent[]> }> {
     const response = await this.call(`/v1/sessions/${id}/events`, after ? { headers: { 'Last-Event-ID': after } } : {});
     if (!response.ok) throw new Error(`events: ${response.status} ${await response.text()}`);
     const reader = response.body!.getReader();
-    const decoder = new TextDecoder();
-    let buffer = '';
-    const events: StreamedEvent[] = [];
-    while (!done(events)) {
-      const { done: ended, value } = await reader.read();
-      if (ended) break;
-      buffer += decoder.decode(value, { stream: true });
-      for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-        const block = buffer.slice(0, end).split('\n');
-        buffer = buffer.slice(end + 2);
-        const data = block.find((l) => l.startsWith('data: '));
-        const line = block.find((l) => l.startsWith('id: '));
-        if (data) events.push({ ...JSON.parse(data.slice(6)), ...(line ? { id: line.slice(4) } : {}) });
+    const read = async (done: (events: StreamedEvent[]) => boolean): Promise<StreamedEvent[]> => {
+      const decoder = new TextDecoder();
+      let buffer = '';
+      const events: StreamedEvent[] = [];
+      while (!done(events)) {
+        const { done: ended, value } = await reader.read();
+        if (ended) break;
+        buffer += decoder.decode(value, { stream: true });
+        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+          const block = buffer.slice(0, end).split('\n');
+          buffer = buffer.slice(end + 2);
+          const data = block.find((l) => l.startsWith('data: '));
+          const line = block.find((l) => l.startsWith('id: '));
+          if (data) events.push({ ...JSON.parse(data.slice(6)), ...(line ? { id: line.slice(4) } : {}) });
+        }
       }
-    }
-    await reader.cancel();
-    return events;
+      await reader.cancel();
+      return events;
+    };
+    return { read };
   }
 
   /** Stops every process it started. */

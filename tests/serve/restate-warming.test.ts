@@ -33,9 +33,10 @@ describe('state warming on Restate', () => {
     // A's second invocation sent its counts to troupe_learning; B, created now, reads them once.
     const b = await cluster.create('A lighthouse keeper game [[tag learn-b]]');
     const first = await cluster.stream(b, waits(1));
-    const reading = cluster.stream(b, waits(1), first.filter((e) => e.id).at(-1)!.id);
+    // Connected before the input goes in: predictions are live-only, so a reader that connects later misses them.
+    const reading = await cluster.connect(b, first.filter((e) => e.id).at(-1)!.id);
     expect((await cluster.call(`/v1/sessions/${b}/input`, { json: { text: 'Tell me more' } })).status).toBe(202);
-    const second = await reading;
+    const second = await reading.read(waits(1));
     const predictions = second.filter((e): e is Prediction => e.type === 'prediction' && (e as Prediction).persona === 'creative_partner');
     expect(predictions.length).toBeGreaterThan(0);
     // Live-only: no id, so a reader never resumes from one.
