@@ -115,7 +115,7 @@ function trim(messages, limit) {
 // Contexts come as { chars } (the length of their messages' text, see wire-contexts.ts); their messages come
 // apart, only for code that reads them: until it does, addMessage only notes what it adds, past max_length too
 // (the engine appends them one by one and trims as addMessage does), and the answer carries those messages
-// alone. Code that reads them when they were not sent stops (state.wanted: the host runs it again with them);
+// alone, unless they pass max_length by themselves. Code that reads them when they were not sent stops (state.wanted: the host runs it again with them);
 // it then sees them as addMessage would have left them: each added one appended, then trimmed.
 var pending = new WeakMap();
 function copy(m) { return { role: m.role, content: m.content }; }
@@ -145,7 +145,7 @@ function context(name, wire, limit) {
   var settle = function (list) { pending.delete(o); define(o, 'messages', { value: list, writable: true, enumerable: true, configurable: true }); return list; };
   if (Array.isArray(wire)) settle(wire.map(copy));
   else {
-    var lazy = { added: [] };
+    var lazy = { added: [], chars: 0 };
     pending.set(o, lazy);
     define(o, 'messages', {
       get: function () { return settle(replay(sent(name).map(copy), base.map(copy).concat(lazy.added), limit)); },
@@ -158,8 +158,13 @@ function context(name, wire, limit) {
     if (m === null || typeof m !== 'object' || !isRole(m.role)) throw new TypeError('addMessage needs { role: "system" | "user" | "assistant", content: "..." }');
     var added = { role: m.role, content: typeof m.content === 'string' ? m.content : m.content instanceof String ? String(m.content) : core.need('errors').show(m.content) };
     var lazy = pending.get(o);
-    if (lazy) lazy.added.push(added);
-    else {
+    if (lazy) {
+      lazy.added.push(added);
+      lazy.chars += added.content.length;
+      // What this part added passes max_length on its own: most of it is trimmed away, so the context is read,
+      // trimmed and sent whole (at most about max_length), not every message added (a loop may add megabytes).
+      if (limit > 0 && lazy.chars > limit) o.messages;
+    } else {
       o.messages.push(added);
       trim(o.messages, limit);
     }

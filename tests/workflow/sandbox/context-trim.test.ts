@@ -66,6 +66,24 @@ describe('past max_length, code that only adds sends only what it added', () => 
     expect(plain(w.state().workflow!.frames[0]!.contexts.floor)).toEqual(oneByOne(start, adds, LIMIT));
   });
 
+  it('what code adds passes max_length on its own: the context comes back whole, trimmed one by one as before', async () => {
+    const many = Array.from({ length: 12 }, (_, i) => msg(i % 2 ? 'assistant' : 'user', `n${i}`.padEnd(15, '-')));
+    const r = await sandbox.evaluate(codeEvaluation(stmts(`const c = this.contexts.get('floor'); ${addCode(many)}`), scope));
+    if (!r.ok) throw new Error(r.error);
+    expect(r.appended).toBeUndefined();
+    expect(r.contexts).toEqual({ floor: oneByOne(start, many, LIMIT) });
+  });
+
+  it('a loop adding megabytes past max_length succeeds: the answer stays about max_length, not all it added', async () => {
+    const r = await sandbox.evaluate(
+      codeEvaluation(stmts("const c = this.contexts.get('floor'); for (let i = 0; i < 2000; i++) c.addMessage({ role: 'user', content: String(i % 10).repeat(5000) });"), scope),
+    );
+    if (!r.ok) throw new Error(r.error);
+    const kept = r.contexts?.floor ?? [];
+    expect(kept).toHaveLength(10);
+    expect(kept.at(-1)).toEqual(msg('user', '9'.repeat(5000)));
+  });
+
   it('read after adding, in the same part: it sees the messages trimmed as addMessage left them', async () => {
     const r = await sandbox.evaluate(
       codeEvaluation(stmts(`const c = this.contexts.get('floor'); ${addCode(adds)} this.common_data.seen = c.getMessages().map((m) => m.role[0] + m.content.length);`), scope),
