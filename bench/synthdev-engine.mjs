@@ -12,11 +12,17 @@ const from = (path) => import(pathToFileURL(join(dir, path)).href);
 
 Object.assign(process.env, { SYNTHDEV_API_KEY: 'sk-bench-not-a-key', SYNTHDEV_BASE_URL: 'http://127.0.0.1:9/v1', SYNTHDEV_BASE_MODEL: 'bench', SYNTHDEV_VERBOSITY_LEVEL: '0' });
 const { Completions } = await from('node_modules/openai/resources/chat/completions/completions.mjs');
+// SYNTHDEV_WORKFLOW: a copy of grocery_store_test with a smaller max_length (bench/synthdev.bench.ts), whose
+// rounds are counted by model calls (the trimmed conversation no longer counts them).
+const workflowFile = process.env.SYNTHDEV_WORKFLOW ?? join(dir, 'src/config/workflows/grocery_store_test.json');
+const byCalls = process.env.SYNTHDEV_WORKFLOW !== undefined;
 let calls = 0;
+let runCalls = 0;
 Completions.prototype.create = async function create(request) {
   await new Promise((r) => setImmediate(r));
   calls += 1;
-  return instantReply(request.messages, rounds);
+  runCalls += 1;
+  return instantReply(request.messages, rounds, byCalls ? runCalls : undefined);
 };
 const { default: ConfigManager } = await from('src/config/managers/configManager.js');
 const { default: ToolManager } = await from('src/core/managers/toolManager.js');
@@ -25,7 +31,6 @@ const config = ConfigManager.getInstance();
 await config.initialize();
 const toolManager = new ToolManager();
 await toolManager.loadTools();
-const workflowFile = join(dir, 'src/config/workflows/grocery_store_test.json');
 
 let cpu = 0;
 let wall = 0;
@@ -33,6 +38,7 @@ let states = 0;
 for (let run = 0; run < runs; run++) {
   const machine = new WorkflowStateMachine(config, toolManager, null, { addUsage() {} });
   await machine.loadWorkflow(workflowFile);
+  runCalls = 0;
   const t0 = performance.now();
   const c0 = process.cpuUsage();
   const result = await machine.executeWorkflow('grocery_store_test', 'I need pasta, tomatoes and bread for six.');

@@ -1,10 +1,14 @@
 // The scripted answers both engines get on grocery_store_test: the worker answers in words; the customer asks
 // for more (the interaction_decision tool, continue_shopping) until it has spoken `rounds` times, then ends.
 
-/** The chat completion answering `messages` (the customer is told apart by its system message). */
-export function instantReply(messages, rounds) {
+/**
+ * The chat completion answering `messages` (the customer is told apart by its system message). The turn is the
+ * conversation's length, or `calls` (the model calls of the run so far) when given: past max_length the
+ * context is trimmed, so its length stops counting the rounds.
+ */
+export function instantReply(messages, rounds, calls) {
   const system = messages.find((m) => m.role === 'system')?.content ?? '';
-  const turn = messages.filter((m) => m.role !== 'system').length;
+  const turn = calls ?? messages.filter((m) => m.role !== 'system').length;
   const customer = system.includes('You are a customer');
   const decision = customer ? { continue_shopping: turn < rounds * 2, continue_message: `And what about item ${turn}?`, shopping_summary: 'Bought what I needed.' } : null;
   const message = decision

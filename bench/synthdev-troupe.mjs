@@ -13,7 +13,11 @@ import { hostEvaluator } from './synthdev-host.mjs';
 const dir = process.env.SYNTHDEV_DIR;
 const [mode, rounds, runs] = [process.argv[2] ?? 'pool', Number(process.argv[3] ?? 100), Number(process.argv[4] ?? 4)];
 const config = join(dir, 'src/config');
-const plan = loadWorkflowPlan(join(config, 'workflows/grocery_store_test.json'), { roles: join(config, 'roles'), env: {} });
+// SYNTHDEV_WORKFLOW: a copy with a smaller max_length (see bench/synthdev-engine.mjs), rounds counted by model calls.
+const workflowFile = process.env.SYNTHDEV_WORKFLOW ?? join(config, 'workflows/grocery_store_test.json');
+const byCalls = process.env.SYNTHDEV_WORKFLOW !== undefined;
+const plan = loadWorkflowPlan(workflowFile, { roles: join(config, 'roles'), env: {} });
+let runCalls = 0;
 
 /** troupe's side of the scripted answers: the same completion, as a ChatResponse. */
 const model = {
@@ -21,7 +25,8 @@ const model = {
   async generate(req) {
     await new Promise((r) => setImmediate(r));
     const wire = req.messages.map((m) => ({ role: m.role, content: m.content }));
-    const message = instantReply(wire, rounds).choices[0].message;
+    runCalls += 1;
+    const message = instantReply(wire, rounds, byCalls ? runCalls : undefined).choices[0].message;
     const toolCalls = (message.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments }));
     return { text: message.content ?? '', toolCalls, usage: { promptTokens: 100, completionTokens: 10 }, finishReason: toolCalls.length ? 'tool_calls' : 'stop', model: 'bench' };
   },
@@ -34,6 +39,7 @@ for (let run = 0; run < runs; run++) {
   const evaluator = mode === 'host' ? hostEvaluator : createSandboxEvaluator({ pool: sharedSandboxPool(), scriptFor: (name) => (name === plan.name ? plan.script : null), inline: mode === 'inline' });
   // SynthDev has no turn limit: troupe's is raised past the run.
   const session = await openSession({ workflow: plan, model, evaluator, store: new MemoryStore(), memory: false, env: {}, id: `bench-${run}`, maxTurns: rounds * 4 + 10 });
+  runCalls = 0;
   let visited = 0;
   let ended = '';
   session.subscribe((e) => {

@@ -7,7 +7,8 @@
 // functions (bench/synthdev-host.mjs: no sandbox, the floor under it). Each run is a process of its own;
 // figures are CPU per state executed, medians of interleaved runs.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { interleaved, median, ms, QUICK, ratio } from './stats.js';
@@ -19,10 +20,11 @@ const here = fileURLToPath(new URL('.', import.meta.url));
 
 type Figures = { cpuPerState: number; wallPerState: number; statesPerRun: number };
 
-/** Runs one child and reads its JSON line. */
-function child(script: string, args: string[], dir: string): Promise<Figures> {
+/** Runs one child and reads its JSON line (`workflow`: a copy of grocery_store_test to run instead). */
+function child(script: string, args: string[], dir: string, workflow?: string): Promise<Figures> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [join(here, script), ...args], { cwd: dir, env: { ...process.env, SYNTHDEV_DIR: dir }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const env = { ...process.env, SYNTHDEV_DIR: dir, ...(workflow ? { SYNTHDEV_WORKFLOW: workflow } : {}) };
+    const proc = spawn(process.execPath, [join(here, script), ...args], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     proc.stdout.on('data', (d: Buffer) => (out += d));
@@ -43,21 +45,7 @@ export default async function synthdev(): Promise<void> {
     );
     return;
   }
-  const states: Record<string, number> = {};
-  const cpu: Record<string, number[]> = { synthdev: [], pool: [], inline: [], host: [] };
-  const take = (name: string) => (f: Figures) => {
-    states[name] = f.statesPerRun;
-    cpu[name]!.push(f.cpuPerState);
-    return f.cpuPerState;
-  };
-  const rounds = String(ROUNDS);
-  const per = String(RUNS_PER_PROCESS);
-  await interleaved(RUNS, 0, {
-    synthdev: () => child('synthdev-engine.mjs', [rounds, per], dir).then(take('synthdev')),
-    pool: () => child('synthdev-troupe.mjs', ['pool', rounds, per], dir).then(take('pool')),
-    inline: () => child('synthdev-troupe.mjs', ['inline', rounds, per], dir).then(take('inline')),
-    host: () => child('synthdev-troupe.mjs', ['host', rounds, per], dir).then(take('host')),
-  });
+  const { states, cpu } = await sideBySide(dir, RUNS);
   const base = median(cpu.synthdev!);
   process.stdout.write(
     `SynthDev's grocery_store_test (its script.js and roles), ${ROUNDS} customer rounds (${states.synthdev} states a run), instant scripted answers; CPU per state, median of ${RUNS} interleaved processes of ${RUNS_PER_PROCESS - 1} runs each after a warm-up:\n`,
@@ -67,4 +55,61 @@ export default async function synthdev(): Promise<void> {
   process.stdout.write(`  troupe, small jobs on the calling thread (opt-in)                             ${ms(median(cpu.inline!))} = ${ratio(median(cpu.inline!), base)} SynthDev\n`);
   // The floor under the sandbox: what a state costs troupe outside its sandbox job (policy step, engine, events, effect runner, journal).
   process.stdout.write(`  troupe, the five handlers as host functions (no sandbox: the floor under it)  ${ms(median(cpu.host!))} = ${ratio(median(cpu.host!), base)} SynthDev\n`);
+  await synthdevAtLimit(dir);
+}
+
+/** The four runs interleaved, `runs` times: each one's states per run and CPU per state. */
+async function sideBySide(dir: string, runs: number, workflow?: string): Promise<{ states: Record<string, number>; cpu: Record<string, number[]> }> {
+  const states: Record<string, number> = {};
+  const cpu: Record<string, number[]> = { synthdev: [], pool: [], inline: [], host: [] };
+  const take = (name: string) => (f: Figures) => {
+    states[name] = f.statesPerRun;
+    cpu[name]!.push(f.cpuPerState);
+    return f.cpuPerState;
+  };
+  const rounds = String(ROUNDS);
+  const per = String(RUNS_PER_PROCESS);
+  await interleaved(runs, 0, {
+    synthdev: () => child('synthdev-engine.mjs', [rounds, per], dir, workflow).then(take('synthdev')),
+    pool: () => child('synthdev-troupe.mjs', ['pool', rounds, per], dir, workflow).then(take('pool')),
+    inline: () => child('synthdev-troupe.mjs', ['inline', rounds, per], dir, workflow).then(take('inline')),
+    host: () => child('synthdev-troupe.mjs', ['host', rounds, per], dir, workflow).then(take('host')),
+  });
+  return { states, cpu };
+}
+
+// The conversation of the run above stays under its max_length (30,000 characters; it reaches about 6,000):
+// the same workflow with a max_length it passes after a third of the run, so that most handlers add to a
+// context at its limit. SynthDev's trimming drops messages until 10 remain once past the limit (its loop
+// measures the list it does not shorten); troupe's drops the oldest until the text fits: troupe keeps more.
+const TIGHT_MAX_LENGTH = 2000;
+
+/** grocery_store_test with max_length TIGHT_MAX_LENGTH, and its script.js, in a temporary directory. */
+function tightCopy(dir: string): { file: string; remove: () => void } {
+  const workflows = join(dir, 'src/config/workflows');
+  const temp = mkdtempSync(join(tmpdir(), 'troupe-synthdev-'));
+  const json = JSON.parse(readFileSync(join(workflows, 'grocery_store_test.json'), 'utf8')) as { contexts: { max_length?: number }[] };
+  for (const c of json.contexts) c.max_length = TIGHT_MAX_LENGTH;
+  writeFileSync(join(temp, 'grocery_store_test.json'), JSON.stringify(json, null, 2));
+  mkdirSync(join(temp, 'grocery_store_test'));
+  copyFileSync(join(workflows, 'grocery_store_test/script.js'), join(temp, 'grocery_store_test/script.js'));
+  return { file: join(temp, 'grocery_store_test.json'), remove: () => rmSync(temp, { recursive: true, force: true }) };
+}
+
+/** The side by side again, with a context at its max_length for most of the run. */
+export async function synthdevAtLimit(dir: string): Promise<void> {
+  const tight = tightCopy(dir);
+  try {
+    const { states, cpu } = await sideBySide(dir, 3, tight.file);
+    const base = median(cpu.synthdev!);
+    process.stdout.write(
+      `The same with max_length ${TIGHT_MAX_LENGTH} (passed a third of the way in; ${states.synthdev} states a run for SynthDev, ${states.pool} for troupe), median of 3 interleaved processes:\n`,
+    );
+    process.stdout.write(`  SynthDev's own engine                                                          ${ms(base)}\n`);
+    process.stdout.write(`  troupe, on the pool                                                           ${ms(median(cpu.pool!))} = ${ratio(median(cpu.pool!), base)} SynthDev\n`);
+    process.stdout.write(`  troupe, on the calling thread                                                 ${ms(median(cpu.inline!))} = ${ratio(median(cpu.inline!), base)} SynthDev\n`);
+    process.stdout.write(`  troupe, handlers as host functions                                            ${ms(median(cpu.host!))} = ${ratio(median(cpu.host!), base)} SynthDev\n`);
+  } finally {
+    tight.remove();
+  }
 }

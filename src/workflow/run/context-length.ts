@@ -25,3 +25,34 @@ export function appendedWithin<M extends WorkflowMessage>(messages: readonly M[]
   lengths.set(all, length);
   return all;
 }
+
+/** Messages a trimmed context always keeps besides its system messages (seed 000's WorkflowContext, as SynthDev). */
+export const KEPT_MESSAGES = 10;
+
+/**
+ * `messages` with each of `added` appended as SynthDev's WorkflowContext.addMessage appends it: after each one,
+ * when the text passes `maxLength`, the system messages move to the front and the oldest others go while more
+ * than 10 remain (trimMessages, message by message). Past the limit it costs one pass to split the list, then
+ * what was added and dropped, not a trim over the whole list per message.
+ */
+export function appendEach<M extends WorkflowMessage>(messages: readonly M[], added: readonly M[], maxLength: number): M[] {
+  const within = appendedWithin(messages, added, maxLength);
+  if (within) return within;
+  let length = textLength(messages);
+  // The list is always system ++ others[first..] ++ tail: tail is what came since the last trim, in its order.
+  const system: M[] = [];
+  const others: M[] = [];
+  let first = 0;
+  let tail: M[] = messages.slice();
+  for (const m of added) {
+    tail.push(m);
+    length += m.content.length;
+    if (length <= maxLength) continue;
+    for (const t of tail) (t.role === 'system' ? system : others).push(t);
+    tail = [];
+    while (length > maxLength && others.length - first > KEPT_MESSAGES) length -= others[first++]!.content.length;
+  }
+  const all = system.concat(others.slice(first), tail);
+  lengths.set(all, length);
+  return all;
+}

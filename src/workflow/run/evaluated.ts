@@ -3,7 +3,8 @@ import type { Evaluation, EvaluationResult } from '../../engine/evaluation.js';
 import { keepChained } from './inline.js';
 import type { Chain } from './chain.js';
 import { current, legacyRun, runOf, setFrame, update } from './access.js';
-import { appendMessage, appendTrimmed, trimMessages } from './frames.js';
+import { appendMessage, trimMessages } from './frames.js';
+import { appendEach } from './context-length.js';
 import type { Frame, WorkflowMessage } from './state.js';
 import { fanOut } from './fanout.js';
 import { startDebate } from './debate.js';
@@ -34,13 +35,14 @@ export function adopt(ctx: StepContext, result: Extract<EvaluationResult, { ok: 
     });
     next = { ...next, contexts: { ...next.contexts, [name]: trimMessages(kept, context.maxLength) } };
   }
-  // Messages added to contexts the code never read: appended, trimmed as the sandbox would have (it sends the whole list when trimming was due).
+  // Messages added to contexts the code never read: appended one by one, each trimming the context when it passes
+  // max_length, as addMessage does in the sandbox (and in SynthDev); the sandbox sends them alone, past the limit too.
   for (const [name, messages] of Object.entries(result.appended ?? {})) {
     const context = plan.contexts.find((c) => c.name === name);
     if (!context) continue;
     const added = messages.map((m): WorkflowMessage => ({ role: m.role, content: m.content, from: 'code' }));
     if (legacyRun(ctx)) for (const m of added) next = appendMessage(next, context, m, true);
-    else next = { ...next, contexts: { ...next.contexts, [name]: appendTrimmed(next.contexts[name] ?? [], added, context.maxLength) } };
+    else next = { ...next, contexts: { ...next.contexts, [name]: appendEach(next.contexts[name] ?? [], added, context.maxLength) } };
   }
   setFrame(ctx, next);
   const logs = result.logs ?? [];
@@ -52,7 +54,7 @@ export function adopt(ctx: StepContext, result: Extract<EvaluationResult, { ok: 
 // they chose): kept for when it is asked for.
 function keepNext(ctx: StepContext, purpose: Evaluation['purpose'], result: Extract<EvaluationResult, { ok: true }>, chain: Chain): void {
   // A context whose messages code replaced is trimmed here: what comes next must see it as the engine keeps it
-  // (messages only added, within max_length, the sandbox showed the next part as they are kept; a stored run trims otherwise).
+  // (messages only added, within max_length or past it, the sandbox showed the next part as they are kept; a stored run trims otherwise).
   if (result.contexts && Object.keys(result.contexts).length > 0) return;
   if (result.appended && Object.keys(result.appended).length > 0 && legacyRun(ctx)) return;
   if (chain.next) return keepChained(ctx, chain.next, result.next!);

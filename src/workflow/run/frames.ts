@@ -4,7 +4,7 @@ import type { Scope } from '../../engine/evaluation.js';
 import type { Frame, WorkflowMessage } from './state.js';
 import { MAX_CONFIG_NESTING, tooDeepAt } from '../../config/config-json.js';
 import { textOf } from './constants.js';
-import { appendedWithin, textLength } from './context-length.js';
+import { appendedWithin, KEPT_MESSAGES, textLength } from './context-length.js';
 
 /** The plan a frame runs: the root plan, or the sub-workflow its `plan` names, one level at a time. */
 export function planOf(root: WorkflowPlan, frame: Pick<Frame, 'plan'>): WorkflowPlan {
@@ -69,9 +69,6 @@ export function inputProblem(plan: WorkflowPlan, text: string): string | null {
   if (deep === null) return null;
   return `the input of workflow ${plan.name} nests deeper than ${MAX_CONFIG_NESTING} levels of objects and arrays${deep ? ` (at ${deep})` : ''}: give it flatter JSON`;
 }
-
-/** Messages a trimmed context always keeps besides its system messages (seed 000's WorkflowContext, as SynthDev). */
-export const KEPT_MESSAGES = 10;
 
 /**
  * Trims messages to `max_length` characters as seed 000's reference does (and SynthDev): past the limit,

@@ -113,9 +113,10 @@ function trim(messages, limit) {
   system.concat(others).forEach(function (m) { messages.push(m); });
 }
 // Contexts come as { chars } (the length of their messages' text, see wire-contexts.ts); their messages come
-// apart, only for code that reads them: until it does, addMessage only notes what it adds (while the text
-// stays within max_length, so no trimming is due), and the answer carries those messages alone. Code that
-// reads them when they were not sent stops (state.wanted: the host runs it again with them).
+// apart, only for code that reads them: until it does, addMessage only notes what it adds, past max_length too
+// (the engine appends them one by one and trims as addMessage does), and the answer carries those messages
+// alone, unless they pass max_length by themselves. Code that reads them when they were not sent stops (state.wanted: the host runs it again with them);
+// it then sees them as addMessage would have left them: each added one appended, then trimmed.
 var pending = new WeakMap();
 function copy(m) { return { role: m.role, content: m.content }; }
 function sent(name) {
@@ -127,16 +128,27 @@ function sent(name) {
   return Object.prototype.hasOwnProperty.call(all, name) && Array.isArray(all[name]) ? all[name] : [];
 }
 function textLength(list) { var n = 0; for (var i = 0; i < list.length; i++) n += list[i].content.length; return n; }
+// The messages sent with those added since (by parts before this one, then this one) added one by one.
+function replay(list, adds, limit) {
+  if (!(limit > 0)) return list.concat(adds);
+  var length = textLength(list);
+  for (var i = 0; i < adds.length; i++) {
+    list.push(adds[i]);
+    length += adds[i].content.length;
+    if (length > limit) { trim(list, limit); length = textLength(list); }
+  }
+  return list;
+}
 function context(name, wire, limit) {
   var o = { name: name, maxLength: limit }, base = state.base !== null && Object.prototype.hasOwnProperty.call(state.base, name) ? state.base[name] : [];
   var changed = function () { state.changed[name] = true; state.anyChanged = true; };
   var settle = function (list) { pending.delete(o); define(o, 'messages', { value: list, writable: true, enumerable: true, configurable: true }); return list; };
   if (Array.isArray(wire)) settle(wire.map(copy));
   else {
-    var lazy = { chars: (wire !== null && typeof wire === 'object' && typeof wire.chars === 'number' ? wire.chars : 0) + textLength(base), added: [] };
+    var lazy = { added: [], chars: 0 };
     pending.set(o, lazy);
     define(o, 'messages', {
-      get: function () { return settle(sent(name).map(copy).concat(base.map(copy), lazy.added)); },
+      get: function () { return settle(replay(sent(name).map(copy), base.map(copy).concat(lazy.added), limit)); },
       set: function (v) { settle(v); },
       enumerable: true,
       configurable: true,
@@ -149,8 +161,9 @@ function context(name, wire, limit) {
     if (lazy) {
       lazy.added.push(added);
       lazy.chars += added.content.length;
-      // Past max_length the oldest messages go: that needs them all.
-      if (limit > 0 && lazy.chars > limit) trim(o.messages, limit);
+      // What this part added passes max_length on its own: most of it is trimmed away, so the context is read,
+      // trimmed and sent whole (at most about max_length), not every message added (a loop may add megabytes).
+      if (limit > 0 && lazy.chars > limit) o.messages;
     } else {
       o.messages.push(added);
       trim(o.messages, limit);

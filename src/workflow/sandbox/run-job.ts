@@ -47,7 +47,7 @@ type PartOutcome = { ok: boolean; json: string; clean: boolean; changed: boolean
  * Runs a job's parts in the session's context, in one call into the guest, each part bounded by the step limit
  * (the interrupt handler starts a part's count when the guest moves to it): the first, then the part that
  * follows it (for the state it chose), and so on. A part runs only when the one before succeeded without
- * replacing a context's messages (messages it only added, within max_length, the next part sees as the engine
+ * replacing a context's messages (messages it only added, past max_length too, the next part sees as the engine
  * will: appended) and left the global object clean; each result goes in the one before's `next`. The host
  * checks each part's answer (size, depth) as it did when it called the guest once per part: the chain ends at
  * the first that fails them. A context is kept only when everything succeeded and was swept clean. Never throws.

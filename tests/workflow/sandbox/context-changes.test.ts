@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { EvaluationResult } from '../../../src/engine/evaluation.js';
+import { appendEach } from '../../../src/workflow/run/context-length.js';
 import { createSandboxEvaluator } from '../../../src/workflow/sandbox/index.js';
 import { wireContext, wireScope } from '../../../src/workflow/sandbox/wire-contexts.js';
 import { workflowDriver } from '../../helpers/workflow-driver.js';
@@ -8,7 +9,7 @@ import { codeEvaluation, errorOf, expr, scopeOf, stmts } from './fixtures.js';
 
 // A job costs what code changed, not the size of the conversation: a context's messages reach the guest as
 // JSON it parses only when code reads them, and messages added to a context code never read come back alone
-// (`appended`); a context code read, cleared, or trimmed past its max_length comes back whole (`contexts`).
+// (`appended`), past its max_length too; a context code read or cleared comes back whole (`contexts`).
 const sandbox = createSandboxEvaluator();
 afterAll(() => sandbox.close());
 
@@ -82,15 +83,17 @@ describe('what code changed in contexts comes back', () => {
     });
   });
 
-  it('past max_length: the whole list, trimmed as before (system messages kept, the oldest others go while more than 10 remain)', async () => {
+  it('past max_length: only the message added; the engine trims as before (system messages kept, the oldest others go while more than 10 remain)', async () => {
     const many = Array.from({ length: 14 }, (_, i) => ({ role: 'user' as const, content: `m${i}`.padEnd(10, '.') }));
-    const tight = scopeOf({ contexts: { floor: [{ role: 'system', content: 'S' }, ...many] }, context_limits: { floor: 141 } });
+    const list = [{ role: 'system' as const, content: 'S' }, ...many];
+    const tight = scopeOf({ contexts: { floor: list }, context_limits: { floor: 141 } });
     const r = ok(await run("this.contexts.get('floor').addMessage({ role: 'user', content: 'last......' });", tight));
-    const kept = r.contexts?.floor ?? [];
+    expect(r.appended).toEqual({ floor: [{ role: 'user', content: 'last......' }] });
+    expect(r.contexts).toBeUndefined();
+    const kept = appendEach(list, r.appended!.floor!, 141);
     expect(kept[0]).toEqual({ role: 'system', content: 'S' });
     expect(kept.at(-1)).toEqual({ role: 'user', content: 'last......' });
     expect(kept.reduce((n, m) => n + m.content.length, 0)).toBeLessThanOrEqual(141);
-    expect(r.appended).toBeUndefined();
   });
 
   it('threw after adding: nothing is kept', async () => {
