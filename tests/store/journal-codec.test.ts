@@ -2,6 +2,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TroupeEvent } from '../../src/engine/event-map.js';
+import type { EngineInput } from '../../src/engine/input-events.js';
 import { isLiveOnly } from '../../src/kernel/session-kernel.js';
 import { DemoModel } from '../../src/llm/demo-model.js';
 import { openSession } from '../../src/session/open-session.js';
@@ -11,7 +12,7 @@ import { restoreRecord, slimRecord } from '../../src/store/journal-codec.js';
 import { LowdbStore } from '../../src/store/lowdb-store.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { SESSION_SCHEMA_VERSION, type JournalRecord } from '../../src/store/session-file.js';
-import type { Store } from '../../src/store/store.js';
+import type { ReadSession, Store } from '../../src/store/store.js';
 import { REPO_ROOT, studio } from '../helpers/team.js';
 import { tempDirPerTest } from '../helpers/temp-dir.js';
 import { BRIEF, ENV } from './support.js';
@@ -42,6 +43,29 @@ async function published(store: Store): Promise<TroupeEvent[]> {
 
 const record = (events: Record<string, unknown>[], input?: Record<string, unknown>): JournalRecord => ({ n: 4, ...(input ? { input } : {}), events }) as unknown as JournalRecord;
 const roundTrip = (r: JournalRecord) => restoreRecord(JSON.parse(JSON.stringify(slimRecord(r, ID))), ID);
+
+/** A copy of the version-`v` session fixture (document and journal) in a new data directory. */
+function copyFixture(v: number): { dir: string; path: string; journal: string } {
+  const dir = tempDir();
+  mkdirSync(join(dir, 'sessions'));
+  const path = join(dir, 'sessions', `fixture-v${v}.json`);
+  const journal = join(dir, 'sessions', `fixture-v${v}.jsonl`);
+  copyFileSync(join(FIXTURES, `v${v}.json`), path);
+  copyFileSync(join(FIXTURES, `v${v}.jsonl`), journal);
+  return { dir, path, journal };
+}
+
+/** Resumes a copy of the version-`v` fixture with today's code, sends one input and lets it settle; its journal and events from before. */
+async function continueFixture(v: number, input: EngineInput): Promise<{ dir: string; path: string; journal: string; oldLines: string; before: ReadSession }> {
+  const copy = copyFixture(v);
+  const oldLines = readFileSync(copy.journal, 'utf8');
+  const before = await new LowdbStore(copy.dir).read(`fixture-v${v}`);
+  const session = await openSession({ store: new LowdbStore(copy.dir), resume: `fixture-v${v}`, model: new DemoModel(), team: studio(), env: ENV, clock: () => Date.UTC(2026, 0, 2) });
+  session.send(input);
+  await session.settled();
+  await session.stop();
+  return { ...copy, oldLines, before };
+}
 
 describe('journal format 4', () => {
   it('every reader gets back the events as they were published (file and memory store), from lines that leave out the session id and the input they repeat', async () => {
@@ -120,18 +144,7 @@ describe('journal format 4', () => {
   });
 
   it('a version-3 session opens, keeps its old lines byte for byte, goes on in the new form and reads back the same events', async () => {
-    const dir = tempDir();
-    mkdirSync(join(dir, 'sessions'));
-    const path = join(dir, 'sessions', 'fixture-v3.json');
-    const journal = join(dir, 'sessions', 'fixture-v3.jsonl');
-    copyFileSync(join(FIXTURES, 'v3.json'), path);
-    copyFileSync(join(FIXTURES, 'v3.jsonl'), journal);
-    const oldLines = readFileSync(journal, 'utf8');
-    const before = await new LowdbStore(dir).read('fixture-v3');
-    const session = await openSession({ store: new LowdbStore(dir), resume: 'fixture-v3', model: new DemoModel(), team: studio(), env: ENV, clock: () => Date.UTC(2026, 0, 2) });
-    session.send({ type: 'user_approve' });
-    await session.settled();
-    await session.stop();
+    const { dir, path, journal, oldLines, before } = await continueFixture(3, { type: 'user_approve' });
     expect(existsSync(`${path}.v3.bak`)).toBe(true);
     expect(JSON.parse(readFileSync(path, 'utf8')).schema).toBe(SESSION_SCHEMA_VERSION);
     const text = readFileSync(journal, 'utf8');
@@ -225,19 +238,8 @@ describe('journal format 5', () => {
   });
 
   it('a version-4 session opens, keeps its old lines byte for byte, goes on with packed arbitrations and reads back the same events', async () => {
-    const dir = tempDir();
-    mkdirSync(join(dir, 'sessions'));
-    const path = join(dir, 'sessions', 'fixture-v4.json');
-    const journal = join(dir, 'sessions', 'fixture-v4.jsonl');
-    copyFileSync(join(FIXTURES, 'v4.json'), path);
-    copyFileSync(join(FIXTURES, 'v4.jsonl'), journal);
-    const oldLines = readFileSync(journal, 'utf8');
+    const { dir, path, journal, oldLines, before } = await continueFixture(4, { type: 'user_message', text: 'one more pass on the lighthouse, please' });
     expect(oldLines).not.toContain('"packed"');
-    const before = await new LowdbStore(dir).read('fixture-v4');
-    const session = await openSession({ store: new LowdbStore(dir), resume: 'fixture-v4', model: new DemoModel(), team: studio(), env: ENV, clock: () => Date.UTC(2026, 0, 2) });
-    session.send({ type: 'user_message', text: 'one more pass on the lighthouse, please' });
-    await session.settled();
-    await session.stop();
     expect(existsSync(`${path}.v4.bak`)).toBe(true);
     expect(JSON.parse(readFileSync(path, 'utf8')).schema).toBe(SESSION_SCHEMA_VERSION);
     const text = readFileSync(journal, 'utf8');
@@ -252,12 +254,7 @@ describe('journal format 5', () => {
   });
 
   it('the version-5 fixture (a real run) reads back as the version-4 one: the same events, in fewer bytes', async () => {
-    const read = async (v: number) => {
-      const dir = tempDir();
-      mkdirSync(join(dir, 'sessions'));
-      for (const ext of ['json', 'jsonl']) copyFileSync(join(FIXTURES, `v${v}.${ext}`), join(dir, 'sessions', `fixture-v${v}.${ext}`));
-      return (await new LowdbStore(dir).read(`fixture-v${v}`)).events.map(({ session_id: _s, ...e }) => e);
-    };
+    const read = async (v: number) => (await new LowdbStore(copyFixture(v).dir).read(`fixture-v${v}`)).events.map(({ session_id: _s, ...e }) => e);
     expect(JSON.stringify(await read(5))).toBe(JSON.stringify(await read(4)));
     expect(readFileSync(join(FIXTURES, 'v5.jsonl')).length).toBeLessThan(readFileSync(join(FIXTURES, 'v4.jsonl')).length * 0.95);
   });
