@@ -17,7 +17,7 @@ export function textLength(messages: readonly { content: string }[]): number {
 }
 
 /** `messages` with `added` after them, and its text length remembered; null when that would pass `maxLength` (the caller trims). */
-export function appendedWithin<M extends WorkflowMessage>(messages: readonly M[], added: readonly M[], maxLength: number): M[] | null {
+function appendedWithin<M extends WorkflowMessage>(messages: readonly M[], added: readonly M[], maxLength: number): M[] | null {
   let length = textLength(messages);
   for (const m of added) length += m.content.length;
   if (length > maxLength) return null;

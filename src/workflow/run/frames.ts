@@ -4,7 +4,7 @@ import type { Scope } from '../../engine/evaluation.js';
 import type { Frame, WorkflowMessage } from './state.js';
 import { MAX_CONFIG_NESTING, tooDeepAt } from '../../config/config-json.js';
 import { textOf } from './constants.js';
-import { appendedWithin, KEPT_MESSAGES, textLength } from './context-length.js';
+import { appendEach, KEPT_MESSAGES, textLength } from './context-length.js';
 
 /** The plan a frame runs: the root plan, or the sub-workflow its `plan` names, one level at a time. */
 export function planOf(root: WorkflowPlan, frame: Pick<Frame, 'plan'>): WorkflowPlan {
@@ -98,15 +98,10 @@ function legacyTrim(messages: WorkflowMessage[], context: ContextPlan): Workflow
   return messages;
 }
 
-/** Messages added after a context's, trimmed to its `max_length` as trimMessages does (the common case, within it, costs what was added). */
-export function appendTrimmed(messages: readonly WorkflowMessage[], added: readonly WorkflowMessage[], maxLength: number): WorkflowMessage[] {
-  return appendedWithin(messages, added, maxLength) ?? trimMessages([...messages, ...added], maxLength);
-}
-
 /** Appends a message to a context, trimmed to its `max_length` (see trimMessages; `legacy`: a run stored before, trimmed as it ran). */
 export function appendMessage(frame: Frame, context: ContextPlan, message: WorkflowMessage, legacy = false): Frame {
   const before = frame.contexts[context.name] ?? [];
-  const messages = legacy ? legacyTrim([...before, message], context) : appendTrimmed(before, [message], context.maxLength);
+  const messages = legacy ? legacyTrim([...before, message], context) : appendEach(before, [message], context.maxLength);
   return { ...frame, contexts: { ...frame.contexts, [context.name]: messages } };
 }
 

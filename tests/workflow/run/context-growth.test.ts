@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { ContextViews } from '../../../src/workflow/run/context-view.js';
-import { appendTrimmed, trimMessages } from '../../../src/workflow/run/frames.js';
+import { appendEach } from '../../../src/workflow/run/context-length.js';
+import { trimMessages } from '../../../src/workflow/run/frames.js';
 import type { WorkflowMessage } from '../../../src/workflow/run/state.js';
 
-// A context grows by appends that cost what was added (its length known per list) and is shown to agents
-// with each message mapped once: both must give exactly what the whole-context versions gave.
+// A context grows by appends that cost what was added (its length known per list; appendEach against trimming
+// the whole list: tests/workflow/sandbox/context-trim.test.ts) and is shown to agents with each message mapped
+// once: both must give exactly what the whole-context versions gave.
 
 /** What an agent saw before ContextViews: the whole context mapped for each request. */
 const mapped = (mirror: boolean, context: readonly WorkflowMessage[]) =>
@@ -17,23 +19,10 @@ function message(i: number): WorkflowMessage {
 }
 
 describe('appending to a context', () => {
-  it('gives what trimming the whole list gives, at every size around max_length (trimmed lists, empty additions, several at once)', () => {
-    for (const maxLength of [0, 50, 400, 1_000, 100_000]) {
-      let fast: WorkflowMessage[] = [];
-      let whole: WorkflowMessage[] = [];
-      for (let i = 0; i < 120; i++) {
-        const added = Array.from({ length: i % 4 }, (_, k) => message(i * 4 + k));
-        fast = appendTrimmed(fast, added, maxLength);
-        whole = trimMessages([...whole, ...added], maxLength);
-        expect(fast).toEqual(whole);
-      }
-    }
-  });
-
   it('never changes the list it appends to (frames are copied on write)', () => {
     const before = [message(1), message(2)];
     const copy = structuredClone(before);
-    const after = appendTrimmed(before, [message(3)], 10_000);
+    const after = appendEach(before, [message(3)], 10_000);
     expect(before).toEqual(copy);
     expect(after).not.toBe(before);
     expect(after).toEqual([...copy, message(3)]);
@@ -49,7 +38,7 @@ describe('contexts as agents see them', () => {
         context = context.slice(0, 30).concat(message(9_999)); // code replaced the context (a middle message changed)
       else if (i % 50 === 49)
         context = trimMessages(context, 800); // trimmed: the front goes
-      else context = appendTrimmed(context, [message(i)], 1_000_000);
+      else context = appendEach(context, [message(i)], 1_000_000);
       const mirror = i % 2 === 1;
       expect(views.seenBy(mirror, context)).toEqual(mapped(mirror, context));
       expect(views.seenBy(!mirror, context)).toEqual(mapped(!mirror, context));
