@@ -8,6 +8,33 @@ export type Redactor = ((text: string) => string) & { readonly screen?: RegExp }
 
 const SECRET_NAME = /(API_?KEY|_KEY$|TOKEN|SECRET|PASSWORD|PASSWD|AUTH(?!OR))/i;
 
+/** The credentials a URL value carries (`https://user:password@host`): its password, as written and decoded, and the Basic authorization made of them. */
+function urlCredentials(value: string): string[] {
+  if (!value.includes('://') || !value.includes('@')) return [];
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return [];
+  }
+  if (!url.password) return [];
+  const decode = (s: string) => {
+    try {
+      return decodeURIComponent(s);
+    } catch {
+      return s;
+    }
+  };
+  const password = decode(url.password);
+  // A password too short to be told from ordinary text is left to the Basic shape (its encoded pair is always long).
+  const found = [Buffer.from(`${decode(url.username)}:${password}`).toString('base64')];
+  if (password.length >= MIN_URL_PASSWORD) found.push(password, url.password);
+  return found;
+}
+
+/** The shortest password of a URL in the environment that is redacted as it is, wherever it appears. */
+const MIN_URL_PASSWORD = 6;
+
 function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
@@ -16,16 +43,22 @@ function escapeRegExp(s: string): string {
  * The one redactor: credential shapes wherever they appear (OpenAI, Anthropic, AWS, GitHub, Slack, Google,
  * Stripe keys, Bearer tokens, `password=`), plus the values of OPENAI_API_KEY and of variables named like
  * secrets (…KEY, …TOKEN, …SECRET, …PASSWORD, …AUTH…), but only values that are themselves secret-shaped:
- * `APP_SECRET=awaiting_user` never turns the word "awaiting_user" into "[redacted]".
+ * `APP_SECRET=awaiting_user` never turns the word "awaiting_user" into "[redacted]"; and the password of
+ * any variable's URL (`OPENAI_BASE_URL=https://user:password@host`), which goes out as a Basic authorization.
  */
 export function redactorFrom(env: Record<string, string | undefined> = process.env): Redactor {
   const values = new Set<string>();
   for (const [name, value] of Object.entries(env)) {
     const v = value?.trim();
-    if (!v || !(name === 'OPENAI_API_KEY' || SECRET_NAME.test(name)) || !secretShaped(v)) continue;
-    values.add(v);
-    // The JSON-escaped form too, for text that holds serialised JSON (a tool call's arguments).
-    values.add(JSON.stringify(v).slice(1, -1));
+    if (!v) continue;
+    // Any variable's URL (OPENAI_BASE_URL, a proxy, a database) may carry a password: it goes out in a header a server may echo.
+    const found = urlCredentials(v);
+    if ((name === 'OPENAI_API_KEY' || SECRET_NAME.test(name)) && secretShaped(v)) found.push(v);
+    for (const secret of found) {
+      values.add(secret);
+      // The JSON-escaped form too, for text that holds serialised JSON (a tool call's arguments).
+      values.add(JSON.stringify(secret).slice(1, -1));
+    }
   }
   const patterns = [...values].sort((a, b) => b.length - a.length).map(escapeRegExp);
   const exact = patterns.length > 0 ? new RegExp(patterns.join('|'), 'g') : null;
