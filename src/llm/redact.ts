@@ -32,6 +32,14 @@ function urlCredentials(value: string): string[] {
   return found;
 }
 
+/** The shortest OPENAI_API_KEY redacted whatever its shape (a chosen passphrase has no digit); shorter ones are placeholders ("ollama"). */
+const MIN_API_KEY = 16;
+
+/** OPENAI_API_KEY is always a key once it is long enough and one word (a shorter one must still look like a secret). */
+function apiKeyShaped(value: string): boolean {
+  return (value.length >= MIN_API_KEY && !/\s/.test(value)) || secretShaped(value);
+}
+
 /** The shortest password of a URL in the environment that is redacted as it is, wherever it appears. */
 const MIN_URL_PASSWORD = 6;
 
@@ -41,7 +49,7 @@ function escapeRegExp(s: string): string {
 
 /**
  * The one redactor: credential shapes wherever they appear (OpenAI, Anthropic, AWS, GitHub, Slack, Google,
- * Stripe keys, Bearer tokens, `password=`), plus the values of OPENAI_API_KEY and of variables named like
+ * Stripe keys, Bearer and Basic authorizations, `password=`), plus OPENAI_API_KEY (any of 16+ characters) and the values of variables named like
  * secrets (…KEY, …TOKEN, …SECRET, …PASSWORD, …AUTH…), but only values that are themselves secret-shaped:
  * `APP_SECRET=awaiting_user` never turns the word "awaiting_user" into "[redacted]"; and the password of
  * any variable's URL (`OPENAI_BASE_URL=https://user:password@host`), which goes out as a Basic authorization.
@@ -53,7 +61,7 @@ export function redactorFrom(env: Record<string, string | undefined> = process.e
     if (!v) continue;
     // Any variable's URL (OPENAI_BASE_URL, a proxy, a database) may carry a password: it goes out in a header a server may echo.
     const found = urlCredentials(v);
-    if ((name === 'OPENAI_API_KEY' || SECRET_NAME.test(name)) && secretShaped(v)) found.push(v);
+    if (name === 'OPENAI_API_KEY' ? apiKeyShaped(v) : SECRET_NAME.test(name) && secretShaped(v)) found.push(v);
     for (const secret of found) {
       values.add(secret);
       // The JSON-escaped form too, for text that holds serialised JSON (a tool call's arguments).
