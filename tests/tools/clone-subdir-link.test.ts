@@ -42,7 +42,7 @@ describe('a clone whose subdirectory is a symlink at HEAD', () => {
     const repo = hostileRepo(base, victim);
     const root = join(base, 'session');
     await expect(createWorkspace({ root, name: 'w', from: join(repo, 'start'), git: true })).rejects.toThrow(
-      'workspace "w": start/ in the clone of ' + repo + ' is a symbolic link leading outside the clone at its HEAD; commit start/ as a directory, or start from another one',
+      `workspace "w": start/ in the clone of ${repo} is a symbolic link leading outside the clone at its HEAD; commit start/ as a directory, or start from another one`,
     );
     expect(readdirSync(victim)).toEqual(['id_rsa']);
     // No half-made workspace stays (its record was never written).
