@@ -5,7 +5,7 @@ import { SessionHost } from '../../src/serve/host.js';
 import { redactorFrom } from '../../src/llm/redact.js';
 import { LowdbStore } from '../../src/store/lowdb-store.js';
 import { readEvents, TOKEN } from '../helpers/serve.js';
-import { studio } from '../helpers/team.js';
+import { REPO_ROOT, studio } from '../helpers/team.js';
 import { tempDirPerTest } from '../helpers/temp-dir.js';
 
 const temp = tempDirPerTest('troupe-serve-secrets-');
@@ -18,7 +18,7 @@ function app() {
   // The store troupe serve uses: it redacts what it writes.
   const store = new LowdbStore(temp(), { redact: redactorFrom({}) });
   const team = studio();
-  const host = new SessionHost({ store, team, teamDir: team.dir ?? '.', env: { TROUPE_MODEL: 'test-model', TROUPE_DEMO_PACE_MS: '0' }, maxSessions: 10, model: () => new DemoModel() });
+  const host = new SessionHost({ store, team, teamDir: REPO_ROOT, env: { TROUPE_MODEL: 'test-model', TROUPE_DEMO_PACE_MS: '0' }, maxSessions: 10, model: () => new DemoModel() });
   const served = serveApp({ host, token: TOKEN, maxBodyBytes: 64 * 1024, keepAliveMs: 60_000 });
   const auth = { authorization: `Bearer ${TOKEN}` };
   const get = async (path: string) => (await served.request(path, { headers: auth })).text();
