@@ -37,7 +37,9 @@ async function shownRoutes(): Promise<{ stored: Record<string, string>; live: Re
   expect(JSON.stringify(events)).toContain('sk-proj-[redacted]');
   const stored: Record<string, string> = { events: JSON.stringify(events) };
   for (const path of ['/v1/sessions', '/v1/sessions?q=build', `/v1/sessions/${id}/timeline`, `/v1/sessions/${id}/steps/1`, `/v1/sessions/${id}/deliverables`]) stored[path] = await get(path);
-  return { stored, live: { 'POST /v1/sessions answer': createdText, 'GET /v1/sessions/:id (live)': await get(`/v1/sessions/${id}`) } };
+  const history = await (await post(`/v1/sessions/${id}/input`, { text: '!history' })).text();
+  const status = await (await post(`/v1/sessions/${id}/input`, { text: '!status' })).text();
+  return { stored, live: { 'POST /v1/sessions answer': createdText, 'GET /v1/sessions/:id (live)': await get(`/v1/sessions/${id}`), '!history': history, '!status': status } };
 }
 
 const leaking = (shown: Record<string, string>) =>
