@@ -149,7 +149,7 @@ function load(loader: Loader, location: WorkflowLocation): WorkflowPlan | null {
   loader.stack.pop();
   loader.issues.push(...checkWorkflow(config, { file: shown, subWorkflows: found, scriptFunctions: scriptFunctions(script), hasScript: script !== null }));
   const from = config.workspace?.from;
-  const fromIssue = from !== undefined && !location.inline ? workspaceFromIssue(from, { cwd: loader.options.cwd, file: location.file, shown }) : null;
+  const fromIssue = from !== undefined && !location.inline ? workspaceFromIssue(from, { cwd: loader.options.cwd, file: location.file, shown, git: config.workspace?.git ?? false }) : null;
   if (fromIssue) loader.issues.push(fromIssue);
   const roles = readRoles(roleSources(location, loader.dirs, loader.options), loader.issues);
   const agents: AgentPlan[] = [];
