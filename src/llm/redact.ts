@@ -8,8 +8,12 @@ export type Redactor = ((text: string) => string) & { readonly screen?: RegExp }
 
 const SECRET_NAME = /(API_?KEY|_KEY$|TOKEN|SECRET|PASSWORD|PASSWD|AUTH(?!OR))/i;
 
-/** The credentials a URL value carries (`https://user:password@host`): its password, as written and decoded, and the Basic authorization made of them. */
-function urlCredentials(value: string): string[] {
+/**
+ * The credentials a URL value carries (`https://user:password@host`): the Basic authorization made of them,
+ * and its password (as written and decoded) when troupe sends it (`modelServer`: OPENAI_BASE_URL, whose
+ * server may echo it) or it looks like a secret (`postgres://postgres:postgres@…` leaves the word alone).
+ */
+function urlCredentials(value: string, modelServer: boolean): string[] {
   if (!value.includes('://') || !value.includes('@')) return [];
   let url: URL;
   try {
@@ -28,7 +32,7 @@ function urlCredentials(value: string): string[] {
   const password = decode(url.password);
   // A password too short to be told from ordinary text is left to the Basic shape (its encoded pair is always long).
   const found = [Buffer.from(`${decode(url.username)}:${password}`).toString('base64')];
-  if (password.length >= MIN_URL_PASSWORD) found.push(password, url.password);
+  if (modelServer ? password.length >= MIN_URL_PASSWORD : secretShaped(password)) found.push(password, url.password);
   return found;
 }
 
@@ -40,7 +44,7 @@ function apiKeyShaped(value: string): boolean {
   return (value.length >= MIN_API_KEY && !/\s/.test(value)) || secretShaped(value);
 }
 
-/** The shortest password of a URL in the environment that is redacted as it is, wherever it appears. */
+/** The shortest password of OPENAI_BASE_URL that is redacted as it is, wherever it appears. */
 const MIN_URL_PASSWORD = 6;
 
 function escapeRegExp(s: string): string {
@@ -52,7 +56,8 @@ function escapeRegExp(s: string): string {
  * Stripe keys, Bearer and Basic authorizations, `password=`), plus OPENAI_API_KEY (any of 16+ characters) and the values of variables named like
  * secrets (…KEY, …TOKEN, …SECRET, …PASSWORD, …AUTH…), but only values that are themselves secret-shaped:
  * `APP_SECRET=awaiting_user` never turns the word "awaiting_user" into "[redacted]"; and the password of
- * any variable's URL (`OPENAI_BASE_URL=https://user:password@host`), which goes out as a Basic authorization.
+ * OPENAI_BASE_URL (`https://user:password@host`, sent as a Basic authorization), or of any variable's URL
+ * when it looks like a secret.
  */
 export function redactorFrom(env: Record<string, string | undefined> = process.env): Redactor {
   const values = new Set<string>();
@@ -60,7 +65,7 @@ export function redactorFrom(env: Record<string, string | undefined> = process.e
     const v = value?.trim();
     if (!v) continue;
     // Any variable's URL (OPENAI_BASE_URL, a proxy, a database) may carry a password: it goes out in a header a server may echo.
-    const found = urlCredentials(v);
+    const found = urlCredentials(v, name === 'OPENAI_BASE_URL');
     if (name === 'OPENAI_API_KEY' ? apiKeyShaped(v) : SECRET_NAME.test(name) && secretShaped(v)) found.push(v);
     for (const secret of found) {
       values.add(secret);

@@ -37,6 +37,12 @@ describe('a base URL carrying a user name and password', () => {
     expect(out).not.toContain('Pr0xyPa55wordQ');
     expect(redact.screen?.test(JSON.stringify({ body: echoed }))).toBe(true);
     // A word is left alone: only the URL's password, not its user name or host; "basic" before a word is prose.
+    // OPENAI_BASE_URL's password goes to the model server: redacted even when it is a plain word.
+    expect(redactorFrom({ OPENAI_BASE_URL: 'https://me:gatewaysecret@models.example/v1' })('echoed gatewaysecret')).toBe('echoed [redacted]');
+    // Another variable's URL with a word for a password (a local database) does not make the word a secret.
+    const local = redactorFrom({ DATABASE_URL: 'postgres://postgres:postgres@localhost/db' });
+    expect(local('connect to postgres as postgres')).toBe('connect to postgres as postgres');
+    expect(local(`Authorization: Basic ${Buffer.from('postgres:postgres').toString('base64')}`)).toBe('Authorization: Basic [redacted]');
     for (const plain of ['alice went to models.example', 'Basic Authentication is used', 'a basic 12345678 step', 'basic dGhpcyBpcyBwcm9zZQ== (no colon)']) expect(redact(plain)).toBe(plain);
     // Without the environment, a Basic authorization is still recognised by its shape.
     expect(redactorFrom({})(`Authorization: basic ${BASIC}`)).toBe('Authorization: basic [redacted]');
