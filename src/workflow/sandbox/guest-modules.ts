@@ -96,7 +96,7 @@ return {
 
   contexts: `
 var ROLES = { system: 1, user: 1, assistant: 1 }, isRole = function (r) { return typeof r === 'string' && Object.prototype.hasOwnProperty.call(ROLES, r); }, state = core.state, keys = core.keys, describe = function (v) { return core.need('errors').describe(v); };
-var MAP_NAMES = Object.getOwnPropertyNames(Map.prototype), KEPT = 10, define = Object.defineProperty;
+var MAP_NAMES = Object.getOwnPropertyNames(Map.prototype), KEPT = 10, define = Object.defineProperty, freeze = Object.freeze;
 // A Map whose entries also read as properties (names a Map has of its own are only in the Map).
 function map() {
   var m = new Map();
@@ -116,8 +116,12 @@ function trim(messages, limit) {
 // apart, only for code that reads them: until it does, addMessage only notes what it adds, past max_length too
 // (the engine appends them one by one and trims as addMessage does), and the answer carries those messages
 // alone, unless they pass max_length by themselves. Code that reads them when they were not sent stops (state.wanted: the host runs it again with them);
-// it then sees them as addMessage would have left them: each added one appended, then trimmed.
-var pending = new WeakMap();
+// it then sees them as addMessage would have left them: each added one appended, then trimmed. Code that read
+// them and left them as addMessage made them (its copies compared with the kept messages, replayed the same way)
+// still answers only what it added; anything else it did to them (an edit, a push, a new list) sends the whole list.
+// Per context object: what this part added (frozen, code never holds them), their length, its max_length, and
+// once read, the kept messages as code's list should be (null: code assigned a list of its own).
+var records = new WeakMap();
 function copy(m) { return { role: m.role, content: m.content }; }
 function sent(name) {
   var all = state.messages;
@@ -139,34 +143,47 @@ function replay(list, adds, limit) {
   }
   return list;
 }
+// Whether code's list is, message by message, the one addMessage alone would have left (what else it holds is not sent).
+function unchanged(list, expected) {
+  if (!Array.isArray(list) || list.length !== expected.length) return false;
+  for (var i = 0; i < list.length; i++) {
+    var m = list[i], c;
+    if (m === null || typeof m !== 'object') return false;
+    c = m.content;
+    if (c instanceof String) c = String(c);
+    if (m.role !== expected[i].role || c !== expected[i].content) return false;
+  }
+  return true;
+}
 function context(name, wire, limit) {
   var o = { name: name, maxLength: limit }, base = state.base !== null && Object.prototype.hasOwnProperty.call(state.base, name) ? state.base[name] : [];
+  var record = { added: [], chars: 0, read: false, expected: null, limit: limit };
   var changed = function () { state.changed[name] = true; state.anyChanged = true; };
-  var settle = function (list) { pending.delete(o); define(o, 'messages', { value: list, writable: true, enumerable: true, configurable: true }); return list; };
-  if (Array.isArray(wire)) settle(wire.map(copy));
+  var settle = function (list, expected) { record.read = true; record.expected = expected; define(o, 'messages', { value: list, writable: true, enumerable: true, configurable: true }); return list; };
+  records.set(o, record);
+  // A job that carries its whole scope (no kept fields): any change sends the whole list.
+  if (Array.isArray(wire)) settle(wire.map(copy), null);
   else {
-    var lazy = { added: [], chars: 0 };
-    pending.set(o, lazy);
     define(o, 'messages', {
-      get: function () { return settle(replay(sent(name).map(copy), base.map(copy).concat(lazy.added), limit)); },
-      set: function (v) { settle(v); },
+      get: function () { var adds = base.concat(record.added); return settle(replay(sent(name).map(copy), adds.map(copy), limit), replay(sent(name).slice(), adds, limit)); },
+      set: function (v) { settle(v, null); },
       enumerable: true,
       configurable: true,
     });
   }
   core.hide(o, 'addMessage', function (m) {
     if (m === null || typeof m !== 'object' || !isRole(m.role)) throw new TypeError('addMessage needs { role: "system" | "user" | "assistant", content: "..." }');
-    var added = { role: m.role, content: typeof m.content === 'string' ? m.content : m.content instanceof String ? String(m.content) : core.need('errors').show(m.content) };
-    var lazy = pending.get(o);
-    if (lazy) {
-      lazy.added.push(added);
-      lazy.chars += added.content.length;
+    var added = freeze({ role: m.role, content: typeof m.content === 'string' ? m.content : m.content instanceof String ? String(m.content) : core.need('errors').show(m.content) });
+    record.added.push(added);
+    record.chars += added.content.length;
+    if (!record.read) {
       // What this part added passes max_length on its own: most of it is trimmed away, so the context is read,
       // trimmed and sent whole (at most about max_length), not every message added (a loop may add megabytes).
-      if (limit > 0 && lazy.chars > limit) o.messages;
+      if (limit > 0 && record.chars > limit) o.messages;
     } else {
-      o.messages.push(added);
+      o.messages.push(copy(added));
       trim(o.messages, limit);
+      if (record.expected) { record.expected.push(added); trim(record.expected, limit); }
     }
     changed();
   });
@@ -197,10 +214,11 @@ return {
     var lists = {}, added = {}, anyList = false, anyAdded = false, carried = {};
     if (state.base !== null) keys(state.base).forEach(function (n) { carried[n] = state.base[n]; });
     keys(changed).forEach(function (n) {
-      var c = lookup(self.contexts, n), lazy = c !== null && typeof c === 'object' ? pending.get(c) : undefined;
-      if (lazy) {
-        added[n] = lazy.added;
-        carried[n] = (carried[n] || []).concat(lazy.added);
+      var c = lookup(self.contexts, n), record = c !== null && typeof c === 'object' ? records.get(c) : undefined;
+      // Only added (and read, if at all, and left as addMessage made it, within max_length): the messages added.
+      if (record && (!record.read || (record.expected !== null && (!(record.limit > 0) || record.chars <= record.limit) && unchanged(c.messages, record.expected)))) {
+        added[n] = record.added;
+        carried[n] = (carried[n] || []).concat(record.added);
         anyAdded = true;
         return;
       }
