@@ -96,7 +96,7 @@ return {
 
   contexts: `
 var ROLES = { system: 1, user: 1, assistant: 1 }, isRole = function (r) { return typeof r === 'string' && Object.prototype.hasOwnProperty.call(ROLES, r); }, state = core.state, keys = core.keys, describe = function (v) { return core.need('errors').describe(v); };
-var MAP_NAMES = Object.getOwnPropertyNames(Map.prototype), KEPT = 10, define = Object.defineProperty, freeze = Object.freeze;
+var MAP_NAMES = Object.getOwnPropertyNames(Map.prototype), KEPT = 10, define = Object.defineProperty, freeze = Object.freeze, create = Object.create;
 // A Map whose entries also read as properties (names a Map has of its own are only in the Map).
 function map() {
   var m = new Map();
@@ -155,23 +155,18 @@ function unchanged(list, expected) {
   }
   return true;
 }
-function context(name, wire, limit) {
-  var o = { name: name, maxLength: limit }, base = state.base !== null && Object.prototype.hasOwnProperty.call(state.base, name) ? state.base[name] : [];
-  var record = { added: [], chars: 0, read: false, expected: null, limit: limit };
-  var changed = function () { state.changed[name] = true; state.anyChanged = true; };
-  var settle = function (list, expected) { record.read = true; record.expected = expected; define(o, 'messages', { value: list, writable: true, enumerable: true, configurable: true }); return list; };
-  records.set(o, record);
-  // A job that carries its whole scope (no kept fields): any change sends the whole list.
-  if (Array.isArray(wire)) settle(wire.map(copy), null);
-  else {
-    define(o, 'messages', {
-      get: function () { var adds = base.concat(record.added); return settle(replay(sent(name).map(copy), adds.map(copy), limit), replay(sent(name).slice(), adds, limit)); },
-      set: function (v) { settle(v, null); },
-      enumerable: true,
-      configurable: true,
-    });
-  }
-  core.hide(o, 'addMessage', function (m) {
+function recordOf(o) {
+  var record = o !== null && typeof o === 'object' ? records.get(o) : undefined;
+  if (!record) throw new TypeError('not a context: call its methods on it (context.addMessage(...))');
+  return record;
+}
+function changed(record) { state.changed[record.name] = true; state.anyChanged = true; }
+function settle(o, record, list, expected) { record.read = true; record.expected = expected; define(o, 'messages', { value: list, writable: true, enumerable: true, configurable: true }); return list; }
+// A context's methods, shared (on a prototype: made once, not per context and part) and frozen with the module, as
+// SynthDev's WorkflowContext has them on its class; each finds its context's record by \`this\`.
+var METHODS = {
+  addMessage: function (m) {
+    var o = this, record = recordOf(o), limit = record.limit;
     if (m === null || typeof m !== 'object' || !isRole(m.role)) throw new TypeError('addMessage needs { role: "system" | "user" | "assistant", content: "..." }');
     var added = freeze({ role: m.role, content: typeof m.content === 'string' ? m.content : m.content instanceof String ? String(m.content) : core.need('errors').show(m.content) });
     record.added.push(added);
@@ -185,21 +180,45 @@ function context(name, wire, limit) {
       trim(o.messages, limit);
       if (record.expected) { record.expected.push(added); trim(record.expected, limit); }
     }
-    changed();
-  });
-  core.hide(o, 'getMessages', function () { return o.messages.slice(); });
-  core.hide(o, 'getLastMessage', function () { return o.messages.length > 0 ? o.messages[o.messages.length - 1] : null; });
-  core.hide(o, 'getMessagesByRole', function (role) { return o.messages.filter(function (m) { return m.role === role; }); });
-  core.hide(o, 'clearMessages', function () { o.messages.length = 0; changed(); });
-  core.hide(o, 'clear', function () { o.messages.length = 0; changed(); });
-  core.hide(o, 'getName', function () { return name; });
-  core.hide(o, 'hasMessages', function () { return o.messages.length > 0; });
+    changed(record);
+  },
+  getMessages: function () { return this.messages.slice(); },
+  getLastMessage: function () { var ms = this.messages; return ms.length > 0 ? ms[ms.length - 1] : null; },
+  getMessagesByRole: function (role) { return this.messages.filter(function (m) { return m.role === role; }); },
+  clearMessages: function () { var record = recordOf(this); this.messages.length = 0; changed(record); },
+  clear: function () { var record = recordOf(this); this.messages.length = 0; changed(record); },
+  getName: function () { return recordOf(this).name; },
+  hasMessages: function () { return this.messages.length > 0; },
+}, PROTO = Object.create(Object.prototype);
+keys(METHODS).forEach(function (k) { core.hide(PROTO, k, METHODS[k]); });
+// The messages, read from the kept ones when code first reads them (an own property, as before: it is data of the context).
+var LAZY_MESSAGES = {
+  get: function () {
+    var record = recordOf(this), name = record.name, adds = record.base.concat(record.added);
+    return settle(this, record, replay(sent(name).map(copy), adds.map(copy), record.limit), replay(sent(name).slice(), adds, record.limit));
+  },
+  set: function (v) { settle(this, recordOf(this), v, null); },
+  enumerable: true,
+  configurable: true,
+};
+function context(name, wire, limit) {
+  var o = create(PROTO), base = state.base !== null && Object.prototype.hasOwnProperty.call(state.base, name) ? state.base[name] : [];
+  var record = { name: name, base: base, added: [], chars: 0, read: false, expected: null, limit: limit };
+  o.name = name;
+  o.maxLength = limit;
+  records.set(o, record);
+  // A job that carries its whole scope (no kept fields): any change sends the whole list.
+  if (Array.isArray(wire)) settle(o, record, wire.map(copy), null);
+  else define(o, 'messages', LAZY_MESSAGES);
   return o;
 }
 function problem(message) { return core.fail('problem', { label: 'contexts' }, message); }
 function lookup(contexts, n) { return contexts instanceof Map ? contexts.get(n) : contexts !== null && typeof contexts === 'object' && Object.prototype.hasOwnProperty.call(contexts, n) ? contexts[n] : undefined; }
 function names(contexts) { return contexts instanceof Map ? Array.from(contexts.keys()) : keys(contexts || {}); }
 return {
+  // Frozen with the module (nothing code does to them can reach another part or job).
+  proto: PROTO,
+  lazyMessages: LAZY_MESSAGES,
   map: map,
   contexts: function (scoped, limits) { var out = map(); keys(scoped).forEach(function (n) { out.put(n, context(n, scoped[n], limits[n])); }); return out.map; },
   getContext: function (contexts, n) {
