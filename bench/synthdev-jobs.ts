@@ -9,7 +9,12 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { newQuickJSWASMModule } from 'quickjs-emscripten';
 import type { Job } from '../src/workflow/sandbox/run-job.js';
-import { instantReply } from './synthdev-script.mjs';
+
+type Completion = { choices: { message: { content: string | null; tool_calls?: { id: string; function: { name: string; arguments: string } }[] } }[] };
+// The scripted answers bench/synthdev-troupe.mjs gives (plain JavaScript, shared with SynthDev's side).
+const { instantReply } = (await import(new URL('./synthdev-script.mjs', import.meta.url).href)) as {
+  instantReply: (messages: { role: string; content: string }[], rounds: number, call?: number) => Completion;
+};
 
 const dir = process.env.SYNTHDEV_DIR ?? '';
 const rounds = Number(process.argv[2] ?? 7);
@@ -37,8 +42,8 @@ async function tree(root: string, name: string): Promise<Tree> {
         req.messages.map((m) => ({ role: m.role, content: m.content })),
         CUSTOMER_ROUNDS,
         byCalls ? calls : undefined,
-      ).choices[0].message;
-      const toolCalls = (message.tool_calls ?? []).map((c: { id: string; function: { name: string; arguments: string } }) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments }));
+      ).choices[0]!.message;
+      const toolCalls = (message.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments }));
       return { text: message.content ?? '', toolCalls, usage: { promptTokens: 100, completionTokens: 10 }, finishReason: toolCalls.length ? 'tool_calls' : 'stop', model: 'bench' };
     },
   };
