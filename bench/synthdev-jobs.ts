@@ -4,7 +4,7 @@
 // troupe with its packages>), the same is done with that tree's src/ in the same process, rounds interleaved:
 // each tree records and runs its own jobs (what it sends is part of what it costs). SYNTHDEV_WORKFLOW: another
 // copy of the workflow (bench/synthdev.bench.ts makes them). Not part of `npm run bench`: a tool for one change.
-// Run: SYNTHDEV_DIR=<SynthDev checkout> [TREE=<other checkout>] node --import tsx bench/synthdev-jobs.ts [rounds]
+// Run: SYNTHDEV_DIR=<SynthDev checkout> [TREE=<other checkout>] [BREAKDOWN=1] node --import tsx bench/synthdev-jobs.ts [rounds]
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { newQuickJSWASMModule } from 'quickjs-emscripten';
@@ -88,3 +88,18 @@ for (let r = 0; r < rounds; r++) trees.forEach((t, i) => cpu[i]!.push(t.run(t.jo
 const median = (xs: number[]) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 trees.forEach((t, i) => process.stdout.write(`${t.name}: ${median(cpu[i]!).toFixed(1)} µs of CPU a job (median of ${rounds}; ${cpu[i]!.map((x) => x.toFixed(0)).join(' ')})\n`));
 if (trees.length === 2) process.stdout.write(`this tree ÷ the other, per state: ${((median(cpu[0]!) * trees[0]!.jobs.length) / (median(cpu[1]!) * trees[1]!.jobs.length)).toFixed(2)}x\n`);
+// BREAKDOWN=1: this tree's jobs taken apart by stage inside the guest (bench/guest-breakdown.ts).
+if (process.env.BREAKDOWN) {
+  const { guestBreakdown } = await import('./guest-breakdown.js');
+  const modules = {
+    guestContext: await import('../src/workflow/sandbox/guest-context.js'),
+    guest: await import('../src/workflow/sandbox/guest.js'),
+    guestModules: await import('../src/workflow/sandbox/guest-modules.js'),
+    runJob: await import('../src/workflow/sandbox/run-job.js'),
+  };
+  const b = await guestBreakdown(trees[0]!.jobs.slice(0, 60), modules, 5);
+  const f = (x: number) => `${x.toFixed(1)} µs`;
+  process.stdout.write(
+    `a job of this tree (${b.parts.toFixed(2)} parts), back to back: ${f(b.whole)}; the crossing ${f(b.crossing)}, parse ${f(b.parse)}, build this ${f(b.build)} (+ this.last_response ${f(b.lastResponse)}), run the code ${f(b.execute)}, write the result ${f(b.finish)}, sweep ${f(b.sweep)}, the rest of a part ${f(b.rest)}\n`,
+  );
+}
