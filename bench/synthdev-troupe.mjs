@@ -3,7 +3,7 @@
 // `pool` (the default: a shared pool of worker threads) or `inline` (small jobs on the calling thread, opt-in);
 // `host`: the handlers as host functions (bench/synthdev-host.mjs), the floor under the sandbox.
 // Sessions in memory, no rolling memory (SynthDev keeps neither). Prints one JSON line: CPU and wall per state,
-// over every run after the first (a warm-up). Run by bench/synthdev.bench.ts in a process of its own.
+// over the runs after the first `warm` (the warm-up; first: CPU per state of the process's first run). Run by bench/synthdev.bench.ts in a process of its own.
 import { join } from 'node:path';
 import { openSession, loadWorkflowPlan, MemoryStore } from '../dist/index.js';
 import { createSandboxEvaluator, sharedSandboxPool } from '../dist/workflow/sandbox/index.js';
@@ -11,7 +11,7 @@ import { instantReply } from './synthdev-script.mjs';
 import { hostEvaluator } from './synthdev-host.mjs';
 
 const dir = process.env.SYNTHDEV_DIR;
-const [mode, rounds, runs] = [process.argv[2] ?? 'pool', Number(process.argv[3] ?? 100), Number(process.argv[4] ?? 4)];
+const [mode, rounds, runs, warm] = [process.argv[2] ?? 'pool', Number(process.argv[3] ?? 100), Number(process.argv[4] ?? 4), Number(process.argv[5] ?? 1)];
 const config = join(dir, 'src/config');
 // SYNTHDEV_WORKFLOW: a copy with a smaller max_length (see bench/synthdev-engine.mjs), rounds counted by model calls.
 const workflowFile = process.env.SYNTHDEV_WORKFLOW ?? join(config, 'workflows/grocery_store_test.json');
@@ -33,6 +33,7 @@ const model = {
 };
 
 let cpu = 0;
+let first = 0;
 let wall = 0;
 let states = 0;
 for (let run = 0; run < runs; run++) {
@@ -54,10 +55,12 @@ for (let run = 0; run < runs; run++) {
   await session.stop();
   await evaluator.close();
   if (!/complete/.test(ended)) throw new Error(`troupe's run did not complete: ${ended || 'no end'}`);
-  if (run === 0) continue;
+  // The first run pays for loading and compiling; the next `warm - 1` for the JIT warming up (troupe has more code to warm).
+  if (run === 0) first = (used.user + used.system) / 1000;
+  if (run < warm) continue;
   cpu += (used.user + used.system) / 1000;
   wall += performance.now() - t0;
   // SynthDev counts the states it executed; troupe enters `stop` too, which runs nothing.
   states += visited - 1;
 }
-process.stdout.write(`${JSON.stringify({ cpuPerState: cpu / states, wallPerState: wall / states, statesPerRun: states / (runs - 1) })}\n`);
+process.stdout.write(`${JSON.stringify({ cpuPerState: cpu / states, wallPerState: wall / states, statesPerRun: states / (runs - warm), firstCpuPerState: first / (states / (runs - warm)) })}\n`);

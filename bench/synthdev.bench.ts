@@ -7,18 +7,23 @@
 // functions (bench/synthdev-host.mjs: no sandbox, the floor under it). Each run is a process of its own;
 // figures are CPU per state executed, medians of interleaved runs.
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { interleaved, median, ms, QUICK, ratio } from './stats.js';
 
 const ROUNDS = QUICK ? 50 : 100;
-const RUNS_PER_PROCESS = 4;
+// A process runs WARM sessions before those it measures: troupe's CPU per state keeps falling over its first
+// sessions as V8 compiles its hot code (measured: 1,041 -> 664 µs on the calling thread over sessions 1-7; the
+// host-function floor 573 -> 177 µs), SynthDev's smaller engine warms sooner. Both sides get the same warm-up;
+// the first session of a process (loading and compiling included) is printed apart.
+const WARM = QUICK ? 2 : 5;
+const RUNS_PER_PROCESS = WARM + (QUICK ? 2 : 4);
 const RUNS = QUICK ? 3 : 5;
 const here = fileURLToPath(new URL('.', import.meta.url));
 
-type Figures = { cpuPerState: number; wallPerState: number; statesPerRun: number };
+type Figures = { cpuPerState: number; wallPerState: number; statesPerRun: number; firstCpuPerState: number };
 
 /** Runs one child and reads its JSON line (`workflow`: a copy of grocery_store_test to run instead). */
 function child(script: string, args: string[], dir: string, workflow?: string): Promise<Figures> {
@@ -45,37 +50,45 @@ export default async function synthdev(): Promise<void> {
     );
     return;
   }
-  const { states, cpu } = await sideBySide(dir, RUNS);
+  const { states, cpu, first } = await sideBySide(dir, RUNS);
   const base = median(cpu.synthdev!);
   process.stdout.write(
-    `SynthDev's grocery_store_test (its script.js and roles), ${ROUNDS} customer rounds (${states.synthdev} states a run), instant scripted answers; CPU per state, median of ${RUNS} interleaved processes of ${RUNS_PER_PROCESS - 1} runs each after a warm-up:\n`,
+    `SynthDev's grocery_store_test (its script.js and roles), ${ROUNDS} customer rounds (${states.synthdev} states a run), instant scripted answers; CPU per state, median of ${RUNS} interleaved processes, each measuring ${RUNS_PER_PROCESS - WARM} runs after ${WARM} to warm up:\n`,
   );
   process.stdout.write(`  SynthDev's own engine (its source, handlers run unsandboxed)                   ${ms(base)}\n`);
   process.stdout.write(`  troupe, code in the QuickJS sandbox on the pool (the default)                ${ms(median(cpu.pool!))} = ${ratio(median(cpu.pool!), base)} SynthDev (target <= 1.0x)\n`);
   process.stdout.write(`  troupe, small jobs on the calling thread (opt-in)                             ${ms(median(cpu.inline!))} = ${ratio(median(cpu.inline!), base)} SynthDev\n`);
   // The floor under the sandbox: what a state costs troupe outside its sandbox job (policy step, engine, events, effect runner, journal).
   process.stdout.write(`  troupe, the five handlers as host functions (no sandbox: the floor under it)  ${ms(median(cpu.host!))} = ${ratio(median(cpu.host!), base)} SynthDev\n`);
+  const f = (name: string) => median(first[name]!);
+  process.stdout.write(
+    `  a process's first run (loading and compiling included): SynthDev ${ms(f('synthdev'))}; troupe pool ${ms(f('pool'))} = ${ratio(f('pool'), f('synthdev'))}, calling thread ${ms(f('inline'))} = ${ratio(f('inline'), f('synthdev'))}, host functions ${ms(f('host'))} = ${ratio(f('host'), f('synthdev'))}\n`,
+  );
   await synthdevAtLimit(dir);
+  await synthdevReading(dir);
 }
 
-/** The four runs interleaved, `runs` times: each one's states per run and CPU per state. */
-async function sideBySide(dir: string, runs: number, workflow?: string): Promise<{ states: Record<string, number>; cpu: Record<string, number[]> }> {
+/** The four runs interleaved, `runs` times: each one's states per run, CPU per state after the warm-up, and in a process's first run. */
+async function sideBySide(dir: string, runs: number, workflow?: string): Promise<{ states: Record<string, number>; cpu: Record<string, number[]>; first: Record<string, number[]> }> {
   const states: Record<string, number> = {};
   const cpu: Record<string, number[]> = { synthdev: [], pool: [], inline: [], host: [] };
+  const first: Record<string, number[]> = { synthdev: [], pool: [], inline: [], host: [] };
   const take = (name: string) => (f: Figures) => {
     states[name] = f.statesPerRun;
     cpu[name]!.push(f.cpuPerState);
+    first[name]!.push(f.firstCpuPerState);
     return f.cpuPerState;
   };
   const rounds = String(ROUNDS);
   const per = String(RUNS_PER_PROCESS);
+  const warm = String(WARM);
   await interleaved(runs, 0, {
-    synthdev: () => child('synthdev-engine.mjs', [rounds, per], dir, workflow).then(take('synthdev')),
-    pool: () => child('synthdev-troupe.mjs', ['pool', rounds, per], dir, workflow).then(take('pool')),
-    inline: () => child('synthdev-troupe.mjs', ['inline', rounds, per], dir, workflow).then(take('inline')),
-    host: () => child('synthdev-troupe.mjs', ['host', rounds, per], dir, workflow).then(take('host')),
+    synthdev: () => child('synthdev-engine.mjs', [rounds, per, warm], dir, workflow).then(take('synthdev')),
+    pool: () => child('synthdev-troupe.mjs', ['pool', rounds, per, warm], dir, workflow).then(take('pool')),
+    inline: () => child('synthdev-troupe.mjs', ['inline', rounds, per, warm], dir, workflow).then(take('inline')),
+    host: () => child('synthdev-troupe.mjs', ['host', rounds, per, warm], dir, workflow).then(take('host')),
   });
-  return { states, cpu };
+  return { states, cpu, first };
 }
 
 // The conversation of the run above stays under its max_length (30,000 characters; it reaches about 6,000):
@@ -86,14 +99,54 @@ const TIGHT_MAX_LENGTH = 2000;
 
 /** grocery_store_test with max_length TIGHT_MAX_LENGTH, and its script.js, in a temporary directory. */
 function tightCopy(dir: string): { file: string; remove: () => void } {
+  return workflowCopy(dir, TIGHT_MAX_LENGTH, (script) => script);
+}
+
+/**
+ * grocery_store_test in a temporary directory, with `maxLength` (undefined: its own) and its script.js as `edit`
+ * makes it. A script.js edit that no longer applies (SynthDev changed it) throws, naming the bench.
+ */
+function workflowCopy(dir: string, maxLength: number | undefined, edit: (script: string) => string): { file: string; remove: () => void } {
   const workflows = join(dir, 'src/config/workflows');
   const temp = mkdtempSync(join(tmpdir(), 'troupe-synthdev-'));
   const json = JSON.parse(readFileSync(join(workflows, 'grocery_store_test.json'), 'utf8')) as { contexts: { max_length?: number }[] };
-  for (const c of json.contexts) c.max_length = TIGHT_MAX_LENGTH;
+  if (maxLength !== undefined) for (const c of json.contexts) c.max_length = maxLength;
   writeFileSync(join(temp, 'grocery_store_test.json'), JSON.stringify(json, null, 2));
   mkdirSync(join(temp, 'grocery_store_test'));
-  copyFileSync(join(workflows, 'grocery_store_test/script.js'), join(temp, 'grocery_store_test/script.js'));
+  const script = readFileSync(join(workflows, 'grocery_store_test/script.js'), 'utf8');
+  const edited = edit(script);
+  if (edited === script && maxLength === undefined) throw new Error("bench synthdev: grocery_store_test's script.js no longer has the lines this copy edits");
+  writeFileSync(join(temp, 'grocery_store_test/script.js'), edited);
   return { file: join(temp, 'grocery_store_test.json'), remove: () => rmSync(temp, { recursive: true, force: true }) };
+}
+
+/**
+ * grocery_store_test whose post handlers read the conversation before they add to it, as handlers that check
+ * what was said last do (its own only add): the worker's reply is not added twice, the customer's decision is
+ * read only once the conversation has begun. Every post handler then reads the whole context.
+ */
+export function readingScript(script: string): string {
+  const reply = 'if (context && responseContent) {';
+  const decision = 'if (decisionCall && context) {';
+  if (!script.includes(reply) || !script.includes(decision)) return script;
+  return script
+    .replace(reply, 'if (context && responseContent && context.messages[context.messages.length - 1]?.content !== responseContent) {')
+    .replace(decision, 'if (decisionCall && context && context.messages.length > 0) {');
+}
+
+/** The side by side again, with post handlers that read the conversation (readingScript). */
+export async function synthdevReading(dir: string): Promise<void> {
+  const reading = workflowCopy(dir, undefined, readingScript);
+  try {
+    const { states, cpu } = await sideBySide(dir, 3, reading.file);
+    const base = median(cpu.synthdev!);
+    process.stdout.write(`Post handlers that read the conversation before adding to it (${states.synthdev} states a run), median of 3 interleaved processes:\n`);
+    process.stdout.write(`  SynthDev's own engine                                                          ${ms(base)}\n`);
+    process.stdout.write(`  troupe, on the pool                                                           ${ms(median(cpu.pool!))} = ${ratio(median(cpu.pool!), base)} SynthDev\n`);
+    process.stdout.write(`  troupe, on the calling thread                                                 ${ms(median(cpu.inline!))} = ${ratio(median(cpu.inline!), base)} SynthDev\n`);
+  } finally {
+    reading.remove();
+  }
 }
 
 /** The side by side again, with a context at its max_length for most of the run. */
