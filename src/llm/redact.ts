@@ -8,24 +8,70 @@ export type Redactor = ((text: string) => string) & { readonly screen?: RegExp }
 
 const SECRET_NAME = /(API_?KEY|_KEY$|TOKEN|SECRET|PASSWORD|PASSWD|AUTH(?!OR))/i;
 
+/**
+ * The credentials a URL value carries (`https://user:password@host`): the Basic authorization made of them,
+ * and its password (as written and decoded) when troupe sends it (`modelServer`: OPENAI_BASE_URL, whose
+ * server may echo it) or it looks like a secret (`postgres://postgres:postgres@…` leaves the word alone).
+ */
+function urlCredentials(value: string, modelServer: boolean): string[] {
+  if (!value.includes('://') || !value.includes('@')) return [];
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return [];
+  }
+  if (!url.password) return [];
+  const decode = (s: string) => {
+    try {
+      return decodeURIComponent(s);
+    } catch {
+      return s;
+    }
+  };
+  const password = decode(url.password);
+  // A password too short to be told from ordinary text is left to the Basic shape (its encoded pair is always long).
+  const found = [Buffer.from(`${decode(url.username)}:${password}`).toString('base64')];
+  if (modelServer ? password.length >= MIN_URL_PASSWORD : secretShaped(password)) found.push(password, url.password);
+  return found;
+}
+
+/** The shortest OPENAI_API_KEY redacted whatever its shape (a chosen passphrase has no digit); shorter ones are placeholders ("ollama"). */
+const MIN_API_KEY = 16;
+
+/** OPENAI_API_KEY is always a key once it is long enough and one word (a shorter one must still look like a secret). */
+function apiKeyShaped(value: string): boolean {
+  return (value.length >= MIN_API_KEY && !/\s/.test(value)) || secretShaped(value);
+}
+
+/** The shortest password of OPENAI_BASE_URL that is redacted as it is, wherever it appears. */
+const MIN_URL_PASSWORD = 6;
+
 function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /**
  * The one redactor: credential shapes wherever they appear (OpenAI, Anthropic, AWS, GitHub, Slack, Google,
- * Stripe keys, Bearer tokens, `password=`), plus the values of OPENAI_API_KEY and of variables named like
+ * Stripe keys, Bearer and Basic authorizations, `password=`), plus OPENAI_API_KEY (any of 16+ characters) and the values of variables named like
  * secrets (…KEY, …TOKEN, …SECRET, …PASSWORD, …AUTH…), but only values that are themselves secret-shaped:
- * `APP_SECRET=awaiting_user` never turns the word "awaiting_user" into "[redacted]".
+ * `APP_SECRET=awaiting_user` never turns the word "awaiting_user" into "[redacted]"; and the password of
+ * OPENAI_BASE_URL (`https://user:password@host`, sent as a Basic authorization), or of any variable's URL
+ * when it looks like a secret.
  */
 export function redactorFrom(env: Record<string, string | undefined> = process.env): Redactor {
   const values = new Set<string>();
   for (const [name, value] of Object.entries(env)) {
     const v = value?.trim();
-    if (!v || !(name === 'OPENAI_API_KEY' || SECRET_NAME.test(name)) || !secretShaped(v)) continue;
-    values.add(v);
-    // The JSON-escaped form too, for text that holds serialised JSON (a tool call's arguments).
-    values.add(JSON.stringify(v).slice(1, -1));
+    if (!v) continue;
+    // Any variable's URL (OPENAI_BASE_URL, a proxy, a database) may carry a password: it goes out in a header a server may echo.
+    const found = urlCredentials(v, name === 'OPENAI_BASE_URL');
+    if (name === 'OPENAI_API_KEY' ? apiKeyShaped(v) : SECRET_NAME.test(name) && secretShaped(v)) found.push(v);
+    for (const secret of found) {
+      values.add(secret);
+      // The JSON-escaped form too, for text that holds serialised JSON (a tool call's arguments).
+      values.add(JSON.stringify(secret).slice(1, -1));
+    }
   }
   const patterns = [...values].sort((a, b) => b.length - a.length).map(escapeRegExp);
   const exact = patterns.length > 0 ? new RegExp(patterns.join('|'), 'g') : null;

@@ -35,6 +35,12 @@ export interface SecretShape {
 }
 
 const R = '[redacted]';
+
+/** True when `text` is base64 of `user:password` (what an HTTP Basic authorization carries), not a word after "basic". */
+export function basicCredentials(text: string): boolean {
+  const decoded = Buffer.from(text, 'base64').toString('latin1');
+  return Buffer.from(decoded, 'latin1').toString('base64').replace(/=+$/, '') === text.replace(/=+$/, '') && /^[\x20-\x7e]+$/.test(decoded) && decoded.includes(':');
+}
 const keep = (prefix: string) => (match: string, body: string) => (tokenLike(body) ? `${prefix}${R}` : match);
 
 /** The credential shapes redacted wherever they appear (a server error or a model may echo them). */
@@ -49,6 +55,7 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
   { name: 'GitHub fine-grained token', pattern: /\bgithub_pat_[A-Za-z0-9_]{22,}/g, replace: () => `github_pat_${R}` },
   { name: 'Slack token', pattern: /\b(xox[abprs]-)([A-Za-z0-9-]{10,})/g, replace: (m, prefix, body) => (tokenLike(body) ? `${prefix}${R}` : m) },
   { name: 'Google API key', pattern: /\bAIza[0-9A-Za-z_-]{35}/g, replace: () => `AIza${R}` },
+  { name: 'Basic authorization', pattern: /(\bbasic\s+)([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])/gi, replace: (m, prefix, body) => (basicCredentials(body) ? `${prefix}${R}` : m) },
   { name: 'Bearer token', pattern: /(\bbearer\s+)([A-Za-z0-9._~+/=-]{8,})/gi, replace: (m, prefix, body) => (tokenLike(body) ? `${prefix}${R}` : m) },
   { name: 'password setting', pattern: /\b((?:password|passwd|pwd)["']?\s*[=:]\s*["']?)([^\s"'&;,]{3,})/gi, replace: (_m, prefix) => `${prefix}${R}` },
 ];
@@ -56,6 +63,6 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
 /**
  * Every shape's telltale prefix in one pattern: a string without any is left alone in a single scan. Grouped
  * by first letter (sk-, rk-, xai-, xox, _live_, _test_, gsk_, gh?_, github_pat_, AKIA, ASIA, aws_secret,
- * AIza, bearer, passw, pwd), so a position whose letter starts none of them is passed at once.
+ * AIza, basic, bearer, passw, pwd), so a position whose letter starts none of them is passed at once.
  */
-export const SECRET_HINT = /s(?:k-)|r(?:k-)|x(?:ai-|ox)|_(?:live_|test_)|g(?:sk_|h[pousr]_|ithub_pat_)|a(?:kia|sia|ws_secret|iza)|bearer|p(?:assw|wd)/i;
+export const SECRET_HINT = /s(?:k-)|r(?:k-)|x(?:ai-|ox)|_(?:live_|test_)|g(?:sk_|h[pousr]_|ithub_pat_)|a(?:kia|sia|ws_secret|iza)|b(?:asic|earer)|p(?:assw|wd)/i;

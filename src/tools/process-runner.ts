@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
+import { stdioCovering } from './inherited-fds.js';
 
 /** How a process ended and what it printed (stdout and stderr interleaved as they came, capped). */
 export interface ProcessResult {
@@ -22,6 +24,8 @@ export interface ProcessOptions {
   signal?: AbortSignal;
   /** How long the output may still flow after the program exited, before the pipes are closed on whoever holds them (default 1 s). */
   exitGraceMs?: number;
+  /** Descriptors this process would pass on (inheritableDescriptors): the program gets /dev/null at those numbers instead. */
+  cover?: readonly number[];
 }
 
 /** The default wait for output after the program exited. */
@@ -52,15 +56,19 @@ export function runProcess(program: string, args: readonly string[], options: Pr
     let exited: { code: number | null; signal: string | null } | null = null;
     let settled = false;
     let grace: NodeJS.Timeout | undefined;
+    const cover = options.cover ?? [];
+    const nullFd = cover.length > 0 ? openSync('/dev/null', 'r') : -1;
     const child = spawn(program, [...args], {
       cwd: options.cwd,
       env: options.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: cover.length > 0 ? stdioCovering(cover, nullFd) : ['ignore', 'pipe', 'pipe'],
       detached: true,
       shell: false,
       windowsHide: true,
       ...(options.argv0 ? { argv0: options.argv0 } : {}),
     });
+    // The child has its own copies (or failed to start): troupe's /dev/null is not needed any more.
+    if (nullFd >= 0) closeSync(nullFd);
     const take = (data: Buffer) => {
       const room = Math.max(0, options.maxOutputBytes - kept);
       if (room > 0) {

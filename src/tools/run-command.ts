@@ -7,6 +7,7 @@ import { jailArgs, jailPath, unjailable, visibleInJail, type JailSpec } from './
 import { jailReadiness } from './jail-host.js';
 import { bytes } from './limits.js';
 import { cleanEnv, runProcess, type ProcessResult } from './process-runner.js';
+import { inheritableDescriptors } from './inherited-fds.js';
 import { defineTool, toolSpec, ToolError, type AgentTool } from './tool.js';
 
 const Args = z.object({
@@ -74,6 +75,8 @@ export function runCommandTool(policy: CommandPolicy, options: RunCommandOptions
         timeoutMs: limits.commandTimeoutMs,
         maxOutputBytes: limits.maxCommandOutputBytes,
         ...(signal ? { signal } : {}),
+        // bubblewrap passes every open descriptor on: one troupe inherited would reach outside the jail.
+        cover: await inheritableDescriptors(),
       });
       if (result.spawnError) throw new ToolError(`could not start the sandbox for "${name}": ${result.spawnError}`);
       const end = ending(result, limits.commandTimeoutMs);

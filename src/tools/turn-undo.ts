@@ -4,6 +4,7 @@ import { join, relative } from 'node:path';
 import { z } from 'zod';
 import { confine, refuseGitInternals } from './confine.js';
 import { inParentOf, MissingOnTheWay } from './pinned-dir.js';
+import { bytes } from './limits.js';
 import { copyContent, openLeaf, removeLeaf, replaceLeaf } from './safe-fs.js';
 import { toolFailure, ToolError } from './tool.js';
 import type { ToolOutcome, Toolset } from './toolset.js';
@@ -29,6 +30,12 @@ type UndoLog = z.infer<typeof UndoLogSchema>;
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
 
+/**
+ * Most bytes the undo log copies in one turn. A command can make a sparse file of a terabyte with one system
+ * call and no disk; saving it before a write would have troupe write all of it. A write over more is refused.
+ */
+export const MAX_UNDO_BYTES = 256_000_000;
+
 /** What a restore did: how many files it put back, and which it could not (each with the reason). */
 export interface Restored {
   restored: number;
@@ -50,12 +57,16 @@ export interface Restored {
  */
 export class TurnUndo {
   private log: UndoLog = { version: 1, turnId: '', saved: [] };
+  /** Bytes copied into the store in this turn. */
+  private savedBytes = 0;
 
   constructor(
     /** The workspace (a real path). */
     private readonly root: string,
     /** Where the log and the saved copies live (outside the workspace, see undo-store.ts). */
     private readonly store: string,
+    /** Most bytes copied in one turn (MAX_UNDO_BYTES). */
+    private readonly maxBytes = MAX_UNDO_BYTES,
   ) {}
 
   private get logFile(): string {
@@ -110,6 +121,7 @@ export class TurnUndo {
   /** Starts a turn's log. */
   async begin(turnId: string): Promise<void> {
     this.log = { version: 1, turnId, saved: [] };
+    this.savedBytes = 0;
     await mkdir(this.store, { recursive: true });
     await writeFile(this.logFile, JSON.stringify(this.log));
   }
@@ -125,8 +137,14 @@ export class TurnUndo {
     if (confined.exists) {
       const name = `f${this.log.saved.length}`;
       await inParentOf(this.root, relative(this.root, confined.real), {}, async (dir, leaf) => {
-        const { handle } = await openLeaf(dir, leaf, 'written');
+        const { handle, stats } = await openLeaf(dir, leaf, 'written');
         try {
+          if (this.savedBytes + stats.size > this.maxBytes) {
+            throw new ToolError(
+              `"${confined.shown}" is ${bytes(stats.size)}: too large to save for undo before it is changed (at most ${bytes(this.maxBytes)} a turn); remove it with run_command first`,
+            );
+          }
+          this.savedBytes += stats.size;
           const out = await open(join(this.store, name), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
           try {
             await copyContent(handle, out);

@@ -43,7 +43,7 @@ const sha = (data: string | Buffer) => createHash('sha256').update(data).digest(
 
 /**
  * Takes a snapshot of a directory's files (`.git` skipped, symlinks recorded by target, FIFOs, sockets and
- * devices left out). Files are read through the pinned walk (never a link, never blocking on a FIFO); a
+ * devices left out; `truncated` past maxFiles, or when a directory lies deeper than a walk goes). Files are read through the pinned walk (never a link, never blocking on a FIFO); a
  * file with more than one hard link (which may be a file outside under a second name) is not read: like
  * a very large one, its hash is its size and modification time.
  */
@@ -51,7 +51,11 @@ export async function takeSnapshot(dir: string, limits: SnapshotLimits = DEFAULT
   const files: Record<string, SnapshotEntry> = {};
   let count = 0;
   let textBytes = 0;
-  for await (const entry of walk(dir)) {
+  let tooDeep = false;
+  const markTooDeep = () => {
+    tooDeep = true;
+  };
+  for await (const entry of walk(dir, { tooDeep: markTooDeep })) {
     if (entry.kind === 'dir' || entry.kind === 'other') continue;
     if (count >= limits.maxFiles) return { files, truncated: true };
     count += 1;
@@ -72,5 +76,5 @@ export async function takeSnapshot(dir: string, limits: SnapshotLimits = DEFAULT
     if (keepText) textBytes += data.length;
     files[entry.path] = { hash: sha(data), size: data.length, ...(keepText ? { text: data.toString('utf8') } : {}) };
   }
-  return { files, truncated: false };
+  return { files, truncated: tooDeep };
 }

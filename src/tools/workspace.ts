@@ -2,6 +2,7 @@ import { mkdir, readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/
 import { join } from 'node:path';
 import { UserError } from '../errors.js';
 import type { Changes } from '../engine/agent-reply.js';
+import { isInside } from './confine.js';
 import { copyTree } from './copy-tree.js';
 import { cloneRepository, removeWorktree, repositoryOf } from './git-clone.js';
 import { DEFAULT_DIFF_LIMITS, diffSnapshots, type DiffLimits } from './workspace-diff.js';
@@ -60,6 +61,13 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
     await mkdir(home);
   }
   dir = await realpath(dir);
+  // The clone is of HEAD, not of the working tree checked above: a subdirectory there may be a link leading out.
+  if (place !== null && !isInside(await realpath(home), dir)) {
+    await rm(home, { recursive: true, force: true });
+    throw new UserError(
+      `workspace "${options.name}": ${place.prefix} in the clone of ${place.top} is a symbolic link leading outside the clone at its HEAD; commit ${place.prefix} as a directory, or start from another one`,
+    );
+  }
   const baseline = await takeSnapshot(dir, { ...DEFAULT_SNAPSHOT_LIMITS, ...options.snapshot });
   const kind = repo !== null ? 'git' : from !== null ? 'copy' : 'empty';
   const workspace: Workspace = { version: 1, name: options.name, kind, dir, home: await realpath(home), ...(repo !== null ? { repo, clone: true as const } : {}), from, baseline };

@@ -71,7 +71,7 @@ describe('the redactor', () => {
   });
 
   it('the hint screen, grouped by first letter, matches exactly where the plain alternation does', () => {
-    const plain = /sk-|rk-|xai-|_live_|_test_|gsk_|AKIA|ASIA|aws_secret|gh[pousr]_|github_pat_|xox|AIza|bearer|passw|pwd/i;
+    const plain = /sk-|rk-|xai-|_live_|_test_|gsk_|AKIA|ASIA|aws_secret|gh[pousr]_|github_pat_|xox|AIza|basic|bearer|passw|pwd/i;
     const parts = [
       'sk-',
       'SK-',
@@ -95,6 +95,9 @@ describe('the redactor', () => {
       'AIza',
       'bearer',
       'BEAR',
+      'basic',
+      'BaSiC',
+      'bas',
       'passw',
       'PaSsW',
       'pwd',

@@ -12,6 +12,7 @@ import { checkWorkflow } from './check.js';
 import { scriptFunctions } from './code.js';
 import { locateSubWorkflow, locateWorkflow, locationPath, workflowDirs, type WorkflowLocation } from './locate.js';
 import { normaliseWorkflow } from './normalise.js';
+import { workspaceFromIssue } from './workspace-from.js';
 import { parseMode, roleChatConfig } from './role-mode.js';
 import { readRoles, resolveAgent, type RoleSource } from './roles.js';
 import { PARSE_ONCE } from '../../config/parse-once.js';
@@ -147,6 +148,9 @@ function load(loader: Loader, location: WorkflowLocation): WorkflowPlan | null {
   });
   loader.stack.pop();
   loader.issues.push(...checkWorkflow(config, { file: shown, subWorkflows: found, scriptFunctions: scriptFunctions(script), hasScript: script !== null }));
+  const from = config.workspace?.from;
+  const fromIssue = from !== undefined && !location.inline ? workspaceFromIssue(from, { cwd: loader.options.cwd, file: location.file, shown, git: config.workspace?.git ?? false }) : null;
+  if (fromIssue) loader.issues.push(fromIssue);
   const roles = readRoles(roleSources(location, loader.dirs, loader.options), loader.issues);
   const agents: AgentPlan[] = [];
   config.agents.forEach((a, i) => {

@@ -3,6 +3,7 @@ import { basename, dirname, extname, isAbsolute, join, resolve } from 'node:path
 import { PACKAGE_ROOT } from '../../package-root.js';
 import { didYouMean } from '../../config/suggest.js';
 import { readConfigText } from '../../config/safe-read.js';
+import { parseMode } from './role-mode.js';
 import { UserError } from '../../errors.js';
 
 /** Where a workflow's files are: its config, its script.js (if any), and the directory its files must stay in. */
@@ -119,8 +120,14 @@ export function workflowNames(dirs: readonly string[]): { name: string; location
   return [...out.entries()].map(([name, location]) => ({ name, location }));
 }
 
-/** Whether a workflow is named by a path (a .json file, a folder, anything with a separator or a leading dot) rather than by name. */
-export function isWorkflowPath(wanted: string): boolean {
+/**
+ * Whether a workflow is named by a path (a .json file, a folder, anything with a separator or a leading dot)
+ * rather than by name; what follows seed 003's `workflow:` prefix is what is judged, as it is what is loaded
+ * (`workflow:..` is the folder above).
+ */
+export function isWorkflowPath(given: string): boolean {
+  const mode = parseMode(given);
+  const wanted = 'workflow' in mode ? mode.workflow : given;
   return wanted.endsWith('.json') || wanted.includes('/') || wanted.includes('\\') || isAbsolute(wanted) || wanted.startsWith('.');
 }
 

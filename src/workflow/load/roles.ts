@@ -6,7 +6,8 @@ import type { AgentPlan } from '../run/plan.js';
 import { ASK_USER_TOOL } from '../run/constants.js';
 import { readRawRolesFile, readRolesTree, type RawRole } from './roles-tree.js';
 import { toolAllowed } from './tool-patterns.js';
-import { dirname } from 'node:path';
+import { basename, dirname } from 'node:path';
+import { assertDirInside, UnreadableFile } from '../../config/safe-read.js';
 import { PARSE_ONCE } from '../../config/parse-once.js';
 
 /** The agent tools a role may be given (besides request_users_input). */
@@ -30,6 +31,16 @@ export function readRoles(sources: readonly RoleSource[], issues: ConfigIssue[])
   const add = (id: string, found: RawRole) => out.set(id, [...(out.get(id) ?? []), found]);
   for (const source of sources) {
     if (source.kind === 'tree') {
+      // A folder troupe found by itself (config/roles beside config/workflows) is config: inside its config/, not a link out.
+      if (source.optional) {
+        try {
+          assertDirInside(dirname(source.path), source.path, `${basename(source.path)}/`);
+        } catch (error) {
+          if (!(error instanceof UnreadableFile)) throw error;
+          issues.push({ file: source.shown, field: '', problem: error.problem, fix: error.fix });
+          continue;
+        }
+      }
       for (const [id, found] of readRolesTree(source.path, source.shown, issues)) add(id, found);
       continue;
     }

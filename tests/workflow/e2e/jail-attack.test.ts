@@ -24,8 +24,9 @@ afterEach(async () => {
 
 /** A user's repository, a workflow whose one agent may run git, find, ls, cat, npm and node in a clone of it. */
 function setup(base: string): { repo: string; workflow: string } {
-  const repo = join(base, 'repo');
-  mkdirSync(repo);
+  // Inside the workflow's folder: a workspace.from elsewhere is refused (tests/workflow/load/workspace-from.test.ts).
+  const repo = join(base, 'flows', 'repo');
+  mkdirSync(repo, { recursive: true });
   const git = (...args: string[]) =>
     execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'init.defaultBranch=main', ...args], {
       cwd: repo,
@@ -37,7 +38,6 @@ function setup(base: string): { repo: string; workflow: string } {
   git('add', '.');
   git('commit', '-q', '-m', 'start');
   const dir = join(base, 'flows');
-  mkdirSync(dir);
   writeFileSync(
     join(dir, 'roles.json'),
     JSON.stringify({

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import type { FakeReply } from '../../helpers/fake-openai-server.js';
+import { cleanEnv, runCli } from '../../helpers/cli.js';
+import { parseEvents, reply, RoleServer } from '../../helpers/workflow-run.js';
+
+/** A completion whose one tool call carries `args` as its raw JSON text (a model can send any). */
+function rawToolCall(name: string, args: string): FakeReply {
+  return {
+    body: {
+      id: 'chatcmpl-wf',
+      object: 'chat.completion',
+      created: 0,
+      model: 'test-model',
+      choices: [{ index: 0, finish_reason: 'tool_calls', message: { role: 'assistant', content: '', tool_calls: [{ id: 'call_1', type: 'function', function: { name, arguments: args } }] } }],
+      usage: { prompt_tokens: 40, completion_tokens: 10, total_tokens: 50 },
+    },
+  };
+}
+
+// Hostile: a model's parsing-tool call whose arguments nest 60,000 arrays deep (120,000 characters, within what troupe reads of an answer). JSON.parse takes it, but
+// JSON.stringify and any recursive walk of the parsed value overflow the stack: model output must never
+// crash a session, only fail the turn or state with a line saying why.
+const DEEP = `{"improvement_needed": false, "work_summary": "done", "extra": ${'['.repeat(60_000)}${']'.repeat(60_000)}}`;
+
+describe("a parsing tool's arguments nested 60,000 levels deep", () => {
+  // Found by this probe, left to the workflow-run owner: src/workflow/run/turns.ts parsedArguments()
+  // JSON.parses a tool call's arguments at any depth and keeps the value in the turn's record; writing that
+  // record (JSON.stringify in the store) overflows the stack, and the session stops with "Maximum call stack
+  // size exceeded" (where: store) — on every resume too, as the model answers the same. Bounding the depth
+  // there (the sandbox's own limit is 100 levels) or keeping such arguments as `_unparsed` text would fix it.
+  it.fails('end the turn with a clear line (or are kept as text): never a stack overflow that stops the session', async () => {
+    const server = await new RoleServer({ coder: [reply('The code.')], reviewer: [rawToolCall('review_work', DEEP)] }).start();
+    try {
+      const out = await runCli(
+        ['run', '--workflow', 'coder_reviewer', '--input', 'write it', '--json'],
+        cleanEnv({ OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: 'test', TROUPE_MODEL: 'test-model' }),
+      );
+      expect(out.stderr).not.toMatch(/\n\s+at |RangeError|Maximum call stack/);
+      const events = parseEvents(out.stdout);
+      expect(JSON.stringify(events)).not.toMatch(/Maximum call stack/);
+      expect(['session_ended', 'session_detached']).toContain(events.at(-1)!.type);
+      expect(events.some((e) => e.type === 'error' && e.where === 'store')).toBe(false);
+    } finally {
+      await server.stop();
+    }
+  });
+});
