@@ -3,6 +3,7 @@ import { allVisits, type SessionState } from '../engine/session.js';
 import type { OpenTeam } from '../team/open-team.js';
 import type { TroupeSession } from '../session/troupe-session.js';
 import { restoreMeter } from '../session/restore-meter.js';
+import { processRedactor, redactDeep } from '../llm/redact.js';
 import { eventsOf, type ReadSession } from '../store/store.js';
 import { usageView } from '../usage/session-usage.js';
 import { usageState, type UsageMeter, type UsageState } from '../usage/usage-meter.js';
@@ -23,29 +24,35 @@ export interface ViewFacts {
 /** The engine state's fields the view shows. */
 export type ViewedSession = Pick<SessionState, 'id' | 'definition' | 'status' | 'brief' | 'turn' | 'configuration' | 'active' | 'awaiting' | 'endReason'>;
 
-/** A session as the API shows it, from its engine state and usage totals (both backends answer with this shape). */
+/**
+ * A session as the API shows it, from its engine state and usage totals (both backends answer with this shape),
+ * redacted as the SSE frames are: a live session's state is what the user and the model wrote, not yet screened by the store.
+ */
 export function viewOf(s: ViewedSession & Partial<Pick<SessionState, 'visits' | 'recentVisits' | 'workflow'>>, facts: ViewFacts): Record<string, unknown> {
   const branches = s.workflow?.frames.at(-1)?.branches ?? {};
-  return {
-    id: s.id,
-    definition: s.definition,
-    kind: facts.kind,
-    status: s.status,
-    hosted: facts.hosted,
-    brief: s.brief,
-    turn: s.turn,
-    state: s.configuration,
-    // Who has the turn: nobody once the session is over.
-    active: s.status === 'ended' ? null : s.active,
-    awaiting: s.awaiting ? { code: s.awaiting.code, reason: s.awaiting.reason } : null,
-    endReason: s.endReason,
-    lastEventSeq: facts.lastEventSeq,
-    usage: usageView(facts.usage),
-    // The Restate head keeps no visits: its view has none.
-    visits: s.visits ? allVisits({ visits: s.visits, recentVisits: s.recentVisits ?? [] }) : {},
-    branches: Object.entries(branches).map(([id, b]) => ({ id, agent: b.agent, status: b.status, ...(b.error ? { error: b.error } : {}) })),
-    forkedFrom: facts.forkedFrom ?? null,
-  };
+  return redactDeep(
+    {
+      id: s.id,
+      definition: s.definition,
+      kind: facts.kind,
+      status: s.status,
+      hosted: facts.hosted,
+      brief: s.brief,
+      turn: s.turn,
+      state: s.configuration,
+      // Who has the turn: nobody once the session is over.
+      active: s.status === 'ended' ? null : s.active,
+      awaiting: s.awaiting ? { code: s.awaiting.code, reason: s.awaiting.reason } : null,
+      endReason: s.endReason,
+      lastEventSeq: facts.lastEventSeq,
+      usage: usageView(facts.usage),
+      // The Restate head keeps no visits: its view has none.
+      visits: s.visits ? allVisits({ visits: s.visits, recentVisits: s.recentVisits ?? [] }) : {},
+      branches: Object.entries(branches).map(([id, b]) => ({ id, agent: b.agent, status: b.status, ...(b.error ? { error: b.error } : {}) })),
+      forkedFrom: facts.forkedFrom ?? null,
+    },
+    processRedactor(),
+  );
 }
 
 /** A session as the embedded backend shows it: from the running session (its meter), or from its stored checkpoint. */

@@ -53,11 +53,10 @@ describe('troupe serve: a key in a brief', () => {
     expect(leaking(stored)).toEqual([]);
   });
 
-  // Found by this probe, left to the serve owner: src/serve/app.ts answers POST /v1/sessions and GET
-  // /v1/sessions/:id of a live session with sessionView({ session }) — the session's in-memory state, never
-  // passed through redactDeep as the SSE frames (sse-frame.ts), the timeline and the deliverables are; a stored
-  // session's view is redacted only because the store redacted what it wrote.
-  it.fails('is redacted in the answer to POST /v1/sessions and in a live session’s GET /v1/sessions/:id', async () => {
+  // Found by a probe: POST /v1/sessions and GET /v1/sessions/:id of a live session answered with the session's
+  // in-memory state, never passed through redactDeep as the SSE frames, the timeline and the deliverables are
+  // (a stored session's view was redacted only because the store redacted what it wrote). viewOf redacts now.
+  it('is redacted in the answer to POST /v1/sessions and in a live session’s GET /v1/sessions/:id', async () => {
     const { live } = await shownRoutes();
     expect(leaking(live)).toEqual([]);
   });

@@ -11,6 +11,7 @@ import type { ToolCallRecord } from '../../engine/agent-reply.js';
 import type { AgentPlan } from './plan.js';
 import type { WorkflowMessage } from './state.js';
 import { ContextViews } from './context-view.js';
+import { jsonDepth, MAX_JSON_DEPTH } from '../sandbox/json-depth.js';
 
 /** The tool a role with request_users_input may call to ask the user a question. */
 export const askUserTool: ToolSpec = {
@@ -21,6 +22,9 @@ export const askUserTool: ToolSpec = {
 
 function parsedArguments(raw: string): unknown {
   if (raw.trim() === '') return {};
+  // Nested past what workflow data may be, parsed arguments would overflow the stack of every recursive walk
+  // after (the journal's JSON.stringify first): a model can send any text, so it is kept as text.
+  if (jsonDepth(raw) > MAX_JSON_DEPTH) return { _unparsed: raw };
   try {
     return JSON.parse(raw);
   } catch {

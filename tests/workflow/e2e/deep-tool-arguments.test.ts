@@ -23,12 +23,11 @@ function rawToolCall(name: string, args: string): FakeReply {
 const DEEP = `{"improvement_needed": false, "work_summary": "done", "extra": ${'['.repeat(60_000)}${']'.repeat(60_000)}}`;
 
 describe("a parsing tool's arguments nested 60,000 levels deep", () => {
-  // Found by this probe, left to the workflow-run owner: src/workflow/run/turns.ts parsedArguments()
-  // JSON.parses a tool call's arguments at any depth and keeps the value in the turn's record; writing that
-  // record (JSON.stringify in the store) overflows the stack, and the session stops with "Maximum call stack
-  // size exceeded" (where: store) — on every resume too, as the model answers the same. Bounding the depth
-  // there (the sandbox's own limit is 100 levels) or keeping such arguments as `_unparsed` text would fix it.
-  it.fails('end the turn with a clear line (or are kept as text): never a stack overflow that stops the session', async () => {
+  // Found by a probe: parsedArguments() (src/workflow/run/turns.ts) JSON.parsed a tool call's arguments at any
+  // depth and kept the value in the turn's record; writing that record (JSON.stringify in the store) overflowed
+  // the stack and the session stopped with "Maximum call stack size exceeded" (where: store), on every resume
+  // too. Arguments nested past MAX_JSON_DEPTH are now kept as `_unparsed` text.
+  it('end the turn with a clear line (or are kept as text): never a stack overflow that stops the session', async () => {
     const server = await new RoleServer({ coder: [reply('The code.')], reviewer: [rawToolCall('review_work', DEEP)] }).start();
     try {
       const out = await runCli(
