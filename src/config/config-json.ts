@@ -28,6 +28,26 @@ export function tooDeepAt(value: unknown, limit = MAX_CONFIG_NESTING): string | 
   return null;
 }
 
+/**
+ * Where a `__proto__` key lies in parsed JSON (the path of the object holding it, '' at the top), or null when
+ * there is none. JSON.parse makes it an own property; code that copies such data key by key would set a
+ * prototype instead, so workflow data may not hold one. Iterative: data nests at most MAX_CONFIG_NESTING
+ * levels by the time this runs, but the walk never recurses either way.
+ */
+export function protoKeyAt(value: unknown): string | null {
+  const stack: { node: unknown; path: string[] }[] = [{ node: value, path: [] }];
+  while (stack.length > 0) {
+    const { node, path } = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    if (!Array.isArray(node) && Object.hasOwn(node, '__proto__')) return shownPath(path);
+    const entries: [string, unknown][] = Array.isArray(node) ? node.map((v, i) => [`[${i}]`, v]) : Object.entries(node);
+    for (const [key, child] of entries) {
+      if (child !== null && typeof child === 'object') stack.push({ node: child, path: path.length > SHOWN ? path : [...path, key] });
+    }
+  }
+  return null;
+}
+
 function shownPath(path: string[]): string {
   const kept = path.slice(0, SHOWN).reduce((text, key) => (key.startsWith('[') || text === '' ? `${text}${key}` : `${text}.${key}`), '');
   return path.length > SHOWN ? `${kept}…` : kept;

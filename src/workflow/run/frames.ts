@@ -2,7 +2,7 @@ import { pathKey } from '../../engine/chart/path.js';
 import type { AgentPlan, ContextPlan, StatePlan, WorkflowPlan } from './plan.js';
 import type { Scope } from '../../engine/evaluation.js';
 import type { Frame, WorkflowMessage } from './state.js';
-import { MAX_CONFIG_NESTING, tooDeepAt } from '../../config/config-json.js';
+import { MAX_CONFIG_NESTING, protoKeyAt, tooDeepAt } from '../../config/config-json.js';
 import { textOf } from './constants.js';
 import { appendEach, KEPT_MESSAGES, textLength } from './context-length.js';
 
@@ -63,11 +63,15 @@ export function inputValue(plan: WorkflowPlan, text: string): unknown {
   }
 }
 
-/** Why a workflow cannot take this input (JSON nesting deeper than any workflow data may), or null when it can. */
+/** Why a workflow cannot take this input (JSON nesting deeper than any workflow data may, or a `__proto__` key), or null when it can. */
 export function inputProblem(plan: WorkflowPlan, text: string): string | null {
-  const deep = tooDeepAt(inputValue(plan, text));
-  if (deep === null) return null;
-  return `the input of workflow ${plan.name} nests deeper than ${MAX_CONFIG_NESTING} levels of objects and arrays${deep ? ` (at ${deep})` : ''}: give it flatter JSON`;
+  const value = inputValue(plan, text);
+  const deep = tooDeepAt(value);
+  if (deep !== null) return `the input of workflow ${plan.name} nests deeper than ${MAX_CONFIG_NESTING} levels of objects and arrays${deep ? ` (at ${deep})` : ''}: give it flatter JSON`;
+  // The sandbox refuses such data when a state keeps it: refused here, before a session starts, in one line.
+  const proto = protoKeyAt(value);
+  if (proto !== null) return `the input of workflow ${plan.name} has a key "__proto__"${proto ? ` (in ${proto})` : ''}, which workflow data may not have: rename it`;
+  return null;
 }
 
 /**

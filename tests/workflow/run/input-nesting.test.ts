@@ -30,3 +30,12 @@ describe('a workflow input nested deeper than workflow data may be', () => {
     expect(effects.some((fx) => fx.type === 'evaluate')).toBe(false);
   });
 });
+
+describe('a workflow input holding a __proto__ key', () => {
+  it('is named by inputProblem with where it lies; a key that only looks like it, or text input, is not', () => {
+    expect(inputProblem(plan, '{"__proto__": {"polluted": 1}}')).toBe('the input of workflow takes_object has a key "__proto__", which workflow data may not have: rename it');
+    expect(inputProblem(plan, '{"a": {"b": [{"__proto__": 1}]}}')).toBe('the input of workflow takes_object has a key "__proto__" (in a.b[0]), which workflow data may not have: rename it');
+    expect(inputProblem(plan, '{"proto": 1, "__proto": 2, "constructor": {"prototype": 3}}')).toBeNull();
+    expect(inputProblem({ ...plan, input: { name: 'task' } }, '{"__proto__": 1}')).toBeNull();
+  });
+});
