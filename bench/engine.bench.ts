@@ -40,7 +40,7 @@ const SESSION_RUNS = QUICK ? 5 : 15;
  * a server reports it), answered as soon as the event loop turns (as a call over the network is: the
  * session's own I/O, its checkpoint writes, goes on meanwhile).
  */
-class InstantModel implements ChatModel {
+export class InstantModel implements ChatModel {
   readonly label = 'instant';
   private seed = 7;
   private calls = 0;
@@ -91,7 +91,7 @@ class InstantModel implements ChatModel {
   }
 }
 
-function open(loaded: LoadedTeam): MachineDefinition {
+export function open(loaded: LoadedTeam): MachineDefinition {
   const def = compileTeam(loaded);
   def.limits = { ...def.limits, max_turns: 1_000_000, ping_pong: 1_000, max_reworks_per_pair: 1_000 };
   const team = def.team!;
@@ -105,7 +105,7 @@ type Layers = { memory: boolean; store: boolean };
  * Per transition from turn FROM_TURN to TURNS of a session on an instant model, with the given layers of
  * the CLI path: wall time, and the process's CPU time (which a busy machine inflates less).
  */
-async function sessionPerTransition(
+export async function sessionPerTransition(
   loaded: LoadedTeam,
   def: MachineDefinition,
   layers: Layers,
