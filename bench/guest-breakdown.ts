@@ -87,7 +87,7 @@ export async function guestBreakdown(jobs: Job[], modules: BreakdownModules, rou
   const context = runtime.newContext({ intrinsics: { ...DefaultIntrinsics, TypedArrays: false, Proxy: false } });
   const run = context.unwrapResult(context.evalCode(`${core.slice(0, -tail.length)}${PROBE}(${JSON.stringify(modules.guestModules.GUEST_MODULES)})`, 'probe.js'));
   const probe = context.getProp(run, 'probe');
-  const probed = { ...real, runtime, context, run, where: context.getProp(run, 'where'), scripts: new Set<string>(), jobs: new Set<number>(), readers: new Set<number>(), held: null };
+  const probed = { ...real, runtime, context, run, where: context.getProp(run, 'where'), scripts: new Set<string>(), jobs: new Set<number>(), readers: new Set<number>(), held: null, lists: null };
 
   // Which parts each job runs, and the scope each sees (the same text): replayed once through the probed guest.
   const ran: { program: string; scope: string; answer: number }[][] = jobs.map((job) => {

@@ -20,6 +20,9 @@ export interface LoadFigures {
   arrivals: [string, number][];
   /** brief → when its stream was connected. */
   connected: [string, number][];
+  /** When the load began, and when each session's creation was answered. */
+  started: number;
+  created: number[];
 }
 
 const MESSAGE = 'event: agent_message\n';
@@ -75,14 +78,16 @@ async function text(response: IncomingMessage): Promise<string> {
 async function load(): Promise<LoadFigures> {
   const arrivals: [string, number][] = [];
   const connected: [string, number][] = [];
+  const created: number[] = [];
   let failed = 0;
   const started = monotonicMs();
   const runs = Array.from({ length: SESSIONS }, async (_, i) => {
     const brief = `bench session ${i}`;
     try {
-      const created = await request(`${base}/v1/sessions`, 'POST', JSON.stringify({ brief }));
-      const body = await text(created);
-      if (created.statusCode !== 201) throw new Error(`POST /v1/sessions answered ${created.statusCode}: ${body}`);
+      const answer = await request(`${base}/v1/sessions`, 'POST', JSON.stringify({ brief }));
+      const body = await text(answer);
+      created.push(monotonicMs());
+      if (answer.statusCode !== 201) throw new Error(`POST /v1/sessions answered ${answer.statusCode}: ${body}`);
       const { id } = JSON.parse(body) as { id: string };
       return await watch(`${base}/v1/sessions/${id}/events`, brief, arrivals, connected);
     } catch (error) {
@@ -92,7 +97,7 @@ async function load(): Promise<LoadFigures> {
     }
   });
   const turns = (await Promise.all(runs)).reduce((a, b) => a + b, 0);
-  return { turns, seconds: (monotonicMs() - started) / 1000, failed, arrivals, connected };
+  return { turns, seconds: (monotonicMs() - started) / 1000, failed, arrivals, connected, started, created };
 }
 
 if (process.send && import.meta.url === `file://${process.argv[1]}`) {

@@ -20,6 +20,7 @@ import { openSession } from '../src/session/open-session.js';
 import { CODE, serveModules } from './code-under-test.js';
 import { floorServer, type FloorEvent, type FloorScript } from './serve-floor.js';
 import type { LoadFigures } from './serve-load.js';
+import { cpuByPart, partLines } from './serve-parts.js';
 import { median, QUICK } from './stats.js';
 
 /** Milliseconds on the monotonic clock every process of the machine shares (the load process stamps arrivals on it). */
@@ -99,6 +100,15 @@ interface Figures {
   loopMax: number;
   gcMs: number;
   gcMax: number;
+  /** Turns whose answer reached a stream that was already connected (the rest were read from the log when it connected). */
+  live: number;
+  /** Seconds after the load began by which half and all of the sessions were created, and half and all of the streams connected. */
+  createdP50: number;
+  createdMax: number;
+  connectedP50: number;
+  connectedMax: number;
+  /** With SERVE_PROFILE (CPU): the server's milliseconds by part (bench/serve-parts.ts). */
+  parts?: [string, number][];
 }
 
 /** What the server process reports once the load is done. */
@@ -279,6 +289,7 @@ async function measure(target: 'troupe' | 'floor', sessions: number): Promise<Fi
   server.proc.send('end');
   const work = await server.next<ServerFigures>();
   if ((await server.exited) !== 0) throw new Error(`serve bench server (${target}, ${sessions} sessions) failed`);
+  const profile = process.env.SERVE_PROFILE && !process.env.SERVE_PROFILE_ALLOC ? join(process.env.SERVE_PROFILE, `${target}-${sessions}-${server.proc.pid}.cpuprofile`) : null;
   const answered = new Map(work.answered);
   const connected = new Map(seen.connected);
   // Turns answered before a stream was connected arrive from the stored log, not live: they are not delays.
@@ -309,7 +320,20 @@ async function measure(target: 'troupe' | 'floor', sessions: number): Promise<Fi
     loopMax: work.loopMax,
     gcMs: work.gcMs / Math.max(1, seen.turns),
     gcMax: work.gcMax,
+    live: delays.length,
+    createdP50: (median(seen.created) - seen.started) / 1000,
+    createdMax: (Math.max(...seen.created) - seen.started) / 1000,
+    connectedP50: (median(seen.connected.map(([, at]) => at)) - seen.started) / 1000,
+    connectedMax: (Math.max(...seen.connected.map(([, at]) => at)) - seen.started) / 1000,
+    ...(profile ? { parts: cpuByPart(profile) } : {}),
   };
+}
+
+/** Milliseconds by part summed over runs. */
+function sumParts(runs: Figures[]): [string, number][] {
+  const sum = new Map<string, number>();
+  for (const f of runs) for (const [part, ms] of f.parts ?? []) sum.set(part, (sum.get(part) ?? 0) + ms);
+  return [...sum].sort((a, b) => b[1] - a[1]);
 }
 
 export default async function serve(): Promise<void> {
@@ -327,6 +351,19 @@ export default async function serve(): Promise<void> {
     process.stdout.write(line('floor'));
     process.stdout.write(line('troupe'));
     const each = runs.troupe.map((f, i) => `${(f.turns / f.seconds / ((runs.floor[i]?.turns ?? Number.NaN) / (runs.floor[i]?.seconds ?? 1))).toFixed(2)}x`).join(', ');
+    const timeline = (t: 'troupe' | 'floor') =>
+      `    ${t.padEnd(6)} sessions created p50 ${m(t, 'createdP50').toFixed(2)} s, all ${m(t, 'createdMax').toFixed(2)} s; streams connected p50 ${m(t, 'connectedP50').toFixed(2)} s, all ${m(t, 'connectedMax').toFixed(2)} s; turns streamed live ${(
+        (100 * runs[t].reduce((n, f) => n + f.live, 0)) /
+          Math.max(
+            1,
+            runs[t].reduce((n, f) => n + f.turns, 0),
+          )
+      ).toFixed(0)}% (the rest read from the log as their stream connected)\n`;
+    for (const t of TARGETS) process.stdout.write(timeline(t));
+    if (runs.troupe.some((f) => f.parts) && runs.floor.some((f) => f.parts)) {
+      const turns = (t: 'troupe' | 'floor') => runs[t].reduce((n, f) => n + (f.parts ? f.turns : 0), 0);
+      for (const l of partLines(sumParts(runs.troupe), sumParts(runs.floor), { troupe: turns('troupe'), floor: turns('floor') })) process.stdout.write(`${l}\n`);
+    }
     process.stdout.write(
       `    troupe ÷ floor: throughput ${(rate('troupe') / rate('floor')).toFixed(2)}x (target >= 0.8x; each round ${each}), CPU per turn ${(m('troupe', 'cpuMsPerTurn') / m('floor', 'cpuMsPerTurn')).toFixed(2)}x, p99 ${(m('troupe', 'p99') / m('floor', 'p99')).toFixed(2)}x, RSS per session ${(m('troupe', 'kibPerSession') / m('floor', 'kibPerSession')).toFixed(2)}x, held per session ${(m('troupe', 'kibHeld') / m('floor', 'kibHeld')).toFixed(2)}x\n`,
     );

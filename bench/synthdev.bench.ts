@@ -7,7 +7,7 @@
 // functions (bench/synthdev-host.mjs: no sandbox, the floor under it). Each run is a process of its own;
 // figures are CPU per state executed, medians of interleaved runs.
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -56,6 +56,7 @@ export default async function synthdev(): Promise<void> {
   // The floor under the sandbox: what a state costs troupe outside its sandbox job (policy step, engine, events, effect runner, journal).
   process.stdout.write(`  troupe, the five handlers as host functions (no sandbox: the floor under it)  ${ms(median(cpu.host!))} = ${ratio(median(cpu.host!), base)} SynthDev\n`);
   await synthdevAtLimit(dir);
+  await synthdevReading(dir);
 }
 
 /** The four runs interleaved, `runs` times: each one's states per run and CPU per state. */
@@ -86,14 +87,54 @@ const TIGHT_MAX_LENGTH = 2000;
 
 /** grocery_store_test with max_length TIGHT_MAX_LENGTH, and its script.js, in a temporary directory. */
 function tightCopy(dir: string): { file: string; remove: () => void } {
+  return workflowCopy(dir, TIGHT_MAX_LENGTH, (script) => script);
+}
+
+/**
+ * grocery_store_test in a temporary directory, with `maxLength` (undefined: its own) and its script.js as `edit`
+ * makes it. A script.js edit that no longer applies (SynthDev changed it) throws, naming the bench.
+ */
+function workflowCopy(dir: string, maxLength: number | undefined, edit: (script: string) => string): { file: string; remove: () => void } {
   const workflows = join(dir, 'src/config/workflows');
   const temp = mkdtempSync(join(tmpdir(), 'troupe-synthdev-'));
   const json = JSON.parse(readFileSync(join(workflows, 'grocery_store_test.json'), 'utf8')) as { contexts: { max_length?: number }[] };
-  for (const c of json.contexts) c.max_length = TIGHT_MAX_LENGTH;
+  if (maxLength !== undefined) for (const c of json.contexts) c.max_length = maxLength;
   writeFileSync(join(temp, 'grocery_store_test.json'), JSON.stringify(json, null, 2));
   mkdirSync(join(temp, 'grocery_store_test'));
-  copyFileSync(join(workflows, 'grocery_store_test/script.js'), join(temp, 'grocery_store_test/script.js'));
+  const script = readFileSync(join(workflows, 'grocery_store_test/script.js'), 'utf8');
+  const edited = edit(script);
+  if (edited === script && maxLength === undefined) throw new Error("bench synthdev: grocery_store_test's script.js no longer has the lines this copy edits");
+  writeFileSync(join(temp, 'grocery_store_test/script.js'), edited);
   return { file: join(temp, 'grocery_store_test.json'), remove: () => rmSync(temp, { recursive: true, force: true }) };
+}
+
+/**
+ * grocery_store_test whose post handlers read the conversation before they add to it, as handlers that check
+ * what was said last do (its own only add): the worker's reply is not added twice, the customer's decision is
+ * read only once the conversation has begun. Every post handler then reads the whole context.
+ */
+export function readingScript(script: string): string {
+  const reply = 'if (context && responseContent) {';
+  const decision = 'if (decisionCall && context) {';
+  if (!script.includes(reply) || !script.includes(decision)) return script;
+  return script
+    .replace(reply, 'if (context && responseContent && context.messages[context.messages.length - 1]?.content !== responseContent) {')
+    .replace(decision, 'if (decisionCall && context && context.messages.length > 0) {');
+}
+
+/** The side by side again, with post handlers that read the conversation (readingScript). */
+export async function synthdevReading(dir: string): Promise<void> {
+  const reading = workflowCopy(dir, undefined, readingScript);
+  try {
+    const { states, cpu } = await sideBySide(dir, 3, reading.file);
+    const base = median(cpu.synthdev!);
+    process.stdout.write(`Post handlers that read the conversation before adding to it (${states.synthdev} states a run), median of 3 interleaved processes:\n`);
+    process.stdout.write(`  SynthDev's own engine                                                          ${ms(base)}\n`);
+    process.stdout.write(`  troupe, on the pool                                                           ${ms(median(cpu.pool!))} = ${ratio(median(cpu.pool!), base)} SynthDev\n`);
+    process.stdout.write(`  troupe, on the calling thread                                                 ${ms(median(cpu.inline!))} = ${ratio(median(cpu.inline!), base)} SynthDev\n`);
+  } finally {
+    reading.remove();
+  }
 }
 
 /** The side by side again, with a context at its max_length for most of the run. */

@@ -227,6 +227,7 @@ async function perTransition(kind: Kind): Promise<PerTransition> {
   let ran0 = 0;
   let held0 = 0;
   const counts = sharedInlineSandbox().counts;
+  sharedInlineSandbox().measure = true;
   session.subscribe((e) => {
     if (e.type !== 'transition' || ++transitions !== FROM) return;
     t0 = performance.now();

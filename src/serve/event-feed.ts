@@ -1,6 +1,6 @@
 import type { TroupeEvent } from '../engine/event-map.js';
 import { processRedactor, type Redactor } from '../llm/redact.js';
-import { DISPLAY_START, type DisplayItem, displayNames, displayStep, plainNames, type DisplayNames, type DisplayState } from '../report/display-items.js';
+import { DISPLAY_START, type DisplayItem, displayNames, displayStep, plainNames, SILENT_EVENTS, type DisplayNames, type DisplayState } from '../report/display-items.js';
 import type { TroupeSession } from '../session/troupe-session.js';
 import type { SseClient } from './sse-client.js';
 import { deltasFrame, joinedBytes, sseFrame, sseFrames, type SseFrame } from './sse-frame.js';
@@ -95,7 +95,8 @@ export class EventFeed {
     const recent = session.recent();
     let state = DISPLAY_START;
     for (const e of recent) {
-      const stepped = displayStep(state, e, this.names);
+      // A silent event (streamed words above all) has no items and leaves the fold as it was: nothing to step.
+      const stepped = SILENT_EVENTS.has(e.type) ? undefined : displayStep(state, e, this.names);
       if (!isLiveOnly(e.type)) {
         const k: Kept = { e, before: state, frame: null, stepped };
         if (this.readers.size > 0) {
@@ -104,7 +105,7 @@ export class EventFeed {
         }
         this.kept.push(k);
       }
-      state = stepped.state;
+      if (stepped) state = stepped.state;
     }
     this.state = state;
     // The feed holds every stored event after the one before the first kept.
@@ -252,11 +253,8 @@ export class EventFeed {
   private publish(e: TroupeEvent): void {
     const before = this.state;
     if (e.type === 'agent_delta') {
-      // Without readers a streamed word is only folded; with readers it waits for its batch.
-      if (this.readers.size === 0) {
-        this.state = displayStep(before, e, this.names).state;
-        return;
-      }
+      // A streamed word is silent: without readers there is nothing to do; with readers it waits for its batch.
+      if (this.readers.size === 0) return;
       // A streamed word is silent (no items; the fold stays): it is framed with its batch.
       this.deltas.push(e);
       this.timer ??= setTimeout(() => this.sendDeltas(), deltaBatchMs(this.readers.size));
@@ -280,9 +278,12 @@ export class EventFeed {
       this.state = made.state;
       for (const reader of this.readers) reader.push(made.frame);
     } else {
-      // Folded once: the step is kept with the event, and its frame is worded from it when a reader needs it.
-      k.stepped = displayStep(before, e, this.names);
-      this.state = k.stepped.state;
+      // Folded once: the step is kept with the event, and its frame is worded from it when a reader needs it
+      // (a silent event has none, and leaves the fold as it was).
+      if (!SILENT_EVENTS.has(e.type)) {
+        k.stepped = displayStep(before, e, this.names);
+        this.state = k.stepped.state;
+      }
     }
     this.kept.push(k);
     while (this.kept.length > FEED_RECENT) this.from = this.kept.shift()!.e.seq;

@@ -41,8 +41,9 @@ const NO_ITEMS: readonly DisplayItem[] = [];
 interface FrameSource {
   e: TroupeEvent;
   live: boolean;
-  /** The event's own JSON: its tail `"at":<number>}` is overwritten by the time as text and the items (`items` set), or all of it is the data (`items` null). */
+  /** The event's own JSON: its tail `"at":<number>}` (`tail` characters, ASCII) is overwritten by the time as text and the items (`items` set), or all of it is the data (`items` null). */
   json: string;
+  tail: number;
   items: string | null;
 }
 
@@ -55,8 +56,6 @@ function sourceOf(
   stepped: { state: DisplayState; items: readonly DisplayItem[] } | undefined,
 ): { source: FrameSource; state: DisplayState } {
   const live = isLiveOnly(e.type);
-  // Silent events (streamed words above all) have no items and leave the fold as it was.
-  const fast = SILENT_EVENTS.has(e.type) ? { state, items: NO_ITEMS } : (stepped ?? displayStep(state, e, names));
   const plain = JSON.stringify(e);
   // Only the event's own text is screened: its items are worded from it, so when it holds nothing to redact
   // the redacted copy below would word them the same (the frame's bytes are the same either way).
@@ -65,13 +64,18 @@ function sourceOf(
     const slow = displayStep(state, shown, names);
     return { source: piecesOf(shown, JSON.stringify(shown), slow.items, live), state: slow.state };
   }
+  // Silent events (streamed words above all) have no items and leave the fold as it was.
+  if (SILENT_EVENTS.has(e.type)) return { source: piecesOf(e, plain, NO_ITEMS, live), state };
+  const fast = stepped ?? displayStep(state, e, names);
   return { source: piecesOf(e, plain, fast.items, live), state: fast.state };
 }
 
 function piecesOf(e: TroupeEvent, plain: string, items: readonly DisplayItem[], live: boolean): FrameSource {
-  const tail = `"at":${e.at}}`;
-  if (typeof e.at === 'number' && plain.endsWith(tail) && !Object.hasOwn(e, 'items')) return { e, live, json: plain, items: items.length === 0 ? '[]' : JSON.stringify(items) };
-  return { e, live, json: JSON.stringify({ ...e, at: new Date(e.at).toISOString(), items }), items: null };
+  if (typeof e.at === 'number' && !Object.hasOwn(e, 'items')) {
+    const tail = `"at":${e.at}}`;
+    if (plain.endsWith(tail)) return { e, live, json: plain, tail: tail.length, items: items.length === 0 ? '[]' : JSON.stringify(items) };
+  }
+  return { e, live, json: JSON.stringify({ ...e, at: new Date(e.at).toISOString(), items }), tail: 0, items: null };
 }
 
 // Frames are encoded into this buffer, then copied out at their exact size: one encoding of each piece, with no
@@ -79,29 +83,46 @@ function piecesOf(e: TroupeEvent, plain: string, items: readonly DisplayItem[], 
 const SCRATCH_BYTES = 64 * 1024;
 let scratch = Buffer.allocUnsafeSlow(SCRATCH_BYTES);
 
-/** Writes `text` into the scratch buffer at `at` (growing it, keeping what is before `at`); returns where it ends. */
-function put(at: number, text: string): number {
-  // At most three bytes per UTF-16 unit.
-  if (at + text.length * 3 > scratch.length) {
-    const bigger = Buffer.allocUnsafeSlow(Math.max(scratch.length * 2, at + text.length * 3));
+/** Makes room in the scratch buffer for `bytes` more bytes at `at` (growing it, keeping what is before `at`). */
+function room(at: number, bytes: number): void {
+  if (at + bytes > scratch.length) {
+    const bigger = Buffer.allocUnsafeSlow(Math.max(scratch.length * 2, at + bytes));
     scratch.copy(bigger, 0, 0, at);
     scratch = bigger;
   }
+}
+
+/** Writes `text` into the scratch buffer at `at`; returns where it ends. */
+function put(at: number, text: string): number {
+  // At most three bytes per UTF-16 unit.
+  room(at, text.length * 3);
   return at + scratch.write(text, at);
+}
+
+// Each event type's first lines (`event: <name>` and the `data: ` before its JSON), encoded once: copied, not
+// encoded again, into every frame (a call into Buffer#write costs more than the copy of these few bytes).
+const HEADS = new Map<string, Buffer>();
+
+/** Copies the head of an event type's frame into the scratch buffer at `at`; returns where it ends. */
+function putHead(at: number, type: string): number {
+  let head = HEADS.get(type);
+  if (!head) {
+    head = Buffer.from(`event: ${sseEventName(type)}\ndata: `);
+    HEADS.set(type, head);
+  }
+  room(at, head.length);
+  scratch.set(head, at);
+  return at + head.length;
 }
 
 /** Writes an event's SSE message at `at`: `event:` its SSE name, `data:` its JSON made terminal-safe, `id:` its seq unless it is live only (as Hono's writeSSE writes it). */
 function writeFrame(at: number, f: FrameSource): number {
-  let end = put(at, `event: ${sseEventName(f.e.type)}\ndata: `);
-  end = put(end, terminalSafeJson(f.json));
-  if (f.items !== null) {
-    // The tail `"at":<number>}` is ASCII: its bytes are its characters.
-    end -= `"at":${f.e.at}}`.length;
-    end = put(end, `"at":"${isoOf(f.e.at)}","items":`);
-    end = put(end, terminalSafeJson(f.items));
-    end = put(end, '}');
-  }
-  return put(end, f.live ? '\n\n' : `\nid: ${f.e.seq}\n\n`);
+  const end = put(putHead(at, f.e.type), terminalSafeJson(f.json));
+  const id = f.live ? '\n\n' : `\nid: ${f.e.seq}\n\n`;
+  if (f.items === null) return put(end, id);
+  // The tail `"at":<number>}` is ASCII: its bytes are its characters. What replaces it is written in one go.
+  const items = f.items === '[]' ? f.items : terminalSafeJson(f.items);
+  return put(end - f.tail, `"at":"${isoOf(f.e.at)}","items":${items}}${id}`);
 }
 
 /** The scratch buffer's first `length` bytes in a buffer of their own (a slice of Node's shared pool when `pooled`); a grown scratch buffer is let go of. */

@@ -10,7 +10,7 @@ import { prepareEvaluation } from './prepare.js';
 import { DEFAULT_LIMITS, SandboxLimitsSchema, type SandboxLimits } from './program.js';
 import { evaluationResultOf } from './result-shape.js';
 import { pruneScope } from './scope-reads.js';
-import { wireScope } from './wire-contexts.js';
+import { wireContexts, type WireList } from './wire-contexts.js';
 import { CANCELLED } from './worker-client.js';
 
 /** How the sandbox finds script.js, where it runs and what it allows (any limit left out takes its default). */
@@ -81,16 +81,16 @@ export function createSandboxEvaluator(options: SandboxOptions = {}): SandboxEva
     if (!prepared.ok) return { ok: false, error: oneLine(prepared.error) };
     let scope: string;
     let kept: Record<string, string>;
-    let messages: string | null;
+    let lists: Record<string, WireList> | null;
     try {
-      const wired = wireScope(pruneScope(evaluation.scope, prepared.job.reads));
+      const wired = wireContexts(pruneScope(evaluation.scope, prepared.job.reads));
       ({ scope, kept } = splitScope(wired.scope, onlyData));
-      messages = wired.messages;
+      lists = wired.lists;
     } catch (error) {
       return { ok: false, error: oneLine(`the scope is not JSON: ${String(error)}`) };
     }
     const { parts, script: withScript } = prepared.job;
-    const job = { session, parts, scope, kept, messages, script: withScript, limits };
+    const job = { session, parts, scope, kept, lists, script: withScript, limits };
     const answer = inline?.run(job) ?? (await pool.run(job, signal));
     return evaluationResultOf(typeof answer === 'string' ? JSON.parse(answer) : answer) ?? { ok: false, error: 'the sandbox gave a malformed result' };
   };

@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { DefaultIntrinsics, type QuickJSContext, type QuickJSHandle, type QuickJSRuntime, type QuickJSWASMModule } from 'quickjs-emscripten';
 import { GUEST_MODULES } from './guest-modules.js';
 import { GUEST_CORE } from './guest.js';
+import type { HeldLists } from './kept-messages.js';
 import type { SandboxLimits } from './program.js';
 
 // Workflow code has no use for typed arrays or proxies; fewer built-ins also make a context cheaper.
@@ -27,6 +28,8 @@ export interface GuestContext {
   readers: Set<number>;
   /** The scope fields the guest keeps between jobs, as the JSON it was sent (null: none, or not known after a failed call). */
   held: Map<string, string> | null;
+  /** Each context's messages as the guest holds them (null: none, or not known after a failed call). */
+  lists: HeldLists | null;
 }
 
 /**
@@ -84,7 +87,7 @@ export function openGuestContext(module: QuickJSWASMModule, limits: Pick<Sandbox
     const source = `${GUEST_CORE}(${JSON.stringify(GUEST_MODULES)})`;
     const run = context.unwrapResult(context.evalCode(source, 'troupe-guest.js', { type: 'global', strict: true }));
     where = context.getProp(run, 'where');
-    return { runtime, context, run, where, key: limitsKey(limits), steps, scripts: new Set(), jobs: new Set(), readers: new Set(), held: null };
+    return { runtime, context, run, where, key: limitsKey(limits), steps, scripts: new Set(), jobs: new Set(), readers: new Set(), held: null, lists: null };
   } catch (error) {
     where?.dispose();
     context.dispose();

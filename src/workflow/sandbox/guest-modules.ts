@@ -96,7 +96,7 @@ return {
 
   contexts: `
 var ROLES = { system: 1, user: 1, assistant: 1 }, isRole = function (r) { return typeof r === 'string' && Object.prototype.hasOwnProperty.call(ROLES, r); }, state = core.state, keys = core.keys, describe = function (v) { return core.need('errors').describe(v); };
-var MAP_NAMES = Object.getOwnPropertyNames(Map.prototype), KEPT = 10, define = Object.defineProperty;
+var MAP_NAMES = Object.getOwnPropertyNames(Map.prototype), KEPT = 10, define = Object.defineProperty, freeze = Object.freeze, create = Object.create;
 // A Map whose entries also read as properties (names a Map has of its own are only in the Map).
 function map() {
   var m = new Map();
@@ -116,8 +116,12 @@ function trim(messages, limit) {
 // apart, only for code that reads them: until it does, addMessage only notes what it adds, past max_length too
 // (the engine appends them one by one and trims as addMessage does), and the answer carries those messages
 // alone, unless they pass max_length by themselves. Code that reads them when they were not sent stops (state.wanted: the host runs it again with them);
-// it then sees them as addMessage would have left them: each added one appended, then trimmed.
-var pending = new WeakMap();
+// it then sees them as addMessage would have left them: each added one appended, then trimmed. Code that read
+// them and left them as addMessage made them (its copies compared with the kept messages, replayed the same way)
+// still answers only what it added; anything else it did to them (an edit, a push, a new list) sends the whole list.
+// Per context object: what this part added (frozen, code never holds them), their length, its max_length, and
+// once read, the kept messages as code's list should be (null: code assigned a list of its own).
+var records = new WeakMap();
 function copy(m) { return { role: m.role, content: m.content }; }
 function sent(name) {
   var all = state.messages;
@@ -139,50 +143,82 @@ function replay(list, adds, limit) {
   }
   return list;
 }
-function context(name, wire, limit) {
-  var o = { name: name, maxLength: limit }, base = state.base !== null && Object.prototype.hasOwnProperty.call(state.base, name) ? state.base[name] : [];
-  var changed = function () { state.changed[name] = true; state.anyChanged = true; };
-  var settle = function (list) { pending.delete(o); define(o, 'messages', { value: list, writable: true, enumerable: true, configurable: true }); return list; };
-  if (Array.isArray(wire)) settle(wire.map(copy));
-  else {
-    var lazy = { added: [], chars: 0 };
-    pending.set(o, lazy);
-    define(o, 'messages', {
-      get: function () { return settle(replay(sent(name).map(copy), base.map(copy).concat(lazy.added), limit)); },
-      set: function (v) { settle(v); },
-      enumerable: true,
-      configurable: true,
-    });
+// Whether code's list is, message by message, the one addMessage alone would have left (what else it holds is not sent).
+function unchanged(list, expected) {
+  if (!Array.isArray(list) || list.length !== expected.length) return false;
+  for (var i = 0; i < list.length; i++) {
+    var m = list[i], c;
+    if (m === null || typeof m !== 'object') return false;
+    c = m.content;
+    if (c instanceof String) c = String(c);
+    if (m.role !== expected[i].role || c !== expected[i].content) return false;
   }
-  core.hide(o, 'addMessage', function (m) {
+  return true;
+}
+function recordOf(o) {
+  var record = o !== null && typeof o === 'object' ? records.get(o) : undefined;
+  if (!record) throw new TypeError('not a context: call its methods on it (context.addMessage(...))');
+  return record;
+}
+function changed(record) { state.changed[record.name] = true; state.anyChanged = true; }
+function settle(o, record, list, expected) { record.read = true; record.expected = expected; define(o, 'messages', { value: list, writable: true, enumerable: true, configurable: true }); return list; }
+// A context's methods, shared (on a prototype: made once, not per context and part) and frozen with the module, as
+// SynthDev's WorkflowContext has them on its class; each finds its context's record by \`this\`.
+var METHODS = {
+  addMessage: function (m) {
+    var o = this, record = recordOf(o), limit = record.limit;
     if (m === null || typeof m !== 'object' || !isRole(m.role)) throw new TypeError('addMessage needs { role: "system" | "user" | "assistant", content: "..." }');
-    var added = { role: m.role, content: typeof m.content === 'string' ? m.content : m.content instanceof String ? String(m.content) : core.need('errors').show(m.content) };
-    var lazy = pending.get(o);
-    if (lazy) {
-      lazy.added.push(added);
-      lazy.chars += added.content.length;
+    var added = freeze({ role: m.role, content: typeof m.content === 'string' ? m.content : m.content instanceof String ? String(m.content) : core.need('errors').show(m.content) });
+    record.added.push(added);
+    record.chars += added.content.length;
+    if (!record.read) {
       // What this part added passes max_length on its own: most of it is trimmed away, so the context is read,
       // trimmed and sent whole (at most about max_length), not every message added (a loop may add megabytes).
-      if (limit > 0 && lazy.chars > limit) o.messages;
+      if (limit > 0 && record.chars > limit) o.messages;
     } else {
-      o.messages.push(added);
+      o.messages.push(copy(added));
       trim(o.messages, limit);
+      if (record.expected) { record.expected.push(added); trim(record.expected, limit); }
     }
-    changed();
-  });
-  core.hide(o, 'getMessages', function () { return o.messages.slice(); });
-  core.hide(o, 'getLastMessage', function () { return o.messages.length > 0 ? o.messages[o.messages.length - 1] : null; });
-  core.hide(o, 'getMessagesByRole', function (role) { return o.messages.filter(function (m) { return m.role === role; }); });
-  core.hide(o, 'clearMessages', function () { o.messages.length = 0; changed(); });
-  core.hide(o, 'clear', function () { o.messages.length = 0; changed(); });
-  core.hide(o, 'getName', function () { return name; });
-  core.hide(o, 'hasMessages', function () { return o.messages.length > 0; });
+    changed(record);
+  },
+  getMessages: function () { return this.messages.slice(); },
+  getLastMessage: function () { var ms = this.messages; return ms.length > 0 ? ms[ms.length - 1] : null; },
+  getMessagesByRole: function (role) { return this.messages.filter(function (m) { return m.role === role; }); },
+  clearMessages: function () { var record = recordOf(this); this.messages.length = 0; changed(record); },
+  clear: function () { var record = recordOf(this); this.messages.length = 0; changed(record); },
+  getName: function () { return recordOf(this).name; },
+  hasMessages: function () { return this.messages.length > 0; },
+}, PROTO = Object.create(Object.prototype);
+keys(METHODS).forEach(function (k) { core.hide(PROTO, k, METHODS[k]); });
+// The messages, read from the kept ones when code first reads them (an own property, as before: it is data of the context).
+var LAZY_MESSAGES = {
+  get: function () {
+    var record = recordOf(this), name = record.name, adds = record.base.concat(record.added);
+    return settle(this, record, replay(sent(name).map(copy), adds.map(copy), record.limit), replay(sent(name).slice(), adds, record.limit));
+  },
+  set: function (v) { settle(this, recordOf(this), v, null); },
+  enumerable: true,
+  configurable: true,
+};
+function context(name, wire, limit) {
+  var o = create(PROTO), base = state.base !== null && Object.prototype.hasOwnProperty.call(state.base, name) ? state.base[name] : [];
+  var record = { name: name, base: base, added: [], chars: 0, read: false, expected: null, limit: limit };
+  o.name = name;
+  o.maxLength = limit;
+  records.set(o, record);
+  // A job that carries its whole scope (no kept fields): any change sends the whole list.
+  if (Array.isArray(wire)) settle(o, record, wire.map(copy), null);
+  else define(o, 'messages', LAZY_MESSAGES);
   return o;
 }
 function problem(message) { return core.fail('problem', { label: 'contexts' }, message); }
 function lookup(contexts, n) { return contexts instanceof Map ? contexts.get(n) : contexts !== null && typeof contexts === 'object' && Object.prototype.hasOwnProperty.call(contexts, n) ? contexts[n] : undefined; }
 function names(contexts) { return contexts instanceof Map ? Array.from(contexts.keys()) : keys(contexts || {}); }
 return {
+  // Frozen with the module (nothing code does to them can reach another part or job).
+  proto: PROTO,
+  lazyMessages: LAZY_MESSAGES,
   map: map,
   contexts: function (scoped, limits) { var out = map(); keys(scoped).forEach(function (n) { out.put(n, context(n, scoped[n], limits[n])); }); return out.map; },
   getContext: function (contexts, n) {
@@ -197,10 +233,11 @@ return {
     var lists = {}, added = {}, anyList = false, anyAdded = false, carried = {};
     if (state.base !== null) keys(state.base).forEach(function (n) { carried[n] = state.base[n]; });
     keys(changed).forEach(function (n) {
-      var c = lookup(self.contexts, n), lazy = c !== null && typeof c === 'object' ? pending.get(c) : undefined;
-      if (lazy) {
-        added[n] = lazy.added;
-        carried[n] = (carried[n] || []).concat(lazy.added);
+      var c = lookup(self.contexts, n), record = c !== null && typeof c === 'object' ? records.get(c) : undefined;
+      // Only added (and read, if at all, and left as addMessage made it, within max_length): the messages added.
+      if (record && (!record.read || (record.expected !== null && (!(record.limit > 0) || record.chars <= record.limit) && unchanged(c.messages, record.expected)))) {
+        added[n] = record.added;
+        carried[n] = (carried[n] || []).concat(record.added);
         anyAdded = true;
         return;
       }

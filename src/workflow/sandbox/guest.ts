@@ -8,7 +8,7 @@ export const GUEST_SCOPE_NAMES = ['common_data', 'variables', 'input', 'last_age
  * The guest runtime: JavaScript that runs inside QuickJS (never in the host). Evaluated once per context
  * as a function of `sources` (its other parts, GUEST_MODULES, as text), it hardens the context (see
  * GUEST_HARDEN) and returns `run(jobId, jobJson, scopeJson, scriptSource, messagesJson, keptJson) -> answers` to the host (`n`:
- * send the job's JSON; `m`: send the contexts' messages). `run` runs a job's parts in turn; for each it builds the
+ * send the job's JSON; `m`: send the contexts' messages, which it keeps between jobs: see kept-messages.ts). `run` runs a job's parts in turn; for each it builds the
  * `this` of workflow code from the scope, compiles every piece first (a broken condition fails every time, not
  * only when reached), runs them and answers common_data, the value, console lines and changed contexts, or a
  * GuestFailure, as JSON after a header: `c`/`d` (the global object is clean again, or could not be swept),
@@ -30,6 +30,10 @@ var compiled = new Map(), scripts = new Map(), jobs = new Map(), current = null,
 // The scope fields kept between jobs (see KEPT_SCOPE_FIELDS), parsed once when the host sends them changed; null: none
 // (a job sent whole). Code never sees these objects, only what is built from them afresh for each part.
 var held = null;
+// Each context's messages as the host last sent them, by name (see kept-messages.ts): frozen, and never given to
+// code, which reads copies made afresh for each part. The host knows what is here; a job changes it only when
+// code reads messages, by the difference from what is here.
+var heldMessages = create(null);
 var NAMES = ${JSON.stringify(GUEST_SCOPE_NAMES)};
 // Built when code first reads them (from the 'methods' module); free names reach them through globals.
 // The first DATA of them are data (enumerable), the rest methods and aliases.
@@ -241,6 +245,22 @@ function keepFields(keptJson) {
   var ks = keys(given);
   for (var i = 0; i < ks.length; i++) held[ks[i]] = given[ks[i]];
 }
+// The messages sent with a job, before any workflow code runs: for each context named, its whole list, or
+// [keep, upTo, [added...]] (drop the held messages from keep up to upTo, then append those added).
+function keepMessages(messagesJson) {
+  var given = parse(messagesJson), ks = keys(given), i, j, d, list;
+  for (i = 0; i < ks.length; i++) {
+    d = given[ks[i]];
+    if (typeof d[0] === 'number') {
+      list = heldMessages[ks[i]];
+      list.splice(d[0], d[1] - d[0]);
+      for (j = 0; j < d[2].length; j++) list.push(freeze(d[2][j]));
+    } else {
+      for (j = 0; j < d.length; j++) freeze(d[j]);
+      heldMessages[ks[i]] = d;
+    }
+  }
+}
 // The host keeps this function (and reads run.where after an error escapes); nothing of it is on globalThis.
 // A job's parts in one call: the first, then the part that follows it for the state it chose, and so on, while
 // each succeeds, leaves the global object clean and replaces no context's messages. The job comes as an id,
@@ -249,15 +269,17 @@ function keepFields(keptJson) {
 // where.part says which part runs (the host's interrupt handler gives each part its own step budget).
 // keptJson: null, the job's scope is all in scopeJson; else the fields kept between jobs that changed since the
 // last (a JSON object; after '=', all of them, replacing what was kept; undefined: none changed), and scopeJson has the rest.
+// messagesJson: null, the messages are not sent (code that reads them answers 'm'); else what changed in them (see keepMessages).
 function run(jobId, jobJson, scopeJson, scriptSource, messagesJson, keptJson) {
   if (typeof keptJson === 'string') keepFields(keptJson);
+  if (typeof messagesJson === 'string') keepMessages(messagesJson);
   var job = jobs.get(jobId);
   if (!job) {
     if (jobJson === null) return 'n';
     job = keep(jobs, jobId, parse(jobJson));
   }
-  // Parsed once for the job's parts: code gets copies of the messages only (see 'contexts').
-  var incomingData = lastCommonData, incomingAdded = lastAdded, at = 0, out = '', answer, messages = typeof messagesJson === 'string' ? parse(messagesJson) : null;
+  // Sent (brought up to date) for this job, or not: code gets copies of the messages only (see 'contexts').
+  var incomingData = lastCommonData, incomingAdded = lastAdded, at = 0, out = '', answer, messages = typeof messagesJson === 'string' ? heldMessages : null;
   where.done = '';
   for (;;) {
     where.part = at;

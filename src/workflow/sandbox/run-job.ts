@@ -1,8 +1,10 @@
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten';
 import { failureMessage, oneLine, sizeText } from './failure.js';
 import type { GuestContext } from './guest-context.js';
+import { messagesDelta, type HeldLists } from './kept-messages.js';
 import { jsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
 import { STEPS_PER_INTERRUPT, type GuestFailure, type SandboxLimits } from './program.js';
+import type { WireList } from './wire-contexts.js';
 
 /** A program of a job (JSON), the part it follows (-1: none) and the state that part must choose for it to run (null: any). */
 export interface JobPart {
@@ -24,7 +26,12 @@ export interface Job {
    * keeps them between jobs and is sent only those that changed. Absent: the whole scope is in `scope`.
    */
   kept?: Record<string, string>;
-  /** The contexts' messages as JSON by name (absent or null: none), sent into the guest only for code that reads them. */
+  /**
+   * Each context's messages by name (absent or null: none), sent into the guest only for code that reads them, as
+   * what changed since the lists the guest holds (see kept-messages.ts).
+   */
+  lists?: Readonly<Record<string, WireList>> | null;
+  /** Without `lists`: the contexts' messages as one JSON object by name, sent whole to code that reads them. */
   messages?: string | null;
   /** The workflow's script.js, when a piece is a handler (compiled once per context, by its hash). */
   script: { hash: string; source: string } | null;
@@ -65,21 +72,27 @@ export function runJob(job: Job, guest: GuestContext): JobOutcome {
   const kept = job.kept ? keptDelta(guest.held, job.kept) : null;
   // Unknown until the guest answers: a call that fails may have stopped before or after it took the fields.
   guest.held = null;
+  let lists = guest.lists;
+  guest.lists = null;
   try {
     // The job's JSON when the guest does not have it ('n'); the messages when the code reads them ('m': it
     // stopped at the first read, and the job runs again with them; it is remembered as one that reads them).
     let jobJson = guest.jobs.has(id) ? null : jobJsonOf(job.parts);
-    const all = job.messages ?? null;
-    let messages = guest.readers.has(id) ? all : null;
+    const sendable = (job.lists ?? job.messages ?? null) !== null;
+    let send = sendable && guest.readers.has(id);
     for (;;) {
-      ({ output, done } = callGuest(guest, id, jobJson, job.scope, source, messages, kept === null ? null : kept.json));
+      const messages = send ? messagesFor(job, lists) : null;
+      ({ output, done } = callGuest(guest, id, jobJson, job.scope, source, messages === null ? null : messages.json, kept === null ? null : kept.json));
+      // The guest took the messages before anything else: it holds them now, whatever it answers.
+      if (messages !== null && typeof output === 'string') lists = messages.held;
       if (output === 'n' && jobJson === null) jobJson = jobJsonOf(job.parts);
-      else if (output === 'm' && messages === null && all !== null) {
+      else if (output === 'm' && !send && sendable) {
         guest.readers.add(id);
-        messages = all;
+        send = true;
       } else break;
     }
     if (kept !== null && typeof output === 'string') guest.held = kept.held;
+    if (typeof output === 'string') guest.lists = lists;
   } catch (error) {
     // The host side of QuickJS failed (a leaked handle, an abort in wasm): report it and start afresh.
     const message = error instanceof Error ? error.message : String(error);
@@ -193,6 +206,12 @@ function keptDelta(held: ReadonlyMap<string, string> | null, kept: Record<string
   const next = new Map(held);
   for (const name in kept) next.set(name, kept[name]!);
   return { json: `{${changed.slice(1)}}`, held: next };
+}
+
+/** The messages to send the guest for a job (what changed since the lists it holds), and the lists it then holds (null: not known, after whole ones without their bounds). */
+function messagesFor(job: Job, held: HeldLists | null): { json: string; held: HeldLists | null } {
+  if (job.lists) return messagesDelta(held, job.lists);
+  return { json: job.messages!, held: null };
 }
 
 /** Calls the guest: its answer (the parts' answers, or `n`/`m`), or why it failed and the answers of the parts that ended before. */

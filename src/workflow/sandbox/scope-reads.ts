@@ -47,14 +47,17 @@ const NOT_PARAMETERS = new Set(['if', 'while', 'for', 'switch', 'catch', 'with',
 export function scopeReadsOf(source: string): ScopeReads {
   if (source.includes('\\u')) return 'all';
   const tokens = significant(tokenize(source));
-  const aliases = new Set(['this', ...firstParameters(tokens)]);
+  const parameters = firstParameters(tokens);
+  const aliases = new Set(['this', ...parameters.map((k) => tokens[k]!.text)]);
+  // Where a parameter is declared it names no value yet: only its uses count.
+  const declared = new Set(parameters);
   for (let k = 0; k < tokens.length; k++) {
     const t = tokens[k]!;
     if (t.type !== 'ident') continue;
     if (DYNAMIC_PROPERTIES.has(t.text)) return 'all';
     if (isPropertyName(tokens, k)) continue;
     if (DYNAMIC.has(t.text)) return 'all';
-    if (!aliases.has(t.text)) continue;
+    if (!aliases.has(t.text) || declared.has(k)) continue;
     const dot = tokens[k + 1];
     const name = tokens[k + 2];
     if (!dot || (dot.text !== '.' && dot.text !== '?.') || !name || name.type !== 'ident') return 'all';
@@ -80,12 +83,12 @@ export function pruneScope(scope: Scope, reads: ScopeReads): Partial<Scope> {
   return out;
 }
 
-// The first parameter of every function: `(a, b) => ...`, `a => ...`, `function f(a) {...}`, `m(a) {...}`.
-function firstParameters(tokens: Token[]): string[] {
-  const out: string[] = [];
+// Where the first parameter of every function is declared (token indexes): `(a, b) => ...`, `a => ...`, `function f(a) {...}`, `m(a) {...}`.
+function firstParameters(tokens: Token[]): number[] {
+  const out: number[] = [];
   for (let k = 0; k < tokens.length; k++) {
     const t = tokens[k]!;
-    if (t.type === 'ident' && tokens[k + 1]?.text === '=>') out.push(t.text);
+    if (t.type === 'ident' && tokens[k + 1]?.text === '=>') out.push(k);
     if (t.text !== '(' || t.type !== 'punct' || NOT_PARAMETERS.has(tokens[k - 1]?.text ?? '')) continue;
     let depth = 0;
     let close = k;
@@ -97,8 +100,8 @@ function firstParameters(tokens: Token[]): string[] {
     }
     const after = tokens[close + 1]?.text;
     const first = tokens[k + 1];
-    const name = first?.text === '...' ? tokens[k + 2] : first;
-    if ((after === '{' || after === '=>') && name?.type === 'ident') out.push(name.text);
+    const at = first?.text === '...' ? k + 2 : k + 1;
+    if ((after === '{' || after === '=>') && tokens[at]?.type === 'ident') out.push(at);
   }
   return out;
 }

@@ -9,7 +9,8 @@ import { codeEvaluation, errorOf, expr, scopeOf, stmts } from './fixtures.js';
 
 // A job costs what code changed, not the size of the conversation: a context's messages reach the guest as
 // JSON it parses only when code reads them, and messages added to a context code never read come back alone
-// (`appended`), past its max_length too; a context code read or cleared comes back whole (`contexts`).
+// (`appended`), past its max_length too, and so do those of a context it read and left as addMessage made it;
+// a context code changed otherwise (an edit, a push, a new list, cleared) comes back whole (`contexts`).
 const sandbox = createSandboxEvaluator();
 afterAll(() => sandbox.close());
 
@@ -42,10 +43,18 @@ describe('what code changed in contexts comes back', () => {
     expect(r.appended).toEqual({ floor: [{ role: 'user', content: 'a' }], back: [{ role: 'user', content: 'b' }] });
   });
 
-  it('read, then added: the whole list (code may have changed what it read)', async () => {
+  it('read, then added, nothing else changed: the message added (what it read is compared with what it was given)', async () => {
     const r = ok(await run("const c = this.workflow_contexts.get('floor'); const n = c.getMessages().length; c.addMessage({ role: 'user', content: 'n=' + n });"));
-    expect(r.contexts).toEqual({ floor: [...floor, { role: 'user', content: 'n=3' }] });
-    expect(r.appended).toBeUndefined();
+    expect(r.appended).toEqual({ floor: [{ role: 'user', content: 'n=3' }] });
+    expect(r.contexts).toBeUndefined();
+  });
+
+  it('read, then changed in place, pushed onto or given a new list, then added: the whole list', async () => {
+    for (const change of ["c.messages[0].role = 'user';", "c.messages.push({ role: 'user', content: 'p' });", 'c.messages = c.messages.slice(1);', 'c.messages.reverse();']) {
+      const r = ok(await run(`const c = this.contexts.get('floor'); ${change} c.addMessage({ role: 'user', content: 'x' });`));
+      expect(r.contexts?.floor?.at(-1)).toEqual({ role: 'user', content: 'x' });
+      expect(r.appended).toBeUndefined();
+    }
   });
 
   it('a message it read and changed in place, then an added one: both in the whole list', async () => {
@@ -59,7 +68,7 @@ describe('what code changed in contexts comes back', () => {
       await run("const c = this.contexts.get('floor'); c.addMessage({ role: 'user', content: 'x' }); this.common_data.last = c.getLastMessage().content; this.common_data.n = c.messages.length;"),
     );
     expect(r.common_data).toMatchObject({ last: 'x', n: 4 });
-    expect(r.contexts).toEqual({ floor: [...floor, { role: 'user', content: 'x' }] });
+    expect(r.appended).toEqual({ floor: [{ role: 'user', content: 'x' }] });
   });
 
   it('added, then cleared: the empty list', async () => {
@@ -178,7 +187,7 @@ describe('a part chained after one that added messages runs in the same job', ()
     const next = ok(r.next!);
     expect(next.value).toBe('stop');
     expect(next.common_data.seen).toBe('You help at the shop.,Hello,Welcome,one,two');
-    expect(next.contexts).toEqual({ floor: [...floor, { role: 'user', content: 'one' }, { role: 'assistant', content: 'two' }] });
+    expect(next.appended).toEqual({ floor: [{ role: 'assistant', content: 'two' }] });
   });
 
   it('only adding, both: each part answers the messages it added', async () => {

@@ -46,8 +46,14 @@ describe('past max_length, code that only adds sends only what it added', () => 
     expect(r.contexts).toBeUndefined();
     expect(r.appended).toEqual({ floor: adds });
     expect(plain(appendEach(start, r.appended!.floor!, LIMIT))).toEqual(expected);
-    // The same code reading the context first takes the whole-list path: the same messages.
-    const whole = await sandbox.evaluate(codeEvaluation(stmts(`const c = this.contexts.get('floor'); c.messages.length; ${addCode(adds)}`), scope));
+    // The same code reading the context first, and leaving it as addMessage made it, answers the same; code that
+    // cleared it and added back what it read takes the whole-list path: the same messages.
+    const read = await sandbox.evaluate(codeEvaluation(stmts(`const c = this.contexts.get('floor'); c.messages.length; ${addCode(adds)}`), scope));
+    if (!read.ok) throw new Error(read.error);
+    expect(read.appended).toEqual({ floor: adds });
+    const whole = await sandbox.evaluate(
+      codeEvaluation(stmts(`const c = this.contexts.get('floor'); const was = c.getMessages(); c.clearMessages(); was.forEach((m) => c.addMessage(m)); ${addCode(adds)}`), scope),
+    );
     if (!whole.ok) throw new Error(whole.error);
     expect(whole.contexts).toEqual({ floor: expected });
   });
@@ -117,9 +123,12 @@ describe('past max_length, code that only adds sends only what it added', () => 
 
 describe('a workflow adding past max_length in one job and in chained parts', () => {
   // Each state's entry code adds messages and its transition's `before` adds more: the sandbox runs them
-  // chained. `read` makes each piece read the context first, which takes the whole-list path.
-  const planOf = (read: boolean) => {
-    const prefix = read ? "this.contexts.get('floor').messages.length; " : '';
+  // chained. `read` makes each piece clear the context and add back what it read first, which takes the whole-list path.
+  const WHOLE = "const m = this.contexts.get('floor'), was = m.getMessages(); m.clearMessages(); was.forEach((x) => m.addMessage(x)); ";
+  // Reads the context, and the last message of it after adding: left as addMessage made it.
+  const LOOK = "this.common_data.n = this.contexts.get('floor').messages.length; ";
+  const planOf = (read: boolean | string) => {
+    const prefix = read === true ? WHOLE : read || '';
     const adding = (i: number) =>
       stmts(
         `${prefix}const c = this.contexts.get('floor'); c.addMessage({ role: 'assistant', content: 'x'.repeat(${7 + ((i * 13) % 40)}) }); c.addMessage({ role: ${i % 3 === 0 ? "'system'" : "'user'"}, content: 'y'.repeat(${3 + ((i * 7) % 20)}) });`,
@@ -144,7 +153,7 @@ describe('a workflow adding past max_length in one job and in chained parts', ()
   };
 
   /** Runs the plan on the core with the sandbox: the context it ends with, and how many jobs it took. */
-  async function run(read: boolean): Promise<{ floor: Message[]; jobs: number }> {
+  async function run(read: boolean | string): Promise<{ floor: Message[]; jobs: number }> {
     const plan = planOf(read);
     const def = compileWorkflow(plan);
     let s = initialState(def, { id: 'w' });
@@ -176,6 +185,12 @@ describe('a workflow adding past max_length in one job and in chained parts', ()
     // with the entry code of the state it goes to, in one job (11 when passing the limit stopped the chain).
     expect(byAppend.jobs).toBe(7);
     expect(byList.jobs).toBe(12);
+  });
+
+  it('code that reads the context and only adds to it answers what it added: the same context, the parts still chained', async () => {
+    const looked = await run(LOOK);
+    expect(looked.floor).toEqual((await run(false)).floor);
+    expect(looked.jobs).toBe(7);
   });
 });
 

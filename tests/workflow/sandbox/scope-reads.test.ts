@@ -21,6 +21,10 @@ describe('which parts of the scope code can read (a static scan)', () => {
     ['() => { this.common_data.t = this.sub_workflow_result; }', ['sub_workflow_result']],
     ['input + this.last_error.message', ['input', 'last_error', 'workflow_input']],
     ['last_agent_response.includes("done")', ['last_agent_response']],
+    // A callback's parameter where it is declared is no use of it (it could be `this` only in a handler).
+    ["[1, 2].find((c) => c.name === 'a')", []],
+    ["this.last_response?.choices?.[0]?.message?.tool_calls.find(call => call.function?.name === 'decide')", ['last_agent_response', 'last_response', 'last_tool_calls']],
+    ['(self) => self.common_data.n', []],
   ])('%s reads %j', (source, expected) => {
     expect(reads(source)).toEqual(expected);
   });
@@ -66,6 +70,7 @@ describe('code sees the same with the scope cut to what it reads', () => {
     "[this.getContext('main').messages.length, this.getAgent('coder').getLastResponse(), input]",
     '[typeof this.contexts, typeof this.agents, this.sub_workflow_result]',
     "[getToolCalls('coder').length, last_tool_calls.length]",
+    "[last_tool_calls.filter((c) => c.name === 'review_work').length, [1, 2].map((n) => n * 2), ((self) => self.common_data.task)(this)]",
   ])('%s', async (source) => {
     // `void globalThis` makes the scan send everything: the answer must not change.
     const cut = await sandbox.evaluate(codeEvaluation(expr(source), scope, 'input'));

@@ -1,5 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { EvaluationResult, RawResponse } from '../../../src/engine/evaluation.js';
+import { appendEach } from '../../../src/workflow/run/context-length.js';
+import type { WorkflowMessage } from '../../../src/workflow/run/state.js';
 import { createSandboxEvaluator } from '../../../src/workflow/sandbox/index.js';
 import { codeEvaluation, expr, handler, scopeOf, stmts, template } from './fixtures.js';
 
@@ -55,15 +57,10 @@ describe("SynthDev's handler scope in the sandbox", () => {
     expect(r.common_data).toMatchObject({ go: true, text: null });
   });
 
-  it('this.workflow_contexts is a Map of contexts: addMessage, getMessages; the change comes back whole', async () => {
+  it('this.workflow_contexts is a Map of contexts: addMessage, getMessages; the message added comes back', async () => {
     const r = ok(await sandbox.evaluate(codeEvaluation(handler('addGreeting'), scope)));
     expect(r.common_data.count).toBe(2);
-    expect(r.contexts).toEqual({
-      floor: [
-        { role: 'assistant', content: 'Welcome' },
-        { role: 'user', content: 'Hello' },
-      ],
-    });
+    expect(r.appended).toEqual({ floor: [{ role: 'user', content: 'Hello' }] });
   });
 
   it('this.input is the workflow input: its text, and seed 001 reads this.input.<name>', async () => {
@@ -102,8 +99,10 @@ describe("SynthDev's handler scope in the sandbox", () => {
       ),
     );
     expect(r.common_data.n).toBe(11);
-    expect(r.contexts!.c![0]).toEqual({ role: 'system', content: 'rule' });
-    expect(r.contexts!.c!.slice(1).map((m) => m.content)).toEqual(messages.slice(2).map((m) => m.content));
+    // The engine appends what was added as addMessage does: the same list the code read.
+    const kept = appendEach([{ role: 'user' as const, content: 'first' }, ...messages] as WorkflowMessage[], r.appended!.c!, 50);
+    expect(kept[0]).toEqual({ role: 'system', content: 'rule' });
+    expect(kept.slice(1).map((m) => m.content)).toEqual(messages.slice(2).map((m) => m.content));
   });
 
   it('{input} in a template is the workflow input; clearMessages empties a context', async () => {
