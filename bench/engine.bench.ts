@@ -25,6 +25,7 @@ import { slimRecord } from '../src/store/journal-codec.js';
 import { CHAIN_START, sealLineInto } from '../src/store/journal-chain.js';
 import { JournalWriter } from '../src/store/journal-file.js';
 import type { JournalRecord } from '../src/store/session-file.js';
+import type { SessionHandle } from '../src/store/store.js';
 import { layerBreakdown } from './layer-breakdown.js';
 import { generatedTeam } from './team-fixtures.js';
 import { interleaved, median, ms, QUICK, ratio } from './stats.js';
@@ -40,7 +41,7 @@ const SESSION_RUNS = QUICK ? 5 : 15;
  * a server reports it), answered as soon as the event loop turns (as a call over the network is: the
  * session's own I/O, its checkpoint writes, goes on meanwhile).
  */
-class InstantModel implements ChatModel {
+export class InstantModel implements ChatModel {
   readonly label = 'instant';
   private seed = 7;
   private calls = 0;
@@ -91,7 +92,7 @@ class InstantModel implements ChatModel {
   }
 }
 
-function open(loaded: LoadedTeam): MachineDefinition {
+export function open(loaded: LoadedTeam): MachineDefinition {
   const def = compileTeam(loaded);
   def.limits = { ...def.limits, max_turns: 1_000_000, ping_pong: 1_000, max_reworks_per_pair: 1_000 };
   const team = def.team!;
@@ -105,7 +106,7 @@ type Layers = { memory: boolean; store: boolean };
  * Per transition from turn FROM_TURN to TURNS of a session on an instant model, with the given layers of
  * the CLI path: wall time, and the process's CPU time (which a busy machine inflates less).
  */
-async function sessionPerTransition(
+export async function sessionPerTransition(
   loaded: LoadedTeam,
   def: MachineDefinition,
   layers: Layers,
@@ -237,6 +238,54 @@ function storeFloorStages(records: readonly JournalRecord[], runs: number): Reco
 }
 
 /**
+ * CPU per transition spent inside the store session's journal appends (the floor's own work, done in a running
+ * session) and inside its checkpoint calls (their synchronous part), median over `runs` store-only sessions
+ * measured from turn FROM_TURN: each call is timed with process.cpuUsage (about a microsecond of its own per
+ * call). The store layer's CPU beyond these is outside them (checkpoint writes off the loop, GC, the rest).
+ */
+async function storeCallsInSession(loaded: LoadedTeam, def: MachineDefinition, runs: number): Promise<{ appends: number; checkpoints: number }> {
+  const proto = LowdbStore.prototype as unknown as { handle: (...args: unknown[]) => SessionHandle };
+  const original = proto.handle;
+  const spent = { appends: 0, checkpoints: 0, on: false };
+  const timed =
+    <A extends unknown[], R>(f: (...args: A) => R, key: 'appends' | 'checkpoints') =>
+    (...args: A): R => {
+      if (!spent.on) return f(...args);
+      const c0 = process.cpuUsage();
+      try {
+        return f(...args);
+      } finally {
+        const used = process.cpuUsage(c0);
+        spent[key] += used.user + used.system;
+      }
+    };
+  proto.handle = function (this: unknown, ...args: unknown[]) {
+    const handle = original.apply(this, args);
+    const append = handle.append.bind(handle);
+    const checkpoint = handle.checkpoint.bind(handle);
+    handle.append = timed(append, 'appends');
+    handle.checkpoint = timed(checkpoint, 'checkpoints');
+    return handle;
+  };
+  const appends: number[] = [];
+  const checkpoints: number[] = [];
+  try {
+    for (let i = 0; i < runs + 2; i++) {
+      spent.appends = spent.checkpoints = 0;
+      const took = await sessionPerTransition(loaded, def, { memory: false, store: true }, (on) => {
+        spent.on = on;
+      });
+      if (i < 2) continue;
+      appends.push(spent.appends / 1000 / took.transitions);
+      checkpoints.push(spent.checkpoints / 1000 / took.transitions);
+    }
+  } finally {
+    proto.handle = original;
+  }
+  return { appends: median(appends), checkpoints: median(checkpoints) };
+}
+
+/**
  * The pure step() per transition, timed over the last turns before `turns` (so a long session is measured
  * where it is long): wall time, and the process's CPU time (which a busy machine inflates less).
  */
@@ -327,6 +376,10 @@ export default async function engine(): Promise<void> {
       `      floor by stage: ${Object.entries(stages)
         .map(([k, v]) => `${k} ${ms(v)}`)
         .join(' · ')}\n`,
+    );
+    const inSession = await storeCallsInSession(loaded, defs[t]!, SESSION_RUNS);
+    process.stdout.write(
+      `      in a running session (CPU timed per call): the same appends ${ms(inSession.appends)} (${ratio(inSession.appends, floor)} the floor), checkpoint calls ${ms(inSession.checkpoints)}; outside them +${ms(Math.max(0, storeCpu - inSession.appends - inSession.checkpoints))} (checkpoint writes off the loop, GC, the rest)\n`,
     );
     // Where the layers' time goes: one instrumented CLI-path session and one bare one (for the prompt the bare path builds instead).
     const cliParts = await layerBreakdown(async (measure) => (await sessionPerTransition(loaded, defs[t]!, variants.cli!, measure)).transitions);

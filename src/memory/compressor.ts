@@ -36,6 +36,9 @@ export class Compressor {
   /** Checks whether compression is due, after the current step's events (so the directive has typed the turn). */
   schedule(): void {
     if (this.checkQueued) return;
+    const s = this.state;
+    // Not due, as the check would find (a running job checks again when it ends): no task queued on most turns.
+    if (!this.summariser || this.job || s.sinceCompression < this.config.compress_every || s.turnsSeen < s.retryAt) return;
     this.checkQueued = true;
     queueMicrotask(() => {
       this.checkQueued = false;

@@ -10,7 +10,7 @@ import { closingMessages, type PrefixInput, type PromptBuilder, type PromptInput
 import { trimLabel, type NameOf } from './render.js';
 import { SummariesMessage } from './summaries-message.js';
 import { WaitingPins } from './waiting-pins.js';
-import { MESSAGE_OVERHEAD, messageTokens, PROMPT_OVERHEAD, tokenizerReady } from './tokens.js';
+import { MAX_COUNTED_CHARS, MESSAGE_OVERHEAD, messageBound, messageTokens, PROMPT_OVERHEAD, tokenBound, tokenizerReady } from './tokens.js';
 
 /** Settings of the memory prompt builder. */
 export interface MemoryPromptOptions {
@@ -31,9 +31,13 @@ interface Head {
   last: number;
   memo: ChatMessage | null;
   memoTokens: number;
-  /** The raw turns it holds, oldest first: their ids, messages and tokens as messages. */
-  ids: number[];
+  /** The raw turns it holds, oldest first, and their messages. */
+  raws: RawTurn[];
   turns: ChatMessage[];
+  /** Bounds on the turns' tokens as messages (their bytes; known without counting), and their sum. */
+  bounds: number[];
+  turnBound: number;
+  /** Exact tokens of the first `costs.length` turns as messages (counted only when a prompt's bound is over the budget), and their sum. */
   costs: number[];
   turnTokens: number;
 }
@@ -131,6 +135,7 @@ export class MemoryPromptBuilder implements PromptBuilder {
       if (early) return early;
     }
     const nameOf = namesFor(input.def);
+    const self = input.persona.id;
     const prefix = this.prefixes.of(input);
     const closing = call ? closingMessages({ ...input, call }) : [];
     const inbox = call?.inbox;
@@ -139,21 +144,32 @@ export class MemoryPromptBuilder implements PromptBuilder {
     // The inbox quotes the latest message; do not send it twice.
     const count = inbox && last && 'text' in inbox && last.text === inbox.text ? recent.length - 1 : recent.length;
     const summaries = this.memory.summaries;
-    const head = this.headOf(input.persona.id, summaries, recent, count, nameOf);
+    const head = this.headOf(self, summaries, recent, count, nameOf);
     const waiting = this.waitingPins.of(this.prefixes.linesFor(input.def));
-    const inboxCost = inbox ? this.inboxTokens(closing[0]!, inbox, last) : 0;
-    let fixed = PROMPT_OVERHEAD + prefix.tokens + waiting.tokens + inboxCost;
-    for (let i = 1; i < closing.length; i++) fixed += messageTokens(closing[i]!);
-    const before = fixed + head.memoTokens + head.turnTokens;
     const tail = waiting.message ? [waiting.message, ...closing] : closing;
     this.prune();
-    // Within the budget (the usual case): the head as built, nothing to fit.
+    // Exact tokens of everything but the summaries and the turns (counted only when needed).
+    const fixedTokens = (): number => {
+      let n = PROMPT_OVERHEAD + prefix.tokens + waiting.tokens + (inbox ? this.inboxTokens(closing[0]!, inbox, last) : 0);
+      for (let i = 1; i < closing.length; i++) n += messageTokens(closing[i]!);
+      return n;
+    };
+    // A bound on the prompt's tokens without counting (every token is at least one byte): within the budget,
+    // the usual case, nothing is counted and nothing is fitted.
+    let bound = PROMPT_OVERHEAD + prefix.bound + waiting.bound + head.memoTokens + head.turnBound;
+    for (const m of closing) bound += messageBound(m);
+    let before = -1;
+    if (bound > this.options.budget) before = fixedTokens() + head.memoTokens + this.countTurns(head, self, nameOf);
     if (before <= this.options.budget) {
-      if (call) this.report(input, 0, summaries, head, before, before, waiting.clipped);
+      if (call) {
+        const exact = () => (before >= 0 ? before : fixedTokens() + head.memoTokens + this.countTurns(head, self, nameOf));
+        this.report(input, 0, summaries, head, exact, exact, waiting.clipped);
+      }
       // The system text is joined per call, not kept in the head: a waiting session holds no copy of its prompts.
       const system: ChatMessage = { role: 'system', content: prefix.text };
       return head.memo ? [system, head.memo, ...head.turns, ...tail] : [system, ...head.turns, ...tail];
     }
+    const fixed = before - head.memoTokens - head.turnTokens;
     // Dropping the oldest first: summaries (one message together), then turns.
     const total = (drop: number): number => {
       const memo = this.summariesMessage.of(summaries.slice(Math.min(drop, summaries.length))).tokens;
@@ -170,8 +186,34 @@ export class MemoryPromptBuilder implements PromptBuilder {
     const memo: ChatMessage[] = kept.length ? [{ role: 'user', content: this.summariesMessage.of(kept).text }] : [];
     // Pins made since the last summary come after the turns: a new one leaves the prefix as it was.
     const messages = [{ role: 'system', content: prefix.text } as ChatMessage, ...memo, ...head.turns.slice(Math.max(0, drop - summaries.length)), ...tail];
-    if (call) this.report(input, drop, summaries, head, before, after, waiting.clipped);
+    if (call)
+      this.report(
+        input,
+        drop,
+        summaries,
+        head,
+        () => before,
+        () => after,
+        waiting.clipped,
+      );
     return messages;
+  }
+
+  /** The exact tokens of the head's turns, counting those not counted yet. */
+  private countTurns(head: Head, self: string, nameOf: NameOf): number {
+    for (let i = head.costs.length; i < head.raws.length; i++) {
+      const cost = this.turnCost(head.raws[i]!, self, head.turns[i]!, nameOf);
+      head.costs.push(cost);
+      head.turnTokens += cost;
+    }
+    return head.turnTokens;
+  }
+
+  /** A bound on a turn's tokens as a message: its bytes (a persona's own turn: its count, made when it was stored; a turn too long for the bytes to bound: counted). */
+  private turnBoundOf(t: RawTurn, self: string, message: ChatMessage, nameOf: NameOf): number {
+    if (t.author === self) return MESSAGE_OVERHEAD + t.tokens;
+    if (t.text.length > MAX_COUNTED_CHARS || message.content.length > MAX_COUNTED_CHARS) return this.turnCost(t, self, message, nameOf);
+    return MESSAGE_OVERHEAD + tokenBound(message.content);
   }
 
   /**
@@ -192,21 +234,25 @@ export class MemoryPromptBuilder implements PromptBuilder {
       head.memo = summaries.length ? { role: 'user', content: memo.text } : null;
       head.memoTokens = memo.tokens;
       // The turns the summaries took leave from the front; the head keeps the rest if they still lead the window.
-      const gone = recent.length > 0 ? head.ids.indexOf(recent[0]!.id) : -1;
+      const gone = recent.length > 0 ? head.raws.findIndex((t) => t.id === recent[0]!.id) : -1;
       if (gone > 0) {
-        for (let i = 0; i < gone; i++) head.turnTokens -= head.costs[i]!;
-        head.ids.splice(0, gone);
+        for (let i = 0; i < gone; i++) head.turnBound -= head.bounds[i]!;
+        for (let i = 0; i < Math.min(gone, head.costs.length); i++) head.turnTokens -= head.costs[i]!;
+        head.raws.splice(0, gone);
         head.turns.splice(0, gone);
+        head.bounds.splice(0, gone);
         head.costs.splice(0, gone);
       } else if (gone < 0) {
-        head.ids = [];
+        head.raws = [];
         head.turns = [];
+        head.bounds = [];
+        head.turnBound = 0;
         head.costs = [];
         head.turnTokens = 0;
       }
     }
-    const n = head?.ids.length ?? 0;
-    const extends_ = head !== undefined && n <= count && (n === 0 || (recent[0]!.id === head.ids[0] && recent[n - 1]!.id === head.ids[n - 1]));
+    const n = head?.raws.length ?? 0;
+    const extends_ = head !== undefined && n <= count && (n === 0 || (recent[0]!.id === head.raws[0]!.id && recent[n - 1]!.id === head.raws[n - 1]!.id));
     if (!head || !extends_ || head.nameOf !== nameOf) {
       const memo = this.summariesMessage.of(summaries);
       head = {
@@ -216,21 +262,23 @@ export class MemoryPromptBuilder implements PromptBuilder {
         last: lastSummary,
         memo: summaries.length ? { role: 'user', content: memo.text } : null,
         memoTokens: memo.tokens,
-        ids: [],
+        raws: [],
         turns: [],
+        bounds: [],
+        turnBound: 0,
         costs: [],
         turnTokens: 0,
       };
       this.heads.set(self, head);
     }
-    for (let i = head.ids.length; i < count; i++) {
+    for (let i = head.raws.length; i < count; i++) {
       const t = recent[i]!;
       const message = turnMessage(t, self, nameOf);
-      const cost = this.turnCost(t, self, message, nameOf);
-      head.ids.push(t.id);
+      const bound = this.turnBoundOf(t, self, message, nameOf);
+      head.raws.push(t);
       head.turns.push(message);
-      head.costs.push(cost);
-      head.turnTokens += cost;
+      head.bounds.push(bound);
+      head.turnBound += bound;
     }
     return head;
   }
@@ -266,19 +314,19 @@ export class MemoryPromptBuilder implements PromptBuilder {
   }
 
   /** One memory_trimmed per build that dropped material, and once per pinned version that had to give. */
-  private report(input: PrefixInput, drop: number, summaries: readonly Summary[], head: Head, before: number, after: number, waitingClipped: number): void {
+  private report(input: PrefixInput, drop: number, summaries: readonly Summary[], head: Head, before: () => number, after: () => number, waitingClipped: number): void {
     const pinned = this.prefixes.pinnedNews(waitingClipped);
     if (drop === 0 && pinned.labels.length === 0) return;
     const nameOf = namesFor(input.def);
     const raw = this.memory.recent;
-    const items: Item[] = [...summaries.map((s): Item => ({ kind: 'summary', s })), ...raw.slice(0, head.ids.length).map((t): Item => ({ kind: 'turn', t }))];
+    const items: Item[] = [...summaries.map((s): Item => ({ kind: 'summary', s })), ...raw.slice(0, head.raws.length).map((t): Item => ({ kind: 'turn', t }))];
     this.options.publish?.(
       event('memory_trimmed', {
         persona: input.persona.id,
         dropped: [...pinned.labels, ...items.slice(0, drop).map((i) => trimLabel(i, nameOf))],
         // Before: as the prompt would be with every pinned item verbatim and nothing dropped.
-        tokens_before: before + pinned.extraTokens,
-        tokens_after: after,
+        tokens_before: before() + pinned.extraTokens,
+        tokens_after: after(),
         budget: this.options.budget,
       }),
     );

@@ -1,7 +1,7 @@
 import type { MovedPins, Pinned } from './memory-state.js';
 import { pinnedLine, type NameOf } from './render.js';
 import { PieceTokens } from './piece-tokens.js';
-import { countTokens } from './tokens.js';
+import { countTokens, tokenBound } from './tokens.js';
 
 /** Longest pinned item in a prompt, in characters (a 20 KB key decision is cut here; `!memory` keeps it whole). */
 export const PINNED_ITEM_MAX_CHARS = 600;
@@ -18,10 +18,12 @@ const CONDENSED_HEADER = '## Pinned decisions (binding for everyone)';
 export interface PinnedFit {
   /** The block ('' when nothing is pinned). */
   text: string;
-  /** Tokens of the block, exactly. */
-  tokens: number;
+  /** UTF-8 bytes of the block: a bound on its tokens (every token is at least one byte), known without counting. */
+  bytes: number;
+  /** Tokens of the block, exactly (counted when first read: a prompt whose bound is within its budget never reads it). */
+  readonly tokens: number;
   /** Tokens the block would take with every item verbatim (within the per-item cap). */
-  fullTokens: number;
+  readonly fullTokens: number;
   /** Items cut at PINNED_ITEM_MAX_CHARS. */
   clipped: number;
   /** Oldest items shown as their gist. */
@@ -30,13 +32,15 @@ export interface PinnedFit {
   omitted: number;
   /** Pinned items the block covers. */
   count: number;
-  /** Tokens of every covered item's verbatim line with its newline (to extend the block when more is pinned). */
-  sumNl: number;
+  /** Tokens of every covered item's verbatim line with its newline (counted when first read). */
+  readonly sumNl: number;
   /** Earlier pins moved out of memory (named by one line after the heading). */
   moved: number;
   /** A verbatim block's lines, in order, and their text joined (so the next block extends it); absent when condensed. */
   items?: readonly PinnedLine[];
   body?: string;
+  /** UTF-8 bytes of `body`. */
+  bodyBytes?: number;
 }
 
 /** The line that stands for pins moved out of memory (they stay in the session's journal). */
@@ -68,26 +72,36 @@ export function gistOf(text: string): string {
 const ENDS_IN_WORD = /[\p{L}\p{N}]$/u;
 
 /**
- * A pinned item rendered both ways, with exact counts (each made once, on first use): followed by a newline,
- * and as the block's last line. The gist (for condensing) is rendered only when a block needs it.
+ * A pinned item rendered both ways, with exact counts (each made once, when first read): followed by a
+ * newline, and as the block's last line. The gist (for condensing) is rendered only when a block needs it.
+ * Its UTF-8 bytes are known at once: a block whose bytes are within its share is never counted.
  */
 class Lines {
-  private counts: Partial<Record<'fullEnd' | 'gistNl' | 'gistEnd', number>> = {};
+  private counts: Partial<Record<'fullNl' | 'fullEnd' | 'gistNl' | 'gistEnd', number>> = {};
   private gistLine: string | null = null;
-  readonly fullNl: number;
+  /** UTF-8 bytes of the verbatim line (without a newline): a bound on its tokens. */
+  readonly fullBytes: number;
 
   constructor(
     private readonly pinned: Pinned,
     private readonly nameOf: NameOf,
     readonly full: string,
     readonly clipped: boolean,
-    /** The line's count when its pieces already gave it (null: it is tokenized here). */
-    known: number | null = null,
+    /** The line's count when its pieces give it (null: it is tokenized). */
+    private readonly known: () => number | null = () => null,
   ) {
-    // "word" + "\n" is the word's tokens and one for the newline: no second count of the line.
-    const endsInWord = ENDS_IN_WORD.test(full);
-    this.fullNl = known !== null && endsInWord ? known + 1 : countTokens(`${full}\n`);
-    if (endsInWord) this.counts.fullEnd = this.fullNl - 1;
+    this.fullBytes = tokenBound(full);
+  }
+
+  get fullNl(): number {
+    if (this.counts.fullNl === undefined) {
+      // "word" + "\n" is the word's tokens and one for the newline: no second count of the line.
+      const endsInWord = ENDS_IN_WORD.test(this.full);
+      const known = endsInWord ? this.known() : null;
+      this.counts.fullNl = known !== null ? known + 1 : countTokens(`${this.full}\n`);
+      if (endsInWord) this.counts.fullEnd = this.counts.fullNl - 1;
+    }
+    return this.counts.fullNl;
   }
 
   get gist(): string {
@@ -96,6 +110,7 @@ class Lines {
   }
 
   get fullEnd(): number {
+    if (this.counts.fullEnd === undefined && ENDS_IN_WORD.test(this.full)) return this.fullNl - 1;
     this.counts.fullEnd ??= countTokens(this.full);
     return this.counts.fullEnd;
   }
@@ -128,7 +143,7 @@ export class PinnedLines {
       const flat = p.text.replace(/\s+/g, ' ').trim();
       const clippedText = clipFlat(flat, PINNED_ITEM_MAX_CHARS);
       const full = pinnedLine({ ...p, text: clippedText }, this.nameOf);
-      lines = new Lines(p, this.nameOf, full, clippedText !== flat, this.approvalTokens(p, full));
+      lines = new Lines(p, this.nameOf, full, clippedText !== flat, () => this.approvalTokens(p, full));
       this.cache.set(p, lines);
     }
     return lines;
@@ -173,26 +188,29 @@ function fixed(line: string): number {
  */
 export function fitPinned(pinned: readonly Pinned[], lines: PinnedLines, maxTokens: number, previous?: PinnedFit, moved?: MovedPins): PinnedFit {
   const movedCount = moved?.count ?? 0;
-  if (pinned.length === 0) return { text: '', tokens: 0, fullTokens: 0, clipped: 0, condensed: 0, omitted: 0, count: 0, sumNl: 0, moved: movedCount };
+  if (pinned.length === 0) return { text: '', bytes: 0, tokens: 0, fullTokens: 0, clipped: 0, condensed: 0, omitted: 0, count: 0, sumNl: 0, moved: movedCount };
   // The moved-out pins' line follows the heading (never the block's last line: some pins always stay).
   const note = moved && moved.count > 0 ? movedLine(moved) : null;
-  const noteTokens = note ? fixed(note) : 0;
   const withNote = (header: string, rest: string[]) => [header, ...(note ? [note] : []), ...rest].join('\n');
   // Pins are appended, and the oldest moved out from the front: a verbatim block keeps its lines in between.
-  const grown = previous ? extendVerbatim(previous, pinned, lines, maxTokens, movedCount, note, noteTokens) : null;
+  const grown = previous ? extendVerbatim(previous, pinned, lines, maxTokens, movedCount, note) : null;
   if (grown) return grown;
   const all = pinned.map((p) => lines.of(p));
   const clipped = all.filter((l) => l.clipped).length;
   const last = all.length - 1;
-  const sumNl = all.reduce((n, l) => n + l.fullNl, 0);
+  const noteTokens = () => (note ? fixed(note) : 0);
   const verbatim = (from: number) => all.slice(from).reduce((n, l, i) => n + (from + i === last ? l.fullEnd : l.fullNl), 0);
-  const fullTokens = fixed(PINNED_HEADER) + noteTokens + verbatim(0);
-  if (fullTokens <= maxTokens) {
+  const bodyBytes = all.reduce((n, l) => n + l.fullBytes + 1, -1);
+  const bytes = headBytes(PINNED_HEADER, note) + bodyBytes;
+  // Within the share by its bytes (the usual case), the block is verbatim without counting a line.
+  const sumNl = bytes <= maxTokens ? null : all.reduce((n, l) => n + l.fullNl, 0);
+  const fullTokens = sumNl === null ? null : verbatimTokens(note, sumNl, all[last]!);
+  if (fullTokens === null || fullTokens <= maxTokens) {
     const body = all.map((l) => l.full).join('\n');
-    return { text: withNote(PINNED_HEADER, [body]), tokens: fullTokens, fullTokens, clipped, condensed: 0, omitted: 0, count: all.length, sumNl, moved: movedCount, items: all, body };
+    return verbatimFit(withNote(PINNED_HEADER, [body]), bytes, note, all, body, bodyBytes, clipped, movedCount, sumNl);
   }
   // Condensed: heading, "earlier" gists, "latest" verbatim (the last line ends the block either way).
-  let total = fixed(CONDENSED_HEADER) + noteTokens + fixed(EARLIER) + fixed(LATEST) + verbatim(0);
+  let total = fixed(CONDENSED_HEADER) + noteTokens() + fixed(EARLIER) + fixed(LATEST) + verbatim(0);
   let condensed = 0;
   while (condensed < all.length && total > maxTokens) {
     const l = all[condensed]!;
@@ -206,12 +224,62 @@ export function fitPinned(pinned: readonly Pinned[], lines: PinnedLines, maxToke
   const out = [CONDENSED_HEADER, ...(note ? [note] : []), ...(omitted > 0 ? [omittedLine(omitted)] : []), ...(gists.length ? [EARLIER, ...gists] : []), ...(rest.length ? [LATEST, ...rest] : [])];
   const tokens =
     fixed(CONDENSED_HEADER) +
-    noteTokens +
+    noteTokens() +
     (omitted > 0 ? fixed(omittedLine(omitted)) : 0) +
     (gists.length ? fixed(EARLIER) : 0) +
     (rest.length ? fixed(LATEST) + verbatim(condensed) : 0) +
     all.slice(omitted, condensed).reduce((n, l, i) => n + (omitted + i === last ? l.gistEnd : l.gistNl), 0);
-  return { text: out.join('\n'), tokens, fullTokens, clipped, condensed: condensed - omitted, omitted, count: all.length, sumNl, moved: movedCount };
+  const text = out.join('\n');
+  return { text, bytes: tokenBound(text), tokens, fullTokens, clipped, condensed: condensed - omitted, omitted, count: all.length, sumNl: all.reduce((n, l) => n + l.fullNl, 0), moved: movedCount };
+}
+
+/** UTF-8 bytes of a block's heading and moved-out note, each with the newline after it. */
+function headBytes(header: string, note: string | null): number {
+  return header.length + 1 + (note ? tokenBound(note) + 1 : 0);
+}
+
+/** Tokens of a verbatim block: heading, note, every line with its newline (`sumNl`) but the last without. */
+function verbatimTokens(note: string | null, sumNl: number, last: PinnedLine): number {
+  return fixed(PINNED_HEADER) + (note ? fixed(note) : 0) + sumNl - last.fullNl + last.fullEnd;
+}
+
+/** A verbatim block whose counts (`tokens`, `fullTokens`, `sumNl`: null when not made yet) are made when first read. */
+function verbatimFit(
+  text: string,
+  bytes: number,
+  note: string | null,
+  items: readonly PinnedLine[],
+  body: string,
+  bodyBytes: number,
+  clipped: number,
+  moved: number,
+  counted: number | null,
+): PinnedFit {
+  let sumNl = counted ?? undefined;
+  let tokens: number | undefined;
+  return {
+    text,
+    bytes,
+    get tokens() {
+      tokens ??= verbatimTokens(note, this.sumNl, items[items.length - 1]!);
+      return tokens;
+    },
+    get fullTokens() {
+      return this.tokens;
+    },
+    get sumNl() {
+      sumNl ??= items.reduce((n, l) => n + l.fullNl, 0);
+      return sumNl;
+    },
+    clipped,
+    condensed: 0,
+    omitted: 0,
+    count: items.length,
+    moved,
+    items,
+    body,
+    bodyBytes,
+  };
 }
 
 /**
@@ -219,40 +287,46 @@ export function fitPinned(pinned: readonly Pinned[], lines: PinnedLines, maxToke
  * happened, or the block no longer fits verbatim): the lines that stay are neither rendered nor counted again,
  * their text is cut from the front of the block's body, and only the new lines are added.
  */
-function extendVerbatim(previous: PinnedFit, pinned: readonly Pinned[], lines: PinnedLines, maxTokens: number, movedCount: number, note: string | null, noteTokens: number): PinnedFit | null {
+function extendVerbatim(previous: PinnedFit, pinned: readonly Pinned[], lines: PinnedLines, maxTokens: number, movedCount: number, note: string | null): PinnedFit | null {
   const items = previous.items;
-  if (!items || previous.body === undefined || previous.condensed !== 0 || previous.omitted !== 0 || items.length !== previous.count) return null;
+  if (!items || previous.body === undefined || previous.bodyBytes === undefined || previous.condensed !== 0 || previous.omitted !== 0 || items.length !== previous.count) return null;
   const out = movedCount - previous.moved;
   const stay = items.length - out;
   // The pins that stay must be the same ones, now at the front (a pin's lines are cached by the pin itself).
   if (out < 0 || stay <= 0 || stay > pinned.length || lines.of(pinned[0]!) !== items[out] || lines.of(pinned[stay - 1]!) !== items[items.length - 1]) return null;
-  let sumNl = previous.sumNl;
   let cut = 0;
+  let bodyBytes = previous.bodyBytes;
   let clipped = previous.clipped;
   for (let i = 0; i < out; i++) {
     const l = items[i]!;
-    sumNl -= l.fullNl;
     cut += l.full.length + 1;
+    bodyBytes -= l.fullBytes + 1;
     if (l.clipped) clipped -= 1;
   }
   const added: PinnedLine[] = [];
   for (let i = stay; i < pinned.length; i++) added.push(lines.of(pinned[i]!));
   let body = cut > 0 ? previous.body.slice(cut) : previous.body;
   for (const l of added) {
-    sumNl += l.fullNl;
     body += `\n${l.full}`;
+    bodyBytes += l.fullBytes + 1;
     if (l.clipped) clipped += 1;
   }
-  const last = added.length > 0 ? added[added.length - 1]! : items[items.length - 1]!;
-  const fullTokens = fixed(PINNED_HEADER) + noteTokens + sumNl - last.fullNl + last.fullEnd;
-  if (fullTokens > maxTokens) return null;
-  const text = [PINNED_HEADER, ...(note ? [note] : []), body].join('\n');
   const kept = out === 0 && added.length === 0 ? items : [...items.slice(out), ...added];
-  return { text, tokens: fullTokens, fullTokens, clipped, condensed: 0, omitted: 0, count: pinned.length, sumNl, moved: movedCount, items: kept, body };
+  const bytes = headBytes(PINNED_HEADER, note) + bodyBytes;
+  // Over the share by its bytes: counted (from the block before's count, by the lines that left and came), and given up when its tokens are over it too.
+  let sumNl: number | null = null;
+  if (bytes > maxTokens) {
+    sumNl = previous.sumNl;
+    for (let i = 0; i < out; i++) sumNl -= items[i]!.fullNl;
+    for (const l of added) sumNl += l.fullNl;
+    if (verbatimTokens(note, sumNl, kept[kept.length - 1]!) > maxTokens) return null;
+  }
+  const text = [PINNED_HEADER, ...(note ? [note] : []), body].join('\n');
+  return verbatimFit(text, bytes, note, kept, body, bodyBytes, clipped, movedCount, sumNl);
 }
 
 /** The memory_trimmed labels for what the pinned block gave up ([] when nothing). */
-export function pinnedTrimLabels(fit: PinnedFit): string[] {
+export function pinnedTrimLabels(fit: Pick<PinnedFit, 'omitted' | 'condensed' | 'clipped'>): string[] {
   const out: string[] = [];
   if (fit.omitted) out.push(`pinned: ${fit.omitted} oldest item(s) left out (their gist did not fit either)`);
   if (fit.condensed) out.push(`pinned: ${fit.condensed} oldest item(s) condensed to their gist`);

@@ -4,11 +4,13 @@ import { namesFor } from './names.js';
 import { fitPinned, PINNED_BUDGET_SHARE, PinnedLines, pinnedTrimLabels, type PinnedFit } from './pinned-fit.js';
 import { PieceTokens } from './piece-tokens.js';
 import { systemPrompt, systemPromptPieces, type PromptInput } from './prompt-builder.js';
+import { MESSAGE_OVERHEAD, tokenBound } from './tokens.js';
 
-/** A persona's prompt prefix and its exact token count (as the system message). */
+/** A persona's prompt prefix, a bound on its tokens as the system message (known without counting) and its exact count (made when first read). */
 export interface Prefix {
-  text: string;
-  tokens: number;
+  readonly text: string;
+  bound: number;
+  readonly tokens: number;
 }
 
 // The prefix's parts, not its text: a session waiting for its user holds no copy of its personas' prompts.
@@ -48,15 +50,26 @@ export class PromptPrefixes {
     const block = this.pinnedFit(input.def);
     const system = this.systemOf(input);
     const briefPart = brief ? `## The brief\n${brief}` : '';
-    let tokens = 4 + (briefPart || block.text ? system.followed : system.alone) + block.tokens;
-    if (briefPart) tokens += this.pieces.of(block.text ? `${briefPart}\n\n` : briefPart);
     const parts = [system.text, briefPart, block.text].filter((p) => p !== '');
+    // The system prompt's exact count (made once per persona and process: it never changes) and the bounds of
+    // the pieces counted below (each piece's bytes, or three per unit past MAX_COUNTED_CHARS), so the sum bounds their counts.
+    const followed = briefPart !== '' || block.text !== '';
+    const bound = MESSAGE_OVERHEAD + (followed ? system.followed : system.alone) + (briefPart ? tokenBound(block.text ? `${briefPart}\n\n` : briefPart) : 0) + block.bytes;
+    const pieces = this.pieces;
+    let tokens: number | undefined;
     // One object while nothing changes (a head built on it stays valid); its text joined per call, never kept.
     const prefix: Prefix = {
       get text() {
         return parts.join('\n\n');
       },
-      tokens,
+      bound,
+      get tokens() {
+        if (tokens === undefined) {
+          tokens = MESSAGE_OVERHEAD + (followed ? system.followed : system.alone) + block.tokens;
+          if (briefPart) tokens += pieces.of(block.text ? `${briefPart}\n\n` : briefPart);
+        }
+        return tokens;
+      },
     };
     this.prefixes.set(input.persona.id, { def: input.def, personaPrompt: input.personaPrompt, brief, version, prefix });
     return prefix;
@@ -75,7 +88,9 @@ export class PromptPrefixes {
     if (!this.pinned || this.reportedVersion === version) return { labels: [], extraTokens: 0 };
     this.reportedVersion = version;
     const { fit } = this.pinned;
-    return { labels: pinnedTrimLabels({ ...fit, clipped: fit.clipped + clippedElsewhere }), extraTokens: Math.max(0, fit.fullTokens - fit.tokens) };
+    const labels = pinnedTrimLabels({ condensed: fit.condensed, omitted: fit.omitted, clipped: fit.clipped + clippedElsewhere });
+    // A verbatim block is all its items in full (nothing extra), and is not counted for it.
+    return { labels, extraTokens: fit.condensed === 0 && fit.omitted === 0 ? 0 : Math.max(0, fit.fullTokens - fit.tokens) };
   }
 
   /** Renders and counts pinned lines once each (shared with the block of waiting pins). */

@@ -158,6 +158,23 @@ export function countTokens(text: string): number {
   return countTokensWith(cachedO200k, text);
 }
 
+/**
+ * An upper bound on `countTokens(text)` without tokenizing: every o200k token encodes at least one byte (a
+ * special token's text is counted as the plain text it is, by pieces), so up to MAX_COUNTED_CHARS the UTF-8
+ * byte length bounds the count; beyond, the counted part has at most three tokens per UTF-16 unit (a unit is
+ * at most three bytes) and the rest is extrapolated at its rate, rounded up to at most that integer: three
+ * per unit bounds it. (A sum of such bounds of pieces bounds the pieces' counts too.)
+ */
+export function tokenBound(text: string): number {
+  return text.length <= MAX_COUNTED_CHARS ? Buffer.byteLength(text, 'utf8') : 3 * text.length;
+}
+
+/** An upper bound on `messageTokens(message)` without tokenizing (see tokenBound). */
+export function messageBound(message: ChatMessage): number {
+  const calls = message.role === 'assistant' && message.toolCalls ? message.toolCalls.reduce((n, c) => n + PER_MESSAGE + tokenBound(c.name) + tokenBound(c.arguments), 0) : 0;
+  return PER_MESSAGE + tokenBound(message.content) + calls;
+}
+
 /** Tokens of a chat message including its framing. */
 export function messageTokens(message: ChatMessage): number {
   const calls = message.role === 'assistant' && message.toolCalls ? message.toolCalls.reduce((n, c) => n + PER_MESSAGE + countTokens(c.name) + countTokens(c.arguments), 0) : 0;

@@ -7,25 +7,34 @@ import { MESSAGE_OVERHEAD } from './tokens.js';
 /** Heading of the message that lists pins made since the last summary. */
 export const WAITING_PINS_HEADER = '## Pinned since the last summary (verbatim, binding for everyone)';
 
+/** The waiting message: null when no pin waits; a bound on its tokens (its bytes), its exact tokens when read, and how many of its pins are cut. */
+export interface WaitingMessage {
+  message: ChatMessage | null;
+  /** MESSAGE_OVERHEAD and the content's UTF-8 bytes (0 when no pin waits): at least `tokens`, known without counting. */
+  bound: number;
+  /** Exact tokens as a chat message, counted when first read. */
+  readonly tokens: number;
+  clipped: number;
+}
+
 /** The waiting message as last built, with what it covers: pins `from`..`to` of the pinned list. */
-interface Waiting {
+interface Waiting extends WaitingMessage {
   pins: number;
   settled: number;
   lines: PinnedLines;
   from: number;
   to: number;
-  message: ChatMessage | null;
-  tokens: number;
-  clipped: number;
-  /** Tokens of every line but the last with its newline, and the last line. */
-  nl: number;
-  last: PinnedLine | null;
+  /** The lines of pins `from`..`to`, in order. */
+  items: PinnedLine[];
+  /** UTF-8 bytes of the content. */
+  bytes: number;
 }
 
 /**
  * The pins made since the pinned block of the prefix last changed, as one message after the recent turns
  * (so a new pin does not change the prefix, and a provider's prompt cache keeps serving it); they join the
- * pinned block at the next summary. Built by appending the new pins' lines (each rendered and counted once).
+ * pinned block at the next summary. Built by appending the new pins' lines (each rendered once, and counted
+ * only when a prompt's bound is over its budget).
  */
 export class WaitingPins {
   private cached: Waiting | null = null;
@@ -35,8 +44,8 @@ export class WaitingPins {
 
   constructor(private readonly memory: Memory) {}
 
-  /** The message (null when no pin waits), its tokens, and how many of its pins are cut to PINNED_ITEM_MAX_CHARS. */
-  of(lines: PinnedLines): { message: ChatMessage | null; tokens: number; clipped: number } {
+  /** The waiting message for the pins now. */
+  of(lines: PinnedLines): WaitingMessage {
     const pins = this.memory.pinnedVersion;
     const settled = this.memory.settledVersion;
     const was = this.cached;
@@ -47,20 +56,45 @@ export class WaitingPins {
     const grows = was !== null && was.settled === settled && was.lines === lines && was.from === from && was.to <= pinned.length && was.to > from;
     const start = grows ? was.to : from;
     let content = grows ? was.message!.content : WAITING_PINS_HEADER;
-    let nl = grows ? was.nl : 0;
+    let bytes = grows ? was.bytes : WAITING_PINS_HEADER.length;
     let clipped = grows ? was.clipped : 0;
-    let last = grows ? was.last : null;
+    // The lines are shared with the message before (which is never read again once replaced).
+    const items = grows ? was.items : [];
     for (let i = start; i < pinned.length; i++) {
       const l = lines.of(pinned[i]!);
-      if (last) nl += last.fullNl;
       content += `\n${l.full}`;
+      bytes += 1 + l.fullBytes;
       if (l.clipped) clipped += 1;
-      last = l;
+      items.push(l);
     }
-    if (this.header < 0) this.header = this.pieces.of(`${WAITING_PINS_HEADER}\n`);
-    const message: ChatMessage | null = last ? { role: 'user', content } : null;
-    const tokens = last ? MESSAGE_OVERHEAD + this.header + nl + last.fullEnd : 0;
-    this.cached = { pins, settled, lines, from, to: pinned.length, message, tokens, clipped, nl, last };
+    const message: ChatMessage | null = items.length > 0 ? { role: 'user', content } : null;
+    const count = items.length;
+    let tokens: number | undefined;
+    const self = this;
+    this.cached = {
+      pins,
+      settled,
+      lines,
+      from,
+      to: pinned.length,
+      items,
+      bytes,
+      message,
+      bound: message ? MESSAGE_OVERHEAD + bytes : 0,
+      clipped,
+      get tokens() {
+        tokens ??= count === 0 ? 0 : self.count(items, count);
+        return tokens;
+      },
+    };
     return this.cached;
+  }
+
+  /** Exact tokens of the message made of the first `count` lines (each but the last with its newline). */
+  private count(items: readonly PinnedLine[], count: number): number {
+    if (this.header < 0) this.header = this.pieces.of(`${WAITING_PINS_HEADER}\n`);
+    let n = MESSAGE_OVERHEAD + this.header;
+    for (let i = 0; i < count - 1; i++) n += items[i]!.fullNl;
+    return n + items[count - 1]!.fullEnd;
   }
 }
