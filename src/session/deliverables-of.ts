@@ -8,5 +8,5 @@ import { listWorkspaces } from '../tools/workspace-list.js';
 export async function sessionDeliverables(store: Store, read: ReadSession, def: MachineDefinition, status?: string): Promise<Deliverables> {
   const root = store.filesOf?.(read.doc.id);
   const workspaces = root ? await listWorkspaces(root) : [];
-  return deliverablesOf({ doc: read.doc, events: read.events, records: read.records, names: displayNames(def), workspaces, ...(status ? { status } : {}) });
+  return deliverablesOf({ doc: read.doc, events: read.events, records: read.records, names: displayNames(def), def, workspaces, ...(status ? { status } : {}) });
 }
