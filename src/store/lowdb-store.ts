@@ -9,7 +9,7 @@ import { checkDataDir, dataDirError } from './data-dir.js';
 import { asyncFs, DocumentFile, fsyncOf, NODE_DOCUMENT_FS, type DocumentFs } from './document-file.js';
 import { CHAINED_SINCE, journalRules } from './journal-check.js';
 import { slimRecord } from './journal-codec.js';
-import { createJournal, JournalWriter, scanJournal, type JournalEnd } from './journal-file.js';
+import { createJournal, journalEndsWith, JournalWriter, scanJournal, type JournalEnd } from './journal-file.js';
 import { listingOf, type SessionListing, type TailFold } from './listing.js';
 import { acquireLock, acquireNewLock, lockHolder, refreshLockIfDue, releaseLock } from './lock.js';
 import { CURRENT_FORMAT, decodeSessionFile, parseSessionFile, SessionFileError, type FileFormat, type Loaded } from './load-file.js';
@@ -284,7 +284,8 @@ export class LowdbStore implements Store {
   /** A session's listing: its checkpoint's, with the journal lines after it folded in when asked (and there are any). */
   private async listingAt(id: string, location: string, fold: boolean): Promise<SessionListing> {
     const { file: doc, storedVersion } = this.load(id, location);
-    if (!fold || !this.foldTail) return listingOf(doc);
+    // A checkpoint at the journal's end (every closed session's) is known from the journal's last bytes, without a scan.
+    if (!fold || !this.foldTail || journalEndsWith(this.journalOf(id), doc.checkpoint.hash)) return listingOf(doc);
     const tail: JournalRecord[] = [];
     try {
       scanJournal(
