@@ -56,6 +56,11 @@ describe('a session killed right after a turn ends waiting (issue 23, items 2 an
     // `troupe show` names it waiting too.
     const shown = await runCli(['show', id], env, '', { cwd: dataDir });
     expect(shown.stdout.split('\n')[1]).toContain(`${reference.final.turn} turns · waiting: `);
+    // And `troupe export`: its fields and its deliverables.
+    const exported = await runCli(['export', id, 'json'], env, '', { cwd: dataDir });
+    expect(JSON.parse(exported.stdout).deliverables.status).toBe('awaiting_user');
+    const markdown = await runCli(['export', id, 'md'], env, '', { cwd: dataDir });
+    expect(markdown.stdout).toContain('| status | waiting: ');
 
     // Resumed with no input: no turn is run again, and it is stored as the uninterrupted run left it.
     const resumed = await runCli(['resume', id, '--demo', '--json'], env, '', { cwd: dataDir });
