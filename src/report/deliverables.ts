@@ -1,8 +1,6 @@
 import type { Changes } from '../engine/agent-reply.js';
-import type { MachineDefinition } from '../engine/definition.js';
 import type { TroupeEvent } from '../engine/event-map.js';
 import type { SessionState } from '../engine/session.js';
-import { foldJournal } from '../session/fold.js';
 import type { SessionDocument, JournalRecord } from '../store/session-file.js';
 import { checkEvents } from './checked-events.js';
 import type { DisplayNames } from './display-items.js';
@@ -65,8 +63,8 @@ export interface DeliverableSources {
   names: DisplayNames;
   /** The session's status now (a running session's snapshot may be ahead of its stored checkpoint). */
   status?: string;
-  /** The machine it runs: the journal lines after the checkpoint are folded with it (without it, the checkpoint's state is shown). */
-  def?: MachineDefinition;
+  /** Its state as the journal ends (see stateAtJournalEnd; without it, the checkpoint's state is shown). */
+  state?: SessionState;
   workspaces: readonly WorkspaceOnDisk[];
 }
 
@@ -95,19 +93,6 @@ function finalTexts(events: readonly TroupeEvent[], names: DisplayNames): FinalT
     last.set(key, { persona: e.persona, name: names.name(e.persona), ...(e.branch !== undefined ? { branch: e.branch } : {}), turn: e.turn, text: e.text });
   }
   return [...last.values()];
-}
-
-/** The session's state as its journal ends: the checkpoint (a cache) with the lines after it folded in. */
-function stateAtEnd(s: DeliverableSources): SessionState {
-  const checkpoint = s.doc.checkpoint;
-  const tail = s.records.slice(checkpoint.records);
-  if (!s.def || tail.length === 0) return checkpoint.snapshot;
-  try {
-    return foldJournal(s.def, checkpoint.snapshot, tail);
-  } catch {
-    // Lines the team as it is now cannot replay (it changed since): the checkpoint's state is shown.
-    return checkpoint.snapshot;
-  }
 }
 
 /** The deliverables document of a session (pure): read from its stored events and journal, and its workspaces found on disk. */
@@ -142,7 +127,7 @@ export function deliverablesOf(sources: DeliverableSources): Deliverables {
       diff: r?.changes.diff ?? '',
     };
   });
-  const snapshot = stateAtEnd(s);
+  const snapshot = s.state ?? s.doc.checkpoint.snapshot;
   return {
     id: s.doc.id,
     kind: s.doc.workflow ? 'workflow' : 'team',

@@ -1,8 +1,8 @@
 import type { MachineDefinition } from '../engine/definition.js';
 import type { TroupeEvent } from '../engine/event-map.js';
-import type { JournalRecord, SessionDocument } from '../store/session-file.js';
-import { listingOf, type SessionListing } from '../store/listing.js';
-import { foldJournal } from '../session/fold.js';
+import type { SessionState } from '../engine/session.js';
+import type { SessionDocument } from '../store/session-file.js';
+import { listingOf } from '../store/listing.js';
 import { checkEvents } from './checked-events.js';
 import { decisionLine, transitionHistory } from './decisions.js';
 import { eventLines } from './event-lines.js';
@@ -12,23 +12,11 @@ import { transcriptOf } from '../memory/transcript.js';
 import type { Deliverables } from './deliverables.js';
 import { deliverablesMarkdown } from './deliverables-markdown.js';
 
-/** A stored session as the reports read it: its document, its whole event log, and its journal (for the state after the checkpoint). */
+/** A stored session as the reports read it: its document, its whole event log, and its state as the journal ends (see stateAtJournalEnd; else the checkpoint's). */
 export interface StoredSessionReport {
   doc: SessionDocument;
   events: readonly TroupeEvent[];
-  records?: readonly JournalRecord[];
-}
-
-/** The session's listing as its journal ends: the lines after the checkpoint (a cache) folded over it. */
-function listingNow(r: StoredSessionReport, def: MachineDefinition): SessionListing {
-  const tail = r.records?.slice(r.doc.checkpoint.records) ?? [];
-  if (tail.length === 0) return listingOf(r.doc);
-  try {
-    return listingOf(r.doc, foldJournal(def, r.doc.checkpoint.snapshot, tail));
-  } catch {
-    // Lines the team as it is now cannot replay (it changed since): the checkpoint's state is shown.
-    return listingOf(r.doc);
-  }
+  state?: SessionState;
 }
 
 /** What a session runs, as its header names it: the workflow (no mode: a workflow has none), or the team and its mode. */
@@ -36,8 +24,8 @@ function runs(doc: SessionDocument): string {
   return doc.workflow ? `workflow ${doc.workflow.name}` : `${doc.team.name} · ${doc.mode.toUpperCase()}`;
 }
 
-function header(r: StoredSessionReport, def: MachineDefinition): string[] {
-  const listing = listingNow(r, def);
+function header(r: StoredSessionReport): string[] {
+  const listing = listingOf(r.doc, r.state);
   return [`session ${r.doc.id} · ${runs(r.doc)} · ${r.doc.model}`, `created ${r.doc.createdAt} · updated ${r.doc.updatedAt} · ${listing.turns} turns · ${sessionStatus({ listing, lockedBy: null })}`];
 }
 
@@ -55,7 +43,7 @@ function approvalLines(events: readonly TroupeEvent[], def: MachineDefinition, b
 /** `troupe show`: the transcript told by the event log, every transition with its arbitration, the approvals. */
 export function renderShow(r: StoredSessionReport, def: MachineDefinition): string[] {
   const { events, skipped } = checkEvents(r.events);
-  const lines = [...header(r, def), ...skipped.map((s) => `! ${s}`), ''];
+  const lines = [...header(r), ...skipped.map((s) => `! ${s}`), ''];
   const toLines = eventLines(def);
   for (const e of events) lines.push(...toLines(e));
   lines.push('', 'Decisions:');
@@ -74,7 +62,7 @@ export function renderShow(r: StoredSessionReport, def: MachineDefinition): stri
  */
 export function renderMarkdown(r: StoredSessionReport, def: MachineDefinition, deliverables?: Deliverables): string {
   const { events, skipped } = checkEvents(r.events);
-  const listing = listingNow(r, def);
+  const listing = listingOf(r.doc, r.state);
   const workflow = r.doc.workflow !== undefined;
   const out: string[] = [`# troupe session ${r.doc.id}`, ''];
   if (skipped.length > 0) out.push(...skipped.map((line) => `> **note:** ${line}`), '');

@@ -34,3 +34,16 @@ export function foldStoredTail(doc: SessionDocument, tail: readonly JournalRecor
     return null;
   }
 }
+
+/** A read session's state as its journal ends, folded with the machine it is shown with (the checkpoint's state when the lines do not fit it). */
+export function stateAtJournalEnd(read: { doc: SessionDocument; records: readonly JournalRecord[] }, def: MachineDefinition): SessionState {
+  const { checkpoint } = read.doc;
+  const tail = read.records.slice(checkpoint.records);
+  if (tail.length === 0) return checkpoint.snapshot;
+  try {
+    return foldJournal(def, checkpoint.snapshot, tail);
+  } catch {
+    // Lines the team as it is now cannot replay (it changed since): the checkpoint's state is shown.
+    return checkpoint.snapshot;
+  }
+}
