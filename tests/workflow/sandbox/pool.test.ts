@@ -64,3 +64,53 @@ describe('a cold start never counts against an evaluation', () => {
     await session.close();
   }, 60_000);
 });
+
+describe("a session's jobs stay on the thread holding its context", () => {
+  // How many contexts the pool's threads hold, all sessions together.
+  const contexts = (pool: SandboxPool) => (pool as unknown as { workers: { sessions: Set<string> }[] }).workers.reduce((n, w) => n + w.sessions.size, 0);
+  // About half a second of guest work (within the step limit) that ends by itself.
+  const LONG = codeEvaluation(stmts('let s = 0; for (let i = 0; i < 3e6; i++) s += i; return s;'), scopeOf(), 'input');
+
+  it('while another session runs a job there, the next job waits for that thread rather than opening a context on an idle one', async () => {
+    // A clock that never moves: the job running there never counts as long.
+    const pool = new SandboxPool({ size: 2, now: () => 0 });
+    const a = createSandboxEvaluator({ pool });
+    const b = createSandboxEvaluator({ pool });
+    try {
+      expect(await a.evaluate(sum(0))).toMatchObject({ ok: true });
+      // b's first job goes to the started thread, the one holding a's context; a's next finds it busy.
+      const long = b.evaluate(LONG);
+      const next = a.evaluate(sum(1));
+      expect(await next).toMatchObject({ ok: true, value: 2 });
+      expect(await long).toMatchObject({ ok: true });
+      // One thread holds both (before: a's context opened on the idle thread too, 3).
+      expect(contexts(pool)).toBe(2);
+    } finally {
+      await a.close();
+      await b.close();
+      await pool.close();
+    }
+  });
+
+  it('unless the job running there has run long: then an idle thread opens a context for it', async () => {
+    let now = 0;
+    const pool = new SandboxPool({ size: 2, now: () => now });
+    const a = createSandboxEvaluator({ pool });
+    const b = createSandboxEvaluator({ pool, backstopMs: 600_000 });
+    const abort = new AbortController();
+    try {
+      expect(await a.evaluate(sum(0))).toMatchObject({ ok: true });
+      const stuck = b.evaluate(codeEvaluation(expr(SLOW)), abort.signal);
+      const next = a.evaluate(sum(1));
+      // b's job has now run a minute: a's goes to the other thread (with the clock still, it would wait for b's).
+      now = 60_000;
+      expect(await next).toMatchObject({ ok: true, value: 2 });
+      abort.abort();
+      expect(await stuck).toEqual({ ok: false, error: 'cancelled' });
+    } finally {
+      await a.close();
+      await b.close();
+      await pool.close();
+    }
+  });
+});
