@@ -6,5 +6,7 @@ import type { CliIo } from './io.js';
 // Apart from common.ts, so commands that store nothing (graph, validate, schemas) never load the store.
 /** The session store in the data directory (TROUPE_DATA_DIR or .troupe/), redacting the secrets of this environment. */
 export function storeFor(io: CliIo): LowdbStore {
-  return new LowdbStore(dataDirFrom(io.env, io.cwd), { redact: redactorFrom(io.env) });
+  // The fold (engine, team loading) is imported only when a stored session has journal lines after its checkpoint.
+  const foldTail = async (...args: Parameters<typeof import('../session/stored-tail.js').foldStoredTail>) => (await import('../session/stored-tail.js')).foldStoredTail(...args);
+  return new LowdbStore(dataDirFrom(io.env, io.cwd), { redact: redactorFrom(io.env), foldTail });
 }

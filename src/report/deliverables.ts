@@ -1,5 +1,6 @@
 import type { Changes } from '../engine/agent-reply.js';
 import type { TroupeEvent } from '../engine/event-map.js';
+import type { SessionState } from '../engine/session.js';
 import type { SessionDocument, JournalRecord } from '../store/session-file.js';
 import { checkEvents } from './checked-events.js';
 import type { DisplayNames } from './display-items.js';
@@ -62,6 +63,8 @@ export interface DeliverableSources {
   names: DisplayNames;
   /** The session's status now (a running session's snapshot may be ahead of its stored checkpoint). */
   status?: string;
+  /** Its state as the journal ends (see stateAtJournalEnd; without it, the checkpoint's state is shown). */
+  state?: SessionState;
   workspaces: readonly WorkspaceOnDisk[];
 }
 
@@ -124,7 +127,7 @@ export function deliverablesOf(sources: DeliverableSources): Deliverables {
       diff: r?.changes.diff ?? '',
     };
   });
-  const snapshot = s.doc.checkpoint.snapshot;
+  const snapshot = s.state ?? s.doc.checkpoint.snapshot;
   return {
     id: s.doc.id,
     kind: s.doc.workflow ? 'workflow' : 'team',

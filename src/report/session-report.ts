@@ -1,5 +1,6 @@
 import type { MachineDefinition } from '../engine/definition.js';
 import type { TroupeEvent } from '../engine/event-map.js';
+import type { SessionState } from '../engine/session.js';
 import type { SessionDocument } from '../store/session-file.js';
 import { listingOf } from '../store/listing.js';
 import { checkEvents } from './checked-events.js';
@@ -11,10 +12,11 @@ import { transcriptOf } from '../memory/transcript.js';
 import type { Deliverables } from './deliverables.js';
 import { deliverablesMarkdown } from './deliverables-markdown.js';
 
-/** A stored session as the reports read it: its document and its whole event log. */
+/** A stored session as the reports read it: its document, its whole event log, and its state as the journal ends (see stateAtJournalEnd; else the checkpoint's). */
 export interface StoredSessionReport {
   doc: SessionDocument;
   events: readonly TroupeEvent[];
+  state?: SessionState;
 }
 
 /** What a session runs, as its header names it: the workflow (no mode: a workflow has none), or the team and its mode. */
@@ -23,7 +25,7 @@ function runs(doc: SessionDocument): string {
 }
 
 function header(r: StoredSessionReport): string[] {
-  const listing = listingOf(r.doc);
+  const listing = listingOf(r.doc, r.state);
   return [`session ${r.doc.id} · ${runs(r.doc)} · ${r.doc.model}`, `created ${r.doc.createdAt} · updated ${r.doc.updatedAt} · ${listing.turns} turns · ${sessionStatus({ listing, lockedBy: null })}`];
 }
 
@@ -60,7 +62,7 @@ export function renderShow(r: StoredSessionReport, def: MachineDefinition): stri
  */
 export function renderMarkdown(r: StoredSessionReport, def: MachineDefinition, deliverables?: Deliverables): string {
   const { events, skipped } = checkEvents(r.events);
-  const listing = listingOf(r.doc);
+  const listing = listingOf(r.doc, r.state);
   const workflow = r.doc.workflow !== undefined;
   const out: string[] = [`# troupe session ${r.doc.id}`, ''];
   if (skipped.length > 0) out.push(...skipped.map((line) => `> **note:** ${line}`), '');

@@ -55,13 +55,16 @@ export function viewOf(s: ViewedSession & Partial<Pick<SessionState, 'visits' | 
   );
 }
 
-/** A session as the embedded backend shows it: from the running session (its meter), or from its stored checkpoint. */
-export function sessionView(input: { session: TroupeSession } | { doc: ReadSession['doc']; lastSeq: number; usage: UsageState | null; snapshot?: SessionState }): Record<string, unknown> {
+/**
+ * A session as the embedded backend shows it: from the running session (its meter), or stored: from its state
+ * as the journal ends (the checkpoint is a cache: fold the lines after it, see foldJournal).
+ */
+export function sessionView(input: { session: TroupeSession } | { doc: ReadSession['doc']; lastSeq: number; usage: UsageState | null; snapshot: SessionState }): Record<string, unknown> {
   if ('session' in input) {
     const { session } = input;
     return viewOf(session.getSnapshot(), { kind: session.def.kind, hosted: true, lastEventSeq: session.recent().at(-1)?.seq ?? 0, usage: session.usage(), forkedFrom: session.forkedFrom });
   }
-  return viewOf(input.snapshot ?? input.doc.checkpoint.snapshot, {
+  return viewOf(input.snapshot, {
     kind: input.doc.workflow ? 'workflow' : 'team',
     hosted: false,
     lastEventSeq: input.lastSeq,

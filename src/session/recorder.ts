@@ -16,10 +16,12 @@ const CHECKPOINT_LINES = 256;
 
 /**
  * Persists a running session: every step's input and events are appended to the journal synchronously,
- * before the step's effects run (O(1) per step). The small session document gets a checkpoint whenever
- * the status changes (a move to `running` with the step after it, so no document rewrite sits in front
- * of the model call that step starts), on close, and at a new turn or a memory compression once the last checkpoint is a
- * second or 256 journal lines old (so with real models, at every turn). A checkpoint is taken once the
+ * before the step's effects run (O(1) per step). The small session document gets a checkpoint when the
+ * session ends, on close, and at a new turn, a status change (a move to `running` looked at with the step
+ * after it, so no document rewrite sits in front of the model call that step starts) or a memory compression
+ * once the last checkpoint is a second or 256 journal lines old: a turn that ends waiting for the user is not
+ * a rewrite every turn. Readers of a stored session's status fold the journal lines after the checkpoint
+ * (listings, reports, the serve views). A checkpoint is taken once the
  * step that asked for it has been delivered (its events are in memory and usage too) and written off the
  * event loop, one at a time: those asked for while one is being written become one, of the state when it
  * starts. A crash before it lands loses nothing: the journal holds every step, and reopening folds the
@@ -33,7 +35,7 @@ export class JournalRecorder implements JournalPort {
   // A checkpoint asked for and not yet taken, and the write in progress (with those asked for after it).
   private wanted: { sync: boolean } | null = null;
   private writing: Promise<void> | null = null;
-  // A move to `running` not written yet (it is, with the next step).
+  // A move to `running` whose checkpoint rule is looked at with the next step.
   private workDue = false;
 
   constructor(
@@ -58,11 +60,19 @@ export class JournalRecorder implements JournalPort {
    */
   step(input: EngineInput, events: TroupeEvent[], next: SessionState): void {
     this.append({ n: this.records + 1, input, events });
+    const before = this.snapshot;
     this.snapshot = next;
-    // Going to work is written with the step after it, not in front of the model call this step starts.
-    if (next.status === 'running' && this.last.status !== 'running' && !this.workDue) this.workDue = true;
-    else if (next.status !== this.last.status) this.want({ sync: next.status !== 'running' });
-    else if (next.turn !== this.last.turn) this.checkpointIfDue({ sync: next.status !== 'running' });
+    // The end is written at once (a session that ended must never list as resumable).
+    if (next.status === 'ended') {
+      if (this.last.status !== 'ended') this.want({ sync: true });
+    }
+    // Going to work is looked at with the step after it, not in front of the model call this step starts.
+    else if (next.status === 'running' && before.status !== 'running') this.workDue = true;
+    // Any other status change goes by the rule a new turn does: the journal holds it, and readers fold the lines after the checkpoint.
+    else if (this.workDue || next.status !== before.status || next.turn !== before.turn) {
+      this.workDue = false;
+      this.checkpointIfDue({ sync: next.status !== 'running' });
+    }
   }
 
   /** Asks for a checkpoint unless the last one is recent (under a second and 256 journal lines old): at a new turn, after memory compression. */

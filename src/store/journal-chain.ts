@@ -21,6 +21,11 @@ const TAIL = HASH_LENGTH + 2;
 const SEAL = PREV_KEY.length + HASH_LENGTH + 1 + HASH_KEY.length + TAIL;
 const HASH_KEY_BYTES = Buffer.from(HASH_KEY, 'latin1');
 
+/** The bytes a journal ends with when its last complete line is the one sealed with `hash` (its newline included). */
+export function sealEnding(hash: string): Buffer {
+  return Buffer.from(`${HASH_KEY}${hash}"}\n`, 'latin1');
+}
+
 /** The hash of bytes (or of a string's UTF-8 bytes), as a journal line or checkpoint records it. */
 export function hashOf(data: string | Uint8Array): string {
   return hash('sha256', data, 'hex').slice(0, HASH_LENGTH);

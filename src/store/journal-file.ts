@@ -1,5 +1,5 @@
 import { closeSync, fstatSync, open, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
-import { CHAIN_START, sealedLineMaxBytes, sealLineInto } from './journal-chain.js';
+import { CHAIN_START, sealEnding, sealedLineMaxBytes, sealLineInto } from './journal-chain.js';
 import { JournalCheck, type JournalRules } from './journal-check.js';
 import { SessionFileError } from './load-file.js';
 import type { JournalRecord } from './session-file.js';
@@ -20,6 +20,29 @@ export interface JournalScan {
   torn: boolean;
   /** The hash of the last complete line (CHAIN_START when there is none): the next line's `prev`. */
   lastHash: string;
+}
+
+/**
+ * Whether a journal ends with the line sealed with `hash` (read from its last bytes, not scanned): a checkpoint
+ * holding that hash covers every line, so there is nothing after it to fold. False when it cannot tell.
+ */
+export function journalEndsWith(path: string, hash: string | undefined): boolean {
+  if (hash === undefined) return false;
+  const ending = sealEnding(hash);
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return false;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    if (size < ending.length) return false;
+    const last = Buffer.alloc(ending.length);
+    return readSync(fd, last, 0, ending.length, size - ending.length) === ending.length && last.equals(ending);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**

@@ -1,5 +1,6 @@
+import type { SessionState } from '../engine/session.js';
 import { transitionTableOf, type TransitionTable } from '../warming/transitions.js';
-import type { SessionDocument } from './session-file.js';
+import type { JournalRecord, SessionDocument } from './session-file.js';
 
 /** What `troupe sessions` and `troupe resume` need to know of a stored session, from its document alone. */
 export interface SessionListing {
@@ -27,9 +28,15 @@ interface UsageLike {
   session?: { promptTokens?: number; completionTokens?: number; cost?: number; calls?: number; unpricedCalls?: number };
 }
 
-/** The listing of a session document (its latest checkpoint). */
-export function listingOf(doc: SessionDocument): SessionListing {
-  const s = doc.checkpoint.snapshot;
+/**
+ * Folds a stored session's journal lines after its checkpoint over the checkpoint's state (the state at the
+ * journal's end), or answers null when it cannot (its team is gone): the store is given one, it knows no engine.
+ */
+export type TailFold = (doc: SessionDocument, tail: readonly JournalRecord[]) => Promise<SessionState | null>;
+
+/** The listing of a session document: its state at the journal's end when given (see TailFold), else its latest checkpoint's. */
+export function listingOf(doc: SessionDocument, snapshot: SessionState = doc.checkpoint.snapshot): SessionListing {
+  const s = snapshot;
   const usage = (doc.checkpoint.usage as UsageLike | null)?.session;
   const priced = usage ? (usage.calls ?? 0) - (usage.unpricedCalls ?? 0) : 0;
   const transitions = transitionTableOf(doc.checkpoint.transitions);

@@ -9,8 +9,8 @@ import { checkDataDir, dataDirError } from './data-dir.js';
 import { asyncFs, DocumentFile, fsyncOf, NODE_DOCUMENT_FS, type DocumentFs } from './document-file.js';
 import { CHAINED_SINCE, journalRules } from './journal-check.js';
 import { slimRecord } from './journal-codec.js';
-import { createJournal, JournalWriter, scanJournal, type JournalEnd } from './journal-file.js';
-import { listingOf, type SessionListing } from './listing.js';
+import { createJournal, journalEndsWith, JournalWriter, scanJournal, type JournalEnd } from './journal-file.js';
+import { listingOf, type SessionListing, type TailFold } from './listing.js';
 import { acquireLock, acquireNewLock, lockHolder, refreshLockIfDue, releaseLock } from './lock.js';
 import { CURRENT_FORMAT, decodeSessionFile, parseSessionFile, SessionFileError, type FileFormat, type Loaded } from './load-file.js';
 import { sealingPathOf, sealJournal } from './seal-journal.js';
@@ -28,9 +28,17 @@ export interface LowdbStoreOptions {
   format?: FileFormat;
   /** How session documents are written (tests inject one that fails like a full disk). */
   fs?: DocumentFs;
+  /** Folds the journal lines after a checkpoint, so a listing shows the session as its journal ends (default: the checkpoint's state). */
+  foldTail?: TailFold;
 }
 
-type Index = { version: 1; sessions: Record<string, { mtimeMs: number; listing: SessionListing }> };
+/**
+ * A cached listing is good while the document's mtime and the journal's size are those it was made from;
+ * `folded` says the journal lines after the checkpoint were folded in (a listing made while the session was
+ * open elsewhere was not: it is remade once the session is closed or its process gone).
+ */
+type CachedListing = { mtimeMs: number; journalBytes?: number; folded?: boolean; listing: SessionListing };
+type Index = { version: 1; sessions: Record<string, CachedListing> };
 
 /**
  * Sessions under `<dataDir>/sessions/`: per session a lowdb document `<id>.json` (metadata and the
@@ -44,6 +52,7 @@ export class LowdbStore implements Store {
   private readonly indent: number;
   private readonly format: FileFormat;
   private readonly fs: DocumentFs;
+  private readonly foldTail: TailFold | null;
   // The sessions directory, made once.
   private made: Promise<void> | null = null;
 
@@ -59,6 +68,7 @@ export class LowdbStore implements Store {
     this.redact = options.redact ?? redactorFrom();
     this.indent = options.indent ?? 0;
     this.fs = options.fs ?? NODE_DOCUMENT_FS;
+    this.foldTail = options.foldTail ?? null;
   }
 
   /** Path of a session's document. */
@@ -245,13 +255,18 @@ export class LowdbStore implements Store {
       const location = join(this.dir, `${id}.json`);
       try {
         const mtimeMs = statSync(location).mtimeMs;
+        const journalBytes = journalSize(this.journalOf(id));
+        const lockedBy = lockHolder(this.lockOf(id));
         let cached = index.sessions[id];
-        if (!cached || cached.mtimeMs !== mtimeMs) {
-          cached = { mtimeMs, listing: listingOf(this.load(id, location).file) };
+        const fresh = cached && cached.mtimeMs === mtimeMs && cached.journalBytes === journalBytes && (cached.folded === true || lockedBy !== null || !this.foldTail);
+        if (!cached || !fresh) {
+          // A session open elsewhere is shown as open: its journal is not read while it grows.
+          const fold = lockedBy === null && this.foldTail !== null;
+          cached = { mtimeMs, journalBytes, folded: fold, listing: await this.listingAt(id, location, fold) };
           index.sessions[id] = cached;
           changed = true;
         }
-        entries.push({ id, location, listing: cached.listing, lockedBy: lockHolder(this.lockOf(id)) });
+        entries.push({ id, location, listing: cached.listing, lockedBy });
       } catch (error) {
         entries.push({ id, location, error: (dataDirError(error, this.dataDir, 'read it') as Error).message });
       }
@@ -264,6 +279,29 @@ export class LowdbStore implements Store {
     }
     if (changed) this.writeIndex(index);
     return newestFirst(entries);
+  }
+
+  /** A session's listing: its checkpoint's, with the journal lines after it folded in when asked (and there are any). */
+  private async listingAt(id: string, location: string, fold: boolean): Promise<SessionListing> {
+    const { file: doc, storedVersion } = this.load(id, location);
+    // A checkpoint at the journal's end (every closed session's) is known from the journal's last bytes, without a scan.
+    if (!fold || !this.foldTail || journalEndsWith(this.journalOf(id), doc.checkpoint.hash)) return listingOf(doc);
+    const tail: JournalRecord[] = [];
+    try {
+      scanJournal(
+        this.journalOf(id),
+        (record, line) => {
+          if (line > doc.checkpoint.records) tail.push(record);
+        },
+        journalRules(doc, storedVersion, location),
+      );
+    } catch {
+      // A journal that fails its checks is named when the session is opened; the listing shows its checkpoint.
+      return listingOf(doc);
+    }
+    if (tail.length === 0) return listingOf(doc);
+    const folded = await this.foldTail(doc, tail);
+    return listingOf(doc, folded ?? doc.checkpoint.snapshot);
   }
 
   private indexFile(): DocumentFile<Index> {
@@ -373,5 +411,14 @@ export class LowdbStore implements Store {
         }
       },
     };
+  }
+}
+
+/** The journal's size in bytes (-1 when it is missing: an old single-file session). */
+function journalSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return -1;
   }
 }

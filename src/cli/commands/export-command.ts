@@ -2,6 +2,7 @@ import { redactDeep, redactorFrom } from '../../llm/redact.js';
 import { renderMarkdown } from '../../report/session-report.js';
 import { terminalSafe, terminalSafeJson } from '../../report/terminal-safe.js';
 import { sessionDeliverables } from '../../session/deliverables-of.js';
+import { stateAtJournalEnd } from '../../session/stored-tail.js';
 import { UsageError, type CliArgs } from '../args.js';
 import { storeFor } from '../store-for.js';
 import type { CliIo } from '../io.js';
@@ -17,7 +18,10 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   const read = redactDeep(await store.read(await resolveSessionId(store, wanted, 'newest')), redactorFrom(io.env));
   const def = displayDefinition(read.doc);
   const deliverables = redactDeep(await sessionDeliverables(store, read, def), redactorFrom(io.env));
-  const text = fmt === 'json' ? `${terminalSafeJson(JSON.stringify({ ...read.doc, deliverables, events: read.events }, null, 2))}\n` : terminalSafe(renderMarkdown(read, def, deliverables));
+  const text =
+    fmt === 'json'
+      ? `${terminalSafeJson(JSON.stringify({ ...read.doc, deliverables, events: read.events }, null, 2))}\n`
+      : terminalSafe(renderMarkdown({ ...read, state: stateAtJournalEnd(read, def) }, def, deliverables));
   io.stdout.write(text);
   return 0;
 }

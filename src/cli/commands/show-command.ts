@@ -3,6 +3,7 @@ import { renderShow } from '../../report/session-report.js';
 import type { CliArgs } from '../args.js';
 import { storeFor } from '../store-for.js';
 import { printer, type CliIo } from '../io.js';
+import { stateAtJournalEnd } from '../../session/stored-tail.js';
 import { displayDefinition, resolveSessionId } from '../session-lookup.js';
 
 /** `troupe show <id>`: the transcript with every decision (transitions and their arbitration), read-only. */
@@ -10,6 +11,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   const store = storeFor(io);
   const read = redactDeep(await store.read(await resolveSessionId(store, args.positionals[0], 'newest')), redactorFrom(io.env));
   const write = printer(io);
-  for (const line of renderShow(read, displayDefinition(read.doc))) write(line);
+  const def = displayDefinition(read.doc);
+  for (const line of renderShow({ ...read, state: stateAtJournalEnd(read, def) }, def)) write(line);
   return 0;
 }

@@ -1,0 +1,75 @@
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DemoModel } from '../../src/llm/demo-model.js';
+import { openSession } from '../../src/session/open-session.js';
+import { foldStoredTail } from '../../src/session/stored-tail.js';
+import { journalEndsWith } from '../../src/store/journal-file.js';
+import { releaseLock } from '../../src/store/lock.js';
+import { LowdbStore } from '../../src/store/lowdb-store.js';
+import type { StoredEntry } from '../../src/store/store.js';
+import { writesSettled } from '../../src/store/writes-in-flight.js';
+import { REPO_ROOT, studio } from '../helpers/team.js';
+import { BRIEF, ENV } from './support.js';
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+const listingOf = (entries: StoredEntry[], id: string) => {
+  const e = entries.find((x) => x.id === id)!;
+  if (!('listing' in e)) throw new Error(e.error);
+  return { status: e.listing.status, turns: e.listing.turns, lockedBy: e.lockedBy };
+};
+
+describe('troupe sessions lists a stored session as its journal ends (issue 23, items 2 and 6)', () => {
+  it('folds the lines after the checkpoint once the session is not open, and remakes a cached listing when the journal grows under an unchanged document', async () => {
+    const data = mkdtempSync(join(tmpdir(), 'troupe-listtail-'));
+    dirs.push(data);
+    const store = new LowdbStore(data, { foldTail: async (doc, tail) => foldStoredTail(doc, tail) });
+    // A clock that never moves: after the first checkpoint none comes due by time, so waits stay in the journal only.
+    const session = await openSession({ team: studio(), teamDir: REPO_ROOT, model: new DemoModel(), store, id: 'tail', brief: BRIEF, env: ENV, clock: () => Date.UTC(2026, 0, 1), memory: false });
+    session.start(BRIEF);
+    await session.settled();
+    await writesSettled();
+    const waited = session.getSnapshot();
+    expect(waited.status).toBe('awaiting_user');
+    const docPath = store.pathOf('tail');
+    expect(JSON.parse(readFileSync(docPath, 'utf8')).checkpoint.snapshot.status).toBe('running');
+
+    // Open here: listed as open, from its checkpoint (its journal is not read while it grows).
+    expect(listingOf(await store.list(), 'tail')).toEqual({ status: 'running', turns: expect.any(Number), lockedBy: process.pid });
+    // Its process gone (the lock released, the document never rewritten): the same cached entry is remade, folded.
+    releaseLock(store.lockOf('tail'));
+    expect(listingOf(await store.list(), 'tail')).toEqual({ status: 'awaiting_user', turns: waited.turn, lockedBy: null });
+
+    // The journal grows and the document does not (the next wait is within the rule too): the listing follows the journal.
+    const mtime = statSync(docPath).mtimeMs;
+    session.send({ type: 'user_message', text: 'make it harder' });
+    await session.settled();
+    await writesSettled();
+    expect(statSync(docPath).mtimeMs).toBe(mtime);
+    expect(session.getSnapshot().turn).toBeGreaterThan(waited.turn);
+    expect(listingOf(await store.list(), 'tail')).toEqual({ status: 'awaiting_user', turns: session.getSnapshot().turn, lockedBy: null });
+    await session.stop();
+    // Closed: the checkpoint is at the journal's end, known from its last bytes.
+    const doc = JSON.parse(readFileSync(docPath, 'utf8'));
+    expect(journalEndsWith(store.journalOf('tail'), doc.checkpoint.hash)).toBe(true);
+    expect(listingOf(await store.list(), 'tail')).toMatchObject({ status: 'awaiting_user', turns: session.getSnapshot().turn });
+  });
+
+  it("journalEndsWith reads only the last line's seal: a torn line after it, another hash, no hash or no journal say no", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'troupe-ends-'));
+    dirs.push(dir);
+    const path = join(dir, 'j.jsonl');
+    writeFileSync(path, '{"n":1,"prev":"0000000000000000","hash":"0123456789abcdef"}\n');
+    expect(journalEndsWith(path, '0123456789abcdef')).toBe(true);
+    expect(journalEndsWith(path, 'fedcba9876543210')).toBe(false);
+    expect(journalEndsWith(path, undefined)).toBe(false);
+    expect(journalEndsWith(join(dir, 'missing.jsonl'), '0123456789abcdef')).toBe(false);
+    appendFileSync(path, '{"n":2,"prev":"0123456789abcdef","hash":"0123456789abcdef"}');
+    expect(journalEndsWith(path, '0123456789abcdef')).toBe(false);
+  });
+});
