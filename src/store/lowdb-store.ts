@@ -1,5 +1,5 @@
 import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LowSync } from 'lowdb';
 import type { TroupeEvent } from '../engine/event-map.js';
@@ -403,7 +403,8 @@ export class LowdbStore implements Store {
         writer.close();
         try {
           // Removed while the lock is held, so no other process opens it half gone; the document last, as it names the session.
-          rmSync(this.filesOf(id), { recursive: true, force: true });
+          // Not rmSync: it recurses on the stack, and agents' workspaces can hold trees thousands of levels deep.
+          await rm(this.filesOf(id), { recursive: true, force: true });
           rmSync(writer.path, { force: true });
           rmSync(path, { force: true });
         } finally {
