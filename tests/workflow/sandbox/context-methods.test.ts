@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { EvaluationResult, Scope } from '../../../src/engine/evaluation.js';
+import type { Scope } from '../../../src/engine/evaluation.js';
 import type { SandboxEvaluator } from '../../../src/workflow/sandbox/index.js';
-import { codeEvaluation, expr, PLACEMENTS, sandboxSessions, scopeOf, stmts } from './fixtures.js';
+import { codeEvaluation, expr, PLACEMENTS, sandboxSessions, scopeOf, stmts, succeededValue } from './fixtures.js';
 
 // A context's methods (addMessage, getMessages, ...) and its messages accessor are made once per guest context and
 // shared by every context object of every part and job, as a class's methods are: they are frozen, so nothing code
@@ -31,14 +31,9 @@ describe.each(PLACEMENTS)('context methods shared between parts and jobs, $place
   beforeAll(() => {
     [session] = sessions() as [SandboxEvaluator];
   });
-  const value = async (result: Promise<EvaluationResult>): Promise<unknown> => {
-    const r = await result;
-    if (!r.ok) throw new Error(r.error);
-    return r.value;
-  };
 
   it('what code does to them is refused (in its own job too) and never reaches the next job', async () => {
-    const probe = async (source: string) => ((await value(session.evaluate(codeEvaluation(stmts(source), SCOPE, 'input')))) as unknown[]).map((v) => v ?? null);
+    const probe = async (source: string) => ((await succeededValue(session.evaluate(codeEvaluation(stmts(source), SCOPE, 'input')))) as unknown[]).map((v) => v ?? null);
     const alone = "const c = this.contexts.get('c'), proto = Object.getPrototypeOf(c), lazy = Object.getOwnPropertyDescriptor(c, 'messages');";
     expect(await probe(alone + PROBE)).toEqual(CLEAN);
     expect(await probe(ATTACK + PROBE)).toEqual(CLEAN);

@@ -49,6 +49,17 @@ export function guestContextFor(limits: SandboxLimits = DEFAULT_LIMITS): () => G
   return () => guest!;
 }
 
+/** The result of an evaluation that succeeded; throws with the sandbox's error otherwise. */
+export function succeeded(result: EvaluationResult): Extract<EvaluationResult, { ok: true }> {
+  if (!result.ok) throw new Error(result.error);
+  return result;
+}
+
+/** The value of an evaluation that succeeded; throws with the sandbox's error otherwise. */
+export async function succeededValue(result: Promise<EvaluationResult>): Promise<unknown> {
+  return succeeded(await result).value;
+}
+
 /** The error of a failed result (fails the test when it succeeded). */
 export function errorOf(result: EvaluationResult): string {
   if (result.ok) throw new Error(`expected a failure, got ${JSON.stringify(result)}`);

@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { EvaluationResult, Scope } from '../../../src/engine/evaluation.js';
+import type { Scope } from '../../../src/engine/evaluation.js';
 import type { SandboxEvaluator } from '../../../src/workflow/sandbox/index.js';
 import { splitScope } from '../../../src/workflow/sandbox/kept-fields.js';
 import { DEFAULT_LIMITS } from '../../../src/workflow/sandbox/program.js';
 import { runJob, type Job } from '../../../src/workflow/sandbox/run-job.js';
 import { wireScope } from '../../../src/workflow/sandbox/wire-contexts.js';
-import { codeEvaluation, expr, guestContextFor, jobOf, PLACEMENTS, sandboxSessions, scopeOf, stmts } from './fixtures.js';
+import { codeEvaluation, expr, guestContextFor, jobOf, PLACEMENTS, sandboxSessions, scopeOf, stmts, succeededValue } from './fixtures.js';
 
 // The guest keeps some scope fields between a session's jobs (kept-fields.ts) and is sent only those that
 // changed. Code never holds the kept objects themselves: whatever it does to what it is given must not reach
@@ -52,25 +52,20 @@ describe.each(PLACEMENTS)('what code does to the scope fields kept between jobs 
   beforeAll(() => {
     [session] = sessions() as [SandboxEvaluator];
   });
-  const value = async (result: Promise<EvaluationResult>): Promise<unknown> => {
-    const r = await result;
-    if (!r.ok) throw new Error(r.error);
-    return r.value;
-  };
 
   it('a job that changes everything it is given leaves the next job (same scope) seeing the engine’s values', async () => {
-    expect(await value(session.evaluate(codeEvaluation(expr(PROBE), SCOPE, 'input')))).toEqual(CLEAN);
-    await value(session.evaluate(codeEvaluation(stmts(ATTACK), SCOPE)));
-    expect(await value(session.evaluate(codeEvaluation(expr(PROBE), SCOPE, 'input')))).toEqual(CLEAN);
+    expect(await succeededValue(session.evaluate(codeEvaluation(expr(PROBE), SCOPE, 'input')))).toEqual(CLEAN);
+    await succeededValue(session.evaluate(codeEvaluation(stmts(ATTACK), SCOPE)));
+    expect(await succeededValue(session.evaluate(codeEvaluation(expr(PROBE), SCOPE, 'input')))).toEqual(CLEAN);
   });
 
   it('what the engine changed does reach the next job', async () => {
     const changed = { ...SCOPE, last_agent_response: 'new', last_tool_calls: [{ name: 'search', arguments: { q: 'b', deep: { k: 3 } } }], context_limits: { c: 5 } };
-    expect(await value(session.evaluate(codeEvaluation(expr(PROBE), changed, 'input')))).toEqual(CLEAN.map((v, i) => (i === 17 ? 'new' : i === 3 ? 'b' : i === 4 ? 3 : i === 11 ? 5 : v)));
+    expect(await succeededValue(session.evaluate(codeEvaluation(expr(PROBE), changed, 'input')))).toEqual(CLEAN.map((v, i) => (i === 17 ? 'new' : i === 3 ? 'b' : i === 4 ? 3 : i === 11 ? 5 : v)));
     // A field the scope no longer has is gone from the guest too.
     const { last_error: _, ...without } = changed;
-    expect(await value(session.evaluate(codeEvaluation(expr('[this.last_error, last_agent_response]'), without as Scope, 'input')))).toEqual([null, 'new']);
-    expect(await value(session.evaluate(codeEvaluation(expr(PROBE), SCOPE, 'input')))).toEqual(CLEAN);
+    expect(await succeededValue(session.evaluate(codeEvaluation(expr('[this.last_error, last_agent_response]'), without as Scope, 'input')))).toEqual([null, 'new']);
+    expect(await succeededValue(session.evaluate(codeEvaluation(expr(PROBE), SCOPE, 'input')))).toEqual(CLEAN);
   });
 });
 

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { EvaluationResult, Scope } from '../../../src/engine/evaluation.js';
+import type { Scope } from '../../../src/engine/evaluation.js';
 import { appendEach } from '../../../src/workflow/run/context-length.js';
 import type { WorkflowMessage } from '../../../src/workflow/run/state.js';
 import { createSandboxEvaluator, SandboxPool, type SandboxEvaluator } from '../../../src/workflow/sandbox/index.js';
@@ -8,7 +8,7 @@ import { splitScope } from '../../../src/workflow/sandbox/kept-fields.js';
 import { DEFAULT_LIMITS } from '../../../src/workflow/sandbox/program.js';
 import { runJob, type Job } from '../../../src/workflow/sandbox/run-job.js';
 import { wireContexts, wireList, type WireList } from '../../../src/workflow/sandbox/wire-contexts.js';
-import { codeEvaluation, expr, guestContextFor, jobOf, PLACEMENTS, sandboxSessions, scopeOf, stmts } from './fixtures.js';
+import { codeEvaluation, expr, guestContextFor, jobOf, PLACEMENTS, sandboxSessions, scopeOf, stmts, succeededValue } from './fixtures.js';
 
 // A context's messages stay in the guest between a session's jobs: a job whose code reads them sends what changed
 // since the list the guest holds. Code never gets the kept messages, only copies made for each part; the host
@@ -160,11 +160,8 @@ describe.each(PLACEMENTS)('sessions and their guest contexts, $placement', ({ in
   beforeAll(() => {
     [one, two] = sessions() as [SandboxEvaluator, SandboxEvaluator];
   });
-  const read = async (session: SandboxEvaluator, list: Message[], source = SEE): Promise<unknown> => {
-    const r: EvaluationResult = await session.evaluate(codeEvaluation(stmts(source), scopeOf({ contexts: { c: list }, context_limits: { c: 100_000 } } as Partial<Scope>)));
-    if (!r.ok) throw new Error(r.error);
-    return r.value;
-  };
+  const read = (session: SandboxEvaluator, list: Message[], source = SEE): Promise<unknown> =>
+    succeededValue(session.evaluate(codeEvaluation(stmts(source), scopeOf({ contexts: { c: list }, context_limits: { c: 100_000 } } as Partial<Scope>))));
 
   it('two sessions on one thread, contexts of the same name: each reads its own list, job after job', async () => {
     let a: Message[] = [msg(1)];

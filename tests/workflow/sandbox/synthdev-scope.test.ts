@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import type { EvaluationResult, RawResponse } from '../../../src/engine/evaluation.js';
+import type { RawResponse } from '../../../src/engine/evaluation.js';
 import { appendEach } from '../../../src/workflow/run/context-length.js';
 import type { WorkflowMessage } from '../../../src/workflow/run/state.js';
 import { createSandboxEvaluator } from '../../../src/workflow/sandbox/index.js';
-import { codeEvaluation, expr, handler, scopeOf, stmts, template } from './fixtures.js';
+import { codeEvaluation, expr, handler, scopeOf, stmts, succeeded, template } from './fixtures.js';
 
 // What SynthDev's handlers (and seed 000's and 001's code) find on `this`, in troupe's QuickJS sandbox.
 const SCRIPT = `
@@ -45,32 +45,27 @@ const scope = scopeOf({
   last_response: raw,
 });
 
-const ok = (r: EvaluationResult) => {
-  if (!r.ok) throw new Error(r.error);
-  return r;
-};
-
 describe("SynthDev's handler scope in the sandbox", () => {
   it('export default { ... } methods are handlers, bound to this, calling each other through it', async () => {
-    const r = ok(await sandbox.evaluate(codeEvaluation(handler('readDecision'), scope, 'decide')));
+    const r = succeeded(await sandbox.evaluate(codeEvaluation(handler('readDecision'), scope, 'decide')));
     expect(r.value).toBe('next');
     expect(r.common_data).toMatchObject({ go: true, text: null });
   });
 
   it('this.workflow_contexts is a Map of contexts: addMessage, getMessages; the message added comes back', async () => {
-    const r = ok(await sandbox.evaluate(codeEvaluation(handler('addGreeting'), scope)));
+    const r = succeeded(await sandbox.evaluate(codeEvaluation(handler('addGreeting'), scope)));
     expect(r.common_data.count).toBe(2);
     expect(r.appended).toEqual({ floor: [{ role: 'user', content: 'Hello' }] });
   });
 
   it('this.input is the workflow input: its text, and seed 001 reads this.input.<name>', async () => {
-    const r = ok(await sandbox.evaluate(codeEvaluation(expr("[String(this.input), this.input.request, this.input + '!', JSON.stringify({ i: this.input })]"), scope)));
+    const r = succeeded(await sandbox.evaluate(codeEvaluation(expr("[String(this.input), this.input.request, this.input + '!', JSON.stringify({ i: this.input })]"), scope)));
     expect(r.value).toEqual(['Hello', 'Hello', 'Hello!', '{"i":"Hello"}']);
   });
 
   it("this.last_response is the raw completion (tool-call arguments as JSON text) and reads as the answer's text (seed 001)", async () => {
     const withText = { ...scope, last_response: { ...raw, content: 'It is complex.' }, last_agent_response: 'It is complex.' };
-    const r = ok(
+    const r = succeeded(
       await sandbox.evaluate(
         codeEvaluation(
           expr(
@@ -86,14 +81,14 @@ describe("SynthDev's handler scope in the sandbox", () => {
   it('this.agents and this.contexts are Maps that also read by name; every agent has getContextRole()', async () => {
     const code =
       "[this.agents instanceof Map, this.agents.size, this.agents.get('helper').getContextRole(), this.agents.clerk.getContextRole(), this.getAgent('clerk').getLastRawResponse().choices[0].finish_reason, this.contexts.get('floor').messages.length, contexts.floor.getName(), this.agents.get('clerk').getContext().getName()]";
-    const r = ok(await sandbox.evaluate(codeEvaluation(expr(code), scope)));
+    const r = succeeded(await sandbox.evaluate(codeEvaluation(expr(code), scope)));
     expect(r.value).toEqual([true, 2, 'assistant', 'user', 'tool_calls', 1, 'floor', 'floor']);
   });
 
   it("addMessage trims as seed 000's WorkflowContext: past max_length, system first, the oldest others go while more than 10 remain", async () => {
     const messages = Array.from({ length: 12 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `message ${String(i).padStart(2, '0')}` }));
     const trimmed = scopeOf({ contexts: { c: [{ role: 'user', content: 'first' }, ...messages] }, context_limits: { c: 50 } });
-    const r = ok(
+    const r = succeeded(
       await sandbox.evaluate(
         codeEvaluation(stmts("this.workflow_contexts.get('c').addMessage({ role: 'system', content: 'rule' }); this.common_data.n = this.workflow_contexts.get('c').messages.length"), trimmed),
       ),
@@ -106,9 +101,9 @@ describe("SynthDev's handler scope in the sandbox", () => {
   });
 
   it('{input} in a template is the workflow input; clearMessages empties a context', async () => {
-    const r = ok(await sandbox.evaluate(codeEvaluation(template('Asked: {input} / {input.request}'), scope, 'input')));
+    const r = succeeded(await sandbox.evaluate(codeEvaluation(template('Asked: {input} / {input.request}'), scope, 'input')));
     expect(r.value).toBe('Asked: Hello / Hello');
-    const cleared = ok(await sandbox.evaluate(codeEvaluation(stmts("this.workflow_contexts.get('floor').clearMessages()"), scope)));
+    const cleared = succeeded(await sandbox.evaluate(codeEvaluation(stmts("this.workflow_contexts.get('floor').clearMessages()"), scope)));
     expect(cleared.contexts).toEqual({ floor: [] });
   });
 });
