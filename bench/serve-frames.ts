@@ -4,32 +4,17 @@
 // the streamed words (deltasFrame over a turn's 46 deltas). CPU per event, median of rounds, in this process.
 // Run: node --import tsx bench/serve-frames.ts
 import type { TroupeEvent } from '../src/engine/event-map.js';
-import type { ChatModel, ChatRequest, ChatResponse } from '../src/llm/chat-model.js';
 import { processRedactor } from '../src/llm/redact.js';
 import { PACKAGE_ROOT } from '../src/package-root.js';
 import { DISPLAY_START, type DisplayItem, type DisplayState, displayNames, displayStep } from '../src/report/display-items.js';
 import { deltasFrame, sseFrames } from '../src/serve/sse-frame.js';
 import { openSession } from '../src/session/open-session.js';
 import { openTeam } from '../src/team/open-team.js';
+import { DELTAS, LatencyModel } from './serve.bench.js';
 import { median } from './stats.js';
 
-const TURNS = 6;
-const DELTAS = 46;
-
-/** The serve bench's model with no latency: streams its words, hands on, asks the user after TURNS turns. */
-const model: ChatModel = {
-  label: 'frames bench model',
-  async generate(request: ChatRequest): Promise<ChatResponse> {
-    const usage = { promptTokens: 100, completionTokens: 20 };
-    if (request.meta.purpose === 'summary') return { text: JSON.stringify({ decisions: [], discussions: ['bench'], pending: [] }), toolCalls: [], usage, finishReason: 'stop', model: 'bench' };
-    const turn = Number((request.meta.turnId ?? 't1').slice(1));
-    const next = request.meta.handoffTo?.[turn % (request.meta.handoffTo.length || 1)];
-    const directive = turn >= TURNS || !next ? { transition: 'RESPOND_TO_USER' } : { transition: 'HANDOFF_TO_AGENT', next_agent: next };
-    const words = [`turn ${turn} of ${request.meta.brief}: `, ...Array.from({ length: DELTAS - 1 }, (_, i) => `word${i} `)];
-    if (request.onDelta) for (const text of words) request.onDelta({ type: 'text', text });
-    return { text: words.join(''), toolCalls: [{ id: 'c1', name: 'handoff_directive', arguments: JSON.stringify(directive) }], usage, finishReason: 'tool_calls', model: 'bench' };
-  },
-};
+// The serve bench's model with no latency: streams its words, hands on, asks the user after its turns.
+const model = new LatencyModel(0);
 
 const team = openTeam(PACKAGE_ROOT, {}, {});
 const session = await openSession({ team, teamDir: PACKAGE_ROOT, env: {}, model, brief: 'bench session 0' });

@@ -35,15 +35,18 @@ const TARGETS = (process.env.SERVE_ONLY ? [process.env.SERVE_ONLY] : ['floor', '
 // Sessions each server serves before it is measured.
 const WARM_UP = 20;
 // A turn's words arrive as this many streamed deltas (a real model streams; each is an SSE event).
-const DELTAS = 46;
+export const DELTAS = 46;
 
 /** A model that answers after `latency` ms, streaming its words: hands to the next persona it may reach, then asks the user after TURNS turns; tells `answered` when each answer left. */
-class LatencyModel implements ChatModel {
-  readonly label = 'bench model (200 ms)';
+export class LatencyModel implements ChatModel {
   constructor(
     private readonly latency: number,
     private readonly answered: (brief: string, turnId: string) => void = () => undefined,
   ) {}
+
+  get label(): string {
+    return `bench model (${this.latency} ms)`;
+  }
 
   async generate(request: ChatRequest): Promise<ChatResponse> {
     if (this.latency > 0) await new Promise((r) => setTimeout(r, this.latency));
