@@ -1,9 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../src/tools/workspace.js';
 import { tempDirPerTest } from '../helpers/temp-dir.js';
+import { gitIn } from '../helpers/git-repo.js';
 
 const temp = tempDirPerTest('troupe-clone-link-');
 
@@ -16,12 +16,7 @@ const temp = tempDirPerTest('troupe-clone-link-');
 function hostileRepo(base: string, victim: string): string {
   const repo = join(base, 'flows');
   mkdirSync(repo);
-  const git = (...args: string[]) =>
-    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'init.defaultBranch=main', ...args], {
-      cwd: repo,
-      stdio: 'ignore',
-      env: { PATH: process.env.PATH!, HOME: base },
-    });
+  const git = gitIn(repo, base);
   git('init', '-q');
   // Deep enough a relative link that, from the clone under <root>/workspaces/<name>/, it reaches the base.
   symlinkSync(`${'../'.repeat(12)}${victim.slice(1)}`, join(repo, 'start'));

@@ -4,6 +4,7 @@ import { createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fingerprint } from '../helpers/fingerprint.js';
+import { gitIn } from '../helpers/git-repo.js';
 import { goneAfterKill, killAllWith } from '../helpers/host-processes.js';
 import { bwrapMissing } from '../helpers/jail.js';
 import { tempDirPerTest } from '../helpers/temp-dir.js';
@@ -221,12 +222,7 @@ describe.skipIf(!hasGit || bwrapMissing)('an agent allowed only git, in a git wo
     mkdirSync(outside);
     const repo = join(base, 'repo');
     mkdirSync(repo);
-    const userGit = (...args: string[]) =>
-      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'init.defaultBranch=main', ...args], {
-        cwd: repo,
-        encoding: 'utf8',
-        env: { PATH: process.env.PATH!, HOME: base },
-      });
+    const userGit = gitIn(repo, base);
     userGit('init', '-q');
     writeFileSync(join(repo, 'a.txt'), 'a\n');
     userGit('add', '.');

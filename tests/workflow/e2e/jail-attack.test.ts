@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanEnv, runCliProcess } from '../../helpers/cli.js';
 import { fingerprint } from '../../helpers/fingerprint.js';
+import { gitIn } from '../../helpers/git-repo.js';
 import { bwrapMissing } from '../../helpers/jail.js';
 import { tempDirPerTest } from '../../helpers/temp-dir.js';
 import { messagesOf, parseEvents, reply, RoleServer } from '../../helpers/workflow-run.js';
@@ -27,12 +28,7 @@ function setup(base: string): { repo: string; workflow: string } {
   // Inside the workflow's folder: a workspace.from elsewhere is refused (tests/workflow/load/workspace-from.test.ts).
   const repo = join(base, 'flows', 'repo');
   mkdirSync(repo, { recursive: true });
-  const git = (...args: string[]) =>
-    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'init.defaultBranch=main', ...args], {
-      cwd: repo,
-      stdio: 'ignore',
-      env: { PATH: process.env.PATH!, HOME: base },
-    });
+  const git = gitIn(repo, base);
   git('init', '-q');
   writeFileSync(join(repo, 'main.js'), 'console.log(1)\n');
   git('add', '.');
