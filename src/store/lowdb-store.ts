@@ -300,8 +300,7 @@ export class LowdbStore implements Store {
       return listingOf(doc);
     }
     if (tail.length === 0) return listingOf(doc);
-    const folded = await this.foldTail(doc, tail);
-    return listingOf(doc, folded ?? doc.checkpoint.snapshot);
+    return listingOf(doc, await this.foldTail(doc, tail));
   }
 
   private indexFile(): DocumentFile<Index> {
