@@ -9,6 +9,9 @@ export function storeFor(io: CliIo): LowdbStore {
   // The fold (engine, team loading) is imported only when a stored session has journal lines after its checkpoint,
   // and once (an import() per session, resolved again each time, cost a listing of 1,000 crashed sessions ~1 ms each under tsx).
   let tail: Promise<typeof import('../session/stored-tail.js')> | null = null;
-  const foldTail = async (...args: Parameters<typeof import('../session/stored-tail.js').foldStoredTail>) => (await (tail ??= import('../session/stored-tail.js'))).foldStoredTail(...args);
+  const foldTail = async (...args: Parameters<typeof import('../session/stored-tail.js').foldStoredTail>) => {
+    tail ??= import('../session/stored-tail.js');
+    return (await tail).foldStoredTail(...args);
+  };
   return new LowdbStore(dataDirFrom(io.env, io.cwd), { redact: redactorFrom(io.env), foldTail });
 }
