@@ -5,7 +5,8 @@
 // journal's end: nothing to fold, the listing before the tail fold), and the crashed ones again with the cache
 // made. Two shapes of crashed session: short (killed during its first turns: 31 lines, checkpoint at line 5) and
 // long (a session of many turns killed in its last one: a long journal, a short tail). CPU time is the process's
-// own (user + system, told on stderr at exit), the figure to judge by on a loaded machine.
+// own (user + system, told on stderr at exit), the figure to judge by on a loaded machine. BASE_CLI=<path to
+// another build's dist/cli.js> adds that build's cold listing of the crashed sessions to the same rounds.
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +22,7 @@ import { interleaved, median, QUICK } from './stats.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
+const BASE_CLI = process.env.BASE_CLI;
 const SESSIONS = Number(process.env.SESSIONS ?? (QUICK ? 200 : 1000));
 const ROUNDS = QUICK ? 3 : 5;
 const BRIEF = 'A lighthouse keeper game';
@@ -69,10 +71,10 @@ async function dataDir(turns: number, crashed: boolean, n: number): Promise<{ di
 }
 
 /** CPU ms of one `troupe sessions` process over `dir` (its listing cache removed first when `cold`). */
-function listOnce(dir: string, cold: boolean): Promise<number> {
+function listOnce(dir: string, cold: boolean, cli = CLI): Promise<number> {
   if (cold) rmSync(join(dir, 'sessions', 'index.json'), { force: true });
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', CPU_HOOK, CLI, 'sessions'], { env: { PATH: process.env.PATH ?? '', TROUPE_DATA_DIR: dir }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', CPU_HOOK, cli, 'sessions'], { env: { PATH: process.env.PATH ?? '', TROUPE_DATA_DIR: dir }, stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
     child.on('error', reject);
@@ -92,15 +94,19 @@ export default async function run(): Promise<void> {
     const closed = await dataDir(turns, false, SESSIONS);
     try {
       await listOnce(crashed.dir, false); // makes the cache the warm peer reads
-      const samples = await interleaved(ROUNDS, 1, {
+      const tasks: Record<string, () => Promise<number>> = {
         crashedCold: () => listOnce(crashed.dir, true),
         closedCold: () => listOnce(closed.dir, true),
         crashedWarm: () => listOnce(crashed.dir, false),
-      });
-      const [a, b, c] = [median(samples.crashedCold), median(samples.closedCold), median(samples.crashedWarm)];
+      };
+      if (BASE_CLI) tasks.baseCold = () => listOnce(crashed.dir, true, BASE_CLI);
+      const samples = await interleaved(ROUNDS, 1, tasks);
+      const [a, b, c] = [median(samples.crashedCold!), median(samples.closedCold!), median(samples.crashedWarm!)];
+      const base = samples.baseCold ? median(samples.baseCold) : null;
       process.stdout.write(
         `${shape}: ${SESSIONS} sessions, journal ${crashed.lines} lines (${(crashed.bytes / 1024).toFixed(1)} KiB), checkpoint at line ${crashed.covered}: troupe sessions CPU, median of ${ROUNDS}: ` +
-          `crashed cold ${a.toFixed(0)} ms, closed cold ${b.toFixed(0)} ms (${(a / b).toFixed(2)}x), crashed with cache ${c.toFixed(0)} ms\n`,
+          `crashed cold ${a.toFixed(0)} ms, closed cold ${b.toFixed(0)} ms (${(a / b).toFixed(2)}x), crashed with cache ${c.toFixed(0)} ms` +
+          `${base !== null ? `; base build crashed cold ${base.toFixed(0)} ms (${(base / b).toFixed(2)}x closed, this build ${(a / base).toFixed(2)}x of it)` : ''}\n`,
       );
     } finally {
       rmSync(crashed.dir, { recursive: true, force: true });
