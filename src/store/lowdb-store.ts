@@ -39,7 +39,8 @@ export interface LowdbStoreOptions {
  * open elsewhere was not: it is remade once the session is closed or its process gone).
  */
 type CachedListing = { mtimeMs: number; journalBytes?: number; folded?: boolean; listing: SessionListing };
-type Index = { version: 1; sessions: Record<string, CachedListing> };
+// Version 2: listings take usage and transitions from the journal's end too; a version-1 cache is made again.
+type Index = { version: 2; sessions: Record<string, CachedListing> };
 
 /**
  * Sessions under `<dataDir>/sessions/`: per session a lowdb document `<id>.json` (metadata and the
@@ -371,11 +372,11 @@ export class LowdbStore implements Store {
   private readIndex(): Index {
     try {
       const parsed = this.indexFile().read();
-      if (parsed && parsed.version === 1 && parsed.sessions && typeof parsed.sessions === 'object') return parsed;
+      if (parsed && parsed.version === 2 && parsed.sessions && typeof parsed.sessions === 'object') return parsed;
     } catch {
       // missing or damaged: the index is a cache, rebuilt from the documents
     }
-    return { version: 1, sessions: {} };
+    return { version: 2, sessions: {} };
   }
 
   private writeIndex(index: Index): void {

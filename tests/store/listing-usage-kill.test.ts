@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -63,6 +63,16 @@ describe('a session killed before its next checkpoint lists its usage and transi
     // The demo model has no price: its calls are counted, their cost unknown.
     expect(entry.listing.cost).toBeNull();
     expect(entry.listing.transitions).toEqual(table);
+
+    // A cache written before usage was folded (index version 1, the same document and journal) is made again.
+    const indexPath = join(dataDir, 'sessions', 'index.json');
+    const index = JSON.parse(readFileSync(indexPath, 'utf8'));
+    writeFileSync(
+      indexPath,
+      JSON.stringify({ ...index, version: 1, sessions: { [id]: { ...index.sessions[id], listing: { ...index.sessions[id].listing, tokens: saved.promptTokens + saved.completionTokens } } } }),
+    );
+    const again = (await store.list()).find((e): e is Extract<StoredEntry, { listing: unknown }> => e.id === id && 'listing' in e)!;
+    expect(again.listing.tokens).toBe(all.tokens);
 
     // The CLI's own store folds the same way: the row shows every call's tokens (a fresh cache: the index is the store's above).
     rmSync(join(dataDir, 'sessions', 'index.json'));
