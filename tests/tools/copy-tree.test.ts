@@ -64,6 +64,7 @@ describe('copyTree bounds what a workspace copy writes', () => {
   });
 
   it(`takes its bound from ${COPY_MAX_SETTING}, and refuses a value that is not a positive whole number in one line`, async () => {
+    expect(COPY_MAX_SETTING).toBe('TROUPE_WORKSPACE_COPY_MAX_BYTES');
     expect(copyMaxBytes({})).toBe(DEFAULT_COPY_MAX_BYTES);
     expect(copyMaxBytes({ [COPY_MAX_SETTING]: ' ' })).toBe(DEFAULT_COPY_MAX_BYTES);
     expect(copyMaxBytes({ [COPY_MAX_SETTING]: '5000' })).toBe(5000);
@@ -71,7 +72,7 @@ describe('copyTree bounds what a workspace copy writes', () => {
       expect(() => copyMaxBytes({ [COPY_MAX_SETTING]: bad })).toThrow(UserError);
       expect(() => copyMaxBytes({ [COPY_MAX_SETTING]: bad })).toThrow(`${COPY_MAX_SETTING} must be a positive whole number of bytes, got "${bad}"`);
     }
-    vi.stubEnv(COPY_MAX_SETTING, '10');
+    vi.stubEnv('TROUPE_WORKSPACE_COPY_MAX_BYTES', '10');
     const from = start(() => {});
     await expect(createWorkspace({ root: temp(), name: 'w', from })).rejects.toThrow(/main\.c is 29 B — leave it out/);
   });
