@@ -51,15 +51,16 @@ function endOfLineSealed(fd: number, size: number, hash: string): Found | null {
  * `from.records`), without reading or checking the lines before it: the line is found by its seal from the
  * file's end, and each line after it is checked as scanJournal checks it (numbered after `from.records`, its seal
  * intact, chained from `from.hash`). Returns those records, or null when no line ends with that seal (the
- * journal was cut or rewritten: opening the session names it); a damaged line after it throws scanJournal's error.
+ * journal was cut, rewritten or is gone: opening the session names it); a damaged line after it throws scanJournal's error.
  * A torn last line (a write the process did not finish) is left out.
  */
 export function journalTailAfter(path: string, from: { records: number; hash: string }, sessionId: string): JournalRecord[] | null {
   let fd: number;
   try {
     fd = openSync(path, 'r');
-  } catch {
-    return null;
+  } catch (error) {
+    // No journal holds nothing after a checkpoint of nothing (as scanJournal reads a missing one: no lines).
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' && from.records === 0 ? [] : null;
   }
   try {
     const size = fstatSync(fd).size;

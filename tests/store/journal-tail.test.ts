@@ -70,7 +70,9 @@ describe('journalTailAfter: the lines after a checkpoint, read from its seal on'
   it('null when the seal is in no line (another journal, a cut one, none at all); a torn last line is left out', () => {
     const { path, hashes } = journal('torn', 6, () => 10);
     expect(journalTailAfter(path, { records: 3, hash: 'fedcba9876543210' }, 'torn')).toBeNull();
-    expect(journalTailAfter(join(dir, 'missing.jsonl'), { records: 0, hash: CHAIN_START }, 'missing')).toBeNull();
+    expect(journalTailAfter(join(dir, 'missing.jsonl'), { records: 3, hash: hashes[2]! }, 'missing')).toBeNull();
+    // A checkpoint of nothing and no journal (a session removed half way before its first line): nothing after it.
+    expect(journalTailAfter(join(dir, 'missing.jsonl'), { records: 0, hash: CHAIN_START }, 'missing')).toEqual([]);
     appendFileSync(path, '{"n":7,"events":[],"prev":"');
     expect(numbers(journalTailAfter(path, { records: 4, hash: hashes[3]! }, 'torn'))).toEqual([5, 6]);
     expect(numbers(journalTailAfter(path, { records: 6, hash: hashes[5]! }, 'torn'))).toEqual([]);

@@ -63,6 +63,16 @@ describe('a session killed before its first brief', () => {
     expect(Object.keys(JSON.parse(readFileSync(join(data, 'sessions', 'index.json'), 'utf8')).sessions)).not.toContain('nobrief');
   }, 60_000);
 
+  it('whose removal was cut off after its journal went (its document left) is removed by the next listing', async () => {
+    const data = tempDir();
+    const child = await openInChild(data, 'halfgone');
+    await child.kill();
+    const store = new LowdbStore(data);
+    rmSync(store.journalOf('halfgone'));
+    expect(listed(await store.list(), 'halfgone')).toBeUndefined();
+    expect(readdirSync(join(data, 'sessions')).filter((f) => f.startsWith('halfgone'))).toEqual([]);
+  }, 60_000);
+
   it('with its brief stored is kept: resume starts on it', async () => {
     const data = tempDir();
     const child = await openInChild(data, 'withbrief', 'A lighthouse keeper game');
