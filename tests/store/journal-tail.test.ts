@@ -7,7 +7,11 @@ import { scanJournal } from '../../src/store/journal-file.js';
 import { journalTailAfter } from '../../src/store/journal-tail.js';
 import { SessionFileError } from '../../src/store/load-file.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
-import { uninterrupted } from './support.js';
+import { foldStoredTail } from '../../src/session/stored-tail.js';
+import { LowdbStore } from '../../src/store/lowdb-store.js';
+import type { SessionDocument } from '../../src/store/session-file.js';
+import type { StoredEntry } from '../../src/store/store.js';
+import { statesOf, uninterrupted } from './support.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'troupe-jtail-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -99,5 +103,35 @@ describe('journalTailAfter: the lines after a checkpoint, read from its seal on'
     const spliced = [...lines.slice(0, 5), readFileSync(other.path, 'utf8').split('\n')[5]!, ''];
     writeFileSync(path, spliced.join('\n'));
     expect(() => journalTailAfter(path, { records: 5, hash: hashes[4]! }, 'damaged')).toThrow(/line 6 does not follow line 5/);
+  });
+});
+
+describe('a listing of a crashed session reads its journal from the checkpoint on', () => {
+  it('folds the lines after it whatever the lines before it hold, and shows the checkpoint when a line after it is damaged', async () => {
+    const data = mkdtempSync(join(dir, 'store-'));
+    const store = new LowdbStore(data, { foldTail: async (d, t) => foldStoredTail(d, t) });
+    const run = await uninterrupted(store, 'crashed');
+    const read = await store.read('crashed');
+    // As if it crashed with its last checkpoint at line 5.
+    const at5 = statesOf(read.doc, read.records.slice(0, 5)).at(-1)!;
+    const doc: SessionDocument = { ...read.doc, checkpoint: { ...read.doc.checkpoint, records: 5, hash: read.records[4]!.hash!, snapshot: at5, usage: null, transitions: {} } };
+    writeFileSync(store.pathOf('crashed'), JSON.stringify(doc));
+    const journal = readFileSync(store.journalOf('crashed'), 'utf8').split('\n');
+    const after5 = read.events.filter((e) => e.type === 'usage' && read.records.findIndex((r) => r.events.some((x) => x.seq === e.seq)) >= 5);
+    const tokens = after5.reduce((n, e) => n + (e.type === 'usage' ? e.prompt_tokens + e.completion_tokens : 0), 0);
+    const listing = async () => {
+      rmSync(join(data, 'sessions', 'index.json'), { force: true });
+      const e = (await store.list()).find((x): x is Extract<StoredEntry, { listing: unknown }> => x.id === 'crashed' && 'listing' in x)!;
+      return { status: e.listing.status, turns: e.listing.turns, tokens: e.listing.tokens };
+    };
+    expect(tokens).toBeGreaterThan(0);
+    expect(at5.status).not.toBe(run.final.status);
+    expect(await listing()).toEqual({ status: run.final.status, turns: run.final.turn, tokens });
+    // A changed byte in line 2, under the checkpoint: not read by the listing (opening the session names it).
+    writeFileSync(store.journalOf('crashed'), journal.map((l, i) => (i === 1 ? l.replace('"n":2', '"n":2 ') : l)).join('\n'));
+    expect(await listing()).toEqual({ status: run.final.status, turns: run.final.turn, tokens });
+    // The same in line 8, after it: the listing shows the checkpoint.
+    writeFileSync(store.journalOf('crashed'), journal.map((l, i) => (i === 7 ? l.replace('"n":8', '"n":8 ') : l)).join('\n'));
+    expect(await listing()).toEqual({ status: at5.status, turns: at5.turn, tokens: 0 });
   });
 });
