@@ -8,7 +8,7 @@ const CHUNK = 64 * 1024;
 // was page faults and garbage, more than the reads themselves.
 let window: Buffer | null = null;
 
-/** Where a journal's tail is: the offset after the line sealed with the hash, and the bytes read from there on that are in `window` (the rest is read after them). */
+/** Where a journal's tail is: the offset after the line sealed with the hash, and the bytes from there on already read (a view of `window`, good until the next search; the rest is read after them). */
 interface Found {
   offset: number;
   bytes: Buffer;
@@ -37,8 +37,8 @@ function endOfLineSealed(fd: number, size: number, hash: string): Found | null {
     const at = buffer.subarray(0, n + kept).lastIndexOf(ending);
     if (at >= 0) {
       const after = at + ending.length;
-      // Found in the last chunk (the usual case): the tail is already read.
-      return { offset: start + after, bytes: end === size ? Buffer.from(buffer.subarray(after, n)) : Buffer.alloc(0) };
+      // Found in the last chunk (the usual case): the tail is already read (a view of the window, read before the next search).
+      return { offset: start + after, bytes: end === size ? buffer.subarray(after, n) : Buffer.alloc(0) };
     }
     kept = Math.min(ending.length - 1, n);
     end = start;
@@ -70,20 +70,20 @@ export function journalTailAfter(path: string, from: { records: number; hash: st
     const { offset } = found;
     if (offset === size) return records;
     const check = new JournalCheck(path, { chained: true, sessionId, from: { lines: from.records, bytes: offset, hash: from.hash } });
+    // Found in the last chunk, the tail is read already; found further back, it is read whole from there.
     let data = found.bytes;
     if (offset + data.length < size) {
-      const rest = Buffer.allocUnsafe(size - offset - data.length);
+      data = Buffer.allocUnsafe(size - offset);
       let got = 0;
-      while (got < rest.length) {
-        const n = readSync(fd, rest, got, rest.length - got, offset + data.length + got);
+      while (got < data.length) {
+        const n = readSync(fd, data, got, data.length - got, offset + got);
         if (n === 0) break;
         got += n;
       }
-      data = Buffer.concat([data, rest.subarray(0, got)]);
+      data = data.subarray(0, got);
     }
-    const read = data.length;
     let start = 0;
-    for (let nl = data.indexOf(10, start); nl >= 0 && nl < read; nl = data.indexOf(10, start)) {
+    for (let nl = data.indexOf(10, start); nl >= 0; nl = data.indexOf(10, start)) {
       records.push(check.next(data.subarray(start, nl)));
       start = nl + 1;
     }
