@@ -59,7 +59,8 @@ export function writeCodeCache(file: string, data: Buffer, now = Date.now()): vo
     header.writeUInt32LE(MARK, 0);
     header.writeUInt32LE(crc32(data), 4);
     header.writeUInt32LE(data.length, 8);
-    // 'wx': a new file, never through a link planted at its name.
+    // 'wx': a new file, never through a link planted at its name (one a killed start left with this pid goes first).
+    rmSync(temporary, { force: true });
     writeFileSync(temporary, Buffer.concat([header, data]), { mode: 0o600, flag: 'wx' });
     renameSync(temporary, file);
     const versionDir = join(buildDir, '..');
