@@ -1,6 +1,6 @@
-import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { cacheDirTrusted, readTrustedFile } from './cache-trust.js';
 
@@ -44,6 +44,13 @@ export function readCodeCache(file: string): Buffer | undefined {
 
 const STALE_MS = 7 * 24 * 3600 * 1000;
 
+// The deepest of `dir` and its parents that exists.
+function existingAncestor(dir: string): string {
+  let at = dir;
+  while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
+  return at;
+}
+
 /**
  * Writes cached code whole (a temporary file renamed over the old one, so a reader never sees half a file);
  * the caches of other builds last written over a week ago are removed. A cache that cannot be written is skipped,
@@ -52,6 +59,8 @@ const STALE_MS = 7 * 24 * 3600 * 1000;
 export function writeCodeCache(file: string, data: Buffer, now = Date.now()): void {
   try {
     const buildDir = join(file, '..');
+    // Nothing is made, not even a folder, under one others could write; then the folders made are checked too.
+    if (!cacheDirTrusted(existingAncestor(buildDir))) return;
     mkdirSync(buildDir, { recursive: true, mode: 0o700 });
     if (!cacheDirTrusted(buildDir)) return;
     const temporary = `${file}.${process.pid}.tmp`;

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -145,6 +145,8 @@ describe('writing the cache stays in its folder', () => {
     const file = codeCacheFile(root, 'build1', 'run');
     writeCodeCache(file, Buffer.from('compiled'));
     expect(existsSync(file)).toBe(false);
+    // Not even the folders for it.
+    expect(readdirSync(root)).toEqual([]);
   });
 });
 
