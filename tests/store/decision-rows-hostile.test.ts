@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { TroupeEvent } from '../../src/engine/event-map.js';
 import { checkEvents } from '../../src/report/checked-events.js';
 import { renderMarkdown, renderShow } from '../../src/report/session-report.js';
+import { foldJournal } from '../../src/session/fold.js';
 import { restoreRecord } from '../../src/store/journal-codec.js';
 import { parseSessionFile } from '../../src/store/load-file.js';
 import { REPO_ROOT, studio } from '../helpers/team.js';
@@ -79,5 +80,33 @@ describe('hostile decision rows in a journal line', () => {
       d.proposals[0] = ROW(0);
     });
     expect(Array.isArray(decision.proposals[0])).toBe(true);
+  });
+});
+
+describe('journal inputs naming agents that are not in the team, folded on resume or for a listing', () => {
+  it('a handoff to __proto__, constructor, toString, hasOwnProperty or nobody folds to a state of the team, without throwing or polluting', () => {
+    const doc = parseSessionFile(readFileSync(join(FIXTURES, 'v5.json'), 'utf8'), 'f.json').file;
+    const honest = foldJournal(
+      studio().def,
+      doc.base,
+      lines.map((l) => restoreRecord(JSON.parse(l), 'fixture-v5')),
+    );
+    const agents = new Set(studio().def.agents.map((a) => a.id));
+    for (const target of ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'nobody']) {
+      const records = lines.map((l) => restoreRecord(JSON.parse(l), 'fixture-v5'));
+      let edited = 0;
+      for (const r of records as any[]) {
+        if (r.input?.directive?.directive?.next_agent) {
+          r.input.directive.directive.next_agent = target;
+          edited += 1;
+        }
+      }
+      expect(edited, target).toBeGreaterThan(0);
+      const s = foldJournal(studio().def, doc.base, records);
+      if (s.active !== null) expect(agents.has(s.active), `${target}: active ${s.active}`).toBe(true);
+      expect(({} as any).polluted, target).toBeUndefined();
+      // The handoffs went nowhere: the session is not where the honest journal left it.
+      expect(s.turn, target).toBeLessThan(honest.turn);
+    }
   });
 });
