@@ -71,7 +71,9 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
   const baseline = await takeSnapshot(dir, { ...DEFAULT_SNAPSHOT_LIMITS, ...options.snapshot });
   const kind = repo !== null ? 'git' : from !== null ? 'copy' : 'empty';
   const workspace: Workspace = { version: 1, name: options.name, kind, dir, home: await realpath(home), ...(repo !== null ? { repo, clone: true as const } : {}), from, baseline };
-  await writeFile(`${record}.tmp`, JSON.stringify(workspace));
+  // A new file ('wx'), never through a link left at its name (one a crash or a hand-made data dir left goes first).
+  await rm(`${record}.tmp`, { force: true });
+  await writeFile(`${record}.tmp`, JSON.stringify(workspace), { flag: 'wx' });
   await rename(`${record}.tmp`, record);
   return workspace;
 }

@@ -82,6 +82,20 @@ describe('a workspace record that names another place is not where the agent wor
   });
 });
 
+describe('making a workspace writes only in its folder', () => {
+  it("a link planted at the record's temporary name is not written through", async () => {
+    const base = temp();
+    const root = join(base, 'runs', 's1');
+    const victim = join(base, 'users-file');
+    writeFileSync(victim, 'the user own file\n');
+    mkdirSync(join(root, 'workspaces'), { recursive: true });
+    symlinkSync(victim, join(root, 'workspaces', 'coder.json.tmp'));
+    const ws = await createWorkspace({ root, name: 'coder' });
+    expect(readFileSync(victim, 'utf8')).toBe('the user own file\n');
+    expect(await reopened(root)).toMatchObject({ dir: ws.dir });
+  });
+});
+
 describe('a workspace made here reopens here', () => {
   it('as made', async () => {
     const { root, recorded } = await madeWorkspace();
