@@ -3,6 +3,7 @@ import { isAbsolute, join, relative, sep } from 'node:path';
 import { UserError } from '../errors.js';
 import type { Changes } from '../engine/agent-reply.js';
 import { isInside } from './confine.js';
+import { ownFolder } from './own-folder.js';
 import { copyTree } from './copy-tree.js';
 import { cloneRepository, removeWorktree, repositoryOf } from './git-clone.js';
 import { DEFAULT_DIFF_LIMITS, diffSnapshots, type DiffLimits } from './workspace-diff.js';
@@ -41,6 +42,7 @@ const exists = (path: string) =>
 /** Makes an implementer's workspace (a git clone, a copy, or an empty directory) and records its baseline snapshot. */
 export async function createWorkspace(options: CreateWorkspaceOptions): Promise<Workspace> {
   const { parent, home, record } = places(options.root, options.name);
+  await ownFolder(parent);
   const from = options.from !== undefined ? await realpath(options.from).catch(() => null) : null;
   if (options.from !== undefined && (from === null || !(await stat(from)).isDirectory())) throw new UserError(`the starting directory ${options.from} does not exist or is not a directory`);
   await mkdir(parent, { recursive: true });
@@ -86,7 +88,8 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
  * record's dir, taken relative to its home, must stay inside it once links are followed; else one line says so.
  */
 export async function openWorkspace(options: { root: string; name: string }): Promise<Workspace | null> {
-  const { home, record } = places(options.root, options.name);
+  const { parent, home, record } = places(options.root, options.name);
+  await ownFolder(parent);
   const info = await lstat(record).catch(() => null);
   if (info === null) return null;
   const remake = 'remove the workspace and its record and make it again';
