@@ -25,7 +25,7 @@ function runs(doc: SessionDocument): string {
 }
 
 function header(r: StoredSessionReport): string[] {
-  const listing = listingOf(r.doc, r.state);
+  const listing = listingOf(r.doc, { state: r.state });
   return [`session ${r.doc.id} · ${runs(r.doc)} · ${r.doc.model}`, `created ${r.doc.createdAt} · updated ${r.doc.updatedAt} · ${listing.turns} turns · ${sessionStatus({ listing, lockedBy: null })}`];
 }
 
@@ -62,7 +62,7 @@ export function renderShow(r: StoredSessionReport, def: MachineDefinition): stri
  */
 export function renderMarkdown(r: StoredSessionReport, def: MachineDefinition, deliverables?: Deliverables): string {
   const { events, skipped } = checkEvents(r.events);
-  const listing = listingOf(r.doc, r.state);
+  const listing = listingOf(r.doc, { state: r.state });
   const workflow = r.doc.workflow !== undefined;
   const out: string[] = [`# troupe session ${r.doc.id}`, ''];
   if (skipped.length > 0) out.push(...skipped.map((line) => `> **note:** ${line}`), '');

@@ -16,6 +16,8 @@ export interface JournalRules {
   checkpoint?: { records: number; hash?: string | undefined; document: string };
   /** The session the journal belongs to, whose id its events leave out from schema 4 on (default: the file's name without .jsonl). */
   sessionId?: string;
+  /** Where a read that starts after line 1 starts: the lines and bytes before it, and the hash of its line before (the first line read must follow it). */
+  from?: { lines: number; bytes: number; hash: string };
 }
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
@@ -41,6 +43,7 @@ export class JournalCheck {
     private readonly rules: JournalRules,
   ) {
     this.sessionId = rules.sessionId ?? basename(path).replace(/\.jsonl$/, '');
+    if (rules.from) ({ lines: this.lines, bytes: this.bytes, hash: this.lastHash } = rules.from);
     const cp = rules.checkpoint;
     if (rules.chained && cp && cp.hash === undefined) this.fail(`${cp.document}: checkpoint.hash: missing — the document was edited by hand or written by another program; it was left as it is`);
   }

@@ -20,26 +20,61 @@ export interface SessionListing {
   endReason: string | null;
   tokens: number;
   cost: number | null;
-  /** Who followed whom in it, as its checkpoint keeps them (absent in sessions stored before they were kept). */
+  /** Who followed whom in it, as its journal ends (absent in sessions stored before they were kept). */
   transitions?: TransitionTable;
 }
 
-interface UsageLike {
-  session?: { promptTokens?: number; completionTokens?: number; cost?: number; calls?: number; unpricedCalls?: number };
+/** The session's usage totals a listing shows (the meter's `session` totals, as a checkpoint keeps them). */
+export interface ListedUsage {
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+  cost: number;
+  unpricedCalls: number;
+}
+
+/** A session as its journal ends, for its listing: its state (null: the lines do not fit its machine), its usage totals and learned transitions. */
+export interface SessionAtEnd {
+  state: SessionState | null;
+  usage: ListedUsage;
+  /** Null when its checkpoint keeps none (a session stored before they were kept) or they cannot be folded. */
+  transitions: TransitionTable | null;
 }
 
 /**
- * Folds a stored session's journal lines after its checkpoint over the checkpoint's state (the state at the
- * journal's end), or answers null when it cannot (its team is gone): the store is given one, it knows no engine.
+ * Folds a stored session's journal lines after its checkpoint over the checkpoint's state, usage totals and
+ * transitions, in one pass (see foldStoredTail): the store is given one, it knows no engine.
  */
-export type TailFold = (doc: SessionDocument, tail: readonly JournalRecord[]) => Promise<SessionState | null>;
+export type TailFold = (doc: SessionDocument, tail: readonly JournalRecord[]) => Promise<SessionAtEnd>;
 
-/** The listing of a session document: its state at the journal's end when given (see TailFold), else its latest checkpoint's. */
-export function listingOf(doc: SessionDocument, snapshot: SessionState = doc.checkpoint.snapshot): SessionListing {
-  const s = snapshot;
-  const usage = (doc.checkpoint.usage as UsageLike | null)?.session;
-  const priced = usage ? (usage.calls ?? 0) - (usage.unpricedCalls ?? 0) : 0;
-  const transitions = transitionTableOf(doc.checkpoint.transitions);
+const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0);
+
+/** A checkpoint's usage totals as the listing reads them (a missing or damaged slot counts as nothing used). */
+export function checkpointUsage(doc: SessionDocument): ListedUsage {
+  const u = (doc.checkpoint.usage as { session?: Record<string, unknown> } | null | undefined)?.session;
+  return { calls: count(u?.calls), promptTokens: count(u?.promptTokens), completionTokens: count(u?.completionTokens), cost: count(u?.cost), unpricedCalls: count(u?.unpricedCalls) };
+}
+
+/** Adds one stored event to usage totals when it is a `usage` event (its own cost: null for an unpriced call); true when it was one. */
+export function addUsageEvent(into: ListedUsage, e: { type: string; [k: string]: unknown }): boolean {
+  if (e.type !== 'usage') return false;
+  into.calls += 1;
+  into.promptTokens += count(e.prompt_tokens);
+  into.completionTokens += count(e.completion_tokens);
+  if (typeof e.cost === 'number' && Number.isFinite(e.cost)) into.cost += Math.max(0, e.cost);
+  else into.unpricedCalls += 1;
+  return true;
+}
+
+/**
+ * The listing of a session document: as its journal ends when given (see TailFold), else its latest checkpoint's
+ * state, usage and transitions (each fact of `end` left out is the checkpoint's).
+ */
+export function listingOf(doc: SessionDocument, end: { state?: SessionState | null | undefined; usage?: ListedUsage; transitions?: TransitionTable | null } = {}): SessionListing {
+  const s = end.state ?? doc.checkpoint.snapshot;
+  const usage = end.usage ?? checkpointUsage(doc);
+  const priced = usage.calls - usage.unpricedCalls;
+  const transitions = end.transitions !== undefined ? end.transitions : transitionTableOf(doc.checkpoint.transitions);
   return {
     id: doc.id,
     team: doc.team.name,
@@ -52,8 +87,8 @@ export function listingOf(doc: SessionDocument, snapshot: SessionState = doc.che
     turns: s.turn,
     waiting: s.status === 'awaiting_user' ? (s.awaiting?.code ?? 'user') : null,
     endReason: s.endReason,
-    tokens: usage ? (usage.promptTokens ?? 0) + (usage.completionTokens ?? 0) : 0,
-    cost: priced > 0 ? (usage?.cost ?? 0) : null,
+    tokens: usage.promptTokens + usage.completionTokens,
+    cost: priced > 0 ? usage.cost : null,
     ...(transitions ? { transitions } : {}),
   };
 }

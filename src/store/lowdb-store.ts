@@ -9,7 +9,8 @@ import { checkDataDir, dataDirError } from './data-dir.js';
 import { asyncFs, DocumentFile, fsyncOf, NODE_DOCUMENT_FS, type DocumentFs } from './document-file.js';
 import { CHAINED_SINCE, journalRules } from './journal-check.js';
 import { slimRecord } from './journal-codec.js';
-import { createJournal, journalEndsWith, JournalWriter, scanJournal, type JournalEnd } from './journal-file.js';
+import { createJournal, JournalWriter, scanJournal, type JournalEnd } from './journal-file.js';
+import { journalTailAfter } from './journal-tail.js';
 import { listingOf, type SessionListing, type TailFold } from './listing.js';
 import { acquireLock, acquireNewLock, lockHolder, refreshLockIfDue, releaseLock } from './lock.js';
 import { CURRENT_FORMAT, decodeSessionFile, parseSessionFile, SessionFileError, type FileFormat, type Loaded } from './load-file.js';
@@ -38,7 +39,8 @@ export interface LowdbStoreOptions {
  * open elsewhere was not: it is remade once the session is closed or its process gone).
  */
 type CachedListing = { mtimeMs: number; journalBytes?: number; folded?: boolean; listing: SessionListing };
-type Index = { version: 1; sessions: Record<string, CachedListing> };
+// Version 2: listings take usage and transitions from the journal's end too; a version-1 cache is made again.
+type Index = { version: 2; sessions: Record<string, CachedListing> };
 
 /**
  * Sessions under `<dataDir>/sessions/`: per session a lowdb document `<id>.json` (metadata and the
@@ -271,6 +273,12 @@ export class LowdbStore implements Store {
         entries.push({ id, location, error: (dataDirError(error, this.dataDir, 'read it') as Error).message });
       }
     }
+    // A session killed before its first brief holds nothing (no brief, no turn): it is removed once no live process holds it.
+    const kept: StoredEntry[] = [];
+    for (const e of entries) {
+      if ('listing' in e && e.lockedBy === null && unstarted(e.listing) && (await this.removeIfNeverStarted(e.id))) ids.splice(ids.indexOf(e.id), 1);
+      else kept.push(e);
+    }
     for (const id of Object.keys(index.sessions)) {
       if (!ids.includes(id)) {
         delete index.sessions[id];
@@ -278,30 +286,83 @@ export class LowdbStore implements Store {
       }
     }
     if (changed) this.writeIndex(index);
-    return newestFirst(entries);
+    return newestFirst(kept);
   }
 
   /** A session's listing: its checkpoint's, with the journal lines after it folded in when asked (and there are any). */
   private async listingAt(id: string, location: string, fold: boolean): Promise<SessionListing> {
     const { file: doc, storedVersion } = this.load(id, location);
-    // A checkpoint at the journal's end (every closed session's) is known from the journal's last bytes, without a scan.
-    if (!fold || !this.foldTail || journalEndsWith(this.journalOf(id), doc.checkpoint.hash)) return listingOf(doc);
-    const tail: JournalRecord[] = [];
+    if (!fold || !this.foldTail) return listingOf(doc);
+    let tail: JournalRecord[] | null;
     try {
-      scanJournal(
-        this.journalOf(id),
-        (record, line) => {
-          if (line > doc.checkpoint.records) tail.push(record);
-        },
-        journalRules(doc, storedVersion, location),
-      );
+      tail = this.tailOf(doc, storedVersion, location);
     } catch {
       // A journal that fails its checks is named when the session is opened; the listing shows its checkpoint.
       return listingOf(doc);
     }
-    if (tail.length === 0) return listingOf(doc);
-    const folded = await this.foldTail(doc, tail);
-    return listingOf(doc, folded ?? doc.checkpoint.snapshot);
+    if (!tail || tail.length === 0) return listingOf(doc);
+    return listingOf(doc, await this.foldTail(doc, tail));
+  }
+
+  /**
+   * The journal lines after a session's checkpoint. A sealed journal is read from its checkpoint's line on,
+   * found by its seal from the file's end (a closed session's is its last bytes): the lines before it are
+   * neither read nor checked again (reading them was most of a cold listing of crashed sessions). An older
+   * journal is scanned whole. Null when the checkpoint's line is not in the journal.
+   */
+  private tailOf(doc: SessionDocument, storedVersion: number, location: string): JournalRecord[] | null {
+    const hash = doc.checkpoint.hash;
+    if (storedVersion >= CHAINED_SINCE && hash !== undefined) return journalTailAfter(this.journalOf(doc.id), { records: doc.checkpoint.records, hash }, doc.id);
+    const tail: JournalRecord[] = [];
+    scanJournal(
+      this.journalOf(doc.id),
+      (record, line) => {
+        if (line > doc.checkpoint.records) tail.push(record);
+      },
+      journalRules(doc, storedVersion, location),
+    );
+    return tail;
+  }
+
+  /**
+   * Removes a stored session that never started, once its lock is taken (a stale one taken over; a live one
+   * refused: then it stays): looked at again under the lock, it must still be idle with no brief as its journal
+   * ends (the lines after its checkpoint hold no input, or fold to that). True when it was removed.
+   */
+  private async removeIfNeverStarted(id: string): Promise<boolean> {
+    const lock = this.lockOf(id);
+    try {
+      acquireLock(lock, id);
+    } catch {
+      return false;
+    }
+    try {
+      const location = this.pathOf(id);
+      const { file: doc, storedVersion } = this.load(id, location);
+      if (!unstarted(listingOf(doc))) return false;
+      const tail = this.tailOf(doc, storedVersion, location);
+      if (tail === null) return false;
+      if (tail.some((r) => r.input !== undefined)) {
+        if (!this.foldTail || !unstarted(listingOf(doc, await this.foldTail(doc, tail)))) return false;
+      }
+      await this.removeFiles(id);
+      return true;
+    } catch {
+      // Unreadable, or its files could not all be removed: it is listed as it is (and looked at again next time).
+      return false;
+    } finally {
+      releaseLock(lock);
+    }
+  }
+
+  /** Removes a session's files while its lock is held, so no other process opens it half gone: its own files, its journal, the document last (it names the session). */
+  private async removeFiles(id: string): Promise<void> {
+    // Not rmSync: it recurses on the stack, and agents' workspaces can hold trees thousands of levels deep.
+    await rm(this.filesOf(id), { recursive: true, force: true });
+    rmSync(this.journalOf(id), { force: true });
+    rmSync(sealingPathOf(this.journalOf(id)), { force: true });
+    rmSync(join(this.dir, `.${id}.json.tmp`), { force: true });
+    rmSync(this.pathOf(id), { force: true });
   }
 
   private indexFile(): DocumentFile<Index> {
@@ -311,11 +372,11 @@ export class LowdbStore implements Store {
   private readIndex(): Index {
     try {
       const parsed = this.indexFile().read();
-      if (parsed && parsed.version === 1 && parsed.sessions && typeof parsed.sessions === 'object') return parsed;
+      if (parsed && parsed.version === 2 && parsed.sessions && typeof parsed.sessions === 'object') return parsed;
     } catch {
       // missing or damaged: the index is a cache, rebuilt from the documents
     }
-    return { version: 1, sessions: {} };
+    return { version: 2, sessions: {} };
   }
 
   private writeIndex(index: Index): void {
@@ -402,17 +463,18 @@ export class LowdbStore implements Store {
         await writing;
         writer.close();
         try {
-          // Removed while the lock is held, so no other process opens it half gone; the document last, as it names the session.
-          // Not rmSync: it recurses on the stack, and agents' workspaces can hold trees thousands of levels deep.
-          await rm(this.filesOf(id), { recursive: true, force: true });
-          rmSync(writer.path, { force: true });
-          rmSync(path, { force: true });
+          await this.removeFiles(id);
         } finally {
           releaseLock(lock);
         }
       },
     };
   }
+}
+
+/** A listing of a session that never started: idle, no brief, no turn (it holds nothing to resume or show). */
+function unstarted(l: SessionListing): boolean {
+  return l.status === 'idle' && l.turns === 0 && !l.brief.trim();
 }
 
 /** The journal's size in bytes (-1 when it is missing: an old single-file session). */

@@ -30,9 +30,11 @@ export const DEFAULT_TOOL_LIMITS: ToolLimits = {
   maxCommandOutputBytes: 60_000,
 };
 
-/** Bytes as a person reads them: 512 B, 12.3 KB, 4.0 MB. */
+/** Bytes as a person reads them: 512 B, 12.3 KB, 4.0 MB, 2.0 GB, 1.1 TB. */
 export function bytes(n: number): string {
   if (n < 1_000) return `${n} B`;
   if (n < 1_000_000) return `${(n / 1_000).toFixed(1)} KB`;
-  return `${(n / 1_000_000).toFixed(1)} MB`;
+  if (n < 1_000_000_000) return `${(n / 1_000_000).toFixed(1)} MB`;
+  if (n < 1_000_000_000_000) return `${(n / 1_000_000_000).toFixed(1)} GB`;
+  return `${(n / 1_000_000_000_000).toFixed(1)} TB`;
 }

@@ -4,7 +4,7 @@ import { UserError } from '../errors.js';
 import type { Changes } from '../engine/agent-reply.js';
 import { isInside } from './confine.js';
 import { ownFolder } from './own-folder.js';
-import { copyTree } from './copy-tree.js';
+import { copyTree, CopyTooLargeError } from './copy-tree.js';
 import { cloneRepository, removeWorktree, repositoryOf } from './git-clone.js';
 import { DEFAULT_DIFF_LIMITS, diffSnapshots, type DiffLimits } from './workspace-diff.js';
 import { DEFAULT_SNAPSHOT_LIMITS, takeSnapshot, type SnapshotLimits } from './workspace-snapshot.js';
@@ -22,6 +22,8 @@ export interface CreateWorkspaceOptions {
   git?: boolean;
   /** Names left out of a copy (default `.git`). */
   exclude?: readonly string[];
+  /** The most bytes a copy of `from` writes (default: TROUPE_WORKSPACE_COPY_MAX_BYTES, else 2 GB; see copyTree). */
+  maxCopyBytes?: number;
   snapshot?: Partial<SnapshotLimits>;
 }
 
@@ -58,7 +60,14 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
     });
     dir = join(home, place.prefix);
   } else if (from !== null) {
-    await copyTree(from, home, { skip: options.exclude ?? ['.git'], avoid: await realpath(parent) });
+    try {
+      await copyTree(from, home, { skip: options.exclude ?? ['.git'], avoid: await realpath(parent), ...(options.maxCopyBytes !== undefined ? { maxBytes: options.maxCopyBytes } : {}) });
+    } catch (error) {
+      // What was copied before the refused file is not left taking the disk.
+      await rm(home, { recursive: true, force: true });
+      if (error instanceof CopyTooLargeError) throw new CopyTooLargeError(`workspace "${options.name}": ${error.message}`);
+      throw error;
+    }
   } else {
     await mkdir(home);
   }

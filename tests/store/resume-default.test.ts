@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -73,9 +73,11 @@ describe('which session troupe resume takes when no id is given', () => {
   it('when none can be resumed: one line saying why and how to pick one', async () => {
     const { dir, store } = await mixed();
     rmSync(join(dir, 'sessions', 'good.json'));
+    // The session that never started (no brief, no lock) is removed by the listing, not counted (tests/store/never-started.test.ts).
     await expect(resolveSessionId(store, undefined)).rejects.toThrow(
-      'no session can be resumed (1 ended, 1 never started, 1 open in another process) — list them with troupe sessions, then pick one with troupe resume <id>, or start one with troupe run "<brief>"',
+      'no session can be resumed (1 ended, 1 open in another process) — list them with troupe sessions, then pick one with troupe resume <id>, or start one with troupe run "<brief>"',
     );
+    expect(existsSync(join(dir, 'sessions', 'not-started.json'))).toBe(false);
     await expect(resolveSessionId(new MemoryStore(), undefined)).rejects.toThrow(/^no stored sessions yet/);
   });
 });

@@ -47,7 +47,8 @@ function repositoryDirs(dotGit: string): string[] {
  * directory troupe runs in or the folder holding the workflow's file. A workflow's own files are read only
  * inside its folder; without this, one naming `/home/me/.ssh` would have it copied into a workspace its
  * agents read. With `git`, the workspace is a clone of the repository there, which is wherever its `.git`
- * says: unless that `.git` is the user's own (at or above the directory troupe runs in, as a worktree's),
+ * says: unless that `.git` is the user's own (at or above the directory troupe runs in, as a worktree's, and
+ * not in the workflow's folder: one shipped there is checked from any directory, the folder itself included),
  * its git directory must lie inside those directories too. A directory that does not exist is left to the
  * workspace's own error when it is made.
  */
@@ -55,7 +56,8 @@ export function workspaceFromIssue(from: string, options: { cwd: string; file: s
   const wanted = real(resolve(options.cwd, from));
   if (wanted === null) return null;
   const cwd = real(options.cwd);
-  const allowed = [cwd, real(dirname(options.file))].filter((d): d is string => d !== null);
+  const folder = real(dirname(options.file));
+  const allowed = [cwd, folder].filter((d): d is string => d !== null);
   const where = `the directory troupe runs in (${options.cwd}) and the workflow's folder`;
   const issue = (problem: string): ConfigIssue => ({
     file: options.shown,
@@ -66,7 +68,10 @@ export function workspaceFromIssue(from: string, options: { cwd: string; file: s
   if (!allowed.some((dir) => isInside(dir, wanted))) return issue(`"${from}" is ${wanted}, outside ${where}`);
   if (!options.git) return null;
   const dotGit = nearestDotGit(wanted);
-  if (dotGit === null || (cwd !== null && isInside(dirname(dotGit), cwd))) return null;
+  if (dotGit === null) return null;
+  // The user's own: at or above where troupe runs, unless it came with the workflow (in its folder), as when troupe runs inside that folder.
+  const shipped = folder !== null && isInside(folder, dotGit);
+  if (!shipped && cwd !== null && isInside(dirname(dotGit), cwd)) return null;
   const outside = repositoryDirs(dotGit).find((dir) => !allowed.some((a) => isInside(a, dir)));
   return outside === undefined ? null : issue(`"${from}" is in a repository kept at ${outside} (its .git says so), outside ${where}`);
 }

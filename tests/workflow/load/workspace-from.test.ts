@@ -115,3 +115,47 @@ describe("a workflow's workspace.from with git: true", () => {
     expect(result.issues).toEqual([]);
   });
 });
+
+/**
+ * Hostile: the same shipped `.git` when troupe runs inside the workflow's folder (`cd` into a downloaded
+ * workflow, then run it): a `.git` there is at or above the directory troupe runs in, yet it came with the
+ * workflow, not from the user. The check holds from any directory; a `.git` above the workflow's folder (the
+ * user's repository holding it) stays the user's own.
+ */
+describe("a workflow's workspace.from with git: true, troupe run inside the workflow's folder", () => {
+  const leadsOut = (at: (p: Places) => string) => (p: Places) => {
+    gitDir(join(p.outside, 'repo.git'));
+    writeFileSync(join(at(p), '.git'), `gitdir: ${join(p.outside, 'repo.git')}\n`);
+  };
+  it.each([
+    ['a .git file at the folder’s top, run from the folder', leadsOut((p) => p.flows), (p: Places) => p.flows, () => '.'],
+    ['a .git file at the folder’s top, run from a directory inside it', leadsOut((p) => p.flows), (p: Places) => join(p.flows, 'start'), () => '.'],
+    ['start/.git leading out, run from start/', leadsOut((p) => join(p.flows, 'start')), (p: Places) => join(p.flows, 'start'), () => '.'],
+    [
+      'a .git symlink at the folder’s top, run from the folder',
+      (p: Places) => (gitDir(join(p.outside, 'repo.git')), symlinkSync(join(p.outside, 'repo.git'), join(p.flows, '.git'))),
+      (p: Places) => p.flows,
+      () => 'start',
+    ],
+  ])('%s is refused at load, naming the field', (_label, plant, cwdOf, pick) => {
+    let cwd = '';
+    const s = scene(pick, { git: true, plant: (p) => ((cwd = cwdOf(p)), plant(p)) });
+    const result = loadWorkflow(s.file, { cwd, dirs: [] });
+    expect(result.plan).toBeNull();
+    expect(result.issues.map(formatIssue).join('\n')).toMatch(/workspace\.from.*repository kept at .*secrets.*outside/);
+  });
+
+  it("the user's repository holding the workflow's folder (a .git above it) is still theirs, run from inside the folder", () => {
+    let cwd = '';
+    const s = scene(() => '.', {
+      git: true,
+      plant: (p) => {
+        cwd = p.flows;
+        gitDir(join(p.outside, 'repo.git', 'worktrees', 'mine'));
+        writeFileSync(join(p.flows, '..', '.git'), `gitdir: ${join(p.outside, 'repo.git', 'worktrees', 'mine')}\n`);
+      },
+    });
+    const result = loadWorkflow(s.file, { cwd, dirs: [] });
+    expect(result.issues).toEqual([]);
+  });
+});

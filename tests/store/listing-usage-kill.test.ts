@@ -1,0 +1,84 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { TroupeEvent } from '../../src/engine/event-map.js';
+import { foldStoredTail } from '../../src/session/stored-tail.js';
+import { LowdbStore } from '../../src/store/lowdb-store.js';
+import type { SessionDocument } from '../../src/store/session-file.js';
+import type { StoredEntry } from '../../src/store/store.js';
+import { countTransitions } from '../../src/warming/transitions.js';
+import { cleanEnv, runCli } from '../helpers/cli.js';
+import { REPO_ROOT, studio } from '../helpers/team.js';
+
+const CHILD = join(REPO_ROOT, 'tests', 'store', 'waiting-kill-child.ts');
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+/** Runs the waiting-kill child until its session waits (its writes landed), then SIGKILLs it. */
+function runUntilWaiting(dataDir: string, id: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dataDir, id], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('\n')) child.kill('SIGKILL');
+    });
+    child.on('error', reject);
+    child.on('exit', (_code, signal) => (signal === 'SIGKILL' ? resolve(out.trim()) : reject(new Error(`child ended before the kill: ${stderr}`))));
+  });
+}
+
+const usageOf = (events: readonly TroupeEvent[]) => {
+  const used = events.flatMap((e) => (e.type === 'usage' ? [e] : []));
+  return { calls: used.length, tokens: used.reduce((n, e) => n + e.prompt_tokens + e.completion_tokens, 0) };
+};
+
+describe('a session killed before its next checkpoint lists its usage and transitions as its journal ends', () => {
+  it('troupe sessions shows the tokens of every call the journal holds, and the listing learns every transition, not the checkpoint’s', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'troupe-usagekill-'));
+    dirs.push(dataDir);
+    const id = 'usagekill';
+    expect(await runUntilWaiting(dataDir, id)).toBe('WAITING awaiting_user');
+
+    const store = new LowdbStore(dataDir, { foldTail: async (doc, tail) => foldStoredTail(doc, tail) });
+    const read = await store.read(id);
+    const all = usageOf(read.events);
+    const doc = JSON.parse(readFileSync(store.pathOf(id), 'utf8')) as SessionDocument;
+    // The checkpoint was taken at the first turn (the child's clock never moves): it holds fewer calls than the journal.
+    const saved = (doc.checkpoint.usage as { session: { calls: number; promptTokens: number; completionTokens: number } }).session;
+    expect(saved.calls).toBeLessThan(all.calls);
+    const table = countTransitions(studio().def, read.events).toJSON();
+    expect(JSON.stringify(doc.checkpoint.transitions)).not.toBe(JSON.stringify(table));
+
+    const entries = await store.list();
+    const entry = entries.find((e): e is Extract<StoredEntry, { listing: unknown }> => e.id === id && 'listing' in e)!;
+    expect(entry.listing.status).toBe('awaiting_user');
+    expect(entry.listing.tokens).toBe(all.tokens);
+    // The demo model has no price: its calls are counted, their cost unknown.
+    expect(entry.listing.cost).toBeNull();
+    expect(entry.listing.transitions).toEqual(table);
+
+    // A cache written before usage was folded (index version 1, the same document and journal) is made again.
+    const indexPath = join(dataDir, 'sessions', 'index.json');
+    const index = JSON.parse(readFileSync(indexPath, 'utf8'));
+    writeFileSync(
+      indexPath,
+      JSON.stringify({ ...index, version: 1, sessions: { [id]: { ...index.sessions[id], listing: { ...index.sessions[id].listing, tokens: saved.promptTokens + saved.completionTokens } } } }),
+    );
+    const again = (await store.list()).find((e): e is Extract<StoredEntry, { listing: unknown }> => e.id === id && 'listing' in e)!;
+    expect(again.listing.tokens).toBe(all.tokens);
+
+    // The CLI's own store folds the same way: the row shows every call's tokens (a fresh cache: the index is the store's above).
+    rmSync(join(dataDir, 'sessions', 'index.json'));
+    const listed = await runCli(['sessions'], cleanEnv({ TROUPE_DATA_DIR: dataDir }), '', { cwd: dataDir });
+    expect(listed.code).toBe(0);
+    const row = listed.stdout.split('\n').find((l) => l.startsWith(id.slice(0, 8)))!;
+    expect(row).toContain(`${all.tokens} tok`);
+  }, 60_000);
+});
