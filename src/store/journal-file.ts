@@ -64,22 +64,28 @@ export function scanJournal(path: string, onRecord: (record: JournalRecord, line
   try {
     if (fstatSync(fd).isDirectory()) throw new SessionFileError(`${path} is a directory, not a journal — move it out of the way`);
     const buffer = Buffer.allocUnsafe(CHUNK);
-    let carry: Buffer = Buffer.alloc(0);
+    // The start of a line whose newline has not come yet, one copied piece per chunk read: joined once, when
+    // the newline comes (joining each chunk to all of the line before made a long line cost its square).
+    const pending: Buffer[] = [];
     let offset = 0;
     for (;;) {
       const read = readSync(fd, buffer, 0, CHUNK, offset);
       if (read === 0) break;
       offset += read;
-      let data = carry.length > 0 ? Buffer.concat([carry, buffer.subarray(0, read)]) : buffer.subarray(0, read);
+      const data = buffer.subarray(0, read);
       let start = 0;
       for (let nl = data.indexOf(10, start); nl >= 0; nl = data.indexOf(10, start)) {
-        const bytes = data.subarray(start, nl);
+        let bytes = data.subarray(start, nl);
+        if (pending.length > 0) {
+          bytes = Buffer.concat([...pending, bytes]);
+          pending.length = 0;
+        }
         onRecord(check.next(bytes), check.lines, bytes);
         start = nl + 1;
       }
-      carry = Buffer.from(data.subarray(start));
-      data = Buffer.alloc(0);
+      if (start < read) pending.push(Buffer.from(data.subarray(start)));
     }
+    const carry = { length: pending.reduce((sum, piece) => sum + piece.length, 0) };
     check.end();
     return { records: check.lines, validBytes: check.bytes, torn: carry.length > 0, lastHash: check.lastHash };
   } finally {
