@@ -103,6 +103,8 @@ export class EffectRunner implements EffectPort {
   private readonly evaluating = new Set<string>();
   private readonly tasks = new Set<Promise<void>>();
   private readonly waiters: (() => void)[] = [];
+  // Calls (by turn id) whose agent_started the kernel published with the step that started them.
+  private readonly announced = new Set<string>();
 
   constructor(
     private readonly host: RunnerHost,
@@ -212,6 +214,26 @@ export class EffectRunner implements EffectPort {
     };
   }
 
+  /**
+   * The agent_started of a call this effect starts, built now so the step's journal line holds it (the call
+   * then does not publish it): the same event the call would publish as its request goes out.
+   */
+  announce(effect: Effect): EngineEvent | null {
+    if (effect.type !== 'call_agent') return null;
+    const call = effect.call;
+    const persona = agentById(this.host.def, call.persona);
+    if (!persona) return null;
+    this.announced.add(call.turnId);
+    return this.startedEvent(call, persona.id, this.options.modelFor(persona.id));
+  }
+
+  private startedEvent(call: AgentCall, persona: string, model: string): EngineEvent {
+    // The event names the model that answers: the id the call names, unless the model answers every call itself (the demo).
+    const answering = this.options.model.answeredBy ?? model;
+    const branch = call.branch !== undefined ? { branch: call.branch } : {};
+    return event('agent_started', { turn_id: call.turnId, path: call.path, persona, attempt: call.attempt, model: answering, inbox: call.inbox.kind, ...branch });
+  }
+
   /** Whether a call (by turn id) or an evaluation (by id) is already in progress here. */
   running(effect: Effect): boolean {
     if (effect.type === 'call_agent') return this.controllers.has(effect.call.turnId);
@@ -319,15 +341,14 @@ export class EffectRunner implements EffectPort {
     const timer = call.timeoutMs !== undefined && !after ? setTimeout(timeUp, call.timeoutMs) : null;
     const branch = call.branch !== undefined ? { branch: call.branch } : {};
     const model = this.options.modelFor(persona.id);
-    // The event names the model that answers: the id the call names, unless the model answers every call itself (the demo).
-    const answering = this.options.model.answeredBy ?? model;
     // Published as the request goes out, not before it is built: what comes of the call (a delta, a retry,
-    // a tool, a failure) follows it, but the model is not kept waiting for the bus and the journal.
-    let started = false;
+    // a tool, a failure) follows it, but the model is not kept waiting for the bus and the journal. A call
+    // the step that started it announced (in its journal line) is not announced again.
+    let started = this.announced.delete(call.turnId);
     const announce = () => {
       if (started) return;
       started = true;
-      host.publish(event('agent_started', { turn_id: call.turnId, path: call.path, persona: persona.id, attempt: call.attempt, model: answering, inbox: call.inbox.kind, ...branch }));
+      host.publish(this.startedEvent(call, persona.id, model));
     };
     try {
       // The budget is checked when the call really starts, so the usage of the call before counts.

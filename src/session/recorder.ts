@@ -28,6 +28,8 @@ const CHECKPOINT_LINES = 256;
  * lines after the last checkpoint written.
  */
 export class JournalRecorder implements JournalPort {
+  /** A call's usage waits for the step its answer leads to, and is written in that step's line. */
+  readonly joinsFacts = true;
   private records: number;
   private last: { turn: number; status: string; records: number; at: number };
   private failure: unknown = null;
@@ -58,8 +60,8 @@ export class JournalRecorder implements JournalPort {
    * Appends one step, and asks for a checkpoint when the status changed or (see checkpointIfDue) the turn
    * did; throws when the journal cannot be written, or a checkpoint failed (the step's effects must not run).
    */
-  step(input: EngineInput, events: TroupeEvent[], next: SessionState): void {
-    this.append({ n: this.records + 1, input, events });
+  step(input: EngineInput, events: TroupeEvent[], next: SessionState, facts = 0): void {
+    this.append(facts > 0 ? { n: this.records + 1, input, events, facts } : { n: this.records + 1, input, events });
     const before = this.snapshot;
     this.snapshot = next;
     // The end is written at once (a session that ended must never list as resumable).
@@ -112,7 +114,7 @@ export class JournalRecorder implements JournalPort {
     if (this.failure !== before) throw this.failure;
   }
 
-  private append(record: { n: number; input?: EngineInput; events: TroupeEvent[] }): void {
+  private append(record: { n: number; input?: EngineInput; events: TroupeEvent[]; facts?: number }): void {
     if (this.failure !== null) throw this.failure;
     try {
       this.handle.append(record);
