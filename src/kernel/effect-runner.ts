@@ -79,6 +79,24 @@ export interface EffectRunnerOptions {
   warmingModel?: ChatModel;
 }
 
+/** What a call-start observer gets to warm the next call with, for one call. */
+class CallWarmingPort implements WarmingPort {
+  constructor(
+    private readonly host: RunnerHost,
+    private readonly turns: TurnShaper,
+    private readonly turnId: string,
+    readonly send: (request: ChatRequest) => Promise<ChatResponse>,
+  ) {}
+
+  prefix(agent: AgentState): TurnRequest | null {
+    return this.turns.prefix?.(this.host.snapshot(), agent) ?? null;
+  }
+
+  current(): boolean {
+    return this.host.snapshot().inFlight?.turnId === this.turnId;
+  }
+}
+
 /** A toolset whose every tool run is one step of the runner (a journaled run is never repeated after a crash). */
 function durableToolset(toolset: Toolset, steps: StepRunner, signal: AbortSignal): Toolset {
   if (steps.kind === 'direct') return toolset;
@@ -205,14 +223,12 @@ export class EffectRunner implements EffectPort {
     return answer;
   }
 
-  /** The warming port of one call. */
+  /** The warming port of one call (an object of a class, not three closures made per call). */
   private warmingPort(call: AgentCall): WarmingPort {
-    return {
-      prefix: (agent) => this.options.turns.prefix?.(this.host.snapshot(), agent) ?? null,
-      current: () => this.host.snapshot().inFlight?.turnId === call.turnId,
-      send: (request) => this.warm(request),
-    };
+    return new CallWarmingPort(this.host, this.options.turns, call.turnId, this.sendWarming);
   }
+
+  private readonly sendWarming = (request: ChatRequest): Promise<ChatResponse> => this.warm(request);
 
   /**
    * The agent_started of a call this effect starts, built now so the step's journal line holds it (the call
