@@ -25,8 +25,9 @@ export function isLiveOnly(type: string): boolean {
 
 /**
  * The session kernel, the same on every backend: a mailbox of inputs, each folded through the pure
- * `step()`; the step's input and events go to the journal port first, then its events are delivered,
- * then its effects go to the effect port. Only this class changes the session state. It does not know
+ * `step()`; the step's input and events go to the journal port first (in one line with the usage held for
+ * it and the agent_started of the calls it starts: one line per turn), then its events are delivered, then
+ * its effects go to the effect port. Only this class changes the session state. It does not know
  * where it runs: the embedded backend gives it the journal file and the local effect runner, Restate
  * its object state and journaled steps.
  */
@@ -170,11 +171,11 @@ export class SessionKernel {
       else work.push(fx);
     }
     // The calls this step starts are announced in its line: one line per turn, not a line per call going out.
-    const announce = this.journal && this.effects?.announce ? this.effects.announce.bind(this.effects) : null;
-    if (announce) {
+    const port = this.journal ? this.effects : null;
+    if (port?.announce) {
       for (const fx of work) {
         if (fx.type !== 'call_agent') continue;
-        const started = announce(fx);
+        const started = port.announce(fx);
         if (started) events.push(this.bus.stamp(started));
       }
     }

@@ -16,7 +16,9 @@ const CHECKPOINT_LINES = 256;
 
 /**
  * Persists a running session: every step's input and events are appended to the journal synchronously,
- * before the step's effects run (O(1) per step). The small session document gets a checkpoint when the
+ * before the step's effects run (O(1) per step), one line per turn: the kernel gives a step's line the usage
+ * held for it and the start of the calls it begins. Facts no step carries (memory work, retries, tool runs,
+ * a usage alone) are lines of their own, written before anyone sees them. The small session document gets a checkpoint when the
  * session ends, on close, and at a new turn, a status change (a move to `running` looked at with the step
  * after it, so no document rewrite sits in front of the model call that step starts) or a memory compression
  * once the last checkpoint is a second or 256 journal lines old: a turn that ends waiting for the user is not
