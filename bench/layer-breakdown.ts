@@ -17,14 +17,14 @@ export const GC = 'garbage collection pauses';
 /** The entry points timed, by layer: [label, prototype, method]. */
 const POINTS: [layer: string, label: string, proto: Proto, method: string][] = [
   ['memory', 'prompt build (rolling memory: prefix, pins, summaries, recent turns, token counts)', MemoryPromptBuilder.prototype as unknown as Proto, 'build'],
-  ['memory', 'record a message (raw turn, its tokens counted)', Memory.prototype as unknown as Proto, 'recordAgent'],
+  ['memory', 'record a message (raw turn; counted when a count is read)', Memory.prototype as unknown as Proto, 'recordAgent'],
   ['memory', 'record a directive (turn typed, decisions pinned)', Memory.prototype as unknown as Proto, 'recordDirective'],
   ['memory', 'record an approval (pinned)', Memory.prototype as unknown as Proto, 'recordApproval'],
   ['memory', 'compression check and fold', Compressor.prototype as unknown as Proto, 'maybeCompress'],
   ['memory', 'summary call (messages built, reply parsed; model time excluded)', ModelSummariser.prototype as unknown as Proto, 'summarise'],
   ['bare', 'prompt build (full history, the bare path)', FullHistoryPromptBuilder.prototype as unknown as Proto, 'build'],
-  ['store', 'step line (slimmed, serialised, screened, sealed, written)', JournalRecorder.prototype as unknown as Proto, 'step'],
-  ['store', 'fact lines (agent started, usage, memory work)', JournalRecorder.prototype as unknown as Proto, 'facts'],
+  ['store', 'step line (with its usage and the call it starts: slimmed, serialised, screened, sealed, written)', JournalRecorder.prototype as unknown as Proto, 'step'],
+  ['store', 'fact lines (memory work, a usage no step carried)', JournalRecorder.prototype as unknown as Proto, 'facts'],
   ['store', 'checkpoint (state serialised; the write is off the event loop)', JournalRecorder.prototype as unknown as Proto, 'take'],
 ];
 

@@ -79,6 +79,24 @@ export interface EffectRunnerOptions {
   warmingModel?: ChatModel;
 }
 
+/** What a call-start observer gets to warm the next call with, for one call. */
+class CallWarmingPort implements WarmingPort {
+  constructor(
+    private readonly host: RunnerHost,
+    private readonly turns: TurnShaper,
+    private readonly turnId: string,
+    readonly send: (request: ChatRequest) => Promise<ChatResponse>,
+  ) {}
+
+  prefix(agent: AgentState): TurnRequest | null {
+    return this.turns.prefix?.(this.host.snapshot(), agent) ?? null;
+  }
+
+  current(): boolean {
+    return this.host.snapshot().inFlight?.turnId === this.turnId;
+  }
+}
+
 /** A toolset whose every tool run is one step of the runner (a journaled run is never repeated after a crash). */
 function durableToolset(toolset: Toolset, steps: StepRunner, signal: AbortSignal): Toolset {
   if (steps.kind === 'direct') return toolset;
@@ -103,6 +121,8 @@ export class EffectRunner implements EffectPort {
   private readonly evaluating = new Set<string>();
   private readonly tasks = new Set<Promise<void>>();
   private readonly waiters: (() => void)[] = [];
+  // Calls (by turn id) whose agent_started the kernel published with the step that started them.
+  private readonly announced = new Set<string>();
 
   constructor(
     private readonly host: RunnerHost,
@@ -203,13 +223,31 @@ export class EffectRunner implements EffectPort {
     return answer;
   }
 
-  /** The warming port of one call. */
+  /** The warming port of one call (an object of a class, not three closures made per call). */
   private warmingPort(call: AgentCall): WarmingPort {
-    return {
-      prefix: (agent) => this.options.turns.prefix?.(this.host.snapshot(), agent) ?? null,
-      current: () => this.host.snapshot().inFlight?.turnId === call.turnId,
-      send: (request) => this.warm(request),
-    };
+    return new CallWarmingPort(this.host, this.options.turns, call.turnId, this.sendWarming);
+  }
+
+  private readonly sendWarming = (request: ChatRequest): Promise<ChatResponse> => this.warm(request);
+
+  /**
+   * The agent_started of a call this effect starts, built now so the step's journal line holds it (the call
+   * then does not publish it): the same event the call would publish as its request goes out.
+   */
+  announce(effect: Effect): EngineEvent | null {
+    if (effect.type !== 'call_agent') return null;
+    const call = effect.call;
+    const persona = agentById(this.host.def, call.persona);
+    if (!persona) return null;
+    this.announced.add(call.turnId);
+    return this.startedEvent(call, persona.id, this.options.modelFor(persona.id));
+  }
+
+  private startedEvent(call: AgentCall, persona: string, model: string): EngineEvent {
+    // The event names the model that answers: the id the call names, unless the model answers every call itself (the demo).
+    const answering = this.options.model.answeredBy ?? model;
+    const branch = call.branch !== undefined ? { branch: call.branch } : {};
+    return event('agent_started', { turn_id: call.turnId, path: call.path, persona, attempt: call.attempt, model: answering, inbox: call.inbox.kind, ...branch });
   }
 
   /** Whether a call (by turn id) or an evaluation (by id) is already in progress here. */
@@ -319,15 +357,14 @@ export class EffectRunner implements EffectPort {
     const timer = call.timeoutMs !== undefined && !after ? setTimeout(timeUp, call.timeoutMs) : null;
     const branch = call.branch !== undefined ? { branch: call.branch } : {};
     const model = this.options.modelFor(persona.id);
-    // The event names the model that answers: the id the call names, unless the model answers every call itself (the demo).
-    const answering = this.options.model.answeredBy ?? model;
     // Published as the request goes out, not before it is built: what comes of the call (a delta, a retry,
-    // a tool, a failure) follows it, but the model is not kept waiting for the bus and the journal.
-    let started = false;
+    // a tool, a failure) follows it, but the model is not kept waiting for the bus and the journal. A call
+    // the step that started it announced (in its journal line) is not announced again.
+    let started = this.announced.delete(call.turnId);
     const announce = () => {
       if (started) return;
       started = true;
-      host.publish(event('agent_started', { turn_id: call.turnId, path: call.path, persona: persona.id, attempt: call.attempt, model: answering, inbox: call.inbox.kind, ...branch }));
+      host.publish(this.startedEvent(call, persona.id, model));
     };
     try {
       // The budget is checked when the call really starts, so the usage of the call before counts.

@@ -1,5 +1,5 @@
 import type { Effect } from '../engine/effects.js';
-import type { TroupeEvent } from '../engine/event-map.js';
+import type { EngineEvent, TroupeEvent } from '../engine/event-map.js';
 import type { EngineInput } from '../engine/input-events.js';
 import type { SessionState } from '../engine/session.js';
 
@@ -11,10 +11,19 @@ import type { SessionState } from '../engine/session.js';
 export interface JournalPort {
   /** Where the session is kept, for messages (a file path, or a Restate object key); null when nowhere. */
   readonly location: string | null;
-  /** Appends one step; throws when it cannot be kept (the step's effects must not run). */
-  step(input: EngineInput, events: TroupeEvent[], next: SessionState): void;
+  /**
+   * Appends one step; throws when it cannot be kept (the step's effects must not run). Its first `facts`
+   * events are runtime facts published before the step (a call's usage, kept with the answer it led to);
+   * the step's own events follow, then the calls it starts (agent_started).
+   */
+  step(input: EngineInput, events: TroupeEvent[], next: SessionState, facts?: number): void;
   /** Appends runtime facts (usage, memory work, retries, a call starting); throws when they cannot be kept. */
   facts(events: TroupeEvent[]): void;
+  /**
+   * True when a fact published just before a step may wait for that step's line (one line per turn): the
+   * kernel holds it, neither written nor delivered, until the step or the end of this turn of the event loop.
+   */
+  readonly joinsFacts?: boolean;
   /** A good moment for a checkpoint (memory was compressed); the port decides whether one is due. */
   checkpointIfDue?(): void;
   /** Keeps the final state and lets go of the session; a failed write is thrown. */
@@ -51,6 +60,11 @@ export interface EffectPort {
   idle(): Promise<void>;
   /** Aborts all work in progress (quit, shutdown, a failed save). */
   abortAll(): void;
+  /**
+   * The event saying a call this effect starts goes out (agent_started), built before the effect runs so the
+   * step's journal line holds it; the effect, run next, does not publish it again. Null: nothing to announce.
+   */
+  announce?(effect: Effect): EngineEvent | null;
   /** Whether this effect's work is already in progress (resuming a session does not start it twice). */
   running?(effect: Effect): boolean;
 }

@@ -25,8 +25,9 @@ export function isLiveOnly(type: string): boolean {
 
 /**
  * The session kernel, the same on every backend: a mailbox of inputs, each folded through the pure
- * `step()`; the step's input and events go to the journal port first, then its events are delivered,
- * then its effects go to the effect port. Only this class changes the session state. It does not know
+ * `step()`; the step's input and events go to the journal port first (in one line with the usage held for
+ * it and the agent_started of the calls it starts: one line per turn), then its events are delivered, then
+ * its effects go to the effect port. Only this class changes the session state. It does not know
  * where it runs: the embedded backend gives it the journal file and the local effect runner, Restate
  * its object state and journaled steps.
  */
@@ -36,6 +37,9 @@ export class SessionKernel {
   private processing = false;
   private effects: EffectPort | null = null;
   private failure: SessionSaveError | null = null;
+  // Facts stamped for the step that follows them (publishBeforeStep): neither written nor delivered yet.
+  private held: TroupeEvent[] = [];
+  private heldTimer: NodeJS.Immediate | null = null;
 
   constructor(
     readonly def: MachineDefinition,
@@ -87,25 +91,75 @@ export class SessionKernel {
     }
   }
 
-  /** Publishes a runtime fact (usage, memory work, a call starting); stored unless it is a streaming delta. */
+  /**
+   * Publishes a runtime fact (usage, memory work, a call starting); stored unless it is a streaming delta.
+   * Facts held for the next step (see publishBeforeStep) are written in the same line, and delivered first.
+   */
   publish(e: EngineEvent): void {
     if (this.failure) return;
     const live = LIVE_ONLY.has(e.type);
-    const stamped = this.bus.stamp(e, !live);
-    if (!live && this.journal) {
-      try {
-        this.journal.facts([stamped]);
-      } catch (error) {
-        this.stopSaving(error);
-        return;
-      }
+    if (live) {
+      // A delta never reaches a reader before a stored event stamped before it.
+      if (this.held.length > 0) this.flushHeld();
+      if (this.failure) return;
+      this.bus.deliver(this.bus.stamp(e, false));
+      return;
     }
-    this.bus.deliver(stamped);
+    const stamped = this.bus.stamp(e);
+    if (!this.journal) return this.bus.deliver(stamped);
+    const line = this.held.length > 0 ? this.takeHeld() : [];
+    line.push(stamped);
+    try {
+      this.journal.facts(line);
+    } catch (error) {
+      this.stopSaving(error);
+      return;
+    }
+    for (const f of line) this.bus.deliver(f);
+  }
+
+  /**
+   * Publishes a runtime fact a step follows at once (a call's usage, recorded as its answer comes in): held,
+   * neither written nor delivered, and written in that step's journal line (one line per turn); when no step
+   * or other fact comes in this turn of the event loop, it is written on a line of its own.
+   */
+  publishBeforeStep(e: EngineEvent): void {
+    if (!this.journal?.joinsFacts) return this.publish(e);
+    if (this.failure) return;
+    this.held.push(this.bus.stamp(e));
+    this.heldTimer ??= setImmediate(() => {
+      this.heldTimer = null;
+      this.flushHeld();
+    });
+  }
+
+  /** Writes and delivers the facts held for a step that did not come (a reader is about to look, or the session stops). */
+  flushHeld(): void {
+    if (this.held.length === 0 || this.failure) return;
+    const line = this.takeHeld();
+    try {
+      this.journal!.facts(line);
+    } catch (error) {
+      this.stopSaving(error);
+      return;
+    }
+    for (const f of line) this.bus.deliver(f);
+  }
+
+  private takeHeld(): TroupeEvent[] {
+    const line = this.held;
+    this.held = [];
+    if (this.heldTimer) {
+      clearImmediate(this.heldTimer);
+      this.heldTimer = null;
+    }
+    return line;
   }
 
   /** Resolves once nothing is running: no input queued and no model call in flight. */
   async settled(): Promise<void> {
     while (this.effects?.busy) await this.effects.idle();
+    this.flushHeld();
   }
 
   private process(input: EngineInput): void {
@@ -116,16 +170,30 @@ export class SessionKernel {
       if (fx.type === 'emit') events.push(this.bus.stamp(fx.event));
       else work.push(fx);
     }
+    // The calls this step starts are announced in its line: one line per turn, not a line per call going out.
+    const port = this.journal ? this.effects : null;
+    if (port?.announce) {
+      for (const fx of work) {
+        if (fx.type !== 'call_agent') continue;
+        const started = port.announce(fx);
+        if (started) events.push(this.bus.stamp(started));
+      }
+    }
     if (this.journal && (session !== this.state || events.length > 0)) {
+      const facts = this.held.length;
+      const line = facts > 0 ? this.takeHeld().concat(events) : events;
       try {
-        this.journal.step(input, events, session);
+        this.journal.step(input, line, session, facts);
       } catch (error) {
         this.stopSaving(error);
         return;
       }
+      this.state = session;
+      for (const e of line) this.bus.deliver(e);
+    } else {
+      this.state = session;
+      for (const e of events) this.bus.deliver(e);
     }
-    this.state = session;
-    for (const e of events) this.bus.deliver(e);
     for (const fx of work) this.effects?.execute(fx);
   }
 
@@ -138,6 +206,8 @@ export class SessionKernel {
       `session ${this.state.id} stopped before its next model call: ${cause} — what was saved before is intact; once that is fixed, continue it with troupe resume ${this.state.id.slice(0, 8)}`,
       { cause: error },
     );
+    // Facts held for a step are dropped with it: nobody saw them, and nothing is written any more.
+    this.takeHeld();
     this.effects?.abortAll();
     this.bus.deliver(this.bus.stamp(event('error', { message: this.failure.message, where: 'store' }), false));
   }

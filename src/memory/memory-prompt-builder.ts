@@ -92,8 +92,8 @@ export class MemoryPromptBuilder implements PromptBuilder {
   }
 
   private turnCost(t: RawTurn, self: string, message: ChatMessage, nameOf: NameOf): number {
-    // A persona's own turn is its text as is: the count made when the turn was stored.
-    if (t.author === self) return MESSAGE_OVERHEAD + t.tokens;
+    // A persona's own turn is its text as is: the turn's own count.
+    if (t.author === self) return MESSAGE_OVERHEAD + this.memory.tokensOf(t);
     let n = this.turnTokens.get(t.id);
     if (n === undefined) {
       const spaced = this.spacedTokens(t);
@@ -113,7 +113,7 @@ export class MemoryPromptBuilder implements PromptBuilder {
     if (!word) return null;
     const next = t.text[word.length];
     if (next !== undefined && (next === "'" || /[\p{L}\p{M}]/u.test(next))) return null;
-    return t.tokens - this.pieces.of(word) + this.pieces.of(` ${word}`);
+    return this.memory.tokensOf(t) - this.pieces.of(word) + this.pieces.of(` ${word}`);
   }
 
   build(input: PromptInput): ChatMessage[] {
@@ -139,7 +139,7 @@ export class MemoryPromptBuilder implements PromptBuilder {
     const prefix = this.prefixes.of(input);
     const closing = call ? closingMessages({ ...input, call }) : [];
     const inbox = call?.inbox;
-    const recent = this.memory.recent;
+    const recent = this.memory.rawTurns;
     const last = recent[recent.length - 1];
     // The inbox quotes the latest message; do not send it twice.
     const count = inbox && last && 'text' in inbox && last.text === inbox.text ? recent.length - 1 : recent.length;
@@ -209,9 +209,9 @@ export class MemoryPromptBuilder implements PromptBuilder {
     return head.turnTokens;
   }
 
-  /** A bound on a turn's tokens as a message: its bytes (a persona's own turn: its count, made when it was stored; a turn too long for the bytes to bound: counted). */
+  /** A bound on a turn's tokens as a message: its bytes (a persona's own turn: its count when it was made; a turn too long for the bytes to bound: counted). */
   private turnBoundOf(t: RawTurn, self: string, message: ChatMessage, nameOf: NameOf): number {
-    if (t.author === self) return MESSAGE_OVERHEAD + t.tokens;
+    if (t.author === self) return MESSAGE_OVERHEAD + (this.memory.counted(t) ? t.tokens : tokenBound(t.text));
     if (t.text.length > MAX_COUNTED_CHARS || message.content.length > MAX_COUNTED_CHARS) return this.turnCost(t, self, message, nameOf);
     return MESSAGE_OVERHEAD + tokenBound(message.content);
   }
@@ -309,7 +309,7 @@ export class MemoryPromptBuilder implements PromptBuilder {
     const text = 'text' in inbox ? inbox.text : null;
     const heading = text === null ? null : quoteHeading(message.content, text);
     if (text === null || heading === null) return messageTokens(message);
-    const quoted = last?.text === text ? last.tokens : inbox.kind === 'brief' ? this.pieces.of(text) : null;
+    const quoted = last?.text === text ? this.memory.tokensOf(last) : inbox.kind === 'brief' ? this.pieces.of(text) : null;
     return quoted === null ? messageTokens(message) : MESSAGE_OVERHEAD + this.pieces.of(heading) + quoted;
   }
 

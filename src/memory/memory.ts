@@ -63,8 +63,9 @@ export class Memory {
   // Indexes over the pins (which are only ever appended), so recording a turn does not scan them all.
   private readonly decisions = new Set<string>();
   private readonly verdicts = new Map<string, Pinned>();
-  // Turns recorded before the tokenizer was loaded: counted once it is, or at once when a count is read.
-  private readonly uncounted: RawTurn[] = [];
+  // Turns whose tokens are not counted yet: a turn is counted when a count of it is read (a prompt over its
+  // byte bound, a compression, a checkpoint), not as it is recorded, which is in front of the next call.
+  private readonly uncounted = new Set<RawTurn>();
 
   constructor(private readonly options: MemoryOptions) {
     this.state = options.state ? structuredClone(options.state) : emptyMemoryState();
@@ -168,16 +169,27 @@ export class Memory {
     return this.state.raw;
   }
 
-  /** The raw turns as they are: their texts, but a turn recorded before the tokenizer loaded may not be counted yet (`recent` counts it). */
+  /** The raw turns as they are: their texts, but a turn's `tokens` are its count only once `counted(turn)` (`tokensOf` counts it). */
   get rawTurns(): readonly RawTurn[] {
     return this.state.raw;
   }
 
-  /** Counts the turns recorded before the tokenizer was loaded (loading it now if it still is not). */
+  /** Whether a raw turn's tokens are counted (else its `tokens` are not its count yet). */
+  counted(turn: RawTurn): boolean {
+    return !this.uncounted.has(turn);
+  }
+
+  /** A raw turn's tokens, counted now if they were not. */
+  tokensOf(turn: RawTurn): number {
+    if (this.uncounted.delete(turn)) turn.tokens = countTokens(turn.text);
+    return turn.tokens;
+  }
+
+  /** Counts the turns not counted yet (loading the tokenizer now if it still is not). */
   private countPending(): void {
-    // Read on every prompt build: nothing to count is the usual case, and costs no copy.
-    if (this.uncounted.length === 0) return;
-    for (const t of this.uncounted.splice(0)) t.tokens = countTokens(t.text);
+    if (this.uncounted.size === 0) return;
+    for (const t of this.uncounted) t.tokens = countTokens(t.text);
+    this.uncounted.clear();
   }
 
   /** A user line: the first is the brief (kept whole in the prompt prefix), later ones are raw turns. */
@@ -271,15 +283,10 @@ export class Memory {
 
   private addTurn(t: Omit<RawTurn, 'id' | 'tokens'>): void {
     const turn: RawTurn = { ...t, id: this.state.nextId++, tokens: 0 };
+    // Counted when a count of it is read: most prompts fit their budget by bytes alone, and a compression counts its batch.
+    this.uncounted.add(turn);
     // The first answer of a fresh process is not held up by loading the tokenizer: it loads in the background.
-    if (tokenizerReady()) turn.tokens = countTokens(t.text);
-    else {
-      this.uncounted.push(turn);
-      void loadTokenizer().then(
-        () => this.countPending(),
-        () => undefined,
-      );
-    }
+    if (!tokenizerReady()) void loadTokenizer().catch(() => undefined);
     this.state.raw.push(turn);
     this.state.turnsSeen += 1;
     this.state.sinceCompression += 1;

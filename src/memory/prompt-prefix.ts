@@ -13,6 +13,31 @@ export interface Prefix {
   readonly tokens: number;
 }
 
+/** A built prefix: its parts (the text is joined when read: a waiting session keeps no copy), its bound, and its count made when first read. */
+class BuiltPrefix implements Prefix {
+  private counted: number | undefined;
+
+  constructor(
+    private readonly parts: readonly string[],
+    public bound: number,
+    /** The system message's count without the brief and the pinned block (made once per persona and process). */
+    private readonly system: number,
+    /** The pinned block, counted when first read. */
+    private readonly block: { readonly tokens: number },
+    private readonly briefPiece: string | null,
+    private readonly pieces: PieceTokens,
+  ) {}
+
+  get text(): string {
+    return this.parts.join('\n\n');
+  }
+
+  get tokens(): number {
+    this.counted ??= this.system + this.block.tokens + (this.briefPiece === null ? 0 : this.pieces.of(this.briefPiece));
+    return this.counted;
+  }
+}
+
 // The prefix's parts, not its text: a session waiting for its user holds no copy of its personas' prompts.
 type Cached = { def: MachineDefinition; personaPrompt: string; brief: string; version: number; prefix: Prefix };
 type SystemCounts = { personaPrompt: string; text: string; alone: number; followed: number };
@@ -55,22 +80,8 @@ export class PromptPrefixes {
     // the pieces counted below (each piece's bytes, or three per unit past MAX_COUNTED_CHARS), so the sum bounds their counts.
     const followed = briefPart !== '' || block.text !== '';
     const bound = MESSAGE_OVERHEAD + (followed ? system.followed : system.alone) + (briefPart ? tokenBound(block.text ? `${briefPart}\n\n` : briefPart) : 0) + block.bytes;
-    const pieces = this.pieces;
-    let tokens: number | undefined;
     // One object while nothing changes (a head built on it stays valid); its text joined per call, never kept.
-    const prefix: Prefix = {
-      get text() {
-        return parts.join('\n\n');
-      },
-      bound,
-      get tokens() {
-        if (tokens === undefined) {
-          tokens = MESSAGE_OVERHEAD + (followed ? system.followed : system.alone) + block.tokens;
-          if (briefPart) tokens += pieces.of(block.text ? `${briefPart}\n\n` : briefPart);
-        }
-        return tokens;
-      },
-    };
+    const prefix = new BuiltPrefix(parts, bound, MESSAGE_OVERHEAD + (followed ? system.followed : system.alone), block, briefPart ? (block.text ? `${briefPart}\n\n` : briefPart) : null, this.pieces);
     this.prefixes.set(input.persona.id, { def: input.def, personaPrompt: input.personaPrompt, brief, version, prefix });
     return prefix;
   }

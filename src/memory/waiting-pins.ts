@@ -17,17 +17,35 @@ export interface WaitingMessage {
   clipped: number;
 }
 
-/** The waiting message as last built, with what it covers: pins `from`..`to` of the pinned list. */
-interface Waiting extends WaitingMessage {
-  pins: number;
-  settled: number;
-  lines: PinnedLines;
-  from: number;
-  to: number;
-  /** The lines of pins `from`..`to`, in order. */
-  items: PinnedLine[];
-  /** UTF-8 bytes of the content. */
-  bytes: number;
+/** The waiting message as last built, with what it covers: pins `from`..`to` of the pinned list (a class: its lazy count is a prototype getter, not an accessor made per build). */
+class Waiting implements WaitingMessage {
+  private counted: number | undefined;
+
+  constructor(
+    readonly pins: number,
+    readonly settled: number,
+    readonly lines: PinnedLines,
+    readonly from: number,
+    readonly to: number,
+    /** The lines of pins `from`..`to`, in order (shared with the message before, which is never read again once replaced). */
+    readonly items: PinnedLine[],
+    /** UTF-8 bytes of the content. */
+    readonly bytes: number,
+    readonly message: ChatMessage | null,
+    readonly clipped: number,
+    private readonly owner: WaitingPins,
+  ) {}
+
+  get bound(): number {
+    return this.message ? MESSAGE_OVERHEAD + this.bytes : 0;
+  }
+
+  get tokens(): number {
+    // The first `count` items are this message's (a later message may have appended to the shared list).
+    const count = this.to - this.from;
+    this.counted ??= count === 0 ? 0 : this.owner.count(this.items, count);
+    return this.counted;
+  }
 }
 
 /**
@@ -68,30 +86,12 @@ export class WaitingPins {
       items.push(l);
     }
     const message: ChatMessage | null = items.length > 0 ? { role: 'user', content } : null;
-    const count = items.length;
-    let tokens: number | undefined;
-    const self = this;
-    this.cached = {
-      pins,
-      settled,
-      lines,
-      from,
-      to: pinned.length,
-      items,
-      bytes,
-      message,
-      bound: message ? MESSAGE_OVERHEAD + bytes : 0,
-      clipped,
-      get tokens() {
-        tokens ??= count === 0 ? 0 : self.count(items, count);
-        return tokens;
-      },
-    };
+    this.cached = new Waiting(pins, settled, lines, from, pinned.length, items, bytes, message, clipped, this);
     return this.cached;
   }
 
   /** Exact tokens of the message made of the first `count` lines (each but the last with its newline). */
-  private count(items: readonly PinnedLine[], count: number): number {
+  count(items: readonly PinnedLine[], count: number): number {
     if (this.header < 0) this.header = this.pieces.of(`${WAITING_PINS_HEADER}\n`);
     let n = MESSAGE_OVERHEAD + this.header;
     for (let i = 0; i < count - 1; i++) n += items[i]!.fullNl;

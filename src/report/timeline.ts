@@ -63,19 +63,30 @@ export function timelineOf(records: readonly JournalRecord[], names: DisplayName
   const words = displayFold(names);
   const steps: TimelineStep[] = [];
   let turn = 0;
-  for (const record of records) {
-    const events = record.events as unknown as TroupeEvent[];
-    const lines = events.flatMap((e) => words(e).map((item) => firstLine(markedText(item))));
-    for (const e of events) if (e.type === 'agent_message') turn = e.turn;
-    const lastSeq = events.reduce((n, e) => Math.max(n, e.seq), 0);
-    const current = steps.at(-1);
-    if (!record.input && current) {
-      // Runtime facts (usage, retries, memory work) belong to the step before them.
-      Object.assign(current, { step: record.n, lines: [...current.lines, ...lines], lastSeq: Math.max(current.lastSeq, lastSeq), turn });
-      continue;
+  for (const whole of records) {
+    // A step's line (schema 6) starts with the facts published before it: they join the step before, as their own lines did (which still ends where it ended).
+    const facts = whole.facts ?? 0;
+    const parts =
+      facts > 0 && steps.length > 0
+        ? [
+            { n: steps.at(-1)!.step, events: whole.events.slice(0, facts) },
+            { ...whole, events: whole.events.slice(facts) },
+          ]
+        : [whole];
+    for (const record of parts) {
+      const events = record.events as unknown as TroupeEvent[];
+      const lines = events.flatMap((e) => words(e).map((item) => firstLine(markedText(item))));
+      for (const e of events) if (e.type === 'agent_message') turn = e.turn;
+      const lastSeq = events.reduce((n, e) => Math.max(n, e.seq), 0);
+      const current = steps.at(-1);
+      if (!record.input && current) {
+        // Runtime facts (usage, retries, memory work) belong to the step before them.
+        Object.assign(current, { step: record.n, lines: [...current.lines, ...lines], lastSeq: Math.max(current.lastSeq, lastSeq), turn });
+        continue;
+      }
+      const { by, title } = record.input ? titleOf(record.input, events, names) : { by: 'system' as const, title: 'runtime facts' };
+      steps.push({ step: record.n, by, title: firstLine(title), lines, at: events[0]?.at ?? null, lastSeq, turn });
     }
-    const { by, title } = record.input ? titleOf(record.input, events, names) : { by: 'system' as const, title: 'runtime facts' };
-    steps.push({ step: record.n, by, title: firstLine(title), lines, at: events[0]?.at ?? null, lastSeq, turn });
   }
   return steps;
 }

@@ -147,8 +147,9 @@ export async function assembleSession(a: SessionAssembly): Promise<AssembledSess
     }) ?? null;
   const kernel: SessionKernel = new SessionKernel(def, state, bus, journal);
   const publish = kernel.publish.bind(kernel);
+  // A call's usage is recorded as its answer comes in, and the answer's step follows at once: one journal line.
   meter.onRecord((r) =>
-    publish(
+    kernel.publishBeforeStep(
       event('usage', {
         persona: r.persona,
         model: r.model,

@@ -16,7 +16,9 @@ const CHECKPOINT_LINES = 256;
 
 /**
  * Persists a running session: every step's input and events are appended to the journal synchronously,
- * before the step's effects run (O(1) per step). The small session document gets a checkpoint when the
+ * before the step's effects run (O(1) per step), one line per turn: the kernel gives a step's line the usage
+ * held for it and the start of the calls it begins. Facts no step carries (memory work, retries, tool runs,
+ * a usage alone) are lines of their own, written before anyone sees them. The small session document gets a checkpoint when the
  * session ends, on close, and at a new turn, a status change (a move to `running` looked at with the step
  * after it, so no document rewrite sits in front of the model call that step starts) or a memory compression
  * once the last checkpoint is a second or 256 journal lines old: a turn that ends waiting for the user is not
@@ -28,6 +30,8 @@ const CHECKPOINT_LINES = 256;
  * lines after the last checkpoint written.
  */
 export class JournalRecorder implements JournalPort {
+  /** A call's usage waits for the step its answer leads to, and is written in that step's line. */
+  readonly joinsFacts = true;
   private records: number;
   private last: { turn: number; status: string; records: number; at: number };
   private failure: unknown = null;
@@ -58,8 +62,8 @@ export class JournalRecorder implements JournalPort {
    * Appends one step, and asks for a checkpoint when the status changed or (see checkpointIfDue) the turn
    * did; throws when the journal cannot be written, or a checkpoint failed (the step's effects must not run).
    */
-  step(input: EngineInput, events: TroupeEvent[], next: SessionState): void {
-    this.append({ n: this.records + 1, input, events });
+  step(input: EngineInput, events: TroupeEvent[], next: SessionState, facts = 0): void {
+    this.append(facts > 0 ? { n: this.records + 1, input, events, facts } : { n: this.records + 1, input, events });
     const before = this.snapshot;
     this.snapshot = next;
     // The end is written at once (a session that ended must never list as resumable).
@@ -112,7 +116,7 @@ export class JournalRecorder implements JournalPort {
     if (this.failure !== before) throw this.failure;
   }
 
-  private append(record: { n: number; input?: EngineInput; events: TroupeEvent[] }): void {
+  private append(record: { n: number; input?: EngineInput; events: TroupeEvent[]; facts?: number }): void {
     if (this.failure !== null) throw this.failure;
     try {
       this.handle.append(record);

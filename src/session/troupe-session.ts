@@ -208,8 +208,10 @@ export class TroupeSession {
   }
 
   /** Waits (briefly) for background memory work, so its events land before the run reports its end. */
-  settleMemory(ms = this.parts.graceMs): Promise<void> {
-    return settleMemory(this.parts.memory, ms);
+  async settleMemory(ms = this.parts.graceMs): Promise<void> {
+    await settleMemory(this.parts.memory, ms);
+    // A summary call's usage waits for a step that may not come: written and delivered now.
+    this.parts.kernel.flushHeld();
   }
 
   /**

@@ -10,7 +10,10 @@ import type { JournalRecord } from './session-file.js';
  * both back in place (same values, same key order), so every reader sees the events as they were
  * published. Other events are stored whole. From schema 5 an arbitration's decision is stored packed (see
  * decision-rows.ts): its events are listed in `packed`, the key lists of its proposal rows in `shapes`.
- * Lines of schemas 1-3 carry no `seq` or `refs` and read as they are; schema-4 lines no `packed`.
+ * From schema 6 a step's line also holds the runtime facts published just before it (a call's usage: their
+ * count is `facts`, and they come first) and the calls it starts (agent_started, after its own events): one
+ * line per turn, read back as written. Lines of schemas 1-3 carry no `seq` or `refs` and read as they are;
+ * schema-4 lines no `packed`; lines before schema 6 no `facts`.
  */
 
 type Raw = Record<string, unknown>;
@@ -48,8 +51,10 @@ function sourcesOf(input: Raw): [string, unknown][] {
  */
 export function slimRecord(record: JournalRecord, sessionId: string): Raw {
   const events = record.events as Raw[];
-  const first = events[0];
-  const seq = first?.seq;
+  // The line's time is its step's (the facts before it, a call's usage, may be stamped a moment earlier).
+  const facts = record.facts ?? 0;
+  const first = events[facts] ?? events[0];
+  const seq = typeof first?.seq === 'number' ? first.seq - (first === events[0] ? 0 : facts) : first?.seq;
   const at = first?.at;
   const sources = record.input ? sourcesOf(record.input as Raw) : [];
   const stored: Raw[] = new Array(events.length);
@@ -106,6 +111,7 @@ export function slimRecord(record: JournalRecord, sessionId: string): Raw {
   }
   const out: Raw = { n: record.n };
   if (record.input) out.input = record.input;
+  if (record.facts !== undefined && record.facts > 0) out.facts = record.facts;
   if (slim) {
     out.seq = seq;
     out.at = at;
@@ -138,7 +144,10 @@ function valueAt(input: Raw | undefined, path: string): unknown {
  * input value that is not there (a hand edit) is left as stored.
  */
 export function restoreRecord(line: Raw & { n: number; events: unknown[] }, sessionId: string): JournalRecord {
-  const { seq, at, refs, packed } = line;
+  const { seq, at, refs, packed, facts } = line;
+  if (facts !== undefined && (typeof facts !== 'number' || !Number.isInteger(facts) || facts < 1 || facts > line.events.length || line.input === undefined)) {
+    throw new SlimRecordError('has a facts count that is not a number of its events before a step');
+  }
   if (seq === undefined && at === undefined && refs === undefined && packed === undefined) return line as unknown as JournalRecord;
   const events = line.events;
   if (seq !== undefined || at !== undefined) {
@@ -172,6 +181,7 @@ export function restoreRecord(line: Raw & { n: number; events: unknown[] }, sess
   }
   const record: Raw = { n: line.n };
   if (line.input !== undefined) record.input = line.input;
+  if (facts !== undefined) record.facts = facts;
   record.events = events;
   if (line.prev !== undefined) record.prev = line.prev;
   if (line.hash !== undefined) record.hash = line.hash;

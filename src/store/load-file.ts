@@ -29,8 +29,16 @@ const migrateV3: Migration = (raw) => raw;
  */
 const migrateV4: Migration = (raw) => raw;
 
+/**
+ * Version 6 writes one journal line per turn: a step's line holds the usage published just before it (counted
+ * in `facts`) and the agent_started of the calls it starts, which were lines of their own. The document is
+ * unchanged and older lines stay as they are; the version tells an older troupe, whose timeline would not
+ * know the facts from the step, that the file is newer than it.
+ */
+const migrateV5: Migration = (raw) => raw;
+
 /** Migrations from each older schema version to the next (each has a fixture in tests/fixtures/sessions/). */
-export const MIGRATIONS: Record<number, Migration> = { 1: migrateV1, 2: migrateV2, 3: migrateV3, 4: migrateV4 };
+export const MIGRATIONS: Record<number, Migration> = { 1: migrateV1, 2: migrateV2, 3: migrateV3, 4: migrateV4, 5: migrateV5 };
 
 /** A loaded file and the version it was stored at (lower than current when it was migrated). */
 export interface Loaded {

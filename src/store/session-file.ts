@@ -7,7 +7,7 @@ import { EngineInputSchema, SessionStateSchema } from '../kinds/schemas.js';
 import { WorkflowPlanSchema } from '../workflow/run/plan.js';
 
 /** The session document format this build writes; bump it (and add a migration) when the layout changes. */
-export const SESSION_SCHEMA_VERSION = 5;
+export const SESSION_SCHEMA_VERSION = 6;
 
 const Hash = z.string().regex(/^[0-9a-f]{16}$/, 'expected 16 hex digits');
 
@@ -23,12 +23,15 @@ export const StoredEventSchema = lazySchema(() => EnvelopeSchema.extend({ type: 
  * session. From schema 3 each line ends with its seal (see journal-chain.ts): the previous line's hash
  * and its own, which the store adds as it writes the line. From schema 4 a line stores its events without
  * what the file and the line already say (see journal-codec.ts), from schema 5 an arbitration's decision
- * packed (see decision-rows.ts); this is the record as read back.
+ * packed (see decision-rows.ts), from schema 6 with the facts published before the step and the calls it
+ * starts in the step's line (one line per turn); this is the record as read back.
  */
 export const JournalRecordSchema = z.lazy(() =>
   z.object({
     n: z.number().int().min(1),
     input: EngineInputSchema.optional(),
+    /** How many of the events, first in the line, are runtime facts published before the step (schema 6 on; absent: none). */
+    facts: z.number().int().min(1).optional(),
     events: z.array(StoredEventSchema),
     prev: Hash.optional(),
     hash: Hash.optional(),

@@ -75,14 +75,21 @@ describe('a prompt within its budget by its bytes', () => {
     seen.length = 0;
     memory.recordAgent({ turnId: 't1', persona: 'ceo', text: `Plan ${fresh('turn')} for the keeper.`, turn: 1 });
     memory.recordDirective({ turnId: 't1', persona: 'ceo', directive: { transition: 'HANDOFF_TO_AGENT', next_agent: 'cfo', key_decisions: [`Ship ${fresh('pin')} in May`] } });
-    // The turn itself is counted once, when it is stored (memory_compressed reports it).
-    const stored = seen.length;
-    expect(seen.join(' ')).toContain(fresh('turn'));
+    // Nor is the turn counted as it is stored (in front of the next call): only when its count is read.
+    expect(seen.join(' ')).not.toContain(fresh('turn'));
     const events: EngineEvent[] = [];
     const messages = new MemoryPromptBuilder(memory, { budget: 12_000, publish: (e) => events.push(e) }).build(input('cfo', `Over to you: ${fresh('inbox')}.`));
     expect(messages.map((m) => m.content).join('\n')).toContain(fresh('pin'));
-    expect(seen.slice(stored).join(' ')).not.toMatch(/zqx(pin|inbox)vuw/);
+    expect(seen.join(' ')).not.toMatch(/zqx(pin|inbox|turn)vuw/);
     expect(events).toEqual([]);
+    // Its own author's prompt fits by bytes too.
+    new MemoryPromptBuilder(memory, { budget: 12_000 }).build(input('ceo', 'Back to you.'));
+    expect(seen.join(' ')).not.toContain(fresh('turn'));
+    // A checkpoint (or a compression: memory_compressed reports it) counts it.
+    const raw = (memory.data as { raw: { text: string; tokens: number }[] }).raw.find((t) => t.text.includes(fresh('turn')))!;
+    expect(seen.join(' ')).toContain(fresh('turn'));
+    expect(raw.tokens).toBeGreaterThan(0);
+    expect(raw.tokens).toBe(countTokens(raw.text));
   });
 
   it('is counted exactly once over the budget by its bytes: trimmed exactly as a full count says', () => {

@@ -49,7 +49,8 @@ describe('checkpoints (issue 14, item 1)', () => {
   });
 
   it('a fast session is checkpointed every 256 journal lines and at every status change; reopening folds the rest', async () => {
-    const { store, checkpoints, state, lines, copies } = await run(() => Date.UTC(2026, 0, 1), new Rounds(200));
+    // 450 turns: one journal line each (schema 6; they were two, the step and its call starting).
+    const { store, checkpoints, state, lines, copies } = await run(() => Date.UTC(2026, 0, 1), new Rounds(450));
     const running = checkpoints.filter((c, i) => i > 0 && c.status === 'running' && checkpoints[i - 1]!.status === 'running');
     for (const [i, c] of running.entries()) expect(c.records - (running[i - 1]?.records ?? checkpoints[0]!.records), `checkpoint ${i}`).toBeGreaterThanOrEqual(256);
     expect(lines).toBeGreaterThan(256);
