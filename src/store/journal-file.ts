@@ -1,5 +1,5 @@
-import { closeSync, fstatSync, open, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
-import { CHAIN_START, sealEnding, sealedLineMaxBytes, sealLineInto } from './journal-chain.js';
+import { closeSync, constants, fstatSync, open, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
+import { CHAIN_START, sealedLineMaxBytes, sealLineInto } from './journal-chain.js';
 import { JournalCheck, type JournalRules } from './journal-check.js';
 import { SessionFileError } from './load-file.js';
 import type { JournalRecord } from './session-file.js';
@@ -23,29 +23,6 @@ export interface JournalScan {
 }
 
 /**
- * Whether a journal ends with the line sealed with `hash` (read from its last bytes, not scanned): a checkpoint
- * holding that hash covers every line, so there is nothing after it to fold. False when it cannot tell.
- */
-export function journalEndsWith(path: string, hash: string | undefined): boolean {
-  if (hash === undefined) return false;
-  const ending = sealEnding(hash);
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch {
-    return false;
-  }
-  try {
-    const size = fstatSync(fd).size;
-    if (size < ending.length) return false;
-    const last = Buffer.alloc(ending.length);
-    return readSync(fd, last, 0, ending.length, size - ending.length) === ending.length && last.equals(ending);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/**
  * Reads a journal line by line without holding the file in memory: each complete line is checked (see
  * JournalCheck: a record, numbered in order, sealed and chained when `rules.chained`, reaching the
  * checkpoint) and handed to `onRecord` with its bytes. A bad line is refused with one line naming the file
@@ -55,14 +32,13 @@ export function scanJournal(path: string, onRecord: (record: JournalRecord, line
   const check = new JournalCheck(path, rules);
   let fd: number;
   try {
-    fd = openSync(path, 'r');
+    fd = openJournalFile(path, constants.O_RDONLY);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     check.end();
     return { records: 0, validBytes: 0, torn: false, lastHash: CHAIN_START };
   }
   try {
-    if (fstatSync(fd).isDirectory()) throw new SessionFileError(`${path} is a directory, not a journal — move it out of the way`);
     const buffer = Buffer.allocUnsafe(CHUNK);
     // The start of a line whose newline has not come yet, one copied piece per chunk read: joined once, when
     // the newline comes (joining each chunk to all of the line before made a long line cost its square).
@@ -91,6 +67,22 @@ export function scanJournal(path: string, onRecord: (record: JournalRecord, line
   } finally {
     closeSync(fd);
   }
+}
+
+// A journal is a regular file of the data dir's own: a link at its name (a cloned repository can ship a data dir)
+// would have a resume cut and append to the file it names, and a FIFO would block every reader for good.
+function openJournalFile(path: string, flags: number): number {
+  let fd: number;
+  try {
+    fd = openSync(path, flags | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o666);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new SessionFileError(`${path} is a link, not a journal — move it out of the way`);
+    throw error;
+  }
+  const stat = fstatSync(fd);
+  if (stat.isFile()) return fd;
+  closeSync(fd);
+  throw new SessionFileError(`${path} is ${stat.isDirectory() ? 'a directory' : 'not a regular file'}, not a journal — move it out of the way`);
 }
 
 /** Creates a new empty journal off the event loop (it must not exist: EEXIST) and gives its descriptor, for a JournalWriter. */
@@ -136,7 +128,7 @@ export class JournalWriter {
     private readonly fsyncAsync: FsyncAsync = async (fd, p) => this.fsync(fd, p),
     created?: number,
   ) {
-    this.fd = created ?? openSync(path, 'a+');
+    this.fd = created ?? openJournalFile(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT);
     this.size = created !== undefined ? 0 : fstatSync(this.fd).size;
     this.lines = end?.records ?? 0;
     this.last = end?.lastHash ?? CHAIN_START;
