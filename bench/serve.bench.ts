@@ -21,6 +21,7 @@ import { CODE, serveModules } from './code-under-test.js';
 import { floorServer, type FloorEvent, type FloorScript } from './serve-floor.js';
 import type { LoadFigures } from './serve-load.js';
 import { bytesByPart, cpuByPart, partLines } from './serve-parts.js';
+import { splitLines, type SplitPoint } from './serve-split.js';
 import { median, QUICK } from './stats.js';
 
 /** Milliseconds on the monotonic clock every process of the machine shares (the load process stamps arrivals on it). */
@@ -29,6 +30,8 @@ const monotonicMs = (): number => Number(process.hrtime.bigint()) / 1e6;
 const SIZES = (process.env.SERVE_SESSIONS ?? (QUICK ? '100' : '100,1000')).split(',').map(Number);
 const ROUNDS = Number(process.env.SERVE_ROUNDS ?? (QUICK ? 1 : 2));
 const TURNS = Number(process.env.SERVE_TURNS ?? 6);
+// SERVE_SPLIT=1,12: also runs the sessions at these turns each, and fits CPU per session to fixed + per turn (bench/serve-split.ts).
+const SPLIT = (process.env.SERVE_SPLIT ?? '').split(',').filter(Boolean).map(Number);
 const LATENCY_MS = 200;
 // SERVE_ONLY=troupe (or floor) measures one of them (a profile, a look at one side).
 const TARGETS = (process.env.SERVE_ONLY ? [process.env.SERVE_ONLY] : ['floor', 'troupe']) as ('floor' | 'troupe')[];
@@ -286,9 +289,9 @@ function child(file: string, args: string[], env: Record<string, string>, flags:
  * the server's CPU and memory are counted from when the load begins to when it is done. SERVE_NODE_FLAGS adds
  * Node flags to the server process (`--cpu-prof`, `--trace-gc`) to see where its time goes.
  */
-async function measure(target: 'troupe' | 'floor', sessions: number): Promise<Figures> {
+async function measure(target: 'troupe' | 'floor', sessions: number, turns = TURNS): Promise<Figures> {
   const flags = ['--expose-gc', ...(process.env.SERVE_NODE_FLAGS ?? '').split(' ').filter(Boolean)];
-  const server = child(fileURLToPath(import.meta.url), [], { SERVE_CHILD: `${target}:${sessions}` }, flags);
+  const server = child(fileURLToPath(import.meta.url), [], { SERVE_CHILD: `${target}:${sessions}`, SERVE_TURNS: String(turns) }, flags);
   const { port, eventsPerTurn } = await server.next<{ port: number; eventsPerTurn: number }>();
   // Both servers first serve a few sessions unmeasured: what a process does once (loading the tokenizer,
   // compiling the hot paths) is not a cost per turn.
@@ -394,7 +397,20 @@ export default async function serve(): Promise<void> {
     process.stdout.write(
       `    troupe ÷ floor: throughput ${(rate('troupe') / rate('floor')).toFixed(2)}x (target >= 0.8x; each round ${each}), CPU per turn ${(m('troupe', 'cpuMsPerTurn') / m('floor', 'cpuMsPerTurn')).toFixed(2)}x, p99 ${(m('troupe', 'p99') / m('floor', 'p99')).toFixed(2)}x, RSS per session ${(m('troupe', 'kibPerSession') / m('floor', 'kibPerSession')).toFixed(2)}x, held per session ${(m('troupe', 'kibHeld') / m('floor', 'kibHeld')).toFixed(2)}x\n`,
     );
+    if (SPLIT.length > 0 && TARGETS.length === 2) await split(sessions, runs);
   }
+}
+
+/** The SERVE_SPLIT runs (interleaved, ROUNDS each) beside the ones at TURNS, and the line fitted through them all. */
+async function split(sessions: number, atTurns: Record<'troupe' | 'floor', Figures[]>): Promise<void> {
+  const points: Record<'troupe' | 'floor', SplitPoint[]> = { troupe: [], floor: [] };
+  const add = (t: 'troupe' | 'floor', f: Figures) => {
+    const turnsPerSession = f.turns / sessions;
+    points[t].push({ turnsPerSession, cpuMsPerSession: f.cpuMsPerTurn * turnsPerSession, systemMsPerSession: f.systemMsPerTurn * turnsPerSession });
+  };
+  for (const t of TARGETS) for (const f of atTurns[t]) add(t, f);
+  for (const turns of SPLIT.filter((n) => n !== TURNS)) for (let r = 0; r < ROUNDS; r++) for (const t of TARGETS) add(t, await measure(t, sessions, turns));
+  for (const l of splitLines(points, TURNS)) process.stdout.write(`${l}\n`);
 }
 
 const role = process.env.SERVE_CHILD;
