@@ -348,10 +348,14 @@ async function measure(target: 'troupe' | 'floor', sessions: number, turns = TUR
   };
 }
 
-/** What a heap profile's bytes are (SERVE_PROFILE_ALLOC: every allocation, what survived a scavenge, or what is still held). */
+/** What a heap profile's bytes are (SERVE_PROFILE_ALLOC: every allocation, what the young generation did not collect, or what is still held). */
 function heapWhat(): string {
   const mode = process.env.SERVE_PROFILE_ALLOC;
-  return mode === 'survived' ? 'allocated and kept past a scavenge (copied; promoted unless held)' : mode === 'live' ? 'still held once the load is done' : 'allocated';
+  return mode === 'survived'
+    ? 'not collected young: kept past a scavenge, or allocated in the old space (pretenured); grows with the load'
+    : mode === 'live'
+      ? 'still held once the load is done'
+      : 'allocated';
 }
 
 /** Milliseconds (or bytes) by part summed over runs. */
