@@ -234,7 +234,7 @@ async function serverChild(target: 'troupe' | 'floor', sessions: number): Promis
   await send({ port, eventsPerTurn });
 }
 
-/** With SERVE_PROFILE=dir, profiles this process (the server) from now until `stop`, into dir/<target>-<sessions>-<pid>.cpuprofile (.heapprofile with SERVE_PROFILE_ALLOC=1). */
+/** With SERVE_PROFILE=dir, profiles this process (the server) from now until `stop`, into dir/<target>-<sessions>-<pid>.cpuprofile (.heapprofile with SERVE_PROFILE_ALLOC). */
 async function profiler(): Promise<{ stop: () => Promise<void> } | null> {
   const dir = process.env.SERVE_PROFILE;
   if (!dir) return null;
@@ -243,11 +243,12 @@ async function profiler(): Promise<{ stop: () => Promise<void> } | null> {
   const post = (method: string, params?: object) => new Promise<unknown>((done, fail) => session.post(method, params, (error, result) => (error ? fail(error) : done(result))));
   const file = join(dir, `${process.env.SERVE_CHILD?.replace(':', '-')}-${process.pid}`);
   // SERVE_PROFILE_ALLOC=1: where the server allocates (every sampled allocation, collected or not), not where its CPU goes;
-  // SERVE_PROFILE_ALLOC=live: only what is still held when the load is done (what its sessions keep), by where it was allocated.
+  // SERVE_PROFILE_ALLOC=live: only what is still held when the load is done (what its sessions keep), by where it was allocated;
+  // SERVE_PROFILE_ALLOC=survived: what the young generation did not collect (it outlived a scavenge, or was allocated in the old space at once): what scavenges copy and full GCs collect.
   if (process.env.SERVE_PROFILE_ALLOC) {
-    const collected = process.env.SERVE_PROFILE_ALLOC !== 'live';
+    const mode = process.env.SERVE_PROFILE_ALLOC;
     await post('HeapProfiler.enable');
-    await post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: collected, includeObjectsCollectedByMinorGC: collected });
+    await post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: mode !== 'live', includeObjectsCollectedByMinorGC: mode !== 'live' && mode !== 'survived' });
     return {
       stop: async () => {
         const { profile } = (await post('HeapProfiler.stopSampling')) as { profile: unknown };
@@ -351,11 +352,7 @@ async function measure(target: 'troupe' | 'floor', sessions: number, turns = TUR
 /** What a heap profile's bytes are (SERVE_PROFILE_ALLOC: every allocation, what the young generation did not collect, or what is still held). */
 function heapWhat(): string {
   const mode = process.env.SERVE_PROFILE_ALLOC;
-  return mode === 'survived'
-    ? 'not collected young: kept past a scavenge, or allocated in the old space (pretenured); grows with the load'
-    : mode === 'live'
-      ? 'still held once the load is done'
-      : 'allocated';
+  return mode === 'survived' ? 'not collected young: kept past a scavenge, or allocated in the old space at once' : mode === 'live' ? 'still held once the load is done' : 'allocated';
 }
 
 /** Milliseconds (or bytes) by part summed over runs. */
