@@ -21,14 +21,14 @@ export function fitLine(points: readonly { x: number; y: number }[]): { fixed: n
 
 /** The split's lines: per session and per turn, CPU and its system part, troupe against the floor, and what the fixed part adds per turn at `turns`. */
 export function splitLines(points: Record<'troupe' | 'floor', SplitPoint[]>, turns: number): string[] {
-  const fit = (t: 'troupe' | 'floor', key: 'cpuMsPerSession' | 'systemMsPerSession') => fitLine(points[t].map((p) => ({ x: p.turnsPerSession, y: p[key] })));
+  const lineOf = (t: 'troupe' | 'floor', key: 'cpuMsPerSession' | 'systemMsPerSession') => fitLine(points[t].map((p) => ({ x: p.turnsPerSession, y: p[key] })));
   const line = (t: 'troupe' | 'floor') => {
-    const cpu = fit(t, 'cpuMsPerSession');
-    const system = fit(t, 'systemMsPerSession');
+    const cpu = lineOf(t, 'cpuMsPerSession');
+    const system = lineOf(t, 'systemMsPerSession');
     return `      ${t.padEnd(6)} once per session ${cpu.fixed.toFixed(2)} ms (system ${system.fixed.toFixed(2)}), per turn ${cpu.perTurn.toFixed(3)} ms (system ${system.perTurn.toFixed(3)}); at ${turns} turns a session the once-per-session part is ${(cpu.fixed / turns).toFixed(3)} ms/turn`;
   };
-  const t = fit('troupe', 'cpuMsPerSession');
-  const f = fit('floor', 'cpuMsPerSession');
+  const t = lineOf('troupe', 'cpuMsPerSession');
+  const f = lineOf('floor', 'cpuMsPerSession');
   return [
     `    CPU once per session vs per turn (a line through ${points.troupe.length} runs at ${[...new Set(points.troupe.map((p) => p.turnsPerSession.toFixed(1)))].join(', ')} turns a session):`,
     line('floor'),
