@@ -49,6 +49,30 @@ function partOf(stack: CallFrame[]): string {
   return ENGINE.has(dir) ? 'kernel, session, engine' : dir.replace(/\.[jt]s$/, '');
 }
 
+/** A heap sampling profile (HeapProfiler.stopSampling): a tree of allocation sites with the bytes sampled at each. */
+interface HeapNode {
+  callFrame: CallFrame;
+  selfSize: number;
+  children?: HeapNode[];
+}
+
+/** Bytes of a heap sampling profile by the part whose code allocated them (the rules CPU samples go by), largest first. */
+export function bytesByPart(file: string): [string, number][] {
+  const { head } = JSON.parse(readFileSync(file, 'utf8')) as { head: HeapNode };
+  const totals = new Map<string, number>();
+  // Depth first with the stack leaf first, as partOf reads it; the root frame is not a function.
+  const walk = (node: HeapNode, stack: CallFrame[]) => {
+    const here = [node.callFrame, ...stack];
+    if (node.selfSize > 0) {
+      const part = partOf(here);
+      totals.set(part, (totals.get(part) ?? 0) + node.selfSize);
+    }
+    for (const child of node.children ?? []) walk(child, here);
+  };
+  for (const child of head.children ?? []) walk(child, []);
+  return [...totals].sort((a, b) => b[1] - a[1]);
+}
+
 /** Milliseconds of a profile by part, busiest first (idle included). */
 export function cpuByPart(file: string): [string, number][] {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
@@ -70,15 +94,20 @@ export function cpuByPart(file: string): [string, number][] {
   return [...totals].sort((a, b) => b[1] - a[1]);
 }
 
-/** Lines of µs per turn by part for two servers measured in the same run: what each part costs troupe against the floor. */
-export function partLines(troupe: [string, number][], floor: [string, number][], turns: { troupe: number; floor: number }): string[] {
+/**
+ * Lines of µs (or, with `unit: 'bytes'`, bytes of a heap profile: `what` says which) per turn by part for two
+ * servers measured in the same run: what each part costs troupe against the floor.
+ */
+export function partLines(troupe: [string, number][], floor: [string, number][], turns: { troupe: number; floor: number }, options: { unit?: 'ms' | 'bytes'; what?: string } = {}): string[] {
   const busy = (parts: [string, number][]) => parts.reduce((n, [part, ms]) => (part === '(idle)' ? n : n + ms), 0);
   const f = new Map(floor);
   const names = [...new Set([...troupe.map(([p]) => p), ...floor.map(([p]) => p)])].filter((p) => p !== '(idle)');
-  const us = (ms: number | undefined, n: number) => (((ms ?? 0) * 1000) / Math.max(1, n)).toFixed(0).padStart(5);
+  const scale = options.unit === 'bytes' ? 1 : 1000;
+  const us = (ms: number | undefined, n: number) => (((ms ?? 0) * scale) / Math.max(1, n)).toFixed(0).padStart(5);
   const t = new Map(troupe);
-  return [
-    `    CPU per turn by part (µs, from each server's profile; the profiler's own cost included): troupe busy ${us(busy(troupe), turns.troupe)}, floor busy ${us(busy(floor), turns.floor)}`,
-    ...names.map((p) => `      ${p.padEnd(36)} troupe ${us(t.get(p), turns.troupe)}  floor ${us(f.get(p), turns.floor)}`),
-  ];
+  const head =
+    options.unit === 'bytes'
+      ? `    Heap bytes per turn by the part that allocated them (sampled; ${options.what ?? 'allocated'}): troupe ${us(busy(troupe), turns.troupe)}, floor ${us(busy(floor), turns.floor)}`
+      : `    CPU per turn by part (µs, from each server's profile; the profiler's own cost included): troupe busy ${us(busy(troupe), turns.troupe)}, floor busy ${us(busy(floor), turns.floor)}`;
+  return [head, ...names.map((p) => `      ${p.padEnd(36)} troupe ${us(t.get(p), turns.troupe)}  floor ${us(f.get(p), turns.floor)}`)];
 }

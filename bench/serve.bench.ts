@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import { constants as perfConstants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { TroupeEvent } from '../src/engine/event-map.js';
 import type { ChatModel, ChatRequest, ChatResponse } from '../src/llm/chat-model.js';
@@ -20,7 +20,8 @@ import { openSession } from '../src/session/open-session.js';
 import { CODE, serveModules } from './code-under-test.js';
 import { floorServer, type FloorEvent, type FloorScript } from './serve-floor.js';
 import type { LoadFigures } from './serve-load.js';
-import { cpuByPart, partLines } from './serve-parts.js';
+import { bytesByPart, cpuByPart, partLines } from './serve-parts.js';
+import { splitLines, type SplitPoint } from './serve-split.js';
 import { median, QUICK } from './stats.js';
 
 /** Milliseconds on the monotonic clock every process of the machine shares (the load process stamps arrivals on it). */
@@ -29,6 +30,8 @@ const monotonicMs = (): number => Number(process.hrtime.bigint()) / 1e6;
 const SIZES = (process.env.SERVE_SESSIONS ?? (QUICK ? '100' : '100,1000')).split(',').map(Number);
 const ROUNDS = Number(process.env.SERVE_ROUNDS ?? (QUICK ? 1 : 2));
 const TURNS = Number(process.env.SERVE_TURNS ?? 6);
+// SERVE_SPLIT=1,12: also runs the sessions at these turns each, and fits CPU per session to fixed + per turn (bench/serve-split.ts).
+const SPLIT = (process.env.SERVE_SPLIT ?? '').split(',').filter(Boolean).map(Number);
 const LATENCY_MS = 200;
 // SERVE_ONLY=troupe (or floor) measures one of them (a profile, a look at one side).
 const TARGETS = (process.env.SERVE_ONLY ? [process.env.SERVE_ONLY] : ['floor', 'troupe']) as ('floor' | 'troupe')[];
@@ -91,6 +94,8 @@ interface Figures {
   turns: number;
   seconds: number;
   cpuMsPerTurn: number;
+  /** The part of cpuMsPerTurn spent in the kernel (file creates, writes, fsyncs, renames, sockets). */
+  systemMsPerTurn: number;
   p50: number;
   p99: number;
   kibPerSession: number;
@@ -103,6 +108,8 @@ interface Figures {
   loopMax: number;
   gcMs: number;
   gcMax: number;
+  /** Of gcMs, the young generation's collections (scavenges: their cost is what survives them). */
+  gcYoungMs: number;
   /** Turns whose answer reached a stream that was already connected (the rest were read from the log when it connected). */
   live: number;
   /** Seconds after the load began by which half and all of the sessions were created, and half and all of the streams connected. */
@@ -112,11 +119,14 @@ interface Figures {
   connectedMax: number;
   /** With SERVE_PROFILE (CPU): the server's milliseconds by part (bench/serve-parts.ts). */
   parts?: [string, number][];
+  /** With SERVE_PROFILE and SERVE_PROFILE_ALLOC: the sampled bytes by the part that allocated them. */
+  heapParts?: [string, number][];
 }
 
 /** What the server process reports once the load is done. */
 interface ServerFigures {
   cpuMs: number;
+  systemMs: number;
   /** RSS at its peak less RSS before the first session, per session held (the warm-up ones too). */
   kibPeak: number;
   /** Heap used plus external memory after a full GC once the load is done, less the same before the first session, per session held. */
@@ -126,6 +136,7 @@ interface ServerFigures {
   loopMax: number;
   gcMs: number;
   gcMax: number;
+  gcYoungMs: number;
 }
 
 /** The server process: `target` on a port, told when the load begins and ends; measures only its own work. */
@@ -177,11 +188,12 @@ async function serverChild(target: 'troupe' | 'floor', sessions: number): Promis
       answered.length = 0;
       const loop = monitorEventLoopDelay({ resolution: 5 });
       loop.enable();
-      const gc = { ms: 0, max: 0 };
+      const gc = { ms: 0, max: 0, young: 0 };
       const observer = new PerformanceObserver((list) => {
         for (const entry of list.getEntries()) {
           gc.ms += entry.duration;
           gc.max = Math.max(gc.max, entry.duration);
+          if ((entry as { detail?: { kind?: number } }).detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MINOR) gc.young += entry.duration;
         }
       });
       observer.observe({ entryTypes: ['gc'] });
@@ -197,6 +209,7 @@ async function serverChild(target: 'troupe' | 'floor', sessions: number): Promis
         global.gc?.();
         return {
           cpuMs: (cpu.user + cpu.system) / 1000,
+          systemMs: cpu.system / 1000,
           kibPeak: (rssPeak - rssBefore) / 1024 / (sessions + WARM_UP),
           kibHeld: (held() - heldBefore) / 1024 / (sessions + WARM_UP),
           answered,
@@ -204,6 +217,7 @@ async function serverChild(target: 'troupe' | 'floor', sessions: number): Promis
           loopMax: loop.max / 1e6,
           gcMs: gc.ms,
           gcMax: gc.max,
+          gcYoungMs: gc.young,
         };
       };
       await send({ begun: true });
@@ -220,7 +234,7 @@ async function serverChild(target: 'troupe' | 'floor', sessions: number): Promis
   await send({ port, eventsPerTurn });
 }
 
-/** With SERVE_PROFILE=dir, profiles this process (the server) from now until `stop`, into dir/<target>-<sessions>-<pid>.cpuprofile (.heapprofile with SERVE_PROFILE_ALLOC=1). */
+/** With SERVE_PROFILE=dir, profiles this process (the server) from now until `stop`, into dir/<target>-<sessions>-<pid>.cpuprofile (.heapprofile with SERVE_PROFILE_ALLOC). */
 async function profiler(): Promise<{ stop: () => Promise<void> } | null> {
   const dir = process.env.SERVE_PROFILE;
   if (!dir) return null;
@@ -229,11 +243,12 @@ async function profiler(): Promise<{ stop: () => Promise<void> } | null> {
   const post = (method: string, params?: object) => new Promise<unknown>((done, fail) => session.post(method, params, (error, result) => (error ? fail(error) : done(result))));
   const file = join(dir, `${process.env.SERVE_CHILD?.replace(':', '-')}-${process.pid}`);
   // SERVE_PROFILE_ALLOC=1: where the server allocates (every sampled allocation, collected or not), not where its CPU goes;
-  // SERVE_PROFILE_ALLOC=live: only what is still held when the load is done (what its sessions keep), by where it was allocated.
+  // SERVE_PROFILE_ALLOC=live: only what is still held when the load is done (what its sessions keep), by where it was allocated;
+  // SERVE_PROFILE_ALLOC=survived: what the young generation did not collect (it outlived a scavenge, or was allocated in the old space at once): what scavenges copy and full GCs collect.
   if (process.env.SERVE_PROFILE_ALLOC) {
-    const collected = process.env.SERVE_PROFILE_ALLOC !== 'live';
+    const mode = process.env.SERVE_PROFILE_ALLOC;
     await post('HeapProfiler.enable');
-    await post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: collected, includeObjectsCollectedByMinorGC: collected });
+    await post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: mode !== 'live', includeObjectsCollectedByMinorGC: mode !== 'live' && mode !== 'survived' });
     return {
       stop: async () => {
         const { profile } = (await post('HeapProfiler.stopSampling')) as { profile: unknown };
@@ -275,9 +290,9 @@ function child(file: string, args: string[], env: Record<string, string>, flags:
  * the server's CPU and memory are counted from when the load begins to when it is done. SERVE_NODE_FLAGS adds
  * Node flags to the server process (`--cpu-prof`, `--trace-gc`) to see where its time goes.
  */
-async function measure(target: 'troupe' | 'floor', sessions: number): Promise<Figures> {
+async function measure(target: 'troupe' | 'floor', sessions: number, turns = TURNS): Promise<Figures> {
   const flags = ['--expose-gc', ...(process.env.SERVE_NODE_FLAGS ?? '').split(' ').filter(Boolean)];
-  const server = child(fileURLToPath(import.meta.url), [], { SERVE_CHILD: `${target}:${sessions}` }, flags);
+  const server = child(fileURLToPath(import.meta.url), [], { SERVE_CHILD: `${target}:${sessions}`, SERVE_TURNS: String(turns) }, flags);
   const { port, eventsPerTurn } = await server.next<{ port: number; eventsPerTurn: number }>();
   // Both servers first serve a few sessions unmeasured: what a process does once (loading the tokenizer,
   // compiling the hot paths) is not a cost per turn.
@@ -292,7 +307,7 @@ async function measure(target: 'troupe' | 'floor', sessions: number): Promise<Fi
   server.proc.send('end');
   const work = await server.next<ServerFigures>();
   if ((await server.exited) !== 0) throw new Error(`serve bench server (${target}, ${sessions} sessions) failed`);
-  const profile = process.env.SERVE_PROFILE && !process.env.SERVE_PROFILE_ALLOC ? join(process.env.SERVE_PROFILE, `${target}-${sessions}-${server.proc.pid}.cpuprofile`) : null;
+  const profile = process.env.SERVE_PROFILE ? join(process.env.SERVE_PROFILE, `${target}-${sessions}-${server.proc.pid}.${process.env.SERVE_PROFILE_ALLOC ? 'heapprofile' : 'cpuprofile'}`) : null;
   const answered = new Map(work.answered);
   const connected = new Map(seen.connected);
   // Turns answered before a stream was connected arrive from the stored log, not live: they are not delays.
@@ -313,6 +328,7 @@ async function measure(target: 'troupe' | 'floor', sessions: number): Promise<Fi
     turns: seen.turns,
     seconds: seen.seconds,
     cpuMsPerTurn: work.cpuMs / Math.max(1, seen.turns),
+    systemMsPerTurn: work.systemMs / Math.max(1, seen.turns),
     p50: median(delays),
     p99: delays[Math.min(delays.length - 1, Math.floor(delays.length * 0.99))] ?? 0,
     kibPerSession: work.kibPeak,
@@ -323,19 +339,26 @@ async function measure(target: 'troupe' | 'floor', sessions: number): Promise<Fi
     loopMax: work.loopMax,
     gcMs: work.gcMs / Math.max(1, seen.turns),
     gcMax: work.gcMax,
+    gcYoungMs: work.gcYoungMs / Math.max(1, seen.turns),
     live: delays.length,
     createdP50: (median(seen.created) - seen.started) / 1000,
     createdMax: (Math.max(...seen.created) - seen.started) / 1000,
     connectedP50: (median(seen.connected.map(([, at]) => at)) - seen.started) / 1000,
     connectedMax: (Math.max(...seen.connected.map(([, at]) => at)) - seen.started) / 1000,
-    ...(profile ? { parts: cpuByPart(profile) } : {}),
+    ...(profile ? (process.env.SERVE_PROFILE_ALLOC ? { heapParts: bytesByPart(profile) } : { parts: cpuByPart(profile) }) : {}),
   };
 }
 
-/** Milliseconds by part summed over runs. */
-function sumParts(runs: Figures[]): [string, number][] {
+/** What a heap profile's bytes are (SERVE_PROFILE_ALLOC: every allocation, what the young generation did not collect, or what is still held). */
+function heapWhat(): string {
+  const mode = process.env.SERVE_PROFILE_ALLOC;
+  return mode === 'survived' ? 'not collected young: kept past a scavenge, or allocated in the old space at once' : mode === 'live' ? 'still held once the load is done' : 'allocated';
+}
+
+/** Milliseconds (or bytes) by part summed over runs. */
+function sumParts(runs: Figures[], key: 'parts' | 'heapParts' = 'parts'): [string, number][] {
   const sum = new Map<string, number>();
-  for (const f of runs) for (const [part, ms] of f.parts ?? []) sum.set(part, (sum.get(part) ?? 0) + ms);
+  for (const f of runs) for (const [part, ms] of f[key] ?? []) sum.set(part, (sum.get(part) ?? 0) + ms);
   return [...sum].sort((a, b) => b[1] - a[1]);
 }
 
@@ -349,7 +372,7 @@ export default async function serve(): Promise<void> {
     const m = (target: 'troupe' | 'floor', key: keyof Figures) => median(runs[target].map((f) => f[key] as number));
     const rate = (t: 'troupe' | 'floor') => median(runs[t].map((f) => f.turns / f.seconds));
     const line = (t: 'troupe' | 'floor') =>
-      `    ${t.padEnd(6)} ${rate(t).toFixed(0).padStart(5)} turns/s  CPU ${m(t, 'cpuMsPerTurn').toFixed(2)} ms/turn  answer -> SSE p50 ${m(t, 'p50').toFixed(1)} ms, p99 ${m(t, 'p99').toFixed(1)} ms  RSS ${m(t, 'kibPerSession').toFixed(0)} KiB/session, held ${m(t, 'kibHeld').toFixed(0)} KiB/session  loop delay p99 ${m(t, 'loopP99').toFixed(0)} ms, max ${m(t, 'loopMax').toFixed(0)} ms  GC ${m(t, 'gcMs').toFixed(2)} ms/turn, longest ${m(t, 'gcMax').toFixed(0)} ms${runs[t].some((f) => f.failed) ? `  (${runs[t].map((f) => f.failed).join('/')} failed)` : ''}\n`;
+      `    ${t.padEnd(6)} ${rate(t).toFixed(0).padStart(5)} turns/s  CPU ${m(t, 'cpuMsPerTurn').toFixed(2)} ms/turn (system ${m(t, 'systemMsPerTurn').toFixed(2)})  answer -> SSE p50 ${m(t, 'p50').toFixed(1)} ms, p99 ${m(t, 'p99').toFixed(1)} ms  RSS ${m(t, 'kibPerSession').toFixed(0)} KiB/session, held ${m(t, 'kibHeld').toFixed(0)} KiB/session  loop delay p99 ${m(t, 'loopP99').toFixed(0)} ms, max ${m(t, 'loopMax').toFixed(0)} ms  GC ${m(t, 'gcMs').toFixed(2)} ms/turn (scavenges ${m(t, 'gcYoungMs').toFixed(2)}), longest ${m(t, 'gcMax').toFixed(0)} ms${runs[t].some((f) => f.failed) ? `  (${runs[t].map((f) => f.failed).join('/')} failed)` : ''}\n`;
     process.stdout.write(`  ${sessions} sessions (${m('troupe', 'eventsPerTurn').toFixed(0)} SSE events per turn; ideal ${(sessions / (LATENCY_MS / 1000)).toFixed(0)} turns/s):\n`);
     process.stdout.write(line('floor'));
     process.stdout.write(line('troupe'));
@@ -367,10 +390,28 @@ export default async function serve(): Promise<void> {
       const turns = (t: 'troupe' | 'floor') => runs[t].reduce((n, f) => n + (f.parts ? f.turns : 0), 0);
       for (const l of partLines(sumParts(runs.troupe), sumParts(runs.floor), { troupe: turns('troupe'), floor: turns('floor') })) process.stdout.write(`${l}\n`);
     }
+    if (runs.troupe.some((f) => f.heapParts) && runs.floor.some((f) => f.heapParts)) {
+      const turns = (t: 'troupe' | 'floor') => runs[t].reduce((n, f) => n + (f.heapParts ? f.turns : 0), 0);
+      const lines = partLines(sumParts(runs.troupe, 'heapParts'), sumParts(runs.floor, 'heapParts'), { troupe: turns('troupe'), floor: turns('floor') }, { unit: 'bytes', what: heapWhat() });
+      for (const l of lines) process.stdout.write(`${l}\n`);
+    }
     process.stdout.write(
       `    troupe ÷ floor: throughput ${(rate('troupe') / rate('floor')).toFixed(2)}x (target >= 0.8x; each round ${each}), CPU per turn ${(m('troupe', 'cpuMsPerTurn') / m('floor', 'cpuMsPerTurn')).toFixed(2)}x, p99 ${(m('troupe', 'p99') / m('floor', 'p99')).toFixed(2)}x, RSS per session ${(m('troupe', 'kibPerSession') / m('floor', 'kibPerSession')).toFixed(2)}x, held per session ${(m('troupe', 'kibHeld') / m('floor', 'kibHeld')).toFixed(2)}x\n`,
     );
+    if (SPLIT.length > 0 && TARGETS.length === 2) await split(sessions, runs);
   }
+}
+
+/** The SERVE_SPLIT runs (interleaved, ROUNDS each) beside the ones at TURNS, and the line fitted through them all. */
+async function split(sessions: number, atTurns: Record<'troupe' | 'floor', Figures[]>): Promise<void> {
+  const points: Record<'troupe' | 'floor', SplitPoint[]> = { troupe: [], floor: [] };
+  const add = (t: 'troupe' | 'floor', f: Figures) => {
+    const turnsPerSession = f.turns / sessions;
+    points[t].push({ turnsPerSession, cpuMsPerSession: f.cpuMsPerTurn * turnsPerSession, systemMsPerSession: f.systemMsPerTurn * turnsPerSession });
+  };
+  for (const t of TARGETS) for (const f of atTurns[t]) add(t, f);
+  for (const turns of SPLIT.filter((n) => n !== TURNS)) for (let r = 0; r < ROUNDS; r++) for (const t of TARGETS) add(t, await measure(t, sessions, turns));
+  for (const l of splitLines(points, TURNS)) process.stdout.write(`${l}\n`);
 }
 
 const role = process.env.SERVE_CHILD;

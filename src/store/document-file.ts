@@ -33,7 +33,8 @@ export function fsyncOf(fs: DocumentFs): (fd: number, path: string) => void {
  * one step of the same asynchronous write, so appends still interleave with it as they do on the real one.
  */
 export interface AsyncDocumentFs {
-  writeFile(path: string, text: string): Promise<void>;
+  /** Writes a whole file (text, or its UTF-8 bytes) and flushes it. */
+  writeFile(path: string, text: string | Uint8Array): Promise<void>;
   rename(from: string, to: string): Promise<void>;
   rm(path: string): Promise<void>;
   fsync(fd: number, path: string): Promise<void>;
@@ -42,8 +43,8 @@ export interface AsyncDocumentFs {
 const fsyncAsync = (fd: number) => new Promise<void>((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())));
 
 /** Writes a whole file and flushes it, with Node's callback calls (one buffer, no FileHandle: cheaper for many small documents). */
-function writeFlushed(path: string, text: string): Promise<void> {
-  const bytes = Buffer.from(text);
+function writeFlushed(path: string, text: string | Uint8Array): Promise<void> {
+  const bytes = typeof text === 'string' ? Buffer.from(text) : text;
   return new Promise<void>((resolve, reject) => {
     openFile(path, 'w', (error, fd) => {
       if (error) return reject(error);
@@ -71,7 +72,7 @@ export function asyncFs(fs: DocumentFs): AsyncDocumentFs {
   if (fs === NODE_DOCUMENT_FS) return NODE_ASYNC_FS;
   const flush = fsyncOf(fs);
   return {
-    writeFile: async (path, text) => fs.writeFileSync(path, text),
+    writeFile: async (path, text) => fs.writeFileSync(path, typeof text === 'string' ? text : Buffer.from(text.buffer, text.byteOffset, text.byteLength).toString('utf8')),
     rename: async (from, to) => fs.renameSync(from, to),
     rm: async (path) => fs.rmSync(path, { force: true }),
     fsync: async (fd, path) => flush(fd, path),
@@ -138,7 +139,7 @@ export class DocumentFile<T> implements SyncAdapter<T> {
    * flushed, then renamed over it; with `durable`, the directory is flushed after the rename. On failure the
    * temp file is gone and the old document stays. One write at a time: the caller waits for the last.
    */
-  async writeText(text: string, options: { durable?: boolean } = {}): Promise<void> {
+  async writeText(text: string | Uint8Array, options: { durable?: boolean } = {}): Promise<void> {
     const fs = asyncFs(this.fs);
     try {
       await fs.writeFile(this.tempPath, text);
