@@ -22,6 +22,7 @@ import { JournalRecorder } from './recorder.js';
 import { restoreMeter } from './restore-meter.js';
 import { resumeNote } from './resume-note.js';
 import { teamKind, type Tiers } from './session-kind.js';
+import { storedWorkspaceProblem } from './stored-workspace.js';
 import type { TroupeSession } from './troupe-session.js';
 import { replayedFrom } from '../llm/replay-label.js';
 
@@ -55,6 +56,8 @@ export interface OpenSessionOptions {
   recentEvents?: number;
   /** Where workflow code runs (default for a workflow session: a QuickJS sandbox of its own, closed when the session stops). */
   evaluator?: Evaluator;
+  /** The directory a resumed workflow's stored `workspace.from` is checked from (default: the process's). */
+  cwd?: string;
   /** Where agents with tools work (default: the store's directory for the session's files, else a temporary directory). */
   workspaceRoot?: string;
   /** Model ids for the tiers, for this session only (as TROUPE_MODEL_BASE / _SMART / _FAST would give them). */
@@ -94,6 +97,8 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
       throw new SessionFileError(
         `${handle!.location}: workflow: the session runs the workflow ${doc.workflow.name}, but its plan was not stored — start it again with troupe run --workflow ${doc.workflow.name}`,
       );
+    const stored = !options.workflow && plan ? storedWorkspaceProblem(plan, options.cwd ?? process.cwd()) : null;
+    if (stored) throw new SessionFileError(`${handle!.location}: ${stored}`);
     const maxTurns = options.maxTurns ?? doc?.team.maxTurns;
     const tiers = options.tiers ? { tiers: options.tiers } : {};
     const kind = plan ? (await import('./workflow-kind.js')).workflowKind(plan, team, { env, ...tiers, ...(maxTurns !== undefined ? { maxTurns } : {}) }) : teamKind(team, { env, ...tiers });

@@ -9,7 +9,7 @@ import { reply, RoleServer, runJson } from '../../helpers/workflow-run.js';
 // folder, checked when the workflow loads (tests/workflow/load/workspace-from.test.ts: a downloaded workflow
 // naming ~/.ssh had it copied into the agent's workspace). A resumed session does not load its workflow: it runs
 // the plan stored in its document, and the data dir (`.troupe/` in the working directory) can come with a cloned
-// repository, or be edited. Its `from` is not checked again.
+// repository, or be edited. Its `from` was not checked again (src/session/stored-workspace.ts now checks it).
 
 const temp = tempDirPerTest('troupe-resume-plan-');
 let server: RoleServer | null = null;
@@ -42,10 +42,10 @@ function setup(base: string): string {
 }
 
 describe('a resumed workflow session whose stored plan names another workspace.from', () => {
-  // Cause: a resumed session takes its plan's workspace (src/session/workflow-kind.ts, from the document through
-  // open-session.ts) as stored; the rule the loader applies (src/workflow/load/workspace-from.ts) is not applied
-  // to it, so the first agent with tools gets a copy of whatever directory the document names.
-  it.fails("does not copy a directory of the user's into the agent's workspace", async () => {
+  // The cause was: a resumed session took its plan's workspace (src/session/workflow-kind.ts, from the document
+  // through open-session.ts) as stored; the loader's rule (src/workflow/load/workspace-from.ts) was not applied to
+  // it, so the first agent with tools got a copy of whatever directory the document named.
+  it("does not copy a directory of the user's into the agent's workspace", async () => {
     const base = temp();
     const data = join(base, 'data');
     const victim = join(base, 'home', '.ssh');
@@ -62,9 +62,29 @@ describe('a resumed workflow session whose stored plan names another workspace.f
     writeFileSync(file, JSON.stringify(doc));
     server = await new RoleServer({ coder: [reply('', { name: 'read_file', arguments: { path: 'id_rsa' } }), reply('done')] }, () => 'coder').start();
     const env = cleanEnv({ TROUPE_DATA_DIR: data, OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: 'test', TROUPE_MODEL: 'test-model' });
-    await runJson(['resume', doc.id], env, '!continue\n', { cwd: base });
-    // The probe is real: the agent ran with tools.
-    expect(server.requests.length).toBeGreaterThan(0);
+    const resumed = await runJson(['resume', doc.id], env, '!continue\n', { cwd: base });
+    // Refused in one line naming the field, before any agent ran (before: the key was sent to the model server).
+    expect(resumed.code).not.toBe(0);
+    expect(resumed.stderr).toMatch(/workflow\.plan\.workspace\.from: .*\.ssh/);
+    expect(resumed.stderr.trim().split('\n')).toHaveLength(1);
     expect(JSON.stringify(server.requests.map((r) => r.body))).not.toContain('PRIVATE KEY');
+  });
+
+  it('as its workflow file names it, resumes and its agent works on the copy', async () => {
+    const base = temp();
+    const data = join(base, 'data');
+    const first = await runJson(['run', '--workflow', setup(base), '--input', 'x', '--demo'], cleanEnv({ TROUPE_DATA_DIR: data }), '', { cwd: base });
+    expect(first.code).toBe(1);
+    const sessions = join(data, 'sessions');
+    const file = join(sessions, readdirSync(sessions).find((f) => f.endsWith('.json') && f !== 'index.json')!);
+    const doc = JSON.parse(readFileSync(file, 'utf8'));
+    doc.workflow.plan.states[0].enter = null;
+    writeFileSync(file, JSON.stringify(doc));
+    server = await new RoleServer({ coder: [reply('', { name: 'read_file', arguments: { path: 'readme.txt' } }), reply('done')] }, () => 'coder').start();
+    const env = cleanEnv({ TROUPE_DATA_DIR: data, OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: 'test', TROUPE_MODEL: 'test-model' });
+    const resumed = await runJson(['resume', doc.id], env, '!continue\n', { cwd: base });
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).toContain('it has ended');
+    expect(JSON.stringify(server.requests.map((r) => r.body))).toContain('the project');
   });
 });
