@@ -1,0 +1,67 @@
+import { jsonDepth, MAX_JSON_DEPTH } from '../json-depth.js';
+import { bail, GuestThrow, isPlainObject, isStringObject, Opaque, TIER_LIMITS } from './values.js';
+
+// Nodes a walk of data may visit before the tier gives up (a wide DAG shared many times over).
+const MAX_NODES = 100_000;
+
+/**
+ * Data from the engine as the guest gets it: a copy through JSON (what the sandbox's scope goes through), so
+ * nothing code does reaches the engine's objects. Bails on what is not JSON data (the sandbox reports it).
+ */
+export function copyData(v: unknown): unknown {
+  if (v === undefined || v === null || typeof v !== 'object') return typeof v === 'function' || typeof v === 'symbol' || typeof v === 'bigint' ? bail('scope value that is not data') : v;
+  let text: string;
+  try {
+    text = JSON.stringify(v, onlyData);
+  } catch {
+    return bail('scope that is not JSON');
+  }
+  return JSON.parse(text);
+}
+
+function onlyData(_key: string, value: unknown): unknown {
+  if (typeof value === 'function' || typeof value === 'symbol') throw new TypeError('not data');
+  return value;
+}
+
+// Whether v is plain data the tier made or copied, walked to MAX_JSON_DEPTH: a String object counts as its text.
+function checkData(v: unknown, depth: number, budget: { nodes: number }): void {
+  if (++budget.nodes > MAX_NODES) bail('data too large to walk');
+  if (v === null || v === undefined || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return;
+  if (isStringObject(v)) return;
+  const isArray = Array.isArray(v);
+  if (!isArray && !isPlainObject(v)) bail('a value that is not plain data');
+  if (depth + 1 > MAX_JSON_DEPTH) bail('data nested too deep');
+  for (const key of Object.keys(v as object)) {
+    if (key === '__proto__') bail('the key __proto__');
+    checkData((v as Record<string, unknown>)[key], depth + 1, budget);
+  }
+}
+
+/** JSON text of plain data as the guest's JSON.stringify gives it (undefined for undefined); bails on anything else. */
+export function jsonOf(v: unknown, space?: unknown, cap = TIER_LIMITS.stringChars): string | undefined {
+  checkData(v, 0, { nodes: 0 });
+  if (space !== undefined && typeof space !== 'number' && typeof space !== 'string') bail('a JSON.stringify indent that is not a number or string');
+  const text = JSON.stringify(v, null, space as number | string | undefined);
+  if (text !== undefined && text.length > cap) bail('string over the cap');
+  return text;
+}
+
+/** How the guest prints a value in a log line or a template: a string as it is, anything else as JSON (undefined as 'undefined'). */
+export function show(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (v === undefined) return 'undefined';
+  return jsonOf(v) ?? bail('a value JSON does not print');
+}
+
+/** JSON.parse in workflow code: a SyntaxError is thrown as an error the tier models (a catch may take it; nothing may read it). */
+export function parseJson(text: unknown): unknown {
+  if (typeof text !== 'string') bail('JSON.parse of a value that is not a string');
+  // Nesting the engines may treat otherwise (their stacks differ) is left to the sandbox.
+  if (jsonDepth(text) > MAX_JSON_DEPTH) bail('JSON nested too deep');
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new GuestThrow(new Opaque());
+  }
+}
