@@ -1,7 +1,7 @@
 import type { Node } from 'acorn';
 import { isNumberLike, primitive, toText, truthy, typeOf } from './coerce.js';
 import { memberOf, setMember, toKey } from './members.js';
-import { bail, Env, GLOBAL_THIS, GuestThrow, isCallable, type Running, TIER_LIMITS, TierFunction, TierNative } from './values.js';
+import { bail, Env, GLOBAL_THIS, GuestThrow, isCallable, type Running, type Slot, slotValue, TIER_LIMITS, TierFunction, TierNative } from './values.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: acorn's nodes are read by their type tag, field by field.
 type N = Node & Record<string, any>;
@@ -305,6 +305,7 @@ export class Interpreter implements Running {
       if (!slot) return bail(`assignment to ${target.name}`);
       if (!slot.ready) bail('assignment before declaration');
       if (!slot.mutable) bail('assignment to a const');
+      slot.lazy = undefined;
       slot.value = value;
       return;
     }
@@ -356,7 +357,7 @@ export class Interpreter implements Running {
     const slot = find(env, name);
     if (slot) {
       if (!slot.ready) bail('read before declaration');
-      return slot.value;
+      return slotValue(slot);
     }
     if (name === 'undefined') return undefined;
     if (name === 'NaN') return Number.NaN;
@@ -377,7 +378,7 @@ function declare(env: Env, name: string, mutable: boolean, ready: boolean): void
   env.vars.set(name, { value: undefined, mutable, ready });
 }
 
-function find(env: Env | null, name: string): { value: unknown; mutable: boolean; ready: boolean } | undefined {
+function find(env: Env | null, name: string): Slot | undefined {
   for (let e = env; e; e = e.parent) {
     const slot = e.vars.get(name);
     if (slot) return slot;

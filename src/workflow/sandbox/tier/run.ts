@@ -1,7 +1,6 @@
 import type { ChainStep, Evaluation, EvaluationResult, Scope } from '../../../engine/evaluation.js';
 import { jsonDepth, MAX_JSON_DEPTH } from '../json-depth.js';
 import type { SandboxLimits } from '../program.js';
-import { evaluationResultOf } from '../result-shape.js';
 import { copyData, jsonOf } from './data.js';
 import { consoleFor, GLOBAL_NAMESPACES, LogSink } from './globals.js';
 import type { Added } from './guest-objects.js';
@@ -10,7 +9,7 @@ import { type TierPiece, tierPiece } from './pieces.js';
 import { loadScript, parametersEnv, type TierScript, tierScript } from './script.js';
 import { TierSelf } from './self.js';
 import { renderTemplate } from './template.js';
-import { bail, isPlainObject } from './values.js';
+import { bail, isPlainObject, type TierObject } from './values.js';
 
 type Code = NonNullable<Evaluation['code']>;
 // A step of the chain in order: its request, the part it follows (-1: none) and the state that part must choose (null: any).
@@ -60,7 +59,7 @@ function runChain(evaluation: Evaluation, scriptSource: string | null, limits: T
     if (!script) return bail('a script.js the tier does not interpret');
   }
   const running = new Interpreter(() => bail('a free name'));
-  const results: string[] = [];
+  const results: Record<string, unknown>[] = [];
   let commonData: unknown = null;
   let at = 0;
   for (;;) {
@@ -75,17 +74,16 @@ function runChain(evaluation: Evaluation, scriptSource: string | null, limits: T
       copy,
     };
     const part = runPart(programs[at]!, data, script, running, limits, options);
-    results.push(part.json);
-    // The next part starts from the common_data this one left, parsed afresh.
-    commonData = options.primitives ? data.commonData : JSON.parse(part.commonData);
+    results.push(part.result);
     const from = at;
     at = steps.findIndex((s) => s.after === from && (s.target === null || s.target === part.chosen));
     if (at === -1) break;
+    // The next part starts from the common_data this one left, parsed afresh.
+    commonData = options.primitives ? data.commonData : JSON.parse(part.commonData);
   }
-  const json = results.reduceRight((inner, outer) => `${outer.slice(0, -1)},"next":${inner}}`);
-  const result = evaluationResultOf(JSON.parse(json));
-  if (result) hostTierCounts.tier += 1;
-  return result;
+  for (let i = results.length - 2; i >= 0; i--) results[i]!.next = results[i + 1];
+  hostTierCounts.tier += 1;
+  return results[0] as EvaluationResult;
 }
 
 // The chain depth first, as prepare.ts flattens it for the guest.
@@ -99,7 +97,26 @@ function follow(steps: Step[], step: ChainStep, at: number, target: string | nul
   visit(steps, step, steps.length - 1);
 }
 
+// Programs by the plan objects they are made of (the code, the transitions, the fields of a request), and purpose.
+const programs = new WeakMap<object, Map<string, Program | null>>();
+
 function programOf(request: ChainStep): Program | null {
+  const key = request.transitions ?? request.fields ?? request.code;
+  if (!key) return null;
+  let byPurpose = programs.get(key);
+  if (!byPurpose) {
+    byPurpose = new Map();
+    programs.set(key, byPurpose);
+  }
+  let program = byPurpose.get(request.purpose);
+  if (program === undefined) {
+    program = buildProgram(request);
+    byPurpose.set(request.purpose, program);
+  }
+  return program;
+}
+
+function buildProgram(request: ChainStep): Program | null {
   const piece = (code: Code | null | undefined): TierPiece | null => (code ? tierPiece(code) : null);
   if (request.purpose === 'transitions') {
     if (!request.transitions) return null;
@@ -126,14 +143,14 @@ function usesHandler(p: Program): boolean {
 
 type PartData = { scope: Scope; commonData: unknown; input: unknown; added: Added; copy: (v: unknown) => unknown };
 
-/** One part, as the guest's runPart answers it: its JSON, the common_data it left (JSON), and the state it chose. */
-function runPart(program: Program, data: PartData, script: TierScript | null, running: Interpreter, limits: TierLimits, options: TierOptions): { json: string; commonData: string; chosen: string } {
+/** One part, as the guest's runPart answers it: its result, the common_data it left (JSON), and the state it chose. */
+function runPart(program: Program, data: PartData, script: TierScript | null, running: Interpreter, limits: TierLimits, options: TierOptions): { result: Record<string, unknown>; commonData: string; chosen: string } {
   const self = new TierSelf(data);
   const logs = new LogSink(limits.maxLogLines, MAX_LOG_CHARS);
-  const console = consoleFor(logs);
+  let console: TierObject | null = null;
   const free = (name: string): unknown => {
     if (THIS_NAMES.has(name)) return self.get(name);
-    if (name === 'console') return console;
+    if (name === 'console') return (console ??= consoleFor(logs));
     if (Object.hasOwn(GLOBAL_NAMESPACES, name)) return GLOBAL_NAMESPACES[name];
     return bail(`the free name ${name}`);
   };
@@ -186,13 +203,21 @@ function runPart(program: Program, data: PartData, script: TierScript | null, ru
   if (!isPlainObject(cd)) bail('common_data that is not an object');
   // In the step common_data is the engine's, unchanged (decideInHost gives it back as it is).
   const commonData = options.primitives ? '{}' : jsonOf(cd, undefined, limits.maxResultBytes)!;
-  let json = `{"ok":true,"common_data":${commonData}`;
-  if (value !== undefined) json += `,"value":${value}`;
   const lines = logs.finished();
-  if (lines) json += `,"logs":${JSON.stringify(lines)}`;
-  if (data.added.size > 0) json += `,"appended":${JSON.stringify(Object.fromEntries(data.added))}`;
-  json += '}';
-  // The checks the host makes of every answer of the guest (an answer that fails them is an error: the sandbox's to give).
-  if (json.length > limits.maxResultBytes || jsonDepth(json) > MAX_JSON_DEPTH + 1) bail('an answer too large or too deep');
-  return { json, commonData, chosen };
+  const appended = data.added.size > 0 ? JSON.stringify(Object.fromEntries(data.added)) : '';
+  // The checks the host makes of every answer of the guest (an answer that fails them is an error: the sandbox's to give):
+  // its size, and its depth (common_data and a value nest at most MAX_JSON_DEPTH, as jsonOf saw to; fields one more).
+  const size =
+    '{"ok":true,"common_data":}'.length +
+    commonData.length +
+    (value === undefined ? 0 : ',"value":'.length + value.length) +
+    (lines ? ',"logs":'.length + JSON.stringify(lines).length : 0) +
+    (appended ? ',"appended":'.length + appended.length : 0);
+  if (size > limits.maxResultBytes || (program.mode === 'fields' && jsonDepth(value!) > MAX_JSON_DEPTH)) bail('an answer too large or too deep');
+  // The answer as the guest's JSON reads back: common_data and the value parsed from their JSON, in the guest's key order.
+  const result: Record<string, unknown> = { ok: true, common_data: options.primitives ? cd : JSON.parse(commonData) };
+  if (value !== undefined) result.value = JSON.parse(value);
+  if (lines) result.logs = lines;
+  if (appended) result.appended = JSON.parse(appended);
+  return { result, commonData, chosen };
 }

@@ -1,6 +1,6 @@
 import type { Scope } from '../../../engine/evaluation.js';
 import { type Added, agentNamed, agentsMap, contextNamed, contextsMap, type GuestMap, rawResponse, toolCall } from './guest-objects.js';
-import { bail, stringObject, type TierFunction, TierNative, TierObject } from './values.js';
+import { bail, type Env, stringObject, type TierFunction, TierNative, TierObject } from './values.js';
 
 /** The data one part of a job starts from: the scope, and what the part before left (common_data, a fresh input). */
 export interface PartData {
@@ -14,8 +14,17 @@ export interface PartData {
   copy: (v: unknown) => unknown;
 }
 
-// Names `this` has as data (own, writable), which code may replace; and those built on first use, which it may not here.
+// Names `this` has as data (own, writable), which code may replace (FIXED: not here, since parameters read them lazily); and those built on first use, which it may not here.
 const DATA = new Set(['common_data', 'variables', 'input', 'last_agent_response', 'last_tool_calls', 'last_parsing_tool_calls', 'sub_workflow_result', 'last_error', '__troupe_input']);
+const FIXED = new Set(['last_tool_calls', 'last_parsing_tool_calls', 'sub_workflow_result', 'last_error', '__troupe_input']);
+const LAZY_PARAMETERS: [string, string][] = [
+  ['input', '__troupe_input'],
+  ['last_tool_calls', 'last_tool_calls'],
+  ['last_parsing_tool_calls', 'last_parsing_tool_calls'],
+  ['sub_workflow_result', 'sub_workflow_result'],
+  ['last_error', 'last_error'],
+  ['__troupe_tool', '__troupe_tool'],
+];
 const LAZY = new Set(['contexts', 'workflow_contexts', 'agents', 'getAgent', 'getToolCalls', 'getContext', 'evaluateExpression', 'context', 'last_response', '__troupe_tool']);
 
 /**
@@ -34,20 +43,17 @@ export class TierSelf extends TierObject {
     this.values.set('common_data', data.commonData);
   }
 
-  /** The names a compiled piece gets as its parameters (argsOf in the guest), read now. */
-  parameters(): [string, unknown][] {
+  /**
+   * The names a compiled piece gets as its parameters (argsOf in the guest), as bindings in `env`: read now, or
+   * on first use for those code cannot replace on `this` (set() refuses them), which read the same either way.
+   */
+  bindParameters(env: Env): void {
     const cd = this.get('common_data');
-    return [
-      ['common_data', cd],
-      ['variables', cd],
-      ['input', this.get('__troupe_input')],
-      ['last_agent_response', this.get('last_agent_response')],
-      ['last_tool_calls', this.get('last_tool_calls')],
-      ['last_parsing_tool_calls', this.get('last_parsing_tool_calls')],
-      ['sub_workflow_result', this.get('sub_workflow_result')],
-      ['last_error', this.get('last_error')],
-      ['__troupe_tool', this.get('__troupe_tool')],
-    ];
+    const vars = env.vars;
+    vars.set('common_data', { value: cd, mutable: true, ready: true });
+    vars.set('variables', { value: cd, mutable: true, ready: true });
+    vars.set('last_agent_response', { value: this.get('last_agent_response'), mutable: true, ready: true });
+    for (const [name, key] of LAZY_PARAMETERS) vars.set(name, { value: undefined, mutable: true, ready: true, lazy: () => this.get(key) });
   }
 
   get(key: string): unknown {
@@ -66,6 +72,7 @@ export class TierSelf extends TierObject {
 
   override set(key: string, value: unknown): void {
     if (key === 'variables') key = 'common_data';
+    if (FIXED.has(key)) bail(`setting this.${key}`);
     if (DATA.has(key)) this.values.set(key, value);
     else if (LAZY.has(key) || Object.hasOwn(this.functions, key) || key in Object.prototype) bail(`setting this.${key}`);
     else this.extra.set(key, value);

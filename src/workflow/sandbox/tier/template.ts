@@ -26,7 +26,7 @@ export function renderTemplate(parts: TemplatePart[], self: TierSelf, logs: LogS
 function resolve(path: string[], self: TierSelf): unknown {
   const [head, ...rest] = path as [string, ...string[]];
   const cd = self.get('common_data');
-  const wi = self.get('input');
+  const wi = head === 'input' ? self.get('input') : undefined;
   if (head === 'input' && isStringObject(wi)) {
     if (rest.length === 0) return textOf(wi);
     const w = dig(cd, rest);

@@ -27,10 +27,27 @@ export class GuestThrow {
 /** A value code may hold but not look into (a caught error): any use of it gives up. */
 export class Opaque {}
 
+/** A binding: its value (made on first read by `lazy`, when set), whether code may assign it, and whether its declaration ran (TDZ before). */
+export interface Slot {
+  value: unknown;
+  mutable: boolean;
+  ready: boolean;
+  lazy?: () => unknown;
+}
+
 /** Bindings of one block or function, by name: a binding is TDZ until its declaration runs. */
 export class Env {
-  readonly vars = new Map<string, { value: unknown; mutable: boolean; ready: boolean }>();
+  readonly vars = new Map<string, Slot>();
   constructor(readonly parent: Env | null) {}
+}
+
+/** A slot's value (made now if it is lazy). */
+export function slotValue(slot: Slot): unknown {
+  if (slot.lazy) {
+    slot.value = slot.lazy();
+    slot.lazy = undefined;
+  }
+  return slot.value;
 }
 
 /** A function written in workflow code (or script.js): its node, where it was made, and `this` for an arrow. */
@@ -72,8 +89,9 @@ const strings = new WeakSet<object>();
 
 /** A String object with own data properties, as the guest makes `this.input` and `this.last_response`. */
 export function stringObject(text: string, props: Record<string, unknown>): object {
-  const s = new String(text);
-  for (const k of Object.keys(props)) Object.defineProperty(s, k, { value: props[k], writable: true, enumerable: true, configurable: true });
+  const s = new String(text) as unknown as Record<string, unknown>;
+  // Names that are not indexes nor length (callers see to it): plain assignment makes own, writable, enumerable, configurable data.
+  for (const k in props) s[k] = props[k];
   strings.add(s);
   return s;
 }
