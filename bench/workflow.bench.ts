@@ -256,7 +256,17 @@ async function perTransition(kind: Kind): Promise<PerTransition> {
   const held = ran > 0 ? (counts.heldMicros - held0) / 1000 / ran : 0;
   const tier = hostTierCounts.tier - tier0;
   const fallback = hostTierCounts.sandbox - fallback0;
-  const out = { cpu: (cpu.user + cpu.system) / 1000 / n, main: main / n, wall: (performance.now() - t0) / n, jobs: jobs / n, inline: jobs > 0 ? (counts.inline - inline0) / jobs : 0, held, tier, fallback, threads };
+  const out = {
+    cpu: (cpu.user + cpu.system) / 1000 / n,
+    main: main / n,
+    wall: (performance.now() - t0) / n,
+    jobs: jobs / n,
+    inline: jobs > 0 ? (counts.inline - inline0) / jobs : 0,
+    held,
+    tier,
+    fallback,
+    threads,
+  };
   await session.stop();
   await sandbox?.close();
   return out;

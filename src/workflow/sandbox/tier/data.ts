@@ -9,19 +9,42 @@ const MAX_NODES = 100_000;
  * nothing code does reaches the engine's objects. Bails on what is not JSON data (the sandbox reports it).
  */
 export function copyData(v: unknown): unknown {
-  if (v === undefined || v === null || typeof v !== 'object') return typeof v === 'function' || typeof v === 'symbol' || typeof v === 'bigint' ? bail('scope value that is not data') : v;
-  let text: string;
-  try {
-    text = JSON.stringify(v, onlyData);
-  } catch {
-    return bail('scope that is not JSON');
-  }
-  return JSON.parse(text);
+  return v === undefined ? undefined : copy(v, 0, false);
 }
 
-function onlyData(_key: string, value: unknown): unknown {
-  if (typeof value === 'function' || typeof value === 'symbol') throw new TypeError('not data');
-  return value;
+// What JSON.stringify then JSON.parse would make of engine data (numbers that JSON writes as null or 0 made so,
+// undefined dropped from objects and null in arrays), walked by hand: the engine's data is plain, and anything
+// else (a function, a class instance, a toJSON, a __proto__ key, deep nesting) gives up.
+function copy(v: unknown, depth: number, inArray: boolean): unknown {
+  switch (typeof v) {
+    case 'string':
+    case 'boolean':
+      return v;
+    case 'number':
+      return Number.isFinite(v) ? (v === 0 ? 0 : v) : null;
+    case 'undefined':
+      return inArray ? null : undefined;
+    case 'object':
+      break;
+    default:
+      return bail('scope value that is not data');
+  }
+  if (v === null) return null;
+  if (depth > MAX_JSON_DEPTH * 4) bail('scope nested too deep');
+  if (Array.isArray(v)) {
+    const out: unknown[] = new Array(v.length);
+    for (let i = 0; i < v.length; i++) out[i] = copy(v[i], depth + 1, true);
+    return out;
+  }
+  const proto = Object.getPrototypeOf(v);
+  if ((proto !== Object.prototype && proto !== null) || 'toJSON' in (v as object)) return bail('scope value that is not plain data');
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(v as object)) {
+    if (key === '__proto__') bail('the key __proto__');
+    const value = copy((v as Record<string, unknown>)[key], depth + 1, false);
+    if (value !== undefined) out[key] = value;
+  }
+  return out;
 }
 
 // Whether v is plain data the tier made or copied, walked to MAX_JSON_DEPTH: a String object counts as its text.

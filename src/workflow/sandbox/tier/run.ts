@@ -144,7 +144,14 @@ function usesHandler(p: Program): boolean {
 type PartData = { scope: Scope; commonData: unknown; input: unknown; added: Added; copy: (v: unknown) => unknown };
 
 /** One part, as the guest's runPart answers it: its result, the common_data it left (JSON), and the state it chose. */
-function runPart(program: Program, data: PartData, script: TierScript | null, running: Interpreter, limits: TierLimits, options: TierOptions): { result: Record<string, unknown>; commonData: string; chosen: string } {
+function runPart(
+  program: Program,
+  data: PartData,
+  script: TierScript | null,
+  running: Interpreter,
+  limits: TierLimits,
+  options: TierOptions,
+): { result: Record<string, unknown>; commonData: string; chosen: string } {
   const self = new TierSelf(data);
   const logs = new LogSink(limits.maxLogLines, MAX_LOG_CHARS);
   let console: TierObject | null = null;
