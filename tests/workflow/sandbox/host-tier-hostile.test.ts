@@ -100,6 +100,7 @@ const HOSTILE: [string, string, boolean?][] = [
   ['statements', 'this.common_data.f = () => 1;'],
   ['statements', 'const o = {}; o.self = o; this.common_data.o = o;'],
   ['statements', 'let o = {}; for (let i = 0; i < 150; i++) o = { o }; this.common_data.deep = o;'],
+  ['statements', "for (let i = 0; i < 9; i++) this.common_data['k' + i] = 'x'.repeat(1048576);"],
   ['expression', 'this.common_data.n <!-- this is a comment in acorn, an operator in QuickJS\n'],
 ];
 

@@ -1,5 +1,5 @@
 import { jsonDepth, MAX_JSON_DEPTH } from '../json-depth.js';
-import { bail, GuestThrow, isPlainObject, isStringObject, Opaque, TIER_LIMITS } from './values.js';
+import { bail, GuestThrow, isPlainObject, isStringObject, Opaque, TIER_LIMITS, textOf } from './values.js';
 
 // Nodes a walk of data may visit before the tier gives up (a wide DAG shared many times over).
 const MAX_NODES = 100_000;
@@ -59,6 +59,63 @@ function checkData(v: unknown, depth: number, budget: { nodes: number }): void {
     if (key === '__proto__') bail('the key __proto__');
     checkData((v as Record<string, unknown>)[key], depth + 1, budget);
   }
+}
+
+/**
+ * common_data as the guest's answer carries it once the host parsed it: a fresh copy with JSON's semantics (a String
+ * object as its text, undefined dropped from objects and null in arrays, NaN and Infinity null, -0 as 0), made by
+ * hand; bails where the guest's JSON would fail (a function, a guest object, a __proto__ key, nesting past
+ * MAX_JSON_DEPTH); and an upper bound of the length of its JSON.
+ */
+export function resultData(v: Record<string, unknown>): { data: Record<string, unknown>; bound: number } {
+  const budget = { nodes: 0, bytes: 0 };
+  const data = resultCopy(v, 0, false, budget) as Record<string, unknown>;
+  return { data, bound: budget.bytes };
+}
+
+function resultCopy(v: unknown, depth: number, inArray: boolean, budget: { nodes: number; bytes: number }): unknown {
+  if (++budget.nodes > MAX_NODES) bail('data too large to walk');
+  switch (typeof v) {
+    case 'string':
+      // At most six characters each (\u escapes), and the quotes.
+      budget.bytes += v.length * 6 + 3;
+      return v;
+    case 'boolean':
+      budget.bytes += 6;
+      return v;
+    case 'number':
+      budget.bytes += 25;
+      return Number.isFinite(v) ? (v === 0 ? 0 : v) : null;
+    case 'undefined':
+      budget.bytes += 5;
+      return inArray ? null : undefined;
+    case 'object':
+      break;
+    default:
+      return bail('a value that is not data');
+  }
+  if (v === null) {
+    budget.bytes += 5;
+    return null;
+  }
+  if (isStringObject(v)) return resultCopy(textOf(v), depth, inArray, budget);
+  if (depth + 1 > MAX_JSON_DEPTH) bail('data nested too deep');
+  // Its brackets and the comma after it.
+  budget.bytes += 3;
+  if (Array.isArray(v)) {
+    const out: unknown[] = new Array(v.length);
+    for (let i = 0; i < v.length; i++) out[i] = resultCopy(v[i], depth + 1, true, budget);
+    return out;
+  }
+  if (!isPlainObject(v)) return bail('a value that is not plain data');
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(v)) {
+    if (key === '__proto__') bail('the key __proto__');
+    const value = resultCopy(v[key], depth + 1, false, budget);
+    budget.bytes += key.length * 6 + 4;
+    if (value !== undefined) out[key] = value;
+  }
+  return out;
 }
 
 /** JSON text of plain data as the guest's JSON.stringify gives it (undefined for undefined); bails on anything else. */

@@ -1,7 +1,7 @@
 import type { ChainStep, Evaluation, EvaluationResult, Scope } from '../../../engine/evaluation.js';
 import { jsonDepth, MAX_JSON_DEPTH } from '../json-depth.js';
 import type { SandboxLimits } from '../program.js';
-import { copyData, jsonOf } from './data.js';
+import { copyData, jsonOf, resultData } from './data.js';
 import { consoleFor, GLOBAL_NAMESPACES, LogSink } from './globals.js';
 import type { Added } from './guest-objects.js';
 import { Interpreter } from './interpret.js';
@@ -78,8 +78,8 @@ function runChain(evaluation: Evaluation, scriptSource: string | null, limits: T
     const from = at;
     at = steps.findIndex((s) => s.after === from && (s.target === null || s.target === part.chosen));
     if (at === -1) break;
-    // The next part starts from the common_data this one left, parsed afresh.
-    commonData = options.primitives ? data.commonData : JSON.parse(part.commonData);
+    // The next part starts from the common_data this one left, as a copy of its own.
+    commonData = options.primitives ? data.commonData : copyData(part.result.common_data);
   }
   for (let i = results.length - 2; i >= 0; i--) results[i]!.next = results[i + 1];
   hostTierCounts.tier += 1;
@@ -144,14 +144,7 @@ function usesHandler(p: Program): boolean {
 type PartData = { scope: Scope; commonData: unknown; input: unknown; added: Added; copy: (v: unknown) => unknown };
 
 /** One part, as the guest's runPart answers it: its result, the common_data it left (JSON), and the state it chose. */
-function runPart(
-  program: Program,
-  data: PartData,
-  script: TierScript | null,
-  running: Interpreter,
-  limits: TierLimits,
-  options: TierOptions,
-): { result: Record<string, unknown>; commonData: string; chosen: string } {
+function runPart(program: Program, data: PartData, script: TierScript | null, running: Interpreter, limits: TierLimits, options: TierOptions): { result: Record<string, unknown>; chosen: string } {
   const self = new TierSelf(data);
   const logs = new LogSink(limits.maxLogLines, MAX_LOG_CHARS);
   let console: TierObject | null = null;
@@ -209,22 +202,23 @@ function runPart(
   const cd = self.get('common_data');
   if (!isPlainObject(cd)) bail('common_data that is not an object');
   // In the step common_data is the engine's, unchanged (decideInHost gives it back as it is).
-  const commonData = options.primitives ? '{}' : jsonOf(cd, undefined, limits.maxResultBytes)!;
+  const { data: commonData, bound } = options.primitives ? { data: cd, bound: 0 } : resultData(cd);
   const lines = logs.finished();
   const appended = data.added.size > 0 ? JSON.stringify(Object.fromEntries(data.added)) : '';
   // The checks the host makes of every answer of the guest (an answer that fails them is an error: the sandbox's to give):
-  // its size, and its depth (common_data and a value nest at most MAX_JSON_DEPTH, as jsonOf saw to; fields one more).
-  const size =
+  // its size (the exact length of its JSON only when an upper bound of it is near the limit), and its depth
+  // (common_data and a value nest at most MAX_JSON_DEPTH, as resultData and jsonOf saw to; fields one more).
+  const rest =
     '{"ok":true,"common_data":}'.length +
-    commonData.length +
     (value === undefined ? 0 : ',"value":'.length + value.length) +
     (lines ? ',"logs":'.length + JSON.stringify(lines).length : 0) +
     (appended ? ',"appended":'.length + appended.length : 0);
-  if (size > limits.maxResultBytes || (program.mode === 'fields' && jsonDepth(value!) > MAX_JSON_DEPTH)) bail('an answer too large or too deep');
-  // The answer as the guest's JSON reads back: common_data and the value parsed from their JSON, in the guest's key order.
-  const result: Record<string, unknown> = { ok: true, common_data: options.primitives ? cd : JSON.parse(commonData) };
+  if (bound + rest > limits.maxResultBytes && JSON.stringify(commonData).length + rest > limits.maxResultBytes) bail('an answer too large');
+  if (program.mode === 'fields' && jsonDepth(value!) > MAX_JSON_DEPTH) bail('an answer too deep');
+  // The answer as the guest's JSON reads back, in the guest's key order.
+  const result: Record<string, unknown> = { ok: true, common_data: commonData };
   if (value !== undefined) result.value = JSON.parse(value);
   if (lines) result.logs = lines;
   if (appended) result.appended = JSON.parse(appended);
-  return { result, commonData, chosen };
+  return { result, chosen };
 }
