@@ -9,6 +9,8 @@ type N = Node & Record<string, any>;
 type Completion = undefined | { kind: 'return'; value: unknown } | { kind: 'break' } | { kind: 'continue' };
 const BREAK: Completion = { kind: 'break' };
 const CONTINUE: Completion = { kind: 'continue' };
+// What a chain gives when a `?.` met null or undefined: the rest of the chain is skipped (a value code never holds).
+const SHORT = Symbol('short-circuit');
 
 /** Resolves a free name the code's own bindings do not hold (the scope's names, the globals); bails on an unknown one. */
 export type FreeNames = (name: string) => unknown;
@@ -216,10 +218,10 @@ export class Interpreter implements Running {
         return e.prefix ? next : old;
       }
       case 'ChainExpression':
-        return this.chain(e.expression, env, self).value;
+        return this.unshort(this.chain(e.expression, env, self));
       case 'MemberExpression':
       case 'CallExpression':
-        return this.chain(e, env, self).value;
+        return this.unshort(this.chain(e, env, self));
       default:
         return bail(`expression ${e.type}`);
     }
@@ -310,47 +312,50 @@ export class Interpreter implements Running {
       return;
     }
     if (target.optional) bail('optional chain as a target');
-    const object = this.chain(target.object, env, self).value;
+    const object = this.unshort(this.chain(target.object, env, self));
     const key = target.computed ? toKey(this.expr(target.property, env, self)) : (target.property.name as string);
     setMember(object, key, value);
   }
 
-  /** A member read or call, with optional chaining: `short` when a `?.` met null or undefined (the whole chain is undefined). */
-  private chain(e: N, env: Env, self: unknown): { value: unknown; short: boolean } {
+  /** A member read or call, with optional chaining: SHORT when a `?.` met null or undefined (the whole chain is undefined). */
+  private chain(e: N, env: Env, self: unknown): unknown {
     if (e.type === 'MemberExpression') {
       const base = this.chain(e.object, env, self);
-      if (base.short) return base;
-      if (e.optional && (base.value === null || base.value === undefined)) return { value: undefined, short: true };
+      if (base === SHORT) return base;
+      if (e.optional && (base === null || base === undefined)) return SHORT;
       const key = e.computed ? toKey(this.expr(e.property, env, self)) : (e.property.name as string);
-      return { value: memberOf(base.value, key), short: false };
+      return memberOf(base, key);
     }
     if (e.type === 'CallExpression') {
       let receiver: unknown;
       let fn: unknown;
       if (e.callee.type === 'MemberExpression') {
         const base = this.chain(e.callee.object, env, self);
-        if (base.short) return base;
-        if (e.callee.optional && (base.value === null || base.value === undefined)) return { value: undefined, short: true };
-        receiver = base.value;
+        if (base === SHORT) return base;
+        if (e.callee.optional && (base === null || base === undefined)) return SHORT;
+        receiver = base;
         const key = e.callee.computed ? toKey(this.expr(e.callee.property, env, self)) : (e.callee.property.name as string);
         fn = memberOf(receiver, key);
       } else {
-        const callee = this.chain(e.callee, env, self);
-        if (callee.short) return callee;
-        fn = callee.value;
+        fn = this.chain(e.callee, env, self);
+        if (fn === SHORT) return fn;
       }
-      if (e.optional && (fn === null || fn === undefined)) return { value: undefined, short: true };
+      if (e.optional && (fn === null || fn === undefined)) return SHORT;
       if (!isCallable(fn)) return bail('call of a value that is not a function');
       const args: unknown[] = [];
       for (const a of e.arguments) {
         if (a.type === 'SpreadElement') bail('spread');
         args.push(this.expr(a, env, self));
       }
-      return { value: this.call(fn, receiver, args), short: false };
+      return this.call(fn, receiver, args);
     }
     // A chain in parentheses ends there: `(a?.b).c` reads c of undefined.
-    if (e.type === 'ChainExpression') return { value: this.chain(e.expression, env, self).value, short: false };
-    return { value: this.expr(e, env, self), short: false };
+    if (e.type === 'ChainExpression') return this.unshort(this.chain(e.expression, env, self));
+    return this.expr(e, env, self);
+  }
+
+  private unshort(v: unknown): unknown {
+    return v === SHORT ? undefined : v;
   }
 
   private lookup(name: string, env: Env): unknown {
