@@ -8,10 +8,17 @@ export interface BaseUrl {
   authorization?: string;
 }
 
-/** A URL as it may be shown: any user name and password replaced by `***`, even when the text is not a valid URL. */
+/**
+ * A URL as it may be shown: any user name and password replaced by `***`, even when the text is not a valid URL
+ * (what it is shown for): a scheme with a typo (`htps//`), or a password holding '/', '?' or '#' unescaped. A
+ * `user:password` shape before the last '@' is masked up to it; else the authority's user name, if any.
+ */
 export function maskUrl(raw: string): string {
-  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(raw)?.[0] ?? '';
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(raw)?.[0] ?? /^[a-z][a-z0-9+.-]*:?\/+/i.exec(raw)?.[0] ?? '';
   const rest = raw.slice(scheme.length);
+  const last = rest.lastIndexOf('@');
+  if (last < 0) return raw;
+  if (rest.slice(0, last).includes(':')) return `${scheme}***@${rest.slice(last + 1)}`;
   const slash = rest.search(/[/?#]/);
   const authority = slash < 0 ? rest : rest.slice(0, slash);
   const at = authority.lastIndexOf('@');

@@ -4,6 +4,7 @@ import { lazySchema } from '../config/lazy-schema.js';
 import type { ChatDelta, ChatModel, ChatRequest, ChatResponse } from './chat-model.js';
 import { AbortedError, ModelCallError } from './errors.js';
 import { redact, redactDeep } from './redact.js';
+import { recordedDeltas } from './recorded-deltas.js';
 import { WrappedModel } from './wrapped-model.js';
 import { ChatResponseSchema } from './chat-response-schema.js';
 
@@ -135,7 +136,7 @@ export class RecordingModel extends WrappedModel {
   }
 
   private write(call: RecordedCall): void {
-    // Redact the values, not the serialised line, so the JSON stays valid for replay.
-    appendFileSync(this.file, `${JSON.stringify(redactDeep(call))}\n`);
+    // Redact the values, not the serialised line, so the JSON stays valid for replay; the deltas as the streams they make up.
+    appendFileSync(this.file, `${JSON.stringify(redactDeep({ ...call, deltas: recordedDeltas(call.deltas) }))}\n`);
   }
 }

@@ -1,8 +1,9 @@
 import { constants } from 'node:fs';
 import { mkdir, open, readFile, rm, writeFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { z } from 'zod';
 import { confine, refuseGitInternals } from './confine.js';
+import { ownFolder } from './own-folder.js';
 import { inParentOf, MissingOnTheWay } from './pinned-dir.js';
 import { bytes } from './limits.js';
 import { copyContent, openLeaf, removeLeaf, replaceLeaf } from './safe-fs.js';
@@ -73,8 +74,15 @@ export class TurnUndo {
     return join(this.store, 'undo.json');
   }
 
+  // The log's folder and the one holding it (`.undo`) are troupe's own: never links (see ownFolder).
+  private async ownStore(): Promise<void> {
+    await ownFolder(dirname(this.store));
+    await ownFolder(this.store);
+  }
+
   /** Before `turnId` runs: puts back what an unfinished run of that same turn changed, then drops the log. */
   async restore(turnId: string): Promise<Restored> {
+    await this.ownStore();
     const raw = await readFile(this.logFile, 'utf8').catch(() => null);
     const done: Restored = { restored: 0, refused: [] };
     if (raw === null) return done;
@@ -122,6 +130,9 @@ export class TurnUndo {
   async begin(turnId: string): Promise<void> {
     this.log = { version: 1, turnId, saved: [] };
     this.savedBytes = 0;
+    // A fresh folder: nothing a hand-made data dir left in it (a link at undo.json) is written through.
+    await this.ownStore();
+    await rm(this.store, { recursive: true, force: true });
     await mkdir(this.store, { recursive: true });
     await writeFile(this.logFile, JSON.stringify(this.log));
   }
@@ -163,6 +174,7 @@ export class TurnUndo {
 
   /** The turn's answer was applied: its changes stay. */
   async commit(): Promise<void> {
+    await this.ownStore();
     await rm(this.store, { recursive: true, force: true });
   }
 

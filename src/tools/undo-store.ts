@@ -1,5 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ownFolder } from './own-folder.js';
 
 // A workspace name never starts with "." (workspace.ts), so this directory can never be a workspace.
 const UNDO_DIR = '.undo';
@@ -11,5 +12,8 @@ export function undoStoreOf(sessionRoot: string, workspace: string): string {
 
 /** Removes the undo logs of all of a session's workspaces: the session is over, no turn of it runs again. */
 export async function dropUndoLogs(sessionRoot: string): Promise<void> {
-  await rm(join(sessionRoot, 'workspaces', UNDO_DIR), { recursive: true, force: true });
+  // Only in the folders troupe made (a link there is left alone: removing through it would remove the user's files).
+  const workspaces = join(sessionRoot, 'workspaces');
+  if (!(await ownFolder(workspaces).catch(() => false))) return;
+  await rm(join(workspaces, UNDO_DIR), { recursive: true, force: true });
 }

@@ -1,8 +1,9 @@
-import { mkdir, readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { lstat, mkdir, readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import { UserError } from '../errors.js';
 import type { Changes } from '../engine/agent-reply.js';
 import { isInside } from './confine.js';
+import { ownFolder } from './own-folder.js';
 import { copyTree } from './copy-tree.js';
 import { cloneRepository, removeWorktree, repositoryOf } from './git-clone.js';
 import { DEFAULT_DIFF_LIMITS, diffSnapshots, type DiffLimits } from './workspace-diff.js';
@@ -41,6 +42,7 @@ const exists = (path: string) =>
 /** Makes an implementer's workspace (a git clone, a copy, or an empty directory) and records its baseline snapshot. */
 export async function createWorkspace(options: CreateWorkspaceOptions): Promise<Workspace> {
   const { parent, home, record } = places(options.root, options.name);
+  await ownFolder(parent);
   const from = options.from !== undefined ? await realpath(options.from).catch(() => null) : null;
   if (options.from !== undefined && (from === null || !(await stat(from)).isDirectory())) throw new UserError(`the starting directory ${options.from} does not exist or is not a directory`);
   await mkdir(parent, { recursive: true });
@@ -71,24 +73,46 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
   const baseline = await takeSnapshot(dir, { ...DEFAULT_SNAPSHOT_LIMITS, ...options.snapshot });
   const kind = repo !== null ? 'git' : from !== null ? 'copy' : 'empty';
   const workspace: Workspace = { version: 1, name: options.name, kind, dir, home: await realpath(home), ...(repo !== null ? { repo, clone: true as const } : {}), from, baseline };
-  await writeFile(`${record}.tmp`, JSON.stringify(workspace));
+  // A new file ('wx'), never through a link left at its name (one a crash or a hand-made data dir left goes first).
+  await rm(`${record}.tmp`, { force: true });
+  await writeFile(`${record}.tmp`, JSON.stringify(workspace), { flag: 'wx' });
   await rename(`${record}.tmp`, record);
   return workspace;
 }
 
-/** Reopens a workspace made earlier (a resumed session), or null when there is none or its directory is gone. */
+/**
+ * Reopens a workspace made earlier (a resumed session), or null when there is none or its directory is gone. It is
+ * where its record lies, `<root>/workspaces/<name>`, whatever place the record names: a record can come from a
+ * data dir that moved, or one made by hand (a cloned repository's `.troupe/`), whose `dir` must not make the
+ * agent work elsewhere. The record must be a regular file, the workspace a directory (not a link), and the
+ * record's dir, taken relative to its home, must stay inside it once links are followed; else one line says so.
+ */
 export async function openWorkspace(options: { root: string; name: string }): Promise<Workspace | null> {
-  const { record } = places(options.root, options.name);
-  const text = await readFile(record, 'utf8').catch(() => null);
-  if (text === null) return null;
+  const { parent, home, record } = places(options.root, options.name);
+  await ownFolder(parent);
+  const info = await lstat(record).catch(() => null);
+  if (info === null) return null;
+  const remake = 'remove the workspace and its record and make it again';
+  if (!info.isFile()) throw new UserError(`${record} is not a regular file (a link?); ${remake}`);
+  const text = await readFile(record, 'utf8');
   let parsed: ReturnType<typeof WorkspaceSchema.safeParse>;
   try {
     parsed = WorkspaceSchema.safeParse(JSON.parse(text));
   } catch {
-    throw new UserError(`${record} is not valid JSON; remove the workspace and make it again`);
+    throw new UserError(`${record} is not valid JSON; ${remake}`);
   }
-  if (!parsed.success) throw new UserError(`${record} is not a workspace record (${parsed.error.issues[0]?.message}); remove the workspace and make it again`);
-  return (await exists(parsed.data.dir)) ? parsed.data : null;
+  if (!parsed.success) throw new UserError(`${record} is not a workspace record (${parsed.error.issues[0]?.message}); ${remake}`);
+  const recorded = parsed.data;
+  const inner = relative(recorded.home, recorded.dir);
+  if (inner === '..' || inner.startsWith(`..${sep}`) || isAbsolute(inner)) throw new UserError(`${record}: its dir ${recorded.dir} is not inside its workspace ${recorded.home}; ${remake}`);
+  const homeInfo = await lstat(home).catch(() => null);
+  if (homeInfo === null) return null;
+  if (!homeInfo.isDirectory()) throw new UserError(`${home} is not a directory (a link?): a workspace is a directory of its own; ${remake}`);
+  const realHome = await realpath(home);
+  const dir = await realpath(join(realHome, inner)).catch(() => null);
+  if (dir === null) return null;
+  if (!isInside(realHome, dir)) throw new UserError(`${record}: its dir ${recorded.dir} leads outside the workspace ${realHome} (a link); ${remake}`);
+  return { ...recorded, dir, home: realHome };
 }
 
 /** What changed in a workspace since it was made: the files (added, modified, deleted) and their unified diff, capped. */

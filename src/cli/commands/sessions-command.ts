@@ -1,3 +1,4 @@
+import { redact, redactDeep, redactorFrom, type Redactor } from '../../llm/redact.js';
 import { formatSessionTable } from '../../report/sessions-table.js';
 import { terminalSafe } from '../../report/terminal-safe.js';
 import { UserError } from '../../errors.js';
@@ -13,11 +14,13 @@ import { printer, type CliIo } from '../io.js';
  */
 export async function run(args: CliArgs, io: CliIo): Promise<number> {
   const write = printer(io);
+  // As show and export: stored values were redacted when written, but perhaps by an older troupe or under other secrets.
+  const redactor = redactorFrom(io.env);
   const restateUrl = args.restateUrl ?? io.env.TROUPE_RESTATE_URL?.trim();
   if (restateUrl) {
     const lines = await onRestate(restateUrl.replace(/\/+$/, ''));
     if (lines.length === 0) write(`no sessions on Restate at ${restateUrl} — start one with POST /v1/sessions on troupe serve --backend restate`);
-    else for (const line of restateTable(lines)) write(line);
+    else for (const line of restateTable(lines, redactor)) write(line);
     return 0;
   }
   const entries = await storeFor(io).list();
@@ -25,9 +28,9 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
     write(`no sessions in ${dataDirFrom(io.env, io.cwd)} — start one with troupe run "<brief>"`);
     return 0;
   }
-  const rows = entries.flatMap((e) => ('listing' in e ? [{ listing: e.listing, lockedBy: e.lockedBy }] : []));
+  const rows = entries.flatMap((e) => ('listing' in e ? [{ listing: redactDeep(e.listing, redactor), lockedBy: e.lockedBy }] : []));
   if (rows.length > 0) for (const line of formatSessionTable(rows)) write(line);
-  for (const e of entries) if ('error' in e) write(`! ${e.id}: unreadable — ${e.error}`);
+  for (const e of entries) if ('error' in e) write(redactor(`! ${e.id}: unreadable — ${e.error}`));
   return 0;
 }
 
@@ -48,9 +51,9 @@ const clip = (text: string, width: number) => {
   return one.length <= width ? one : `${one.slice(0, width - 1)}…`;
 };
 
-/** The sessions on Restate as an aligned table (ids shortened to 8 characters, as the API accepts a prefix). */
-export function restateTable(lines: readonly ListingLine[]): string[] {
-  const cells = lines.map((l) => [l.id.slice(0, 8), l.updatedAt.slice(0, 16).replace('T', ' '), l.kind, clip(l.brief, 36), String(l.turns), clip(l.status, 40)]);
+/** The sessions on Restate as an aligned table (ids shortened to 8 characters, as the API accepts a prefix), secrets redacted. */
+export function restateTable(lines: readonly ListingLine[], redactor: Redactor = redact): string[] {
+  const cells = redactDeep(lines, redactor).map((l) => [l.id.slice(0, 8), l.updatedAt.slice(0, 16).replace('T', ' '), l.kind, clip(l.brief, 36), String(l.turns), clip(l.status, 40)]);
   const header = ['ID', 'UPDATED', 'KIND', 'BRIEF', 'TURNS', 'STATUS'];
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   return [header, ...cells].map((c) =>

@@ -1,0 +1,70 @@
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanEnv } from '../../helpers/cli.js';
+import { tempDirPerTest } from '../../helpers/temp-dir.js';
+import { reply, RoleServer, runJson } from '../../helpers/workflow-run.js';
+
+// Probe (round 10): a workflow's `workspace.from` must lie inside the directory troupe runs in or the workflow's
+// folder, checked when the workflow loads (tests/workflow/load/workspace-from.test.ts: a downloaded workflow
+// naming ~/.ssh had it copied into the agent's workspace). A resumed session does not load its workflow: it runs
+// the plan stored in its document, and the data dir (`.troupe/` in the working directory) can come with a cloned
+// repository, or be edited. Its `from` is not checked again.
+
+const temp = tempDirPerTest('troupe-resume-plan-');
+let server: RoleServer | null = null;
+afterEach(async () => {
+  await server?.stop();
+  server = null;
+});
+
+/** A workflow whose first state fails until its code changes, then a tooled agent: the session pauses before any workspace is made. */
+function setup(base: string): string {
+  const dir = join(base, 'flows');
+  mkdirSync(join(dir, 'start'), { recursive: true });
+  writeFileSync(join(dir, 'start', 'readme.txt'), 'the project\n');
+  writeFileSync(join(dir, 'roles.json'), JSON.stringify({ coder: { systemMessage: 'You implement.', tools: ['read_file', 'list_files'], max_tool_steps: 5 } }));
+  writeFileSync(
+    join(dir, 'wf.json'),
+    JSON.stringify({
+      workflow_name: 'wf',
+      workspace: { from: join(dir, 'start') },
+      contexts: [{ name: 'c', starting_messages: [], max_length: 100000 }],
+      agents: [{ agent_role: 'coder', context: 'c', role: 'assistant' }],
+      states: [
+        { name: 'gate', pre_handler: "throw new Error('held')", transition: [{ target: 'work', condition: 'true' }] },
+        { name: 'work', agent: 'coder', input: 'common_data.input', transition: [{ target: 'stop', condition: 'true' }] },
+        { name: 'stop' },
+      ],
+    }),
+  );
+  return join(dir, 'wf.json');
+}
+
+describe('a resumed workflow session whose stored plan names another workspace.from', () => {
+  // Cause: a resumed session takes its plan's workspace (src/session/workflow-kind.ts, from the document through
+  // open-session.ts) as stored; the rule the loader applies (src/workflow/load/workspace-from.ts) is not applied
+  // to it, so the first agent with tools gets a copy of whatever directory the document names.
+  it.fails("does not copy a directory of the user's into the agent's workspace", async () => {
+    const base = temp();
+    const data = join(base, 'data');
+    const victim = join(base, 'home', '.ssh');
+    mkdirSync(victim, { recursive: true });
+    writeFileSync(join(victim, 'id_rsa'), '-----BEGIN OPENSSH PRIVATE KEY----- the user key\n');
+    const first = await runJson(['run', '--workflow', setup(base), '--input', 'x', '--demo'], cleanEnv({ TROUPE_DATA_DIR: data }), '', { cwd: base });
+    expect(first.code).toBe(1);
+    // The document edited (or shipped): the plan's workspace.from is the user's ~/.ssh, and its gate lets the run on.
+    const sessions = join(data, 'sessions');
+    const file = join(sessions, readdirSync(sessions).find((f) => f.endsWith('.json') && f !== 'index.json')!);
+    const doc = JSON.parse(readFileSync(file, 'utf8'));
+    doc.workflow.plan.workspace.from = victim;
+    doc.workflow.plan.states[0].enter = null;
+    writeFileSync(file, JSON.stringify(doc));
+    server = await new RoleServer({ coder: [reply('', { name: 'read_file', arguments: { path: 'id_rsa' } }), reply('done')] }, () => 'coder').start();
+    const env = cleanEnv({ TROUPE_DATA_DIR: data, OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: 'test', TROUPE_MODEL: 'test-model' });
+    await runJson(['resume', doc.id], env, '!continue\n', { cwd: base });
+    // The probe is real: the agent ran with tools.
+    expect(server.requests.length).toBeGreaterThan(0);
+    expect(JSON.stringify(server.requests.map((r) => r.body))).not.toContain('PRIVATE KEY');
+  });
+});
