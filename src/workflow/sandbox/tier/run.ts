@@ -150,7 +150,10 @@ function runPart(program: Program, data: PartData, script: TierScript | null, ru
   let console: TierObject | null = null;
   const free = (name: string): unknown => {
     if (THIS_NAMES.has(name)) return self.get(name);
-    if (name === 'console') return (console ??= consoleFor(logs));
+    if (name === 'console') {
+      console ??= consoleFor(logs);
+      return console;
+    }
     if (Object.hasOwn(GLOBAL_NAMESPACES, name)) return GLOBAL_NAMESPACES[name];
     return bail(`the free name ${name}`);
   };
