@@ -1,12 +1,14 @@
 // troupe (from dist/, as installed) running SynthDev's own grocery_store_test workflow and roles (from
 // SYNTHDEV_DIR) on the same instant scripted answers as bench/synthdev-engine.mjs, its code in the sandbox:
-// `pool` (the default: a shared pool of worker threads) or `inline` (small jobs on the calling thread, opt-in);
+// `tier` (as sessions run it: the host tier, the pool for what it leaves), `pool` (every job on a shared pool of
+// worker threads) or `inline` (small jobs on the calling thread, opt-in);
 // `host`: the handlers as host functions (bench/synthdev-host.mjs), the floor under the sandbox.
 // Sessions in memory, no rolling memory (SynthDev keeps neither). Prints one JSON line: CPU and wall per state,
 // over the runs after the first `warm` (the warm-up; first: CPU per state of the process's first run). Run by bench/synthdev.bench.ts in a process of its own.
 import { join } from 'node:path';
 import { openSession, loadWorkflowPlan, MemoryStore } from '../dist/index.js';
 import { createSandboxEvaluator, sharedSandboxPool } from '../dist/workflow/sandbox/index.js';
+import { hostTierCounts } from '../dist/workflow/sandbox/tier/run.js';
 import { instantReply } from './synthdev-script.mjs';
 import { hostEvaluator } from './synthdev-host.mjs';
 
@@ -37,7 +39,10 @@ let first = 0;
 let wall = 0;
 let states = 0;
 for (let run = 0; run < runs; run++) {
-  const evaluator = mode === 'host' ? hostEvaluator : createSandboxEvaluator({ pool: sharedSandboxPool(), scriptFor: (name) => (name === plan.name ? plan.script : null), inline: mode === 'inline' });
+  const evaluator =
+    mode === 'host'
+      ? hostEvaluator
+      : createSandboxEvaluator({ pool: sharedSandboxPool(), scriptFor: (name) => (name === plan.name ? plan.script : null), inline: mode === 'inline', hostTier: mode === 'tier' });
   // SynthDev has no turn limit: troupe's is raised past the run.
   const session = await openSession({ workflow: plan, model, evaluator, store: new MemoryStore(), memory: false, env: {}, id: `bench-${run}`, maxTurns: rounds * 4 + 10 });
   runCalls = 0;
@@ -63,4 +68,6 @@ for (let run = 0; run < runs; run++) {
   // SynthDev counts the states it executed; troupe enters `stop` too, which runs nothing.
   states += visited - 1;
 }
-process.stdout.write(`${JSON.stringify({ cpuPerState: cpu / states, wallPerState: wall / states, statesPerRun: states / (runs - warm), firstCpuPerState: first / (states / (runs - warm)) })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ cpuPerState: cpu / states, wallPerState: wall / states, statesPerRun: states / (runs - warm), firstCpuPerState: first / (states / (runs - warm)), tier: hostTierCounts.tier, sandbox: hostTierCounts.sandbox })}\n`,
+);

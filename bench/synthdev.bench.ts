@@ -23,7 +23,7 @@ const RUNS_PER_PROCESS = WARM + (QUICK ? 2 : 4);
 const RUNS = QUICK ? 3 : 5;
 const here = fileURLToPath(new URL('.', import.meta.url));
 
-type Figures = { cpuPerState: number; wallPerState: number; statesPerRun: number; firstCpuPerState: number };
+type Figures = { cpuPerState: number; wallPerState: number; statesPerRun: number; firstCpuPerState: number; tier?: number; sandbox?: number };
 
 /** Runs one child and reads its JSON line (`workflow`: a copy of grocery_store_test to run instead). */
 function child(script: string, args: string[], dir: string, workflow?: string): Promise<Figures> {
@@ -50,13 +50,16 @@ export default async function synthdev(): Promise<void> {
     );
     return;
   }
-  const { states, cpu, first } = await sideBySide(dir, RUNS);
+  const { states, cpu, first, jobs } = await sideBySide(dir, RUNS);
   const base = median(cpu.synthdev!);
   process.stdout.write(
     `SynthDev's grocery_store_test (its script.js and roles), ${ROUNDS} customer rounds (${states.synthdev} states a run), instant scripted answers; CPU per state, median of ${RUNS} interleaved processes, each measuring ${RUNS_PER_PROCESS - WARM} runs after ${WARM} to warm up:\n`,
   );
   process.stdout.write(`  SynthDev's own engine (its source, handlers run unsandboxed)                   ${ms(base)}\n`);
-  process.stdout.write(`  troupe, code in the QuickJS sandbox on the pool (the default)                ${ms(median(cpu.pool!))} = ${ratio(median(cpu.pool!), base)} SynthDev (target <= 1.0x)\n`);
+  process.stdout.write(
+    `  troupe as sessions run it (host tier; the pool for what it leaves)           ${ms(median(cpu.tier!))} = ${ratio(median(cpu.tier!), base)} SynthDev (target <= 1.0x); the tier took ${jobs.tier} evaluations, the sandbox ${jobs.sandbox}\n`,
+  );
+  process.stdout.write(`  troupe, code in the QuickJS sandbox on the pool                              ${ms(median(cpu.pool!))} = ${ratio(median(cpu.pool!), base)} SynthDev\n`);
   process.stdout.write(`  troupe, small jobs on the calling thread (opt-in)                             ${ms(median(cpu.inline!))} = ${ratio(median(cpu.inline!), base)} SynthDev\n`);
   // The floor under the sandbox: what a state costs troupe outside its sandbox job (policy step, engine, events, effect runner, journal).
   process.stdout.write(`  troupe, the five handlers as host functions (no sandbox: the floor under it)  ${ms(median(cpu.host!))} = ${ratio(median(cpu.host!), base)} SynthDev\n`);
@@ -69,14 +72,23 @@ export default async function synthdev(): Promise<void> {
 }
 
 /** The four runs interleaved, `runs` times: each one's states per run, CPU per state after the warm-up, and in a process's first run. */
-async function sideBySide(dir: string, runs: number, workflow?: string): Promise<{ states: Record<string, number>; cpu: Record<string, number[]>; first: Record<string, number[]> }> {
+async function sideBySide(
+  dir: string,
+  runs: number,
+  workflow?: string,
+): Promise<{ states: Record<string, number>; cpu: Record<string, number[]>; first: Record<string, number[]>; jobs: { tier: number; sandbox: number } }> {
   const states: Record<string, number> = {};
-  const cpu: Record<string, number[]> = { synthdev: [], pool: [], inline: [], host: [] };
-  const first: Record<string, number[]> = { synthdev: [], pool: [], inline: [], host: [] };
+  const cpu: Record<string, number[]> = { synthdev: [], tier: [], pool: [], inline: [], host: [] };
+  const first: Record<string, number[]> = { synthdev: [], tier: [], pool: [], inline: [], host: [] };
+  const jobs = { tier: 0, sandbox: 0 };
   const take = (name: string) => (f: Figures) => {
     states[name] = f.statesPerRun;
     cpu[name]!.push(f.cpuPerState);
     first[name]!.push(f.firstCpuPerState);
+    if (name === 'tier') {
+      jobs.tier += f.tier ?? 0;
+      jobs.sandbox += f.sandbox ?? 0;
+    }
     return f.cpuPerState;
   };
   const rounds = String(ROUNDS);
@@ -84,11 +96,12 @@ async function sideBySide(dir: string, runs: number, workflow?: string): Promise
   const warm = String(WARM);
   await interleaved(runs, 0, {
     synthdev: () => child('synthdev-engine.mjs', [rounds, per, warm], dir, workflow).then(take('synthdev')),
+    tier: () => child('synthdev-troupe.mjs', ['tier', rounds, per, warm], dir, workflow).then(take('tier')),
     pool: () => child('synthdev-troupe.mjs', ['pool', rounds, per, warm], dir, workflow).then(take('pool')),
     inline: () => child('synthdev-troupe.mjs', ['inline', rounds, per, warm], dir, workflow).then(take('inline')),
     host: () => child('synthdev-troupe.mjs', ['host', rounds, per, warm], dir, workflow).then(take('host')),
   });
-  return { states, cpu, first };
+  return { states, cpu, first, jobs };
 }
 
 // The conversation of the run above stays under its max_length (30,000 characters; it reaches about 6,000):
@@ -142,6 +155,7 @@ export async function synthdevReading(dir: string): Promise<void> {
     const base = median(cpu.synthdev!);
     process.stdout.write(`Post handlers that read the conversation before adding to it (${states.synthdev} states a run), median of 3 interleaved processes:\n`);
     process.stdout.write(`  SynthDev's own engine                                                          ${ms(base)}\n`);
+    process.stdout.write(`  troupe as sessions run it (host tier)                                         ${ms(median(cpu.tier!))} = ${ratio(median(cpu.tier!), base)} SynthDev\n`);
     process.stdout.write(`  troupe, on the pool                                                           ${ms(median(cpu.pool!))} = ${ratio(median(cpu.pool!), base)} SynthDev\n`);
     process.stdout.write(`  troupe, on the calling thread                                                 ${ms(median(cpu.inline!))} = ${ratio(median(cpu.inline!), base)} SynthDev\n`);
   } finally {
@@ -159,6 +173,7 @@ export async function synthdevAtLimit(dir: string): Promise<void> {
       `The same with max_length ${TIGHT_MAX_LENGTH} (passed a third of the way in; ${states.synthdev} states a run for SynthDev, ${states.pool} for troupe), median of 3 interleaved processes:\n`,
     );
     process.stdout.write(`  SynthDev's own engine                                                          ${ms(base)}\n`);
+    process.stdout.write(`  troupe as sessions run it (host tier)                                         ${ms(median(cpu.tier!))} = ${ratio(median(cpu.tier!), base)} SynthDev\n`);
     process.stdout.write(`  troupe, on the pool                                                           ${ms(median(cpu.pool!))} = ${ratio(median(cpu.pool!), base)} SynthDev\n`);
     process.stdout.write(`  troupe, on the calling thread                                                 ${ms(median(cpu.inline!))} = ${ratio(median(cpu.inline!), base)} SynthDev\n`);
     process.stdout.write(`  troupe, handlers as host functions                                            ${ms(median(cpu.host!))} = ${ratio(median(cpu.host!), base)} SynthDev\n`);

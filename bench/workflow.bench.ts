@@ -25,6 +25,7 @@ import type * as GuestModulesModule from '../src/workflow/sandbox/guest-modules.
 import type * as SandboxModule from '../src/workflow/sandbox/index.js';
 import type * as RunJobModule from '../src/workflow/sandbox/run-job.js';
 import type { Job } from '../src/workflow/sandbox/run-job.js';
+import type * as TierRunModule from '../src/workflow/sandbox/tier/run.js';
 import type { SandboxEvaluator } from '../src/workflow/sandbox/index.js';
 import { studio } from '../tests/helpers/team.js';
 import { interleaved, median, ms, QUICK, ratio } from './stats.js';
@@ -45,6 +46,7 @@ if (
 }
 const { openSession } = (await import(fromTree('session/open-session').href)) as typeof OpenSessionModule;
 const { createSandboxEvaluator, SandboxPool, sharedInlineSandbox, sharedSandboxPool } = (await import(fromTree('workflow/sandbox/index').href)) as typeof SandboxModule;
+const { hostTierCounts } = (await import(fromTree('workflow/sandbox/tier/run').href)) as typeof TierRunModule;
 
 const LOOPS = QUICK ? 200 : 400;
 // Figures are per transition from this one on: opening and starting a session are not transitions.
@@ -198,14 +200,14 @@ function watched(inner: Evaluator): Evaluator & { jobs: number; first: Promise<n
   return out;
 }
 
-type PerTransition = { cpu: number; main: number; wall: number; jobs: number; inline: number; held: number; threads: [string, number][] };
-type Kind = 'team' | 'sandbox' | 'pooled' | 'plain';
+type PerTransition = { cpu: number; main: number; wall: number; jobs: number; inline: number; held: number; tier: number; fallback: number; threads: [string, number][] };
+type Kind = 'team' | 'sandbox' | 'pooled' | 'plain' | 'tier';
 
 /** CPU (every thread of the process: the sandbox's too) and wall time per transition of a session on an instant model, from transition FROM on. */
 async function perTransition(kind: Kind): Promise<PerTransition> {
-  const sandboxed = kind === 'sandbox' || kind === 'pooled';
-  // pooled: every job on a worker thread (the default); sandbox: small jobs on the calling thread first (opt-in).
-  const sandbox = sandboxed ? createSandboxEvaluator({ pool: sharedSandboxPool(), scriptFor: () => SCRIPT, inline: kind === 'sandbox' }) : null;
+  const sandboxed = kind === 'sandbox' || kind === 'pooled' || kind === 'tier';
+  // tier: what sessions run (the host tier, the pool for what it leaves); pooled: every job on a worker thread; sandbox: small jobs on the calling thread first (opt-in).
+  const sandbox = sandboxed ? createSandboxEvaluator({ pool: sharedSandboxPool(), scriptFor: () => SCRIPT, inline: kind === 'sandbox', hostTier: kind === 'tier' }) : null;
   const evaluator = kind === 'team' ? null : watched(sandbox ?? plainEvaluator);
   const session = await openSession({
     team: studio({ maxTurns: 100_000 }),
@@ -226,6 +228,8 @@ async function perTransition(kind: Kind): Promise<PerTransition> {
   let inline0 = 0;
   let ran0 = 0;
   let held0 = 0;
+  let tier0 = 0;
+  let fallback0 = 0;
   const counts = sharedInlineSandbox().counts;
   sharedInlineSandbox().measure = true;
   session.subscribe((e) => {
@@ -238,6 +242,8 @@ async function perTransition(kind: Kind): Promise<PerTransition> {
     inline0 = counts.inline;
     ran0 = counts.ran;
     held0 = counts.heldMicros;
+    tier0 = hostTierCounts.tier;
+    fallback0 = hostTierCounts.sandbox;
   });
   session.start('bench task');
   await session.settled();
@@ -248,7 +254,19 @@ async function perTransition(kind: Kind): Promise<PerTransition> {
   const jobs = (evaluator?.jobs ?? 0) - jobs0;
   const ran = counts.ran - ran0;
   const held = ran > 0 ? (counts.heldMicros - held0) / 1000 / ran : 0;
-  const out = { cpu: (cpu.user + cpu.system) / 1000 / n, main: main / n, wall: (performance.now() - t0) / n, jobs: jobs / n, inline: jobs > 0 ? (counts.inline - inline0) / jobs : 0, held, threads };
+  const tier = hostTierCounts.tier - tier0;
+  const fallback = hostTierCounts.sandbox - fallback0;
+  const out = {
+    cpu: (cpu.user + cpu.system) / 1000 / n,
+    main: main / n,
+    wall: (performance.now() - t0) / n,
+    jobs: jobs / n,
+    inline: jobs > 0 ? (counts.inline - inline0) / jobs : 0,
+    held,
+    tier,
+    fallback,
+    threads,
+  };
   await session.stop();
   await sandbox?.close();
   return out;
@@ -444,7 +462,7 @@ export default async function workflows(): Promise<void> {
   // BENCH_WORKFLOW=crossing: only the crossing and the timeline of a pool job (a quick look while working on them).
   // BENCH_WORKFLOW=<kind>: only that kind's transitions, a few times (to profile one of them).
   const only = process.env.BENCH_WORKFLOW;
-  if (only === 'team' || only === 'sandbox' || only === 'pooled' || only === 'plain') {
+  if (only === 'team' || only === 'sandbox' || only === 'pooled' || only === 'plain' || only === 'tier') {
     for (let i = 0; i < RUNS; i++) {
       const t = await perTransition(only);
       process.stdout.write(
@@ -466,8 +484,8 @@ let heldInSession = 0;
 async function transitionsAndStart(): Promise<void> {
   sharedSandboxPool().warm();
   // Interleaved, so drift in the machine's load hits all three alike.
-  const kinds = ['team', 'sandbox', 'pooled', 'plain'] as const;
-  const t: Record<Kind, PerTransition[]> = { team: [], sandbox: [], pooled: [], plain: [] };
+  const kinds = ['team', 'tier', 'sandbox', 'pooled', 'plain'] as const;
+  const t: Record<Kind, PerTransition[]> = { team: [], tier: [], sandbox: [], pooled: [], plain: [] };
   for (let round = 0; round < RUNS + 1; round++) {
     for (const kind of kinds) {
       const sample = await perTransition(kind);
@@ -476,8 +494,12 @@ async function transitionsAndStart(): Promise<void> {
   }
   const pick = (xs: PerTransition[], k: Exclude<keyof PerTransition, 'threads'>) => median(xs.map((x) => x[k]));
   heldInSession = pick(t.sandbox, 'held');
-  const [team, wf, pooled, plain] = [pick(t.team, 'cpu'), pick(t.sandbox, 'cpu'), pick(t.pooled, 'cpu'), pick(t.plain, 'cpu')];
+  const [team, wf, pooled, plain, tiered] = [pick(t.team, 'cpu'), pick(t.sandbox, 'cpu'), pick(t.pooled, 'cpu'), pick(t.plain, 'cpu'), pick(t.tier, 'cpu')];
   process.stdout.write(`CPU per transition (every thread of the process), instant model, ${LOOPS} turns from transition ${FROM} on, median of ${RUNS} interleaved runs, code from ${CODE}/:\n`);
+  const [tierJobs, fellBack] = [t.tier.reduce((a, x) => a + x.tier, 0), t.tier.reduce((a, x) => a + x.fallback, 0)];
+  process.stdout.write(
+    `  workflow transition, as sessions run it (host tier)  ${ms(tiered).padStart(8)} = ${ratio(tiered, team)} a team transition (target <= 1.0x); the tier took ${tierJobs} evaluations, the sandbox ${fellBack}; wall ${ms(pick(t.tier, 'wall'))}\n`,
+  );
   process.stdout.write(
     `  workflow transition, code in the QuickJS sandbox   ${ms(pooled).padStart(9)} = ${ratio(pooled, team)} a team transition (target <= 1.0x; the default: every job on the pool); ${pick(t.pooled, 'jobs').toFixed(2)} sandbox jobs per transition; wall ${ms(pick(t.pooled, 'wall'))}\n`,
   );

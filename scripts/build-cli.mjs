@@ -19,7 +19,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
 // Pure-JS packages the bundle holds, with what they import. string-width is an ES module only, which the bundle's
 // `require` would get as a namespace where esbuild expects CommonJS exports; ink (top-level await) is imported first.
-const BUNDLED = new Set(['zod', 'openai', 'eventemitter3', 'fastest-levenshtein', 'lowdb', 'steno', 'string-width']);
+const BUNDLED = new Set(['zod', 'openai', 'eventemitter3', 'fastest-levenshtein', 'lowdb', 'steno', 'string-width', 'acorn']);
 const common = { bundle: true, platform: 'node', target: 'node20', sourcemap: true, allowOverwrite: true, metafile: true, absWorkingDir: root, logLevel: 'warning' };
 
 for (const f of readdirSync(dist)) if (/^cli-.*\.js(\.map)?$/.test(f)) rmSync(join(dist, f));

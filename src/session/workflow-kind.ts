@@ -13,7 +13,7 @@ async function workflowSandbox(plan: WorkflowPlan): Promise<SandboxEvaluator> {
   const { createSandboxEvaluator, sharedSandboxPool } = await import('../workflow/sandbox/index.js');
   const { plansByName } = await import('../workflow/load/load-workflow.js');
   const plans = plansByName(plan);
-  return createSandboxEvaluator({ pool: sharedSandboxPool(), scriptFor: (name) => plans.get(name)?.script ?? null });
+  return createSandboxEvaluator({ pool: sharedSandboxPool(), scriptFor: (name) => plans.get(name)?.script ?? null, hostTier: true });
 }
 
 /** A workflow session: its plan compiled onto the chart; its roles' models through the team's tier table; code in the sandbox. */

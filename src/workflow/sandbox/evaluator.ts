@@ -3,13 +3,14 @@ import type { Evaluator } from '../../kernel/effect-runner.js';
 import type { ChainStep, Evaluation, EvaluationResult } from '../../engine/evaluation.js';
 import { oneLine } from './failure.js';
 import { splitScope } from './kept-fields.js';
-import { decideInHost } from './host-decision.js';
 import { sharedInlineSandbox, type InlineSandbox } from './inline-sandbox.js';
 import { SandboxPool } from './pool.js';
 import { prepareEvaluation } from './prepare.js';
 import { DEFAULT_LIMITS, SandboxLimitsSchema, type SandboxLimits } from './program.js';
 import { evaluationResultOf } from './result-shape.js';
+import { decideInHost } from './host-decision.js';
 import { pruneScope } from './scope-reads.js';
+import { hostTierCounts, runInTier } from './tier/run.js';
 import { wireContexts, type WireList } from './wire-contexts.js';
 import { CANCELLED } from './worker-client.js';
 
@@ -24,6 +25,11 @@ export interface SandboxOptions extends Partial<SandboxLimits> {
    * scripts; default false: every job on the pool, so no workflow code can hold the event loop (see README).
    */
   inline?: InlineSandbox | boolean;
+  /**
+   * Code the host tier interprets (see tier/run.ts) runs in the host, on copies of the scope, with the sandbox's
+   * result; everything else in QuickJS. Sessions turn it on; default false: every evaluation in QuickJS.
+   */
+  hostTier?: boolean;
 }
 
 /** An Evaluator on QuickJS in worker threads, to be closed when the session ends. */
@@ -48,7 +54,7 @@ interface Waiting {
  * branches) wait their turn; none ever throws (a nonsensical limit throws here).
  */
 export function createSandboxEvaluator(options: SandboxOptions = {}): SandboxEvaluator {
-  const { scriptFor, pool: shared, inline: inlineOption, ...given } = options;
+  const { scriptFor, pool: shared, inline: inlineOption, hostTier = false, ...given } = options;
   const inline = inlineOption === true ? sharedInlineSandbox() : inlineOption || null;
   inline?.warm();
   const limits = limitsOf(given);
@@ -70,13 +76,17 @@ export function createSandboxEvaluator(options: SandboxOptions = {}): SandboxEva
 
   const runOne = async ({ evaluation, signal }: Waiting): Promise<EvaluationResult> => {
     if (signal?.aborted) return CANCELLED;
-    // An evaluation asked for before the engine decided such things itself (a resumed session) needs no worker either.
-    if (!evaluation.next && !evaluation.targets) {
+    const source = usesHandler(evaluation) ? script(evaluation.workflow) : null;
+    if (source !== null && typeof source === 'object') return source;
+    if (hostTier) {
+      const decided = runInTier(evaluation, source, limits);
+      if (decided) return decided;
+      hostTierCounts.sandbox += 1;
+    } else if (!evaluation.next && !evaluation.targets) {
+      // Without the tier, what needs no code (an evaluation asked for before the engine decided such things itself: a resumed session) needs no worker either.
       const decided = decideInHost(evaluation, evaluation.scope, limits.maxLogLines);
       if (decided) return decided;
     }
-    const source = usesHandler(evaluation) ? script(evaluation.workflow) : null;
-    if (source !== null && typeof source === 'object') return source;
     const prepared = prepareEvaluation(evaluation, source, limits);
     if (!prepared.ok) return { ok: false, error: oneLine(prepared.error) };
     let scope: string;

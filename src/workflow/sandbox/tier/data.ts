@@ -1,0 +1,147 @@
+import { jsonDepth, MAX_JSON_DEPTH } from '../json-depth.js';
+import { bail, GuestThrow, isPlainObject, isStringObject, Opaque, TIER_LIMITS, textOf } from './values.js';
+
+// Nodes a walk of data may visit before the tier gives up (a wide DAG shared many times over).
+const MAX_NODES = 100_000;
+
+/**
+ * Data from the engine as the guest gets it: a copy through JSON (what the sandbox's scope goes through), so
+ * nothing code does reaches the engine's objects. Bails on what is not JSON data (the sandbox reports it).
+ */
+export function copyData(v: unknown): unknown {
+  return v === undefined ? undefined : copy(v, 0, false);
+}
+
+// What JSON.stringify then JSON.parse would make of engine data (numbers that JSON writes as null or 0 made so,
+// undefined dropped from objects and null in arrays), walked by hand: the engine's data is plain, and anything
+// else (a function, a class instance, a toJSON, a __proto__ key, deep nesting) gives up.
+function copy(v: unknown, depth: number, inArray: boolean): unknown {
+  switch (typeof v) {
+    case 'string':
+    case 'boolean':
+      return v;
+    case 'number':
+      return Number.isFinite(v) ? (v === 0 ? 0 : v) : null;
+    case 'undefined':
+      return inArray ? null : undefined;
+    case 'object':
+      break;
+    default:
+      return bail('scope value that is not data');
+  }
+  if (v === null) return null;
+  if (depth > MAX_JSON_DEPTH * 4) bail('scope nested too deep');
+  if (Array.isArray(v)) {
+    const out: unknown[] = new Array(v.length);
+    for (let i = 0; i < v.length; i++) out[i] = copy(v[i], depth + 1, true);
+    return out;
+  }
+  const proto = Object.getPrototypeOf(v);
+  if ((proto !== Object.prototype && proto !== null) || 'toJSON' in (v as object)) return bail('scope value that is not plain data');
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(v as object)) {
+    if (key === '__proto__') bail('the key __proto__');
+    const value = copy((v as Record<string, unknown>)[key], depth + 1, false);
+    if (value !== undefined) out[key] = value;
+  }
+  return out;
+}
+
+// Whether v is plain data the tier made or copied, walked to MAX_JSON_DEPTH: a String object counts as its text.
+function checkData(v: unknown, depth: number, budget: { nodes: number }): void {
+  if (++budget.nodes > MAX_NODES) bail('data too large to walk');
+  if (v === null || v === undefined || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return;
+  if (isStringObject(v)) return;
+  const isArray = Array.isArray(v);
+  if (!isArray && !isPlainObject(v)) bail('a value that is not plain data');
+  if (depth + 1 > MAX_JSON_DEPTH) bail('data nested too deep');
+  for (const key of Object.keys(v as object)) {
+    if (key === '__proto__') bail('the key __proto__');
+    checkData((v as Record<string, unknown>)[key], depth + 1, budget);
+  }
+}
+
+/**
+ * common_data as the guest's answer carries it once the host parsed it: a fresh copy with JSON's semantics (a String
+ * object as its text, undefined dropped from objects and null in arrays, NaN and Infinity null, -0 as 0), made by
+ * hand; bails where the guest's JSON would fail (a function, a guest object, a __proto__ key, nesting past
+ * MAX_JSON_DEPTH); and an upper bound of the length of its JSON.
+ */
+export function resultData(v: Record<string, unknown>): { data: Record<string, unknown>; bound: number } {
+  const budget = { nodes: 0, bytes: 0 };
+  const data = resultCopy(v, 0, false, budget) as Record<string, unknown>;
+  return { data, bound: budget.bytes };
+}
+
+function resultCopy(v: unknown, depth: number, inArray: boolean, budget: { nodes: number; bytes: number }): unknown {
+  if (++budget.nodes > MAX_NODES) bail('data too large to walk');
+  switch (typeof v) {
+    case 'string':
+      // At most six characters each (\u escapes), and the quotes.
+      budget.bytes += v.length * 6 + 3;
+      return v;
+    case 'boolean':
+      budget.bytes += 6;
+      return v;
+    case 'number':
+      budget.bytes += 25;
+      return Number.isFinite(v) ? (v === 0 ? 0 : v) : null;
+    case 'undefined':
+      budget.bytes += 5;
+      return inArray ? null : undefined;
+    case 'object':
+      break;
+    default:
+      return bail('a value that is not data');
+  }
+  if (v === null) {
+    budget.bytes += 5;
+    return null;
+  }
+  if (isStringObject(v)) return resultCopy(textOf(v), depth, inArray, budget);
+  if (depth + 1 > MAX_JSON_DEPTH) bail('data nested too deep');
+  // Its brackets and the comma after it.
+  budget.bytes += 3;
+  if (Array.isArray(v)) {
+    const out: unknown[] = new Array(v.length);
+    for (let i = 0; i < v.length; i++) out[i] = resultCopy(v[i], depth + 1, true, budget);
+    return out;
+  }
+  if (!isPlainObject(v)) return bail('a value that is not plain data');
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(v)) {
+    if (key === '__proto__') bail('the key __proto__');
+    const value = resultCopy(v[key], depth + 1, false, budget);
+    budget.bytes += key.length * 6 + 4;
+    if (value !== undefined) out[key] = value;
+  }
+  return out;
+}
+
+/** JSON text of plain data as the guest's JSON.stringify gives it (undefined for undefined); bails on anything else. */
+export function jsonOf(v: unknown, space?: unknown, cap = TIER_LIMITS.stringChars): string | undefined {
+  checkData(v, 0, { nodes: 0 });
+  if (space !== undefined && typeof space !== 'number' && typeof space !== 'string') bail('a JSON.stringify indent that is not a number or string');
+  const text = JSON.stringify(v, null, space as number | string | undefined);
+  if (text !== undefined && text.length > cap) bail('string over the cap');
+  return text;
+}
+
+/** How the guest prints a value in a log line or a template: a string as it is, anything else as JSON (undefined as 'undefined'). */
+export function show(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (v === undefined) return 'undefined';
+  return jsonOf(v) ?? bail('a value JSON does not print');
+}
+
+/** JSON.parse in workflow code: a SyntaxError is thrown as an error the tier models (a catch may take it; nothing may read it). */
+export function parseJson(text: unknown): unknown {
+  if (typeof text !== 'string') bail('JSON.parse of a value that is not a string');
+  // Nesting the engines may treat otherwise (their stacks differ) is left to the sandbox.
+  if (jsonDepth(text) > MAX_JSON_DEPTH) bail('JSON nested too deep');
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new GuestThrow(new Opaque());
+  }
+}

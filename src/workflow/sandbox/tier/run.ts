@@ -1,0 +1,227 @@
+import type { ChainStep, Evaluation, EvaluationResult, Scope } from '../../../engine/evaluation.js';
+import { jsonDepth, MAX_JSON_DEPTH } from '../json-depth.js';
+import type { SandboxLimits } from '../program.js';
+import { copyData, jsonOf, resultData } from './data.js';
+import { consoleFor, GLOBAL_NAMESPACES, LogSink } from './globals.js';
+import type { Added } from './guest-objects.js';
+import { Interpreter } from './interpret.js';
+import { type TierPiece, tierPiece } from './pieces.js';
+import { loadScript, parametersEnv, type TierScript, tierScript } from './script.js';
+import { TierSelf } from './self.js';
+import { renderTemplate } from './template.js';
+import { bail, isPlainObject, type TierObject } from './values.js';
+
+type Code = NonNullable<Evaluation['code']>;
+// A step of the chain in order: its request, the part it follows (-1: none) and the state that part must choose (null: any).
+type Step = { request: ChainStep; after: number; target: string | null };
+type Program =
+  | { mode: 'code'; code: TierPiece; decides: boolean }
+  | { mode: 'fields'; fields: [string, TierPiece][] }
+  | { mode: 'transitions'; transitions: { condition: TierPiece | null; before: TierPiece | null; target: string | null }[] };
+// The guest's own names that a scope name resolves to (free names it reads through the global object).
+const THIS_NAMES = new Set(['contexts', 'agents', 'workflow_contexts', 'getAgent', 'getToolCalls', 'getContext', 'context', 'last_response']);
+const MAX_LOG_CHARS = 1000;
+
+/** How many evaluations the host tier answered, how many it left to the sandbox, and why it left the last one (for benches and tests). */
+export const hostTierCounts = { tier: 0, sandbox: 0, lastBail: '' };
+
+/**
+ * The host tier: an evaluation (and what is chained after it) run by the tier's interpreter on copies of the
+ * scope, with the result the QuickJS sandbox gives for it, or null (nothing done) when any of it is outside what
+ * the tier models: the sandbox then runs it as it always has. Never throws, never gives an error of its own.
+ */
+export function runInTier(evaluation: Evaluation, script: string | null, limits: TierLimits, options: TierOptions = {}): EvaluationResult | null {
+  try {
+    return runChain(evaluation, script, limits, options);
+  } catch (error) {
+    // A Bail, or anything else thrown on the way (a built-in's RangeError, a GuestThrow no catch took): the sandbox decides.
+    hostTierCounts.lastBail = error instanceof Error ? error.message : 'an uncaught guest error';
+    return null;
+  }
+}
+
+type TierLimits = Pick<SandboxLimits, 'maxLogLines' | 'maxResultBytes'>;
+/** primitives: decide only over primitive values (no object compared or given as the value): the engine's in-step decisions. */
+export interface TierOptions {
+  primitives?: boolean;
+}
+
+function runChain(evaluation: Evaluation, scriptSource: string | null, limits: TierLimits, options: TierOptions): EvaluationResult | null {
+  const steps: Step[] = [{ request: evaluation, after: -1, target: null }];
+  visit(steps, evaluation, 0);
+  const programs = steps.map((s) => programOf(s.request));
+  if (programs.some((p) => p === null)) return bail('code the tier does not interpret');
+  const handlers = programs.some((p) => usesHandler(p!));
+  let script: TierScript | null = null;
+  if (handlers) {
+    if (scriptSource === null) return bail('a handler without script.js');
+    script = tierScript(scriptSource);
+    if (!script) return bail('a script.js the tier does not interpret');
+  }
+  const running = new Interpreter(() => bail('a free name'));
+  const results: Record<string, unknown>[] = [];
+  let commonData: unknown = null;
+  let at = 0;
+  for (;;) {
+    const step = steps[at]!;
+    // Code that cannot change anything (the engine's in-step decisions) reads the engine's data as it is.
+    const copy = options.primitives ? (v: unknown) => v : copyData;
+    const data = {
+      scope: evaluation.scope,
+      commonData: at === 0 ? copy(evaluation.scope.common_data) : commonData,
+      input: step.target !== null ? null : copy(evaluation.scope.input),
+      added: new Map() as Added,
+      copy,
+    };
+    const part = runPart(programs[at]!, data, script, running, limits, options);
+    results.push(part.result);
+    const from = at;
+    at = steps.findIndex((s) => s.after === from && (s.target === null || s.target === part.chosen));
+    if (at === -1) break;
+    // The next part starts from the common_data this one left, as a copy of its own.
+    commonData = options.primitives ? data.commonData : copyData(part.result.common_data);
+  }
+  for (let i = results.length - 2; i >= 0; i--) results[i]!.next = results[i + 1];
+  hostTierCounts.tier += 1;
+  return results[0] as EvaluationResult;
+}
+
+// The chain depth first, as prepare.ts flattens it for the guest.
+function visit(steps: Step[], from: ChainStep, at: number): void {
+  if (from.next) follow(steps, from.next, at, null);
+  if (from.targets) for (const target of Object.keys(from.targets)) follow(steps, from.targets[target]!, at, target);
+}
+
+function follow(steps: Step[], step: ChainStep, at: number, target: string | null): void {
+  steps.push({ request: step, after: at, target });
+  visit(steps, step, steps.length - 1);
+}
+
+// Programs by the plan objects they are made of (the code, the transitions, the fields of a request), and purpose.
+const programs = new WeakMap<object, Map<string, Program | null>>();
+
+function programOf(request: ChainStep): Program | null {
+  const key = request.transitions ?? request.fields ?? request.code;
+  if (!key) return null;
+  let byPurpose = programs.get(key);
+  if (!byPurpose) {
+    byPurpose = new Map();
+    programs.set(key, byPurpose);
+  }
+  let program = byPurpose.get(request.purpose);
+  if (program === undefined) {
+    program = buildProgram(request);
+    byPurpose.set(request.purpose, program);
+  }
+  return program;
+}
+
+function buildProgram(request: ChainStep): Program | null {
+  const piece = (code: Code | null | undefined): TierPiece | null => (code ? tierPiece(code) : null);
+  if (request.purpose === 'transitions') {
+    if (!request.transitions) return null;
+    const transitions = request.transitions.map((t) => ({ condition: piece(t.condition), before: piece(t.before), target: t.target ?? null }));
+    if (transitions.some((t, i) => (request.transitions![i]!.condition && !t.condition) || (request.transitions![i]!.before && !t.before))) return null;
+    return { mode: 'transitions', transitions };
+  }
+  if (request.purpose === 'sub_input' || request.purpose === 'branch_input') {
+    if (!request.fields) return null;
+    const fields = Object.entries(request.fields).map(([name, code]): [string, TierPiece | null] => [name, piece(code)]);
+    // A field named __proto__ would be the prototype in the guest's answer.
+    if (fields.some(([name, p]) => p === null || name === '__proto__')) return null;
+    return { mode: 'fields', fields: fields as [string, TierPiece][] };
+  }
+  const code = piece(request.code);
+  return code ? { mode: 'code', code, decides: request.purpose === 'decide' } : null;
+}
+
+function usesHandler(p: Program): boolean {
+  if (p.mode === 'code') return p.code.kind === 'handler';
+  if (p.mode === 'fields') return p.fields.some(([, f]) => f.kind === 'handler');
+  return p.transitions.some((t) => t.condition?.kind === 'handler' || t.before?.kind === 'handler');
+}
+
+type PartData = { scope: Scope; commonData: unknown; input: unknown; added: Added; copy: (v: unknown) => unknown };
+
+/** One part, as the guest's runPart answers it: its result, the common_data it left (JSON), and the state it chose. */
+function runPart(program: Program, data: PartData, script: TierScript | null, running: Interpreter, limits: TierLimits, options: TierOptions): { result: Record<string, unknown>; chosen: string } {
+  const self = new TierSelf(data);
+  const logs = new LogSink(limits.maxLogLines, MAX_LOG_CHARS);
+  let console: TierObject | null = null;
+  const free = (name: string): unknown => {
+    if (THIS_NAMES.has(name)) return self.get(name);
+    if (name === 'console') {
+      console ??= consoleFor(logs);
+      return console;
+    }
+    if (Object.hasOwn(GLOBAL_NAMESPACES, name)) return GLOBAL_NAMESPACES[name];
+    return bail(`the free name ${name}`);
+  };
+  const interp = new Interpreter(free, options.primitives === true);
+  interp.steps = running.steps;
+  if (script) loadScript(script, self, interp);
+  const run = (piece: TierPiece): unknown => {
+    const v = runPiece(piece);
+    if (options.primitives && v !== null && typeof v === 'object') bail('an object value decided in the step');
+    return v;
+  };
+  const runPiece = (piece: TierPiece): unknown => {
+    if (piece.kind === 'template') return renderTemplate(piece.parts, self, logs);
+    if (piece.kind === 'handler') {
+      const fn = Object.hasOwn(self.functions, piece.name) ? self.functions[piece.name] : bail('a handler script.js does not have');
+      return interp.call(fn, self, [self]);
+    }
+    const done = interp.block((piece.program as unknown as { body: never }).body, parametersEnv(self), self);
+    return done?.kind === 'return' ? done.value : undefined;
+  };
+  let value: string | undefined;
+  let chosen = '';
+  if (program.mode === 'code') {
+    const v = run(program.code);
+    if (program.decides && typeof v === 'string') chosen = v;
+    value = jsonOf(v);
+  } else if (program.mode === 'fields') {
+    const out: string[] = [];
+    for (const [name, piece] of program.fields) {
+      const v = jsonOf(run(piece));
+      if (v !== undefined) out.push(`${JSON.stringify(name)}:${v}`);
+    }
+    value = `{${out.join(',')}}`;
+  } else {
+    value = '-1';
+    for (const [i, t] of program.transitions.entries()) {
+      const holds = t.condition ? run(t.condition) : true;
+      // Anything but a boolean is an error in the guest.
+      if (holds !== true && holds !== false) bail('a condition that is not a boolean');
+      if (holds) {
+        if (t.before) run(t.before);
+        chosen = t.target ?? '';
+        value = String(i);
+        break;
+      }
+    }
+  }
+  running.steps = interp.steps;
+  const cd = self.get('common_data');
+  if (!isPlainObject(cd)) bail('common_data that is not an object');
+  // In the step common_data is the engine's, unchanged (decideInHost gives it back as it is).
+  const { data: commonData, bound } = options.primitives ? { data: cd, bound: 0 } : resultData(cd);
+  const lines = logs.finished();
+  const appended = data.added.size > 0 ? JSON.stringify(Object.fromEntries(data.added)) : '';
+  // The checks the host makes of every answer of the guest (an answer that fails them is an error: the sandbox's to give):
+  // its size (the exact length of its JSON only when an upper bound of it is near the limit), and its depth
+  // (common_data and a value nest at most MAX_JSON_DEPTH, as resultData and jsonOf saw to; fields one more).
+  const rest =
+    '{"ok":true,"common_data":}'.length +
+    (value === undefined ? 0 : ',"value":'.length + value.length) +
+    (lines ? ',"logs":'.length + JSON.stringify(lines).length : 0) +
+    (appended ? ',"appended":'.length + appended.length : 0);
+  if (bound + rest > limits.maxResultBytes && JSON.stringify(commonData).length + rest > limits.maxResultBytes) bail('an answer too large');
+  if (program.mode === 'fields' && jsonDepth(value!) > MAX_JSON_DEPTH) bail('an answer too deep');
+  // The answer as the guest's JSON reads back, in the guest's key order.
+  const result: Record<string, unknown> = { ok: true, common_data: commonData };
+  if (value !== undefined) result.value = JSON.parse(value);
+  if (lines) result.logs = lines;
+  if (appended) result.appended = JSON.parse(appended);
+  return { result, chosen };
+}
