@@ -2,6 +2,7 @@ import { close, closeSync, constants, fstat, fstatSync, fsync, fsyncSync, ftrunc
 import { open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { SyncAdapter } from 'lowdb';
+import { SessionFileError } from './load-file.js';
 
 /** The file operations a store writes with (tests inject ones that fail like a full disk, or that log their order). */
 export interface DocumentFs {
@@ -62,6 +63,28 @@ function writeTempSync(path: string, text: string): void {
   try {
     writeFileSync(fd, text);
     fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The bytes of a file of the store's own (`what` names it in errors): a regular file at its own name. A FIFO there
+ * blocked every reader for good, a link (a data dir can come with a cloned repository) would be read wherever it
+ * leads (`/dev/zero`: 2 GiB). Throws ENOENT as readFileSync does.
+ */
+export function readOwnFile(path: string, what: string): Buffer {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new SessionFileError(`${path} is a link, not ${what} — move it out of the way`);
+    throw error;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new SessionFileError(`${path} is ${stat.isDirectory() ? 'a directory' : 'not a regular file'}, not ${what} — move it out of the way`);
+    return readFileSync(fd);
   } finally {
     closeSync(fd);
   }
@@ -163,7 +186,7 @@ export class DocumentFile<T> implements SyncAdapter<T> {
   read(): T | null {
     let text: string;
     try {
-      text = readFileSync(this.path, 'utf8');
+      text = readOwnFile(this.path, basename(this.path)).toString('utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw error;

@@ -1,4 +1,4 @@
-import { closeSync, constants, copyFileSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { constants, copyFileSync, existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { access, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LowSync } from 'lowdb';
@@ -6,7 +6,7 @@ import type { TroupeEvent } from '../engine/event-map.js';
 import { UserError } from '../errors.js';
 import { redactedJson, redactorFrom, type Redactor } from '../llm/redact.js';
 import { checkDataDir, dataDirError } from './data-dir.js';
-import { asyncFs, DocumentFile, fsyncOf, NODE_DOCUMENT_FS, type DocumentFs } from './document-file.js';
+import { asyncFs, DocumentFile, fsyncOf, NODE_DOCUMENT_FS, readOwnFile, type DocumentFs } from './document-file.js';
 import { CHAINED_SINCE, journalRules } from './journal-check.js';
 import { slimRecord } from './journal-codec.js';
 import { createJournal, JournalWriter, scanJournal, type JournalEnd } from './journal-file.js';
@@ -41,27 +41,6 @@ export interface LowdbStoreOptions {
 type CachedListing = { mtimeMs: number; journalBytes?: number; folded?: boolean; listing: SessionListing };
 // Version 2: listings take usage and transitions from the journal's end too; a version-1 cache is made again.
 type Index = { version: 2; sessions: Record<string, CachedListing> };
-
-/**
- * A session document's bytes. It must be a regular file at its own name: a FIFO there blocked every reader for
- * good, and a link (a data dir can come with a cloned repository) would be read wherever it leads.
- */
-function readSessionBytes(path: string): Buffer {
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new SessionFileError(`${path} is a link, not a session file — move it out of the way`);
-    throw error;
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) throw new SessionFileError(`${path} is ${stat.isDirectory() ? 'a directory' : 'not a regular file'}, not a session file — move it out of the way`);
-    return readFileSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
 
 /** Whether an entry of the listing cache has its shape (the cache is a file anyone can edit: see isSessionListing). */
 function isCachedListing(entry: unknown): entry is CachedListing {
@@ -270,7 +249,7 @@ export class LowdbStore implements Store {
   }
 
   private load(id: string, path: string): Loaded {
-    const loaded = parseSessionFile(decodeSessionFile(readSessionBytes(path), path), path, this.format);
+    const loaded = parseSessionFile(decodeSessionFile(readOwnFile(path, 'a session file'), path), path, this.format);
     if (loaded.file.id !== id) throw new SessionFileError(`${path}: id "${loaded.file.id}" does not match the file name — rename the file to ${loaded.file.id}.json`);
     return loaded;
   }

@@ -107,6 +107,17 @@ describe('a damaged or hostile listing cache is rebuilt, not trusted', () => {
 });
 
 describe('a session file that never ends does not hang the listing', () => {
+  // The cause was: DocumentFile.read (src/store/document-file.ts) read index.json with readFileSync, following a
+  // link: one to /dev/zero read 2 GiB before failing (probe10's note).
+  it('`troupe sessions` with index.json linked to /dev/zero lists the sessions and replaces the link with a cache of its own', async () => {
+    const { dir, sessions } = dataDirWith(5);
+    symlinkSync('/dev/zero', join(sessions, 'index.json'));
+    const out = await runCli(['sessions'], cleanEnv({ TROUPE_DATA_DIR: dir }));
+    expect(out.code).toBe(0);
+    expect(out.stdout).toContain('fixture-');
+    expect(lstatSync(join(sessions, 'index.json')).isFile()).toBe(true);
+  });
+
   // The cause was: LowdbStore.load (src/store/lowdb-store.ts) checks that `<id>.json` is not a directory, then reads it
   // with readFileSync: a FIFO blocks the process for good (a link to /dev/zero reads 2 GiB before failing).
   it('`troupe sessions` with a FIFO named as a session document lists the others and ends', () => {
