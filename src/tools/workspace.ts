@@ -1,5 +1,5 @@
 import { lstat, mkdir, readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { isAbsolute, join, relative, sep } from 'node:path';
+import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { UserError } from '../errors.js';
 import type { Changes } from '../engine/agent-reply.js';
 import { isInside } from './confine.js';
@@ -41,10 +41,17 @@ const exists = (path: string) =>
     () => false,
   );
 
+/** The session's folder for agents' files, the folder holding it (`runs/`) and its `workspaces/`: each a real directory or nothing (see ownFolder). */
+async function ownFolders(root: string, parent: string): Promise<void> {
+  await ownFolder(dirname(root));
+  await ownFolder(root);
+  await ownFolder(parent);
+}
+
 /** Makes an implementer's workspace (a git clone, a copy, or an empty directory) and records its baseline snapshot. */
 export async function createWorkspace(options: CreateWorkspaceOptions): Promise<Workspace> {
   const { parent, home, record } = places(options.root, options.name);
-  await ownFolder(parent);
+  await ownFolders(options.root, parent);
   const from = options.from !== undefined ? await realpath(options.from).catch(() => null) : null;
   if (options.from !== undefined && (from === null || !(await stat(from)).isDirectory())) throw new UserError(`the starting directory ${options.from} does not exist or is not a directory`);
   await mkdir(parent, { recursive: true });
@@ -98,7 +105,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
  */
 export async function openWorkspace(options: { root: string; name: string }): Promise<Workspace | null> {
   const { parent, home, record } = places(options.root, options.name);
-  await ownFolder(parent);
+  await ownFolders(options.root, parent);
   const info = await lstat(record).catch(() => null);
   if (info === null) return null;
   const remake = 'remove the workspace and its record and make it again';

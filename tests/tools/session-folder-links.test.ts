@@ -42,6 +42,23 @@ async function refusal(run: () => Promise<unknown>): Promise<string | null> {
 }
 
 describe('links where troupe makes its own folders in a session folder', () => {
+  // The session folder itself (runs/<id>) or runs/ a link: the user's `<folder>/workspaces/coder` was taken for a
+  // workspace whose making was cut off, and removed (probe10's note: runs/<id> was not checked).
+  for (const at of ['runs/s1', 'runs']) {
+    it(`${at} a link: making a workspace is refused and removes nothing of the user`, async () => {
+      const base = temp();
+      const users = join(base, 'users-projects');
+      const precious = join(users, ...(at === 'runs' ? ['s1'] : []), 'workspaces', 'coder', 'precious.txt');
+      mkdirSync(join(precious, '..'), { recursive: true });
+      writeFileSync(precious, 'the user work\n');
+      mkdirSync(join(base, at, '..'), { recursive: true });
+      symlinkSync(users, join(base, at));
+      const refused = await refusal(() => createWorkspace({ root: join(base, 'runs', 's1'), name: 'coder' }));
+      expect(existsSync(precious)).toBe(true);
+      expect(refused).toMatch(/ link/);
+    });
+  }
+
   it('workspaces a link: making a workspace is refused and removes nothing of the user', async () => {
     const { root, precious } = linked('workspaces');
     const refused = await refusal(() => createWorkspace({ root, name: 'coder' }));
