@@ -1,0 +1,74 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Evaluation, Scope } from '../../../src/engine/evaluation.js';
+import { createSandboxEvaluator, DEFAULT_LIMITS, SandboxPool } from '../../../src/workflow/sandbox/index.js';
+import { hostTierCounts, runInTier } from '../../../src/workflow/sandbox/tier/run.js';
+import { stmts } from './fixtures.js';
+
+// Found by probing the host tier as a hostile workflow's author would: code whose outcome the tier got wrong
+// (the sandbox's answer differed), and code that held the host's thread for a minute within the step budget
+// (each step a built-in walking a megabyte). Each piece is kept as it was written.
+
+const scope = (): Scope => ({
+  common_data: { n: 1, list: [1, 2, 3], s: 'abc', o: { k: 'v' } },
+  input: null,
+  contexts: { c: [] },
+  agents: {},
+  last_agent_response: 'answer',
+  last_tool_calls: [],
+});
+const evaluationOf = (source: string): Evaluation => ({ workflow: 'wf', state: 's', purpose: 'enter', code: stmts(source), scope: scope() });
+
+// Where JavaScript's order of evaluation or its `this` is subtle: the tier answered otherwise than QuickJS.
+const DIFFERENTIAL = [
+  // A compound assignment or ++ evaluates its target's object and key once, before the right side.
+  'let a = [0, 0, 0]; let i = 0; a[i++] += 5; return [a, i];',
+  'let a = [0, 0, 0]; let i = 0; a[i++]++; return [a, i];',
+  'let a = [0, 0, 0]; let i = 0; --a[i++]; return [a, i];',
+  'const log = []; const at = (k) => { log.push(k); return k; }; const o = { x: 1 }; o[at("x")] -= 1; return [o, log];',
+  // A plain assignment evaluates its target's object and key before the value.
+  'let a = [0, 0, 0]; let i = 0; a[i] = i++ + 5; return [a, i];',
+  'let o = {}; const p = o; o.x = (o = { y: 1 }).y; return [p, o];',
+  'const log = []; const o = {}; o[log.push("key") ? "k" : "k"] = log.push("value"); return log;',
+  // Sloppy code boxes a primitive `this`: typeof this is 'object'.
+  'function f() { return typeof this; } return f.call(5);',
+  "function f() { return typeof this; } return f.call('x');",
+  'function f() { return this === true; } return f.call(true);',
+];
+
+// Each step a built-in walking a megabyte (or a big array, or a big object): within the step budget, a minute of the host's thread.
+const COSTLY = [
+  "const s = 'a'.repeat(1048000); const p = 'a'.repeat(3000) + 'b'; let n = 0; for (let i = 0; i < 1000; i++) if (s.includes(p)) n++; return n;",
+  "const s = 'a'.repeat(1048000); let n = 0; for (let i = 0; i < 2000; i++) n += s.indexOf('b'); return n;",
+  "const s = 'a'.repeat(1048000); let n = 0; for (let i = 0; i < 2000; i++) n += s.split('b').length; return n;",
+  "const s = 'a'.repeat(1048000); let n = 0; for (let i = 0; i < 2000; i++) n += s.toUpperCase().length; return n;",
+  "let n = 0; for (let i = 0; i < 2000; i++) n += 'x'.repeat(1048000).length; return n;",
+  "const t = 'a'.repeat(1048000); const u = 'a'.repeat(1048000); let n = 0; for (let i = 0; i < 2000; i++) if (t === u + '') n++; return n;",
+  "const text = JSON.stringify('x'.repeat(1000000)); let n = 0; for (let i = 0; i < 2000; i++) n += JSON.parse(text).length; return n;",
+  "const text = '[' + '0,'.repeat(90000) + '0]'; const a = JSON.parse(text); let n = 0; for (let i = 0; i < 3000; i++) n += a.slice(1).length; return n;",
+  "const text = '[' + '0,'.repeat(90000) + '0]'; const a = JSON.parse(text); let n = 0; for (let i = 0; i < 3000; i++) n += a.indexOf(1); return n;",
+  "const text = '[' + '0,'.repeat(90000) + '0]'; const a = JSON.parse(text); let n = 0; for (let i = 0; i < 3000; i++) n += JSON.stringify(a).length; return n;",
+  "const text = '[' + '0,'.repeat(90000) + '0]'; const a = JSON.parse(text); let n = 0; for (let i = 0; i < 3000; i++) n += Object.keys(a).length; return n;",
+  "const big = 'x'.repeat(1048000); let n = 0; for (let i = 0; i < 2000; i++) { console.log(big); n++; } return n;",
+];
+
+const pool = new SandboxPool({ size: 1 });
+const sandbox = createSandboxEvaluator({ pool, scriptFor: () => null });
+afterAll(async () => {
+  await sandbox.close();
+  await pool.close();
+});
+
+describe('the host tier where probing found it wrong', () => {
+  it.each(DIFFERENTIAL)('`%s`: the tier gives the sandbox result, or gives up', async (source) => {
+    const evaluation = evaluationOf(source);
+    const tier = runInTier(evaluation, null, DEFAULT_LIMITS);
+    const guest = await sandbox.evaluate(evaluation);
+    expect(guest.ok).toBe(true);
+    if (tier !== null) expect(tier).toEqual(guest);
+  });
+
+  it.each(COSTLY)('`%s`: the built-ins work counts against the step budget (the tier gives up early)', (source) => {
+    expect(runInTier(evaluationOf(source), null, DEFAULT_LIMITS)).toBeNull();
+    expect(hostTierCounts.lastBail).toBe('step budget');
+  });
+});
