@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Evaluation, Scope } from '../../../src/engine/evaluation.js';
 import { createSandboxEvaluator, DEFAULT_LIMITS, SandboxPool } from '../../../src/workflow/sandbox/index.js';
@@ -49,7 +51,23 @@ const COSTLY = [
   "const text = '[' + '0,'.repeat(90000) + '0]'; const a = JSON.parse(text); let n = 0; for (let i = 0; i < 3000; i++) n += JSON.stringify(a).length; return n;",
   "const text = '[' + '0,'.repeat(90000) + '0]'; const a = JSON.parse(text); let n = 0; for (let i = 0; i < 3000; i++) n += Object.keys(a).length; return n;",
   "const big = 'x'.repeat(1048000); let n = 0; for (let i = 0; i < 2000; i++) { console.log(big); n++; } return n;",
+  // A concatenation is a rope: the first read of a character copies it whole.
+  "const big = 'y'.repeat(1048000); let n = 0; for (let i = 0; i < 2000; i++) if ((big + i)[5] === 'y') n++; return n;",
+  "const big = 'y'.repeat(1048000); let n = 0; for (let i = 0; i < 2000; i++) n += `${big}${i}`.charAt(3).length; return n;",
+  "const text = '[' + '0,'.repeat(90000) + '0]'; const a = JSON.parse(text); for (let i = 0; i < 3000; i++) console.log(a); return 1;",
+  "const big = 'y'.repeat(1048000); for (let i = 0; i < 2000; i++) getContext('c').addMessage({ role: 'user', content: big }); return 1;",
 ];
+
+// A megabyte string shared 32,768 times (15 doublings by concat), kept or written out: V8 filled the host's heap
+// (4 GB) writing its JSON and the process died. Run in a child with a small heap, so the test fails, not the runner.
+const HEAP_BOMBS = [
+  "const big = 'y'.repeat(1048000); let a = [big]; for (let i = 0; i < 15; i++) a = a.concat(a); this.common_data.a = a; return 1;",
+  "const big = 'y'.repeat(1048000); let a = [big]; for (let i = 0; i < 15; i++) a = a.concat(a); return JSON.stringify(a).length;",
+  "const big = 'y'.repeat(1048000); let a = [big]; for (let i = 0; i < 15; i++) a = a.concat(a); console.log(a); return 1;",
+  "const big = 'y'.repeat(1048000); let a = [big]; for (let i = 0; i < 15; i++) a = a.concat(a); return a;",
+];
+const RUN_TIER = fileURLToPath(new URL('../../../src/workflow/sandbox/tier/run.ts', import.meta.url));
+const PROGRAM = fileURLToPath(new URL('../../../src/workflow/sandbox/program.ts', import.meta.url));
 
 const pool = new SandboxPool({ size: 1 });
 const sandbox = createSandboxEvaluator({ pool, scriptFor: () => null });
@@ -70,5 +88,16 @@ describe('the host tier where probing found it wrong', () => {
   it.each(COSTLY)('`%s`: the built-ins work counts against the step budget (the tier gives up early)', (source) => {
     expect(runInTier(evaluationOf(source), null, DEFAULT_LIMITS)).toBeNull();
     expect(hostTierCounts.lastBail).toBe('step budget');
+  });
+
+  it.each(HEAP_BOMBS)('`%s`: the tier gives up without writing it out (a child with a 300 MB heap lives)', (source) => {
+    const child = `
+      const { runInTier, hostTierCounts } = await import(${JSON.stringify(RUN_TIER)});
+      const { DEFAULT_LIMITS } = await import(${JSON.stringify(PROGRAM)});
+      const evaluation = ${JSON.stringify(evaluationOf(source))};
+      const result = runInTier(evaluation, null, DEFAULT_LIMITS);
+      process.stdout.write(JSON.stringify({ result, why: hostTierCounts.lastBail }));`;
+    const out = execFileSync(process.execPath, ['--max-old-space-size=300', '--import', 'tsx', '--input-type=module', '-e', child], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    expect(JSON.parse(out)).toEqual({ result: null, why: expect.stringMatching(/over the cap|too large/) });
   });
 });

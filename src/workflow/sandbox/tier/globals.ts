@@ -12,8 +12,8 @@ export class LogSink {
   ) {}
 
   /** One console line (the guest's logger: the parts joined by spaces, cut past maxChars); the length of the line before its cut. */
-  write(level: string, args: unknown[]): number {
-    let line = (level ? `${level}: ` : '') + args.map(show).join(' ');
+  write(level: string, args: unknown[], spend?: (units: number) => void): number {
+    let line = (level ? `${level}: ` : '') + args.map((a) => show(a, spend)).join(' ');
     const made = line.length;
     if (line.length > this.maxChars) line = `${line.slice(0, this.maxChars)}...`;
     if (this.lines.length < this.maxLines) this.lines.push(line);
@@ -42,7 +42,7 @@ class Namespace extends TierObject {
 export function consoleFor(sink: LogSink): TierObject {
   const logger = (level: string) =>
     new TierNative(level || 'log', (_receiver, args, running) => {
-      running.spend(sink.write(level, args));
+      running.spend(sink.write(level, args, (units) => running.spend(units)));
     });
   const log = logger('');
   return new Namespace({ log, info: logger(''), debug: logger(''), warn: logger('warn'), error: logger('error') });
@@ -78,10 +78,7 @@ export const GLOBAL_NAMESPACES: Record<string, TierObject> = {
     }),
     stringify: new TierNative('stringify', (_r, args, running) => {
       if (args[1] !== undefined && args[1] !== null) bail('JSON.stringify with a replacer');
-      const text = jsonOf(args[0], args[2]);
-      // Its walk of the value (up to the node budget) made at least a character of text per node.
-      running.spend(sizeOf(text));
-      return text;
+      return jsonOf(args[0], args[2], undefined, (units) => running.spend(units));
     }),
   }),
   Math: new Namespace({

@@ -198,6 +198,7 @@ export class Interpreter implements Running {
       case 'TemplateLiteral': {
         let out = e.quasis[0].value.cooked as string;
         for (let i = 0; i < e.expressions.length; i++) out = this.cap(out + toText(this.expr(e.expressions[i], env, self)) + (e.quasis[i + 1].value.cooked as string));
+        this.concatenated(out);
         return out;
       }
       case 'ArrayExpression': {
@@ -291,7 +292,7 @@ export class Interpreter implements Running {
         if (typeof a === 'number' && typeof b === 'number') return a + b;
         const x = primitive(a);
         const y = primitive(b);
-        if (typeof x === 'string' || typeof y === 'string') return this.cap(toText(x) + toText(y));
+        if (typeof x === 'string' || typeof y === 'string') return this.concatenated(this.cap(toText(x) + toText(y)));
         if (isNumberLike(x) && isNumberLike(y)) return Number(x) + Number(y);
         return bail('+ of these values');
       }
@@ -400,6 +401,16 @@ export class Interpreter implements Running {
     if (name === 'NaN') return Number.NaN;
     if (name === 'Infinity') return Number.POSITIVE_INFINITY;
     return this.free(name);
+  }
+
+  /**
+   * A string made by + or a template: V8 makes it a rope (no copy) that the first read of a character, a slice or a
+   * comparison copies whole, so its length is counted now (a megabyte concatenated and read each step held the
+   * host's thread for 13 s within the step budget).
+   */
+  private concatenated(s: string): string {
+    if (s.length >= TIER_LIMITS.unitsPerStep) this.spend(s.length);
+    return s;
   }
 
   /** A string the code made, within the tier's cap. */

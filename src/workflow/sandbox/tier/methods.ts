@@ -1,5 +1,5 @@
 import { toText, truthy } from './coerce.js';
-import { bail, isCallable, type Running, TIER_LIMITS, TierNative } from './values.js';
+import { bail, ELEMENT_UNITS, isCallable, type Running, TIER_LIMITS, TierNative } from './values.js';
 
 // The array and string methods workflow code calls, implemented here: a callback is the interpreter's, called by
 // the interpreter; a host built-in is only ever called on a primitive string or the tier's own array, with
@@ -38,9 +38,6 @@ export function sizeOf(v: unknown): number {
   if (typeof v === 'string') return v.length;
   return Array.isArray(v) ? v.length * ELEMENT_UNITS : 0;
 }
-
-// An element costs a built-in (a copy, a comparison, a key made) several times what a character does.
-const ELEMENT_UNITS = 8;
 
 // An optional integer-ish argument: a number or undefined (ToIntegerOrInfinity of anything else may run guest code).
 function numberArg(v: unknown): number | undefined {

@@ -76,6 +76,9 @@ export class TierNative {
   ) {}
 }
 
+/** The work units of an element (a node of data) a built-in walks or makes: several times a character's. */
+export const ELEMENT_UNITS = 8;
+
 /**
  * The tier's budgets: past any of them it gives up (the sandbox, with its own limits, runs the code). A built-in's
  * work counts one step per unitsPerStep characters or elements it walks or makes (a step of the interpreter costs
