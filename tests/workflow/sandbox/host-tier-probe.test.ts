@@ -3,8 +3,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Evaluation, Scope } from '../../../src/engine/evaluation.js';
 import { createSandboxEvaluator, DEFAULT_LIMITS, SandboxPool } from '../../../src/workflow/sandbox/index.js';
+import { decideInHost } from '../../../src/workflow/sandbox/host-decision.js';
 import { hostTierCounts, runInTier } from '../../../src/workflow/sandbox/tier/run.js';
-import { stmts } from './fixtures.js';
+import { expr, stmts } from './fixtures.js';
 
 // Found by probing the host tier as a hostile workflow's author would: code whose outcome the tier got wrong
 // (the sandbox's answer differed), and code that held the host's thread for a minute within the step budget
@@ -99,5 +100,11 @@ describe('the host tier where probing found it wrong', () => {
       process.stdout.write(JSON.stringify({ result, why: hostTierCounts.lastBail }));`;
     const out = execFileSync(process.execPath, ['--max-old-space-size=300', '--import', 'tsx', '--input-type=module', '-e', child], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
     expect(JSON.parse(out)).toEqual({ result: null, why: expect.stringMatching(/over the cap|too large/) });
+  });
+
+  it('an expression nested deeper than the host stack walks is left to the sandbox: the engine step deciding it in the host does not throw', () => {
+    const deep = expr(`common_data.n${'.n'.repeat(20_000)}`);
+    expect(decideInHost({ purpose: 'enter', code: deep }, scope())).toBeNull();
+    expect(runInTier({ workflow: 'wf', state: 's', purpose: 'enter', code: deep, scope: scope() }, null, DEFAULT_LIMITS)).toBeNull();
   });
 });
