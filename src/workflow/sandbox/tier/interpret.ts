@@ -39,14 +39,16 @@ export class Interpreter implements Running {
 
   /** Work a built-in does in proportion to its input or output (characters, elements), counted against the step budget. */
   spend(units: number): void {
+    // Small work is the step that asked for it: the count of steps of code over small data is as it was.
+    if (units < TIER_LIMITS.unitsPerStep) return;
     this.steps += Math.floor(units / TIER_LIMITS.unitsPerStep);
-    this.tick();
+    if (this.steps > TIER_LIMITS.steps) bail('step budget');
   }
 
   /** A property key (ToPropertyKey), its text's hashing counted. */
   key(v: unknown): string {
     const key = toKey(v);
-    if (key.length > TIER_LIMITS.unitsPerStep) this.spend(key.length);
+    this.spend(key.length);
     return key;
   }
 
@@ -409,7 +411,7 @@ export class Interpreter implements Running {
    * host's thread for 13 s within the step budget).
    */
   private concatenated(s: string): string {
-    if (s.length >= TIER_LIMITS.unitsPerStep) this.spend(s.length);
+    this.spend(s.length);
     return s;
   }
 
