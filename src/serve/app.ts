@@ -1,3 +1,4 @@
+import { processRedactor, redactDeep } from '../llm/redact.js';
 import type { Hono } from 'hono';
 import { executeLine } from '../commands/execute.js';
 import { parseLine } from '../commands/parse.js';
@@ -69,13 +70,18 @@ export function serveApp(options: ServeAppOptions): Hono {
             ? `ended: ${host.get(id)!.getSnapshot().endReason ?? ''}`
             : live;
     const turns = live === null ? listing.turns : host.get(id)!.getSnapshot().turn;
-    return { id, team: listing.team, workflow: listing.workflow ?? null, brief: listing.brief, status, statusText, turns, updatedAt: listing.updatedAt, hosted: live !== null };
+    // Redacted as the session view is: a stored brief may hold a key this server never wrote (an older troupe, other secrets).
+    return redactDeep(
+      { id, team: listing.team, workflow: listing.workflow ?? null, brief: listing.brief, status, statusText, turns, updatedAt: listing.updatedAt, hosted: live !== null },
+      processRedactor(),
+    );
   };
 
   api.get('/sessions', async (c) => {
     const q = (c.req.query('q') ?? '').toLowerCase();
     const entries = await store.list();
-    const items = entries.flatMap((e) => ('listing' in e && (q === '' || e.listing.brief.toLowerCase().includes(q) || e.id.startsWith(q)) ? [listItem(e.id, e.listing, e.lockedBy)] : []));
+    // The search reads the brief as it is shown (redacted): a query must not find out a key it cannot see.
+    const items = entries.flatMap((e) => ('listing' in e ? [listItem(e.id, e.listing, e.lockedBy)] : [])).filter((item) => q === '' || item.brief.toLowerCase().includes(q) || item.id.startsWith(q));
     return c.json({ sessions: items });
   });
 

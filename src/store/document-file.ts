@@ -1,4 +1,4 @@
-import { close, closeSync, fsync, fsyncSync, open as openFile, openSync, readFileSync, renameSync, rmSync, write, writeFileSync } from 'node:fs';
+import { close, closeSync, constants, fstat, fstatSync, fsync, fsyncSync, ftruncate, ftruncateSync, open as openFile, openSync, readFileSync, renameSync, rmSync, write, writeFileSync } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { SyncAdapter } from 'lowdb';
@@ -13,9 +13,63 @@ export interface DocumentFs {
   fsyncSync?(fd: number, path: string): void;
 }
 
+// A temp file is opened without following a link or truncating: what is at its name must be a file of its own
+// (one link), else it is removed (a link, not what it leads to) and the open tried once more. A data dir can come
+// with a cloned repository: a link planted at `.index.json.tmp` had the listing cache written onto a user's file.
+const TEMP_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+const notOwn = (code: string | undefined) => code === 'ELOOP' || code === 'ENXIO' || code === 'EISDIR';
+
+/** Opens a temp file for writing, empty, as a file of its own (see TEMP_FLAGS). */
+function openTempSync(path: string): number {
+  for (let attempt = 0; ; attempt++) {
+    let fd: number;
+    try {
+      fd = openSync(path, TEMP_FLAGS, 0o666);
+    } catch (error) {
+      if (attempt > 0 || !notOwn((error as NodeJS.ErrnoException).code)) throw error;
+      rmSync(path, { force: true, recursive: true });
+      continue;
+    }
+    const stat = fstatSync(fd);
+    if (stat.isFile() && stat.nlink === 1) {
+      ftruncateSync(fd, 0);
+      return fd;
+    }
+    closeSync(fd);
+    if (attempt > 0) throw new Error(`${path} is not a file of troupe's own — move it out of the way`);
+    rmSync(path, { force: true, recursive: true });
+  }
+}
+
+/** The same open, off the event loop. */
+function openTemp(path: string, attempt = 0): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const again = () => rm(path, { force: true, recursive: true }).then(() => openTemp(path, attempt + 1).then(resolve, reject), reject);
+    openFile(path, TEMP_FLAGS, 0o666, (error, fd) => {
+      if (error) return attempt === 0 && notOwn(error.code) ? again() : reject(error);
+      fstat(fd, (failure, stat) => {
+        const own = !failure && stat.isFile() && stat.nlink === 1;
+        if (own) return ftruncate(fd, 0, (cutting) => (cutting ? close(fd, () => reject(cutting)) : resolve(fd)));
+        close(fd, () => (failure ? reject(failure) : attempt === 0 ? again() : reject(new Error(`${path} is not a file of troupe's own — move it out of the way`))));
+      });
+    });
+  });
+}
+
+/** Writes a whole temp file and flushes it, synchronously. */
+function writeTempSync(path: string, text: string): void {
+  const fd = openTempSync(path);
+  try {
+    writeFileSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** The real file system. */
 export const NODE_DOCUMENT_FS: DocumentFs = {
-  writeFileSync: (path, text) => writeFileSync(path, text, { flush: true }),
+  writeFileSync: writeTempSync,
   renameSync,
   rmSync,
   fsyncSync: (fd) => fsyncSync(fd),
@@ -46,8 +100,7 @@ const fsyncAsync = (fd: number) => new Promise<void>((resolve, reject) => fsync(
 function writeFlushed(path: string, text: string | Uint8Array): Promise<void> {
   const bytes = typeof text === 'string' ? Buffer.from(text) : text;
   return new Promise<void>((resolve, reject) => {
-    openFile(path, 'w', (error, fd) => {
-      if (error) return reject(error);
+    openTemp(path).then((fd) => {
       const done = (failure: Error | null) => close(fd, (closing) => ((failure ?? closing) ? reject(failure ?? closing) : resolve()));
       const from = (at: number) =>
         write(fd, bytes, at, bytes.length - at, at, (failure, written) => {
@@ -56,7 +109,7 @@ function writeFlushed(path: string, text: string | Uint8Array): Promise<void> {
           fsync(fd, (flushing) => done(flushing));
         });
       from(0);
-    });
+    }, reject);
   });
 }
 

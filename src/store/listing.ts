@@ -24,6 +24,37 @@ export interface SessionListing {
   transitions?: TransitionTable;
 }
 
+const STATUSES: ReadonlySet<unknown> = new Set(['idle', 'running', 'awaiting_user', 'ended']);
+const isText = (v: unknown): v is string => typeof v === 'string';
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const isTable = (v: unknown): boolean =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) && Object.values(v).every((row) => row !== null && typeof row === 'object' && !Array.isArray(row) && Object.values(row).every(isCount));
+
+/**
+ * Whether a value read back from the listing cache (sessions/index.json, a file anyone can edit) has a listing's
+ * shape, field by field: one that does not is made again from its session's files, never shown as it is.
+ */
+export function isSessionListing(v: unknown): v is SessionListing {
+  if (v === null || typeof v !== 'object') return false;
+  const l = v as Record<string, unknown>;
+  return (
+    isText(l.id) &&
+    isText(l.team) &&
+    (l.workflow === undefined || l.workflow === null || isText(l.workflow)) &&
+    isText(l.brief) &&
+    isText(l.createdAt) &&
+    isText(l.updatedAt) &&
+    STATUSES.has(l.status) &&
+    isText(l.state) &&
+    isCount(l.turns) &&
+    (l.waiting === null || isText(l.waiting)) &&
+    (l.endReason === null || isText(l.endReason)) &&
+    isCount(l.tokens) &&
+    (l.cost === null || isCount(l.cost)) &&
+    (l.transitions === undefined || isTable(l.transitions))
+  );
+}
+
 /** The session's usage totals a listing shows (the meter's `session` totals, as a checkpoint keeps them). */
 export interface ListedUsage {
   calls: number;

@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { closeSync, constants, copyFileSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { access, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LowSync } from 'lowdb';
@@ -11,7 +11,7 @@ import { CHAINED_SINCE, journalRules } from './journal-check.js';
 import { slimRecord } from './journal-codec.js';
 import { createJournal, JournalWriter, scanJournal, type JournalEnd } from './journal-file.js';
 import { journalTailAfter } from './journal-tail.js';
-import { listingOf, type SessionListing, type TailFold } from './listing.js';
+import { isSessionListing, listingOf, type SessionListing, type TailFold } from './listing.js';
 import { acquireLock, acquireNewLock, lockHolder, refreshLockIfDue, releaseLock } from './lock.js';
 import { CURRENT_FORMAT, decodeSessionFile, parseSessionFile, SessionFileError, type FileFormat, type Loaded } from './load-file.js';
 import { sealingPathOf, sealJournal } from './seal-journal.js';
@@ -41,6 +41,36 @@ export interface LowdbStoreOptions {
 type CachedListing = { mtimeMs: number; journalBytes?: number; folded?: boolean; listing: SessionListing };
 // Version 2: listings take usage and transitions from the journal's end too; a version-1 cache is made again.
 type Index = { version: 2; sessions: Record<string, CachedListing> };
+
+/**
+ * A session document's bytes. It must be a regular file at its own name: a FIFO there blocked every reader for
+ * good, and a link (a data dir can come with a cloned repository) would be read wherever it leads.
+ */
+function readSessionBytes(path: string): Buffer {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new SessionFileError(`${path} is a link, not a session file — move it out of the way`);
+    throw error;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new SessionFileError(`${path} is ${stat.isDirectory() ? 'a directory' : 'not a regular file'}, not a session file — move it out of the way`);
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Whether an entry of the listing cache has its shape (the cache is a file anyone can edit: see isSessionListing). */
+function isCachedListing(entry: unknown): entry is CachedListing {
+  if (entry === null || typeof entry !== 'object') return false;
+  const e = entry as Record<string, unknown>;
+  return (
+    typeof e.mtimeMs === 'number' && (e.journalBytes === undefined || typeof e.journalBytes === 'number') && (e.folded === undefined || typeof e.folded === 'boolean') && isSessionListing(e.listing)
+  );
+}
 
 /**
  * Sessions under `<dataDir>/sessions/`: per session a lowdb document `<id>.json` (metadata and the
@@ -202,7 +232,10 @@ export class LowdbStore implements Store {
       const hash = sealJournal(this.journalOf(doc.id), doc, storedVersion, path, this.fs);
       upgraded = { ...rest, checkpoint: { ...rest.checkpoint, hash } };
     }
-    copyFileSync(path, `${path}.v${storedVersion}.bak`);
+    // Made new: a link (or anything) at the backup's name is removed, never written through.
+    const backup = `${path}.v${storedVersion}.bak`;
+    rmSync(backup, { force: true });
+    copyFileSync(path, backup, constants.COPYFILE_EXCL);
     const file = new DocumentFile<SessionDocument>(path, { parse: (t) => JSON.parse(t) as SessionDocument, stringify: (d) => this.serialise(d) }, this.fs);
     file.write(upgraded);
     file.syncDirectory();
@@ -237,8 +270,7 @@ export class LowdbStore implements Store {
   }
 
   private load(id: string, path: string): Loaded {
-    if (statSync(path).isDirectory()) throw new SessionFileError(`${path} is a directory, not a session file — move it out of the way`);
-    const loaded = parseSessionFile(decodeSessionFile(readFileSync(path), path), path, this.format);
+    const loaded = parseSessionFile(decodeSessionFile(readSessionBytes(path), path), path, this.format);
     if (loaded.file.id !== id) throw new SessionFileError(`${path}: id "${loaded.file.id}" does not match the file name — rename the file to ${loaded.file.id}.json`);
     return loaded;
   }
@@ -266,7 +298,8 @@ export class LowdbStore implements Store {
         const mtimeMs = statSync(location).mtimeMs;
         const journalBytes = journalSize(this.journalOf(id));
         const lockedBy = lockHolder(this.lockOf(id));
-        let cached = index.sessions[id];
+        let cached: CachedListing | undefined = index.sessions[id];
+        if (cached && !isCachedListing(cached)) cached = undefined;
         const fresh = cached && cached.mtimeMs === mtimeMs && cached.journalBytes === journalBytes && (cached.folded === true || lockedBy !== null || !this.foldTail);
         if (!cached || !fresh) {
           // A session open elsewhere is shown as open: its journal is not read while it grows.
@@ -379,11 +412,12 @@ export class LowdbStore implements Store {
   private readIndex(): Index {
     try {
       const parsed = this.indexFile().read();
-      if (parsed && parsed.version === 2 && parsed.sessions && typeof parsed.sessions === 'object') return parsed;
+      // Without a prototype: a session named __proto__ is one more entry, not the object's prototype.
+      if (parsed && parsed.version === 2 && parsed.sessions && typeof parsed.sessions === 'object') return { version: 2, sessions: Object.assign(Object.create(null), parsed.sessions) };
     } catch {
       // missing or damaged: the index is a cache, rebuilt from the documents
     }
-    return { version: 2, sessions: {} };
+    return { version: 2, sessions: Object.create(null) };
   }
 
   private writeIndex(index: Index): void {

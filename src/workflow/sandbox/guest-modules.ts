@@ -167,8 +167,11 @@ function settle(o, record, list, expected) { record.read = true; record.expected
 var METHODS = {
   addMessage: function (m) {
     var o = this, record = recordOf(o), limit = record.limit;
-    if (m === null || typeof m !== 'object' || !isRole(m.role)) throw new TypeError('addMessage needs { role: "system" | "user" | "assistant", content: "..." }');
-    var added = freeze({ role: m.role, content: typeof m.content === 'string' ? m.content : m.content instanceof String ? String(m.content) : core.need('errors').show(m.content) });
+    // Each field read once: a getter must not pass the check with one answer and be copied with another.
+    var role = m !== null && typeof m === 'object' ? m.role : undefined;
+    if (!isRole(role)) throw new TypeError('addMessage needs { role: "system" | "user" | "assistant", content: "..." }');
+    var content = m.content;
+    var added = freeze({ role: role, content: typeof content === 'string' ? content : content instanceof String ? String(content) : core.need('errors').show(content) });
     record.added.push(added);
     record.chars += added.content.length;
     if (!record.read) {
@@ -244,9 +247,11 @@ return {
       var messages = c && c.messages;
       if (!Array.isArray(messages)) throw problem('contexts.' + n + '.messages must stay a list');
       lists[n] = messages.map(function (m) {
-        var content = m !== null && typeof m === 'object' && m.content instanceof String ? String(m.content) : m && m.content;
-        if (m === null || typeof m !== 'object' || !isRole(m.role) || typeof content !== 'string') throw problem('contexts.' + n + ' has a message that is not { role, content }: ' + describe(m));
-        return { role: m.role, content: content };
+        // Each field read once (see addMessage).
+        var object = m !== null && typeof m === 'object', role = object ? m.role : undefined, content = object ? m.content : undefined;
+        if (content instanceof String) content = String(content);
+        if (!object || !isRole(role) || typeof content !== 'string') throw problem('contexts.' + n + ' has a message that is not { role, content }: ' + describe(m));
+        return { role: role, content: content };
       });
       anyList = true;
     });

@@ -100,13 +100,13 @@ describe.each(PLACEMENTS)('code running while a job answers about contexts, $pla
     else expect(result.error).not.toContain('tool');
   });
 
-  // Cause: the guest's contexts module (src/workflow/sandbox/guest-modules.ts, changed()) reads a message's role
-  // twice, once to check it and once to copy it, so a getter passes the check and answers 'tool' to the copy; the
-  // host's check of the answer refuses it as "the sandbox gave a malformed result", which reads as a fault of the
-  // sandbox, not of the code (any other bad message is named: "contexts.a has a message that is not { role, content }").
-  it.fails('that code is told its message is not { role, content }, as for any other bad message', async () => {
+  // The cause was: the guest's contexts module (src/workflow/sandbox/guest-modules.ts, changed() and addMessage) read a
+  // message's role twice, once to check it and once to copy it, so a getter passed the check and answered 'tool' to
+  // the copy; the host's check of the answer refused it as "the sandbox gave a malformed result", which read as a
+  // fault of the sandbox, not of the code. Each field is now read once: the message is kept as it was checked.
+  it('a message whose role getter answers differently is kept with the role it was checked with', async () => {
     const result = await one.evaluate(codeEvaluation(stmts(ATTACKS[0]![1]), scope(LIST)));
-    expect(result.ok).toBe(false);
-    if (!result.ok) expect(result.error).toMatch(/contexts\.a has a message that is not \{ role, content \}/);
+    expect(result.ok).toBe(true);
+    if (result.ok) expect(result.contexts?.a?.[1]).toEqual({ role: 'user', content: LIST[1]!.content });
   });
 });
