@@ -1,5 +1,5 @@
 import { jsonDepth, MAX_JSON_DEPTH } from '../json-depth.js';
-import { bail, GuestThrow, isPlainObject, isStringObject, Opaque, TIER_LIMITS, textOf } from './values.js';
+import { bail, ELEMENT_UNITS, GuestThrow, isPlainObject, isStringObject, Opaque, TIER_LIMITS, textOf } from './values.js';
 
 // Nodes a walk of data may visit before the tier gives up (a wide DAG shared many times over).
 const MAX_NODES = 100_000;
@@ -48,16 +48,27 @@ function copy(v: unknown, depth: number, inArray: boolean): unknown {
 }
 
 // Whether v is plain data the tier made or copied, walked to MAX_JSON_DEPTH: a String object counts as its text.
-function checkData(v: unknown, depth: number, budget: { nodes: number }): void {
+// budget.chars: a lower bound of the length of its JSON (what it holds written with no escape and no indent).
+function checkData(v: unknown, depth: number, budget: { nodes: number; chars: number }): void {
   if (++budget.nodes > MAX_NODES) bail('data too large to walk');
+  if (typeof v === 'string') budget.chars += v.length + 2;
+  else if (v === null || typeof v === 'number' || typeof v === 'boolean') budget.chars += 1;
   if (v === null || v === undefined || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return;
-  if (isStringObject(v)) return;
+  if (isStringObject(v)) {
+    budget.chars += textOf(v).length + 2;
+    return;
+  }
   const isArray = Array.isArray(v);
   if (!isArray && !isPlainObject(v)) bail('a value that is not plain data');
   if (depth + 1 > MAX_JSON_DEPTH) bail('data nested too deep');
+  budget.chars += 2;
   for (const key of Object.keys(v as object)) {
     if (key === '__proto__') bail('the key __proto__');
-    checkData((v as Record<string, unknown>)[key], depth + 1, budget);
+    const item = (v as Record<string, unknown>)[key];
+    // An element that is undefined is written null; a member that is undefined is not written.
+    if (isArray && item === undefined) budget.chars += 4;
+    else if (!isArray && item !== undefined) budget.chars += key.length + 3;
+    checkData(item, depth + 1, budget);
   }
 }
 
@@ -67,18 +78,20 @@ function checkData(v: unknown, depth: number, budget: { nodes: number }): void {
  * hand; bails where the guest's JSON would fail (a function, a guest object, a __proto__ key, nesting past
  * MAX_JSON_DEPTH); and an upper bound of the length of its JSON.
  */
-export function resultData(v: Record<string, unknown>): { data: Record<string, unknown>; bound: number } {
-  const budget = { nodes: 0, bytes: 0 };
+export function resultData(v: Record<string, unknown>): { data: Record<string, unknown>; bound: number; least: number } {
+  const budget = { nodes: 0, bytes: 0, least: 0 };
   const data = resultCopy(v, 0, false, budget) as Record<string, unknown>;
-  return { data, bound: budget.bytes };
+  return { data, bound: budget.bytes, least: budget.least };
 }
 
-function resultCopy(v: unknown, depth: number, inArray: boolean, budget: { nodes: number; bytes: number }): unknown {
+// budget.bytes: an upper bound of the length of its JSON; budget.least: a lower bound (its strings' characters, unescaped).
+function resultCopy(v: unknown, depth: number, inArray: boolean, budget: { nodes: number; bytes: number; least: number }): unknown {
   if (++budget.nodes > MAX_NODES) bail('data too large to walk');
   switch (typeof v) {
     case 'string':
       // At most six characters each (\u escapes), and the quotes.
       budget.bytes += v.length * 6 + 3;
+      budget.least += v.length;
       return v;
     case 'boolean':
       budget.bytes += 6;
@@ -118,20 +131,28 @@ function resultCopy(v: unknown, depth: number, inArray: boolean, budget: { nodes
   return out;
 }
 
-/** JSON text of plain data as the guest's JSON.stringify gives it (undefined for undefined); bails on anything else. */
-export function jsonOf(v: unknown, space?: unknown, cap = TIER_LIMITS.stringChars): string | undefined {
-  checkData(v, 0, { nodes: 0 });
+/**
+ * JSON text of plain data as the guest's JSON.stringify gives it (undefined for undefined); bails on anything else.
+ * `spend`: told the work done (the nodes walked, ELEMENT_UNITS each, and the characters written).
+ */
+export function jsonOf(v: unknown, space?: unknown, cap = TIER_LIMITS.stringChars, spend?: (units: number) => void): string | undefined {
+  const budget = { nodes: 0, chars: 0 };
+  checkData(v, 0, budget);
+  // Text certainly past the cap is never written: a list of one megabyte string shared 30,000 times had V8 build half a gigabyte before it gave up.
+  if (budget.chars > cap) bail('string over the cap');
   if (space !== undefined && typeof space !== 'number' && typeof space !== 'string') bail('a JSON.stringify indent that is not a number or string');
+  spend?.(budget.nodes * ELEMENT_UNITS);
   const text = JSON.stringify(v, null, space as number | string | undefined);
+  if (text !== undefined) spend?.(text.length);
   if (text !== undefined && text.length > cap) bail('string over the cap');
   return text;
 }
 
 /** How the guest prints a value in a log line or a template: a string as it is, anything else as JSON (undefined as 'undefined'). */
-export function show(v: unknown): string {
+export function show(v: unknown, spend?: (units: number) => void): string {
   if (typeof v === 'string') return v;
   if (v === undefined) return 'undefined';
-  return jsonOf(v) ?? bail('a value JSON does not print');
+  return jsonOf(v, undefined, TIER_LIMITS.stringChars, spend) ?? bail('a value JSON does not print');
 }
 
 /** JSON.parse in workflow code: a SyntaxError is thrown as an error the tier models (a catch may take it; nothing may read it). */

@@ -1,5 +1,6 @@
 import { jsonOf, parseJson, show } from './data.js';
-import { bail, isPlainObject, TierNative, TierObject } from './values.js';
+import { sizeOf } from './methods.js';
+import { bail, isPlainObject, type Running, TierNative, TierObject } from './values.js';
 
 /** Where a part's console lines go, capped as the guest caps them (lines past the cap are counted, not kept). */
 export class LogSink {
@@ -10,12 +11,14 @@ export class LogSink {
     readonly maxChars: number,
   ) {}
 
-  /** One console line (the guest's logger: the parts joined by spaces, cut past maxChars). */
-  write(level: string, args: unknown[]): void {
-    let line = (level ? `${level}: ` : '') + args.map(show).join(' ');
+  /** One console line (the guest's logger: the parts joined by spaces, cut past maxChars); the length of the line before its cut. */
+  write(level: string, args: unknown[], spend?: (units: number) => void): number {
+    let line = (level ? `${level}: ` : '') + args.map((a) => show(a, spend)).join(' ');
+    const made = line.length;
     if (line.length > this.maxChars) line = `${line.slice(0, this.maxChars)}...`;
     if (this.lines.length < this.maxLines) this.lines.push(line);
     else this.dropped += 1;
+    return made;
   }
 
   /** The lines as the answer carries them (with the count of those not kept), or undefined when there are none. */
@@ -37,7 +40,10 @@ class Namespace extends TierObject {
 
 /** The guest's console for one part: log/info/debug to the lines as they are, warn and error with their level. */
 export function consoleFor(sink: LogSink): TierObject {
-  const logger = (level: string) => new TierNative(level || 'log', (_receiver, args) => sink.write(level, args));
+  const logger = (level: string) =>
+    new TierNative(level || 'log', (_receiver, args, running) => {
+      running.spend(sink.write(level, args, (units) => running.spend(units)));
+    });
   const log = logger('');
   return new Namespace({ log, info: logger(''), debug: logger(''), warn: logger('warn'), error: logger('error') });
 }
@@ -50,19 +56,29 @@ function ownData(v: unknown): Record<string, unknown> {
   return Array.isArray(v) || isPlainObject(v) ? (v as Record<string, unknown>) : bail('Object.keys of a value that is not plain data');
 }
 
+// A list of an object's own keys (values, entries), its making counted against the step budget.
+function listed(list: unknown[], running: Running): unknown[] {
+  running.spend(sizeOf(list));
+  return list;
+}
+
 /** JSON, Math, Object and Array as workflow code uses them (exact in both engines: no pow, no random, no locale). */
 export const GLOBAL_NAMESPACES: Record<string, TierObject> = {
   Object: new Namespace({
-    keys: new TierNative('keys', (_r, args) => Object.keys(ownData(args[0]))),
-    values: new TierNative('values', (_r, args) => Object.values(ownData(args[0]))),
-    entries: new TierNative('entries', (_r, args) => Object.entries(ownData(args[0]))),
+    keys: new TierNative('keys', (_r, args, running) => listed(Object.keys(ownData(args[0])), running)),
+    values: new TierNative('values', (_r, args, running) => listed(Object.values(ownData(args[0])), running)),
+    entries: new TierNative('entries', (_r, args, running) => listed(Object.entries(ownData(args[0])), running)),
   }),
   Array: new Namespace({ isArray: new TierNative('isArray', (_r, args) => Array.isArray(args[0])) }),
   JSON: new Namespace({
-    parse: new TierNative('parse', (_r, args) => (args.length > 1 ? bail('JSON.parse with a reviver') : parseJson(args[0]))),
-    stringify: new TierNative('stringify', (_r, args) => {
+    parse: new TierNative('parse', (_r, args, running) => {
+      if (args.length > 1) bail('JSON.parse with a reviver');
+      running.spend(sizeOf(args[0]));
+      return parseJson(args[0]);
+    }),
+    stringify: new TierNative('stringify', (_r, args, running) => {
       if (args[1] !== undefined && args[1] !== null) bail('JSON.stringify with a replacer');
-      return jsonOf(args[0], args[2]);
+      return jsonOf(args[0], args[2], undefined, (units) => running.spend(units));
     }),
   }),
   Math: new Namespace({

@@ -48,13 +48,13 @@ export class GuestContext extends TierObject {
     if (key === 'getName') return GET_NAME;
     return bail(`context member ${key}`);
   }
-  /** The guest's addMessage, for a context whose messages code has not read. */
-  add(message: unknown): void {
+  /** The guest's addMessage, for a context whose messages code has not read; the length of the content it added. */
+  add(message: unknown, spend?: (units: number) => void): number {
     if (!isPlainObject(message)) bail('addMessage of a value that is not an object');
     const role = memberOf(message, 'role');
     if (typeof role !== 'string' || !ROLES.has(role)) bail('addMessage with a bad role');
     const raw = memberOf(message, 'content');
-    const content = typeof raw === 'string' ? raw : isStringObject(raw) ? textOf(raw) : show(raw);
+    const content = typeof raw === 'string' ? raw : isStringObject(raw) ? textOf(raw) : show(raw, spend);
     let list = this.added.get(this.name);
     if (!list) {
       list = [];
@@ -64,11 +64,15 @@ export class GuestContext extends TierObject {
     this.chars += content.length;
     // Past max_length on its own, the guest reads the messages to trim them: that is the sandbox's to do.
     if (this.limit !== undefined && this.limit > 0 && this.chars > this.limit) bail('messages added past max_length');
+    return content.length;
   }
 }
 
 const contextOf = (receiver: unknown): GuestContext => (receiver instanceof GuestContext ? receiver : bail('a context method on something else'));
-const ADD_MESSAGE = new TierNative('addMessage', (receiver, args) => contextOf(receiver).add(args[0]));
+// What it adds is kept (and written in the answer): its length counts against the step budget.
+const ADD_MESSAGE = new TierNative('addMessage', (receiver, args, running) => {
+  running.spend(contextOf(receiver).add(args[0], (units) => running.spend(units)));
+});
 const GET_NAME = new TierNative('getName', (receiver) => contextOf(receiver).name);
 
 /** The guest's contexts Map for a part: one context per name the scope holds. */

@@ -6,6 +6,8 @@ import { bail, Env, GLOBAL_THIS, GuestThrow, isCallable, type Running, type Slot
 // biome-ignore lint/suspicious/noExplicitAny: acorn's nodes are read by their type tag, field by field.
 type N = Node & Record<string, any>;
 /** How a statement ended: normally (undefined), or by return / break / continue. */
+/** An assignment's target: a binding by name, or an object's member by key. */
+type Reference = { name: string } | { object: unknown; key: string };
 type Completion = undefined | { kind: 'return'; value: unknown } | { kind: 'break' } | { kind: 'continue' };
 const BREAK: Completion = { kind: 'break' };
 const CONTINUE: Completion = { kind: 'continue' };
@@ -35,6 +37,21 @@ export class Interpreter implements Running {
     if (++this.steps > TIER_LIMITS.steps) bail('step budget');
   }
 
+  /** Work a built-in does in proportion to its input or output (characters, elements), counted against the step budget. */
+  spend(units: number): void {
+    // Small work is the step that asked for it: the count of steps of code over small data is as it was.
+    if (units < TIER_LIMITS.unitsPerStep) return;
+    this.steps += Math.floor(units / TIER_LIMITS.unitsPerStep);
+    if (this.steps > TIER_LIMITS.steps) bail('step budget');
+  }
+
+  /** A property key (ToPropertyKey), its text's hashing counted. */
+  key(v: unknown): string {
+    const key = toKey(v);
+    this.spend(key.length);
+    return key;
+  }
+
   /** Calls a function value with a receiver and arguments. */
   call(fn: unknown, receiver: unknown, args: unknown[]): unknown {
     if (fn instanceof TierNative) return fn.call(receiver, args, this);
@@ -46,6 +63,8 @@ export class Interpreter implements Running {
       node.params.forEach((p, i) => {
         env.vars.set((p as N).name, { value: args[i], mutable: true, ready: true });
       });
+      // Sloppy code boxes a primitive `this` (a Number, String or Boolean object): not modelled.
+      if (!fn.arrow && receiver !== undefined && receiver !== null && typeof receiver !== 'object') bail('this of a primitive');
       const self = fn.arrow ? fn.lexicalThis : receiver === undefined || receiver === null ? GLOBAL_THIS : receiver;
       if (node.expression) return this.expr(node.body as N, env, self);
       const done = this.block((node.body as N).body as N[], env, self);
@@ -181,6 +200,7 @@ export class Interpreter implements Running {
       case 'TemplateLiteral': {
         let out = e.quasis[0].value.cooked as string;
         for (let i = 0; i < e.expressions.length; i++) out = this.cap(out + toText(this.expr(e.expressions[i], env, self)) + (e.quasis[i + 1].value.cooked as string));
+        this.concatenated(out);
         return out;
       }
       case 'ArrayExpression': {
@@ -211,10 +231,12 @@ export class Interpreter implements Running {
       case 'AssignmentExpression':
         return this.assign(e, env, self);
       case 'UpdateExpression': {
-        const old = this.expr(e.argument, env, self);
+        // The target's object and key are evaluated once, before it is read and written back.
+        const target = this.reference(e.argument, env, self);
+        const old = this.read(target, env);
         if (typeof old !== 'number') bail('++/-- of a value that is not a number');
         const next = e.operator === '++' ? (old as number) + 1 : (old as number) - 1;
-        this.store(e.argument, next, env, self);
+        this.write(target, next, env);
         return e.prefix ? next : old;
       }
       case 'ChainExpression':
@@ -231,7 +253,7 @@ export class Interpreter implements Running {
     const out: Record<string, unknown> = {};
     for (const p of e.properties) {
       if (p.type !== 'Property') bail('spread in an object');
-      const key = p.computed ? toKey(this.expr(p.key, env, self)) : p.key.type === 'Identifier' ? p.key.name : toKey(p.key.value);
+      const key = p.computed ? this.key(this.expr(p.key, env, self)) : p.key.type === 'Identifier' ? p.key.name : toKey(p.key.value);
       const value = this.expr(p.value, env, self);
       // Methods and functions get no home object or name here: code that reads either runs in the sandbox.
       Object.defineProperty(out, key, { value, writable: true, enumerable: true, configurable: true });
@@ -256,20 +278,23 @@ export class Interpreter implements Running {
       case '===':
       case '!==':
         if (this.primitives && ((typeof a === 'object' && a !== null) || (typeof b === 'object' && b !== null))) bail('an object compared in the step');
+        if (typeof a === 'string' && typeof b === 'string') this.spend(Math.min(a.length, b.length));
         return op === '===' ? a === b : a !== b;
       case '==':
       case '!=': {
         let same: boolean;
         if (a === null || a === undefined || b === null || b === undefined) same = (a === null || a === undefined) && (b === null || b === undefined);
-        else if (typeof a === typeof b && typeof a !== 'object' && typeof a !== 'function') same = a === b;
-        else return bail('== between values of different kinds');
+        else if (typeof a === typeof b && typeof a !== 'object' && typeof a !== 'function') {
+          if (typeof a === 'string') this.spend(Math.min(a.length, (b as string).length));
+          same = a === b;
+        } else return bail('== between values of different kinds');
         return op === '==' ? same : !same;
       }
       case '+': {
         if (typeof a === 'number' && typeof b === 'number') return a + b;
         const x = primitive(a);
         const y = primitive(b);
-        if (typeof x === 'string' || typeof y === 'string') return this.cap(toText(x) + toText(y));
+        if (typeof x === 'string' || typeof y === 'string') return this.concatenated(this.cap(toText(x) + toText(y)));
         if (isNumberLike(x) && isNumberLike(y)) return Number(x) + Number(y);
         return bail('+ of these values');
       }
@@ -283,6 +308,7 @@ export class Interpreter implements Running {
         const x = primitive(a);
         const y = primitive(b);
         if (!((typeof x === 'number' && typeof y === 'number') || (typeof x === 'string' && typeof y === 'string'))) return bail(`${op} of values of different kinds`);
+        if (typeof x === 'string') this.spend(Math.min(x.length, (y as string).length));
         const [p, q] = [x as number, y as number];
         return op === '<' ? p < q : op === '>' ? p > q : op === '<=' ? p <= q : p >= q;
       }
@@ -290,31 +316,40 @@ export class Interpreter implements Running {
   }
 
   private assign(e: N, env: Env, self: unknown): unknown {
+    // As the standard orders it: the target's object and key first, then (for += and -=) its value, then the right side.
+    const target = this.reference(e.left, env, self);
     let value: unknown;
     if (e.operator === '=') value = this.expr(e.right, env, self);
     else {
-      const old = this.expr(e.left, env, self);
+      const old = this.read(target, env);
       value = this.binary(e.operator === '+=' ? '+' : '-', old, this.expr(e.right, env, self));
     }
-    this.store(e.left, value, env, self);
+    this.write(target, value, env);
     return value;
   }
 
-  private store(target: N, value: unknown, env: Env, self: unknown): void {
-    if (target.type === 'Identifier') {
-      const slot = find(env, target.name);
-      // An undeclared name: sloppy code would make a global (or write a scope parameter): the sandbox decides.
-      if (!slot) return bail(`assignment to ${target.name}`);
-      if (!slot.ready) bail('assignment before declaration');
-      if (!slot.mutable) bail('assignment to a const');
-      slot.lazy = undefined;
-      slot.value = value;
-      return;
-    }
+  /** What an assignment or ++ writes to: a name, or an object and key evaluated once. */
+  private reference(target: N, env: Env, self: unknown): Reference {
+    if (target.type === 'Identifier') return { name: target.name as string };
     if (target.optional) bail('optional chain as a target');
     const object = this.unshort(this.chain(target.object, env, self));
-    const key = target.computed ? toKey(this.expr(target.property, env, self)) : (target.property.name as string);
-    setMember(object, key, value);
+    const key = target.computed ? this.key(this.expr(target.property, env, self)) : (target.property.name as string);
+    return { object, key };
+  }
+
+  private read(target: Reference, env: Env): unknown {
+    return 'name' in target ? this.lookup(target.name, env) : memberOf(target.object, target.key);
+  }
+
+  private write(target: Reference, value: unknown, env: Env): void {
+    if ('object' in target) return setMember(target.object, target.key, value);
+    const slot = find(env, target.name);
+    // An undeclared name: sloppy code would make a global (or write a scope parameter): the sandbox decides.
+    if (!slot) return bail(`assignment to ${target.name}`);
+    if (!slot.ready) bail('assignment before declaration');
+    if (!slot.mutable) bail('assignment to a const');
+    slot.lazy = undefined;
+    slot.value = value;
   }
 
   /** A member read or call, with optional chaining: SHORT when a `?.` met null or undefined (the whole chain is undefined). */
@@ -323,7 +358,7 @@ export class Interpreter implements Running {
       const base = this.chain(e.object, env, self);
       if (base === SHORT) return base;
       if (e.optional && (base === null || base === undefined)) return SHORT;
-      const key = e.computed ? toKey(this.expr(e.property, env, self)) : (e.property.name as string);
+      const key = e.computed ? this.key(this.expr(e.property, env, self)) : (e.property.name as string);
       return memberOf(base, key);
     }
     if (e.type === 'CallExpression') {
@@ -334,7 +369,7 @@ export class Interpreter implements Running {
         if (base === SHORT) return base;
         if (e.callee.optional && (base === null || base === undefined)) return SHORT;
         receiver = base;
-        const key = e.callee.computed ? toKey(this.expr(e.callee.property, env, self)) : (e.callee.property.name as string);
+        const key = e.callee.computed ? this.key(this.expr(e.callee.property, env, self)) : (e.callee.property.name as string);
         fn = memberOf(receiver, key);
       } else {
         fn = this.chain(e.callee, env, self);
@@ -368,6 +403,16 @@ export class Interpreter implements Running {
     if (name === 'NaN') return Number.NaN;
     if (name === 'Infinity') return Number.POSITIVE_INFINITY;
     return this.free(name);
+  }
+
+  /**
+   * A string made by + or a template: V8 makes it a rope (no copy) that the first read of a character, a slice or a
+   * comparison copies whole, so its length is counted now (a megabyte concatenated and read each step held the
+   * host's thread for 13 s within the step budget).
+   */
+  private concatenated(s: string): string {
+    this.spend(s.length);
+    return s;
   }
 
   /** A string the code made, within the tier's cap. */

@@ -1,16 +1,42 @@
 import { toText, truthy } from './coerce.js';
-import { bail, isCallable, type Running, TIER_LIMITS, TierNative } from './values.js';
+import { bail, ELEMENT_UNITS, isCallable, type Running, TIER_LIMITS, TierNative } from './values.js';
 
 // The array and string methods workflow code calls, implemented here: a callback is the interpreter's, called by
 // the interpreter; a host built-in is only ever called on a primitive string or the tier's own array, with
 // primitive arguments (never a callback, never a receiver code chose).
 
-function arrayMethod(name: string, fn: (array: unknown[], args: unknown[], running: Running) => unknown): TierNative {
-  return new TierNative(name, (receiver, args, running) => (Array.isArray(receiver) ? fn(receiver, args, running) : bail(`${name} on a value that is not an array`)));
+// `makes`: the method returns a value it made (a copy, a list, a text), not one the array holds; `walks`: it may walk
+// the whole array (push and pop do not: a list built by push costs no more than its steps).
+function arrayMethod(name: string, fn: (array: unknown[], args: unknown[], running: Running) => unknown, makes = false, walks = true): TierNative {
+  return new TierNative(name, (receiver, args, running) => {
+    if (!Array.isArray(receiver)) return bail(`${name} on a value that is not an array`);
+    // The array is walked (or copied) at most once, and what it makes is made once; its arguments are compared, not walked.
+    if (walks) running.spend(sizeOf(receiver));
+    const out = fn(receiver, args, running);
+    if (makes) running.spend(sizeOf(out));
+    return out;
+  });
 }
 
-function stringMethod(name: string, fn: (text: string, args: unknown[], running: Running) => unknown): TierNative {
-  return new TierNative(name, (receiver, args, running) => (typeof receiver === 'string' ? fn(receiver, args, running) : bail(`${name} on a value that is not a string`)));
+// `walks`: the method may walk the whole text (a search, a split, a case mapping) and makes text or a list in
+// proportion; charAt, slice and the like do neither (V8 slices a string without copying it).
+function stringMethod(name: string, fn: (text: string, args: unknown[], running: Running) => unknown, walks = true): TierNative {
+  return new TierNative(name, (receiver, args, running) => {
+    if (typeof receiver !== 'string') return bail(`${name} on a value that is not a string`);
+    // The text and the string arguments are walked (a search, at worst, in proportion to both), and what it makes is made once.
+    let size = walks ? receiver.length : 0;
+    for (const a of args) size += sizeOf(a);
+    running.spend(size);
+    const out = fn(receiver, args, running);
+    if (walks) running.spend(sizeOf(out));
+    return out;
+  });
+}
+
+/** The work units of a value a built-in walks or makes: a string's characters, an array's elements (each as ELEMENT_UNITS). */
+export function sizeOf(v: unknown): number {
+  if (typeof v === 'string') return v.length;
+  return Array.isArray(v) ? v.length * ELEMENT_UNITS : 0;
 }
 
 // An optional integer-ish argument: a number or undefined (ToIntegerOrInfinity of anything else may run guest code).
@@ -32,33 +58,37 @@ function callback(v: unknown, args: unknown[]): unknown {
 
 // find / findIndex / some / every / forEach / filter / map, as the standard walks them (the length as it is at the start; holes skipped where it says so).
 function iterate(kind: 'find' | 'findIndex' | 'some' | 'every' | 'forEach' | 'filter' | 'map'): TierNative {
-  return arrayMethod(kind, (array, args, running) => {
-    const fn = callback(args[0], args);
-    const length = array.length;
-    const out: unknown[] = [];
-    for (let i = 0; i < length; i++) {
-      running.tick();
-      const present = Object.hasOwn(array, i);
-      if (!present && kind !== 'find' && kind !== 'findIndex') {
-        if (kind === 'map') bail('map over a hole');
-        continue;
+  return arrayMethod(
+    kind,
+    (array, args, running) => {
+      const fn = callback(args[0], args);
+      const length = array.length;
+      const out: unknown[] = [];
+      for (let i = 0; i < length; i++) {
+        running.tick();
+        const present = Object.hasOwn(array, i);
+        if (!present && kind !== 'find' && kind !== 'findIndex') {
+          if (kind === 'map') bail('map over a hole');
+          continue;
+        }
+        const value = array[i];
+        const result = running.call(fn, undefined, [value, i, array]);
+        if (kind === 'map') out.push(result);
+        else if (kind === 'filter') {
+          if (truthy(result)) out.push(value);
+        } else if (kind === 'find' || kind === 'findIndex' || kind === 'some') {
+          if (truthy(result)) return kind === 'find' ? value : kind === 'findIndex' ? i : true;
+        } else if (kind === 'every' && !truthy(result)) return false;
       }
-      const value = array[i];
-      const result = running.call(fn, undefined, [value, i, array]);
-      if (kind === 'map') out.push(result);
-      else if (kind === 'filter') {
-        if (truthy(result)) out.push(value);
-      } else if (kind === 'find' || kind === 'findIndex' || kind === 'some') {
-        if (truthy(result)) return kind === 'find' ? value : kind === 'findIndex' ? i : true;
-      } else if (kind === 'every' && !truthy(result)) return false;
-    }
-    if (kind === 'find') return undefined;
-    if (kind === 'findIndex') return -1;
-    if (kind === 'some') return false;
-    if (kind === 'every') return true;
-    if (kind === 'forEach') return undefined;
-    return out;
-  });
+      if (kind === 'find') return undefined;
+      if (kind === 'findIndex') return -1;
+      if (kind === 'some') return false;
+      if (kind === 'every') return true;
+      if (kind === 'forEach') return undefined;
+      return out;
+    },
+    kind === 'map' || kind === 'filter',
+  );
 }
 
 function grow(array: unknown[], by: number): void {
@@ -94,31 +124,44 @@ export const ARRAY_METHODS: Record<string, TierNative> = {
   }),
   includes: arrayMethod('includes', (array, args) => array.includes(args[0], numberArg(args[1]))),
   indexOf: arrayMethod('indexOf', (array, args) => array.indexOf(args[0], numberArg(args[1]))),
-  join: arrayMethod('join', (array, args, running) => {
-    const separator = args[0] === undefined ? ',' : stringArg(args[0]);
-    let out = '';
-    for (let i = 0; i < array.length; i++) {
-      running.tick();
-      const v = array[i];
-      out = running.cap(out + (i > 0 ? separator : '') + (v === null || v === undefined ? '' : toText(v)));
-    }
-    return out;
-  }),
-  slice: arrayMethod('slice', (array, args) => array.slice(numberArg(args[0]), numberArg(args[1]))),
-  concat: arrayMethod('concat', (array, args) => {
-    const out = array.slice();
-    for (const a of args) {
-      const items = Array.isArray(a) ? a : [a];
-      grow(out, items.length);
-      out.push(...items);
-    }
-    return out;
-  }),
-  push: arrayMethod('push', (array, args) => {
-    grow(array, args.length);
-    return array.push(...args);
-  }),
-  pop: arrayMethod('pop', (array) => array.pop()),
+  join: arrayMethod(
+    'join',
+    (array, args, running) => {
+      const separator = args[0] === undefined ? ',' : stringArg(args[0]);
+      let out = '';
+      for (let i = 0; i < array.length; i++) {
+        running.tick();
+        const v = array[i];
+        out = running.cap(out + (i > 0 ? separator : '') + (v === null || v === undefined ? '' : toText(v)));
+      }
+      return out;
+    },
+    true,
+  ),
+  slice: arrayMethod('slice', (array, args) => array.slice(numberArg(args[0]), numberArg(args[1])), true),
+  concat: arrayMethod(
+    'concat',
+    (array, args) => {
+      const out = array.slice();
+      for (const a of args) {
+        const items = Array.isArray(a) ? a : [a];
+        grow(out, items.length);
+        out.push(...items);
+      }
+      return out;
+    },
+    true,
+  ),
+  push: arrayMethod(
+    'push',
+    (array, args) => {
+      grow(array, args.length);
+      return array.push(...args);
+    },
+    false,
+    false,
+  ),
+  pop: arrayMethod('pop', (array) => array.pop(), false, false),
   shift: arrayMethod('shift', (array) => array.shift()),
   reverse: arrayMethod('reverse', (array) => array.reverse()),
 };
@@ -154,16 +197,16 @@ function sized(length: number): void {
 /** String methods by name (on primitive strings). */
 export const STRING_METHODS: Record<string, TierNative> = {
   includes: stringMethod('includes', (s, args) => s.includes(stringArg(args[0]), numberArg(args[1]))),
-  startsWith: stringMethod('startsWith', (s, args) => s.startsWith(stringArg(args[0]), numberArg(args[1]))),
-  endsWith: stringMethod('endsWith', (s, args) => s.endsWith(stringArg(args[0]), numberArg(args[1]))),
+  startsWith: stringMethod('startsWith', (s, args) => s.startsWith(stringArg(args[0]), numberArg(args[1])), false),
+  endsWith: stringMethod('endsWith', (s, args) => s.endsWith(stringArg(args[0]), numberArg(args[1])), false),
   indexOf: stringMethod('indexOf', (s, args) => s.indexOf(stringArg(args[0]), numberArg(args[1]))),
   lastIndexOf: stringMethod('lastIndexOf', (s, args) => s.lastIndexOf(stringArg(args[0]), numberArg(args[1]))),
-  slice: stringMethod('slice', (s, args) => s.slice(numberArg(args[0]), numberArg(args[1]))),
-  substring: stringMethod('substring', (s, args) => s.substring(numberArg(args[0]) ?? 0, numberArg(args[1]))),
-  charAt: stringMethod('charAt', (s, args) => s.charAt(numberArg(args[0]) ?? 0)),
-  trim: stringMethod('trim', (s) => trim(s, true, true)),
-  trimStart: stringMethod('trimStart', (s) => trim(s, true, false)),
-  trimEnd: stringMethod('trimEnd', (s) => trim(s, false, true)),
+  slice: stringMethod('slice', (s, args) => s.slice(numberArg(args[0]), numberArg(args[1])), false),
+  substring: stringMethod('substring', (s, args) => s.substring(numberArg(args[0]) ?? 0, numberArg(args[1])), false),
+  charAt: stringMethod('charAt', (s, args) => s.charAt(numberArg(args[0]) ?? 0), false),
+  trim: stringMethod('trim', (s) => trim(s, true, true), false),
+  trimStart: stringMethod('trimStart', (s) => trim(s, true, false), false),
+  trimEnd: stringMethod('trimEnd', (s) => trim(s, false, true), false),
   toLowerCase: stringMethod('toLowerCase', (s) => ascii(s).toLowerCase()),
   toUpperCase: stringMethod('toUpperCase', (s) => ascii(s).toUpperCase()),
   split: stringMethod('split', (s, args) => {

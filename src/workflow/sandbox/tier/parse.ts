@@ -73,7 +73,12 @@ function parseChecked(source: string, script: boolean): Parsed {
     // What acorn refuses the sandbox reports (a syntax error) or reads otherwise: it decides.
     return 'syntax';
   }
-  return subset(program, script, true, null) ? program : 'refused';
+  try {
+    return subset(program, script, true, null) ? program : 'refused';
+  } catch {
+    // A tree deeper than the host's stack walks (a chain of 20,000 members): the engine's step must not throw, the sandbox decides.
+    return 'refused';
+  }
 }
 
 type AnyNode = Node & Record<string, unknown>;

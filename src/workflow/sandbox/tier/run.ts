@@ -205,7 +205,7 @@ function runPart(program: Program, data: PartData, script: TierScript | null, ru
   const cd = self.get('common_data');
   if (!isPlainObject(cd)) bail('common_data that is not an object');
   // In the step common_data is the engine's, unchanged (decideInHost gives it back as it is).
-  const { data: commonData, bound } = options.primitives ? { data: cd, bound: 0 } : resultData(cd);
+  const { data: commonData, bound, least } = options.primitives ? { data: cd, bound: 0, least: 0 } : resultData(cd);
   const lines = logs.finished();
   const appended = data.added.size > 0 ? JSON.stringify(Object.fromEntries(data.added)) : '';
   // The checks the host makes of every answer of the guest (an answer that fails them is an error: the sandbox's to give):
@@ -216,6 +216,9 @@ function runPart(program: Program, data: PartData, script: TierScript | null, ru
     (value === undefined ? 0 : ',"value":'.length + value.length) +
     (lines ? ',"logs":'.length + JSON.stringify(lines).length : 0) +
     (appended ? ',"appended":'.length + appended.length : 0);
+  // Certainly too large (its strings alone): never written out (a megabyte string shared 30,000 times in common_data had
+  // V8 fill the host's heap to write it).
+  if (least + rest > limits.maxResultBytes) bail('an answer too large');
   if (bound + rest > limits.maxResultBytes && JSON.stringify(commonData).length + rest > limits.maxResultBytes) bail('an answer too large');
   if (program.mode === 'fields' && jsonDepth(value!) > MAX_JSON_DEPTH) bail('an answer too deep');
   // The answer as the guest's JSON reads back, in the guest's key order.

@@ -60,10 +60,11 @@ export class TierFunction {
   ) {}
 }
 
-/** What a TierNative may ask of the interpreter running it: to call back a function, count a step, cap a string. */
+/** What a TierNative may ask of the interpreter running it: to call back a function, count a step (or the work of many), cap a string. */
 export interface Running {
   call(fn: unknown, receiver: unknown, args: unknown[]): unknown;
   tick(): void;
+  spend(units: number): void;
   cap(s: string): string;
 }
 
@@ -75,8 +76,15 @@ export class TierNative {
   ) {}
 }
 
-/** The tier's budgets: past any of them it gives up (the sandbox, with its own limits, runs the code). */
-export const TIER_LIMITS = { steps: 200_000, depth: 48, stringChars: 1 << 20, arrayLength: 100_000 };
+/** The work units of an element (a node of data) a built-in walks or makes: several times a character's. */
+export const ELEMENT_UNITS = 8;
+
+/**
+ * The tier's budgets: past any of them it gives up (the sandbox, with its own limits, runs the code). A built-in's
+ * work counts one step per unitsPerStep characters or elements it walks or makes (a step of the interpreter costs
+ * about what a scan of 100-200 characters does): a megabyte scanned each step would hold the host's thread for a minute.
+ */
+export const TIER_LIMITS = { steps: 200_000, depth: 48, stringChars: 1 << 20, arrayLength: 100_000, unitsPerStep: 128 };
 
 /** `this` of a function called without a receiver in sloppy code (the global object): any use of it gives up. */
 export const GLOBAL_THIS = new Opaque();
