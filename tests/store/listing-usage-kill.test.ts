@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,29 +9,13 @@ import type { SessionDocument } from '../../src/store/session-file.js';
 import type { StoredEntry } from '../../src/store/store.js';
 import { countTransitions } from '../../src/warming/transitions.js';
 import { cleanEnv, runCli } from '../helpers/cli.js';
-import { REPO_ROOT, studio } from '../helpers/team.js';
+import { runUntilWaiting } from './support.js';
+import { studio } from '../helpers/team.js';
 
-const CHILD = join(REPO_ROOT, 'tests', 'store', 'waiting-kill-child.ts');
 const dirs: string[] = [];
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
-
-/** Runs the waiting-kill child until its session waits (its writes landed), then SIGKILLs it. */
-function runUntilWaiting(dataDir: string, id: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dataDir, id], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('\n')) child.kill('SIGKILL');
-    });
-    child.on('error', reject);
-    child.on('exit', (_code, signal) => (signal === 'SIGKILL' ? resolve(out.trim()) : reject(new Error(`child ended before the kill: ${stderr}`))));
-  });
-}
 
 const usageOf = (events: readonly TroupeEvent[]) => {
   const used = events.flatMap((e) => (e.type === 'usage' ? [e] : []));

@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import type { SessionState } from '../../src/engine/session.js';
 import type { TroupeEvent } from '../../src/engine/event-map.js';
 import { step } from '../../src/engine/step.js';
@@ -100,4 +102,22 @@ export async function resumeDemo(store: Store, id = 'ref'): Promise<RunResult & 
 export function comparable(s: SessionState): Omit<SessionState, 'id'> {
   const { id: _id, ...rest } = s;
   return rest;
+}
+
+const WAITING_CHILD = join(REPO_ROOT, 'tests', 'store', 'waiting-kill-child.ts');
+
+/** Runs tests/store/waiting-kill-child.ts until it says its session waits (its writes landed), then SIGKILLs it; resolves with what it said. */
+export function runUntilWaiting(dataDir: string, id: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', WAITING_CHILD, dataDir, id], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('\n')) child.kill('SIGKILL');
+    });
+    child.on('error', reject);
+    child.on('exit', (_code, signal) => (signal === 'SIGKILL' ? resolve(out.trim()) : reject(new Error(`child ended before the kill: ${stderr}`))));
+  });
 }

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,31 +5,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { LowdbStore } from '../../src/store/lowdb-store.js';
 import type { SessionDocument } from '../../src/store/session-file.js';
 import { cleanEnv, runCli } from '../helpers/cli.js';
-import { REPO_ROOT } from '../helpers/team.js';
-import { comparable, uninterrupted } from './support.js';
+import { comparable, uninterrupted, runUntilWaiting } from './support.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 
-const CHILD = join(REPO_ROOT, 'tests', 'store', 'waiting-kill-child.ts');
 const dirs: string[] = [];
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
-
-/** Runs the child until it says the session waits (its writes landed), then SIGKILLs it. */
-function runUntilWaiting(dataDir: string, id: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dataDir, id], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('\n')) child.kill('SIGKILL');
-    });
-    child.on('error', reject);
-    child.on('exit', (_code, signal) => (signal === 'SIGKILL' ? resolve(out.trim()) : reject(new Error(`child ended before the kill: ${stderr}`))));
-  });
-}
 
 describe('a session killed right after a turn ends waiting (issue 23, items 2 and 6)', () => {
   it('its document still says running, yet it lists as waiting and resumes exactly where its journal ends', async () => {
