@@ -8,12 +8,14 @@ import { REPO_ROOT } from './team.js';
 /** A tool call the fake server answers with. */
 export interface ToolCallReply {
   name: string;
-  arguments: unknown;
+  arguments?: unknown;
+  /** The arguments as raw text, sent as they are instead of `arguments` as JSON (a model can send any text). */
+  rawArguments?: string;
 }
 
 /** A non-streamed completion (the server streams it when asked) with text and, optionally, one tool call of any name. */
 export function reply(text: string, tool?: ToolCallReply, extra: Partial<FakeReply> = {}): FakeReply {
-  const calls = tool ? [{ id: `call_${tool.name}`, type: 'function', function: { name: tool.name, arguments: JSON.stringify(tool.arguments) } }] : undefined;
+  const calls = tool ? [{ id: `call_${tool.name}`, type: 'function', function: { name: tool.name, arguments: tool.rawArguments ?? JSON.stringify(tool.arguments) } }] : undefined;
   return {
     ...extra,
     body: {

@@ -1,21 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { FakeReply } from '../../helpers/fake-openai-server.js';
 import { cleanEnv, runCli } from '../../helpers/cli.js';
 import { parseEvents, reply, RoleServer } from '../../helpers/workflow-run.js';
-
-/** A completion whose one tool call carries `args` as its raw JSON text (a model can send any). */
-function rawToolCall(name: string, args: string): FakeReply {
-  return {
-    body: {
-      id: 'chatcmpl-wf',
-      object: 'chat.completion',
-      created: 0,
-      model: 'test-model',
-      choices: [{ index: 0, finish_reason: 'tool_calls', message: { role: 'assistant', content: '', tool_calls: [{ id: 'call_1', type: 'function', function: { name, arguments: args } }] } }],
-      usage: { prompt_tokens: 40, completion_tokens: 10, total_tokens: 50 },
-    },
-  };
-}
 
 // Hostile: a model's parsing-tool call whose arguments nest 60,000 arrays deep (120,000 characters, within what troupe reads of an answer). JSON.parse takes it, but
 // JSON.stringify and any recursive walk of the parsed value overflow the stack: model output must never
@@ -28,7 +13,7 @@ describe("a parsing tool's arguments nested 60,000 levels deep", () => {
   // the stack and the session stopped with "Maximum call stack size exceeded" (where: store), on every resume
   // too. Arguments nested past MAX_JSON_DEPTH are now kept as `_unparsed` text.
   it('end the turn with a clear line (or are kept as text): never a stack overflow that stops the session', async () => {
-    const server = await new RoleServer({ coder: [reply('The code.')], reviewer: [rawToolCall('review_work', DEEP)] }).start();
+    const server = await new RoleServer({ coder: [reply('The code.')], reviewer: [reply('', { name: 'review_work', rawArguments: DEEP })] }).start();
     try {
       const out = await runCli(
         ['run', '--workflow', 'coder_reviewer', '--input', 'write it', '--json'],

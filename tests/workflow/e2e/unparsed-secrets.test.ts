@@ -3,7 +3,6 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { FakeReply } from '../../helpers/fake-openai-server.js';
 import { cleanEnv, runCli } from '../../helpers/cli.js';
 import { reply, RoleServer } from '../../helpers/workflow-run.js';
 
@@ -12,19 +11,6 @@ import { reply, RoleServer } from '../../helpers/workflow-run.js';
 // are still a string value of the record, redacted like any other, in the journal, the document and `--json`.
 
 const KEY = 'correcthorsebatterystaple-0123';
-
-function rawToolCall(name: string, args: string): FakeReply {
-  return {
-    body: {
-      id: 'chatcmpl-wf',
-      object: 'chat.completion',
-      created: 0,
-      model: 'test-model',
-      choices: [{ index: 0, finish_reason: 'tool_calls', message: { role: 'assistant', content: '', tool_calls: [{ id: 'call_1', type: 'function', function: { name, arguments: args } }] } }],
-      usage: { prompt_tokens: 40, completion_tokens: 10, total_tokens: 50 },
-    },
-  };
-}
 
 /** Every file under `dir`, with its text. */
 function filesUnder(dir: string): [string, string][] {
@@ -43,7 +29,7 @@ describe('a key in tool-call arguments kept as text', () => {
     ['not JSON', `{"improvement_needed": false, "work_summary": "key ${KEY}" oops`],
   ] as const) {
     it(`${kind}: reaches neither the session's files nor the --json stream`, async () => {
-      const server = await new RoleServer({ coder: [reply('The code.')], reviewer: [rawToolCall('review_work', args)] }).start();
+      const server = await new RoleServer({ coder: [reply('The code.')], reviewer: [reply('', { name: 'review_work', rawArguments: args })] }).start();
       const dataDir = mkdtempSync(join(tmpdir(), 'troupe-unparsed-'));
       try {
         const out = await runCli(
