@@ -2,7 +2,7 @@ import { close, closeSync, constants, fstat, fstatSync, fsync, fsyncSync, ftrunc
 import { open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { SyncAdapter } from 'lowdb';
-import { SessionFileError } from './load-file.js';
+import { openOwnFile } from './own-file.js';
 
 /** The file operations a store writes with (tests inject ones that fail like a full disk, or that log their order). */
 export interface DocumentFs {
@@ -68,22 +68,10 @@ function writeTempSync(path: string, text: string): void {
   }
 }
 
-/**
- * The bytes of a file of the store's own (`what` names it in errors): a regular file at its own name. A FIFO there
- * blocked every reader for good, a link (a data dir can come with a cloned repository) would be read wherever it
- * leads (`/dev/zero`: 2 GiB). Throws ENOENT as readFileSync does.
- */
+/** The bytes of a file of the store's own (`what` names it in errors): see openOwnFile. Throws ENOENT as readFileSync does. */
 export function readOwnFile(path: string, what: string): Buffer {
-  let fd: number;
+  const fd = openOwnFile(path, constants.O_RDONLY, what);
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new SessionFileError(`${path} is a link, not ${what} — move it out of the way`);
-    throw error;
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) throw new SessionFileError(`${path} is ${stat.isDirectory() ? 'a directory' : 'not a regular file'}, not ${what} — move it out of the way`);
     return readFileSync(fd);
   } finally {
     closeSync(fd);
@@ -186,7 +174,7 @@ export class DocumentFile<T> implements SyncAdapter<T> {
   read(): T | null {
     let text: string;
     try {
-      text = readOwnFile(this.path, basename(this.path)).toString('utf8');
+      text = readOwnFile(this.path, 'a file troupe writes').toString('utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw error;

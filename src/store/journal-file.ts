@@ -1,7 +1,7 @@
-import { closeSync, constants, fstatSync, open, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, open, fsyncSync, ftruncateSync, readSync, writeSync } from 'node:fs';
 import { CHAIN_START, sealedLineMaxBytes, sealLineInto } from './journal-chain.js';
 import { JournalCheck, type JournalRules } from './journal-check.js';
-import { SessionFileError } from './load-file.js';
+import { openOwnFile } from './own-file.js';
 import type { JournalRecord } from './session-file.js';
 import { TroupeError } from '../errors.js';
 
@@ -32,7 +32,7 @@ export function scanJournal(path: string, onRecord: (record: JournalRecord, line
   const check = new JournalCheck(path, rules);
   let fd: number;
   try {
-    fd = openJournalFile(path, constants.O_RDONLY);
+    fd = openOwnFile(path, constants.O_RDONLY, 'a journal');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     check.end();
@@ -67,22 +67,6 @@ export function scanJournal(path: string, onRecord: (record: JournalRecord, line
   } finally {
     closeSync(fd);
   }
-}
-
-// A journal is a regular file of the data dir's own: a link at its name (a cloned repository can ship a data dir)
-// would have a resume cut and append to the file it names, and a FIFO would block every reader for good.
-function openJournalFile(path: string, flags: number): number {
-  let fd: number;
-  try {
-    fd = openSync(path, flags | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o666);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new SessionFileError(`${path} is a link, not a journal — move it out of the way`);
-    throw error;
-  }
-  const stat = fstatSync(fd);
-  if (stat.isFile()) return fd;
-  closeSync(fd);
-  throw new SessionFileError(`${path} is ${stat.isDirectory() ? 'a directory' : 'not a regular file'}, not a journal — move it out of the way`);
 }
 
 /** Creates a new empty journal off the event loop (it must not exist: EEXIST) and gives its descriptor, for a JournalWriter. */
@@ -128,7 +112,7 @@ export class JournalWriter {
     private readonly fsyncAsync: FsyncAsync = async (fd, p) => this.fsync(fd, p),
     created?: number,
   ) {
-    this.fd = created ?? openJournalFile(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT);
+    this.fd = created ?? openOwnFile(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT, 'a journal');
     this.size = created !== undefined ? 0 : fstatSync(this.fd).size;
     this.lines = end?.records ?? 0;
     this.last = end?.lastHash ?? CHAIN_START;
