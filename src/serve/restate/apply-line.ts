@@ -36,11 +36,16 @@ export async function applyLine(ctx: restate.ObjectContext, rt: WorkerRuntime, r
   if (!detached) o.session.resume();
   // From here a newer line may cancel this invocation (the only thing awaited from now on is the steps' race).
   ctx.set(KEYS.running, ctx.request().id);
-  const end = await o.steps.drive(() => o.journal.flush());
+  // Live events (a prediction, the last deltas) reach the serve process before the stored events after them are written.
+  const end = await o.steps.drive(async () => {
+    await rt.live.delivered();
+    o.journal.flush();
+  });
   if (end === 'cancelled') rt.log(`session ${ctx.key}: invocation cancelled by a new input; its calls in flight were aborted`);
   // Calls in flight at a cancellation are aborted and never applied: the next apply re-runs what is still wanted.
   o.effects.abortAll();
   o.steps.close();
+  await rt.live.delivered();
   o.journal.flush();
   o.journal.flushState();
   await o.journal.close();

@@ -29,6 +29,11 @@ export class EventQueue {
     this.wake?.();
   }
 
+  /** The events queued now, without waiting (empty when none is, or the stream is over). */
+  take(): TroupeEvent[] {
+    return this.closed || this.dropped ? [] : this.queue.splice(0);
+  }
+
   /** The next events to send, waiting for one when none is queued; empty when the stream is over. */
   async next(): Promise<TroupeEvent[]> {
     while (this.queue.length === 0 && !this.closed && !this.dropped) await new Promise<void>((resolve) => (this.wake = resolve));

@@ -4,6 +4,8 @@ import type { LiveTarget } from './records.js';
 const BATCH_MS = 25;
 const BATCH_MAX = 64;
 const SEND_TIMEOUT_MS = 2_000;
+/** Longest a session waits, at a quiet point, for its live events to reach the serve process before it writes on. */
+export const LIVE_WAIT_MS = 250;
 
 /**
  * Pushes a session's streaming deltas from the worker to the serve process that reads it (best-effort: live
@@ -12,6 +14,7 @@ const SEND_TIMEOUT_MS = 2_000;
  */
 export class LiveSender {
   private readonly queues = new Map<string, { target: LiveTarget; events: TroupeEvent[]; timer: NodeJS.Timeout }>();
+  private readonly inFlight = new Set<Promise<void>>();
 
   constructor(private readonly doFetch: typeof fetch = fetch) {}
 
@@ -32,19 +35,35 @@ export class LiveSender {
     for (const key of [...this.queues.keys()]) this.flush(key);
   }
 
+  /**
+   * Sends every queued batch now and waits (at most `maxWaitMs`) until every push has been answered. A session
+   * calls it before it writes its next events: a reader then gets the live events (a prediction, the last deltas)
+   * before the stored ones that follow them, and never after the turn they belong to has ended.
+   */
+  async delivered(maxWaitMs = LIVE_WAIT_MS): Promise<void> {
+    this.flushAll();
+    if (this.inFlight.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(this.inFlight), new Promise<void>((resolve) => (timer = setTimeout(resolve, maxWaitMs)))]);
+    clearTimeout(timer);
+  }
+
   private flush(key: string): void {
     const queue = this.queues.get(key);
     if (!queue) return;
     this.queues.delete(key);
     clearTimeout(queue.timer);
-    void this.doFetch(queue.target.url, {
+    const push: Promise<void> = this.doFetch(queue.target.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${queue.target.token}` },
       body: JSON.stringify({ events: queue.events }),
       signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
-    }).then(
-      (response) => response.body?.cancel(),
-      () => undefined,
-    );
+    })
+      .then(
+        (response) => response.body?.cancel(),
+        () => undefined,
+      )
+      .finally(() => this.inFlight.delete(push));
+    this.inFlight.add(push);
   }
 }

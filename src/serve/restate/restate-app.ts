@@ -159,6 +159,9 @@ export function restateApp(options: RestateAppOptions): Hono {
       };
       try {
         while (open) {
+          // Live events that came while the page was read were sent before its stored events were written (the
+          // worker waits for their push): a prediction goes out before the end of the turn it belongs to.
+          for (const e of deltas.take()) await write(e);
           for (const e of page.events) {
             await write(e);
             sent = e.seq;

@@ -129,10 +129,10 @@ export class RestateSteps implements StepRunner {
    * the steps in flight are abandoned unapplied). `flush` is called at every quiet point, before the next
    * steps are issued, so what the session did so far is written before it waits.
    */
-  async drive(flush: () => void): Promise<DriveEnd> {
+  async drive(flush: () => void | Promise<void>): Promise<DriveEnd> {
     for (;;) {
       await this.quiet();
-      flush();
+      await flush();
       const open = this.pending.filter((r) => !r.done);
       if (open.length === 0) return 'settled';
       for (const r of open.filter((r) => !r.issued).sort(byTask)) r.issued = this.issue(r);
