@@ -8,8 +8,7 @@ const target = { url: 'http://127.0.0.1:4810/live', token: 'secret' };
 /** A fetch whose answers the test gives, one per push. */
 function heldFetch() {
   const pushes: { body: string; answer: () => void }[] = [];
-  const doFetch = ((_url: string, init: RequestInit) =>
-    new Promise<Response>((resolve) => pushes.push({ body: String(init.body), answer: () => resolve(new Response('{}')) }))) as typeof fetch;
+  const doFetch = ((_url: string, init: RequestInit) => new Promise<Response>((resolve) => pushes.push({ body: String(init.body), answer: () => resolve(new Response('{}')) }))) as typeof fetch;
   return { pushes, doFetch };
 }
 
