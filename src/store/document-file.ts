@@ -153,6 +153,16 @@ export function syncDirectory(dir: string, fs: DocumentFs = NODE_DOCUMENT_FS): v
   }
 }
 
+/** Flushes a directory's entries to the disk off the event loop (see AsyncDocumentFs), so a create or rename in it survives a power failure. */
+export async function syncDirectoryAsync(dir: string, fs: DocumentFs = NODE_DOCUMENT_FS): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await asyncFs(fs).fsync(handle.fd, dir);
+  } finally {
+    await handle.close();
+  }
+}
+
 /**
  * A lowdb adapter that writes a whole JSON document synchronously: to `.<name>.tmp` beside it, flushed to
  * the disk, then renamed over it, so the document is either the old one or the new one. A write that fails (a full
@@ -212,14 +222,7 @@ export class DocumentFile<T> implements SyncAdapter<T> {
       await fs.rm(this.tempPath).catch(() => undefined);
       throw error;
     }
-    if (!options.durable) return;
-    const dir = dirname(this.path);
-    const handle = await open(dir, 'r');
-    try {
-      await fs.fsync(handle.fd, dir);
-    } finally {
-      await handle.close();
-    }
+    if (options.durable) await syncDirectoryAsync(dirname(this.path), this.fs);
   }
 
   /** Makes the last write survive a power failure (the rename is in the directory, which is flushed). */
