@@ -17,8 +17,8 @@ const CHECKPOINT_MS = 1_000;
 const CHECKPOINT_LINES = 256;
 // At a point made durable once a second, the document is rewritten only once it is this many journal lines
 // behind; before that the journal alone is flushed. A document rewrite is a temp file created, written,
-// flushed and renamed in a directory every session shares: at 1,000 served sessions of six turns, the one at
-// the first turn and the one at the pause were most of the 1.1 ms of system CPU each session cost the server.
+// flushed and renamed in a directory every session shares: a served session of six turns wrote three before
+// its close (created, its first turn, its pause), and writes one.
 const CHECKPOINT_MIN_LINES = 32;
 
 /** A checkpoint asked for: with `document`, the document is rewritten; without, only the journal is flushed. */
@@ -33,8 +33,9 @@ type Wanted = { sync: boolean; document: boolean };
  * after it, so no document rewrite sits in front of the model call that step starts) or a memory compression
  * once the last checkpoint is 256 journal lines old, or a second and 32 lines old; at such a point a second
  * after the last one with fewer lines behind, only the journal is flushed to the disk (and, at a pause, its
- * directory): a turn that ends waiting for the user is not a rewrite every turn. Readers of a stored session's status fold the journal lines after the checkpoint
- * (listings, reports, the serve views). A checkpoint is taken once the
+ * directory): a turn that ends waiting for the user is not a rewrite every turn. Readers of a stored
+ * session's status fold the journal lines after the checkpoint (listings, reports, the serve views). A
+ * checkpoint is taken once the
  * step that asked for it has been delivered (its events are in memory and usage too) and written off the
  * event loop, one at a time: those asked for while one is being written become one, of the state when it
  * starts. A crash before it lands loses nothing: the journal holds every step, and reopening folds the
