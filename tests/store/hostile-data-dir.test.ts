@@ -1,9 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { cleanEnv, runCli } from '../helpers/cli.js';
+import { cleanEnv, runCli, runCliChild } from '../helpers/cli.js';
 import { REPO_ROOT } from '../helpers/team.js';
 import { tempDirPerTest } from '../helpers/temp-dir.js';
 
@@ -123,12 +122,7 @@ describe('a session file that never ends does not hang the listing', () => {
   it('`troupe sessions` with a FIFO named as a session document lists the others and ends', () => {
     const { dir, sessions } = dataDirWith(5);
     expect(spawnSync('mkfifo', [join(sessions, 'stuck.json')]).status).toBe(0);
-    const cli = pathToFileURL(join(REPO_ROOT, 'src', 'cli', 'main.ts')).href;
-    const script =
-      `import { main } from ${JSON.stringify(cli)}; import { Readable } from 'node:stream';` +
-      `const code = await main(['sessions'], { stdout: process.stdout, stderr: process.stderr, stdin: Readable.from([]), env: { ...process.env, TROUPE_DATA_DIR: ${JSON.stringify(dir)} }, cwd: ${JSON.stringify(dir)}, interactive: false });` +
-      'process.exit(code);';
-    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 10_000 });
+    const child = runCliChild(['sessions'], cleanEnv({ TROUPE_DATA_DIR: dir }), { cwd: dir });
     expect(child.signal).toBeNull();
     expect(child.stdout).toContain('fixture-');
     expect(existsSync(join(sessions, 'stuck.json'))).toBe(true);
