@@ -85,6 +85,44 @@ describe('a journal that is not a journal file, read for a listing', () => {
   });
 });
 
+describe('a session folder reached through a link', () => {
+  // The cause was: LowdbStore.removeFiles (src/store/lowdb-store.ts) removed `<data dir>/runs/<id>` recursively for a
+  // session that never started, which every listing does; `runs` was not checked to be troupe's own folder, so a
+  // link there (git keeps relative links: `.troupe/runs -> ../..`) had `troupe sessions`, a read-only command, remove
+  // the user's folder named like a forged unstarted session (tests/fixtures/hostile/unstarted-thesis.json).
+  it('`troupe sessions` with `runs` linked out and a forged unstarted session removes nothing through the link', async () => {
+    const root = temp();
+    const dir = join(root, 'repo', '.troupe');
+    mkdirSync(join(dir, 'sessions'), { recursive: true });
+    const projects = join(root, 'home', 'projects');
+    mkdirSync(join(projects, 'thesis'), { recursive: true });
+    writeFileSync(join(projects, 'thesis', 'chapter1.txt'), 'years of work');
+    symlinkSync(join('..', '..', 'home', 'projects'), join(dir, 'runs'));
+    copyFileSync(join(REPO_ROOT, 'tests', 'fixtures', 'hostile', 'unstarted-thesis.json'), join(dir, 'sessions', 'thesis.json'));
+    writeFileSync(join(dir, 'sessions', 'thesis.jsonl'), '');
+    const out = await runCli(['sessions'], cleanEnv({ TROUPE_DATA_DIR: dir }), '', { cwd: join(root, 'repo') });
+    expect(out.code).toBe(0);
+    expect(readFileSync(join(projects, 'thesis', 'chapter1.txt'), 'utf8')).toBe('years of work');
+    // Kept and listed (looked at again next time), not removed.
+    expect(out.stdout).toContain('thesis');
+  });
+
+  it('(checked, holds) a forged unstarted session whose own folder `runs/<id>` is a link has the link removed, not what it leads to', async () => {
+    const root = temp();
+    const dir = join(root, '.troupe');
+    mkdirSync(join(dir, 'sessions'), { recursive: true });
+    mkdirSync(join(dir, 'runs'));
+    const victim = join(root, 'thesis');
+    mkdirSync(victim);
+    writeFileSync(join(victim, 'chapter1.txt'), 'years of work');
+    symlinkSync(victim, join(dir, 'runs', 'thesis'));
+    copyFileSync(join(REPO_ROOT, 'tests', 'fixtures', 'hostile', 'unstarted-thesis.json'), join(dir, 'sessions', 'thesis.json'));
+    writeFileSync(join(dir, 'sessions', 'thesis.jsonl'), '');
+    expect((await runCli(['sessions'], cleanEnv({ TROUPE_DATA_DIR: dir }), '', { cwd: root })).code).toBe(0);
+    expect(readFileSync(join(victim, 'chapter1.txt'), 'utf8')).toBe('years of work');
+  });
+});
+
 describe('(checked, holds) sealing an old journal on resume', () => {
   // sealJournal (src/store/seal-journal.ts) writes `.<id>.jsonl.tmp` with writeFileSync, which follows a link; the
   // store removes that name under the session's lock first (lowdb-store.ts), so a planted link is not written through.
