@@ -1,9 +1,9 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cleanEnv } from '../../helpers/cli.js';
 import { tempDirPerTest } from '../../helpers/temp-dir.js';
-import { reply, RoleServer, runJson, toolsOf } from '../../helpers/workflow-run.js';
+import { reply, roleServerPerTest, runJson, toolsOf } from '../../helpers/workflow-run.js';
 
 // Probe (round 11) of a session document handed over by someone else (the data dir defaults to `.troupe/` in the
 // working directory, so a cloned repository can ship one). Round 10 made a resumed session trust its stored plan's
@@ -11,11 +11,7 @@ import { reply, RoleServer, runJson, toolsOf } from '../../helpers/workflow-run.
 // that: each agent's tools and command policy, which a resumed session takes from the document as they are.
 
 const temp = tempDirPerTest('troupe-stored-plan-probe-');
-let server: RoleServer | null = null;
-afterEach(async () => {
-  await server?.stop();
-  server = null;
-});
+const serveRoles = roleServerPerTest();
 
 /** A workflow whose coder may only read files (no commands), held at its first state until the document is edited. */
 function readOnlyWorkflow(base: string): string {
@@ -55,7 +51,7 @@ describe('a resumed workflow session whose stored plan gives an agent more than 
     coder.commandPolicy = { allow: ['cat', 'sh'], network: true };
     doc.workflow.plan.states[0].enter = null;
     writeFileSync(file, JSON.stringify(doc));
-    server = await new RoleServer({ coder: [reply('', { name: 'run_command', arguments: { command: 'sh -c id' } }), reply('done')] }, () => 'coder').start();
+    const server = await serveRoles({ coder: [reply('', { name: 'run_command', arguments: { command: 'sh -c id' } }), reply('done')] }, () => 'coder');
     const env = cleanEnv({ TROUPE_DATA_DIR: data, OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: 'test', TROUPE_MODEL: 'test-model' });
     await runJson(['resume', doc.id], env, '!continue\n', { cwd: base });
     // Refused, or run with the tools the roles give: either way the model is never offered run_command.
