@@ -6,41 +6,21 @@ import { LockPathError, readLock } from '../../src/store/lock.js';
 import { cleanEnv, runCli, runCliChild } from '../helpers/cli.js';
 import { REPO_ROOT } from '../helpers/team.js';
 import { tempDirPerTest } from '../helpers/temp-dir.js';
+import { copyFixtureSession, dataDirWith } from './support.js';
 
 // Probe (round 11) of the store's files that openOwnFile (src/store/own-file.ts) does not open: the data dir defaults
 // to `.troupe/` in the working directory, so a cloned repository (links, which git keeps) or a shared archive (FIFOs)
 // can bring any of them. `troupe sessions` and `troupe serve`'s listing read every session's lock and journal tail.
 
 const temp = tempDirPerTest('troupe-data-dir-probe-');
-const FIXTURES = join(REPO_ROOT, 'tests', 'fixtures', 'sessions');
-
-/** A data dir holding the stored fixture session of schema `version` (`fixture-v<version>`), and a file of the user's beside it. */
-function dataDirWith(version: 2 | 5 | 6): { dir: string; sessions: string; id: string; victim: string } {
-  const root = temp();
-  const dir = join(root, '.troupe');
-  const sessions = join(dir, 'sessions');
-  mkdirSync(sessions, { recursive: true });
-  const id = `fixture-v${version}`;
-  copyFileSync(join(FIXTURES, `v${version}.json`), join(sessions, `${id}.json`));
-  copyFileSync(join(FIXTURES, `v${version}.jsonl`), join(sessions, `${id}.jsonl`));
-  const victim = join(root, 'users-file');
-  writeFileSync(victim, 'the user own file, no newline');
-  return { dir, sessions, id, victim };
-}
-
-/** A second stored session beside the first, so a listing shows whether it went past the hostile one. */
-function withNeighbour(sessions: string): void {
-  copyFileSync(join(FIXTURES, 'v5.json'), join(sessions, 'fixture-v5.json'));
-  copyFileSync(join(FIXTURES, 'v5.jsonl'), join(sessions, 'fixture-v5.jsonl'));
-}
 
 describe('a session lock that is not a lock file', () => {
   // The cause was: readLock (src/store/lock.ts) read `<id>.lock` with readFileSync, following links and blocking on a
   // FIFO: lockHolder is asked for every session a listing shows, so `troupe sessions` (and troupe serve's
   // GET /v1/sessions, on its event loop) never ended.
   it('`troupe sessions` with a FIFO as a session lock lists the sessions and ends, the lock named', { timeout: 30_000 }, () => {
-    const { dir, sessions } = dataDirWith(6);
-    withNeighbour(sessions);
+    const { dir, sessions } = dataDirWith(temp(), 6);
+    copyFixtureSession(sessions, 5);
     expect(spawnSync('mkfifo', [join(sessions, 'fixture-v6.lock')]).status).toBe(0);
     const child = runCliChild(['sessions'], cleanEnv({ TROUPE_DATA_DIR: dir }), { cwd: dir });
     expect(child.signal).toBeNull();
@@ -50,7 +30,7 @@ describe('a session lock that is not a lock file', () => {
 
   // The same readFileSync: a lock linked to /dev/zero had `troupe sessions` at 3.7 GB resident and still reading after 15 s.
   it('`troupe sessions` with a session lock linked to /dev/zero does not read it', { timeout: 30_000 }, () => {
-    const { dir, sessions } = dataDirWith(6);
+    const { dir, sessions } = dataDirWith(temp(), 6);
     symlinkSync('/dev/zero', join(sessions, 'fixture-v6.lock'));
     const child = runCliChild(['sessions'], cleanEnv({ TROUPE_DATA_DIR: dir }), { cwd: dir });
     expect(child.signal).toBeNull();
@@ -61,7 +41,7 @@ describe('a session lock that is not a lock file', () => {
   // A dangling link at the lock's name made every open fail as "being opened by another process — try again in a few
   // seconds", which no wait fixes.
   it('`troupe resume` of a session whose lock is a dangling link says it is a link, in one line', async () => {
-    const { dir, sessions, id } = dataDirWith(5);
+    const { dir, sessions, id } = dataDirWith(temp(), 5);
     symlinkSync(join(dir, 'nowhere'), join(sessions, `${id}.lock`));
     const out = await runCli(['resume', id, '--demo'], cleanEnv({ TROUPE_DATA_DIR: dir }), '', { cwd: dir });
     expect(out.code).toBe(1);
@@ -75,8 +55,8 @@ describe('a journal that is not a journal file, read for a listing', () => {
   // FIFO there blocks `troupe sessions` for good (and troupe serve's whole process: the listing runs on its event
   // loop); a link is read wherever it leads. scanJournal (resume, show, export) refuses both.
   it.fails('`troupe sessions` with a FIFO as a sealed session journal lists the sessions and ends', { timeout: 30_000 }, () => {
-    const { dir, sessions, id } = dataDirWith(6);
-    withNeighbour(sessions);
+    const { dir, sessions, id } = dataDirWith(temp(), 6);
+    copyFixtureSession(sessions, 5);
     rmSync(join(sessions, `${id}.jsonl`));
     expect(spawnSync('mkfifo', [join(sessions, `${id}.jsonl`)]).status).toBe(0);
     const child = runCliChild(['sessions'], cleanEnv({ TROUPE_DATA_DIR: dir }), { cwd: dir });
@@ -127,7 +107,7 @@ describe('(checked, holds) sealing an old journal on resume', () => {
   // sealJournal (src/store/seal-journal.ts) writes `.<id>.jsonl.tmp` with writeFileSync, which follows a link; the
   // store removes that name under the session's lock first (lowdb-store.ts), so a planted link is not written through.
   it('a link planted at the sealing temp name of a version-2 journal leaves the linked file as it was', async () => {
-    const { dir, sessions, id, victim } = dataDirWith(2);
+    const { dir, sessions, id, victim } = dataDirWith(temp(), 2);
     symlinkSync(victim, join(sessions, `.${id}.jsonl.tmp`));
     const out = await runCli(['resume', id, '--demo'], cleanEnv({ TROUPE_DATA_DIR: dir }), '', { cwd: dir });
     expect(out.code).toBe(0);
