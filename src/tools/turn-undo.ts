@@ -29,7 +29,7 @@ const UndoLogSchema = z.object({
 });
 type UndoLog = z.infer<typeof UndoLogSchema>;
 
-const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
+const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
 
 /**
  * Most bytes the undo log copies in one turn. A command can make a sparse file of a terabyte with one system
@@ -134,9 +134,15 @@ export class TurnUndo {
       });
       return;
     }
-    const source = await open(join(this.store, copy), O_RDONLY | O_NOFOLLOW).catch((error: unknown) => {
-      throw new ToolError(`its saved copy cannot be opened: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
-    });
+    // A regular file of one name in the store, opened without blocking: a FIFO named as a copy in a hand-made log
+    // blocked the resume for good.
+    const store = await openDirAt(this.store, '');
+    const source = await openLeaf(store, copy, 'read')
+      .then((opened) => opened.handle)
+      .catch((error: unknown) => {
+        throw new ToolError(`its saved copy cannot be opened: ${error instanceof ToolError ? error.message : ((error as NodeJS.ErrnoException).code ?? String(error))}`);
+      })
+      .finally(() => store.close());
     try {
       await inParentOf(this.root, path, { create: true }, (dir, name) => replaceLeaf(dir, name, (handle) => copyContent(source, handle), 'any'));
     } finally {

@@ -29,6 +29,15 @@ function within<T>(work: Promise<T>, ms: number): Promise<T | 'blocked'> {
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
+/** Ends a read waiting on `fifo` (before a fix, in libuv's thread pool): a writer that opens and closes it. */
+function unblock(fifo: string): void {
+  try {
+    closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+  } catch {
+    // ENXIO: no reader waits on it, nothing to end
+  }
+}
+
 describe('an undo log planted in a hand-made data dir', () => {
   // The cause was: TurnUndo.restore (src/tools/turn-undo.ts) read undo.json with readFile: a FIFO there (or a link to
   // /dev/tty, which git keeps) blocked `troupe resume` for good before its first turn.
@@ -39,12 +48,7 @@ describe('an undo log planted in a hand-made data dir', () => {
     try {
       expect(await within(restoring, 10_000)).toEqual({ restored: 0, refused: [] });
     } finally {
-      // Before the fix the read waits on the FIFO in libuv's thread pool: a writer that opens and closes ends it.
-      try {
-        closeSync(openSync(log, constants.O_WRONLY | constants.O_NONBLOCK));
-      } catch {
-        // ENXIO: no reader waits on it, nothing to end
-      }
+      unblock(log);
       await restoring.catch(() => undefined);
     }
     expect(readFileSync(join(ws, 'keep.txt'), 'utf8')).toBe('as the user left it\n');
@@ -57,5 +61,23 @@ describe('an undo log planted in a hand-made data dir', () => {
     const before = process.memoryUsage().rss;
     expect(await new TurnUndo(ws, store).restore('t1')).toEqual({ restored: 0, refused: [] });
     expect(process.memoryUsage().rss - before).toBeLessThan(128 * 1024 * 1024);
+  });
+
+  // The cause was: TurnUndo.putBack (src/tools/turn-undo.ts) opened a saved copy with O_NOFOLLOW but not O_NONBLOCK: a
+  // log naming a copy `f0` that is a FIFO (the turn id is the resumed turn's, which a forged document decides) blocked
+  // the resume for good, the user's file neither put back nor refused.
+  it('a saved copy that is a FIFO is refused by name, not waited on', async () => {
+    const { ws, store, log } = setup();
+    writeFileSync(log, JSON.stringify({ version: 1, turnId: 't1', saved: [{ path: 'keep.txt', copy: 'f0' }] }));
+    const copy = join(store, 'f0');
+    expect(spawnSync('mkfifo', [copy]).status).toBe(0);
+    const restoring = new TurnUndo(ws, store).restore('t1');
+    try {
+      expect(await within(restoring, 10_000)).toEqual({ restored: 0, refused: ['keep.txt (its saved copy cannot be opened: "f0" is a FIFO (named pipe); only regular files can be read)'] });
+    } finally {
+      unblock(copy);
+      await restoring.catch(() => undefined);
+    }
+    expect(readFileSync(join(ws, 'keep.txt'), 'utf8')).toBe('as the user left it\n');
   });
 });
