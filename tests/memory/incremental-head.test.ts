@@ -131,7 +131,7 @@ describe('a persona head kept across prefix and summary changes', () => {
   });
 });
 
-describe('a turn quoted in other personas\' prompts', () => {
+describe("a turn quoted in other personas' prompts", () => {
   it('is rendered once and shared by every persona but its author, who gets it as its own message', () => {
     const memory = new Memory({ config: MemorySchema.parse({ compress_every: 1000 }) });
     memory.recordUser('A lighthouse keeper game');
