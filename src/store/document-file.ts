@@ -1,4 +1,22 @@
-import { close, closeSync, constants, fstat, fstatSync, fsync, fsyncSync, ftruncate, ftruncateSync, open as openFile, openSync, readFileSync, rename as renameFile, renameSync, rmSync, write, writeFileSync } from 'node:fs';
+import {
+  close,
+  closeSync,
+  constants,
+  fstat,
+  fstatSync,
+  fsync,
+  fsyncSync,
+  ftruncate,
+  ftruncateSync,
+  open as openFile,
+  openSync,
+  readFileSync,
+  rename as renameFile,
+  renameSync,
+  rmSync,
+  write,
+  writeFileSync,
+} from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { SyncAdapter } from 'lowdb';
