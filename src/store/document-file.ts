@@ -20,6 +20,7 @@ import {
 import { rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { SyncAdapter } from 'lowdb';
+import { SessionFileError } from './load-file.js';
 import { openOwnFile } from './own-file.js';
 
 /** The file operations a store writes with (tests inject ones that fail like a full disk, or that log their order). */
@@ -97,10 +98,19 @@ function writeTempSync(path: string, text: string): void {
   }
 }
 
+/**
+ * The most a store document (a session file, the listing cache) may weigh: far above any troupe writes (its parts are
+ * bounded: contexts by max_length, memory by its budget) and below what one string and its parse can hold.
+ */
+export const MAX_STORE_FILE_BYTES = 256 * 1024 * 1024;
+
 /** The bytes of a file of the store's own (`what` names it in errors): see openOwnFile. Throws ENOENT as readFileSync does. */
 export function readOwnFile(path: string, what: string): Buffer {
   const fd = openOwnFile(path, constants.O_RDONLY, what);
   try {
+    // A 1.9 GB (sparse) document was read whole (2 GB resident, 8 s) before its parse failed.
+    const { size } = fstatSync(fd);
+    if (size > MAX_STORE_FILE_BYTES) throw new SessionFileError(`${path} is ${size} bytes, more than troupe writes in ${what} — move it out of the way`);
     return readFileSync(fd);
   } finally {
     closeSync(fd);
