@@ -28,6 +28,8 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
       store,
       resume: id,
       env: io.env,
+      cwd: io.cwd,
+      ...(args.roles !== undefined ? { roles: args.roles } : {}),
       askCommands: interactive,
       model: async (stored) => {
         const model = await resumeModel(io.env, { demo: args.demo }, stored!.events);

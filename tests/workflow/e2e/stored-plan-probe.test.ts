@@ -7,7 +7,7 @@ import { reply, roleServerPerTest, runJson, toolsOf } from '../../helpers/workfl
 
 // Probe (round 11) of a session document handed over by someone else (the data dir defaults to `.troupe/` in the
 // working directory, so a cloned repository can ship one). Round 10 made a resumed session trust its stored plan's
-// workspace.from only as its workflow file names it now (src/session/stored-workspace.ts). The plan holds more than
+// workspace.from only as its workflow file names it now (src/session/stored-plan-trust.ts). The plan holds more than
 // that: each agent's tools and command policy, which a resumed session takes from the document as they are.
 
 const temp = tempDirPerTest('troupe-stored-plan-probe-');
@@ -37,7 +37,7 @@ describe('a resumed workflow session whose stored plan gives an agent more than 
   // read_file only and commands 'deny', has `troupe resume` offer the model run_command and run what it asks (in the
   // jail, with the host's network and its loopback services). The fix belongs beside storedWorkspaceProblem: the
   // stored agents' tools and command policies trusted only as the workflow file (and its roles) declare them now.
-  it.fails('does not offer the agent run_command that its roles do not give it', async () => {
+  it('does not offer the agent run_command that its roles do not give it', async () => {
     const base = temp();
     const data = join(base, 'data');
     const first = await runJson(['run', '--workflow', readOnlyWorkflow(base), '--input', 'x', '--demo'], cleanEnv({ TROUPE_DATA_DIR: data }), '', { cwd: base });
