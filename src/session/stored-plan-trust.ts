@@ -64,7 +64,8 @@ function loadNow(plan: WorkflowPlan, sources: StoredPlanSources): WorkflowLoadRe
       result = loadWorkflow(w, options);
     } catch (error) {
       if (!(error instanceof UserError)) throw error;
-      first ??= error.message;
+      // The problem, without the fix the loader gives a command naming a workflow (FIX says what to do here).
+      first ??= error.message.split(' — ')[0]!;
       continue;
     }
     if (result.plan?.name === plan.name) return result;
@@ -82,8 +83,7 @@ function storedGrantsProblem(plan: WorkflowPlan, sources: StoredPlanSources): st
     const why = typeof issue === 'string' ? issue : issue ? `${issue.file}${issue.field ? `: ${issue.field}` : ''}: ${issue.problem}` : `it holds no workflow ${plan.name}`;
     return `workflow.plan: what its agents may do cannot be checked against ${shown}, which does not load now (${why}) — ${FIX}`;
   }
-  if (loaded.plan.name !== plan.name)
-    return `workflow.plan: what its agents may do cannot be checked against ${shown}, which holds the workflow ${loaded.plan.name} now, not ${plan.name} — ${FIX}`;
+  if (loaded.plan.name !== plan.name) return `workflow.plan: what its agents may do cannot be checked against ${shown}, which holds the workflow ${loaded.plan.name} now, not ${plan.name} — ${FIX}`;
   const widened = widenedGrant(plan, loaded.plan);
   return widened ? `${widened.field}: ${widened.stored} is more than ${shown} gives now (${widened.current}) — ${FIX}` : null;
 }
