@@ -49,6 +49,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
       team: session.team,
       teamDir: session.team.loaded.dir,
       store,
+      ...(args.roles !== undefined ? { roles: args.roles } : {}),
       model: () => paced(modelFromEnv(io.env, { demo: args.demo }), io.env),
       resumed: async (events) => paced(await resumeModel(io.env, { demo: args.demo }, events), io.env),
     });
