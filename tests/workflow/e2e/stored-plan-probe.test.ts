@@ -166,6 +166,14 @@ describe('a resumed workflow session whose stored plan gives an agent more than 
     const saved = forge(file, doc, () => {});
     // Without them its coder is the team's persona of that name, which has no tools: refused, naming the way back.
     expectRefused(await resume(base, data, doc.id), /workflow\.plan\.agents\.coder\.tools: .* gives now \(\[\]\) — resume with the --roles the run had/, file, saved);
+    // A fork goes on like resume: refused the same way without them, and it takes --roles too.
+    const env = cleanEnv({ TROUPE_DATA_DIR: data });
+    const fork = await runJson(['fork', doc.id, '--at', '1'], env, '', { cwd: base });
+    expect(fork.code).not.toBe(0);
+    expect(fork.stderr).toMatch(/workflow\.plan\.agents\.coder\.tools: .* gives now \(\[\]\)/);
+    const forked = await runJson(['fork', doc.id, '--at', '1', '--roles', 'mine.json', '--demo'], env, '!quit\n', { cwd: base });
+    expect(forked.stderr).not.toMatch(/workflow\.plan/);
+    expect(forked.code, forked.stderr).toBe(0);
     writeFileSync(join(base, 'mine.json'), JSON.stringify({ coder: { systemMessage: 'You list, briefly.', tools: ['read_file', 'run_command'], command_policy: { allow: ['ls', 'cat'] } } }));
     const resumed = await resume(base, data, doc.id, ['--roles', 'mine.json']);
     expect(resumed.stderr).not.toMatch(/workflow\.plan/);
