@@ -56,13 +56,14 @@ export const COMMAND_SPECS: readonly CliCommandSpec[] = [
   {
     name: 'resume',
     summary: 'continue a stored session (the latest that can go on, by default)',
-    synopsis: ['troupe resume [id] [--json] [--demo] [--yes]'],
+    synopsis: ['troupe resume [id] [--roles DIR|FILE] [--json] [--demo] [--yes]'],
     description: [
       'Reopens a stored session (an id or a unique prefix) and re-runs a turn that was in flight. On a terminal',
       'it opens the UI; with piped stdin (or --json) it runs headless, reading replies and commands like troupe.',
       'A session that ran from a recording (--replay) continues on another model only when you say so.',
+      "A workflow session's agents get no more than its workflow file (with --roles, as the run had) gives them now.",
     ],
-    options: ['json', 'demo', 'yes'],
+    options: ['json', 'demo', 'yes', 'roles'],
     positionals: 1,
     examples: ['troupe resume', 'troupe resume 3f2a9c1d', "echo '!approve' | troupe resume"],
   },
@@ -99,12 +100,12 @@ export const COMMAND_SPECS: readonly CliCommandSpec[] = [
   {
     name: 'fork',
     summary: "list a session's steps; with --at, fork it there into a new session and go on like resume",
-    synopsis: ['troupe fork <id>', 'troupe fork <id> --at STEP [--json] [--demo] [--yes]'],
+    synopsis: ['troupe fork <id>', 'troupe fork <id> --at STEP [--roles DIR|FILE] [--json] [--demo] [--yes]'],
     description: [
       "Without --at: the session's journal steps, one a line. With --at: a new session with the same definition and",
       'the journal up to that step, which then goes on like troupe resume. The session forked stays as it is.',
     ],
-    options: ['at', 'json', 'demo', 'yes'],
+    options: ['at', 'json', 'demo', 'yes', 'roles'],
     positionals: 1,
     examples: ['troupe fork 3f2a9c1d', 'troupe fork 3f2a9c1d --at 12'],
   },

@@ -16,6 +16,8 @@ export interface LauncherDeps {
   /** The model for a fork (the demo goes on with its story where the fork starts); default: `model()`. */
   resumed?: (events: () => Promise<TroupeEvent[]>) => Promise<ChatModel>;
   store: Store;
+  /** The roles folder or file a rewound workflow session's agents are checked against (the command's --roles). */
+  roles?: string;
 }
 
 /** `/workflow` in the UI: lists the workflows and opens a stored session running one. */
@@ -47,7 +49,16 @@ export function workflowLauncher(io: CliIo, deps: LauncherDeps): WorkflowLaunche
     },
     async rewind(id, step) {
       const fork = await forkSession(deps.store, { from: id, step, id: randomUUID(), now: new Date().toISOString() });
-      return openSession({ store: deps.store, resume: fork.id, env: io.env, askCommands: true, model: async (stored) => (stored && deps.resumed ? deps.resumed(stored.events) : deps.model()) });
+      const roles = deps.roles !== undefined ? { roles: deps.roles } : {};
+      return openSession({
+        store: deps.store,
+        resume: fork.id,
+        env: io.env,
+        cwd: io.cwd,
+        ...roles,
+        askCommands: true,
+        model: async (stored) => (stored && deps.resumed ? deps.resumed(stored.events) : deps.model()),
+      });
     },
   };
 }

@@ -22,7 +22,7 @@ import { JournalRecorder } from './recorder.js';
 import { restoreMeter } from './restore-meter.js';
 import { resumeNote } from './resume-note.js';
 import { teamKind, type Tiers } from './session-kind.js';
-import { storedWorkspaceProblem } from './stored-workspace.js';
+import { storedPlanProblem } from './stored-plan-trust.js';
 import type { TroupeSession } from './troupe-session.js';
 import { replayedFrom } from '../llm/replay-label.js';
 
@@ -58,8 +58,10 @@ export interface OpenSessionOptions {
   recentEvents?: number;
   /** Where workflow code runs (default for a workflow session: a QuickJS sandbox of its own, closed when the session stops). */
   evaluator?: Evaluator;
-  /** The directory a resumed workflow's stored `workspace.from` is checked from (default: the process's). */
+  /** The directory a resumed workflow's stored plan is checked from: its workflow loaded again, its `workspace.from` (default: the process's). */
   cwd?: string;
+  /** The roles folder or file a resumed workflow's agents are checked against (--roles; default: TROUPE_ROLES). */
+  roles?: string;
   /** Where agents with tools work (default: the store's directory for the session's files, else a temporary directory). */
   workspaceRoot?: string;
   /** Model ids for the tiers, for this session only (as TROUPE_MODEL_BASE / _SMART / _FAST would give them). */
@@ -99,7 +101,8 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
       throw new SessionFileError(
         `${handle!.location}: workflow: the session runs the workflow ${doc.workflow.name}, but its plan was not stored — start it again with troupe run --workflow ${doc.workflow.name}`,
       );
-    const stored = !options.workflow && plan ? storedWorkspaceProblem(plan, options.cwd ?? process.cwd()) : null;
+    const sources = { cwd: options.cwd ?? process.cwd(), env, team: team.loaded, ...(options.roles !== undefined ? { roles: options.roles } : {}) };
+    const stored = !options.workflow && plan ? storedPlanProblem(plan, sources) : null;
     if (stored) throw new SessionFileError(`${handle!.location}: ${stored}`);
     const maxTurns = options.maxTurns ?? doc?.team.maxTurns;
     const tiers = options.tiers ? { tiers: options.tiers } : {};

@@ -28,6 +28,8 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
       store,
       resume: id,
       env: io.env,
+      cwd: io.cwd,
+      ...(args.roles !== undefined ? { roles: args.roles } : {}),
       askCommands: interactive,
       model: async (stored) => {
         const model = await resumeModel(io.env, { demo: args.demo }, stored!.events);
@@ -47,6 +49,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
       team: session.team,
       teamDir: session.team.loaded.dir,
       store,
+      ...(args.roles !== undefined ? { roles: args.roles } : {}),
       model: () => paced(modelFromEnv(io.env, { demo: args.demo }), io.env),
       resumed: async (events) => paced(await resumeModel(io.env, { demo: args.demo }, events), io.env),
     });

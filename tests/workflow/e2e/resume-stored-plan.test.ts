@@ -9,7 +9,7 @@ import { reply, roleServerPerTest, runJson } from '../../helpers/workflow-run.js
 // folder, checked when the workflow loads (tests/workflow/load/workspace-from.test.ts: a downloaded workflow
 // naming ~/.ssh had it copied into the agent's workspace). A resumed session does not load its workflow: it runs
 // the plan stored in its document, and the data dir (`.troupe/` in the working directory) can come with a cloned
-// repository, or be edited. Its `from` was not checked again (src/session/stored-workspace.ts now checks it).
+// repository, or be edited. Its `from` was not checked again (src/session/stored-plan-trust.ts now checks it).
 
 const temp = tempDirPerTest('troupe-resume-plan-');
 const serveRoles = roleServerPerTest();
