@@ -171,7 +171,7 @@ function runPart(program: Program, data: PartData, script: TierScript | null, ru
       const fn = Object.hasOwn(self.functions, piece.name) ? self.functions[piece.name] : bail('a handler script.js does not have');
       return interp.call(fn, self, [self]);
     }
-    const done = interp.block((piece.program as unknown as { body: never }).body, parametersEnv(self), self);
+    const done = piece.run(interp, parametersEnv(self), self);
     return done?.kind === 'return' ? done.value : undefined;
   };
   let value: string | undefined;

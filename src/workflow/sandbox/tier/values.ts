@@ -1,4 +1,4 @@
-import type { Node } from 'acorn';
+import type { Interpreter } from './interpret.js';
 
 /**
  * The values of the host tier's interpreter. Guest data is host data made by the tier itself: plain objects and
@@ -50,10 +50,17 @@ export function slotValue(slot: Slot): unknown {
   return slot.value;
 }
 
-/** A function written in workflow code (or script.js): its node, where it was made, and `this` for an arrow. */
+/** A function written in workflow code, compiled once (compile.ts): its parameters' names, and its body run in an environment holding them. */
+export interface FunctionCode {
+  params: string[];
+  arrow: boolean;
+  run: (r: Interpreter, env: Env, self: unknown) => unknown;
+}
+
+/** A function written in workflow code (or script.js): its compiled code, where it was made, and `this` for an arrow. */
 export class TierFunction {
   constructor(
-    readonly node: Node & { params: Node[]; body: Node; expression?: boolean },
+    readonly code: FunctionCode,
     readonly env: Env,
     readonly arrow: boolean,
     readonly lexicalThis: unknown,
