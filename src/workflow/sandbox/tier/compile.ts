@@ -2,7 +2,7 @@ import type { Node } from 'acorn';
 import { isNumberLike, primitive, toText, truthy, typeOf } from './coerce.js';
 import type { Interpreter } from './interpret.js';
 import { memberOf, setMember, toKey } from './members.js';
-import { bail, Env, type FunctionCode, GLOBAL_THIS, GuestThrow, isCallable, type Slot, slotValue, TierFunction } from './values.js';
+import { Bail, bail, Env, type FunctionCode, GLOBAL_THIS, GuestThrow, isCallable, refuse, type Slot, slotValue, TierFunction } from './values.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: acorn's nodes are read by their type tag, field by field.
 type N = Node & Record<string, any>;
@@ -155,7 +155,7 @@ function statement(s: N): Statement {
       const why = `statement ${s.type}`;
       return (r) => {
         r.tick();
-        return bail(why);
+        return refuse(why);
       };
     }
   }
@@ -210,7 +210,7 @@ function forStatement(s: N): Statement {
     r.tick();
     const loopEnv = new Env(env);
     if (init) init(r, loopEnv, self);
-    if (perIterationClosure) bail('closure in a for loop');
+    if (perIterationClosure) refuse('closure in a for loop');
     for (;;) {
       r.tick();
       if (test && !truthy(test(r, loopEnv, self))) break;
@@ -274,7 +274,7 @@ function expression(e: N): Code {
       };
     }
     case 'ArrayExpression': {
-      const elements = (e.elements as N[]).map((el) => (el.type === 'SpreadElement' ? () => bail('spread') : expression(el)));
+      const elements = (e.elements as N[]).map((el) => (el.type === 'SpreadElement' ? () => refuse('spread') : expression(el)));
       return (r, env, self) => {
         r.tick();
         const out: unknown[] = [];
@@ -296,7 +296,7 @@ function expression(e: N): Code {
     case 'UnaryExpression':
       return unary(e);
     case 'BinaryExpression': {
-      const op = BINARY[e.operator as string] ?? (() => bail(`operator ${e.operator}`));
+      const op = BINARY[e.operator as string] ?? (() => refuse(`operator ${e.operator}`));
       const left = expression(e.left);
       const right = expression(e.right);
       return (r, env, self) => {
@@ -340,7 +340,7 @@ function expression(e: N): Code {
       const why = `expression ${e.type}`;
       return (r) => {
         r.tick();
-        return bail(why);
+        return refuse(why);
       };
     }
   }
@@ -371,7 +371,7 @@ function reader(name: string): (r: Interpreter, env: Env) => unknown {
 
 function object(e: N): Code {
   const properties = (e.properties as N[]).map((p): ((r: Interpreter, env: Env, self: unknown, out: Record<string, unknown>) => void) => {
-    if (p.type !== 'Property') return () => bail('spread in an object');
+    if (p.type !== 'Property') return () => refuse('spread in an object');
     const value = expression(p.value);
     if (p.computed) {
       const key = expression(p.key);
@@ -525,9 +525,9 @@ function memberTarget(node: N): { base: Code; key: Code | null; name: string } {
 function writeName(env: Env, name: string, value: unknown): void {
   const slot = find(env, name);
   // An undeclared name: sloppy code would make a global (or write a scope parameter): the sandbox decides.
-  if (!slot) return bail(`assignment to ${name}`);
+  if (!slot) return refuse(`assignment to ${name}`);
   if (!slot.ready) bail('assignment before declaration');
-  if (!slot.mutable) bail('assignment to a const');
+  if (!slot.mutable) refuse('assignment to a const');
   slot.lazy = undefined;
   slot.value = value;
 }
@@ -547,15 +547,15 @@ function assignment(e: N): Code {
       return value;
     };
   }
-  if (left.optional) return () => bail('optional chain as a target');
+  if (left.optional) return () => refuse('optional chain as a target');
   const { base, key, name } = memberTarget(left);
   return (r, env, self) => {
     r.tick();
     const o = base(r, env, self);
     const object = o === SHORT ? undefined : o;
     const k = key ? r.key(key(r, env, self)) : name;
-    const value = op ? op(r, memberOf(object, k), right(r, env, self)) : right(r, env, self);
-    setMember(object, k, value);
+    const value = op ? op(r, (key ? computedMember : memberOf)(object, k), right(r, env, self)) : right(r, env, self);
+    (key ? computedSet : setMember)(object, k, value);
     return value;
   };
 }
@@ -577,16 +577,16 @@ function update(e: N): Code {
       return prefix ? value : old;
     };
   }
-  if (argument.optional) return () => bail('optional chain as a target');
+  if (argument.optional) return () => refuse('optional chain as a target');
   const { base, key, name } = memberTarget(argument);
   return (r, env, self) => {
     r.tick();
     const o = base(r, env, self);
     const object = o === SHORT ? undefined : o;
     const k = key ? r.key(key(r, env, self)) : name;
-    const old = memberOf(object, k);
+    const old = (key ? computedMember : memberOf)(object, k);
     const value = next(old);
-    setMember(object, k, value);
+    (key ? computedSet : setMember)(object, k, value);
     return prefix ? value : old;
   };
 }
@@ -602,7 +602,7 @@ function chain(e: N): Code {
         const b = base(r, env, self);
         if (b === SHORT) return b;
         if (optional && (b === null || b === undefined)) return SHORT;
-        return memberOf(b, r.key(key(r, env, self)));
+        return computedMember(b, r.key(key(r, env, self)));
       };
     }
     const name = e.property.name as string;
@@ -627,7 +627,7 @@ function chain(e: N): Code {
 
 function call(e: N): Code {
   const optional = e.optional === true;
-  const args = (e.arguments as N[]).map((a) => (a.type === 'SpreadElement' ? () => bail('spread') : expression(a)));
+  const args = (e.arguments as N[]).map((a) => (a.type === 'SpreadElement' ? () => refuse('spread') : expression(a)));
   const argsOf = (r: Interpreter, env: Env, self: unknown): unknown[] => {
     const out: unknown[] = [];
     for (let i = 0; i < args.length; i++) out.push(args[i]!(r, env, self));
@@ -643,7 +643,7 @@ function call(e: N): Code {
       const receiver = base(r, env, self);
       if (receiver === SHORT) return receiver;
       if (calleeOptional && (receiver === null || receiver === undefined)) return SHORT;
-      const fn = memberOf(receiver, key ? r.key(key(r, env, self)) : name);
+      const fn = key ? computedMember(receiver, r.key(key(r, env, self))) : memberOf(receiver, name);
       if (optional && (fn === null || fn === undefined)) return SHORT;
       if (!isCallable(fn)) return bail('call of a value that is not a function');
       return r.call(fn, receiver, argsOf(r, env, self));
@@ -659,9 +659,30 @@ function call(e: N): Code {
   };
 }
 
+// A member by a key computed from data: a refusal of the name (a prototype's, a guest object's) depends on the data there.
+function computedMember(object: unknown, key: string): unknown {
+  try {
+    return memberOf(object, key);
+  } catch (error) {
+    throw ofData(error);
+  }
+}
+
+function computedSet(object: unknown, key: string, value: unknown): void {
+  try {
+    setMember(object, key, value);
+  } catch (error) {
+    throw ofData(error);
+  }
+}
+
+function ofData(error: unknown): unknown {
+  return error instanceof Bail && error.ofCode ? new Bail(error.why) : error;
+}
+
 function declare(env: Env, name: string, mutable: boolean, ready: boolean): void {
   // Only a parameter can be there already (acorn refuses the rest): QuickJS refuses that redeclaration.
-  if (env.vars.has(name)) bail(`a declaration of the parameter ${name}`);
+  if (env.vars.has(name)) refuse(`a declaration of the parameter ${name}`);
   env.vars.set(name, { value: undefined, mutable, ready });
 }
 

@@ -1,6 +1,6 @@
 import type { Scope } from '../../../engine/evaluation.js';
 import { type Added, agentNamed, agentsMap, contextNamed, contextsMap, type GuestMap, rawResponse, toolCall } from './guest-objects.js';
-import { bail, type Env, stringObject, type TierFunction, TierNative, TierObject } from './values.js';
+import { bail, type Env, refuse, stringObject, type TierFunction, TierNative, TierObject } from './values.js';
 
 /** The data one part of a job starts from: the scope, and what the part before left (common_data, a fresh input). */
 export interface PartData {
@@ -9,7 +9,11 @@ export interface PartData {
   commonData: unknown;
   /** The state's input (the free name `input`; this.input without a workflow input): null in a state entered afresh. */
   input: unknown;
+  /** What the part adds to contexts (its answer's `appended`), and what the parts before it in the job added (null: none). */
   added: Added;
+  base: Added | null;
+  /** Counts work against the part's step budget. */
+  spend: (units: number) => void;
   /** How scope data becomes the part's own (a copy through JSON; as it is for code that cannot change it). */
   copy: (v: unknown) => unknown;
 }
@@ -65,16 +69,16 @@ export class TierSelf extends TierObject {
       return v;
     }
     if (this.extra.has(key)) return this.extra.get(key);
-    if (key in Object.prototype) return bail(`this.${key}`);
+    if (key in Object.prototype) return refuse(`this.${key}`);
     if (Object.hasOwn(this.functions, key)) return this.functions[key];
     return undefined;
   }
 
   override set(key: string, value: unknown): void {
     if (key === 'variables') key = 'common_data';
-    if (FIXED.has(key)) bail(`setting this.${key}`);
+    if (FIXED.has(key)) refuse(`setting this.${key}`);
     if (DATA.has(key)) this.values.set(key, value);
-    else if (LAZY.has(key) || Object.hasOwn(this.functions, key) || key in Object.prototype) bail(`setting this.${key}`);
+    else if (LAZY.has(key) || Object.hasOwn(this.functions, key) || key in Object.prototype) refuse(`setting this.${key}`);
     else this.extra.set(key, value);
   }
 
@@ -121,7 +125,7 @@ export class TierSelf extends TierObject {
           return undefined;
         });
       case 'contexts':
-        return contextsMap(scope.contexts ?? {}, scope.context_limits ?? {}, this.data.added);
+        return contextsMap({ messages: scope.contexts ?? {}, limits: scope.context_limits ?? {}, added: this.data.added, base: this.data.base, spend: this.data.spend });
       case 'workflow_contexts':
         return this.get('contexts');
       case 'getContext':

@@ -9,14 +9,26 @@ import type { Interpreter } from './interpret.js';
 
 /** Thrown to give up: the evaluation goes to the QuickJS sandbox, and nothing the tier did is kept. */
 export class Bail extends Error {
-  constructor(readonly why: string) {
+  /** ofCode: the code uses what the tier never models, whatever its data (see refuse): the tier need not try it again. */
+  constructor(
+    readonly why: string,
+    readonly ofCode = false,
+  ) {
     super(why);
   }
 }
 
-/** Gives up (never returns). */
+/** Gives up (never returns): on what this run met (a value's type, a size, a budget), which other data may not meet. */
 export function bail(why: string): never {
   throw new Bail(why);
+}
+
+/**
+ * Gives up on the code itself (never returns): it names what the tier does not model for any data (a free name, a
+ * member or method the tier does not implement, a form it does not run). The program is not tried again (run.ts).
+ */
+export function refuse(why: string): never {
+  throw new Bail(why, true);
 }
 
 /** An error the tier models (only JSON.parse's), thrown inside the interpreter until a catch takes it. */
@@ -119,6 +131,21 @@ export function isStringObject(v: unknown): v is string & object {
 /** The text of a String object the tier made. */
 export function textOf(v: object): string {
   return String.prototype.valueOf.call(v);
+}
+
+// Data code may read and not change (a context's messages, as the tier copied them): a change gives up (the guest
+// would send the whole list changed; the sandbox answers that).
+const locked = new WeakSet<object>();
+
+/** Marks an array or object of the tier's own as read-only for code (setMember and the array methods that change it give up). */
+export function lock<T extends object>(v: T): T {
+  locked.add(v);
+  return v;
+}
+
+/** Gives up when code would change data marked read-only (lock). */
+export function changeable(v: object): void {
+  if (locked.has(v)) bail("a change to a context's messages");
 }
 
 /** Whether a value is a plain object made by JSON.parse or by the interpreter (its prototype Object.prototype). */
