@@ -131,6 +131,18 @@ const CASES: [string, Evaluation][] = [
     ),
   ],
   [
+    'one message object twice in a list, and in two contexts: copies of their own, as the guest has them',
+    ev(
+      {
+        purpose: 'input',
+        code: expr(
+          "[getContext('store').messages[0] === getContext('store').messages[1], getContext('store').messages[0] === getContext('empty').messages[0], getContext('store').messages[0] === getContext('store').messages[0]]",
+        ),
+      },
+      { ...SCOPE, contexts: { store: [CONVERSATION[1]!, CONVERSATION[1]!], empty: [CONVERSATION[1]!] } },
+    ),
+  ],
+  [
     'messages with a __proto__ key of their own (JSON data)',
     ev(
       { purpose: 'input', code: expr("getContext('store').messages.map((m) => Object.keys(m).length + m.content)") },

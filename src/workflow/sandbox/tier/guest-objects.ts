@@ -123,7 +123,12 @@ export class GuestContext extends TierObject {
       chars += m.content.length;
     };
     spend(sent.length * ELEMENT_UNITS);
-    for (const m of sent) take(messageOf(m));
+    const read = ++reads;
+    for (const m of sent) {
+      const copy = messageOf(m, this.name, read);
+      list.push(copy);
+      chars += copy.content.length;
+    }
     for (const m of base?.get(this.name) ?? []) take(m);
     for (const m of added.get(this.name) ?? []) take(m);
     // Past max_length the guest trims them as it reads them: the sandbox's to do.
@@ -137,13 +142,27 @@ export class GuestContext extends TierObject {
   }
 }
 
-// A message of the engine's as plain data: its role and content, own data properties holding strings (no getter runs).
-function messageOf(m: unknown): Message {
+// Copies of the engine's messages, each made once, by the message (the engine never changes one: it replaces lists)
+// and the context it was read from. Locked, so no code changes one: an evaluation may get the copy an earlier one
+// got (none can keep it: what a part leaves is copied again), and no two places in what code reads share one (the
+// guest's copies are all distinct): not two contexts, not a message twice in a list (`read`: the read it was last given to).
+const copies = new WeakMap<object, { context: string; copy: Message; read: number }>();
+let reads = 0;
+
+// A message of the engine's as plain data, locked: its role and content, own data properties holding strings (no getter runs).
+function messageOf(m: unknown, context: string, read: number): Message {
+  const known = typeof m === 'object' && m !== null ? copies.get(m) : undefined;
+  if (known && known.context === context && known.read !== read) {
+    known.read = read;
+    return known.copy;
+  }
   if (!isPlainObject(m)) return bail('a message that is not plain data');
   const role = Object.getOwnPropertyDescriptor(m, 'role');
   const content = Object.getOwnPropertyDescriptor(m, 'content');
   if (typeof role?.value !== 'string' || typeof content?.value !== 'string') return bail('a message that is not { role, content }');
-  return { role: role.value, content: content.value };
+  const copy = lock({ role: role.value, content: content.value });
+  if (!known) copies.set(m, { context, copy, read });
+  return copy;
 }
 
 const contextOf = (receiver: unknown): GuestContext => (receiver instanceof GuestContext ? receiver : bail('a context method on something else'));
