@@ -264,6 +264,7 @@ function runPart(
   const result: Record<string, unknown> = { ok: true, common_data: commonData };
   if (value !== undefined) result.value = JSON.parse(value);
   if (lines) result.logs = lines;
-  if (appended) result.appended = JSON.parse(appended);
+  // The messages added are the tier's own ({ role, content } of strings, never given to code): the answer takes them as they are.
+  if (appended) result.appended = Object.fromEntries(data.added);
   return { result, chosen };
 }
