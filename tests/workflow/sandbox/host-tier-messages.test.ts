@@ -13,6 +13,7 @@ const RAW = {
   tool_calls: [{ id: 'call_1', name: 'interaction_decision', arguments: '{"continue_shopping":true,"continue_message":"And tomatoes?"}' }],
   finish_reason: 'tool_calls',
   model: 'm1',
+  usage: null,
 };
 const CONVERSATION = [
   { role: 'system', content: 'You run a grocery store.' },
