@@ -48,10 +48,11 @@ async function tree(root: string, name: string): Promise<Tree> {
   };
   const inner = createSandboxEvaluator({ pool: sharedSandboxPool(), scriptFor: (n: string) => (n === plan.name ? plan.script : null), hostTier: true });
   const evaluations: Evaluation[] = [];
-  // Kept as the engine gives them (the plan's code objects, the scope's message lists), copied before the session goes on.
+  // Kept as the engine gives them: the plan's code objects, the scope's fields (the engine replaces them, never
+  // changes one in place), its message lists sharing their messages as the engine's do.
   const evaluator = {
     evaluate(e: Evaluation, signal?: AbortSignal) {
-      evaluations.push({ ...e, scope: structuredClone(e.scope) });
+      evaluations.push({ ...e, scope: { ...e.scope } });
       return inner.evaluate(e, signal);
     },
     close: () => inner.close(),

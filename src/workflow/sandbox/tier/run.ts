@@ -76,7 +76,7 @@ function runChain(evaluation: Evaluation, scriptSource: string | null, limits: T
     const step = steps[at]!;
     // Code that cannot change anything (the engine's in-step decisions) reads the engine's data as it is.
     const copy = options.primitives ? (v: unknown) => v : copyData;
-    const data: Omit<PartData, 'spend'> = {
+    const data: PartData = {
       scope: evaluation.scope,
       commonData: at === 0 ? copy(evaluation.scope.common_data) : commonData,
       input: step.target !== null ? null : copy(evaluation.scope.input),
@@ -175,16 +175,9 @@ function joined(base: Added | null, added: Added): Added {
 }
 
 /** One part, as the guest's runPart answers it: its result, the common_data it left (JSON), and the state it chose. */
-function runPart(
-  program: Program,
-  data: Omit<PartData, 'spend'>,
-  script: TierScript | null,
-  running: Interpreter,
-  limits: TierLimits,
-  options: TierOptions,
-): { result: Record<string, unknown>; chosen: string } {
+function runPart(program: Program, data: PartData, script: TierScript | null, running: Interpreter, limits: TierLimits, options: TierOptions): { result: Record<string, unknown>; chosen: string } {
   // The interpreter counts the work of reading contexts (made below: the scope's names are read once it runs).
-  const self = new TierSelf({ ...data, spend: (units) => interp.spend(units) });
+  const self = new TierSelf(data, (units) => interp.spend(units));
   const logs = new LogSink(limits.maxLogLines, MAX_LOG_CHARS);
   let console: TierObject | null = null;
   const free = (name: string): unknown => {

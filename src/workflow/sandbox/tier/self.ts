@@ -12,8 +12,6 @@ export interface PartData {
   /** What the part adds to contexts (its answer's `appended`), and what the parts before it in the job added (null: none). */
   added: Added;
   base: Added | null;
-  /** Counts work against the part's step budget. */
-  spend: (units: number) => void;
   /** How scope data becomes the part's own (a copy through JSON; as it is for code that cannot change it). */
   copy: (v: unknown) => unknown;
 }
@@ -39,10 +37,15 @@ const LAZY = new Set(['contexts', 'workflow_contexts', 'agents', 'getAgent', 'ge
  */
 export class TierSelf extends TierObject {
   private readonly values = new Map<string, unknown>();
-  private readonly extra = new Map<string, unknown>();
+  // Names code set on `this` of its own (made when it sets one).
+  private extra: Map<string, unknown> | null = null;
   functions: Record<string, TierFunction> = {};
 
-  constructor(private readonly data: PartData) {
+  /** spend: counts work against the part's step budget (reading a context's messages). */
+  constructor(
+    private readonly data: PartData,
+    private readonly spend: (units: number) => void,
+  ) {
     super();
     this.values.set('common_data', data.commonData);
   }
@@ -68,7 +71,7 @@ export class TierSelf extends TierObject {
       this.values.set(key, v);
       return v;
     }
-    if (this.extra.has(key)) return this.extra.get(key);
+    if (this.extra?.has(key)) return this.extra.get(key);
     if (key in Object.prototype) return refuse(`this.${key}`);
     if (Object.hasOwn(this.functions, key)) return this.functions[key];
     return undefined;
@@ -79,7 +82,7 @@ export class TierSelf extends TierObject {
     if (FIXED.has(key)) refuse(`setting this.${key}`);
     if (DATA.has(key)) this.values.set(key, value);
     else if (LAZY.has(key) || Object.hasOwn(this.functions, key) || key in Object.prototype) refuse(`setting this.${key}`);
-    else this.extra.set(key, value);
+    else (this.extra ??= new Map()).set(key, value);
   }
 
   private toolCalls: Record<string, unknown>[] | null = null;
@@ -125,7 +128,7 @@ export class TierSelf extends TierObject {
           return undefined;
         });
       case 'contexts':
-        return contextsMap({ messages: scope.contexts ?? {}, limits: scope.context_limits ?? {}, added: this.data.added, base: this.data.base, spend: this.data.spend });
+        return contextsMap({ messages: scope.contexts ?? {}, limits: scope.context_limits ?? {}, added: this.data.added, base: this.data.base, spend: this.spend });
       case 'workflow_contexts':
         return this.get('contexts');
       case 'getContext':
