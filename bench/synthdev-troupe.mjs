@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { openSession, loadWorkflowPlan, MemoryStore } from '../dist/index.js';
 import { createSandboxEvaluator, sharedSandboxPool } from '../dist/workflow/sandbox/index.js';
 import { hostTierCounts } from '../dist/workflow/sandbox/tier/run.js';
-import { instantReply } from './synthdev-script.mjs';
+import { scriptedModel } from './synthdev-script.mjs';
 import { hostEvaluator } from './synthdev-host.mjs';
 
 const dir = process.env.SYNTHDEV_DIR;
@@ -19,20 +19,8 @@ const config = join(dir, 'src/config');
 const workflowFile = process.env.SYNTHDEV_WORKFLOW ?? join(config, 'workflows/grocery_store_test.json');
 const byCalls = process.env.SYNTHDEV_WORKFLOW !== undefined;
 const plan = loadWorkflowPlan(workflowFile, { roles: join(config, 'roles'), env: {} });
-let runCalls = 0;
-
-/** troupe's side of the scripted answers: the same completion, as a ChatResponse. */
-const model = {
-  label: 'bench',
-  async generate(req) {
-    await new Promise((r) => setImmediate(r));
-    const wire = req.messages.map((m) => ({ role: m.role, content: m.content }));
-    runCalls += 1;
-    const message = instantReply(wire, rounds, byCalls ? runCalls : undefined).choices[0].message;
-    const toolCalls = (message.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments }));
-    return { text: message.content ?? '', toolCalls, usage: { promptTokens: 100, completionTokens: 10 }, finishReason: toolCalls.length ? 'tool_calls' : 'stop', model: 'bench' };
-  },
-};
+// troupe's side of the scripted answers: the same completion, as a ChatResponse.
+const model = scriptedModel(rounds, byCalls);
 
 /**
  * Waits until every thread of the shared pool is up (one job each, at once). The first evaluator warms them, and a
@@ -59,7 +47,7 @@ for (let run = 0; run < runs; run++) {
       : createSandboxEvaluator({ pool: sharedSandboxPool(), scriptFor: (name) => (name === plan.name ? plan.script : null), inline: mode === 'inline', hostTier: mode === 'tier' });
   // SynthDev has no turn limit: troupe's is raised past the run.
   const session = await openSession({ workflow: plan, model, evaluator, store: new MemoryStore(), memory: false, env: {}, id: `bench-${run}`, maxTurns: rounds * 4 + 10 });
-  runCalls = 0;
+  model.reset();
   let visited = 0;
   let ended = '';
   session.subscribe((e) => {
