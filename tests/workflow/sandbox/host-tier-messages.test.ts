@@ -210,13 +210,17 @@ describe('scopes made to trip the copy of the messages', () => {
     expect(called).toBe(0);
   });
 
-  it('a message that is not plain data (a class instance, a string): the tier gives up', () => {
+  it('a message that is not plain data (a class instance, a string), or messages that are not a list: the tier gives up', () => {
     class Message {
       role = 'user';
       content = 'x';
     }
     for (const odd of [new Message(), 'text', null, { role: 'user', content: 7 }]) {
       const scope = { ...SCOPE, contexts: { store: [odd] } } as unknown as Scope;
+      expect(runInTier(ev({ purpose: 'input', code: expr("getContext('store').messages.length") }, scope), null, DEFAULT_LIMITS)).toBeNull();
+    }
+    for (const list of ['text', { length: 2 }, 7]) {
+      const scope = { ...SCOPE, contexts: { store: list } } as unknown as Scope;
       expect(runInTier(ev({ purpose: 'input', code: expr("getContext('store').messages.length") }, scope), null, DEFAULT_LIMITS)).toBeNull();
     }
   });

@@ -116,6 +116,7 @@ export class GuestContext extends TierObject {
     if (this.list) return this.list;
     const { messages, base, added, spend } = this.sources;
     const sent = Object.hasOwn(messages, this.name) ? messages[this.name]! : [];
+    if (!Array.isArray(sent)) bail('messages that are not a list');
     const list: Message[] = [];
     let chars = 0;
     const take = (m: Message) => {
