@@ -82,7 +82,10 @@ export class TierSelf extends TierObject {
     if (FIXED.has(key)) refuse(`setting this.${key}`);
     if (DATA.has(key)) this.values.set(key, value);
     else if (LAZY.has(key) || Object.hasOwn(this.functions, key) || key in Object.prototype) refuse(`setting this.${key}`);
-    else (this.extra ??= new Map()).set(key, value);
+    else {
+      this.extra ??= new Map();
+      this.extra.set(key, value);
+    }
   }
 
   private toolCalls: Record<string, unknown>[] | null = null;
