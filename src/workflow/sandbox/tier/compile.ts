@@ -1,19 +1,18 @@
 import type { Node } from 'acorn';
 import { isNumberLike, primitive, toText, truthy, typeOf } from './coerce.js';
-import type { Interpreter } from './interpret.js';
 import { memberOf, setMember, toKey } from './members.js';
-import { Bail, bail, Env, type FunctionCode, GLOBAL_THIS, GuestThrow, isCallable, refuse, type Slot, slotValue, TierFunction } from './values.js';
+import { Bail, bail, Env, type FunctionCode, GLOBAL_THIS, GuestThrow, isCallable, refuse, type Runner, type Slot, slotValue, TierFunction } from './values.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: acorn's nodes are read by their type tag, field by field.
 type N = Node & Record<string, any>;
 /** How a statement ended: normally (undefined), or by return / break / continue. */
-export type Completion = undefined | { kind: 'return'; value: unknown } | { kind: 'break' } | { kind: 'continue' };
+export type StatementEnd = undefined | { kind: 'return'; value: unknown } | { kind: 'break' } | { kind: 'continue' };
 /** A compiled expression: its value in a run, an environment and a `this`. */
-type Code = (r: Interpreter, env: Env, self: unknown) => unknown;
+type Code = (r: Runner, env: Env, self: unknown) => unknown;
 /** A compiled statement (or body): how it ended. */
-export type Statement = (r: Interpreter, env: Env, self: unknown) => Completion;
-const BREAK: Completion = { kind: 'break' };
-const CONTINUE: Completion = { kind: 'continue' };
+export type Statement = (r: Runner, env: Env, self: unknown) => StatementEnd;
+const BREAK: StatementEnd = { kind: 'break' };
+const CONTINUE: StatementEnd = { kind: 'continue' };
 // What a chain gives when a `?.` met null or undefined: the rest of the chain is skipped (a value code never holds).
 const SHORT = Symbol('short-circuit');
 
@@ -24,7 +23,7 @@ const compiled = new WeakMap<Node, Statement>();
  * A parsed body (what parse.ts lets through) made once into closures that run it over the tier's values, as
  * QuickJS runs it in sloppy mode: a tree of functions, one per node, so an evaluation runs no switch over node
  * types. Anything whose outcome it does not model (a TypeError, a throw, a coercion of an object) gives up with
- * Bail when it runs. Every statement and expression counts a step (Interpreter.tick); calls count depth; strings
+ * Bail when it runs. Every statement and expression counts a step (Runner.tick); calls count depth; strings
  * and arrays it makes are capped. The body runs in the environment it is given (its declarations hoisted there).
  */
 export function compileBody(program: Node): Statement {
@@ -64,7 +63,7 @@ function block(body: N[]): Statement {
   };
 }
 
-/** A function's parameters and its body, run in an environment holding its arguments (Interpreter.call). */
+/** A function's parameters and its body, run in an environment holding its arguments (Runner.call). */
 function functionCode(node: N): FunctionCode {
   const params = (node.params as N[]).map((p) => p.name as string);
   const arrow = node.type === 'ArrowFunctionExpression';
@@ -355,8 +354,8 @@ function identifier(name: string): Code {
 }
 
 // A name's value (no step counted): its binding, else the three constant globals, else the free name (the scope, the globals).
-function reader(name: string): (r: Interpreter, env: Env) => unknown {
-  const absent = name === 'undefined' ? () => undefined : name === 'NaN' ? () => Number.NaN : name === 'Infinity' ? () => Number.POSITIVE_INFINITY : (r: Interpreter) => r.free(name);
+function reader(name: string): (r: Runner, env: Env) => unknown {
+  const absent = name === 'undefined' ? () => undefined : name === 'NaN' ? () => Number.NaN : name === 'Infinity' ? () => Number.POSITIVE_INFINITY : (r: Runner) => r.free(name);
   return (r, env) => {
     for (let e: Env | null = env; e; e = e.parent) {
       const slot = e.vars.get(name);
@@ -370,7 +369,7 @@ function reader(name: string): (r: Interpreter, env: Env) => unknown {
 }
 
 function object(e: N): Code {
-  const properties = (e.properties as N[]).map((p): ((r: Interpreter, env: Env, self: unknown, out: Record<string, unknown>) => void) => {
+  const properties = (e.properties as N[]).map((p): ((r: Runner, env: Env, self: unknown, out: Record<string, unknown>) => void) => {
     if (p.type !== 'Property') return () => refuse('spread in an object');
     const value = expression(p.value);
     if (p.computed) {
@@ -459,15 +458,15 @@ function logical(e: N): Code {
   };
 }
 
-type Binary = (r: Interpreter, a: unknown, b: unknown) => unknown;
+type Binary = (r: Runner, a: unknown, b: unknown) => unknown;
 
-function strictEquals(r: Interpreter, a: unknown, b: unknown): boolean {
+function strictEquals(r: Runner, a: unknown, b: unknown): boolean {
   if (r.primitives && ((typeof a === 'object' && a !== null) || (typeof b === 'object' && b !== null))) bail('an object compared in the step');
   if (typeof a === 'string' && typeof b === 'string') r.spend(Math.min(a.length, b.length));
   return a === b;
 }
 
-function looseEquals(r: Interpreter, a: unknown, b: unknown): boolean {
+function looseEquals(r: Runner, a: unknown, b: unknown): boolean {
   if (a === null || a === undefined || b === null || b === undefined) return (a === null || a === undefined) && (b === null || b === undefined);
   if (typeof a === typeof b && typeof a !== 'object' && typeof a !== 'function') {
     if (typeof a === 'string') r.spend(Math.min(a.length, (b as string).length));
@@ -628,7 +627,7 @@ function chain(e: N): Code {
 function call(e: N): Code {
   const optional = e.optional === true;
   const args = (e.arguments as N[]).map((a) => (a.type === 'SpreadElement' ? () => refuse('spread') : expression(a)));
-  const argsOf = (r: Interpreter, env: Env, self: unknown): unknown[] => {
+  const argsOf = (r: Runner, env: Env, self: unknown): unknown[] => {
     const out: unknown[] = [];
     for (let i = 0; i < args.length; i++) out.push(args[i]!(r, env, self));
     return out;

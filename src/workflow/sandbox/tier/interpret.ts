@@ -1,5 +1,5 @@
 import { toKey } from './members.js';
-import { bail, Env, GLOBAL_THIS, type Running, TIER_LIMITS, TierFunction, TierNative } from './values.js';
+import { bail, Env, GLOBAL_THIS, type Runner, TIER_LIMITS, TierFunction, TierNative } from './values.js';
 
 /** Resolves a free name the code's own bindings do not hold (the scope's names, the globals); bails on an unknown one. */
 export type FreeNames = (name: string) => unknown;
@@ -9,7 +9,7 @@ export type FreeNames = (name: string) => unknown;
  * counts one; a built-in's work counts in proportion), its call depth, the free names it resolves and the calls
  * it makes of functions written in workflow code. Whatever it does not model gives up with Bail.
  */
-export class Interpreter implements Running {
+export class Interpreter implements Runner {
   steps = 0;
   private depth = 0;
 

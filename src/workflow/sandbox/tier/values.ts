@@ -1,5 +1,3 @@
-import type { Interpreter } from './interpret.js';
-
 /**
  * The values of the host tier's interpreter. Guest data is host data made by the tier itself: plain objects and
  * arrays (its own copies, never the engine's), primitives, and String objects it made (`this.input`,
@@ -62,11 +60,22 @@ export function slotValue(slot: Slot): unknown {
   return slot.value;
 }
 
+/** What compiled code (compile.ts) runs with: a Running, with the run's step count, its free names and its key and string rules (interpret.ts's Interpreter). */
+export interface Runner extends Running {
+  steps: number;
+  /** === and !== with an object on either side give up (the engine's in-step decisions). */
+  readonly primitives: boolean;
+  /** A free name's value (the scope's names, the globals); gives up on an unknown one. */
+  readonly free: (name: string) => unknown;
+  key(v: unknown): string;
+  concatenated(s: string): string;
+}
+
 /** A function written in workflow code, compiled once (compile.ts): its parameters' names, and its body run in an environment holding them. */
 export interface FunctionCode {
   params: string[];
   arrow: boolean;
-  run: (r: Interpreter, env: Env, self: unknown) => unknown;
+  run: (r: Runner, env: Env, self: unknown) => unknown;
 }
 
 /** A function written in workflow code (or script.js): its compiled code, where it was made, and `this` for an arrow. */
