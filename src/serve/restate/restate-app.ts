@@ -10,7 +10,7 @@ import { displayFold, displayNames, plainNames } from '../../report/display-item
 import { graphModel } from '../../report/graph-model.js';
 import { matchId } from '../../store/store.js';
 import { compileWorkflow } from '../../workflow/run/compile.js';
-import { apiFrame, readBody, refuse } from '../api-frame.js';
+import { apiFrame, readBody, refuse, resumeAfter } from '../api-frame.js';
 import { consoleRoutes } from '../console-routes.js';
 import { CreateSessionSchema, InputSchema } from '../api-schema.js';
 import { RequestRefused, type SessionHost } from '../host.js';
@@ -92,8 +92,10 @@ export function restateApp(options: RestateAppOptions): Hono {
 
   api.get('/sessions', async (c) => {
     const q = (c.req.query('q') ?? '').toLowerCase();
-    const lines = await sessions.listings((e) => q === '' || e.brief.toLowerCase().includes(q) || e.id.startsWith(q));
-    return c.json({ sessions: lines.map(({ kind: _kind, ...line }) => line) });
+    // Redacted as the session view and the embedded list are; the search reads the brief as shown, so a query
+    // cannot find out a key it cannot see.
+    const lines = await sessions.listings((e) => q === '' || redactDeep(e.brief).toLowerCase().includes(q) || e.id.startsWith(q));
+    return c.json({ sessions: lines.map(({ kind: _kind, ...line }) => redactDeep(line)) });
   });
 
   api.get('/sessions/:id', async (c) => c.json(await sessions.snapshot(await resolve(c.req.param('id')))));
@@ -124,7 +126,7 @@ export function restateApp(options: RestateAppOptions): Hono {
 
   api.get('/sessions/:id/events', async (c) => {
     const id = await resolve(c.req.param('id'));
-    const after = Number(c.req.header('Last-Event-ID') ?? c.req.query('after') ?? 0) || 0;
+    const after = resumeAfter(c);
     // Listen for deltas before the first read, so none of a turn that is running falls between the two.
     const deltas = new EventQueue();
     const unsubscribe = live?.subscribe(id, (e) => deltas.push(e));
