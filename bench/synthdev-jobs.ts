@@ -10,10 +10,9 @@ import { pathToFileURL } from 'node:url';
 import { newQuickJSWASMModule } from 'quickjs-emscripten';
 import type { Job } from '../src/workflow/sandbox/run-job.js';
 
-type Completion = { choices: { message: { content: string | null; tool_calls?: { id: string; function: { name: string; arguments: string } }[] } }[] };
 // The scripted answers bench/synthdev-troupe.mjs gives (plain JavaScript, shared with SynthDev's side).
-const { instantReply } = (await import(new URL('./synthdev-script.mjs', import.meta.url).href)) as {
-  instantReply: (messages: { role: string; content: string }[], rounds: number, call?: number) => Completion;
+const { scriptedModel } = (await import(new URL('./synthdev-script.mjs', import.meta.url).href)) as {
+  scriptedModel: (rounds: number, byCalls: boolean) => { label: string; generate: (req: { messages: { role: string; content: string }[] }) => Promise<unknown> };
 };
 
 const dir = process.env.SYNTHDEV_DIR ?? '';
@@ -32,21 +31,7 @@ async function tree(root: string, name: string): Promise<Tree> {
   const { openGuestContext, closeGuestContext } = await src('workflow/sandbox/guest-context.ts');
   const { runJob } = await src('workflow/sandbox/run-job.ts');
   const plan = loadWorkflowPlan(workflowFile, { roles: join(dir, 'src/config/roles'), env: {} });
-  let calls = 0;
-  const model = {
-    label: 'bench',
-    async generate(req: { messages: { role: string; content: string }[] }) {
-      await new Promise((r) => setImmediate(r));
-      calls += 1;
-      const message = instantReply(
-        req.messages.map((m) => ({ role: m.role, content: m.content })),
-        CUSTOMER_ROUNDS,
-        byCalls ? calls : undefined,
-      ).choices[0]!.message;
-      const toolCalls = (message.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments }));
-      return { text: message.content ?? '', toolCalls, usage: { promptTokens: 100, completionTokens: 10 }, finishReason: toolCalls.length ? 'tool_calls' : 'stop', model: 'bench' };
-    },
-  };
+  const model = scriptedModel(CUSTOMER_ROUNDS, byCalls);
   const jobs: Job[] = [];
   const inline = new InlineSandbox();
   await inline.ready();

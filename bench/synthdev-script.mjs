@@ -23,3 +23,25 @@ export function instantReply(messages, rounds, calls) {
     usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 },
   };
 }
+
+/**
+ * troupe's side of the scripted answers: a model giving instantReply's completion as a ChatResponse. byCalls: the
+ * turn counted by the model calls since reset() (a copy of the workflow with a small max_length).
+ */
+export function scriptedModel(rounds, byCalls) {
+  let calls = 0;
+  return {
+    label: 'bench',
+    async generate(req) {
+      await new Promise((r) => setImmediate(r));
+      calls += 1;
+      const wire = req.messages.map((m) => ({ role: m.role, content: m.content }));
+      const message = instantReply(wire, rounds, byCalls ? calls : undefined).choices[0].message;
+      const toolCalls = (message.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments }));
+      return { text: message.content ?? '', toolCalls, usage: { promptTokens: 100, completionTokens: 10 }, finishReason: toolCalls.length ? 'tool_calls' : 'stop', model: 'bench' };
+    },
+    reset() {
+      calls = 0;
+    },
+  };
+}

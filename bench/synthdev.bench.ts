@@ -45,8 +45,12 @@ function child(script: string, args: string[], dir: string, workflow?: string): 
 export default async function synthdev(): Promise<void> {
   const dir = process.env.SYNTHDEV_DIR;
   if (!dir || !existsSync(join(dir, 'src/workflow/WorkflowStateMachine.js')) || !existsSync(join(dir, 'node_modules/openai'))) {
+    // SynthDev removed its workflows in a9574d2 ("remove failed workflow implementation"): a checkout after it has none.
+    const removed = dir !== undefined && existsSync(join(dir, 'src/core')) && !existsSync(join(dir, 'src/workflow'));
     process.stdout.write(
-      'SynthDev side by side: skipped — set SYNTHDEV_DIR to a SynthDev checkout with its packages installed (git clone https://github.com/JinxCodesAI/SynthDev && cd SynthDev && npm ci)\n',
+      removed
+        ? `SynthDev side by side: skipped — ${dir} has no workflows (SynthDev removed them in a9574d2): check out the commit before it (git -C ${dir} checkout a9574d2^, or a clone of it)\n`
+        : 'SynthDev side by side: skipped — set SYNTHDEV_DIR to a SynthDev checkout with its packages installed (git clone https://github.com/JinxCodesAI/SynthDev && cd SynthDev && git checkout a9574d2^ && npm ci)\n',
     );
     return;
   }

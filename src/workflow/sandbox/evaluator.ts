@@ -40,6 +40,8 @@ export interface SandboxEvaluator extends Evaluator {
 
 interface Waiting {
   evaluation: Evaluation;
+  /** The host tier was tried already (and left it to the sandbox). */
+  tried: boolean;
   signal: AbortSignal | undefined;
   resolve: (result: EvaluationResult) => void;
   /** Takes it out of the queue when its signal aborts first. */
@@ -74,14 +76,23 @@ export function createSandboxEvaluator(options: SandboxOptions = {}): SandboxEva
     }
   };
 
-  const runOne = async ({ evaluation, signal }: Waiting): Promise<EvaluationResult> => {
+  // The host tier's answer (null: the sandbox's to give), once per evaluation.
+  const inTier = (waiting: Pick<Waiting, 'evaluation' | 'tried'>, source: string | null): EvaluationResult | null => {
+    if (waiting.tried) return null;
+    waiting.tried = true;
+    const decided = runInTier(waiting.evaluation, source, limits);
+    if (!decided) hostTierCounts.sandbox += 1;
+    return decided;
+  };
+
+  const runOne = async (waiting: Waiting): Promise<EvaluationResult> => {
+    const { evaluation, signal } = waiting;
     if (signal?.aborted) return CANCELLED;
     const source = usesHandler(evaluation) ? script(evaluation.workflow) : null;
     if (source !== null && typeof source === 'object') return source;
     if (hostTier) {
-      const decided = runInTier(evaluation, source, limits);
+      const decided = inTier(waiting, source);
       if (decided) return decided;
-      hostTierCounts.sandbox += 1;
     } else if (!evaluation.next && !evaluation.targets) {
       // Without the tier, what needs no code (an evaluation asked for before the engine decided such things itself: a resumed session) needs no worker either.
       const decided = decideInHost(evaluation, evaluation.scope, limits.maxLogLines);
@@ -121,6 +132,14 @@ export function createSandboxEvaluator(options: SandboxOptions = {}): SandboxEva
   return {
     evaluate(evaluation, signal) {
       if (closed) return Promise.resolve({ ok: false, error: 'the sandbox is closed' });
+      const tried = { evaluation, tried: false };
+      // Nothing waits or runs: the host tier answers at once, without a turn in the queue (its abort listener, its pump).
+      if (hostTier && !busy && queue.length === 0 && !signal?.aborted) {
+        const source = usesHandler(evaluation) ? script(evaluation.workflow) : null;
+        if (source !== null && typeof source === 'object') return Promise.resolve(source);
+        const decided = inTier(tried, source);
+        if (decided) return Promise.resolve(decided);
+      }
       return new Promise<EvaluationResult>((resolve) => {
         const onAbort = () => {
           const at = queue.indexOf(waiting);
@@ -128,7 +147,7 @@ export function createSandboxEvaluator(options: SandboxOptions = {}): SandboxEva
           queue.splice(at, 1);
           resolve(CANCELLED);
         };
-        const waiting: Waiting = { evaluation, signal, resolve, onAbort };
+        const waiting: Waiting = { evaluation, tried: tried.tried, signal, resolve, onAbort };
         // Cancelled while waiting its turn: it leaves the queue at once.
         signal?.addEventListener('abort', onAbort, { once: true });
         queue.push(waiting);

@@ -1,6 +1,6 @@
 import { jsonOf, parseJson, show } from './data.js';
 import { sizeOf } from './methods.js';
-import { bail, isPlainObject, type Running, TierNative, TierObject } from './values.js';
+import { bail, isPlainObject, type Running, refuse, TierNative, TierObject } from './values.js';
 
 /** Where a part's console lines go, capped as the guest caps them (lines past the cap are counted, not kept). */
 export class LogSink {
@@ -34,7 +34,7 @@ class Namespace extends TierObject {
     super();
   }
   get(key: string): unknown {
-    return Object.hasOwn(this.members, key) ? this.members[key] : bail(`global member ${key}`);
+    return Object.hasOwn(this.members, key) ? this.members[key] : refuse(`global member ${key}`);
   }
 }
 

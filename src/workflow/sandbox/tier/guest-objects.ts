@@ -2,16 +2,17 @@ import type { RawResponse } from '../../../engine/evaluation.js';
 import { jsonDepth, MAX_JSON_DEPTH } from '../json-depth.js';
 import { memberOf } from './members.js';
 import { copyData, show } from './data.js';
-import { bail, isPlainObject, isStringObject, stringObject, textOf, TierNative, TierObject } from './values.js';
+import { bail, ELEMENT_UNITS, isPlainObject, isStringObject, lock, refuse, stringObject, textOf, TierNative, TierObject } from './values.js';
 
 // The guest's context Maps, contexts and agents (GUEST_MODULES' contexts and agents), as far as the tier models
-// them: a context's messages are never read here (code that reads them runs in the sandbox), only added to.
+// them: a context's messages are added to, and read as the guest reads them (copies code may not change).
 
 const ROLES = new Set(['system', 'user', 'assistant']);
 const MAP_NAMES = new Set(Object.getOwnPropertyNames(Map.prototype));
 
+type Message = { role: string; content: string };
 /** What a part added to contexts, by context name in the order first changed (the answer's `appended`). */
-export type Added = Map<string, { role: string; content: string }[]>;
+export type Added = Map<string, Message[]>;
 
 /** A Map of the guest (contexts, agents) that also reads its entries by name. */
 export class GuestMap extends TierObject {
@@ -22,7 +23,7 @@ export class GuestMap extends TierObject {
     if (key === 'get') return MAP_GET;
     if (key === 'has') return MAP_HAS;
     if (key === 'size') return this.entries.size;
-    if (MAP_NAMES.has(key) || key in Object.prototype) return bail(`Map member ${key}`);
+    if (MAP_NAMES.has(key) || key in Object.prototype) return refuse(`Map member ${key}`);
     return this.entries.has(key) ? this.entries.get(key) : undefined;
   }
 }
@@ -31,41 +32,138 @@ const mapOf = (receiver: unknown): GuestMap => (receiver instanceof GuestMap ? r
 const MAP_GET = new TierNative('get', (receiver, args) => mapOf(receiver).entries.get(args[0] as string));
 const MAP_HAS = new TierNative('has', (receiver, args) => mapOf(receiver).entries.has(args[0] as string));
 
-/** A context: its name, its max_length, addMessage (what it adds goes to the part's `added`). */
+/** Where a part's contexts come from: the engine's messages by context name, and those parts before it in the job added. */
+export interface ContextSources {
+  /** The scope's messages by context name (the engine's: read, never changed). */
+  messages: Record<string, readonly unknown[]>;
+  limits: Record<string, number>;
+  /** What this part adds (its answer's `appended`). */
+  added: Added;
+  /** What the parts before it in the job added (the engine appends them before it runs this part). */
+  base: Added | null;
+  /** Counts work against the part's step budget. */
+  spend: (units: number) => void;
+}
+
+/**
+ * A context: its name, its max_length, addMessage (what it adds goes to the part's `added`), and its messages as
+ * the guest's code reads them: the engine's, then those added in the job so far, as copies locked against change
+ * (a change would have the guest send the whole list: the sandbox's to answer).
+ */
 export class GuestContext extends TierObject {
   private chars = 0;
+  // The messages as code reads them, made on first read (null: not read), and the length of their text.
+  private list: Message[] | null = null;
+  private listChars = 0;
   constructor(
     readonly name: string,
     readonly limit: number | undefined,
-    private readonly added: Added,
+    private readonly sources: ContextSources,
   ) {
     super();
   }
   get(key: string): unknown {
-    if (key === 'name') return this.name;
-    if (key === 'maxLength') return this.limit;
-    if (key === 'addMessage') return ADD_MESSAGE;
-    if (key === 'getName') return GET_NAME;
-    return bail(`context member ${key}`);
+    switch (key) {
+      case 'name':
+        return this.name;
+      case 'maxLength':
+        return this.limit;
+      case 'messages':
+        return this.messages();
+      case 'addMessage':
+        return ADD_MESSAGE;
+      case 'getName':
+        return GET_NAME;
+      case 'getMessages':
+        return GET_MESSAGES;
+      case 'getLastMessage':
+        return GET_LAST_MESSAGE;
+      case 'getMessagesByRole':
+        return GET_MESSAGES_BY_ROLE;
+      case 'hasMessages':
+        return HAS_MESSAGES;
+      default:
+        return refuse(`context member ${key}`);
+    }
   }
-  /** The guest's addMessage, for a context whose messages code has not read; the length of the content it added. */
+  /** The guest's addMessage; the length of the content it added. */
   add(message: unknown, spend?: (units: number) => void): number {
     if (!isPlainObject(message)) bail('addMessage of a value that is not an object');
     const role = memberOf(message, 'role');
     if (typeof role !== 'string' || !ROLES.has(role)) bail('addMessage with a bad role');
     const raw = memberOf(message, 'content');
     const content = typeof raw === 'string' ? raw : isStringObject(raw) ? textOf(raw) : show(raw, spend);
-    let list = this.added.get(this.name);
+    const { added } = this.sources;
+    let list = added.get(this.name);
     if (!list) {
       list = [];
-      this.added.set(this.name, list);
+      added.set(this.name, list);
     }
     list.push({ role, content });
     this.chars += content.length;
     // Past max_length on its own, the guest reads the messages to trim them: that is the sandbox's to do.
-    if (this.limit !== undefined && this.limit > 0 && this.chars > this.limit) bail('messages added past max_length');
+    if (this.past(this.chars)) bail('messages added past max_length');
+    if (this.list) {
+      // Read before: the guest appends it to the list code holds (and trims that past max_length: the sandbox's to do).
+      this.list.push(lock({ role, content }));
+      this.listChars += content.length;
+      if (this.past(this.listChars)) bail('messages read past max_length');
+    }
     return content.length;
   }
+  /** The messages as code reads them (the guest's replay of what the engine kept and what the job added, untrimmed within max_length). */
+  messages(): Message[] {
+    if (this.list) return this.list;
+    const { messages, base, added, spend } = this.sources;
+    const sent = Object.hasOwn(messages, this.name) ? messages[this.name]! : [];
+    if (!Array.isArray(sent)) bail('messages that are not a list');
+    const list: Message[] = [];
+    let chars = 0;
+    const take = (m: Message) => {
+      list.push(lock({ role: m.role, content: m.content }));
+      chars += m.content.length;
+    };
+    spend(sent.length * ELEMENT_UNITS);
+    const read = ++reads;
+    for (const m of sent) {
+      const copy = messageOf(m, this.name, read);
+      list.push(copy);
+      chars += copy.content.length;
+    }
+    for (const m of base?.get(this.name) ?? []) take(m);
+    for (const m of added.get(this.name) ?? []) take(m);
+    // Past max_length the guest trims them as it reads them: the sandbox's to do.
+    if (this.past(chars)) bail('messages read past max_length');
+    this.list = lock(list);
+    this.listChars = chars;
+    return this.list;
+  }
+  private past(chars: number): boolean {
+    return this.limit !== undefined && this.limit > 0 && chars > this.limit;
+  }
+}
+
+// Copies of the engine's messages, each made once, by the message (the engine never changes one: it replaces lists)
+// and the context it was read from. Locked, so no code changes one: an evaluation may get the copy an earlier one
+// got (none can keep it: what a part leaves is copied again), and no two places in what code reads share one (the
+// guest's copies are all distinct): not two contexts, not a message twice in a list (`read`: the read it was last given to).
+const copies = new WeakMap<object, { context: string; copy: Message; read: number }>();
+let reads = 0;
+
+// A message of the engine's as plain data, locked: its role and content, own data properties holding strings (no getter runs).
+function messageOf(m: unknown, context: string, read: number): Message {
+  const known = typeof m === 'object' && m !== null ? copies.get(m) : undefined;
+  if (known && known.context === context && known.read !== read) {
+    known.read = read;
+    return known.copy;
+  }
+  if (!isPlainObject(m)) return bail('a message that is not plain data');
+  const role = Object.getOwnPropertyDescriptor(m, 'role');
+  const content = Object.getOwnPropertyDescriptor(m, 'content');
+  if (typeof role?.value !== 'string' || typeof content?.value !== 'string') return bail('a message that is not { role, content }');
+  const copy = lock({ role: role.value, content: content.value });
+  if (!known) copies.set(m, { context, copy, read });
+  return copy;
 }
 
 const contextOf = (receiver: unknown): GuestContext => (receiver instanceof GuestContext ? receiver : bail('a context method on something else'));
@@ -74,11 +172,31 @@ const ADD_MESSAGE = new TierNative('addMessage', (receiver, args, running) => {
   running.spend(contextOf(receiver).add(args[0], (units) => running.spend(units)));
 });
 const GET_NAME = new TierNative('getName', (receiver) => contextOf(receiver).name);
+// As the guest's context methods answer: a new list (of the same messages), the last one, those of a role.
+const GET_MESSAGES = new TierNative('getMessages', (receiver, _args, running) => {
+  const list = contextOf(receiver).messages();
+  running.spend(list.length * ELEMENT_UNITS);
+  return list.slice();
+});
+const GET_LAST_MESSAGE = new TierNative('getLastMessage', (receiver) => {
+  const list = contextOf(receiver).messages();
+  return list.length > 0 ? list[list.length - 1] : null;
+});
+const GET_MESSAGES_BY_ROLE = new TierNative('getMessagesByRole', (receiver, args, running) => {
+  const list = contextOf(receiver).messages();
+  running.spend(list.length * ELEMENT_UNITS);
+  return list.filter((m) => m.role === args[0]);
+});
+const HAS_MESSAGES = new TierNative('hasMessages', (receiver) => contextOf(receiver).messages().length > 0);
 
 /** The guest's contexts Map for a part: one context per name the scope holds. */
-export function contextsMap(contexts: Record<string, unknown>, limits: Record<string, number>, added: Added): GuestMap {
+export function contextsMap(sources: ContextSources): GuestMap {
   const entries = new Map<string, unknown>();
-  for (const name of Object.keys(contexts)) entries.set(name, new GuestContext(name, Object.hasOwn(limits, name) ? limits[name] : undefined, added));
+  for (const name of Object.keys(sources.messages)) {
+    // The sandbox's scope loses it (an object's __proto__ key sets its prototype on the way): the sandbox decides.
+    if (name === '__proto__') bail('a context named __proto__');
+    entries.set(name, new GuestContext(name, Object.hasOwn(sources.limits, name) ? sources.limits[name] : undefined, sources));
+  }
   return new GuestMap(entries);
 }
 
@@ -150,7 +268,7 @@ export class GuestAgent extends TierObject {
       case 'getContext':
         return this.method(key);
       default:
-        return bail(`agent member ${key}`);
+        return refuse(`agent member ${key}`);
     }
   }
   private method(key: string): TierNative {

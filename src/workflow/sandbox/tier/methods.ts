@@ -1,5 +1,5 @@
 import { toText, truthy } from './coerce.js';
-import { bail, ELEMENT_UNITS, isCallable, type Running, TIER_LIMITS, TierNative } from './values.js';
+import { bail, changeable, ELEMENT_UNITS, refuse, isCallable, type Running, TIER_LIMITS, TierNative } from './values.js';
 
 // The array and string methods workflow code calls, implemented here: a callback is the interpreter's, called by
 // the interpreter; a host built-in is only ever called on a primitive string or the tier's own array, with
@@ -52,7 +52,7 @@ function stringArg(v: unknown): string {
 
 function callback(v: unknown, args: unknown[]): unknown {
   // A thisArg would become the callback's `this`: not modelled.
-  if (args.length > 1) bail('a thisArg');
+  if (args.length > 1) refuse('a thisArg');
   return isCallable(v) ? v : bail('a callback that is not a function');
 }
 
@@ -155,15 +155,30 @@ export const ARRAY_METHODS: Record<string, TierNative> = {
   push: arrayMethod(
     'push',
     (array, args) => {
+      changeable(array);
       grow(array, args.length);
       return array.push(...args);
     },
     false,
     false,
   ),
-  pop: arrayMethod('pop', (array) => array.pop(), false, false),
-  shift: arrayMethod('shift', (array) => array.shift()),
-  reverse: arrayMethod('reverse', (array) => array.reverse()),
+  pop: arrayMethod(
+    'pop',
+    (array) => {
+      changeable(array);
+      return array.pop();
+    },
+    false,
+    false,
+  ),
+  shift: arrayMethod('shift', (array) => {
+    changeable(array);
+    return array.shift();
+  }),
+  reverse: arrayMethod('reverse', (array) => {
+    changeable(array);
+    return array.reverse();
+  }),
 };
 
 // JavaScript's white space and line terminators (String.prototype.trim), by the standard's list.

@@ -2,12 +2,13 @@ import type { Node } from 'acorn';
 import type { Evaluation } from '../../../engine/evaluation.js';
 import { preparePiece } from '../prepare.js';
 import type { TemplatePart } from '../template.js';
+import { compileBody, type Statement } from './compile.js';
 import { parseBody } from './parse.js';
 
 type Code = NonNullable<Evaluation['code']>;
 
-/** A piece of workflow code as the tier runs it: a parsed body (as the guest compiles it), a template, a script.js handler's name. */
-export type TierPiece = { kind: 'body'; program: Node } | { kind: 'template'; parts: TemplatePart[] } | { kind: 'handler'; name: string };
+/** A piece of workflow code as the tier runs it: a parsed body (as the guest compiles it) and its closures, made once, a template, a script.js handler's name. */
+export type TierPiece = { kind: 'body'; program: Node; run: Statement } | { kind: 'template'; parts: TemplatePart[] } | { kind: 'handler'; name: string };
 
 // By code object (a plan's code is the same object every time), and by its text for code made afresh.
 const byObject = new WeakMap<Code, TierPiece | null>();
@@ -42,5 +43,11 @@ function build(code: Code): TierPiece | null {
   let program = parseBody(prepared.body);
   // The guest compiles the fallback (the code as statements) when the expression form does not compile.
   if (program === 'syntax' && prepared.fallback !== undefined) program = parseBody(prepared.fallback);
-  return typeof program === 'string' ? null : { kind: 'body', program };
+  if (typeof program === 'string') return null;
+  try {
+    return { kind: 'body', program, run: compileBody(program) };
+  } catch {
+    // A tree deeper than the host's stack compiles (parse.ts walked it, with less on the stack): the sandbox decides.
+    return null;
+  }
 }

@@ -1,4 +1,4 @@
-import type { ChainStep, Evaluation, EvaluationResult, Scope } from '../../../engine/evaluation.js';
+import type { ChainStep, Evaluation, EvaluationResult } from '../../../engine/evaluation.js';
 import { jsonDepth, MAX_JSON_DEPTH } from '../json-depth.js';
 import type { SandboxLimits } from '../program.js';
 import { copyData, jsonOf, resultData } from './data.js';
@@ -7,23 +7,28 @@ import type { Added } from './guest-objects.js';
 import { Interpreter } from './interpret.js';
 import { type TierPiece, tierPiece } from './pieces.js';
 import { loadScript, parametersEnv, type TierScript, tierScript } from './script.js';
-import { TierSelf } from './self.js';
+import { type PartData, TierSelf } from './self.js';
 import { renderTemplate } from './template.js';
-import { bail, isPlainObject, type TierObject } from './values.js';
+import { Bail, bail, isPlainObject, refuse, type TierObject } from './values.js';
 
 type Code = NonNullable<Evaluation['code']>;
 // A step of the chain in order: its request, the part it follows (-1: none) and the state that part must choose (null: any).
 type Step = { request: ChainStep; after: number; target: string | null };
-type Program =
+// refused: why the tier gave up on its code (Bail.ofCode) when it last ran with that script.js: it is not tried again with it.
+type Program = { refused?: { script: TierScript | null; why: string } } & (
   | { mode: 'code'; code: TierPiece; decides: boolean }
   | { mode: 'fields'; fields: [string, TierPiece][] }
-  | { mode: 'transitions'; transitions: { condition: TierPiece | null; before: TierPiece | null; target: string | null }[] };
+  | { mode: 'transitions'; transitions: { condition: TierPiece | null; before: TierPiece | null; target: string | null }[] }
+);
 // The guest's own names that a scope name resolves to (free names it reads through the global object).
 const THIS_NAMES = new Set(['contexts', 'agents', 'workflow_contexts', 'getAgent', 'getToolCalls', 'getContext', 'context', 'last_response']);
 const MAX_LOG_CHARS = 1000;
 
-/** How many evaluations the host tier answered, how many it left to the sandbox, and why it left the last one (for benches and tests). */
-export const hostTierCounts = { tier: 0, sandbox: 0, lastBail: '' };
+/**
+ * How many evaluations the host tier answered, how many it left to the sandbox, how many of those it did not try
+ * (code it refused before), and why it left the last one (for benches and tests).
+ */
+export const hostTierCounts = { tier: 0, sandbox: 0, refused: 0, lastBail: '' };
 
 /**
  * The host tier: an evaluation (and what is chained after it) run by the tier's interpreter on copies of the
@@ -50,7 +55,7 @@ function runChain(evaluation: Evaluation, scriptSource: string | null, limits: T
   const steps: Step[] = [{ request: evaluation, after: -1, target: null }];
   visit(steps, evaluation, 0);
   const programs = steps.map((s) => programOf(s.request));
-  if (programs.some((p) => p === null)) return bail('code the tier does not interpret');
+  if (programs.some((p) => p === null)) return refused('code the tier does not interpret');
   const handlers = programs.some((p) => usesHandler(p!));
   let script: TierScript | null = null;
   if (handlers) {
@@ -58,6 +63,11 @@ function runChain(evaluation: Evaluation, scriptSource: string | null, limits: T
     script = tierScript(scriptSource);
     if (!script) return bail('a script.js the tier does not interpret');
   }
+  // Code the tier refused before (with this script.js) goes to the sandbox at once: it would give up again, whatever its data.
+  for (const p of programs) {
+    if (p!.refused && p!.refused.script === script) return refused(p!.refused.why);
+  }
+  let base: Added | null = null;
   const running = new Interpreter(() => bail('a free name'));
   const results: Record<string, unknown>[] = [];
   let commonData: unknown = null;
@@ -66,15 +76,24 @@ function runChain(evaluation: Evaluation, scriptSource: string | null, limits: T
     const step = steps[at]!;
     // Code that cannot change anything (the engine's in-step decisions) reads the engine's data as it is.
     const copy = options.primitives ? (v: unknown) => v : copyData;
-    const data = {
+    const data: PartData = {
       scope: evaluation.scope,
       commonData: at === 0 ? copy(evaluation.scope.common_data) : commonData,
       input: step.target !== null ? null : copy(evaluation.scope.input),
-      added: new Map() as Added,
+      added: new Map(),
+      base,
       copy,
     };
-    const part = runPart(programs[at]!, data, script, running, limits, options);
+    let part: ReturnType<typeof runPart>;
+    try {
+      part = runPart(programs[at]!, data, script, running, limits, options);
+    } catch (error) {
+      if (error instanceof Bail && error.ofCode) programs[at]!.refused = { script, why: error.why };
+      throw error;
+    }
     results.push(part.result);
+    // A part chained after this one sees the messages added so far in the job (the engine appends them before it runs it).
+    if (data.added.size > 0) base = joined(base, data.added);
     const from = at;
     at = steps.findIndex((s) => s.after === from && (s.target === null || s.target === part.chosen));
     if (at === -1) break;
@@ -84,6 +103,13 @@ function runChain(evaluation: Evaluation, scriptSource: string | null, limits: T
   for (let i = results.length - 2; i >= 0; i--) results[i]!.next = results[i + 1];
   hostTierCounts.tier += 1;
   return results[0] as EvaluationResult;
+}
+
+// An evaluation left to the sandbox without trying it (no Bail thrown: this is the path of every evaluation of such code).
+function refused(why: string): null {
+  hostTierCounts.refused += 1;
+  hostTierCounts.lastBail = why;
+  return null;
 }
 
 // The chain depth first, as prepare.ts flattens it for the guest.
@@ -141,11 +167,17 @@ function usesHandler(p: Program): boolean {
   return p.transitions.some((t) => t.condition?.kind === 'handler' || t.before?.kind === 'handler');
 }
 
-type PartData = { scope: Scope; commonData: unknown; input: unknown; added: Added; copy: (v: unknown) => unknown };
+// What the parts of a job added to contexts so far, and what one more part added.
+function joined(base: Added | null, added: Added): Added {
+  const out: Added = new Map(base ?? []);
+  for (const [name, list] of added) out.set(name, (out.get(name) ?? []).concat(list));
+  return out;
+}
 
 /** One part, as the guest's runPart answers it: its result, the common_data it left (JSON), and the state it chose. */
 function runPart(program: Program, data: PartData, script: TierScript | null, running: Interpreter, limits: TierLimits, options: TierOptions): { result: Record<string, unknown>; chosen: string } {
-  const self = new TierSelf(data);
+  // The interpreter counts the work of reading contexts (made below: the scope's names are read once it runs).
+  const self = new TierSelf(data, (units) => interp.spend(units));
   const logs = new LogSink(limits.maxLogLines, MAX_LOG_CHARS);
   let console: TierObject | null = null;
   const free = (name: string): unknown => {
@@ -155,7 +187,7 @@ function runPart(program: Program, data: PartData, script: TierScript | null, ru
       return console;
     }
     if (Object.hasOwn(GLOBAL_NAMESPACES, name)) return GLOBAL_NAMESPACES[name];
-    return bail(`the free name ${name}`);
+    return refuse(`the free name ${name}`);
   };
   const interp = new Interpreter(free, options.primitives === true);
   interp.steps = running.steps;
@@ -168,10 +200,10 @@ function runPart(program: Program, data: PartData, script: TierScript | null, ru
   const runPiece = (piece: TierPiece): unknown => {
     if (piece.kind === 'template') return renderTemplate(piece.parts, self, logs);
     if (piece.kind === 'handler') {
-      const fn = Object.hasOwn(self.functions, piece.name) ? self.functions[piece.name] : bail('a handler script.js does not have');
+      const fn = Object.hasOwn(self.functions, piece.name) ? self.functions[piece.name] : refuse('a handler script.js does not have');
       return interp.call(fn, self, [self]);
     }
-    const done = interp.block((piece.program as unknown as { body: never }).body, parametersEnv(self), self);
+    const done = piece.run(interp, parametersEnv(self), self);
     return done?.kind === 'return' ? done.value : undefined;
   };
   let value: string | undefined;
@@ -225,6 +257,7 @@ function runPart(program: Program, data: PartData, script: TierScript | null, ru
   const result: Record<string, unknown> = { ok: true, common_data: commonData };
   if (value !== undefined) result.value = JSON.parse(value);
   if (lines) result.logs = lines;
-  if (appended) result.appended = JSON.parse(appended);
+  // The messages added are the tier's own ({ role, content } of strings, never given to code): the answer takes them as they are.
+  if (appended) result.appended = Object.fromEntries(data.added);
   return { result, chosen };
 }

@@ -1,14 +1,14 @@
-import type { Node } from 'acorn';
 import { loadScriptModule } from '../script-module.js';
 import { runsOnce } from '../script-once.js';
+import { compileBody, type Statement } from './compile.js';
 import { Interpreter } from './interpret.js';
 import { parseBody } from './parse.js';
 import type { TierSelf } from './self.js';
 import { bail, Env, isPlainObject, slotValue, TierFunction } from './values.js';
 
-/** script.js as the tier runs it: its body (loadScriptModule's source) parsed, and its top-level names. */
+/** script.js as the tier runs it: its body (loadScriptModule's source) compiled, and its top-level names. */
 export interface TierScript {
-  program: Node & { body: (Node & Record<string, unknown>)[] };
+  run: Statement;
   names: string[];
   /**
    * Its functions, made once, when its top level holds no state and names no scope name (runsOnce: the guest then
@@ -34,10 +34,16 @@ function build(source: string): TierScript | null {
   if (!module.ok) return null;
   const program = parseBody(module.source, true);
   if (typeof program === 'string') return null;
-  const body = (program as TierScript['program']).body;
   // A top-level return would cut off the table of names the guest appends.
-  if (body.some((s) => s.type === 'ReturnStatement')) return null;
-  const script: TierScript = { program: program as TierScript['program'], names: module.names, once: null };
+  if ((program as unknown as { body: { type: string }[] }).body.some((s) => s.type === 'ReturnStatement')) return null;
+  let run: Statement;
+  try {
+    run = compileBody(program);
+  } catch {
+    // A tree deeper than the host's stack compiles: the sandbox runs it.
+    return null;
+  }
+  const script: TierScript = { run, names: module.names, once: null };
   if (runsOnce(module.source)) {
     try {
       script.once = functionsOf(script, new Env(null), new Interpreter(() => bail('a free name at the top of script.js')), undefined);
@@ -57,7 +63,7 @@ export function loadScript(script: TierScript, self: TierSelf, running: Interpre
 }
 
 function functionsOf(script: TierScript, env: Env, running: Interpreter, self: unknown): Record<string, TierFunction> {
-  running.block(script.program.body, env, self);
+  script.run(running, env, self);
   const functions: Record<string, TierFunction> = {};
   const table = (name: string): unknown => {
     const slot = env.vars.get(name);

@@ -1,6 +1,6 @@
 import type { Scope } from '../../../engine/evaluation.js';
 import { type Added, agentNamed, agentsMap, contextNamed, contextsMap, type GuestMap, rawResponse, toolCall } from './guest-objects.js';
-import { bail, type Env, stringObject, type TierFunction, TierNative, TierObject } from './values.js';
+import { bail, type Env, refuse, stringObject, type TierFunction, TierNative, TierObject } from './values.js';
 
 /** The data one part of a job starts from: the scope, and what the part before left (common_data, a fresh input). */
 export interface PartData {
@@ -9,7 +9,9 @@ export interface PartData {
   commonData: unknown;
   /** The state's input (the free name `input`; this.input without a workflow input): null in a state entered afresh. */
   input: unknown;
+  /** What the part adds to contexts (its answer's `appended`), and what the parts before it in the job added (null: none). */
   added: Added;
+  base: Added | null;
   /** How scope data becomes the part's own (a copy through JSON; as it is for code that cannot change it). */
   copy: (v: unknown) => unknown;
 }
@@ -35,10 +37,15 @@ const LAZY = new Set(['contexts', 'workflow_contexts', 'agents', 'getAgent', 'ge
  */
 export class TierSelf extends TierObject {
   private readonly values = new Map<string, unknown>();
-  private readonly extra = new Map<string, unknown>();
+  // Names code set on `this` of its own (made when it sets one).
+  private extra: Map<string, unknown> | null = null;
   functions: Record<string, TierFunction> = {};
 
-  constructor(private readonly data: PartData) {
+  /** spend: counts work against the part's step budget (reading a context's messages). */
+  constructor(
+    private readonly data: PartData,
+    private readonly spend: (units: number) => void,
+  ) {
     super();
     this.values.set('common_data', data.commonData);
   }
@@ -64,18 +71,21 @@ export class TierSelf extends TierObject {
       this.values.set(key, v);
       return v;
     }
-    if (this.extra.has(key)) return this.extra.get(key);
-    if (key in Object.prototype) return bail(`this.${key}`);
+    if (this.extra?.has(key)) return this.extra.get(key);
+    if (key in Object.prototype) return refuse(`this.${key}`);
     if (Object.hasOwn(this.functions, key)) return this.functions[key];
     return undefined;
   }
 
   override set(key: string, value: unknown): void {
     if (key === 'variables') key = 'common_data';
-    if (FIXED.has(key)) bail(`setting this.${key}`);
+    if (FIXED.has(key)) refuse(`setting this.${key}`);
     if (DATA.has(key)) this.values.set(key, value);
-    else if (LAZY.has(key) || Object.hasOwn(this.functions, key) || key in Object.prototype) bail(`setting this.${key}`);
-    else this.extra.set(key, value);
+    else if (LAZY.has(key) || Object.hasOwn(this.functions, key) || key in Object.prototype) refuse(`setting this.${key}`);
+    else {
+      this.extra ??= new Map();
+      this.extra.set(key, value);
+    }
   }
 
   private toolCalls: Record<string, unknown>[] | null = null;
@@ -121,7 +131,7 @@ export class TierSelf extends TierObject {
           return undefined;
         });
       case 'contexts':
-        return contextsMap(scope.contexts ?? {}, scope.context_limits ?? {}, this.data.added);
+        return contextsMap({ messages: scope.contexts ?? {}, limits: scope.context_limits ?? {}, added: this.data.added, base: this.data.base, spend: this.spend });
       case 'workflow_contexts':
         return this.get('contexts');
       case 'getContext':

@@ -1,5 +1,3 @@
-import type { Node } from 'acorn';
-
 /**
  * The values of the host tier's interpreter. Guest data is host data made by the tier itself: plain objects and
  * arrays (its own copies, never the engine's), primitives, and String objects it made (`this.input`,
@@ -9,14 +7,26 @@ import type { Node } from 'acorn';
 
 /** Thrown to give up: the evaluation goes to the QuickJS sandbox, and nothing the tier did is kept. */
 export class Bail extends Error {
-  constructor(readonly why: string) {
+  /** ofCode: the code uses what the tier never models, whatever its data (see refuse): the tier need not try it again. */
+  constructor(
+    readonly why: string,
+    readonly ofCode = false,
+  ) {
     super(why);
   }
 }
 
-/** Gives up (never returns). */
+/** Gives up (never returns): on what this run met (a value's type, a size, a budget), which other data may not meet. */
 export function bail(why: string): never {
   throw new Bail(why);
+}
+
+/**
+ * Gives up on the code itself (never returns): it names what the tier does not model for any data (a free name, a
+ * member or method the tier does not implement, a form it does not run). The program is not tried again (run.ts).
+ */
+export function refuse(why: string): never {
+  throw new Bail(why, true);
 }
 
 /** An error the tier models (only JSON.parse's), thrown inside the interpreter until a catch takes it. */
@@ -50,10 +60,28 @@ export function slotValue(slot: Slot): unknown {
   return slot.value;
 }
 
-/** A function written in workflow code (or script.js): its node, where it was made, and `this` for an arrow. */
+/** What compiled code (compile.ts) runs with: a Running, with the run's step count, its free names and its key and string rules (interpret.ts's Interpreter). */
+export interface Runner extends Running {
+  steps: number;
+  /** === and !== with an object on either side give up (the engine's in-step decisions). */
+  readonly primitives: boolean;
+  /** A free name's value (the scope's names, the globals); gives up on an unknown one. */
+  readonly free: (name: string) => unknown;
+  key(v: unknown): string;
+  concatenated(s: string): string;
+}
+
+/** A function written in workflow code, compiled once (compile.ts): its parameters' names, and its body run in an environment holding them. */
+export interface FunctionCode {
+  params: string[];
+  arrow: boolean;
+  run: (r: Runner, env: Env, self: unknown) => unknown;
+}
+
+/** A function written in workflow code (or script.js): its compiled code, where it was made, and `this` for an arrow. */
 export class TierFunction {
   constructor(
-    readonly node: Node & { params: Node[]; body: Node; expression?: boolean },
+    readonly code: FunctionCode,
     readonly env: Env,
     readonly arrow: boolean,
     readonly lexicalThis: unknown,
@@ -112,6 +140,21 @@ export function isStringObject(v: unknown): v is string & object {
 /** The text of a String object the tier made. */
 export function textOf(v: object): string {
   return String.prototype.valueOf.call(v);
+}
+
+// Data code may read and not change (a context's messages, as the tier copied them): a change gives up (the guest
+// would send the whole list changed; the sandbox answers that).
+const locked = new WeakSet<object>();
+
+/** Marks an array or object of the tier's own as read-only for code (setMember and the array methods that change it give up). */
+export function lock<T extends object>(v: T): T {
+  locked.add(v);
+  return v;
+}
+
+/** Gives up when code would change data marked read-only (lock). */
+export function changeable(v: object): void {
+  if (locked.has(v)) bail("a change to a context's messages");
 }
 
 /** Whether a value is a plain object made by JSON.parse or by the interpreter (its prototype Object.prototype). */
