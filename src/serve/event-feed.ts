@@ -101,7 +101,7 @@ export class EventFeed {
         const k: Kept = { e, before: state, frame: null, stepped };
         if (this.readers.size > 0) {
           k.frame = this.frameOf(k);
-          for (const reader of this.readers) reader.push(k.frame);
+          this.pushAll(k.frame);
         }
         this.kept.push(k);
       }
@@ -247,7 +247,7 @@ export class EventFeed {
     if (deltas.length === 0) return;
     this.deltas = [];
     const frame = deltasFrame(deltas, this.state, this.names, this.redactor);
-    for (const reader of this.readers) reader.push(frame);
+    this.pushAll(frame);
   }
 
   private publish(e: TroupeEvent): void {
@@ -265,7 +265,7 @@ export class EventFeed {
       // Other live-only events (predictions) go out at once and are never kept: they are not resume points.
       const made = sseFrame(e, before, this.names, this.redactor);
       this.state = made.state;
-      for (const reader of this.readers) reader.push(made.frame);
+      this.pushAll(made.frame);
       return;
     }
     // Joined for readers that joined before this event: a reader joining from now on needs it too.
@@ -276,7 +276,7 @@ export class EventFeed {
       const made = sseFrame(e, before, this.names, this.redactor);
       k.frame = made.frame;
       this.state = made.state;
-      for (const reader of this.readers) reader.push(made.frame);
+      this.pushAll(made.frame);
     } else {
       // Folded once: the step is kept with the event, and its frame is worded from it when a reader needs it
       // (a silent event has none, and leaves the fold as it was).
@@ -287,6 +287,13 @@ export class EventFeed {
     }
     this.kept.push(k);
     while (this.kept.length > FEED_RECENT) this.from = this.kept.shift()!.e.seq;
+  }
+
+  /** Pushes a frame to every reader (by forEach: the Set's iterator made an object per reader in publish, unoptimised). */
+  private pushAll(frame: SseFrame): void {
+    this.readers.forEach((reader) => {
+      reader.push(frame);
+    });
   }
 
   private frameOf(k: Kept): SseFrame {
