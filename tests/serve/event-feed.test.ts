@@ -65,16 +65,27 @@ function followed(session: TroupeSession, redactor: Redactor): EventFeed {
   return feed;
 }
 
+/**
+ * Runs `body` with a feed following a fake session and one reader attached, the batch's timer a fake one (the
+ * readers' writes still run on real turns of the event loop): a loaded machine cannot make the batch come due
+ * before the test looks.
+ */
+async function withBatchTimer(body: (f: ReturnType<typeof fakeSession> & { r: ReturnType<typeof reader> }) => Promise<void>): Promise<void> {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  try {
+    const fake = fakeSession();
+    const feed = followed(fake.session, countingRedactor().redactor);
+    const r = reader();
+    feed.attach(r.client, 0);
+    await body({ ...fake, r });
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
 describe('the SSE feed of a hosted session', () => {
   it('sends streamed words in batches: those of one burst, or of DELTA_BATCH_MS, as one write', async () => {
-    // The batch's timer is a fake one (the readers' writes still run on real turns of the event loop): a
-    // loaded machine cannot make the batch come due before the test looks.
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    try {
-      const { session, publish } = fakeSession();
-      const feed = followed(session, countingRedactor().redactor);
-      const r = reader();
-      feed.attach(r.client, 0);
+    await withBatchTimer(async ({ publish, r }) => {
       for (let i = 0; i < 5; i++) publish({ type: 'agent_delta', turn_id: 't1', persona: 'ceo', text: `w${i} ` });
       await written();
       expect(r.writes).toHaveLength(0);
@@ -85,18 +96,11 @@ describe('the SSE feed of a hosted session', () => {
       await written();
       expect(r.writes).toHaveLength(1);
       expect(text(r.writes[0]!).match(/event: agent_delta/g)).toHaveLength(5);
-    } finally {
-      vi.useRealTimers();
-    }
+    });
   });
 
   it('a prediction among streamed words goes out with their batch, in its place, not as a write of its own', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    try {
-      const { session, publish } = fakeSession();
-      const feed = followed(session, countingRedactor().redactor);
-      const r = reader();
-      feed.attach(r.client, 0);
+    await withBatchTimer(async ({ session, publish, r }) => {
       const word = (text: string) => publish({ type: 'agent_delta', turn_id: 't1', persona: 'ceo', text });
       word('w1 ');
       const prediction = publish({ type: 'prediction', turn_id: 't1', persona: 'ceo', on: 'inbox', predictions: [{ persona: 'game_designer', history: 3 }] });
@@ -112,9 +116,7 @@ describe('the SSE feed of a hosted session', () => {
       expect(frames[1]).toBe(text(sseFrame(prediction, DISPLAY_START, displayNames(session.def)).frame.bytes));
       expect(frames[1]).toMatch(/^event: prediction\ndata: \{.*"items":\[\]\}\n\n$/);
       r.client.close();
-    } finally {
-      vi.useRealTimers();
-    }
+    });
   });
 
   it('serialises and screens each event once, however many read it: every reader gets the same bytes', async () => {
