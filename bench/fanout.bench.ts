@@ -3,7 +3,7 @@
 // to every reader serialised and redacted once, so the server's event loop stays free: /healthz answers in
 // under 10 ms (the target) while they connect and read.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, openSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Session } from 'node:inspector/promises';
@@ -53,10 +53,17 @@ async function runProfiler(): Promise<{ stop: () => Promise<CpuProfile | null> }
 
 /** Milliseconds of CPU this process's main thread has used (Linux: its schedstat, in nanoseconds); the whole process's elsewhere. */
 function mainThreadCpu(): () => number {
-  const file = `/proc/self/task/${process.pid}/schedstat`;
   try {
-    readFileSync(file);
-    return () => Number(readFileSync(file, 'latin1').split(' ', 1)[0]) / 1e6;
+    // Read into one buffer from a file kept open: a readFileSync every tick was about 1 MiB of the 17 MiB the
+    // server's process allocated while the readers read (its options, its buffer, its string), measured as the server's.
+    const fd = openSync(`/proc/self/task/${process.pid}/schedstat`, 'r');
+    const bytes = Buffer.alloc(128);
+    return () => {
+      const n = readSync(fd, bytes, 0, bytes.length, 0);
+      let ns = 0;
+      for (let i = 0; i < n && bytes[i] !== 0x20; i++) ns = ns * 10 + bytes[i]! - 0x30;
+      return ns / 1e6;
+    };
   } catch {
     return () => {
       const used = process.cpuUsage();

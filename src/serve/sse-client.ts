@@ -224,9 +224,16 @@ let lastJoined: { frames: readonly SseFrame[]; bytes: Buffer } | null = null;
 /** The bytes of the first `count` frames as one buffer, shared with the readers before that were queued the very same frames. */
 function joined(frames: readonly SseFrame[], count: number): Buffer {
   const last = lastJoined;
-  if (last && last.frames.length === count && last.frames.every((f, i) => f === frames[i])) return last.bytes;
+  if (last && sameFrames(last.frames, frames, count)) return last.bytes;
   const batch = frames.slice(0, count);
   const bytes = Buffer.concat(batch.map((f) => f.bytes));
   lastJoined = { frames: batch, bytes };
   return bytes;
+}
+
+/** Whether `kept` are the first `count` frames of `frames`, the very same ones (a loop: a closure per reader was most of what a hit allocated). */
+function sameFrames(kept: readonly SseFrame[], frames: readonly SseFrame[], count: number): boolean {
+  if (kept.length !== count) return false;
+  for (let i = 0; i < count; i++) if (kept[i] !== frames[i]) return false;
+  return true;
 }
