@@ -202,12 +202,13 @@ async function bench(target: 'troupe' | 'floor'): Promise<void> {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
-  let allocations: Promise<() => Promise<HeapProfileNode>> | null = null;
+  // Set by the readers' first line (a holder: a variable set in a callback is narrowed to its initial null).
+  const allocations: { sampling: Promise<() => Promise<HeapProfileNode>> | null } = { sampling: null };
   readers.stdout.on('data', (d: Buffer) => {
     out += d.toString();
     if (out.includes('"connected"') && marks.reading === Number.POSITIVE_INFINITY) {
       marks.reading = monotonic();
-      if (ALLOC) allocations = sampleAllocations();
+      if (ALLOC) allocations.sampling = sampleAllocations();
       stalls.connecting = worst;
       watched.connecting = watching();
       watching = watch();
@@ -216,7 +217,7 @@ async function bench(target: 'troupe' | 'floor'): Promise<void> {
   });
   await new Promise((done) => readers.once('exit', done));
   marks.done = monotonic();
-  const allocated = allocations ? await (await allocations)() : null;
+  const allocated = allocations.sampling ? await (await allocations.sampling)() : null;
   const cpu = process.cpuUsage(cpu0);
   stalls.reading = worst;
   watched.reading = watching();
