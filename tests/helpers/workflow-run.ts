@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { afterEach } from 'vitest';
 import type { FakeReply, RecordedRequest } from './fake-openai-server.js';
 import { FakeOpenAIServer } from './fake-openai-server.js';
 import { cleanEnv, runCli } from './cli.js';
@@ -87,6 +88,19 @@ export class RoleServer extends FakeOpenAIServer {
   of(role: string, pick: (req: RecordedRequest) => string = (req) => roleOf(req)): RecordedRequest[] {
     return this.requests.filter((r) => pick(r) === role);
   }
+}
+
+/** For a test file: returns `serve(scripts, pick)`, which starts a RoleServer; every one a test started is stopped after it. */
+export function roleServerPerTest(): (scripts: Record<string, RoleStep[]>, pick?: (req: RecordedRequest) => string) => Promise<RoleServer> {
+  const started: RoleServer[] = [];
+  afterEach(async () => {
+    await Promise.all(started.splice(0).map((s) => s.stop()));
+  });
+  return async (scripts, pick) => {
+    const server = await new RoleServer(scripts, pick).start();
+    started.push(server);
+    return server;
+  };
 }
 
 /** A parsed `--json` event line (agent_delta lines left out). */

@@ -1,26 +1,22 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cleanEnv } from '../../helpers/cli.js';
-import { dialogueOf, ofType, reply, RoleServer, runJson, statesEntered, toolsOf, transitionsOf } from '../../helpers/workflow-run.js';
+import { dialogueOf, ofType, reply, roleServerPerTest, runJson, statesEntered, toolsOf, transitionsOf } from '../../helpers/workflow-run.js';
 
 const TASK = 'a bech32 encoder in TypeScript';
 const INSTRUCTION = "review coder's work, provide continue_message or work_summary";
 
-let server: RoleServer | null = null;
-afterEach(async () => {
-  await server?.stop();
-  server = null;
-});
+const serveRoles = roleServerPerTest();
 
 describe('coder_reviewer (the shipped seed 000 workflow) through `troupe run --workflow` against a local server', () => {
   it('a rejection then an approval, routed by review_work.improvement_needed: states, contexts and the output', async () => {
-    server = await new RoleServer({
+    const server = await serveRoles({
       coder: [reply('v1: encode() maps 5-bit groups to the charset.'), reply('v2: encode() now appends the 6-character checksum.')],
       reviewer: [
         // The words say "looks good" while the tool says improvement_needed: the tool decides, not the text.
         reply('Looks good overall, but see my note.', { name: 'review_work', arguments: { improvement_needed: true, continue_message: 'Add the bech32 checksum (polymod).' } }),
         reply('Complete now.', { name: 'review_work', arguments: { improvement_needed: false, work_summary: 'bech32 encoder with checksum, reviewed' } }),
       ],
-    }).start();
+    });
 
     const run = await runJson(['run', '--workflow', 'coder_reviewer', '--input', TASK], cleanEnv({ OPENAI_BASE_URL: server.baseURL }));
     expect(run.stderr).toContain(`session ${run.id} saved`);
@@ -66,7 +62,7 @@ describe('coder_reviewer (the shipped seed 000 workflow) through `troupe run --w
 
   it('a reviewer that never calls review_work: one repair round forcing the tool, then a pause (exit 1); resume with !continue finishes', async () => {
     const approve = reply('Fine.', { name: 'review_work', arguments: { improvement_needed: false, work_summary: 'done after a pause' } });
-    server = await new RoleServer({ coder: [reply('v1')], reviewer: [reply('I forgot the tool.'), reply('Still no tool.'), approve] }).start();
+    const server = await serveRoles({ coder: [reply('v1')], reviewer: [reply('I forgot the tool.'), reply('Still no tool.'), approve] });
     const env = cleanEnv({ OPENAI_BASE_URL: server.baseURL });
     const run = await runJson(['run', '--workflow', 'coder_reviewer', '--input', TASK], env);
     const [, repair] = server.of('reviewer');

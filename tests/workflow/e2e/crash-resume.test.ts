@@ -7,19 +7,17 @@ import { cliProcess, killServedWorkflow, printedEvents, stableTranscript, stored
 import { implementer, implementerReply, reviewerScripts, TIER_MODELS } from '../../helpers/debate-script.js';
 import { REPO_ROOT } from '../../helpers/team.js';
 import { tempDirPerTest } from '../../helpers/temp-dir.js';
-import { ofType, RoleServer, runJson, type RoleStep } from '../../helpers/workflow-run.js';
+import { ofType, roleServerPerTest, runJson, type RoleStep } from '../../helpers/workflow-run.js';
 
 const temp = tempDirPerTest('troupe-wf-crash-');
 const BRANCHES = ['impl_a', 'impl_b', 'impl_c'];
 const children: Child[] = [];
-let server: RoleServer | null = null;
+const serveRoles = roleServerPerTest();
 beforeAll(() => {
   if (!existsSync(join(REPO_ROOT, 'dist', 'cli.js'))) throw new Error('dist/cli.js is missing: run npm run build first');
 });
 afterEach(async () => {
   for (const c of children.splice(0)) await c.kill('SIGKILL');
-  await server?.stop();
-  server = null;
 });
 
 describe('SIGKILL in the middle of a workflow, then `troupe resume`: the same end as an uninterrupted run', () => {
@@ -81,13 +79,13 @@ describe('SIGKILL in the middle of a workflow, then `troupe resume`: the same en
       implementer_b: implementer('b', 0),
       implementer_c: [(req, n) => (n === 0 && hold ? hold : implementerReply('c', req))],
     });
-    server = await new RoleServer(scripts(null)).start();
+    let server = await serveRoles(scripts(null));
     const reference = await runJson(['run', '--workflow', 'implement_review_debate', '--input', input], cleanEnv({ OPENAI_BASE_URL: server.baseURL, TROUPE_DATA_DIR: temp(), ...TIER_MODELS }));
     expect(reference.code).toBe(0);
     await server.stop();
 
     // implementer_c's first call is held by the server: it is in flight when the process is killed.
-    server = await new RoleServer(scripts(new Promise<never>(() => {}))).start();
+    server = await serveRoles(scripts(new Promise<never>(() => {})));
     const data = temp();
     const env = cleanEnv({ OPENAI_BASE_URL: server.baseURL, TROUPE_DATA_DIR: data, ...TIER_MODELS });
     const run = cliProcess('run', ['run', '--workflow', 'implement_review_debate', '--input', input, '--json'], env);

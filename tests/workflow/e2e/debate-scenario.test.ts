@@ -1,23 +1,19 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ArrivalGate } from '../../helpers/arrival-gate.js';
 import { cleanEnv } from '../../helpers/cli.js';
 import { implementer, implementerReply, implFile, reviewerScripts, TIER_MODELS } from '../../helpers/debate-script.js';
 import type { FakeReply, RecordedRequest } from '../../helpers/fake-openai-server.js';
 import { tempDirPerTest } from '../../helpers/temp-dir.js';
-import { messagesOf, ofType, roleOf, RoleServer, runJson, toolsOf, type RoleStep } from '../../helpers/workflow-run.js';
+import { messagesOf, ofType, roleOf, roleServerPerTest, runJson, toolsOf, type RoleStep } from '../../helpers/workflow-run.js';
 
 const BRANCHES = ['impl_a', 'impl_b', 'impl_c'];
 const IMPLEMENTERS = ['implementer_a', 'implementer_b', 'implementer_c'];
 const REVIEWERS = ['reviewer_a', 'reviewer_b'];
 const temp = tempDirPerTest('troupe-debate-');
 
-let server: RoleServer | null = null;
-afterEach(async () => {
-  await server?.stop();
-  server = null;
-});
+const serveRoles = roleServerPerTest();
 
 // Concurrency is proven by gates, not by timing: a branch's first call of a fan-out (and a reviewer's
 // independent review) is held at the server until every sibling's has arrived, so a gate opens only if all
@@ -60,13 +56,13 @@ describe('implement_review_debate against a local server: three implementers on 
       [0, new ArrivalGate(REVIEWERS)],
       [2, new ArrivalGate(REVIEWERS)],
     ]);
-    server = await new RoleServer({
+    const server = await serveRoles({
       implementer_a: gatedImplementer('a', fanouts),
       implementer_b: gatedImplementer('b', fanouts),
       implementer_c: gatedImplementer('c', fanouts),
       reviewer_a: gatedReviewer('reviewer_a', debates),
       reviewer_b: gatedReviewer('reviewer_b', debates),
-    }).start();
+    });
     const data = temp();
     const run = await runJson(
       ['run', '--workflow', 'implement_review_debate', '--input', 'implement bech32 in Zig'],
@@ -76,7 +72,7 @@ describe('implement_review_debate against a local server: three implementers on 
     expect(run.code).toBe(0);
 
     // Three different models, one per implementer.
-    expect(IMPLEMENTERS.map((r) => [...new Set(server!.of(r).map((q) => (q.body as { model: string }).model))])).toEqual([['model-a'], ['model-b'], ['model-c']]);
+    expect(IMPLEMENTERS.map((r) => [...new Set(server.of(r).map((q) => (q.body as { model: string }).model))])).toEqual([['model-a'], ['model-b'], ['model-c']]);
     expect(toolsOf(server.of('implementer_a')[0]!)).toEqual(expect.arrayContaining(['write_file', 'read_file', 'edit_file', 'list_files', 'search_files', 'run_command']));
 
     // Concurrency: in both fan-outs the three branches were in flight together (each gate opened on its
@@ -130,10 +126,10 @@ describe('implement_review_debate against a local server: three implementers on 
 
   it("one implementer's model answers 500 every time (no retries): the join goes on with two, the scenario completes", async () => {
     const onModelC = (req: Parameters<typeof roleOf>[0]) => ((req.body as { model: string }).model === 'model-c' ? 'model-c' : roleOf(req));
-    server = await new RoleServer(
+    const server = await serveRoles(
       { 'model-c': [{ status: 500, body: { error: { message: 'model-c is down' } } }], implementer_a: implementer('a', 0), implementer_b: implementer('b', 0), ...reviewerScripts },
       onModelC,
-    ).start();
+    );
     const data = temp();
     const run = await runJson(
       ['run', '--workflow', 'implement_review_debate', '--input', 'implement bech32 in Zig'],

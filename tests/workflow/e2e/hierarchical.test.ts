@@ -1,6 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cleanEnv } from '../../helpers/cli.js';
-import { dialogueOf, messagesOf, ofType, reply, RoleServer, runJson, statesEntered, transitionsOf } from '../../helpers/workflow-run.js';
+import { dialogueOf, messagesOf, ofType, reply, roleServerPerTest, runJson, statesEntered, transitionsOf } from '../../helpers/workflow-run.js';
 
 const REQUIREMENTS = 'a shared shopping list for families';
 // Every answer carries a marker, so a test can tell where each one travelled.
@@ -10,15 +10,11 @@ const SUMMARY = 'WORK-SUMMARY: list CRUD and live sync, reviewed twice';
 const ARCH_REVIEW = 'ARCH-REVIEW: adheres to the spec; add rate limits later.';
 const PM_FINAL = 'PM-FINAL: approved, it meets the business requirements.';
 
-let server: RoleServer | null = null;
-afterEach(async () => {
-  await server?.stop();
-  server = null;
-});
+const serveRoles = roleServerPerTest();
 
 describe('hierarchical_development with coder_reviewer as its sub-workflow, against a local server', () => {
   it('PM → architect → coder/reviewer (isolated) → architect → PM: states, contexts, sub_workflow_result and the output', async () => {
-    server = await new RoleServer({
+    const server = await serveRoles({
       product_manager: [reply(PM_ANALYSIS), reply(PM_FINAL)],
       architect: [reply(SPEC), reply(ARCH_REVIEW)],
       coder: [reply('CODE-V1: list CRUD.'), reply('CODE-V2: list CRUD and live sync.')],
@@ -26,7 +22,7 @@ describe('hierarchical_development with coder_reviewer as its sub-workflow, agai
         reply('Missing sync.', { name: 'review_work', arguments: { improvement_needed: true, continue_message: 'FIX: add live sync.' } }),
         reply('Done.', { name: 'review_work', arguments: { improvement_needed: false, work_summary: SUMMARY } }),
       ],
-    }).start();
+    });
 
     const run = await runJson(['run', '--workflow', 'hierarchical_development', '--input', REQUIREMENTS], cleanEnv({ OPENAI_BASE_URL: server.baseURL }));
     expect(run.code).toBe(0);

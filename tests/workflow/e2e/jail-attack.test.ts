@@ -8,17 +8,15 @@ import { fingerprint } from '../../helpers/fingerprint.js';
 import { gitIn } from '../../helpers/git-repo.js';
 import { bwrapMissing } from '../../helpers/jail.js';
 import { tempDirPerTest } from '../../helpers/temp-dir.js';
-import { messagesOf, parseEvents, reply, RoleServer } from '../../helpers/workflow-run.js';
+import { messagesOf, parseEvents, reply, roleServerPerTest } from '../../helpers/workflow-run.js';
 
 const temp = tempDirPerTest('troupe-jail-e2e-');
 // troupe's own process holds this key (in its environment from the start, so in /proc/<pid>/environ too).
 const KEY = 'sk-e2e-troupe-key-0xC0FFEE';
 
-let server: RoleServer | null = null;
+const serveRoles = roleServerPerTest();
 let listener: Server | null = null;
 afterEach(async () => {
-  await server?.stop();
-  server = null;
   await new Promise<void>((resolve) => (listener ? listener.close(() => resolve()) : resolve()));
   listener = null;
 });
@@ -79,7 +77,7 @@ describe.skipIf(bwrapMissing)('a hostile agent in a workflow run through the CLI
     ];
     // The second run (input "again") only answers.
     const runOf = (req: Parameters<typeof messagesOf>[0]) => (messagesOf(req).some((m) => m.role === 'user' && (m.content ?? '').includes('again')) ? 'second' : 'attacker');
-    server = await new RoleServer({ attacker: [...calls.map(([name, args]) => reply('', { name, arguments: args })), reply('Done.')], second: [reply('Nothing to do.')] }, runOf).start();
+    const server = await serveRoles({ attacker: [...calls.map(([name, args]) => reply('', { name, arguments: args })), reply('Done.')], second: [reply('Nothing to do.')] }, runOf);
     const data = join(base, 'data');
     const run = await runCliProcess(['run', '--workflow', workflow, '--input', 'Steal the key.', '--json'], cleanEnv({ OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: KEY, TROUPE_DATA_DIR: data }));
     expect(server.unexpected).toEqual([]);

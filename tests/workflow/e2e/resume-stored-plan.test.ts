@@ -1,9 +1,9 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cleanEnv } from '../../helpers/cli.js';
 import { tempDirPerTest } from '../../helpers/temp-dir.js';
-import { reply, RoleServer, runJson } from '../../helpers/workflow-run.js';
+import { reply, roleServerPerTest, runJson } from '../../helpers/workflow-run.js';
 
 // Probe (round 10): a workflow's `workspace.from` must lie inside the directory troupe runs in or the workflow's
 // folder, checked when the workflow loads (tests/workflow/load/workspace-from.test.ts: a downloaded workflow
@@ -12,11 +12,7 @@ import { reply, RoleServer, runJson } from '../../helpers/workflow-run.js';
 // repository, or be edited. Its `from` was not checked again (src/session/stored-workspace.ts now checks it).
 
 const temp = tempDirPerTest('troupe-resume-plan-');
-let server: RoleServer | null = null;
-afterEach(async () => {
-  await server?.stop();
-  server = null;
-});
+const serveRoles = roleServerPerTest();
 
 /** A workflow whose first state fails until its code changes, then a tooled agent: the session pauses before any workspace is made. */
 function setup(base: string): string {
@@ -60,7 +56,7 @@ describe('a resumed workflow session whose stored plan names another workspace.f
     doc.workflow.plan.workspace.from = victim;
     doc.workflow.plan.states[0].enter = null;
     writeFileSync(file, JSON.stringify(doc));
-    server = await new RoleServer({ coder: [reply('', { name: 'read_file', arguments: { path: 'id_rsa' } }), reply('done')] }, () => 'coder').start();
+    const server = await serveRoles({ coder: [reply('', { name: 'read_file', arguments: { path: 'id_rsa' } }), reply('done')] }, () => 'coder');
     const env = cleanEnv({ TROUPE_DATA_DIR: data, OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: 'test', TROUPE_MODEL: 'test-model' });
     const resumed = await runJson(['resume', doc.id], env, '!continue\n', { cwd: base });
     // Refused in one line naming the field, before any agent ran (before: the key was sent to the model server).
@@ -80,7 +76,7 @@ describe('a resumed workflow session whose stored plan names another workspace.f
     const doc = JSON.parse(readFileSync(file, 'utf8'));
     doc.workflow.plan.states[0].enter = null;
     writeFileSync(file, JSON.stringify(doc));
-    server = await new RoleServer({ coder: [reply('', { name: 'read_file', arguments: { path: 'readme.txt' } }), reply('done')] }, () => 'coder').start();
+    const server = await serveRoles({ coder: [reply('', { name: 'read_file', arguments: { path: 'readme.txt' } }), reply('done')] }, () => 'coder');
     const env = cleanEnv({ TROUPE_DATA_DIR: data, OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: 'test', TROUPE_MODEL: 'test-model' });
     const resumed = await runJson(['resume', doc.id], env, '!continue\n', { cwd: base });
     expect(resumed.code).toBe(0);

@@ -1,10 +1,10 @@
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cleanEnv } from '../../helpers/cli.js';
 import { REPO_ROOT } from '../../helpers/team.js';
-import { messagesOf, ofType, reply, RoleServer, runJson, statesEntered, toolsOf } from '../../helpers/workflow-run.js';
+import { messagesOf, ofType, reply, roleServerPerTest, runJson, statesEntered, toolsOf } from '../../helpers/workflow-run.js';
 import type { RecordedRequest } from '../../helpers/fake-openai-server.js';
 
 // A workflow in SynthDev's own format and layout (tests/fixtures/synthdev/src/config/): bookshop_visit.json
@@ -34,16 +34,12 @@ const roleOfRequest = (req: RecordedRequest): string => {
   return system.startsWith('You are Ada') ? 'bookseller' : system.startsWith('You are a visitor') ? 'visitor' : 'unknown';
 };
 
-let server: RoleServer | null = null;
-afterEach(async () => {
-  await server?.stop();
-  server = null;
-});
+const serveRoles = roleServerPerTest();
 
 describe("SynthDev's own files run unchanged (troupe run --workflow <path>/<name>.json)", () => {
   it('sends, call by call, exactly the messages SynthDev sends, forces the parsingOnly tool, and ends with its output', async () => {
     const script = (role: 'bookseller' | 'visitor') => recorded.replies[role].map((r) => reply(r.text ?? '', r.tool));
-    server = await new RoleServer({ bookseller: script('bookseller'), visitor: script('visitor') }, roleOfRequest).start();
+    const server = await serveRoles({ bookseller: script('bookseller'), visitor: script('visitor') }, roleOfRequest);
     const run = await runJson(['run', '--workflow', WORKFLOW, '--input', recorded.input], cleanEnv({ OPENAI_BASE_URL: server.baseURL }));
     expect(run.stderr).toContain('saved');
     expect(run.code).toBe(0);
@@ -51,7 +47,7 @@ describe("SynthDev's own files run unchanged (troupe run --workflow <path>/<name
     expect(server.requests).toHaveLength(recorded.requests.length);
 
     recorded.requests.forEach((expected, i) => {
-      const sent = server!.requests[i]!;
+      const sent = server.requests[i]!;
       const messages = messagesOf(sent).map((m) => ({ role: m.role, content: m.content }));
       expect({ call: i, messages }).toEqual({ call: i, messages: expected.messages });
       expect(toolsOf(sent)).toEqual(expected.tools);
@@ -69,7 +65,7 @@ describe("SynthDev's own files run unchanged (troupe run --workflow <path>/<name
     mkdirSync(join(mine, 'shop'));
     writeFileSync(join(mine, 'shop', 'staff.testing.json'), JSON.stringify({ bookseller: { systemMessage: 'You are Bob, a bookseller.', includedTools: [] } }));
     const pick = (req: RecordedRequest) => (messagesOf(req)[0]?.content?.startsWith('You are Bob') ? 'bob' : roleOfRequest(req));
-    server = await new RoleServer({ bob: [reply('Hello, I am Bob.')], visitor: [reply('', { name: 'visit_decision', arguments: { still_browsing: false, summary: 'Met Bob.' } })] }, pick).start();
+    const server = await serveRoles({ bob: [reply('Hello, I am Bob.')], visitor: [reply('', { name: 'visit_decision', arguments: { still_browsing: false, summary: 'Met Bob.' } })] }, pick);
     const run = await runJson(['run', '--workflow', WORKFLOW, '--roles', mine, '--input', 'Hello?'], cleanEnv({ OPENAI_BASE_URL: server.baseURL }));
     rmSync(mine, { recursive: true, force: true });
     expect(run.code).toBe(0);

@@ -1,18 +1,14 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cleanEnv, runCli } from '../../helpers/cli.js';
 import { ACTIVE, HOSTILE } from '../../helpers/hostile-text.js';
 import { bwrapMissing } from '../../helpers/jail.js';
 import { tempDirPerTest } from '../../helpers/temp-dir.js';
-import { reply, RoleServer } from '../../helpers/workflow-run.js';
+import { reply, roleServerPerTest } from '../../helpers/workflow-run.js';
 
 const temp = tempDirPerTest('troupe-tool-inject-');
-let server: RoleServer | null = null;
-afterEach(async () => {
-  await server?.stop();
-  server = null;
-});
+const serveRoles = roleServerPerTest();
 
 /**
  * Hostile: control sequences that reach the transcript through tools rather than through the model's text —
@@ -50,7 +46,7 @@ describe.skipIf(bwrapMissing)('control sequences through tools never reach the t
       ['read_file', { path: `missing${HOSTILE.osc0_title}` }],
       ['run_command', { command: "printf '\\033]52;c;SGVsbG8=\\007 \\033[2J cleared'" }],
     ];
-    server = await new RoleServer({ worker: [...calls.map(([n, args]) => reply('', { name: n, arguments: args })), reply('Done.')] }, () => 'worker').start();
+    const server = await serveRoles({ worker: [...calls.map(([n, args]) => reply('', { name: n, arguments: args })), reply('Done.')] }, () => 'worker');
     const env = cleanEnv({ OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: 'test', TROUPE_MODEL: 'test-model', TROUPE_DATA_DIR: join(base, 'data') });
     const run = await runCli(['run', '--workflow', workflow, '--input', 'go'], env);
     expect(server.unexpected).toEqual([]);
