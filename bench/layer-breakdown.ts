@@ -1,6 +1,7 @@
 // Where the CLI path's layers spend a turn: the synchronous time of each entry point of the rolling memory
 // and of the journal recorder, summed over an instrumented session (wall time inside each call, so it reads
-// alike on a busy machine as long as the call is not preempted). The timed runs are never instrumented.
+// alike on a busy machine as long as the call is not preempted); an entry point called inside another counts in
+// its own line only. The timed runs are never instrumented.
 import { PerformanceObserver, performance } from 'node:perf_hooks';
 import { Compressor } from '../src/memory/compressor.js';
 import { Memory } from '../src/memory/memory.js';
@@ -20,7 +21,7 @@ const POINTS: [layer: string, label: string, proto: Proto, method: string][] = [
   ['memory', 'record a message (raw turn; counted when a count is read)', Memory.prototype as unknown as Proto, 'recordAgent'],
   ['memory', 'record a directive (turn typed, decisions pinned)', Memory.prototype as unknown as Proto, 'recordDirective'],
   ['memory', 'record an approval (pinned)', Memory.prototype as unknown as Proto, 'recordApproval'],
-  ['memory', 'compression check and fold', Compressor.prototype as unknown as Proto, 'maybeCompress'],
+  ['memory', 'compression check and fold (its summary call apart)', Compressor.prototype as unknown as Proto, 'maybeCompress'],
   ['memory', 'summary call (messages built, reply parsed; model time excluded)', ModelSummariser.prototype as unknown as Proto, 'summarise'],
   ['bare', 'prompt build (full history, the bare path)', FullHistoryPromptBuilder.prototype as unknown as Proto, 'build'],
   ['store', 'step line (with its usage and the call it starts: slimmed, serialised, screened, sealed, written)', JournalRecorder.prototype as unknown as Proto, 'step'],
@@ -37,16 +38,22 @@ const POINTS: [layer: string, label: string, proto: Proto, method: string][] = [
 export async function layerBreakdown(session: (measure: (on: boolean) => void) => Promise<number>): Promise<Map<string, Map<string, number>>> {
   const spent = new Map<string, number>();
   let on = false;
+  // Time in entry points called inside the one running (a compression check runs the summary call): each counts its own only.
+  const nested: number[] = [];
   const originals = POINTS.map(([, label, proto, method]) => {
     const original = proto[method] as (...args: unknown[]) => unknown;
     proto[method] = function (this: unknown, ...args: unknown[]) {
       if (!on) return original.apply(this, args);
       const t0 = performance.now();
+      nested.push(0);
       try {
         // An async method's synchronous part: up to its first await.
         return original.apply(this, args);
       } finally {
-        spent.set(label, (spent.get(label) ?? 0) + performance.now() - t0);
+        const took = performance.now() - t0;
+        const inner = nested.pop()!;
+        if (nested.length > 0) nested[nested.length - 1]! += took;
+        spent.set(label, (spent.get(label) ?? 0) + took - inner);
       }
     };
     return () => {

@@ -49,6 +49,13 @@ function quoteHeading(content: string, text: string): string | null {
   return content.slice(0, at);
 }
 
+/** A turn's message as the personas other than its author get it, with a bound on its tokens (see turnBoundOf). */
+interface QuotedTurn {
+  nameOf: NameOf;
+  message: ChatMessage;
+  bound: number;
+}
+
 function turnMessage(t: RawTurn, self: string, nameOf: NameOf): ChatMessage {
   if (t.author === self) return { role: 'assistant', content: t.text };
   return { role: 'user', content: `[${nameOf(t.author)}]: ${t.text}` };
@@ -74,6 +81,7 @@ export class MemoryPromptBuilder implements PromptBuilder {
   private readonly prefixes: PromptPrefixes;
   private readonly summariesMessage = new SummariesMessage();
   private readonly turnTokens = new Map<number, number>();
+  private readonly quoted = new Map<number, QuotedTurn>();
   private readonly pieces = new PieceTokens();
   private readonly waitingPins: WaitingPins;
   private readonly heads = new Map<string, Head>();
@@ -273,8 +281,12 @@ export class MemoryPromptBuilder implements PromptBuilder {
     }
     for (let i = head.raws.length; i < count; i++) {
       const t = recent[i]!;
-      const message = turnMessage(t, self, nameOf);
-      const bound = this.turnBoundOf(t, self, message, nameOf);
+      let message: ChatMessage;
+      let bound: number;
+      if (t.author === self) {
+        message = turnMessage(t, self, nameOf);
+        bound = this.turnBoundOf(t, self, message, nameOf);
+      } else ({ message, bound } = this.quotedView(t, self, nameOf));
       head.raws.push(t);
       head.turns.push(message);
       head.bounds.push(bound);
@@ -332,11 +344,26 @@ export class MemoryPromptBuilder implements PromptBuilder {
     );
   }
 
-  /** Forgets counts of turns that have left the raw window. */
+  /**
+   * A turn as every persona but its author sees it (a user message quoting it under its author's name) and its
+   * bound: rendered once per turn and shared by those personas' heads, not once per persona.
+   */
+  private quotedView(t: RawTurn, self: string, nameOf: NameOf): QuotedTurn {
+    let view = this.quoted.get(t.id);
+    if (view === undefined || view.nameOf !== nameOf) {
+      const message = turnMessage(t, self, nameOf);
+      view = { nameOf, message, bound: this.turnBoundOf(t, self, message, nameOf) };
+      this.quoted.set(t.id, view);
+    }
+    return view;
+  }
+
+  /** Forgets counts and views of turns that have left the raw window. */
   private prune(): void {
     const recent = this.memory.rawTurns;
-    if (this.turnTokens.size <= 2 * recent.length + 32) return;
+    if (this.turnTokens.size <= 2 * recent.length + 32 && this.quoted.size <= 2 * recent.length + 32) return;
     const live = new Set(recent.map((t) => t.id));
     for (const id of this.turnTokens.keys()) if (!live.has(id)) this.turnTokens.delete(id);
+    for (const id of this.quoted.keys()) if (!live.has(id)) this.quoted.delete(id);
   }
 }

@@ -321,7 +321,8 @@ function extendVerbatim(previous: PinnedFit, pinned: readonly Pinned[], lines: P
     for (const l of added) sumNl += l.fullNl;
     if (verbatimTokens(note, sumNl, kept[kept.length - 1]!) > maxTokens) return null;
   }
-  const text = [PINNED_HEADER, ...(note ? [note] : []), body].join('\n');
+  // Concatenated, not joined: the block links the body it extends instead of copying it at every refit.
+  const text = note ? `${PINNED_HEADER}\n${note}\n${body}` : `${PINNED_HEADER}\n${body}`;
   return verbatimFit(text, bytes, note, kept, body, bodyBytes, clipped, movedCount, sumNl);
 }
 

@@ -29,7 +29,12 @@ class BuiltPrefix implements Prefix {
   ) {}
 
   get text(): string {
-    return this.parts.join('\n\n');
+    // Concatenated, not joined: V8 links the parts (a rope of a few cells) instead of copying the system prompt
+    // per call; the text is copied once, where a reader needs it flat (the request body), if at all.
+    const parts = this.parts;
+    let text = parts[0] ?? '';
+    for (let i = 1; i < parts.length; i++) text = `${text}\n\n${parts[i]}`;
+    return text;
   }
 
   get tokens(): number {

@@ -18,13 +18,36 @@ export interface Summariser {
 export class SummaryError extends TroupeError {}
 
 // Bounds keep a runaway summary from bloating every later prompt; a violation gets the repair round.
+const ITEM_MAX_CHARS = 600;
+const ITEMS_MAX = 20;
 const Bounded = lazySchema(() =>
   SummaryContentSchema.extend({
-    decisions: z.array(z.string().max(600)).max(20).default([]),
-    discussions: z.array(z.string().max(600)).max(20).default([]),
-    pending: z.array(z.string().max(600)).max(20).default([]),
+    decisions: z.array(z.string().max(ITEM_MAX_CHARS)).max(ITEMS_MAX).default([]),
+    discussions: z.array(z.string().max(ITEM_MAX_CHARS)).max(ITEMS_MAX).default([]),
+    pending: z.array(z.string().max(ITEM_MAX_CHARS)).max(ITEMS_MAX).default([]),
   }),
 );
+
+/** One list of a summary as the schema accepts it (absent: empty), or null when the schema must say why not. */
+function boundedList(v: unknown): string[] | null {
+  if (v === undefined) return [];
+  if (!Array.isArray(v) || v.length > ITEMS_MAX) return null;
+  for (const x of v) if (typeof x !== 'string' || x.length > ITEM_MAX_CHARS) return null;
+  return v as string[];
+}
+
+/**
+ * The summary a well-formed reply holds, read without the schema (its lists checked against the same bounds:
+ * the schema costs more than the rest of a summary's handling); null for anything else, which the schema reads.
+ */
+function wellFormed(value: unknown): SummaryContent | null {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
+  const { decisions: d, discussions: ds, pending: p } = value as Record<string, unknown>;
+  const decisions = boundedList(d);
+  const discussions = decisions && boundedList(ds);
+  const pending = discussions && boundedList(p);
+  return pending ? { decisions: decisions!, discussions: discussions!, pending } : null;
+}
 
 const SYSTEM = [
   'You compress part of a team conversation so it can leave later prompts.',
@@ -68,10 +91,13 @@ function wholeObject(text: string): Record<string, unknown> | undefined {
 export function parseSummary(text: string): { ok: true; summary: SummaryContent } | { ok: false; error: string } {
   const value = wholeObject(text) ?? extractJsonObject(text);
   if (value === undefined) return { ok: false, error: 'no JSON object in the reply' };
-  const parsed = Bounded.safeParse(value);
-  if (!parsed.success) return { ok: false, error: parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`).join('; ') };
+  let s = wellFormed(value);
+  if (s === null) {
+    const parsed = Bounded.safeParse(value);
+    if (!parsed.success) return { ok: false, error: parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`).join('; ') };
+    s = parsed.data;
+  }
   const clean = (xs: string[]) => xs.map((x) => x.trim()).filter((x) => x !== '');
-  const s = parsed.data;
   return { ok: true, summary: { decisions: clean(s.decisions), discussions: clean(s.discussions), pending: clean(s.pending) } };
 }
 

@@ -1,6 +1,7 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, readSync } from 'node:fs';
 import { CHAIN_START, sealEnding } from './journal-chain.js';
 import { JournalCheck } from './journal-check.js';
+import { openOwnFile } from './own-file.js';
 import type { JournalRecord } from './session-file.js';
 
 const CHUNK = 64 * 1024;
@@ -57,7 +58,8 @@ function endOfLineSealed(fd: number, size: number, hash: string): Found | null {
 export function journalTailAfter(path: string, from: { records: number; hash: string }, sessionId: string): JournalRecord[] | null {
   let fd: number;
   try {
-    fd = openSync(path, 'r');
+    // As scanJournal opens it: no link followed, never a FIFO or device (a listing on serve's event loop would hang).
+    fd = openOwnFile(path, constants.O_RDONLY, 'a journal');
   } catch (error) {
     // No journal holds nothing after a checkpoint of nothing (as scanJournal reads a missing one: no lines).
     return (error as NodeJS.ErrnoException).code === 'ENOENT' && from.records === 0 ? [] : null;

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { close, linkSync, open, readFileSync, renameSync, statSync, unlinkSync, unlink, utimesSync, write, writeFileSync } from 'node:fs';
+import { close, closeSync, constants, fstatSync, linkSync, open, readSync, renameSync, unlinkSync, unlink, utimesSync, write, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { UserError } from '../errors.js';
+import { openOwnFile } from './own-file.js';
 import { ownStartTime, pidExists, processInfo } from './process-info.js';
 
 /** Another live process (or another handle in this one) has the session open. */
@@ -22,7 +23,7 @@ export class SessionLockedError extends UserError {
   }
 }
 
-/** A lock path that is not a file (a directory): nothing troupe wrote, so it is not taken over. */
+/** A lock path that is not a regular file (a directory, a link, a FIFO): nothing troupe wrote, so it is not taken over. */
 export class LockPathError extends UserError {}
 
 /** True when a process with this pid exists (EPERM: it exists but belongs to someone else). */
@@ -60,17 +61,33 @@ export function lockComplete(holder: LockHolder): boolean {
   return holder.text.endsWith('\n');
 }
 
-/** Reads a lock file; null when there is none. */
+/** The most of a lock file read: its record is one short line (a bigger file is incomplete, so taken over once old). */
+const LOCK_READ_MAX = 4096;
+
+/**
+ * Reads a lock file; null when there is none. It is read as a regular file at its own name (a data dir can come
+ * with a cloned repository): a FIFO there blocked every `troupe sessions` for good, and a link to /dev/zero read 2 GiB.
+ */
 export function readLock(path: string): LockHolder | null {
+  let fd: number;
   try {
-    const text = readFileSync(path, 'utf8');
-    const [pid = '', , start, host] = text.trim().split(/\s+/);
-    return { text, pid: Number.parseInt(pid, 10), startTime: start && start !== '-' ? start : null, host: host ?? null, mtimeMs: statSync(path).mtimeMs };
+    fd = openOwnFile(
+      path,
+      constants.O_RDONLY,
+      'a lock file',
+      (found) => new LockPathError(`${path} is ${found}, not a lock file — remove it${found === 'a directory' ? ' (rmdir)' : ''} if no troupe has the session open`),
+    );
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return null;
-    if (code === 'EISDIR') throw new LockPathError(`${path} is a directory, not a lock file — remove it (rmdir) if no troupe has the session open`);
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
+  }
+  try {
+    const bytes = Buffer.alloc(LOCK_READ_MAX);
+    const text = bytes.subarray(0, readSync(fd, bytes, 0, LOCK_READ_MAX, 0)).toString('utf8');
+    const [pid = '', , start, host] = text.trim().split(/\s+/);
+    return { text, pid: Number.parseInt(pid, 10), startTime: start && start !== '-' ? start : null, host: host ?? null, mtimeMs: fstatSync(fd).mtimeMs };
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -18,6 +18,7 @@ import { sealingPathOf, sealJournal } from './seal-journal.js';
 import { trackWrite } from './writes-in-flight.js';
 import { newDocumentSchema, type JournalRecord, type SessionDocument } from './session-file.js';
 import { checkId, newestFirst, type OpenedSession, type ReadSession, type SessionHandle, type Store, type StoredEntry } from './store.js';
+import { ownFolder } from '../tools/own-folder.js';
 
 /** Options of the lowdb store. */
 export interface LowdbStoreOptions {
@@ -376,6 +377,9 @@ export class LowdbStore implements Store {
 
   /** Removes a session's files while its lock is held, so no other process opens it half gone: its own files, its journal, the document last (it names the session). */
   private async removeFiles(id: string): Promise<void> {
+    // runs/ is a folder troupe makes itself: through a link there (a cloned repository's `.troupe/runs -> ../..`),
+    // the listing removed the user's folder named as a forged unstarted session. Refused, the session is kept.
+    await ownFolder(join(this.dataDir, 'runs'));
     // Not rmSync: it recurses on the stack, and agents' workspaces can hold trees thousands of levels deep.
     await rm(this.filesOf(id), { recursive: true, force: true });
     rmSync(this.journalOf(id), { force: true });

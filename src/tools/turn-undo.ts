@@ -1,12 +1,12 @@
 import { constants } from 'node:fs';
-import { mkdir, open, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, open, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { z } from 'zod';
 import { confine, refuseGitInternals } from './confine.js';
 import { ownFolder } from './own-folder.js';
-import { inParentOf, MissingOnTheWay } from './pinned-dir.js';
+import { inParentOf, MissingOnTheWay, openDirAt } from './pinned-dir.js';
 import { bytes } from './limits.js';
-import { copyContent, openLeaf, removeLeaf, replaceLeaf } from './safe-fs.js';
+import { copyContent, openLeaf, readLeaf, removeLeaf, replaceLeaf } from './safe-fs.js';
 import { toolFailure, ToolError } from './tool.js';
 import type { ToolOutcome, Toolset } from './toolset.js';
 
@@ -29,13 +29,16 @@ const UndoLogSchema = z.object({
 });
 type UndoLog = z.infer<typeof UndoLogSchema>;
 
-const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
+const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
 
 /**
  * Most bytes the undo log copies in one turn. A command can make a sparse file of a terabyte with one system
  * call and no disk; saving it before a write would have troupe write all of it. A write over more is refused.
  */
 export const MAX_UNDO_BYTES = 256_000_000;
+
+/** Largest undo log read: a path and a copy's name per file a turn changed (a log past it is dropped, as a damaged one is). */
+const MAX_LOG_BYTES = 16 * 1024 * 1024;
 
 /** What a restore did: how many files it put back, and which it could not (each with the reason). */
 export interface Restored {
@@ -83,7 +86,7 @@ export class TurnUndo {
   /** Before `turnId` runs: puts back what an unfinished run of that same turn changed, then drops the log. */
   async restore(turnId: string): Promise<Restored> {
     await this.ownStore();
-    const raw = await readFile(this.logFile, 'utf8').catch(() => null);
+    const raw = await this.readLog();
     const done: Restored = { restored: 0, refused: [] };
     if (raw === null) return done;
     let parsed: ReturnType<typeof UndoLogSchema.safeParse>;
@@ -107,6 +110,21 @@ export class TurnUndo {
     return done;
   }
 
+  // The log as a regular file of one name, read by the pinned walk: a hand-made data dir's undo.json linked to
+  // /dev/tty or a FIFO blocked the resume for good, one linked to /dev/zero read 512 MiB. Null when there is none
+  // (or it is not a file troupe wrote).
+  private async readLog(): Promise<string | null> {
+    const dir = await openDirAt(this.store, '').catch(() => null);
+    if (dir === null) return null;
+    try {
+      return (await readLeaf(dir, 'undo.json', MAX_LOG_BYTES)).toString('utf8');
+    } catch {
+      return null;
+    } finally {
+      await dir.close();
+    }
+  }
+
   /** Puts one file back as it was: its saved copy, or (`copy` null) nothing at its name. */
   private async putBack(path: string, copy: string | null): Promise<void> {
     if (copy === null) {
@@ -116,9 +134,15 @@ export class TurnUndo {
       });
       return;
     }
-    const source = await open(join(this.store, copy), O_RDONLY | O_NOFOLLOW).catch((error: unknown) => {
-      throw new ToolError(`its saved copy cannot be opened: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
-    });
+    // A regular file of one name in the store, opened without blocking: a FIFO named as a copy in a hand-made log
+    // blocked the resume for good.
+    const store = await openDirAt(this.store, '');
+    const source = await openLeaf(store, copy, 'read')
+      .then((opened) => opened.handle)
+      .catch((error: unknown) => {
+        throw new ToolError(`its saved copy cannot be opened: ${error instanceof ToolError ? error.message : ((error as NodeJS.ErrnoException).code ?? String(error))}`);
+      })
+      .finally(() => store.close());
     try {
       await inParentOf(this.root, path, { create: true }, (dir, name) => replaceLeaf(dir, name, (handle) => copyContent(source, handle), 'any'));
     } finally {

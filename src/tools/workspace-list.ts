@@ -1,9 +1,6 @@
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { WorkspaceSchema } from './workspace-record.js';
-
-/** Largest workspace record read (a record holds a baseline snapshot of the files' hashes). */
-const MAX_RECORD_BYTES = 16 * 1024 * 1024;
+import { MAX_RECORD_BYTES, WorkspaceSchema } from './workspace-record.js';
 
 /**
  * The workspaces a session's agents made under `<root>/workspaces/`, by their records: name and directory,

@@ -26,3 +26,10 @@ export const WorkspaceSchema = lazySchema(() =>
 );
 /** An implementer's workspace. */
 export type Workspace = z.infer<typeof WorkspaceSchema>;
+
+/**
+ * Largest workspace record read. A record holds its baseline snapshot: up to 32 MB of text kept for diffs (more
+ * once escaped as JSON) and a hash for each of 20,000 files (DEFAULT_SNAPSHOT_LIMITS); a cap of 16 MiB left a
+ * workspace started from 20 MB of text out of every listing. A record past it is not one troupe wrote.
+ */
+export const MAX_RECORD_BYTES = 256 * 1024 * 1024;

@@ -8,7 +8,7 @@ import { copyTree, CopyTooLargeError } from './copy-tree.js';
 import { cloneRepository, removeWorktree, repositoryOf } from './git-clone.js';
 import { DEFAULT_DIFF_LIMITS, diffSnapshots, type DiffLimits } from './workspace-diff.js';
 import { DEFAULT_SNAPSHOT_LIMITS, takeSnapshot, type SnapshotLimits } from './workspace-snapshot.js';
-import { WorkspaceSchema, type Workspace } from './workspace-record.js';
+import { MAX_RECORD_BYTES, WorkspaceSchema, type Workspace } from './workspace-record.js';
 
 /** Where and how to make a workspace. */
 export interface CreateWorkspaceOptions {
@@ -110,6 +110,8 @@ export async function openWorkspace(options: { root: string; name: string }): Pr
   if (info === null) return null;
   const remake = 'remove the workspace and its record and make it again';
   if (!info.isFile()) throw new UserError(`${record} is not a regular file (a link?); ${remake}`);
+  // A record past the cap (a sparse file of 1.9 GB read 600 MiB and failed as an internal error) is not one troupe wrote.
+  if (info.size > MAX_RECORD_BYTES) throw new UserError(`${record} is ${info.size} bytes, larger than any workspace record troupe writes; ${remake}`);
   const text = await readFile(record, 'utf8');
   let parsed: ReturnType<typeof WorkspaceSchema.safeParse>;
   try {

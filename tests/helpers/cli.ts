@@ -1,9 +1,10 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { Readable } from 'node:stream';
 import { main } from '../../src/cli/main.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll } from 'vitest';
 import { REPO_ROOT } from './team.js';
 
@@ -64,4 +65,19 @@ export function runCliProcess(args: string[], env: NodeJS.ProcessEnv = cleanEnv(
     if (input !== undefined) child.stdin?.end(input);
     else child.stdin?.end();
   });
+}
+
+/**
+ * Runs the CLI's `main` from the sources (tsx) in a child process that is killed after `timeoutMs`: for a command
+ * that may block the process for good (a FIFO read), which `runCli` would block the test file with. `signal` is
+ * null when it ended by itself.
+ */
+export function runCliChild(args: string[], env: NodeJS.ProcessEnv, options: { cwd: string; timeoutMs?: number }): CliResult & { signal: NodeJS.Signals | null } {
+  const cli = pathToFileURL(join(REPO_ROOT, 'src', 'cli', 'main.ts')).href;
+  const script =
+    `import { main } from ${JSON.stringify(cli)}; import { Readable } from 'node:stream';` +
+    `const code = await main(${JSON.stringify(args)}, { stdout: process.stdout, stderr: process.stderr, stdin: Readable.from([]), env: process.env, cwd: ${JSON.stringify(options.cwd)}, interactive: false });` +
+    'process.exit(code);';
+  const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: REPO_ROOT, env, encoding: 'utf8', timeout: options.timeoutMs ?? 15_000 });
+  return { code: child.status ?? 1, stdout: child.stdout, stderr: child.stderr, signal: child.signal };
 }

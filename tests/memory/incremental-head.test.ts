@@ -131,6 +131,21 @@ describe('a persona head kept across prefix and summary changes', () => {
   });
 });
 
+describe("a turn quoted in other personas' prompts", () => {
+  it('is rendered once and shared by every persona but its author, who gets it as its own message', () => {
+    const memory = new Memory({ config: MemorySchema.parse({ compress_every: 1000 }) });
+    memory.recordUser('A lighthouse keeper game');
+    const builder = new MemoryPromptBuilder(memory, { budget: 1_000_000 });
+    memory.recordAgent({ turnId: 't1', persona: 'cfo', text: 'Turn 1: the lamp budget.', turn: 1 });
+    const quiet = { from: 'cmo', text: 'Something unquoted' };
+    const quoted = (persona: string) => builder.build(input(persona, quiet)).find((m) => m.content.endsWith('Turn 1: the lamp budget.'))!;
+    const ceo = quoted('ceo');
+    expect(ceo).toEqual({ role: 'user', content: '[CFO]: Turn 1: the lamp budget.' });
+    expect(quoted('cmo')).toBe(ceo);
+    expect(quoted('cfo')).toEqual({ role: 'assistant', content: 'Turn 1: the lamp budget.' });
+  });
+});
+
 describe('the pinned block extended in place', () => {
   it('is the block fitted from nothing after every append and every move of the oldest out, verbatim or condensed', () => {
     const lines = new PinnedLines((id) => id.toUpperCase());

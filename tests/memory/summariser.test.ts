@@ -44,6 +44,34 @@ describe('parseSummary of a reply that is one JSON object', () => {
   });
 });
 
+describe('parseSummary of a well-formed reply read without the schema', () => {
+  it('accepts and refuses exactly what the schema does at the bounds and with hostile values', () => {
+    const long = 'x'.repeat(600);
+    const ok = [
+      [{ decisions: Array.from({ length: 20 }, (_, i) => `d${i}`) }, { decisions: Array.from({ length: 20 }, (_, i) => `d${i}`), discussions: [], pending: [] }],
+      [
+        { decisions: [long], pending: ['  '], extra: { nested: true } },
+        { decisions: [long], discussions: [], pending: [] },
+      ],
+      [JSON.parse('{"__proto__": {"decisions": ["polluted"]}, "pending": ["p"]}'), { decisions: [], discussions: [], pending: ['p'] }],
+    ] as const;
+    for (const [value, summary] of ok) expect(parseSummary(JSON.stringify(value)), JSON.stringify(value)).toEqual({ ok: true, summary });
+    const refused = [
+      [{ decisions: Array.from({ length: 21 }, (_, i) => `d${i}`) }, /^decisions: /],
+      [{ discussions: [`${long}y`] }, /^discussions\.0: /],
+      [{ pending: [1] }, /^pending\.0: /],
+      [{ decisions: null }, /^decisions: /],
+      [{ decisions: 'a' }, /^decisions: /],
+      [{ decisions: [['nested']] }, /^decisions\.0: /],
+    ] as const;
+    for (const [value, error] of refused) {
+      const parsed = parseSummary(JSON.stringify(value));
+      expect(parsed.ok, JSON.stringify(value)).toBe(false);
+      if (!parsed.ok) expect(parsed.error).toMatch(error);
+    }
+  });
+});
+
 describe('ModelSummariser', () => {
   it('calls the fast model id with purpose summary and segment lines naming authors and types', async () => {
     const model = new ScriptedModel([{ text: '{"decisions": ["Two islands only"], "discussions": [], "pending": ["map size"]}' }]);

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { DemoModel } from '../../src/llm/demo-model.js';
 import { serveApp } from '../../src/serve/app.js';
 import { SessionHost } from '../../src/serve/host.js';
@@ -9,6 +9,11 @@ import { REPO_ROOT, studio } from '../helpers/team.js';
 import { tempDirPerTest } from '../helpers/temp-dir.js';
 
 const temp = tempDirPerTest('troupe-serve-secrets-');
+const hosts: SessionHost[] = [];
+// Registered after the temp dirs' hook, so it runs before it: a session still writing made removing its folder ENOTEMPTY.
+afterEach(async () => {
+  await Promise.all(hosts.splice(0).map((h) => h.stopAll()));
+});
 
 // Hostile: a user pastes a key into a brief (the demo personas echo it back); every route that shows a
 // session must show it redacted, as the SSE and the stored files do — a live session's too, not only a stored one.
@@ -19,6 +24,7 @@ function app() {
   const store = new LowdbStore(temp(), { redact: redactorFrom({}) });
   const team = studio();
   const host = new SessionHost({ store, team, teamDir: REPO_ROOT, env: { TROUPE_MODEL: 'test-model', TROUPE_DEMO_PACE_MS: '0' }, maxSessions: 10, model: () => new DemoModel() });
+  hosts.push(host);
   const served = serveApp({ host, token: TOKEN, maxBodyBytes: 64 * 1024, keepAliveMs: 60_000 });
   const auth = { authorization: `Bearer ${TOKEN}` };
   const get = async (path: string) => (await served.request(path, { headers: auth })).text();

@@ -1,11 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { cleanEnv, runCli } from '../helpers/cli.js';
-import { REPO_ROOT } from '../helpers/team.js';
+import { cleanEnv, runCli, runCliChild } from '../helpers/cli.js';
 import { tempDirPerTest } from '../helpers/temp-dir.js';
+import { dataDirWith, SESSION_FIXTURES } from './support.js';
 
 // Probe of the readers and writers of a stored session's files. The data dir defaults to `.troupe/` in the
 // working directory, so a cloned repository can ship one: links (git keeps them) to files of the user's, and
@@ -13,28 +12,12 @@ import { tempDirPerTest } from '../helpers/temp-dir.js';
 // Each test below was a hole found by this probe (round 10), fixed in the store; its comment names the cause it had.
 
 const temp = tempDirPerTest('troupe-hostile-data-');
-const FIXTURES = join(REPO_ROOT, 'tests', 'fixtures', 'sessions');
-
-/** A data dir holding the stored fixture session of schema `version` (`fixture-v<version>`), and a file of the user's outside it. */
-function dataDirWith(version: 4 | 5): { dir: string; sessions: string; id: string; victim: string } {
-  const root = temp();
-  const dir = join(root, '.troupe');
-  const sessions = join(dir, 'sessions');
-  mkdirSync(sessions, { recursive: true });
-  const id = `fixture-v${version}`;
-  copyFileSync(join(FIXTURES, `v${version}.json`), join(sessions, `${id}.json`));
-  copyFileSync(join(FIXTURES, `v${version}.jsonl`), join(sessions, `${id}.jsonl`));
-  const victim = join(root, 'users-file');
-  // One line without a newline, as many token and config files are.
-  writeFileSync(victim, 'the user own file, no newline');
-  return { dir, sessions, id, victim };
-}
 
 describe('files linked out of the data dir are not written through', () => {
   // The cause was: DocumentFile.write (src/store/document-file.ts) writes its temporary file `.index.json.tmp` with
   // writeFileSync, which follows a link at that name (then renames the link over index.json).
   it('`troupe sessions` (a read-only command) does not write the listing cache through a link planted at its temporary name', async () => {
-    const { dir, sessions, victim } = dataDirWith(5);
+    const { dir, sessions, victim } = dataDirWith(temp(), 5);
     symlinkSync(victim, join(sessions, '.index.json.tmp'));
     const out = await runCli(['sessions'], cleanEnv({ TROUPE_DATA_DIR: dir }));
     expect(out.code).toBe(0);
@@ -45,9 +28,9 @@ describe('files linked out of the data dir are not written through', () => {
   // The cause was: LowdbStore.open's JournalWriter (src/store/journal-file.ts) opens `<id>.jsonl` with 'a+', following a
   // link, and cuts what it takes for a torn last line (a file without a newline: all of it) before appending.
   it('`troupe resume` of a session whose journal is a link out neither cuts nor appends to the linked file', async () => {
-    const { dir, sessions, victim } = dataDirWith(5);
+    const { dir, sessions, victim } = dataDirWith(temp(), 5);
     // A hand-made document whose checkpoint covers no journal line (the fixture's, moved back to its start).
-    const doc = JSON.parse(readFileSync(join(FIXTURES, 'v5.json'), 'utf8'));
+    const doc = JSON.parse(readFileSync(join(SESSION_FIXTURES, 'v5.json'), 'utf8'));
     doc.id = 'linked';
     doc.base.id = 'linked';
     doc.checkpoint = { ...doc.checkpoint, records: 0, lastSeq: 0, snapshot: { ...doc.base }, hash: '0'.repeat(16) };
@@ -61,7 +44,7 @@ describe('files linked out of the data dir are not written through', () => {
   // The cause was: LowdbStore.upgrade (src/store/lowdb-store.ts) keeps the old document with copyFileSync(path,
   // `${path}.v<N>.bak`), which writes through a link at that name.
   it('upgrading an older session file on resume does not write its backup through a link at the backup name', async () => {
-    const { dir, sessions, id, victim } = dataDirWith(4);
+    const { dir, sessions, id, victim } = dataDirWith(temp(), 4);
     symlinkSync(victim, join(sessions, `${id}.json.v4.bak`));
     await runCli(['resume', id, '--demo'], cleanEnv({ TROUPE_DATA_DIR: dir }));
     expect(readFileSync(victim, 'utf8')).toBe('the user own file, no newline');
@@ -74,7 +57,7 @@ describe('a damaged or hostile listing cache is rebuilt, not trusted', () => {
   // a number reaches formatSessionTable's toFixed ("troupe: internal error: l.cost.toFixed is not a function",
   // exit 70; a turns object: "Cannot convert object to primitive value"), where a damaged cache should be remade.
   it('an index.json entry with fields of the wrong type (matching mtime and size) does not crash `troupe sessions`', async () => {
-    const { dir, sessions, id } = dataDirWith(5);
+    const { dir, sessions, id } = dataDirWith(temp(), 5);
     const env = cleanEnv({ TROUPE_DATA_DIR: dir });
     expect((await runCli(['sessions'], env)).code).toBe(0);
     const indexPath = join(sessions, 'index.json');
@@ -89,7 +72,7 @@ describe('a damaged or hostile listing cache is rebuilt, not trusted', () => {
   });
 
   it('(checked, holds) escape sequences in a cached listing reach the terminal as visible text only', async () => {
-    const { dir, sessions, id } = dataDirWith(5);
+    const { dir, sessions, id } = dataDirWith(temp(), 5);
     const env = cleanEnv({ TROUPE_DATA_DIR: dir });
     await runCli(['sessions'], env);
     const indexPath = join(sessions, 'index.json');
@@ -110,7 +93,7 @@ describe('a session file that never ends does not hang the listing', () => {
   // The cause was: DocumentFile.read (src/store/document-file.ts) read index.json with readFileSync, following a
   // link: one to /dev/zero read 2 GiB before failing (probe10's note).
   it('`troupe sessions` with index.json linked to /dev/zero lists the sessions and replaces the link with a cache of its own', async () => {
-    const { dir, sessions } = dataDirWith(5);
+    const { dir, sessions } = dataDirWith(temp(), 5);
     symlinkSync('/dev/zero', join(sessions, 'index.json'));
     const out = await runCli(['sessions'], cleanEnv({ TROUPE_DATA_DIR: dir }));
     expect(out.code).toBe(0);
@@ -121,14 +104,9 @@ describe('a session file that never ends does not hang the listing', () => {
   // The cause was: LowdbStore.load (src/store/lowdb-store.ts) checks that `<id>.json` is not a directory, then reads it
   // with readFileSync: a FIFO blocks the process for good (a link to /dev/zero reads 2 GiB before failing).
   it('`troupe sessions` with a FIFO named as a session document lists the others and ends', () => {
-    const { dir, sessions } = dataDirWith(5);
+    const { dir, sessions } = dataDirWith(temp(), 5);
     expect(spawnSync('mkfifo', [join(sessions, 'stuck.json')]).status).toBe(0);
-    const cli = pathToFileURL(join(REPO_ROOT, 'src', 'cli', 'main.ts')).href;
-    const script =
-      `import { main } from ${JSON.stringify(cli)}; import { Readable } from 'node:stream';` +
-      `const code = await main(['sessions'], { stdout: process.stdout, stderr: process.stderr, stdin: Readable.from([]), env: { ...process.env, TROUPE_DATA_DIR: ${JSON.stringify(dir)} }, cwd: ${JSON.stringify(dir)}, interactive: false });` +
-      'process.exit(code);';
-    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 10_000 });
+    const child = runCliChild(['sessions'], cleanEnv({ TROUPE_DATA_DIR: dir }), { cwd: dir });
     expect(child.signal).toBeNull();
     expect(child.stdout).toContain('fixture-');
     expect(existsSync(join(sessions, 'stuck.json'))).toBe(true);

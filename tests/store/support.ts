@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SessionState } from '../../src/engine/session.js';
 import type { TroupeEvent } from '../../src/engine/event-map.js';
@@ -120,4 +121,27 @@ export function runUntilWaiting(dataDir: string, id: string): Promise<string> {
     child.on('error', reject);
     child.on('exit', (_code, signal) => (signal === 'SIGKILL' ? resolve(out.trim()) : reject(new Error(`child ended before the kill: ${stderr}`))));
   });
+}
+
+/** Where the stored fixture sessions are: `v<version>.json` and `v<version>.jsonl`. */
+export const SESSION_FIXTURES = join(REPO_ROOT, 'tests', 'fixtures', 'sessions');
+
+/** Copies the stored fixture session of schema `version` into the sessions folder `sessions`; its id, `fixture-v<version>`. */
+export function copyFixtureSession(sessions: string, version: number): string {
+  const id = `fixture-v${version}`;
+  copyFileSync(join(SESSION_FIXTURES, `v${version}.json`), join(sessions, `${id}.json`));
+  copyFileSync(join(SESSION_FIXTURES, `v${version}.jsonl`), join(sessions, `${id}.jsonl`));
+  return id;
+}
+
+/** A data dir `<root>/.troupe` holding the stored fixture session of schema `version`, and a file of the user's beside it (`victim`). */
+export function dataDirWith(root: string, version: number): { dir: string; sessions: string; id: string; victim: string } {
+  const dir = join(root, '.troupe');
+  const sessions = join(dir, 'sessions');
+  mkdirSync(sessions, { recursive: true });
+  const id = copyFixtureSession(sessions, version);
+  const victim = join(root, 'users-file');
+  // One line without a newline, as many token and config files are.
+  writeFileSync(victim, 'the user own file, no newline');
+  return { dir, sessions, id, victim };
 }

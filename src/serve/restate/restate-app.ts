@@ -92,8 +92,10 @@ export function restateApp(options: RestateAppOptions): Hono {
 
   api.get('/sessions', async (c) => {
     const q = (c.req.query('q') ?? '').toLowerCase();
-    const lines = await sessions.listings((e) => q === '' || e.brief.toLowerCase().includes(q) || e.id.startsWith(q));
-    return c.json({ sessions: lines.map(({ kind: _kind, ...line }) => line) });
+    // Redacted as the session view and the embedded list are; the search reads the brief as shown, so a query
+    // cannot find out a key it cannot see.
+    const lines = await sessions.listings((e) => q === '' || redactDeep(e.brief).toLowerCase().includes(q) || e.id.startsWith(q));
+    return c.json({ sessions: lines.map(({ kind: _kind, ...line }) => redactDeep(line)) });
   });
 
   api.get('/sessions/:id', async (c) => c.json(await sessions.snapshot(await resolve(c.req.param('id')))));
