@@ -11,6 +11,15 @@ import { allowedHostNames, originGuard } from './origin-guard.js';
 /** A JSON error answer: `{ error }` with the status. */
 export const refuse = (c: Context, status: number, error: string) => c.json({ error }, status as 400);
 
+/**
+ * Where a reader's stream resumes: after the event its Last-Event-ID (or `?after=`) names, from the start when
+ * that is not a number of events (negative, not a number, past any) — the same on both backends.
+ */
+export function resumeAfter(c: Context): number {
+  const after = Number(c.req.header('Last-Event-ID') ?? c.req.query('after') ?? 0);
+  return Number.isSafeInteger(after) && after > 0 ? after : 0;
+}
+
 /** The request's JSON body checked against a schema; refused (400) naming the field when it does not fit. */
 export async function readBody<T extends z.ZodType>(c: Context, schema: T): Promise<z.infer<T>> {
   const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();

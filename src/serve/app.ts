@@ -6,7 +6,7 @@ import { displayNames } from '../report/display-items.js';
 import { sessionStatus } from '../report/sessions-table.js';
 import { foldJournal } from '../session/fold.js';
 import { matchId } from '../store/store.js';
-import { apiFrame, readBody, refuse } from './api-frame.js';
+import { apiFrame, readBody, refuse, resumeAfter } from './api-frame.js';
 import { CreateSessionSchema, InputSchema } from './api-schema.js';
 import { consoleRoutes } from './console-routes.js';
 import { RequestRefused, type SessionHost } from './host.js';
@@ -124,7 +124,7 @@ export function serveApp(options: ServeAppOptions): Hono {
 
   api.get('/sessions/:id/events', async (c) => {
     const id = await resolve(c.req.param('id'));
-    const after = Number(c.req.header('Last-Event-ID') ?? c.req.query('after') ?? 0) || 0;
+    const after = resumeAfter(c);
     const client = new SseClient(after);
     // The session's feed holds its newest events, worded and serialised once for every reader; a reader
     // resuming before them gets the events the session keeps in memory, or reads the store when it must go

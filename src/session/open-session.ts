@@ -48,6 +48,8 @@ export interface OpenSessionOptions {
   brief?: string;
   /** Epoch milliseconds (injected in tests). */
   clock?: () => number;
+  /** Journal lines the stored document may lag behind before a checkpoint rewrites it (default 32; tests of the document's writes use 0: every checkpoint). */
+  checkpointLines?: number;
   meter?: UsageMeter;
   /** Use the rolling memory (default: team.json `memory.enabled`). */
   memory?: boolean;
@@ -128,7 +130,8 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
         createdAt: now,
         updatedAt: now,
         base: state,
-        checkpoint: { records: 0, lastSeq: 0, snapshot: state, memory: null, usage: null },
+        // An empty table of transitions, not none (a checkpoint from before they were kept): the document may stay the created one for 32 lines, and listings fold what the journal adds to it.
+        checkpoint: { records: 0, lastSeq: 0, snapshot: state, memory: null, usage: null, transitions: {} },
       });
     }
     const journalHandle = handle;
@@ -141,7 +144,9 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
       clock,
       model: chosen,
       meter,
-      journal: journalHandle ? (sources) => new JournalRecorder(journalHandle, records, state, { clock, ...sources }) : null,
+      journal: journalHandle
+        ? (sources) => new JournalRecorder(journalHandle, records, state, { clock, ...(options.checkpointLines !== undefined ? { checkpointLines: options.checkpointLines } : {}), ...sources })
+        : null,
       memory: options.memory ?? team.loaded.team.memory.enabled,
       savedMemory: doc?.checkpoint.memory ?? null,
       ...(doc && doc.checkpoint.transitions !== undefined ? { savedTransitions: doc.checkpoint.transitions } : {}),

@@ -1,7 +1,26 @@
-import { close, closeSync, constants, fstat, fstatSync, fsync, fsyncSync, ftruncate, ftruncateSync, open as openFile, openSync, readFileSync, renameSync, rmSync, write, writeFileSync } from 'node:fs';
-import { open, rename, rm } from 'node:fs/promises';
+import {
+  close,
+  closeSync,
+  constants,
+  fstat,
+  fstatSync,
+  fsync,
+  fsyncSync,
+  ftruncate,
+  ftruncateSync,
+  open as openFile,
+  openSync,
+  readFileSync,
+  rename as renameFile,
+  renameSync,
+  rmSync,
+  write,
+  writeFileSync,
+} from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { SyncAdapter } from 'lowdb';
+import { SessionFileError } from './load-file.js';
 import { openOwnFile } from './own-file.js';
 
 /** The file operations a store writes with (tests inject ones that fail like a full disk, or that log their order). */
@@ -42,10 +61,21 @@ function openTempSync(path: string): number {
   }
 }
 
-/** The same open, off the event loop. */
-function openTemp(path: string, attempt = 0): Promise<number> {
+/**
+ * The same open, off the event loop. Tried first as a create of a new file (O_EXCL): a write's temp file is gone
+ * once it is renamed, so the usual open makes a file of its own and empty at once, without the check and the cut
+ * (two more calls on the thread pool for every document written); anything at the name goes the long way.
+ */
+function openTemp(path: string): Promise<number> {
+  return new Promise<number>((resolve, reject) =>
+    openFile(path, TEMP_FLAGS | constants.O_EXCL, 0o666, (error, fd) => (!error ? resolve(fd) : error.code === 'EEXIST' ? openTempOver(path).then(resolve, reject) : reject(error))),
+  );
+}
+
+/** Opens a temp file where something is at its name already: it is used when it is a file of its own, else removed and the open tried once more. */
+function openTempOver(path: string, attempt = 0): Promise<number> {
   return new Promise<number>((resolve, reject) => {
-    const again = () => rm(path, { force: true, recursive: true }).then(() => openTemp(path, attempt + 1).then(resolve, reject), reject);
+    const again = () => rm(path, { force: true, recursive: true }).then(() => openTempOver(path, attempt + 1).then(resolve, reject), reject);
     openFile(path, TEMP_FLAGS, 0o666, (error, fd) => {
       if (error) return attempt === 0 && notOwn(error.code) ? again() : reject(error);
       fstat(fd, (failure, stat) => {
@@ -68,10 +98,19 @@ function writeTempSync(path: string, text: string): void {
   }
 }
 
+/**
+ * The most a store document (a session file, the listing cache) may weigh: far above any troupe writes (its parts are
+ * bounded: contexts by max_length, memory by its budget) and below what one string and its parse can hold.
+ */
+export const MAX_STORE_FILE_BYTES = 256 * 1024 * 1024;
+
 /** The bytes of a file of the store's own (`what` names it in errors): see openOwnFile. Throws ENOENT as readFileSync does. */
 export function readOwnFile(path: string, what: string): Buffer {
   const fd = openOwnFile(path, constants.O_RDONLY, what);
   try {
+    // A 1.9 GB (sparse) document was read whole (2 GB resident, 8 s) before its parse failed.
+    const { size } = fstatSync(fd);
+    if (size > MAX_STORE_FILE_BYTES) throw new SessionFileError(`${path} is ${size} bytes, more than troupe writes in ${what} — move it out of the way`);
     return readFileSync(fd);
   } finally {
     closeSync(fd);
@@ -126,7 +165,8 @@ function writeFlushed(path: string, text: string | Uint8Array): Promise<void> {
 
 const NODE_ASYNC_FS: AsyncDocumentFs = {
   writeFile: writeFlushed,
-  rename: (from, to) => rename(from, to),
+  // The callback call, as the writes: no promise machinery of fs/promises per document.
+  rename: (from, to) => new Promise<void>((resolve, reject) => renameFile(from, to, (error) => (error ? reject(error) : resolve()))),
   rm: (path) => rm(path, { force: true }),
   fsync: (fd) => fsyncAsync(fd),
 };
@@ -151,6 +191,22 @@ export function syncDirectory(dir: string, fs: DocumentFs = NODE_DOCUMENT_FS): v
   } finally {
     closeSync(fd);
   }
+}
+
+/** Flushes a directory's entries to the disk off the event loop (see AsyncDocumentFs), so a create or rename in it survives a power failure. */
+export function syncDirectoryAsync(dir: string, fs: DocumentFs = NODE_DOCUMENT_FS): Promise<void> {
+  // Node's callback calls (no FileHandle): a directory is flushed at every session's pause.
+  return new Promise<void>((resolve, reject) =>
+    openFile(dir, constants.O_RDONLY, (error, fd) => {
+      if (error) return reject(error);
+      asyncFs(fs)
+        .fsync(fd, dir)
+        .then(
+          () => close(fd, (closing) => (closing ? reject(closing) : resolve())),
+          (failure: unknown) => close(fd, () => reject(failure)),
+        );
+    }),
+  );
 }
 
 /**
@@ -212,14 +268,7 @@ export class DocumentFile<T> implements SyncAdapter<T> {
       await fs.rm(this.tempPath).catch(() => undefined);
       throw error;
     }
-    if (!options.durable) return;
-    const dir = dirname(this.path);
-    const handle = await open(dir, 'r');
-    try {
-      await fs.fsync(handle.fd, dir);
-    } finally {
-      await handle.close();
-    }
+    if (options.durable) await syncDirectoryAsync(dirname(this.path), this.fs);
   }
 
   /** Makes the last write survive a power failure (the rename is in the directory, which is flushed). */

@@ -42,7 +42,7 @@ export async function forkSession(store: Store, request: ForkRequest): Promise<S
     createdAt: request.now,
     updatedAt: request.now,
     base,
-    checkpoint: { records: 0, lastSeq: 0, snapshot: base, memory: null, usage: null },
+    checkpoint: { records: 0, lastSeq: 0, snapshot: base, memory: null, usage: null, transitions: {} },
     forkedFrom: { id: request.from, step: request.step },
   };
   const handle = await store.create(doc);

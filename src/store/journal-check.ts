@@ -1,5 +1,6 @@
 import { basename } from 'node:path';
 import { restoreRecord, SlimRecordError } from './journal-codec.js';
+import { MAX_STORE_FILE_BYTES } from './document-file.js';
 import { SessionFileError } from './load-file.js';
 import { CHAIN_START, hashOf, readSeal } from './journal-chain.js';
 import { MAX_NESTING, tooDeep } from './nesting.js';
@@ -18,6 +19,8 @@ export interface JournalRules {
   sessionId?: string;
   /** Where a read that starts after line 1 starts: the lines and bytes before it, and the hash of its line before (the first line read must follow it). */
   from?: { lines: number; bytes: number; hash: string };
+  /** The longest line read (default MAX_STORE_FILE_BYTES): a longer one is refused before it is read whole. */
+  maxLineBytes?: number;
 }
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
@@ -46,6 +49,12 @@ export class JournalCheck {
     if (rules.from) ({ lines: this.lines, bytes: this.bytes, hash: this.lastHash } = rules.from);
     const cp = rules.checkpoint;
     if (rules.chained && cp && cp.hash === undefined) this.fail(`${cp.document}: checkpoint.hash: missing — the document was edited by hand or written by another program; it was left as it is`);
+  }
+
+  /** Refuses the next line once the part of it read so far (`bytes`) is longer than any line troupe writes. */
+  growing(bytes: number): void {
+    const max = this.rules.maxLineBytes ?? MAX_STORE_FILE_BYTES;
+    if (bytes > max) this.damaged(this.lines + 1, `is longer than ${max} bytes, more than troupe writes in a line`);
   }
 
   /** Checks the next complete line (its bytes, without the newline) and returns its record. */

@@ -43,6 +43,7 @@ export function scanJournal(path: string, onRecord: (record: JournalRecord, line
     // The start of a line whose newline has not come yet, one copied piece per chunk read: joined once, when
     // the newline comes (joining each chunk to all of the line before made a long line cost its square).
     const pending: Buffer[] = [];
+    let pendingBytes = 0;
     let offset = 0;
     for (;;) {
       const read = readSync(fd, buffer, 0, CHUNK, offset);
@@ -52,14 +53,22 @@ export function scanJournal(path: string, onRecord: (record: JournalRecord, line
       let start = 0;
       for (let nl = data.indexOf(10, start); nl >= 0; nl = data.indexOf(10, start)) {
         let bytes = data.subarray(start, nl);
+        check.growing(pendingBytes + bytes.length);
         if (pending.length > 0) {
           bytes = Buffer.concat([...pending, bytes]);
           pending.length = 0;
+          pendingBytes = 0;
         }
         onRecord(check.next(bytes), check.lines, bytes);
         start = nl + 1;
       }
-      if (start < read) pending.push(Buffer.from(data.subarray(start)));
+      if (start < read) {
+        // A line that never ends is refused once it is longer than any troupe writes, not read whole first
+        // (a 600 MB line took 1.27 GB and was then called "not valid UTF-8").
+        pendingBytes += read - start;
+        check.growing(pendingBytes);
+        pending.push(Buffer.from(data.subarray(start)));
+      }
     }
     const carry = { length: pending.reduce((sum, piece) => sum + piece.length, 0) };
     check.end();

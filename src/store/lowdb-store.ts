@@ -1,12 +1,12 @@
-import { constants, copyFileSync, existsSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { access, mkdir, rm } from 'node:fs/promises';
+import { access, constants, copyFileSync, existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LowSync } from 'lowdb';
 import type { TroupeEvent } from '../engine/event-map.js';
 import { UserError } from '../errors.js';
 import { redactedJson, redactorFrom, type Redactor } from '../llm/redact.js';
 import { checkDataDir, dataDirError } from './data-dir.js';
-import { asyncFs, DocumentFile, fsyncOf, NODE_DOCUMENT_FS, readOwnFile, type DocumentFs } from './document-file.js';
+import { asyncFs, DocumentFile, fsyncOf, NODE_DOCUMENT_FS, readOwnFile, syncDirectoryAsync, type DocumentFs } from './document-file.js';
 import { CHAINED_SINCE, journalRules } from './journal-check.js';
 import { slimRecord } from './journal-codec.js';
 import { createJournal, JournalWriter, scanJournal, type JournalEnd } from './journal-file.js';
@@ -36,8 +36,8 @@ export interface LowdbStoreOptions {
 
 /**
  * A cached listing is good while the document's mtime and the journal's size are those it was made from;
- * `folded` says the journal lines after the checkpoint were folded in (a listing made while the session was
- * open elsewhere was not: it is remade once the session is closed or its process gone).
+ * `folded` says the journal lines after the checkpoint were folded in (one made before open sessions were
+ * folded, or while an open one's journal could not be read whole, was not: it is made again).
  */
 type CachedListing = { mtimeMs: number; journalBytes?: number; folded?: boolean; listing: SessionListing };
 // Version 2: listings take usage and transitions from the journal's end too; a version-1 cache is made again.
@@ -98,8 +98,15 @@ export class LowdbStore implements Store {
     return join(this.dir, `${checkId(id)}.lock`);
   }
 
+  /** A session's document, journal and lock file, the id checked once (a new session's path to its first request makes them once). */
+  private pathsOf(id: string): SessionFiles {
+    const base = join(this.dir, checkId(id));
+    return { path: `${base}.json`, journal: `${base}.jsonl`, lock: `${base}.lock` };
+  }
+
   async create(doc: SessionDocument): Promise<SessionHandle> {
-    const lock = this.lockOf(doc.id);
+    const files = this.pathsOf(doc.id);
+    const { lock } = files;
     let locked = false;
     try {
       // The sessions directory is made once (off the event loop), and again if it went away since.
@@ -130,21 +137,16 @@ export class LowdbStore implements Store {
       }
       locked = true;
       const exists = () => new UserError(`session ${doc.id} already exists in ${this.dir} — choose another id`);
-      // Off the loop too: in a directory other sessions' checkpoints rename into, the check waits on them.
-      if (
-        await access(this.pathOf(doc.id)).then(
-          () => true,
-          () => false,
-        )
-      )
-        throw exists();
+      // Off the loop too: in a directory other sessions' checkpoints rename into, the check waits on them (Node's
+      // callback call: the promise API's access costs a request object and a promise chain per session).
+      if (await new Promise<boolean>((found) => access(files.path, (error) => found(!error)))) throw exists();
       let writer: JournalWriter;
       try {
-        writer = this.writer(this.journalOf(doc.id), undefined, await createJournal(this.journalOf(doc.id)));
+        writer = this.writer(files.journal, undefined, await createJournal(files.journal));
       } catch (error) {
         throw (error as NodeJS.ErrnoException).code === 'EEXIST' ? exists() : error;
       }
-      const handle = this.handle(doc, writer);
+      const handle = this.handle(doc, writer, files);
       try {
         await handle.checkpoint(doc.checkpoint, doc);
       } catch (error) {
@@ -193,7 +195,7 @@ export class LowdbStore implements Store {
       );
       if (!sealFirst && storedVersion < this.format.version) doc = this.upgrade(doc, path, storedVersion);
       const writer = this.writer(this.journalOf(id), scan);
-      return { handle: this.handle(doc, writer), tail, recent: recent.slice(-keep) };
+      return { handle: this.handle(doc, writer, { path, journal: writer.path, lock }), tail, recent: recent.slice(-keep) };
     } catch (error) {
       releaseLock(lock);
       throw dataDirError(error, this.dataDir, `open session ${id}`);
@@ -280,11 +282,11 @@ export class LowdbStore implements Store {
         const lockedBy = lockHolder(this.lockOf(id));
         let cached: CachedListing | undefined = index.sessions[id];
         if (cached && !isCachedListing(cached)) cached = undefined;
-        const fresh = cached && cached.mtimeMs === mtimeMs && cached.journalBytes === journalBytes && (cached.folded === true || lockedBy !== null || !this.foldTail);
+        const fresh = cached && cached.mtimeMs === mtimeMs && cached.journalBytes === journalBytes && (cached.folded === true || !this.foldTail);
         if (!cached || !fresh) {
-          // A session open elsewhere is shown as open: its journal is not read while it grows.
-          const fold = lockedBy === null && this.foldTail !== null;
-          cached = { mtimeMs, journalBytes, folded: fold, listing: await this.listingAt(id, location, fold) };
+          // An open session's journal is folded too: its document is a checkpoint that may be 31 lines behind (see JournalRecorder).
+          const { listing, folded } = await this.listingAt(id, location, lockedBy !== null);
+          cached = { mtimeMs, journalBytes, folded, listing };
           index.sessions[id] = cached;
           changed = true;
         }
@@ -309,19 +311,23 @@ export class LowdbStore implements Store {
     return newestFirst(kept);
   }
 
-  /** A session's listing: its checkpoint's, with the journal lines after it folded in when asked (and there are any). */
-  private async listingAt(id: string, location: string, fold: boolean): Promise<SessionListing> {
+  /**
+   * A session's listing: its checkpoint's, with the journal lines after it folded in (when the store folds, and
+   * there are any); `folded` is false when the lines were not folded and may be later (a session open while its
+   * journal failed its checks may have been read mid-write).
+   */
+  private async listingAt(id: string, location: string, open: boolean): Promise<{ listing: SessionListing; folded: boolean }> {
     const { file: doc, storedVersion } = this.load(id, location);
-    if (!fold || !this.foldTail) return listingOf(doc);
+    if (!this.foldTail) return { listing: listingOf(doc), folded: false };
     let tail: JournalRecord[] | null;
     try {
       tail = this.tailOf(doc, storedVersion, location);
     } catch {
       // A journal that fails its checks is named when the session is opened; the listing shows its checkpoint.
-      return listingOf(doc);
+      return { listing: listingOf(doc), folded: !open };
     }
-    if (!tail || tail.length === 0) return listingOf(doc);
-    return listingOf(doc, await this.foldTail(doc, tail));
+    if (!tail || tail.length === 0) return { listing: listingOf(doc), folded: true };
+    return { listing: listingOf(doc, await this.foldTail(doc, tail)), folded: true };
   }
 
   /**
@@ -420,18 +426,31 @@ export class LowdbStore implements Store {
     return redactedJson(doc, this.redact, this.indent || undefined);
   }
 
-  private handle(initial: SessionDocument, writer: JournalWriter): SessionHandle {
+  private handle(initial: SessionDocument, writer: JournalWriter, { path, lock }: SessionFiles): SessionHandle {
     const id = initial.id;
-    const path = this.pathOf(id);
-    const lock = this.lockOf(id);
     const dataDir = this.dataDir;
     const redact = this.redact;
     const file = new DocumentFile<SessionDocument>(path, { parse: (t) => JSON.parse(t) as SessionDocument, stringify: (d) => this.serialise(d) }, this.fs);
     // The document as last written, and as the next checkpoint builds on (the last one asked for).
     let written = initial;
     let latest = initial;
-    // One checkpoint write at a time: a later one starts once the one before it has settled.
+    // One checkpoint write (or journal flush) at a time: a later one starts once the one before it has settled.
     let writing: Promise<void> = Promise.resolve();
+    const inTurn = (write: () => Promise<void>): Promise<void> => {
+      const done = writing.then(write, write);
+      writing = done.catch(() => undefined);
+      trackWrite(done);
+      return done;
+    };
+    const flushJournal = async () => {
+      try {
+        await writer.flush();
+      } catch (error) {
+        throw dataDirError(error, dataDir, `save session ${id} to ${writer.path}`);
+      }
+    };
+    // Whether this handle has flushed the sessions directory (the journal's and the document's names are durable since).
+    let directorySynced = false;
     let closed = false;
     return {
       id,
@@ -457,25 +476,33 @@ export class LowdbStore implements Store {
         // copied and promoted, and was collected by a full GC.
         const text = Buffer.from(this.serialise(next));
         latest = next;
-        const write = async () => {
-          try {
-            // The journal lines the checkpoint covers reach the disk before the document that points past them.
-            await writer.flush();
-          } catch (error) {
-            throw dataDirError(error, dataDir, `save session ${id} to ${writer.path}`);
-          }
+        return inTurn(async () => {
+          // The journal lines the checkpoint covers reach the disk before the document that points past them.
+          await flushJournal();
           try {
             await file.writeText(text, { durable: options.sync === true });
           } catch (error) {
             throw dataDirError(error, dataDir, `save session ${id} to ${path}`);
           }
+          if (options.sync === true) directorySynced = true;
           written = next;
           refreshLockIfDue(lock);
-        };
-        const done = writing.then(write, write);
-        writing = done.catch(() => undefined);
-        trackWrite(done);
-        return done;
+        });
+      },
+      flush: (options = {}) => {
+        if (closed) throw new Error(`session ${id} is closed`);
+        return inTurn(async () => {
+          await flushJournal();
+          if (options.sync === true && !directorySynced) {
+            try {
+              await syncDirectoryAsync(this.dir, this.fs);
+            } catch (error) {
+              throw dataDirError(error, dataDir, `save session ${id} to ${writer.path}`);
+            }
+            directorySynced = true;
+          }
+          refreshLockIfDue(lock);
+        });
       },
       async close() {
         if (closed) return;
@@ -498,6 +525,9 @@ export class LowdbStore implements Store {
     };
   }
 }
+
+/** Where one session's files are. */
+type SessionFiles = { path: string; journal: string; lock: string };
 
 /** A listing of a session that never started: idle, no brief, no turn (it holds nothing to resume or show). */
 function unstarted(l: SessionListing): boolean {

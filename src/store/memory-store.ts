@@ -156,6 +156,8 @@ export class MemoryStore implements Store {
         this.onWrite?.(id, this.copy(id));
         return Promise.resolve();
       },
+      // Its lines are stored as they are appended: there is nothing more to flush.
+      flush: () => (closed ? Promise.reject(new Error(`session ${id} is closed`)) : Promise.resolve()),
       close: async () => {
         if (closed) return;
         closed = true;

@@ -26,6 +26,12 @@ export interface SessionHandle {
    * stored document stays the old one; the journal is untouched, so the session reopens from it).
    */
   checkpoint(checkpoint: Checkpoint, meta: Pick<SessionDocument, 'mode' | 'brief' | 'updatedAt'>, options?: { sync?: boolean }): Promise<void>;
+  /**
+   * Flushes the journal lines appended so far to the disk (fsync) without rewriting the document, in turn with
+   * the checkpoints (after one in flight); with `sync` the directory too, so the journal's own name survives a
+   * power failure (once per handle: a name made durable stays). Rejects when it could not be flushed.
+   */
+  flush(options?: { sync?: boolean }): Promise<void>;
   /** Releases the session for other processes, once a checkpoint write in flight has settled. */
   close(): Promise<void>;
   /** Removes a session that never started (it has no brief, so nothing to resume or show) and releases it. */

@@ -3,7 +3,7 @@
 // far as its journal and not a checkpoint behind.
 const inFlight = new Set<Promise<unknown>>();
 
-/** Tracks a document write until it settles. */
+/** Tracks a document write (or a journal flush in turn with them) until it settles. */
 export function trackWrite(write: Promise<unknown>): void {
   const settled: Promise<unknown> = write.then(
     (): unknown => inFlight.delete(settled),

@@ -31,7 +31,7 @@ export class WrappedStore<S extends Store = Store> implements Store {
 }
 
 /** A handle that passes every call to `h`, except those given in `changes`. */
-export function handleWith(h: SessionHandle, changes: Partial<Pick<SessionHandle, 'append' | 'checkpoint' | 'close'>>): SessionHandle {
+export function handleWith(h: SessionHandle, changes: Partial<Pick<SessionHandle, 'append' | 'checkpoint' | 'flush' | 'close'>>): SessionHandle {
   return {
     id: h.id,
     location: h.location,
@@ -40,6 +40,7 @@ export function handleWith(h: SessionHandle, changes: Partial<Pick<SessionHandle
     },
     append: (record) => h.append(record),
     checkpoint: (c, m, o) => h.checkpoint(c, m, o),
+    flush: (o) => h.flush(o),
     close: () => h.close(),
     ...changes,
   };

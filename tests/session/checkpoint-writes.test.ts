@@ -42,7 +42,7 @@ describe('checkpoint writes (off the event loop, one at a time)', () => {
   it('checkpoints asked for while one is being written become one write, of the state when it starts: no serialised copy waits in a queue', async () => {
     const store = new HeldWrites(new MemoryStore());
     // Turns a second apart: every turn asks for a checkpoint.
-    const session = await openSession({ team: studio(), model: new DemoModel(), store, id: 'held', env: ENV, clock: fixedClock(), memory: false });
+    const session = await openSession({ team: studio(), model: new DemoModel(), store, id: 'held', env: ENV, clock: fixedClock(), memory: false, checkpointLines: 0 });
     session.start(BRIEF);
     await session.settled();
     const lines = store.inner.copy('held').journal.length;
@@ -62,7 +62,7 @@ describe('checkpoint writes (off the event loop, one at a time)', () => {
   it('a checkpoint holds the memory as it was after every step it covers, so a session reopened from it remembers each turn once', async () => {
     const copies: StoredCopy[] = [];
     const store = new MemoryStore((_id, copy) => copies.push(copy));
-    const session = await openSession({ team: studio(), model: new DemoModel(), store, id: 'mem', env: ENV, clock: fixedClock(), memory: true });
+    const session = await openSession({ team: studio(), model: new DemoModel(), store, id: 'mem', env: ENV, clock: fixedClock(), memory: true, checkpointLines: 0 });
     session.start(BRIEF);
     await session.settled();
     await session.settleMemory();

@@ -4,7 +4,9 @@ import type { ChatModel, ChatRequest, ChatResponse } from '../../src/llm/chat-mo
 import { DemoModel } from '../../src/llm/demo-model.js';
 import { openSession } from '../../src/session/open-session.js';
 import { MemoryStore, type StoredCopy } from '../../src/store/memory-store.js';
+import type { SessionHandle } from '../../src/store/store.js';
 import { fixedClock, studio } from '../helpers/team.js';
+import { handleWith, WrappedStore } from '../helpers/wrapped-store.js';
 
 const ENV = { TROUPE_MODEL: 'test-model' };
 
@@ -18,6 +20,23 @@ class Rounds implements ChatModel {
     const to = req.meta.handoffTo ?? [];
     const directive = this.calls >= this.turns ? { transition: 'RESPOND_TO_USER' } : { transition: 'HANDOFF_TO_AGENT', next_agent: to[this.calls % to.length] };
     return { text: `turn ${this.calls}`, toolCalls: [{ name: 'handoff_directive', arguments: JSON.stringify(directive) }], usage: null, finishReason: 'tool_calls', model: 'rounds' };
+  }
+}
+
+/** A memory store noting each point a session's journal is made durable: a checkpoint (its document rewritten) or a flush of the journal alone, with the lines it covers. */
+class DurablePoints extends WrappedStore<MemoryStore> {
+  readonly points: { lines: number; document: boolean; sync: boolean }[] = [];
+  protected override wrap(h: SessionHandle): SessionHandle {
+    return handleWith(h, {
+      checkpoint: (c, m, o) => {
+        this.points.push({ lines: c.records, document: true, sync: o?.sync === true });
+        return h.checkpoint(c, m, o);
+      },
+      flush: (o) => {
+        this.points.push({ lines: this.inner.copy(h.id).journal.length, document: false, sync: o?.sync === true });
+        return h.flush(o);
+      },
+    });
   }
 }
 
@@ -42,15 +61,25 @@ async function run(clock: () => number, model: ChatModel = new DemoModel()) {
 }
 
 describe('checkpoints (issue 14, item 1)', () => {
-  it('with turns a second apart, every new turn is checkpointed', async () => {
-    const { checkpoints } = await run(fixedClock());
-    const turns = new Set(checkpoints.map((c) => c.turn));
-    for (let t = 1; t <= 10; t++) expect(turns.has(t), `turn ${t}`).toBe(true);
+  it('with turns a second apart, every new turn is made durable: its journal flushed, and the document rewritten once it is 32 lines behind', async () => {
+    const store = new DurablePoints(new MemoryStore());
+    const session = await openSession({ team: studio({ maxTurns: 1000 }), model: new Rounds(80), store, id: 'c', env: ENV, clock: fixedClock(), memory: false });
+    session.start('A lighthouse keeper game');
+    await session.settled();
+    const lines = store.inner.copy('c').journal.length;
+    await session.stop();
+    // Every line after the start is covered by the point its next turn (or the pause) made durable.
+    const covered = new Set(store.points.map((p) => p.lines));
+    for (let line = 2; line <= lines; line++) expect(covered.has(line), `line ${line}`).toBe(true);
+    // The document (written at creation) is rewritten every 32 lines, and on close.
+    expect(store.points.filter((p) => p.document).map((p) => p.lines)).toEqual([32, 64, lines]);
+    // The pause is made durable with its directory.
+    expect(store.points.find((p) => !p.document && p.lines === lines)).toMatchObject({ sync: true });
   });
 
   it('a fast session is checkpointed every 256 journal lines and at every status change; reopening folds the rest', async () => {
-    // 450 turns: one journal line each (schema 6; they were two, the step and its call starting).
-    const { store, checkpoints, state, lines, copies } = await run(() => Date.UTC(2026, 0, 1), new Rounds(450));
+    // 600 turns: one journal line each (schema 6; they were two, the step and its call starting); the document is rewritten at 256 and 512.
+    const { store, checkpoints, state, lines, copies } = await run(() => Date.UTC(2026, 0, 1), new Rounds(600));
     const running = checkpoints.filter((c, i) => i > 0 && c.status === 'running' && checkpoints[i - 1]!.status === 'running');
     for (const [i, c] of running.entries()) expect(c.records - (running[i - 1]?.records ?? checkpoints[0]!.records), `checkpoint ${i}`).toBeGreaterThanOrEqual(256);
     expect(lines).toBeGreaterThan(256);

@@ -115,7 +115,7 @@ describe('data safety', () => {
     const model = new CountingDemo();
     const fs = failingDocuments(2, 'ENOSPC', 'no space left on device');
     // Turns a second apart, as with a real model: every turn is checkpointed (a faster session every 256 lines).
-    const session = await openSession({ team: studio(), teamDir: REPO_ROOT, model, store: new LowdbStore(dir, { fs }), id: 'doc', env: ENV, memory: false, clock: fixedClock() });
+    const session = await openSession({ team: studio(), teamDir: REPO_ROOT, model, store: new LowdbStore(dir, { fs }), id: 'doc', env: ENV, memory: false, clock: fixedClock(), checkpointLines: 0 });
     session.start('A lighthouse keeper game');
     await session.settled();
     const callsAtFailure = model.calls;
@@ -149,6 +149,7 @@ describe('data safety', () => {
       id: 'eio',
       env: ENV,
       memory: false,
+      checkpointLines: 0,
     });
     session.start('A lighthouse keeper game');
     await session.settled();

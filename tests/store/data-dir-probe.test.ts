@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { MAX_STORE_FILE_BYTES, readOwnFile } from '../../src/store/document-file.js';
 import { LockPathError, readLock } from '../../src/store/lock.js';
 import { cleanEnv, runCli, runCliChild } from '../helpers/cli.js';
 import { REPO_ROOT } from '../helpers/team.js';
@@ -111,5 +112,21 @@ describe('(checked, holds) sealing an old journal on resume', () => {
     const out = await runCli(['resume', id, '--demo'], cleanEnv({ TROUPE_DATA_DIR: dir }), '', { cwd: dir });
     expect(out.code).toBe(0);
     expect(readFileSync(victim, 'utf8')).toBe('the user own file, no newline');
+  });
+});
+
+describe('a session document larger than any troupe writes', () => {
+  // The cause was: readOwnFile (src/store/document-file.ts) read a document whole whatever its size: a sparse 1.9 GB
+  // session file (probe11's note) had `troupe sessions` at 2 GB resident for 8 s before its parse failed.
+  it('`troupe sessions` lists the other sessions and names the file in one line, without reading it', { timeout: 30_000 }, () => {
+    const { dir, sessions } = dataDirWith(temp(), 6);
+    copyFixtureSession(sessions, 5);
+    const huge = join(sessions, 'fixture-v6.json');
+    truncateSync(huge, MAX_STORE_FILE_BYTES + 1);
+    expect(() => readOwnFile(huge, 'a session file')).toThrow(`${huge} is ${MAX_STORE_FILE_BYTES + 1} bytes, more than troupe writes in a session file — move it out of the way`);
+    const child = runCliChild(['sessions'], cleanEnv({ TROUPE_DATA_DIR: dir }), { cwd: dir });
+    expect(child.signal).toBeNull();
+    expect(child.stdout).toContain('A lighthouse keeper game');
+    expect(child.stdout + child.stderr).toContain('more than troupe writes in a session file');
   });
 });

@@ -44,7 +44,7 @@ describe('a document written from its bytes (a checkpoint holds its document off
     const writes = vi.spyOn(DocumentFile.prototype, 'writeText');
     const store = new LowdbStore(temp());
     const brief = 'Ünïcödé — 灯台 🚀';
-    const session = await openSession({ team: studio(), model: new DemoModel(), store, id: 'bytes', env: ENV, clock: fixedClock(), memory: false });
+    const session = await openSession({ team: studio(), model: new DemoModel(), store, id: 'bytes', env: ENV, clock: fixedClock(), memory: false, checkpointLines: 0 });
     session.start(brief);
     await session.settled();
     await session.stop();

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -102,5 +102,23 @@ describe('the journal writer', () => {
     const scan = scanJournal(path, (record) => seen.push(String(record.events[0]?.text)));
     expect(scan).toMatchObject({ records: 5, torn: false });
     expect(seen).toEqual(texts);
+  });
+
+  // A line longer than any troupe writes (probe11: a 600 MB line was read whole, 1.27 GB resident, then called "not
+  // valid UTF-8") is refused by its length as it grows, before it is joined: here with the bound lowered to 2 MiB.
+  it('refuses a line longer than the bound as it is read, in one line naming it and the cut that goes on without it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'troupe-writer-'));
+    dirs.push(dir);
+    const path = join(dir, 'j.jsonl');
+    const writer = new JournalWriter(path);
+    writer.append({ n: 1, events: [] });
+    writer.close();
+    const valid = readFileSync(path).length;
+    // A line that never ends, and one that does, both past the bound.
+    for (const tail of ['x'.repeat(3 << 20), `${'x'.repeat(3 << 20)}\n`]) {
+      writeFileSync(path, readFileSync(path).subarray(0, valid));
+      appendFileSync(path, tail);
+      expect(() => scanJournal(path, () => {}, { chained: true, maxLineBytes: 2 << 20 })).toThrow(`${path}: line 2 is longer than ${2 << 20} bytes, more than troupe writes in a line`);
+    }
   });
 });

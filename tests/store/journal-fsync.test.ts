@@ -65,7 +65,17 @@ describe('the journal reaches the disk before a checkpoint that covers it', () =
     const journal = join(dir, 'sessions', 's.jsonl');
     const doc = join(dir, 'sessions', 's.json');
     const { fs, log, atRename } = loggingFs(journal, doc);
-    const session = await openSession({ store: new LowdbStore(dir, { fs }), team: studio(), teamDir: REPO_ROOT, model: new DemoModel(), id: 's', brief: BRIEF, clock: fixedClock(), env: ENV });
+    const session = await openSession({
+      store: new LowdbStore(dir, { fs }),
+      team: studio(),
+      teamDir: REPO_ROOT,
+      model: new DemoModel(),
+      id: 's',
+      brief: BRIEF,
+      clock: fixedClock(),
+      env: ENV,
+      checkpointLines: 0,
+    });
     session.start(BRIEF);
     await session.settled();
     await session.stop();

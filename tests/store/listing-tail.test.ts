@@ -25,11 +25,11 @@ const listingOf = (entries: StoredEntry[], id: string) => {
 };
 
 describe('troupe sessions lists a stored session as its journal ends (issue 23, items 2 and 6)', () => {
-  it('folds the lines after the checkpoint once the session is not open, and remakes a cached listing when the journal grows under an unchanged document', async () => {
+  it('folds the lines after the checkpoint, the session open or not, and remakes a cached listing when the journal grows under an unchanged document', async () => {
     const data = mkdtempSync(join(tmpdir(), 'troupe-listtail-'));
     dirs.push(data);
     const store = new LowdbStore(data, { foldTail: async (doc, tail) => foldStoredTail(doc, tail) });
-    // A clock that never moves: after the first checkpoint none comes due by time, so waits stay in the journal only.
+    // A clock that never moves: after the first turn no point comes due by time, and the journal stays under 32 lines: waits are in the journal only.
     const session = await openSession({ team: studio(), teamDir: REPO_ROOT, model: new DemoModel(), store, id: 'tail', brief: BRIEF, env: ENV, clock: () => Date.UTC(2026, 0, 1), memory: false });
     session.start(BRIEF);
     await session.settled();
@@ -37,11 +37,11 @@ describe('troupe sessions lists a stored session as its journal ends (issue 23, 
     const waited = session.getSnapshot();
     expect(waited.status).toBe('awaiting_user');
     const docPath = store.pathOf('tail');
-    expect(JSON.parse(readFileSync(docPath, 'utf8')).checkpoint.snapshot.status).toBe('running');
+    expect(JSON.parse(readFileSync(docPath, 'utf8')).checkpoint.records).toBe(0);
 
-    // Open here: listed as open, from its checkpoint (its journal is not read while it grows).
-    expect(listingOf(await store.list(), 'tail')).toEqual({ status: 'running', turns: expect.any(Number), lockedBy: process.pid });
-    // Its process gone (the lock released, the document never rewritten): the same cached entry is remade, folded.
+    // Open here: listed as open, as its journal ends (its document is the one written at creation).
+    expect(listingOf(await store.list(), 'tail')).toEqual({ status: 'awaiting_user', turns: waited.turn, lockedBy: process.pid });
+    // Its process gone (the lock released, the document never rewritten): listed the same.
     releaseLock(store.lockOf('tail'));
     expect(listingOf(await store.list(), 'tail')).toEqual({ status: 'awaiting_user', turns: waited.turn, lockedBy: null });
 

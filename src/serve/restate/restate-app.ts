@@ -10,7 +10,7 @@ import { displayFold, displayNames, plainNames } from '../../report/display-item
 import { graphModel } from '../../report/graph-model.js';
 import { matchId } from '../../store/store.js';
 import { compileWorkflow } from '../../workflow/run/compile.js';
-import { apiFrame, readBody, refuse } from '../api-frame.js';
+import { apiFrame, readBody, refuse, resumeAfter } from '../api-frame.js';
 import { consoleRoutes } from '../console-routes.js';
 import { CreateSessionSchema, InputSchema } from '../api-schema.js';
 import { RequestRefused, type SessionHost } from '../host.js';
@@ -126,7 +126,7 @@ export function restateApp(options: RestateAppOptions): Hono {
 
   api.get('/sessions/:id/events', async (c) => {
     const id = await resolve(c.req.param('id'));
-    const after = Number(c.req.header('Last-Event-ID') ?? c.req.query('after') ?? 0) || 0;
+    const after = resumeAfter(c);
     // Listen for deltas before the first read, so none of a turn that is running falls between the two.
     const deltas = new EventQueue();
     const unsubscribe = live?.subscribe(id, (e) => deltas.push(e));

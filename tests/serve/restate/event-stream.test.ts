@@ -34,3 +34,24 @@ describe('a session stream on the Restate backend', () => {
     expect(types).toEqual(['prediction', 'user_input', 'awaiting_user']);
   });
 });
+
+describe('where a stream resumes', () => {
+  it('after the Last-Event-ID given, from the start when it is no count of events (on Restate -1 was a 400; the embedded backend streamed)', async () => {
+    const team = studio();
+    const asked: number[] = [];
+    const sessions = {
+      plan: async () => null,
+      events: async (_id: string, after: number) => {
+        asked.push(after);
+        return { events: [], lastSeq: 0, status: 'ended' };
+      },
+    } as unknown as RestateSessions;
+    const app = restateApp({ sessions, team: team.def.name, def: team.def, token: null, maxBodyBytes: 4096, pollMs: 1 });
+    for (const id of ['-1', 'NaN', '1e400', '2.5', '99999999999999999999', '7']) {
+      const res = await app.request(`http://127.0.0.1/v1/sessions/${ID}/events`, { headers: { 'Last-Event-ID': id } });
+      expect([id, res.status]).toEqual([id, 200]);
+      await res.text();
+    }
+    expect(asked).toEqual([0, 0, 0, 0, 0, 7]);
+  });
+});
