@@ -3,7 +3,7 @@
 // to every reader serialised and redacted once, so the server's event loop stays free: /healthz answers in
 // under 10 ms (the target) while they connect and read.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, openSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Session } from 'node:inspector/promises';
@@ -13,6 +13,7 @@ import type { ChatModel, ChatRequest, ChatResponse } from '../src/llm/chat-model
 import { PACKAGE_ROOT } from '../src/package-root.js';
 import { fanoutFloor } from './fanout-floor.js';
 import { CODE, serveModules } from './code-under-test.js';
+import { allocationSites, type HeapProfileNode, sampleAllocations } from './allocation-sites.js';
 import { blameLine, blameSlowProbes, blameTally, type CpuProfile, holdTally, type LoopGap, slowProbeTimelines } from './probe-blame.js';
 import { median, QUICK } from './stats.js';
 
@@ -30,6 +31,8 @@ const BLAME = PROFILE_DIR !== undefined || process.env.FANOUT_BLAME === '1';
 const BLAME_MS = 5;
 // The server's own holds (a loop gap's time on its main thread's CPU) longer than this are put down to what ran.
 const HOLD_MS = 8;
+// FANOUT_ALLOC=1: the server's allocations while the readers read (sampled, garbage included), by site.
+const ALLOC = process.env.FANOUT_ALLOC === '1';
 
 /** Profiles this process (the server) when BLAME: one profile for the whole run, so no phase pays for saving another's (a stop and a save stalled the loop 80-100 ms); `stop` returns it. */
 async function runProfiler(): Promise<{ stop: () => Promise<CpuProfile | null> }> {
@@ -50,10 +53,17 @@ async function runProfiler(): Promise<{ stop: () => Promise<CpuProfile | null> }
 
 /** Milliseconds of CPU this process's main thread has used (Linux: its schedstat, in nanoseconds); the whole process's elsewhere. */
 function mainThreadCpu(): () => number {
-  const file = `/proc/self/task/${process.pid}/schedstat`;
   try {
-    readFileSync(file);
-    return () => Number(readFileSync(file, 'latin1').split(' ', 1)[0]) / 1e6;
+    // Read into one buffer from a file kept open: a readFileSync every tick was about 1 MiB of the 17 MiB the
+    // server's process allocated while the readers read (its options, its buffer, its string), measured as the server's.
+    const fd = openSync(`/proc/self/task/${process.pid}/schedstat`, 'r');
+    const bytes = Buffer.alloc(128);
+    return () => {
+      const n = readSync(fd, bytes, 0, bytes.length, 0);
+      let ns = 0;
+      for (let i = 0; i < n && bytes[i] !== 0x20; i++) ns = ns * 10 + bytes[i]! - 0x30;
+      return ns / 1e6;
+    };
   } catch {
     return () => {
       const used = process.cpuUsage();
@@ -192,10 +202,13 @@ async function bench(target: 'troupe' | 'floor'): Promise<void> {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
+  // Set by the readers' first line (a holder: a variable set in a callback is narrowed to its initial null).
+  const allocations: { sampling: Promise<() => Promise<HeapProfileNode>> | null } = { sampling: null };
   readers.stdout.on('data', (d: Buffer) => {
     out += d.toString();
     if (out.includes('"connected"') && marks.reading === Number.POSITIVE_INFINITY) {
       marks.reading = monotonic();
+      if (ALLOC) allocations.sampling = sampleAllocations();
       stalls.connecting = worst;
       watched.connecting = watching();
       watching = watch();
@@ -204,6 +217,7 @@ async function bench(target: 'troupe' | 'floor'): Promise<void> {
   });
   await new Promise((done) => readers.once('exit', done));
   marks.done = monotonic();
+  const allocated = allocations.sampling ? await (await allocations.sampling)() : null;
   const cpu = process.cpuUsage(cpu0);
   stalls.reading = worst;
   watched.reading = watching();
@@ -254,6 +268,16 @@ async function bench(target: 'troupe' | 'floor'): Promise<void> {
   process.stdout.write(
     `  server CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms (the readers' process: ${(done.cpu ?? 0).toFixed(0)} ms) for ${READERS * DELTAS} delta deliveries: ${((cpu.user + cpu.system) / (READERS * DELTAS)).toFixed(2)} µs per delta per reader\n`,
   );
+  if (allocated) {
+    const sites = allocationSites(allocated);
+    const total = sites.reduce((n, s) => n + s.bytes, 0);
+    process.stdout.write(
+      `  the server allocated ${(total / 1048576).toFixed(1)} MiB while they read (sampled, garbage included): ${((total / (READERS * DELTAS)) * 1).toFixed(1)} bytes per delta per reader; the most:\n${sites
+        .slice(0, 20)
+        .map((s) => `    ${(s.bytes / 1048576).toFixed(2)} MiB  ${s.site}`)
+        .join('\n')}\n`,
+    );
+  }
   if (profiled) {
     const lines = slowProbeTimelines(profiled, within(marks.connecting, marks.done), BLAME_MS, marks.connecting);
     for (const [name, from, to] of [

@@ -10,7 +10,7 @@ import { isLiveOnly } from '../kernel/session-kernel.js';
 export const FEED_RECENT = 32;
 
 /**
- * Streamed words are sent at most this often, in one write per reader (a burst, or the words of these
+ * Streamed words (and predictions) are sent at most this often, in one write per reader (a burst, or the words of these
  * milliseconds, joined once for all readers); a stored event sends the words before it at once. With many
  * readers the batches are longer, so a session's streamed words cost at most about 4,000 socket writes a
  * second however many read them (a quarter of a millisecond per reader, at most 250 ms: a thousand readers
@@ -101,7 +101,7 @@ export class EventFeed {
         const k: Kept = { e, before: state, frame: null, stepped };
         if (this.readers.size > 0) {
           k.frame = this.frameOf(k);
-          for (const reader of this.readers) reader.push(k.frame);
+          this.pushAll(k.frame);
         }
         this.kept.push(k);
       }
@@ -239,7 +239,7 @@ export class EventFeed {
     return [r.joined.frame];
   }
 
-  /** Sends the streamed words waiting for their batch, joined into one frame for every reader. */
+  /** Sends the streamed words (and predictions) waiting for their batch, joined into one frame for every reader. */
   private sendDeltas(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
@@ -247,25 +247,26 @@ export class EventFeed {
     if (deltas.length === 0) return;
     this.deltas = [];
     const frame = deltasFrame(deltas, this.state, this.names, this.redactor);
-    for (const reader of this.readers) reader.push(frame);
+    this.pushAll(frame);
   }
 
   private publish(e: TroupeEvent): void {
     const before = this.state;
-    if (e.type === 'agent_delta') {
-      // A streamed word is silent: without readers there is nothing to do; with readers it waits for its batch.
+    if (isLiveOnly(e.type) && SILENT_EVENTS.has(e.type)) {
+      // A streamed word or a prediction is silent (no items; the fold stays) and live only: without readers there
+      // is nothing to do; with readers it is framed with its batch. A prediction sent at once took the words
+      // before it along: a write per reader more for each (an eighth of the writes of a thousand readers).
       if (this.readers.size === 0) return;
-      // A streamed word is silent (no items; the fold stays): it is framed with its batch.
       this.deltas.push(e);
       this.timer ??= setTimeout(() => this.sendDeltas(), deltaBatchMs(this.readers.size));
       return;
     }
     this.sendDeltas();
     if (isLiveOnly(e.type)) {
-      // Other live-only events (predictions) go out at once and are never kept: they are not resume points.
+      // Other live-only events go out at once and are never kept: they are not resume points.
       const made = sseFrame(e, before, this.names, this.redactor);
       this.state = made.state;
-      for (const reader of this.readers) reader.push(made.frame);
+      this.pushAll(made.frame);
       return;
     }
     // Joined for readers that joined before this event: a reader joining from now on needs it too.
@@ -276,7 +277,7 @@ export class EventFeed {
       const made = sseFrame(e, before, this.names, this.redactor);
       k.frame = made.frame;
       this.state = made.state;
-      for (const reader of this.readers) reader.push(made.frame);
+      this.pushAll(made.frame);
     } else {
       // Folded once: the step is kept with the event, and its frame is worded from it when a reader needs it
       // (a silent event has none, and leaves the fold as it was).
@@ -287,6 +288,13 @@ export class EventFeed {
     }
     this.kept.push(k);
     while (this.kept.length > FEED_RECENT) this.from = this.kept.shift()!.e.seq;
+  }
+
+  /** Pushes a frame to every reader (by forEach: the Set's iterator made an object per reader in publish, unoptimised). */
+  private pushAll(frame: SseFrame): void {
+    this.readers.forEach((reader) => {
+      reader.push(frame);
+    });
   }
 
   private frameOf(k: Kept): SseFrame {

@@ -1,5 +1,6 @@
 import { phaseDeadline, serverShare } from './loop-share.js';
 import type { SseFrame } from './sse-frame.js';
+import { WaitingReaders } from './sse-waiting.js';
 
 /** How much a slow reader may fall behind before it is dropped (sessions never wait for a reader). */
 export const MAX_QUEUED_EVENTS = 2_000;
@@ -31,18 +32,18 @@ const JOIN_BYTES = 16 * 1024;
 // fan-out to a thousand readers is left to the slices after the first millisecond: 3 ms here, then a slice of
 // 5 ms in the same turn of the loop, held a health check 8 ms and more.
 const AFTER_TASK_MS = 1;
-const due = new Set<SseClient>();
+
+const due = new WaitingReaders<SseClient>();
 // Readers that have just connected: their backlog is written in slices only.
-const starting = new Set<SseClient>();
+const starting = new WaitingReaders<SseClient>();
 let afterTask = false;
 let sliced = false;
 // Readers were left over by the writes after a task: the next ones join them in the slice (oldest first).
 let overflow = false;
 
 /** Writes the readers of `set`, oldest first, until `end` (performance.now()); true when it wrote them all. */
-function writeUntil(set: Set<SseClient>, end: number): boolean {
-  for (const client of set) {
-    set.delete(client);
+function writeUntil(set: WaitingReaders<SseClient>, end: number): boolean {
+  for (let client = set.shift(); client; client = set.shift()) {
     client.flushNow();
     if (performance.now() > end) break;
   }
@@ -97,6 +98,8 @@ const DROPPED = Buffer.from(`event: dropped\ndata: ${JSON.stringify({ error: 'th
  */
 export class SseClient {
   private queue: SseFrame[] = [];
+  /** The queue's other array (see flushNow). */
+  private spare: SseFrame[] = [];
   private sink: SseSink | null = null;
   private blocked = false;
   private sent: number;
@@ -105,6 +108,9 @@ export class SseClient {
   private finish!: () => void;
   dropped = false;
   closed = false;
+  /** The readers' write queue it waits in, and its place there (see WaitingReaders). */
+  waitsIn: WaitingReaders<SseClient> | null = null;
+  waitsAt = 0;
 
   constructor(
     after = 0,
@@ -167,44 +173,67 @@ export class SseClient {
   /** Writes what is queued as one write (unless the connection is draining or gone). */
   flushNow(): void {
     if (this.closed || this.blocked) return;
-    const out: SseFrame[] = [];
+    const queue = this.queue;
+    if (queue.length === 0) return;
+    // The frames to write are gathered at the head of the queue, and the queue's two arrays take turns: a
+    // reader keeping up is written a batch of streamed words at a time, with no array made for it per write.
+    let count = 0;
     let ends = false;
-    for (const f of this.queue) {
+    for (let i = 0; i < queue.length; i++) {
+      const f = queue[i]!;
       if (!f.live && f.seq <= this.sent) continue;
       if (!f.live) this.sent = f.seq;
-      out.push(f);
+      queue[count++] = f;
       // Nothing follows the end of the session on this stream.
       if (f.ends) {
         ends = true;
         break;
       }
     }
-    this.queue = [];
-    if (out.length === 0 || !this.sink) return;
-    // The frames' bytes are shared by every reader; a batch joined into one write is this reader's own copy,
-    // so a large one (a replay to a reader joining late) is written as it is instead.
-    if (!this.write(out)) this.blocked = true;
+    this.queue = this.spare;
+    this.spare = queue;
+    if (count === 0 || !this.sink) return emptied(queue);
+    const ok = this.write(queue, count);
+    emptied(queue);
+    if (!ok) this.blocked = true;
     // The connection buffers what it took; ending after it still delivers it.
     if (ends) this.close();
   }
 
-  private write(out: SseFrame[]): boolean {
+  /** Writes the first `count` frames of `out` as one write. */
+  private write(out: readonly SseFrame[], count: number): boolean {
     const sink = this.sink!;
-    if (out.length === 1) return sink.write(out[0]!.bytes);
-    const list = out.map((f) => f.bytes);
-    if (sink.writeMany && list.reduce((n, b) => n + b.length, 0) > JOIN_BYTES) return sink.writeMany(list);
-    return sink.write(joined(out, list));
+    if (count === 1) return sink.write(out[0]!.bytes);
+    // The frames' bytes are shared by every reader; a batch joined into one write is this reader's own copy,
+    // so a large one (a replay to a reader joining late) is written as it is instead.
+    let bytes = 0;
+    for (let i = 0; i < count; i++) bytes += out[i]!.bytes.byteLength;
+    if (sink.writeMany && bytes > JOIN_BYTES) return sink.writeMany(out.slice(0, count).map((f) => f.bytes));
+    return sink.write(joined(out, count));
   }
+}
+
+/** Empties an array keeping its room (`length = 0` lets go of it: the next push would allocate it again). */
+function emptied(list: unknown[]): void {
+  while (list.length > 0) list.pop();
 }
 
 // The last batch joined: readers that keep up are queued the same frames, so a thousand of them share one copy.
 let lastJoined: { frames: readonly SseFrame[]; bytes: Buffer } | null = null;
 
-/** The bytes of `frames` (whose bytes are `list`) as one buffer, shared with the readers before that were queued the very same frames. */
-function joined(frames: readonly SseFrame[], list: readonly Uint8Array[]): Buffer {
+/** The bytes of the first `count` frames as one buffer, shared with the readers before that were queued the very same frames. */
+function joined(frames: readonly SseFrame[], count: number): Buffer {
   const last = lastJoined;
-  if (last && last.frames.length === frames.length && last.frames.every((f, i) => f === frames[i])) return last.bytes;
-  const bytes = Buffer.concat(list);
-  lastJoined = { frames, bytes };
+  if (last && sameFrames(last.frames, frames, count)) return last.bytes;
+  const batch = frames.slice(0, count);
+  const bytes = Buffer.concat(batch.map((f) => f.bytes));
+  lastJoined = { frames: batch, bytes };
   return bytes;
+}
+
+/** Whether `kept` are the first `count` frames of `frames`, the very same ones (a loop: a closure per reader was most of what a hit allocated). */
+function sameFrames(kept: readonly SseFrame[], frames: readonly SseFrame[], count: number): boolean {
+  if (kept.length !== count) return false;
+  for (let i = 0; i < count; i++) if (kept[i] !== frames[i]) return false;
+  return true;
 }

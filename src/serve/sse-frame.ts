@@ -191,7 +191,7 @@ export function joinedBytes(frames: readonly SseFrame[]): Uint8Array {
 }
 
 /**
- * One frame for a batch of streamed words (live-only, silent events: no items, the fold unchanged), as the
+ * One frame for a batch of streamed words and predictions (live-only, silent events: no items, the fold unchanged), as the
  * frames sseFrame makes of each joined: each event is serialised and screened, and the batch encoded once.
  * A batch the screen flags is framed event by event (each redacted as sseFrame does).
  */

@@ -1,8 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { TroupeEvent } from '../../src/engine/event-map.js';
 import { redactorFrom, type Redactor } from '../../src/llm/redact.js';
+import { isLiveOnly } from '../../src/kernel/session-kernel.js';
 import { DELTA_BATCH_MS, EventFeed, FEED_RECENT } from '../../src/serve/event-feed.js';
 import { SseClient } from '../../src/serve/sse-client.js';
+import { sseFrame } from '../../src/serve/sse-frame.js';
+import { DISPLAY_START, displayNames } from '../../src/report/display-items.js';
 import type { TroupeSession } from '../../src/session/troupe-session.js';
 import { studio } from '../helpers/team.js';
 
@@ -18,7 +21,7 @@ function fakeSession(recent: TroupeEvent[] = []) {
     subscribe: (l: (e: TroupeEvent) => void) => (listeners.push(l), () => listeners.splice(listeners.indexOf(l), 1)),
   } as unknown as TroupeSession;
   const publish = (e: Record<string, unknown> & { type: string }) => {
-    const live = e.type === 'agent_delta';
+    const live = isLiveOnly(e.type);
     if (!live) seq += 1;
     const stamped = { ...e, session_id: 's', seq, at: 0 } as unknown as TroupeEvent;
     if (!live) recent.push(stamped);
@@ -62,16 +65,27 @@ function followed(session: TroupeSession, redactor: Redactor): EventFeed {
   return feed;
 }
 
+/**
+ * Runs `body` with a feed following a fake session and one reader attached, the batch's timer a fake one (the
+ * readers' writes still run on real turns of the event loop): a loaded machine cannot make the batch come due
+ * before the test looks.
+ */
+async function withBatchTimer(body: (f: ReturnType<typeof fakeSession> & { r: ReturnType<typeof reader> }) => Promise<void>): Promise<void> {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  try {
+    const fake = fakeSession();
+    const feed = followed(fake.session, countingRedactor().redactor);
+    const r = reader();
+    feed.attach(r.client, 0);
+    await body({ ...fake, r });
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
 describe('the SSE feed of a hosted session', () => {
   it('sends streamed words in batches: those of one burst, or of DELTA_BATCH_MS, as one write', async () => {
-    // The batch's timer is a fake one (the readers' writes still run on real turns of the event loop): a
-    // loaded machine cannot make the batch come due before the test looks.
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    try {
-      const { session, publish } = fakeSession();
-      const feed = followed(session, countingRedactor().redactor);
-      const r = reader();
-      feed.attach(r.client, 0);
+    await withBatchTimer(async ({ publish, r }) => {
       for (let i = 0; i < 5; i++) publish({ type: 'agent_delta', turn_id: 't1', persona: 'ceo', text: `w${i} ` });
       await written();
       expect(r.writes).toHaveLength(0);
@@ -82,9 +96,27 @@ describe('the SSE feed of a hosted session', () => {
       await written();
       expect(r.writes).toHaveLength(1);
       expect(text(r.writes[0]!).match(/event: agent_delta/g)).toHaveLength(5);
-    } finally {
-      vi.useRealTimers();
-    }
+    });
+  });
+
+  it('a prediction among streamed words goes out with their batch, in its place, not as a write of its own', async () => {
+    await withBatchTimer(async ({ session, publish, r }) => {
+      const word = (text: string) => publish({ type: 'agent_delta', turn_id: 't1', persona: 'ceo', text });
+      word('w1 ');
+      const prediction = publish({ type: 'prediction', turn_id: 't1', persona: 'ceo', on: 'inbox', predictions: [{ persona: 'game_designer', history: 3 }] });
+      word('w2 ');
+      await written();
+      expect(r.writes).toHaveLength(0);
+      vi.advanceTimersByTime(DELTA_BATCH_MS);
+      await written();
+      expect(r.writes).toHaveLength(1);
+      const frames = text(r.writes[0]!).split(/(?<=\n\n)/);
+      expect(frames.map((f) => f.split('\n')[0])).toEqual(['event: agent_delta', 'event: prediction', 'event: agent_delta']);
+      // Framed as alone: live only (no id), no items.
+      expect(frames[1]).toBe(text(sseFrame(prediction, DISPLAY_START, displayNames(session.def)).frame.bytes));
+      expect(frames[1]).toMatch(/^event: prediction\ndata: \{.*"items":\[\]\}\n\n$/);
+      r.client.close();
+    });
   });
 
   it('serialises and screens each event once, however many read it: every reader gets the same bytes', async () => {
