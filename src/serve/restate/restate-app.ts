@@ -161,13 +161,17 @@ export function restateApp(options: RestateAppOptions): Hono {
       };
       try {
         while (open) {
-          // Live events that came while the page was read were sent before its stored events were written (the
-          // worker waits for their push): a prediction goes out before the end of the turn it belongs to.
-          for (const e of deltas.take()) await write(e);
+          // Live events that came while the page was read go in their place among its stored events: each carries
+          // the seq of the last stored event before it (the worker waits for its push before it writes the next),
+          // so a prediction goes out before the end of the turn it belongs to, and after the start of the session.
+          const live = deltas.take();
+          let next = 0;
           for (const e of page.events) {
+            while (next < live.length && live[next]!.seq < e.seq) await write(live[next++]!);
             await write(e);
             sent = e.seq;
           }
+          while (next < live.length) await write(live[next++]!);
           if (page.status === 'ended' && sent >= page.lastSeq) break;
           if (sent >= page.lastSeq) {
             // Waiting for the next poll, deltas of the turn in progress go out as they come.

@@ -7,10 +7,10 @@ import { studio } from '../../helpers/team.js';
 
 const ID = '11111111-2222-4333-8444-555555555555';
 const stored = (seq: number, type: string, extra: Record<string, unknown> = {}) => ({ type, session_id: ID, seq, at: 0, ...extra }) as unknown as TroupeEvent;
-const prediction = { type: 'prediction', turn_id: 't2', persona: 'creative_partner', on: 'inbox', predictions: [], session_id: ID, seq: 0, at: 0 } as unknown as TroupeEvent;
+const prediction = { type: 'prediction', turn_id: 't2', persona: 'creative_partner', on: 'inbox', predictions: [], session_id: ID, seq: 4, at: 0 } as unknown as TroupeEvent;
 
 describe('a session stream on the Restate backend', () => {
-  it("sends the live events that came while a page was read before that page's stored events (CI: the prediction came after the turn's end)", async () => {
+  it("sends the live events that came while a page was read in their place among its stored events (CI: the prediction came after the turn's end)", async () => {
     const team = studio();
     const live = new LiveHub('http://127.0.0.1:1/live');
     let reads = 0;
@@ -23,15 +23,36 @@ describe('a session stream on the Restate backend', () => {
         if (reads === 1) return { events: [stored(1, 'user_input', { text: 'hi' }), stored(2, 'awaiting_user')].filter((e) => e.seq > after), lastSeq: 2, status: 'waiting' };
         if (reads === 2) {
           live.deliver([prediction]);
-          return { events: [stored(3, 'user_input', { text: 'more' }), stored(4, 'awaiting_user')], lastSeq: 4, status: 'waiting' };
+          return { events: [stored(3, 'user_input', { text: 'more' }), stored(4, 'agent_started'), stored(5, 'awaiting_user')], lastSeq: 5, status: 'waiting' };
         }
-        return { events: [], lastSeq: 4, status: 'ended' };
+        return { events: [], lastSeq: 5, status: 'ended' };
       },
     } as unknown as RestateSessions;
     const app = restateApp({ sessions, team: team.def.name, def: team.def, token: null, maxBodyBytes: 4096, pollMs: 1, live });
     const res = await app.request(`http://127.0.0.1/v1/sessions/${ID}/events`, { headers: { 'Last-Event-ID': '2' } });
     const types = [...(await res.text()).matchAll(/^data: (.*)$/gm)].map((m) => (JSON.parse(m[1]!) as TroupeEvent).type);
-    expect(types).toEqual(['prediction', 'user_input', 'awaiting_user']);
+    // In its place: after the last stored event before it (its seq), before the turn's end.
+    expect(types).toEqual(['user_input', 'agent_started', 'prediction', 'awaiting_user']);
+  });
+
+  it('a reader catching up from the start gets a live event after the stored events before it, not first (restate-api: a delta came before session_started)', async () => {
+    const team = studio();
+    const live = new LiveHub('http://127.0.0.1:1/live');
+    const delta = { type: 'agent_delta', turn_id: 't1', persona: 'ceo', text: 'Hel', session_id: ID, seq: 2, at: 0 } as unknown as TroupeEvent;
+    let reads = 0;
+    const sessions = {
+      plan: async () => null,
+      events: async () => {
+        reads += 1;
+        if (reads === 2) live.deliver([delta]);
+        if (reads === 2) return { events: [stored(1, 'note', { text: 'opened' }), stored(2, 'user_input', { text: 'hi' }), stored(3, 'note', { text: 'after' })], lastSeq: 3, status: 'waiting' };
+        return { events: [], lastSeq: 3, status: reads === 1 ? 'waiting' : 'ended' };
+      },
+    } as unknown as RestateSessions;
+    const app = restateApp({ sessions, team: team.def.name, def: team.def, token: null, maxBodyBytes: 4096, pollMs: 1, live });
+    const res = await app.request(`http://127.0.0.1/v1/sessions/${ID}/events`);
+    const types = [...(await res.text()).matchAll(/^data: (.*)$/gm)].map((m) => (JSON.parse(m[1]!) as TroupeEvent).type);
+    expect(types).toEqual(['note', 'user_input', 'agent_delta', 'note']);
   });
 });
 
