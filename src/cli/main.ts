@@ -5,7 +5,7 @@ import type { CliIo } from './io.js';
 import { didYouMean } from '../config/suggest.js';
 import { UserError } from '../errors.js';
 import { ConfigError, formatIssue } from '../config/issues.js';
-import { terminalSafe } from '../report/terminal-safe.js';
+import { oneLineSafe, terminalSafe } from '../report/terminal-safe.js';
 
 /** One CLI command: runs with the parsed arguments and the IO, returns the exit code. */
 export type CommandRun = (args: CliArgs, io: CliIo) => Promise<number>;
@@ -62,16 +62,18 @@ export function reportError(error: unknown, io: CliIo): number {
     else say('usage: troupe [command] [options] (troupe --help lists the commands)');
     return 2;
   }
+  // A user error is one line, whatever the names it quotes hold (a forged id or file name with a newline).
+  const line = (text: string) => void io.stderr.write(`${oneLineSafe(text)}\n`);
   if (error instanceof ConfigError) {
-    for (const issue of error.issues) say(formatIssue(issue));
+    for (const issue of error.issues) line(formatIssue(issue));
     return 1;
   }
   if (error instanceof UserError) {
-    say(`troupe: ${error.message}`);
+    line(`troupe: ${error.message}`);
     return 1;
   }
   const message = error instanceof Error ? error.message : String(error);
-  say(`troupe: internal error: ${message}`);
+  line(`troupe: internal error: ${message}`);
   if (io.env.TROUPE_DEBUG && error instanceof Error) io.stderr.write(`${error.stack}\n`);
   return 70;
 }

@@ -35,6 +35,11 @@ export function terminalSafe(text: string): string {
   return text.replace(SEQUENCES, '').replace(CONTROLS, visible);
 }
 
+/** terminalSafe text kept on one line: a newline (from a quoted file name, id or line) shown as ␤, for one-line messages. */
+export function oneLineSafe(text: string): string {
+  return terminalSafe(text).replace(/\n/g, '\u2424');
+}
+
 const JSON_UNSAFE = /[\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
 const HAS_JSON_UNSAFE = new RegExp(JSON_UNSAFE.source);
 

@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { reportError } from '../../src/cli/main.js';
+import { ConfigError } from '../../src/config/issues.js';
+import { UserError } from '../../src/errors.js';
 import type { CliIo } from '../../src/cli/io.js';
 import { cleanEnv, runCli } from '../helpers/cli.js';
 import { REPO_ROOT } from '../helpers/team.js';
@@ -40,6 +42,20 @@ describe('documented variables', () => {
     const debug = io({ TROUPE_DEBUG: '1' });
     expect(reportError(new Error('boom'), debug)).toBe(70);
     expect(debug.err()).toMatch(/^troupe: internal error: boom\nError: boom\n\s+at /);
+  });
+
+  // plantrust's note: a refusal quotes names from a session document (a workflow source, an agent id), which a forged
+  // one can fill with newlines and make the one-line error several lines, the later ones looking like troupe's own.
+  it('a user, config or internal error is one line whatever the names it quotes hold', () => {
+    const user = io({});
+    expect(reportError(new UserError('workflow.plan.agents.a\ntroupe: all good: is more than x.json gives now'), user)).toBe(1);
+    expect(user.err()).toBe('troupe: workflow.plan.agents.a\u2424troupe: all good: is more than x.json gives now\n');
+    const config = io({});
+    expect(reportError(new ConfigError([{ file: 'team\n.json', field: 'majors', problem: 'bad', fix: 'fix it' }]), config)).toBe(1);
+    expect(config.err()).toBe('team\u2424.json: majors: bad — fix it\n');
+    const internal = io({});
+    reportError(new Error('a\r\nb'), internal);
+    expect(internal.err()).toBe('troupe: internal error: a\u240d\u2424b\n');
   });
 
   it("TROUPE_SERVE_MAX_SESSIONS is read by troupe serve (a bad value is refused with serve's usage)", async () => {
