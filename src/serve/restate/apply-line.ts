@@ -38,14 +38,14 @@ export async function applyLine(ctx: restate.ObjectContext, rt: WorkerRuntime, r
   ctx.set(KEYS.running, ctx.request().id);
   // Live events (a prediction, the last deltas) reach the serve process before the stored events after them are written.
   const end = await o.steps.drive(async () => {
-    await rt.live.delivered();
+    await rt.live.delivered(ctx.key);
     o.journal.flush();
   });
   if (end === 'cancelled') rt.log(`session ${ctx.key}: invocation cancelled by a new input; its calls in flight were aborted`);
   // Calls in flight at a cancellation are aborted and never applied: the next apply re-runs what is still wanted.
   o.effects.abortAll();
   o.steps.close();
-  await rt.live.delivered();
+  await rt.live.delivered(ctx.key);
   o.journal.flush();
   o.journal.flushState();
   await o.journal.close();

@@ -13,8 +13,9 @@ export const LIVE_WAIT_MS = 250;
  * are batched per target for a few milliseconds, each batch one POST carrying the target's token.
  */
 export class LiveSender {
-  private readonly queues = new Map<string, { target: LiveTarget; events: TroupeEvent[]; timer: NodeJS.Timeout }>();
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly queues = new Map<string, { target: LiveTarget; events: TroupeEvent[]; sessions: Set<string>; timer: NodeJS.Timeout }>();
+  /** Each push not answered yet, with the sessions whose events it carries. */
+  private readonly inFlight = new Map<Promise<void>, ReadonlySet<string>>();
 
   constructor(private readonly doFetch: typeof fetch = fetch) {}
 
@@ -23,10 +24,11 @@ export class LiveSender {
     const key = `${target.url} ${target.token}`;
     let queue = this.queues.get(key);
     if (!queue) {
-      queue = { target, events: [], timer: setTimeout(() => this.flush(key), BATCH_MS) };
+      queue = { target, events: [], sessions: new Set(), timer: setTimeout(() => this.flush(key), BATCH_MS) };
       this.queues.set(key, queue);
     }
     queue.events.push(e);
+    queue.sessions.add(e.session_id);
     if (queue.events.length >= BATCH_MAX) this.flush(key);
   }
 
@@ -36,15 +38,17 @@ export class LiveSender {
   }
 
   /**
-   * Sends every queued batch now and waits (at most `maxWaitMs`) until every push has been answered. A session
-   * calls it before it writes its next events: a reader then gets the live events (a prediction, the last deltas)
-   * before the stored ones that follow them, and never after the turn they belong to has ended.
+   * Sends the queued batches holding a session's events now and waits (at most `maxWaitMs`) until every push
+   * carrying its events has been answered; other sessions' pushes are not waited for. A session calls it before it
+   * writes its next events: a reader then gets the live events (a prediction, the last deltas) before the stored
+   * ones that follow them, and never after the turn they belong to has ended.
    */
-  async delivered(maxWaitMs = LIVE_WAIT_MS): Promise<void> {
-    this.flushAll();
-    if (this.inFlight.size === 0) return;
+  async delivered(session: string, maxWaitMs = LIVE_WAIT_MS): Promise<void> {
+    for (const [key, queue] of [...this.queues]) if (queue.sessions.has(session)) this.flush(key);
+    const pushes = [...this.inFlight].filter(([, sessions]) => sessions.has(session)).map(([push]) => push);
+    if (pushes.length === 0) return;
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.all(this.inFlight), new Promise<void>((resolve) => (timer = setTimeout(resolve, maxWaitMs)))]);
+    await Promise.race([Promise.all(pushes), new Promise<void>((resolve) => (timer = setTimeout(resolve, maxWaitMs)))]);
     clearTimeout(timer);
   }
 
@@ -64,6 +68,6 @@ export class LiveSender {
         () => undefined,
       )
       .finally(() => this.inFlight.delete(push));
-    this.inFlight.add(push);
+    this.inFlight.set(push, queue.sessions);
   }
 }

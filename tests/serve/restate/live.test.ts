@@ -18,7 +18,7 @@ describe('live events pushed from the worker to the serve process', () => {
     const live = new LiveSender(doFetch);
     live.push(target, prediction);
     let done = false;
-    const waiting = live.delivered(60_000).then(() => (done = true));
+    const waiting = live.delivered('a', 60_000).then(() => (done = true));
     // Sent at once, not after the batching delay.
     expect(pushes).toHaveLength(1);
     expect(JSON.parse(pushes[0]!.body).events[0].type).toBe('prediction');
@@ -33,15 +33,28 @@ describe('live events pushed from the worker to the serve process', () => {
     const { pushes, doFetch } = heldFetch();
     const live = new LiveSender(doFetch);
     live.push(target, prediction);
-    await live.delivered(1);
+    await live.delivered('a', 1);
     expect(pushes).toHaveLength(1);
     // Nothing queued or in flight: no wait at all.
-    await new LiveSender(doFetch).delivered(60_000);
+    await new LiveSender(doFetch).delivered('a', 60_000);
+  });
+
+  it("a session waits for its own pushes only, not for another session's on the same serve process", async () => {
+    const { pushes, doFetch } = heldFetch();
+    const live = new LiveSender(doFetch);
+    live.push(target, { ...prediction, session_id: 'b' } as TroupeEvent);
+    await live.delivered('b', 1);
+    expect(pushes).toHaveLength(1);
+    // b's push is still unanswered: a waits for nothing (it has nothing queued or in flight).
+    let done = false;
+    await live.delivered('a', 60_000).then(() => (done = true));
+    expect(done).toBe(true);
+    pushes[0]!.answer();
   });
 
   it('a push that fails is no error for the session', async () => {
     const live = new LiveSender((() => Promise.reject(new Error('ECONNREFUSED'))) as typeof fetch);
     live.push(target, prediction);
-    await expect(live.delivered(60_000)).resolves.toBeUndefined();
+    await expect(live.delivered('a', 60_000)).resolves.toBeUndefined();
   });
 });
