@@ -8,6 +8,7 @@ import { StatePanel } from './state-panel.js';
 import { LiveTurns, Transcript } from './transcript.js';
 import type { Catalog, Graph, ListItem, StepView } from './types.js';
 import { useSession, type Connection } from './use-session.js';
+import { followStream } from './session-state.js';
 
 const selectedFromUrl = () => decodeURIComponent(location.hash.slice(1)) || null;
 
@@ -96,7 +97,8 @@ export function App() {
     setId(next);
     void list();
   };
-  const shown = step?.session ?? view;
+  const current = view ? followStream(view, events.live) : null;
+  const shown = step?.session ?? current;
   const status = down ? 'the server is gone — reconnecting…' : id ? WORDS[connection] : catalog ? 'connected' : 'connecting…';
   return (
     <>
@@ -170,7 +172,7 @@ export function App() {
                     </div>
                   ) : null}
                   <Controls
-                    view={view}
+                    view={current ?? view}
                     events={events}
                     catalog={catalog}
                     onOutput={(title, lines, tone) => {

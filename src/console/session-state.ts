@@ -1,4 +1,4 @@
-import type { Decision, DisplayItem, EventData, PredictedPersona } from './types.js';
+import type { Decision, DisplayItem, EventData, PredictedPersona, SessionViewJson } from './types.js';
 
 /** A transcript entry: a display item as the server worded it, with a key for rendering. */
 export type Entry = DisplayItem & { key: string; seq: number };
@@ -8,6 +8,8 @@ export interface StreamingTurn {
   turnId: string;
   who: string;
   branch?: string;
+  /** The state it answers in (`implement.impl_a.work`), from its start event. */
+  path?: string;
   text: string;
   /** The tool it runs now. */
   tool?: string;
@@ -42,6 +44,16 @@ export const MAX_ENTRIES = 3_000;
 
 const str = (v: unknown) => (typeof v === 'string' ? v : '');
 
+/**
+ * The session as the console shows it now: its view as last read, followed by the turns streaming since.
+ * The stream is ahead of the view (read again at most every 250 ms): while a turn streams the session is running, waits for no one, and the turn's state is lit, however short the turn.
+ */
+export function followStream(view: SessionViewJson, live: Readonly<Record<string, StreamingTurn>>): SessionViewJson {
+  const paths = Object.values(live).flatMap((t) => (t.path && !view.state.includes(t.path) ? [t.path] : []));
+  if (view.status === 'ended' || Object.keys(live).length === 0) return view;
+  return { ...view, status: 'running', awaiting: null, state: paths.length === 0 ? view.state : [...view.state, ...paths] };
+}
+
 /** Folds one event into the console's state (pure): its items go to the transcript, live turns follow the deltas. */
 export function reduce(state: EventState, e: EventData): EventState {
   const branch = str(e.branch) || undefined;
@@ -50,7 +62,8 @@ export function reduce(state: EventState, e: EventData): EventState {
   switch (e.type) {
     case 'agent_started': {
       const who = e.items?.[0]?.who ?? str(e.persona);
-      s = { ...s, live: { ...s.live, [key]: { turnId: str(e.turn_id), who, ...(branch ? { branch } : {}), text: '' } } };
+      const path = str(e.path) || undefined;
+      s = { ...s, live: { ...s.live, [key]: { turnId: str(e.turn_id), who, ...(branch ? { branch } : {}), ...(path ? { path } : {}), text: '' } } };
       break;
     }
     case 'agent_delta': {

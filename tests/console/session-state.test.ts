@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { diffLines } from '../../src/console/diff.js';
 import { layoutGraph, nodeOf } from '../../src/console/layout.js';
-import { EMPTY, MAX_ENTRIES, reduce, type EventState } from '../../src/console/session-state.js';
-import type { EventData } from '../../src/console/types.js';
+import { EMPTY, MAX_ENTRIES, reduce, followStream, type EventState } from '../../src/console/session-state.js';
+import type { EventData, SessionViewJson } from '../../src/console/types.js';
 import { graphModel } from '../../src/report/graph-model.js';
 import { loadWorkflowOrThrow } from '../../src/workflow/load/load-workflow.js';
 import { compileWorkflow } from '../../src/workflow/run/compile.js';
@@ -12,8 +12,40 @@ import { REPO_ROOT, studio } from '../helpers/team.js';
 let seq = 0;
 const ev = (type: string, fields: Record<string, unknown> = {}): EventData => ({ type, seq: type === 'agent_delta' ? 0 : ++seq, at: 0, ...fields });
 const fold = (events: EventData[], from: EventState = EMPTY) => events.reduce(reduce, from);
+const VIEW: SessionViewJson = {
+  id: 's1',
+  definition: 'implement_review_debate',
+  kind: 'workflow',
+  status: 'running',
+  hosted: true,
+  brief: 'add two numbers',
+  turn: 4,
+  state: [],
+  active: null,
+  awaiting: null,
+  endReason: null,
+  lastEventSeq: 9,
+  usage: { calls: 0, tokens: 0, promptTokens: 0, completionTokens: 0, cost: null, unpricedCalls: 0, cachedTokens: 0, byPersona: {} },
+  visits: {},
+  branches: [],
+  forkedFrom: null,
+};
 
 describe("the console's view of a stream", () => {
+  it('follows the stream ahead of the view: while turns stream the session is running and their states are lit, though the view read last still says the state before', () => {
+    const view = { ...VIEW, status: 'awaiting_user' as const, state: ['review'], awaiting: { code: 'complete', reason: 'approve' } };
+    const s = fold([
+      ev('agent_started', { turn_id: 'r1', persona: 'implementer_a', branch: 'impl_a', path: 'revise.impl_a.work' }),
+      ev('agent_started', { turn_id: 'r2', persona: 'implementer_b', branch: 'impl_b', path: 'revise.impl_b.work' }),
+    ]);
+    expect(followStream(view, s.live)).toEqual({ ...view, status: 'running', awaiting: null, state: ['review', 'revise.impl_a.work', 'revise.impl_b.work'] });
+    // Once the turns are over, the view is as it was read.
+    const done = fold([ev('agent_message', { turn_id: 'r1', branch: 'impl_a' }), ev('agent_message', { turn_id: 'r2', branch: 'impl_b' })], s);
+    expect(followStream(view, done.live)).toBe(view);
+    const ended = { ...view, status: 'ended' as const };
+    expect(followStream(ended, s.live)).toBe(ended);
+  });
+
   it('streams words per branch at once, each into its own turn, and drops a live turn when its message arrives', () => {
     const s = fold([
       ev('agent_started', { turn_id: 'a1', persona: 'implementer_a', branch: 'impl_a', items: [{ kind: 'progress', who: 'Implementer A', text: '' }] }),

@@ -140,12 +140,24 @@ describe.skipIf(!hasChromium)(`the console in a real browser${hasChromium ? '' :
   it('a workflow fan-out: branches streaming at once and lit in the graph; the deliverables with workspaces, files and diffs', async () => {
     await page.selectOption('#what', 'implement_review_debate');
     await page.fill('#brief', 'Write a function that adds two numbers');
-    await page.getByRole('button', { name: 'Start' }).click();
-    // Both at once: the graph lights from the session's state, the turns from the event stream; on a loaded machine one can show a moment after the other.
-    await page.waitForFunction(() => document.querySelectorAll('.live-turn[data-branch^="impl_"]').length >= 2 && document.querySelectorAll('.graph .node.branch.active').length >= 2, undefined, {
-      timeout: 30_000,
+    // Every change of the page is looked at, not a poll's samples: on a loaded machine a poll can miss the moment two turns stream at once.
+    // A branch whose turn streams is lit with it (the graph follows the stream, not only the state read every 250 ms): both show at the same change.
+    await page.evaluate(() => {
+      const seen = { both: 0, trail: [] as string[] };
+      const look = () => {
+        const turns = document.querySelectorAll('.live-turn[data-branch^="impl_"]').length;
+        const lit = document.querySelectorAll('.graph .node.branch.active').length;
+        seen.both = Math.max(seen.both, Math.min(turns, lit));
+        const at = `${turns}/${lit}`;
+        if (seen.trail.at(-1) !== at) seen.trail.push(at);
+      };
+      new MutationObserver(look).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['class'] });
+      (window as unknown as { seenBranches: typeof seen }).seenBranches = seen;
     });
+    await page.getByRole('button', { name: 'Start' }).click();
     await page.waitForSelector('.state-panel .badge.ended', { timeout: 60_000 });
+    const seen = await page.evaluate(() => (window as unknown as { seenBranches: { both: number; trail: string[] } }).seenBranches);
+    expect(seen.both, `streaming turns/lit branches, at each change: ${seen.trail.join(' ')}`).toBeGreaterThanOrEqual(2);
     expect(await text('.log')).toMatch(/⚖ Reviewer [AB] \(round 1\)/);
     await page.getByRole('tab', { name: 'Deliverables' }).click();
     await page.waitForSelector('.diff .add', { timeout: 20_000 });
