@@ -122,7 +122,11 @@ export function App() {
         <div class="layout">
           <aside class="left" aria-label="Sessions">
             <NewSession catalog={catalog} onCreated={select} />
-            <SessionList sessions={current ? sessions.map((s) => (s.id === current.id && s.status !== current.status ? { ...s, status: current.status } : s)) : sessions} current={id} onSelect={select} />
+            <SessionList
+              sessions={current ? sessions.map((s) => (s.id === current.id && s.status !== current.status ? { ...s, status: current.status } : s)) : sessions}
+              current={id}
+              onSelect={select}
+            />
           </aside>
           <main class="center" aria-label="Session">
             {!id || !view || !shown ? (
