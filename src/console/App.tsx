@@ -8,7 +8,7 @@ import { StatePanel } from './state-panel.js';
 import { LiveTurns, Transcript } from './transcript.js';
 import type { Catalog, Graph, ListItem, StepView } from './types.js';
 import { useSession, type Connection } from './use-session.js';
-import { followStream } from './session-state.js';
+import { atWork, followList, followStream } from './session-state.js';
 
 const selectedFromUrl = () => decodeURIComponent(location.hash.slice(1)) || null;
 
@@ -99,6 +99,7 @@ export function App() {
   };
   const current = view ? followStream(view, events.live) : null;
   const shown = step?.session ?? current;
+  const listed = followList(sessions, current);
   const status = down ? 'the server is gone — reconnecting…' : id ? WORDS[connection] : catalog ? 'connected' : 'connecting…';
   return (
     <>
@@ -122,11 +123,7 @@ export function App() {
         <div class="layout">
           <aside class="left" aria-label="Sessions">
             <NewSession catalog={catalog} onCreated={select} />
-            <SessionList
-              sessions={current ? sessions.map((s) => (s.id === current.id && s.status !== current.status ? { ...s, status: current.status } : s)) : sessions}
-              current={id}
-              onSelect={select}
-            />
+            <SessionList sessions={listed} current={id} onSelect={select} />
           </aside>
           <main class="center" aria-label="Session">
             {!id || !view || !shown ? (
@@ -153,9 +150,9 @@ export function App() {
                 ) : null}
                 <div class="machine">
                   <div class="graph-box" tabIndex={0} aria-label="Graph">
-                    {graph ? <GraphView graph={graph} configuration={shown.state} running={shown.status === 'running'} moves={step ? [] : events.moves} visits={shown.visits} /> : null}
+                    {graph ? <GraphView graph={graph} configuration={shown.state} running={atWork(shown)} moves={step ? [] : events.moves} visits={shown.visits} /> : null}
                   </div>
-                  {graph ? <StatePanel view={shown} graph={graph} events={events} catalog={catalog} /> : null}
+                  {graph ? <StatePanel view={shown} graph={graph} events={events} catalog={catalog} listed={step ? undefined : listed.find((s) => s.id === view.id)} /> : null}
                 </div>
                 <section class="talk" aria-label="Transcript and controls">
                   <Transcript entries={events.entries} />

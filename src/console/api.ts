@@ -1,3 +1,5 @@
+import { parseShown } from './shown-text.js';
+
 /** An answer of the API that is not a success: its status and its one-line error. */
 export class ApiError extends Error {
   constructor(
@@ -37,7 +39,7 @@ export async function api<T>(path: string, init: { method?: string; json?: unkno
   const text = await response.text();
   let body: unknown = null;
   try {
-    body = text ? JSON.parse(text) : null;
+    body = text ? parseShown(text) : null;
   } catch {
     body = null;
   }

@@ -1,4 +1,4 @@
-import type { Decision, DisplayItem, EventData, PredictedPersona, SessionViewJson } from './types.js';
+import type { Decision, DisplayItem, EventData, ListItem, PredictedPersona, SessionViewJson } from './types.js';
 
 /** A transcript entry: a display item as the server worded it, with a key for rendering. */
 export type Entry = DisplayItem & { key: string; seq: number };
@@ -51,7 +51,22 @@ const str = (v: unknown) => (typeof v === 'string' ? v : '');
 export function followStream(view: SessionViewJson, live: Readonly<Record<string, StreamingTurn>>): SessionViewJson {
   const paths = Object.values(live).flatMap((t) => (t.path && !view.state.includes(t.path) ? [t.path] : []));
   if (view.status === 'ended' || Object.keys(live).length === 0) return view;
-  return { ...view, status: 'running', awaiting: null, state: paths.length === 0 ? view.state : [...view.state, ...paths] };
+  // Turns stream from the server running the session: it is hosted, whatever the view read before said.
+  return { ...view, status: 'running', hosted: true, awaiting: null, state: paths.length === 0 ? view.state : [...view.state, ...paths] };
+}
+
+/** Whether a session is at work now: running in the server. A stored session that says running is one whose process stopped mid-turn (interrupted): nothing runs it. */
+export function atWork(view: SessionViewJson): boolean {
+  return view.status === 'running' && view.hosted;
+}
+
+/**
+ * The session list with the open session as the console shows it (its view followed by the stream): a persona answering is running in the
+ * list too, in the server's word for a session running in it (its status), not one poll later. Other changes come with the list read again.
+ */
+export function followList(sessions: readonly ListItem[], shown: SessionViewJson | null): readonly ListItem[] {
+  if (!shown || !atWork(shown)) return sessions;
+  return sessions.map((s) => (s.id === shown.id && s.status !== 'running' ? { ...s, status: 'running', statusText: 'running', hosted: true } : s));
 }
 
 /** Folds one event into the console's state (pure): its items go to the transcript, live turns follow the deltas. */

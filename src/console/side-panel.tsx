@@ -7,7 +7,7 @@ type Tab = 'usage' | 'timeline' | 'deliverables';
 const TABS: { id: Tab; label: string }[] = [
   { id: 'usage', label: 'Cost' },
   { id: 'timeline', label: 'Timeline' },
-  { id: 'deliverables', label: 'DeliverablesJson' },
+  { id: 'deliverables', label: 'Deliverables' },
 ];
 
 /** Props of the side panel: the session, the catalog (names), a counter that moves when the session does, and what to do with a step or a fork. */

@@ -1,5 +1,5 @@
-import type { EventState } from './session-state.js';
-import type { Catalog, Graph, SessionViewJson } from './types.js';
+import { atWork, type EventState } from './session-state.js';
+import type { Catalog, Graph, ListItem, SessionViewJson } from './types.js';
 import { isActive } from './layout.js';
 
 /** Props of the state panel: the session now, its graph, its events' state, the server's catalog (names). */
@@ -8,21 +8,26 @@ export interface StatePanelProps {
   graph: Graph;
   events: EventState;
   catalog: Catalog;
+  /** The session's line in the list (the server's words for its status), when it is looked at now rather than at a past step. */
+  listed?: ListItem | undefined;
 }
 
 const percent = (x: number) => `${Math.round(x * 100)}%`;
 
 /** The TUI's state tree (each major's personas, or each workflow state and branch: visits ✓ approvals ↺ reworks), the arbiter's last decision with its scores, and what comes next. */
-export function StatePanel({ view, graph, events, catalog }: StatePanelProps) {
+export function StatePanel({ view, graph, events, catalog, listed }: StatePanelProps) {
   const name = (id: string | null | undefined) => (id ? (catalog.team.personas.find((p) => p.id === id)?.name ?? id) : '');
-  const running = view.status === 'running';
+  const running = atWork(view);
+  // Running, but in no server: its process stopped mid-turn; the list's words say so ("interrupted").
+  const stopped = view.status === 'running' && !running;
   const groups = graph.kind === 'team' ? graph.groups : [{ id: '', label: graph.title }];
   const next = nextLine(view, events, name);
   return (
     <section class="panel state-panel" aria-labelledby="state-h" tabIndex={0}>
       <h2 id="state-h">State</h2>
       <p class="where">
-        <span class={`badge ${view.status}`}>{view.status === 'awaiting_user' ? 'waiting for you' : view.status}</span> turn {view.turn}
+        <span class={`badge ${stopped ? 'stopped' : view.status}`}>{stopped ? (listed?.statusText ?? 'not running') : view.status === 'awaiting_user' ? 'waiting for you' : view.status}</span> turn{' '}
+        {view.turn}
         {view.active ? (
           <>
             {' '}

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, streamUrl } from './api.js';
+import { parseShown } from './shown-text.js';
 import { EMPTY, reduce, type EventState } from './session-state.js';
 import type { EventData, SessionViewJson } from './types.js';
 
@@ -10,7 +11,7 @@ export type Connection = 'connecting' | 'live' | 'gone' | 'over';
 function parse(data: unknown): EventData | null {
   if (typeof data !== 'string' || data === '') return null;
   try {
-    const value = JSON.parse(data) as EventData;
+    const value = parseShown(data) as EventData;
     return value && typeof value === 'object' && typeof value.type === 'string' ? value : null;
   } catch {
     return null;

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { diffLines } from '../../src/console/diff.js';
 import { layoutGraph, nodeOf } from '../../src/console/layout.js';
-import { EMPTY, MAX_ENTRIES, reduce, followStream, type EventState } from '../../src/console/session-state.js';
-import type { EventData, SessionViewJson } from '../../src/console/types.js';
+import { EMPTY, MAX_ENTRIES, reduce, atWork, followList, followStream, type EventState } from '../../src/console/session-state.js';
+import { parseShown } from '../../src/console/shown-text.js';
+import type { EventData, ListItem, SessionViewJson } from '../../src/console/types.js';
+import { ACTIVE, ALL_HOSTILE, HOSTILE } from '../helpers/hostile-text.js';
 import { graphModel } from '../../src/report/graph-model.js';
 import { loadWorkflowOrThrow } from '../../src/workflow/load/load-workflow.js';
 import { compileWorkflow } from '../../src/workflow/run/compile.js';
@@ -32,13 +34,46 @@ const VIEW: SessionViewJson = {
 };
 
 describe("the console's view of a stream", () => {
+  const LINE: ListItem = { id: 's1', team: 'V7 Studio', workflow: null, brief: 'b', status: 'awaiting_user', statusText: 'waiting: complete', turns: 3, updatedAt: '', hosted: true };
+
+  it('lists the open session as it shows it: a persona answering is running in the list too, its words with its class (the list said waiting: complete under a running badge)', () => {
+    const other = { ...LINE, id: 's2' };
+    const view = { ...VIEW, kind: 'team' as const, status: 'awaiting_user' as const, awaiting: { code: 'complete', reason: 'approve' } };
+    const live = fold([ev('agent_started', { turn_id: 't1', persona: 'ceo', path: 'STRATEGIC.ceo' })]).live;
+    const listed = followList([LINE, other], followStream(view, live));
+    expect(listed).toEqual([{ ...LINE, status: 'running', statusText: 'running' }, other]);
+    // Between turns the list's own line (status and words, from the server) stands until it is read again.
+    expect(followList([LINE, other], followStream(view, {}))).toEqual([LINE, other]);
+    expect(followList([LINE], null)).toEqual([LINE]);
+  });
+
+  it('a stored session that says running runs nowhere (its process stopped mid-turn): not at work, so not lit as running, and not listed as running by the console', () => {
+    const interrupted = { ...VIEW, hosted: false };
+    expect(atWork(interrupted)).toBe(false);
+    expect(atWork(VIEW)).toBe(true);
+    const line = { ...LINE, status: 'running' as const, statusText: 'interrupted', hosted: false };
+    expect(followList([line], interrupted)).toEqual([line]);
+    // Once a turn streams again, the server runs it.
+    const live = fold([ev('agent_started', { turn_id: 't2', persona: 'implementer_a', branch: 'impl_a', path: 'implement.impl_a.work' })]).live;
+    expect(atWork(followStream(interrupted, live))).toBe(true);
+  });
+
+  it("reads the server's JSON with every string as the terminal shows it: no escape sequence, control character or bidi override left to act (tests/fixtures/terminal/hostile.json)", () => {
+    const json = JSON.stringify({ type: 'agent_message', seq: 1, items: [{ kind: 'turn', who: HOSTILE.osc0_title, text: ALL_HOSTILE }], nested: [{ brief: HOSTILE.bidi_override }] });
+    const read = parseShown(json) as { items: { who: string; text: string }[]; nested: { brief: string }[] };
+    for (const s of [read.items[0]!.who, read.items[0]!.text, read.nested[0]!.brief]) expect(s).not.toMatch(ACTIVE);
+    expect(read.nested[0]!.brief).toBe('user \\u202eexe.txt');
+    expect(read.items[0]!.text).toContain('a\tb\nc');
+    expect(parseShown('{"seq":3,"ok":true,"n":null}')).toEqual({ seq: 3, ok: true, n: null });
+  });
+
   it('follows the stream ahead of the view: while turns stream the session is running and their states are lit, though the view read last still says the state before', () => {
     const view = { ...VIEW, status: 'awaiting_user' as const, state: ['review'], awaiting: { code: 'complete', reason: 'approve' } };
     const s = fold([
       ev('agent_started', { turn_id: 'r1', persona: 'implementer_a', branch: 'impl_a', path: 'revise.impl_a.work' }),
       ev('agent_started', { turn_id: 'r2', persona: 'implementer_b', branch: 'impl_b', path: 'revise.impl_b.work' }),
     ]);
-    expect(followStream(view, s.live)).toEqual({ ...view, status: 'running', awaiting: null, state: ['review', 'revise.impl_a.work', 'revise.impl_b.work'] });
+    expect(followStream(view, s.live)).toEqual({ ...view, status: 'running', hosted: true, awaiting: null, state: ['review', 'revise.impl_a.work', 'revise.impl_b.work'] });
     // Once the turns are over, the view is as it was read.
     const done = fold([ev('agent_message', { turn_id: 'r1', branch: 'impl_a' }), ev('agent_message', { turn_id: 'r2', branch: 'impl_b' })], s);
     expect(followStream(view, done.live)).toBe(view);

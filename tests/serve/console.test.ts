@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { cleanEnv } from '../helpers/cli.js';
+import { ACTIVE, ALL_HOSTILE } from '../helpers/hostile-text.js';
 import { REPO_ROOT } from '../helpers/team.js';
 
 // Issue 25: the console as a person uses it, in Debian's Chromium driven by playwright-core.
@@ -97,6 +98,20 @@ describe.skipIf(!hasChromium)(`the console in a real browser${hasChromium ? '' :
     // On loopback without a token the page asks for none.
     expect(await page.locator('#token').count()).toBe(0);
     await page.fill('#brief', 'A lighthouse keeper game');
+    // At every change of the page the open session's line in the list says in words what its badge's colour says (it said "waiting: complete" in green, running).
+    await page.evaluate(() => {
+      const words: Record<string, RegExp> = { running: /^running$/, awaiting_user: /^waiting: /, ended: /^ended: / };
+      const seen = { wrong: [] as string[], looked: 0 };
+      new MutationObserver(() => {
+        const badge = document.querySelector('.session[aria-current="true"] .badge');
+        if (!badge) return;
+        seen.looked++;
+        const status = [...badge.classList].find((c) => c !== 'badge') ?? '';
+        const said = `${status}: ${badge.textContent ?? ''}`;
+        if (words[status] && !words[status].test(badge.textContent ?? '') && seen.wrong.at(-1) !== said) seen.wrong.push(said);
+      }).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['class'] });
+      (window as unknown as { listWords: typeof seen }).listWords = seen;
+    });
     await page.getByRole('button', { name: 'Start' }).click();
     await page.waitForSelector('.graph .node.active', { timeout: 20_000 });
     await page.waitForFunction(() => (document.querySelector('.live-turn .text')?.textContent ?? '').length > 15, undefined, { timeout: 20_000 });
@@ -133,9 +148,41 @@ describe.skipIf(!hasChromium)(`the console in a real browser${hasChromium ? '' :
         return log.scrollHeight - log.scrollTop - log.clientHeight;
       }),
     ).toBeLessThan(2);
+    const listWords = await page.evaluate(() => (window as unknown as { listWords: { wrong: string[]; looked: number } }).listWords);
+    expect(listWords.looked).toBeGreaterThan(0);
+    expect(listWords.wrong, 'the list badge: its class, then its words').toEqual([]);
     await page.screenshot({ path: join(SHOTS, 'console-team-1280x800.png') });
     expect(await axeProblems(page)).toEqual([]);
   }, 120_000);
+
+  it('hostile text in a brief (escape sequences, control characters, bidi overrides, HTML, a 30,000-letter word) is shown as the terminal shows it, inert and wrapped', async () => {
+    const word = 'W'.repeat(30_000);
+    const brief = `${ALL_HOSTILE} <script>window.pwned=1</script><img src=x onerror="window.pwned=2"> ${word}`;
+    const made = await api<{ id: string }>('/v1/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ brief }) });
+    await page.goto(`${url}#${made.id}`);
+    await page.waitForSelector('.state-panel .badge.awaiting_user', { timeout: 60_000 });
+    // The demo's CEO quotes the brief's start in its turn: model text too.
+    await api(`/v1/sessions/${made.id}/input`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: '!handoff ceo' }) });
+    await page.waitForFunction(() => [...document.querySelectorAll('.entry.turn .text')].some((t) => (t.textContent ?? '').includes('copy this')), undefined, { timeout: 60_000 });
+    const shown = await page.evaluate(() => ({
+      text: document.body.textContent ?? '',
+      pwned: (window as unknown as { pwned?: number }).pwned ?? 0,
+      injected: document.querySelectorAll('.center img, .center script, .left img').length,
+      wide: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      // The brief over the graph, and the transcript (the brief in its header, quoted in a turn): wrapped, not scrolled sideways.
+      sideways: ['.center .brief', '.log'].map((selector) => {
+        const box = document.querySelector(selector)!;
+        return box.scrollWidth - box.clientWidth;
+      }),
+    }));
+    expect(shown.text).toContain('user \\u202eexe.txt');
+    expect(shown.text).toContain('<script>window.pwned=1</script>');
+    expect([...shown.text].filter((c) => ACTIVE.test(c)).map((c) => c.charCodeAt(0).toString(16))).toEqual([]);
+    expect(shown.pwned).toBe(0);
+    expect(shown.injected).toBe(0);
+    expect(shown.wide).toBeLessThanOrEqual(0);
+    expect(shown.sideways).toEqual([0, 0]);
+  }, 90_000);
 
   it('a workflow fan-out: branches streaming at once and lit in the graph; the deliverables with workspaces, files and diffs', async () => {
     await page.selectOption('#what', 'implement_review_debate');
@@ -159,7 +206,7 @@ describe.skipIf(!hasChromium)(`the console in a real browser${hasChromium ? '' :
     const seen = await page.evaluate(() => (window as unknown as { seenBranches: { both: number; trail: string[] } }).seenBranches);
     expect(seen.both, `streaming turns/lit branches, at each change: ${seen.trail.join(' ')}`).toBeGreaterThanOrEqual(2);
     expect(await text('.log')).toMatch(/⚖ Reviewer [AB] \(round 1\)/);
-    await page.getByRole('tab', { name: 'Deliverables' }).click();
+    await page.getByRole('tab', { name: 'Deliverables', exact: true }).click();
     await page.waitForSelector('.diff .add', { timeout: 20_000 });
     const deliverables = await text('.deliverables');
     expect(deliverables).toContain('impl_a');
@@ -235,6 +282,26 @@ describe.skipIf(!hasChromium)(`the console in a real browser${hasChromium ? '' :
     await page.waitForFunction(() => !document.querySelector('.conn.down'), undefined, { timeout: 30_000 });
     await page.waitForSelector('.session', { timeout: 10_000 });
     expect(await text('.log')).toContain('A lighthouse keeper game');
+  }, 90_000);
+
+  it("the server stops mid-turn: once back, the session it ran is shown interrupted (the list's word), not running, and no state is lit as at work", async () => {
+    const made = await api<{ id: string }>('/v1/sessions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ brief: 'A lighthouse keeper game, stopped mid-turn' }),
+    });
+    await page.goto(`${url}#${made.id}`);
+    // Stopped at a turn's first words: the demo's turn has hundreds more to stream.
+    await page.waitForFunction(() => (document.querySelector('.live-turn .text')?.textContent ?? '').length > 5, undefined, { timeout: 30_000 });
+    await stop();
+    await page.waitForSelector('.conn.down', { timeout: 20_000 });
+    await serve(port);
+    const view = await api<{ status: string; hosted: boolean }>(`/v1/sessions/${made.id}`);
+    expect(view).toMatchObject({ status: 'running', hosted: false });
+    await page.waitForFunction(() => !document.querySelector('.conn.down'), undefined, { timeout: 30_000 });
+    await page.waitForFunction(() => document.querySelector('.state-panel .badge.stopped')?.textContent === 'interrupted', undefined, { timeout: 20_000 });
+    expect(await page.locator('.graph .node.active, .state-panel .chip.active').count()).toBe(0);
+    expect(await page.locator('.graph .node.current').count()).toBeGreaterThan(0);
   }, 90_000);
 
   it('on a phone (390×844): laid out in one column, no serious axe violation', async () => {
