@@ -118,3 +118,26 @@ describe('a workflow with problems: every one reported as file: field: problem �
     expect(() => issues(root, 'ww')).toThrow(/no workflow "ww" — did you mean w\? \(known: w;/);
   });
 });
+
+describe('a name the engine keeps as an object key', () => {
+  // Hostile input: a context named __proto__ would be the prototype of the frame's contexts (src/workflow/run/frames.ts
+  // assigns by name), and the tier gives up on that name; refused where the workflow loads, naming the field.
+  it('a context, state or agent named __proto__ is refused in one line naming the field', () => {
+    const root = project({
+      'roles.json': roles,
+      'w.json': {
+        ...base,
+        contexts: [{ name: '__proto__' }],
+        agents: [{ agent_role: 'coder', context: '__proto__', role: 'assistant' }],
+        states: [{ name: 'start', agent: 'coder', input: 'common_data.input', transition: [{ target: '__proto__', condition: 'true' }] }, { name: '__proto__' }],
+      },
+    });
+    const found = issues(root);
+    expect(found).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^workflows\/w\.json: contexts\[0\]\.name: "__proto__" cannot name a context — /),
+        expect.stringMatching(/^workflows\/w\.json: states\[1\]\.name: "__proto__" cannot name a state — /),
+      ]),
+    );
+  });
+});
