@@ -56,14 +56,16 @@ export const COMMAND_SPECS: readonly CliCommandSpec[] = [
   {
     name: 'resume',
     summary: 'continue a stored session (the latest that can go on, by default)',
-    synopsis: ['troupe resume [id] [--roles DIR|FILE] [--json] [--demo] [--yes]'],
+    synopsis: ['troupe resume [id] [--roles DIR|FILE] [--workflow W] [--team DIR] [--json] [--demo] [--yes]'],
     description: [
       'Reopens a stored session (an id or a unique prefix) and re-runs a turn that was in flight. On a terminal',
       'it opens the UI; with piped stdin (or --json) it runs headless, reading replies and commands like troupe.',
       'A session that ran from a recording (--replay) continues on another model only when you say so.',
       "A workflow session's agents get no more than its workflow file (with --roles, as the run had) gives them now.",
+      "The team and workflow files a session names are trusted as your troupe sealed them when it started it (a key",
+      'in ~/.config/troupe): for a session made elsewhere or edited, name them yourself with --workflow and --team.',
     ],
-    options: ['json', 'demo', 'yes', 'roles'],
+    options: ['json', 'demo', 'yes', 'roles', ['workflow', 'the workflow the session runs (a name, a .json file or a folder): its agents get no more than it gives'], ['team', 'the team directory the session runs with']],
     positionals: 1,
     examples: ['troupe resume', 'troupe resume 3f2a9c1d', "echo '!approve' | troupe resume"],
   },
@@ -100,12 +102,12 @@ export const COMMAND_SPECS: readonly CliCommandSpec[] = [
   {
     name: 'fork',
     summary: "list a session's steps; with --at, fork it there into a new session and go on like resume",
-    synopsis: ['troupe fork <id>', 'troupe fork <id> --at STEP [--roles DIR|FILE] [--json] [--demo] [--yes]'],
+    synopsis: ['troupe fork <id>', 'troupe fork <id> --at STEP [--roles DIR|FILE] [--workflow W] [--team DIR] [--json] [--demo] [--yes]'],
     description: [
       "Without --at: the session's journal steps, one a line. With --at: a new session with the same definition and",
       'the journal up to that step, which then goes on like troupe resume. The session forked stays as it is.',
     ],
-    options: ['at', 'json', 'demo', 'yes', 'roles'],
+    options: ['at', 'json', 'demo', 'yes', 'roles', ['workflow', 'the workflow the session runs (as for troupe resume)'], ['team', 'the team directory the session runs with (as for troupe resume)']],
     positionals: 1,
     examples: ['troupe fork 3f2a9c1d', 'troupe fork 3f2a9c1d --at 12'],
   },

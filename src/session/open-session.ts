@@ -22,7 +22,8 @@ import { JournalRecorder } from './recorder.js';
 import { restoreMeter } from './restore-meter.js';
 import { resumeNote } from './resume-note.js';
 import { teamKind, type Tiers } from './session-kind.js';
-import { storedPlanProblem } from './stored-plan-trust.js';
+import { sealHolds, sealSources, type SessionSources } from './source-seal.js';
+import { storedPlanProblem, storedTeamProblem, trustedPlanSource } from './stored-plan-trust.js';
 import type { TroupeSession } from './troupe-session.js';
 import { replayedFrom } from '../llm/replay-label.js';
 
@@ -62,12 +63,25 @@ export interface OpenSessionOptions {
   cwd?: string;
   /** The roles folder or file a resumed workflow's agents are checked against (--roles; default: TROUPE_ROLES). */
   roles?: string;
+  /** The workflow the user names for a resumed workflow session (--workflow): its file, not the document's, caps what the stored agents may do. */
+  namedWorkflow?: string;
   /** Where agents with tools work (default: the store's directory for the session's files, else a temporary directory). */
   workspaceRoot?: string;
   /** Model ids for the tiers, for this session only (as TROUPE_MODEL_BASE / _SMART / _FAST would give them). */
   tiers?: Tiers;
   /** Commands under the `ask` policy go to the user (`!allow` / `!deny`); without this they are refused (headless). */
   askCommands?: boolean;
+}
+
+/** What a stored document says it was started with (the plan's own source: that is what its checks read). */
+function sourcesOf(doc: SessionDocument): SessionSources {
+  return { teamDir: doc.team.dir, workflowSource: doc.workflow?.plan?.source ?? doc.workflow?.source ?? null };
+}
+
+/** The seal a new document keeps, when this user has a key. */
+function sealOf(sources: SessionSources, env: Record<string, string | undefined>): { seal?: string } {
+  const seal = sealSources(sources, env);
+  return seal === null ? {} : { seal };
 }
 
 /** How long stopping waits for a summary in flight before saving without it (its raw turns stay). */
@@ -95,6 +109,10 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
   let handle = opened?.handle ?? null;
   try {
     const doc = opened?.handle.doc;
+    // The document names its team directory and workflow file: trusted as this user's troupe sealed them, or as the user names them.
+    const sealed = doc ? sealHolds(doc.seal, sourcesOf(doc), env) : false;
+    const teamProblem = doc && options.team === undefined ? storedTeamProblem(doc.team.dir, sealed, doc.id) : null;
+    if (teamProblem) throw new SessionFileError(`${handle!.location}: ${teamProblem}`);
     const { team, dir } = resolveTeam(options, env, doc);
     const plan = options.workflow ?? doc?.workflow?.plan;
     if (doc?.workflow && !plan)
@@ -102,7 +120,8 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
         `${handle!.location}: workflow: the session runs the workflow ${doc.workflow.name}, but its plan was not stored — start it again with troupe run --workflow ${doc.workflow.name}`,
       );
     const sources = { cwd: options.cwd ?? process.cwd(), env, team: team.loaded, ...(options.roles !== undefined ? { roles: options.roles } : {}) };
-    const stored = !options.workflow && plan ? storedPlanProblem(plan, sources) : null;
+    const trusted = !options.workflow && plan && doc ? trustedPlanSource(plan, sources, { sealed, id: doc.id, ...(options.namedWorkflow !== undefined ? { named: options.namedWorkflow } : {}) }) : null;
+    const stored = trusted === null ? null : 'problem' in trusted ? trusted.problem : storedPlanProblem(trusted, sources);
     if (stored) throw new SessionFileError(`${handle!.location}: ${stored}`);
     const maxTurns = options.maxTurns ?? doc?.team.maxTurns;
     const tiers = options.tiers ? { tiers: options.tiers } : {};
@@ -127,6 +146,7 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
         id,
         team: { name: team.def.name, dir, ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}) },
         ...(plan ? { workflow: { name: plan.name, source: plan.source, plan } } : {}),
+        ...sealOf({ teamDir: dir, workflowSource: plan?.source ?? null }, env),
         model: chosen.label,
         mode,
         brief: options.brief ?? '',

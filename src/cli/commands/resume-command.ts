@@ -30,6 +30,8 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
       env: io.env,
       cwd: io.cwd,
       ...(args.roles !== undefined ? { roles: args.roles } : {}),
+      ...(args.workflow !== undefined ? { namedWorkflow: args.workflow } : {}),
+      ...(args.team !== undefined ? { team: args.team } : {}),
       askCommands: interactive,
       model: async (stored) => {
         const model = await resumeModel(io.env, { demo: args.demo }, stored!.events);
