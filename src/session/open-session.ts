@@ -120,7 +120,8 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
         `${handle!.location}: workflow: the session runs the workflow ${doc.workflow.name}, but its plan was not stored — start it again with troupe run --workflow ${doc.workflow.name}`,
       );
     const sources = { cwd: options.cwd ?? process.cwd(), env, team: team.loaded, ...(options.roles !== undefined ? { roles: options.roles } : {}) };
-    const trusted = !options.workflow && plan && doc ? trustedPlanSource(plan, sources, { sealed, id: doc.id, ...(options.namedWorkflow !== undefined ? { named: options.namedWorkflow } : {}) }) : null;
+    const trusted =
+      !options.workflow && plan && doc ? trustedPlanSource(plan, sources, { sealed, id: doc.id, ...(options.namedWorkflow !== undefined ? { named: options.namedWorkflow } : {}) }) : null;
     const stored = trusted === null ? null : 'problem' in trusted ? trusted.problem : storedPlanProblem(trusted, sources);
     if (stored) throw new SessionFileError(`${handle!.location}: ${stored}`);
     const maxTurns = options.maxTurns ?? doc?.team.maxTurns;

@@ -73,7 +73,11 @@ export function sealKey(env: Record<string, string | undefined>): Buffer | null 
  */
 export function sealSources(sources: SessionSources, env: Record<string, string | undefined>): string | null {
   const key = sealKey(env);
-  return key ? createHmac('sha256', key).update(JSON.stringify([sources.teamDir, sources.workflowSource])).digest('hex') : null;
+  return key
+    ? createHmac('sha256', key)
+        .update(JSON.stringify([sources.teamDir, sources.workflowSource]))
+        .digest('hex')
+    : null;
 }
 
 /** Whether a document's seal is this user's for these sources. */

@@ -99,7 +99,9 @@ describe('a resumed workflow session trusts the workflow file its document names
     edit(store, 'w', (doc) => {
       doc.workflow.plan.agents[0].tools = ['read_file', 'run_command'];
     });
-    await expect(resume(store, base, mine, { namedWorkflow: 'flows/wf.json' })).rejects.toThrow(/workflow\.plan\.agents\.coder\.tools: \["read_file","run_command"\] is more than flows\/wf\.json gives now/);
+    await expect(resume(store, base, mine, { namedWorkflow: 'flows/wf.json' })).rejects.toThrow(
+      /workflow\.plan\.agents\.coder\.tools: \["read_file","run_command"\] is more than flows\/wf\.json gives now/,
+    );
   });
 
   it('a session this user started resumes as before; with its sources changed in the document, it does not', async () => {
