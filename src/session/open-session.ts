@@ -22,7 +22,7 @@ import { JournalRecorder } from './recorder.js';
 import { restoreMeter } from './restore-meter.js';
 import { resumeNote } from './resume-note.js';
 import { teamKind, type Tiers } from './session-kind.js';
-import { sealHolds, sealSources, type SessionSources } from './source-seal.js';
+import { documentSealed, sealSources, type SessionSources } from './source-seal.js';
 import { storedPlanProblem, storedTeamProblem, trustedPlanSource } from './stored-plan-trust.js';
 import type { TroupeSession } from './troupe-session.js';
 import { replayedFrom } from '../llm/replay-label.js';
@@ -73,11 +73,6 @@ export interface OpenSessionOptions {
   askCommands?: boolean;
 }
 
-/** What a stored document says it was started with (the plan's own source: that is what its checks read). */
-function sourcesOf(doc: SessionDocument): SessionSources {
-  return { teamDir: doc.team.dir, workflowSource: doc.workflow?.plan?.source ?? doc.workflow?.source ?? null };
-}
-
 /** The seal a new document keeps, when this user has a key. */
 function sealOf(sources: SessionSources, env: Record<string, string | undefined>): { seal?: string } {
   const seal = sealSources(sources, env);
@@ -110,7 +105,7 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
   try {
     const doc = opened?.handle.doc;
     // The document names its team directory and workflow file: trusted as this user's troupe sealed them, or as the user names them.
-    const sealed = doc ? sealHolds(doc.seal, sourcesOf(doc), env) : false;
+    const sealed = doc ? documentSealed(doc, env) : false;
     const teamProblem = doc && options.team === undefined ? storedTeamProblem(doc.team.dir, sealed, doc.id) : null;
     if (teamProblem) throw new SessionFileError(`${handle!.location}: ${teamProblem}`);
     const { team, dir } = resolveTeam(options, env, doc);

@@ -2,6 +2,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { closeSync, constants, fstatSync, linkSync, mkdirSync, openSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
+import type { SessionDocument } from '../store/session-file.js';
 
 /** What a session document says it was started with: its team directory and the file its workflow was loaded from. */
 export interface SessionSources {
@@ -86,4 +87,9 @@ export function sealHolds(seal: string | undefined, sources: SessionSources, env
   const expected = sealSources(sources, env);
   if (expected === null || seal.length !== expected.length) return false;
   return timingSafeEqual(Buffer.from(seal), Buffer.from(expected));
+}
+
+/** Whether a stored document's seal is this user's for the team directory and workflow source it names (the plan's own source: what its checks read). */
+export function documentSealed(doc: Pick<SessionDocument, 'seal' | 'team' | 'workflow'>, env: Record<string, string | undefined>): boolean {
+  return sealHolds(doc.seal, { teamDir: doc.team.dir, workflowSource: doc.workflow?.plan?.source ?? doc.workflow?.source ?? null }, env);
 }

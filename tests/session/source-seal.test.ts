@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ScriptedModel } from '../../src/llm/scripted-model.js';
 import { openSession } from '../../src/session/open-session.js';
 import { sealHolds, sealKeyPath, sealSources } from '../../src/session/source-seal.js';
+import { forkSession } from '../../src/store/fork.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { loadWorkflowOrThrow } from '../../src/workflow/load/load-workflow.js';
 import { REPO_ROOT, studio } from '../helpers/team.js';
@@ -110,9 +111,17 @@ describe('a resumed workflow session trusts the workflow file its document names
     const store = await storedWorkflow(base, config);
     expect(JSON.parse(store.docs.get('w')!).seal).toMatch(/^[0-9a-f]{64}$/);
     expect(await resume(store, base, config)).toBe('resumed');
+    // A fork (troupe fork, the UI's rewind) carries the document's seal: it holds for the sources, not the id.
+    await forkSession(store, { from: 'w', step: 1, id: 'f', now: '2026-01-01T00:00:00.000Z' });
+    expect(await openSession({ store, resume: 'f', cwd: base, env: envOf(config), model: new ScriptedModel([]) }).then((s) => s.stop())).toBeUndefined();
     edit(store, 'w', (doc) => {
       doc.workflow.source = doc.workflow.plan.source = join(base, 'flows', 'other.json');
     });
+    // A fork of a forged document is refused as the document is.
+    await forkSession(store, { from: 'w', step: 1, id: 'g', now: '2026-01-01T00:00:00.000Z' });
+    await expect(openSession({ store, resume: 'g', cwd: base, env: envOf(config), model: new ScriptedModel([]) })).rejects.toThrow(
+      /^memory:g: workflow\.plan\.source: .* was not recorded by your troupe/,
+    );
     await expect(resume(store, base, config)).rejects.toThrow(/was not recorded by your troupe/);
   });
 });
