@@ -131,7 +131,9 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
     const base = doc ? doc.checkpoint.snapshot : initialState(def, { id, mode });
     const state: SessionState = doc ? foldJournal(def, base, tail) : base;
     const tailEvents = tail.flatMap((r) => r.events as unknown as TroupeEvent[]);
-    const lastSeq = Math.max(doc?.checkpoint.lastSeq ?? 0, ...tailEvents.map((e) => e.seq));
+    // Not Math.max(...seqs): one argument per event overflowed the stack past ~120,000 events after the checkpoint.
+    let lastSeq = doc?.checkpoint.lastSeq ?? 0;
+    for (const e of tailEvents) if (e.seq > lastSeq) lastSeq = e.seq;
     const meter = options.meter ?? new UsageMeter(loadPriceTable(env));
     const usageNote = doc && storedEvents ? await restoreMeter(meter, { saved: doc.checkpoint.usage, tail: tailEvents, all: storedEvents, location: handle!.location }) : null;
 
