@@ -141,3 +141,13 @@ describe('a name the engine keeps as an object key', () => {
     );
   });
 });
+
+describe('a workflow file of very many values', () => {
+  // Hostile input (500 KB, under the 1 MiB a config may be): states that are 250,000 zeros. The schema check gathers
+  // one issue per bad value, and zod's gathering overflowed the call stack: validate and run said "internal error:
+  // Maximum call stack size exceeded". Refused where the file is parsed, in one line.
+  it('is refused in one line naming the file, before the schema check', () => {
+    const root = project({ 'roles.json': roles, 'w.json': `{"workflow_name":"w","contexts":[{"name":"c"}],"agents":[],"states":[${Array(250_000).fill('0').join(',')}]}` });
+    expect(issues(root)).toEqual(['workflows/w.json: (root): holds more than 20,000 values (objects, arrays, strings, numbers) — a config needs far fewer: keep data out of it']);
+  });
+});
