@@ -10,6 +10,7 @@ import { modelFromEnv } from '../llm/from-env.js';
 import type { Evaluator } from '../kernel/effect-runner.js';
 import { openTeam, type OpenTeam } from '../team/open-team.js';
 import { teamDir as shippedTeamDir } from '../package-root.js';
+import { UserError } from '../errors.js';
 import { SessionFileError } from '../store/load-file.js';
 import { SESSION_SCHEMA_VERSION, type SessionDocument } from '../store/session-file.js';
 import type { Store } from '../store/store.js';
@@ -110,6 +111,8 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
     if (teamProblem) throw new SessionFileError(`${handle!.location}: ${teamProblem}`);
     const { team, dir } = resolveTeam(options, env, doc);
     const plan = options.workflow ?? doc?.workflow?.plan;
+    if (doc && !plan && options.namedWorkflow !== undefined)
+      throw new UserError(`--workflow ${options.namedWorkflow}: session ${doc.id} runs the team ${doc.team.name}, not a workflow — resume it without --workflow`);
     if (doc?.workflow && !plan)
       throw new SessionFileError(
         `${handle!.location}: workflow: the session runs the workflow ${doc.workflow.name}, but its plan was not stored — start it again with troupe run --workflow ${doc.workflow.name}`,

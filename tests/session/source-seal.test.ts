@@ -7,6 +7,7 @@ import { sealHolds, sealKeyPath, sealSources } from '../../src/session/source-se
 import { forkSession } from '../../src/store/fork.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { loadWorkflowOrThrow } from '../../src/workflow/load/load-workflow.js';
+import { cleanEnv, runCli } from '../helpers/cli.js';
 import { REPO_ROOT, studio } from '../helpers/team.js';
 import { tempDirPerTest } from '../helpers/temp-dir.js';
 
@@ -149,5 +150,39 @@ describe('a resumed session trusts the team directory its document names only un
       /^memory:w: team\.dir: .*cloned\/team was not recorded by your troupe \(the document has no seal of yours: it was made elsewhere or edited\) — name the team yourself: troupe resume w --team <dir>$/,
     );
     expect(await resume(store, base, config, { team: REPO_ROOT })).toBe('resumed');
+  });
+});
+
+describe('troupe resume names what the document may not (--workflow, --team)', () => {
+  // The same refusals through the CLI: one line on stderr, and the way on it gives works.
+  it('a session made under another key is refused in one line; with --workflow naming its file it resumes', async () => {
+    const base = temp();
+    const data = join(base, 'data');
+    readOnlyWorkflow(base);
+    const env = (config: string) => cleanEnv({ TROUPE_DATA_DIR: data, XDG_CONFIG_HOME: config });
+    const first = await runCli(['run', '--workflow', 'flows/wf.json', '--input', 'x', '--demo', '--json'], env(join(base, 'theirs')), '', { cwd: base });
+    const id = String(JSON.parse(first.stdout.split('\n')[0]!).session_id);
+    const mine = env(join(base, 'mine'));
+    const refused = await runCli(['resume', id], mine, '', { cwd: base });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^troupe: .*${id}\\.json: workflow\\.plan\\.source: .*flows/wf\\.json was not recorded by your troupe .* — name the workflow it runs yourself: troupe resume ${id.slice(0, 8)} --workflow <the workflow it runs>$`,
+        ),
+      ),
+    ]);
+    const named = await runCli(['resume', id, '--workflow', 'flows/wf.json', '--demo'], mine, '!quit\n', { cwd: base });
+    expect(named.stderr).toBe('');
+    expect(named.code).toBe(0);
+  });
+
+  it('--workflow for a team session is refused in one line', async () => {
+    const base = temp();
+    const env = cleanEnv({ TROUPE_DATA_DIR: join(base, 'data'), XDG_CONFIG_HOME: join(base, 'mine') });
+    const first = await runCli(['run', 'a bonsai game', '--demo', '--json'], env, '', { cwd: base });
+    const id = String(JSON.parse(first.stdout.split('\n')[0]!).session_id);
+    const refused = await runCli(['resume', id, '--workflow', 'coder_reviewer'], env, '', { cwd: base });
+    expect(refused.stderr.trim().split('\n')).toEqual([`troupe: --workflow coder_reviewer: session ${id} runs the team V7 Studio, not a workflow — resume it without --workflow`]);
   });
 });
