@@ -151,3 +151,13 @@ describe('a workflow file of very many values', () => {
     expect(issues(root)).toEqual(['workflows/w.json: (root): holds more than 20,000 values (objects, arrays, strings, numbers) — a config needs far fewer: keep data out of it']);
   });
 });
+
+describe('a role chat whose role id looks like a path', () => {
+  // Hostile input: role:../../etc/passwd was reported as "etc/passwd: agents[0].agent_role: unknown role …", as if
+  // that file had been read; the chat is made in memory, so its issues name it as given.
+  it('names the chat as given, not a file', () => {
+    const root = project({ 'roles.json': roles });
+    const found = loadWorkflow('role:../../etc/passwd', { cwd: root, dirs: [join(root, 'workflows')], team }).issues.map(formatIssue);
+    expect(found).toEqual([expect.stringMatching(/^role:\.\.\/\.\.\/etc\/passwd: agents\[0\]\.agent_role: unknown role "\.\.\/\.\.\/etc\/passwd" — /)]);
+  });
+});
