@@ -14,7 +14,8 @@ const KEY_BYTES = 32;
 
 /** Where this user's seal key is kept: `$XDG_CONFIG_HOME/troupe/seal-key`, else `~/.config/troupe/seal-key` (never the data dir). */
 export function sealKeyPath(env: Record<string, string | undefined>): string {
-  const xdg = env.XDG_CONFIG_HOME;
+  // The key is the OS user's, as the home directory is: a session given an environment of its own without XDG_CONFIG_HOME (an embedder's) still finds the process's.
+  const xdg = env.XDG_CONFIG_HOME ?? process.env.XDG_CONFIG_HOME;
   return join(xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.config'), 'troupe', 'seal-key');
 }
 
