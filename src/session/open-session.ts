@@ -122,6 +122,15 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
       !options.workflow && plan && doc ? trustedPlanSource(plan, sources, { sealed, id: doc.id, ...(options.namedWorkflow !== undefined ? { named: options.namedWorkflow } : {}) }) : null;
     const stored = trusted === null ? null : 'problem' in trusted ? trusted.problem : storedPlanProblem(trusted, sources);
     if (stored) throw new SessionFileError(`${handle!.location}: ${stored}`);
+    // An unsealed document the user vouched for by naming its sources is sealed with them: the next resume needs no naming again.
+    if (doc && handle && !sealed && (typeof options.team === 'string' || options.namedWorkflow !== undefined)) {
+      const source = trusted && !('problem' in trusted) ? trusted.source : null;
+      handle.vouch({
+        team: { ...doc.team, dir },
+        ...(doc.workflow && plan && source !== null ? { workflow: { ...doc.workflow, source, plan: { ...plan, source } } } : {}),
+        ...sealOf({ teamDir: dir, workflowSource: source }, env),
+      });
+    }
     const maxTurns = options.maxTurns ?? doc?.team.maxTurns;
     const tiers = options.tiers ? { tiers: options.tiers } : {};
     const kind = plan ? (await import('./workflow-kind.js')).workflowKind(plan, team, { env, ...tiers, ...(maxTurns !== undefined ? { maxTurns } : {}) }) : teamKind(team, { env, ...tiers });

@@ -476,6 +476,9 @@ export class LowdbStore implements Store {
           throw dataDirError(error, dataDir, `save session ${id} to ${writer.path}`);
         }
       },
+      vouch(sources) {
+        latest = { ...latest, ...sources };
+      },
       checkpoint: (checkpoint, meta, options = {}) => {
         if (closed) throw new Error(`session ${id} is closed`);
         if (checkpoint.records !== writer.records) throw new Error(`session ${id}: a checkpoint of ${checkpoint.records} journal lines, but the journal has ${writer.records}`);

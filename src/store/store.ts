@@ -32,6 +32,11 @@ export interface SessionHandle {
    * power failure (once per handle: a name made durable stays). Rejects when it could not be flushed.
    */
   flush(options?: { sync?: boolean }): Promise<void>;
+  /**
+   * Takes the sources the user named on resuming (the team directory, the workflow file) and their new seal into
+   * the document: written with the next checkpoint, so the next resume trusts them without being told again.
+   */
+  vouch(sources: Pick<SessionDocument, 'team' | 'workflow' | 'seal'>): void;
   /** Releases the session for other processes, once a checkpoint write in flight has settled. */
   close(): Promise<void>;
   /** Removes a session that never started (it has no brief, so nothing to resume or show) and releases it. */

@@ -149,6 +149,10 @@ describe('a resumed session trusts the team directory its document names only un
     await expect(resume(store, base, config)).rejects.toThrow(
       /^memory:w: team\.dir: .*cloned\/team was not recorded by your troupe \(the document has no seal of yours: it was made elsewhere or edited\) — name the team yourself: troupe resume w --team <dir>$/,
     );
+    // The user naming the copy vouches for it: sealed with it, the next resume opens it without being told again.
+    expect(await resume(store, base, config, { team: forger })).toBe('resumed');
+    expect(await resume(store, base, config)).toBe('resumed');
+    expect(JSON.parse(store.docs.get('w')!).team.dir).toBe(forger);
     expect(await resume(store, base, config, { team: REPO_ROOT })).toBe('resumed');
   });
 });
@@ -175,6 +179,10 @@ describe('troupe resume names what the document may not (--workflow, --team)', (
     const named = await runCli(['resume', id, '--workflow', 'flows/wf.json', '--demo'], mine, '!quit\n', { cwd: base });
     expect(named.stderr).toBe('');
     expect(named.code).toBe(0);
+    // Named once, sealed with this user's key: the next resume needs no naming again.
+    const again = await runCli(['resume', id, '--demo'], mine, '!quit\n', { cwd: base });
+    expect(again.stderr).toBe('');
+    expect(again.code).toBe(0);
   });
 
   it('--workflow for a team session is refused in one line', async () => {
