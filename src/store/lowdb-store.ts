@@ -269,7 +269,8 @@ export class LowdbStore implements Store {
     }
   }
 
-  async list(): Promise<StoredEntry[]> {
+  async list(options: { hosted?: (id: string) => boolean } = {}): Promise<StoredEntry[]> {
+    const hosted = options.hosted ?? (() => false);
     const index = this.readIndex();
     let changed = false;
     const entries: StoredEntry[] = [];
@@ -282,10 +283,14 @@ export class LowdbStore implements Store {
         const lockedBy = lockHolder(this.lockOf(id));
         let cached: CachedListing | undefined = index.sessions[id];
         if (cached && !isCachedListing(cached)) cached = undefined;
-        const fresh = cached && cached.mtimeMs === mtimeMs && cached.journalBytes === journalBytes && (cached.folded === true || !this.foldTail);
+        // A session the caller hosts is shown as it runs there: its checkpoint's listing will do.
+        const live = hosted(id);
+        const fresh = cached && cached.mtimeMs === mtimeMs && cached.journalBytes === journalBytes && (cached.folded === true || !this.foldTail || live);
         if (!cached || !fresh) {
-          // An open session's journal is folded too: its document is a checkpoint that may be 31 lines behind (see JournalRecorder).
-          const { listing, folded } = await this.listingAt(id, location, lockedBy !== null);
+          // An open session's journal is folded too: its document is a checkpoint that may be 31 lines behind (see
+          // JournalRecorder). Not a hosted one's: a busy server's listing folded every session it ran (1,000 of
+          // them held its event loop about 2 s, the fold two thirds of it), to show what it knows already.
+          const { listing, folded } = live ? { listing: listingOf(this.load(id, location).file), folded: false } : await this.listingAt(id, location, lockedBy !== null);
           cached = { mtimeMs, journalBytes, folded, listing };
           index.sessions[id] = cached;
           changed = true;
