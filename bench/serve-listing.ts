@@ -44,7 +44,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'troupe-serve-listing-'));
   const model = new StallingModel();
   const host = new SessionHost({
-    store: new LowdbStore(dir, process.env.LISTING_NO_FOLD ? {} : { foldTail: foldStoredTail }),
+    store: new LowdbStore(dir, process.env.LISTING_NO_FOLD ? {} : { foldTail: async (doc, tail) => foldStoredTail(doc, tail) }),
     team: openTeam(PACKAGE_ROOT, {}, {}),
     teamDir: PACKAGE_ROOT,
     env: {},

@@ -444,7 +444,8 @@ export class LowdbStore implements Store {
    */
   private syncSessions(): Promise<void> {
     if (this.fs !== NODE_DOCUMENT_FS) return syncDirectoryAsync(this.dir, this.fs);
-    const directory = (this.directory ??= new Promise<number>((resolve, reject) => open(this.dir, constants.O_RDONLY | constants.O_DIRECTORY, (error, fd) => (error ? reject(error) : resolve(fd)))));
+    this.directory ??= new Promise<number>((resolve, reject) => open(this.dir, constants.O_RDONLY | constants.O_DIRECTORY, (error, fd) => (error ? reject(error) : resolve(fd))));
+    const directory = this.directory;
     return directory
       .then((fd) => new Promise<void>((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve()))))
       .catch((error: unknown) => {

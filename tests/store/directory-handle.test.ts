@@ -40,6 +40,10 @@ describe('the sessions directory is flushed through one handle the store keeps (
       await session.stop();
     }
     expect(handlesOn(dir)).toBe(1);
-    expect(readdirSync(dir).filter((f) => f.endsWith('.json') && f !== 'index.json').sort()).toEqual(['first.json', 'second.json']);
+    expect(
+      readdirSync(dir)
+        .filter((f) => f.endsWith('.json') && f !== 'index.json')
+        .sort(),
+    ).toEqual(['first.json', 'second.json']);
   });
 });
