@@ -259,6 +259,16 @@ export class LowdbStore implements Store {
     }
   }
 
+  async document(id: string): Promise<SessionDocument> {
+    const path = this.pathOf(id);
+    this.mustExist(id, path);
+    try {
+      return this.load(id, path).file;
+    } catch (error) {
+      throw dataDirError(error, this.dataDir, `read session ${id}`);
+    }
+  }
+
   private mustExist(id: string, path: string): void {
     if (existsSync(path)) return;
     checkDataDir(this.dataDir);

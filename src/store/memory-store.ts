@@ -74,6 +74,10 @@ export class MemoryStore implements Store {
     return { doc, events: records.flatMap((r) => r.events as unknown as TroupeEvent[]), records };
   }
 
+  async document(id: string): Promise<SessionDocument> {
+    return this.parse(id).file;
+  }
+
   async ids(): Promise<string[]> {
     return [...this.docs.keys()];
   }

@@ -65,6 +65,8 @@ export interface Store {
   open(id: string, options?: { recentEvents?: number }): Promise<OpenedSession>;
   /** Reads a session without opening it (show, export, history). */
   read(id: string): Promise<ReadSession>;
+  /** Reads a session's document alone (its journal neither read nor checked); without it, `read` gives it. */
+  document?(id: string): Promise<SessionDocument>;
   /**
    * Every stored session, newest first; unreadable ones are listed with their error. Sessions `hosted` answers
    * true for run in the caller's process, which shows them as they run: their listing is their checkpoint's (the
