@@ -32,6 +32,11 @@ export interface SessionHandle {
    * power failure (once per handle: a name made durable stays). Rejects when it could not be flushed.
    */
   flush(options?: { sync?: boolean }): Promise<void>;
+  /**
+   * Takes the sources the user named on resuming (the team directory, the workflow file) and their new seal into
+   * the document: written with the next checkpoint, so the next resume trusts them without being told again.
+   */
+  vouch(sources: Pick<SessionDocument, 'team' | 'workflow' | 'seal'>): void;
   /** Releases the session for other processes, once a checkpoint write in flight has settled. */
   close(): Promise<void>;
   /** Removes a session that never started (it has no brief, so nothing to resume or show) and releases it. */
@@ -65,8 +70,14 @@ export interface Store {
   open(id: string, options?: { recentEvents?: number }): Promise<OpenedSession>;
   /** Reads a session without opening it (show, export, history). */
   read(id: string): Promise<ReadSession>;
-  /** Every stored session, newest first; unreadable ones are listed with their error. */
-  list(): Promise<StoredEntry[]>;
+  /** Reads a session's document alone (its journal neither read nor checked); without it, `read` gives it. */
+  document?(id: string): Promise<SessionDocument>;
+  /**
+   * Every stored session, newest first; unreadable ones are listed with their error. Sessions `hosted` answers
+   * true for run in the caller's process, which shows them as they run: their listing is their checkpoint's (the
+   * journal lines after it are not folded).
+   */
+  list(options?: { hosted?: (id: string) => boolean }): Promise<StoredEntry[]>;
   /** The ids of every stored session (cheap: nothing is parsed). */
   ids(): Promise<string[]>;
   /** Where a session keeps its own files (agents' workspaces), when the store is on disk. */
