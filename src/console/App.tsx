@@ -90,7 +90,7 @@ export function App() {
   // The list shows the open session's status as the console does (its view followed by the stream), not up to one poll later.
   useEffect(() => {
     if (view) void list();
-  }, [view?.id, view?.status]);
+  }, [view?.id, view?.status, view?.hosted]);
 
   const select = (next: string) => {
     location.hash = encodeURIComponent(next);

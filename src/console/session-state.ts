@@ -66,7 +66,7 @@ export function atWork(view: SessionViewJson): boolean {
  */
 export function followList(sessions: readonly ListItem[], shown: SessionViewJson | null): readonly ListItem[] {
   if (!shown || !atWork(shown)) return sessions;
-  return sessions.map((s) => (s.id === shown.id && s.status !== 'running' ? { ...s, status: 'running', statusText: 'running', hosted: true } : s));
+  return sessions.map((s) => (s.id === shown.id && (s.status !== 'running' || !s.hosted) ? { ...s, status: 'running', statusText: 'running', hosted: true } : s));
 }
 
 /** Folds one event into the console's state (pure): its items go to the transcript, live turns follow the deltas. */

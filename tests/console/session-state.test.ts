@@ -56,6 +56,8 @@ describe("the console's view of a stream", () => {
     // Once a turn streams again, the server runs it.
     const live = fold([ev('agent_started', { turn_id: 't2', persona: 'implementer_a', branch: 'impl_a', path: 'implement.impl_a.work' })]).live;
     expect(atWork(followStream(interrupted, live))).toBe(true);
+    // Continued: its line said interrupted (running in no server); it runs here now, so it says running (the status did not change, the server did).
+    expect(followList([line], followStream(interrupted, live))).toEqual([{ ...line, statusText: 'running', hosted: true }]);
   });
 
   it("reads the server's JSON with every string as the terminal shows it: no escape sequence, control character or bidi override left to act (tests/fixtures/terminal/hostile.json)", () => {
