@@ -26,37 +26,22 @@ export function commonDataBytes(data: object): number {
 }
 
 /**
- * jsonBytes of an evaluation's answer without its own common_data (`rest`), and of that common_data (`held`): the same
- * figures as writing them out, with each common_data (the answer's, its chained parts') counted once per object. An
- * object's JSON is its members' JSON joined, so the sum of their bytes is exact.
+ * jsonBytes of an evaluation's answer without its own common_data (`rest`), and of that common_data (`held`): the
+ * same figures as writing each out, from one writing of the whole answer (native, whatever it holds) and the
+ * common_data's size counted once per object. `{"common_data":<held>,<rest's members>}`: rest is what is left
+ * without `"common_data":`, the held bytes and the comma that joined them to any other member.
  */
 export function answerBytes(answer: Record<string, unknown>): { held: number; rest: number } {
-  return { held: memberBytes('common_data', answer.common_data) ?? 0, rest: objectBytes(answer, 'common_data') };
+  const total = jsonBytes(answer);
+  const data = answer.common_data;
+  const held = data !== null && typeof data === 'object' && Object.getPrototypeOf(data) === Object.prototype && typeof (data as { toJSON?: unknown }).toJSON !== 'function' ? commonDataBytes(data) : jsonBytes(data);
+  // Not written (undefined): the answer is its rest.
+  if (held === 0) return { held, rest: total };
+  const left = total - COMMON_DATA_KEY_BYTES - held;
+  return { held, rest: left > 2 ? left - 1 : left };
 }
 
-// Bytes of a plain object's JSON, without the member `without`.
-function objectBytes(o: Record<string, unknown>, without: string | null): number {
-  let bytes = 2;
-  let members = 0;
-  for (const key of Object.keys(o)) {
-    if (key === without) continue;
-    const b = memberBytes(key, o[key]);
-    if (b === undefined) continue;
-    bytes += Buffer.byteLength(JSON.stringify(key), 'utf8') + 1 + b;
-    members += 1;
-  }
-  return bytes + Math.max(0, members - 1);
-}
-
-// Bytes of one member's value as JSON (undefined: not written): a common_data object by its memo, a chained part member by member.
-function memberBytes(key: string, v: unknown): number | undefined {
-  if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype && typeof (v as { toJSON?: unknown }).toJSON !== 'function') {
-    if (key === 'common_data') return commonDataBytes(v);
-    if (key === 'next') return objectBytes(v as Record<string, unknown>, null);
-  }
-  const text = JSON.stringify(v);
-  return text === undefined ? undefined : Buffer.byteLength(text, 'utf8');
-}
+const COMMON_DATA_KEY_BYTES = '"common_data":'.length;
 
 /** Sizes as people read them (KiB, MiB). */
 export function sizeOf(bytes: number): string {
