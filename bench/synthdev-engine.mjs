@@ -5,6 +5,7 @@
 // first run; settled: CPU per state of the runs from `settled` on, once V8 has compiled the hot code). Run by
 // bench/synthdev.bench.ts in a process of its own.
 import { join } from 'node:path';
+import { mainThreadMs } from './main-thread-cpu.mjs';
 import { pathToFileURL } from 'node:url';
 import { instantReply } from './synthdev-script.mjs';
 
@@ -41,27 +42,34 @@ let first = 0;
 let wall = 0;
 let states = 0;
 let settledCpu = 0;
+// The main thread's own CPU over the same runs (null: no /proc).
+let main = 0;
+let settledMain = 0;
 let settledStates = 0;
 for (let run = 0; run < runs; run++) {
   const machine = new WorkflowStateMachine(config, toolManager, null, { addUsage() {} });
   await machine.loadWorkflow(workflowFile);
   runCalls = 0;
   const t0 = performance.now();
+  const m0 = mainThreadMs();
   const c0 = process.cpuUsage();
   const result = await machine.executeWorkflow('grocery_store_test', 'I need pasta, tomatoes and bread for six.');
   const used = process.cpuUsage(c0);
+  const usedMain = m0 === null ? null : mainThreadMs() - m0;
   if (!result.success) throw new Error(`SynthDev's run failed: ${result.error}`);
   // The first run pays for loading and compiling; the next `warm - 1` for the JIT warming up (troupe has more code to warm).
   if (run === 0) first = (used.user + used.system) / 1000;
   if (run >= settledFrom) {
     settledCpu += (used.user + used.system) / 1000;
+    settledMain += usedMain ?? 0;
     settledStates += result.states_visited.length;
   }
   if (run < warm || run >= warm + measured) continue;
   cpu += (used.user + used.system) / 1000;
+  main += usedMain ?? 0;
   wall += performance.now() - t0;
   states += result.states_visited.length;
 }
 process.stdout.write(
-  `${JSON.stringify({ cpuPerState: cpu / states, wallPerState: wall / states, statesPerRun: states / measured, firstCpuPerState: first / (states / measured), settledCpuPerState: settledStates ? settledCpu / settledStates : null, calls })}\n`,
+  `${JSON.stringify({ cpuPerState: cpu / states, wallPerState: wall / states, statesPerRun: states / measured, firstCpuPerState: first / (states / measured), settledCpuPerState: settledStates ? settledCpu / settledStates : null, mainCpuPerState: mainThreadMs() === null ? null : main / states, settledMainCpuPerState: mainThreadMs() !== null && settledStates ? settledMain / settledStates : null, calls })}\n`,
 );

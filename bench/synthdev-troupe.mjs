@@ -8,6 +8,7 @@
 // settled: CPU per state of the runs from `settled` on, once V8 has compiled the hot code). Run by
 // bench/synthdev.bench.ts in a process of its own.
 import { join } from 'node:path';
+import { mainThreadMs } from './main-thread-cpu.mjs';
 import { openSession, loadWorkflowPlan, MemoryStore } from '../dist/index.js';
 import { createSandboxEvaluator, sharedSandboxPool } from '../dist/workflow/sandbox/index.js';
 import { hostTierCounts } from '../dist/workflow/sandbox/tier/run.js';
@@ -45,6 +46,9 @@ let first = 0;
 let wall = 0;
 let states = 0;
 let settledCpu = 0;
+// The main thread's own CPU over the same runs (null: no /proc).
+let main = 0;
+let settledMain = 0;
 let settledStates = 0;
 for (let run = 0; run < runs; run++) {
   const evaluator =
@@ -61,10 +65,12 @@ for (let run = 0; run < runs; run++) {
     if (e.type === 'session_ended') ended = e.reason;
   });
   const t0 = performance.now();
+  const m0 = mainThreadMs();
   const c0 = process.cpuUsage();
   session.start('I need pasta, tomatoes and bread for six.');
   await session.settled();
   const used = process.cpuUsage(c0);
+  const usedMain = m0 === null ? null : mainThreadMs() - m0;
   await session.stop();
   await evaluator.close();
   if (!/complete/.test(ended)) throw new Error(`troupe's run did not complete: ${ended || 'no end'}`);
@@ -73,14 +79,16 @@ for (let run = 0; run < runs; run++) {
   if (run === 0 && mode !== 'host' && !process.env.BENCH_NO_POOL_READY) await poolReady();
   if (run >= settledFrom) {
     settledCpu += (used.user + used.system) / 1000;
+    settledMain += usedMain ?? 0;
     settledStates += visited - 1;
   }
   if (run < warm || run >= warm + measured) continue;
   cpu += (used.user + used.system) / 1000;
+  main += usedMain ?? 0;
   wall += performance.now() - t0;
   // SynthDev counts the states it executed; troupe enters `stop` too, which runs nothing.
   states += visited - 1;
 }
 process.stdout.write(
-  `${JSON.stringify({ cpuPerState: cpu / states, wallPerState: wall / states, statesPerRun: states / measured, firstCpuPerState: first / (states / measured), settledCpuPerState: settledStates ? settledCpu / settledStates : null, tier: hostTierCounts.tier, sandbox: hostTierCounts.sandbox })}\n`,
+  `${JSON.stringify({ cpuPerState: cpu / states, wallPerState: wall / states, statesPerRun: states / measured, firstCpuPerState: first / (states / measured), settledCpuPerState: settledStates ? settledCpu / settledStates : null, mainCpuPerState: mainThreadMs() === null ? null : main / states, settledMainCpuPerState: mainThreadMs() !== null && settledStates ? settledMain / settledStates : null, tier: hostTierCounts.tier, sandbox: hostTierCounts.sandbox })}\n`,
 );

@@ -29,7 +29,18 @@ const RUNS_PER_PROCESS = SETTLED_FROM + (QUICK ? 3 : 10);
 const RUNS = QUICK ? 3 : 5;
 const here = fileURLToPath(new URL('.', import.meta.url));
 
-type Figures = { cpuPerState: number; wallPerState: number; statesPerRun: number; firstCpuPerState: number; settledCpuPerState: number; tier?: number; sandbox?: number };
+type Figures = {
+  cpuPerState: number;
+  wallPerState: number;
+  statesPerRun: number;
+  firstCpuPerState: number;
+  settledCpuPerState: number;
+  /** The main thread's own CPU per state (null: no /proc), in both windows. */
+  mainCpuPerState: number | null;
+  settledMainCpuPerState: number | null;
+  tier?: number;
+  sandbox?: number;
+};
 
 /** Runs one child and reads its JSON line (`workflow`: a copy of grocery_store_test to run instead). */
 function child(script: string, args: string[], dir: string, workflow?: string): Promise<Figures> {
@@ -60,7 +71,7 @@ export default async function synthdev(): Promise<void> {
     );
     return;
   }
-  const { states, cpu, first, settled, jobs } = await sideBySide(dir, RUNS);
+  const { states, cpu, first, settled, main, settledMain, jobs } = await sideBySide(dir, RUNS);
   const base = median(cpu.synthdev!);
   process.stdout.write(
     `SynthDev's grocery_store_test (its script.js and roles), ${ROUNDS} customer rounds (${states.synthdev} states a run), instant scripted answers; CPU per state, median of ${RUNS} interleaved processes, each measuring ${MEASURED} runs after ${WARM} to warm up:\n`,
@@ -78,6 +89,7 @@ export default async function synthdev(): Promise<void> {
     `  a process's first run (loading and compiling included): SynthDev ${ms(f('synthdev'))}; troupe pool ${ms(f('pool'))} = ${ratio(f('pool'), f('synthdev'))}, calling thread ${ms(f('inline'))} = ${ratio(f('inline'), f('synthdev'))}, host functions ${ms(f('host'))} = ${ratio(f('host'), f('synthdev'))}\n`,
   );
   process.stdout.write(settledLine(settled, ['tier', 'pool', 'inline', 'host']));
+  process.stdout.write(mainThreadLine(main, settledMain));
   await synthdevAtLimit(dir);
   await synthdevReading(dir);
 }
@@ -90,22 +102,45 @@ function settledLine(settled: Record<string, number[]>, ways: string[]): string 
   return `  once compiled (runs ${SETTLED_FROM + 1}-${RUNS_PER_PROCESS} of the same processes): SynthDev ${ms(base)}; troupe ${ways.map(of).join(', ')}\n`;
 }
 
+/**
+ * The main thread's own CPU per state (Linux), tier and host functions against SynthDev, in both windows: what is
+ * left of runs 6-9 without V8's compiler and collector threads (measured: about half of troupe's CPU there).
+ * Clock ticks of 10 ms summed over the runs: a figure to a few percent.
+ */
+function mainThreadLine(main: Record<string, number[]>, settledMain: Record<string, number[]>): string {
+  if (main.synthdev!.length === 0) return '';
+  const of = (m: Record<string, number[]>, way: string) => `${ms(median(m[way]!))} = ${ratio(median(m[way]!), median(m.synthdev!))}`;
+  return `  the main thread alone (no compiler or collector threads): runs ${WARM + 1}-${WARM + MEASURED} SynthDev ${ms(median(main.synthdev!))}, troupe tier ${of(main, 'tier')}, host functions ${of(main, 'host')}; runs ${SETTLED_FROM + 1}-${RUNS_PER_PROCESS} SynthDev ${ms(median(settledMain.synthdev!))}, troupe tier ${of(settledMain, 'tier')}, host functions ${of(settledMain, 'host')}\n`;
+}
+
 /** The four runs interleaved, `runs` times: each one's states per run, CPU per state after the warm-up, and in a process's first run. */
 async function sideBySide(
   dir: string,
   runs: number,
   workflow?: string,
-): Promise<{ states: Record<string, number>; cpu: Record<string, number[]>; first: Record<string, number[]>; settled: Record<string, number[]>; jobs: { tier: number; sandbox: number } }> {
+): Promise<{
+  states: Record<string, number>;
+  cpu: Record<string, number[]>;
+  first: Record<string, number[]>;
+  settled: Record<string, number[]>;
+  main: Record<string, number[]>;
+  settledMain: Record<string, number[]>;
+  jobs: { tier: number; sandbox: number };
+}> {
   const states: Record<string, number> = {};
   const cpu: Record<string, number[]> = { synthdev: [], tier: [], pool: [], inline: [], host: [] };
   const first: Record<string, number[]> = { synthdev: [], tier: [], pool: [], inline: [], host: [] };
   const settled: Record<string, number[]> = { synthdev: [], tier: [], pool: [], inline: [], host: [] };
+  const main: Record<string, number[]> = { synthdev: [], tier: [], pool: [], inline: [], host: [] };
+  const settledMain: Record<string, number[]> = { synthdev: [], tier: [], pool: [], inline: [], host: [] };
   const jobs = { tier: 0, sandbox: 0 };
   const take = (name: string) => (f: Figures) => {
     states[name] = f.statesPerRun;
     cpu[name]!.push(f.cpuPerState);
     first[name]!.push(f.firstCpuPerState);
     settled[name]!.push(f.settledCpuPerState);
+    if (f.mainCpuPerState !== null) main[name]!.push(f.mainCpuPerState);
+    if (f.settledMainCpuPerState !== null) settledMain[name]!.push(f.settledMainCpuPerState);
     if (name === 'tier') {
       jobs.tier += f.tier ?? 0;
       jobs.sandbox += f.sandbox ?? 0;
@@ -121,7 +156,7 @@ async function sideBySide(
     inline: () => child('synthdev-troupe.mjs', ['inline', rounds, ...windows], dir, workflow).then(take('inline')),
     host: () => child('synthdev-troupe.mjs', ['host', rounds, ...windows], dir, workflow).then(take('host')),
   });
-  return { states, cpu, first, settled, jobs };
+  return { states, cpu, first, settled, main, settledMain, jobs };
 }
 
 // The conversation of the run above stays under its max_length (30,000 characters; it reaches about 6,000):
