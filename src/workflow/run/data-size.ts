@@ -34,7 +34,10 @@ export function commonDataBytes(data: object): number {
 export function answerBytes(answer: Record<string, unknown>): { held: number; rest: number } {
   const total = jsonBytes(answer);
   const data = answer.common_data;
-  const held = data !== null && typeof data === 'object' && Object.getPrototypeOf(data) === Object.prototype && typeof (data as { toJSON?: unknown }).toJSON !== 'function' ? commonDataBytes(data) : jsonBytes(data);
+  const held =
+    data !== null && typeof data === 'object' && Object.getPrototypeOf(data) === Object.prototype && typeof (data as { toJSON?: unknown }).toJSON !== 'function'
+      ? commonDataBytes(data)
+      : jsonBytes(data);
   // Not written (undefined): the answer is its rest.
   if (held === 0) return { held, rest: total };
   const left = total - COMMON_DATA_KEY_BYTES - held;
