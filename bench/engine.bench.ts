@@ -29,12 +29,18 @@ import type { SessionHandle } from '../src/store/store.js';
 import { layerBreakdown } from './layer-breakdown.js';
 import { generatedTeam } from './team-fixtures.js';
 import { interleaved, median, ms, QUICK, ratio } from './stats.js';
+import { mainThreadCpu, threadCpuKnown } from './thread-cpu.js';
 
 const TURNS = 200;
 // Session figures are per transition from this turn on: opening, starting and ending a session are not transitions.
 const FROM_TURN = 20;
 const STEP_RUNS = QUICK ? 5 : 9;
 const SESSION_RUNS = QUICK ? 5 : 15;
+// Rounds of whole sessions (every variant) before any is timed. V8 optimises the CLI path's code over several
+// sessions: after 2 rounds its helper threads still compiled ~50 µs of CPU per transition (main thread + helpers,
+// 8 personas: cli 123+66 at round 2, 80+6 from round 11 on; bare 55+18, 45+6), so the CPU ratio measured the
+// JIT's warm-up, not the layers. From 10 on the helpers' CPU is the collector's, alike for every variant.
+const SESSION_WARMUP = Number(process.env.ENGINE_SESSION_WARMUP ?? (QUICK ? 2 : 10));
 
 /**
  * Deterministic pseudo-random handoffs with two alternatives and a key decision of their own, with usage (as
@@ -102,16 +108,20 @@ export function open(loaded: LoadedTeam): MachineDefinition {
 
 type Layers = { memory: boolean; store: boolean };
 
+// The main thread's CPU (ms; the process's where it cannot be told apart).
+const mainCpu = mainThreadCpu();
+
 /**
  * Per transition from turn FROM_TURN to TURNS of a session on an instant model, with the given layers of
- * the CLI path: wall time, and the process's CPU time (which a busy machine inflates less).
+ * the CLI path: wall time, and the process's CPU time (which a busy machine inflates less) and its main
+ * thread's (the rest is V8's helper threads: the collector, the optimising compiler).
  */
 export async function sessionPerTransition(
   loaded: LoadedTeam,
   def: MachineDefinition,
   layers: Layers,
   measure: (on: boolean) => void = () => {},
-): Promise<{ wall: number; cpu: number; summaries: number; transitions: number }> {
+): Promise<{ wall: number; cpu: number; main: number; summaries: number; transitions: number }> {
   const dir = layers.store ? mkdtempSync(join(tmpdir(), 'troupe-bench-')) : null;
   const model = new InstantModel(def.agents.map((a) => a.id));
   const session = await openSession({
@@ -125,18 +135,20 @@ export async function sessionPerTransition(
   let transitions = 0;
   let t0 = 0;
   let c0 = process.cpuUsage();
+  let m0 = 0;
   let s0 = 0;
-  const took = { wall: 0, cpu: 0, summaries: 0, transitions: 0 };
+  const took = { wall: 0, cpu: 0, main: 0, summaries: 0, transitions: 0 };
   session.subscribe((e) => {
     if (e.type === 'transition') transitions++;
     if (e.type !== 'agent_message') return;
     if (e.turn === FROM_TURN) {
-      [t0, c0, transitions, s0] = [performance.now(), process.cpuUsage(), 0, model.summaries];
+      [t0, c0, m0, transitions, s0] = [performance.now(), process.cpuUsage(), mainCpu(), 0, model.summaries];
       measure(true);
     }
     if (e.turn >= TURNS) {
       measure(false);
       const cpu = process.cpuUsage(c0);
+      took.main = (mainCpu() - m0) / transitions;
       took.transitions = transitions;
       took.wall = (performance.now() - t0) / transitions;
       took.cpu = (cpu.user + cpu.system) / 1000 / transitions;
@@ -172,6 +184,18 @@ async function journalOfSession(loaded: LoadedTeam, def: MachineDefinition): Pro
   rmSync(dir, { recursive: true, force: true });
   const first = records.findIndex((r) => r.events.some((e) => e.type === 'agent_message' && (e as { turn?: number }).turn === FROM_TURN));
   return records.slice(first + 1);
+}
+
+/** A journal record with only what replaying step() cannot recompute: its input, the facts before it, the calls it starts (agent_started). */
+function unreplayablePart(record: JournalRecord): JournalRecord {
+  if (!record.input) return record;
+  const facts = record.facts ?? 0;
+  return { ...record, events: record.events.filter((e, i) => i < facts || e.type === 'agent_started') };
+}
+
+/** Bytes of the records' JSON (slimmed as a journal line holds them). */
+function bytesOf(records: readonly JournalRecord[]): number {
+  return records.reduce((n, r, i) => n + JSON.stringify(slimRecord({ ...r, n: i + 1 }, 'bench')).length, 0);
 }
 
 /**
@@ -330,7 +354,9 @@ export default async function engine(): Promise<void> {
     process.stdout.write(`  ${name.padEnd(13)} ${row}   2,000/20 turns ${flat} CPU${name.startsWith('200') ? '   (target <= 30 µs at 200 personas and 2,000 turns)' : ''}\n`);
   }
 
-  process.stdout.write(`\nper transition of a session on an instant model, turns ${FROM_TURN}-${TURNS} (median of ${SESSION_RUNS} interleaved runs after 2 warm-up rounds):\n`);
+  process.stdout.write(
+    `\nper transition of a session on an instant model, turns ${FROM_TURN}-${TURNS} (median of ${SESSION_RUNS} interleaved runs after ${SESSION_WARMUP} warm-up rounds; CPU${threadCpuKnown() ? ' = main thread + helpers (V8: collector, compiler)' : ', the process'}):\n`,
+  );
   const variants: Record<string, Layers> = {
     bare: { memory: false, store: false },
     memory: { memory: true, store: false },
@@ -339,6 +365,7 @@ export default async function engine(): Promise<void> {
   };
   for (const [t, [name, loaded]] of teams.entries()) {
     const cpu: Record<string, number[]> = {};
+    const main: Record<string, number[]> = {};
     const summaries: Record<string, number[]> = {};
     const tasks = Object.fromEntries(
       Object.entries(variants).map(([v, layers]) => [
@@ -346,21 +373,27 @@ export default async function engine(): Promise<void> {
         async () => {
           const took = await sessionPerTransition(loaded, defs[t]!, layers);
           (cpu[v] ??= []).push(took.cpu);
+          (main[v] ??= []).push(took.main);
           (summaries[v] ??= []).push(took.summaries);
           return took.wall;
         },
       ]),
     );
-    const s = await interleaved(SESSION_RUNS, 2, tasks);
+    const s = await interleaved(SESSION_RUNS, SESSION_WARMUP, tasks);
     const bare = median(s.bare!);
     const cli = median(s.cli!);
     // The CPU samples include the warm-up rounds' too; medians of the timed rounds only.
     const cpuOf = (v: string) => median(cpu[v]!.slice(-SESSION_RUNS));
+    const mainOf = (v: string) => median(main[v]!.slice(-SESSION_RUNS));
+    // Each session's helpers' CPU is its total less its main thread's, the median of those.
+    const helpersOf = (v: string) => median(cpu[v]!.slice(-SESSION_RUNS).map((c, i) => c - main[v]!.slice(-SESSION_RUNS)[i]!));
+    const signed = (x: number) => `${x < 0 ? '-' : '+'}${ms(Math.abs(x))}`;
+    const split = (v: string) => (threadCpuKnown() ? `: main ${signed(mainOf(v) - mainOf('bare'))}, helpers ${signed(helpersOf(v) - helpersOf('bare'))}` : '');
     // Absolute CPU each layer adds, beside the ratios (work both paths share makes every ratio larger as it gets faster).
-    const part = (v: string) => `${v} ${ms(median(s[v]!))} (${ratio(median(s[v]!), bare)}; CPU ${ratio(cpuOf(v), cpuOf('bare'))}, +${ms(cpuOf(v) - cpuOf('bare'))} CPU)`;
+    const part = (v: string) => `${v} ${ms(median(s[v]!))} (${ratio(median(s[v]!), bare)}; CPU ${ratio(cpuOf(v), cpuOf('bare'))}, +${ms(cpuOf(v) - cpuOf('bare'))} CPU${split(v)})`;
     const summaryCalls = median(summaries.memory!.slice(-SESSION_RUNS));
     process.stdout.write(
-      `  ${name}: user path ÷ bare = ${ratio(cpuOf('cli'), cpuOf('bare'))} CPU, ${ratio(cli, bare)} wall: the CLI path (memory, journal on disk) ${ms(cli)} (CPU ${ms(cpuOf('cli'))}) vs the bare session (full-history prompt, parse, events, meter) ${ms(bare)} (CPU ${ms(cpuOf('bare'))})   (target <= 1.3x)\n`,
+      `  ${name}: user path ÷ bare = ${ratio(cpuOf('cli'), cpuOf('bare'))} CPU${threadCpuKnown() ? ` (main thread ${ratio(mainOf('cli'), mainOf('bare'))}: ${ms(mainOf('cli'))} vs ${ms(mainOf('bare'))}; helpers ${ms(helpersOf('cli'))} vs ${ms(helpersOf('bare'))})` : ''}, ${ratio(cli, bare)} wall: the CLI path (memory, journal on disk) ${ms(cli)} (CPU ${ms(cpuOf('cli'))}) vs the bare session (full-history prompt, parse, events, meter) ${ms(bare)} (CPU ${ms(cpuOf('bare'))})   (target <= 1.3x)\n`,
     );
     process.stdout.write(`    layers: ${['memory', 'store'].map(part).join(' · ')}; both +${ms(cpuOf('cli') - cpuOf('bare'))} CPU (target <= +${ms(0.3 * cpuOf('bare'))})\n`);
     const records = await journalOfSession(loaded, defs[t]!);
@@ -370,6 +403,14 @@ export default async function engine(): Promise<void> {
     const storeCpu = cpuOf('store') - cpuOf('bare');
     process.stdout.write(
       `    store floor (its ${(records.length / records.filter((r) => r.input?.type === 'agent_completed').length).toFixed(1)} lines per transition slimmed, stringified, screened, sealed, one write per line, no session): ${ms(floor)} CPU; the store layer is +${ms(storeCpu)} = ${ratio(storeCpu, floor)} its floor\n`,
+    );
+    // What a line would cost holding only what replaying step() cannot recompute (a journal format not written).
+    const unreplayable = records.map(unreplayablePart);
+    const replayFloors: number[] = [];
+    for (let i = 0; i < SESSION_RUNS + 2; i++) replayFloors.push(storeFloor(unreplayable));
+    const replayFloor = median(replayFloors.slice(2));
+    process.stdout.write(
+      `      the same lines holding only what replaying step() cannot recompute (the input, the facts before it, the calls it starts; ${(bytesOf(unreplayable) / bytesOf(records)).toFixed(2)} of the bytes): floor ${ms(replayFloor)} CPU, ${ms(floor - replayFloor)} less per transition (the events would be recomputed at every read)\n`,
     );
     const stages = storeFloorStages(records, SESSION_RUNS);
     process.stdout.write(

@@ -3,7 +3,7 @@
 // to every reader serialised and redacted once, so the server's event loop stays free: /healthz answers in
 // under 10 ms (the target) while they connect and read.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, openSync, readSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Session } from 'node:inspector/promises';
@@ -16,6 +16,7 @@ import { CODE, serveModules } from './code-under-test.js';
 import { allocationSites, type HeapProfileNode, sampleAllocations } from './allocation-sites.js';
 import { blameLine, blameSlowProbes, blameTally, type CpuProfile, holdTally, type LoopGap, slowProbeTimelines } from './probe-blame.js';
 import { median, QUICK } from './stats.js';
+import { mainThreadCpu } from './thread-cpu.js';
 
 const READERS = Number(process.env.FANOUT_READERS ?? (QUICK ? 300 : 1000));
 // Each reader reads this many deltas (a delta every 5 ms: about 3 s of streaming).
@@ -49,27 +50,6 @@ async function runProfiler(): Promise<{ stop: () => Promise<CpuProfile | null> }
       return profile as unknown as CpuProfile;
     },
   };
-}
-
-/** Milliseconds of CPU this process's main thread has used (Linux: its schedstat, in nanoseconds); the whole process's elsewhere. */
-function mainThreadCpu(): () => number {
-  try {
-    // Read into one buffer from a file kept open: a readFileSync every tick was about 1 MiB of the 17 MiB the
-    // server's process allocated while the readers read (its options, its buffer, its string), measured as the server's.
-    const fd = openSync(`/proc/self/task/${process.pid}/schedstat`, 'r');
-    const bytes = Buffer.alloc(128);
-    return () => {
-      const n = readSync(fd, bytes, 0, bytes.length, 0);
-      let ns = 0;
-      for (let i = 0; i < n && bytes[i] !== 0x20; i++) ns = ns * 10 + bytes[i]! - 0x30;
-      return ns / 1e6;
-    };
-  } catch {
-    return () => {
-      const used = process.cpuUsage();
-      return (used.user + used.system) / 1000;
-    };
-  }
 }
 
 /** Streams a long answer a word every EVERY_MS, then hands to the next persona, for ever (the bench stops it). */

@@ -87,7 +87,7 @@ export function App() {
   useEffect(() => {
     if (events.ended) void list();
   }, [events.ended]);
-  // The list shows the open session's status as its view does, not up to one poll later.
+  // The list shows the open session's status as the console does (its view followed by the stream), not up to one poll later.
   useEffect(() => {
     if (view) void list();
   }, [view?.id, view?.status]);
@@ -122,7 +122,11 @@ export function App() {
         <div class="layout">
           <aside class="left" aria-label="Sessions">
             <NewSession catalog={catalog} onCreated={select} />
-            <SessionList sessions={sessions} current={id} onSelect={select} />
+            <SessionList
+              sessions={current ? sessions.map((s) => (s.id === current.id && s.status !== current.status ? { ...s, status: current.status } : s)) : sessions}
+              current={id}
+              onSelect={select}
+            />
           </aside>
           <main class="center" aria-label="Session">
             {!id || !view || !shown ? (
