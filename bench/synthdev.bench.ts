@@ -105,7 +105,6 @@ function settledLine(settled: Record<string, number[]>, ways: string[]): string 
 /**
  * The main thread's own CPU per state (Linux), tier and host functions against SynthDev, in both windows: what is
  * left of runs 6-9 without V8's compiler and collector threads (measured: about half of troupe's CPU there).
- * Clock ticks of 10 ms summed over the runs: a figure to a few percent.
  */
 function mainThreadLine(main: Record<string, number[]>, settledMain: Record<string, number[]>): string {
   if (main.synthdev!.length === 0) return '';
