@@ -87,29 +87,6 @@ export function resultData(v: Record<string, unknown>, was?: unknown): { data: R
   return { data: was !== undefined && sameData(data, was) ? (was as Record<string, unknown>) : data, bound: budget.bytes, least: budget.least };
 }
 
-// Engine data as the tier found it: its bounds when a part that never reached it may answer with it as it is, null when not.
-const asItIs = new WeakMap<object, { bound: number; least: number } | null>();
-
-/**
- * For common_data a part did not reach: when it is plain JSON data a copy of which resultData gives back as it is
- * (the engine's, never changed in place), the bounds resultData gives; null when it is not (the part then copies it
- * as code had read it, and fails or answers as it would have). Found once per object.
- */
-export function unreachedData(v: unknown): { bound: number; least: number } | null {
-  if (!isPlainObject(v)) return null;
-  let known = asItIs.get(v);
-  if (known === undefined) {
-    try {
-      const r = resultData(copyData(v) as Record<string, unknown>, v);
-      known = r.data === v ? { bound: r.bound, least: r.least } : null;
-    } catch {
-      known = null;
-    }
-    asItIs.set(v, known);
-  }
-  return known;
-}
-
 // Whether `b` is the JSON data `a` (a result copy: plain, normalised) is, member for member in the same order: what
 // writing either out gives the same text, and reading it back the same values (-0 is not 0 here: JSON writes it 0).
 function sameData(a: unknown, b: unknown): boolean {

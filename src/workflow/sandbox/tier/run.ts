@@ -1,7 +1,7 @@
 import type { ChainStep, Evaluation, EvaluationResult } from '../../../engine/evaluation.js';
 import { jsonDepth, MAX_JSON_DEPTH } from '../json-depth.js';
 import type { SandboxLimits } from '../program.js';
-import { copyData, jsonOf, resultData, unreachedData } from './data.js';
+import { copyData, jsonOf, resultData } from './data.js';
 import { consoleFor, GLOBAL_NAMESPACES, LogSink } from './globals.js';
 import type { Added } from './guest-objects.js';
 import { Interpreter } from './interpret.js';
@@ -70,6 +70,7 @@ function runChain(evaluation: Evaluation, scriptSource: string | null, limits: T
   let base: Added | null = null;
   const running = new Interpreter(() => bail('a free name'));
   const results: Record<string, unknown>[] = [];
+  let commonData: unknown = null;
   // What the part's common_data is a copy of: the scope's, then what the part before left.
   let source: unknown = evaluation.scope.common_data;
   let at = 0;
@@ -77,10 +78,9 @@ function runChain(evaluation: Evaluation, scriptSource: string | null, limits: T
     const step = steps[at]!;
     // Code that cannot change anything (the engine's in-step decisions) reads the engine's data as it is.
     const copy = options.primitives ? (v: unknown) => v : copyData;
-    const startedFrom = source;
     const data: PartData = {
       scope: evaluation.scope,
-      commonData: () => copy(startedFrom),
+      commonData: at === 0 ? copy(evaluation.scope.common_data) : commonData,
       input: step.target !== null ? null : copy(evaluation.scope.input),
       added: new Map(),
       base,
@@ -99,8 +99,9 @@ function runChain(evaluation: Evaluation, scriptSource: string | null, limits: T
     const from = at;
     at = steps.findIndex((s) => s.after === from && (s.target === null || s.target === part.chosen));
     if (at === -1) break;
-    // The next part starts from the common_data this one left (as a copy of its own, once it reaches it).
+    // The next part starts from the common_data this one left, as a copy of its own.
     source = part.result.common_data;
+    commonData = options.primitives ? data.commonData : copyData(source);
   }
   for (let i = results.length - 2; i >= 0; i--) results[i]!.next = results[i + 1];
   hostTierCounts.tier += 1;
@@ -176,13 +177,6 @@ function joined(base: Added | null, added: Added): Added {
   return out;
 }
 
-// common_data as code left it (a fresh copy with JSON's semantics, or `source` itself when it is that), with its bounds.
-function leftData(self: TierSelf, source: unknown, options: TierOptions): { data: Record<string, unknown>; bound: number; least: number } {
-  const cd = self.get('common_data');
-  if (!isPlainObject(cd)) bail('common_data that is not an object');
-  return options.primitives ? { data: cd, bound: 0, least: 0 } : resultData(cd, source);
-}
-
 /** One part, as the guest's runPart answers it: its result, the common_data it left (JSON; `source` itself when it is that), and the state it chose. */
 function runPart(
   program: Program,
@@ -251,11 +245,10 @@ function runPart(
     }
   }
   running.steps = interp.steps;
-  // Code that never reached common_data left it as it came: the answer carries the source itself, when a copy of it would
-  // read back the same (no copy made, none walked); else it is taken as code left it. In the step common_data is the
-  // engine's, unchanged (decideInHost gives it back as it is).
-  const unreached = options.primitives || self.commonDataReached ? null : unreachedData(source);
-  const { data: commonData, bound, least } = unreached ? { data: source as Record<string, unknown>, ...unreached } : leftData(self, source, options);
+  const cd = self.get('common_data');
+  if (!isPlainObject(cd)) bail('common_data that is not an object');
+  // In the step common_data is the engine's, unchanged (decideInHost gives it back as it is).
+  const { data: commonData, bound, least } = options.primitives ? { data: cd, bound: 0, least: 0 } : resultData(cd, source);
   const lines = logs.finished();
   const appended = data.added.size > 0 ? JSON.stringify(Object.fromEntries(data.added)) : '';
   // The checks the host makes of every answer of the guest (an answer that fails them is an error: the sandbox's to give):

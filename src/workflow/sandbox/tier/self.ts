@@ -5,8 +5,8 @@ import { bail, type Env, refuse, stringObject, type TierFunction, TierNative, Ti
 /** The data one part of a job starts from: the scope, and what the part before left (common_data, a fresh input). */
 export interface PartData {
   scope: Scope;
-  /** common_data as this part gets it (a copy of its own), made on first use: a part that never reaches it copies nothing. */
-  commonData: () => unknown;
+  /** common_data as this part gets it (a copy of its own). */
+  commonData: unknown;
   /** The state's input (the free name `input`; this.input without a workflow input): null in a state entered afresh. */
   input: unknown;
   /** What the part adds to contexts (its answer's `appended`), and what the parts before it in the job added (null: none). */
@@ -47,18 +47,7 @@ export class TierSelf extends TierObject {
     private readonly spend: (units: number) => void,
   ) {
     super();
-  }
-
-  // common_data as the part got it, made once, when code first reaches it (through `this` or a parameter).
-  private initial: { value: unknown } | null = null;
-  private initialData(): unknown {
-    this.initial ??= { value: this.data.commonData() };
-    return this.initial.value;
-  }
-
-  /** Whether code reached common_data at all (read it, or set it on `this`): if not, the part left it as it came. */
-  get commonDataReached(): boolean {
-    return this.initial !== null || this.values.has('common_data');
+    this.values.set('common_data', data.commonData);
   }
 
   /**
@@ -66,16 +55,10 @@ export class TierSelf extends TierObject {
    * on first use for those code cannot replace on `this` (set() refuses them), which read the same either way.
    */
   bindParameters(env: Env): void {
+    const cd = this.get('common_data');
     const vars = env.vars;
-    if (this.values.has('common_data')) {
-      const cd = this.values.get('common_data');
-      vars.set('common_data', { value: cd, mutable: true, ready: true });
-      vars.set('variables', { value: cd, mutable: true, ready: true });
-    } else {
-      // Not reached yet: what this.common_data would give now is the part's copy, whatever code sets on `this` later.
-      vars.set('common_data', { value: undefined, mutable: true, ready: true, lazy: () => this.initialData() });
-      vars.set('variables', { value: undefined, mutable: true, ready: true, lazy: () => this.initialData() });
-    }
+    vars.set('common_data', { value: cd, mutable: true, ready: true });
+    vars.set('variables', { value: cd, mutable: true, ready: true });
     vars.set('last_agent_response', { value: this.get('last_agent_response'), mutable: true, ready: true });
     for (const [name, key] of LAZY_PARAMETERS) vars.set(name, { value: undefined, mutable: true, ready: true, lazy: () => this.get(key) });
   }
@@ -119,8 +102,6 @@ export class TierSelf extends TierObject {
   private build(key: string): unknown {
     const { scope } = this.data;
     switch (key) {
-      case 'common_data':
-        return this.initialData();
       case 'input': {
         const wi = scope.workflow_input;
         if (!wi) return this.data.input;
