@@ -37,7 +37,11 @@ const data = () => ({ n: 1, s: 'ü ✓', list: [1, { a: null }], nested: { deep:
 
 describe("the host tier's common_data", () => {
   it.each([
+    ['code that never reaches it', 'the scope object', expr("'x' + 1")],
     ['code that only reads it', 'the scope object', expr('common_data.n + common_data.list.length')],
+    ['code that reads it through variables and this', 'the scope object', expr('variables === common_data && this.common_data === common_data && this.variables.n')],
+    ['a parameter read after this.common_data was replaced', 'a copy', stmts('this.common_data = { n: 2 }; this.common_data.was = common_data.n; return variables.n;')],
+    ['a parameter changed, then read through this', 'a copy', stmts('common_data.n = 5; return this.common_data.n;')],
     ['code that writes back what was there', 'the scope object', stmts('this.common_data.n = 1; common_data.nested.deep.x = true;')],
     ['code that changes a copy of it', 'the scope object', stmts('const c = JSON.parse(JSON.stringify(common_data)); c.n = 2; return c.n;')],
     ['common_data replaced by an equal object', 'the scope object', stmts('this.common_data = { n: 1, s: "ü ✓", list: [1, { a: null }], nested: { deep: { x: true } } }')],
