@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { testConfigHome } from './tests/helpers/config-home.js';
 
 export default defineConfig({
   test: {
@@ -17,6 +18,7 @@ export default defineConfig({
     maxWorkers: Math.max(2, availableParallelism()),
     // Ink renders only the final frame when it thinks it runs in CI (CI=true, as on the CI machine);
     // the UI tests check what a person at a terminal sees, so they run as outside CI.
-    env: { CI: 'false' },
+    // The seal key lives in the configuration home: the suite's own, never the user's.
+    env: { CI: 'false', XDG_CONFIG_HOME: testConfigHome() },
   },
 });

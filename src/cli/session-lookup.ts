@@ -4,6 +4,7 @@ import { bareDefinition } from '../report/bare-definition.js';
 import { openTeam } from '../team/open-team.js';
 import { compileWorkflow } from '../workflow/run/compile.js';
 import type { SessionDocument } from '../store/session-file.js';
+import { documentSealed } from '../session/source-seal.js';
 import { matchId, newestFirst, type Store, type StoredEntry } from '../store/store.js';
 
 /** What a command takes when no id is given: the newest session (show, export) or the newest one resume can continue. */
@@ -18,16 +19,43 @@ export function notResumable(entry: StoredEntry): string | null {
   return null;
 }
 
+/** How resume picks among the sessions that can go on: those this user's troupe sealed first (`env` gives the key), and where it says why when it takes another. */
+export interface SealedPick {
+  env: Record<string, string | undefined>;
+  note: (line: string) => void;
+}
+
+/** Whether this user's troupe started the stored session: its document's seal holds for the sources it names. */
+async function sealedHere(store: Store, id: string, env: Record<string, string | undefined>): Promise<boolean> {
+  try {
+    const doc = store.document ? await store.document(id) : (await store.read(id)).doc;
+    return documentSealed(doc, env);
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The session a command names: a full id or unique prefix (exactly that session), else the most recently
  * updated one; for resume (the default) the most recently updated one that is not ended, has a brief and is not open elsewhere.
+ * With `sealed`, resume takes the newest one this user's troupe started before any other: `updatedAt` is the
+ * document's word, and a document planted in the data dir (a cloned repository's `.troupe/`) with a date to come
+ * would win; when only such sessions can go on, it takes the newest and says so in one line.
  */
-export async function resolveSessionId(store: Store, wanted: string | undefined, pick: DefaultSession = 'resumable'): Promise<string> {
+export async function resolveSessionId(store: Store, wanted: string | undefined, pick: DefaultSession = 'resumable', sealed?: SealedPick): Promise<string> {
   if (wanted !== undefined) return matchId(wanted, await store.ids());
   const entries = newestFirst(await store.list());
   if (entries.length === 0) throw new UserError('no stored sessions yet — start one with troupe run "<brief>"');
   if (pick === 'newest') return entries[0]!.id;
-  const found = entries.find((e) => notResumable(e) === null);
+  const resumable = entries.filter((e) => notResumable(e) === null);
+  if (sealed) {
+    for (const e of resumable) if (await sealedHere(store, e.id, sealed.env)) return e.id;
+    if (resumable[0])
+      sealed.note(
+        `resuming ${resumable[0].id}, the newest session that can go on: none can that your troupe started (it was made elsewhere, before sessions were sealed, or edited) — name one with troupe resume <id>`,
+      );
+  }
+  const found = resumable[0];
   if (found) return found.id;
   const counts = new Map<string, number>();
   for (const e of entries) counts.set(notResumable(e)!, (counts.get(notResumable(e)!) ?? 0) + 1);

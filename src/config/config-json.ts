@@ -7,6 +7,25 @@ import { jsonSyntaxError, lineColumn } from './json-syntax.js';
  */
 export const MAX_CONFIG_NESTING = 100;
 
+/**
+ * How many values (objects, arrays, strings, numbers, booleans, nulls) a config file may hold. The shipped ones hold
+ * a few hundred; the schema check gathers one issue per bad value, and past ~120,000 in one list zod's gathering
+ * overflowed the call stack (a 500 KB workflow whose states were 250,000 zeros: "internal error").
+ */
+export const MAX_CONFIG_VALUES = 20_000;
+
+/** Whether plain data holds more than `limit` values, counted with an explicit stack (stops once past it). */
+export function tooManyValues(value: unknown, limit = MAX_CONFIG_VALUES): boolean {
+  let count = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (++count > limit) return true;
+    if (node !== null && typeof node === 'object') for (const child of Array.isArray(node) ? node : Object.values(node)) stack.push(child);
+  }
+  return false;
+}
+
 /** Segments of a path shown before it is cut with "…". */
 const SHOWN = 4;
 
@@ -70,6 +89,15 @@ export function parseConfigJson(text: string, file: string, issues: ConfigIssue[
   const deep = tooDeepAt(value);
   if (deep !== null) {
     issues.push({ file, field: deep, problem: `nests deeper than ${MAX_CONFIG_NESTING} levels of objects and arrays`, fix: 'keep the data flatter' });
+    return null;
+  }
+  if (tooManyValues(value)) {
+    issues.push({
+      file,
+      field: '',
+      problem: `holds more than ${MAX_CONFIG_VALUES.toLocaleString('en-US')} values (objects, arrays, strings, numbers)`,
+      fix: 'a config needs far fewer: keep data out of it',
+    });
     return null;
   }
   return { value };

@@ -10,6 +10,7 @@ import { modelFromEnv } from '../llm/from-env.js';
 import type { Evaluator } from '../kernel/effect-runner.js';
 import { openTeam, type OpenTeam } from '../team/open-team.js';
 import { teamDir as shippedTeamDir } from '../package-root.js';
+import { UserError } from '../errors.js';
 import { SessionFileError } from '../store/load-file.js';
 import { SESSION_SCHEMA_VERSION, type SessionDocument } from '../store/session-file.js';
 import type { Store } from '../store/store.js';
@@ -22,7 +23,8 @@ import { JournalRecorder } from './recorder.js';
 import { restoreMeter } from './restore-meter.js';
 import { resumeNote } from './resume-note.js';
 import { teamKind, type Tiers } from './session-kind.js';
-import { storedPlanProblem } from './stored-plan-trust.js';
+import { documentSealed, sealSources, type SessionSources } from './source-seal.js';
+import { storedPlanProblem, storedTeamProblem, trustedPlanSource } from './stored-plan-trust.js';
 import type { TroupeSession } from './troupe-session.js';
 import { replayedFrom } from '../llm/replay-label.js';
 
@@ -62,12 +64,20 @@ export interface OpenSessionOptions {
   cwd?: string;
   /** The roles folder or file a resumed workflow's agents are checked against (--roles; default: TROUPE_ROLES). */
   roles?: string;
+  /** The workflow the user names for a resumed workflow session (--workflow): its file, not the document's, caps what the stored agents may do. */
+  namedWorkflow?: string;
   /** Where agents with tools work (default: the store's directory for the session's files, else a temporary directory). */
   workspaceRoot?: string;
   /** Model ids for the tiers, for this session only (as TROUPE_MODEL_BASE / _SMART / _FAST would give them). */
   tiers?: Tiers;
   /** Commands under the `ask` policy go to the user (`!allow` / `!deny`); without this they are refused (headless). */
   askCommands?: boolean;
+}
+
+/** The seal a new document keeps, when this user has a key. */
+function sealOf(sources: SessionSources, env: Record<string, string | undefined>): { seal?: string } {
+  const seal = sealSources(sources, env);
+  return seal === null ? {} : { seal };
 }
 
 /** How long stopping waits for a summary in flight before saving without it (its raw turns stay). */
@@ -95,15 +105,32 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
   let handle = opened?.handle ?? null;
   try {
     const doc = opened?.handle.doc;
+    // The document names its team directory and workflow file: trusted as this user's troupe sealed them, or as the user names them.
+    const sealed = doc ? documentSealed(doc, env) : false;
+    const teamProblem = doc && options.team === undefined ? storedTeamProblem(doc.team.dir, sealed, doc.id) : null;
+    if (teamProblem) throw new SessionFileError(`${handle!.location}: ${teamProblem}`);
     const { team, dir } = resolveTeam(options, env, doc);
     const plan = options.workflow ?? doc?.workflow?.plan;
+    if (doc && !plan && options.namedWorkflow !== undefined)
+      throw new UserError(`--workflow ${options.namedWorkflow}: session ${doc.id} runs the team ${doc.team.name}, not a workflow — resume it without --workflow`);
     if (doc?.workflow && !plan)
       throw new SessionFileError(
         `${handle!.location}: workflow: the session runs the workflow ${doc.workflow.name}, but its plan was not stored — start it again with troupe run --workflow ${doc.workflow.name}`,
       );
     const sources = { cwd: options.cwd ?? process.cwd(), env, team: team.loaded, ...(options.roles !== undefined ? { roles: options.roles } : {}) };
-    const stored = !options.workflow && plan ? storedPlanProblem(plan, sources) : null;
+    const trusted =
+      !options.workflow && plan && doc ? trustedPlanSource(plan, sources, { sealed, id: doc.id, ...(options.namedWorkflow !== undefined ? { named: options.namedWorkflow } : {}) }) : null;
+    const stored = trusted === null ? null : 'problem' in trusted ? trusted.problem : storedPlanProblem(trusted, sources);
     if (stored) throw new SessionFileError(`${handle!.location}: ${stored}`);
+    // An unsealed document the user vouched for by naming its sources is sealed with them: the next resume needs no naming again.
+    if (doc && handle && !sealed && (typeof options.team === 'string' || options.namedWorkflow !== undefined)) {
+      const source = trusted && !('problem' in trusted) ? trusted.source : null;
+      handle.vouch({
+        team: { ...doc.team, dir },
+        ...(doc.workflow && plan && source !== null ? { workflow: { ...doc.workflow, source, plan: { ...plan, source } } } : {}),
+        ...sealOf({ teamDir: dir, workflowSource: source }, env),
+      });
+    }
     const maxTurns = options.maxTurns ?? doc?.team.maxTurns;
     const tiers = options.tiers ? { tiers: options.tiers } : {};
     const kind = plan ? (await import('./workflow-kind.js')).workflowKind(plan, team, { env, ...tiers, ...(maxTurns !== undefined ? { maxTurns } : {}) }) : teamKind(team, { env, ...tiers });
@@ -116,7 +143,9 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
     const base = doc ? doc.checkpoint.snapshot : initialState(def, { id, mode });
     const state: SessionState = doc ? foldJournal(def, base, tail) : base;
     const tailEvents = tail.flatMap((r) => r.events as unknown as TroupeEvent[]);
-    const lastSeq = Math.max(doc?.checkpoint.lastSeq ?? 0, ...tailEvents.map((e) => e.seq));
+    // Not Math.max(...seqs): one argument per event overflowed the stack past ~120,000 events after the checkpoint.
+    let lastSeq = doc?.checkpoint.lastSeq ?? 0;
+    for (const e of tailEvents) if (e.seq > lastSeq) lastSeq = e.seq;
     const meter = options.meter ?? new UsageMeter(loadPriceTable(env));
     const usageNote = doc && storedEvents ? await restoreMeter(meter, { saved: doc.checkpoint.usage, tail: tailEvents, all: storedEvents, location: handle!.location }) : null;
 
@@ -127,6 +156,7 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
         id,
         team: { name: team.def.name, dir, ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}) },
         ...(plan ? { workflow: { name: plan.name, source: plan.source, plan } } : {}),
+        ...sealOf({ teamDir: dir, workflowSource: plan?.source ?? null }, env),
         model: chosen.label,
         mode,
         brief: options.brief ?? '',

@@ -2,6 +2,7 @@ import { dirname, relative, resolve } from 'node:path';
 import type { LoadedTeam } from '../config/load-team.js';
 import { readConfigText } from '../config/safe-read.js';
 import { UserError } from '../errors.js';
+import { teamDir as shippedTeamDir } from '../package-root.js';
 import type { WorkflowPlan } from '../workflow/run/plan.js';
 import { loadWorkflow, type WorkflowLoadResult } from '../workflow/load/load-workflow.js';
 import { workspaceFromIssue } from '../workflow/load/workspace-from.js';
@@ -50,6 +51,47 @@ export function storedWorkspaceProblem(plan: WorkflowPlan, cwd: string): string 
   return issue ? `workflow.plan.workspace.from: ${issue.problem} — ${issue.fix}` : null;
 }
 
+/** What decides which workflow file a resumed session's plan is checked against: the document's seal, or the workflow the user names. */
+export interface PlanSourceTrust {
+  /** Whether the document's seal (source-seal.ts) holds for its team directory and the plan's source. */
+  sealed: boolean;
+  /** The workflow the user names for it (troupe resume --workflow: a name, a .json file or a folder), if any. */
+  named?: string;
+  /** The session's id, for the command a refusal gives. */
+  id: string;
+}
+
+/**
+ * The plan as its checks (storedPlanProblem) take it: with the source its document names when the document's seal
+ * holds, with the file of the workflow the user names when they name one, or why neither can be trusted. A
+ * document anyone can edit could otherwise name another file (a shipped workflow whose roles allow more) and
+ * have its own agents' grants measured against that one.
+ */
+export function trustedPlanSource(plan: WorkflowPlan, sources: StoredPlanSources, trust: PlanSourceTrust): WorkflowPlan | { problem: string } {
+  const again = `troupe resume ${trust.id.slice(0, 8)} --workflow <the workflow it runs>`;
+  if (trust.named !== undefined) {
+    const loaded = loadNow({ ...plan, source: trust.named }, sources);
+    if (typeof loaded === 'string' || !loaded.plan) {
+      return { problem: `--workflow ${trust.named}: does not load (${whyNotLoaded(loaded, plan)}) — ${again}` };
+    }
+    if (loaded.plan.name !== plan.name) return { problem: `--workflow ${trust.named}: is the workflow ${loaded.plan.name}, but the session runs ${plan.name} — ${again}` };
+    return { ...plan, source: loaded.plan.source };
+  }
+  if (trust.sealed) return plan;
+  return {
+    problem: `workflow.plan.source: ${plan.source} was not recorded by your troupe (the document has no seal of yours: it was made elsewhere or edited) — name the workflow it runs yourself: ${again}`,
+  };
+}
+
+/**
+ * Why a resumed session may not open the team directory its document names (its personas' prompts and models), or
+ * null: the shipped team, or any directory when the document's seal holds. Otherwise the user names it (--team).
+ */
+export function storedTeamProblem(dir: string, sealed: boolean, id: string): string | null {
+  if (sealed || resolve(dir) === resolve(shippedTeamDir())) return null;
+  return `team.dir: ${dir} was not recorded by your troupe (the document has no seal of yours: it was made elsewhere or edited) — name the team yourself: troupe resume ${id.slice(0, 8)} --team <dir>`;
+}
+
 const FIX = 'resume with the --roles the run had, from the directory it started in, or start it again with troupe run --workflow';
 
 /** The workflow at a stored plan's source as it loads now (an entry of a workflows array by its name), or why it does not. */
@@ -74,14 +116,18 @@ function loadNow(plan: WorkflowPlan, sources: StoredPlanSources): WorkflowLoadRe
   return first!;
 }
 
+/** Why a workflow did not load (its first issue), or that it holds no workflow of the plan's name. */
+function whyNotLoaded(loaded: WorkflowLoadResult | string, plan: WorkflowPlan): string {
+  const issue = typeof loaded === 'string' ? loaded : loaded.issues[0];
+  return typeof issue === 'string' ? issue : issue ? `${issue.file}${issue.field ? `: ${issue.field}` : ''}: ${issue.problem}` : `it holds no workflow ${plan.name}`;
+}
+
 /** Why a stored plan's agents may do more than the workflow at its source gives them now (or it does not load), or null. */
 function storedGrantsProblem(plan: WorkflowPlan, sources: StoredPlanSources): string | null {
   const shown = plan.chat ? plan.source : relative(sources.cwd, resolve(sources.cwd, plan.source)) || plan.source;
   const loaded = loadNow(plan, sources);
   if (typeof loaded === 'string' || !loaded.plan) {
-    const issue = typeof loaded === 'string' ? loaded : loaded.issues[0];
-    const why = typeof issue === 'string' ? issue : issue ? `${issue.file}${issue.field ? `: ${issue.field}` : ''}: ${issue.problem}` : `it holds no workflow ${plan.name}`;
-    return `workflow.plan: what its agents may do cannot be checked against ${shown}, which does not load now (${why}) — ${FIX}`;
+    return `workflow.plan: what its agents may do cannot be checked against ${shown}, which does not load now (${whyNotLoaded(loaded, plan)}) — ${FIX}`;
   }
   if (loaded.plan.name !== plan.name) return `workflow.plan: what its agents may do cannot be checked against ${shown}, which holds the workflow ${loaded.plan.name} now, not ${plan.name} — ${FIX}`;
   const widened = widenedGrant(plan, loaded.plan);

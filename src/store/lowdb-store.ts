@@ -245,6 +245,16 @@ export class LowdbStore implements Store {
     }
   }
 
+  async document(id: string): Promise<SessionDocument> {
+    const path = this.pathOf(id);
+    this.mustExist(id, path);
+    try {
+      return this.load(id, path).file;
+    } catch (error) {
+      throw dataDirError(error, this.dataDir, `read session ${id}`);
+    }
+  }
+
   private mustExist(id: string, path: string): void {
     if (existsSync(path)) return;
     checkDataDir(this.dataDir);
@@ -465,6 +475,9 @@ export class LowdbStore implements Store {
         } catch (error) {
           throw dataDirError(error, dataDir, `save session ${id} to ${writer.path}`);
         }
+      },
+      vouch(sources) {
+        latest = { ...latest, ...sources };
       },
       checkpoint: (checkpoint, meta, options = {}) => {
         if (closed) throw new Error(`session ${id} is closed`);

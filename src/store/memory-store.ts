@@ -74,6 +74,10 @@ export class MemoryStore implements Store {
     return { doc, events: records.flatMap((r) => r.events as unknown as TroupeEvent[]), records };
   }
 
+  async document(id: string): Promise<SessionDocument> {
+    return this.parse(id).file;
+  }
+
   async ids(): Promise<string[]> {
     return [...this.docs.keys()];
   }
@@ -132,6 +136,8 @@ export class MemoryStore implements Store {
     const id = initial.id;
     let closed = false;
     let doc = initial;
+    // What the user vouched for on resuming, taken into the document at the next checkpoint.
+    let vouched: Pick<SessionDocument, 'team' | 'workflow' | 'seal'> | null = null;
     const journal = this.journals.get(id)!;
     let last = lastHash;
     return {
@@ -151,10 +157,13 @@ export class MemoryStore implements Store {
       checkpoint: (checkpoint, meta) => {
         if (closed) throw new Error(`session ${id} is closed`);
         if (checkpoint.records !== journal.length) throw new Error(`session ${id}: a checkpoint of ${checkpoint.records} journal lines, but the journal has ${journal.length}`);
-        doc = { ...doc, mode: meta.mode, brief: meta.brief || doc.brief, updatedAt: meta.updatedAt, checkpoint: { ...checkpoint, hash: last } };
+        doc = { ...doc, ...vouched, mode: meta.mode, brief: meta.brief || doc.brief, updatedAt: meta.updatedAt, checkpoint: { ...checkpoint, hash: last } };
         this.docs.set(id, JSON.stringify(doc));
         this.onWrite?.(id, this.copy(id));
         return Promise.resolve();
+      },
+      vouch: (sources) => {
+        vouched = sources;
       },
       // Its lines are stored as they are appended: there is nothing more to flush.
       flush: () => (closed ? Promise.reject(new Error(`session ${id} is closed`)) : Promise.resolve()),

@@ -10,6 +10,7 @@ import { WorkflowPlanSchema } from '../workflow/run/plan.js';
 export const SESSION_SCHEMA_VERSION = 6;
 
 const Hash = z.string().regex(/^[0-9a-f]{16}$/, 'expected 16 hex digits');
+const Seal = z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 hex digits');
 
 /**
  * A stored event: its envelope is checked, its payload only where a reader uses it (readers check the
@@ -73,6 +74,8 @@ const outsideFields = <W extends z.ZodType>(workflow: W) => ({
   team: z.object({ name: z.string(), dir: z.string(), maxTurns: z.number().int().positive().max(MAX_TURNS).optional() }),
   /** The declarative workflow the session runs (absent for a team session): its name, where it was loaded from, and the plan it runs (so a resumed session runs what it started with, even if the file changed). */
   workflow,
+  /** The HMAC of `team.dir` and `workflow.source` under the key of the user whose troupe started the session (src/session/source-seal.ts): resuming trusts them only with it. Absent in documents before it. */
+  seal: Seal.optional(),
   /** Label of the model the session was started with (never a key). */
   model: z.string(),
   mode: ModeSchema,

@@ -32,6 +32,11 @@ export interface SessionHandle {
    * power failure (once per handle: a name made durable stays). Rejects when it could not be flushed.
    */
   flush(options?: { sync?: boolean }): Promise<void>;
+  /**
+   * Takes the sources the user named on resuming (the team directory, the workflow file) and their new seal into
+   * the document: written with the next checkpoint, so the next resume trusts them without being told again.
+   */
+  vouch(sources: Pick<SessionDocument, 'team' | 'workflow' | 'seal'>): void;
   /** Releases the session for other processes, once a checkpoint write in flight has settled. */
   close(): Promise<void>;
   /** Removes a session that never started (it has no brief, so nothing to resume or show) and releases it. */
@@ -65,6 +70,8 @@ export interface Store {
   open(id: string, options?: { recentEvents?: number }): Promise<OpenedSession>;
   /** Reads a session without opening it (show, export, history). */
   read(id: string): Promise<ReadSession>;
+  /** Reads a session's document alone (its journal neither read nor checked); without it, `read` gives it. */
+  document?(id: string): Promise<SessionDocument>;
   /** Every stored session, newest first; unreadable ones are listed with their error. */
   list(): Promise<StoredEntry[]>;
   /** The ids of every stored session (cheap: nothing is parsed). */

@@ -9,7 +9,8 @@ import { join, relative, resolve } from 'node:path';
 const REPO = resolve(import.meta.dirname, '..', '..');
 // Build output and caches change by design; `.tmp-*` directories are made and removed by tests as they run.
 const SKIP = new Set(['node_modules', 'dist', '.git', 'coverage', '.troupe']);
-const HOME_FILES = ['.gitconfig', '.config/git', '.ssh', '.bashrc', '.profile', '.npmrc'];
+// .config/troupe: troupe's own seal key, which the suite makes under a configuration home of its own.
+const HOME_FILES = ['.gitconfig', '.config/git', '.config/troupe', '.ssh', '.bashrc', '.profile', '.npmrc'];
 
 function stamp(path: string): string {
   const s = lstatSync(path);

@@ -41,6 +41,7 @@ export function handleWith(h: SessionHandle, changes: Partial<Pick<SessionHandle
     append: (record) => h.append(record),
     checkpoint: (c, m, o) => h.checkpoint(c, m, o),
     flush: (o) => h.flush(o),
+    vouch: (sources) => h.vouch(sources),
     close: () => h.close(),
     ...changes,
   };

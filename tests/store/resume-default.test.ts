@@ -81,3 +81,44 @@ describe('which session troupe resume takes when no id is given', () => {
     await expect(resolveSessionId(new MemoryStore(), undefined)).rejects.toThrow(/^no stored sessions yet/);
   });
 });
+
+describe('troupe resume without an id, beside a session planted in the data dir (round 12 probe)', () => {
+  // The cause was: the default pick was the newest by the document's own updatedAt, so a document planted with a
+  // date to come (a cloned repository's .troupe/) was resumed instead of the user's. Sessions this user's troupe
+  // sealed come first; when only others can go on, the pick is said on stderr in one line.
+  async function twoSessions(): Promise<{ dir: string; mine: Record<string, string>; own: string; planted: string }> {
+    const dir = mkdtempSync(join(tmpdir(), 'troupe-resume-planted-'));
+    dirs.push(dir);
+    const mine = cleanEnv({ TROUPE_DATA_DIR: dir, XDG_CONFIG_HOME: join(dir, 'my-config') }) as Record<string, string>;
+    const elsewhere = cleanEnv({ TROUPE_DATA_DIR: dir, XDG_CONFIG_HOME: join(dir, 'their-config') });
+    const ids = async (env: NodeJS.ProcessEnv) => {
+      const run = await runCli(['run', 'a lighthouse keeper game', '--demo', '--json'], env);
+      expect(run.code, run.stderr).toBe(0);
+      return String(JSON.parse(run.stdout.split('\n')[0]!).session_id);
+    };
+    const own = await ids(mine);
+    const planted = await ids(elsewhere);
+    // Hostile input: the planted document says it was updated in 2099.
+    const file = join(dir, 'sessions', `${planted}.json`);
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/"updatedAt":"[^"]*"/, '"updatedAt":"2099-01-01T00:00:00.000Z"'));
+    return { dir, mine, own, planted };
+  }
+
+  it('resumes the session this user started, not the planted one dated later', async () => {
+    const { mine, own } = await twoSessions();
+    const out = await runCli(['resume'], mine);
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout.split('\n')[0]).toMatch(new RegExp(`^troupe · resuming session ${own} `));
+    expect(out.stderr).toBe('');
+  });
+
+  it('when only sessions started elsewhere can go on, takes the newest and says so in one line', async () => {
+    const { dir, mine, own, planted } = await twoSessions();
+    rmSync(join(dir, 'sessions', `${own}.json`));
+    const out = await runCli(['resume'], mine);
+    expect(out.stdout.split('\n')[0]).toMatch(new RegExp(`^troupe · resuming session ${planted} `));
+    expect(out.stderr.split('\n')[0]).toBe(
+      `resuming ${planted}, the newest session that can go on: none can that your troupe started (it was made elsewhere, before sessions were sealed, or edited) — name one with troupe resume <id>`,
+    );
+  });
+});

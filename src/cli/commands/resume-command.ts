@@ -2,7 +2,7 @@ import type { CliArgs } from '../args.js';
 import { redactorFrom } from '../../llm/redact.js';
 import { savedLine } from '../common.js';
 import { storeFor } from '../store-for.js';
-import { printer, type CliIo } from '../io.js';
+import { complainer, printer, type CliIo } from '../io.js';
 import { formatPath } from '../../report/names.js';
 import { openSession } from '../../session/open-session.js';
 import { paced, resumeModel } from '../models.js';
@@ -20,7 +20,7 @@ import { confirmAfterReplay, NotResumed } from '../replay-guard.js';
  */
 export async function run(args: CliArgs, io: CliIo): Promise<number> {
   const store = storeFor(io);
-  const id = await resolveSessionId(store, args.positionals[0]);
+  const id = await resolveSessionId(store, args.positionals[0], 'resumable', { env: io.env, note: complainer(io) });
   const interactive = io.interactive && !args.json;
   let session: Awaited<ReturnType<typeof openSession>>;
   try {
@@ -30,6 +30,8 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
       env: io.env,
       cwd: io.cwd,
       ...(args.roles !== undefined ? { roles: args.roles } : {}),
+      ...(args.workflow !== undefined ? { namedWorkflow: args.workflow } : {}),
+      ...(args.team !== undefined ? { team: args.team } : {}),
       askCommands: interactive,
       model: async (stored) => {
         const model = await resumeModel(io.env, { demo: args.demo }, stored!.events);

@@ -1,10 +1,18 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import type { TroupeEvent } from '../../engine/event-map.js';
+import { EnvelopeSchema, type TroupeEvent } from '../../engine/event-map.js';
+import { EVENT_PAYLOADS } from '../../kinds/schemas.js';
 import { isLiveOnly } from '../../kernel/session-kernel.js';
 import type { LiveTarget } from './records.js';
 
 /** Most deltas one push may carry (a worker batches a few milliseconds of them). */
 const MAX_PUSH = 1_000;
+
+// A reader's stream formats each event it is handed (its time, its persona): one of another shape (a push's `at: {}`)
+// threw there and ended the stream. Pushed events are checked against their kind's schema, as stored ones are read.
+function wellFormed(e: TroupeEvent): boolean {
+  const payload = EVENT_PAYLOADS[e.type as keyof typeof EVENT_PAYLOADS];
+  return payload !== undefined && EnvelopeSchema.safeParse(e).success && payload.safeParse(e).success;
+}
 
 /**
  * The serve side of live events on Restate: workers push a session's live-only events (`agent_delta`, the
@@ -51,7 +59,7 @@ export class LiveHub {
     if (!Array.isArray(events)) return 0;
     let delivered = 0;
     for (const e of events.slice(0, MAX_PUSH) as TroupeEvent[]) {
-      if (typeof e?.type !== 'string' || !isLiveOnly(e.type) || typeof e.session_id !== 'string') continue;
+      if (typeof e?.type !== 'string' || !isLiveOnly(e.type) || !wellFormed(e)) continue;
       for (const reader of this.readers.get(e.session_id) ?? []) reader(e);
       delivered += 1;
     }

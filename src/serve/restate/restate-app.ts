@@ -8,6 +8,7 @@ import { isLiveOnly } from '../../kernel/session-kernel.js';
 import { redactDeep } from '../../llm/redact.js';
 import { displayFold, displayNames, plainNames } from '../../report/display-items.js';
 import { graphModel } from '../../report/graph-model.js';
+import { MAX_NESTING, tooDeep } from '../../store/nesting.js';
 import { matchId } from '../../store/store.js';
 import { compileWorkflow } from '../../workflow/run/compile.js';
 import { apiFrame, readBody, refuse, resumeAfter } from '../api-frame.js';
@@ -73,6 +74,8 @@ export function restateApp(options: RestateAppOptions): Hono {
   app.post('/live', bodyLimit({ maxSize: LIVE_MAX_BYTES, onError: (c) => refuse(c, 413, `live: a push is at most ${LIVE_MAX_BYTES} bytes`) }), async (c) => {
     if (!live?.allows(c.req.header('authorization'))) return refuse(c, 401, "live: a worker push needs this process's live token");
     const body = (await c.req.json().catch(() => null)) as { events?: unknown } | null;
+    // Readers' streams redact and serialise each event recursively: a push nested past that ended them.
+    if (tooDeep(body)) return refuse(c, 400, `live: a push nests deeper than ${MAX_NESTING} levels — a worker pushes flat deltas`);
     return c.json({ delivered: live.deliver(body?.events) });
   });
 

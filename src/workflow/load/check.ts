@@ -22,18 +22,25 @@ function pick(word: string, options: Iterable<string>): string {
 export function checkWorkflow(config: WorkflowConfig, ctx: CheckContext): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
   const add = (field: string, problem: string, fix: string) => issues.push({ file: ctx.file, field, problem, fix });
+  // The run keeps contexts (and the guest its fields) in plain objects by name: `__proto__` would be their prototype.
+  const unnamable = (field: string, name: string, what: string) => {
+    if (name === '__proto__') add(field, `"__proto__" cannot name ${what}`, `rename the ${what.replace(/^an? /, '')}`);
+  };
   const states = new Set<string>();
   for (const [i, s] of config.states.entries()) {
+    unnamable(`states[${i}].name`, s.name, 'a state');
     if (states.has(s.name)) add(`states[${i}].name`, `duplicate state "${s.name}"`, 'give each state a unique name');
     states.add(s.name);
   }
   const contexts = new Set<string>();
   for (const [i, c] of config.contexts.entries()) {
+    unnamable(`contexts[${i}].name`, c.name, 'a context');
     if (contexts.has(c.name)) add(`contexts[${i}].name`, `duplicate context "${c.name}"`, 'give each context a unique name');
     contexts.add(c.name);
   }
   const agents = new Set<string>();
   config.agents.forEach((a, i) => {
+    unnamable(`agents[${i}].agent_role`, a.agent_role, 'an agent');
     if (agents.has(a.agent_role)) add(`agents[${i}].agent_role`, `agent "${a.agent_role}" is listed twice`, 'list each role once (states name agents by role)');
     agents.add(a.agent_role);
     if (!contexts.has(a.context)) add(`agents[${i}].context`, `unknown context "${a.context}"`, contexts.size ? pick(a.context, contexts) : 'add it to "contexts"');
@@ -67,6 +74,7 @@ export function checkWorkflow(config: WorkflowConfig, ctx: CheckContext): Config
     for (const [j, b] of (s.parallel?.branches ?? []).entries()) agent(`${at}.parallel.branches[${j}].agent`, b.agent);
     const ids = new Set<string>();
     for (const [j, b] of (s.parallel?.branches ?? []).entries()) {
+      unnamable(`${at}.parallel.branches[${j}].id`, b.id, 'a branch');
       if (ids.has(b.id)) add(`${at}.parallel.branches[${j}].id`, `duplicate branch "${b.id}"`, 'give each branch a unique id');
       ids.add(b.id);
     }

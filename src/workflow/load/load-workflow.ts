@@ -45,9 +45,11 @@ interface Loader {
 }
 
 const show = (loader: Loader, path: string) => relative(loader.options.cwd, path) || path;
+// A role chat is made in memory: named as given (`role:<id>`), never as a path (its id may hold `..`).
+const shownAs = (loader: Loader, location: WorkflowLocation) => (location.inline ? location.name : show(loader, location.file));
 
 function readConfig(loader: Loader, location: WorkflowLocation): { config: WorkflowConfig; script: string | null } | null {
-  const shown = show(loader, location.file);
+  const shown = shownAs(loader, location);
   if (location.inline) {
     const parsed = WorkflowConfigSchema.safeParse(location.inline, PARSE_ONCE);
     if (!parsed.success) loader.issues.push(...zodIssues(shown, parsed.error));
@@ -115,7 +117,7 @@ export function roleSources(location: WorkflowLocation, dirs: readonly string[],
 }
 
 function load(loader: Loader, location: WorkflowLocation): WorkflowPlan | null {
-  const shown = show(loader, location.file);
+  const shown = shownAs(loader, location);
   const read = readConfig(loader, location);
   if (!read) return null;
   const { config, script } = read;

@@ -91,3 +91,43 @@ describe('(checked, holds) troupe serve on Restate: POST /live', () => {
     expect(textB).not.toContain('for A');
   });
 });
+
+describe('troupe serve on Restate: a push nested deep (round 12 probe)', () => {
+  // Hostile input (token holders only): a delta whose field nests 400,000 arrays deep parsed, and went to the
+  // readers, whose streams ended when it was written (the recursion of JSON.stringify and redaction). Refused
+  // where the push is parsed, with one line; the session's readers go on streaming.
+  it('is refused (400) naming the depth, and the readers still get the next delta', async () => {
+    let over = false;
+    const { app, push } = cluster({ ended: () => over });
+    const stream = await app.request(`http://127.0.0.1/v1/sessions/${A}/events`);
+    const deep = `{"events":[{"type":"agent_delta","session_id":"${A}","seq":0,"at":0,"persona":"ceo","turn_id":"t1","delta":${'['.repeat(400_000)}${']'.repeat(400_000)}}]}`;
+    const refused = await push(deep);
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: string }).error).toMatch(/^live: a push nests deeper than \d+ levels/);
+    expect(await (await push(JSON.stringify({ events: [delta(A, 'after the deep one')] }))).json()).toEqual({ delivered: 1 });
+    over = true;
+    const text = await stream.text();
+    expect(text).toContain('after the deep one');
+  });
+
+  // Hostile input (token holders only): live kinds of event of another shape. The reader's stream formats each
+  // event it writes (its time, its persona): `at: {}` threw "Invalid time value" there and ended the stream.
+  it('of another shape than its kind is dropped, and the readers still get the next delta', async () => {
+    let over = false;
+    const { app, push } = cluster({ ended: () => over });
+    const stream = await app.request(`http://127.0.0.1/v1/sessions/${A}/events`);
+    const odd = [
+      { type: 'agent_delta', session_id: A, seq: 'x', at: {}, persona: { a: 1 }, turn_id: 5, text: { x: [1] } },
+      { ...delta(A, 'no time'), at: {} },
+      { ...delta(A, 'no seq'), seq: null },
+      { type: 'agent_delta', session_id: A },
+      { type: 'prediction', session_id: A, seq: 1, at: 0, persona: 'toString', predictions: 'x' },
+    ];
+    expect(await (await push(JSON.stringify({ events: odd }))).json()).toEqual({ delivered: 0 });
+    expect(await (await push(JSON.stringify({ events: [delta(A, 'after the odd ones')] }))).json()).toEqual({ delivered: 1 });
+    over = true;
+    const text = await stream.text();
+    expect(text).toContain('after the odd ones');
+    expect(text).not.toContain('no time');
+  });
+});

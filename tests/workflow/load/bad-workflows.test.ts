@@ -118,3 +118,46 @@ describe('a workflow with problems: every one reported as file: field: problem �
     expect(() => issues(root, 'ww')).toThrow(/no workflow "ww" — did you mean w\? \(known: w;/);
   });
 });
+
+describe('a name the engine keeps as an object key', () => {
+  // Hostile input: a context named __proto__ would be the prototype of the frame's contexts (src/workflow/run/frames.ts
+  // assigns by name), and the tier gives up on that name; refused where the workflow loads, naming the field.
+  it('a context, state or agent named __proto__ is refused in one line naming the field', () => {
+    const root = project({
+      'roles.json': roles,
+      'w.json': {
+        ...base,
+        contexts: [{ name: '__proto__' }],
+        agents: [{ agent_role: 'coder', context: '__proto__', role: 'assistant' }],
+        states: [{ name: 'start', agent: 'coder', input: 'common_data.input', transition: [{ target: '__proto__', condition: 'true' }] }, { name: '__proto__' }],
+      },
+    });
+    const found = issues(root);
+    expect(found).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^workflows\/w\.json: contexts\[0\]\.name: "__proto__" cannot name a context — /),
+        expect.stringMatching(/^workflows\/w\.json: states\[1\]\.name: "__proto__" cannot name a state — /),
+      ]),
+    );
+  });
+});
+
+describe('a workflow file of very many values', () => {
+  // Hostile input (500 KB, under the 1 MiB a config may be): states that are 250,000 zeros. The schema check gathers
+  // one issue per bad value, and zod's gathering overflowed the call stack: validate and run said "internal error:
+  // Maximum call stack size exceeded". Refused where the file is parsed, in one line.
+  it('is refused in one line naming the file, before the schema check', () => {
+    const root = project({ 'roles.json': roles, 'w.json': `{"workflow_name":"w","contexts":[{"name":"c"}],"agents":[],"states":[${Array(250_000).fill('0').join(',')}]}` });
+    expect(issues(root)).toEqual(['workflows/w.json: (root): holds more than 20,000 values (objects, arrays, strings, numbers) — a config needs far fewer: keep data out of it']);
+  });
+});
+
+describe('a role chat whose role id looks like a path', () => {
+  // Hostile input: role:../../etc/passwd was reported as "etc/passwd: agents[0].agent_role: unknown role …", as if
+  // that file had been read; the chat is made in memory, so its issues name it as given.
+  it('names the chat as given, not a file', () => {
+    const root = project({ 'roles.json': roles });
+    const found = loadWorkflow('role:../../etc/passwd', { cwd: root, dirs: [join(root, 'workflows')], team }).issues.map(formatIssue);
+    expect(found).toEqual([expect.stringMatching(/^role:\.\.\/\.\.\/etc\/passwd: agents\[0\]\.agent_role: unknown role "\.\.\/\.\.\/etc\/passwd" — /)]);
+  });
+});
