@@ -79,7 +79,8 @@ export function serveApp(options: ServeAppOptions): Hono {
 
   api.get('/sessions', async (c) => {
     const q = (c.req.query('q') ?? '').toLowerCase();
-    const entries = await store.list();
+    // The sessions running here are shown as they run (listItem): their journals are not folded for it.
+    const entries = await store.list({ hosted: (id) => host.has(id) });
     // The search reads the brief as it is shown (redacted): a query must not find out a key it cannot see.
     const items = entries.flatMap((e) => ('listing' in e ? [listItem(e.id, e.listing, e.lockedBy)] : [])).filter((item) => q === '' || item.brief.toLowerCase().includes(q) || item.id.startsWith(q));
     return c.json({ sessions: items });

@@ -1,4 +1,4 @@
-import { access, constants, copyFileSync, existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { access, close, closeSync, constants, copyFileSync, existsSync, fsync, open, readdirSync, rmSync, statSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LowSync } from 'lowdb';
@@ -67,6 +67,8 @@ export class LowdbStore implements Store {
   private readonly foldTail: TailFold | null;
   // The sessions directory, made once.
   private made: Promise<void> | null = null;
+  // The sessions directory open for its flushes, once for the store's life (see syncSessions).
+  private directory: Promise<number> | null = null;
 
   /** Where a session keeps its own files (agents' workspaces): `<data dir>/runs/<id>`. */
   filesOf(id: string): string {
@@ -132,20 +134,32 @@ export class LowdbStore implements Store {
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
         this.made = null;
+        // A handle kept on the directory that went away would flush that one.
+        this.forgetDirectory();
         await mkdir(this.dir, { recursive: true });
         await acquireNewLock(lock, doc.id);
       }
       locked = true;
       const exists = () => new UserError(`session ${doc.id} already exists in ${this.dir} — choose another id`);
       // Off the loop too: in a directory other sessions' checkpoints rename into, the check waits on them (Node's
-      // callback call: the promise API's access costs a request object and a promise chain per session).
-      if (await new Promise<boolean>((found) => access(files.path, (error) => found(!error)))) throw exists();
-      let writer: JournalWriter;
-      try {
-        writer = this.writer(files.journal, undefined, await createJournal(files.journal));
-      } catch (error) {
-        throw (error as NodeJS.ErrnoException).code === 'EEXIST' ? exists() : error;
+      // callback call: the promise API's access costs a request object and a promise chain per session). The
+      // check and the journal's create (O_EXCL: a journal there already is a session there already) wait on
+      // the thread pool together, not one after the other: with 1,000 sessions created at once each call waited
+      // hundreds of milliseconds for its turn there. A journal made beside a document found is removed.
+      const [found, journal] = await Promise.all([
+        new Promise<boolean>((done) => access(files.path, (error) => done(!error))),
+        createJournal(files.journal).then(
+          (fd) => ({ fd }),
+          (error: unknown) => ({ error }),
+        ),
+      ]);
+      if (found && 'fd' in journal) {
+        closeSync(journal.fd);
+        rmSync(files.journal, { force: true });
       }
+      if (found) throw exists();
+      if ('error' in journal) throw (journal.error as NodeJS.ErrnoException).code === 'EEXIST' ? exists() : journal.error;
+      const writer = this.writer(files.journal, undefined, journal.fd);
       const handle = this.handle(doc, writer, files);
       try {
         await handle.checkpoint(doc.checkpoint, doc);
@@ -279,7 +293,8 @@ export class LowdbStore implements Store {
     }
   }
 
-  async list(): Promise<StoredEntry[]> {
+  async list(options: { hosted?: (id: string) => boolean } = {}): Promise<StoredEntry[]> {
+    const hosted = options.hosted ?? (() => false);
     const index = this.readIndex();
     let changed = false;
     const entries: StoredEntry[] = [];
@@ -292,10 +307,14 @@ export class LowdbStore implements Store {
         const lockedBy = lockHolder(this.lockOf(id));
         let cached: CachedListing | undefined = index.sessions[id];
         if (cached && !isCachedListing(cached)) cached = undefined;
-        const fresh = cached && cached.mtimeMs === mtimeMs && cached.journalBytes === journalBytes && (cached.folded === true || !this.foldTail);
+        // A session the caller hosts is shown as it runs there: its checkpoint's listing will do.
+        const live = hosted(id);
+        const fresh = cached && cached.mtimeMs === mtimeMs && cached.journalBytes === journalBytes && (cached.folded === true || !this.foldTail || live);
         if (!cached || !fresh) {
-          // An open session's journal is folded too: its document is a checkpoint that may be 31 lines behind (see JournalRecorder).
-          const { listing, folded } = await this.listingAt(id, location, lockedBy !== null);
+          // An open session's journal is folded too: its document is a checkpoint that may be 31 lines behind (see
+          // JournalRecorder). Not a hosted one's: a busy server's listing folded every session it ran (1,000 of
+          // them held its event loop about 2 s, the fold two thirds of it), to show what it knows already.
+          const { listing, folded } = live ? { listing: listingOf(this.load(id, location).file), folded: false } : await this.listingAt(id, location, lockedBy !== null);
           cached = { mtimeMs, journalBytes, folded, listing };
           index.sessions[id] = cached;
           changed = true;
@@ -427,6 +446,35 @@ export class LowdbStore implements Store {
     }
   }
 
+  /**
+   * Flushes the sessions directory's entries to the disk (a create or rename in it then survives a power failure),
+   * through one handle on it kept open for the store's life: its open and close were two more calls on the thread
+   * pool at every session's first pause, each waiting its turn behind every other session's fsyncs and renames.
+   * An injected file system (tests) is called as syncDirectoryAsync calls it.
+   */
+  private syncSessions(): Promise<void> {
+    if (this.fs !== NODE_DOCUMENT_FS) return syncDirectoryAsync(this.dir, this.fs);
+    this.directory ??= new Promise<number>((resolve, reject) => open(this.dir, constants.O_RDONLY | constants.O_DIRECTORY, (error, fd) => (error ? reject(error) : resolve(fd))));
+    const directory = this.directory;
+    return directory
+      .then((fd) => new Promise<void>((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve()))))
+      .catch((error: unknown) => {
+        // Opened again by the next flush: a directory that failed once is not trusted for the next.
+        if (this.directory === directory) this.forgetDirectory();
+        throw error;
+      });
+  }
+
+  /** Closes the sessions directory's handle, if one is open. */
+  private forgetDirectory(): void {
+    const directory = this.directory;
+    this.directory = null;
+    void directory?.then(
+      (fd) => close(fd, () => undefined),
+      () => undefined,
+    );
+  }
+
   private writer(path: string, end?: JournalEnd, created?: number): JournalWriter {
     const fs = asyncFs(this.fs);
     return new JournalWriter(path, end, fsyncOf(this.fs), (fd, p) => fs.fsync(fd, p), created);
@@ -493,7 +541,8 @@ export class LowdbStore implements Store {
           // The journal lines the checkpoint covers reach the disk before the document that points past them.
           await flushJournal();
           try {
-            await file.writeText(text, { durable: options.sync === true });
+            await file.writeText(text);
+            if (options.sync === true) await this.syncSessions();
           } catch (error) {
             throw dataDirError(error, dataDir, `save session ${id} to ${path}`);
           }
@@ -508,7 +557,7 @@ export class LowdbStore implements Store {
           await flushJournal();
           if (options.sync === true && !directorySynced) {
             try {
-              await syncDirectoryAsync(this.dir, this.fs);
+              await this.syncSessions();
             } catch (error) {
               throw dataDirError(error, dataDir, `save session ${id} to ${writer.path}`);
             }

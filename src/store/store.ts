@@ -72,8 +72,12 @@ export interface Store {
   read(id: string): Promise<ReadSession>;
   /** Reads a session's document alone (its journal neither read nor checked); without it, `read` gives it. */
   document?(id: string): Promise<SessionDocument>;
-  /** Every stored session, newest first; unreadable ones are listed with their error. */
-  list(): Promise<StoredEntry[]>;
+  /**
+   * Every stored session, newest first; unreadable ones are listed with their error. Sessions `hosted` answers
+   * true for run in the caller's process, which shows them as they run: their listing is their checkpoint's (the
+   * journal lines after it are not folded).
+   */
+  list(options?: { hosted?: (id: string) => boolean }): Promise<StoredEntry[]>;
   /** The ids of every stored session (cheap: nothing is parsed). */
   ids(): Promise<string[]>;
   /** Where a session keeps its own files (agents' workspaces), when the store is on disk. */

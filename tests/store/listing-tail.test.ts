@@ -61,3 +61,34 @@ describe('troupe sessions lists a stored session as its journal ends (issue 23, 
     expect(listingOf(await store.list(), 'tail')).toMatchObject({ status: 'awaiting_user', turns: session.getSnapshot().turn });
   });
 });
+
+describe('a listing for the server that hosts a session (issue 23, item 2: the busy-server listing)', () => {
+  it('lists a hosted session from its checkpoint without folding its journal, and folds it again once it is not hosted', async () => {
+    const data = mkdtempSync(join(tmpdir(), 'troupe-listtail-'));
+    dirs.push(data);
+    let folds = 0;
+    const store = new LowdbStore(data, {
+      foldTail: async (doc, tail) => {
+        folds += 1;
+        return foldStoredTail(doc, tail);
+      },
+    });
+    const session = await openSession({ team: studio(), teamDir: REPO_ROOT, model: new DemoModel(), store, id: 'hosted', brief: BRIEF, env: ENV, clock: () => Date.UTC(2026, 0, 1), memory: false });
+    session.start(BRIEF);
+    await session.settled();
+    await writesSettled();
+    // The session listed the store as it started (what its team did before: see warming/learned.ts).
+    const before = folds;
+    // The document is the one written at creation: its checkpoint is idle, the journal's end waits for the user.
+    const hosted = await store.list({ hosted: (id) => id === 'hosted' });
+    expect(listingOf(hosted, 'hosted')).toEqual({ status: 'idle', turns: 0, lockedBy: process.pid });
+    expect(folds).toBe(before);
+    // Asked again (nothing changed), the checkpoint's listing is kept: still no fold.
+    await store.list({ hosted: (id) => id === 'hosted' });
+    expect(folds).toBe(before);
+    // Not hosted by the caller (troupe sessions beside the server): folded, as its journal ends.
+    expect(listingOf(await store.list(), 'hosted')).toEqual({ status: 'awaiting_user', turns: session.getSnapshot().turn, lockedBy: process.pid });
+    expect(folds).toBe(before + 1);
+    await session.stop();
+  });
+});

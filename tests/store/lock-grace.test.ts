@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -100,6 +100,21 @@ describe('creating a session', () => {
       `session taken already exists in ${store.dir} — choose another id`,
     );
     expect(readFileSync(orphan, 'utf8')).toBe('left behind\n');
+  });
+
+  it('refuses an id whose document is there without its journal, and leaves no journal of its own behind', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'troupe-lock-grace-'));
+    const store = new LowdbStore(dir);
+    const session = await openSession({ team: studio(), model: new DemoModel(), store, id: 'first', env: ENV, clock: fixedClock() });
+    await session.stop();
+    const document = store.pathOf('taken');
+    writeFileSync(document, '{"an older session": true}');
+    await expect(openSession({ team: studio(), model: new DemoModel(), store, id: 'taken', env: ENV, clock: fixedClock() })).rejects.toThrow(
+      `session taken already exists in ${store.dir} — choose another id`,
+    );
+    expect(readFileSync(document, 'utf8')).toBe('{"an older session": true}');
+    expect(existsSync(store.journalOf('taken'))).toBe(false);
+    expect(existsSync(store.lockOf('taken'))).toBe(false);
   });
 });
 
