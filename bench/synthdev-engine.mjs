@@ -1,13 +1,18 @@
 // SynthDev's own engine (its source, from SYNTHDEV_DIR) running its own grocery_store_test workflow on an
 // instant scripted model: its OpenAI client's `chat.completions.create` answers at once (after one turn of the
 // event loop, as troupe's bench models do), so what is measured is the engine. Prints one JSON line: CPU and
-// wall per state, over the runs after the first `warm` (the warm-up; first: CPU per state of the process's first run). Run by bench/synthdev.bench.ts in a process of its own.
+// wall per state, over the `measured` runs after the first `warm` (the warm-up; first: CPU per state of the process's
+// first run; settled: CPU per state of the runs from `settled` on, once V8 has compiled the hot code). Run by
+// bench/synthdev.bench.ts in a process of its own.
 import { join } from 'node:path';
+import { mainThreadMs } from './main-thread-cpu.mjs';
 import { pathToFileURL } from 'node:url';
 import { instantReply } from './synthdev-script.mjs';
 
 const dir = process.env.SYNTHDEV_DIR;
 const [rounds, runs, warm] = [Number(process.argv[2] ?? 100), Number(process.argv[3] ?? 4), Number(process.argv[4] ?? 1)];
+const measured = Number(process.argv[5] ?? runs - warm);
+const settledFrom = Number(process.argv[6] ?? runs);
 const from = (path) => import(pathToFileURL(join(dir, path)).href);
 
 Object.assign(process.env, { SYNTHDEV_API_KEY: 'sk-bench-not-a-key', SYNTHDEV_BASE_URL: 'http://127.0.0.1:9/v1', SYNTHDEV_BASE_MODEL: 'bench', SYNTHDEV_VERBOSITY_LEVEL: '0' });
@@ -36,22 +41,35 @@ let cpu = 0;
 let first = 0;
 let wall = 0;
 let states = 0;
+let settledCpu = 0;
+// The main thread's own CPU over the same runs (null: no /proc).
+let main = 0;
+let settledMain = 0;
+let settledStates = 0;
 for (let run = 0; run < runs; run++) {
   const machine = new WorkflowStateMachine(config, toolManager, null, { addUsage() {} });
   await machine.loadWorkflow(workflowFile);
   runCalls = 0;
   const t0 = performance.now();
+  const m0 = mainThreadMs();
   const c0 = process.cpuUsage();
   const result = await machine.executeWorkflow('grocery_store_test', 'I need pasta, tomatoes and bread for six.');
   const used = process.cpuUsage(c0);
+  const usedMain = m0 === null ? null : mainThreadMs() - m0;
   if (!result.success) throw new Error(`SynthDev's run failed: ${result.error}`);
   // The first run pays for loading and compiling; the next `warm - 1` for the JIT warming up (troupe has more code to warm).
   if (run === 0) first = (used.user + used.system) / 1000;
-  if (run < warm) continue;
+  if (run >= settledFrom) {
+    settledCpu += (used.user + used.system) / 1000;
+    settledMain += usedMain ?? 0;
+    settledStates += result.states_visited.length;
+  }
+  if (run < warm || run >= warm + measured) continue;
   cpu += (used.user + used.system) / 1000;
+  main += usedMain ?? 0;
   wall += performance.now() - t0;
   states += result.states_visited.length;
 }
 process.stdout.write(
-  `${JSON.stringify({ cpuPerState: cpu / states, wallPerState: wall / states, statesPerRun: states / (runs - warm), firstCpuPerState: first / (states / (runs - warm)), calls })}\n`,
+  `${JSON.stringify({ cpuPerState: cpu / states, wallPerState: wall / states, statesPerRun: states / measured, firstCpuPerState: first / (states / measured), settledCpuPerState: settledStates ? settledCpu / settledStates : null, mainCpuPerState: mainThreadMs() === null ? null : main / states, settledMainCpuPerState: mainThreadMs() !== null && settledStates ? settledMain / settledStates : null, calls })}\n`,
 );

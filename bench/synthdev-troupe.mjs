@@ -4,8 +4,11 @@
 // worker threads) or `inline` (small jobs on the calling thread, opt-in);
 // `host`: the handlers as host functions (bench/synthdev-host.mjs), the floor under the sandbox.
 // Sessions in memory, no rolling memory (SynthDev keeps neither). Prints one JSON line: CPU and wall per state,
-// over the runs after the first `warm` (the warm-up; first: CPU per state of the process's first run). Run by bench/synthdev.bench.ts in a process of its own.
+// over the `measured` runs after the first `warm` (the warm-up; first: CPU per state of the process's first run;
+// settled: CPU per state of the runs from `settled` on, once V8 has compiled the hot code). Run by
+// bench/synthdev.bench.ts in a process of its own.
 import { join } from 'node:path';
+import { mainThreadMs } from './main-thread-cpu.mjs';
 import { openSession, loadWorkflowPlan, MemoryStore } from '../dist/index.js';
 import { createSandboxEvaluator, sharedSandboxPool } from '../dist/workflow/sandbox/index.js';
 import { hostTierCounts } from '../dist/workflow/sandbox/tier/run.js';
@@ -14,6 +17,8 @@ import { hostEvaluator } from './synthdev-host.mjs';
 
 const dir = process.env.SYNTHDEV_DIR;
 const [mode, rounds, runs, warm] = [process.argv[2] ?? 'pool', Number(process.argv[3] ?? 100), Number(process.argv[4] ?? 4), Number(process.argv[5] ?? 1)];
+const measured = Number(process.argv[6] ?? runs - warm);
+const settledFrom = Number(process.argv[7] ?? runs);
 const config = join(dir, 'src/config');
 // SYNTHDEV_WORKFLOW: a copy with a smaller max_length (see bench/synthdev-engine.mjs), rounds counted by model calls.
 const workflowFile = process.env.SYNTHDEV_WORKFLOW ?? join(config, 'workflows/grocery_store_test.json');
@@ -40,6 +45,11 @@ let cpu = 0;
 let first = 0;
 let wall = 0;
 let states = 0;
+let settledCpu = 0;
+// The main thread's own CPU over the same runs (null: no /proc).
+let main = 0;
+let settledMain = 0;
+let settledStates = 0;
 for (let run = 0; run < runs; run++) {
   const evaluator =
     mode === 'host'
@@ -55,22 +65,30 @@ for (let run = 0; run < runs; run++) {
     if (e.type === 'session_ended') ended = e.reason;
   });
   const t0 = performance.now();
+  const m0 = mainThreadMs();
   const c0 = process.cpuUsage();
   session.start('I need pasta, tomatoes and bread for six.');
   await session.settled();
   const used = process.cpuUsage(c0);
+  const usedMain = m0 === null ? null : mainThreadMs() - m0;
   await session.stop();
   await evaluator.close();
   if (!/complete/.test(ended)) throw new Error(`troupe's run did not complete: ${ended || 'no end'}`);
   // The first run pays for loading and compiling; the next `warm - 1` for the JIT warming up (troupe has more code to warm).
   if (run === 0) first = (used.user + used.system) / 1000;
   if (run === 0 && mode !== 'host' && !process.env.BENCH_NO_POOL_READY) await poolReady();
-  if (run < warm) continue;
+  if (run >= settledFrom) {
+    settledCpu += (used.user + used.system) / 1000;
+    settledMain += usedMain ?? 0;
+    settledStates += visited - 1;
+  }
+  if (run < warm || run >= warm + measured) continue;
   cpu += (used.user + used.system) / 1000;
+  main += usedMain ?? 0;
   wall += performance.now() - t0;
   // SynthDev counts the states it executed; troupe enters `stop` too, which runs nothing.
   states += visited - 1;
 }
 process.stdout.write(
-  `${JSON.stringify({ cpuPerState: cpu / states, wallPerState: wall / states, statesPerRun: states / (runs - warm), firstCpuPerState: first / (states / (runs - warm)), tier: hostTierCounts.tier, sandbox: hostTierCounts.sandbox })}\n`,
+  `${JSON.stringify({ cpuPerState: cpu / states, wallPerState: wall / states, statesPerRun: states / measured, firstCpuPerState: first / (states / measured), settledCpuPerState: settledStates ? settledCpu / settledStates : null, mainCpuPerState: mainThreadMs() === null ? null : main / states, settledMainCpuPerState: mainThreadMs() !== null && settledStates ? settledMain / settledStates : null, tier: hostTierCounts.tier, sandbox: hostTierCounts.sandbox })}\n`,
 );

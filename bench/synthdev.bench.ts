@@ -19,11 +19,28 @@ const ROUNDS = QUICK ? 50 : 100;
 // host-function floor 573 -> 177 µs), SynthDev's smaller engine warms sooner. Both sides get the same warm-up;
 // the first session of a process (loading and compiling included) is printed apart.
 const WARM = QUICK ? 2 : 5;
-const RUNS_PER_PROCESS = WARM + (QUICK ? 2 : 4);
+const MEASURED = QUICK ? 2 : 4;
+// Those runs still pay for V8 compiling troupe's hot code (its optimizing compiler's threads count in the process's
+// CPU): measured with --no-opt, troupe's runs 6-9 cost 0.23-0.25 ms a state, with it 0.36-0.46, falling to about
+// 0.1 by run 20, where SynthDev's engine settles at 0.11-0.14. The same processes go on, and the runs from
+// SETTLED_FROM on are printed too: what a state costs once both are compiled (a server's sessions, a long run).
+const SETTLED_FROM = QUICK ? 8 : 20;
+const RUNS_PER_PROCESS = SETTLED_FROM + (QUICK ? 3 : 10);
 const RUNS = QUICK ? 3 : 5;
 const here = fileURLToPath(new URL('.', import.meta.url));
 
-type Figures = { cpuPerState: number; wallPerState: number; statesPerRun: number; firstCpuPerState: number; tier?: number; sandbox?: number };
+type Figures = {
+  cpuPerState: number;
+  wallPerState: number;
+  statesPerRun: number;
+  firstCpuPerState: number;
+  settledCpuPerState: number;
+  /** The main thread's own CPU per state (null: no /proc), in both windows. */
+  mainCpuPerState: number | null;
+  settledMainCpuPerState: number | null;
+  tier?: number;
+  sandbox?: number;
+};
 
 /** Runs one child and reads its JSON line (`workflow`: a copy of grocery_store_test to run instead). */
 function child(script: string, args: string[], dir: string, workflow?: string): Promise<Figures> {
@@ -54,10 +71,10 @@ export default async function synthdev(): Promise<void> {
     );
     return;
   }
-  const { states, cpu, first, jobs } = await sideBySide(dir, RUNS);
+  const { states, cpu, first, settled, main, settledMain, jobs } = await sideBySide(dir, RUNS);
   const base = median(cpu.synthdev!);
   process.stdout.write(
-    `SynthDev's grocery_store_test (its script.js and roles), ${ROUNDS} customer rounds (${states.synthdev} states a run), instant scripted answers; CPU per state, median of ${RUNS} interleaved processes, each measuring ${RUNS_PER_PROCESS - WARM} runs after ${WARM} to warm up:\n`,
+    `SynthDev's grocery_store_test (its script.js and roles), ${ROUNDS} customer rounds (${states.synthdev} states a run), instant scripted answers; CPU per state, median of ${RUNS} interleaved processes, each measuring ${MEASURED} runs after ${WARM} to warm up:\n`,
   );
   process.stdout.write(`  SynthDev's own engine (its source, handlers run unsandboxed)                   ${ms(base)}\n`);
   process.stdout.write(
@@ -71,8 +88,28 @@ export default async function synthdev(): Promise<void> {
   process.stdout.write(
     `  a process's first run (loading and compiling included): SynthDev ${ms(f('synthdev'))}; troupe pool ${ms(f('pool'))} = ${ratio(f('pool'), f('synthdev'))}, calling thread ${ms(f('inline'))} = ${ratio(f('inline'), f('synthdev'))}, host functions ${ms(f('host'))} = ${ratio(f('host'), f('synthdev'))}\n`,
   );
+  process.stdout.write(settledLine(settled, ['tier', 'pool', 'inline', 'host']));
+  process.stdout.write(mainThreadLine(main, settledMain));
   await synthdevAtLimit(dir);
   await synthdevReading(dir);
+}
+
+/** The runs from SETTLED_FROM on (V8 done compiling), each of `ways` (troupe's runs: tier, pool, inline, host) against SynthDev's: one line. */
+function settledLine(settled: Record<string, number[]>, ways: string[]): string {
+  const base = median(settled.synthdev!);
+  const names: Record<string, string> = { tier: 'tier', pool: 'pool', inline: 'calling thread', host: 'host functions' };
+  const of = (way: string) => `${names[way]} ${ms(median(settled[way]!))} = ${ratio(median(settled[way]!), base)}`;
+  return `  once compiled (runs ${SETTLED_FROM + 1}-${RUNS_PER_PROCESS} of the same processes): SynthDev ${ms(base)}; troupe ${ways.map(of).join(', ')}\n`;
+}
+
+/**
+ * The main thread's own CPU per state (Linux), tier and host functions against SynthDev, in both windows: what is
+ * left of runs 6-9 without V8's compiler and collector threads (measured: about half of troupe's CPU there).
+ */
+function mainThreadLine(main: Record<string, number[]>, settledMain: Record<string, number[]>): string {
+  if (main.synthdev!.length === 0) return '';
+  const of = (m: Record<string, number[]>, way: string) => `${ms(median(m[way]!))} = ${ratio(median(m[way]!), median(m.synthdev!))}`;
+  return `  the main thread alone (no compiler or collector threads): runs ${WARM + 1}-${WARM + MEASURED} SynthDev ${ms(median(main.synthdev!))}, troupe tier ${of(main, 'tier')}, host functions ${of(main, 'host')}; runs ${SETTLED_FROM + 1}-${RUNS_PER_PROCESS} SynthDev ${ms(median(settledMain.synthdev!))}, troupe tier ${of(settledMain, 'tier')}, host functions ${of(settledMain, 'host')}\n`;
 }
 
 /** The four runs interleaved, `runs` times: each one's states per run, CPU per state after the warm-up, and in a process's first run. */
@@ -80,15 +117,29 @@ async function sideBySide(
   dir: string,
   runs: number,
   workflow?: string,
-): Promise<{ states: Record<string, number>; cpu: Record<string, number[]>; first: Record<string, number[]>; jobs: { tier: number; sandbox: number } }> {
+): Promise<{
+  states: Record<string, number>;
+  cpu: Record<string, number[]>;
+  first: Record<string, number[]>;
+  settled: Record<string, number[]>;
+  main: Record<string, number[]>;
+  settledMain: Record<string, number[]>;
+  jobs: { tier: number; sandbox: number };
+}> {
   const states: Record<string, number> = {};
   const cpu: Record<string, number[]> = { synthdev: [], tier: [], pool: [], inline: [], host: [] };
   const first: Record<string, number[]> = { synthdev: [], tier: [], pool: [], inline: [], host: [] };
+  const settled: Record<string, number[]> = { synthdev: [], tier: [], pool: [], inline: [], host: [] };
+  const main: Record<string, number[]> = { synthdev: [], tier: [], pool: [], inline: [], host: [] };
+  const settledMain: Record<string, number[]> = { synthdev: [], tier: [], pool: [], inline: [], host: [] };
   const jobs = { tier: 0, sandbox: 0 };
   const take = (name: string) => (f: Figures) => {
     states[name] = f.statesPerRun;
     cpu[name]!.push(f.cpuPerState);
     first[name]!.push(f.firstCpuPerState);
+    settled[name]!.push(f.settledCpuPerState);
+    if (f.mainCpuPerState !== null) main[name]!.push(f.mainCpuPerState);
+    if (f.settledMainCpuPerState !== null) settledMain[name]!.push(f.settledMainCpuPerState);
     if (name === 'tier') {
       jobs.tier += f.tier ?? 0;
       jobs.sandbox += f.sandbox ?? 0;
@@ -96,16 +147,15 @@ async function sideBySide(
     return f.cpuPerState;
   };
   const rounds = String(ROUNDS);
-  const per = String(RUNS_PER_PROCESS);
-  const warm = String(WARM);
+  const windows = [String(RUNS_PER_PROCESS), String(WARM), String(MEASURED), String(SETTLED_FROM)];
   await interleaved(runs, 0, {
-    synthdev: () => child('synthdev-engine.mjs', [rounds, per, warm], dir, workflow).then(take('synthdev')),
-    tier: () => child('synthdev-troupe.mjs', ['tier', rounds, per, warm], dir, workflow).then(take('tier')),
-    pool: () => child('synthdev-troupe.mjs', ['pool', rounds, per, warm], dir, workflow).then(take('pool')),
-    inline: () => child('synthdev-troupe.mjs', ['inline', rounds, per, warm], dir, workflow).then(take('inline')),
-    host: () => child('synthdev-troupe.mjs', ['host', rounds, per, warm], dir, workflow).then(take('host')),
+    synthdev: () => child('synthdev-engine.mjs', [rounds, ...windows], dir, workflow).then(take('synthdev')),
+    tier: () => child('synthdev-troupe.mjs', ['tier', rounds, ...windows], dir, workflow).then(take('tier')),
+    pool: () => child('synthdev-troupe.mjs', ['pool', rounds, ...windows], dir, workflow).then(take('pool')),
+    inline: () => child('synthdev-troupe.mjs', ['inline', rounds, ...windows], dir, workflow).then(take('inline')),
+    host: () => child('synthdev-troupe.mjs', ['host', rounds, ...windows], dir, workflow).then(take('host')),
   });
-  return { states, cpu, first, jobs };
+  return { states, cpu, first, settled, main, settledMain, jobs };
 }
 
 // The conversation of the run above stays under its max_length (30,000 characters; it reaches about 6,000):
@@ -155,13 +205,14 @@ export function readingScript(script: string): string {
 export async function synthdevReading(dir: string): Promise<void> {
   const reading = workflowCopy(dir, undefined, readingScript);
   try {
-    const { states, cpu } = await sideBySide(dir, 3, reading.file);
+    const { states, cpu, settled } = await sideBySide(dir, 3, reading.file);
     const base = median(cpu.synthdev!);
     process.stdout.write(`Post handlers that read the conversation before adding to it (${states.synthdev} states a run), median of 3 interleaved processes:\n`);
     process.stdout.write(`  SynthDev's own engine                                                          ${ms(base)}\n`);
     process.stdout.write(`  troupe as sessions run it (host tier)                                         ${ms(median(cpu.tier!))} = ${ratio(median(cpu.tier!), base)} SynthDev\n`);
     process.stdout.write(`  troupe, on the pool                                                           ${ms(median(cpu.pool!))} = ${ratio(median(cpu.pool!), base)} SynthDev\n`);
     process.stdout.write(`  troupe, on the calling thread                                                 ${ms(median(cpu.inline!))} = ${ratio(median(cpu.inline!), base)} SynthDev\n`);
+    process.stdout.write(settledLine(settled, ['tier', 'pool', 'inline']));
   } finally {
     reading.remove();
   }
@@ -171,7 +222,7 @@ export async function synthdevReading(dir: string): Promise<void> {
 export async function synthdevAtLimit(dir: string): Promise<void> {
   const tight = tightCopy(dir);
   try {
-    const { states, cpu } = await sideBySide(dir, 3, tight.file);
+    const { states, cpu, settled } = await sideBySide(dir, 3, tight.file);
     const base = median(cpu.synthdev!);
     process.stdout.write(
       `The same with max_length ${TIGHT_MAX_LENGTH} (passed a third of the way in; ${states.synthdev} states a run for SynthDev, ${states.pool} for troupe), median of 3 interleaved processes:\n`,
@@ -181,6 +232,7 @@ export async function synthdevAtLimit(dir: string): Promise<void> {
     process.stdout.write(`  troupe, on the pool                                                           ${ms(median(cpu.pool!))} = ${ratio(median(cpu.pool!), base)} SynthDev\n`);
     process.stdout.write(`  troupe, on the calling thread                                                 ${ms(median(cpu.inline!))} = ${ratio(median(cpu.inline!), base)} SynthDev\n`);
     process.stdout.write(`  troupe, handlers as host functions                                            ${ms(median(cpu.host!))} = ${ratio(median(cpu.host!), base)} SynthDev\n`);
+    process.stdout.write(settledLine(settled, ['tier', 'pool', 'inline', 'host']));
   } finally {
     tight.remove();
   }

@@ -24,7 +24,7 @@ export interface LearnedListing {
  * checkpoint, so learning never reads a session's events.
  */
 export interface StoredSessions {
-  list(): Promise<readonly ({ id: string; listing: LearnedListing } | { id: string; error: string })[]>;
+  list(options?: { hosted?: (id: string) => boolean }): Promise<readonly ({ id: string; listing: LearnedListing } | { id: string; error: string })[]>;
 }
 
 const byStore = new WeakMap<StoredSessions, Map<string, Known>>();
@@ -66,7 +66,9 @@ function keep(known: Known, id: string, counts: TransitionCounts): void {
  * replaced), and their counts could not be written back without taking each one's lock.
  */
 async function load(store: StoredSessions, def: MachineDefinition, known: Known): Promise<void> {
-  const entries = await store.list();
+  // Each session's checkpointed counts are enough to learn from: no journal is folded for them (as for the sessions a
+  // server runs), or a busy server's first session of a team folded every open session's last lines to learn.
+  const entries = await store.list({ hosted: () => true });
   const mine = entries.flatMap((e) => ('listing' in e && ranBy(def, e.listing) ? [{ id: e.id, table: e.listing.transitions }] : [])).slice(0, LEARN_SESSIONS);
   for (const { id, table } of mine.reverse()) if (table) keep(known, id, TransitionCounts.from(table));
 }

@@ -3,7 +3,9 @@ import { DIRECTIVE_TOOL_NAME } from '../../src/directive/schema.js';
 import type { TroupeEvent } from '../../src/engine/event-map.js';
 import type { ChatModel, ChatRequest, ChatResponse } from '../../src/llm/chat-model.js';
 import { openSession } from '../../src/session/open-session.js';
+import { LowdbStore } from '../../src/store/lowdb-store.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
+import { foldStoredTail } from '../../src/session/stored-tail.js';
 import { learnedFrom, learnTransitions } from '../../src/warming/learned.js';
 import { predictNext } from '../../src/warming/predict.js';
 import { countTransitions, TransitionCounts } from '../../src/warming/transitions.js';
@@ -11,8 +13,10 @@ import { initialState } from '../../src/engine/step.js';
 import { agentById } from '../../src/engine/definition.js';
 import type { AgentCall } from '../../src/engine/moves.js';
 import { studio } from '../helpers/team.js';
+import { tempDirPerTest } from '../helpers/temp-dir.js';
 
 const ENV = { TROUPE_MODEL: 'test-model' };
+const temp = tempDirPerTest('troupe-learned-');
 const team = studio({ maxTurns: 50 });
 // Stored sessions made as fixtures do not learn themselves (no prediction reads the store while they run).
 const quiet = studio({ maxTurns: 50 });
@@ -125,6 +129,23 @@ describe("transitions learned from the team's stored sessions (seed 004: learnin
     await resumed.stop({ reason: 'test' });
     const doc = JSON.parse(store.copy('one').doc) as { checkpoint: { transitions?: unknown } };
     expect(doc.checkpoint.transitions).toEqual({ creative_partner: { cfo: 2, game_designer: 1 }, cfo: { creative_partner: 2 } });
+  });
+
+  it("learns from the checkpoints' counts alone: no open session's journal lines after its checkpoint are folded for it", async () => {
+    // A busy server's first session of a team listed the store to learn, folding every open session's last lines.
+    const folds: string[] = [];
+    const store = new LowdbStore(temp(), { foldTail: async (doc, tail) => (folds.push(doc.id), foldStoredTail(doc, tail)) });
+    const open = await openSession({ team: quiet, model: routeModel(['creative_partner', 'cfo', 'creative_partner']), store, id: 'open', env: ENV, memory: false });
+    open.start('A lighthouse keeper game');
+    await open.settled();
+    const learned = await learnTransitions(store, team.def, null);
+    expect(folds).toEqual([]);
+    // What its checkpoint holds (the document may be up to 31 lines behind an open session's journal): here, as created.
+    expect(learned.toJSON()).toEqual({});
+    // A listing folds them: the session had lines after its checkpoint to fold.
+    expect((await store.list()).length).toBe(1);
+    expect(folds).toEqual(['open']);
+    await open.stop({ reason: 'test' });
   });
 
   it('a stored session without counts (stored before they were kept) teaches nothing, and is not read', async () => {

@@ -11,14 +11,15 @@ import { startDebate } from './debate.js';
 import { textOf } from './constants.js';
 import { advance, enterSub, fail, finish, goTo, onErrorDecided, settleJoin } from './flow.js';
 import { countData } from './loop-guard.js';
-import { commonDataProblem, jsonBytes } from './data-size.js';
+import { answerBytes, commonDataProblem } from './data-size.js';
 
 // What the sandbox gave back: code's changes adopted, then the state goes on by what the code was for.
 
 /** Takes what code changed: common_data, contexts (whole lists, or messages added to contexts it never read; trimmed to their max_length), and what it logged (as notes). */
 export function adopt(ctx: StepContext, result: Extract<EvaluationResult, { ok: true }>): void {
   const { frame, plan } = current(ctx);
-  let next: Frame = { ...frame, common_data: result.common_data };
+  // An answer that left common_data as it was carries the frame's own object (the host tier's): the frame stays.
+  let next: Frame = result.common_data === frame.common_data ? frame : { ...frame, common_data: result.common_data };
   for (const [name, messages] of Object.entries(result.contexts ?? {})) {
     const context = plan.contexts.find((c) => c.name === name);
     if (!context) continue;
@@ -44,7 +45,7 @@ export function adopt(ctx: StepContext, result: Extract<EvaluationResult, { ok: 
     if (legacyRun(ctx)) for (const m of added) next = appendMessage(next, context, m, true);
     else next = { ...next, contexts: { ...next.contexts, [name]: appendEach(next.contexts[name] ?? [], added, context.maxLength) } };
   }
-  setFrame(ctx, next);
+  if (next !== frame) setFrame(ctx, next);
   const logs = result.logs ?? [];
   for (const line of logs.slice(0, MAX_LOG_NOTES)) note(ctx, `${plan.name}.${frame.state}: ${line}`);
   if (logs.length > MAX_LOG_NOTES) note(ctx, `${plan.name}.${frame.state}: ${logs.length - MAX_LOG_NOTES} more log line(s) not shown`);
@@ -74,9 +75,8 @@ function sizeChecked(ctx: StepContext, answer: EvaluationResult): EvaluationResu
     countData(ctx, answer.error.length);
     return answer;
   }
-  const { common_data, ...rest } = answer;
-  const held = jsonBytes(common_data);
-  countData(ctx, held + jsonBytes(rest));
+  const { held, rest } = answerBytes(answer as Record<string, unknown>);
+  countData(ctx, held + rest);
   const problem = commonDataProblem(held);
   return problem ? { ok: false, error: problem } : answer;
 }

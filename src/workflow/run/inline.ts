@@ -5,7 +5,7 @@ import { current, runOf } from './access.js';
 import { workflowInputOf } from './frames.js';
 import type { Chain } from './chain.js';
 import type { Frame } from './state.js';
-import { commonDataProblem, jsonBytes } from './data-size.js';
+import { commonDataBytes, commonDataProblem } from './data-size.js';
 
 // Evaluations answered within the step that asks for them: what needs no code (decided here, on the same
 // data the sandbox would read), and what the sandbox already ran in the job of the evaluation before (its
@@ -38,7 +38,7 @@ export function answerInline(ctx: StepContext, purpose: Evaluation['purpose'], w
   const plain = Object.keys(extra).length === 0;
   if (ready && plain && ready.step.purpose === purpose && ready.key === requestKey(what) && ready.workflow === plan.name && ready.depth === run.frames.length && sameData(ready.frame, frame)) {
     // Counted for the loop guard with the answer it came in; its common_data is capped like any other.
-    const problem = ready.result.ok ? commonDataProblem(jsonBytes(ready.result.common_data)) : null;
+    const problem = ready.result.ok ? commonDataProblem(commonDataBytes(ready.result.common_data)) : null;
     return { result: problem ? { ok: false, error: problem } : ready.result, chain: ready.step };
   }
   const count = inlined.get(ctx) ?? 0;

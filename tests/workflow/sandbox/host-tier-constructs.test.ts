@@ -136,6 +136,10 @@ const EXPRESSIONS = [
 ];
 
 const STATEMENTS = [
+  // Blocks with and without bindings of their own: a block that declares nothing shares the scope around it.
+  'let n = 1; { n = 2; { const n = 3; this.common_data.inner = n; } { n += 10; } } this.common_data.n = n;',
+  'const fs = []; let k = 0; { fs.push(() => k); } { let k = 7; fs.push(() => k); } k = 1; this.common_data.got = fs.map((f) => f());',
+  "let x = 'outer'; if (true) { x = 'set in a block'; } else { const x = 'never'; } { const g = () => x; x = x + '!'; this.common_data.g = g(); } this.common_data.x = x;",
   "this.common_data.x = 1; this.common_data.n += 2; this.common_data.n -= 1; console.log('n', this.common_data.n, { a: 1 }, [1], 'text', null, undefined, 2.5);",
   'const a = []; for (let i = 0; i < 5; i++) { if (i === 3) continue; a.push(i); } this.common_data.a = a;',
   'let s = 0; for (const x of common_data.list) { if (x > 2) break; s += x; } return s;',

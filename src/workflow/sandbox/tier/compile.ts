@@ -106,6 +106,13 @@ function statement(s: N): Statement {
       return declaration(s);
     case 'BlockStatement': {
       const body = block(s.body);
+      // A block that declares nothing has no binding of its own: it runs in the scope around it (the same names, the same values).
+      if (!(s.body as N[]).some((d) => d.type === 'FunctionDeclaration' || d.type === 'VariableDeclaration')) {
+        return (r, env, self) => {
+          r.tick();
+          return body(r, env, self);
+        };
+      }
       return (r, env, self) => {
         r.tick();
         return body(r, new Env(env), self);

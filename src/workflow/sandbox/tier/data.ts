@@ -78,10 +78,33 @@ function checkData(v: unknown, depth: number, budget: { nodes: number; chars: nu
  * hand; bails where the guest's JSON would fail (a function, a guest object, a __proto__ key, nesting past
  * MAX_JSON_DEPTH); and an upper bound of the length of its JSON.
  */
-export function resultData(v: Record<string, unknown>): { data: Record<string, unknown>; bound: number; least: number } {
+export function resultData(v: Record<string, unknown>, was?: unknown): { data: Record<string, unknown>; bound: number; least: number } {
   const budget = { nodes: 0, bytes: 0, least: 0 };
   const data = resultCopy(v, 0, false, budget) as Record<string, unknown>;
-  return { data, bound: budget.bytes, least: budget.least };
+  // Code that left common_data as it got it answers with the object it came from (the engine's, never changed in
+  // place): the engine then keeps the object it holds, and what it counted of it stays counted. The guest only ever
+  // had a copy; the object is compared here, by the host, and never given to code.
+  return { data: was !== undefined && sameData(data, was) ? (was as Record<string, unknown>) : data, bound: budget.bytes, least: budget.least };
+}
+
+// Whether `b` is the JSON data `a` (a result copy: plain, normalised) is, member for member in the same order: what
+// writing either out gives the same text, and reading it back the same values (-0 is not 0 here: JSON writes it 0).
+function sameData(a: unknown, b: unknown): boolean {
+  if (a === null || typeof a !== 'object') return Object.is(a, b);
+  if (b === null || typeof b !== 'object' || Object.getPrototypeOf(b) !== Object.getPrototypeOf(a)) return false;
+  if (Array.isArray(a)) {
+    if (a.length !== (b as unknown[]).length) return false;
+    for (let i = 0; i < a.length; i++) if (!(i in (b as unknown[])) || !sameData(a[i], (b as unknown[])[i])) return false;
+    return true;
+  }
+  const keys = Object.keys(a);
+  const other = Object.keys(b);
+  if (keys.length !== other.length) return false;
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    if (k !== other[i] || !sameData((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  }
+  return true;
 }
 
 // budget.bytes: an upper bound of the length of its JSON; budget.least: a lower bound (its strings' characters, unescaped).

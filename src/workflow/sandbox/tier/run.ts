@@ -71,6 +71,8 @@ function runChain(evaluation: Evaluation, scriptSource: string | null, limits: T
   const running = new Interpreter(() => bail('a free name'));
   const results: Record<string, unknown>[] = [];
   let commonData: unknown = null;
+  // What the part's common_data is a copy of: the scope's, then what the part before left.
+  let source: unknown = evaluation.scope.common_data;
   let at = 0;
   for (;;) {
     const step = steps[at]!;
@@ -86,7 +88,7 @@ function runChain(evaluation: Evaluation, scriptSource: string | null, limits: T
     };
     let part: ReturnType<typeof runPart>;
     try {
-      part = runPart(programs[at]!, data, script, running, limits, options);
+      part = runPart(programs[at]!, data, source, script, running, limits, options);
     } catch (error) {
       if (error instanceof Bail && error.ofCode) programs[at]!.refused = { script, why: error.why };
       throw error;
@@ -98,7 +100,8 @@ function runChain(evaluation: Evaluation, scriptSource: string | null, limits: T
     at = steps.findIndex((s) => s.after === from && (s.target === null || s.target === part.chosen));
     if (at === -1) break;
     // The next part starts from the common_data this one left, as a copy of its own.
-    commonData = options.primitives ? data.commonData : copyData(part.result.common_data);
+    source = part.result.common_data;
+    commonData = options.primitives ? data.commonData : copyData(source);
   }
   for (let i = results.length - 2; i >= 0; i--) results[i]!.next = results[i + 1];
   hostTierCounts.tier += 1;
@@ -174,8 +177,16 @@ function joined(base: Added | null, added: Added): Added {
   return out;
 }
 
-/** One part, as the guest's runPart answers it: its result, the common_data it left (JSON), and the state it chose. */
-function runPart(program: Program, data: PartData, script: TierScript | null, running: Interpreter, limits: TierLimits, options: TierOptions): { result: Record<string, unknown>; chosen: string } {
+/** One part, as the guest's runPart answers it: its result, the common_data it left (JSON; `source` itself when it is that), and the state it chose. */
+function runPart(
+  program: Program,
+  data: PartData,
+  source: unknown,
+  script: TierScript | null,
+  running: Interpreter,
+  limits: TierLimits,
+  options: TierOptions,
+): { result: Record<string, unknown>; chosen: string } {
   // The interpreter counts the work of reading contexts (made below: the scope's names are read once it runs).
   const self = new TierSelf(data, (units) => interp.spend(units));
   const logs = new LogSink(limits.maxLogLines, MAX_LOG_CHARS);
@@ -237,7 +248,7 @@ function runPart(program: Program, data: PartData, script: TierScript | null, ru
   const cd = self.get('common_data');
   if (!isPlainObject(cd)) bail('common_data that is not an object');
   // In the step common_data is the engine's, unchanged (decideInHost gives it back as it is).
-  const { data: commonData, bound, least } = options.primitives ? { data: cd, bound: 0, least: 0 } : resultData(cd);
+  const { data: commonData, bound, least } = options.primitives ? { data: cd, bound: 0, least: 0 } : resultData(cd, source);
   const lines = logs.finished();
   const appended = data.added.size > 0 ? JSON.stringify(Object.fromEntries(data.added)) : '';
   // The checks the host makes of every answer of the guest (an answer that fails them is an error: the sandbox's to give):
