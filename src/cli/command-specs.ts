@@ -63,7 +63,8 @@ export const COMMAND_SPECS: readonly CliCommandSpec[] = [
       'A session that ran from a recording (--replay) continues on another model only when you say so.',
       "A workflow session's agents get no more than its workflow file (with --roles, as the run had) gives them now.",
       'The team and workflow files a session names are trusted as your troupe sealed them when it started it (a key',
-      'in ~/.config/troupe): for a session made elsewhere or edited, name them yourself with --workflow and --team.',
+      'in ~/.config/troupe): for a session made elsewhere or edited, name them yourself with --workflow and --team',
+      '(once: the session is sealed with what you name).',
     ],
     options: [
       'json',
