@@ -49,8 +49,8 @@ const str = (v: unknown) => (typeof v === 'string' ? v : '');
  * The stream is ahead of the view (read again at most every 250 ms): while a turn streams the session is running, waits for no one, and the turn's state is lit, however short the turn.
  */
 export function followStream(view: SessionViewJson, live: Readonly<Record<string, StreamingTurn>>): SessionViewJson {
-  const paths = Object.values(live).flatMap((t) => (t.path && !view.state.includes(t.path) ? [t.path] : []));
   if (view.status === 'ended' || Object.keys(live).length === 0) return view;
+  const paths = Object.values(live).flatMap((t) => (t.path && !view.state.includes(t.path) ? [t.path] : []));
   // Turns stream from the server running the session: it is hosted, whatever the view read before said.
   return { ...view, status: 'running', hosted: true, awaiting: null, state: paths.length === 0 ? view.state : [...view.state, ...paths] };
 }
