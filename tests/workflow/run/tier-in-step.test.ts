@@ -3,7 +3,7 @@ import type { Evaluation } from '../../../src/engine/evaluation.js';
 import { setTierInStep } from '../../../src/workflow/run/inline.js';
 import type { WorkflowPlan } from '../../../src/workflow/run/plan.js';
 import { createSandboxEvaluator } from '../../../src/workflow/sandbox/index.js';
-import { runInTier } from '../../../src/workflow/sandbox/tier/run.js';
+import { hostTierCounts, runInTier } from '../../../src/workflow/sandbox/tier/run.js';
 import { DEFAULT_LIMITS } from '../../../src/workflow/sandbox/program.js';
 import { workflowDriver } from '../../helpers/workflow-driver.js';
 import { expr, state, stmts, workflowPlan } from '../../helpers/workflow-plan.js';
@@ -92,6 +92,29 @@ describe('the host tier answers within the step that asks for it', () => {
     expect(inStep.sent.map((e) => e.purpose)).toEqual(['after']);
     expect(inStep.w.state().workflow).toEqual(sandboxed.w.state().workflow);
     expect(inStep.w.state().workflow!.frames[0]!.common_data).toMatchObject({ seen: ['a'], entered: 1 });
+  });
+
+  it("what the step gave up on (past the tier's budget), the evaluator does not run in the tier again: the thread is held once for it", async () => {
+    const tiered = createSandboxEvaluator({ hostTier: true });
+    try {
+      const w = workflowDriver(plan('let n = 0; for (let i = 0; i < 300000; i++) n++; this.common_data.seen = [n]'), {}, { tierInStep: true });
+      w.send({ type: 'start', brief: 'go' });
+      const before = { ...hostTierCounts };
+      w.send({ type: 'agent_replied', turnId: w.call()!.call.turnId, text: 'x', toolCalls: [] });
+      const fx = w.evaluation()!;
+      expect(fx.evaluation.purpose).toBe('after');
+      // The step tried it (a give-up on the data: its code is not refused for later evaluations).
+      expect(hostTierCounts.refused).toBe(before.refused);
+      const result = await tiered.evaluate(fx.evaluation);
+      expect(hostTierCounts.refused).toBe(before.refused + 1);
+      expect(hostTierCounts.tier).toBe(before.tier);
+      expect(result).toMatchObject({ ok: true, common_data: { seen: [300000] } });
+      // A copy of it (what a resumed session sends) is tried again.
+      expect(runInTier(structuredClone(fx.evaluation), null, DEFAULT_LIMITS)).toBeNull();
+      expect(hostTierCounts.refused).toBe(before.refused + 1);
+    } finally {
+      await tiered.close();
+    }
   });
 
   it('a step runs the tier once: a second evaluation that runs code in the same step goes out as an effect', async () => {
