@@ -105,7 +105,7 @@ describe('session commands', () => {
       .split('\n')
       // As read back (from format 7 an event of a usual layout is stored as a row), edited, then written whole.
       .map((l) => JSON.parse(l))
-      .map(({ prev: _p, hash: _h, ...line }) => restoreRecord(line, 'zz-edited') as unknown as { events: Record<string, unknown>[] });
+      .map(({ prev: _p, hash: _h, ...line }) => restoreRecord(line, 'zz-edited') as ReturnType<typeof JSON.parse>);
     const events = records.flatMap((r) => r.events);
     const arb = events.findIndex((e: { type: string }) => e.type === 'arbitration');
     const dir = events.findIndex((e: { type: string }) => e.type === 'directive');
