@@ -152,7 +152,7 @@ export function App() {
                   <div class="graph-box" tabIndex={0} aria-label="Graph">
                     {graph ? <GraphView graph={graph} configuration={shown.state} running={atWork(shown)} moves={step ? [] : events.moves} visits={shown.visits} /> : null}
                   </div>
-                  {graph ? <StatePanel view={shown} graph={graph} events={events} catalog={catalog} listed={step ? undefined : listed.find((s) => s.id === view.id)} /> : null}
+                  {graph ? <StatePanel view={shown} graph={graph} events={events} catalog={catalog} /> : null}
                 </div>
                 <section class="talk" aria-label="Transcript and controls">
                   <Transcript entries={events.entries} />

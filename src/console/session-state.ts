@@ -52,7 +52,7 @@ export function followStream(view: SessionViewJson, live: Readonly<Record<string
   if (view.status === 'ended' || Object.keys(live).length === 0) return view;
   const paths = Object.values(live).flatMap((t) => (t.path && !view.state.includes(t.path) ? [t.path] : []));
   // Turns stream from the server running the session: it is hosted, whatever the view read before said.
-  return { ...view, status: 'running', hosted: true, awaiting: null, state: paths.length === 0 ? view.state : [...view.state, ...paths] };
+  return { ...view, status: 'running', statusText: 'running', hosted: true, awaiting: null, state: paths.length === 0 ? view.state : [...view.state, ...paths] };
 }
 
 /** Whether a session is at work now: running in the server. A stored session that says running is one whose process stopped mid-turn (interrupted): nothing runs it. */

@@ -49,6 +49,7 @@ export const SessionViewSchema = z.object({
   definition: z.string(),
   kind: z.enum(['team', 'workflow']),
   status: SessionStatusSchema,
+  statusText: z.string().describe('The status in words, as the list and troupe sessions say it ("interrupted": running when its process stopped)'),
   hosted: z.boolean().describe('Running in this server now (else read from the store)'),
   brief: z.string(),
   turn: z.number(),

@@ -4,6 +4,7 @@ import type { OpenTeam } from '../team/open-team.js';
 import type { TroupeSession } from '../session/troupe-session.js';
 import { restoreMeter } from '../session/restore-meter.js';
 import { processRedactor, redactDeep } from '../llm/redact.js';
+import { statusFactsOf, statusWords, type StatusHolder } from '../report/status-words.js';
 import { eventsOf, type ReadSession } from '../store/store.js';
 import { usageView } from '../usage/session-usage.js';
 import { usageState, type UsageMeter, type UsageState } from '../usage/usage-meter.js';
@@ -14,6 +15,8 @@ export interface ViewFacts {
   kind: string;
   /** Whether the session is live on the server (it takes input without being reopened). */
   hosted: boolean;
+  /** Who runs it, for its status in words (default: 'live' when hosted, else nobody). */
+  holder?: StatusHolder;
   lastEventSeq: number;
   /** The meter's totals (null: nothing metered yet). */
   usage: UsageState | null;
@@ -36,6 +39,7 @@ export function viewOf(s: ViewedSession & Partial<Pick<SessionState, 'visits' | 
       definition: s.definition,
       kind: facts.kind,
       status: s.status,
+      statusText: statusWords(statusFactsOf(s), facts.holder ?? (facts.hosted ? 'live' : null)),
       hosted: facts.hosted,
       brief: s.brief,
       turn: s.turn,
@@ -59,7 +63,9 @@ export function viewOf(s: ViewedSession & Partial<Pick<SessionState, 'visits' | 
  * A session as the embedded backend shows it: from the running session (its meter), or stored: from its state
  * as the journal ends (the checkpoint is a cache: fold the lines after it, see foldJournal).
  */
-export function sessionView(input: { session: TroupeSession } | { doc: ReadSession['doc']; lastSeq: number; usage: UsageState | null; snapshot: SessionState }): Record<string, unknown> {
+export function sessionView(
+  input: { session: TroupeSession } | { doc: ReadSession['doc']; lastSeq: number; usage: UsageState | null; snapshot: SessionState; holder: StatusHolder },
+): Record<string, unknown> {
   if ('session' in input) {
     const { session } = input;
     return viewOf(session.getSnapshot(), { kind: session.def.kind, hosted: true, lastEventSeq: session.recent().at(-1)?.seq ?? 0, usage: session.usage(), forkedFrom: session.forkedFrom });
@@ -67,6 +73,7 @@ export function sessionView(input: { session: TroupeSession } | { doc: ReadSessi
   return viewOf(input.snapshot, {
     kind: input.doc.workflow ? 'workflow' : 'team',
     hosted: false,
+    holder: input.holder,
     lastEventSeq: input.lastSeq,
     usage: input.usage,
     forkedFrom: input.doc.forkedFrom ?? null,

@@ -19,6 +19,7 @@ const VIEW: SessionViewJson = {
   definition: 'implement_review_debate',
   kind: 'workflow',
   status: 'running',
+  statusText: 'running',
   hosted: true,
   brief: 'add two numbers',
   turn: 4,
@@ -75,7 +76,7 @@ describe("the console's view of a stream", () => {
       ev('agent_started', { turn_id: 'r1', persona: 'implementer_a', branch: 'impl_a', path: 'revise.impl_a.work' }),
       ev('agent_started', { turn_id: 'r2', persona: 'implementer_b', branch: 'impl_b', path: 'revise.impl_b.work' }),
     ]);
-    expect(followStream(view, s.live)).toEqual({ ...view, status: 'running', hosted: true, awaiting: null, state: ['review', 'revise.impl_a.work', 'revise.impl_b.work'] });
+    expect(followStream(view, s.live)).toEqual({ ...view, status: 'running', statusText: 'running', hosted: true, awaiting: null, state: ['review', 'revise.impl_a.work', 'revise.impl_b.work'] });
     // Once the turns are over, the view is as it was read.
     const done = fold([ev('agent_message', { turn_id: 'r1', branch: 'impl_a' }), ev('agent_message', { turn_id: 'r2', branch: 'impl_b' })], s);
     expect(followStream(view, done.live)).toBe(view);
