@@ -187,7 +187,7 @@ export function App() {
           </main>
           {id && view ? (
             <aside class="right" aria-label="Details">
-              <SidePanel view={view} catalog={catalog} progress={events.lastSeq} step={step} onStep={setStep} onFork={select} />
+              <SidePanel view={view} catalog={catalog} graph={graph} progress={events.lastSeq} step={step} onStep={setStep} onFork={select} />
             </aside>
           ) : null}
         </div>

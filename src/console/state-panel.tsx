@@ -1,6 +1,7 @@
 import { atWork, type EventState } from './session-state.js';
 import type { Catalog, Graph, SessionViewJson } from './types.js';
 import { isActive } from './layout.js';
+import { personaNamer } from './persona-name.js';
 
 /** Props of the state panel: the session now, its graph, its events' state, the server's catalog (names). */
 export interface StatePanelProps {
@@ -14,7 +15,8 @@ const percent = (x: number) => `${Math.round(x * 100)}%`;
 
 /** The TUI's state tree (each major's personas, or each workflow state and branch: visits ✓ approvals ↺ reworks), the arbiter's last decision with its scores, and what comes next. */
 export function StatePanel({ view, graph, events, catalog }: StatePanelProps) {
-  const name = (id: string | null | undefined) => (id ? (catalog.team.personas.find((p) => p.id === id)?.name ?? id) : '');
+  const named = personaNamer(graph, catalog);
+  const name = (id: string | null | undefined) => (id ? named(id) : '');
   const running = atWork(view);
   // Running, but in no server: its process stopped mid-turn; the server's words say so ("interrupted").
   const stopped = view.status === 'running' && !running;

@@ -150,6 +150,7 @@ export const GraphSchema = z.object({
   ),
   groups: z.array(z.object({ id: z.string(), label: z.string(), parent: z.string().optional(), state: z.string().optional() })),
   edges: z.array(z.object({ from: z.string(), to: z.string(), label: z.string().optional() })),
+  names: z.record(z.string(), z.string()).describe("The display name of each of the session's agents, by id"),
 });
 
 /** `GET /v1/catalog`: what this server runs: its team (personas, majors, modes), its workflows with their input, the commands. */

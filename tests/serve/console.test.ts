@@ -273,6 +273,11 @@ describe.skipIf(!hasChromium)(`the console in a real browser${hasChromium ? '' :
     const seen = await page.evaluate(() => (window as unknown as { seenBranches: { both: number; trail: string[] } }).seenBranches);
     expect(seen.both, `streaming turns/lit branches, at each change: ${seen.trail.join(' ')}`).toBeGreaterThanOrEqual(2);
     expect(await text('.log')).toMatch(/⚖ Reviewer [AB] \(round 1\)/);
+    // The Cost tab names the workflow's agents as the transcript does (it showed their ids: implementer_a).
+    await page.getByRole('tab', { name: 'Cost', exact: true }).click();
+    const payers = await page.locator('.usage tbody th').allTextContents();
+    expect(payers).toEqual(expect.arrayContaining(['Implementer A', 'Reviewer A']));
+    expect(payers.filter((who) => /_/.test(who))).toEqual([]);
     await page.getByRole('tab', { name: 'Deliverables', exact: true }).click();
     await page.waitForSelector('.diff .add', { timeout: 20_000 });
     const deliverables = await text('.deliverables');
