@@ -85,7 +85,7 @@ describe('troupe run against an OpenAI-compatible server (dist/cli.js)', () => {
     const denied = await troupe(['run', 'x'], { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: 'sk-abcdefghijklmnopqrstuvwxyz' });
     // The error is told in full once; the failed move and the pause point to it.
     expect(denied.stdout).toMatch(/^ {2}• error: 401 unauthorised at 127\.0\.0\.1:\d+: the API key was rejected — check OPENAI_API_KEY/m);
-    expect(denied.stdout).toContain("⏸ waiting for you: Creative Partner's turn failed: the error above; !continue retries");
+    expect(denied.stdout).toContain("◂ waiting for you: Creative Partner's turn failed: the error above; !continue retries");
     expect(denied.stdout).toMatch(
       /Session paused: waiting for you — Creative Partner's turn failed: 401 unauthorised at 127\.0\.0\.1:\d+: the API key was rejected — check OPENAI_API_KEY; !continue retries/,
     );
