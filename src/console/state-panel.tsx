@@ -26,8 +26,7 @@ export function StatePanel({ view, graph, events, catalog }: StatePanelProps) {
     <section class="panel state-panel" aria-labelledby="state-h" tabIndex={0}>
       <h2 id="state-h">State</h2>
       <p class="where">
-        <span class={`badge ${stopped ? 'stopped' : view.status}`}>{stopped ? view.statusText : view.status === 'awaiting_user' ? 'waiting for you' : view.status}</span> turn{' '}
-        {view.turn}
+        <span class={`badge ${stopped ? 'stopped' : view.status}`}>{stopped ? view.statusText : view.status === 'awaiting_user' ? 'waiting for you' : view.status}</span> turn {view.turn}
         {view.active ? (
           <>
             {' '}

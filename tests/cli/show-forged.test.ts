@@ -36,12 +36,17 @@ describe('troupe show and export of a session whose document names a team direct
     const doc = JSON.parse(readFileSync(path, 'utf8'));
     doc.seal = 'f'.repeat(64);
     writeFileSync(path, JSON.stringify(doc));
-    for (const args of [['show', id], ['export', id, 'md']]) {
+    for (const args of [
+      ['show', id],
+      ['export', id, 'md'],
+    ]) {
       const out = await troupe(...args);
       expect(out.code, args.join(' ')).toBe(0);
       expect(out.stdout, args.join(' ')).not.toContain('Planted Name');
       expect(out.stdout, args.join(' ')).toContain('creative_partner');
-      expect(out.stderr.trim().split('\n'), args.join(' ')).toEqual([expect.stringMatching(/^troupe: team\.dir: .*their-team was not recorded by your troupe .* — its agents are named by id \(troupe resume \w{8} --team <dir> vouches for a directory\)$/)]);
+      expect(out.stderr.trim().split('\n'), args.join(' ')).toEqual([
+        expect.stringMatching(/^troupe: team\.dir: .*their-team was not recorded by your troupe .* — its agents are named by id \(troupe resume \w{8} --team <dir> vouches for a directory\)$/),
+      ]);
     }
   });
 });

@@ -27,7 +27,6 @@ describe("the suite's configuration home", () => {
 
   // Read as text: loading a configuration would make a configuration home of its own.
   it('both configurations run the teardown', () => {
-    for (const file of ['vitest.config.ts', 'vitest.restate.config.ts'])
-      expect(readFileSync(join(REPO_ROOT, file), 'utf8'), file).toMatch(/globalSetup: \[[^\]]*'tests\/helpers\/config-home\.ts'/);
+    for (const file of ['vitest.config.ts', 'vitest.restate.config.ts']) expect(readFileSync(join(REPO_ROOT, file), 'utf8'), file).toMatch(/globalSetup: \[[^\]]*'tests\/helpers\/config-home\.ts'/);
   });
 });
