@@ -76,7 +76,7 @@ describe('troupe run against an OpenAI-compatible server (dist/cli.js)', () => {
     expect(out.code).toBe(0);
     const tail = out.stdout.trim().split('\n').slice(-4);
     expect(tail[0]).toBe('usage: 2 call(s), 3,300 tokens (3,000 prompt + 300 completion), cost unknown (no price)');
-    expect(tail[1]).toMatch(/^ {2}creative_partner +1,100 tokens +1 call\(s\) +cost unknown \(no price\)$/);
+    expect(tail[1]).toMatch(/^ {2}Creative Partner +1,100 tokens +1 call\(s\) +cost unknown \(no price\)$/);
     expect(tail[3]).toMatch(/^ {2}no price for model my-local-model — add it to .*pricing\.json/);
   });
 
