@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from './api.js';
+import { FREE_COST } from '../usage/format.js';
 import { diffLines } from './diff.js';
 import { personaNamer } from './persona-name.js';
 import type { Catalog, DeliverablesJson, Graph, SessionViewJson, Step, StepView, Timeline } from './types.js';
@@ -45,7 +46,7 @@ export function SidePanel(props: SidePanelProps) {
   );
 }
 
-const money = (cost: number | null, calls: number) => (calls === 0 ? '—' : cost === null ? 'no price' : `$${cost.toFixed(4)}`);
+const money = (cost: number | null, calls: number, free: boolean) => (calls === 0 ? '—' : free ? FREE_COST : cost === null ? 'no price' : `$${cost.toFixed(4)}`);
 
 /** Calls, tokens and cost per persona and in all (the meter's figures, as !cost shows them). */
 function Usage({ view, name }: { view: SessionViewJson; name: (id: string) => string }) {
@@ -67,7 +68,7 @@ function Usage({ view, name }: { view: SessionViewJson; name: (id: string) => st
             <th scope="row">{name(id)}</th>
             <td>{t.calls}</td>
             <td>{t.tokens}</td>
-            <td>{money(t.cost, t.calls)}</td>
+            <td>{money(t.cost, t.calls, u.free)}</td>
           </tr>
         ))}
       </tbody>
@@ -76,7 +77,7 @@ function Usage({ view, name }: { view: SessionViewJson; name: (id: string) => st
           <th scope="row">total</th>
           <td>{u.calls}</td>
           <td>{u.tokens}</td>
-          <td>{money(u.cost, u.calls)}</td>
+          <td>{money(u.cost, u.calls, u.free)}</td>
         </tr>
       </tfoot>
     </table>

@@ -3,6 +3,7 @@ import { allVisits, type SessionState } from '../engine/session.js';
 import type { OpenTeam } from '../team/open-team.js';
 import type { TroupeSession } from '../session/troupe-session.js';
 import { restoreMeter } from '../session/restore-meter.js';
+import { isDemoLabel } from '../llm/demo-model.js';
 import { processRedactor, redactDeep } from '../llm/redact.js';
 import { statusFactsOf, statusWords, type StatusHolder } from '../report/status-words.js';
 import { eventsOf, type ReadSession } from '../store/store.js';
@@ -20,6 +21,8 @@ export interface ViewFacts {
   lastEventSeq: number;
   /** The meter's totals (null: nothing metered yet). */
   usage: UsageState | null;
+  /** Its calls cost nothing (the demo model). */
+  free?: boolean;
   /** The session it was forked from, and at which step. */
   forkedFrom?: { id: string; step: number } | null;
 }
@@ -49,7 +52,7 @@ export function viewOf(s: ViewedSession & Partial<Pick<SessionState, 'visits' | 
       awaiting: s.awaiting ? { code: s.awaiting.code, reason: s.awaiting.reason } : null,
       endReason: s.endReason,
       lastEventSeq: facts.lastEventSeq,
-      usage: usageView(facts.usage),
+      usage: usageView(facts.usage, facts.free ?? false),
       // The Restate head keeps no visits: its view has none.
       visits: s.visits ? allVisits({ visits: s.visits, recentVisits: s.recentVisits ?? [] }) : {},
       branches: Object.entries(branches).map(([id, b]) => ({ id, agent: b.agent, status: b.status, ...(b.error ? { error: b.error } : {}) })),
@@ -68,7 +71,8 @@ export function sessionView(
 ): Record<string, unknown> {
   if ('session' in input) {
     const { session } = input;
-    return viewOf(session.getSnapshot(), { kind: session.def.kind, hosted: true, lastEventSeq: session.recent().at(-1)?.seq ?? 0, usage: session.usage(), forkedFrom: session.forkedFrom });
+    const usage = session.usage();
+    return viewOf(session.getSnapshot(), { kind: session.def.kind, hosted: true, lastEventSeq: session.recent().at(-1)?.seq ?? 0, usage, free: usage.free, forkedFrom: session.forkedFrom });
   }
   return viewOf(input.snapshot, {
     kind: input.doc.workflow ? 'workflow' : 'team',
@@ -76,6 +80,7 @@ export function sessionView(
     holder: input.holder,
     lastEventSeq: input.lastSeq,
     usage: input.usage,
+    free: isDemoLabel(input.doc.model),
     forkedFrom: input.doc.forkedFrom ?? null,
   });
 }

@@ -85,7 +85,10 @@ describe('situation', () => {
   });
 
   it('switched to simple at a persona of no stage: the stage says the pipeline starts at its first ("off the pipeline" said nothing of what comes)', async () => {
-    const model = new ScriptedModel([{ text: 'never finished', hold: FOREVER }, { text: 'Tell me more.', directive: { transition: 'RESPOND_TO_USER' } }]);
+    const model = new ScriptedModel([
+      { text: 'never finished', hold: FOREVER },
+      { text: 'Tell me more.', directive: { transition: 'RESPOND_TO_USER' } },
+    ]);
     const { runner } = await studioRunner(model);
     runner.start('brief');
     await model.started(1);

@@ -28,7 +28,7 @@ const VIEW: SessionViewJson = {
   awaiting: null,
   endReason: null,
   lastEventSeq: 9,
-  usage: { calls: 0, tokens: 0, promptTokens: 0, completionTokens: 0, cost: null, unpricedCalls: 0, cachedTokens: 0, byPersona: {} },
+  usage: { calls: 0, tokens: 0, promptTokens: 0, completionTokens: 0, cost: null, unpricedCalls: 0, cachedTokens: 0, byPersona: {}, free: false },
   visits: {},
   branches: [],
   forkedFrom: null,

@@ -303,6 +303,8 @@ describe.skipIf(!hasChromium)(`the console in a real browser${hasChromium ? '' :
     const payers = await page.locator('.usage tbody th').allTextContents();
     expect(payers).toEqual(expect.arrayContaining(['Implementer A', 'Reviewer A']));
     expect(payers.filter((who) => /_/.test(who))).toEqual([]);
+    // The demo's calls cost nothing, as the terminal says (it said "no price").
+    expect(await page.locator('.usage tfoot td').last().textContent()).toBe('free (demo model)');
     await page.getByRole('tab', { name: 'Deliverables', exact: true }).click();
     await page.waitForSelector('.diff .add', { timeout: 20_000 });
     const deliverables = await text('.deliverables');

@@ -1,5 +1,6 @@
 import * as restate from '@restatedev/restate-sdk';
 import type { z } from 'zod';
+import { isDemoLabel } from '../../llm/demo-model.js';
 import { statusFactsOf, statusWords } from '../../report/status-words.js';
 import { viewOf } from '../view.js';
 import { RESTATE_NAMES } from './names.js';
@@ -29,7 +30,7 @@ export const restateStatusWords = (s: SessionHead['state']): string => statusWor
 
 /** The API's view of a session on Restate: live on the cluster until it ends. */
 export const restateView = (meta: SessionMeta, head: SessionHead) =>
-  viewOf(head.state, { kind: meta.kind, hosted: head.state.status !== 'ended', lastEventSeq: head.lastSeq, usage: head.usage ?? null });
+  viewOf(head.state, { kind: meta.kind, hosted: head.state.status !== 'ended', lastEventSeq: head.lastSeq, usage: head.usage ?? null, free: isDemoLabel(meta.model) });
 
 /** Sends `apply` to the session itself (one-way: it runs after the invocation in progress, if any). */
 export function sendApply(ctx: restate.Context & { key: string }, request: ApplyRequest): void {
