@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FOREVER, ScriptedModel } from '../../src/llm/scripted-model.js';
-import { server } from '../helpers/serve.js';
-
-const until = async (check: () => Promise<boolean>, what: string) => {
-  for (let tries = 0; !(await check()); tries++) {
-    if (tries > 2_000) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
+import { server, until } from '../helpers/serve.js';
 
 describe('GET /v1/sessions/:id says a session is interrupted as the list does', () => {
   it('a session let go of mid-turn: the view and the list both say "interrupted" (status running, hosted false)', async () => {

@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FOREVER, ScriptedModel } from '../../src/llm/scripted-model.js';
-import { server } from '../helpers/serve.js';
-
-const until = async (check: () => Promise<boolean>, what: string) => {
-  for (let tries = 0; !(await check()); tries++) {
-    if (tries > 2_000) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
+import { server, until } from '../helpers/serve.js';
 
 describe("the API's usage says when the calls cost nothing (the console's Cost tab said 'no price' on the demo)", () => {
   it('a demo session: free, running here and stored', async () => {
