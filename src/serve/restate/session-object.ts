@@ -58,7 +58,18 @@ export function sessionObject(rt: WorkerRuntime) {
         const head = await readHead(ctx);
         if (!head) throw refuse(404, `no session "${ctx.key}"`);
         const s = head.state;
-        return { id: s.id, team: meta.team, kind: meta.kind, brief: s.brief, status: restateStatusWords(s), turns: s.turn, updatedAt: head.updatedAt, hosted: s.status !== 'ended' };
+        return {
+          id: s.id,
+          team: meta.team,
+          kind: meta.kind,
+          workflow: meta.workflow,
+          brief: s.brief,
+          status: s.status,
+          statusText: restateStatusWords(s),
+          turns: s.turn,
+          updatedAt: head.updatedAt,
+          hosted: s.status !== 'ended',
+        };
       }),
 
       /** The events after `after` (oldest first, at most `limit`), the last sequence number and the status. */
