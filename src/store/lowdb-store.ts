@@ -95,6 +95,11 @@ export class LowdbStore implements Store {
     return join(this.dir, `${checkId(id)}.jsonl`);
   }
 
+  /** The process holding a session open (its pid), or null when none does. */
+  lockedBy(id: string): number | null {
+    return lockHolder(this.lockOf(id));
+  }
+
   /** Path of a session's lock file. */
   lockOf(id: string): string {
     return join(this.dir, `${checkId(id)}.lock`);
@@ -304,7 +309,7 @@ export class LowdbStore implements Store {
       try {
         const mtimeMs = statSync(location).mtimeMs;
         const journalBytes = journalSize(this.journalOf(id));
-        const lockedBy = lockHolder(this.lockOf(id));
+        const lockedBy = this.lockedBy(id);
         let cached: CachedListing | undefined = index.sessions[id];
         if (cached && !isCachedListing(cached)) cached = undefined;
         // A session the caller hosts is shown as it runs there: its checkpoint's listing will do.

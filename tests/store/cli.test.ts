@@ -94,7 +94,7 @@ describe('session commands', () => {
     const out = await troupe('resume');
     expect(out.code).toBe(0);
     expect(out.stdout).toContain(`resuming session ${id}`);
-    expect(out.stdout).toContain('⏸ waiting for you: CEO declared the work complete');
+    expect(out.stdout).toContain('◂ waiting for you: CEO declared the work complete');
   });
 
   it('show and export print what they can of a hand-edited journal, noting each malformed event in one line', async () => {
