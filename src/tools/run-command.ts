@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { checkArguments, resolveProgram } from './command-check.js';
 import { parseCommandLine } from './command-line.js';
 import { checkProgramName, describePolicy, networkAllowed, type CommandPolicy } from './command-policy.js';
-import { jailArgs, jailPath, unjailable, visibleInJail, type JailSpec } from './jail.js';
+import { jailArgs, jailPath, limitedCommand, unjailable, visibleInJail, type JailSpec } from './jail.js';
 import { jailReadiness } from './jail-host.js';
 import { bytes } from './limits.js';
 import { cleanEnv, runProcess, type ProcessResult } from './process-runner.js';
@@ -69,7 +69,8 @@ export function runCommandTool(policy: CommandPolicy, options: RunCommandOptions
       if (signal?.aborted) throw new ToolError('the turn was aborted before the command started');
       // A bare name is found by the jail on the same PATH (so the program sees argv[0] as written); a path is passed as resolved.
       const command = name.includes('/') ? program : name;
-      const result = await runProcess(jail.bwrap, [...jailArgs(spec, jail.layout), '--', command, ...args], {
+      const resources = { memoryBytes: limits.commandMemoryBytes, fileBytes: limits.commandFileBytes, processes: limits.commandProcesses };
+      const result = await runProcess(jail.bwrap, [...jailArgs(spec, jail.layout), '--', ...limitedCommand([command, ...args], resources)], {
         cwd: root,
         env: cleanEnv(root, path),
         timeoutMs: limits.commandTimeoutMs,
