@@ -13,8 +13,7 @@ const temp = tempDirPerTest('troupe-jail-resources-');
 const MiB = 1024 * 1024;
 
 /** Allocates `total` MiB in 32 MiB pieces, touching every page, and says how much it held. */
-const HOG = (total: number) =>
-  `node -e "const held=[];try{for(let i=0;i<${total / 32};i++)held.push(Buffer.alloc(${32 * MiB},1))}catch(e){console.log(e.name)}console.log('held',held.length*32)"`;
+const HOG = (total: number) => `node -e "const held=[];try{for(let i=0;i<${total / 32};i++)held.push(Buffer.alloc(${32 * MiB},1))}catch(e){console.log(e.name)}console.log('held',held.length*32)"`;
 
 describe('limitedCommand', () => {
   it('runs the command as written after the limits, in the shells’ units (KiB of memory, 512-byte blocks of file)', () => {
