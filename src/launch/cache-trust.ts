@@ -18,30 +18,46 @@ function stickyRoot(stats: Stats): boolean {
   return stats.uid === 0 && (stats.mode & 0o1000) !== 0;
 }
 
+/** Whose changes a folder may be open to: this user's `uid`, and `gid` when a folder writable by that group is fine (a user's private group). */
+export interface FolderOwner {
+  uid: number;
+  gid?: number;
+}
+
 /**
- * Whether `dir` (followed to its real path) and every folder above it could only have been changed by this user
- * or root: owned by one of them and not writable by group or others (root's sticky /tmp excepted).
+ * The first folder from `dir` (followed to its real path) up to `/` that someone other than `owner` or root could
+ * change: not owned by one of them, or writable by others (root's sticky /tmp excepted), or by a group other than
+ * `owner.gid`; null when there is none. A folder that cannot be read is named too.
  */
-export function cacheDirTrusted(dir: string, me: number | null = uid()): boolean {
-  if (me === null) return true;
+export function folderOthersCanChange(dir: string, owner: FolderOwner): string | null {
   let at: string;
   try {
     at = realpathSync(dir);
   } catch {
-    return false;
+    return dir;
   }
   for (;;) {
     let stats: Stats;
     try {
       stats = statSync(at);
     } catch {
-      return false;
+      return at;
     }
-    if (!stats.isDirectory() || !(ownedSafely(stats, me) || stickyRoot(stats))) return false;
+    const writers = owner.gid !== undefined && stats.gid === owner.gid ? stats.mode & 0o002 : stats.mode & 0o022;
+    const mine = (stats.uid === owner.uid || stats.uid === 0) && writers === 0;
+    if (!stats.isDirectory() || !(mine || stickyRoot(stats))) return at;
     const up = dirname(at);
-    if (up === at) return true;
+    if (up === at) return null;
     at = up;
   }
+}
+
+/**
+ * Whether `dir` (followed to its real path) and every folder above it could only have been changed by this user
+ * or root: owned by one of them and not writable by group or others (root's sticky /tmp excepted).
+ */
+export function cacheDirTrusted(dir: string, me: number | null = uid()): boolean {
+  return me === null || folderOthersCanChange(dir, { uid: me }) === null;
 }
 
 /**
