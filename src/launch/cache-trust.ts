@@ -1,5 +1,6 @@
-import { closeSync, constants, fstatSync, openSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, type Stats } from 'node:fs';
 import { dirname } from 'node:path';
+import { folderOthersCanChange } from '../tools/folder-trust.js';
 
 // V8 checks a cached script's source only by its length (measured: code cached for another source of the same
 // length runs in its place), so whoever can write a cache file chooses the code the CLI runs. A cache is used
@@ -11,45 +12,6 @@ const uid = (): number | null => (typeof process.getuid === 'function' ? process
 export function ownedSafely(stats: Stats, me: number | null = uid()): boolean {
   if (me === null) return true;
   return (stats.uid === me || stats.uid === 0) && (stats.mode & 0o022) === 0;
-}
-
-// A folder others may write into but not rename or remove entries of (/tmp: root's, sticky): what is in it stays its owner's.
-function stickyRoot(stats: Stats): boolean {
-  return stats.uid === 0 && (stats.mode & 0o1000) !== 0;
-}
-
-/** Whose changes a folder may be open to: this user's `uid`, and `gid` when a folder writable by that group is fine (a user's private group). */
-export interface FolderOwner {
-  uid: number;
-  gid?: number;
-}
-
-/**
- * The first folder from `dir` (followed to its real path) up to `/` that someone other than `owner` or root could
- * change: not owned by one of them, or writable by others (root's sticky /tmp excepted), or by a group other than
- * `owner.gid`; null when there is none. A folder that cannot be read is named too.
- */
-export function folderOthersCanChange(dir: string, owner: FolderOwner): string | null {
-  let at: string;
-  try {
-    at = realpathSync(dir);
-  } catch {
-    return dir;
-  }
-  for (;;) {
-    let stats: Stats;
-    try {
-      stats = statSync(at);
-    } catch {
-      return at;
-    }
-    const writers = owner.gid !== undefined && stats.gid === owner.gid ? stats.mode & 0o002 : stats.mode & 0o022;
-    const mine = (stats.uid === owner.uid || stats.uid === 0) && writers === 0;
-    if (!stats.isDirectory() || !(mine || stickyRoot(stats))) return at;
-    const up = dirname(at);
-    if (up === at) return null;
-    at = up;
-  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import { lstat, realpath } from 'node:fs/promises';
-import { folderOthersCanChange } from '../launch/cache-trust.js';
+import { folderOthersCanChange } from './folder-trust.js';
 import { ToolError } from './tool.js';
 
 // bubblewrap binds the workspace by its path when a command starts, following links. Whoever can change a folder
