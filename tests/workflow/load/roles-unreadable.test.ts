@@ -1,6 +1,6 @@
 import { chmodSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ConfigIssue } from '../../../src/config/issues.js';
 import { readRolesTree } from '../../../src/workflow/load/roles-tree.js';
 import { tempDirPerTest } from '../../helpers/temp-dir.js';
@@ -27,15 +27,17 @@ function unreadableTree(): { root: string; denied: RegExp } | null {
   }
 }
 const tree = unreadableTree();
-// The temp folder is removed after the file: its locked subfolder must be listable again.
-afterAll(() => {
-  if (tree && tree.root !== '/proc') chmodSync(join(tree.root, 'sub'), 0o700);
-});
 
 describe('a roles folder with a part troupe cannot read', () => {
   it.skipIf(tree === null)('is one issue naming the folder and the fix, not an internal error', () => {
     const issues: ConfigIssue[] = [];
-    const roles = readRolesTree(tree!.root, 'roles', issues);
+    let roles: Map<string, unknown>;
+    try {
+      roles = readRolesTree(tree!.root, 'roles', issues);
+    } finally {
+      // The temp folder is removed after the test: its locked subfolder must be listable again.
+      if (tree!.root !== '/proc') chmodSync(join(tree!.root, 'sub'), 0o700);
+    }
     expect(roles.size).toBe(0);
     expect(issues).toEqual([{ file: 'roles', field: '', problem: expect.stringMatching(tree!.denied), fix: 'point troupe at the roles folder itself (config/roles)' }]);
   });
