@@ -84,6 +84,8 @@ export function checkWorkflow(config: WorkflowConfig, ctx: CheckContext): Config
     if (join && typeof join === 'object' && join.quorum > (s.parallel?.branches.length ?? 0))
       add(`${at}.parallel.join.quorum`, `quorum ${join.quorum} is more than the ${s.parallel!.branches.length} branches`, 'lower it');
     for (const [j, r] of (s.debate?.reviewers ?? []).entries()) agent(`${at}.debate.reviewers[${j}]`, r);
+    if ((s.debate?.reviewers.length ?? 0) > MAX_BRANCHES)
+      add(`${at}.debate.reviewers`, `${s.debate!.reviewers.length} reviewers; a debate's first round runs at most ${MAX_BRANCHES} at once`, 'keep the reviewers whose views differ most');
     if (s.debate?.synthesiser !== undefined) agent(`${at}.debate.synthesiser`, s.debate.synthesiser);
     s.transition?.forEach((t, j) => {
       target(`${at}.transition[${j}].target`, t.target);

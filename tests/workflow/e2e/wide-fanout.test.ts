@@ -55,4 +55,16 @@ describe('a parallel state runs at most MAX_BRANCHES branches', () => {
     const root = project(MAX_BRANCHES);
     expect(loadWorkflow(join(root, 'flows', 'fan.json'), { cwd: root }).issues).toEqual([]);
   });
+
+  it('a debate of 100 reviewers (its first round runs them all at once): refused in one line', () => {
+    const root = project(1);
+    const wide = wideFanout(1);
+    const reviewers = Array.from({ length: 100 }, () => 'worker');
+    wide.states.splice(1, 0, { name: 'review', debate: { reviewers }, next_state: 'stop' } as never);
+    wide.states[0]!.next_state = 'review';
+    writeFileSync(join(root, 'flows', 'fan.json'), JSON.stringify(wide));
+    expect(loadWorkflow(join(root, 'flows', 'fan.json'), { cwd: root }).issues.map(formatIssue)).toEqual([
+      `flows/fan.json: states[1].debate.reviewers: 100 reviewers; a debate's first round runs at most ${MAX_BRANCHES} at once — keep the reviewers whose views differ most`,
+    ]);
+  });
 });
