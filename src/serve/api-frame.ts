@@ -70,9 +70,11 @@ export function apiFrame(options: ApiFrameOptions): { app: Hono; api: Hono; moun
   });
   app.notFound((c) => refuse(c, 404, `no route ${c.req.method} ${c.req.path}`));
   if (!options.token) {
+    // Names added for a server fronted by something else (a reverse proxy, perhaps another user's): its connections are not this user's.
+    const uid = typeof process.getuid === 'function' && !options.allowedHosts?.length ? process.getuid() : null;
     app.use(
       '*',
-      thisUserOnly(typeof process.getuid === 'function' ? process.getuid() : null, (c) => nodeRequest(c)?.socket),
+      thisUserOnly(uid, (c) => nodeRequest(c)?.socket),
     );
     app.use('*', originGuard(allowedHostNames(options.allowedHosts)));
   }

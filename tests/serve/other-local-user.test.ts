@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listen } from '../../src/serve/listen.js';
 import { clientOwners } from '../../src/serve/peer-user.js';
+import { serveApp } from '../../src/serve/app.js';
 import { server as testServer } from '../helpers/serve.js';
 
 // probe13: a server without a token trusted whoever reached it on loopback, "this machine's user": every user of
@@ -42,5 +43,13 @@ describe('a server without a token answers only its own user', () => {
     const url = `http://127.0.0.1:${port}/v1/sessions`;
     expect(await fetchAs(NOBODY, url)).toBe(`403 {"error":"this server has no token, so it answers only its own user (uid 0), not uid ${NOBODY}; set TROUPE_SERVE_TOKEN to share it"}`);
     expect(await fetchAs(0, url)).toBe('200 {"sessions":[]}');
+  });
+
+  it.skipIf(!asRoot)('with names added for a proxy in front (TROUPE_SERVE_ALLOWED_HOSTS) it answers other users, as before', async () => {
+    const { host } = testServer({ token: null });
+    const app = serveApp({ host, token: null, maxBodyBytes: 4096, allowedHosts: ['troupe.example'] });
+    const { server, port } = await listen(app.fetch, { hostname: '127.0.0.1', port: 0 });
+    running = server;
+    expect(await fetchAs(NOBODY, `http://127.0.0.1:${port}/v1/sessions`)).toBe('200 {"sessions":[]}');
   });
 });
