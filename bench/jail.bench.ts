@@ -4,7 +4,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { jailArgs } from '../src/tools/jail.js';
+import { jailArgs, limitedCommand } from '../src/tools/jail.js';
+import { DEFAULT_TOOL_LIMITS } from '../src/tools/limits.js';
 import { jailReadiness } from '../src/tools/jail-host.js';
 import { cleanEnv, runProcess } from '../src/tools/process-runner.js';
 import { createToolset } from '../src/tools/toolset.js';
@@ -27,10 +28,13 @@ export default async function jail(): Promise<void> {
       await fn();
       return performance.now() - t0;
     };
+    const { commandMemoryBytes: memoryBytes, commandFileBytes: fileBytes, commandProcesses: processes } = DEFAULT_TOOL_LIMITS;
+    const resources = { memoryBytes, fileBytes, processes };
     const rounds = QUICK ? 10 : 50;
     const samples = await interleaved(rounds, 3, {
       bare: () => time(() => runProcess('/bin/true', [], options)),
       jailed: () => time(() => runProcess(ready.bwrap, [...args, '--', 'true'], options)),
+      limited: () => time(() => runProcess(ready.bwrap, [...args, '--', ...limitedCommand(['true'], resources)], options)),
       tool: () => time(() => tools.run({ name: 'run_command', arguments: '{"command":"true"}' })),
     });
     const bare = median(samples.bare);
@@ -38,6 +42,8 @@ export default async function jail(): Promise<void> {
     process.stdout.write(`true, bare (spawn, no jail):        ${ms(bare)} median of ${rounds}\n`);
     process.stdout.write(`true, in the jail (bwrap):          ${ms(jailed)} median of ${rounds}\n`);
     process.stdout.write(`jail overhead per command:          ${ms(jailed - bare)}\n`);
+    const limited = median(samples.limited);
+    process.stdout.write(`true, in the jail under its limits: ${ms(limited)} median of ${rounds} (the sh that sets them: ${ms(limited - jailed)}, ${(limited / jailed).toFixed(2)}x)\n`);
     process.stdout.write(`run_command "true" (checks + jail): ${ms(median(samples.tool))} median of ${rounds}\n`);
   } finally {
     await rm(workspace, { recursive: true, force: true });

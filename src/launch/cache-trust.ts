@@ -1,5 +1,6 @@
-import { closeSync, constants, fstatSync, openSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, type Stats } from 'node:fs';
 import { dirname } from 'node:path';
+import { folderOthersCanChange } from '../tools/folder-trust.js';
 
 // V8 checks a cached script's source only by its length (measured: code cached for another source of the same
 // length runs in its place), so whoever can write a cache file chooses the code the CLI runs. A cache is used
@@ -13,35 +14,12 @@ export function ownedSafely(stats: Stats, me: number | null = uid()): boolean {
   return (stats.uid === me || stats.uid === 0) && (stats.mode & 0o022) === 0;
 }
 
-// A folder others may write into but not rename or remove entries of (/tmp: root's, sticky): what is in it stays its owner's.
-function stickyRoot(stats: Stats): boolean {
-  return stats.uid === 0 && (stats.mode & 0o1000) !== 0;
-}
-
 /**
  * Whether `dir` (followed to its real path) and every folder above it could only have been changed by this user
  * or root: owned by one of them and not writable by group or others (root's sticky /tmp excepted).
  */
 export function cacheDirTrusted(dir: string, me: number | null = uid()): boolean {
-  if (me === null) return true;
-  let at: string;
-  try {
-    at = realpathSync(dir);
-  } catch {
-    return false;
-  }
-  for (;;) {
-    let stats: Stats;
-    try {
-      stats = statSync(at);
-    } catch {
-      return false;
-    }
-    if (!stats.isDirectory() || !(ownedSafely(stats, me) || stickyRoot(stats))) return false;
-    const up = dirname(at);
-    if (up === at) return true;
-    at = up;
-  }
+  return me === null || folderOthersCanChange(dir, { uid: me }) === null;
 }
 
 /**

@@ -2,6 +2,7 @@ import type OpenAI from 'openai';
 import type { ChatCompletionCreateParamsStreaming, ChatCompletionToolChoiceOption } from 'openai/resources/chat/completions';
 import type { ChatModel, ChatRequest, ChatResponse, RetryInfo, ToolChoice } from './chat-model.js';
 import { parseBaseUrl } from './base-url.js';
+import { boundedFetch, DEFAULT_RESPONSE_LIMITS, type ResponseLimits } from './bounded-fetch.js';
 import { AbortedError, ModelCallError } from './errors.js';
 import { toModelError, type CallTarget } from './openai-errors.js';
 import { loadedOpenAI, loadOpenAI } from './openai-sdk.js';
@@ -28,6 +29,8 @@ export interface OpenAIModelOptions {
   onRetry?: (info: RetryInfo) => void;
   /** Starts the no-data timer of a request (default: a wall-clock timer of `timeoutMs`); tests give one the server fires. */
   noDataTimer?: NoDataTimer;
+  /** How much of one response is read (default DEFAULT_RESPONSE_LIMITS). */
+  responseLimits?: ResponseLimits;
 }
 
 /**
@@ -67,8 +70,10 @@ export class OpenAIChatModel implements ChatModel {
     // fetch refuses a URL with credentials: they travel as a Basic Authorization header instead.
     const base = options.baseURL !== undefined ? parseBaseUrl(options.baseURL) : undefined;
     this.client = options.client ?? null;
+    this.host = hostOf(options.baseURL ?? 'https://api.openai.com/v1');
     this.clientOptions = {
       apiKey: options.apiKey ?? 'not-needed',
+      fetch: boundedFetch(this.host, options.responseLimits ?? DEFAULT_RESPONSE_LIMITS),
       baseURL: base?.url,
       timeout: this.timeoutMs + SDK_TIMEOUT_BACKSTOP_MS,
       maxRetries: 0,
@@ -78,7 +83,6 @@ export class OpenAIChatModel implements ChatModel {
     this.onRetry = options.onRetry;
     this.noDataTimer = options.noDataTimer ?? wallClockTimer;
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry, ...(options.maxRetries !== undefined ? { retries: options.maxRetries } : {}) };
-    this.host = hostOf(options.baseURL ?? 'https://api.openai.com/v1');
     this.label = `openai-compatible ${options.baseURL ? shownUrl(options.baseURL) : 'api.openai.com'}`;
   }
 

@@ -10,6 +10,8 @@ import { ChatResponseSchema } from './chat-response-schema.js';
 
 /** Format version of recording files (`at` is optional: files without it still replay). */
 export const RECORDING_VERSION = 1;
+/** Largest recording `--replay` reads (256 MiB, as a session file: far above a recording of thousands of calls). */
+export const MAX_RECORDING_BYTES = 256 * 1024 * 1024;
 
 /** The part of a request a recording keeps: enough to replay it and to spot a divergence. */
 export const RecordedRequestSchema = lazySchema(() =>

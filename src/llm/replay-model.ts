@@ -1,9 +1,32 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import type { ChatModel, ChatRequest, ChatResponse } from './chat-model.js';
 import { AbortedError, ModelCallError, UserError } from './errors.js';
 import { redactDeep } from './redact.js';
 import { replayLabel } from './replay-label.js';
-import { RecordedCallSchema, RecordingHeaderSchema, recordedRequest, type RecordedCall, type RecordedRequest } from './recording.js';
+import { MAX_RECORDING_BYTES, RecordedCallSchema, RecordingHeaderSchema, recordedRequest, type RecordedCall, type RecordedRequest } from './recording.js';
+
+/**
+ * The text of a recording file: a regular file (a FIFO blocked troupe for good, and /dev/zero was read until the
+ * machine's memory ran out: 4.5 GB in 20 s), no larger than any file troupe writes. Else one UserError line.
+ */
+function readRecording(file: string): string {
+  let fd: number;
+  try {
+    // O_NONBLOCK: opening a FIFO does not wait for a writer.
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch {
+    throw new UserError(`cannot read the recording ${file} — check the --replay path`);
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new UserError(`the recording ${file} is not a regular file (a directory, FIFO or device) — give --replay a file written by --record`);
+    if (stat.size > MAX_RECORDING_BYTES)
+      throw new UserError(`the recording ${file} is ${stat.size} bytes, more than troupe writes (${MAX_RECORDING_BYTES}) — give --replay a file written by --record`);
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
 
 function snippet(text: string, at: number): string {
   const piece = text.slice(Math.max(0, at - 20), at + 40).replace(/\s+/g, ' ');
@@ -63,12 +86,7 @@ export class ReplayModel implements ChatModel {
 
   /** Loads a recording written by `--record`; a bad file is a one-line UserError naming the line. */
   static fromFile(file: string): ReplayModel {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch {
-      throw new UserError(`cannot read the recording ${file} — check the --replay path`);
-    }
+    const text = readRecording(file);
     const lines = text.split('\n').filter((l) => l.trim() !== '');
     let label = 'replay';
     const calls: RecordedCall[] = [];

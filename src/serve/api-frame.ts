@@ -7,6 +7,7 @@ import { RequestRefused } from './host.js';
 import { openApiDocument } from './openapi.js';
 import { nodeRequest, readNodeBody, tooLarge } from './request-body.js';
 import { allowedHostNames, originGuard } from './origin-guard.js';
+import { thisUserOnly } from './peer-user.js';
 
 /** A JSON error answer: `{ error }` with the status. */
 export const refuse = (c: Context, status: number, error: string) => c.json({ error }, status as 400);
@@ -68,7 +69,15 @@ export function apiFrame(options: ApiFrameOptions): { app: Hono; api: Hono; moun
     return refuse(c, 500, `internal error: ${error.message.split('\n')[0]}`);
   });
   app.notFound((c) => refuse(c, 404, `no route ${c.req.method} ${c.req.path}`));
-  if (!options.token) app.use('*', originGuard(allowedHostNames(options.allowedHosts)));
+  if (!options.token) {
+    // Names added for a server fronted by something else (a reverse proxy, perhaps another user's): its connections are not this user's.
+    const uid = typeof process.getuid === 'function' && !options.allowedHosts?.length ? process.getuid() : null;
+    app.use(
+      '*',
+      thisUserOnly(uid, (c) => nodeRequest(c)?.socket),
+    );
+    app.use('*', originGuard(allowedHostNames(options.allowedHosts)));
+  }
   app.get('/healthz', (c) => c.json(options.health()));
   options.page?.(app);
   app.get('/openapi.json', (c) => c.json(openApiDocument()));

@@ -90,3 +90,28 @@ export function jailArgs(spec: JailSpec, layout: HostLayout): string[] {
   args.push('--bind', spec.workspace, spec.workspace, '--chdir', spec.workspace, '--remount-ro', '/');
   return args;
 }
+
+/** What each jailed command may use of the machine (see ToolLimits). */
+export interface JailResources {
+  memoryBytes: number;
+  fileBytes: number;
+  processes: number;
+}
+
+// Node cannot set a child's resource limits, and bubblewrap has no option for them: a POSIX sh inside the jail
+// sets them (soft and hard, so the command cannot raise them again), then becomes the command. Inside,
+// because RLIMIT_NPROC then counts the jail's own user namespace, not every process of the user. Units are
+// the shells' own: -d in KiB, -f in 512-byte blocks (POSIX); processes are -u in bash and busybox, -p in dash.
+// A limit the user already has lower (a hard limit sh may not raise) is left as it is.
+const LIMITS_SCRIPT = 'ulimit -c 0; ulimit -d "$1" 2>/dev/null; ulimit -f "$2" 2>/dev/null; { ulimit -u "$3" || ulimit -p "$3"; } 2>/dev/null; shift 3; exec "$@"';
+
+/**
+ * The argv the jail runs for `command` (after bubblewrap's `--`): the command under the resource limits, as
+ * it would run alone (a bare name found on the jail's PATH, argv[0] as written). Without them a command an
+ * allowed `node` runs could hold all of the machine's memory or fill its disk with one file.
+ */
+export function limitedCommand(command: readonly string[], resources: JailResources): string[] {
+  const kib = Math.max(1, Math.floor(resources.memoryBytes / 1024));
+  const blocks = Math.max(1, Math.floor(resources.fileBytes / 512));
+  return ['/bin/sh', '-c', LIMITS_SCRIPT, 'sh', String(kib), String(blocks), String(Math.max(1, Math.floor(resources.processes))), ...command];
+}

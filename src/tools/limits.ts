@@ -16,6 +16,12 @@ export interface ToolLimits {
   commandTimeoutMs: number;
   /** Most bytes of a command's output (stdout and stderr together) kept. */
   maxCommandOutputBytes: number;
+  /** Most memory (heap and private writable mappings, RLIMIT_DATA) each process of a command may hold. */
+  commandMemoryBytes: number;
+  /** Largest file a command may write (RLIMIT_FSIZE): past it the write fails. */
+  commandFileBytes: number;
+  /** Most processes and threads a command may have at once (RLIMIT_NPROC in the jail's user namespace; the kernel does not hold root to it). */
+  commandProcesses: number;
 }
 
 /** The default caps. */
@@ -28,6 +34,9 @@ export const DEFAULT_TOOL_LIMITS: ToolLimits = {
   searchTimeoutMs: 2_000,
   commandTimeoutMs: 120_000,
   maxCommandOutputBytes: 60_000,
+  commandMemoryBytes: 4 * 1024 ** 3,
+  commandFileBytes: 1024 ** 3,
+  commandProcesses: 4096,
 };
 
 /** Bytes as a person reads them: 512 B, 12.3 KB, 4.0 MB, 2.0 GB, 1.1 TB. */

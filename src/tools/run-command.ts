@@ -3,12 +3,13 @@ import { z } from 'zod';
 import { checkArguments, resolveProgram } from './command-check.js';
 import { parseCommandLine } from './command-line.js';
 import { checkProgramName, describePolicy, networkAllowed, type CommandPolicy } from './command-policy.js';
-import { jailArgs, jailPath, unjailable, visibleInJail, type JailSpec } from './jail.js';
+import { jailArgs, jailPath, limitedCommand, unjailable, visibleInJail, type JailSpec } from './jail.js';
 import { jailReadiness } from './jail-host.js';
 import { bytes } from './limits.js';
 import { cleanEnv, runProcess, type ProcessResult } from './process-runner.js';
 import { inheritableDescriptors } from './inherited-fds.js';
 import { defineTool, toolSpec, ToolError, type AgentTool } from './tool.js';
+import { checkWorkspacePlace } from './workspace-place.js';
 
 const Args = z.object({
   command: z.string().describe('One program and its arguments, e.g. "npm test" or "ls -la src". No shell: no pipes, ;, &&, redirections, variables or wildcards.'),
@@ -67,9 +68,11 @@ export function runCommandTool(policy: CommandPolicy, options: RunCommandOptions
       if (!visibleInJail(real, spec, jail.layout)) throw new ToolError(`"${name}" is ${real}, outside what the sandbox shows (the system directories and the workspace)`);
       if (policy.mode === 'ask' && !(await policy.approve!(a.command, root))) throw new ToolError('the user declined to run this command');
       if (signal?.aborted) throw new ToolError('the turn was aborted before the command started');
+      await checkWorkspacePlace(root);
       // A bare name is found by the jail on the same PATH (so the program sees argv[0] as written); a path is passed as resolved.
       const command = name.includes('/') ? program : name;
-      const result = await runProcess(jail.bwrap, [...jailArgs(spec, jail.layout), '--', command, ...args], {
+      const resources = { memoryBytes: limits.commandMemoryBytes, fileBytes: limits.commandFileBytes, processes: limits.commandProcesses };
+      const result = await runProcess(jail.bwrap, [...jailArgs(spec, jail.layout), '--', ...limitedCommand([command, ...args], resources)], {
         cwd: root,
         env: cleanEnv(root, path),
         timeoutMs: limits.commandTimeoutMs,

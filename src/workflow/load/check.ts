@@ -2,7 +2,7 @@ import type { ConfigIssue } from '../../config/issues.js';
 import { didYouMean } from '../../config/suggest.js';
 import type { WorkflowConfig } from '../config/workflow-schema.js';
 import { isName } from './code.js';
-import { ENDS } from '../run/constants.js';
+import { ENDS, MAX_BRANCHES } from '../run/constants.js';
 
 /** What the checks need besides the file: the sub-workflows that could be found and the script's functions. */
 export interface CheckContext {
@@ -78,10 +78,14 @@ export function checkWorkflow(config: WorkflowConfig, ctx: CheckContext): Config
       if (ids.has(b.id)) add(`${at}.parallel.branches[${j}].id`, `duplicate branch "${b.id}"`, 'give each branch a unique id');
       ids.add(b.id);
     }
+    if ((s.parallel?.branches.length ?? 0) > MAX_BRANCHES)
+      add(`${at}.parallel.branches`, `${s.parallel!.branches.length} branches; a parallel state runs at most ${MAX_BRANCHES} at once`, 'split them over several parallel states');
     const join = s.parallel?.join;
     if (join && typeof join === 'object' && join.quorum > (s.parallel?.branches.length ?? 0))
       add(`${at}.parallel.join.quorum`, `quorum ${join.quorum} is more than the ${s.parallel!.branches.length} branches`, 'lower it');
     for (const [j, r] of (s.debate?.reviewers ?? []).entries()) agent(`${at}.debate.reviewers[${j}]`, r);
+    if ((s.debate?.reviewers.length ?? 0) > MAX_BRANCHES)
+      add(`${at}.debate.reviewers`, `${s.debate!.reviewers.length} reviewers; a debate's first round runs at most ${MAX_BRANCHES} at once`, 'keep the reviewers whose views differ most');
     if (s.debate?.synthesiser !== undefined) agent(`${at}.debate.synthesiser`, s.debate.synthesiser);
     s.transition?.forEach((t, j) => {
       target(`${at}.transition[${j}].target`, t.target);

@@ -17,17 +17,27 @@ const MAX_DEPTH = 8;
 /** The .json files under a directory, by their path relative to it, sorted (SynthDev's order); links and other odd entries are skipped. */
 function jsonFilesUnder(root: string, issues: ConfigIssue[], shown: string): string[] {
   const out: string[] = [];
+  let unreadable: string | null = null;
   const walk = (dir: string, depth: number): void => {
-    if (depth > MAX_DEPTH || out.length > MAX_FILES) return;
-    for (const entry of readdirSync(dir).sort()) {
-      if (entry.startsWith('.')) continue;
-      const path = join(dir, entry);
-      const kind = lstatSync(path);
-      if (kind.isDirectory()) walk(path, depth + 1);
-      else if (kind.isFile() && entry.toLowerCase().endsWith('.json')) out.push(relative(root, path));
+    if (depth > MAX_DEPTH || out.length > MAX_FILES || unreadable !== null) return;
+    try {
+      for (const entry of readdirSync(dir).sort()) {
+        if (entry.startsWith('.')) continue;
+        const path = join(dir, entry);
+        const kind = lstatSync(path);
+        if (kind.isDirectory()) walk(path, depth + 1);
+        else if (kind.isFile() && entry.toLowerCase().endsWith('.json')) out.push(relative(root, path));
+      }
+    } catch (error) {
+      // A folder troupe may not read (`--roles /` meets /proc's): the tree is not a roles folder; say so, not crash (exit 70).
+      unreadable = `cannot read ${dir} (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
     }
   };
   walk(root, 0);
+  if (unreadable !== null) {
+    issues.push({ file: shown, field: '', problem: unreadable, fix: 'point troupe at the roles folder itself (config/roles)' });
+    return [];
+  }
   if (out.length > MAX_FILES) issues.push({ file: shown, field: '', problem: `holds more than ${MAX_FILES} .json files`, fix: 'point troupe at the roles folder itself (config/roles)' });
   return out.slice(0, MAX_FILES).sort();
 }

@@ -1,0 +1,70 @@
+import { readFile } from 'node:fs/promises';
+import type { Socket } from 'node:net';
+import type { Context, MiddlewareHandler } from 'hono';
+
+// Without a token the server trusts whoever reaches it, and on loopback that is every user of this machine, not
+// only the one who started it: another local user ran sessions on this user's API key and read every session.
+// Linux says who owns the other end of a loopback connection: the client's socket is in /proc/net/tcp (its local
+// port is the server's remote one and the other way round), with its owner's uid.
+
+/** The owners of each connection's client end in a /proc/net/tcp (or tcp6) table, by `<client port>:<server port>` in hex as the table writes them. */
+export function clientOwners(table: string): Map<string, Set<number>> {
+  const owners = new Map<string, Set<number>>();
+  for (const line of table.split('\n')) {
+    // sl local_address rem_address st tx:rx tr:when retrnsmt uid ...
+    const fields = line.trim().split(/\s+/);
+    const uid = Number(fields[7]);
+    if (fields.length < 8 || !Number.isInteger(uid)) continue;
+    const key = `${fields[1]!.slice(-4)}:${fields[2]!.slice(-4)}`;
+    owners.set(key, (owners.get(key) ?? new Set()).add(uid));
+  }
+  return owners;
+}
+
+const hex = (port: number) => port.toString(16).toUpperCase().padStart(4, '0');
+
+// The lookups of one turn of the loop share one read of the tables (a thousand readers connect at once).
+let waiting: { socket: Socket; resolve: (uid: number | null) => void }[] = [];
+async function lookUp(): Promise<void> {
+  const batch = waiting;
+  waiting = [];
+  const tables = await Promise.all(['/proc/net/tcp', '/proc/net/tcp6'].map((file) => readFile(file, 'utf8').catch(() => '')));
+  const owners = clientOwners(tables.join('\n'));
+  for (const { socket, resolve } of batch) {
+    const found = socket.remotePort !== undefined && socket.localPort !== undefined ? owners.get(`${hex(socket.remotePort)}:${hex(socket.localPort)}`) : undefined;
+    // Two sockets on the same pair of ports (two addresses) with different owners: no one answer.
+    resolve(found?.size === 1 ? [...found][0]! : null);
+  }
+}
+
+const known = new WeakMap<Socket, Promise<number | null>>();
+/** The uid owning the client end of a connection this server accepted (looked up once per connection), or null when the system does not say (not Linux, another network namespace). */
+export function peerUid(socket: Socket): Promise<number | null> {
+  let uid = known.get(socket);
+  if (!uid) {
+    uid = new Promise((resolve) => {
+      if (waiting.length === 0) setImmediate(() => void lookUp());
+      waiting.push({ socket, resolve });
+    });
+    known.set(socket, uid);
+  }
+  return uid;
+}
+
+/**
+ * The guard of a server without a token: a request whose connection belongs to another user of this machine
+ * (root's excepted: root reads this user's files anyway) is refused with 403. One whose owner the system does
+ * not say goes on, as before. `socketOf` finds the request's connection (none: a request not from the network).
+ */
+export function thisUserOnly(uid: number | null, socketOf: (c: Context) => Socket | undefined): MiddlewareHandler {
+  return async (c, next) => {
+    const socket = socketOf(c);
+    if (uid !== null && socket) {
+      const owner = await peerUid(socket);
+      if (owner !== null && owner !== uid && owner !== 0) {
+        return c.json({ error: `this server has no token, so it answers only its own user (uid ${uid}), not uid ${owner}; set TROUPE_SERVE_TOKEN to share it` }, 403);
+      }
+    }
+    await next();
+  };
+}

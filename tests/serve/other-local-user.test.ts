@@ -1,0 +1,55 @@
+import { execFile } from 'node:child_process';
+import type { Server } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { listen } from '../../src/serve/listen.js';
+import { clientOwners } from '../../src/serve/peer-user.js';
+import { serveApp } from '../../src/serve/app.js';
+import { server as testServer } from '../helpers/serve.js';
+
+// probe13: a server without a token trusted whoever reached it on loopback, "this machine's user": every user of
+// the machine. Another local user could start sessions on this user's API key and read every session.
+const asRoot = process.getuid?.() === 0;
+const NOBODY = 65534;
+
+let running: Server | null = null;
+afterEach(() => {
+  running?.close();
+  running = null;
+});
+
+/** A GET of `url` by a Node process running as `uid`: its status and body, or the error that stopped it. */
+function fetchAs(uid: number, url: string): Promise<string> {
+  const script = `fetch(${JSON.stringify(url)}).then(async (r) => console.log(r.status, await r.text()), (e) => console.log('failed', e.message))`;
+  return new Promise((resolve) => execFile(process.execPath, ['-e', script], { uid, gid: uid, cwd: '/', timeout: 20_000 }, (_e, stdout, stderr) => resolve((stdout || stderr).trim())));
+}
+
+describe('a server without a token answers only its own user', () => {
+  it('reads who owns the client end of each loopback connection from /proc/net/tcp', () => {
+    const table = [
+      '  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode',
+      '   0: 0100007F:12C2 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1 1 0 100 0 0 10 0',
+      '   1: 0100007F:D431 0100007F:12C2 01 00000000:00000000 00:00000000 00000000 65534        0 2 1 0 20 4 30 10 -1',
+      '   2: 0100007F:12C2 0100007F:D431 01 00000000:00000000 00:00000000 00000000     0        0 3 1 0 20 4 30 10 -1',
+    ].join('\n');
+    const owners = clientOwners(table);
+    expect(owners.get('D431:12C2')).toEqual(new Set([NOBODY]));
+    expect(owners.get('12C2:D431')).toEqual(new Set([0]));
+  });
+
+  it.skipIf(!asRoot)('another user’s request is refused (403, one line), this user’s is answered', async () => {
+    const { app } = testServer({ token: null });
+    const { server, port } = await listen(app.fetch, { hostname: '127.0.0.1', port: 0 });
+    running = server;
+    const url = `http://127.0.0.1:${port}/v1/sessions`;
+    expect(await fetchAs(NOBODY, url)).toBe(`403 {"error":"this server has no token, so it answers only its own user (uid 0), not uid ${NOBODY}; set TROUPE_SERVE_TOKEN to share it"}`);
+    expect(await fetchAs(0, url)).toBe('200 {"sessions":[]}');
+  });
+
+  it.skipIf(!asRoot)('with names added for a proxy in front (TROUPE_SERVE_ALLOWED_HOSTS) it answers other users, as before', async () => {
+    const { host } = testServer({ token: null });
+    const app = serveApp({ host, token: null, maxBodyBytes: 4096, allowedHosts: ['troupe.example'] });
+    const { server, port } = await listen(app.fetch, { hostname: '127.0.0.1', port: 0 });
+    running = server;
+    expect(await fetchAs(NOBODY, `http://127.0.0.1:${port}/v1/sessions`)).toBe('200 {"sessions":[]}');
+  });
+});
