@@ -13,7 +13,7 @@ import { slimRecord } from './journal-codec.js';
 import { createJournal, JournalWriter, scanJournal, type JournalEnd } from './journal-file.js';
 import { journalTailAfter } from './journal-tail.js';
 import { isSessionListing, listingOf, type SessionListing, type TailFold } from './listing.js';
-import { acquireLock, acquireNewLock, lockHolder, refreshLockIfDue, releaseLock } from './lock.js';
+import { acquireLock, acquireNewLock, lockHolder, refreshLockIfDue, releaseLock, SessionLockedError } from './lock.js';
 import { CURRENT_FORMAT, decodeSessionFile, parseSessionFile, SessionFileError, type FileFormat, type Loaded } from './load-file.js';
 import { sealingPathOf, sealJournal } from './seal-journal.js';
 import { SharedFlush } from './shared-flush.js';
@@ -129,37 +129,28 @@ export class LowdbStore implements Store {
         const issue = checked.error.issues[0]!;
         throw new UserError(`cannot create session ${doc.id}: ${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`);
       }
-      // The lock's create off the loop, its record written on the loop as it returns (see acquireNewLock).
-      try {
-        await acquireNewLock(lock, doc.id);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      if (doc.checkpoint.records !== 0) throw new Error(`session ${doc.id}: a new session's checkpoint of ${doc.checkpoint.records} journal lines, but its journal is new`);
+      const first: SessionDocument = { ...doc, checkpoint: { ...doc.checkpoint, hash: CHAIN_START } };
+      const bytes = Buffer.from(this.serialise(first));
+      let created = await this.createFiles(files, doc.id, bytes);
+      if (created.gone) {
         this.made = null;
         // A handle kept on the directory that went away would flush that one.
         this.forgetDirectory();
         await mkdir(this.dir, { recursive: true });
-        await acquireNewLock(lock, doc.id);
+        created = await this.createFiles(files, doc.id, bytes);
+      }
+      const { lock: locking, document, journal } = created;
+      if ('error' in locking) {
+        // Another process holding the session may have opened the document made here: what was made is left to it.
+        // A lock path that is no lock file (a directory, a FIFO) lets no one open the session: what was made is removed.
+        const held = locking.error instanceof SessionLockedError;
+        if ('fd' in document && document.fd !== null) (held ? closeSync : (fd: number) => dropFile(fd, files.path))(document.fd);
+        if ('fd' in journal) (held ? closeSync : (fd: number) => dropFile(fd, files.journal))(journal.fd);
+        throw locking.error;
       }
       locked = true;
       const exists = () => new UserError(`session ${doc.id} already exists in ${this.dir} — choose another id`);
-      // The document is created at its own name with its first checkpoint (O_EXCL: that create is the check that no
-      // session is there, and there is no document to replace, so no temp file, flush and rename), and the empty journal
-      // beside it (O_EXCL too: a journal there is a session there), both off the loop and at once. At 1,000 sessions
-      // created at once, the check, the journal and the first checkpoint (a temp file created, written, flushed, closed
-      // and renamed: five calls, each waiting its turn on the thread pool behind every other session's) took 0.24, 0.47
-      // and 1.9 s at the median. The document is flushed to the disk with the journal's first flush (see the handle).
-      if (doc.checkpoint.records !== 0) throw new Error(`session ${doc.id}: a new session's checkpoint of ${doc.checkpoint.records} journal lines, but its journal is new`);
-      const first: SessionDocument = { ...doc, checkpoint: { ...doc.checkpoint, hash: CHAIN_START } };
-      const [document, journal] = await Promise.all([
-        createNewFile(files.path, Buffer.from(this.serialise(first))).then(
-          (fd) => ({ fd }),
-          (error: unknown) => ({ error }),
-        ),
-        createJournal(files.journal).then(
-          (fd) => ({ fd }),
-          (error: unknown) => ({ error }),
-        ),
-      ]);
       const documentFd = 'fd' in document ? document.fd : null;
       if (documentFd === null || 'error' in journal) {
         // What one of the two made is removed when the other failed (a session there already, a full disk).
@@ -176,6 +167,26 @@ export class LowdbStore implements Store {
       if (locked) releaseLock(lock);
       throw dataDirError(error, this.dataDir, 'save the session');
     }
+  }
+
+  /**
+   * A new session's three files, created off the loop at once (one wait on the thread pool, not three one after the
+   * other: at 1,000 sessions created at once each waited its turn behind every other session's): its lock (see
+   * acquireNewLock), its document with its first checkpoint at its own name (O_EXCL: that create is the check that no
+   * session is there, and there is nothing to replace: no temp file, flush and rename) and its empty journal (O_EXCL
+   * too: a journal there is a session there). Whoever holds the lock decides: another process holding it may have
+   * opened the document made here, so a creator without the lock leaves what it made. `gone`: the directory went away.
+   */
+  private async createFiles(files: SessionFiles, id: string, bytes: Uint8Array) {
+    const settle = <T>(made: Promise<T>) =>
+      made.then(
+        (fd) => ({ fd }),
+        (error: unknown) => ({ error }),
+      );
+    const [lock, document, journal] = await Promise.all([settle(acquireNewLock(files.lock, id)), settle(createNewFile(files.path, bytes)), settle(createJournal(files.journal))]);
+    const missing = (made: { error: unknown } | object) => 'error' in made && (made.error as NodeJS.ErrnoException).code === 'ENOENT';
+    if (missing(lock) && missing(document) && missing(journal)) return { gone: true as const, lock, document, journal };
+    return { gone: false as const, lock, document, journal };
   }
 
   async open(id: string, options: { recentEvents?: number } = {}): Promise<OpenedSession> {
