@@ -36,8 +36,8 @@ const SPLIT = (process.env.SERVE_SPLIT ?? '').split(',').filter(Boolean).map(Num
 const LATENCY_MS = 200;
 // SERVE_ONLY=troupe (or floor) measures one of them (a profile, a look at one side).
 const TARGETS = (process.env.SERVE_ONLY ? [process.env.SERVE_ONLY] : ['floor', 'troupe']) as ('floor' | 'troupe')[];
-// Sessions each server serves before it is measured.
-const WARM_UP = 20;
+// Sessions each server serves before it is measured (SERVE_WARM_UP: more, to see what is still the JIT compiling the hot paths).
+const WARM_UP = Number(process.env.SERVE_WARM_UP ?? 20);
 // A turn's words arrive as this many streamed deltas (a real model streams; each is an SSE event).
 export const DELTAS = 46;
 
