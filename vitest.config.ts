@@ -9,7 +9,8 @@ export default defineConfig({
     exclude: ['**/node_modules/**', 'tests/serve/restate-*.test.ts'],
     setupFiles: ['tests/helpers/console-guard.ts'],
     // The repository and the user's git/ssh/shell configuration are the same after the whole suite (issue 19).
-    globalSetup: ['tests/helpers/outside-unchanged.ts'],
+    // The suite's configuration home is removed after it (tests/helpers/config-home.ts).
+    globalSetup: ['tests/helpers/outside-unchanged.ts', 'tests/helpers/config-home.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',

@@ -7,6 +7,7 @@ export default defineConfig({
   test: {
     include: ['tests/serve/restate-*.test.ts'],
     setupFiles: ['tests/helpers/console-guard.ts'],
+    globalSetup: ['tests/helpers/config-home.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -228,7 +228,7 @@ function storeFloorStages(records: readonly JournalRecord[], runs: number): Reco
   const scratch = Buffer.allocUnsafe(1 << 20);
   let files = 0;
   const stages: Record<string, () => void> = {
-    'slim (format 5)': () => {
+    'slim (format 7)': () => {
       for (let i = 0; i < records.length; i++) slimRecord({ ...records[i]!, n: i + 1 }, 'bench');
     },
     serialise: () => {

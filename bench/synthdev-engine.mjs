@@ -4,6 +4,7 @@
 // wall per state, over the `measured` runs after the first `warm` (the warm-up; first: CPU per state of the process's
 // first run; settled: CPU per state of the runs from `settled` on, once V8 has compiled the hot code). Run by
 // bench/synthdev.bench.ts in a process of its own.
+import { writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { mainThreadMs } from './main-thread-cpu.mjs';
 import { pathToFileURL } from 'node:url';
@@ -47,6 +48,8 @@ let main = 0;
 let settledMain = 0;
 let settledStates = 0;
 for (let run = 0; run < runs; run++) {
+  // BENCH_COUNTS: a line `#run N` (written unbuffered) starts each run, for --trace-opt's lines (bench/synthdev-counts.ts).
+  if (process.env.BENCH_COUNTS === '1') writeSync(1, `#run ${run + 1}\n`);
   const machine = new WorkflowStateMachine(config, toolManager, null, { addUsage() {} });
   await machine.loadWorkflow(workflowFile);
   runCalls = 0;

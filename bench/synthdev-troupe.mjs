@@ -7,11 +7,13 @@
 // over the `measured` runs after the first `warm` (the warm-up; first: CPU per state of the process's first run;
 // settled: CPU per state of the runs from `settled` on, once V8 has compiled the hot code). Run by
 // bench/synthdev.bench.ts in a process of its own.
+import { writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { mainThreadMs } from './main-thread-cpu.mjs';
 import { openSession, loadWorkflowPlan, MemoryStore } from '../dist/index.js';
 import { createSandboxEvaluator, sharedSandboxPool } from '../dist/workflow/sandbox/index.js';
 import { hostTierCounts } from '../dist/workflow/sandbox/tier/run.js';
+import * as inlineModule from '../dist/workflow/run/inline.js';
 import { scriptedModel } from './synthdev-script.mjs';
 import { hostEvaluator } from './synthdev-host.mjs';
 
@@ -26,6 +28,9 @@ const byCalls = process.env.SYNTHDEV_WORKFLOW !== undefined;
 const plan = loadWorkflowPlan(workflowFile, { roles: join(config, 'roles'), env: {} });
 // troupe's side of the scripted answers: the same completion, as a ChatResponse.
 const model = scriptedModel(rounds, byCalls);
+// The sandbox's and the host functions' own figures: the engine's step leaves them every evaluation that runs code
+// (a build before the step ran the tier has no switch, and no such step).
+if (mode !== 'tier') inlineModule.setTierInStep?.(false);
 
 /**
  * Waits until every thread of the shared pool is up (one job each, at once). The first evaluator warms them, and a
@@ -50,13 +55,22 @@ let settledCpu = 0;
 let main = 0;
 let settledMain = 0;
 let settledStates = 0;
+// BENCH_COUNTS: per state of the measured runs, the journal lines written and the evaluations that reached the
+// evaluator (an effect each); a line `#run N` (written unbuffered) starts each run, for --trace-opt's lines (bench/synthdev-counts.ts).
+const counting = process.env.BENCH_COUNTS === '1';
+let lines = 0;
+let evaluations = 0;
 for (let run = 0; run < runs; run++) {
-  const evaluator =
+  if (counting) writeSync(1, `#run ${run + 1}\n`);
+  const made =
     mode === 'host'
       ? hostEvaluator
       : createSandboxEvaluator({ pool: sharedSandboxPool(), scriptFor: (name) => (name === plan.name ? plan.script : null), inline: mode === 'inline', hostTier: mode === 'tier' });
+  let asked = 0;
+  const evaluator = counting ? { evaluate: (e, s) => ((asked += 1), made.evaluate(e, s)), close: () => made.close() } : made;
+  const store = new MemoryStore();
   // SynthDev has no turn limit: troupe's is raised past the run.
-  const session = await openSession({ workflow: plan, model, evaluator, store: new MemoryStore(), memory: false, env: {}, id: `bench-${run}`, maxTurns: rounds * 4 + 10 });
+  const session = await openSession({ workflow: plan, model, evaluator, store, memory: false, env: {}, id: `bench-${run}`, maxTurns: rounds * 4 + 10 });
   model.reset();
   let visited = 0;
   let ended = '';
@@ -83,6 +97,8 @@ for (let run = 0; run < runs; run++) {
     settledStates += visited - 1;
   }
   if (run < warm || run >= warm + measured) continue;
+  lines += store.journals.get(`bench-${run}`)?.length ?? 0;
+  evaluations += asked;
   cpu += (used.user + used.system) / 1000;
   main += usedMain ?? 0;
   wall += performance.now() - t0;
@@ -90,5 +106,5 @@ for (let run = 0; run < runs; run++) {
   states += visited - 1;
 }
 process.stdout.write(
-  `${JSON.stringify({ cpuPerState: cpu / states, wallPerState: wall / states, statesPerRun: states / measured, firstCpuPerState: first / (states / measured), settledCpuPerState: settledStates ? settledCpu / settledStates : null, mainCpuPerState: mainThreadMs() === null ? null : main / states, settledMainCpuPerState: mainThreadMs() !== null && settledStates ? settledMain / settledStates : null, tier: hostTierCounts.tier, sandbox: hostTierCounts.sandbox })}\n`,
+  `${JSON.stringify({ cpuPerState: cpu / states, wallPerState: wall / states, statesPerRun: states / measured, firstCpuPerState: first / (states / measured), settledCpuPerState: settledStates ? settledCpu / settledStates : null, mainCpuPerState: mainThreadMs() === null ? null : main / states, settledMainCpuPerState: mainThreadMs() !== null && settledStates ? settledMain / settledStates : null, tier: hostTierCounts.tier, sandbox: hostTierCounts.sandbox, ...(counting ? { linesPerState: lines / states, evaluationsPerState: evaluations / states } : {}) })}\n`,
 );

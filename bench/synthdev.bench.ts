@@ -46,7 +46,7 @@ type Figures = {
 function child(script: string, args: string[], dir: string, workflow?: string): Promise<Figures> {
   return new Promise((resolve, reject) => {
     const env = { ...process.env, SYNTHDEV_DIR: dir, ...(workflow ? { SYNTHDEV_WORKFLOW: workflow } : {}) };
-    const proc = spawn(process.execPath, [join(here, script), ...args], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [script.startsWith('/') ? script : join(here, script), ...args], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     proc.stdout.on('data', (d: Buffer) => (out += d));
@@ -71,6 +71,7 @@ export default async function synthdev(): Promise<void> {
     );
     return;
   }
+  if (BEFORE) return beforeAndAfter(dir);
   const { states, cpu, first, settled, main, settledMain, jobs } = await sideBySide(dir, RUNS);
   const base = median(cpu.synthdev!);
   process.stdout.write(
@@ -92,6 +93,32 @@ export default async function synthdev(): Promise<void> {
   process.stdout.write(mainThreadLine(main, settledMain));
   await synthdevAtLimit(dir);
   await synthdevReading(dir);
+}
+
+// TREE=<another checkout of troupe, built>: this tree's sessions against that tree's (`before`), SynthDev beside
+// them, on the three variants of the workflow; the pool, calling-thread and host-function runs are left out.
+const BEFORE = process.env.TREE;
+
+/** This tree and TREE as sessions run them (host tier), interleaved with SynthDev, on each variant: runs 6-9 and the settled runs. */
+async function beforeAndAfter(dir: string): Promise<void> {
+  const variants: [string, (() => { file: string; remove: () => void }) | null][] = [
+    ['grocery_store_test', null],
+    [`max_length ${TIGHT_MAX_LENGTH}`, () => tightCopy(dir)],
+    ['post handlers reading the conversation', () => workflowCopy(dir, undefined, readingScript)],
+  ];
+  process.stdout.write(`This tree against ${BEFORE} (before), both as sessions run them, CPU per state, median of ${RUNS} interleaved processes:\n`);
+  for (const [name, copy] of variants) {
+    const made = copy?.();
+    try {
+      const { cpu, settled, main } = await sideBySide(dir, RUNS, made?.file, ['synthdev', 'tier', 'before']);
+      const line = (m: Record<string, number[]>) =>
+        `SynthDev ${ms(median(m.synthdev!))}, after ${ms(median(m.tier!))} = ${ratio(median(m.tier!), median(m.synthdev!))}, before ${ms(median(m.before!))} = ${ratio(median(m.before!), median(m.synthdev!))}`;
+      process.stdout.write(`  ${name}: runs ${WARM + 1}-${WARM + MEASURED} ${line(cpu)}; runs ${SETTLED_FROM + 1}-${RUNS_PER_PROCESS} ${line(settled)}\n`);
+      if (main.synthdev!.length > 0) process.stdout.write(`    main thread alone, runs ${WARM + 1}-${WARM + MEASURED}: ${line(main)}\n`);
+    } finally {
+      made?.remove();
+    }
+  }
 }
 
 /** The runs from SETTLED_FROM on (V8 done compiling), each of `ways` (troupe's runs: tier, pool, inline, host) against SynthDev's: one line. */
@@ -117,6 +144,7 @@ async function sideBySide(
   dir: string,
   runs: number,
   workflow?: string,
+  ways: string[] = ['synthdev', 'tier', 'pool', 'inline', 'host'],
 ): Promise<{
   states: Record<string, number>;
   cpu: Record<string, number[]>;
@@ -127,11 +155,11 @@ async function sideBySide(
   jobs: { tier: number; sandbox: number };
 }> {
   const states: Record<string, number> = {};
-  const cpu: Record<string, number[]> = { synthdev: [], tier: [], pool: [], inline: [], host: [] };
-  const first: Record<string, number[]> = { synthdev: [], tier: [], pool: [], inline: [], host: [] };
-  const settled: Record<string, number[]> = { synthdev: [], tier: [], pool: [], inline: [], host: [] };
-  const main: Record<string, number[]> = { synthdev: [], tier: [], pool: [], inline: [], host: [] };
-  const settledMain: Record<string, number[]> = { synthdev: [], tier: [], pool: [], inline: [], host: [] };
+  const cpu: Record<string, number[]> = Object.fromEntries(ways.map((w) => [w, []]));
+  const first: Record<string, number[]> = Object.fromEntries(ways.map((w) => [w, []]));
+  const settled: Record<string, number[]> = Object.fromEntries(ways.map((w) => [w, []]));
+  const main: Record<string, number[]> = Object.fromEntries(ways.map((w) => [w, []]));
+  const settledMain: Record<string, number[]> = Object.fromEntries(ways.map((w) => [w, []]));
   const jobs = { tier: 0, sandbox: 0 };
   const take = (name: string) => (f: Figures) => {
     states[name] = f.statesPerRun;
@@ -148,13 +176,15 @@ async function sideBySide(
   };
   const rounds = String(ROUNDS);
   const windows = [String(RUNS_PER_PROCESS), String(WARM), String(MEASURED), String(SETTLED_FROM)];
-  await interleaved(runs, 0, {
+  const all: Record<string, () => Promise<number>> = {
     synthdev: () => child('synthdev-engine.mjs', [rounds, ...windows], dir, workflow).then(take('synthdev')),
     tier: () => child('synthdev-troupe.mjs', ['tier', rounds, ...windows], dir, workflow).then(take('tier')),
     pool: () => child('synthdev-troupe.mjs', ['pool', rounds, ...windows], dir, workflow).then(take('pool')),
     inline: () => child('synthdev-troupe.mjs', ['inline', rounds, ...windows], dir, workflow).then(take('inline')),
     host: () => child('synthdev-troupe.mjs', ['host', rounds, ...windows], dir, workflow).then(take('host')),
-  });
+    before: () => child(join(BEFORE ?? here, 'bench/synthdev-troupe.mjs'), ['tier', rounds, ...windows], dir, workflow).then(take('before')),
+  };
+  await interleaved(runs, 0, Object.fromEntries(ways.map((w) => [w, all[w]!])));
   return { states, cpu, first, settled, main, settledMain, jobs };
 }
 

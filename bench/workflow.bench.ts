@@ -26,6 +26,7 @@ import type * as SandboxModule from '../src/workflow/sandbox/index.js';
 import type * as RunJobModule from '../src/workflow/sandbox/run-job.js';
 import type { Job } from '../src/workflow/sandbox/run-job.js';
 import type * as TierRunModule from '../src/workflow/sandbox/tier/run.js';
+import type * as InlineModule from '../src/workflow/run/inline.js';
 import type { SandboxEvaluator } from '../src/workflow/sandbox/index.js';
 import { studio } from '../tests/helpers/team.js';
 import { interleaved, median, ms, QUICK, ratio } from './stats.js';
@@ -47,6 +48,9 @@ if (
 const { openSession } = (await import(fromTree('session/open-session').href)) as typeof OpenSessionModule;
 const { createSandboxEvaluator, SandboxPool, sharedInlineSandbox, sharedSandboxPool } = (await import(fromTree('workflow/sandbox/index').href)) as typeof SandboxModule;
 const { hostTierCounts } = (await import(fromTree('workflow/sandbox/tier/run').href)) as typeof TierRunModule;
+// Steps answer what the host tier interprets themselves; the sandbox's own figures (on the pool, on the calling
+// thread, as host functions, its start) are measured with the steps leaving it every evaluation that runs code.
+const { setTierInStep } = (await import(fromTree('workflow/run/inline').href)) as typeof InlineModule;
 
 const LOOPS = QUICK ? 200 : 400;
 // Figures are per transition from this one on: opening and starting a session are not transitions.
@@ -206,6 +210,7 @@ type Kind = 'team' | 'sandbox' | 'pooled' | 'plain' | 'tier';
 /** CPU (every thread of the process: the sandbox's too) and wall time per transition of a session on an instant model, from transition FROM on. */
 async function perTransition(kind: Kind): Promise<PerTransition> {
   const sandboxed = kind === 'sandbox' || kind === 'pooled' || kind === 'tier';
+  setTierInStep(kind === 'tier');
   // tier: what sessions run (the host tier, the pool for what it leaves); pooled: every job on a worker thread; sandbox: small jobs on the calling thread first (opt-in).
   const sandbox = sandboxed ? createSandboxEvaluator({ pool: sharedSandboxPool(), scriptFor: () => SCRIPT, inline: kind === 'sandbox', hostTier: kind === 'tier' }) : null;
   const evaluator = kind === 'team' ? null : watched(sandbox ?? plainEvaluator);
@@ -269,7 +274,26 @@ async function perTransition(kind: Kind): Promise<PerTransition> {
   };
   await session.stop();
   await sandbox?.close();
+  setTierInStep(false);
   return out;
+}
+
+/** Wall time from opening a workflow session as sessions run (the host tier, answering in the step) to its first agent call: its first state's code answered. */
+async function firstAnswer(): Promise<number> {
+  setTierInStep(true);
+  const sandbox = createSandboxEvaluator({ pool: sharedSandboxPool(), scriptFor: () => SCRIPT, hostTier: true });
+  const t0 = performance.now();
+  const session = await openSession({ team: studio(), workflow: handlers, evaluator: sandbox, model: new BenchModel(1), id: 'bench', env: {}, memory: false });
+  let at = 0;
+  session.subscribe((e) => {
+    if (e.type === 'agent_started' && at === 0) at = performance.now();
+  });
+  session.start('bench task');
+  await session.settled();
+  await session.stop();
+  await sandbox.close();
+  setTierInStep(false);
+  return at - t0;
 }
 
 /** Wall time from opening a workflow session to its first evaluation's answer. */
@@ -459,6 +483,7 @@ function medianTimeline(xs: Timeline[]): Timeline {
 }
 
 export default async function workflows(): Promise<void> {
+  setTierInStep(false);
   // BENCH_WORKFLOW=crossing: only the crossing and the timeline of a pool job (a quick look while working on them).
   // BENCH_WORKFLOW=<kind>: only that kind's transitions, a few times (to profile one of them).
   const only = process.env.BENCH_WORKFLOW;
@@ -514,6 +539,7 @@ async function transitionsAndStart(): Promise<void> {
   // The script's handlers and a pool warmed above: the warm figure is what every session after the first waits.
   const cold: number[] = [];
   const warm: number[] = [];
+  const inStep: number[] = [];
   // `npm run bench` builds first: a new pool starts the compiled worker, as an installed troupe does (from
   // source, each thread would compile the worker's TypeScript first).
   const built = new URL('../dist/workflow/sandbox/worker.js', import.meta.url);
@@ -523,8 +549,10 @@ async function transitionsAndStart(): Promise<void> {
     cold.push(await firstEvaluation(createSandboxEvaluator({ pool, scriptFor: () => SCRIPT })));
     await pool.close();
     warm.push(await firstEvaluation(createSandboxEvaluator({ pool: sharedSandboxPool(), scriptFor: () => SCRIPT })));
+    inStep.push(await firstAnswer());
   }
   process.stdout.write(`a new workflow session, open to its first evaluation's answer (median of ${START_RUNS}):\n`);
+  process.stdout.write(`  as sessions run it (the host tier, in the step), to its first agent call ${ms(median(inStep)).padStart(9)}\n`);
   process.stdout.write(`  on the process's warm pool                          ${ms(median(warm)).padStart(9)}\n`);
   process.stdout.write(`  on a pool started for it (the first session only)   ${ms(median(cold)).padStart(9)}${entry.entry ? '' : ' (the worker compiled from source: run npm run build first)'}\n`);
   const shared = await manySessions(() => ({ evaluator: createSandboxEvaluator({ pool: sharedSandboxPool(), scriptFor: () => SCRIPT }), close: async () => undefined }));

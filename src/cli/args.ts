@@ -58,12 +58,36 @@ const PARSER_OPTIONS = Object.fromEntries(Object.entries(OPTIONS).map(([name, o]
   [K in keyof typeof OPTIONS]: { type: (typeof OPTIONS)[K]['type']; short?: string };
 };
 
-/** node's parseArgs over troupe's options; a line it refuses is a usage error naming the command. */
+// A value option followed by a negative number (`--at -1`) takes it as its value, which the option's own check
+// then judges ("--at must be a step number"): node's parser calls it ambiguous, in words of its own.
+const VALUE_OPTIONS = new Set(Object.entries(OPTIONS).flatMap(([name, o]) => (o.type === 'string' ? [`--${name}`] : [])));
+function joinNegative(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') return [...out, ...argv.slice(i)];
+    if (VALUE_OPTIONS.has(a) && /^-\d/.test(argv[i + 1] ?? '')) out.push(`${a}=${argv[++i]}`);
+    else out.push(a);
+  }
+  return out;
+}
+
+/** node's parseArgs refusal in troupe's words: one line naming the option and the fix. */
+export function parseProblem(message: string): string {
+  const first = message.split('\n')[0]!;
+  const [, option = ''] = /^(?:Unknown option|Option) '(-[^' ]+)/.exec(first) ?? [];
+  if (/argument is ambiguous/.test(first)) return `${option} needs a value; one that starts with "-" is written ${option}=VALUE`;
+  if (/argument missing/.test(first)) return `${option} needs a value`;
+  if (/does not take an argument/.test(first)) return `${option} takes no value`;
+  return first;
+}
+
+/** node's parseArgs over troupe's options; a line it refuses is a usage error naming the command and the fix. */
 function parseOrExplain(argv: string[]) {
   try {
-    return parseArgs({ args: argv, allowPositionals: true, strict: true, tokens: true, options: PARSER_OPTIONS });
+    return parseArgs({ args: joinNegative(argv), allowPositionals: true, strict: true, tokens: true, options: PARSER_OPTIONS });
   } catch (error) {
-    throw new UsageError((error as Error).message.split('\n')[0]!, commandOf(argv));
+    throw new UsageError(parseProblem((error as Error).message), commandOf(argv));
   }
 }
 

@@ -5,6 +5,7 @@ import { openTeam } from '../team/open-team.js';
 import { compileWorkflow } from '../workflow/run/compile.js';
 import type { SessionDocument } from '../store/session-file.js';
 import { documentSealed } from '../session/source-seal.js';
+import { storedTeamProblem } from '../session/stored-plan-trust.js';
 import { matchId, newestFirst, type Store, type StoredEntry } from '../store/store.js';
 
 /** What a command takes when no id is given: the newest session (show, export) or the newest one resume can continue. */
@@ -63,9 +64,19 @@ export async function resolveSessionId(store: Store, wanted: string | undefined,
   throw new UserError(`no session can be resumed (${why}) — list them with troupe sessions, then pick one with troupe resume <id>, or start one with troupe run "<brief>"`);
 }
 
-/** The session's team definition for display; the stored names are used if the team directory is gone. */
-export function displayDefinition(doc: SessionDocument): MachineDefinition {
+/**
+ * The session's definition for display: its workflow's stored plan, else its team as its directory loads now when
+ * the document's team directory is trusted as resume trusts it (sealed by this user's troupe, or the shipped team):
+ * a document planted in the data dir does not get a directory of its choosing read. Else (or when the directory is
+ * gone) the agents are named by id; `note` is told why when the directory was not trusted.
+ */
+export function displayDefinition(doc: SessionDocument, env: Record<string, string | undefined>, note: (line: string) => void = () => {}): MachineDefinition {
   if (doc.workflow?.plan) return compileWorkflow(doc.workflow.plan);
+  const untrusted = storedTeamProblem(doc.team.dir, documentSealed(doc, env), doc.id);
+  if (untrusted) {
+    note(`${untrusted.replace(/ — name the team yourself: .*$/, '')} — its agents are named by id (troupe resume ${doc.id.slice(0, 8)} --team <dir> vouches for a directory)`);
+    return bareDefinition(doc);
+  }
   try {
     return openTeam(doc.team.dir).def;
   } catch {

@@ -5,7 +5,7 @@ import type { TroupeEvent } from '../engine/event-map.js';
 import type { Decision } from '../arbiter/proposal.js';
 import { decisionLine } from '../report/decisions.js';
 import { displayNames, eventWords } from '../report/display-items.js';
-import { displayName, formatPath } from '../report/names.js';
+import { displayName, formatPath, payerName } from '../report/names.js';
 import { helpLines } from './catalog.js';
 import { memoryLines, type MemorySource } from './memory-source.js';
 import type { InspectName } from './parse.js';
@@ -14,7 +14,7 @@ import { cacheHitLine, cacheShare } from '../usage/cache-rate.js';
 import { formatCost, tokensOf } from '../usage/format.js';
 import type { SessionUsage } from '../usage/session-usage.js';
 import { noPriceLine } from '../usage/summary.js';
-import { MEMORY_KEY, type UsageTotals } from '../usage/usage-meter.js';
+import type { UsageTotals } from '../usage/usage-meter.js';
 import { predictionLine, warmingCostLine, type WarmingView } from '../warming/warming-view.js';
 
 /** What the inspection commands read. */
@@ -67,7 +67,7 @@ function costLine(label: string, t: UsageTotals, usage: SessionUsage): string {
 // The meter's totals: the same figures as the footer, the run summary and the API.
 function costLines({ def, usage, warming }: InspectSources): string[] {
   if (usage.session.calls === 0) return ['no model calls yet'];
-  const lines = Object.entries(usage.byPersona).map(([who, t]) => costLine(who === MEMORY_KEY ? 'memory summaries' : displayName(def, who), t, usage));
+  const lines = Object.entries(usage.byPersona).map(([who, t]) => costLine(payerName(def, who), t, usage));
   lines.push(costLine('total', usage.session, usage));
   if (!usage.free) lines.push(...usage.unpricedModels.map((model) => noPriceLine(model, usage.priceSource)));
   const cache = cacheHitLine(usage.session);

@@ -47,7 +47,8 @@ function stageOf(def: MachineDefinition, s: SessionState): string | undefined {
   if (routing?.kind !== 'pipeline' || !s.routing) return undefined;
   const at = s.routing.pipelineIndex;
   const stage = routing.stages[at];
-  return stage ? `${stage.stage} (${at + 1}/${routing.stages.length})` : 'off the pipeline';
+  // Switched to simple away from every stage: the pipeline starts at its first stage when the persona hands on.
+  return stage ? `${stage.stage} (${at + 1}/${routing.stages.length})` : `off the pipeline (${routing.stages[0]?.stage ?? 'none'} next)`;
 }
 
 /** A workflow's situation: the state path through its sub-workflows, and what runs now (an agent, branches, a debate, code). */

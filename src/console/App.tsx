@@ -8,7 +8,7 @@ import { StatePanel } from './state-panel.js';
 import { LiveTurns, Transcript } from './transcript.js';
 import type { Catalog, Graph, ListItem, StepView } from './types.js';
 import { useSession, type Connection } from './use-session.js';
-import { atWork, followList, followStream } from './session-state.js';
+import { atWork, followList, followStream, streamingNow } from './session-state.js';
 
 const selectedFromUrl = () => decodeURIComponent(location.hash.slice(1)) || null;
 
@@ -97,7 +97,8 @@ export function App() {
     setId(next);
     void list();
   };
-  const current = view ? followStream(view, events.live) : null;
+  const live = view ? streamingNow(view, events.live) : events.live;
+  const current = view ? followStream(view, live) : null;
   const shown = step?.session ?? current;
   const listed = followList(sessions, current);
   const status = down ? 'the server is gone — reconnecting…' : id ? WORDS[connection] : catalog ? 'connected' : 'connecting…';
@@ -152,11 +153,11 @@ export function App() {
                   <div class="graph-box" tabIndex={0} aria-label="Graph">
                     {graph ? <GraphView graph={graph} configuration={shown.state} running={atWork(shown)} moves={step ? [] : events.moves} visits={shown.visits} /> : null}
                   </div>
-                  {graph ? <StatePanel view={shown} graph={graph} events={events} catalog={catalog} listed={step ? undefined : listed.find((s) => s.id === view.id)} /> : null}
+                  {graph ? <StatePanel view={shown} graph={graph} events={events} catalog={catalog} /> : null}
                 </div>
                 <section class="talk" aria-label="Transcript and controls">
                   <Transcript entries={events.entries} />
-                  <LiveTurns live={events.live} />
+                  <LiveTurns live={live} />
                   {outputs.length > 0 ? (
                     <div class="outputs" aria-live="polite" tabIndex={0} aria-label="Answers to your commands">
                       {outputs.slice(-3).map((o) => (
@@ -187,7 +188,7 @@ export function App() {
           </main>
           {id && view ? (
             <aside class="right" aria-label="Details">
-              <SidePanel view={view} catalog={catalog} progress={events.lastSeq} step={step} onStep={setStep} onFork={select} />
+              <SidePanel view={view} catalog={catalog} graph={graph} progress={events.lastSeq} step={step} onStep={setStep} onFork={select} />
             </aside>
           ) : null}
         </div>

@@ -10,6 +10,8 @@ export interface StreamingTurn {
   branch?: string;
   /** The state it answers in (`implement.impl_a.work`), from its start event. */
   path?: string;
+  /** The seq of its start event. */
+  seq: number;
   text: string;
   /** The tool it runs now. */
   tool?: string;
@@ -45,14 +47,25 @@ export const MAX_ENTRIES = 3_000;
 const str = (v: unknown) => (typeof v === 'string' ? v : '');
 
 /**
- * The session as the console shows it now: its view as last read, followed by the turns streaming since.
+ * The turns that stream now: every turn begun and not finished while the server runs the session; when it runs
+ * nowhere (its process stopped mid-turn), only those begun after the view was read (it was opened again since):
+ * a turn the stored events begin and never finish is not answering.
+ */
+export function streamingNow(view: SessionViewJson, live: Readonly<Record<string, StreamingTurn>>): Readonly<Record<string, StreamingTurn>> {
+  if (view.hosted) return live;
+  const fresh = Object.entries(live).filter(([, t]) => t.seq > view.lastEventSeq);
+  return fresh.length === Object.keys(live).length ? live : Object.fromEntries(fresh);
+}
+
+/**
+ * The session as the console shows it now: its view as last read, followed by the turns streaming since (see streamingNow).
  * The stream is ahead of the view (read again at most every 250 ms): while a turn streams the session is running, waits for no one, and the turn's state is lit, however short the turn.
  */
 export function followStream(view: SessionViewJson, live: Readonly<Record<string, StreamingTurn>>): SessionViewJson {
   if (view.status === 'ended' || Object.keys(live).length === 0) return view;
   const paths = Object.values(live).flatMap((t) => (t.path && !view.state.includes(t.path) ? [t.path] : []));
   // Turns stream from the server running the session: it is hosted, whatever the view read before said.
-  return { ...view, status: 'running', hosted: true, awaiting: null, state: paths.length === 0 ? view.state : [...view.state, ...paths] };
+  return { ...view, status: 'running', statusText: 'running', hosted: true, awaiting: null, state: paths.length === 0 ? view.state : [...view.state, ...paths] };
 }
 
 /** Whether a session is at work now: running in the server. A stored session that says running is one whose process stopped mid-turn (interrupted): nothing runs it. */
@@ -78,7 +91,7 @@ export function reduce(state: EventState, e: EventData): EventState {
     case 'agent_started': {
       const who = e.items?.[0]?.who ?? str(e.persona);
       const path = str(e.path) || undefined;
-      s = { ...s, live: { ...s.live, [key]: { turnId: str(e.turn_id), who, ...(branch ? { branch } : {}), ...(path ? { path } : {}), text: '' } } };
+      s = { ...s, live: { ...s.live, [key]: { turnId: str(e.turn_id), who, ...(branch ? { branch } : {}), ...(path ? { path } : {}), seq: e.seq, text: '' } } };
       break;
     }
     case 'agent_delta': {

@@ -1,7 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from './api.js';
+import { FREE_COST } from '../usage/format.js';
 import { diffLines } from './diff.js';
-import type { Catalog, DeliverablesJson, SessionViewJson, Step, StepView, Timeline } from './types.js';
+import { personaNamer } from './persona-name.js';
+import type { Catalog, DeliverablesJson, Graph, SessionViewJson, Step, StepView, Timeline } from './types.js';
 
 type Tab = 'usage' | 'timeline' | 'deliverables';
 const TABS: { id: Tab; label: string }[] = [
@@ -14,6 +16,8 @@ const TABS: { id: Tab; label: string }[] = [
 export interface SidePanelProps {
   view: SessionViewJson;
   catalog: Catalog;
+  /** The session's graph (its agents' names), once read. */
+  graph: Graph | null;
   /** Moves on every stored event: the timeline and deliverables are read again (at most every second). */
   progress: number;
   /** The step looked at (null: now). */
@@ -36,18 +40,17 @@ export function SidePanel(props: SidePanelProps) {
         ))}
       </div>
       <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} class="tabpanel">
-        {tab === 'usage' ? <Usage view={props.view} catalog={props.catalog} /> : tab === 'timeline' ? <TimelineView {...props} /> : <DeliverablesView {...props} />}
+        {tab === 'usage' ? <Usage view={props.view} name={personaNamer(props.graph, props.catalog)} /> : tab === 'timeline' ? <TimelineView {...props} /> : <DeliverablesView {...props} />}
       </div>
     </section>
   );
 }
 
-const money = (cost: number | null, calls: number) => (calls === 0 ? '—' : cost === null ? 'no price' : `$${cost.toFixed(4)}`);
+const money = (cost: number | null, calls: number, free: boolean) => (calls === 0 ? '—' : free ? FREE_COST : cost === null ? 'no price' : `$${cost.toFixed(4)}`);
 
 /** Calls, tokens and cost per persona and in all (the meter's figures, as !cost shows them). */
-function Usage({ view, catalog }: { view: SessionViewJson; catalog: Catalog }) {
+function Usage({ view, name }: { view: SessionViewJson; name: (id: string) => string }) {
   const u = view.usage;
-  const name = (id: string) => (id === '(memory)' ? 'memory summaries' : (catalog.team.personas.find((p) => p.id === id)?.name ?? id));
   return (
     <table class="usage">
       <caption>Cost and tokens</caption>
@@ -65,7 +68,7 @@ function Usage({ view, catalog }: { view: SessionViewJson; catalog: Catalog }) {
             <th scope="row">{name(id)}</th>
             <td>{t.calls}</td>
             <td>{t.tokens}</td>
-            <td>{money(t.cost, t.calls)}</td>
+            <td>{money(t.cost, t.calls, u.free)}</td>
           </tr>
         ))}
       </tbody>
@@ -74,7 +77,7 @@ function Usage({ view, catalog }: { view: SessionViewJson; catalog: Catalog }) {
           <th scope="row">total</th>
           <td>{u.calls}</td>
           <td>{u.tokens}</td>
-          <td>{money(u.cost, u.calls)}</td>
+          <td>{money(u.cost, u.calls, u.free)}</td>
         </tr>
       </tfoot>
     </table>

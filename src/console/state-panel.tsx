@@ -1,6 +1,7 @@
 import { atWork, type EventState } from './session-state.js';
-import type { Catalog, Graph, ListItem, SessionViewJson } from './types.js';
+import type { Catalog, Graph, SessionViewJson } from './types.js';
 import { isActive } from './layout.js';
+import { personaNamer } from './persona-name.js';
 
 /** Props of the state panel: the session now, its graph, its events' state, the server's catalog (names). */
 export interface StatePanelProps {
@@ -8,17 +9,16 @@ export interface StatePanelProps {
   graph: Graph;
   events: EventState;
   catalog: Catalog;
-  /** The session's line in the list (the server's words for its status), when it is looked at now rather than at a past step. */
-  listed?: ListItem | undefined;
 }
 
 const percent = (x: number) => `${Math.round(x * 100)}%`;
 
 /** The TUI's state tree (each major's personas, or each workflow state and branch: visits ✓ approvals ↺ reworks), the arbiter's last decision with its scores, and what comes next. */
-export function StatePanel({ view, graph, events, catalog, listed }: StatePanelProps) {
-  const name = (id: string | null | undefined) => (id ? (catalog.team.personas.find((p) => p.id === id)?.name ?? id) : '');
+export function StatePanel({ view, graph, events, catalog }: StatePanelProps) {
+  const named = personaNamer(graph, catalog);
+  const name = (id: string | null | undefined) => (id ? named(id) : '');
   const running = atWork(view);
-  // Running, but in no server: its process stopped mid-turn; the list's words say so ("interrupted").
+  // Running, but in no server: its process stopped mid-turn; the server's words say so ("interrupted").
   const stopped = view.status === 'running' && !running;
   const groups = graph.kind === 'team' ? graph.groups : [{ id: '', label: graph.title }];
   const next = nextLine(view, events, name);
@@ -26,8 +26,7 @@ export function StatePanel({ view, graph, events, catalog, listed }: StatePanelP
     <section class="panel state-panel" aria-labelledby="state-h" tabIndex={0}>
       <h2 id="state-h">State</h2>
       <p class="where">
-        <span class={`badge ${stopped ? 'stopped' : view.status}`}>{stopped ? (listed?.statusText ?? 'not running') : view.status === 'awaiting_user' ? 'waiting for you' : view.status}</span> turn{' '}
-        {view.turn}
+        <span class={`badge ${stopped ? 'stopped' : view.status}`}>{stopped ? view.statusText : view.status === 'awaiting_user' ? 'waiting for you' : view.status}</span> turn {view.turn}
         {view.active ? (
           <>
             {' '}

@@ -51,8 +51,14 @@ function steeredOpening(request: ChatRequest, said: string): string {
 /** The model id the demo model answers as (in agent_started and usage events). */
 export const DEMO_MODEL_ID = 'demo';
 
+/** The demo model's label, as a session document (or a Restate session's meta) records the model it ran on. */
+export const DEMO_MODEL_LABEL = 'demo model (offline, scripted — set OPENAI_API_KEY for a real model)';
+
+/** Whether a recorded model label is the demo model's: its calls cost nothing. */
+export const isDemoLabel = (label: string): boolean => label === DEMO_MODEL_LABEL;
+
 export class DemoModel implements ChatModel {
-  readonly label = 'demo model (offline, scripted — set OPENAI_API_KEY for a real model)';
+  readonly label = DEMO_MODEL_LABEL;
   readonly offline = true;
   readonly free = true;
   /** Whatever model id a call names (a tier's gpt-4o-mini), the script answers it. */

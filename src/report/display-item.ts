@@ -4,13 +4,22 @@ import type { TroupeEventName } from '../engine/event-map.js';
 /** How an item reads: plain information, something that went well, something to look at, a failure. */
 export type Tone = 'info' | 'ok' | 'warn' | 'error';
 
+/**
+ * The symbols views put before an item's text. Each is drawn by the monospace and sans fonts terminals and the
+ * browser fall back on (DejaVu: ⏸ and ⤷ were not, and showed as an empty box): tests/report/marks.test.ts.
+ */
+export const MARKS = ['⚙', '✗', '⚠', '✓', '✔', '⇉', '⇇', '⚖', '↳', '◂', '↻', '↺'] as const;
+
+/** A symbol of MARKS. */
+export type Mark = (typeof MARKS)[number];
+
 /** What every item has: the event it comes from, its tone, and its words (the one wording every view shows). */
 export interface ItemBase {
   event: TroupeEventName;
   tone: Tone;
   text: string;
-  /** A symbol views put before the text (⚙ ⚖ ⏸ ✓ ...); views use their own bullet when there is none. */
-  mark?: string;
+  /** A symbol views put before the text (⚙ ⚖ ◂ ✓ ...); views use their own bullet when there is none. */
+  mark?: Mark;
   /** Who it is about, by display name ("You" for the user). */
   who?: string;
   /** The persona id behind `who`. */

@@ -1,11 +1,11 @@
 import type { TroupeEvent } from '../engine/event-map.js';
 import { decisionLine, directiveTag } from './decisions.js';
-import type { DisplayItem, DisplayNames, DisplayState, Tone } from './display-item.js';
+import type { DisplayItem, DisplayNames, DisplayState, Mark, Tone } from './display-item.js';
 
 // The one wording of every event (display-items.ts folds it; every view shows it).
 
 const on = (branch: string | undefined) => (branch ? ` [${branch}]` : '');
-function note(e: TroupeEvent, tone: Tone, text: string, extra: { mark?: string; persona?: string; who?: string; branch?: string } = {}): DisplayItem {
+function note(e: TroupeEvent, tone: Tone, text: string, extra: { mark?: Mark; persona?: string; who?: string; branch?: string } = {}): DisplayItem {
   return { kind: 'note', event: e.type, tone, text, ...extra };
 }
 
@@ -20,7 +20,7 @@ function about(names: DisplayNames, persona: string, branch?: string): { who: st
 // literal, or one that only overrides keys, is fast. The keys keep their order (the SSE bytes depend on it).
 
 /** `about(...)` with a mark after it. */
-function marked(a: { who: string; persona: string; branch?: string }, mark: string): { who: string; persona: string; branch?: string; mark: string } {
+function marked(a: { who: string; persona: string; branch?: string }, mark: Mark): { who: string; persona: string; branch?: string; mark: Mark } {
   return a.branch !== undefined ? { who: a.who, persona: a.persona, branch: a.branch, mark } : { who: a.who, persona: a.persona, mark };
 }
 
@@ -111,7 +111,7 @@ export function itemsOf(e: TroupeEvent, names: DisplayNames, state: DisplayState
     case 'directive': {
       const a = about(names, e.persona);
       const decisions = (e.directive.key_decisions ?? []).map((k) => note(e, 'ok', `decision pinned: ${k}`, marked(a, '✔')));
-      return [{ event: e.type, tone: 'info', kind: 'directive', ...a, mark: '⤷', turnId: e.turn_id, state: e.path, transition: e.directive.transition, text: directiveTag(e.directive) }, ...decisions];
+      return [{ event: e.type, tone: 'info', kind: 'directive', ...a, mark: '↳', turnId: e.turn_id, state: e.path, transition: e.directive.transition, text: directiveTag(e.directive) }, ...decisions];
     }
     case 'directive_invalid':
       return [note(e, 'warn', `${names.name(e.persona)} gave no valid directive: ${e.error}${e.repairing ? ' (asking once more)' : ''}`, about(names, e.persona))];
@@ -142,7 +142,7 @@ export function itemsOf(e: TroupeEvent, names: DisplayNames, state: DisplayState
     case 'memory_trimmed':
       return [note(e, 'info', `memory: prompt for ${names.name(e.persona)} trimmed to ${e.tokens_after}/${e.budget} tokens (dropped ${e.dropped.join(', ')})`, about(names, e.persona))];
     case 'awaiting_user':
-      return [note(e, 'warn', `waiting for you: ${pointToError(e.reason, state)}`, { mark: '⏸' })];
+      return [note(e, 'warn', `waiting for you: ${pointToError(e.reason, state)}`, { mark: '◂' })];
     case 'mode_changed':
       return [note(e, 'ok', `mode is now ${e.mode.toUpperCase()}`)];
     case 'retry':

@@ -38,6 +38,8 @@ export interface GraphModel {
   nodes: GraphNode[];
   groups: GraphGroup[];
   edges: GraphEdge[];
+  /** The display name of each of its agents, by id (the console names personas by it, as the transcript does). */
+  names: Record<string, string>;
 }
 
 const MAX_LABEL = 60;
@@ -45,6 +47,9 @@ const short = (text: string) => {
   const one = text.replace(/\s+/g, ' ').trim();
   return one.length > MAX_LABEL ? `${one.slice(0, MAX_LABEL - 1)}…` : one;
 };
+
+/** Each agent's display name, by id. */
+const agentNames = (def: MachineDefinition): Record<string, string> => Object.fromEntries(def.agents.map((a) => [a.id, a.name]));
 
 /** The team as a graph: majors as groups, personas (and the user) as nodes, every allowed handoff as an edge. */
 function teamGraph(def: MachineDefinition): GraphModel {
@@ -67,7 +72,7 @@ function teamGraph(def: MachineDefinition): GraphModel {
       if (to) edges.push({ from: a.path, to: to.path });
     }
   }
-  return { kind: 'team', title: def.name, initial: def.userPath, nodes, groups, edges };
+  return { kind: 'team', title: def.name, initial: def.userPath, nodes, groups, edges, names: agentNames(def) };
 }
 
 /** A workflow plan's states (and its sub-workflows', its parallel states' branches), under `prefix`. */
@@ -103,7 +108,7 @@ function planGraph(plan: WorkflowPlan, prefix: string, group: string | undefined
 /** A definition as a graph (pure): the team's majors and personas with their handoffs, or a workflow's states, branches and sub-workflows with their transitions. */
 export function graphModel(def: MachineDefinition): GraphModel {
   if (!def.workflow) return teamGraph(def);
-  const out: GraphModel = { kind: 'workflow', title: def.workflow.name, initial: def.workflow.start, nodes: [], groups: [], edges: [] };
+  const out: GraphModel = { kind: 'workflow', title: def.workflow.name, initial: def.workflow.start, nodes: [], groups: [], edges: [], names: agentNames(def) };
   planGraph(def.workflow, '', undefined, out, 0);
   return out;
 }

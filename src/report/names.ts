@@ -1,10 +1,16 @@
 import { ancestorsOf, nodeByKey, topLevelOf } from '../engine/chart/chart.js';
 import type { MachineDefinition } from '../engine/definition.js';
+import { MEMORY_KEY } from '../usage/usage-meter.js';
 
 /** Display name for an agent id ("You" for the user; the id itself when the definition does not know it). */
 export function displayName(def: MachineDefinition, id: string): string {
   if (id === 'user') return 'You';
   return def.agentIndex.get(id)?.name ?? id;
+}
+
+/** Who a line of the usage is for: a persona by display name, the memory's own calls (MEMORY_KEY) as memory summaries. */
+export function payerName(def: MachineDefinition, key: string): string {
+  return key === MEMORY_KEY ? 'memory summaries' : displayName(def, key);
 }
 
 /** Renders a state key as `MAJOR › Display Name` (or the stored key when the definition does not know it). */

@@ -1,4 +1,5 @@
 import type { SessionListing } from '../store/listing.js';
+import { statusWords } from './status-words.js';
 import { terminalSafe } from './terminal-safe.js';
 
 /** A stored session's row: its listing and the process holding it open, if any. */
@@ -9,12 +10,7 @@ export interface SessionRow {
 
 /** Where a stored session stands, in words: open elsewhere, interrupted, waiting (and why), ended, not started. */
 export function sessionStatus(row: SessionRow): string {
-  const l = row.listing;
-  if (row.lockedBy !== null) return `open (pid ${row.lockedBy})`;
-  if (l.status === 'running') return 'interrupted';
-  if (l.status === 'awaiting_user') return `waiting: ${l.waiting ?? 'user'}`;
-  if (l.status === 'ended') return `ended: ${l.endReason ?? ''}`;
-  return 'not started';
+  return statusWords(row.listing, row.lockedBy);
 }
 
 // Made safe before it is cut, so a cut never leaves half an escape sequence.

@@ -49,6 +49,7 @@ export const SessionViewSchema = z.object({
   definition: z.string(),
   kind: z.enum(['team', 'workflow']),
   status: SessionStatusSchema,
+  statusText: z.string().describe('The status in words, as the list and troupe sessions say it ("interrupted": running when its process stopped)'),
   hosted: z.boolean().describe('Running in this server now (else read from the store)'),
   brief: z.string(),
   turn: z.number(),
@@ -149,6 +150,7 @@ export const GraphSchema = z.object({
   ),
   groups: z.array(z.object({ id: z.string(), label: z.string(), parent: z.string().optional(), state: z.string().optional() })),
   edges: z.array(z.object({ from: z.string(), to: z.string(), label: z.string().optional() })),
+  names: z.record(z.string(), z.string()).describe("The display name of each of the session's agents, by id"),
 });
 
 /** `GET /v1/catalog`: what this server runs: its team (personas, majors, modes), its workflows with their input, the commands. */

@@ -3,7 +3,7 @@ import type { Hono } from 'hono';
 import { executeLine } from '../commands/execute.js';
 import { parseLine } from '../commands/parse.js';
 import { displayNames } from '../report/display-items.js';
-import { sessionStatus } from '../report/sessions-table.js';
+import { statusFactsOf, statusWords } from '../report/status-words.js';
 import { foldJournal } from '../session/fold.js';
 import { matchId } from '../store/store.js';
 import { apiFrame, readBody, refuse, resumeAfter } from './api-frame.js';
@@ -56,19 +56,14 @@ export function serveApp(options: ServeAppOptions): Hono {
     return c.json(sessionView({ session }), 201);
   });
 
+  // The lock of a session this server is letting go of is its own: not "open" in another process.
+  const openElsewhere = (lockedBy: number | null) => (lockedBy === process.pid ? null : lockedBy);
+
   // A session running here is described by its live status, as GET /v1/sessions/:id describes it; a stored one by its checkpoint.
   const listItem = (id: string, listing: import('../store/listing.js').SessionListing, lockedBy: number | null) => {
     const live = host.statusOf(id);
     const status = live ?? listing.status;
-    // The lock of a session this server is letting go of is its own: not "open" in another process.
-    const statusText =
-      live === null
-        ? sessionStatus({ listing, lockedBy: lockedBy === process.pid ? null : lockedBy })
-        : live === 'awaiting_user'
-          ? `waiting: ${host.get(id)!.getSnapshot().awaiting?.code ?? 'user'}`
-          : live === 'ended'
-            ? `ended: ${host.get(id)!.getSnapshot().endReason ?? ''}`
-            : live;
+    const statusText = live === null ? statusWords(listing, openElsewhere(lockedBy)) : statusWords(statusFactsOf(host.get(id)!.getSnapshot()), 'live');
     const turns = live === null ? listing.turns : host.get(id)!.getSnapshot().turn;
     // Redacted as the session view is: a stored brief may hold a key this server never wrote (an older troupe, other secrets).
     return redactDeep(
@@ -93,7 +88,8 @@ export function serveApp(options: ServeAppOptions): Hono {
     const read = await store.read(id);
     // The checkpoint is a cache: the journal lines after it are folded in, so the view is the session's last state.
     const snapshot = foldJournal(storedDefinition(read.doc, team), read.doc.checkpoint.snapshot, read.records.slice(read.doc.checkpoint.records));
-    return c.json(sessionView({ doc: read.doc, lastSeq: read.events.at(-1)?.seq ?? 0, usage: await storedUsage(read, host.meter()), snapshot }));
+    const holder = openElsewhere(store.lockedBy?.(id) ?? null);
+    return c.json(sessionView({ doc: read.doc, lastSeq: read.events.at(-1)?.seq ?? 0, usage: await storedUsage(read, host.meter()), snapshot, holder }));
   });
 
   api.post('/sessions/:id/input', async (c) => {

@@ -87,6 +87,8 @@ export function sessionRoutes(api: Hono, host: SessionHost, resolve: (wanted: st
         lastSeq,
         usage: await storedUsage({ ...upTo, doc: { ...read.doc, checkpoint: { ...read.doc.checkpoint, records: 0, usage: null } } }, host.meter()),
         snapshot,
+        // As it was then: a turn running at that step was running, not interrupted.
+        holder: 'live',
       }),
     });
   });

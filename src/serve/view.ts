@@ -3,7 +3,9 @@ import { allVisits, type SessionState } from '../engine/session.js';
 import type { OpenTeam } from '../team/open-team.js';
 import type { TroupeSession } from '../session/troupe-session.js';
 import { restoreMeter } from '../session/restore-meter.js';
+import { isDemoLabel } from '../llm/demo-model.js';
 import { processRedactor, redactDeep } from '../llm/redact.js';
+import { statusFactsOf, statusWords, type StatusHolder } from '../report/status-words.js';
 import { eventsOf, type ReadSession } from '../store/store.js';
 import { usageView } from '../usage/session-usage.js';
 import { usageState, type UsageMeter, type UsageState } from '../usage/usage-meter.js';
@@ -14,9 +16,13 @@ export interface ViewFacts {
   kind: string;
   /** Whether the session is live on the server (it takes input without being reopened). */
   hosted: boolean;
+  /** Who runs it, for its status in words (default: 'live' when hosted, else nobody). */
+  holder?: StatusHolder;
   lastEventSeq: number;
   /** The meter's totals (null: nothing metered yet). */
   usage: UsageState | null;
+  /** Its calls cost nothing (the demo model). */
+  free?: boolean;
   /** The session it was forked from, and at which step. */
   forkedFrom?: { id: string; step: number } | null;
 }
@@ -36,6 +42,7 @@ export function viewOf(s: ViewedSession & Partial<Pick<SessionState, 'visits' | 
       definition: s.definition,
       kind: facts.kind,
       status: s.status,
+      statusText: statusWords(statusFactsOf(s), facts.holder ?? (facts.hosted ? 'live' : null)),
       hosted: facts.hosted,
       brief: s.brief,
       turn: s.turn,
@@ -45,7 +52,7 @@ export function viewOf(s: ViewedSession & Partial<Pick<SessionState, 'visits' | 
       awaiting: s.awaiting ? { code: s.awaiting.code, reason: s.awaiting.reason } : null,
       endReason: s.endReason,
       lastEventSeq: facts.lastEventSeq,
-      usage: usageView(facts.usage),
+      usage: usageView(facts.usage, facts.free ?? false),
       // The Restate head keeps no visits: its view has none.
       visits: s.visits ? allVisits({ visits: s.visits, recentVisits: s.recentVisits ?? [] }) : {},
       branches: Object.entries(branches).map(([id, b]) => ({ id, agent: b.agent, status: b.status, ...(b.error ? { error: b.error } : {}) })),
@@ -59,16 +66,21 @@ export function viewOf(s: ViewedSession & Partial<Pick<SessionState, 'visits' | 
  * A session as the embedded backend shows it: from the running session (its meter), or stored: from its state
  * as the journal ends (the checkpoint is a cache: fold the lines after it, see foldJournal).
  */
-export function sessionView(input: { session: TroupeSession } | { doc: ReadSession['doc']; lastSeq: number; usage: UsageState | null; snapshot: SessionState }): Record<string, unknown> {
+export function sessionView(
+  input: { session: TroupeSession } | { doc: ReadSession['doc']; lastSeq: number; usage: UsageState | null; snapshot: SessionState; holder: StatusHolder },
+): Record<string, unknown> {
   if ('session' in input) {
     const { session } = input;
-    return viewOf(session.getSnapshot(), { kind: session.def.kind, hosted: true, lastEventSeq: session.recent().at(-1)?.seq ?? 0, usage: session.usage(), forkedFrom: session.forkedFrom });
+    const usage = session.usage();
+    return viewOf(session.getSnapshot(), { kind: session.def.kind, hosted: true, lastEventSeq: session.recent().at(-1)?.seq ?? 0, usage, free: usage.free, forkedFrom: session.forkedFrom });
   }
   return viewOf(input.snapshot, {
     kind: input.doc.workflow ? 'workflow' : 'team',
     hosted: false,
+    holder: input.holder,
     lastEventSeq: input.lastSeq,
     usage: input.usage,
+    free: isDemoLabel(input.doc.model),
     forkedFrom: input.doc.forkedFrom ?? null,
   });
 }

@@ -35,6 +35,14 @@ export class RowShapes {
   // The key list of each entry of `list` (a line has a few: compared key by key, no name built per row).
   private readonly keys: (readonly string[])[] = [];
 
+  /** The index of the known key list numbered `known`, added when new. */
+  ofKnown(known: number): number {
+    for (let i = 0; i < this.list.length; i++) if (this.list[i] === known) return i;
+    this.list.push(known);
+    this.keys.push(KNOWN_SHAPES[known]!);
+    return this.list.length - 1;
+  }
+
   /** The index of this key list, added when new. */
   of(keys: string[]): number {
     for (let i = 0; i < this.keys.length; i++) if (sameKeys(this.keys[i]!, keys)) return i;
@@ -48,35 +56,49 @@ export class RowShapes {
 
 function isCriteria(v: unknown): v is Record<(typeof CRITERIA)[number], number> {
   if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
-  const keys = Object.keys(v);
+  // Its keys in order, read without a list of them.
+  let count = 0;
+  for (const key in v) if (count > 2 || key !== CRITERIA[count++]) return false;
   const c = v as Raw;
-  return (
-    keys.length === 3 &&
-    keys[0] === CRITERIA[0] &&
-    keys[1] === CRITERIA[1] &&
-    keys[2] === CRITERIA[2] &&
-    typeof c.urgency === 'number' &&
-    typeof c.dependency === 'number' &&
-    typeof c.user_intent === 'number'
-  );
+  return count === 3 && typeof c.urgency === 'number' && typeof c.dependency === 'number' && typeof c.user_intent === 'number';
+}
+
+/**
+ * The known key list whose keys before position `at` are those of list `k` and whose key there is `key` (for null,
+ * which ends there), or -1.
+ */
+function knownAfter(k: number, at: number, key: string | null): number {
+  const shape = KNOWN_SHAPES[k]!;
+  for (let other = 0; other < KNOWN_SHAPES.length; other++) {
+    const candidate = KNOWN_SHAPES[other]!;
+    if (key === null ? candidate.length !== at : candidate[at] !== key) continue;
+    let same = candidate.length >= at;
+    for (let j = 0; j < at && same; j++) same = candidate[j] === shape[j];
+    if (same) return other;
+  }
+  return -1;
 }
 
 // A proposal becomes a row when every value is a string, number, boolean or null, except criteria of the usual shape
-// (a row's only array); anything else (and a key a plain assignment could not restore) stays an object.
+// (a row's only array); anything else (and a key a plain assignment could not restore) stays an object. Its keys are
+// matched against the known lists as they are read: a key list is built only for a list arbitration does not write.
 function rowOf(p: unknown, shapes: RowShapes): unknown[] | null {
   if (p === null || typeof p !== 'object' || Array.isArray(p)) return null;
-  const keys = Object.keys(p);
   // Built by push, not preallocated: a holey array serialises slower.
   const row: unknown[] = [0];
-  for (let k = 0; k < keys.length; k++) {
-    const key = keys[k]!;
+  let known = 0;
+  let count = 0;
+  for (const key in p) {
     const v = (p as Raw)[key];
     if (key === '__proto__') return null;
     if (v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))) row.push(v);
     else if (key === 'criteria' && isCriteria(v)) row.push([v.urgency, v.dependency, v.user_intent]);
     else return null;
+    if (known >= 0 && KNOWN_SHAPES[known]![count] !== key) known = knownAfter(known, count, key);
+    count += 1;
   }
-  row[0] = shapes.of(keys);
+  if (known >= 0 && KNOWN_SHAPES[known]!.length !== count) known = knownAfter(known, count, null);
+  row[0] = known >= 0 ? shapes.ofKnown(known) : shapes.of(Object.keys(p));
   return row;
 }
 

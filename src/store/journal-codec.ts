@@ -1,4 +1,5 @@
 import { packDecision, RowShapes, unpackDecision } from './decision-rows.js';
+import { eventOfRow, firstShapeOf, objectOfRow, shapeAfter, shapeEndsAt, shapeHas } from './event-rows.js';
 import type { JournalRecord } from './session-file.js';
 
 /**
@@ -12,8 +13,10 @@ import type { JournalRecord } from './session-file.js';
  * decision-rows.ts): its events are listed in `packed`, the key lists of its proposal rows in `shapes`.
  * From schema 6 a step's line also holds the runtime facts published just before it (a call's usage: their
  * count is `facts`, and they come first) and the calls it starts (agent_started, after its own events): one
- * line per turn, read back as written. Lines of schemas 1-3 carry no `seq` or `refs` and read as they are;
- * schema-4 lines no `packed`; lines before schema 6 no `facts`.
+ * line per turn, read back as written. From schema 7 an event of a usual layout (see event-rows.ts) whose
+ * envelope is the usual one is stored as a row: its layout's number, then its values. Lines of schemas 1-3
+ * carry no `seq` or `refs` and read as they are; schema-4 lines no `packed`; lines before schema 6 no `facts`;
+ * lines before schema 7 no rows.
  */
 
 type Raw = Record<string, unknown>;
@@ -57,7 +60,7 @@ export function slimRecord(record: JournalRecord, sessionId: string): Raw {
   const seq = typeof first?.seq === 'number' ? first.seq - (first === events[0] ? 0 : facts) : first?.seq;
   const at = first?.at;
   const sources = record.input ? sourcesOf(record.input as Raw) : [];
-  const stored: Raw[] = new Array(events.length);
+  const stored: (Raw | unknown[])[] = new Array(events.length);
   let refs: Ref[] | null = null;
   let slim = false;
   let shapes: RowShapes | null = null;
@@ -68,7 +71,12 @@ export function slimRecord(record: JournalRecord, sessionId: string): Raw {
     let decision: Raw | null = null;
     // 0: payload; 1-3: session_id, seq, at seen in that order; -1: the envelope is not the usual one (kept whole).
     let tail = 0;
-    const copy: Raw = {};
+    // The event as stored while its keys follow a known layout: a row (its layout's number, then its values); an object from the first key that does not.
+    let shape = -1;
+    let row: unknown[] | null = null;
+    let copy: Raw | null = null;
+    // Payload keys read so far.
+    let count = 0;
     let eventRefs: Ref[] | null = null;
     for (const key in e) {
       const v = e[key];
@@ -79,21 +87,49 @@ export function slimRecord(record: JournalRecord, sessionId: string): Raw {
       else {
         let path: string | undefined;
         if (key !== 'type' && sources.length > 0 && referable(v)) path = sources.find(([, s]) => s === v)?.[0];
+        let value: unknown = 0;
         if (path === undefined) {
           if (arbitration && key === 'decision') {
             if (shapes === null) shapes = new RowShapes();
             decision = packDecision(v, shapes);
           }
-          copy[key] = decision ?? v;
+          value = decision ?? v;
         } else {
-          copy[key] = 0;
           if (eventRefs === null) eventRefs = [];
           eventRefs.push([i, key, path]);
         }
+        if (count === 0) {
+          shape = key === 'type' ? firstShapeOf(v) : -1;
+          if (shape >= 0) row = [shape];
+          else copy = { [key]: value };
+        } else if (row !== null) {
+          // JSON leaves a key whose value it cannot write out of an object, but writes null in an array: such an event stays an object.
+          const fits = v !== undefined && typeof v !== 'function' && typeof v !== 'symbol';
+          if (fits && !shapeHas(shape, count, key)) {
+            shape = shapeAfter(shape, count, key);
+            if (shape >= 0) row[0] = shape;
+          }
+          if (fits && shape >= 0) row.push(value);
+          else {
+            copy = objectOfRow(row, count);
+            copy[key] = value;
+            row = null;
+          }
+        } else copy![key] = value;
+        count += 1;
+      }
+    }
+    if (row !== null && !shapeEndsAt(shape, count)) {
+      // Fewer keys than its layout: another layout of its type that ends here, or an object.
+      shape = shapeAfter(shape, count, null);
+      if (shape >= 0) row[0] = shape;
+      else {
+        copy = objectOfRow(row, count);
+        row = null;
       }
     }
     if (tail === 3) {
-      stored[i] = copy;
+      stored[i] = row ?? copy ?? {};
       slim = true;
       if (eventRefs !== null) refs = refs ? refs.concat(eventRefs) : eventRefs;
     } else {
@@ -153,8 +189,15 @@ export function restoreRecord(line: Raw & { n: number; events: unknown[] }, sess
   if (seq !== undefined || at !== undefined) {
     if (typeof seq !== 'number' || !Number.isInteger(seq) || typeof at !== 'number') throw new SlimRecordError('has a seq or at that is not a number');
     for (let i = 0; i < events.length; i++) {
-      const e = events[i] as Raw;
-      if (e === null || typeof e !== 'object' || Array.isArray(e) || Object.hasOwn(e, 'seq')) continue;
+      let e = events[i] as Raw;
+      // A row (schema 7) is the object again, then gets its envelope; one out of shape is left as stored.
+      if (Array.isArray(e)) {
+        const restored = eventOfRow(e);
+        if (restored === null) continue;
+        e = restored;
+        events[i] = e;
+      }
+      if (e === null || typeof e !== 'object' || Object.hasOwn(e, 'seq')) continue;
       e.session_id = sessionId;
       e.seq = seq + i;
       e.at = at;

@@ -97,6 +97,11 @@ export function addUsageEvent(into: ListedUsage, e: { type: string; [k: string]:
   return true;
 }
 
+/** Why a session waits, when it waits: the code of what it waits for. */
+export function waitingOf(s: { status: SessionListing['status']; awaiting?: { code: string } | null | undefined }): string | null {
+  return s.status === 'awaiting_user' ? (s.awaiting?.code ?? 'user') : null;
+}
+
 /**
  * The listing of a session document: as its journal ends when given (see TailFold), else its latest checkpoint's
  * state, usage and transitions (each fact of `end` left out is the checkpoint's).
@@ -116,7 +121,7 @@ export function listingOf(doc: SessionDocument, end: { state?: SessionState | nu
     status: s.status,
     state: s.status === 'running' && s.inFlight ? s.inFlight.path : s.status === 'idle' ? '—' : (s.configuration[0] ?? '—'),
     turns: s.turn,
-    waiting: s.status === 'awaiting_user' ? (s.awaiting?.code ?? 'user') : null,
+    waiting: waitingOf(s),
     endReason: s.endReason,
     tokens: usage.promptTokens + usage.completionTokens,
     cost: priced > 0 ? usage.cost : null,

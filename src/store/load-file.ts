@@ -37,8 +37,15 @@ const migrateV4: Migration = (raw) => raw;
  */
 const migrateV5: Migration = (raw) => raw;
 
+/**
+ * Version 7 writes an event of a usual layout as a row (see event-rows.ts); the document is unchanged and older
+ * lines stay as they are (they hold no rows); the version tells an older troupe, which would skip the rows as
+ * malformed events, that the file is newer than it.
+ */
+const migrateV6: Migration = (raw) => raw;
+
 /** Migrations from each older schema version to the next (each has a fixture in tests/fixtures/sessions/). */
-export const MIGRATIONS: Record<number, Migration> = { 1: migrateV1, 2: migrateV2, 3: migrateV3, 4: migrateV4, 5: migrateV5 };
+export const MIGRATIONS: Record<number, Migration> = { 1: migrateV1, 2: migrateV2, 3: migrateV3, 4: migrateV4, 5: migrateV5, 6: migrateV6 };
 
 /** A loaded file and the version it was stored at (lower than current when it was migrated). */
 export interface Loaded {

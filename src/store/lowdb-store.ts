@@ -99,6 +99,11 @@ export class LowdbStore implements Store {
     return join(this.dir, `${checkId(id)}.jsonl`);
   }
 
+  /** The process holding a session open (its pid), or null when none does. */
+  lockedBy(id: string): number | null {
+    return lockHolder(this.lockOf(id));
+  }
+
   /** Path of a session's lock file. */
   lockOf(id: string): string {
     return join(this.dir, `${checkId(id)}.lock`);
@@ -318,7 +323,7 @@ export class LowdbStore implements Store {
       try {
         const { mtimeMs, size } = statSync(location);
         const journalBytes = journalSize(this.journalOf(id));
-        const lockedBy = lockHolder(this.lockOf(id));
+        const lockedBy = this.lockedBy(id);
         // An empty document is a session being created (its first checkpoint is written as its create returns), or one
         // whose creator died in between: not listed, and removed (with its empty journal) once no live process holds
         // it. Beside a journal that holds lines it is listed as damaged, and kept.

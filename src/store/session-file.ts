@@ -7,7 +7,7 @@ import { EngineInputSchema, SessionStateSchema } from '../kinds/schemas.js';
 import { WorkflowPlanSchema } from '../workflow/run/plan.js';
 
 /** The session document format this build writes; bump it (and add a migration) when the layout changes. */
-export const SESSION_SCHEMA_VERSION = 6;
+export const SESSION_SCHEMA_VERSION = 7;
 
 const Hash = z.string().regex(/^[0-9a-f]{16}$/, 'expected 16 hex digits');
 const Seal = z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 hex digits');
@@ -25,7 +25,8 @@ export const StoredEventSchema = lazySchema(() => EnvelopeSchema.extend({ type: 
  * and its own, which the store adds as it writes the line. From schema 4 a line stores its events without
  * what the file and the line already say (see journal-codec.ts), from schema 5 an arbitration's decision
  * packed (see decision-rows.ts), from schema 6 with the facts published before the step and the calls it
- * starts in the step's line (one line per turn); this is the record as read back.
+ * starts in the step's line (one line per turn), from schema 7 events of a usual layout as rows (see
+ * event-rows.ts); this is the record as read back.
  */
 export const JournalRecordSchema = z.lazy(() =>
   z.object({

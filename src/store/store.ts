@@ -82,6 +82,8 @@ export interface Store {
   ids(): Promise<string[]>;
   /** Where a session keeps its own files (agents' workspaces), when the store is on disk. */
   filesOf?(id: string): string;
+  /** The process holding a session open (its pid), or null when none does (as `list` names it). */
+  lockedBy?(id: string): number | null;
 }
 
 /** The data directory: TROUPE_DATA_DIR, else `.troupe/` in the working directory. */

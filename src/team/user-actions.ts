@@ -134,8 +134,8 @@ function isCall(resume: Move | AgentCall): resume is AgentCall {
   return 'turnId' in resume;
 }
 
-/** `!continue`: resumes whatever the pause held back, lifting the limit that caused it. */
-export function resume(ctx: StepContext): void {
+/** `!continue`: resumes whatever the pause held back, lifting the limit that caused it (`command`: the line that asked, for the transition's reason). */
+export function resume(ctx: StepContext, command: '!continue' | '!approve' = '!continue'): void {
   const { s, def } = ctx;
   if (s.status === 'running') {
     note(ctx, 'the team is already working');
@@ -160,7 +160,7 @@ export function resume(ctx: StepContext): void {
     return;
   }
   const persona = s.active ?? def.initial;
-  applyMove(ctx, { to: persona, kind: 'user', reason: 'user: !continue', inbox: { kind: 'continue', text: 'The user says: continue as you see best.' } });
+  applyMove(ctx, { to: persona, kind: 'user', reason: `user: ${command}`, inbox: { kind: 'continue', text: 'The user says: continue as you see best.' } });
 }
 
 /** `!approve`: takes the transition held at a gate, ends a completed session, or continues. */
@@ -182,7 +182,7 @@ export function approve(ctx: StepContext): void {
     endSession(ctx, `completed: ${nameOf(ctx, of)}'s result approved by the user`);
     return;
   }
-  resume(ctx);
+  resume(ctx, '!approve');
 }
 
 /** Plain text: a reply to a waiting persona, or an interjection the active persona answers next. */

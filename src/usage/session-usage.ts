@@ -39,6 +39,7 @@ const UsageTotalsViewSchema = lazySchema(() =>
 export const UsageViewSchema = lazySchema(() =>
   UsageTotalsViewSchema.extend({
     byPersona: z.record(z.string(), UsageTotalsViewSchema).describe('By persona id; memory summaries under "(memory)"'),
+    free: z.boolean().describe('The calls cost nothing (the offline demo model): cost stays null, and is not unknown'),
   }),
 );
 
@@ -60,8 +61,8 @@ function totalsView(t: UsageTotals): UsageTotalsView {
   };
 }
 
-/** A session's usage as the API shows it: the session's totals and each persona's (memory calls under "(memory)"). */
-export function usageView(state: UsageState | null): UsageView {
+/** A session's usage as the API shows it: the session's totals and each persona's (memory calls under "(memory)"), and whether they cost nothing. */
+export function usageView(state: UsageState | null, free = false): UsageView {
   const byPersona = Object.fromEntries(Object.entries(state?.byPersona ?? {}).map(([k, v]) => [k, totalsView(v)]));
-  return { ...totalsView(state?.session ?? ZERO), byPersona };
+  return { ...totalsView(state?.session ?? ZERO), byPersona, free };
 }

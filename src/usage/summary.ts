@@ -3,15 +3,15 @@ import { cacheHitLine, cacheShare } from './cache-rate.js';
 import { formatCost, formatCount as n, tokensOf } from './format.js';
 import type { SessionUsage } from './session-usage.js';
 
-/** The end-of-run usage summary: tokens per persona, the total, and the cost (free for the demo model) or which models have no price. */
-export function formatUsageSummary(usage: SessionUsage): string[] {
+/** The end-of-run usage summary: tokens per persona (each named by `name`), the total, and the cost (free for the demo model) or which models have no price. */
+export function formatUsageSummary(usage: SessionUsage, name: (key: string) => string = (key) => key): string[] {
   const { session, free } = usage;
   const cost = (t: UsageTotals) => `cost ${formatCost(t, usage)}`;
   if (session.calls === 0 && usage.callsWithoutUsage === 0) return ['usage: no model calls'];
   const lines = [`usage: ${n(session.calls)} call(s), ${n(tokensOf(session))} tokens (${n(session.promptTokens)} prompt + ${n(session.completionTokens)} completion), ${cost(session)}`];
   const cache = cacheHitLine(session);
   if (cache) lines.push(`  ${cache}`);
-  const personas = Object.entries(usage.byPersona);
+  const personas = Object.entries(usage.byPersona).map(([key, t]) => [name(key), t] as const);
   const width = Math.max(0, ...personas.map(([k]) => k.length));
   for (const [persona, t] of personas) {
     const cached = cacheShare(t);

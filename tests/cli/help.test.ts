@@ -92,3 +92,20 @@ describe('troupe on the PATH', () => {
     expect(readFileSync(join(REPO_ROOT, 'dist', 'cli.js'), 'utf8').split('\n')[0]).toBe('#!/usr/bin/env node');
   });
 });
+
+describe("an option's value on the command line", () => {
+  it('a negative number after an option is its value, judged by the option\'s own check (node called it "ambiguous")', async () => {
+    const { code, stderr } = await runCli(['fork', 'abc', '--at', '-1']);
+    expect(code).toBe(2);
+    expect(stderr.split('\n')[0]).toBe('troupe: --at must be a step number (troupe fork <id> lists them), got "-1"');
+    expect((await runCli(['run', '--max-turns', '-3', 'x'])).stderr.split('\n')[0]).toBe('troupe: --max-turns must be a whole number from 1 to 1000000, got "-3"');
+  });
+
+  it('a missing value, one that starts with "-", a value for a switch: one line naming the option and the fix', async () => {
+    expect((await runCli(['fork', 'abc', '--at'])).stderr.split('\n')[0]).toBe('troupe: --at needs a value');
+    expect((await runCli(['run', '--team', '-x', 'y'])).stderr.split('\n')[0]).toBe('troupe: --team needs a value; one that starts with "-" is written --team=VALUE');
+    expect((await runCli(['run', '--demo=1', 'x'])).stderr.split('\n')[0]).toBe('troupe: --demo takes no value');
+    // After --, a line is positionals as written.
+    expect(parseCli(['run', '--', '--at', '-1']).positionals).toEqual(['--at', '-1']);
+  });
+});

@@ -48,7 +48,7 @@ describe('troupe sessions redacts what it lists, as show and export do', () => {
   });
 
   it('the sessions of a Restate cluster are redacted the same way', () => {
-    const lines = restateTable([{ id: 'abc', updatedAt: '2026-01-01T00:00:00Z', kind: 'team', brief: `${SHAPED} x`, turns: 1, status: `failed: ${SHAPED}` } as never]);
+    const lines = restateTable([{ id: 'abc', updatedAt: '2026-01-01T00:00:00Z', kind: 'team', brief: `${SHAPED} x`, turns: 1, status: 'ended', statusText: `ended: ${SHAPED}` } as never]);
     expect(lines.join('\n')).not.toContain('AAAABBBB');
   });
 });

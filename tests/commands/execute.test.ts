@@ -84,6 +84,20 @@ describe('situation', () => {
     runner.send({ type: 'user_quit' });
   });
 
+  it('switched to simple at a persona of no stage: the stage says the pipeline starts at its first ("off the pipeline" said nothing of what comes)', async () => {
+    const model = new ScriptedModel([
+      { text: 'never finished', hold: FOREVER },
+      { text: 'Tell me more.', directive: { transition: 'RESPOND_TO_USER' } },
+    ]);
+    const { runner } = await studioRunner(model);
+    runner.start('brief');
+    await model.started(1);
+    runner.send({ type: 'user_handoff', target: 'ceo' });
+    await runner.settled();
+    runner.send({ type: 'user_mode', mode: 'simple' });
+    expect(situation(runner.def, runner.getSnapshot()).stage).toBe('off the pipeline (Ideation next)');
+  });
+
   it('shows the transition held at an approval gate as pending', async () => {
     const team = studio();
     team.def.team!.approval = 'every';

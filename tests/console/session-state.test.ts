@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { diffLines } from '../../src/console/diff.js';
 import { layoutGraph, nodeOf } from '../../src/console/layout.js';
-import { EMPTY, MAX_ENTRIES, reduce, atWork, followList, followStream, type EventState } from '../../src/console/session-state.js';
+import { EMPTY, MAX_ENTRIES, reduce, atWork, followList, followStream, streamingNow, type EventState } from '../../src/console/session-state.js';
 import { parseShown } from '../../src/console/shown-text.js';
 import type { EventData, ListItem, SessionViewJson } from '../../src/console/types.js';
 import { ACTIVE, ALL_HOSTILE, HOSTILE } from '../helpers/hostile-text.js';
@@ -19,6 +19,7 @@ const VIEW: SessionViewJson = {
   definition: 'implement_review_debate',
   kind: 'workflow',
   status: 'running',
+  statusText: 'running',
   hosted: true,
   brief: 'add two numbers',
   turn: 4,
@@ -27,7 +28,7 @@ const VIEW: SessionViewJson = {
   awaiting: null,
   endReason: null,
   lastEventSeq: 9,
-  usage: { calls: 0, tokens: 0, promptTokens: 0, completionTokens: 0, cost: null, unpricedCalls: 0, cachedTokens: 0, byPersona: {} },
+  usage: { calls: 0, tokens: 0, promptTokens: 0, completionTokens: 0, cost: null, unpricedCalls: 0, cachedTokens: 0, byPersona: {}, free: false },
   visits: {},
   branches: [],
   forkedFrom: null,
@@ -60,6 +61,20 @@ describe("the console's view of a stream", () => {
     expect(followList([line], followStream(interrupted, live))).toEqual([{ ...line, statusText: 'running', hosted: true }]);
   });
 
+  it('a turn the stored events begin and never finish is not answering when nothing runs the session (a page opened on it showed "running", "… is answering")', () => {
+    const started = (n: number) => ({ type: 'agent_started', seq: n, at: 0, turn_id: `t${n}`, persona: 'game_designer' }) as EventData;
+    const interrupted = { ...VIEW, hosted: false, statusText: 'interrupted', lastEventSeq: 40 };
+    const stale = fold([started(40)]).live;
+    expect(streamingNow(interrupted, stale)).toEqual({});
+    expect(followStream(interrupted, streamingNow(interrupted, stale))).toBe(interrupted);
+    // Begun after the view was read: the session was opened again, and streams.
+    const fresh = fold([started(41)]).live;
+    expect(streamingNow(interrupted, fresh)).toBe(fresh);
+    expect(atWork(followStream(interrupted, streamingNow(interrupted, fresh)))).toBe(true);
+    // Run by the server: whatever it began streams.
+    expect(streamingNow(VIEW, stale)).toBe(stale);
+  });
+
   it("reads the server's JSON with every string as the terminal shows it: no escape sequence, control character or bidi override left to act (tests/fixtures/terminal/hostile.json)", () => {
     const json = JSON.stringify({ type: 'agent_message', seq: 1, items: [{ kind: 'turn', who: HOSTILE.osc0_title, text: ALL_HOSTILE }], nested: [{ brief: HOSTILE.bidi_override }] });
     const read = parseShown(json) as { items: { who: string; text: string }[]; nested: { brief: string }[] };
@@ -75,7 +90,7 @@ describe("the console's view of a stream", () => {
       ev('agent_started', { turn_id: 'r1', persona: 'implementer_a', branch: 'impl_a', path: 'revise.impl_a.work' }),
       ev('agent_started', { turn_id: 'r2', persona: 'implementer_b', branch: 'impl_b', path: 'revise.impl_b.work' }),
     ]);
-    expect(followStream(view, s.live)).toEqual({ ...view, status: 'running', hosted: true, awaiting: null, state: ['review', 'revise.impl_a.work', 'revise.impl_b.work'] });
+    expect(followStream(view, s.live)).toEqual({ ...view, status: 'running', statusText: 'running', hosted: true, awaiting: null, state: ['review', 'revise.impl_a.work', 'revise.impl_b.work'] });
     // Once the turns are over, the view is as it was read.
     const done = fold([ev('agent_message', { turn_id: 'r1', branch: 'impl_a' }), ev('agent_message', { turn_id: 'r2', branch: 'impl_b' })], s);
     expect(followStream(view, done.live)).toBe(view);
@@ -94,8 +109,8 @@ describe("the console's view of a stream", () => {
       ev('agent_delta', { turn_id: 'old', branch: 'impl_b', text: 'stale' }),
     ]);
     expect(s.live).toEqual({
-      impl_a: { turnId: 'a1', who: 'Implementer A', branch: 'impl_a', text: 'one two' },
-      impl_b: { turnId: 'b1', who: 'implementer_b', branch: 'impl_b', text: 'uno ' },
+      impl_a: { turnId: 'a1', who: 'Implementer A', branch: 'impl_a', seq: expect.any(Number), text: 'one two' },
+      impl_b: { turnId: 'b1', who: 'implementer_b', branch: 'impl_b', seq: expect.any(Number), text: 'uno ' },
     });
     const done = fold([ev('agent_message', { turn_id: 'a1', branch: 'impl_a', items: [{ kind: 'turn', who: 'Implementer A', text: 'one two' }] })], s);
     expect(Object.keys(done.live)).toEqual(['impl_b']);

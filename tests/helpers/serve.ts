@@ -56,3 +56,11 @@ export async function readEvents(response: Response, until: (events: (TroupeEven
   await reader.cancel();
   return events;
 }
+
+/** Waits until `check` holds, looking every 10 ms, at most 2,000 looks (a count, not a clock); throws naming `what`. */
+export async function until(check: () => Promise<boolean>, what: string): Promise<void> {
+  for (let tries = 0; !(await check()); tries++) {
+    if (tries > 2_000) throw new Error(`gave up waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

@@ -5,6 +5,7 @@ import type { EngineInput } from '../../src/engine/input-events.js';
 import type { SessionState } from '../../src/engine/session.js';
 import { initialState, step } from '../../src/engine/step.js';
 import { compileWorkflow } from '../../src/workflow/run/compile.js';
+import { setTierInStep } from '../../src/workflow/run/inline.js';
 import type { WorkflowPlan } from '../../src/workflow/run/plan.js';
 
 /** An effect of one kind. */
@@ -13,9 +14,11 @@ type EffectOf<K extends Effect['type']> = Extract<Effect, { type: K }>;
 /**
  * Steps a workflow session of `plan` on the pure core, by hand: `send` feeds one input and returns what the
  * step asked for (its effects but the events, which `events` collects); `evaluation()` and `call()` are the
- * last step's sandbox job and agent call, if it asked for one.
+ * last step's sandbox job and agent call, if it asked for one. The tests script the sandbox's answers, so the
+ * steps leave every evaluation that runs code to them (`tierInStep`: the host tier answers in the step, as in a session).
  */
-export function workflowDriver(plan: WorkflowPlan, limits: Partial<Limits> = {}) {
+export function workflowDriver(plan: WorkflowPlan, limits: Partial<Limits> = {}, { tierInStep = false } = {}) {
+  setTierInStep(tierInStep);
   const def = compileWorkflow(plan, limits);
   let s: SessionState = initialState(def, { id: 'w' });
   const events: EngineEvent[] = [];

@@ -76,7 +76,7 @@ describe('troupe run against an OpenAI-compatible server (dist/cli.js)', () => {
     expect(out.code).toBe(0);
     const tail = out.stdout.trim().split('\n').slice(-4);
     expect(tail[0]).toBe('usage: 2 call(s), 3,300 tokens (3,000 prompt + 300 completion), cost unknown (no price)');
-    expect(tail[1]).toMatch(/^ {2}creative_partner +1,100 tokens +1 call\(s\) +cost unknown \(no price\)$/);
+    expect(tail[1]).toMatch(/^ {2}Creative Partner +1,100 tokens +1 call\(s\) +cost unknown \(no price\)$/);
     expect(tail[3]).toMatch(/^ {2}no price for model my-local-model — add it to .*pricing\.json/);
   });
 
@@ -85,7 +85,7 @@ describe('troupe run against an OpenAI-compatible server (dist/cli.js)', () => {
     const denied = await troupe(['run', 'x'], { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: 'sk-abcdefghijklmnopqrstuvwxyz' });
     // The error is told in full once; the failed move and the pause point to it.
     expect(denied.stdout).toMatch(/^ {2}• error: 401 unauthorised at 127\.0\.0\.1:\d+: the API key was rejected — check OPENAI_API_KEY/m);
-    expect(denied.stdout).toContain("⏸ waiting for you: Creative Partner's turn failed: the error above; !continue retries");
+    expect(denied.stdout).toContain("◂ waiting for you: Creative Partner's turn failed: the error above; !continue retries");
     expect(denied.stdout).toMatch(
       /Session paused: waiting for you — Creative Partner's turn failed: 401 unauthorised at 127\.0\.0\.1:\d+: the API key was rejected — check OPENAI_API_KEY; !continue retries/,
     );

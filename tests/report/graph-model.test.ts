@@ -50,6 +50,12 @@ describe('the definition as a graph model', () => {
     expect(model.nodes.filter((n) => n.kind === 'user')).toEqual([{ id: def.userPath, label: 'You', group: expect.any(String), kind: 'user' }]);
     expect(new Set(model.groups.map((g) => g.id))).toEqual(new Set(def.team!.majors.map((m) => m.id)));
     expect(model.initial).toBe(def.userPath);
+    expect(model.names).toEqual(Object.fromEntries(def.agents.map((a) => [a.id, a.name])));
+  });
+
+  it("names a workflow's agents by their display names (the console's Cost tab and state panel read them)", () => {
+    const model = graphModel(compileWorkflow(loadWorkflowOrThrow('implement_review_debate', { cwd: REPO_ROOT, team: studio().loaded })));
+    expect(model.names).toMatchObject({ implementer_a: 'Implementer A', reviewer_b: 'Reviewer B' });
   });
 
   it.each(SHIPPED)('the shipped workflow %s: its states, branches and sub-workflows, and its transitions, as troupe graph draws them', (name) => {

@@ -134,6 +134,8 @@ describe('a real troupe serve process', () => {
   it('with a strong token off loopback: the header works, the URL token only for the stream, named workflows only', async () => {
     const base = await start([]);
     expect(served!.lines.join('\n')).toContain('named workflows only');
+    // Which model new sessions run on, and where the console is (the first line's URL).
+    expect(served!.lines.join('\n')).toMatch(/^troupe serve · team V7 Studio · demo model \(offline.*the console: open the URL above in a browser/m);
     expect((await post(base, `/v1/sessions?access_token=${STRONG}`, { brief: 'x' }, false)).status).toBe(401);
     const created = await post(base, '/v1/sessions', { workflow: 'linear_analysis', input: 'tides' });
     expect(created.status).toBe(201);

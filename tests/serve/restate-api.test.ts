@@ -3,6 +3,7 @@ import type { TroupeEvent } from '../../src/engine/event-map.js';
 import { Child, until } from '../helpers/child.js';
 import { cleanEnv, runCli } from '../helpers/cli.js';
 import { RestateCluster } from '../helpers/restate-cluster.js';
+import { SessionListItemSchema } from '../../src/serve/api-schema.js';
 import { TaggedScript } from '../helpers/tagged-script.js';
 import { REPO_ROOT } from '../helpers/team.js';
 
@@ -54,7 +55,10 @@ describe('troupe serve --backend restate: the same API as the embedded backend',
 
     expect(await (await cluster.call(`/v1/sessions/${view.id.slice(0, 8)}`)).json()).toMatchObject({ id: view.id, turn: 2, status: 'awaiting_user' });
     const listed = (await (await cluster.call('/v1/sessions?q=lighthouse')).json()) as { sessions: { id: string; status: string; turns: number }[] };
-    expect(listed.sessions.find((s) => s.id === view.id)).toMatchObject({ status: 'waiting: respond_to_user', turns: 2 });
+    // The list item the embedded backend gives (SessionListItemSchema): the status the view gives, and its words (it gave the words as the status, and no workflow).
+    const item = listed.sessions.find((s) => s.id === view.id);
+    expect(item).toMatchObject({ status: 'awaiting_user', statusText: 'waiting: respond_to_user', workflow: null, turns: 2 });
+    expect(SessionListItemSchema.strict().safeParse(item).success).toBe(true);
   });
 
   it('bad input is a 4xx with one line of JSON: bad JSON, unknown fields, workflows, unknown sessions, oversized bodies, unknown commands', async () => {

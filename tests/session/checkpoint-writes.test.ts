@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { TroupeEvent } from '../../src/engine/event-map.js';
 import { DemoModel } from '../../src/llm/demo-model.js';
 import { openSession } from '../../src/session/open-session.js';
+import { restoreRecord } from '../../src/store/journal-codec.js';
 import { MemoryStore, type StoredCopy } from '../../src/store/memory-store.js';
 import type { Checkpoint, JournalRecord, SessionDocument } from '../../src/store/session-file.js';
 import type { SessionHandle } from '../../src/store/store.js';
@@ -12,8 +13,9 @@ const ENV = { TROUPE_MODEL: 'test-model' };
 const BRIEF = 'A lighthouse keeper game';
 
 /** The raw turns the memory records from journal lines: persona messages, and user lines after the first (the brief). */
-function turnsIn(lines: readonly string[]): number {
-  const events = lines.flatMap((l) => (JSON.parse(l) as JournalRecord).events as unknown as TroupeEvent[]);
+function turnsIn(lines: readonly string[], id = 'mem'): number {
+  // Each line as it reads back (from format 7 an event of a usual layout is stored as a row).
+  const events = lines.flatMap((l) => restoreRecord(JSON.parse(l) as JournalRecord, id).events as unknown as TroupeEvent[]);
   const users = events.filter((e) => e.type === 'user_input').length;
   return events.filter((e) => e.type === 'agent_message').length + Math.max(0, users - 1);
 }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHAIN_START, sealLine } from '../../src/store/journal-chain.js';
+import { restoreRecord } from '../../src/store/journal-codec.js';
 import { parseSessionFile } from '../../src/store/load-file.js';
 import { SESSION_SCHEMA_VERSION } from '../../src/store/session-file.js';
 import { cleanEnv, runCli } from '../helpers/cli.js';
@@ -93,7 +94,7 @@ describe('session commands', () => {
     const out = await troupe('resume');
     expect(out.code).toBe(0);
     expect(out.stdout).toContain(`resuming session ${id}`);
-    expect(out.stdout).toContain('⏸ waiting for you: CEO declared the work complete');
+    expect(out.stdout).toContain('◂ waiting for you: CEO declared the work complete');
   });
 
   it('show and export print what they can of a hand-edited journal, noting each malformed event in one line', async () => {
@@ -102,7 +103,9 @@ describe('session commands', () => {
     const records = readFileSync(journal, 'utf8')
       .trim()
       .split('\n')
-      .map((l) => JSON.parse(l));
+      // As read back (from format 7 an event of a usual layout is stored as a row), edited, then written whole.
+      .map((l) => JSON.parse(l))
+      .map(({ prev: _p, hash: _h, ...line }) => restoreRecord(line, 'zz-edited') as ReturnType<typeof JSON.parse>);
     const events = records.flatMap((r) => r.events);
     const arb = events.findIndex((e: { type: string }) => e.type === 'arbitration');
     const dir = events.findIndex((e: { type: string }) => e.type === 'directive');

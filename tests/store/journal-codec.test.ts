@@ -202,16 +202,18 @@ describe('journal format 5', () => {
   it('stores an arbitration as rows with its key lists once and the winner as an index, and reads it back as published (key order, the winner the proposal it was)', () => {
     const whole = { type: 'arbitration', from: 'M.a', decision, session_id: 'another', seq: 3, at: 1 };
     const r = record([{ type: 'arbitration', from: 'M.a', decision, ...env(1) }, whole, { type: 'arbitration', from: 'M.a', decision: { ...decision, winner: null }, ...env(3) }]);
-    const slim = slimRecord(r, ID) as { events: { decision: { winner: unknown; proposals: unknown[] } }[]; packed: number[]; shapes: unknown[] };
+    const slim = slimRecord(r, ID) as { events: unknown[][]; packed: number[]; shapes: unknown[] };
     expect(slim.packed).toEqual([0, 1, 2]);
-    expect(slim.events[0]!.decision.winner).toBe(0);
-    expect(slim.events[0]!.decision.proposals.slice(0, 2)).toEqual([
+    // From format 7 the event is a row: [its layout's number, from, decision].
+    const packed = slim.events[0]![2] as { winner: unknown; proposals: unknown[] };
+    expect(packed.winner).toBe(0);
+    expect(packed.proposals.slice(0, 2)).toEqual([
       [0, 'b', 'agent', [0.5, 0.6, 0.4], 'APPROVE_AND_HANDOFF', 'a', 'b', 0.51, 'winner'],
       [1, 'c', 'queue', [0.4, 0.5, 0.5], 'alternative', 'd', 'c', 0.47, 'lost', 9],
     ]);
     // Known key lists by number, another written out once for every row of the line that has it.
     expect(slim.shapes).toEqual([0, 1, Object.keys(odd)]);
-    expect(slim.events[0]!.decision.proposals.slice(3)).toEqual([nested, criteriaOutOfOrder]);
+    expect(packed.proposals.slice(3)).toEqual([nested, criteriaOutOfOrder]);
     // The record given is never changed.
     expect(decision.winner).toBe(agent);
     const back = roundTrip(r);

@@ -13,6 +13,7 @@ import { DemoModel } from '../../src/llm/demo-model.js';
 import { openSession } from '../../src/session/open-session.js';
 import { CHAIN_START, sealLine } from '../../src/store/journal-chain.js';
 import { JournalCheck } from '../../src/store/journal-check.js';
+import { restoreRecord } from '../../src/store/journal-codec.js';
 import { LowdbStore } from '../../src/store/lowdb-store.js';
 import { SESSION_SCHEMA_VERSION } from '../../src/store/session-file.js';
 import { REPO_ROOT, studio } from '../helpers/team.js';
@@ -22,11 +23,12 @@ import { BRIEF, ENV } from './support.js';
 const FIXTURES = join(REPO_ROOT, 'tests', 'fixtures', 'sessions');
 const tempDir = tempDirPerTest('troupe-format6-');
 type Line = { n: number; input?: { type: string }; facts?: number; events: { type: string }[] };
-const linesOf = (path: string): Line[] =>
+// Each line's record as it reads back (from format 7 an event of a usual layout is stored as a row).
+const linesOf = (path: string, id = 'one'): Line[] =>
   readFileSync(path, 'utf8')
     .trimEnd()
     .split('\n')
-    .map((l) => JSON.parse(l) as Line);
+    .map((l) => restoreRecord(JSON.parse(l), id) as unknown as Line);
 const usage = () => event('usage', { persona: 'cfo', model: 'm', prompt_tokens: 9, completion_tokens: 1, cost: null, total_tokens: 10, total_cost: null });
 
 /** A kernel on the shipped team whose journal port notes every line it is given, and what its subscribers saw meanwhile. */

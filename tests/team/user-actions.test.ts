@@ -125,6 +125,15 @@ describe('user steering', () => {
     expect(JSON.stringify(events)).not.toMatch(/\d\.\d{5,}/);
   });
 
+  it('!approve of a question goes on, and its transition names !approve (it said user: !continue)', async () => {
+    const { runner, events } = await studioRunner(new ScriptedModel([ask, { ...ask, hold: FOREVER }]));
+    runner.start('brief');
+    await runner.settled();
+    runner.send({ type: 'user_approve' });
+    expect(payloads(events, 'transition').at(-1)).toMatchObject({ kind: 'user', reason: 'user: !approve' });
+    runner.send({ type: 'user_quit' });
+  });
+
   it('!approve after COMPLETE ends the session with the reason; !quit ends it too', async () => {
     const model = new ScriptedModel([{ text: 'done', directive: { transition: 'COMPLETE' } }]);
     const { runner, events } = await studioRunner(model);

@@ -110,10 +110,10 @@ describe('Transcript', () => {
       .split('\n')
       .slice(1);
     expect(user).toEqual(['You › make the lighthouse keeper older', '      and the storms much worse in', '      winter']);
-    const note = render(<LogLine item={{ id: 'n', kind: 'note', text: 'waiting for you: CEO declared the work complete; !approve to end', tone: 'warn', mark: '⏸' }} width={40} />)
+    const note = render(<LogLine item={{ id: 'n', kind: 'note', text: 'waiting for you: CEO declared the work complete; !approve to end', tone: 'warn', mark: '◂' }} width={40} />)
       .lastFrame()!
       .split('\n');
-    expect(note).toEqual(['  ⏸ waiting for you: CEO declared the', '    work complete; !approve to end']);
+    expect(note).toEqual(['  ◂ waiting for you: CEO declared the', '    work complete; !approve to end']);
     const help = render(
       <LogLine item={{ id: 'h', kind: 'output', title: 'commands', lines: ['!handoff <persona>  give the turn to a persona now, cutting off the one answering'], tone: 'info' }} width={50} />,
     )

@@ -5,7 +5,7 @@ import { sessionDeliverables } from '../../session/deliverables-of.js';
 import { stateAtJournalEnd } from '../../session/stored-tail.js';
 import { UsageError, type CliArgs } from '../args.js';
 import { storeFor } from '../store-for.js';
-import type { CliIo } from '../io.js';
+import { complainer, type CliIo } from '../io.js';
 import { displayDefinition, resolveSessionId } from '../session-lookup.js';
 
 /** `troupe export <id> [md|json] [--format F]`: the session as Markdown, or as its document with its deliverables and events (JSON). */
@@ -16,7 +16,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   const store = storeFor(io);
   // Stored values were redacted when written, but perhaps by an older troupe or under other secrets.
   const read = redactDeep(await store.read(await resolveSessionId(store, wanted, 'newest')), redactorFrom(io.env));
-  const def = displayDefinition(read.doc);
+  const def = displayDefinition(read.doc, io.env, (line) => complainer(io)(`troupe: ${line}`));
   const deliverables = redactDeep(await sessionDeliverables(store, read, def), redactorFrom(io.env));
   const text =
     fmt === 'json'

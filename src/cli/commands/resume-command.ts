@@ -73,7 +73,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   await session.settled();
   const after = session.getSnapshot();
   if (after === before && !args.json) {
-    if (after.status === 'awaiting_user') write(`⏸ waiting for you: ${after.awaiting?.reason ?? ''}`);
+    if (after.status === 'awaiting_user') write(`◂ waiting for you: ${after.awaiting?.reason ?? ''}`);
     if (after.status === 'ended') write(`Session ended: ${after.endReason ?? 'ended'}`);
   }
   let quit = false;

@@ -4,6 +4,7 @@ import { tokenProblem } from '../../serve/serve-token.js';
 import { teamFor } from '../common.js';
 import { storeFor } from '../store-for.js';
 import { printer, type CliIo } from '../io.js';
+import { modelFromEnv } from '../../llm/from-env.js';
 import { paced, resumeModel } from '../models.js';
 import { serveApp } from '../../serve/app.js';
 import { listen } from '../../serve/listen.js';
@@ -45,7 +46,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   const write = printer(io);
   write(`http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${port}/`);
   write(
-    `troupe serve · team ${team.def.name} · ${token ? 'bearer token required' : 'no token (loopback only)'} · ${args.allowWorkflowPaths ? 'workflows by name or path' : 'named workflows only'} · at most ${maxSessions} sessions · Ctrl+C stops (sessions are saved)`,
+    `troupe serve · team ${team.def.name} · ${modelFromEnv(io.env, { demo: args.demo }).label} · ${token ? 'bearer token required' : 'no token (loopback only)'} · ${args.allowWorkflowPaths ? 'workflows by name or path' : 'named workflows only'} · at most ${maxSessions} sessions · the console: open the URL above in a browser · Ctrl+C stops (sessions are saved)`,
   );
   await new Promise<void>((resolve) => {
     const stop = () => resolve();

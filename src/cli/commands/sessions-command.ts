@@ -53,7 +53,7 @@ const clip = (text: string, width: number) => {
 
 /** The sessions on Restate as an aligned table (ids shortened to 8 characters, as the API accepts a prefix), secrets redacted. */
 export function restateTable(lines: readonly ListingLine[], redactor: Redactor = redact): string[] {
-  const cells = redactDeep(lines, redactor).map((l) => [l.id.slice(0, 8), l.updatedAt.slice(0, 16).replace('T', ' '), l.kind, clip(l.brief, 36), String(l.turns), clip(l.status, 40)]);
+  const cells = redactDeep(lines, redactor).map((l) => [l.id.slice(0, 8), l.updatedAt.slice(0, 16).replace('T', ' '), l.kind, clip(l.brief, 36), String(l.turns), clip(l.statusText, 40)]);
   const header = ['ID', 'UPDATED', 'KIND', 'BRIEF', 'TURNS', 'STATUS'];
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   return [header, ...cells].map((c) =>

@@ -2,7 +2,7 @@ import { redactDeep, redactorFrom } from '../../llm/redact.js';
 import { renderShow } from '../../report/session-report.js';
 import type { CliArgs } from '../args.js';
 import { storeFor } from '../store-for.js';
-import { printer, type CliIo } from '../io.js';
+import { complainer, printer, type CliIo } from '../io.js';
 import { stateAtJournalEnd } from '../../session/stored-tail.js';
 import { displayDefinition, resolveSessionId } from '../session-lookup.js';
 
@@ -11,7 +11,8 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   const store = storeFor(io);
   const read = redactDeep(await store.read(await resolveSessionId(store, args.positionals[0], 'newest')), redactorFrom(io.env));
   const write = printer(io);
-  const def = displayDefinition(read.doc);
+  const complain = complainer(io);
+  const def = displayDefinition(read.doc, io.env, (line) => complain(`troupe: ${line}`));
   for (const line of renderShow({ ...read, state: stateAtJournalEnd(read, def) }, def)) write(line);
   return 0;
 }

@@ -1,5 +1,7 @@
 import * as restate from '@restatedev/restate-sdk';
 import type { z } from 'zod';
+import { isDemoLabel } from '../../llm/demo-model.js';
+import { statusFactsOf, statusWords } from '../../report/status-words.js';
 import { viewOf } from '../view.js';
 import { RESTATE_NAMES } from './names.js';
 import type { ApplyRequest, SessionHead, SessionMeta } from './records.js';
@@ -23,16 +25,12 @@ export async function existing(ctx: restate.ObjectSharedContext): Promise<Sessio
   return meta;
 }
 
-/** The status in words, as `troupe sessions` puts it. */
-export function statusWords(s: SessionHead['state']): string {
-  if (s.status === 'awaiting_user') return `waiting: ${s.awaiting?.code ?? 'user'}`;
-  if (s.status === 'ended') return `ended: ${s.endReason ?? ''}`;
-  return s.status === 'idle' ? 'not started' : 'running';
-}
+/** The status in words, as `troupe sessions` puts it: a session on the cluster runs there until it ends (it is never "interrupted"). */
+export const restateStatusWords = (s: SessionHead['state']): string => statusWords(statusFactsOf(s), 'live');
 
 /** The API's view of a session on Restate: live on the cluster until it ends. */
 export const restateView = (meta: SessionMeta, head: SessionHead) =>
-  viewOf(head.state, { kind: meta.kind, hosted: head.state.status !== 'ended', lastEventSeq: head.lastSeq, usage: head.usage ?? null });
+  viewOf(head.state, { kind: meta.kind, hosted: head.state.status !== 'ended', lastEventSeq: head.lastSeq, usage: head.usage ?? null, free: isDemoLabel(meta.model) });
 
 /** Sends `apply` to the session itself (one-way: it runs after the invocation in progress, if any). */
 export function sendApply(ctx: restate.Context & { key: string }, request: ApplyRequest): void {

@@ -111,13 +111,17 @@ export const IndexEntrySchema = z.object({ id: z.string(), brief: z.string(), te
 /** One entry of the session index. */
 export type IndexEntry = z.infer<typeof IndexEntrySchema>;
 
-/** A line of the session list, as the `listing` handler answers it. */
+/** A line of the session list, as the `listing` handler answers it (the API's list item, and its kind). */
 export interface ListingLine {
   id: string;
   team: string;
   kind: 'team' | 'workflow';
+  /** The workflow it runs, or null for a team session. */
+  workflow: string | null;
   brief: string;
-  status: string;
+  status: SessionState['status'];
+  /** The status in words, as `troupe sessions` and the embedded backend put it (statusWords). */
+  statusText: string;
   turns: number;
   updatedAt: string;
   hosted: boolean;

@@ -1,7 +1,7 @@
 import * as restate from '@restatedev/restate-sdk';
 import { applyLine } from './apply-line.js';
 import { createSession } from './create-session.js';
-import { existing, parse, refuse, restateView, statusWords } from './handler-common.js';
+import { existing, parse, refuse, restateView, restateStatusWords } from './handler-common.js';
 import { checkLine } from './line-handler.js';
 import { RESTATE_NAMES } from './names.js';
 import type { WorkerRuntime } from './object-session.js';
@@ -58,7 +58,18 @@ export function sessionObject(rt: WorkerRuntime) {
         const head = await readHead(ctx);
         if (!head) throw refuse(404, `no session "${ctx.key}"`);
         const s = head.state;
-        return { id: s.id, team: meta.team, kind: meta.kind, brief: s.brief, status: statusWords(s), turns: s.turn, updatedAt: head.updatedAt, hosted: s.status !== 'ended' };
+        return {
+          id: s.id,
+          team: meta.team,
+          kind: meta.kind,
+          workflow: meta.workflow,
+          brief: s.brief,
+          status: s.status,
+          statusText: restateStatusWords(s),
+          turns: s.turn,
+          updatedAt: head.updatedAt,
+          hosted: s.status !== 'ended',
+        };
       }),
 
       /** The events after `after` (oldest first, at most `limit`), the last sequence number and the status. */

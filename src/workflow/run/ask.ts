@@ -13,13 +13,20 @@ export type Answered = { id: string; purpose: Evaluation['purpose']; result: Eva
 const answered = new WeakMap<StepContext, Answered[]>();
 
 /**
- * Asks the runtime to run code in the sandbox; `evaluated` comes back with this id. What needs no code
- * (and what the sandbox already ran in the job of the evaluation before) is answered in this step, once the move
- * that asked returns (takeAnswered).
+ * Asks the runtime to run code in the sandbox; `evaluated` comes back with this id. What needs no code, what the
+ * sandbox already ran in the job of the evaluation before, and what the host tier answers are answered in this
+ * step, once the move that asked returns (takeAnswered).
  * `chain`: what the engine will ask for next when this succeeds, run in the same job where it needs code.
  */
 export function evaluate(ctx: StepContext, purpose: Evaluation['purpose'], what: Pick<Evaluation, 'code' | 'transitions' | 'fields'>, extra: Partial<Evaluation['scope']> = {}, chain?: Chain): void {
-  const inline = answerInline(ctx, purpose, what, extra);
+  let built: Evaluation | undefined;
+  const evaluation = (): Evaluation => {
+    if (built) return built;
+    const { frame, plan } = current(ctx);
+    built = { workflow: plan.name, state: frame.state, purpose, ...what, ...chain, scope: { ...scopeOf(frame, plan, legacyRun(ctx)), ...extra } };
+    return built;
+  };
+  const inline = answerInline(ctx, purpose, what, extra, evaluation);
   if (inline) {
     // Answered by the host: settled by the policy once this move returns (settleAnswered), not from inside it,
     // so a run of host decisions is a loop rather than a recursion through the modules that move the run.
@@ -28,12 +35,12 @@ export function evaluate(ctx: StepContext, purpose: Evaluation['purpose'], what:
     answered.set(ctx, queue);
     return;
   }
-  const { run, frame, plan } = current(ctx);
+  const run = runOf(ctx);
   const id = `e${run.evalSeq + 1}`;
-  const evaluation: Evaluation = { workflow: plan.name, state: frame.state, purpose, ...what, ...chain, scope: { ...scopeOf(frame, plan, legacyRun(ctx)), ...extra } };
-  ctx.s.workflow = { ...runOf(ctx), evalSeq: run.evalSeq + 1, evaluating: { id, purpose, evaluation } };
+  const asked = evaluation();
+  ctx.s.workflow = { ...run, evalSeq: run.evalSeq + 1, evaluating: { id, purpose, evaluation: asked } };
   ctx.s.status = 'running';
-  ctx.fx.push({ type: 'evaluate', id, evaluation });
+  ctx.fx.push({ type: 'evaluate', id, evaluation: asked });
 }
 
 /** The next evaluation the host answered in this step (first asked, first settled), or null. */

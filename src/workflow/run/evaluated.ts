@@ -10,8 +10,7 @@ import { fanOut } from './fanout.js';
 import { startDebate } from './debate.js';
 import { textOf } from './constants.js';
 import { advance, enterSub, fail, finish, goTo, onErrorDecided, settleJoin } from './flow.js';
-import { countData } from './loop-guard.js';
-import { answerBytes, commonDataProblem } from './data-size.js';
+import { sizeChecked } from './loop-guard.js';
 
 // What the sandbox gave back: code's changes adopted, then the state goes on by what the code was for.
 
@@ -68,18 +67,6 @@ function keepNext(ctx: StepContext, purpose: Evaluation['purpose'], result: Extr
 
 /** Console lines of one evaluation shown as notes (the sandbox caps what it collects; this caps what is shown). */
 const MAX_LOG_NOTES = 5;
-
-/** Counts what the answer holds for the loop guard; common_data past its cap makes it a failure. */
-function sizeChecked(ctx: StepContext, answer: EvaluationResult): EvaluationResult {
-  if (!answer.ok) {
-    countData(ctx, answer.error.length);
-    return answer;
-  }
-  const { held, rest } = answerBytes(answer as Record<string, unknown>);
-  countData(ctx, held + rest);
-  const problem = commonDataProblem(held);
-  return problem ? { ok: false, error: problem } : answer;
-}
 
 /** The sandbox answered an evaluation: its data counted (what it chained too) and size-checked, then it takes effect. */
 export function onEvaluated(ctx: StepContext, id: string, answer: EvaluationResult): void {

@@ -1,16 +1,21 @@
 import type { StepContext } from '../../engine/context.js';
 import type { ChainStep, Evaluation, EvaluationResult } from '../../engine/evaluation.js';
 import { decideInHost } from '../sandbox/host-decision.js';
+import { DEFAULT_LIMITS } from '../sandbox/program.js';
+import { runInTier } from '../sandbox/tier/run.js';
 import { current, runOf } from './access.js';
 import { workflowInputOf } from './frames.js';
 import type { Chain } from './chain.js';
 import type { Frame } from './state.js';
 import { commonDataBytes, commonDataProblem } from './data-size.js';
+import { sizeChecked } from './loop-guard.js';
 
 // Evaluations answered within the step that asks for them: what needs no code (decided here, on the same
-// data the sandbox would read), and what the sandbox already ran in the job of the evaluation before (its
-// `next`). Each still takes its id, so a journal written before either existed folds the same: its results
-// for those ids arrive when the engine no longer waits for them, and are ignored.
+// data the sandbox would read), what the sandbox already ran in the job of the evaluation before (its
+// `next`), and what the host tier answers (code it interprets, with the sandbox's result, and what is chained
+// after it: a state's after-code, transitions and the next state's entry code settle in the step that took the
+// agent's answer). Each still takes its id, so a journal written before any of them existed folds the same: its
+// results for those ids arrive when the engine no longer waits for them, and are ignored.
 
 type Request = Pick<Evaluation, 'code' | 'transitions' | 'fields'>;
 type Data = Pick<Frame, 'state' | 'common_data' | 'contexts' | 'input' | 'agents' | 'lastAgent' | 'subWorkflowResult'>;
@@ -29,9 +34,27 @@ interface Chained {
 const MAX_INLINE = 64;
 const chained = new WeakMap<StepContext, Chained>();
 const inlined = new WeakMap<StepContext, number>();
+// Steps that ran the host tier on code once already: the next such evaluation goes to the runtime as an effect,
+// so a step holds the thread for at most one tier evaluation (and what it chains), as an evaluation effect did.
+const tiered = new WeakSet<StepContext>();
+// The tier's limits in the step: the sandbox's defaults (a session's evaluator runs with them).
+const TIER_LIMITS = { maxLogLines: DEFAULT_LIMITS.maxLogLines, maxResultBytes: DEFAULT_LIMITS.maxResultBytes };
+let tierInStep = true;
 
-/** The result an evaluation gets in this step without the sandbox (and, for a chained one, what may follow it), or null when the sandbox must run it. */
-export function answerInline(ctx: StepContext, purpose: Evaluation['purpose'], what: Request, extra: object): { result: EvaluationResult; chain: Chain | null } | null {
+/**
+ * Whether steps run the host tier on code (default true). Off, every evaluation that runs code goes to the
+ * evaluator: for benches that measure the sandbox or host functions themselves. The process's sessions must all
+ * run one way (a journal folds only as it was written).
+ */
+export function setTierInStep(on: boolean): void {
+  tierInStep = on;
+}
+
+/**
+ * The result an evaluation gets in this step without the runtime (and what may follow it), or null when the
+ * evaluator must run it: `evaluation` builds what the sandbox would be given (built once, by the caller).
+ */
+export function answerInline(ctx: StepContext, purpose: Evaluation['purpose'], what: Request, extra: object, evaluation: () => Evaluation): { result: EvaluationResult; chain: Chain | null } | null {
   const { run, frame, plan } = current(ctx);
   const ready = chained.get(ctx);
   chained.delete(ctx);
@@ -47,9 +70,21 @@ export function answerInline(ctx: StepContext, purpose: Evaluation['purpose'], w
     { purpose, ...what },
     { common_data: frame.common_data, input: frame.input, last_agent_response: lastResponse(frame), sub_workflow_result: frame.subWorkflowResult, workflow_input: workflowInputOf(frame, plan) },
   );
+  if (result) {
+    inlined.set(ctx, count + 1);
+    return { result, chain: null };
+  }
+  return tierInStep ? inTier(ctx, evaluation(), plan.script) : null;
+}
+
+// The host tier's answer within the step (counted for the loop guard and size-checked as the evaluator's would be), or null.
+function inTier(ctx: StepContext, evaluation: Evaluation, script: string | null): { result: EvaluationResult; chain: Chain | null } | null {
+  if (tiered.has(ctx)) return null;
+  tiered.add(ctx);
+  const result = runInTier(evaluation, script, TIER_LIMITS);
   if (!result) return null;
-  inlined.set(ctx, count + 1);
-  return { result, chain: null };
+  inlined.set(ctx, (inlined.get(ctx) ?? 0) + 1);
+  return { result: sizeChecked(ctx, result), chain: evaluation };
 }
 
 /**

@@ -3,7 +3,8 @@ import type { MachineDefinition } from '../../engine/definition.js';
 import { MAX_TURNS } from '../../config/max-turns.js';
 import { rootPlan, runOf } from './access.js';
 import type { LoopRound } from './state.js';
-import { sizeOf } from './data-size.js';
+import type { EvaluationResult } from '../../engine/evaluation.js';
+import { answerBytes, commonDataProblem, sizeOf } from './data-size.js';
 
 // Every loop of a workflow is bounded: agent turns count against max_turns, and state entries and the data
 // workflow code returns count against a round, so a cycle of script-only states pauses instead of filling
@@ -41,6 +42,18 @@ export function newRound(ctx: StepContext, entered = false): void {
 export function countData(ctx: StepContext, bytes: number): void {
   const loop = roundOf(ctx);
   setRound(ctx, { ...loop, bytes: loop.bytes + bytes });
+}
+
+/** Counts what an evaluation's answer holds (what it chained too); common_data past its cap makes it a failure. */
+export function sizeChecked(ctx: StepContext, answer: EvaluationResult): EvaluationResult {
+  if (!answer.ok) {
+    countData(ctx, answer.error.length);
+    return answer;
+  }
+  const { held, rest } = answerBytes(answer as Record<string, unknown>);
+  countData(ctx, held + rest);
+  const problem = commonDataProblem(held);
+  return problem ? { ok: false, error: problem } : answer;
 }
 
 /**

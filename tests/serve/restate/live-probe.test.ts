@@ -21,7 +21,18 @@ function cluster(options: { ended?: () => boolean } = {}) {
     { id: A, brief: `deploy it; my key is ${KEY}`, team: 'v7_studio', createdAt: '2026-01-01T00:00:00.000Z' },
     { id: B, brief: 'a lighthouse keeper game', team: 'v7_studio', createdAt: '2026-01-01T00:00:00.000Z' },
   ];
-  const line = (e: IndexEntry): ListingLine => ({ id: e.id, team: e.team, kind: 'team', brief: e.brief, status: 'waiting: user', turns: 1, updatedAt: e.createdAt, hosted: true });
+  const line = (e: IndexEntry): ListingLine => ({
+    id: e.id,
+    team: e.team,
+    kind: 'team',
+    brief: e.brief,
+    workflow: null,
+    status: 'awaiting_user',
+    statusText: 'waiting: user',
+    turns: 1,
+    updatedAt: e.createdAt,
+    hosted: true,
+  });
   const sessions = Object.assign(Object.create(RestateSessions.prototype) as RestateSessions, {
     list: async () => entries,
     listing: async (id: string) => line(entries.find((e) => e.id === id)!),

@@ -7,6 +7,7 @@ import { initialState, step } from '../../../src/engine/step.js';
 import { compileWorkflow } from '../../../src/workflow/run/compile.js';
 import { WorkflowPlanSchema } from '../../../src/workflow/run/plan.js';
 import { createSandboxEvaluator } from '../../../src/workflow/sandbox/index.js';
+import { setTierInStep } from '../../../src/workflow/run/inline.js';
 
 // The workflow of the pre-pool journal (every kind of evaluation: handlers, templates, null and constant
 // conditions, after-code with transitions, a sub-workflow, a fan-out), run live on today's engine and sandbox.
@@ -16,7 +17,10 @@ const fixture = JSON.parse(readFileSync(new URL('../run/fixtures/pre-pool-journa
 };
 const plan = WorkflowPlanSchema.parse(fixture.plan);
 const sandbox = createSandboxEvaluator({ scriptFor: (name) => (name === plan.name ? plan.script : null) });
-afterAll(() => sandbox.close());
+afterAll(() => {
+  setTierInStep(true);
+  return sandbox.close();
+});
 
 // The same scripted answers the journal was recorded with.
 function replyTo(call: AgentCall, drafts: { n: number }): { text: string; toolCalls: { name: string; arguments: unknown }[] } {
@@ -26,7 +30,14 @@ function replyTo(call: AgentCall, drafts: { n: number }): { text: string; toolCa
 }
 
 describe('fewer sandbox jobs, the same run', () => {
-  it('decided in the host and chained, the workflow ends exactly as it did when every evaluation was a job of its own', async () => {
+  // 23 evaluations went to the sandbox before: the code-free ones are now decided in the step; after-code, the
+  // transitions and the entry code of the state they choose run as one job (11 jobs); the host tier answers most of
+  // those within the step that asks for them (4 left: what it gives up on, and one a step past its first tier run).
+  it.each([
+    ['with the host tier in the step', true, 4],
+    ['with every evaluation that runs code left to the sandbox', false, 11],
+  ])('decided in the host and chained (%s), the workflow ends exactly as it did when every evaluation was a job of its own', async (_name, inStep, expectedJobs) => {
+    setTierInStep(inStep);
     const def = compileWorkflow(plan);
     let s = initialState(def, { id: 'w' });
     const events: EngineEvent[] = [];
@@ -50,8 +61,6 @@ describe('fewer sandbox jobs, the same run', () => {
     const { loop: _loop, ...workflow } = s.workflow!;
     expect(workflow).toEqual(fixture.expected.workflow);
     expect(events).toEqual(fixture.expected.events);
-    // 23 evaluations went to the sandbox before: the code-free ones are now decided in the step; after-code, the
-    // transitions and the entry code of the state they choose run as one job.
-    expect(jobs).toBe(11);
+    expect(jobs).toBe(expectedJobs);
   });
 });

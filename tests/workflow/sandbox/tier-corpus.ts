@@ -6,6 +6,7 @@ import { DemoModel } from '../../../src/llm/demo-model.js';
 import { loadWorkflowPlan } from '../../../src/session/run-workflow.js';
 import { openSession } from '../../../src/session/open-session.js';
 import type { WorkflowPlan } from '../../../src/workflow/run/plan.js';
+import { setTierInStep } from '../../../src/workflow/run/inline.js';
 import { REPO_ROOT } from '../../helpers/team.js';
 
 /** One workflow of the differential corpus: where it is, and the roles folder it needs (SynthDev's layout). */
@@ -43,7 +44,7 @@ export function scriptsOf(plan: WorkflowPlan): (name: string) => string | null {
   return (name) => all.get(name)?.script ?? null;
 }
 
-/** Every evaluation a run of the workflow on the demo model asks for, with the answer `evaluator` gave. */
+/** Every evaluation a run of the workflow on the demo model asks for, with the answer `evaluator` gave (the steps leave it every one that runs code). */
 export async function recordRun(plan: WorkflowPlan, evaluator: Evaluator, brief = 'a small tool that counts words'): Promise<{ evaluation: Evaluation; result: EvaluationResult }[]> {
   const seen: { evaluation: Evaluation; result: EvaluationResult }[] = [];
   const recording: Evaluator = {
@@ -54,8 +55,13 @@ export async function recordRun(plan: WorkflowPlan, evaluator: Evaluator, brief 
       return result;
     },
   };
-  const session = await openSession({ workflow: plan, evaluator: recording, model: new DemoModel(), id: `corpus-${plan.name}`, env: {}, memory: false, brief });
-  session.start(brief);
-  await session.settled();
-  return seen;
+  setTierInStep(false);
+  try {
+    const session = await openSession({ workflow: plan, evaluator: recording, model: new DemoModel(), id: `corpus-${plan.name}`, env: {}, memory: false, brief });
+    session.start(brief);
+    await session.settled();
+    return seen;
+  } finally {
+    setTierInStep(true);
+  }
 }

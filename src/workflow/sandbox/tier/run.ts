@@ -36,14 +36,25 @@ export const hostTierCounts = { tier: 0, sandbox: 0, refused: 0, lastBail: '' };
  * the tier models: the sandbox then runs it as it always has. Never throws, never gives an error of its own.
  */
 export function runInTier(evaluation: Evaluation, script: string | null, limits: TierLimits, options: TierOptions = {}): EvaluationResult | null {
+  const before = gaveUp.get(evaluation);
+  if (before && before.script === script && before.maxLogLines === limits.maxLogLines && before.maxResultBytes === limits.maxResultBytes && !options.primitives) {
+    return refused(before.why);
+  }
+  let result: EvaluationResult | null;
   try {
-    return runChain(evaluation, script, limits, options);
+    result = runChain(evaluation, script, limits, options);
   } catch (error) {
     // A Bail, or anything else thrown on the way (a built-in's RangeError, a GuestThrow no catch took): the sandbox decides.
     hostTierCounts.lastBail = error instanceof Error ? error.message : 'an uncaught guest error';
-    return null;
+    result = null;
   }
+  if (result === null && !options.primitives) gaveUp.set(evaluation, { script, maxLogLines: limits.maxLogLines, maxResultBytes: limits.maxResultBytes, why: hostTierCounts.lastBail });
+  return result;
 }
+
+// Evaluations the tier gave up on, with what it ran them with: the very same evaluation asked again (the engine's
+// step tried it, then sent it to the evaluator) gives up at once, so the thread is not held twice for it.
+const gaveUp = new WeakMap<Evaluation, TierLimits & { script: string | null; why: string }>();
 
 type TierLimits = Pick<SandboxLimits, 'maxLogLines' | 'maxResultBytes'>;
 /** primitives: decide only over primitive values (no object compared or given as the value): the engine's in-step decisions. */
