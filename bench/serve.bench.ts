@@ -23,6 +23,7 @@ import type { LoadFigures } from './serve-load.js';
 import { bytesByPart, cpuByPart, partLines } from './serve-parts.js';
 import { splitLines, type SplitPoint } from './serve-split.js';
 import { median, QUICK } from './stats.js';
+import { mainThreadTimes } from './thread-cpu.js';
 
 /** Milliseconds on the monotonic clock every process of the machine shares (the load process stamps arrivals on it). */
 const monotonicMs = (): number => Number(process.hrtime.bigint()) / 1e6;
@@ -35,8 +36,8 @@ const SPLIT = (process.env.SERVE_SPLIT ?? '').split(',').filter(Boolean).map(Num
 const LATENCY_MS = 200;
 // SERVE_ONLY=troupe (or floor) measures one of them (a profile, a look at one side).
 const TARGETS = (process.env.SERVE_ONLY ? [process.env.SERVE_ONLY] : ['floor', 'troupe']) as ('floor' | 'troupe')[];
-// Sessions each server serves before it is measured.
-const WARM_UP = 20;
+// Sessions each server serves before it is measured (SERVE_WARM_UP: more, to see what is still the JIT compiling the hot paths).
+const WARM_UP = Number(process.env.SERVE_WARM_UP ?? 20);
 // A turn's words arrive as this many streamed deltas (a real model streams; each is an SSE event).
 export const DELTAS = 46;
 
@@ -96,6 +97,12 @@ interface Figures {
   cpuMsPerTurn: number;
   /** The part of cpuMsPerTurn spent in the kernel (file creates, writes, fsyncs, renames, sockets). */
   systemMsPerTurn: number;
+  /** The server's context switches per turn, voluntary (it waited: a thread-pool call, a lock) and involuntary (preempted). */
+  switchesPerTurn: number;
+  preemptedPerTurn: number;
+  /** Of cpuMsPerTurn and systemMsPerTurn, the main thread's (the event loop's). */
+  mainMsPerTurn: number;
+  mainSystemMsPerTurn: number;
   p50: number;
   p99: number;
   kibPerSession: number;
@@ -127,6 +134,11 @@ interface Figures {
 interface ServerFigures {
   cpuMs: number;
   systemMs: number;
+  switches: number;
+  preempted: number;
+  /** Of cpuMs and systemMs, the main thread's (the event loop); the rest is libuv's pool and V8's helper threads. */
+  mainMs: number;
+  mainSystemMs: number;
   /** RSS at its peak less RSS before the first session, per session held (the warm-up ones too). */
   kibPeak: number;
   /** Heap used plus external memory after a full GC once the load is done, less the same before the first session, per session held. */
@@ -199,8 +211,12 @@ async function serverChild(target: 'troupe' | 'floor', sessions: number): Promis
       observer.observe({ entryTypes: ['gc'] });
       const profile = await profiler();
       const cpu0 = process.cpuUsage();
+      const usage0 = process.resourceUsage();
+      const main0 = mainThreadTimes();
       measure = () => {
         const cpu = process.cpuUsage(cpu0);
+        const usage = process.resourceUsage();
+        const main = mainThreadTimes();
         stopProfile = () => profile?.stop() ?? Promise.resolve();
         clearInterval(sampler);
         loop.disable();
@@ -210,6 +226,10 @@ async function serverChild(target: 'troupe' | 'floor', sessions: number): Promis
         return {
           cpuMs: (cpu.user + cpu.system) / 1000,
           systemMs: cpu.system / 1000,
+          switches: usage.voluntaryContextSwitches - usage0.voluntaryContextSwitches,
+          preempted: usage.involuntaryContextSwitches - usage0.involuntaryContextSwitches,
+          mainMs: main && main0 ? main.user + main.system - main0.user - main0.system : Number.NaN,
+          mainSystemMs: main && main0 ? main.system - main0.system : Number.NaN,
           kibPeak: (rssPeak - rssBefore) / 1024 / (sessions + WARM_UP),
           kibHeld: (held() - heldBefore) / 1024 / (sessions + WARM_UP),
           answered,
@@ -329,6 +349,10 @@ async function measure(target: 'troupe' | 'floor', sessions: number, turns = TUR
     seconds: seen.seconds,
     cpuMsPerTurn: work.cpuMs / Math.max(1, seen.turns),
     systemMsPerTurn: work.systemMs / Math.max(1, seen.turns),
+    switchesPerTurn: work.switches / Math.max(1, seen.turns),
+    preemptedPerTurn: work.preempted / Math.max(1, seen.turns),
+    mainMsPerTurn: work.mainMs / Math.max(1, seen.turns),
+    mainSystemMsPerTurn: work.mainSystemMs / Math.max(1, seen.turns),
     p50: median(delays),
     p99: delays[Math.min(delays.length - 1, Math.floor(delays.length * 0.99))] ?? 0,
     kibPerSession: work.kibPeak,
@@ -372,7 +396,7 @@ export default async function serve(): Promise<void> {
     const m = (target: 'troupe' | 'floor', key: keyof Figures) => median(runs[target].map((f) => f[key] as number));
     const rate = (t: 'troupe' | 'floor') => median(runs[t].map((f) => f.turns / f.seconds));
     const line = (t: 'troupe' | 'floor') =>
-      `    ${t.padEnd(6)} ${rate(t).toFixed(0).padStart(5)} turns/s  CPU ${m(t, 'cpuMsPerTurn').toFixed(2)} ms/turn (system ${m(t, 'systemMsPerTurn').toFixed(2)})  answer -> SSE p50 ${m(t, 'p50').toFixed(1)} ms, p99 ${m(t, 'p99').toFixed(1)} ms  RSS ${m(t, 'kibPerSession').toFixed(0)} KiB/session, held ${m(t, 'kibHeld').toFixed(0)} KiB/session  loop delay p99 ${m(t, 'loopP99').toFixed(0)} ms, max ${m(t, 'loopMax').toFixed(0)} ms  GC ${m(t, 'gcMs').toFixed(2)} ms/turn (scavenges ${m(t, 'gcYoungMs').toFixed(2)}), longest ${m(t, 'gcMax').toFixed(0)} ms${runs[t].some((f) => f.failed) ? `  (${runs[t].map((f) => f.failed).join('/')} failed)` : ''}\n`;
+      `    ${t.padEnd(6)} ${rate(t).toFixed(0).padStart(5)} turns/s  CPU ${m(t, 'cpuMsPerTurn').toFixed(2)} ms/turn (system ${m(t, 'systemMsPerTurn').toFixed(2)}; main thread ${m(t, 'mainMsPerTurn').toFixed(2)}, system ${m(t, 'mainSystemMsPerTurn').toFixed(2)}; context switches ${m(t, 'switchesPerTurn').toFixed(1)}, preempted ${m(t, 'preemptedPerTurn').toFixed(1)})  answer -> SSE p50 ${m(t, 'p50').toFixed(1)} ms, p99 ${m(t, 'p99').toFixed(1)} ms  RSS ${m(t, 'kibPerSession').toFixed(0)} KiB/session, held ${m(t, 'kibHeld').toFixed(0)} KiB/session  loop delay p99 ${m(t, 'loopP99').toFixed(0)} ms, max ${m(t, 'loopMax').toFixed(0)} ms  GC ${m(t, 'gcMs').toFixed(2)} ms/turn (scavenges ${m(t, 'gcYoungMs').toFixed(2)}), longest ${m(t, 'gcMax').toFixed(0)} ms${runs[t].some((f) => f.failed) ? `  (${runs[t].map((f) => f.failed).join('/')} failed)` : ''}\n`;
     process.stdout.write(`  ${sessions} sessions (${m('troupe', 'eventsPerTurn').toFixed(0)} SSE events per turn; ideal ${(sessions / (LATENCY_MS / 1000)).toFixed(0)} turns/s):\n`);
     process.stdout.write(line('floor'));
     process.stdout.write(line('troupe'));

@@ -87,6 +87,29 @@ function openTempOver(path: string, attempt = 0): Promise<number> {
   });
 }
 
+/**
+ * Creates a file that must not exist yet, holding `bytes`: the create (O_EXCL: the check that nothing is at the name
+ * and the claim of it, in one call) off the event loop, the bytes written on the loop as it returns (a write to an
+ * open file waits on no directory: as a thread-pool call it waited its turn behind every other session's). Resolves
+ * its descriptor, open and not yet flushed to the disk (its caller flushes it, or replaces the file with a flushed
+ * one, before the directory is), or null when something is at the name. A write that fails removes the file.
+ */
+export function createNewFile(path: string, bytes: Uint8Array): Promise<number | null> {
+  return new Promise<number | null>((resolve, reject) =>
+    openFile(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o666, (error, fd) => {
+      if (error) return error.code === 'EEXIST' ? resolve(null) : reject(error);
+      try {
+        writeFileSync(fd, bytes);
+      } catch (failure) {
+        closeSync(fd);
+        rmSync(path, { force: true });
+        return reject(failure);
+      }
+      resolve(fd);
+    }),
+  );
+}
+
 /** Writes a whole temp file and flushes it, synchronously. */
 function writeTempSync(path: string, text: string): void {
   const fd = openTempSync(path);

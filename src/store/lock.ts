@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { close, closeSync, constants, fstatSync, linkSync, open, readSync, renameSync, unlinkSync, unlink, utimesSync, write, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, linkSync, open, readSync, renameSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { UserError } from '../errors.js';
 import { openOwnFile } from './own-file.js';
@@ -190,10 +190,12 @@ function hold(path: string, staleMs: number, now: number): void {
 }
 
 /**
- * Takes the lock file for a new session off the event loop (open O_EXCL, write, close on libuv's thread pool,
- * where a create that waits on the file system's journal does not hold up other sessions). The lock counts as
- * held from the create (a reader finds it empty until the write: see LOCK_WRITE_GRACE_MS); a lock that is
- * there already is decided by `acquireLock`.
+ * Takes the lock file for a new session: its create (open O_EXCL) off the event loop, on libuv's thread pool, where a
+ * create that waits on the directory (other sessions' creates, renames and fsyncs) does not hold up other sessions;
+ * its record written and the file closed on the loop as the create returns (a write to an open file waits on no
+ * directory: as two more thread-pool calls, each waited its turn behind every other session's, at 1,000 sessions
+ * created at once the lock took 0.7 s at the median). The lock counts as held from the create (a reader finds it
+ * empty until the write: see LOCK_WRITE_GRACE_MS); a lock that is there already is decided by `acquireLock`.
  */
 export async function acquireNewLock(path: string, sessionId: string, options: { staleMs?: number; now?: () => number } = {}): Promise<void> {
   const staleMs = options.staleMs ?? lockStaleMs();
@@ -202,18 +204,18 @@ export async function acquireNewLock(path: string, sessionId: string, options: {
   const started = Date.now();
   const fd = await new Promise<number | null>((resolve, reject) => open(path, 'wx', (error, opened) => (error ? (error.code === 'EEXIST' ? resolve(null) : reject(error)) : resolve(opened))));
   if (fd === null) return acquireLock(path, sessionId, options);
-  // Held from here, so another open of this session in this process is refused while the record is written.
-  hold(path, staleMs, now());
-  const written = await new Promise<Error | null>((resolve) => write(fd, text, (error) => close(fd, (closing) => resolve(error ?? closing ?? null))));
-  if (!written && (Date.now() - started <= LOCK_WRITE_GRACE_MS / 2 || readLock(path)?.text === text)) return;
-  clearInterval(held.get(path)?.timer);
-  held.delete(path);
-  if (written) {
-    await new Promise((resolve) => unlink(path, resolve));
-    throw written;
+  try {
+    writeFileSync(fd, text);
+  } catch (error) {
+    // A write that failed (a full disk) removes the file it created.
+    closeSync(fd);
+    unlinkSync(path);
+    throw error;
   }
-  // Held up past half the grace period, the empty file was taken over meanwhile: the current lock decides.
-  return acquireLock(path, sessionId, options);
+  closeSync(fd);
+  // Held up past half the grace period (a stopped process), the empty file may have been taken over meanwhile: it is ours only if it still holds our record.
+  if (Date.now() - started > LOCK_WRITE_GRACE_MS / 2 && readLock(path)?.text !== text) return acquireLock(path, sessionId, options);
+  hold(path, staleMs, now());
 }
 
 /**

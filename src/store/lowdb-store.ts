@@ -1,4 +1,4 @@
-import { access, close, closeSync, constants, copyFileSync, existsSync, fsync, open, readdirSync, rmSync, statSync } from 'node:fs';
+import { close, closeSync, constants, copyFileSync, existsSync, fsync, lstatSync, open, readdirSync, rmSync, statSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LowSync } from 'lowdb';
@@ -6,15 +6,17 @@ import type { TroupeEvent } from '../engine/event-map.js';
 import { UserError } from '../errors.js';
 import { redactedJson, redactorFrom, type Redactor } from '../llm/redact.js';
 import { checkDataDir, dataDirError } from './data-dir.js';
-import { asyncFs, DocumentFile, fsyncOf, NODE_DOCUMENT_FS, readOwnFile, syncDirectoryAsync, type DocumentFs } from './document-file.js';
+import { asyncFs, createNewFile, DocumentFile, fsyncOf, NODE_DOCUMENT_FS, readOwnFile, syncDirectoryAsync, type DocumentFs } from './document-file.js';
+import { CHAIN_START } from './journal-chain.js';
 import { CHAINED_SINCE, journalRules } from './journal-check.js';
 import { slimRecord } from './journal-codec.js';
 import { createJournal, JournalWriter, scanJournal, type JournalEnd } from './journal-file.js';
 import { journalTailAfter } from './journal-tail.js';
 import { isSessionListing, listingOf, type SessionListing, type TailFold } from './listing.js';
-import { acquireLock, acquireNewLock, lockHolder, refreshLockIfDue, releaseLock } from './lock.js';
+import { acquireLock, acquireNewLock, lockHolder, refreshLockIfDue, releaseLock, SessionLockedError } from './lock.js';
 import { CURRENT_FORMAT, decodeSessionFile, parseSessionFile, SessionFileError, type FileFormat, type Loaded } from './load-file.js';
 import { sealingPathOf, sealJournal } from './seal-journal.js';
+import { SharedFlush } from './shared-flush.js';
 import { trackWrite } from './writes-in-flight.js';
 import { newDocumentSchema, type JournalRecord, type SessionDocument } from './session-file.js';
 import { checkId, newestFirst, type OpenedSession, type ReadSession, type SessionHandle, type Store, type StoredEntry } from './store.js';
@@ -69,6 +71,8 @@ export class LowdbStore implements Store {
   private made: Promise<void> | null = null;
   // The sessions directory open for its flushes, once for the store's life (see syncSessions).
   private directory: Promise<number> | null = null;
+  // Its flushes, shared by the sessions that ask at once (see syncSessions).
+  private readonly sessionsFlush = new SharedFlush(() => this.flushSessions());
 
   /** Where a session keeps its own files (agents' workspaces): `<data dir>/runs/<id>`. */
   filesOf(id: string): string {
@@ -130,54 +134,64 @@ export class LowdbStore implements Store {
         const issue = checked.error.issues[0]!;
         throw new UserError(`cannot create session ${doc.id}: ${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`);
       }
-      // The lock and the empty journal are made off the loop with Node's callback calls (no FileHandle), one create
-      // each (the lock with its record, the journal as the writer's own file): made synchronously, a create that
-      // waits on the file system's journal (other sessions' fsyncs and renames) held the loop 0.6-2.4 ms per
-      // session at 1,000 sessions.
-      try {
-        await acquireNewLock(lock, doc.id);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      if (doc.checkpoint.records !== 0) throw new Error(`session ${doc.id}: a new session's checkpoint of ${doc.checkpoint.records} journal lines, but its journal is new`);
+      const first: SessionDocument = { ...doc, checkpoint: { ...doc.checkpoint, hash: CHAIN_START } };
+      const bytes = Buffer.from(this.serialise(first));
+      let created = await this.createFiles(files, doc.id, bytes);
+      if (created.gone) {
         this.made = null;
         // A handle kept on the directory that went away would flush that one.
         this.forgetDirectory();
         await mkdir(this.dir, { recursive: true });
-        await acquireNewLock(lock, doc.id);
+        created = await this.createFiles(files, doc.id, bytes);
+      }
+      const { lock: locking, document, journal } = created;
+      if ('error' in locking) {
+        // Another process holding the session may have opened the document made here: what was made is left to it.
+        // A lock path that is no lock file (a directory, a FIFO) lets no one open the session: what was made is removed.
+        const held = locking.error instanceof SessionLockedError;
+        if ('fd' in document && document.fd !== null) (held ? closeSync : (fd: number) => dropFile(fd, files.path))(document.fd);
+        if ('fd' in journal) (held ? closeSync : (fd: number) => dropFile(fd, files.journal))(journal.fd);
+        throw locking.error;
       }
       locked = true;
       const exists = () => new UserError(`session ${doc.id} already exists in ${this.dir} — choose another id`);
-      // Off the loop too: in a directory other sessions' checkpoints rename into, the check waits on them (Node's
-      // callback call: the promise API's access costs a request object and a promise chain per session). The
-      // check and the journal's create (O_EXCL: a journal there already is a session there already) wait on
-      // the thread pool together, not one after the other: with 1,000 sessions created at once each call waited
-      // hundreds of milliseconds for its turn there. A journal made beside a document found is removed.
-      const [found, journal] = await Promise.all([
-        new Promise<boolean>((done) => access(files.path, (error) => done(!error))),
-        createJournal(files.journal).then(
-          (fd) => ({ fd }),
-          (error: unknown) => ({ error }),
-        ),
-      ]);
-      if (found && 'fd' in journal) {
-        closeSync(journal.fd);
-        rmSync(files.journal, { force: true });
+      const documentFd = 'fd' in document ? document.fd : null;
+      if (documentFd === null || 'error' in journal) {
+        // What one of the two made is removed when the other failed (a session there already, a full disk).
+        if (documentFd !== null) dropFile(documentFd, files.path);
+        if ('fd' in journal) dropFile(journal.fd, files.journal);
+        if ('error' in document) throw document.error;
+        if (documentFd === null || (journal as { error: NodeJS.ErrnoException }).error.code === 'EEXIST') throw exists();
+        throw (journal as { error: unknown }).error;
       }
-      if (found) throw exists();
-      if ('error' in journal) throw (journal.error as NodeJS.ErrnoException).code === 'EEXIST' ? exists() : journal.error;
       const writer = this.writer(files.journal, undefined, journal.fd);
-      const handle = this.handle(doc, writer, files);
-      try {
-        await handle.checkpoint(doc.checkpoint, doc);
-      } catch (error) {
-        await handle.close();
-        locked = false;
-        throw error;
-      }
+      const handle = this.handle(first, writer, files, documentFd);
       return handle;
     } catch (error) {
       if (locked) releaseLock(lock);
       throw dataDirError(error, this.dataDir, 'save the session');
     }
+  }
+
+  /**
+   * A new session's three files, created off the loop at once (one wait on the thread pool, not three one after the
+   * other: at 1,000 sessions created at once each waited its turn behind every other session's): its lock (see
+   * acquireNewLock), its document with its first checkpoint at its own name (O_EXCL: that create is the check that no
+   * session is there, and there is nothing to replace: no temp file, flush and rename) and its empty journal (O_EXCL
+   * too: a journal there is a session there). Whoever holds the lock decides: another process holding it may have
+   * opened the document made here, so a creator without the lock leaves what it made. `gone`: the directory went away.
+   */
+  private async createFiles(files: SessionFiles, id: string, bytes: Uint8Array) {
+    const settle = <T>(made: Promise<T>) =>
+      made.then(
+        (fd) => ({ fd }),
+        (error: unknown) => ({ error }),
+      );
+    const [lock, document, journal] = await Promise.all([settle(acquireNewLock(files.lock, id)), settle(createNewFile(files.path, bytes)), settle(createJournal(files.journal))]);
+    const missing = (made: { error: unknown } | object) => 'error' in made && (made.error as NodeJS.ErrnoException).code === 'ENOENT';
+    if (missing(lock) && missing(document) && missing(journal)) return { gone: true as const, lock, document, journal };
+    return { gone: false as const, lock, document, journal };
   }
 
   async open(id: string, options: { recentEvents?: number } = {}): Promise<OpenedSession> {
@@ -304,12 +318,19 @@ export class LowdbStore implements Store {
     let changed = false;
     const entries: StoredEntry[] = [];
     const ids = await this.ids();
-    for (const id of ids) {
+    for (const id of ids.slice()) {
       const location = join(this.dir, `${id}.json`);
       try {
-        const mtimeMs = statSync(location).mtimeMs;
+        const { mtimeMs, size } = statSync(location);
         const journalBytes = journalSize(this.journalOf(id));
         const lockedBy = this.lockedBy(id);
+        // An empty document is a session being created (its first checkpoint is written as its create returns), or one
+        // whose creator died in between: not listed, and removed (with its empty journal) once no live process holds
+        // it. Beside a journal that holds lines it is listed as damaged, and kept.
+        if (size === 0 && journalBytes <= 0 && emptyFile(location)) {
+          if (lockedBy === null && (await this.removeIfNeverStarted(id))) ids.splice(ids.indexOf(id), 1);
+          continue;
+        }
         let cached: CachedListing | undefined = index.sessions[id];
         if (cached && !isCachedListing(cached)) cached = undefined;
         // A session the caller hosts is shown as it runs there: its checkpoint's listing will do.
@@ -398,6 +419,12 @@ export class LowdbStore implements Store {
     }
     try {
       const location = this.pathOf(id);
+      // Its creator died between the document's create and its write: nothing was ever written (see list).
+      if (emptyFile(location)) {
+        if (journalSize(this.journalOf(id)) > 0) return false;
+        await this.removeFiles(id);
+        return true;
+      }
       const { file: doc, storedVersion } = this.load(id, location);
       if (!unstarted(listingOf(doc))) return false;
       const tail = this.tailOf(doc, storedVersion, location);
@@ -455,9 +482,15 @@ export class LowdbStore implements Store {
    * Flushes the sessions directory's entries to the disk (a create or rename in it then survives a power failure),
    * through one handle on it kept open for the store's life: its open and close were two more calls on the thread
    * pool at every session's first pause, each waiting its turn behind every other session's fsyncs and renames.
-   * An injected file system (tests) is called as syncDirectoryAsync calls it.
+   * Shared (SharedFlush): sessions that pause together flush the directory once, not once each. An injected file
+   * system (tests) is called as syncDirectoryAsync calls it.
    */
   private syncSessions(): Promise<void> {
+    return this.sessionsFlush.run();
+  }
+
+  /** One flush of the sessions directory (see syncSessions). */
+  private flushSessions(): Promise<void> {
     if (this.fs !== NODE_DOCUMENT_FS) return syncDirectoryAsync(this.dir, this.fs);
     this.directory ??= new Promise<number>((resolve, reject) => open(this.dir, constants.O_RDONLY | constants.O_DIRECTORY, (error, fd) => (error ? reject(error) : resolve(fd))));
     const directory = this.directory;
@@ -489,11 +522,17 @@ export class LowdbStore implements Store {
     return redactedJson(doc, this.redact, this.indent || undefined);
   }
 
-  private handle(initial: SessionDocument, writer: JournalWriter, { path, lock }: SessionFiles): SessionHandle {
+  /**
+   * The handle of an open session. `created` is the descriptor of a document just created and not yet flushed to the
+   * disk: it is flushed with the journal's first flush (or replaced by a checkpoint's flushed document), before the
+   * directory is flushed, and at the latest on close.
+   */
+  private handle(initial: SessionDocument, writer: JournalWriter, { path, lock }: SessionFiles, created: number | null = null): SessionHandle {
     const id = initial.id;
     const dataDir = this.dataDir;
     const redact = this.redact;
     const file = new DocumentFile<SessionDocument>(path, { parse: (t) => JSON.parse(t) as SessionDocument, stringify: (d) => this.serialise(d) }, this.fs);
+    const fsAsync = asyncFs(this.fs);
     // The document as last written, and as the next checkpoint builds on (the last one asked for).
     let written = initial;
     let latest = initial;
@@ -512,6 +551,24 @@ export class LowdbStore implements Store {
         throw dataDirError(error, dataDir, `save session ${id} to ${writer.path}`);
       }
     };
+    // The document as created, not yet on the disk: flushed beside the journal's flush (on the thread pool at once).
+    let unflushed = created;
+    const flushCreated = async () => {
+      if (unflushed === null) return;
+      try {
+        await fsAsync.fsync(unflushed, path);
+      } catch (error) {
+        throw dataDirError(error, dataDir, `save session ${id} to ${path}`);
+      }
+      dropCreated();
+    };
+    // Closed without a flush: the document was replaced by one flushed (a checkpoint), or removed.
+    const dropCreated = () => {
+      if (unflushed === null) return;
+      closeSync(unflushed);
+      unflushed = null;
+    };
+    const flushBoth = () => Promise.all([flushJournal(), flushCreated()]);
     // Whether this handle has flushed the sessions directory (the journal's and the document's names are durable since).
     let directorySynced = false;
     let closed = false;
@@ -547,6 +604,7 @@ export class LowdbStore implements Store {
           await flushJournal();
           try {
             await file.writeText(text);
+            dropCreated();
             if (options.sync === true) await this.syncSessions();
           } catch (error) {
             throw dataDirError(error, dataDir, `save session ${id} to ${path}`);
@@ -559,7 +617,7 @@ export class LowdbStore implements Store {
       flush: (options = {}) => {
         if (closed) throw new Error(`session ${id} is closed`);
         return inTurn(async () => {
-          await flushJournal();
+          await flushBoth();
           if (options.sync === true && !directorySynced) {
             try {
               await this.syncSessions();
@@ -575,13 +633,20 @@ export class LowdbStore implements Store {
         if (closed) return;
         closed = true;
         await writing;
-        writer.close();
-        releaseLock(lock);
+        try {
+          // A session closed before any flush (a fork's copy, a failed one) keeps its document as created, flushed here.
+          await flushCreated();
+        } finally {
+          dropCreated();
+          writer.close();
+          releaseLock(lock);
+        }
       },
       discard: async () => {
         if (closed) return;
         closed = true;
         await writing;
+        dropCreated();
         writer.close();
         try {
           await this.removeFiles(id);
@@ -593,12 +658,24 @@ export class LowdbStore implements Store {
   }
 }
 
+/** Closes and removes a file a failed create made. */
+function dropFile(fd: number, path: string): void {
+  closeSync(fd);
+  rmSync(path, { force: true });
+}
+
 /** Where one session's files are. */
 type SessionFiles = { path: string; journal: string; lock: string };
 
 /** A listing of a session that never started: idle, no brief, no turn (it holds nothing to resume or show). */
 function unstarted(l: SessionListing): boolean {
   return l.status === 'idle' && l.turns === 0 && !l.brief.trim();
+}
+
+/** Whether a regular file of no bytes is at `path` itself (not a FIFO, not through a link). */
+function emptyFile(path: string): boolean {
+  const stat = lstatSync(path);
+  return stat.isFile() && stat.size === 0;
 }
 
 /** The journal's size in bytes (-1 when it is missing: an old single-file session). */
