@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TroupeEvent } from '../../src/engine/event-map.js';
@@ -15,7 +15,7 @@ import { SESSION_SCHEMA_VERSION, type JournalRecord } from '../../src/store/sess
 import type { ReadSession, Store } from '../../src/store/store.js';
 import { REPO_ROOT, studio } from '../helpers/team.js';
 import { tempDirPerTest } from '../helpers/temp-dir.js';
-import { BRIEF, ENV } from './support.js';
+import { BRIEF, ENV, fixtureInDataDir } from './support.js';
 
 const FIXTURES = join(REPO_ROOT, 'tests', 'fixtures', 'sessions');
 const ID = '6f1c1d0e-8a4b-4c8e-9d7a-1e2f3a4b5c6d';
@@ -45,15 +45,7 @@ const record = (events: Record<string, unknown>[], input?: Record<string, unknow
 const roundTrip = (r: JournalRecord) => restoreRecord(JSON.parse(JSON.stringify(slimRecord(r, ID))), ID);
 
 /** A copy of the version-`v` session fixture (document and journal) in a new data directory. */
-function copyFixture(v: number): { dir: string; path: string; journal: string } {
-  const dir = tempDir();
-  mkdirSync(join(dir, 'sessions'));
-  const path = join(dir, 'sessions', `fixture-v${v}.json`);
-  const journal = join(dir, 'sessions', `fixture-v${v}.jsonl`);
-  copyFileSync(join(FIXTURES, `v${v}.json`), path);
-  copyFileSync(join(FIXTURES, `v${v}.jsonl`), journal);
-  return { dir, path, journal };
-}
+const copyFixture = (v: number) => fixtureInDataDir(tempDir(), v);
 
 /** Resumes a copy of the version-`v` fixture with today's code, sends one input and lets it settle; its journal and events from before. */
 async function continueFixture(v: number, input: EngineInput): Promise<{ dir: string; path: string; journal: string; oldLines: string; before: ReadSession }> {

@@ -1,6 +1,6 @@
 // Journal format 7: an event of a usual layout (its type and payload keys, in order) whose envelope the line already
 // says is stored as a row, its layout's number and then its values; reading builds the object again.
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DemoModel } from '../../src/llm/demo-model.js';
@@ -12,7 +12,7 @@ import { LowdbStore } from '../../src/store/lowdb-store.js';
 import { SESSION_SCHEMA_VERSION, type JournalRecord } from '../../src/store/session-file.js';
 import { REPO_ROOT, studio } from '../helpers/team.js';
 import { tempDirPerTest } from '../helpers/temp-dir.js';
-import { ENV } from './support.js';
+import { ENV, fixtureInDataDir } from './support.js';
 
 const FIXTURES = join(REPO_ROOT, 'tests', 'fixtures', 'sessions');
 const ID = 'format7';
@@ -23,15 +23,7 @@ const roundTrip = (r: JournalRecord) => restoreRecord(JSON.parse(JSON.stringify(
 const stored = (r: JournalRecord) => (JSON.parse(JSON.stringify(slimRecord(r, ID))) as { events: unknown[] }).events;
 
 /** A copy of the version-`v` session fixture in a new data directory. */
-function copyFixture(v: number): { dir: string; path: string; journal: string } {
-  const dir = tempDir();
-  mkdirSync(join(dir, 'sessions'));
-  const path = join(dir, 'sessions', `fixture-v${v}.json`);
-  const journal = join(dir, 'sessions', `fixture-v${v}.jsonl`);
-  copyFileSync(join(FIXTURES, `v${v}.json`), path);
-  copyFileSync(join(FIXTURES, `v${v}.jsonl`), journal);
-  return { dir, path, journal };
-}
+const copyFixture = (v: number) => fixtureInDataDir(tempDir(), v);
 
 describe('journal format 7: events as rows', () => {
   it('stores the events of a turn as rows (type and key names written by number) and reads them back as published, key order included', () => {

@@ -134,6 +134,14 @@ export function copyFixtureSession(sessions: string, version: number): string {
   return id;
 }
 
+/** The version-`version` session fixture copied into a new data directory `dir`: where its document and journal are. */
+export function fixtureInDataDir(dir: string, version: number): { dir: string; path: string; journal: string } {
+  const sessions = join(dir, 'sessions');
+  mkdirSync(sessions, { recursive: true });
+  const id = copyFixtureSession(sessions, version);
+  return { dir, path: join(sessions, `${id}.json`), journal: join(sessions, `${id}.jsonl`) };
+}
+
 /** A data dir `<root>/.troupe` holding the stored fixture session of schema `version`, and a file of the user's beside it (`victim`). */
 export function dataDirWith(root: string, version: number): { dir: string; sessions: string; id: string; victim: string } {
   const dir = join(root, '.troupe');
