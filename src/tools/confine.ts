@@ -69,6 +69,16 @@ export async function confine(root: string, input: string): Promise<ConfinedPath
   return { real: full, shown: shownPath(root, full), exists: existing === wanted };
 }
 
+/**
+ * As confine, for a tool that reads or writes one file: a path ending in "/", "/." or "/.." names a directory,
+ * which resolving would drop (so write_file "a.txt/" wrote the file a.txt): it is refused, never taken for the file.
+ */
+export async function confineFile(root: string, input: string): Promise<ConfinedPath> {
+  const directory = typeof input === 'string' ? /\/\.{0,2}$/.exec(input) : null;
+  if (directory) throw new ToolError(`"${input}" names a directory; give the path of a file, without the trailing "${directory[0]}"`);
+  return confine(root, input);
+}
+
 /** The first symbolic link on the way from the root to `path` (`path` itself when none is found). */
 async function firstLink(root: string, path: string): Promise<string> {
   let at = root;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { confine, refuseGitInternals } from './confine.js';
+import { confineFile, refuseGitInternals } from './confine.js';
 import { bytes } from './limits.js';
 import { readConfined, writeConfined } from './safe-fs.js';
 import { asText } from './text-file.js';
@@ -25,7 +25,7 @@ export const editFileTool = defineTool({
   summary: (a) => `edit_file ${a.path}`,
   async run(a, { root, limits }) {
     if (a.old_text === '') throw new ToolError('old_text is empty; give the exact text to replace (use write_file to create a file)');
-    const path = await confine(root, a.path);
+    const path = await confineFile(root, a.path);
     refuseGitInternals(path);
     const text = asText(await readConfined(root, path, limits.maxFileBytes), path.shown);
     const found = occurrences(text, a.old_text);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { confine } from './confine.js';
+import { confineFile } from './confine.js';
 import { readConfined } from './safe-fs.js';
 import { asText } from './text-file.js';
 import { defineTool, toolSpec } from './tool.js';
@@ -16,7 +16,7 @@ export const readFileTool = defineTool({
   args: Args,
   summary: (a) => `read_file ${a.path}${a.offset ? `:${a.offset}` : ''}`,
   async run(a, { root, limits }) {
-    const path = await confine(root, a.path);
+    const path = await confineFile(root, a.path);
     const text = asText(await readConfined(root, path, limits.maxFileBytes), path.shown);
     if (a.offset === undefined && a.limit === undefined && text.length <= limits.maxResultChars) return { ok: true, content: text };
     // The page leaves room for the note that tells the model how to read on.

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { confine, refuseGitInternals } from './confine.js';
+import { confineFile, refuseGitInternals } from './confine.js';
 import { bytes } from './limits.js';
 import { writeConfined } from './safe-fs.js';
 import { defineTool, toolSpec, ToolError } from './tool.js';
@@ -17,7 +17,7 @@ export const writeFileTool = defineTool({
   async run(a, { root, limits }) {
     const data = Buffer.from(a.content, 'utf8');
     if (data.length > limits.maxFileBytes) throw new ToolError(`the content is ${bytes(data.length)}, over the ${bytes(limits.maxFileBytes)} limit for one file`);
-    const path = await confine(root, a.path);
+    const path = await confineFile(root, a.path);
     refuseGitInternals(path);
     const { created } = await writeConfined(root, path, data);
     return { ok: true, content: `${created ? 'created' : 'wrote'} ${path.shown} (${bytes(data.length)})` };

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDirPerTest } from '../helpers/temp-dir.js';
@@ -41,6 +41,21 @@ describe('read_file and write_file', () => {
     expect((await call('read_file', { path: 'dir' })).content).toMatch(/"dir" is a directory; .*list_files/);
     expect((await call('read_file', { path: 'huge.txt' })).content).toBe('Error: "huge.txt" is 5.0 KB, over the 1.0 KB limit for one file; use search_files to find what you need in it');
     expect((await call('write_file', { path: 'big.txt', content: 'z'.repeat(2_000) })).content).toBe('Error: the content is 2.0 KB, over the 1.0 KB limit for one file');
+  });
+
+  it('a path that names a directory (a trailing "/", a last "." or "..") is refused by the file tools, never taken for the file', async () => {
+    const { ws, call } = setup();
+    writeFileSync(join(ws, 'a.txt'), 'kept');
+    for (const path of ['a.txt/', 'a.txt//', 'b.txt/', 'a.txt/.', 'dir/..']) {
+      const said = `Error: "${path}" names a directory; give the path of a file, without the trailing "${path.endsWith('..') ? '/..' : path.endsWith('.') ? '/.' : '/'}"`;
+      expect((await call('write_file', { path, content: 'x' })).content).toBe(said);
+      expect((await call('edit_file', { path, old_text: 'kept', new_text: 'x' })).content).toBe(said);
+      expect((await call('read_file', { path })).content).toBe(said);
+    }
+    expect(readFileSync(join(ws, 'a.txt'), 'utf8')).toBe('kept');
+    expect(readdirSync(ws)).toEqual(['a.txt']);
+    // A directory named with a trailing slash is still listed.
+    expect((await call('list_files', { path: './' })).content).toContain('a.txt');
   });
 
   it('a long file is read a page at a time, with the offset to read on', async () => {
