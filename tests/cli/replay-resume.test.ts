@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { cleanEnv, runCli } from '../helpers/cli.js';
 import { REPO_ROOT } from '../helpers/team.js';
@@ -58,5 +58,22 @@ describe('resuming a session that ran from a recording', () => {
     expect(stdout.trim().split('\n').at(-1)).toBe(`Continue on it? [y/N] session ${id.slice(0, 8)} was not resumed (it is kept as it was)`);
     // Still waiting where the replay stopped: asking again, headless, is refused the same way.
     expect((await runCli(['resume', id])).stderr).toMatch(/ran from the recording/);
+  });
+});
+
+describe('--record and --replay name a file as every path option does', () => {
+  it("relative to the CLI's working directory (io.cwd), not the process's", async () => {
+    const cwd = mkdtempSync(join(dir, 'cwd-'));
+    const name = `troupe-rec-${process.pid}-${Date.now()}.jsonl`;
+    // Before the fix the recording went to the process's directory: removed there, whatever this test says.
+    onTestFinished(() => rmSync(join(process.cwd(), name), { force: true }));
+    const recorded = await runCli(['run', 'a lighthouse game', '--max-turns', '1', '--record', name], cleanEnv(), '', { cwd });
+    expect(recorded.code).toBe(0);
+    expect(existsSync(join(process.cwd(), name))).toBe(false);
+    expect(existsSync(join(cwd, name))).toBe(true);
+    const replayed = await runCli(['run', 'a lighthouse game', '--max-turns', '1', '--replay', name], cleanEnv(), '', { cwd });
+    expect({ code: replayed.code, stderr: replayed.stderr }).toEqual({ code: 0, stderr: '' });
+    // The session names the recording where it is, so a resume from elsewhere finds it.
+    expect(replayed.stdout.split('\n')[0]).toContain(`replay of ${join(cwd, name)} (recorded on demo model`);
   });
 });

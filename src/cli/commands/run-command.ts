@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { UsageError, type CliArgs } from '../args.js';
 import { teamFor, workflowFor } from '../common.js';
 import { storeFor } from '../store-for.js';
@@ -28,9 +29,10 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   const refused = workflow ? inputProblem(workflow, brief) : null;
   if (refused) throw new UserError(refused);
   // Loaded only when asked for: what a plain run loads before its first request is kept small.
-  const replay = args.replay !== undefined ? (await import('../../llm/replay-model.js')).ReplayModel.fromFile(args.replay) : null;
+  // As every path option: relative to the CLI's directory (io.cwd), which in-process callers set, not the process's.
+  const replay = args.replay !== undefined ? (await import('../../llm/replay-model.js')).ReplayModel.fromFile(resolve(io.cwd, args.replay)) : null;
   let model: ChatModel = replay ?? modelFromEnv(io.env, { demo: args.demo });
-  if (args.record !== undefined) model = new (await import('../../llm/recording.js')).RecordingModel(model, args.record);
+  if (args.record !== undefined) model = new (await import('../../llm/recording.js')).RecordingModel(model, resolve(io.cwd, args.record));
   const session = await openSession({
     team,
     teamDir: dir,
