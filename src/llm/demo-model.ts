@@ -3,8 +3,11 @@ import { DIRECTIVE_TOOL_NAME } from '../directive/schema.js';
 import { DEMO_STORY, DEMO_STORY_NAMES, storyBeat, storyPosition } from './demo-story.js';
 import { SCRIPT, VIEWS } from './demo-script.js';
 import { AbortedError } from './errors.js';
+import { DEMO_MODEL_LABEL } from './demo-label.js';
 import { demoArguments, demoQuestion, demoWorkflowText, priorTurns } from './demo-workflow.js';
 import { demoToolStep, demoVerdict, demoWrote } from './demo-tools.js';
+
+export { DEMO_MODEL_LABEL, isDemoLabel } from './demo-label.js';
 
 // The debate's verdict tool (src/workflow/run/debate.ts); named here so the model layer does not import the engine.
 const VERDICT = 'review_verdict';
@@ -50,12 +53,6 @@ function steeredOpening(request: ChatRequest, said: string): string {
  */
 /** The model id the demo model answers as (in agent_started and usage events). */
 export const DEMO_MODEL_ID = 'demo';
-
-/** The demo model's label, as a session document (or a Restate session's meta) records the model it ran on. */
-export const DEMO_MODEL_LABEL = 'demo model (offline, scripted — set OPENAI_API_KEY for a real model)';
-
-/** Whether a recorded model label is the demo model's: its calls cost nothing. */
-export const isDemoLabel = (label: string): boolean => label === DEMO_MODEL_LABEL;
 
 export class DemoModel implements ChatModel {
   readonly label = DEMO_MODEL_LABEL;

@@ -1,6 +1,7 @@
 import type { SessionListing } from '../store/listing.js';
 import { statusWords } from './status-words.js';
 import { terminalSafe } from './terminal-safe.js';
+import { FREE_COST } from '../usage/format.js';
 
 /** A stored session's row: its listing and the process holding it open, if any. */
 export interface SessionRow {
@@ -19,8 +20,9 @@ function clip(text: string, width: number): string {
   return one.length <= width ? one : `${one.slice(0, width - 1)}…`;
 }
 
-/** A cost (or token count) for the table: `$0.0123`, `1234 tok`, or `—`. */
+/** A cost (or token count) for the table: `$0.0123`, `free (demo model)` as every view words it, `1234 tok`, or `—`. */
 function costCell(l: SessionListing): string {
+  if (l.free && l.tokens > 0) return FREE_COST;
   return l.cost !== null ? `$${l.cost.toFixed(4)}` : l.tokens > 0 ? `${l.tokens} tok` : '—';
 }
 

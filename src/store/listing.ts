@@ -1,4 +1,5 @@
 import type { SessionState } from '../engine/session.js';
+import { isDemoLabel } from '../llm/demo-label.js';
 import { transitionTableOf, type TransitionTable } from '../warming/transitions.js';
 import type { JournalRecord, SessionDocument } from './session-file.js';
 
@@ -20,6 +21,8 @@ export interface SessionListing {
   endReason: string | null;
   tokens: number;
   cost: number | null;
+  /** It ran on the demo model, whose calls cost nothing (as the usage summary's `free`: the model its document records). */
+  free: boolean;
   /** Who followed whom in it, as its journal ends (absent in sessions stored before they were kept). */
   transitions?: TransitionTable;
 }
@@ -51,6 +54,8 @@ export function isSessionListing(v: unknown): v is SessionListing {
     (l.endReason === null || isText(l.endReason)) &&
     isCount(l.tokens) &&
     (l.cost === null || isCount(l.cost)) &&
+    // Required: a listing cached before it was recorded is made again, not shown as priced.
+    typeof l.free === 'boolean' &&
     (l.transitions === undefined || isTable(l.transitions))
   );
 }
@@ -125,6 +130,7 @@ export function listingOf(doc: SessionDocument, end: { state?: SessionState | nu
     endReason: s.endReason,
     tokens: usage.promptTokens + usage.completionTokens,
     cost: priced > 0 ? usage.cost : null,
+    free: isDemoLabel(doc.model),
     ...(transitions ? { transitions } : {}),
   };
 }

@@ -1,6 +1,6 @@
 import type { UsageTotals } from './usage-meter.js';
 
-/** What a free model costs, in every view (footer, !cost, the run summary, the API's page). */
+/** What a free model costs, in every view (footer, !cost, the run summary, the API's page, troupe sessions). */
 export const FREE_COST = 'free (demo model)';
 /** What an unpriced model costs, in every view. */
 export const UNKNOWN_COST = 'unknown (no price)';

@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import React from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, render } from 'ink-testing-library';
@@ -109,4 +112,27 @@ describe('one usage source: every view reports the meter of a resumed session', 
       await host.stopAll();
     }
   }, 60_000);
+});
+
+describe('a demo session costs nothing in every view', () => {
+  it('troupe sessions says so in its COST column, as the run summary does (it said "2545 tok"), and a cached listing made before it knew is made again', async () => {
+    const env = cleanEnv({ TROUPE_DATA_DIR: mkdtempSync(join(tmpdir(), 'troupe-free-listing-')) });
+    try {
+      const ran = await runCli(['run', 'a lighthouse game', '--max-turns', '2'], env);
+      expect(ran.stdout).toContain('cost free (demo model)');
+      const costOf = (stdout: string) => {
+        const [header, row] = stdout.trim().split('\n');
+        return row!.slice(header!.indexOf('COST'));
+      };
+      expect(costOf((await runCli(['sessions'], env)).stdout)).toBe('free (demo model)');
+      // A listing cached by a troupe that did not record it: not trusted as free or not, made again.
+      const index = join(env.TROUPE_DATA_DIR!, 'sessions', 'index.json');
+      const cache = JSON.parse(readFileSync(index, 'utf8')) as { sessions: Record<string, { listing: Record<string, unknown> }> };
+      for (const entry of Object.values(cache.sessions)) delete entry.listing.free;
+      writeFileSync(index, JSON.stringify(cache));
+      expect(costOf((await runCli(['sessions'], env)).stdout)).toBe('free (demo model)');
+    } finally {
+      rmSync(env.TROUPE_DATA_DIR!, { recursive: true, force: true });
+    }
+  });
 });

@@ -56,7 +56,7 @@ describe('session commands', () => {
     const [header, row] = out.stdout.trim().split('\n');
     expect(header).toMatch(/^ID\s+STARTED\s+BRIEF\s+STATE\s+TURNS\s+STATUS\s+COST$/);
     expect(row).toContain(id.slice(0, 8));
-    expect(row).toMatch(/A lighthouse keeper game\s+USER_INTERACTION\.user\s+10\s+waiting: complete\s+\d+ tok/);
+    expect(row).toMatch(/A lighthouse keeper game\s+USER_INTERACTION\.user\s+10\s+waiting: complete\s+free \(demo model\)$/);
   });
 
   it('troupe show prints the transcript and every transition with its arbitration', async () => {

@@ -57,11 +57,14 @@ describe('a session killed before its next checkpoint lists its usage and transi
     const again = (await store.list()).find((e): e is Extract<StoredEntry, { listing: unknown }> => e.id === id && 'listing' in e)!;
     expect(again.listing.tokens).toBe(all.tokens);
 
-    // The CLI's own store folds the same way: the row shows every call's tokens (a fresh cache: the index is the store's above).
+    // The CLI's own store folds the same way: its listing has every call's tokens (a fresh cache: the index is the store's above);
+    // its row says what they cost: nothing, on the demo model.
     rmSync(join(dataDir, 'sessions', 'index.json'));
     const listed = await runCli(['sessions'], cleanEnv({ TROUPE_DATA_DIR: dataDir }), '', { cwd: dataDir });
     expect(listed.code).toBe(0);
     const row = listed.stdout.split('\n').find((l) => l.startsWith(id.slice(0, 8)))!;
-    expect(row).toContain(`${all.tokens} tok`);
+    expect(row).toMatch(/free \(demo model\)$/);
+    const cliListing = JSON.parse(readFileSync(indexPath, 'utf8')).sessions[id].listing;
+    expect({ tokens: cliListing.tokens, free: cliListing.free }).toEqual({ tokens: all.tokens, free: true });
   }, 60_000);
 });
