@@ -55,3 +55,23 @@ describe('a session across processes', () => {
     ).toEqual([]);
   });
 });
+
+describe('troupe resume with nothing new to do', () => {
+  it('says once that the session waits for you, and why; a line read from stdin is answered as before', async () => {
+    const run = await troupe(['run', '--demo', 'A lighthouse keeper game', '--max-turns', '2']);
+    const id = /session (\S+) saved/.exec(run.stdout)![1]!;
+    const idle = await troupe(['resume', id]);
+    expect(idle.code).toBe(0);
+    // It printed "◂ waiting for you: max turns reached (2)", then "Session paused: waiting for you — max turns reached (2)".
+    expect(idle.stdout.match(/waiting for you/g)).toEqual(['waiting for you']);
+    expect(idle.stdout).toContain('◂ waiting for you: max turns reached (2)');
+    expect(idle.stdout).toContain(`session ${id} saved — continue it with: troupe resume ${id.slice(0, 8)}`);
+    // With a line to act on, the run goes on and its pause is told as in troupe run.
+    const asked = await troupe(['resume', id], '!cost\n');
+    expect(asked.stdout).toContain('◂ waiting for you: max turns reached (2)');
+    expect(asked.stdout).toContain('Session paused: waiting for you — max turns reached (2)');
+    // JSON keeps every event.
+    const json = await troupe(['resume', id, '--json']);
+    expect(json.stdout.split('\n').filter((l) => l.includes('"session_detached"'))).toHaveLength(1);
+  });
+});

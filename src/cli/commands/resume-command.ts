@@ -68,20 +68,25 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
     write('');
   }
   const { attachOutput } = await import('../attach-output.js');
-  attachOutput(session, { json: args.json, write, redact: redactorFrom(io.env) });
+  const stopOutput = attachOutput(session, { json: args.json, write, redact: redactorFrom(io.env) });
   session.resume();
   await session.settled();
   const after = session.getSnapshot();
-  if (after === before && !args.json) {
+  const nothingRan = after === before;
+  if (nothingRan && !args.json) {
     if (after.status === 'awaiting_user') write(`◂ waiting for you: ${after.awaiting?.reason ?? ''}`);
     if (after.status === 'ended') write(`Session ended: ${after.endReason ?? 'ended'}`);
   }
   let quit = false;
+  let read = 0;
   if (!io.interactive && after.status !== 'ended') {
     const { driveLines } = await import('../drive-lines.js');
     const memory = session.memorySnapshot() ? () => session.memorySnapshot()! : undefined;
-    quit = (await driveLines(session, { json: args.json, write, input: io.stdin, ...(memory ? { memory } : {}) })).quit;
+    ({ quit, lines: read } = await driveLines(session, { json: args.json, write, input: io.stdin, ...(memory ? { memory } : {}) }));
   }
+  // Nothing ran and no line came: the pause that lets go of the session would say again what the line above said
+  // ("Session paused: waiting for you — ..."). The JSON stream keeps every event.
+  if (nothingRan && read === 0 && !args.json) stopOutput();
   const code = await finishHeadless(session, io, { json: args.json, quit });
   printUsageSummary(session, io, { json: args.json });
   await printWorkspaces(session, io, { json: args.json });
