@@ -72,9 +72,9 @@ export async function resolveSessionId(store: Store, wanted: string | undefined,
  */
 export function displayDefinition(doc: SessionDocument, env: Record<string, string | undefined>, note: (line: string) => void = () => {}): MachineDefinition {
   if (doc.workflow?.plan) return compileWorkflow(doc.workflow.plan);
-  const untrusted = storedTeamProblem(doc.team.dir, documentSealed(doc, env), doc.id);
+  const untrusted = storedTeamProblem(doc.team.dir, documentSealed(doc, env));
   if (untrusted) {
-    note(`${untrusted.replace(/ — name the team yourself: .*$/, '')} — its agents are named by id (troupe resume ${doc.id.slice(0, 8)} --team <dir> vouches for a directory)`);
+    note(`${untrusted} — its agents are named by id (troupe resume ${doc.id.slice(0, 8)} --team <dir> vouches for a directory)`);
     return bareDefinition(doc);
   }
   try {

@@ -107,8 +107,8 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
     const doc = opened?.handle.doc;
     // The document names its team directory and workflow file: trusted as this user's troupe sealed them, or as the user names them.
     const sealed = doc ? documentSealed(doc, env) : false;
-    const teamProblem = doc && options.team === undefined ? storedTeamProblem(doc.team.dir, sealed, doc.id) : null;
-    if (teamProblem) throw new SessionFileError(`${handle!.location}: ${teamProblem}`);
+    const teamProblem = doc && options.team === undefined ? storedTeamProblem(doc.team.dir, sealed) : null;
+    if (teamProblem) throw new SessionFileError(`${handle!.location}: ${teamProblem} — name the team yourself: troupe resume ${doc!.id.slice(0, 8)} --team <dir>`);
     const { team, dir } = resolveTeam(options, env, doc);
     const plan = options.workflow ?? doc?.workflow?.plan;
     if (doc && !plan && options.namedWorkflow !== undefined)

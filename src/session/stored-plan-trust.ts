@@ -84,12 +84,13 @@ export function trustedPlanSource(plan: WorkflowPlan, sources: StoredPlanSources
 }
 
 /**
- * Why a resumed session may not open the team directory its document names (its personas' prompts and models), or
- * null: the shipped team, or any directory when the document's seal holds. Otherwise the user names it (--team).
+ * Why a session's document may not have the team directory it names opened (its personas' prompts and models), or
+ * null: the shipped team, or any directory when the document's seal holds. The caller says what to do instead
+ * (resume: name it with --team; show: name the agents by id).
  */
-export function storedTeamProblem(dir: string, sealed: boolean, id: string): string | null {
+export function storedTeamProblem(dir: string, sealed: boolean): string | null {
   if (sealed || resolve(dir) === resolve(shippedTeamDir())) return null;
-  return `team.dir: ${dir} was not recorded by your troupe (the document has no seal of yours: it was made elsewhere or edited) — name the team yourself: troupe resume ${id.slice(0, 8)} --team <dir>`;
+  return `team.dir: ${dir} was not recorded by your troupe (the document has no seal of yours: it was made elsewhere or edited)`;
 }
 
 const FIX = 'resume with the --roles the run had, from the directory it started in, or start it again with troupe run --workflow';
