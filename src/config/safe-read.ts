@@ -63,24 +63,40 @@ export function readConfigText(root: string, path: string, maxBytes = MAX_CONFIG
   if (kind.isDirectory()) throw new UnreadableFile(`${path} is a directory, not a file`, 'name a file');
   if (!kind.isFile()) throw new UnreadableFile(`${path} is not a regular file (a FIFO, socket or device)`, 'name a regular file');
   if (kind.size > maxBytes) throw new UnreadableFile(`${path} is ${kind.size} bytes (at most ${maxBytes})`, 'make it smaller');
-  // O_NONBLOCK: if the file was swapped for a FIFO after the check, opening it does not hang.
-  const fd = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK);
+  const read = readRegularFile(real, maxBytes);
+  if ('problem' in read)
+    throw read.problem === 'not regular'
+      ? new UnreadableFile(`${path} is not a regular file`, 'name a regular file')
+      : new UnreadableFile(`${path} is larger than ${maxBytes} bytes`, 'make it smaller');
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(read.bytes);
+  } catch {
+    throw new UnreadableFile(`${path} is not valid UTF-8 text`, 'save it as UTF-8');
+  }
+}
+
+/** What reading a regular file found: its bytes, or why they were not read (a directory, FIFO or device; more than the limit: `size` bytes at least). */
+export type RegularFileRead = { bytes: Buffer } | { problem: 'not regular' } | { problem: 'too large'; size: number };
+
+/**
+ * Reads a regular file of at most `maxBytes`, opened without waiting for a FIFO's writer (a FIFO swapped in after a
+ * check never hangs the reader; a device such as /dev/zero is refused, not read). Its size is counted as it is read,
+ * so a file that grows past the limit while read is refused too. An open that fails is thrown as openSync throws.
+ */
+export function readRegularFile(path: string, maxBytes: number): RegularFileRead {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     const opened = fstatSync(fd);
-    if (!opened.isFile()) throw new UnreadableFile(`${path} is not a regular file`, 'name a regular file');
+    if (!opened.isFile()) return { problem: 'not regular' };
+    if (opened.size > maxBytes) return { problem: 'too large', size: opened.size };
     // Sized from the file (one byte more shows it grew); grown only if it grew since, never past maxBytes + 1.
-    let buffer = Buffer.allocUnsafe(Math.min(opened.size, maxBytes) + 1);
+    let buffer = Buffer.allocUnsafe(opened.size + 1);
     let length = 0;
     for (let n = 1; n > 0 && length <= maxBytes; length += n) {
       if (length === buffer.length) buffer = Buffer.concat([buffer, Buffer.allocUnsafe(Math.min(buffer.length, maxBytes + 1 - buffer.length))]);
       n = readSync(fd, buffer, length, buffer.length - length, null);
     }
-    if (length > maxBytes) throw new UnreadableFile(`${path} is larger than ${maxBytes} bytes`, 'make it smaller');
-    try {
-      return new TextDecoder('utf-8', { fatal: true }).decode(buffer.subarray(0, length));
-    } catch {
-      throw new UnreadableFile(`${path} is not valid UTF-8 text`, 'save it as UTF-8');
-    }
+    return length > maxBytes ? { problem: 'too large', size: length } : { bytes: buffer.subarray(0, length) };
   } finally {
     closeSync(fd);
   }

@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
+import { readRegularFile, type RegularFileRead } from '../config/safe-read.js';
 import type { ChatModel, ChatRequest, ChatResponse } from './chat-model.js';
 import { AbortedError, ModelCallError, UserError } from './errors.js';
 import { redactDeep } from './redact.js';
@@ -10,22 +10,18 @@ import { MAX_RECORDING_BYTES, RecordedCallSchema, RecordingHeaderSchema, recorde
  * machine's memory ran out: 4.5 GB in 20 s), no larger than any file troupe writes. Else one UserError line.
  */
 function readRecording(file: string): string {
-  let fd: number;
+  let read: RegularFileRead;
   try {
-    // O_NONBLOCK: opening a FIFO does not wait for a writer.
-    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    read = readRegularFile(file, MAX_RECORDING_BYTES);
   } catch {
     throw new UserError(`cannot read the recording ${file} — check the --replay path`);
   }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) throw new UserError(`the recording ${file} is not a regular file (a directory, FIFO or device) — give --replay a file written by --record`);
-    if (stat.size > MAX_RECORDING_BYTES)
-      throw new UserError(`the recording ${file} is ${stat.size} bytes, more than troupe writes (${MAX_RECORDING_BYTES}) — give --replay a file written by --record`);
-    return readFileSync(fd, 'utf8');
-  } finally {
-    closeSync(fd);
-  }
+  if (!('problem' in read)) return read.bytes.toString('utf8');
+  throw new UserError(
+    read.problem === 'not regular'
+      ? `the recording ${file} is not a regular file (a directory, FIFO or device) — give --replay a file written by --record`
+      : `the recording ${file} is ${read.size} bytes, more than troupe writes (${MAX_RECORDING_BYTES}) — give --replay a file written by --record`,
+  );
 }
 
 function snippet(text: string, at: number): string {
