@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDirPerTest } from '../helpers/temp-dir.js';
-import { readConfigText, UnreadableFile } from '../../src/config/safe-read.js';
+import { readConfigText, readRegularFile, UnreadableFile } from '../../src/config/safe-read.js';
 
 const temp = tempDirPerTest('troupe-read-');
 const problem = (fn: () => unknown) => {
@@ -57,5 +57,16 @@ describe('reading config files that must stay inside their directory', () => {
     expect(readConfigText(root, 'empty.md')).toBe('');
     expect(readConfigText(root, 'cap.md', 1024)).toBe('y'.repeat(1024));
     expect(readConfigText(root, 'wide.md')).toBe('é漢🎭'.repeat(200));
+  });
+});
+
+describe('readRegularFile', () => {
+  // /proc files say size 0 and hold more: as a file that grew after its size was read (the --replay reader checked the size once, then read to the end).
+  it.skipIf(process.platform !== 'linux')('counts the bytes as it reads: a file whose size says less than it holds is refused past the limit, not read whole', () => {
+    expect(readRegularFile('/proc/self/maps', 64)).toEqual({ problem: 'too large', size: 65 });
+    const dir = temp();
+    writeFileSync(join(dir, 'small.txt'), 'hello');
+    expect(readRegularFile(join(dir, 'small.txt'), 64)).toEqual({ bytes: Buffer.from('hello') });
+    expect(readRegularFile(dir, 64)).toEqual({ problem: 'not regular' });
   });
 });
