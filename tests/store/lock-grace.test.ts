@@ -89,29 +89,29 @@ describe('refreshing a held lock', () => {
 });
 
 describe('creating a session', () => {
-  it('refuses an id whose journal is there without its document, and leaves the journal as it was', async () => {
+  /** A store in a new data directory holding one stopped session (so its sessions directory is made). */
+  async function storeWithASession(): Promise<LowdbStore> {
     dir = mkdtempSync(join(tmpdir(), 'troupe-lock-grace-'));
     const store = new LowdbStore(dir);
     const session = await openSession({ team: studio(), model: new DemoModel(), store, id: 'first', env: ENV, clock: fixedClock() });
     await session.stop();
+    return store;
+  }
+  const createTaken = (store: LowdbStore) => openSession({ team: studio(), model: new DemoModel(), store, id: 'taken', env: ENV, clock: fixedClock() });
+
+  it('refuses an id whose journal is there without its document, and leaves the journal as it was', async () => {
+    const store = await storeWithASession();
     const orphan = store.journalOf('taken');
     writeFileSync(orphan, 'left behind\n');
-    await expect(openSession({ team: studio(), model: new DemoModel(), store, id: 'taken', env: ENV, clock: fixedClock() })).rejects.toThrow(
-      `session taken already exists in ${store.dir} — choose another id`,
-    );
+    await expect(createTaken(store)).rejects.toThrow(`session taken already exists in ${store.dir} — choose another id`);
     expect(readFileSync(orphan, 'utf8')).toBe('left behind\n');
   });
 
   it('refuses an id whose document is there without its journal, and leaves no journal of its own behind', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'troupe-lock-grace-'));
-    const store = new LowdbStore(dir);
-    const session = await openSession({ team: studio(), model: new DemoModel(), store, id: 'first', env: ENV, clock: fixedClock() });
-    await session.stop();
+    const store = await storeWithASession();
     const document = store.pathOf('taken');
     writeFileSync(document, '{"an older session": true}');
-    await expect(openSession({ team: studio(), model: new DemoModel(), store, id: 'taken', env: ENV, clock: fixedClock() })).rejects.toThrow(
-      `session taken already exists in ${store.dir} — choose another id`,
-    );
+    await expect(createTaken(store)).rejects.toThrow(`session taken already exists in ${store.dir} — choose another id`);
     expect(readFileSync(document, 'utf8')).toBe('{"an older session": true}');
     expect(existsSync(store.journalOf('taken'))).toBe(false);
     expect(existsSync(store.lockOf('taken'))).toBe(false);
