@@ -1,3 +1,4 @@
+import { keyListAfter } from './key-lists.js';
 /**
  * How a journal line holds an arbitration's decision from schema 5 on: its proposals as rows, their keys
  * written once per line, and the winner as its index among the proposals. An arbitration event was half of
@@ -63,20 +64,12 @@ function isCriteria(v: unknown): v is Record<(typeof CRITERIA)[number], number> 
   return count === 3 && typeof c.urgency === 'number' && typeof c.dependency === 'number' && typeof c.user_intent === 'number';
 }
 
-/**
- * The known key list whose keys before position `at` are those of list `k` and whose key there is `key` (for null,
- * which ends there), or -1.
- */
+// Every known key list is a candidate for any other (see keyListAfter).
+const ALL_SHAPES = KNOWN_SHAPES.map((_, i) => i);
+
+/** The known key list whose keys before position `at` are those of list `k` and whose key there is `key` (for null, which ends there), or -1. */
 function knownAfter(k: number, at: number, key: string | null): number {
-  const shape = KNOWN_SHAPES[k]!;
-  for (let other = 0; other < KNOWN_SHAPES.length; other++) {
-    const candidate = KNOWN_SHAPES[other]!;
-    if (key === null ? candidate.length !== at : candidate[at] !== key) continue;
-    let same = candidate.length >= at;
-    for (let j = 0; j < at && same; j++) same = candidate[j] === shape[j];
-    if (same) return other;
-  }
-  return -1;
+  return keyListAfter(KNOWN_SHAPES, ALL_SHAPES, k, at, key);
 }
 
 // A proposal becomes a row when every value is a string, number, boolean or null, except criteria of the usual shape

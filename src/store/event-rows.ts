@@ -1,3 +1,5 @@
+import { keyListAfter } from './key-lists.js';
+
 /**
  * How a journal line holds an event from schema 7 on: an event of a usual layout (its type and payload keys, in
  * order, one of KNOWN_EVENT_SHAPES) whose envelope the line already says is stored as a row, the layout's number
@@ -63,15 +65,7 @@ export function shapeEndsAt(k: number, count: number): boolean {
  * there), or -1 when the type has none.
  */
 export function shapeAfter(k: number, at: number, key: string | null): number {
-  const shape = KNOWN_EVENT_SHAPES[k]!;
-  for (const other of SHAPES_OF_TYPE.get(shape[0]!)!) {
-    const candidate = KNOWN_EVENT_SHAPES[other]!;
-    if (key === null ? candidate.length !== at : candidate[at] !== key) continue;
-    let same = candidate.length >= at;
-    for (let j = 1; j < at && same; j++) same = candidate[j] === shape[j];
-    if (same) return other;
-  }
-  return -1;
+  return keyListAfter(KNOWN_EVENT_SHAPES, SHAPES_OF_TYPE.get(KNOWN_EVENT_SHAPES[k]![0]!)!, k, at, key);
 }
 
 /** The object a row begun for an event stands for, with its first `count` keys (its type's and the values read so far). */
@@ -91,7 +85,5 @@ export function eventOfRow(row: unknown): Raw | null {
   const k = row[0];
   const shape = typeof k === 'number' ? KNOWN_EVENT_SHAPES[k] : undefined;
   if (shape === undefined || shape.length !== row.length) return null;
-  const e: Raw = { type: shape[0] };
-  for (let j = 1; j < shape.length; j++) e[shape[j]!] = row[j];
-  return e;
+  return objectOfRow(row, shape.length);
 }
