@@ -1,4 +1,5 @@
 import { setFlagsFromString } from 'node:v8';
+import { invocationOf } from './cli/invocation.js';
 import { main } from './cli/main.js';
 import { writesSettled } from './store/writes-in-flight.js';
 
@@ -38,6 +39,8 @@ void main(process.argv.slice(2), {
   cwd: process.cwd(),
   interactive,
   favourMemory,
+  // Worked out only when a hint names it: a look along the PATH is not paid at every start.
+  invocation: () => invocationOf({ script: process.argv[1], env: process.env, cwd: process.cwd() }),
 }).then((code) => {
   process.exitCode = code;
   // Everything is saved by now; a socket a provider left open must not keep the process alive.

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { CliArgs } from './args.js';
-import type { CliIo } from './io.js';
+import { troupeCommand, type CliIo } from './io.js';
 import { openTeam, type OpenTeam } from '../team/open-team.js';
 import { teamDir } from '../package-root.js';
 import type { WorkflowPlan } from '../workflow/run/plan.js';
@@ -16,12 +16,13 @@ export function teamFor(args: CliArgs, io: CliIo): { team: OpenTeam; dir: string
 
 /** Tells the user how to continue a stored session, or that nothing was kept (on stderr under --json, so stdout stays JSON lines). */
 export function savedLine(io: CliIo, id: string, json: boolean, status: SessionStatus): void {
+  const troupe = troupeCommand(io);
   const line =
     status === 'idle'
       ? 'no brief was given, so nothing was saved'
       : status === 'ended'
-        ? `session ${id} saved — it has ended; read it with: troupe show ${id.slice(0, 8)}`
-        : `session ${id} saved — continue it with: troupe resume ${id.slice(0, 8)}`;
+        ? `session ${id} saved — it has ended; read it with: ${troupe} show ${id.slice(0, 8)}`
+        : `session ${id} saved — continue it with: ${troupe} resume ${id.slice(0, 8)}`;
   (json ? io.stderr : io.stdout).write(`${line}\n`);
 }
 

@@ -6,7 +6,10 @@ import type { TroupeSession } from '../session/troupe-session.js';
  * Opens the Ink UI on a session and saves it when the user leaves; a resumed session shows its recent
  * history first. `/workflow` moves the UI to a new workflow session: the one left is paused and saved.
  */
-export async function runInteractive(session: TroupeSession, options: { resumed?: boolean; workflows?: WorkflowLauncher } = {}): Promise<TroupeSession> {
+export async function runInteractive(
+  session: TroupeSession,
+  options: { resumed?: boolean; workflows?: WorkflowLauncher; /** The command the user types for troupe (troupeCommand). */ troupe?: string } = {},
+): Promise<TroupeSession> {
   // Ink is an ES module with top-level await, which the CLI's CommonJS bundle cannot `require`: imported
   // first, it is the module the UI's own imports of it are handed (src/launch/cached-bundle.ts).
   await import('ink');
@@ -31,7 +34,7 @@ export async function runInteractive(session: TroupeSession, options: { resumed?
         sessions.push(to);
         last = to;
         void from
-          .stop({ reason: 'user_left', detail: `the UI moved to session ${to.id.slice(0, 8)} (${to.def.name}); continue this session with troupe resume ${from.id.slice(0, 8)}` })
+          .stop({ reason: 'user_left', detail: `the UI moved to session ${to.id.slice(0, 8)} (${to.def.name}); continue this session with ${options.troupe ?? 'troupe'} resume ${from.id.slice(0, 8)}` })
           .catch(() => undefined);
       },
     });

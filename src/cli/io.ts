@@ -11,6 +11,13 @@ export interface CliIo {
   interactive: boolean;
   /** Sizes the process's heap for memory rather than speed (set by the real process, not in-process tests); `troupe run` calls it once its first answer is in. */
   favourMemory?: () => void;
+  /** The command the user types to run troupe (invocationOf), worked out when a hint names it; unset (in-process callers): `troupe`. */
+  invocation?: () => string;
+}
+
+/** The command a hint tells the user to type for troupe: `troupe`, or how they started it before `npm link` (`npm start --`, `node dist/cli.js`). */
+export function troupeCommand(io: CliIo): string {
+  return io.invocation?.() ?? 'troupe';
 }
 
 /** Writes one line to stdout, made safe for a terminal (model, user and file text may hold escape sequences). */

@@ -44,8 +44,11 @@ export type LineOutcome =
 // Inspections that read the event log: the session keeps only a window of it in RAM, so they read the store.
 const LOG_READERS = new Set(['history', 'branches', 'debate']);
 
-/** The detail of the detach `!quit` records. */
-export const LEFT_DETAIL = 'the session is saved; continue it with troupe resume';
+/**
+ * The detail of the detach `!quit` records. The CLI's next line names the command that continues it, as the user
+ * can type it (`npm start -- resume <id>` before `npm link`); a fixed "troupe resume" here named one that may not exist.
+ */
+export const LEFT_DETAIL = 'the session is saved';
 
 /** Applies one parsed line: starts the session, steers the engine, or answers an inspection. */
 export function applyParsed(parsed: ParsedLine, host: LineHost): LineOutcome {

@@ -157,7 +157,10 @@ export function itemsOf(e: TroupeEvent, names: DisplayNames, state: DisplayState
     case 'error':
       return [note(e, 'error', `error: ${e.message} (${e.where})`)];
     case 'session_detached':
-      return [note(e, 'info', `session paused: ${e.reason === 'awaiting_user' ? 'waiting for you' : e.reason.replace(/_/g, ' ')}${e.detail ? ` — ${e.detail}` : ''}`)];
+      // A run that lets go of a session waiting for you follows the ◂ line that says so, with the same reason:
+      // worded again ("Session paused: waiting for you — ...") it said one fact twice, in two wordings.
+      if (e.reason === 'awaiting_user') return [];
+      return [note(e, 'info', `session paused: ${e.reason.replace(/_/g, ' ')}${e.detail ? ` — ${e.detail}` : ''}`)];
     case 'session_ended': {
       const ended = note(e, 'info', `session ended: ${e.reason}${e.detail ? ` — ${e.detail}` : ''}`);
       if (e.output === undefined) return [ended];

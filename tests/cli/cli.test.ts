@@ -65,7 +65,9 @@ describe('troupe with no API key', () => {
     expect(result.stdout).toContain('CREATIVE › Game Designer -> CREATIVE › Creative Partner (REWORK)');
     expect(result.stdout).toContain('CREATIVE › Game Designer -> TECHNICAL › Lead Engineer (APPROVE_AND_HANDOFF)');
     expect(result.stdout).toContain('TECHNICAL › Lead Engineer -> STRATEGIC › CFO (RULE)');
-    expect(result.stdout).toMatch(/Session paused: waiting for you — CEO declared the work complete/);
+    // Once, by the ◂ line: the pause that lets go of the session repeated it ("Session paused: waiting for you — ...").
+    expect(result.stdout.match(/waiting for you/g)).toEqual(['waiting for you']);
+    expect(result.stdout).toContain('◂ waiting for you: CEO declared the work complete');
   });
 
   it('runs the simple pipeline', async () => {

@@ -56,20 +56,26 @@ describe('a session across processes', () => {
   });
 });
 
-describe('troupe resume with nothing new to do', () => {
-  it('says once that the session waits for you, and why; a line read from stdin is answered as before', async () => {
+describe('a session that waits for you, told once', () => {
+  it('troupe run and troupe resume say once that the session waits for you, and why; a line read from stdin is answered as before', async () => {
     const run = await troupe(['run', '--demo', 'A lighthouse keeper game', '--max-turns', '2']);
     const id = /session (\S+) saved/.exec(run.stdout)![1]!;
+    // troupe run printed "◂ waiting for you: max turns reached (2)", then "Session paused: waiting for you — max turns reached (2)":
+    // the pause that lets the session go said again what the ◂ line said. The ◂ line stays, as the UI and resume word it.
+    expect(run.stdout.match(/waiting for you/g)).toEqual(['waiting for you']);
+    expect(run.stdout).toContain('◂ waiting for you: max turns reached (2)');
     const idle = await troupe(['resume', id]);
     expect(idle.code).toBe(0);
-    // It printed "◂ waiting for you: max turns reached (2)", then "Session paused: waiting for you — max turns reached (2)".
+    // The header words the status as troupe sessions does, not the engine's "awaiting_user".
+    expect(idle.stdout.split('\n')[0]).toMatch(new RegExp(`^troupe · resuming session ${id} · V7 Studio · FSM · turn 2 · waiting: limit$`));
+    expect(idle.stdout).not.toContain('awaiting_user');
     expect(idle.stdout.match(/waiting for you/g)).toEqual(['waiting for you']);
     expect(idle.stdout).toContain('◂ waiting for you: max turns reached (2)');
     expect(idle.stdout).toContain(`session ${id} saved — continue it with: troupe resume ${id.slice(0, 8)}`);
-    // With a line to act on, the run goes on and its pause is told as in troupe run.
+    // With a line to act on, the line is answered; the wait is still told once.
     const asked = await troupe(['resume', id], '!cost\n');
+    expect(asked.stdout.match(/waiting for you/g)).toEqual(['waiting for you']);
     expect(asked.stdout).toContain('◂ waiting for you: max turns reached (2)');
-    expect(asked.stdout).toContain('Session paused: waiting for you — max turns reached (2)');
     // JSON keeps every event.
     const json = await troupe(['resume', id, '--json']);
     expect(json.stdout.split('\n').filter((l) => l.includes('"session_detached"'))).toHaveLength(1);

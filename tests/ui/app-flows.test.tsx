@@ -219,7 +219,7 @@ describe('App flows', () => {
       () => 'onQuit',
     );
     expect(ui.runner.getSnapshot().status).toBe('running');
-    expect(ui.frame()).toContain('session paused: user left — the session is saved; continue it with troupe resume');
+    expect(ui.frame()).toContain('session paused: user left — the session is saved');
   });
 
   it('hides the state tree on narrow terminals', async () => {

@@ -2,8 +2,7 @@ import type { CliArgs } from '../args.js';
 import { redactorFrom } from '../../llm/redact.js';
 import { savedLine, teamFor } from '../common.js';
 import { storeFor } from '../store-for.js';
-import type { CliIo } from '../io.js';
-import { printer } from '../io.js';
+import { printer, troupeCommand, type CliIo } from '../io.js';
 import { modelFromEnv } from '../../llm/from-env.js';
 import { openSession } from '../../session/open-session.js';
 import { paced, resumeModel } from '../models.js';
@@ -38,7 +37,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
       model: () => paced(modelFromEnv(io.env, { demo: args.demo }), io.env),
       resumed: async (events) => paced(await resumeModel(io.env, { demo: args.demo }, events), io.env),
     });
-    const last = await runInteractive(session, { workflows });
+    const last = await runInteractive(session, { workflows, troupe: troupeCommand(io) });
     savedLine(io, last.id, false, last.getSnapshot().status);
     return last.fault ? 1 : 0;
   }

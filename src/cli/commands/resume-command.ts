@@ -2,8 +2,9 @@ import type { CliArgs } from '../args.js';
 import { redactorFrom } from '../../llm/redact.js';
 import { savedLine } from '../common.js';
 import { storeFor } from '../store-for.js';
-import { complainer, printer, type CliIo } from '../io.js';
+import { complainer, printer, troupeCommand, type CliIo } from '../io.js';
 import { formatPath } from '../../report/names.js';
+import { statusFactsOf, statusWords } from '../../report/status-words.js';
 import { openSession } from '../../session/open-session.js';
 import { paced, resumeModel } from '../models.js';
 import { modelFromEnv } from '../../llm/from-env.js';
@@ -55,38 +56,34 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
       model: () => paced(modelFromEnv(io.env, { demo: args.demo }), io.env),
       resumed: async (events) => paced(await resumeModel(io.env, { demo: args.demo }, events), io.env),
     });
-    const last = await runInteractive(session, { resumed: true, workflows });
+    const last = await runInteractive(session, { resumed: true, workflows, troupe: troupeCommand(io) });
     savedLine(io, last.id, false, last.getSnapshot().status);
     return last.fault ? 1 : 0;
   }
   const write = printer(io);
   const before = session.getSnapshot();
   if (!args.json) {
-    const at = before.inFlight ? formatPath(session.def, before.inFlight.path) : before.status;
+    // The status as troupe sessions words it ("waiting: limit"), not the engine's name for it ("awaiting_user").
+    const at = before.inFlight ? formatPath(session.def, before.inFlight.path) : statusWords(statusFactsOf(before), null);
     write(`troupe · resuming session ${id} · ${session.def.name} · ${before.mode.toUpperCase()} · turn ${before.turn} · ${at}`);
     write(`Brief: ${before.brief}`);
     write('');
   }
   const { attachOutput } = await import('../attach-output.js');
-  const stopOutput = attachOutput(session, { json: args.json, write, redact: redactorFrom(io.env) });
+  attachOutput(session, { json: args.json, write, redact: redactorFrom(io.env) });
   session.resume();
   await session.settled();
   const after = session.getSnapshot();
-  const nothingRan = after === before;
-  if (nothingRan && !args.json) {
+  if (after === before && !args.json) {
     if (after.status === 'awaiting_user') write(`◂ waiting for you: ${after.awaiting?.reason ?? ''}`);
     if (after.status === 'ended') write(`Session ended: ${after.endReason ?? 'ended'}`);
   }
   let quit = false;
-  let read = 0;
   if (!io.interactive && after.status !== 'ended') {
     const { driveLines } = await import('../drive-lines.js');
     const memory = session.memorySnapshot() ? () => session.memorySnapshot()! : undefined;
-    ({ quit, lines: read } = await driveLines(session, { json: args.json, write, input: io.stdin, ...(memory ? { memory } : {}) }));
+    quit = (await driveLines(session, { json: args.json, write, input: io.stdin, ...(memory ? { memory } : {}) })).quit;
   }
-  // Nothing ran and no line came: the pause that lets go of the session would say again what the line above said
-  // ("Session paused: waiting for you — ..."). The JSON stream keeps every event.
-  if (nothingRan && read === 0 && !args.json) stopOutput();
   const code = await finishHeadless(session, io, { json: args.json, quit });
   printUsageSummary(session, io, { json: args.json });
   await printWorkspaces(session, io, { json: args.json });

@@ -6,7 +6,7 @@ import type { ListingLine } from '../../serve/restate/records.js';
 import { dataDirFrom } from '../../store/store.js';
 import type { CliArgs } from '../args.js';
 import { storeFor } from '../store-for.js';
-import { printer, type CliIo } from '../io.js';
+import { printer, troupeCommand, type CliIo } from '../io.js';
 
 /**
  * `troupe sessions`: one row per stored session (newest first); unreadable ones are named with the reason.
@@ -25,7 +25,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   }
   const entries = await storeFor(io).list();
   if (entries.length === 0) {
-    write(`no sessions in ${dataDirFrom(io.env, io.cwd)} — start one with troupe run "<brief>"`);
+    write(`no sessions in ${dataDirFrom(io.env, io.cwd)} — start one with ${troupeCommand(io)} run "<brief>"`);
     return 0;
   }
   const rows = entries.flatMap((e) => ('listing' in e ? [{ listing: redactDeep(e.listing, redactor), lockedBy: e.lockedBy }] : []));
