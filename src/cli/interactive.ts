@@ -2,14 +2,19 @@ import { setFlagsFromString } from 'node:v8';
 import type { WorkflowLauncher } from '../commands/execute.js';
 import type { TroupeSession } from '../session/troupe-session.js';
 
+/** What the UI is opened with besides its session. */
+export interface InteractiveOptions {
+  resumed?: boolean;
+  workflows?: WorkflowLauncher;
+  /** The command the user types for troupe (troupeCommand), named when the UI moves to another session. */
+  troupe?: string;
+}
+
 /**
  * Opens the Ink UI on a session and saves it when the user leaves; a resumed session shows its recent
  * history first. `/workflow` moves the UI to a new workflow session: the one left is paused and saved.
  */
-export async function runInteractive(
-  session: TroupeSession,
-  options: { resumed?: boolean; workflows?: WorkflowLauncher; /** The command the user types for troupe (troupeCommand). */ troupe?: string } = {},
-): Promise<TroupeSession> {
+export async function runInteractive(session: TroupeSession, options: InteractiveOptions = {}): Promise<TroupeSession> {
   // Ink is an ES module with top-level await, which the CLI's CommonJS bundle cannot `require`: imported
   // first, it is the module the UI's own imports of it are handed (src/launch/cached-bundle.ts).
   await import('ink');
@@ -34,7 +39,10 @@ export async function runInteractive(
         sessions.push(to);
         last = to;
         void from
-          .stop({ reason: 'user_left', detail: `the UI moved to session ${to.id.slice(0, 8)} (${to.def.name}); continue this session with ${options.troupe ?? 'troupe'} resume ${from.id.slice(0, 8)}` })
+          .stop({
+            reason: 'user_left',
+            detail: `the UI moved to session ${to.id.slice(0, 8)} (${to.def.name}); continue this session with ${options.troupe ?? 'troupe'} resume ${from.id.slice(0, 8)}`,
+          })
           .catch(() => undefined);
       },
     });
