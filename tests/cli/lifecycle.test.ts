@@ -81,3 +81,16 @@ describe('a session that waits for you, told once', () => {
     expect(json.stdout.split('\n').filter((l) => l.includes('"session_detached"'))).toHaveLength(1);
   });
 });
+
+describe('troupe resume of a workflow session', () => {
+  it('words its header as troupe run does: the workflow, no team mode, its input', async () => {
+    const run = await troupe(['run', '--workflow', 'clarify_then_write', '--input', 'a small todo app']);
+    expect(run.stdout.split('\n').slice(0, 2)).toEqual([expect.stringMatching(/^troupe · workflow clarify_then_write · /), 'Input: a small todo app']);
+    const id = /session (\S+) saved/.exec(run.stdout)![1]!;
+    const resumed = await troupe(['resume', id], 'families; speed\n');
+    expect(resumed.code).toBe(0);
+    // It said "· clarify_then_write · FSM · turn 1 · awaiting_user" and "Brief: ...".
+    expect(resumed.stdout.split('\n').slice(0, 2)).toEqual([`troupe · resuming session ${id} · workflow clarify_then_write · turn 1 · waiting: question`, 'Input: a small todo app']);
+    expect(resumed.stdout).toContain('Session ended: workflow clarify_then_write complete');
+  });
+});

@@ -65,8 +65,11 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   if (!args.json) {
     // The status as troupe sessions words it ("waiting: limit"), not the engine's name for it ("awaiting_user").
     const at = before.inFlight ? formatPath(session.def, before.inFlight.path) : statusWords(statusFactsOf(before), null);
-    write(`troupe · resuming session ${id} · ${session.def.name} · ${before.mode.toUpperCase()} · turn ${before.turn} · ${at}`);
-    write(`Brief: ${before.brief}`);
+    // A workflow's header is worded as troupe run words it: no team mode (a workflow has none), its input not a brief.
+    const workflow = session.def.kind === 'workflow';
+    const what = workflow ? `workflow ${session.def.name}` : `${session.def.name} · ${before.mode.toUpperCase()}`;
+    write(`troupe · resuming session ${id} · ${what} · turn ${before.turn} · ${at}`);
+    write(`${workflow ? 'Input' : 'Brief'}: ${before.brief}`);
     write('');
   }
   const { attachOutput } = await import('../attach-output.js');
