@@ -1,6 +1,7 @@
 import type { Persona } from './persona-schema.js';
 import type { Team } from './team-schema.js';
 import type { ConfigIssue } from './issues.js';
+import { didYouMean } from './suggest.js';
 
 /** A persona as far as cross-checks read it: its id, and whichever of its references its file gave validly. */
 export type CheckedPersona = Pick<Persona, 'id'> & Partial<Persona>;
@@ -25,7 +26,16 @@ export function crossCheck(
   const known = [...byId.keys()].join(', ');
   // Personas whose own file failed validation are already reported; do not call them unknown.
   const unknown = (file: string, field: string, id: string) => {
-    if (!broken.has(id)) issues.push({ file, field, problem: `unknown persona "${id}"`, fix: `use one of: ${known}` });
+    if (broken.has(id)) return;
+    const near = didYouMean(id, [...byId.keys()]);
+    issues.push({ file, field, problem: `unknown persona "${id}"`, fix: `${near ? `did you mean "${near}"? ` : ''}use one of: ${known}` });
+  };
+  // handoff_to takes a persona or a whole major: "unknown persona" named half of what it takes, and the mistyped major went unnamed.
+  const unknownTarget = (file: string, field: string, id: string) => {
+    if (broken.has(id)) return;
+    const near = didYouMean(id, [...byId.keys(), ...majorIds]);
+    const fix = `${near ? `did you mean "${near}"? ` : ''}use a persona (${known}) or a major (${[...majorIds].join(', ')})`;
+    issues.push({ file, field, problem: `unknown persona or major "${id}"`, fix });
   };
 
   const memberOf = new Map<string, string>();
@@ -82,7 +92,7 @@ export function crossCheck(
     (persona.handoff_to ?? []).forEach((target, j) => {
       // With no valid majors to go by, an UPPER_CASE target may be a major: only persona ids are checked.
       const maybeMajor = team.majors === undefined && /^[A-Z]/.test(target);
-      if (!byId.has(target) && !majorIds.has(target) && !maybeMajor) unknown(personaFile(persona.id), `handoff_to[${j}]`, target);
+      if (!byId.has(target) && !majorIds.has(target) && !maybeMajor) unknownTarget(personaFile(persona.id), `handoff_to[${j}]`, target);
     });
   }
 

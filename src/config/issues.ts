@@ -28,10 +28,16 @@ export function fieldPath(path: readonly PropertyKey[]): string {
   return out;
 }
 
+/** A zod issue about a field that is not there at all ("expected string, received undefined"). */
+const missing = (issue: z.core.$ZodIssue) => issue.code === 'invalid_type' && /received undefined/.test(issue.message);
+
+/** A type's name with its article: "a string", "an object", "an array". */
+const withArticle = (type: string) => `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
+
 function fixFor(issue: z.core.$ZodIssue): string {
   switch (issue.code) {
     case 'invalid_type':
-      return /received undefined/.test(issue.message) ? `add the required field (${issue.expected})` : `change it to a ${issue.expected}`;
+      return missing(issue) ? `add it (${withArticle(issue.expected)})` : `change it to ${withArticle(issue.expected)}`;
     case 'invalid_value':
       return `use one of: ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
     case 'too_small':
@@ -52,7 +58,8 @@ export function zodIssues(file: string, error: z.ZodError): ConfigIssue[] {
   return error.issues.map((issue) => ({
     file,
     field: fieldPath(issue.path),
-    problem: issue.message,
+    // zod's words for a field left out ("Invalid input: expected string, received undefined") read as a wrong value.
+    problem: missing(issue) ? 'missing' : issue.message,
     fix: fixFor(issue),
   }));
 }

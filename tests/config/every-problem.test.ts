@@ -41,12 +41,27 @@ describe('troupe validate names every problem of a file in one run', () => {
     expect(code).toBe(1);
     const cmo = join(dir, 'personas', 'cmo.json');
     expect(problems(stderr)).toEqual([
-      `${cmo}: name: Invalid input: expected string, received undefined — add the required field (string)`,
+      // It said "name: Invalid input: expected string, received undefined — add the required field (string)".
+      `${cmo}: name: missing — add it (a string)`,
       `${cmo}: (root): Unrecognized key: "colour" — remove "colour" (check the spelling)`,
       `${cmo}: prompt: prompt file ${join(dir, 'prompts', 'nope.md')} is missing — create ${join(dir, 'prompts', 'nope.md')} or point "prompt" at an existing file in prompts/`,
-      expect.stringMatching(new RegExp(`^${cmo.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: handoff_to\\[1\\]: unknown persona "ghost" — use one of: `)),
+      expect.stringMatching(new RegExp(`^${cmo.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: handoff_to\\[1\\]: unknown persona or major "ghost" — use a persona \\(.*\\) or a major \\(STRATEGIC, CREATIVE, TECHNICAL, USER_INTERACTION\\)$`)),
       '4 problem(s)',
     ]);
+  });
+
+  it('a mistyped handoff major is named with what was meant; a wrong type reads with its article', async () => {
+    const dir = copyTeam();
+    edit(join(dir, 'personas', 'ceo.json'), (j) => {
+      j.handoff_to = ['STRATEGY', 'cfo'];
+    });
+    writeFileSync(join(dir, 'personas', 'cfo.json'), '[]');
+    const { code, stderr } = await runCli(['validate', '--team', dir, '--workflow', 'coder_reviewer']);
+    expect(code).toBe(1);
+    const lines = problems(stderr);
+    // It said 'unknown persona "STRATEGY" — use one of: <the personas>' (a major is what it takes too), and "change it to a object".
+    expect(lines).toContainEqual(expect.stringMatching(/ceo\.json: handoff_to\[0\]: unknown persona or major "STRATEGY" — did you mean "STRATEGIC"\? use a persona \(/));
+    expect(lines).toContainEqual(`${join(dir, 'personas', 'cfo.json')}: (root): Invalid input: expected object, received array — change it to an object`);
   });
 
   it('team.json with a misspelt arbiter key: its unknown pipeline persona and initial are named too', async () => {

@@ -57,7 +57,7 @@ describe('loadTeam', () => {
         `${re} in\n${lines.join('\n')}`,
       ).toBe(true);
     has(/cmo\.json: model: .* — change it to a string/);
-    has(/cfo\.json: handoff_to\[1\]: unknown persona "janitor" — use one of: /);
+    has(/cfo\.json: handoff_to\[1\]: unknown persona or major "janitor" — use a persona \(.*\) or a major \(/);
     has(/team\.json: initial: unknown persona "muse"/);
     has(/team\.json: pipeline\[1\]\.persona: unknown persona "nobody"/);
     has(/team\.json: majors\[1\]\.personas\[1\]: persona "game_designer" is in two majors \(STRATEGIC and CREATIVE\)/);
