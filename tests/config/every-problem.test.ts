@@ -45,7 +45,11 @@ describe('troupe validate names every problem of a file in one run', () => {
       `${cmo}: name: missing — add it (a string)`,
       `${cmo}: (root): Unrecognized key: "colour" — remove "colour" (check the spelling)`,
       `${cmo}: prompt: prompt file ${join(dir, 'prompts', 'nope.md')} is missing — create ${join(dir, 'prompts', 'nope.md')} or point "prompt" at an existing file in prompts/`,
-      expect.stringMatching(new RegExp(`^${cmo.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: handoff_to\\[1\\]: unknown persona or major "ghost" — use a persona \\(.*\\) or a major \\(STRATEGIC, CREATIVE, TECHNICAL, USER_INTERACTION\\)$`)),
+      expect.stringMatching(
+        new RegExp(
+          `^${cmo.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: handoff_to\\[1\\]: unknown persona or major "ghost" — use a persona \\(.*\\) or a major \\(STRATEGIC, CREATIVE, TECHNICAL, USER_INTERACTION\\)$`,
+        ),
+      ),
       '4 problem(s)',
     ]);
   });
