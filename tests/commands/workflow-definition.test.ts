@@ -6,7 +6,7 @@ import { situation } from '../../src/commands/situation.js';
 import { sessionUsage } from '../../src/usage/session-usage.js';
 import { UsageMeter } from '../../src/usage/usage-meter.js';
 import { initialState } from '../../src/engine/step.js';
-import { toMermaid } from '../../src/graph.js';
+import { toMermaid } from '../../src/report/mermaid.js';
 import { teamOf } from '../../src/team/team-settings.js';
 import { compileWorkflow } from '../../src/workflow/run/compile.js';
 import type { WorkflowPlan } from '../../src/workflow/run/plan.js';

@@ -13,7 +13,7 @@ const LAYERS: string[][] = [
   ['kernel'],
   ['memory'],
   ['team', 'workflow'],
-  ['kinds', 'graph', 'warming'],
+  ['kinds', 'warming'],
   ['store'],
   ['report'],
   ['session'],

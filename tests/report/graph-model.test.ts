@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { toMermaid } from '../../src/graph.js';
+import { toMermaid } from '../../src/report/mermaid.js';
 import { graphModel, isActive } from '../../src/report/graph-model.js';
 import { workflowMermaid } from '../../src/workflow/graph.js';
 import { loadWorkflowOrThrow } from '../../src/workflow/load/load-workflow.js';

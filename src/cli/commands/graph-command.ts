@@ -1,4 +1,4 @@
-import { toMermaid } from '../../graph.js';
+import { toMermaid } from '../../report/mermaid.js';
 import type { CliArgs } from '../args.js';
 import { teamFor, workflowFor } from '../common.js';
 import { printer, type CliIo } from '../io.js';

@@ -1,4 +1,4 @@
-import type { MachineDefinition } from './engine/definition.js';
+import type { MachineDefinition } from '../engine/definition.js';
 
 /** Renders the team as a Mermaid state diagram: majors as composite states, handoff_to as edges. */
 export function toMermaid(def: MachineDefinition): string {
