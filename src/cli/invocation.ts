@@ -1,5 +1,5 @@
 import { realpathSync, statSync } from 'node:fs';
-import { delimiter, isAbsolute, join, relative, sep } from 'node:path';
+import { basename, delimiter, isAbsolute, join, relative, sep } from 'node:path';
 
 /** How this process was started: the script node ran (process.argv[1]), its environment and directory. */
 export interface Started {
@@ -16,8 +16,10 @@ export interface Started {
 export function invocationOf(started: Started, onPath: (name: string) => string | undefined = (name) => findOnPath(name, started.env)): string {
   const { script, env, cwd } = started;
   if (env.npm_lifecycle_event === 'start' && env.npm_package_name === 'troupe') return 'npm start --';
-  if (env.npm_command === 'exec' || env.npm_lifecycle_event === 'npx') return 'npx troupe';
   if (script === undefined) return 'troupe';
+  // npm's variables reach every process below it (`npx vitest` running the CLI): npx started this one only when
+  // it ran the bin link it made (…/_npx/…/node_modules/.bin/troupe).
+  if (env.npm_command === 'exec' && basename(script) === 'troupe') return 'npx troupe';
   const found = onPath('troupe');
   if (found !== undefined && sameFile(found, script)) return 'troupe';
   const shown = script.startsWith(cwd + sep) ? relative(cwd, script) : script;

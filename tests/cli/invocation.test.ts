@@ -41,7 +41,10 @@ describe('the command a hint names for troupe', () => {
     expect(invocationOf({ script, env: { npm_lifecycle_event: 'start', npm_package_name: 'troupe', PATH: bin }, cwd: clone })).toBe('npm start --');
     // Another package's start script that runs troupe: npm start there is not troupe.
     expect(invocationOf({ script, env: { npm_lifecycle_event: 'start', npm_package_name: 'mygame' }, cwd: clone }, nowhere)).toBe('node dist/cli.js');
-    expect(invocationOf({ script, env: { npm_command: 'exec', npm_lifecycle_event: 'npx' }, cwd: clone }, nowhere)).toBe('npx troupe');
+    const npx = join(dir, '_npx', 'c264bddb', 'node_modules', '.bin', 'troupe');
+    expect(invocationOf({ script: npx, env: { npm_command: 'exec', npm_lifecycle_event: 'npx' }, cwd: clone }, nowhere)).toBe('npx troupe');
+    // npm's variables reach every process below it: the CLI that npx vitest's test runs is not npx troupe.
+    expect(invocationOf({ script, env: { npm_command: 'exec', npm_lifecycle_event: 'npx' }, cwd: clone }, nowhere)).toBe('node dist/cli.js');
   });
 
   it('is troupe for a caller of main() that does not say how it was started', async () => {

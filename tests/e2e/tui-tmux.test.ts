@@ -75,7 +75,8 @@ describe.skipIf(!hasTmux)(`the real CLI in tmux${hasTmux ? '' : ' (skipped: tmux
     tmux('send-keys', '-t', 'tui', '-l', '!quit');
     tmux('send-keys', '-t', 'tui', 'Enter');
     await until(
-      () => screen().includes('continue it with: troupe resume'),
+      // The command as it was started: node and the script, or troupe where that on the PATH is this CLI.
+      () => /continue it with: (troupe|node \S*cli\.js) resume/.test(screen()),
       () => `after quit:\n${screen()}`,
       15_000,
     );
