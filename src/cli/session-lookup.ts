@@ -1,11 +1,10 @@
 import type { MachineDefinition } from '../engine/definition.js';
 import { UserError } from '../errors.js';
 import { bareDefinition } from '../report/bare-definition.js';
-import { openTeam } from '../team/open-team.js';
-import { compileWorkflow } from '../workflow/run/compile.js';
 import type { SessionDocument } from '../store/session-file.js';
 import { documentSealed } from '../session/source-seal.js';
 import { storedTeamProblem } from '../session/stored-plan-trust.js';
+import { storedMachine } from '../session/stored-tail.js';
 import { matchId, newestFirst, type Store, type StoredEntry } from '../store/store.js';
 
 /** What a command takes when no id is given: the newest session (show, export) or the newest one resume can continue. */
@@ -65,21 +64,20 @@ export async function resolveSessionId(store: Store, wanted: string | undefined,
 }
 
 /**
- * The session's definition for display: its workflow's stored plan, else its team as its directory loads now when
- * the document's team directory is trusted as resume trusts it (sealed by this user's troupe, or the shipped team):
- * a document planted in the data dir does not get a directory of its choosing read. Else (or when the directory is
- * gone) the agents are named by id; `note` is told why when the directory was not trusted.
+ * The session's definition for display, as reopening it builds it (storedMachine: its workflow's stored plan, else
+ * its team as its directory loads now, with the session's own turn limit, which the lines past its checkpoint are
+ * stepped under) when the document's team directory is trusted as resume trusts it (sealed by this user's troupe,
+ * or the shipped team): a document planted in the data dir does not get a directory of its choosing read. Else (or
+ * when the directory is gone) the agents are named by id; `note` is told why when the directory was not trusted.
  */
 export function displayDefinition(doc: SessionDocument, env: Record<string, string | undefined>, note: (line: string) => void = () => {}): MachineDefinition {
-  if (doc.workflow?.plan) return compileWorkflow(doc.workflow.plan);
-  const untrusted = storedTeamProblem(doc.team.dir, documentSealed(doc, env));
-  if (untrusted) {
-    note(`${untrusted} — its agents are named by id (troupe resume ${doc.id.slice(0, 8)} --team <dir> vouches for a directory)`);
-    return bareDefinition(doc);
+  if (!doc.workflow?.plan) {
+    const untrusted = storedTeamProblem(doc.team.dir, documentSealed(doc, env));
+    if (untrusted) {
+      note(`${untrusted} — its agents are named by id (troupe resume ${doc.id.slice(0, 8)} --team <dir> vouches for a directory)`);
+      return bareDefinition(doc);
+    }
   }
-  try {
-    return openTeam(doc.team.dir).def;
-  } catch {
-    return bareDefinition(doc);
-  }
+  // The team's own limit (40 turns) stepped a session run with --max-turns 2 past the turn it waited at: show said "interrupted".
+  return storedMachine(doc) ?? bareDefinition(doc);
 }
