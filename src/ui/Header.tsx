@@ -14,7 +14,10 @@ export interface HeaderProps {
   notice?: boolean;
 }
 
-/** Team (or workflow), mode (FSM / SIMPLE / WORKFLOW) and model; a clear notice when running on the offline demo model. */
+/**
+ * The team and its mode (FSM / SIMPLE), or `workflow <name>` (a workflow has no mode), and the model, as `troupe run`
+ * heads its transcript; a clear notice when running on the offline demo model.
+ */
 export function Header({ team, mode, model, offline, notice = true }: HeaderProps): React.JSX.Element {
   return (
     <Box flexDirection="column">
@@ -22,10 +25,24 @@ export function Header({ team, mode, model, offline, notice = true }: HeaderProp
         <Text bold color="cyan">
           troupe
         </Text>
-        <Text> · {safe(team)} · </Text>
-        <Text bold color={mode === 'fsm' ? 'green' : mode === 'workflow' ? 'blue' : 'magenta'}>
-          {mode.toUpperCase()}
-        </Text>
+        {mode === 'workflow' ? (
+          <Text>
+            {' · '}
+            <Text bold color="blue">
+              workflow
+            </Text>{' '}
+            {safe(team)}
+          </Text>
+        ) : (
+          <Text>
+            {' · '}
+            {safe(team)}
+            {' · '}
+            <Text bold color={mode === 'fsm' ? 'green' : 'magenta'}>
+              {mode.toUpperCase()}
+            </Text>
+          </Text>
+        )}
         <Text dimColor> · {offline ? 'demo model' : safe(model)}</Text>
       </Text>
       {offline && notice ? (

@@ -32,6 +32,12 @@ describe('Header', () => {
     expect(online.lastFrame()).toContain('FSM · openai-compatible api.openai.com');
     expect(online.lastFrame()).not.toContain('DEMO');
   });
+
+  it('heads a workflow as troupe run does: "workflow <name>", no mode (it said "clarify_then_write · WORKFLOW")', () => {
+    const { lastFrame } = render(<Header team="clarify_then_write" mode="workflow" model="demo" offline />);
+    expect(lastFrame()).toContain('troupe · workflow clarify_then_write · demo model');
+    expect(lastFrame()).not.toContain('WORKFLOW');
+  });
 });
 
 describe('StateLine', () => {
