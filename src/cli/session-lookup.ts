@@ -19,6 +19,14 @@ export function notResumable(entry: StoredEntry): string | null {
   return null;
 }
 
+/** How a command picks its session when no id is given, and the command (troupeCommand) its hints name. */
+export interface SessionPick {
+  pick: DefaultSession;
+  /** The command the user types for troupe (`npm start --` before `npm link`); `troupe` when not given. */
+  troupe?: string;
+  sealed?: SealedPick;
+}
+
 /** How resume picks among the sessions that can go on: those this user's troupe sealed first (`env` gives the key), and where it says why when it takes another. */
 export interface SealedPick {
   env: Record<string, string | undefined>;
@@ -42,17 +50,18 @@ async function sealedHere(store: Store, id: string, env: Record<string, string |
  * document's word, and a document planted in the data dir (a cloned repository's `.troupe/`) with a date to come
  * would win; when only such sessions can go on, it takes the newest and says so in one line.
  */
-export async function resolveSessionId(store: Store, wanted: string | undefined, pick: DefaultSession = 'resumable', sealed?: SealedPick): Promise<string> {
+export async function resolveSessionId(store: Store, wanted: string | undefined, how: SessionPick = { pick: 'resumable' }): Promise<string> {
   if (wanted !== undefined) return matchId(wanted, await store.ids());
+  const { pick, sealed, troupe = 'troupe' } = how;
   const entries = newestFirst(await store.list());
-  if (entries.length === 0) throw new UserError('no stored sessions yet — start one with troupe run "<brief>"');
+  if (entries.length === 0) throw new UserError(`no stored sessions yet — start one with ${troupe} run "<brief>"`);
   if (pick === 'newest') return entries[0]!.id;
   const resumable = entries.filter((e) => notResumable(e) === null);
   if (sealed) {
     for (const e of resumable) if (await sealedHere(store, e.id, sealed.env)) return e.id;
     if (resumable[0])
       sealed.note(
-        `resuming ${resumable[0].id}, the newest session that can go on: none can that your troupe started (it was made elsewhere, before sessions were sealed, or edited) — name one with troupe resume <id>`,
+        `resuming ${resumable[0].id}, the newest session that can go on: none can that your troupe started (it was made elsewhere, before sessions were sealed, or edited) — name one with ${troupe} resume <id>`,
       );
   }
   const found = resumable[0];
@@ -60,7 +69,7 @@ export async function resolveSessionId(store: Store, wanted: string | undefined,
   const counts = new Map<string, number>();
   for (const e of entries) counts.set(notResumable(e)!, (counts.get(notResumable(e)!) ?? 0) + 1);
   const why = [...counts].map(([reason, n]) => `${n} ${reason}`).join(', ');
-  throw new UserError(`no session can be resumed (${why}) — list them with troupe sessions, then pick one with troupe resume <id>, or start one with troupe run "<brief>"`);
+  throw new UserError(`no session can be resumed (${why}) — list them with ${troupe} sessions, then pick one with ${troupe} resume <id>, or start one with ${troupe} run "<brief>"`);
 }
 
 /**

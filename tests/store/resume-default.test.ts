@@ -54,7 +54,7 @@ describe('which session troupe resume takes when no id is given', () => {
     const { store } = await mixed();
     expect(await resolveSessionId(store, undefined)).toBe('good');
     // show and export still take the newest, whatever its state.
-    expect(await resolveSessionId(store, undefined, 'newest')).toBe('finished');
+    expect(await resolveSessionId(store, undefined, { pick: 'newest' })).toBe('finished');
   });
 
   it('an explicit id still opens exactly that session', async () => {
@@ -79,6 +79,8 @@ describe('which session troupe resume takes when no id is given', () => {
     );
     expect(existsSync(join(dir, 'sessions', 'not-started.json'))).toBe(false);
     await expect(resolveSessionId(new MemoryStore(), undefined)).rejects.toThrow(/^no stored sessions yet/);
+    // Before npm link the hints name the command the user started troupe with.
+    await expect(resolveSessionId(new MemoryStore(), undefined, { pick: 'resumable', troupe: 'npm start --' })).rejects.toThrow('no stored sessions yet — start one with npm start -- run "<brief>"');
   });
 });
 

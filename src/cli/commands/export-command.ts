@@ -5,7 +5,7 @@ import { sessionDeliverables } from '../../session/deliverables-of.js';
 import { stateAtJournalEnd } from '../../session/stored-tail.js';
 import { UsageError, type CliArgs } from '../args.js';
 import { storeFor } from '../store-for.js';
-import { complainer, type CliIo } from '../io.js';
+import { complainer, troupeCommand, type CliIo } from '../io.js';
 import { displayDefinition, resolveSessionId } from '../session-lookup.js';
 
 /** `troupe export <id> [md|json] [--format F]`: the session as Markdown, or as its document with its deliverables and events (JSON). */
@@ -15,7 +15,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   if (fmt !== 'md' && fmt !== 'json') throw new UsageError(`format must be md or json, got "${fmt}"`);
   const store = storeFor(io);
   // Stored values were redacted when written, but perhaps by an older troupe or under other secrets.
-  const read = redactDeep(await store.read(await resolveSessionId(store, wanted, 'newest')), redactorFrom(io.env));
+  const read = redactDeep(await store.read(await resolveSessionId(store, wanted, { pick: 'newest', troupe: troupeCommand(io) })), redactorFrom(io.env));
   const def = displayDefinition(read.doc, io.env, (line) => complainer(io)(`troupe: ${line}`));
   const deliverables = redactDeep(await sessionDeliverables(store, read, def), redactorFrom(io.env));
   const text =

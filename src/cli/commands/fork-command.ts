@@ -4,7 +4,7 @@ import { terminalSafe } from '../../report/terminal-safe.js';
 import { timelineOf } from '../../report/timeline.js';
 import { forkSession } from '../../store/fork.js';
 import { UsageError, type CliArgs } from '../args.js';
-import { complainer, printer, type CliIo } from '../io.js';
+import { complainer, printer, troupeCommand, type CliIo } from '../io.js';
 import { displayDefinition, resolveSessionId } from '../session-lookup.js';
 import { storeFor } from '../store-for.js';
 
@@ -17,7 +17,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   const wanted = args.positionals[0];
   if (wanted === undefined) throw new UsageError('fork needs a session: troupe fork <id> [--at STEP]', 'fork');
   const store = storeFor(io);
-  const id = await resolveSessionId(store, wanted, 'newest');
+  const id = await resolveSessionId(store, wanted, { pick: 'newest', troupe: troupeCommand(io) });
   const write = printer(io);
   if (args.at === undefined) {
     const read = await store.read(id);

@@ -21,7 +21,7 @@ import { confirmAfterReplay, NotResumed } from '../replay-guard.js';
  */
 export async function run(args: CliArgs, io: CliIo): Promise<number> {
   const store = storeFor(io);
-  const id = await resolveSessionId(store, args.positionals[0], 'resumable', { env: io.env, note: complainer(io) });
+  const id = await resolveSessionId(store, args.positionals[0], { pick: 'resumable', troupe: troupeCommand(io), sealed: { env: io.env, note: complainer(io) } });
   const interactive = io.interactive && !args.json;
   let session: Awaited<ReturnType<typeof openSession>>;
   try {
