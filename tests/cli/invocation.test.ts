@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { invocationOf } from '../../src/cli/invocation.js';
+import { Readable } from 'node:stream';
+import { main } from '../../src/cli/main.js';
 import { cleanEnv, runCli, runCliProcess } from '../helpers/cli.js';
 import { REPO_ROOT } from '../helpers/team.js';
 
@@ -50,6 +52,28 @@ describe('the command a hint names for troupe', () => {
   it('is troupe for a caller of main() that does not say how it was started', async () => {
     const result = await runCli(['run', '--demo', 'a lighthouse game', '--max-turns', '1']);
     expect(result.stdout).toMatch(/continue it with: troupe resume [0-9a-f]{8}\n/);
+  });
+
+  it('is what every hint of the CLI names: saved, sessions, workflows, fork', async () => {
+    const data = join(dir, 'hints');
+    const say = async (args: string[]) => {
+      let out = '';
+      await main(args, {
+        stdout: { write: (t: string) => (out += t) },
+        stderr: { write: () => true },
+        stdin: Readable.from([]),
+        env: cleanEnv({ TROUPE_DATA_DIR: data }),
+        cwd: dir,
+        interactive: false,
+        invocation: () => 'npm start --',
+      });
+      return out;
+    };
+    expect(await say(['sessions'])).toContain('start one with npm start -- run "<brief>"');
+    const run = await say(['run', '--demo', 'a lighthouse game', '--max-turns', '1']);
+    const id = /continue it with: npm start -- resume ([0-9a-f]{8})\n/.exec(run)![1]!;
+    expect(await say(['workflows'])).toContain('run one: npm start -- run --workflow <name>');
+    expect(await say(['fork', id])).toContain(`fork at a step: npm start -- fork ${id} --at <step>`);
   });
 
   it('the saved line of a real process started before npm link names node dist/cli.js; after it, troupe', async () => {

@@ -24,7 +24,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
     const steps = timelineOf(read.records, displayNames(displayDefinition(read.doc, io.env, (line) => complainer(io)(`troupe: ${line}`))));
     for (const s of steps) write(terminalSafe(`${String(s.step).padStart(5)}  ${s.title}`));
     write('');
-    write(`fork at a step: troupe fork ${id.slice(0, 8)} --at <step> (the session stays as it is)`);
+    write(`fork at a step: ${troupeCommand(io)} fork ${id.slice(0, 8)} --at <step> (the session stays as it is)`);
     return 0;
   }
   const fork = await forkSession(store, { from: id, step: args.at, id: randomUUID(), now: new Date().toISOString() });

@@ -1,5 +1,5 @@
 import type { CliArgs } from '../args.js';
-import { printer, type CliIo } from '../io.js';
+import { printer, troupeCommand, type CliIo } from '../io.js';
 
 /** `troupe workflows`: the workflows troupe can run (project ones first, then the shipped ones), with their descriptions. */
 export async function run(_args: CliArgs, io: CliIo): Promise<number> {
@@ -14,6 +14,6 @@ export async function run(_args: CliArgs, io: CliIo): Promise<number> {
   const width = Math.max(...entries.map((e) => e.name.length));
   for (const e of entries) write(`${e.name.padEnd(width)}  ${e.broken ? `(cannot be read: ${e.broken})` : e.description}${e.shipped ? '' : `  [${e.where}]`}`);
   write('');
-  write('run one: troupe run --workflow <name> --input "<text or JSON>"  ·  in the UI: /workflow <name> <input>');
+  write(`run one: ${troupeCommand(io)} run --workflow <name> --input "<text or JSON>"  ·  in the UI: /workflow <name> <input>`);
   return 0;
 }
