@@ -26,6 +26,7 @@ import { CHAIN_START, sealLineInto } from '../src/store/journal-chain.js';
 import { JournalWriter } from '../src/store/journal-file.js';
 import type { JournalRecord } from '../src/store/session-file.js';
 import type { SessionHandle } from '../src/store/store.js';
+import { allocationSites, sampleAllocations, type HeapProfileNode } from './allocation-sites.js';
 import { layerBreakdown } from './layer-breakdown.js';
 import { generatedTeam } from './team-fixtures.js';
 import { interleaved, median, ms, QUICK, ratio } from './stats.js';
@@ -328,6 +329,27 @@ async function storeCallsInSession(loaded: LoadedTeam, def: MachineDefinition, r
 }
 
 /**
+ * Bytes allocated per transition by a session with `layers` (V8's sampling heap profiler, one sample per 4 KiB on
+ * average, from turn FROM_TURN; median of `runs` sessions, each sampled alone) and the largest allocation sites of the last.
+ */
+async function allocationPerTransition(loaded: LoadedTeam, def: MachineDefinition, layers: Layers, runs: number): Promise<{ bytes: number; sites: { site: string; bytes: number }[] }> {
+  const totals: number[] = [];
+  let sites: { site: string; bytes: number }[] = [];
+  for (let i = 0; i < runs; i++) {
+    let stop: Promise<() => Promise<HeapProfileNode>> | null = null;
+    let head: Promise<HeapProfileNode> | null = null;
+    const took = await sessionPerTransition(loaded, def, layers, (on) => {
+      if (on) stop = sampleAllocations(4096);
+      else head = stop!.then((s) => s());
+    });
+    const all = allocationSites(await head!);
+    totals.push(all.reduce((n, s) => n + s.bytes, 0) / took.transitions);
+    sites = all.map((s) => ({ site: s.site, bytes: s.bytes / took.transitions }));
+  }
+  return { bytes: median(totals), sites };
+}
+
+/**
  * The pure step() per transition, timed over the last turns before `turns` (so a long session is measured
  * where it is long): wall time, and the process's CPU time (which a busy machine inflates less).
  */
@@ -447,6 +469,18 @@ export default async function engine(): Promise<void> {
     process.stdout.write(`      memory: ${lines(cliParts.get('memory'))}\n        (the bare path's instead: ${lines(bareParts.get('bare'))})\n`);
     process.stdout.write(`      store: ${lines(cliParts.get('store'))}\n`);
     process.stdout.write(`      both: ${lines(cliParts.get('gc'))} (the bare path's: ${lines(bareParts.get('gc'))})\n`);
+    // One session at a time: the sampler sees the whole process.
+    const allocation: Record<string, Awaited<ReturnType<typeof allocationPerTransition>>> = {};
+    for (const [v, layers] of Object.entries(variants)) allocation[v] = await allocationPerTransition(loaded, defs[t]!, layers, QUICK ? 1 : 3);
+    const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+    process.stdout.write(
+      `    allocation per transition (sampled, median of ${QUICK ? 1 : 3} sessions): ${Object.entries(allocation)
+        .map(([v, a]) => `${v} ${kb(a.bytes)}`)
+        .join(' · ')}\n      the CLI path's largest sites: ${allocation
+        .cli!.sites.slice(0, 8)
+        .map((s) => `${kb(s.bytes)} ${s.site.replace(/ src\//g, ' ')}`)
+        .join(' · ')}\n`,
+    );
     process.stdout.write(
       `    model calls per transition: bare and store 1 persona call; memory and the CLI path 1 + ${summaryCalls.toFixed(2)} summary calls (the rolling memory's own work, counted in its layer)\n`,
     );
