@@ -114,11 +114,20 @@ describe('troupe serve holds a capped number of connections', () => {
     let out = '';
     child.stdout!.on('data', (d) => (out += d));
     child.stderr!.on('data', (d) => (out += d));
-    await until(async () => /http:\/\/127\.0\.0\.1:(\d+)\//.test(out) || child.exitCode !== null, 'troupe serve to print its address');
+    await until(async () => / connections · /.test(out) || child.exitCode !== null, 'troupe serve to print its address and limits');
     const port = Number(out.match(/http:\/\/127\.0\.0\.1:(\d+)\//)?.[1]);
     expect(out).toContain('at most 1000 sessions and 100 connections');
     await idleFlood(port, 300);
     // Accepted after the 300 (the kernel queues connections in order): refused before the cap, for want of a file.
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+  });
+});
+
+describe('TROUPE_SERVE_MAX_CONNECTIONS', () => {
+  it('must be a whole number of at least 2: one line naming it, before anything starts', async () => {
+    const { runCli } = await import('../helpers/cli.js');
+    const run = await runCli(['serve', '--port', '0'], cleanEnv({ TROUPE_SERVE_MAX_CONNECTIONS: 'many' }));
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('TROUPE_SERVE_MAX_CONNECTIONS must be a whole number >= 2, got "many"');
   });
 });

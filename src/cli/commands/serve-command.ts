@@ -40,6 +40,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
       list: () => listWorkflows(workflowDirs(io.cwd, io.env), io.cwd).filter((w) => !w.broken),
     },
     allowWorkflowPaths: args.allowWorkflowPaths,
+    allowNetwork: args.allowNetwork,
     sandbox: sharedSandboxPool(),
     // People watch the live page: the demo is paced as in the terminal UI (TROUPE_DEMO_PACE_MS).
     model: async (stored) => paced(await resumeModel(io.env, { demo: args.demo }, stored ? stored.events : async () => []), io.env),
