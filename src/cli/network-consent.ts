@@ -9,7 +9,10 @@ import { answer } from './replay-guard.js';
 export function networkConsent(allowNetwork: boolean, io: CliIo, interactive: boolean): boolean | ((grant: NetworkGrant) => Promise<boolean>) {
   if (allowNetwork || !interactive) return allowNetwork;
   return async (grant) => {
-    const reply = await answer(io, `${grant.source}: agent ${grant.agent}'s commands ask for the network (command_policy "network": true): the internet and this machine's local services.\nLet them? [y/N] `);
+    const reply = await answer(
+      io,
+      `${grant.source}: agent ${grant.agent}'s commands ask for the network (command_policy "network": true): the internet and this machine's local services.\nLet them? [y/N] `,
+    );
     return /^\s*y(es)?\s*$/i.test(reply);
   };
 }

@@ -45,7 +45,17 @@ export function workflowLauncher(io: CliIo, deps: LauncherDeps): WorkflowLaunche
       const { loadWorkflowOrThrow, dirs } = await loader();
       const workflow = loadWorkflowOrThrow(name, { cwd: io.cwd, env: io.env, dirs: dirs(), team: deps.team.loaded });
       // In the UI, commands under the `ask` policy wait for !allow / !deny.
-      const session = await openSession({ team: deps.team, teamDir: deps.teamDir, workflow, model: deps.model(), store: deps.store, env: io.env, brief: input, askCommands: true, allowNetwork: deps.allowNetwork ?? false });
+      const session = await openSession({
+        team: deps.team,
+        teamDir: deps.teamDir,
+        workflow,
+        model: deps.model(),
+        store: deps.store,
+        env: io.env,
+        brief: input,
+        askCommands: true,
+        allowNetwork: deps.allowNetwork ?? false,
+      });
       session.start(input);
       return session;
     },

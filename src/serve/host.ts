@@ -168,7 +168,19 @@ export class SessionHost {
     const o = this.options;
     const released = this.releasing.get(id);
     const opening = (released ?? Promise.resolve())
-      .then(() => openSession({ store: o.store, resume: id, team: o.team, teamDir: o.teamDir, env: o.env, model: o.model, meter: this.meter(), allowNetwork: o.allowNetwork ?? false, ...(o.clock ? { clock: o.clock } : {}) }))
+      .then(() =>
+        openSession({
+          store: o.store,
+          resume: id,
+          team: o.team,
+          teamDir: o.teamDir,
+          env: o.env,
+          model: o.model,
+          meter: this.meter(),
+          allowNetwork: o.allowNetwork ?? false,
+          ...(o.clock ? { clock: o.clock } : {}),
+        }),
+      )
       .then((session) => {
         this.adopt(session).resume();
         return session;
