@@ -10,6 +10,7 @@ import { cleanEnv, runProcess, type ProcessResult } from './process-runner.js';
 import { inheritableDescriptors } from './inherited-fds.js';
 import { defineTool, toolSpec, ToolError, type AgentTool } from './tool.js';
 import { checkWorkspacePlace } from './workspace-place.js';
+import { overBudget, usageOf, workspaceChanged } from './workspace-budget.js';
 
 const Args = z.object({
   command: z.string().describe('One program and its arguments, e.g. "npm test" or "ls -la src". No shell: no pipes, ;, &&, redirections, variables or wildcards.'),
@@ -69,6 +70,9 @@ export function runCommandTool(policy: CommandPolicy, options: RunCommandOptions
       if (policy.mode === 'ask' && !(await policy.approve!(a.command, root))) throw new ToolError('the user declined to run this command');
       if (signal?.aborted) throw new ToolError('the turn was aborted before the command started');
       await checkWorkspacePlace(root);
+      // What a command writes cannot be bounded while it runs (no quotas; RLIMIT_FSIZE bounds one file): once commands have filled the workspace past its caps, no other runs.
+      const full = overBudget(await usageOf(root), limits);
+      if (full) throw new ToolError(`${full}; no more commands run here — make room with write_file (smaller files) or finish with what is there`);
       // A bare name is found by the jail on the same PATH (so the program sees argv[0] as written); a path is passed as resolved.
       const command = name.includes('/') ? program : name;
       const resources = { memoryBytes: limits.commandMemoryBytes, fileBytes: limits.commandFileBytes, processes: limits.commandProcesses };
@@ -81,6 +85,7 @@ export function runCommandTool(policy: CommandPolicy, options: RunCommandOptions
         // bubblewrap passes every open descriptor on: one troupe inherited would reach outside the jail.
         cover: await inheritableDescriptors(),
       });
+      workspaceChanged(root);
       if (result.spawnError) throw new ToolError(`could not start the sandbox for "${name}": ${result.spawnError}`);
       const end = ending(result, limits.commandTimeoutMs);
       const dropped = result.droppedBytes > 0 ? `\n[output truncated: ${bytes(result.droppedBytes)} more were left out]` : '';
