@@ -1,0 +1,104 @@
+import { readFileSync } from 'node:fs';
+import { mkdir, readFile, rmdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** A pids cgroup made for one command: where it is (its `cgroup.procs` takes the command's first process), and its removal once the command is over. */
+export interface CommandCgroup {
+  procs: string;
+  release(): Promise<void>;
+}
+
+/**
+ * The directory the pids controller puts this process in, from /proc/self/mounts and /proc/self/cgroup: a
+ * cgroup v1 hierarchy mounted with `pids`, else the cgroup v2 one. Null when neither is mounted (not Linux,
+ * a container without cgroups). Whether troupe may make cgroups there is found by trying.
+ */
+export function pidsCgroupHome(mounts: string, cgroups: string): { dir: string; v2: boolean } | null {
+  const mountLines = mounts.split('\n').map((line) => line.split(' '));
+  const v1 = mountLines.find((f) => f[2] === 'cgroup' && (f[3] ?? '').split(',').includes('pids'));
+  const own = (pattern: RegExp) =>
+    cgroups
+      .split('\n')
+      .map((line) => pattern.exec(line)?.[1])
+      .find((p) => p !== undefined);
+  if (v1?.[1]) {
+    const path = own(/^\d+:(?:[^:]*,)?pids(?:,[^:]*)?:(.*)$/);
+    if (path !== undefined) return { dir: join(v1[1], path), v2: false };
+  }
+  const v2 = mountLines.find((f) => f[2] === 'cgroup2');
+  const path = own(/^0::(.*)$/);
+  return v2?.[1] && path !== undefined ? { dir: join(v2[1], path), v2: true } : null;
+}
+
+let home: Promise<string | null> | null = null;
+let made = 0;
+
+/** Where this process makes its commands' cgroups, found once: null when there is no pids controller it may use. */
+function cgroupHome(): Promise<string | null> {
+  home ??= (async () => {
+    let found: ReturnType<typeof pidsCgroupHome>;
+    try {
+      found = pidsCgroupHome(readFileSync('/proc/self/mounts', 'utf8'), readFileSync('/proc/self/cgroup', 'utf8'));
+    } catch {
+      return null;
+    }
+    if (!found) return null;
+    // On cgroup v2 the controller must be handed down to children first (which the kernel allows only where it may).
+    if (found.v2) await writeFile(join(found.dir, 'cgroup.subtree_control'), '+pids').catch(() => undefined);
+    const probe = join(found.dir, `troupe-${process.pid}-probe`);
+    try {
+      await mkdir(probe);
+    } catch {
+      return null;
+    }
+    const usable = await readFile(join(probe, 'pids.max'), 'utf8').then(
+      () => true,
+      () => false,
+    );
+    await rmdir(probe).catch(() => undefined);
+    return usable ? found.dir : null;
+  })();
+  return home;
+}
+
+/**
+ * A pids cgroup of its own for one command, at most `processes` processes and threads in it (and the two of
+ * bubblewrap), or null where troupe may not make one. RLIMIT_NPROC does not hold root (the kernel exempts uid 0
+ * in every user namespace), so a command of troupe run as root could fork without end; a cgroup holds root too.
+ */
+export async function commandCgroup(processes: number): Promise<CommandCgroup | null> {
+  const parent = await cgroupHome();
+  if (parent === null) return null;
+  made += 1;
+  const dir = join(parent, `troupe-${process.pid}-${made}`);
+  try {
+    await mkdir(dir);
+    await writeFile(join(dir, 'pids.max'), String(Math.max(1, Math.floor(processes)) + 2));
+  } catch {
+    await rmdir(dir).catch(() => undefined);
+    return null;
+  }
+  return {
+    procs: join(dir, 'cgroup.procs'),
+    async release() {
+      // The jail's processes are killed with its init; the last may still be going for a moment (EBUSY).
+      for (let tries = 0; tries < 50; tries++) {
+        try {
+          await rmdir(dir);
+          return;
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EBUSY') return;
+          await new Promise((r) => setTimeout(r, 10));
+        }
+      }
+    },
+  };
+}
+
+/**
+ * The program and arguments that run `program args` inside the cgroup: a POSIX sh moves itself in (so
+ * every process the command starts is counted from its first), then becomes the program.
+ */
+export function inCgroup(group: CommandCgroup, program: string, args: readonly string[]): { program: string; args: string[] } {
+  return { program: '/bin/sh', args: ['-c', 'echo $$ > "$1" && shift && exec "$@"', 'sh', group.procs, program, ...args] };
+}
