@@ -43,8 +43,8 @@ function cgroupHome(): Promise<string | null> {
       return null;
     }
     if (!found) return null;
-    // On cgroup v2 the controller must be handed down to children first (which the kernel allows only where it may).
-    if (found.v2) await writeFile(join(found.dir, 'cgroup.subtree_control'), '+pids').catch(() => undefined);
+    // On cgroup v2 a child has pids.max only where the controller is handed down already (a container's own
+    // cgroup namespace, a delegated cgroup): troupe does not change the machine's cgroup settings to get it.
     const probe = join(found.dir, `troupe-${process.pid}-probe`);
     try {
       await mkdir(probe);
