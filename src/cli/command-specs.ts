@@ -187,7 +187,7 @@ export const COMMAND_SPECS: readonly CliCommandSpec[] = [
   {
     name: 'worker',
     summary: 'serve the Restate endpoint that runs sessions on Restate',
-    synopsis: ['troupe worker [--port N] [--host H] [--team DIR] [--demo] [--register URL] [--advertise URL] [--allow-workflow-paths]'],
+    synopsis: ['troupe worker [--port N] [--host H] [--team DIR] [--demo] [--register URL] [--advertise URL] [--allow-workflow-paths] [--allow-network]'],
     description: ["Runs until Ctrl+C or SIGTERM. Off loopback it needs TROUPE_RESTATE_IDENTITY_KEYS (the cluster's public keys)."],
     options: [
       ['port', 'port to listen on (default 9080; 0 picks a free one)'],
@@ -197,6 +197,7 @@ export const COMMAND_SPECS: readonly CliCommandSpec[] = [
       'register',
       'advertise',
       ['allow-workflow-paths', 'run a workflow a session names by path (default: only the named workflows of the workflow directories)'],
+      'allow-network',
     ],
     positionals: 0,
     examples: ['troupe worker --register http://127.0.0.1:9070', 'troupe worker --host 0.0.0.0 --port 9080'],

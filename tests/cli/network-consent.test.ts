@@ -100,3 +100,25 @@ describe('a workflow whose agent turns the network on', () => {
     expect((await post(true)).status).toBe(201);
   });
 });
+
+describe('on Restate', () => {
+  it('a worker refuses to create a session of it unless started with --allow-network', async () => {
+    const { createSession } = await import('../../src/serve/restate/create-session.js');
+    const team = studio();
+    // Only what create reads before it refuses: the key and an empty store.
+    const ctx = { key: 'a-session', get: async () => null } as unknown as Parameters<typeof createSession>[0];
+    const runtime = (allowNetwork: boolean) =>
+      ({
+        team,
+        env: {},
+        allowWorkflowPaths: true,
+        allowNetwork,
+        workflows: { load: (name: string) => loadWorkflowOrThrow(name, { cwd: REPO_ROOT, team: team.loaded }) },
+      }) as unknown as Parameters<typeof createSession>[1];
+    const refusal = await createSession(ctx, runtime(false), { workflow: WORKFLOW, input: 'x' }).catch((error: Error & { code?: number }) => error);
+    expect(refusal).toMatchObject({
+      code: 400,
+      message: `workflow: ${REFUSAL.replace('run with --allow-network', 'start the workers with troupe worker --allow-network')}`,
+    });
+  });
+});
