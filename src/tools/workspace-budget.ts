@@ -1,5 +1,5 @@
 import { lstat, readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { UserError } from '../errors.js';
 import { bytes, DEFAULT_WORKSPACE_MAX_BYTES, type ToolLimits } from './limits.js';
 import { ToolError } from './tool.js';
@@ -74,15 +74,33 @@ export function overBudget(usage: WorkspaceUsage, caps: WorkspaceCaps): string |
   return null;
 }
 
+/** How many folders writing a new file at `path` (a real path inside `root`) makes: its missing ancestors below the root. */
+export async function missingFolders(root: string, path: string): Promise<number> {
+  let missing = 0;
+  for (let dir = dirname(path); dir.length > root.length; dir = dirname(dir)) {
+    if (
+      await lstat(dir).then(
+        () => true,
+        () => false,
+      )
+    )
+      break;
+    missing += 1;
+  }
+  return missing;
+}
+
 /**
- * Checks that writing a file of `size` bytes where one of `replaced` bytes was (null: a new file) keeps the
- * workspace within its caps, and counts the write when `write` succeeds; a write that would pass them is
- * refused (ToolError) before anything is written. A model could otherwise fill the disk with many files each
- * under the per-file limit.
+ * Checks that writing a file of `size` bytes where one of `replaced` bytes was (null: a new file, with the
+ * `folders` it makes) keeps the workspace within its caps, and counts the write when `write` succeeds; a write
+ * that would pass them is refused (ToolError) before anything is written. A model could otherwise fill the disk
+ * with many files each under the per-file limit (or many folders, a path 1,000 deep a call).
  */
-export async function withinBudget<T>(root: string, caps: WorkspaceCaps, change: { size: number; replaced: number | null }, write: () => Promise<T>): Promise<T> {
+export async function withinBudget<T>(root: string, caps: WorkspaceCaps, change: { size: number; replaced: number | null; folders?: number }, write: () => Promise<T>): Promise<T> {
   const usage = await usageOf(root);
-  const after = { bytes: usage.bytes + onDisk(change.size) - (change.replaced === null ? 0 : onDisk(change.replaced)), entries: usage.entries + (change.replaced === null ? 1 : 0) };
+  const made = change.replaced === null ? 1 + (change.folders ?? 0) : 0;
+  const freed = change.replaced === null ? 0 : onDisk(change.replaced);
+  const after = { bytes: usage.bytes + onDisk(change.size) + (made - (change.replaced === null ? 1 : 0)) * 4096 - freed, entries: usage.entries + made };
   const over = overBudget(after, caps);
   if (over && after.bytes >= usage.bytes && after.entries >= usage.entries) {
     throw new ToolError(`${over.replace('holds', 'would hold')} after this write; make room first: remove or shrink files you no longer need`);

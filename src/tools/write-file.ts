@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { confineFile, refuseGitInternals } from './confine.js';
 import { bytes } from './limits.js';
 import { writeConfined } from './safe-fs.js';
-import { withinBudget } from './workspace-budget.js';
+import { missingFolders, withinBudget } from './workspace-budget.js';
 import { defineTool, toolSpec, ToolError } from './tool.js';
 
 const Args = z.object({
@@ -22,7 +22,8 @@ export const writeFileTool = defineTool({
     const path = await confineFile(root, a.path);
     refuseGitInternals(path);
     const replaced = path.exists ? ((await lstat(path.real).catch(() => null))?.size ?? 0) : null;
-    const { created } = await withinBudget(root, limits, { size: data.length, replaced }, () => writeConfined(root, path, data));
+    const folders = replaced === null ? await missingFolders(root, path.real) : 0;
+    const { created } = await withinBudget(root, limits, { size: data.length, replaced, folders }, () => writeConfined(root, path, data));
     return { ok: true, content: `${created ? 'created' : 'wrote'} ${path.shown} (${bytes(data.length)})` };
   },
 });

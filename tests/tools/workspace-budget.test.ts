@@ -45,6 +45,18 @@ describe('a workspace is held to its total', () => {
     expect(results[10]!.content).toBe('Error: the workspace would hold 11 files and folders, over its limit of 10 after this write; make room first: remove or shrink files you no longer need');
   });
 
+  it('the folders a write makes count: a path 60 deep is refused where 50 entries are the limit', async () => {
+    const ws = temp();
+    const tools = createToolset({ workspace: ws, tools: ['write_file'], limits: { maxWorkspaceEntries: 50 } });
+    const deep = `${Array.from({ length: 60 }, (_, i) => `d${i}`).join('/')}/f.txt`;
+    expect((await write(tools, deep, 'x')).content).toBe(
+      'Error: the workspace would hold 61 files and folders, over its limit of 50 after this write; make room first: remove or shrink files you no longer need',
+    );
+    expect(readdirSync(ws)).toEqual([]);
+    expect((await write(tools, 'd0/d1/f.txt', 'x')).ok).toBe(true);
+    expect((await measureWorkspace(ws)).entries).toBe(3);
+  });
+
   it('TROUPE_WORKSPACE_MAX_BYTES sets the limit; a bad value is one line naming it', () => {
     expect(workspaceMaxBytes({})).toBe(4_000_000_000);
     expect(workspaceMaxBytes({ TROUPE_WORKSPACE_MAX_BYTES: '1000000' })).toBe(1_000_000);
