@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { TroupeEvent } from '../engine/event-map.js';
 import { event } from '../engine/event-map.js';
 import type { Mode, SessionState } from '../engine/session.js';
@@ -197,6 +197,8 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
       history: storedEvents,
       tail: tailEvents,
       workspaceRoot: options.workspaceRoot ?? store?.filesOf?.(id) ?? join(tmpdir(), 'troupe-runs', id),
+      // A store on disk keeps a session's files in `<data dir>/runs/<id>`.
+      ...(store?.filesOf ? { dataDir: dirname(dirname(store.filesOf(id))) } : {}),
       askCommands: options.askCommands ?? false,
       ...(options.evaluator ? { evaluator: options.evaluator } : {}),
       store,

@@ -103,6 +103,7 @@ export async function openObjectSession(ctx: ObjectContext, rt: WorkerRuntime, m
     history: kind.prompted && !memory ? () => readEvents(ctx, 0, core.lastSeq) : null,
     tail: [],
     workspaceRoot: join(rt.dataDir, 'restate', meta.id),
+    dataDir: rt.dataDir,
     askCommands: false,
     ...(evaluator ? { evaluator } : {}),
     store: null,
