@@ -1,5 +1,6 @@
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdir, readFile, rmdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** A pids cgroup made for one command: where it is (its `cgroup.procs` takes the command's first process), and its removal once the command is over. */
@@ -30,6 +31,9 @@ export function pidsCgroupHome(mounts: string, cgroups: string): { dir: string; 
   return v2?.[1] && path !== undefined ? { dir: join(v2[1], path), v2: true } : null;
 }
 
+// A POSIX sh moves itself into the cgroup (its `cgroup.procs`, $1), then becomes the program.
+const MOVE_IN = 'echo $$ > "$1" && shift && exec "$@"';
+
 let home: Promise<string | null> | null = null;
 let made = 0;
 
@@ -51,11 +55,14 @@ function cgroupHome(): Promise<string | null> {
     } catch {
       return null;
     }
-    const usable = await readFile(join(probe, 'pids.max'), 'utf8').then(
-      () => true,
-      () => false,
-    );
-    await rmdir(probe).catch(() => undefined);
+    // It has the controller, and a process may be moved in (a container may let troupe make a cgroup it cannot enter).
+    const usable =
+      (await readFile(join(probe, 'pids.max'), 'utf8').then(
+        () => true,
+        () => false,
+      )) && (await entered(join(probe, 'cgroup.procs')));
+    await removeWhenEmpty(probe);
+    if (usable) await sweepLeftOver(found.dir);
     return usable ? found.dir : null;
   })();
   return home;
@@ -78,21 +85,44 @@ export async function commandCgroup(processes: number): Promise<CommandCgroup | 
     await rmdir(dir).catch(() => undefined);
     return null;
   }
-  return {
-    procs: join(dir, 'cgroup.procs'),
-    async release() {
-      // The jail's processes are killed with its init; the last may still be going for a moment (EBUSY).
-      for (let tries = 0; tries < 50; tries++) {
-        try {
-          await rmdir(dir);
-          return;
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== 'EBUSY') return;
-          await new Promise((r) => setTimeout(r, 10));
-        }
-      }
-    },
-  };
+  return { procs: join(dir, 'cgroup.procs'), release: () => removeWhenEmpty(dir) };
+}
+
+/** Whether a sh can move itself into the cgroup whose `cgroup.procs` this is (as inCgroup's does). */
+function entered(procs: string): Promise<boolean> {
+  return new Promise((resolve) => execFile('/bin/sh', ['-c', MOVE_IN, 'sh', procs, 'true'], { timeout: 10_000 }, (error) => resolve(error === null)));
+}
+
+/** Whether a process is alive (signal 0 checks without sending). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Removes the cgroups troupe processes that are gone left (one that exits right after its last command cannot wait for the removal); one still holding a process stays. */
+async function sweepLeftOver(parent: string): Promise<void> {
+  const names = await readdir(parent).catch(() => [] as string[]);
+  for (const name of names) {
+    const pid = /^troupe-(\d+)-/.exec(name)?.[1];
+    if (pid !== undefined && Number(pid) !== process.pid && !alive(Number(pid))) await rmdir(join(parent, name)).catch(() => undefined);
+  }
+}
+
+/** Removes a cgroup once its last process is gone (the jail's die with its init, a moment after it: EBUSY until then). */
+async function removeWhenEmpty(dir: string): Promise<void> {
+  for (let tries = 0; tries < 50; tries++) {
+    try {
+      await rmdir(dir);
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EBUSY') return;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
 }
 
 /**
@@ -100,5 +130,5 @@ export async function commandCgroup(processes: number): Promise<CommandCgroup | 
  * every process the command starts is counted from its first), then becomes the program.
  */
 export function inCgroup(group: CommandCgroup, program: string, args: readonly string[]): { program: string; args: string[] } {
-  return { program: '/bin/sh', args: ['-c', 'echo $$ > "$1" && shift && exec "$@"', 'sh', group.procs, program, ...args] };
+  return { program: '/bin/sh', args: ['-c', MOVE_IN, 'sh', group.procs, program, ...args] };
 }

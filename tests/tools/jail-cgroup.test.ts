@@ -1,4 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { commandCgroup, pidsCgroupHome } from '../../src/tools/jail-cgroup.js';
 import { createToolset } from '../../src/tools/toolset.js';
@@ -11,9 +13,19 @@ import { tempDirPerTest } from '../helpers/temp-dir.js';
 // command ends, but bounds nothing while it runs. Where troupe may make a pids cgroup, each command runs in one.
 const temp = tempDirPerTest('troupe-jail-cgroup-');
 const asRoot = process.getuid?.() === 0;
+const home = pidsCgroupHome(readFileSync('/proc/self/mounts', 'utf8'), readFileSync('/proc/self/cgroup', 'utf8'));
+// A cgroup a troupe process that is gone left (it exited before its last command's cgroup could be removed).
+const gone = spawnSync(process.execPath, ['-e', '0']).pid;
+const leftOver = home ? join(home.dir, `troupe-${gone}-1`) : null;
+if (leftOver) {
+  try {
+    mkdirSync(leftOver);
+  } catch {
+    // Not allowed here: the tests below are skipped.
+  }
+}
 const probe = await commandCgroup(1);
 await probe?.release();
-const home = pidsCgroupHome(readFileSync('/proc/self/mounts', 'utf8'), readFileSync('/proc/self/cgroup', 'utf8'));
 
 describe('pidsCgroupHome', () => {
   it('finds the pids hierarchy of cgroup v1, else cgroup v2, from the mounts and this process’s cgroups', () => {
@@ -33,6 +45,8 @@ describe.skipIf(bwrapMissing || !asRoot || probe === null)('a jailed command of 
     const result = await tools.run({ name: 'run_command', arguments: JSON.stringify({ command: bomb }) });
     expect(result.content).toMatch(/Cannot fork|Resource temporarily unavailable/);
     await until(async () => readdirSync(home!.dir).every((name) => !name.startsWith(`troupe-${process.pid}-`)), 'the command’s cgroup to be removed');
+    // What a troupe process that is gone left was removed when this one first made a cgroup.
+    expect(existsSync(leftOver!)).toBe(false);
     // An ordinary command runs as before.
     expect((await tools.run({ name: 'run_command', arguments: JSON.stringify({ command: "sh -c 'echo hi'" }) })).content).toBe('exit code 0\nhi\n');
   });
