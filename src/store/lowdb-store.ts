@@ -264,10 +264,11 @@ export class LowdbStore implements Store {
       if (!sealFirst && storedVersion < this.format.version) doc = this.upgrade(doc, path, storedVersion);
       // The document as it is now (upgraded or not): the slots written from here supersede it.
       const documentNow = storedVersion < this.format.version ? documentStamp(statSync(path, { bigint: true })) : stamp;
-      const writer = this.writer(this.journalOf(id), scan);
       const slots = this.slotsOf(id);
       // A session of an older troupe has none yet: they are made as it is opened (not on a server's path to a turn).
-      const handle = this.handle(doc, writer, { path, journal: writer.path, slots, lock }, { fd: this.openSlots(slots, false), last: loadedSlot, stamp: documentNow });
+      const slotsFd = this.openSlots(slots, false);
+      const writer = this.writer(this.journalOf(id), scan);
+      const handle = this.handle(doc, writer, { path, journal: writer.path, slots, lock }, { fd: slotsFd, last: loadedSlot, stamp: documentNow });
       return { handle, tail, recent: recent.slice(-keep) };
     } catch (error) {
       dropLock(lock);
