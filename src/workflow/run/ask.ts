@@ -23,7 +23,9 @@ export function evaluate(ctx: StepContext, purpose: Evaluation['purpose'], what:
   const evaluation = (): Evaluation => {
     if (built) return built;
     const { frame, plan } = current(ctx);
-    built = { workflow: plan.name, state: frame.state, purpose, ...what, ...chain, scope: { ...scopeOf(frame, plan, legacyRun(ctx)), ...extra } };
+    // The scope as scopeOf made it when nothing is added (most evaluations): not copied again, key by key.
+    const scope = scopeOf(frame, plan, legacyRun(ctx));
+    built = { workflow: plan.name, state: frame.state, purpose, ...what, ...chain, scope: Object.keys(extra).length === 0 ? scope : { ...scope, ...extra } };
     return built;
   };
   const inline = answerInline(ctx, purpose, what, extra, evaluation);
