@@ -26,6 +26,7 @@ import { CHAIN_START, sealLineInto } from '../src/store/journal-chain.js';
 import { JournalWriter } from '../src/store/journal-file.js';
 import type { JournalRecord } from '../src/store/session-file.js';
 import type { SessionHandle } from '../src/store/store.js';
+import { allocationSites, sampleAllocations, type HeapProfileNode } from './allocation-sites.js';
 import { layerBreakdown } from './layer-breakdown.js';
 import { generatedTeam } from './team-fixtures.js';
 import { interleaved, median, ms, QUICK, ratio } from './stats.js';
@@ -199,8 +200,8 @@ function bytesOf(records: readonly JournalRecord[]): number {
 }
 
 /**
- * The store layer's floor: CPU per transition of the same journal lines slimmed, stringified, screened,
- * sealed and written (one write per line, as the session does) in a loop, without a session.
+ * The store layer's floor: CPU per transition of the same journal lines slimmed, stringified, screened, sealed
+ * and written (one write per line, as the session does) in a loop, without a session.
  */
 function storeFloor(records: readonly JournalRecord[]): number {
   const dir = mkdtempSync(join(tmpdir(), 'troupe-floor-'));
@@ -216,6 +217,24 @@ function storeFloor(records: readonly JournalRecord[]): number {
   writer.close();
   rmSync(dir, { recursive: true, force: true });
   return (used.user + used.system) / 1000 / turns;
+}
+
+// Rounds of every team's floor before any is timed. The floor's loop is optimised anew (its calls see other
+// records than a session's): timed from its third run, the team measured first paid that warm-up (8 personas,
+// per run: 36.9, 21.5, 21.0, 19.5, 27.2, 17.2, 14.9 µs, then 13.6-14.4), so its floor read 28.5 or 37.4 µs in
+// one run and 14.0 in the next, twice the 200-persona floor measured after it, whose lines are longer.
+const FLOOR_WARMUP = QUICK ? 3 : 12;
+
+/** Every journal's floor (see storeFloor) and that of its lines holding only what replay cannot recompute, interleaved after FLOOR_WARMUP rounds: medians. */
+async function storeFloors(journals: readonly JournalRecord[][]): Promise<{ floor: number; replay: number }[]> {
+  const tasks: Record<string, () => number> = {};
+  journals.forEach((records, t) => {
+    const unreplayable = records.map(unreplayablePart);
+    tasks[`floor ${t}`] = () => storeFloor(records);
+    tasks[`replay ${t}`] = () => storeFloor(unreplayable);
+  });
+  const cpu = await interleaved(SESSION_RUNS, FLOOR_WARMUP, tasks);
+  return journals.map((_, t) => ({ floor: median(cpu[`floor ${t}`]!), replay: median(cpu[`replay ${t}`]!) }));
 }
 
 /** The store floor by stage, µs CPU per transition: each stage run over every line in turn, median of `runs`. */
@@ -310,6 +329,27 @@ async function storeCallsInSession(loaded: LoadedTeam, def: MachineDefinition, r
 }
 
 /**
+ * Bytes allocated per transition by a session with `layers` (V8's sampling heap profiler, one sample per 4 KiB on
+ * average, from turn FROM_TURN; median of `runs` sessions, each sampled alone) and the largest allocation sites of the last.
+ */
+async function allocationPerTransition(loaded: LoadedTeam, def: MachineDefinition, layers: Layers, runs: number): Promise<{ bytes: number; sites: { site: string; bytes: number }[] }> {
+  const totals: number[] = [];
+  let sites: { site: string; bytes: number }[] = [];
+  for (let i = 0; i < runs; i++) {
+    let stop: Promise<() => Promise<HeapProfileNode>> | null = null;
+    let head: Promise<HeapProfileNode> | null = null;
+    const took = await sessionPerTransition(loaded, def, layers, (on) => {
+      if (on) stop = sampleAllocations(4096);
+      else head = stop!.then((s) => s());
+    });
+    const all = allocationSites(await head!);
+    totals.push(all.reduce((n, s) => n + s.bytes, 0) / took.transitions);
+    sites = all.map((s) => ({ site: s.site, bytes: s.bytes / took.transitions }));
+  }
+  return { bytes: median(totals), sites };
+}
+
+/**
  * The pure step() per transition, timed over the last turns before `turns` (so a long session is measured
  * where it is long): wall time, and the process's CPU time (which a busy machine inflates less).
  */
@@ -363,6 +403,10 @@ export default async function engine(): Promise<void> {
     store: { memory: false, store: true },
     cli: { memory: true, store: true },
   };
+  // The floors of every team's journal, measured together (see FLOOR_WARMUP), printed with each team's sessions.
+  const journals: JournalRecord[][] = [];
+  for (const [t, [, loaded]] of teams.entries()) journals.push(await journalOfSession(loaded, defs[t]!));
+  const floors = await storeFloors(journals);
   for (const [t, [name, loaded]] of teams.entries()) {
     const cpu: Record<string, number[]> = {};
     const main: Record<string, number[]> = {};
@@ -396,19 +440,14 @@ export default async function engine(): Promise<void> {
       `  ${name}: user path ÷ bare = ${ratio(cpuOf('cli'), cpuOf('bare'))} CPU${threadCpuKnown() ? ` (main thread ${ratio(mainOf('cli'), mainOf('bare'))}: ${ms(mainOf('cli'))} vs ${ms(mainOf('bare'))}; helpers ${ms(helpersOf('cli'))} vs ${ms(helpersOf('bare'))})` : ''}, ${ratio(cli, bare)} wall: the CLI path (memory, journal on disk) ${ms(cli)} (CPU ${ms(cpuOf('cli'))}) vs the bare session (full-history prompt, parse, events, meter) ${ms(bare)} (CPU ${ms(cpuOf('bare'))})   (target <= 1.3x)\n`,
     );
     process.stdout.write(`    layers: ${['memory', 'store'].map(part).join(' · ')}; both +${ms(cpuOf('cli') - cpuOf('bare'))} CPU (target <= +${ms(0.3 * cpuOf('bare'))})\n`);
-    const records = await journalOfSession(loaded, defs[t]!);
-    const floors: number[] = [];
-    for (let i = 0; i < SESSION_RUNS + 2; i++) floors.push(storeFloor(records));
-    const floor = median(floors.slice(2));
+    const records = journals[t]!;
+    const { floor, replay: replayFloor } = floors[t]!;
     const storeCpu = cpuOf('store') - cpuOf('bare');
     process.stdout.write(
-      `    store floor (its ${(records.length / records.filter((r) => r.input?.type === 'agent_completed').length).toFixed(1)} lines per transition slimmed, stringified, screened, sealed, one write per line, no session): ${ms(floor)} CPU; the store layer is +${ms(storeCpu)} = ${ratio(storeCpu, floor)} its floor\n`,
+      `    store floor (its ${(records.length / records.filter((r) => r.input?.type === 'agent_completed').length).toFixed(1)} lines per transition slimmed, stringified, screened, sealed, one write per line, no session; ${(records.reduce((n, r) => n + r.events.length, 0) / records.length).toFixed(1)} events and ${Math.round(bytesOf(records) / records.length)} bytes a line): ${ms(floor)} CPU; the store layer is +${ms(storeCpu)} = ${ratio(storeCpu, floor)} its floor\n`,
     );
     // What a line would cost holding only what replaying step() cannot recompute (a journal format not written).
     const unreplayable = records.map(unreplayablePart);
-    const replayFloors: number[] = [];
-    for (let i = 0; i < SESSION_RUNS + 2; i++) replayFloors.push(storeFloor(unreplayable));
-    const replayFloor = median(replayFloors.slice(2));
     process.stdout.write(
       `      the same lines holding only what replaying step() cannot recompute (the input, the facts before it, the calls it starts; ${(bytesOf(unreplayable) / bytesOf(records)).toFixed(2)} of the bytes): floor ${ms(replayFloor)} CPU, ${ms(floor - replayFloor)} less per transition (the events would be recomputed at every read)\n`,
     );
@@ -430,6 +469,18 @@ export default async function engine(): Promise<void> {
     process.stdout.write(`      memory: ${lines(cliParts.get('memory'))}\n        (the bare path's instead: ${lines(bareParts.get('bare'))})\n`);
     process.stdout.write(`      store: ${lines(cliParts.get('store'))}\n`);
     process.stdout.write(`      both: ${lines(cliParts.get('gc'))} (the bare path's: ${lines(bareParts.get('gc'))})\n`);
+    // One session at a time: the sampler sees the whole process.
+    const allocation: Record<string, Awaited<ReturnType<typeof allocationPerTransition>>> = {};
+    for (const [v, layers] of Object.entries(variants)) allocation[v] = await allocationPerTransition(loaded, defs[t]!, layers, QUICK ? 1 : 3);
+    const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+    process.stdout.write(
+      `    allocation per transition (sampled, median of ${QUICK ? 1 : 3} sessions): ${Object.entries(allocation)
+        .map(([v, a]) => `${v} ${kb(a.bytes)}`)
+        .join(' · ')}\n      the CLI path's largest sites: ${allocation
+        .cli!.sites.slice(0, 8)
+        .map((s) => `${kb(s.bytes)} ${s.site.replace(/ src\//g, ' ')}`)
+        .join(' · ')}\n`,
+    );
     process.stdout.write(
       `    model calls per transition: bare and store 1 persona call; memory and the CLI path 1 + ${summaryCalls.toFixed(2)} summary calls (the rolling memory's own work, counted in its layer)\n`,
     );

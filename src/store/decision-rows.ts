@@ -72,27 +72,31 @@ function knownAfter(k: number, at: number, key: string | null): number {
   return keyListAfter(KNOWN_SHAPES, ALL_SHAPES, k, at, key);
 }
 
+// The values of the proposal row being built (see journal-codec.ts rowValues): copied out at its length once complete.
+// Written in order from index 0 (its key list's index comes first), never past its end: a hole would make every row
+// copied from it holey, which JSON.stringify writes slower.
+const rowValues: unknown[] = [];
+
 // A proposal becomes a row when every value is a string, number, boolean or null, except criteria of the usual shape
 // (a row's only array); anything else (and a key a plain assignment could not restore) stays an object. Its keys are
 // matched against the known lists as they are read: a key list is built only for a list arbitration does not write.
 function rowOf(p: unknown, shapes: RowShapes): unknown[] | null {
   if (p === null || typeof p !== 'object' || Array.isArray(p)) return null;
-  // Built by push, not preallocated: a holey array serialises slower.
-  const row: unknown[] = [0];
   let known = 0;
   let count = 0;
+  rowValues[0] = 0;
   for (const key in p) {
     const v = (p as Raw)[key];
     if (key === '__proto__') return null;
-    if (v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))) row.push(v);
-    else if (key === 'criteria' && isCriteria(v)) row.push([v.urgency, v.dependency, v.user_intent]);
+    if (v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))) rowValues[count + 1] = v;
+    else if (key === 'criteria' && isCriteria(v)) rowValues[count + 1] = [v.urgency, v.dependency, v.user_intent];
     else return null;
     if (known >= 0 && KNOWN_SHAPES[known]![count] !== key) known = knownAfter(known, count, key);
     count += 1;
   }
   if (known >= 0 && KNOWN_SHAPES[known]!.length !== count) known = knownAfter(known, count, null);
-  row[0] = known >= 0 ? shapes.ofKnown(known) : shapes.of(Object.keys(p));
-  return row;
+  rowValues[0] = known >= 0 ? shapes.ofKnown(known) : shapes.of(Object.keys(p));
+  return rowValues.slice(0, count + 1);
 }
 
 /**

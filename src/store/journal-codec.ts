@@ -47,6 +47,16 @@ function sourcesOf(input: Raw): [string, unknown][] {
   return sources;
 }
 
+// The values of the row being built, reused from event to event: a row is copied out once it is complete, at its
+// length (built by push, each row grew its backing store past its length: 2 KiB of a line's 11 KiB of garbage).
+const rowValues: unknown[] = [];
+
+/** The path of the input's value `v` among `sources`, if it is one (a loop: a callback per value allocated a closure, and its destructuring an iterator). */
+function sourceOf(sources: readonly [string, unknown][], v: unknown): string | undefined {
+  for (let i = 0; i < sources.length; i++) if (sources[i]![1] === v) return sources[i]![0];
+  return undefined;
+}
+
 /**
  * The object a journal line stores for `record` (JSON-serialise it and seal it): events copied without their
  * envelope where it is the usual one, and without the input's values they repeat. Events are shallow-copied
@@ -73,7 +83,8 @@ export function slimRecord(record: JournalRecord, sessionId: string): Raw {
     let tail = 0;
     // The event as stored while its keys follow a known layout: a row (its layout's number, then its values); an object from the first key that does not.
     let shape = -1;
-    let row: unknown[] | null = null;
+    // Whether the event is a row so far (its values in rowValues, `count` of them).
+    let row = false;
     let copy: Raw | null = null;
     // Payload keys read so far.
     let count = 0;
@@ -86,7 +97,7 @@ export function slimRecord(record: JournalRecord, sessionId: string): Raw {
       else if (tail !== 0) tail = -1;
       else {
         let path: string | undefined;
-        if (key !== 'type' && sources.length > 0 && referable(v)) path = sources.find(([, s]) => s === v)?.[0];
+        if (key !== 'type' && sources.length > 0 && referable(v)) path = sourceOf(sources, v);
         let value: unknown = 0;
         if (path === undefined) {
           if (arbitration && key === 'decision') {
@@ -100,36 +111,38 @@ export function slimRecord(record: JournalRecord, sessionId: string): Raw {
         }
         if (count === 0) {
           shape = key === 'type' ? firstShapeOf(v) : -1;
-          if (shape >= 0) row = [shape];
-          else copy = { [key]: value };
-        } else if (row !== null) {
+          if (shape >= 0) {
+            row = true;
+            rowValues[0] = shape;
+          } else copy = { [key]: value };
+        } else if (row) {
           // JSON leaves a key whose value it cannot write out of an object, but writes null in an array: such an event stays an object.
           const fits = v !== undefined && typeof v !== 'function' && typeof v !== 'symbol';
           if (fits && !shapeHas(shape, count, key)) {
             shape = shapeAfter(shape, count, key);
-            if (shape >= 0) row[0] = shape;
+            if (shape >= 0) rowValues[0] = shape;
           }
-          if (fits && shape >= 0) row.push(value);
+          if (fits && shape >= 0) rowValues[count] = value;
           else {
-            copy = objectOfRow(row, count);
+            copy = objectOfRow(rowValues, count);
             copy[key] = value;
-            row = null;
+            row = false;
           }
         } else copy![key] = value;
         count += 1;
       }
     }
-    if (row !== null && !shapeEndsAt(shape, count)) {
+    if (row && !shapeEndsAt(shape, count)) {
       // Fewer keys than its layout: another layout of its type that ends here, or an object.
       shape = shapeAfter(shape, count, null);
-      if (shape >= 0) row[0] = shape;
+      if (shape >= 0) rowValues[0] = shape;
       else {
-        copy = objectOfRow(row, count);
-        row = null;
+        copy = objectOfRow(rowValues, count);
+        row = false;
       }
     }
     if (tail === 3) {
-      stored[i] = row ?? copy ?? {};
+      stored[i] = row ? rowValues.slice(0, count) : (copy ?? {});
       slim = true;
       if (eventRefs !== null) refs = refs ? refs.concat(eventRefs) : eventRefs;
     } else {

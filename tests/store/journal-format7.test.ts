@@ -58,6 +58,36 @@ describe('journal format 7: events as rows', () => {
     expect(JSON.stringify(roundTrip(r))).toBe(JSON.stringify(r));
   });
 
+  it('each row holds only its own values, at its length: a longer row, one given up for an object, then a shorter one, across lines', () => {
+    const agent = { target: 'b', source: 'agent', criteria: { urgency: 0.5, dependency: 0.6, user_intent: 0.4 }, reason: 'r', proposer: 'a', targetId: 'b', score: 0.5, status: 'winner' };
+    const queued = { ...agent, source: 'queue', status: 'lost', expires: 9, dropReason: 'gone' };
+    // Given up for an object at its fourth key, after three values were read.
+    const nested = { target: 'c', source: 'queue', criteria: { urgency: 0.4, dependency: 0.5, user_intent: 0.5 }, reason: { deep: 1 } };
+    const decision = { winner: agent, proposals: [queued, nested, agent], why: 'w', weights: { urgency: 0.3, dependency: 0.4, user_intent: 0.3 } };
+    const long = record([
+      { type: 'usage', persona: 'a', model: 'm', prompt_tokens: 1, completion_tokens: 1, cached_tokens: 0, cost: 1, total_tokens: 2, total_cost: 1, ...env(1) },
+      { type: 'approval', turn: 2, by: 'ceo', of: 'cfo', status: 'APPROVED', ...env(2), note: 'envelope not last' },
+      { type: 'arbitration', from: 'S.a', decision, ...env(3) },
+      { type: 'major_entered', major: 'F', ...env(4) },
+    ]);
+    const short = record([{ type: 'major_exited', major: 'S', ...env(1) }]);
+    const first = slimRecord(long, ID) as { events: unknown[] };
+    const before = JSON.stringify(first);
+    const second = slimRecord(short, ID) as { events: unknown[][] };
+    // The first line's rows are its own: slimming the next line changed none of them.
+    expect(JSON.stringify(first)).toBe(before);
+    expect(second.events).toEqual([[8, 'S']]);
+    const rows = first.events as unknown[][];
+    expect(rows[0]!.length).toBe(9);
+    expect(rows[3]).toEqual([9, 'F']);
+    const proposals = (rows[2]![2] as { proposals: unknown[] }).proposals;
+    expect(proposals[0]).toHaveLength(11);
+    expect(proposals[1]).toEqual(nested);
+    expect(proposals[2]).toHaveLength(9);
+    expect(JSON.stringify(roundTrip(long))).toBe(JSON.stringify(long));
+    expect(JSON.stringify(roundTrip(short))).toBe(JSON.stringify(short));
+  });
+
   it('moves to another layout of the type when a key or the end says so (usage with cached tokens, an approval with its reason)', () => {
     const events = [
       { type: 'usage', persona: null, model: 'm', prompt_tokens: 9, completion_tokens: 1, cached_tokens: 4, cost: 0.1, total_tokens: 10, total_cost: 0.1, ...env(1) },
