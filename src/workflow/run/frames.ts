@@ -164,19 +164,21 @@ function toolCallsOf(calls: AgentRecord['toolCalls']): Scope['last_tool_calls'] 
 export function scopeOf(frame: Frame, plan: WorkflowPlan, legacy = false): Scope {
   const last = frame.lastAgent ? frame.agents[frame.lastAgent] : undefined;
   const { context_limits, roster } = partsOf(plan);
+  // One shape for every scope (a field it does not have is undefined, which no reader tells from absent and the
+  // wire leaves out): spreads made scopeOf, and what reads scopes, see several.
   return {
     common_data: frame.common_data,
     input: frame.input,
     workflow_input: workflowInputOf(frame, plan),
     contexts: frame.contexts,
     // A run stored before trims in the engine only (code's messages are appended there).
-    ...(legacy ? {} : { context_limits }),
+    context_limits: legacy ? undefined : context_limits,
     agents: agentsOfScope(frame.agents),
     roster,
     last_agent_response: last?.response ?? null,
     last_response: last?.raw ?? null,
     last_tool_calls: last ? agentOfScope(last).toolCalls : [],
-    ...(frame.subWorkflowResult !== undefined ? { sub_workflow_result: frame.subWorkflowResult } : {}),
+    sub_workflow_result: frame.subWorkflowResult,
   };
 }
 
