@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { jailArgs, limitedCommand } from '../src/tools/jail.js';
+import { commandCgroup, inCgroup } from '../src/tools/jail-cgroup.js';
 import { DEFAULT_TOOL_LIMITS } from '../src/tools/limits.js';
 import { jailReadiness } from '../src/tools/jail-host.js';
 import { cleanEnv, runProcess } from '../src/tools/process-runner.js';
@@ -35,6 +36,15 @@ export default async function jail(): Promise<void> {
       bare: () => time(() => runProcess('/bin/true', [], options)),
       jailed: () => time(() => runProcess(ready.bwrap, [...args, '--', 'true'], options)),
       limited: () => time(() => runProcess(ready.bwrap, [...args, '--', ...limitedCommand(['true'], resources)], options)),
+      // As run_command runs it where troupe may make a pids cgroup (root): made, entered by a sh, removed after.
+      cgroup: () =>
+        time(async () => {
+          const group = await commandCgroup(processes);
+          const jailed = [...args, '--', ...limitedCommand(['true'], resources)];
+          const run = group ? inCgroup(group, ready.bwrap, jailed) : { program: ready.bwrap, args: jailed };
+          await runProcess(run.program, run.args, options);
+          void group?.release();
+        }),
       tool: () => time(() => tools.run({ name: 'run_command', arguments: '{"command":"true"}' })),
     });
     const bare = median(samples.bare);
@@ -44,6 +54,13 @@ export default async function jail(): Promise<void> {
     process.stdout.write(`jail overhead per command:          ${ms(jailed - bare)}\n`);
     const limited = median(samples.limited);
     process.stdout.write(`true, in the jail under its limits: ${ms(limited)} median of ${rounds} (the sh that sets them: ${ms(limited - jailed)}, ${(limited / jailed).toFixed(2)}x)\n`);
+    const cgroup = median(samples.cgroup);
+    const usable = (await commandCgroup(1).then(async (g) => (await g?.release(), g))) !== null;
+    process.stdout.write(
+      usable
+        ? `true, limited, in a pids cgroup:     ${ms(cgroup)} median of ${rounds} (the cgroup: ${ms(cgroup - limited)}, ${(cgroup / limited).toFixed(2)}x)\n`
+        : 'true, limited, in a pids cgroup:     none here (troupe may not make a pids cgroup: not root, or no pids controller)\n',
+    );
     process.stdout.write(`run_command "true" (checks + jail): ${ms(median(samples.tool))} median of ${rounds}\n`);
   } finally {
     await rm(workspace, { recursive: true, force: true });

@@ -155,7 +155,7 @@ interface ServerFigures {
 async function serverChild(target: 'troupe' | 'floor', sessions: number): Promise<void> {
   const answered: [string, number][] = [];
   const onAnswer = (brief: string, turnId: string) => answered.push([`${brief}#${turnId}`, monotonicMs()]);
-  const dir = mkdtempSync(join(tmpdir(), 'troupe-serve-bench-'));
+  const dir = mkdtempSync(join(process.env.SERVE_DATA_ROOT ?? tmpdir(), `${target}-`));
   const script = await record();
   const eventsPerTurn = (script.start.length + script.turns.reduce((n, t) => n + t.events.length, 0)) / script.turns.length;
   let stopServer: () => Promise<void>;
@@ -247,7 +247,6 @@ async function serverChild(target: 'troupe' | 'floor', sessions: number): Promis
       await send(figures);
       await stopServer();
       server.close();
-      rmSync(dir, { recursive: true, force: true });
       process.exit(0);
     }
   });
@@ -312,7 +311,7 @@ function child(file: string, args: string[], env: Record<string, string>, flags:
  */
 async function measure(target: 'troupe' | 'floor', sessions: number, turns = TURNS): Promise<Figures> {
   const flags = ['--expose-gc', ...(process.env.SERVE_NODE_FLAGS ?? '').split(' ').filter(Boolean)];
-  const server = child(fileURLToPath(import.meta.url), [], { SERVE_CHILD: `${target}:${sessions}`, SERVE_TURNS: String(turns) }, flags);
+  const server = child(fileURLToPath(import.meta.url), [], { SERVE_CHILD: `${target}:${sessions}`, SERVE_TURNS: String(turns), SERVE_DATA_ROOT: dataRoot() }, flags);
   const { port, eventsPerTurn } = await server.next<{ port: number; eventsPerTurn: number }>();
   // Both servers first serve a few sessions unmeasured: what a process does once (loading the tokenizer,
   // compiling the hot paths) is not a cost per turn.
@@ -386,7 +385,22 @@ function sumParts(runs: Figures[], key: 'parts' | 'heapParts' = 'parts'): [strin
   return [...sum].sort((a, b) => b[1] - a[1]);
 }
 
+// Where every run's data dir is made (TMPDIR chooses the file system: TMPDIR=/dev/shm for tmpfs), removed once the
+// bench is done, not after each run: a data dir removed frees every inode in it, and on an ext4 without a journal the
+// creates of the next 30 s scan past each inode freed; the next run's server was measured in its harness's cleanup.
+let root: string | null = null;
+const dataRoot = () => (root ??= mkdtempSync(join(tmpdir(), 'troupe-serve-bench-')));
+
 export default async function serve(): Promise<void> {
+  try {
+    await serveAll();
+  } finally {
+    if (root) rmSync(root, { recursive: true, force: true });
+  }
+}
+
+/** Every size, ROUNDS interleaved runs each. */
+async function serveAll(): Promise<void> {
   process.stdout.write(
     `sessions at once, ${TURNS} persona turns each, model latency ${LATENCY_MS} ms streaming ${DELTAS} deltas a turn, real HTTP + SSE (clients in a process of their own, bench/serve-load.ts); troupe (from ${CODE}/) on a lowdb store vs the floor server (bench/serve-floor.ts); median of ${ROUNDS} interleaved run(s), each server in a process of its own; CPU, RSS, loop delay and GC are the server process's\n`,
   );

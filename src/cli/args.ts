@@ -32,6 +32,8 @@ export interface CliArgs {
   at?: number;
   /** serve: where sessions run. */
   backend?: 'embedded' | 'restate';
+  /** run, resume, fork, serve: a workflow's agents may turn their commands' network on (command_policy.network). */
+  allowNetwork: boolean;
   /** serve: API requests may name a workflow by path, not only by name. */
   allowWorkflowPaths: boolean;
   /** serve --backend restate: the Restate ingress URL. */
@@ -162,6 +164,7 @@ export function parseCli(argv: string[]): CliArgs {
     ...(values.register !== undefined ? { register: values.register } : {}),
     ...(values.advertise !== undefined ? { advertise: values.advertise } : {}),
     allowWorkflowPaths: values['allow-workflow-paths'] ?? false,
+    allowNetwork: values['allow-network'] ?? false,
   };
 }
 

@@ -23,13 +23,20 @@ export const COMMAND_SPECS: readonly CliCommandSpec[] = [
   {
     name: '',
     summary: 'open the terminal UI (piped stdin: read the brief and commands line by line, print the transcript)',
-    synopsis: ['troupe [--team DIR] [--mode fsm|simple] [--max-turns N] [--demo] [--json]'],
+    synopsis: ['troupe [--team DIR] [--mode fsm|simple] [--max-turns N] [--demo] [--json] [--allow-network]'],
     description: [
       'On a terminal, the UI opens: the first line you type is the brief; commands start with ! or / (!help).',
       'With piped stdin, the first line is the brief and the rest are replies and commands, each applied once',
       'the team waits; empty input runs a demo brief. The session is stored; troupe resume continues it.',
     ],
-    options: ['team', 'mode', 'max-turns', 'demo', ['json', 'print every event as one JSON line instead of the transcript (never opens the UI)']],
+    options: [
+      'team',
+      'mode',
+      'max-turns',
+      'demo',
+      ['json', 'print every event as one JSON line instead of the transcript (never opens the UI)'],
+      ['allow-network', 'let a workflow opened with /workflow run agents whose command_policy says "network": true'],
+    ],
     positionals: 0,
     examples: ['troupe', "printf 'a tide-pool puzzle game\\n!status\\n!approve\\n' | troupe", 'troupe --team ./my-team --mode simple'],
   },
@@ -38,13 +45,13 @@ export const COMMAND_SPECS: readonly CliCommandSpec[] = [
     summary: 'run a session (or a workflow) headless until it needs you, and print the transcript',
     synopsis: [
       'troupe run "<brief>" [--mode fsm|simple] [--team DIR] [--max-turns N] [--json] [--demo] [--record FILE | --replay FILE]',
-      'troupe run --workflow W --input X [--roles DIR|FILE] [--team DIR] [--max-turns N] [--json] [--demo] [--record FILE | --replay FILE]',
+      'troupe run --workflow W --input X [--roles DIR|FILE] [--team DIR] [--max-turns N] [--json] [--demo] [--record FILE | --replay FILE] [--allow-network]',
     ],
     description: [
       'Runs until the team needs you (the run lets go of the session, exit 0; troupe resume continues it) or the',
       'session ends. A run that stops on a failed model call exits 1. Config errors exit 1, bad flags 2.',
     ],
-    options: ['team', 'mode', 'max-turns', 'json', 'demo', 'record', 'replay', 'workflow', 'input', 'roles'],
+    options: ['team', 'mode', 'max-turns', 'json', 'demo', 'record', 'replay', 'workflow', 'input', 'roles', 'allow-network'],
     positionals: null,
     examples: [
       'troupe run "a cozy lighthouse game"',
@@ -56,7 +63,7 @@ export const COMMAND_SPECS: readonly CliCommandSpec[] = [
   {
     name: 'resume',
     summary: 'continue a stored session (the latest that can go on, by default)',
-    synopsis: ['troupe resume [id] [--roles DIR|FILE] [--workflow W] [--team DIR] [--json] [--demo] [--yes]'],
+    synopsis: ['troupe resume [id] [--roles DIR|FILE] [--workflow W] [--team DIR] [--json] [--demo] [--yes] [--allow-network]'],
     description: [
       'Reopens a stored session (an id or a unique prefix) and re-runs a turn that was in flight. On a terminal',
       'it opens the UI; with piped stdin (or --json) it runs headless, reading replies and commands like troupe.',
@@ -73,6 +80,7 @@ export const COMMAND_SPECS: readonly CliCommandSpec[] = [
       'roles',
       ['workflow', 'the workflow the session runs (a name, a .json file or a folder): its agents get no more than it gives'],
       ['team', 'the team directory the session runs with'],
+      'allow-network',
     ],
     positionals: 1,
     examples: ['troupe resume', 'troupe resume 3f2a9c1d', "echo '!approve' | troupe resume"],
@@ -110,12 +118,21 @@ export const COMMAND_SPECS: readonly CliCommandSpec[] = [
   {
     name: 'fork',
     summary: "list a session's steps; with --at, fork it there into a new session and go on like resume",
-    synopsis: ['troupe fork <id>', 'troupe fork <id> --at STEP [--roles DIR|FILE] [--workflow W] [--team DIR] [--json] [--demo] [--yes]'],
+    synopsis: ['troupe fork <id>', 'troupe fork <id> --at STEP [--roles DIR|FILE] [--workflow W] [--team DIR] [--json] [--demo] [--yes] [--allow-network]'],
     description: [
       "Without --at: the session's journal steps, one a line. With --at: a new session with the same definition and",
       'the journal up to that step, which then goes on like troupe resume. The session forked stays as it is.',
     ],
-    options: ['at', 'json', 'demo', 'yes', 'roles', ['workflow', 'the workflow the session runs (as for troupe resume)'], ['team', 'the team directory the session runs with (as for troupe resume)']],
+    options: [
+      'at',
+      'json',
+      'demo',
+      'yes',
+      'roles',
+      ['workflow', 'the workflow the session runs (as for troupe resume)'],
+      ['team', 'the team directory the session runs with (as for troupe resume)'],
+      'allow-network',
+    ],
     positionals: 1,
     examples: ['troupe fork 3f2a9c1d', 'troupe fork 3f2a9c1d --at 12'],
   },
@@ -161,16 +178,16 @@ export const COMMAND_SPECS: readonly CliCommandSpec[] = [
   {
     name: 'serve',
     summary: 'run many sessions behind an HTTP API with SSE and a live page',
-    synopsis: ['troupe serve [--port N] [--host H] [--team DIR] [--demo] [--backend embedded|restate] [--restate-url URL] [--allow-workflow-paths]'],
+    synopsis: ['troupe serve [--port N] [--host H] [--team DIR] [--demo] [--backend embedded|restate] [--restate-url URL] [--allow-workflow-paths] [--allow-network]'],
     description: ['Prints its URL on the first line and runs until Ctrl+C or SIGTERM (sessions are saved). Off loopback', 'TROUPE_SERVE_TOKEN must be set (at least 32 random characters).'],
-    options: [['port', 'port to listen on (default 4810; 0 picks a free one)'], 'host', 'team', 'demo', 'backend', 'restate-url', 'allow-workflow-paths'],
+    options: [['port', 'port to listen on (default 4810; 0 picks a free one)'], 'host', 'team', 'demo', 'backend', 'restate-url', 'allow-workflow-paths', 'allow-network'],
     positionals: 0,
     examples: ['troupe serve', 'troupe serve --port 0', 'troupe serve --backend restate --restate-url http://127.0.0.1:8080'],
   },
   {
     name: 'worker',
     summary: 'serve the Restate endpoint that runs sessions on Restate',
-    synopsis: ['troupe worker [--port N] [--host H] [--team DIR] [--demo] [--register URL] [--advertise URL] [--allow-workflow-paths]'],
+    synopsis: ['troupe worker [--port N] [--host H] [--team DIR] [--demo] [--register URL] [--advertise URL] [--allow-workflow-paths] [--allow-network]'],
     description: ["Runs until Ctrl+C or SIGTERM. Off loopback it needs TROUPE_RESTATE_IDENTITY_KEYS (the cluster's public keys)."],
     options: [
       ['port', 'port to listen on (default 9080; 0 picks a free one)'],
@@ -180,6 +197,7 @@ export const COMMAND_SPECS: readonly CliCommandSpec[] = [
       'register',
       'advertise',
       ['allow-workflow-paths', 'run a workflow a session names by path (default: only the named workflows of the workflow directories)'],
+      'allow-network',
     ],
     positionals: 0,
     examples: ['troupe worker --register http://127.0.0.1:9070', 'troupe worker --host 0.0.0.0 --port 9080'],

@@ -26,6 +26,7 @@ export const OPTIONS = {
   port: { type: 'string', value: 'N', help: 'port to listen on (0 picks a free one)' },
   host: { type: 'string', value: 'H', help: 'address to listen on (default 127.0.0.1; off loopback a token is required)' },
   backend: { type: 'string', value: 'embedded|restate', help: 'host sessions in this process (default) or on Restate' },
+  'allow-network': { type: 'boolean', help: 'let a workflow\'s agents whose command_policy says "network": true reach the network from their jail (default: refused in one line; a terminal asks)' },
   'allow-workflow-paths': { type: 'boolean', help: 'let API requests run a workflow by path (default: only the named workflows of the workflow directories)' },
   'restate-url': { type: 'string', value: 'URL', help: 'with --backend restate: the Restate ingress (default http://127.0.0.1:8080, or TROUPE_RESTATE_URL)' },
   register: { type: 'string', value: 'URL', help: 'register with this Restate admin API (e.g. http://127.0.0.1:9070)' },

@@ -8,7 +8,7 @@ import type { CliIo } from './io.js';
 export class NotResumed extends UserError {}
 
 /** Reads one line the user types (a terminal answering a question), leaving the stream open for what follows. */
-function answer(io: CliIo, question: string): Promise<string> {
+export function answer(io: CliIo, question: string): Promise<string> {
   io.stdout.write(question);
   const lines = createInterface({ input: io.stdin, terminal: false });
   return new Promise((resolve) => {

@@ -18,6 +18,8 @@ export interface LauncherDeps {
   store: Store;
   /** The roles folder or file a rewound workflow session's agents are checked against (the command's --roles). */
   roles?: string;
+  /** The command's --allow-network: a workflow whose agents turn the network on opens only with it (the UI cannot ask a question of its own). */
+  allowNetwork?: boolean;
 }
 
 /** `/workflow` in the UI: lists the workflows and opens a stored session running one. */
@@ -43,7 +45,17 @@ export function workflowLauncher(io: CliIo, deps: LauncherDeps): WorkflowLaunche
       const { loadWorkflowOrThrow, dirs } = await loader();
       const workflow = loadWorkflowOrThrow(name, { cwd: io.cwd, env: io.env, dirs: dirs(), team: deps.team.loaded });
       // In the UI, commands under the `ask` policy wait for !allow / !deny.
-      const session = await openSession({ team: deps.team, teamDir: deps.teamDir, workflow, model: deps.model(), store: deps.store, env: io.env, brief: input, askCommands: true });
+      const session = await openSession({
+        team: deps.team,
+        teamDir: deps.teamDir,
+        workflow,
+        model: deps.model(),
+        store: deps.store,
+        env: io.env,
+        brief: input,
+        askCommands: true,
+        allowNetwork: deps.allowNetwork ?? false,
+      });
       session.start(input);
       return session;
     },
@@ -57,6 +69,7 @@ export function workflowLauncher(io: CliIo, deps: LauncherDeps): WorkflowLaunche
         cwd: io.cwd,
         ...roles,
         askCommands: true,
+        allowNetwork: deps.allowNetwork ?? false,
         model: async (stored) => (stored && deps.resumed ? deps.resumed(stored.events) : deps.model()),
       });
     },

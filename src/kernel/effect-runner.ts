@@ -35,6 +35,8 @@ export interface RunnerHost {
 export interface WorkspaceSetup {
   /** The session's own directory; workspaces go in `<root>/workspaces/<name>`. */
   root: string;
+  /** The data directory: a workspace's copy of `from` never enters it (nor any session's folder). */
+  keepOut?: string;
   /** A directory each new workspace starts as a copy (or git clone) of; absent: empty. */
   from?: string | null;
   git?: boolean;
@@ -298,7 +300,13 @@ export class EffectRunner implements EffectPort {
     const tools = await import('../tools/index.js');
     const ws =
       (await tools.openWorkspace({ root: setup.root, name: spec.workspace })) ??
-      (await tools.createWorkspace({ root: setup.root, name: spec.workspace, ...(setup.from ? { from: setup.from } : {}), ...(setup.git ? { git: true } : {}) }));
+      (await tools.createWorkspace({
+        root: setup.root,
+        name: spec.workspace,
+        ...(setup.keepOut ? { keepOut: [setup.keepOut] } : {}),
+        ...(setup.from ? { from: setup.from } : {}),
+        ...(setup.git ? { git: true } : {}),
+      }));
     const branch = call.branch !== undefined ? { branch: call.branch } : {};
     const approve = setup.approve ? (command: string, cwd: string) => setup.approve!({ command, cwd, persona, ...branch }, signal) : undefined;
     const toolset = tools.createToolset({ workspace: ws.dir, ...(ws.home !== ws.dir ? { top: ws.home } : {}), tools: spec.tools, commands: tools.commandPolicyOf(spec.commandPolicy, approve) });

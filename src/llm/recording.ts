@@ -1,4 +1,5 @@
-import { appendFileSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, fstatSync, ftruncateSync, openSync, writeSync } from 'node:fs';
+import { UserError } from '../errors.js';
 import { z } from 'zod';
 import { lazySchema } from '../config/lazy-schema.js';
 import type { ChatDelta, ChatModel, ChatRequest, ChatResponse } from './chat-model.js';
@@ -85,6 +86,31 @@ export function nextMacrotask(): Promise<void> {
 }
 
 /**
+ * Opens a recording's file for writing from its start, only as a regular file of its own: never through a
+ * link (one planted at the name, in a cloned repository, had its target cut), never a FIFO or device (opened
+ * without waiting, then refused), readable by this user only (it holds the whole conversation).
+ */
+function openRecordingFile(file: string): number {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o600);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') throw new UserError(`cannot record to ${file}: it is a symbolic link (a recording is never written through one) — remove it or name another file`);
+    if (code === 'ENXIO') throw new UserError(`cannot record to ${file}: it is not a regular file — name a file`);
+    throw new UserError(`cannot record to ${file}: ${code ?? (error as Error).message} — name a file you can write`);
+  }
+  if (!fstatSync(fd).isFile()) {
+    closeSync(fd);
+    throw new UserError(`cannot record to ${file}: it is not a regular file — name a file`);
+  }
+  // Cut only now that it is known to be a file of its own (O_TRUNC at the open would have cut a device's or FIFO's reader).
+  fchmodSync(fd, 0o600);
+  ftruncateSync(fd, 0);
+  return fd;
+}
+
+/**
  * Wraps a model and writes every request and response to a JSON-lines file (no keys or headers ever reach it).
  * A background call (a memory summary) answers one macrotask late, so it lands at a settled point of
  * the session, which `at` records and a replay reproduces.
@@ -100,8 +126,11 @@ export class RecordingModel extends WrappedModel {
     clock: () => Date = () => new Date(),
   ) {
     super(inner);
-    writeFileSync(file, `${JSON.stringify({ type: 'recording', version: RECORDING_VERSION, label: redact(inner.label), created: clock().toISOString() })}\n`);
+    this.fd = openRecordingFile(file);
+    writeSync(this.fd, `${JSON.stringify({ type: 'recording', version: RECORDING_VERSION, label: redact(inner.label), created: clock().toISOString() })}\n`);
   }
+
+  private readonly fd: number;
 
   async generate(request: ChatRequest): Promise<ChatResponse> {
     // A warming request changes nothing in the session (its answer is dropped): a replay has nothing to answer it with.
@@ -139,6 +168,6 @@ export class RecordingModel extends WrappedModel {
 
   private write(call: RecordedCall): void {
     // Redact the values, not the serialised line, so the JSON stays valid for replay; the deltas as the streams they make up.
-    appendFileSync(this.file, `${JSON.stringify(redactDeep({ ...call, deltas: recordedDeltas(call.deltas) }))}\n`);
+    writeSync(this.fd, `${JSON.stringify(redactDeep({ ...call, deltas: recordedDeltas(call.deltas) }))}\n`);
   }
 }

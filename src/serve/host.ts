@@ -34,6 +34,8 @@ export interface HostOptions {
   model: (stored: { events: () => Promise<import('../engine/event-map.js').TroupeEvent[]> } | null) => Promise<ChatModel> | ChatModel;
   /** Workflows the server may run, by name (and the list of them the console offers). */
   workflows?: { load(name: string): WorkflowPlan; list?(): { name: string; description: string }[] };
+  /** Workflows whose agents turn their commands' network on may run (`troupe serve --allow-network`); otherwise refused (400, one line). */
+  allowNetwork?: boolean;
   /** Requests may name a workflow by path (`troupe serve --allow-workflow-paths`); otherwise only by name. */
   allowWorkflowPaths?: boolean;
   /** Most sessions running in this process at once. */
@@ -149,6 +151,7 @@ export class SessionHost {
       ...(workflow ? { workflow } : {}),
       ...(request.mode ? { mode: request.mode } : {}),
       ...(o.clock ? { clock: o.clock } : {}),
+      allowNetwork: o.allowNetwork ?? false,
       brief: request.brief ?? request.input ?? '',
     });
     this.adopt(session).start(request.brief ?? request.input ?? '');
@@ -165,7 +168,19 @@ export class SessionHost {
     const o = this.options;
     const released = this.releasing.get(id);
     const opening = (released ?? Promise.resolve())
-      .then(() => openSession({ store: o.store, resume: id, team: o.team, teamDir: o.teamDir, env: o.env, model: o.model, meter: this.meter(), ...(o.clock ? { clock: o.clock } : {}) }))
+      .then(() =>
+        openSession({
+          store: o.store,
+          resume: id,
+          team: o.team,
+          teamDir: o.teamDir,
+          env: o.env,
+          model: o.model,
+          meter: this.meter(),
+          allowNetwork: o.allowNetwork ?? false,
+          ...(o.clock ? { clock: o.clock } : {}),
+        }),
+      )
       .then((session) => {
         this.adopt(session).resume();
         return session;

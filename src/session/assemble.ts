@@ -57,6 +57,8 @@ export interface SessionAssembly {
   tail: readonly TroupeEvent[];
   /** Where agents with tools work. */
   workspaceRoot: string;
+  /** The data directory holding the sessions, which a workspace's copy never enters. */
+  dataDir?: string;
   /** Commands under the `ask` policy go to the user (`!allow` / `!deny`); otherwise they are refused. */
   askCommands: boolean;
   /** Where workflow code runs (default: the kind's own sandbox, closed when the session stops). */
@@ -193,6 +195,7 @@ export async function assembleSession(a: SessionAssembly): Promise<AssembledSess
   const approvals = new CommandApprovals(publish);
   const workspaces: WorkspaceSetup = {
     root: a.workspaceRoot,
+    ...(a.dataDir ? { keepOut: a.dataDir } : {}),
     ...(kind.workspace ? { from: kind.workspace.from, git: kind.workspace.git } : {}),
     ...(a.askCommands ? { approve: (ask: Omit<PendingCommand, 'id'>, signal: AbortSignal) => approvals.request(ask, signal) } : {}),
   };

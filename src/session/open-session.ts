@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { TroupeEvent } from '../engine/event-map.js';
 import { event } from '../engine/event-map.js';
 import type { Mode, SessionState } from '../engine/session.js';
@@ -24,6 +24,7 @@ import { restoreMeter } from './restore-meter.js';
 import { resumeNote } from './resume-note.js';
 import { teamKind, type Tiers } from './session-kind.js';
 import { documentSealed, sealSources, type SessionSources } from './source-seal.js';
+import { networkGrant, networkRefused, type NetworkGrant } from './plan-grants.js';
 import { storedPlanProblem, storedTeamProblem, trustedPlanSource } from './stored-plan-trust.js';
 import type { TroupeSession } from './troupe-session.js';
 import { replayedFrom } from '../llm/replay-label.js';
@@ -74,6 +75,11 @@ export interface OpenSessionOptions {
   tiers?: Tiers;
   /** Commands under the `ask` policy go to the user (`!allow` / `!deny`); without this they are refused (headless). */
   askCommands?: boolean;
+  /**
+   * A workflow whose agent turns its commands' network on (`command_policy.network`) runs only with the user's
+   * consent: true (--allow-network), or asked of the user when the agent is known. Default: refused in one line.
+   */
+  allowNetwork?: boolean | ((grant: NetworkGrant) => boolean | Promise<boolean>);
 }
 
 /** The seal a new document keeps, when this user has a key. */
@@ -124,6 +130,11 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
       !options.workflow && plan && doc ? trustedPlanSource(plan, sources, { sealed, id: doc.id, ...(options.namedWorkflow !== undefined ? { named: options.namedWorkflow } : {}) }) : null;
     const stored = trusted === null ? null : 'problem' in trusted ? trusted.problem : storedPlanProblem(trusted, sources);
     if (stored) throw new SessionFileError(`${handle!.location}: ${stored}`);
+    // A workflow from anywhere (the internet) may ask for the network: its commands could send the workspace out, or
+    // reach this machine's loopback services. Never granted by the file alone.
+    const network = plan ? networkGrant(plan) : null;
+    const allowNetwork = options.allowNetwork;
+    if (network && !(typeof allowNetwork === 'function' ? await allowNetwork(network) : allowNetwork === true)) throw new UserError(networkRefused(network));
     // An unsealed document the user vouched for by naming its sources is sealed with them: the next resume needs no naming again.
     if (doc && handle && !sealed && (typeof options.team === 'string' || options.namedWorkflow !== undefined)) {
       const source = trusted && !('problem' in trusted) ? trusted.source : null;
@@ -190,6 +201,8 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
       history: storedEvents,
       tail: tailEvents,
       workspaceRoot: options.workspaceRoot ?? store?.filesOf?.(id) ?? join(tmpdir(), 'troupe-runs', id),
+      // A store on disk keeps a session's files in `<data dir>/runs/<id>`.
+      ...(store?.filesOf ? { dataDir: dirname(dirname(store.filesOf(id))) } : {}),
       askCommands: options.askCommands ?? false,
       ...(options.evaluator ? { evaluator: options.evaluator } : {}),
       store,

@@ -55,3 +55,27 @@ export function widenedGrant(stored: WorkflowPlan, current: WorkflowPlan, at = '
   }
   return null;
 }
+
+/** An agent of a workflow plan whose commands may reach the network: where (its agent id, through sub-workflows) and the workflow's file. */
+export interface NetworkGrant {
+  agent: string;
+  source: string;
+}
+
+/** The first agent of a plan (through its sub-workflows) whose command policy turns the network on, or null when none does. */
+export function networkGrant(plan: WorkflowPlan, at = ''): NetworkGrant | null {
+  for (const agent of plan.agents) {
+    const policy = agent.commandPolicy;
+    if (typeof policy === 'object' && policy.network === true) return { agent: `${at}${agent.id}`, source: plan.source };
+  }
+  for (const [name, sub] of Object.entries(plan.subWorkflows)) {
+    const found = networkGrant(sub, `${at}${name}/`);
+    if (found) return found;
+  }
+  return null;
+}
+
+/** The one line refusing a workflow whose agent turns the network on without the user's consent. */
+export function networkRefused(grant: NetworkGrant): string {
+  return `${grant.source}: agent ${grant.agent}: command_policy "network": true lets its commands reach the internet and this machine's local services — run with --allow-network to let it, or remove "network": true`;
+}

@@ -1,23 +1,4 @@
-import {
-  close,
-  closeSync,
-  constants,
-  fstat,
-  fstatSync,
-  fsync,
-  fsyncSync,
-  ftruncate,
-  ftruncateSync,
-  open as openFile,
-  openSync,
-  readFileSync,
-  rename as renameFile,
-  renameSync,
-  rmSync,
-  write,
-  writeFileSync,
-} from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { close, closeSync, constants, fstatSync, fsync, fsyncSync, ftruncateSync, open as openFile, openSync, readFileSync, renameSync, rmSync, write, writeFileSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { SyncAdapter } from 'lowdb';
 import { SessionFileError } from './load-file.js';
@@ -31,6 +12,8 @@ export interface DocumentFs {
   rmSync(path: string, options: { force: true }): void;
   /** Flushes an open file or directory to the disk; `path` names it. Node's fsyncSync when absent. */
   fsyncSync?(fd: number, path: string): void;
+  /** Writes `bytes` into an open file at `position` (a checkpoint slot); `path` names it. Node's writeSync when absent. */
+  writeAtSync?(fd: number, bytes: Uint8Array, position: number, path: string): void;
 }
 
 // A temp file is opened without following a link or truncating: what is at its name must be a file of its own
@@ -59,32 +42,6 @@ function openTempSync(path: string): number {
     if (attempt > 0) throw new Error(`${path} is not a file of troupe's own — move it out of the way`);
     rmSync(path, { force: true, recursive: true });
   }
-}
-
-/**
- * The same open, off the event loop. Tried first as a create of a new file (O_EXCL): a write's temp file is gone
- * once it is renamed, so the usual open makes a file of its own and empty at once, without the check and the cut
- * (two more calls on the thread pool for every document written); anything at the name goes the long way.
- */
-function openTemp(path: string): Promise<number> {
-  return new Promise<number>((resolve, reject) =>
-    openFile(path, TEMP_FLAGS | constants.O_EXCL, 0o666, (error, fd) => (!error ? resolve(fd) : error.code === 'EEXIST' ? openTempOver(path).then(resolve, reject) : reject(error))),
-  );
-}
-
-/** Opens a temp file where something is at its name already: it is used when it is a file of its own, else removed and the open tried once more. */
-function openTempOver(path: string, attempt = 0): Promise<number> {
-  return new Promise<number>((resolve, reject) => {
-    const again = () => rm(path, { force: true, recursive: true }).then(() => openTempOver(path, attempt + 1).then(resolve, reject), reject);
-    openFile(path, TEMP_FLAGS, 0o666, (error, fd) => {
-      if (error) return attempt === 0 && notOwn(error.code) ? again() : reject(error);
-      fstat(fd, (failure, stat) => {
-        const own = !failure && stat.isFile() && stat.nlink === 1;
-        if (own) return ftruncate(fd, 0, (cutting) => (cutting ? close(fd, () => reject(cutting)) : resolve(fd)));
-        close(fd, () => (failure ? reject(failure) : attempt === 0 ? again() : reject(new Error(`${path} is not a file of troupe's own — move it out of the way`))));
-      });
-    });
-  });
 }
 
 /**
@@ -140,12 +97,18 @@ export function readOwnFile(path: string, what: string): Buffer {
   }
 }
 
+/** Writes all of `bytes` into an open file at `position`, synchronously. */
+function writeAtSync(fd: number, bytes: Uint8Array, position: number): void {
+  for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at, position + at);
+}
+
 /** The real file system. */
 export const NODE_DOCUMENT_FS: DocumentFs = {
   writeFileSync: writeTempSync,
   renameSync,
   rmSync,
   fsyncSync: (fd) => fsyncSync(fd),
+  writeAtSync: (fd, bytes, position) => writeAtSync(fd, bytes, position),
 };
 
 /** The flush of an open file that `fs` does (Node's fsyncSync when it brings none). */
@@ -160,38 +123,30 @@ export function fsyncOf(fs: DocumentFs): (fd: number, path: string) => void {
  * one step of the same asynchronous write, so appends still interleave with it as they do on the real one.
  */
 export interface AsyncDocumentFs {
-  /** Writes a whole file (text, or its UTF-8 bytes) and flushes it. */
-  writeFile(path: string, text: string | Uint8Array): Promise<void>;
-  rename(from: string, to: string): Promise<void>;
-  rm(path: string): Promise<void>;
+  /** Flushes an open file to the disk. */
   fsync(fd: number, path: string): Promise<void>;
+  /** Writes all of `bytes` into an open file at `position`. */
+  writeAt(fd: number, bytes: Uint8Array, position: number, path: string): Promise<void>;
 }
 
 const fsyncAsync = (fd: number) => new Promise<void>((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())));
 
-/** Writes a whole file and flushes it, with Node's callback calls (one buffer, no FileHandle: cheaper for many small documents). */
-function writeFlushed(path: string, text: string | Uint8Array): Promise<void> {
-  const bytes = typeof text === 'string' ? Buffer.from(text) : text;
+/** Writes all of `bytes` into an open file at `position`, with Node's callback call (a short write goes on from where it stopped). */
+function writeAt(fd: number, bytes: Uint8Array, position: number): Promise<void> {
   return new Promise<void>((resolve, reject) => {
-    openTemp(path).then((fd) => {
-      const done = (failure: Error | null) => close(fd, (closing) => ((failure ?? closing) ? reject(failure ?? closing) : resolve()));
-      const from = (at: number) =>
-        write(fd, bytes, at, bytes.length - at, at, (failure, written) => {
-          if (failure) return done(failure);
-          if (at + written < bytes.length) return from(at + written);
-          fsync(fd, (flushing) => done(flushing));
-        });
-      from(0);
-    }, reject);
+    const from = (at: number) =>
+      write(fd, bytes, at, bytes.length - at, position + at, (failure, written) => {
+        if (failure) return reject(failure);
+        if (at + written < bytes.length) return from(at + written);
+        resolve();
+      });
+    from(0);
   });
 }
 
 const NODE_ASYNC_FS: AsyncDocumentFs = {
-  writeFile: writeFlushed,
-  // The callback call, as the writes: no promise machinery of fs/promises per document.
-  rename: (from, to) => new Promise<void>((resolve, reject) => renameFile(from, to, (error) => (error ? reject(error) : resolve()))),
-  rm: (path) => rm(path, { force: true }),
   fsync: (fd) => fsyncAsync(fd),
+  writeAt: (fd, bytes, position) => writeAt(fd, bytes, position),
 };
 
 /** The asynchronous face of `fs` (see AsyncDocumentFs). */
@@ -199,10 +154,8 @@ export function asyncFs(fs: DocumentFs): AsyncDocumentFs {
   if (fs === NODE_DOCUMENT_FS) return NODE_ASYNC_FS;
   const flush = fsyncOf(fs);
   return {
-    writeFile: async (path, text) => fs.writeFileSync(path, typeof text === 'string' ? text : Buffer.from(text.buffer, text.byteOffset, text.byteLength).toString('utf8')),
-    rename: async (from, to) => fs.renameSync(from, to),
-    rm: async (path) => fs.rmSync(path, { force: true }),
     fsync: async (fd, path) => flush(fd, path),
+    writeAt: fs.writeAtSync ? async (fd, bytes, position, path) => fs.writeAtSync!(fd, bytes, position, path) : (fd, bytes, position) => writeAt(fd, bytes, position),
   };
 }
 
@@ -275,23 +228,6 @@ export class DocumentFile<T> implements SyncAdapter<T> {
       }
       throw error;
     }
-  }
-
-  /**
-   * Replaces the document with `text` off the event loop (see AsyncDocumentFs): the temp file written and
-   * flushed, then renamed over it; with `durable`, the directory is flushed after the rename. On failure the
-   * temp file is gone and the old document stays. One write at a time: the caller waits for the last.
-   */
-  async writeText(text: string | Uint8Array, options: { durable?: boolean } = {}): Promise<void> {
-    const fs = asyncFs(this.fs);
-    try {
-      await fs.writeFile(this.tempPath, text);
-      await fs.rename(this.tempPath, this.path);
-    } catch (error) {
-      await fs.rm(this.tempPath).catch(() => undefined);
-      throw error;
-    }
-    if (options.durable) await syncDirectoryAsync(dirname(this.path), this.fs);
   }
 
   /** Makes the last write survive a power failure (the rename is in the directory, which is flushed). */

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, linkSync, open, readSync, renameSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, linkSync, open, readSync, renameSync, unlinkSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { UserError } from '../errors.js';
 import { openOwnFile } from './own-file.js';
@@ -61,6 +61,21 @@ export function lockComplete(holder: LockHolder): boolean {
   return holder.text.endsWith('\n');
 }
 
+/**
+ * A lock released by its holder: `released`, padded to the length of the record it replaces (written over it in
+ * place, so a reader never finds it empty). The file stays for the next holder to take over in place: removed at
+ * every close and made again at every open, each lock was an inode freed and one made, and on an ext4 without a
+ * journal each inode freed makes the creates after it slower (see checkpoint-slots.ts).
+ */
+export function releasedText(length: number): string {
+  return `released${' '.repeat(Math.max(0, length - 'released'.length - 1))}\n`;
+}
+
+/** True when a lock file says its holder released it. */
+export function lockReleased(holder: LockHolder): boolean {
+  return lockComplete(holder) && holder.text.trim() === 'released';
+}
+
 /** The most of a lock file read: its record is one short line (a bigger file is incomplete, so taken over once old). */
 const LOCK_READ_MAX = 4096;
 
@@ -97,6 +112,7 @@ export function readLock(path: string): LockHolder | null {
  * reused pid (its start time differs from the one recorded).
  */
 export function staleReason(holder: LockHolder, options: { now?: number; staleMs?: number; host?: string } = {}): string | null {
+  if (lockReleased(holder)) return 'it was released';
   if (!lockComplete(holder)) {
     // Being written (its creator is between the create and the write), or left so by a creator that died there.
     const age = (options.now ?? Date.now()) - holder.mtimeMs;
@@ -116,7 +132,7 @@ export function staleReason(holder: LockHolder, options: { now?: number; staleMs
 
 // Locks this process holds, with their refresh timers and when each was last refreshed: a lock file naming our
 // own pid that is not in here is a leftover from an earlier process that had the same pid, so it is stale.
-const held = new Map<string, { timer: NodeJS.Timeout; everyMs: number; refreshedAt: number }>();
+const held = new Map<string, { timer: NodeJS.Timeout; everyMs: number; refreshedAt: number; text: string }>();
 
 let ownStart: string | null | undefined;
 // The nonce tells two locks of one pid apart: random per process, then counted (a random draw per lock cost
@@ -136,8 +152,7 @@ function lockText(): string {
 // can find it empty or partial only in the instant between the create and the write, and takes such a file
 // for held while it is younger than LOCK_WRITE_GRACE_MS (see staleReason), so it never takes a lock being
 // written for a stale one. A write that fails (a full disk) removes the file it created.
-function tryCreate(path: string): boolean {
-  const text = lockText();
+function tryCreate(path: string, text: string): boolean {
   const started = Date.now();
   try {
     writeFileSync(path, text, { flag: 'wx' });
@@ -182,11 +197,11 @@ export function refreshLockIfDue(path: string, now: number = Date.now()): void {
   if (lock && now - lock.refreshedAt >= lock.everyMs) refreshLock(path, now);
 }
 
-function hold(path: string, staleMs: number, now: number): void {
+function hold(path: string, text: string, staleMs: number, now: number): void {
   const everyMs = Math.max(1_000, Math.min(60_000, staleMs / 4));
   const timer = setInterval(() => refreshLock(path), everyMs);
   timer.unref();
-  held.set(path, { timer, everyMs, refreshedAt: now });
+  held.set(path, { timer, everyMs, refreshedAt: now, text });
 }
 
 /**
@@ -215,7 +230,7 @@ export async function acquireNewLock(path: string, sessionId: string, options: {
   closeSync(fd);
   // Held up past half the grace period (a stopped process), the empty file may have been taken over meanwhile: it is ours only if it still holds our record.
   if (Date.now() - started > LOCK_WRITE_GRACE_MS / 2 && readLock(path)?.text !== text) return acquireLock(path, sessionId, options);
-  hold(path, staleMs, now());
+  hold(path, text, staleMs, now());
 }
 
 /**
@@ -226,8 +241,9 @@ export function acquireLock(path: string, sessionId: string, options: { staleMs?
   const staleMs = options.staleMs ?? lockStaleMs();
   const now = options.now ?? Date.now;
   for (let attempt = 0; attempt < 5; attempt++) {
-    if (tryCreate(path)) {
-      hold(path, staleMs, now());
+    const text = lockText();
+    if (tryCreate(path, text)) {
+      hold(path, text, staleMs, now());
       return;
     }
     const holder = readLock(path);
@@ -238,7 +254,7 @@ export function acquireLock(path: string, sessionId: string, options: { staleMs?
     if (mine ? held.has(path) : staleReason(holder, { staleMs, now: now() }) === null) {
       throw new SessionLockedError(sessionId, holder.pid, holder.host !== null && holder.host !== hostname() ? holder.host : null, staleMs);
     }
-    // Stale: move it aside atomically, so of two processes taking over only one removes it.
+    // Stale or released: move it aside atomically, so of two processes taking over only one has it.
     const aside = `${path}.stale-${process.pid}-${attempt}`;
     try {
       renameSync(path, aside);
@@ -257,30 +273,77 @@ export function acquireLock(path: string, sessionId: string, options: { staleMs?
       unlinkSync(aside);
       throw new SessionLockedError(sessionId, moved.pid);
     }
-    unlinkSync(aside);
+    // Ours: written with our record and put back under its name, the file itself kept (no inode freed and made again).
+    // A lock someone made at the name meanwhile (they found none) is theirs: ours is removed and theirs stands.
+    if (takeOver(aside, path, text)) {
+      hold(path, text, staleMs, now());
+      return;
+    }
+    throw new SessionLockedError(sessionId, readLock(path)?.pid ?? -1);
   }
   const holder = readLock(path);
   throw new SessionLockedError(sessionId, holder?.pid ?? -1);
 }
 
-/** Releases a lock this process holds (only if the file still names this process). */
-export function releaseLock(path: string): void {
+/**
+ * Writes our record into a lock file moved aside (ours alone: see acquireLock) and links it back at `path`; false
+ * when a lock was made at `path` meanwhile (then the one aside is removed). The name aside is removed either way.
+ */
+function takeOver(aside: string, path: string, text: string): boolean {
+  try {
+    const fd = openOwnFile(aside, constants.O_WRONLY | constants.O_TRUNC, 'a lock file');
+    try {
+      writeFileSync(fd, text);
+    } finally {
+      closeSync(fd);
+    }
+    linkSync(aside, path);
+  } catch (error) {
+    unlinkSync(aside);
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+  unlinkSync(aside);
+  return true;
+}
+
+/** Stops refreshing a lock this process holds; its record as written, or null when it holds none at `path`. */
+function letGo(path: string): string | null {
   const lock = held.get(path);
-  if (!lock) return;
+  if (!lock) return null;
   clearInterval(lock.timer);
   held.delete(path);
-  let holder: LockHolder | null = null;
   try {
-    holder = readLock(path);
+    // Only a file that still holds our record is ours to release.
+    return readLock(path)?.text === lock.text ? lock.text : null;
   } catch {
-    return;
+    return null;
   }
-  if (holder && holder.pid === process.pid) {
+}
+
+/** Releases a lock this process holds, in place: its file says `released` (see releasedText), for the next holder to take over. */
+export function releaseLock(path: string): void {
+  const text = letGo(path);
+  if (text === null) return;
+  try {
+    const fd = openOwnFile(path, constants.O_WRONLY, 'a lock file');
     try {
-      unlinkSync(path);
-    } catch {
-      // already gone
+      writeSync(fd, releasedText(Buffer.byteLength(text)), 0, 'utf8');
+    } finally {
+      closeSync(fd);
     }
+  } catch {
+    // gone or unwritable: the next open decides (our process, gone, leaves it stale)
+  }
+}
+
+/** Releases a lock this process holds and removes its file: the session it locked is removed. */
+export function dropLock(path: string): void {
+  if (letGo(path) === null) return;
+  try {
+    unlinkSync(path);
+  } catch {
+    // already gone
   }
 }
 

@@ -25,7 +25,7 @@ export function copyMaxBytes(env: Record<string, string | undefined> = process.e
 /** What a copy may do: names left out, a real path never entered, and the most bytes its files may hold in all. */
 export interface CopyOptions {
   skip: readonly string[];
-  avoid: string;
+  avoid: readonly string[];
   /** Default: copyMaxBytes() (COPY_MAX_SETTING, else DEFAULT_COPY_MAX_BYTES). */
   maxBytes?: number;
 }
@@ -51,7 +51,7 @@ async function copyInto(from: string, to: string, options: CopyOptions, budget: 
     if (options.skip.includes(entry.name)) continue;
     const src = join(from, entry.name);
     const dest = join(to, entry.name);
-    if (src === options.avoid) continue;
+    if (options.avoid.includes(src)) continue;
     if (entry.isSymbolicLink()) await symlink(await readlink(src), dest);
     else if (entry.isDirectory()) await copyInto(src, dest, options, budget);
     else if (entry.isFile()) {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { confineFile, refuseGitInternals } from './confine.js';
 import { bytes } from './limits.js';
 import { readConfined, writeConfined } from './safe-fs.js';
+import { withinBudget } from './workspace-budget.js';
 import { asText } from './text-file.js';
 import { defineTool, toolSpec, ToolError } from './tool.js';
 
@@ -35,7 +36,7 @@ export const editFileTool = defineTool({
     const next = text.slice(0, at) + a.new_text + text.slice(at + a.old_text.length);
     const data = Buffer.from(next, 'utf8');
     if (data.length > limits.maxFileBytes) throw new ToolError(`the edited file would be ${bytes(data.length)}, over the ${bytes(limits.maxFileBytes)} limit for one file`);
-    await writeConfined(root, { ...path, exists: true }, data);
+    await withinBudget(root, limits, { size: data.length, replaced: Buffer.byteLength(text, 'utf8') }, () => writeConfined(root, { ...path, exists: true }, data));
     const line = text.slice(0, at).split('\n').length;
     return { ok: true, content: `edited ${path.shown} at line ${line}` };
   },

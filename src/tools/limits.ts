@@ -22,7 +22,14 @@ export interface ToolLimits {
   commandFileBytes: number;
   /** Most processes and threads a command may have at once (RLIMIT_NPROC in the jail's user namespace; the kernel does not hold root to it). */
   commandProcesses: number;
+  /** Most bytes one workspace holds on disk: a file tool's write that would pass it is refused, and so is a command once a command has passed it (TROUPE_WORKSPACE_MAX_BYTES; see workspace-budget.ts). */
+  maxWorkspaceBytes: number;
+  /** Most files, folders and links one workspace holds, under the same rule. */
+  maxWorkspaceEntries: number;
 }
+
+/** What one workspace may hold unless TROUPE_WORKSPACE_MAX_BYTES says otherwise: 4 GB (room for a copy of the project at its 2 GB bound and the agents' work). */
+export const DEFAULT_WORKSPACE_MAX_BYTES = 4_000_000_000;
 
 /** The default caps. */
 export const DEFAULT_TOOL_LIMITS: ToolLimits = {
@@ -37,6 +44,8 @@ export const DEFAULT_TOOL_LIMITS: ToolLimits = {
   commandMemoryBytes: 4 * 1024 ** 3,
   commandFileBytes: 1024 ** 3,
   commandProcesses: 4096,
+  maxWorkspaceBytes: DEFAULT_WORKSPACE_MAX_BYTES,
+  maxWorkspaceEntries: 1_000_000,
 };
 
 /** Bytes as a person reads them: 512 B, 12.3 KB, 4.0 MB, 2.0 GB, 1.1 TB. */

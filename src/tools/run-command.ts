@@ -10,6 +10,8 @@ import { cleanEnv, runProcess, type ProcessResult } from './process-runner.js';
 import { inheritableDescriptors } from './inherited-fds.js';
 import { defineTool, toolSpec, ToolError, type AgentTool } from './tool.js';
 import { checkWorkspacePlace } from './workspace-place.js';
+import { overBudget, usageOf, workspaceChanged } from './workspace-budget.js';
+import { commandCgroup, inCgroup } from './jail-cgroup.js';
 
 const Args = z.object({
   command: z.string().describe('One program and its arguments, e.g. "npm test" or "ls -la src". No shell: no pipes, ;, &&, redirections, variables or wildcards.'),
@@ -69,10 +71,17 @@ export function runCommandTool(policy: CommandPolicy, options: RunCommandOptions
       if (policy.mode === 'ask' && !(await policy.approve!(a.command, root))) throw new ToolError('the user declined to run this command');
       if (signal?.aborted) throw new ToolError('the turn was aborted before the command started');
       await checkWorkspacePlace(root);
+      // What a command writes cannot be bounded while it runs (no quotas; RLIMIT_FSIZE bounds one file): once commands have filled the workspace past its caps, no other runs.
+      const full = overBudget(await usageOf(root), limits);
+      if (full) throw new ToolError(`${full}; no more commands run here — make room with write_file (smaller files) or finish with what is there`);
       // A bare name is found by the jail on the same PATH (so the program sees argv[0] as written); a path is passed as resolved.
       const command = name.includes('/') ? program : name;
       const resources = { memoryBytes: limits.commandMemoryBytes, fileBytes: limits.commandFileBytes, processes: limits.commandProcesses };
-      const result = await runProcess(jail.bwrap, [...jailArgs(spec, jail.layout), '--', ...limitedCommand([command, ...args], resources)], {
+      const jailed = [...jailArgs(spec, jail.layout), '--', ...limitedCommand([command, ...args], resources)];
+      // Where troupe may make a pids cgroup (root, which RLIMIT_NPROC does not hold), the command runs in one of its own.
+      const group = await commandCgroup(limits.commandProcesses);
+      const run = group ? inCgroup(group, jail.bwrap, jailed) : { program: jail.bwrap, args: jailed };
+      const result = await runProcess(run.program, run.args, {
         cwd: root,
         env: cleanEnv(root, path),
         timeoutMs: limits.commandTimeoutMs,
@@ -81,6 +90,9 @@ export function runCommandTool(policy: CommandPolicy, options: RunCommandOptions
         // bubblewrap passes every open descriptor on: one troupe inherited would reach outside the jail.
         cover: await inheritableDescriptors(),
       });
+      // Removed once its last process is gone, after the answer (the jail's processes die with its init, a moment later).
+      void group?.release();
+      workspaceChanged(root);
       if (result.spawnError) throw new ToolError(`could not start the sandbox for "${name}": ${result.spawnError}`);
       const end = ending(result, limits.commandTimeoutMs);
       const dropped = result.droppedBytes > 0 ? `\n[output truncated: ${bytes(result.droppedBytes)} more were left out]` : '';

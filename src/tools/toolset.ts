@@ -10,6 +10,7 @@ import { runCommandTool } from './run-command.js';
 import { searchFilesTool } from './search-files.js';
 import { capText, toolFailure, ToolError, type AgentTool, type ToolResult } from './tool.js';
 import { writeFileTool } from './write-file.js';
+import { workspaceMaxBytes } from './workspace-budget.js';
 
 /** The agent tools, by name. */
 export const TOOL_NAMES = ['read_file', 'write_file', 'edit_file', 'list_files', 'search_files', 'run_command'] as const;
@@ -64,7 +65,7 @@ export function createToolset(options: ToolsetOptions): Toolset {
   } catch {
     throw new UserError(`the workspace ${options.workspace} is not a directory`);
   }
-  const limits: ToolLimits = { ...DEFAULT_TOOL_LIMITS, ...options.limits };
+  const limits: ToolLimits = { ...DEFAULT_TOOL_LIMITS, maxWorkspaceBytes: workspaceMaxBytes(), ...options.limits };
   const all: Record<ToolName, AgentTool<unknown>> = {
     read_file: erase(readFileTool),
     write_file: erase(writeFileTool),

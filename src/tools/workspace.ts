@@ -20,6 +20,8 @@ export interface CreateWorkspaceOptions {
   from?: string;
   /** Make a clone of `from`'s repository, at its HEAD, when `from` is inside one (uncommitted changes are not in it); see cloneRepository. */
   git?: boolean;
+  /** Folders a copy never enters besides every session's folder (`dirname(root)`): the data directory, whose sessions' transcripts are no agent's. */
+  keepOut?: readonly string[];
   /** Names left out of a copy (default `.git`). */
   exclude?: readonly string[];
   /** The most bytes a copy of `from` writes (default: TROUPE_WORKSPACE_COPY_MAX_BYTES, else 2 GB; see copyTree). */
@@ -68,7 +70,10 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
     dir = join(home, place.prefix);
   } else if (from !== null) {
     try {
-      await copyTree(from, home, { skip: options.exclude ?? ['.git'], avoid: await realpath(parent), ...(options.maxCopyBytes !== undefined ? { maxBytes: options.maxCopyBytes } : {}) });
+      // Never troupe's own folders: a project's default data dir is `.troupe/` inside it, and each copy took every
+      // earlier session's workspaces (copies of copies: the data dir doubled a run) and their transcripts.
+      const avoid = await Promise.all([parent, dirname(options.root), ...(options.keepOut ?? [])].map((dir) => realpath(dir).catch(() => dir)));
+      await copyTree(from, home, { skip: options.exclude ?? ['.git'], avoid, ...(options.maxCopyBytes !== undefined ? { maxBytes: options.maxCopyBytes } : {}) });
     } catch (error) {
       // What was copied before the refused file is not left taking the disk.
       await rm(home, { recursive: true, force: true });

@@ -1,7 +1,9 @@
+import { lstat } from 'node:fs/promises';
 import { z } from 'zod';
 import { confineFile, refuseGitInternals } from './confine.js';
 import { bytes } from './limits.js';
 import { writeConfined } from './safe-fs.js';
+import { missingFolders, withinBudget } from './workspace-budget.js';
 import { defineTool, toolSpec, ToolError } from './tool.js';
 
 const Args = z.object({
@@ -19,7 +21,9 @@ export const writeFileTool = defineTool({
     if (data.length > limits.maxFileBytes) throw new ToolError(`the content is ${bytes(data.length)}, over the ${bytes(limits.maxFileBytes)} limit for one file`);
     const path = await confineFile(root, a.path);
     refuseGitInternals(path);
-    const { created } = await writeConfined(root, path, data);
+    const replaced = path.exists ? ((await lstat(path.real).catch(() => null))?.size ?? 0) : null;
+    const folders = replaced === null ? await missingFolders(root, path.real) : 0;
+    const { created } = await withinBudget(root, limits, { size: data.length, replaced, folders }, () => writeConfined(root, path, data));
     return { ok: true, content: `${created ? 'created' : 'wrote'} ${path.shown} (${bytes(data.length)})` };
   },
 });

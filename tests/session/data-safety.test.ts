@@ -67,19 +67,18 @@ class CountingDemo implements ChatModel {
   }
 }
 
-/** The real file system, whose session-document writes fail after `room` of them with `code` (half the text reaches the temp file first, as on a full disk). */
+/** The real file system, whose checkpoint writes (into a session's slots) fail after `room` of them with `code` (half the bytes reach the file first, as on a full disk). */
 function failingDocuments(room: number, code: string, message: string): DocumentFs & { writes: number } {
   const fs = {
+    ...NODE_DOCUMENT_FS,
     writes: 0,
-    writeFileSync(path: string, text: string) {
-      if (!path.endsWith('index.json.tmp') && ++fs.writes > room) {
-        NODE_DOCUMENT_FS.writeFileSync(path, text.slice(0, text.length >> 1));
+    writeAtSync(fd: number, bytes: Uint8Array, position: number, path: string) {
+      if (++fs.writes > room) {
+        NODE_DOCUMENT_FS.writeAtSync!(fd, bytes.subarray(0, bytes.length >> 1), position, path);
         throw Object.assign(new Error(`${code}: ${message}, write`), { code, syscall: 'write', path });
       }
-      NODE_DOCUMENT_FS.writeFileSync(path, text);
+      NODE_DOCUMENT_FS.writeAtSync!(fd, bytes, position, path);
     },
-    renameSync: NODE_DOCUMENT_FS.renameSync,
-    rmSync: NODE_DOCUMENT_FS.rmSync,
   };
   return fs;
 }
@@ -120,7 +119,7 @@ describe('data safety', () => {
     session.start('A lighthouse keeper game');
     await session.settled();
     const callsAtFailure = model.calls;
-    const docPath = join(dir, 'sessions', 'doc.json');
+    const docPath = join(dir, 'sessions', 'doc.checkpoint');
     expect(session.fault?.message).toBe(
       `session doc stopped before its next model call: cannot save session doc to ${docPath}: no space left for the data directory ${dir} (TROUPE_DATA_DIR) — free some space or set TROUPE_DATA_DIR to a directory you can write — what was saved before is intact; once that is fixed, continue it with troupe resume doc`,
     );
@@ -133,8 +132,8 @@ describe('data safety', () => {
     expect(model.calls).toBe(callsAtFailure);
     await expect(session.stop()).rejects.toThrow(/no space left/);
     expect(fs.writes).toBe(2);
-    // The document on disk is the last one written whole; the journal holds every step taken, so it resumes there.
-    expect(JSON.parse(readFileSync(docPath, 'utf8')).id).toBe('doc');
+    // The checkpoint that loads is the last one written whole (the torn one is passed over); the journal holds every step taken, so it resumes there.
+    expect((await new LowdbStore(dir).document('doc')).id).toBe('doc');
     const resumed = await openSession({ store: new LowdbStore(dir), resume: 'doc', team: studio(), model: new DemoModel({ creative_partner: 1 }), env: ENV, memory: false });
     expect(resumed.getSnapshot().turn).toBe(session.getSnapshot().turn);
     await resumed.stop();
@@ -155,7 +154,7 @@ describe('data safety', () => {
     session.start('A lighthouse keeper game');
     await session.settled();
     const message = session.fault?.message ?? '';
-    expect(message).toContain(`cannot save session eio to ${join(dir, 'sessions', 'eio.json')}: EIO: i/o error, write — what was saved before is intact`);
+    expect(message).toContain(`cannot save session eio to ${join(dir, 'sessions', 'eio.checkpoint')}: EIO: i/o error, write — what was saved before is intact`);
     expect(message).not.toMatch(/free|space|permission/);
     expect(message.split('\n')).toHaveLength(1);
     await expect(session.stop()).rejects.toThrow(/EIO/);

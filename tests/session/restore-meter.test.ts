@@ -1,11 +1,10 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TroupeEvent } from '../../src/engine/event-map.js';
 import { DemoModel } from '../../src/llm/demo-model.js';
 import { openSession } from '../../src/session/open-session.js';
 import { LowdbStore } from '../../src/store/lowdb-store.js';
 import { usageState, UsageMeter } from '../../src/usage/usage-meter.js';
+import { editStoredDocument } from '../helpers/stored-document.js';
 import { tempDirPerTest } from '../helpers/temp-dir.js';
 import { REPO_ROOT, studio } from '../helpers/team.js';
 
@@ -37,10 +36,9 @@ describe('usage totals of a reopened session', () => {
   ])('when damaged (%s), are rebuilt from the journal, and a note says so', async (_what, damaged) => {
     const dir = temp();
     const before = await storedRun(dir);
-    const path = join(dir, 'sessions', 'u.json');
-    const doc = JSON.parse(readFileSync(path, 'utf8'));
-    doc.checkpoint.usage = damaged;
-    writeFileSync(path, JSON.stringify(doc));
+    const path = await editStoredDocument(dir, 'u', (doc) => {
+      doc.checkpoint.usage = damaged;
+    });
     const meter = new UsageMeter();
     const notes: string[] = [];
     const session = await openSession({ store: new LowdbStore(dir), resume: 'u', team: studio(), model: new DemoModel(), env: ENV, meter });

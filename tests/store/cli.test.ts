@@ -2,6 +2,7 @@ import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newestSlot } from '../../src/store/checkpoint-slots.js';
 import { CHAIN_START, sealLine } from '../../src/store/journal-chain.js';
 import { restoreRecord } from '../../src/store/journal-codec.js';
 import { parseSessionFile } from '../../src/store/load-file.js';
@@ -18,12 +19,17 @@ function troupe(...args: string[]) {
 /** Writes a copy of the stored session under another id, with its document edited. */
 function copyAs(newId: string, edit: (doc: any) => void): string {
   const path = join(data, 'sessions', `${newId}.json`);
-  const doc = JSON.parse(readFileSync(join(data, 'sessions', `${id}.json`), 'utf8'));
+  const doc = JSON.parse(latestDocument(id));
   doc.id = newId;
   edit(doc);
   writeFileSync(path, JSON.stringify(doc));
   copyFileSync(join(data, 'sessions', `${id}.jsonl`), join(data, 'sessions', `${newId}.jsonl`));
   return path;
+}
+
+/** A stored session's document as its last checkpoint left it: its newest slot (see checkpoint-slots.ts). */
+function latestDocument(of: string): string {
+  return newestSlot(readFileSync(join(data, 'sessions', `${of}.checkpoint`)))!.body.toString('utf8');
 }
 
 beforeAll(async () => {
@@ -35,13 +41,14 @@ beforeAll(async () => {
 afterAll(() => rmSync(data, { recursive: true, force: true }));
 
 describe('session commands', () => {
-  it('troupe run stores the session under TROUPE_DATA_DIR: a small document and an append-only journal', () => {
+  it('troupe run stores the session under TROUPE_DATA_DIR: a small document, its checkpoint slots, an append-only journal and its lock, released', () => {
     expect(
       readdirSync(join(data, 'sessions'))
         .filter((f) => !f.startsWith('index'))
         .sort(),
-    ).toEqual([`${id}.json`, `${id}.jsonl`]);
-    const file = parseSessionFile(readFileSync(join(data, 'sessions', `${id}.json`), 'utf8'), 'x').file;
+    ).toEqual([`${id}.checkpoint`, `${id}.json`, `${id}.jsonl`, `${id}.lock`]);
+    expect(readFileSync(join(data, 'sessions', `${id}.lock`), 'utf8').trim()).toBe('released');
+    const file = parseSessionFile(latestDocument(id), 'x').file;
     expect(file.checkpoint.snapshot.turn).toBe(10);
     expect(file.brief).toBe('A lighthouse keeper game');
     const journal = readFileSync(join(data, 'sessions', `${id}.jsonl`), 'utf8');

@@ -55,8 +55,8 @@ describe('troupe sessions lists a stored session as its journal ends (issue 23, 
     expect(listingOf(await store.list(), 'tail')).toEqual({ status: 'awaiting_user', turns: session.getSnapshot().turn, lockedBy: null });
     await session.stop();
     // Closed: the checkpoint is at the journal's end, known from its last bytes.
-    const doc = JSON.parse(readFileSync(docPath, 'utf8'));
-    const ending = sealEnding(doc.checkpoint.hash);
+    const doc = await store.document('tail');
+    const ending = sealEnding(doc.checkpoint.hash!);
     expect(readFileSync(store.journalOf('tail')).subarray(-ending.length).equals(ending)).toBe(true);
     expect(listingOf(await store.list(), 'tail')).toMatchObject({ status: 'awaiting_user', turns: session.getSnapshot().turn });
   });

@@ -70,7 +70,9 @@ describe('one writer per session', () => {
         .split(' ')[0],
     ).toBe(String(process.pid));
     await handle.close();
-    expect(existsSync(join(data, 'sessions', `${ID}.lock`))).toBe(false);
+    // Released in place, not removed (see releasedText): no process holds it.
+    expect(readFileSync(join(data, 'sessions', `${ID}.lock`), 'utf8').trim()).toBe('released');
+    expect(store.lockedBy(ID)).toBeNull();
   });
 
   it('takes over a lock whose pid is gone, or garbage, but not one this process holds', async () => {

@@ -81,7 +81,8 @@ describe('privacy', () => {
     const env = cleanEnv({ APP_SECRET: 'awaiting_user', TROUPE_DEMO_PACE_MS: '0' });
     // A real process: the store reads the secrets of its own environment.
     expect((await runCliProcess(['run', '--demo', 'A lighthouse keeper game'], env)).code).toBe(0);
-    const doc = readFileSync(join(testDataDir(), 'sessions', readdirSync(join(testDataDir(), 'sessions')).find((f) => f.endsWith('.json') && f !== 'index.json')!), 'utf8');
+    // The document as its last checkpoint left it: in its slots (see checkpoint-slots.ts).
+    const doc = readFileSync(join(testDataDir(), 'sessions', readdirSync(join(testDataDir(), 'sessions')).find((f) => f.endsWith('.checkpoint'))!), 'utf8');
     expect(doc).toContain('"status":"awaiting_user"');
     expect(doc).not.toContain('[redacted]');
     const sessions = await runCliProcess(['sessions'], env);

@@ -59,7 +59,7 @@ describe('copyTree bounds what a workspace copy writes', () => {
     expect(readdirSync(join(root, 'workspaces'))).toEqual([]);
     // Exactly at the bound: copied.
     const to = join(temp(), 'to');
-    expect(await copyTree(from, to, { skip: [], avoid: '/nonexistent', maxBytes: 1_200_000 + 29 })).toBe(1_200_029);
+    expect(await copyTree(from, to, { skip: [], avoid: ['/nonexistent'], maxBytes: 1_200_000 + 29 })).toBe(1_200_029);
     expect(readdirSync(to).sort()).toEqual(['a.bin', 'b.bin', 'src']);
   });
 

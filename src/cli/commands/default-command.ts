@@ -35,6 +35,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
       team,
       teamDir: dir,
       store,
+      allowNetwork: args.allowNetwork,
       model: () => paced(modelFromEnv(io.env, { demo: args.demo }), io.env),
       resumed: async (events) => paced(await resumeModel(io.env, { demo: args.demo }, events), io.env),
     });

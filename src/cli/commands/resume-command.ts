@@ -12,6 +12,7 @@ import { printUsageSummary } from '../usage-summary.js';
 import { printWorkspaces } from '../workspaces-line.js';
 import { finishHeadless } from './finish.js';
 import { confirmAfterReplay, NotResumed } from '../replay-guard.js';
+import { networkConsent } from '../network-consent.js';
 
 /**
  * `troupe resume [id]`: reopens a stored session (the newest one that can continue by default) and
@@ -33,6 +34,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
       ...(args.workflow !== undefined ? { namedWorkflow: args.workflow } : {}),
       ...(args.team !== undefined ? { team: args.team } : {}),
       askCommands: interactive,
+      allowNetwork: networkConsent(args.allowNetwork, io, interactive),
       model: async (stored) => {
         const model = await resumeModel(io.env, { demo: args.demo }, stored!.events);
         await confirmAfterReplay(stored, model, io, { id, yes: args.yes, demo: args.demo, interactive });
@@ -52,6 +54,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
       teamDir: session.team.loaded.dir,
       store,
       ...(args.roles !== undefined ? { roles: args.roles } : {}),
+      allowNetwork: args.allowNetwork,
       model: () => paced(modelFromEnv(io.env, { demo: args.demo }), io.env),
       resumed: async (events) => paced(await resumeModel(io.env, { demo: args.demo }, events), io.env),
     });

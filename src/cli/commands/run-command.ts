@@ -15,6 +15,7 @@ import { inputOptional, inputProblem } from '../../workflow/run/frames.js';
 import { printUsageSummary } from '../usage-summary.js';
 import { printWorkspaces } from '../workspaces-line.js';
 import { finishHeadless } from './finish.js';
+import { networkConsent } from '../network-consent.js';
 
 /** `troupe run "<brief>"`: runs a session headless until it needs the user or ends, stored; prints the transcript or JSON events. */
 export async function run(args: CliArgs, io: CliIo): Promise<number> {
@@ -41,7 +42,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
     mode: args.mode ?? 'fsm',
     brief,
     env: io.env,
-    ...(workflow ? { workflow } : {}),
+    ...(workflow ? { workflow, allowNetwork: networkConsent(args.allowNetwork, io, io.interactive && !args.json) } : {}),
     ...(args.maxTurns !== undefined ? { maxTurns: args.maxTurns } : {}),
   });
   attachOutput(session, { json: args.json, write: printer(io), redact: redactorFrom(io.env) });

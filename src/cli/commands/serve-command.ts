@@ -24,6 +24,10 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   if (weak) throw new UsageError(weak);
   const maxSessions = Number(io.env.TROUPE_SERVE_MAX_SESSIONS ?? 1000);
   if (!Number.isInteger(maxSessions) || maxSessions < 1) throw new UsageError(`TROUPE_SERVE_MAX_SESSIONS must be a whole number >= 1, got "${io.env.TROUPE_SERVE_MAX_SESSIONS}"`);
+  const maxConnections = io.env.TROUPE_SERVE_MAX_CONNECTIONS === undefined ? undefined : Number(io.env.TROUPE_SERVE_MAX_CONNECTIONS);
+  if (maxConnections !== undefined && (!Number.isInteger(maxConnections) || maxConnections < 2)) {
+    throw new UsageError(`TROUPE_SERVE_MAX_CONNECTIONS must be a whole number >= 2, got "${io.env.TROUPE_SERVE_MAX_CONNECTIONS}"`);
+  }
   const { team, dir } = teamFor(args, io);
   const host = new SessionHost({
     store: storeFor(io),
@@ -36,17 +40,18 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
       list: () => listWorkflows(workflowDirs(io.cwd, io.env), io.cwd).filter((w) => !w.broken),
     },
     allowWorkflowPaths: args.allowWorkflowPaths,
+    allowNetwork: args.allowNetwork,
     sandbox: sharedSandboxPool(),
     // People watch the live page: the demo is paced as in the terminal UI (TROUPE_DEMO_PACE_MS).
     model: async (stored) => paced(await resumeModel(io.env, { demo: args.demo }, stored ? stored.events : async () => []), io.env),
   });
   const allowedHosts = parseAllowedHosts(io.env.TROUPE_SERVE_ALLOWED_HOSTS);
   const app = serveApp({ host, token, maxBodyBytes: 64 * 1024, allowedHosts });
-  const { server, port } = await listen(app.fetch, { hostname, port: args.port ?? 4810 });
+  const { server, port, maxConnections: connections } = await listen(app.fetch, { hostname, port: args.port ?? 4810, ...(maxConnections ? { maxConnections } : {}) });
   const write = printer(io);
   write(`http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${port}/`);
   write(
-    `troupe serve · team ${team.def.name} · ${modelFromEnv(io.env, { demo: args.demo }).label} · ${token ? 'bearer token required' : 'no token (loopback only)'} · ${args.allowWorkflowPaths ? 'workflows by name or path' : 'named workflows only'} · at most ${maxSessions} sessions · the console: open the URL above in a browser · Ctrl+C stops (sessions are saved)`,
+    `troupe serve · team ${team.def.name} · ${modelFromEnv(io.env, { demo: args.demo }).label} · ${token ? 'bearer token required' : 'no token (loopback only)'} · ${args.allowWorkflowPaths ? 'workflows by name or path' : 'named workflows only'} · at most ${maxSessions} sessions and ${connections} connections · the console: open the URL above in a browser · Ctrl+C stops (sessions are saved)`,
   );
   await new Promise<void>((resolve) => {
     const stop = () => resolve();

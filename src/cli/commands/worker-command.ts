@@ -38,6 +38,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
     // Named workflows resolve as `troupe serve` resolves them: the working directory's, then the shipped ones.
     workflows: { load: (name) => loadWorkflowOrThrow(name, { cwd: io.cwd, env: io.env, team: team.loaded }) },
     allowWorkflowPaths: args.allowWorkflowPaths,
+    allowNetwork: args.allowNetwork,
     port: args.port ?? 9080,
     host,
     log: write,

@@ -3,6 +3,7 @@ import { initialState } from '../../engine/step.js';
 import { sizeProblem } from '../../llm/limits.js';
 import { teamKind } from '../../session/session-kind.js';
 import { workflowKind } from '../../session/workflow-kind.js';
+import { networkGrant, networkRefused } from '../../session/plan-grants.js';
 import { checkId } from '../../store/store.js';
 import { isWorkflowPath } from '../../workflow/load/locate.js';
 import { inputProblem } from '../../workflow/run/frames.js';
@@ -41,6 +42,9 @@ export async function createSession(ctx: restate.ObjectContext, rt: WorkerRuntim
     } catch (error) {
       throw refuse(400, `workflow: ${(error as Error).message.split('\n')[0]}`);
     }
+    // As openSession does for the embedded backend: the network is the worker's operator's to give, never the workflow file's.
+    const network = networkGrant(plan);
+    if (network && !rt.allowNetwork) throw refuse(400, `workflow: ${networkRefused(network).replace('run with --allow-network', 'start the workers with troupe worker --allow-network')}`);
     const refused = inputProblem(plan, request.input ?? request.brief ?? '');
     if (refused) throw refuse(400, `input: ${refused}`);
   } else if (!request.brief) throw refuse(400, 'brief: a team session needs a brief');

@@ -35,6 +35,8 @@ export interface WorkerRuntime {
   workflows: { load(name: string): WorkflowPlan } | null;
   /** A request may name a workflow by path (else only the named workflows of the worker's directories run). */
   allowWorkflowPaths?: boolean;
+  /** A workflow whose agents turn their commands' network on may run (`troupe worker --allow-network`); otherwise refused in one line. */
+  allowNetwork?: boolean;
   log: (line: string) => void;
   live: LiveSender;
 }
@@ -101,6 +103,7 @@ export async function openObjectSession(ctx: ObjectContext, rt: WorkerRuntime, m
     history: kind.prompted && !memory ? () => readEvents(ctx, 0, core.lastSeq) : null,
     tail: [],
     workspaceRoot: join(rt.dataDir, 'restate', meta.id),
+    dataDir: rt.dataDir,
     askCommands: false,
     ...(evaluator ? { evaluator } : {}),
     store: null,

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { LowdbStore } from '../../../src/store/lowdb-store.js';
 import { cleanEnv } from '../../helpers/cli.js';
 import type { Child } from '../../helpers/child.js';
 import { cliProcess, killServedWorkflow, printedEvents, stableTranscript, storedEvents } from '../../helpers/crash-run.js';
@@ -43,7 +44,7 @@ describe('SIGKILL in the middle of a workflow, then `troupe resume`: the same en
     expect(ofType(resumed.events, 'agent_started')).toHaveLength(4);
     const all = await storedEvents(data, id);
     expect(stableTranscript(all)).toEqual(stableTranscript(reference.events));
-    expect(existsSync(join(data, 'sessions', `${id}.lock`))).toBe(false);
+    expect(new LowdbStore(data).lockedBy(id)).toBeNull();
     expect(ofType(all, 'session_ended')).toEqual([expect.objectContaining({ reason: 'workflow hierarchical_development complete', output: ofType(reference.events, 'session_ended')[0]!.output })]);
   }, 60_000);
 

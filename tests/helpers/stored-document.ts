@@ -1,0 +1,16 @@
+import { writeFileSync } from 'node:fs';
+import { LowdbStore } from '../../src/store/lowdb-store.js';
+import type { SessionDocument } from '../../src/store/session-file.js';
+
+/**
+ * Edits a stored session's document by hand: the document as its last checkpoint left it (its newest slot, see
+ * src/store/checkpoint-slots.ts), edited, written over `<id>.json`, which is then newer than the slots and loads.
+ * Returns the document's path.
+ */
+export async function editStoredDocument(dataDir: string, id: string, edit: (doc: SessionDocument) => void): Promise<string> {
+  const store = new LowdbStore(dataDir);
+  const doc = structuredClone(await store.document(id));
+  edit(doc);
+  writeFileSync(store.pathOf(id), JSON.stringify(doc));
+  return store.pathOf(id);
+}

@@ -1,0 +1,85 @@
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { bwrapMissing } from '../helpers/jail.js';
+import { tempDirPerTest } from '../helpers/temp-dir.js';
+import { createToolset } from '../../src/tools/toolset.js';
+import { measureWorkspace, workspaceMaxBytes } from '../../src/tools/workspace-budget.js';
+
+// probe14: a model-driven agent could fill the disk with many files, each under the per-file limit (1 MB): write_file
+// checked one file's size, never what the workspace held. The file tools now hold the workspace's total (bytes on disk
+// and entries) to its caps; a command's writes cannot be bounded while it runs, but once commands pass the caps no
+// other command runs there.
+const temp = tempDirPerTest('troupe-workspace-budget-');
+const KiB = 1024;
+
+const write = (tools: ReturnType<typeof createToolset>, path: string, content: string) => tools.run({ name: 'write_file', arguments: JSON.stringify({ path, content }) });
+
+describe('a workspace is held to its total', () => {
+  it('many files each under the per-file limit: the write that would pass the workspace limit is refused, nothing of it written', async () => {
+    const ws = temp();
+    const tools = createToolset({ workspace: ws, tools: ['write_file', 'edit_file'], limits: { maxFileBytes: 20 * KiB, maxWorkspaceBytes: 64 * KiB } });
+    const results = [];
+    // The hostile model: the same under-the-limit write, again and again.
+    for (let i = 0; i < 40; i++) results.push(await write(tools, `spam/f${i}.txt`, 'x'.repeat(10 * KiB)));
+    const refused = results.filter((r) => !r.ok);
+    expect(refused.length).toBeGreaterThan(30);
+    expect(refused[0]!.content).toMatch(
+      /^Error: the workspace would hold [\d.]+ KB, over its 65\.5 KB limit \(TROUPE_WORKSPACE_MAX_BYTES\) after this write; make room first: remove or shrink files you no longer need$/,
+    );
+    expect((await measureWorkspace(ws)).bytes).toBeLessThanOrEqual(64 * KiB);
+    expect(readdirSync(join(ws, 'spam')).length).toBe(results.length - refused.length);
+    // Making a file smaller is always allowed, and makes room.
+    expect((await write(tools, 'spam/f0.txt', 'small')).ok).toBe(true);
+    expect((await write(tools, 'spam/new.txt', 'x'.repeat(4 * KiB))).ok).toBe(true);
+    const edited = await tools.run({ name: 'edit_file', arguments: JSON.stringify({ path: 'spam/f1.txt', old_text: 'x'.repeat(10 * KiB), new_text: 'y'.repeat(19 * KiB) }) });
+    expect(edited.content).toMatch(/^Error: the workspace would hold/);
+  });
+
+  it('many empty files: the entry that would pass the count is refused', async () => {
+    const ws = temp();
+    const tools = createToolset({ workspace: ws, tools: ['write_file'], limits: { maxWorkspaceEntries: 10 } });
+    const results = [];
+    for (let i = 0; i < 15; i++) results.push(await write(tools, `e${i}`, ''));
+    expect(results.filter((r) => r.ok)).toHaveLength(10);
+    expect(results[10]!.content).toBe('Error: the workspace would hold 11 files and folders, over its limit of 10 after this write; make room first: remove or shrink files you no longer need');
+  });
+
+  it('the folders a write makes count: a path 60 deep is refused where 50 entries are the limit', async () => {
+    const ws = temp();
+    const tools = createToolset({ workspace: ws, tools: ['write_file'], limits: { maxWorkspaceEntries: 50 } });
+    const deep = `${Array.from({ length: 60 }, (_, i) => `d${i}`).join('/')}/f.txt`;
+    expect((await write(tools, deep, 'x')).content).toBe(
+      'Error: the workspace would hold 61 files and folders, over its limit of 50 after this write; make room first: remove or shrink files you no longer need',
+    );
+    expect(readdirSync(ws)).toEqual([]);
+    expect((await write(tools, 'd0/d1/f.txt', 'x')).ok).toBe(true);
+    expect((await measureWorkspace(ws)).entries).toBe(3);
+  });
+
+  it('TROUPE_WORKSPACE_MAX_BYTES sets the limit; a bad value is one line naming it', () => {
+    expect(workspaceMaxBytes({})).toBe(4_000_000_000);
+    expect(workspaceMaxBytes({ TROUPE_WORKSPACE_MAX_BYTES: '1000000' })).toBe(1_000_000);
+    expect(() => workspaceMaxBytes({ TROUPE_WORKSPACE_MAX_BYTES: '1e99' })).toThrow('TROUPE_WORKSPACE_MAX_BYTES must be a positive whole number of bytes, got "1e99" — e.g. 4000000000 (the default)');
+  });
+});
+
+describe.skipIf(bwrapMissing)('a workspace filled by commands', () => {
+  it('once a command passes the limit, no other command runs there, and file writes that add are refused', async () => {
+    const ws = temp();
+    const tools = createToolset({ workspace: ws, commands: { mode: 'allow', allow: ['node'] }, limits: { maxWorkspaceBytes: 256 * KiB } });
+    const run = (command: string) => tools.run({ name: 'run_command', arguments: JSON.stringify({ command }) });
+    // What one command writes is not bounded while it runs (one file: RLIMIT_FSIZE): it writes 1 MiB here.
+    const fill = await run(`node -e "for (let i = 0; i < 16; i++) require('fs').writeFileSync('f' + i, Buffer.alloc(65536, 1))"`);
+    expect(fill.ok).toBe(true);
+    expect(statSync(join(ws, 'f15')).size).toBe(65536);
+    const next = await run('node -e 1');
+    expect(next.content).toMatch(
+      /^Error: the workspace holds 1\.\d MB, over its 262\.1 KB limit \(TROUPE_WORKSPACE_MAX_BYTES\); no more commands run here — make room with write_file \(smaller files\) or finish with what is there$/,
+    );
+    expect((await write(tools, 'more.txt', 'x')).content).toMatch(/^Error: the workspace would hold/);
+    // Shrinking is allowed; back under the limit, commands run again.
+    for (let i = 0; i < 16; i++) expect((await write(tools, `f${i}`, '')).ok).toBe(true);
+    expect((await run('node -e 1')).ok).toBe(true);
+  });
+});
