@@ -35,10 +35,16 @@ export function scriptedModel(rounds, byCalls) {
     async generate(req) {
       await new Promise((r) => setImmediate(r));
       calls += 1;
-      const wire = req.messages.map((m) => ({ role: m.role, content: m.content }));
+      // Loops, not map() and `[]`: the arrays map() made once generate was optimised (and the empty literal) had other
+      // maps than the ones its inlined find() and length had seen, and the optimised generate was thrown away twice in
+      // every process (--trace-deopt, "wrong map"): the bench's own code, counted as troupe's CPU.
+      const wire = [];
+      for (const m of req.messages) wire.push({ role: m.role, content: m.content });
       const message = instantReply(wire, rounds, byCalls ? calls : undefined).choices[0].message;
-      const toolCalls = (message.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments }));
-      return { text: message.content ?? '', toolCalls, usage: { promptTokens: 100, completionTokens: 10 }, finishReason: toolCalls.length ? 'tool_calls' : 'stop', model: 'bench' };
+      const toolCalls = [];
+      for (const c of message.tool_calls ?? []) toolCalls.push({ id: c.id, name: c.function.name, arguments: c.function.arguments });
+      const finishReason = message.tool_calls ? 'tool_calls' : 'stop';
+      return { text: message.content ?? '', toolCalls, usage: { promptTokens: 100, completionTokens: 10 }, finishReason, model: 'bench' };
     },
     reset() {
       calls = 0;

@@ -10,10 +10,10 @@
 import { writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { mainThreadMs } from './main-thread-cpu.mjs';
-import { openSession, loadWorkflowPlan, MemoryStore } from '../dist/index.js';
+import { openSession, openTeam, loadWorkflowPlan, MemoryStore } from '../dist/index.js';
+import { teamDir } from '../dist/package-root.js';
 import { createSandboxEvaluator, sharedSandboxPool } from '../dist/workflow/sandbox/index.js';
 import { hostTierCounts } from '../dist/workflow/sandbox/tier/run.js';
-import * as inlineModule from '../dist/workflow/run/inline.js';
 import { scriptedModel } from './synthdev-script.mjs';
 import { hostEvaluator } from './synthdev-host.mjs';
 
@@ -28,9 +28,12 @@ const byCalls = process.env.SYNTHDEV_WORKFLOW !== undefined;
 const plan = loadWorkflowPlan(workflowFile, { roles: join(config, 'roles'), env: {} });
 // troupe's side of the scripted answers: the same completion, as a ChatResponse.
 const model = scriptedModel(rounds, byCalls);
-// The sandbox's and the host functions' own figures: the engine's step leaves them every evaluation that runs code
-// (a build before the step ran the tier has no switch, and no such step).
-if (mode !== 'tier') inlineModule.setTierInStep?.(false);
+// The sandbox's and the host functions' own figures: the engine's step leaves them every evaluation that runs code.
+const tierInStep = mode === 'tier';
+// The team (its personas and tiers; a workflow session takes its roles' models from it) is opened once, as SynthDev's
+// side loads its config and tools once: opening it in each session walked the team's files again (openSession with no
+// team reads the shipped one), and V8 compiled that walk during the measured runs.
+const team = openTeam(teamDir(), { maxTurns: rounds * 4 + 10 }, {});
 
 /**
  * Waits until every thread of the shared pool is up (one job each, at once). The first evaluator warms them, and a
@@ -70,7 +73,7 @@ for (let run = 0; run < runs; run++) {
   const evaluator = counting ? { evaluate: (e, s) => ((asked += 1), made.evaluate(e, s)), close: () => made.close() } : made;
   const store = new MemoryStore();
   // SynthDev has no turn limit: troupe's is raised past the run.
-  const session = await openSession({ workflow: plan, model, evaluator, store, memory: false, env: {}, id: `bench-${run}`, maxTurns: rounds * 4 + 10 });
+  const session = await openSession({ team, workflow: plan, model, evaluator, tierInStep, store, memory: false, env: {}, id: `bench-${run}`, maxTurns: rounds * 4 + 10 });
   model.reset();
   let visited = 0;
   let ended = '';

@@ -26,7 +26,6 @@ import type * as SandboxModule from '../src/workflow/sandbox/index.js';
 import type * as RunJobModule from '../src/workflow/sandbox/run-job.js';
 import type { Job } from '../src/workflow/sandbox/run-job.js';
 import type * as TierRunModule from '../src/workflow/sandbox/tier/run.js';
-import type * as InlineModule from '../src/workflow/run/inline.js';
 import type { SandboxEvaluator } from '../src/workflow/sandbox/index.js';
 import { studio } from '../tests/helpers/team.js';
 import { interleaved, median, ms, QUICK, ratio } from './stats.js';
@@ -49,8 +48,8 @@ const { openSession } = (await import(fromTree('session/open-session').href)) as
 const { createSandboxEvaluator, SandboxPool, sharedInlineSandbox, sharedSandboxPool } = (await import(fromTree('workflow/sandbox/index').href)) as typeof SandboxModule;
 const { hostTierCounts } = (await import(fromTree('workflow/sandbox/tier/run').href)) as typeof TierRunModule;
 // Steps answer what the host tier interprets themselves; the sandbox's own figures (on the pool, on the calling
-// thread, as host functions, its start) are measured with the steps leaving it every evaluation that runs code.
-const { setTierInStep } = (await import(fromTree('workflow/run/inline').href)) as typeof InlineModule;
+// thread, as host functions, its start) are measured with the steps leaving it every evaluation that runs code
+// (openSession's tierInStep false).
 
 const LOOPS = QUICK ? 200 : 400;
 // Figures are per transition from this one on: opening and starting a session are not transitions.
@@ -210,7 +209,6 @@ type Kind = 'team' | 'sandbox' | 'pooled' | 'plain' | 'tier';
 /** CPU (every thread of the process: the sandbox's too) and wall time per transition of a session on an instant model, from transition FROM on. */
 async function perTransition(kind: Kind): Promise<PerTransition> {
   const sandboxed = kind === 'sandbox' || kind === 'pooled' || kind === 'tier';
-  setTierInStep(kind === 'tier');
   // tier: what sessions run (the host tier, the pool for what it leaves); pooled: every job on a worker thread; sandbox: small jobs on the calling thread first (opt-in).
   const sandbox = sandboxed ? createSandboxEvaluator({ pool: sharedSandboxPool(), scriptFor: () => SCRIPT, inline: kind === 'sandbox', hostTier: kind === 'tier' }) : null;
   const evaluator = kind === 'team' ? null : watched(sandbox ?? plainEvaluator);
@@ -218,6 +216,7 @@ async function perTransition(kind: Kind): Promise<PerTransition> {
     team: studio({ maxTurns: 100_000 }),
     ...(kind !== 'team' ? { workflow: handlers } : {}),
     ...(evaluator ? { evaluator } : {}),
+    tierInStep: kind === 'tier',
     model: new BenchModel(LOOPS),
     id: 'bench',
     env: {},
@@ -274,13 +273,11 @@ async function perTransition(kind: Kind): Promise<PerTransition> {
   };
   await session.stop();
   await sandbox?.close();
-  setTierInStep(false);
   return out;
 }
 
 /** Wall time from opening a workflow session as sessions run (the host tier, answering in the step) to its first agent call: its first state's code answered. */
 async function firstAnswer(): Promise<number> {
-  setTierInStep(true);
   const sandbox = createSandboxEvaluator({ pool: sharedSandboxPool(), scriptFor: () => SCRIPT, hostTier: true });
   const t0 = performance.now();
   const session = await openSession({ team: studio(), workflow: handlers, evaluator: sandbox, model: new BenchModel(1), id: 'bench', env: {}, memory: false });
@@ -292,7 +289,6 @@ async function firstAnswer(): Promise<number> {
   await session.settled();
   await session.stop();
   await sandbox.close();
-  setTierInStep(false);
   return at - t0;
 }
 
@@ -300,7 +296,7 @@ async function firstAnswer(): Promise<number> {
 async function firstEvaluation(sandbox: SandboxEvaluator): Promise<number> {
   const t0 = performance.now();
   const evaluator = watched(sandbox);
-  const session = await openSession({ team: studio(), workflow: handlers, evaluator, model: new BenchModel(1), id: 'bench', env: {}, memory: false });
+  const session = await openSession({ team: studio(), workflow: handlers, evaluator, tierInStep: false, model: new BenchModel(1), id: 'bench', env: {}, memory: false });
   session.start('bench task');
   const at = await evaluator.first;
   await session.settled();
@@ -316,7 +312,7 @@ async function manySessions(sandbox: () => { evaluator: SandboxEvaluator; close:
     Array.from({ length: SESSIONS }, async (_, i) => {
       const own = sandbox();
       const evaluator = watched(own.evaluator);
-      const session = await openSession({ team: studio(), workflow: handlers, evaluator, model: new BenchModel(1), id: `bench-${i}`, env: {}, memory: false });
+      const session = await openSession({ team: studio(), workflow: handlers, evaluator, tierInStep: false, model: new BenchModel(1), id: `bench-${i}`, env: {}, memory: false });
       session.start('bench task');
       return { session, own, first: evaluator.first };
     }),
@@ -333,7 +329,7 @@ async function manySessions(sandbox: () => { evaluator: SandboxEvaluator; close:
 
 /** Wall time from start to the join of a fan-out whose every branch's model takes LATENCY_MS. */
 async function fanoutWall(n: number): Promise<number> {
-  const session = await openSession({ team: studio(), workflow: fanout(n), model: new BenchModel(1, LATENCY_MS), id: 'bench', env: {}, memory: false });
+  const session = await openSession({ team: studio(), workflow: fanout(n), tierInStep: false, model: new BenchModel(1, LATENCY_MS), id: 'bench', env: {}, memory: false });
   const t0 = performance.now();
   let joined = 0;
   session.subscribe((e) => {
@@ -397,6 +393,7 @@ async function crossing(): Promise<Record<'here' | 'message' | 'shared', number[
     team: studio(),
     workflow: handlers,
     evaluator: { evaluate: (evaluation, signal) => ((asked = structuredClone(evaluation)), evaluator.evaluate(evaluation, signal)) },
+    tierInStep: false,
     model: new BenchModel(60),
     id: 'bench',
     env: {},
@@ -483,7 +480,6 @@ function medianTimeline(xs: Timeline[]): Timeline {
 }
 
 export default async function workflows(): Promise<void> {
-  setTierInStep(false);
   // BENCH_WORKFLOW=crossing: only the crossing and the timeline of a pool job (a quick look while working on them).
   // BENCH_WORKFLOW=<kind>: only that kind's transitions, a few times (to profile one of them).
   const only = process.env.BENCH_WORKFLOW;

@@ -61,6 +61,8 @@ export interface OpenSessionOptions {
   recentEvents?: number;
   /** Where workflow code runs (default for a workflow session: a QuickJS sandbox of its own, closed when the session stops). */
   evaluator?: Evaluator;
+  /** False: a workflow's steps leave every evaluation that runs code to `evaluator` instead of running the host tier on it (benches of the sandbox itself; default true). */
+  tierInStep?: boolean;
   /** The directory a resumed workflow's stored plan is checked from: its workflow loaded again, its `workspace.from` (default: the process's). */
   cwd?: string;
   /** The roles folder or file a resumed workflow's agents are checked against (--roles; default: TROUPE_ROLES). */
@@ -144,7 +146,9 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
     }
     const maxTurns = options.maxTurns ?? doc?.team.maxTurns;
     const tiers = options.tiers ? { tiers: options.tiers } : {};
-    const kind = plan ? (await import('./workflow-kind.js')).workflowKind(plan, team, { env, ...tiers, ...(maxTurns !== undefined ? { maxTurns } : {}) }) : teamKind(team, { env, ...tiers });
+    const kind = plan
+      ? (await import('./workflow-kind.js')).workflowKind(plan, team, { env, ...tiers, ...(maxTurns !== undefined ? { maxTurns } : {}), tierInStep: options.tierInStep !== false })
+      : teamKind(team, { env, ...tiers });
     const def = kind.def;
     const storedEvents = doc && store ? async () => (await store.read(doc.id)).events : null;
     const chosen = typeof options.model === 'function' ? await options.model(doc && storedEvents ? { events: storedEvents, label: doc.model } : null) : (options.model ?? modelFromEnv(env));

@@ -17,8 +17,8 @@ async function workflowSandbox(plan: WorkflowPlan): Promise<SandboxEvaluator> {
 }
 
 /** A workflow session: its plan compiled onto the chart; its roles' models through the team's tier table; code in the sandbox. */
-export function workflowKind(plan: WorkflowPlan, team: OpenTeam, options: { maxTurns?: number; tiers?: Tiers; env?: Record<string, string | undefined> } = {}): SessionKind {
-  const def = compileWorkflow(plan, options.maxTurns !== undefined ? { max_turns: options.maxTurns } : {});
+export function workflowKind(plan: WorkflowPlan, team: OpenTeam, options: { maxTurns?: number; tiers?: Tiers; env?: Record<string, string | undefined>; tierInStep?: boolean } = {}): SessionKind {
+  const def = compileWorkflow(plan, options.maxTurns !== undefined ? { max_turns: options.maxTurns } : {}, { tierInStep: options.tierInStep !== false });
   const env = { ...(options.env ?? process.env), ...tierVariables(options.tiers) };
   return {
     def,

@@ -5,7 +5,6 @@ import type { EngineInput } from '../../src/engine/input-events.js';
 import type { SessionState } from '../../src/engine/session.js';
 import { initialState, step } from '../../src/engine/step.js';
 import { compileWorkflow } from '../../src/workflow/run/compile.js';
-import { setTierInStep } from '../../src/workflow/run/inline.js';
 import type { WorkflowPlan } from '../../src/workflow/run/plan.js';
 
 /** An effect of one kind. */
@@ -18,8 +17,7 @@ type EffectOf<K extends Effect['type']> = Extract<Effect, { type: K }>;
  * steps leave every evaluation that runs code to them (`tierInStep`: the host tier answers in the step, as in a session).
  */
 export function workflowDriver(plan: WorkflowPlan, limits: Partial<Limits> = {}, { tierInStep = false } = {}) {
-  setTierInStep(tierInStep);
-  const def = compileWorkflow(plan, limits);
+  const def = compileWorkflow(plan, limits, { tierInStep });
   let s: SessionState = initialState(def, { id: 'w' });
   const events: EngineEvent[] = [];
   let effects: Effect[] = [];

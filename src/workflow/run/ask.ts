@@ -23,7 +23,21 @@ export function evaluate(ctx: StepContext, purpose: Evaluation['purpose'], what:
   const evaluation = (): Evaluation => {
     if (built) return built;
     const { frame, plan } = current(ctx);
-    built = { workflow: plan.name, state: frame.state, purpose, ...what, ...chain, scope: { ...scopeOf(frame, plan, legacyRun(ctx)), ...extra } };
+    // The scope as scopeOf made it when nothing is added (most evaluations): not copied again, key by key.
+    const scope = scopeOf(frame, plan, legacyRun(ctx));
+    // One shape for every evaluation (what it does not ask for is undefined, which the wire leaves out), not spreads of
+    // the request and chain, whose shapes differ by purpose.
+    built = {
+      workflow: plan.name,
+      state: frame.state,
+      purpose,
+      code: what.code,
+      transitions: what.transitions,
+      fields: what.fields,
+      next: chain?.next,
+      targets: chain?.targets,
+      scope: Object.keys(extra).length === 0 ? scope : { ...scope, ...extra },
+    };
     return built;
   };
   const inline = answerInline(ctx, purpose, what, extra, evaluation);

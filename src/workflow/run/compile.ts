@@ -57,8 +57,13 @@ function agentsOf(plan: WorkflowPlan, seen: Map<string, AgentPlan>): Map<string,
   return seen;
 }
 
+/** How a compiled workflow runs: `tierInStep` false leaves every evaluation that runs code to the evaluator (default: the steps run the host tier). */
+export interface WorkflowRunOptions {
+  tierInStep?: boolean;
+}
+
 /** Compiles a workflow plan onto the statechart: one state per workflow state, sub-workflows as compound states. */
-export function compileWorkflow(plan: WorkflowPlan, limits: Partial<Limits> = {}): MachineDefinition {
+export function compileWorkflow(plan: WorkflowPlan, limits: Partial<Limits> = {}, options: WorkflowRunOptions = {}): MachineDefinition {
   const chart = buildChart({ id: plan.name, kind: 'compound', initial: plan.start, children: plan.states.map((s) => stateSpec(plan, s, 1)) });
   const agents: AgentState[] = [...agentsOf(plan, new Map()).values()].map((a) => ({
     id: a.id,
@@ -80,6 +85,7 @@ export function compileWorkflow(plan: WorkflowPlan, limits: Partial<Limits> = {}
     initial: '',
     entry: plan.start,
     workflow: plan,
+    tierInStep: options.tierInStep !== false,
     policy: workflowPolicy,
     limits: { max_turns: plan.maxTurns ?? WORKFLOW_MAX_TURNS, max_reworks_per_pair: 0, ping_pong: 2, max_tokens: null, max_cost: null, ...limits },
   };

@@ -8,6 +8,8 @@ function viewOf(m: WorkflowMessage, mirror: boolean): ChatMessage {
 
 interface Seen {
   source: readonly WorkflowMessage[];
+  /** The source's length (kept: the empty source it starts from is an array of another map than the contexts). */
+  length: number;
   view: ChatMessage[];
 }
 
@@ -17,18 +19,21 @@ interface Seen {
  * ones added since. Messages are never changed in place, so the same message object reads the same.
  */
 export class ContextViews {
-  private readonly last: { plain: Seen | null; mirrored: Seen | null } = { plain: null, mirrored: null };
+  // Each starts as the view of no messages (an array of its own, never a context), not null: `was` keeps one shape,
+  // and the optimised seenBy was thrown away when a new session's first request found null there (measured: --trace-deopt).
+  private readonly last: { plain: Seen; mirrored: Seen } = { plain: { source: [], length: 0, view: [] }, mirrored: { source: [], length: 0, view: [] } };
 
   /** The context as an agent playing `user` (mirror) or `assistant` sees it. The list is shared: callers copy it, never change it. */
   seenBy(mirror: boolean, context: readonly WorkflowMessage[]): readonly ChatMessage[] {
     const was = mirror ? this.last.mirrored : this.last.plain;
-    if (was?.source === context) return was.view;
+    if (was.source === context) return was.view;
     let shared = 0;
-    if (was) for (const n = Math.min(was.source.length, context.length); shared < n && was.source[shared] === context[shared]; ) shared++;
+    const length = context.length;
+    for (const n = Math.min(was.length, length); shared < n && was.source[shared] === context[shared]; ) shared++;
     // The context only grew (the usual case): the view grows in place (no caller holds it past its request).
-    const view = was && shared === was.source.length ? was.view : was ? was.view.slice(0, shared) : [];
-    for (let i = shared; i < context.length; i++) view.push(viewOf(context[i]!, mirror));
-    const seen = { source: context, view };
+    const view = shared === was.length ? was.view : was.view.slice(0, shared);
+    for (let i = shared; i < length; i++) view.push(viewOf(context[i]!, mirror));
+    const seen = { source: context, length, view };
     if (mirror) this.last.mirrored = seen;
     else this.last.plain = seen;
     return view;

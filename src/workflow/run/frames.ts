@@ -122,6 +122,9 @@ type ScopeAgent = Scope['agents'][string];
 // for each: a scope is read, never changed, so evaluations share them.
 const planParts = new WeakMap<WorkflowPlan, Pick<Scope, 'context_limits' | 'roster'>>();
 const agentParts = new WeakMap<AgentRecord, ScopeAgent>();
+// The scope's agents of a frame's agents object (replaced, never changed, when an agent answers): made once for
+// each, not at every evaluation (two a state in a handler workflow, with the same agents).
+const agentsParts = new WeakMap<Frame['agents'], Scope['agents']>();
 
 function partsOf(plan: WorkflowPlan): Pick<Scope, 'context_limits' | 'roster'> {
   let parts = planParts.get(plan);
@@ -144,6 +147,15 @@ function agentOfScope(v: AgentRecord): ScopeAgent {
   return seen;
 }
 
+function agentsOfScope(agents: Frame['agents']): Scope['agents'] {
+  let seen = agentsParts.get(agents);
+  if (!seen) {
+    seen = Object.fromEntries(Object.entries(agents).map(([k, v]) => [k, agentOfScope(v)]));
+    agentsParts.set(agents, seen);
+  }
+  return seen;
+}
+
 function toolCallsOf(calls: AgentRecord['toolCalls']): Scope['last_tool_calls'] {
   return calls.map((c) => ({ name: c.name, arguments: c.arguments }));
 }
@@ -152,19 +164,21 @@ function toolCallsOf(calls: AgentRecord['toolCalls']): Scope['last_tool_calls'] 
 export function scopeOf(frame: Frame, plan: WorkflowPlan, legacy = false): Scope {
   const last = frame.lastAgent ? frame.agents[frame.lastAgent] : undefined;
   const { context_limits, roster } = partsOf(plan);
+  // One shape for every scope (a field it does not have is undefined, which no reader tells from absent and the
+  // wire leaves out): spreads made scopeOf, and what reads scopes, see several.
   return {
     common_data: frame.common_data,
     input: frame.input,
     workflow_input: workflowInputOf(frame, plan),
     contexts: frame.contexts,
     // A run stored before trims in the engine only (code's messages are appended there).
-    ...(legacy ? {} : { context_limits }),
-    agents: Object.fromEntries(Object.entries(frame.agents).map(([k, v]) => [k, agentOfScope(v)])),
+    context_limits: legacy ? undefined : context_limits,
+    agents: agentsOfScope(frame.agents),
     roster,
     last_agent_response: last?.response ?? null,
     last_response: last?.raw ?? null,
     last_tool_calls: last ? agentOfScope(last).toolCalls : [],
-    ...(frame.subWorkflowResult !== undefined ? { sub_workflow_result: frame.subWorkflowResult } : {}),
+    sub_workflow_result: frame.subWorkflowResult,
   };
 }
 

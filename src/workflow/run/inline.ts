@@ -39,16 +39,6 @@ const inlined = new WeakMap<StepContext, number>();
 const tiered = new WeakSet<StepContext>();
 // The tier's limits in the step: the sandbox's defaults (a session's evaluator runs with them).
 const TIER_LIMITS = { maxLogLines: DEFAULT_LIMITS.maxLogLines, maxResultBytes: DEFAULT_LIMITS.maxResultBytes };
-let tierInStep = true;
-
-/**
- * Whether steps run the host tier on code (default true). Off, every evaluation that runs code goes to the
- * evaluator: for benches that measure the sandbox or host functions themselves. The process's sessions must all
- * run one way (a journal folds only as it was written).
- */
-export function setTierInStep(on: boolean): void {
-  tierInStep = on;
-}
 
 /**
  * The result an evaluation gets in this step without the runtime (and what may follow it), or null when the
@@ -74,7 +64,8 @@ export function answerInline(ctx: StepContext, purpose: Evaluation['purpose'], w
     inlined.set(ctx, count + 1);
     return { result, chain: null };
   }
-  return tierInStep ? inTier(ctx, evaluation(), plan.script) : null;
+  // The definition says whether its steps run the tier (compileWorkflow's tierInStep; a session's journal folds as it was written).
+  return ctx.def.tierInStep !== false ? inTier(ctx, evaluation(), plan.script) : null;
 }
 
 // The host tier's answer within the step (counted for the loop guard and size-checked as the evaluator's would be), or null.

@@ -194,5 +194,10 @@ declare module '../../engine/definition.js' {
   interface DefinitionSlots {
     /** The workflow plan (workflow definitions only). */
     workflow?: WorkflowPlan;
+    /**
+     * Whether the steps run the host tier on workflow code (workflow definitions only; absent: they do, as sessions
+     * run). False leaves every evaluation that runs code to the session's evaluator (benches of the sandbox itself).
+     */
+    tierInStep?: boolean;
   }
 }

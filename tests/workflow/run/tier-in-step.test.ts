@@ -1,6 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Evaluation } from '../../../src/engine/evaluation.js';
-import { setTierInStep } from '../../../src/workflow/run/inline.js';
 import type { WorkflowPlan } from '../../../src/workflow/run/plan.js';
 import { createSandboxEvaluator } from '../../../src/workflow/sandbox/index.js';
 import { hostTierCounts, runInTier } from '../../../src/workflow/sandbox/tier/run.js';
@@ -10,7 +9,6 @@ import { expr, state, stmts, workflowPlan } from '../../helpers/workflow-plan.js
 
 const sandbox = createSandboxEvaluator();
 afterAll(async () => {
-  setTierInStep(true);
   await sandbox.close();
 });
 
@@ -69,6 +67,17 @@ describe('the host tier answers within the step that asks for it', () => {
     expect(w.state().configuration).toEqual(['next']);
     // Ids are taken as when each went to the sandbox: the after-code, the condition, the entry code.
     expect(w.state().workflow!.evalSeq).toBe(3);
+  });
+
+  it("whether the steps run the tier is each definition's own: a session built to leave code to its evaluator does not change how another runs", () => {
+    const inStep = workflowDriver(plan('this.common_data.seen = [1]'), {}, { tierInStep: true });
+    const sandboxed = workflowDriver(plan('this.common_data.seen = [1]'), {}, { tierInStep: false });
+    expect([inStep.def.tierInStep, sandboxed.def.tierInStep]).toEqual([true, false]);
+    for (const w of [inStep, sandboxed]) w.send({ type: 'start', brief: 'go' });
+    const reply = (w: typeof inStep) => w.send({ type: 'agent_replied', turnId: w.call()!.call.turnId, text: 'x', toolCalls: [] }).map((e) => e.type);
+    // Built second, the sandboxed one changed nothing for the first (a process-wide switch did).
+    expect(reply(inStep)).toEqual(['call_agent']);
+    expect(reply(sandboxed)).toEqual(['evaluate']);
   });
 
   it('code the tier gives up on goes out as the evaluate effect, as before, and the run ends as the sandbox runs it', async () => {

@@ -7,7 +7,6 @@ import { initialState, step } from '../../../src/engine/step.js';
 import { compileWorkflow } from '../../../src/workflow/run/compile.js';
 import { WorkflowPlanSchema } from '../../../src/workflow/run/plan.js';
 import { createSandboxEvaluator } from '../../../src/workflow/sandbox/index.js';
-import { setTierInStep } from '../../../src/workflow/run/inline.js';
 
 // The workflow of the pre-pool journal (every kind of evaluation: handlers, templates, null and constant
 // conditions, after-code with transitions, a sub-workflow, a fan-out), run live on today's engine and sandbox.
@@ -17,10 +16,7 @@ const fixture = JSON.parse(readFileSync(new URL('../run/fixtures/pre-pool-journa
 };
 const plan = WorkflowPlanSchema.parse(fixture.plan);
 const sandbox = createSandboxEvaluator({ scriptFor: (name) => (name === plan.name ? plan.script : null) });
-afterAll(() => {
-  setTierInStep(true);
-  return sandbox.close();
-});
+afterAll(() => sandbox.close());
 
 // The same scripted answers the journal was recorded with.
 function replyTo(call: AgentCall, drafts: { n: number }): { text: string; toolCalls: { name: string; arguments: unknown }[] } {
@@ -37,8 +33,7 @@ describe('fewer sandbox jobs, the same run', () => {
     ['with the host tier in the step', true, 4],
     ['with every evaluation that runs code left to the sandbox', false, 11],
   ])('decided in the host and chained (%s), the workflow ends exactly as it did when every evaluation was a job of its own', async (_name, inStep, expectedJobs) => {
-    setTierInStep(inStep);
-    const def = compileWorkflow(plan);
+    const def = compileWorkflow(plan, {}, { tierInStep: inStep });
     let s = initialState(def, { id: 'w' });
     const events: EngineEvent[] = [];
     const queue: EngineInput[] = [{ type: 'start', brief: 'a parser' }];

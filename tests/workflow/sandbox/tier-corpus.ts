@@ -6,7 +6,6 @@ import { DemoModel } from '../../../src/llm/demo-model.js';
 import { loadWorkflowPlan } from '../../../src/session/run-workflow.js';
 import { openSession } from '../../../src/session/open-session.js';
 import type { WorkflowPlan } from '../../../src/workflow/run/plan.js';
-import { setTierInStep } from '../../../src/workflow/run/inline.js';
 import { REPO_ROOT } from '../../helpers/team.js';
 
 /** One workflow of the differential corpus: where it is, and the roles folder it needs (SynthDev's layout). */
@@ -55,13 +54,8 @@ export async function recordRun(plan: WorkflowPlan, evaluator: Evaluator, brief 
       return result;
     },
   };
-  setTierInStep(false);
-  try {
-    const session = await openSession({ workflow: plan, evaluator: recording, model: new DemoModel(), id: `corpus-${plan.name}`, env: {}, memory: false, brief });
-    session.start(brief);
-    await session.settled();
-    return seen;
-  } finally {
-    setTierInStep(true);
-  }
+  const session = await openSession({ workflow: plan, evaluator: recording, tierInStep: false, model: new DemoModel(), id: `corpus-${plan.name}`, env: {}, memory: false, brief });
+  session.start(brief);
+  await session.settled();
+  return seen;
 }

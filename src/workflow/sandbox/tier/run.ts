@@ -65,9 +65,16 @@ export interface TierOptions {
 function runChain(evaluation: Evaluation, scriptSource: string | null, limits: TierLimits, options: TierOptions): EvaluationResult | null {
   const steps: Step[] = [{ request: evaluation, after: -1, target: null }];
   visit(steps, evaluation, 0);
-  const programs = steps.map((s) => programOf(s.request));
-  if (programs.some((p) => p === null)) return refused('code the tier does not interpret');
-  const handlers = programs.some((p) => usesHandler(p!));
+  // One loop, not map and some: the inlined builtins saw arrays of another map in a later session and the optimised
+  // runChain was thrown away (measured: --trace-deopt, "wrong map").
+  const programs: Program[] = [];
+  let handlers = false;
+  for (const s of steps) {
+    const p = programOf(s.request);
+    if (p === null) return refused('code the tier does not interpret');
+    programs.push(p);
+    handlers ||= usesHandler(p);
+  }
   let script: TierScript | null = null;
   if (handlers) {
     if (scriptSource === null) return bail('a handler without script.js');
@@ -76,7 +83,7 @@ function runChain(evaluation: Evaluation, scriptSource: string | null, limits: T
   }
   // Code the tier refused before (with this script.js) goes to the sandbox at once: it would give up again, whatever its data.
   for (const p of programs) {
-    if (p!.refused && p!.refused.script === script) return refused(p!.refused.why);
+    if (p.refused && p.refused.script === script) return refused(p.refused.why);
   }
   let base: Added | null = null;
   const running = new Interpreter(() => bail('a free name'));
