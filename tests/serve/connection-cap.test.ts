@@ -43,17 +43,23 @@ async function idleFlood(port: number, count: number): Promise<{ closed: () => n
 /** The server's open connections (Node's own count). */
 const connectionsOf = (server: Server) => new Promise<number>((resolve, reject) => server.getConnections((e, n) => (e ? reject(e) : resolve(n))));
 
+/** A server capped at `maxConnections` (stopped after the test) holding one session. */
+async function cappedServerWithSession(maxConnections: number) {
+  const { app, host } = testServer();
+  const { server, port } = await listen(app.fetch, { hostname: '127.0.0.1', port: 0, maxConnections });
+  stop = () => {
+    server.close();
+    void host.stopAll();
+  };
+  const base = `http://127.0.0.1:${port}`;
+  const auth = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
+  const created = (await (await fetch(`${base}/v1/sessions`, { method: 'POST', headers: auth, body: JSON.stringify({ brief: 'a todo app' }) })).json()) as { id: string };
+  return { server, port, base, auth, created };
+}
+
 describe('troupe serve holds a capped number of connections', () => {
   it('a flood of idle sockets closes the idle longest: /healthz and a reader connected before still answer', async () => {
-    const { app, host } = testServer();
-    const { server, port } = await listen(app.fetch, { hostname: '127.0.0.1', port: 0, maxConnections: 32 });
-    stop = () => {
-      server.close();
-      void host.stopAll();
-    };
-    const base = `http://127.0.0.1:${port}`;
-    const auth = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
-    const created = (await (await fetch(`${base}/v1/sessions`, { method: 'POST', headers: auth, body: JSON.stringify({ brief: 'a todo app' }) })).json()) as { id: string };
+    const { server, port, base, auth, created } = await cappedServerWithSession(32);
     const stream = await fetch(`${base}/v1/sessions/${created.id}/events`, { headers: auth });
     expect(stream.status).toBe(200);
 
@@ -70,15 +76,7 @@ describe('troupe serve holds a capped number of connections', () => {
   });
 
   it('when every held connection is in a request, a new one is answered 503 in one line and closed', async () => {
-    const { app, host } = testServer();
-    const { server, port } = await listen(app.fetch, { hostname: '127.0.0.1', port: 0, maxConnections: 2 });
-    stop = () => {
-      server.close();
-      void host.stopAll();
-    };
-    const base = `http://127.0.0.1:${port}`;
-    const auth = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
-    const created = (await (await fetch(`${base}/v1/sessions`, { method: 'POST', headers: auth, body: JSON.stringify({ brief: 'a todo app' }) })).json()) as { id: string };
+    const { port, base, auth, created } = await cappedServerWithSession(2);
     // Two readers on two connections of their own (two requests in flight cannot share one), then one more.
     const streams = await Promise.all([0, 1].map(() => fetch(`${base}/v1/sessions/${created.id}/events`, { headers: { ...auth, connection: 'keep-alive' } })));
     expect(streams.map((s) => s.status)).toEqual([200, 200]);
