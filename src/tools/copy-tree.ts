@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import { copyFile, lstat, mkdir, readdir, readlink, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UserError } from '../errors.js';
-import { bytes } from './limits.js';
+import { byteSetting, bytes } from './limits.js';
 
 /** The setting that bounds what a workspace copy writes. */
 export const COPY_MAX_SETTING = 'TROUPE_WORKSPACE_COPY_MAX_BYTES';
@@ -15,11 +15,7 @@ export class CopyTooLargeError extends UserError {}
 
 /** The bound on what a workspace copy writes, from the environment (COPY_MAX_SETTING, in bytes); a value that is not a positive whole number is refused in one line. */
 export function copyMaxBytes(env: Record<string, string | undefined> = process.env): number {
-  const raw = env[COPY_MAX_SETTING];
-  if (raw === undefined || raw.trim() === '') return DEFAULT_COPY_MAX_BYTES;
-  const n = Number(raw);
-  if (!Number.isSafeInteger(n) || n <= 0) throw new UserError(`${COPY_MAX_SETTING} must be a positive whole number of bytes, got "${raw}" — e.g. ${DEFAULT_COPY_MAX_BYTES} (the default)`);
-  return n;
+  return byteSetting(env, COPY_MAX_SETTING, DEFAULT_COPY_MAX_BYTES);
 }
 
 /** What a copy may do: names left out, a real path never entered, and the most bytes its files may hold in all. */

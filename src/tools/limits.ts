@@ -1,3 +1,5 @@
+import { UserError } from '../errors.js';
+
 /** Caps that keep one tool call small, bounded in time and safe for the model's context. */
 export interface ToolLimits {
   /** Largest file read_file, edit_file and search_files open, and the most bytes write_file writes. */
@@ -30,6 +32,15 @@ export interface ToolLimits {
 
 /** What one workspace may hold unless TROUPE_WORKSPACE_MAX_BYTES says otherwise: 4 GB (room for a copy of the project at its 2 GB bound and the agents' work). */
 export const DEFAULT_WORKSPACE_MAX_BYTES = 4_000_000_000;
+
+/** A byte-count setting from the environment (`name`), `fallback` when unset; a value that is not a positive whole number is refused in one line. */
+export function byteSetting(env: Record<string, string | undefined>, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n <= 0) throw new UserError(`${name} must be a positive whole number of bytes, got "${raw}" — e.g. ${fallback} (the default)`);
+  return n;
+}
 
 /** The default caps. */
 export const DEFAULT_TOOL_LIMITS: ToolLimits = {

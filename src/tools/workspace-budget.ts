@@ -1,7 +1,6 @@
 import { lstat, readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { UserError } from '../errors.js';
-import { bytes, DEFAULT_WORKSPACE_MAX_BYTES, type ToolLimits } from './limits.js';
+import { byteSetting, bytes, DEFAULT_WORKSPACE_MAX_BYTES, type ToolLimits } from './limits.js';
 import { ToolError } from './tool.js';
 import { MAX_WALK_DEPTH } from './walk.js';
 
@@ -10,11 +9,7 @@ export const WORKSPACE_MAX_SETTING = 'TROUPE_WORKSPACE_MAX_BYTES';
 
 /** The bound on what one workspace holds, from the environment (WORKSPACE_MAX_SETTING, in bytes); a value that is not a positive whole number is refused in one line. */
 export function workspaceMaxBytes(env: Record<string, string | undefined> = process.env): number {
-  const raw = env[WORKSPACE_MAX_SETTING];
-  if (raw === undefined || raw.trim() === '') return DEFAULT_WORKSPACE_MAX_BYTES;
-  const n = Number(raw);
-  if (!Number.isSafeInteger(n) || n <= 0) throw new UserError(`${WORKSPACE_MAX_SETTING} must be a positive whole number of bytes, got "${raw}" — e.g. ${DEFAULT_WORKSPACE_MAX_BYTES} (the default)`);
-  return n;
+  return byteSetting(env, WORKSPACE_MAX_SETTING, DEFAULT_WORKSPACE_MAX_BYTES);
 }
 
 /** What a workspace holds on disk: the blocks its entries use (a sparse file counts what it uses) and how many entries (files, folders, links), `.git` included. */
