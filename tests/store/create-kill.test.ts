@@ -1,25 +1,18 @@
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DemoModel } from '../../src/llm/demo-model.js';
 import { openSession } from '../../src/session/open-session.js';
 import { LOCK_WRITE_GRACE_MS } from '../../src/store/lock.js';
 import { LowdbStore } from '../../src/store/lowdb-store.js';
 import { REPO_ROOT, studio } from '../helpers/team.js';
+import { tempDirPerTest } from '../helpers/temp-dir.js';
 import { BRIEF, ENV } from './support.js';
 
 const CHILD = join(REPO_ROOT, 'tests', 'store', 'create-kill-child.ts');
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-const tempDir = () => {
-  const d = mkdtempSync(join(tmpdir(), 'troupe-create-kill-'));
-  dirs.push(d);
-  return d;
-};
+const tempDir = tempDirPerTest('troupe-create-kill-');
 
 /** Runs the child until it has acknowledged `created` sessions, then SIGKILLs it; resolves with the ids it acknowledged. */
 function createAndKill(dataDir: string, created: number): Promise<string[]> {
