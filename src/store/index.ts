@@ -7,7 +7,7 @@ export { LowdbStore, type LowdbStoreOptions } from './lowdb-store.js';
 export { DataDirError, dataDirError, checkDataDir } from './data-dir.js';
 export { MemoryStore } from './memory-store.js';
 export { SessionLockedError, LockPathError, acquireLock, releaseLock, refreshLock, refreshLockIfDue, lockHolder, readLock, staleReason, lockStaleMs, pidAlive, type LockHolder } from './lock.js';
-export { processInfo, parseProcStat, type ProcessInfo } from './process-info.js';
+export { processInfo, parseProcStat, type ProcessInfo } from '../tools/process-info.js';
 export { listingOf, type SessionListing } from './listing.js';
 export { scanJournal, JournalWriter } from './journal-file.js';
 export { sealLine, readSeal, hashOf, CHAIN_START } from './journal-chain.js';

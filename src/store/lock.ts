@@ -3,7 +3,7 @@ import { closeSync, constants, fstatSync, linkSync, open, readSync, renameSync, 
 import { hostname } from 'node:os';
 import { UserError } from '../errors.js';
 import { openOwnFile } from './own-file.js';
-import { ownStartTime, pidExists, processInfo } from './process-info.js';
+import { ownStartTime, pidExists, processInfo } from '../tools/process-info.js';
 
 /** Another live process (or another handle in this one) has the session open. */
 export class SessionLockedError extends UserError {

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { processInfo } from './process-info.js';
 
 /** A pids cgroup made for one command: where it is (its `cgroup.procs` takes the command's first process), and its removal once the command is over. */
 export interface CommandCgroup {
@@ -93,22 +94,16 @@ function entered(procs: string): Promise<boolean> {
   return new Promise((resolve) => execFile('/bin/sh', ['-c', MOVE_IN, 'sh', procs, 'true'], { timeout: 10_000 }, (error) => resolve(error === null)));
 }
 
-/** Whether a process is alive (signal 0 checks without sending). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** Removes the cgroups troupe processes that are gone left (one that exits right after its last command cannot wait for the removal); one still holding a process stays. */
-async function sweepLeftOver(parent: string): Promise<void> {
+/**
+ * Removes the cgroups troupe processes that are gone left under `parent` (one that exits right after its last
+ * command cannot wait for the removal); one still holding a process stays. A zombie is gone: where PID 1 reaps no
+ * orphans, `kill(pid, 0)` still finds it, and its cgroups stayed.
+ */
+export async function sweepLeftOver(parent: string): Promise<void> {
   const names = await readdir(parent).catch(() => [] as string[]);
   for (const name of names) {
     const pid = /^troupe-(\d+)-/.exec(name)?.[1];
-    if (pid !== undefined && Number(pid) !== process.pid && !alive(Number(pid))) await rmdir(join(parent, name)).catch(() => undefined);
+    if (pid !== undefined && Number(pid) !== process.pid && processInfo(Number(pid)).state !== 'running') await rmdir(join(parent, name)).catch(() => undefined);
   }
 }
 

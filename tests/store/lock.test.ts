@@ -4,7 +4,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LockPathError, refreshLock, SessionLockedError } from '../../src/store/lock.js';
-import { parseProcStat, processInfo } from '../../src/store/process-info.js';
+import { parseProcStat, processInfo } from '../../src/tools/process-info.js';
 import { LowdbStore } from '../../src/store/lowdb-store.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { SESSION_SCHEMA_VERSION } from '../../src/store/session-file.js';

@@ -1,8 +1,9 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { commandCgroup, pidsCgroupHome } from '../../src/tools/jail-cgroup.js';
+import { commandCgroup, pidsCgroupHome, sweepLeftOver } from '../../src/tools/jail-cgroup.js';
+import { processInfo } from '../../src/tools/process-info.js';
 import { createToolset } from '../../src/tools/toolset.js';
 import { bwrapMissing } from '../helpers/jail.js';
 import { until } from '../helpers/serve.js';
@@ -49,5 +50,24 @@ describe.skipIf(bwrapMissing || !asRoot || probe === null)('a jailed command of 
     expect(existsSync(leftOver!)).toBe(false);
     // An ordinary command runs as before.
     expect((await tools.run({ name: 'run_command', arguments: JSON.stringify({ command: "sh -c 'echo hi'" }) })).content).toBe('exit code 0\nhi\n');
+  });
+});
+
+describe('sweepLeftOver', () => {
+  it('removes the cgroup a troupe process left when that process is a zombie (exited, never reaped): kill(pid, 0) still finds it', async () => {
+    // sh runs `sleep 0` in the background, then becomes `sleep 30`, which never reaps it: a zombie until sleep 30 ends.
+    const parent = spawn('/bin/sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const zombie = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(d.toString().trim()))));
+      await until(async () => processInfo(zombie).state === 'zombie', 'the background sleep to exit unreaped');
+      const groups = temp();
+      mkdirSync(join(groups, `troupe-${zombie}-1`));
+      // Another process's cgroup (this one, running) stays.
+      mkdirSync(join(groups, `troupe-${process.ppid}-1`));
+      await sweepLeftOver(groups);
+      expect(readdirSync(groups)).toEqual([`troupe-${process.ppid}-1`]);
+    } finally {
+      parent.kill('SIGKILL');
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseProcStat, processInfo } from '../../src/store/process-info.js';
+import { parseProcStat, processInfo } from '../../src/tools/process-info.js';
 
 describe('what /proc says of a process', () => {
   it('reads the state and the start time after the command name, whatever the name holds', () => {
