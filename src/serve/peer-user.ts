@@ -36,16 +36,19 @@ export function clientOwners(table: string, wanted?: ReadonlySet<string>): Map<s
   return owners;
 }
 
+/** A lookup waiting for the next read of the tables. */
+type Lookup = { socket: Socket; resolve: (uid: number | null) => void };
+
 const hex = (port: number) => port.toString(16).toUpperCase().padStart(4, '0');
 
-// The lookups of one turn of the loop share one read of the tables (a thousand readers connect at once).
-let waiting: { socket: Socket; resolve: (uid: number | null) => void }[] = [];
-async function lookUp(): Promise<void> {
-  const batch = waiting;
-  waiting = [];
-  const tables = await Promise.all(['/proc/net/tcp', '/proc/net/tcp6'].map((file) => readFile(file, 'utf8').catch(() => '')));
-  const keyOf = (socket: Socket) => (socket.remotePort !== undefined && socket.localPort !== undefined ? `${hex(socket.remotePort)}:${hex(socket.localPort)}` : null);
-  const owners = clientOwners(tables.join('\n'), new Set(batch.map(({ socket }) => keyOf(socket) ?? '')));
+/** A connection's key in the tables (see clientOwners), or null when its ports are not known. */
+const keyOf = (socket: Socket) => (socket.remotePort !== undefined && socket.localPort !== undefined ? `${hex(socket.remotePort)}:${hex(socket.localPort)}` : null);
+
+/** The owner of each lookup's client end, from the tables `read` gives. */
+async function answer(batch: readonly Lookup[], read: () => Promise<string[]>): Promise<void> {
+  const wanted = new Set(batch.map(({ socket }) => keyOf(socket) ?? ''));
+  const owners = new Map<string, Set<number>>();
+  for (const table of await read()) for (const [key, uids] of clientOwners(table, wanted)) owners.set(key, new Set([...(owners.get(key) ?? []), ...uids]));
   for (const { socket, resolve } of batch) {
     const key = keyOf(socket);
     const found = key !== null ? owners.get(key) : undefined;
@@ -54,15 +57,46 @@ async function lookUp(): Promise<void> {
   }
 }
 
+/**
+ * Looks up the owners of connections' client ends with `read` (the tables' text), one read at a time: the lookups
+ * asked for while one is read share the next. A read per turn of the loop that had a connection arrive was a read
+ * per connection at 1,000 connections arriving on a busy server (each tables' text a few hundred kilobytes, half of
+ * everything the server allocated), each a few calls on the thread pool queued behind the sessions' writes.
+ */
+export function peerLookup(read: () => Promise<string[]>): (socket: Socket) => Promise<number | null> {
+  let waiting: Lookup[] = [];
+  let reading = false;
+  const next = (): void => {
+    if (reading || waiting.length === 0) return;
+    reading = true;
+    const batch = waiting;
+    waiting = [];
+    void answer(batch, read)
+      .catch(() => {
+        for (const { resolve } of batch) resolve(null);
+      })
+      .finally(() => {
+        reading = false;
+        next();
+      });
+  };
+  return (socket) =>
+    new Promise((resolve) => {
+      waiting.push({ socket, resolve });
+      // The lookups of this turn of the loop go together.
+      if (waiting.length === 1) setImmediate(next);
+    });
+}
+
+const PROC_TABLES = ['/proc/net/tcp', '/proc/net/tcp6'];
+const lookUp = peerLookup(() => Promise.all(PROC_TABLES.map((file) => readFile(file, 'utf8').catch(() => ''))));
+
 const known = new WeakMap<Socket, Promise<number | null>>();
 /** The uid owning the client end of a connection this server accepted (looked up once per connection), or null when the system does not say (not Linux, another network namespace). */
 export function peerUid(socket: Socket): Promise<number | null> {
   let uid = known.get(socket);
   if (!uid) {
-    uid = new Promise((resolve) => {
-      if (waiting.length === 0) setImmediate(() => void lookUp());
-      waiting.push({ socket, resolve });
-    });
+    uid = lookUp(socket);
     known.set(socket, uid);
   }
   return uid;
