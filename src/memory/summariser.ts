@@ -158,7 +158,12 @@ export class ModelSummariser implements Summariser {
   private async call(messages: ChatMessage[]): Promise<string> {
     const controller = new AbortController();
     const onRetry = this.options.onRetry;
-    const request = this.options.model.generate({ model: this.options.modelId, messages, jsonMode: true, signal: controller.signal, meta: { purpose: 'summary' }, ...(onRetry ? { onRetry } : {}) });
+    // Two literals, not a conditional spread into one: V8 builds a spread object on its slow path.
+    const request = this.options.model.generate(
+      onRetry
+        ? { model: this.options.modelId, messages, jsonMode: true, signal: controller.signal, meta: { purpose: 'summary' }, onRetry }
+        : { model: this.options.modelId, messages, jsonMode: true, signal: controller.signal, meta: { purpose: 'summary' } },
+    );
     const response = await withinTime(request, controller, this.options.timeoutMs ?? 120_000);
     if (response.usage) this.options.onUsage?.(response.usage, response.model);
     return response.text;
