@@ -36,8 +36,13 @@ export const SUMMARIES_HEADER = '## Earlier in this session (summaries, oldest f
 
 /** A raw turn as one line for the summariser: turn, author, type, text. */
 export function turnLine(t: RawTurn, nameOf: NameOf): string {
-  return `- [turn ${t.turn}] ${nameOf(t.author)} (${t.type}): ${t.text.replace(/\s+/g, ' ').trim()}`;
+  // Text already on one line with single spaces (most short turns) is used as it is.
+  const text = ODD_SPACE.test(t.text) ? t.text.replace(/\s+/g, ' ').trim() : t.text;
+  return `- [turn ${t.turn}] ${nameOf(t.author)} (${t.type}): ${text}`;
 }
+
+// Whitespace that turnLine flattens: any but a single space between non-spaces.
+const ODD_SPACE = /[^\S ]| {2}|^ | $/;
 
 /** A short label for a trimmed item, as memory_trimmed reports it. */
 export function trimLabel(item: { kind: 'summary'; s: Summary } | { kind: 'turn'; t: RawTurn }, nameOf: NameOf): string {
