@@ -170,12 +170,15 @@ function omittedLine(n: number): string {
 
 const EARLIER = 'Earlier items, condensed to their gist:';
 const LATEST = 'Latest items, verbatim:';
-// Counts of the fixed lines followed by a newline (they never end the block).
+// Counts of the fixed lines followed by a newline (they never end the block), dropped whole past this many.
+const FIXED_COUNTS_MAX = 1024;
 const fixedCounts = new Map<string, number>();
 function fixed(line: string): number {
   const known = fixedCounts.get(line);
   if (known !== undefined) return known;
   const n = countTokens(`${line}\n`);
+  // The moved-out note and the omitted line change with their counts: a long session would keep every one.
+  if (fixedCounts.size >= FIXED_COUNTS_MAX) fixedCounts.clear();
   fixedCounts.set(line, n);
   return n;
 }

@@ -43,6 +43,15 @@ class BuiltPrefix implements Prefix {
   }
 }
 
+/** What the pinned block gave up that was not told yet. */
+export interface PinnedNews {
+  readonly labels: readonly string[];
+  readonly extraTokens: number;
+}
+
+// Nothing new (most calls): one object, not one per call.
+const NOTHING_NEW: PinnedNews = Object.freeze({ labels: Object.freeze([]), extraTokens: 0 });
+
 // The prefix's parts, not its text: a session waiting for its user holds no copy of its personas' prompts.
 type Cached = { def: MachineDefinition; personaPrompt: string; brief: string; version: number; prefix: Prefix };
 type SystemCounts = { personaPrompt: string; text: string; alone: number; followed: number };
@@ -99,9 +108,9 @@ export class PromptPrefixes {
   }
 
   /** What the pinned block gave up since this was last asked ([] when nothing, or when already told); `clippedElsewhere` pins cut in the waiting message count too. */
-  pinnedNews(clippedElsewhere = 0): { labels: string[]; extraTokens: number } {
+  pinnedNews(clippedElsewhere = 0): PinnedNews {
     const version = this.memory.pinnedVersion;
-    if (!this.pinned || this.reportedVersion === version) return { labels: [], extraTokens: 0 };
+    if (!this.pinned || this.reportedVersion === version) return NOTHING_NEW;
     this.reportedVersion = version;
     const { fit } = this.pinned;
     const labels = pinnedTrimLabels({ condensed: fit.condensed, omitted: fit.omitted, clipped: fit.clipped + clippedElsewhere });
@@ -121,7 +130,10 @@ export class PromptPrefixes {
     if (this.pinned && this.pinned.def === def && this.pinned.version === version) return this.pinned.fit;
     const same = this.pinned?.def === def ? this.pinned : null;
     const lines = this.linesFor(def);
-    const fit = fitPinned(this.memory.pinned.slice(0, this.memory.settledPins), lines, Math.floor(this.budget * PINNED_BUDGET_SHARE), same?.fit, this.memory.moved ?? undefined);
+    // Every pin is settled when pins join the block (the usual case): the list as it is, not a copy.
+    const pinned = this.memory.pinned;
+    const settled = this.memory.settledPins;
+    const fit = fitPinned(settled === pinned.length ? pinned : pinned.slice(0, settled), lines, Math.floor(this.budget * PINNED_BUDGET_SHARE), same?.fit, this.memory.moved ?? undefined);
     this.pinned = { def, version, fit };
     return fit;
   }
