@@ -264,7 +264,23 @@ export class MemoryPromptBuilder implements PromptBuilder {
     }
     const n = head?.raws.length ?? 0;
     const extends_ = head !== undefined && n <= count && (n === 0 || (recent[0]!.id === head.raws[0]!.id && recent[n - 1]!.id === head.raws[n - 1]!.id));
-    if (!head || !extends_ || head.nameOf !== nameOf) {
+    if (head && (!extends_ || head.nameOf !== nameOf)) {
+      // Built again from nothing in the same object and arrays (with many personas most calls find their head stale).
+      const memo = this.summariesMessage.of(summaries);
+      // Its summaries message stays as it is when the summaries are the same ones.
+      if (head.memo?.content !== memo.text) head.memo = summaries.length ? { role: 'user', content: memo.text } : null;
+      head.nameOf = nameOf;
+      head.summaries = summaries.length;
+      head.first = first;
+      head.last = lastSummary;
+      head.memoTokens = memo.tokens;
+      head.raws.length = 0;
+      head.turns.length = 0;
+      head.bounds.length = 0;
+      head.turnBound = 0;
+      head.costs.length = 0;
+      head.turnTokens = 0;
+    } else if (!head) {
       const memo = this.summariesMessage.of(summaries);
       head = {
         nameOf,

@@ -54,6 +54,19 @@ const NOTHING_NEW: PinnedNews = Object.freeze({ labels: Object.freeze([]), extra
 
 // The prefix's parts, not its text: a session waiting for its user holds no copy of its personas' prompts.
 type Cached = { def: MachineDefinition; personaPrompt: string; brief: string; version: number; prefix: Prefix };
+/** The brief and the pinned block as they follow the system prompt, for one brief and settled version. */
+type PrefixTail = {
+  def: MachineDefinition;
+  brief: string;
+  version: number;
+  block: PinnedFit;
+  /** The parts after the system prompt (none when there is no brief and nothing pinned). */
+  parts: readonly string[];
+  /** The brief as counted (with the blank line before the block when one follows), or null. */
+  briefPiece: string | null;
+  /** A bound on the tokens of `parts` after the system prompt's blank line. */
+  bound: number;
+};
 type SystemCounts = { personaPrompt: string; text: string; alone: number; followed: number };
 
 // System prompts and their counts, per team definition and persona: the same for every session of a team, so
@@ -70,6 +83,7 @@ export class PromptPrefixes {
   // The pinned version last told in memory_trimmed (once per version that had to give).
   private reportedVersion = -1;
   private lines: { def: MachineDefinition; lines: PinnedLines } | null = null;
+  private tail: PrefixTail | null = null;
   private readonly prefixes = new Map<string, Cached>();
   private readonly pieces = new PieceTokens();
 
@@ -86,18 +100,32 @@ export class PromptPrefixes {
     if (cached && cached.def === input.def && cached.personaPrompt === input.personaPrompt && cached.brief === brief && cached.version === version) {
       return cached.prefix;
     }
-    const block = this.pinnedFit(input.def);
     const system = this.systemOf(input);
-    const briefPart = brief ? `## The brief\n${brief}` : '';
-    const parts = [system.text, briefPart, block.text].filter((p) => p !== '');
+    const tail = this.tailOf(input.def, brief, version);
+    const parts = tail.parts.length === 0 ? [system.text] : [system.text, ...tail.parts];
     // The system prompt's exact count (made once per persona and process: it never changes) and the bounds of
     // the pieces counted below (each piece's bytes, or three per unit past MAX_COUNTED_CHARS), so the sum bounds their counts.
-    const followed = briefPart !== '' || block.text !== '';
-    const bound = MESSAGE_OVERHEAD + (followed ? system.followed : system.alone) + (briefPart ? tokenBound(block.text ? `${briefPart}\n\n` : briefPart) : 0) + block.bytes;
+    const systemTokens = MESSAGE_OVERHEAD + (tail.parts.length > 0 ? system.followed : system.alone);
     // One object while nothing changes (a head built on it stays valid); its text joined per call, never kept.
-    const prefix = new BuiltPrefix(parts, bound, MESSAGE_OVERHEAD + (followed ? system.followed : system.alone), block, briefPart ? (block.text ? `${briefPart}\n\n` : briefPart) : null, this.pieces);
+    const prefix = new BuiltPrefix(parts, systemTokens + tail.bound, systemTokens, tail.block, tail.briefPiece, this.pieces);
     this.prefixes.set(input.persona.id, { def: input.def, personaPrompt: input.personaPrompt, brief, version, prefix });
     return prefix;
+  }
+
+  /**
+   * What follows the system prompt in every persona's prefix (the brief and the pinned block), with the bound on
+   * its tokens: made once per brief and settled version, not once per persona.
+   */
+  private tailOf(def: MachineDefinition, brief: string, version: number): PrefixTail {
+    const was = this.tail;
+    if (was && was.def === def && was.brief === brief && was.version === version) return was;
+    const block = this.pinnedFit(def);
+    const briefPart = brief ? `## The brief\n${brief}` : '';
+    const briefPiece = briefPart ? (block.text ? `${briefPart}\n\n` : briefPart) : null;
+    const parts = briefPart ? (block.text ? [briefPart, block.text] : [briefPart]) : block.text ? [block.text] : [];
+    const tail = { def, brief, version, block, parts, briefPiece, bound: (briefPiece === null ? 0 : tokenBound(briefPiece)) + block.bytes };
+    this.tail = tail;
+    return tail;
   }
 
   /** The prefix's text when nothing is pinned, built without counting (before the tokenizer has loaded). */
