@@ -1,30 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { MemorySchema } from '../../src/config/team-schema.js';
-import { agentById } from '../../src/engine/definition.js';
-import { initialState } from '../../src/engine/step.js';
 import { Memory } from '../../src/memory/memory.js';
 import { MemoryPromptBuilder } from '../../src/memory/memory-prompt-builder.js';
-import type { PromptInput } from '../../src/memory/prompt-builder.js';
-import type { Summariser } from '../../src/memory/summariser.js';
-import { studio } from '../helpers/team.js';
+import { input, summariser } from './studio-calls.js';
 
-const team = studio();
 const PERSONAS = ['ceo', 'cfo', 'cmo', 'game_designer'];
 const config = MemorySchema.parse({ compress_every: 4, keep_recent: 2, max_summaries: 4 });
-
-function input(personaId: string, from: string, text: string): PromptInput {
-  const persona = agentById(team.def, personaId)!;
-  const session = { ...initialState(team.def, { id: 's' }), brief: 'A lighthouse keeper game' };
-  const call = { turnId: 'tx', persona: personaId, path: persona.path, attempt: 1, inbox: { kind: 'handoff' as const, from, text, approved: true } };
-  return { def: team.def, session, call, persona, personaPrompt: team.loaded.prompts[personaId] ?? '' } as PromptInput;
-}
-
-const summariser: Summariser = {
-  summarise: async (job) =>
-    job.kind === 'segment'
-      ? { decisions: [`segment of ${job.turns.length} turns from ${job.turns[0]!.turn}`], discussions: ['the tide chart'], pending: [] }
-      : { decisions: [`merged ${job.summaries.length} summaries`], discussions: [], pending: ['playtest'] },
-};
 
 /** One scripted turn: a message, its directive (a key decision every other turn), an approval or a rework request, and a user line now and then. */
 function turn(memory: Memory, n: number): void {
@@ -46,7 +27,7 @@ describe('memory stored and resumed', () => {
       const stored = JSON.parse(JSON.stringify(memory.toJSON())) as unknown;
       const resumed = new MemoryPromptBuilder(Memory.fromJSON(stored, { config, summariser }), { budget: 1_000_000 });
       for (const persona of PERSONAS) {
-        const call = input(persona, 'cfo', `Something new at ${n}`);
+        const call = input(persona, { from: 'cfo', text: `Something new at ${n}` });
         expect(JSON.stringify(resumed.build(call)), `turn ${n}, ${persona}`).toBe(JSON.stringify(builder.build(call)));
       }
     }
