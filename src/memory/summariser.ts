@@ -170,7 +170,8 @@ export class ModelSummariser implements Summariser {
 
   private async call(messages: ChatMessage[]): Promise<string> {
     const shared = this.inFlight === 0;
-    const controller = shared ? (this.controller ??= new AbortController()) : new AbortController();
+    if (shared) this.controller ??= new AbortController();
+    const controller = shared && this.controller ? this.controller : new AbortController();
     this.inFlight += 1;
     try {
       const onRetry = this.options.onRetry;
