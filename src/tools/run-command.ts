@@ -10,7 +10,7 @@ import { cleanEnv, runProcess, type ProcessResult } from './process-runner.js';
 import { inheritableDescriptors } from './inherited-fds.js';
 import { defineTool, toolSpec, ToolError, type AgentTool } from './tool.js';
 import { checkWorkspacePlace } from './workspace-place.js';
-import { overBudget, usageOf, workspaceChanged } from './workspace-budget.js';
+import { commandRan, freeRoom, overBudget, usageOf } from './workspace-budget.js';
 import { commandCgroup, inCgroup } from './jail-cgroup.js';
 
 const Args = z.object({
@@ -54,7 +54,7 @@ export function runCommandTool(policy: CommandPolicy, options: RunCommandOptions
     ),
     args: Args,
     summary: (a) => `run_command ${a.command.length > 100 ? `${a.command.slice(0, 99)}…` : a.command}`,
-    async run(a, { root, limits, signal }) {
+    async run(a, { root, budgetRoot, limits, signal }) {
       const argv = parseCommandLine(a.command);
       const [name, ...args] = argv as [string, ...string[]];
       checkProgramName(policy, name);
@@ -72,7 +72,8 @@ export function runCommandTool(policy: CommandPolicy, options: RunCommandOptions
       if (signal?.aborted) throw new ToolError('the turn was aborted before the command started');
       await checkWorkspacePlace(root);
       // What a command writes cannot be bounded while it runs (no quotas; RLIMIT_FSIZE bounds one file): once commands have filled the workspace past its caps, no other runs.
-      const full = overBudget(await usageOf(root), limits);
+      // The whole clone is held: a subdirectory workspace's commands write its top's .git too.
+      const full = overBudget(await usageOf(budgetRoot, (u) => overBudget(u, limits) === null), limits);
       if (full) throw new ToolError(`${full}; no more commands run here — make room with write_file (smaller files) or finish with what is there`);
       // A bare name is found by the jail on the same PATH (so the program sees argv[0] as written); a path is passed as resolved.
       const command = name.includes('/') ? program : name;
@@ -80,6 +81,7 @@ export function runCommandTool(policy: CommandPolicy, options: RunCommandOptions
       const jailed = [...jailArgs(spec, jail.layout), '--', ...limitedCommand([command, ...args], resources)];
       // Where troupe may make a pids cgroup (root, which RLIMIT_NPROC does not hold), the command runs in one of its own.
       const group = await commandCgroup(limits.commandProcesses);
+      const room = await freeRoom(budgetRoot);
       const run = group ? inCgroup(group, jail.bwrap, jailed) : { program: jail.bwrap, args: jailed };
       const result = await runProcess(run.program, run.args, {
         cwd: root,
@@ -92,7 +94,7 @@ export function runCommandTool(policy: CommandPolicy, options: RunCommandOptions
       });
       // Removed once its last process is gone, after the answer (the jail's processes die with its init, a moment later).
       void group?.release();
-      workspaceChanged(root);
+      await commandRan(budgetRoot, room);
       if (result.spawnError) throw new ToolError(`could not start the sandbox for "${name}": ${result.spawnError}`);
       const end = ending(result, limits.commandTimeoutMs);
       const dropped = result.droppedBytes > 0 ? `\n[output truncated: ${bytes(result.droppedBytes)} more were left out]` : '';

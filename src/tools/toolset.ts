@@ -66,6 +66,7 @@ export function createToolset(options: ToolsetOptions): Toolset {
     throw new UserError(`the workspace ${options.workspace} is not a directory`);
   }
   const limits: ToolLimits = { ...DEFAULT_TOOL_LIMITS, maxWorkspaceBytes: workspaceMaxBytes(), ...options.limits };
+  const budgetRoot = options.top !== undefined ? realpathSync(options.top) : root;
   const all: Record<ToolName, AgentTool<unknown>> = {
     read_file: erase(readFileTool),
     write_file: erase(writeFileTool),
@@ -115,7 +116,7 @@ export function createToolset(options: ToolsetOptions): Toolset {
       const fail = (message: string): ToolOutcome => ({ ...toolFailure(message), tool: call.name, summary: prepared.summary });
       if ('error' in prepared) return fail(prepared.error);
       try {
-        const result = await prepared.tool.run(prepared.args, { root, limits, ...(signal ? { signal } : {}) });
+        const result = await prepared.tool.run(prepared.args, { root, budgetRoot, limits, ...(signal ? { signal } : {}) });
         return { ...result, content: capText(result.content, limits.maxResultChars), tool: call.name, summary: prepared.summary };
       } catch (error) {
         if (error instanceof ToolError) return fail(error.message);

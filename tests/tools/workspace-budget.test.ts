@@ -1,10 +1,12 @@
-import { readdirSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { gitIn } from '../helpers/git-repo.js';
 import { bwrapMissing } from '../helpers/jail.js';
 import { tempDirPerTest } from '../helpers/temp-dir.js';
 import { createToolset } from '../../src/tools/toolset.js';
-import { measureWorkspace, workspaceMaxBytes } from '../../src/tools/workspace-budget.js';
+import { createWorkspace } from '../../src/tools/workspace.js';
+import { measureWorkspace, usageAfterCommand, workspaceMaxBytes } from '../../src/tools/workspace-budget.js';
 
 // probe14: a model-driven agent could fill the disk with many files, each under the per-file limit (1 MB): write_file
 // checked one file's size, never what the workspace held. The file tools now hold the workspace's total (bytes on disk
@@ -81,5 +83,38 @@ describe.skipIf(bwrapMissing)('a workspace filled by commands', () => {
     // Shrinking is allowed; back under the limit, commands run again.
     for (let i = 0; i < 16; i++) expect((await write(tools, `f${i}`, '')).ok).toBe(true);
     expect((await run('node -e 1')).ok).toBe(true);
+  });
+
+  // Hostile: a subdirectory workspace of a clone sees the clone's top read-only but its .git writable (so git works);
+  // only the subdirectory was measured, so commands could fill the disk through ../.git unseen.
+  it('a clone subdirectory workspace is held as the whole clone: what commands write in the top .git counts', async () => {
+    const repo = join(temp(), 'repo');
+    mkdirSync(join(repo, 'pkg'), { recursive: true });
+    writeFileSync(join(repo, 'pkg', 'index.js'), '1\n');
+    const git = gitIn(repo);
+    git('init', '-q');
+    git('add', '.');
+    git('commit', '-qm', 'init');
+    const ws = await createWorkspace({ root: join(temp(), 'session'), name: 'w', from: join(repo, 'pkg'), git: true });
+    expect(ws.dir).not.toBe(ws.home);
+    const tools = createToolset({ workspace: ws.dir, top: ws.home, commands: { mode: 'allow', allow: ['node'] }, limits: { maxWorkspaceBytes: 512 * KiB } });
+    const run = (command: string) => tools.run({ name: 'run_command', arguments: JSON.stringify({ command }) });
+    const fill = await run(`node -e "for (let i = 0; i < 16; i++) require('fs').writeFileSync('../.git/junk' + i, Buffer.alloc(65536, 1))"`);
+    expect(fill.ok).toBe(true);
+    expect(statSync(join(ws.home, '.git', 'junk15')).size).toBe(65536);
+    expect((await run('node -e 1')).content).toMatch(/^Error: the workspace holds 1\.\d MB, over its 524\.3 KB limit/);
+  });
+});
+
+describe('what a workspace holds after a command, from its file system free room', () => {
+  const known = { bytes: 100_000, entries: 10 };
+  it('grows by what the file system lost in blocks and inodes', () => {
+    expect(usageAfterCommand(known, { bytes: 10_000_000, inodes: 500 }, { bytes: 9_000_000, inodes: 480 })).toEqual({ bytes: 1_100_000, entries: 30 });
+  });
+  it('never shrinks: space freed meanwhile (a command removing files, another process) is no room the workspace gained', () => {
+    expect(usageAfterCommand(known, { bytes: 10_000_000, inodes: 500 }, { bytes: 12_000_000, inodes: 600 })).toEqual(known);
+  });
+  it('is unknown (measure again) where the file system counts no inodes (btrfs): empty files would grow unseen', () => {
+    expect(usageAfterCommand(known, { bytes: 10_000_000, inodes: null }, { bytes: 10_000_000, inodes: null })).toBeNull();
   });
 });
