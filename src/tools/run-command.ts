@@ -79,8 +79,8 @@ export function runCommandTool(policy: CommandPolicy, options: RunCommandOptions
       const command = name.includes('/') ? program : name;
       const resources = { memoryBytes: limits.commandMemoryBytes, fileBytes: limits.commandFileBytes, processes: limits.commandProcesses };
       const jailed = [...jailArgs(spec, jail.layout), '--', ...limitedCommand([command, ...args], resources)];
-      // Where troupe may make a pids cgroup (root, which RLIMIT_NPROC does not hold), the command runs in one of its own.
-      const group = await commandCgroup(limits.commandProcesses);
+      // Where troupe may make cgroups (root, which RLIMIT_NPROC does not hold), the command runs in its own: its processes, and their memory together.
+      const group = await commandCgroup({ processes: limits.commandProcesses, memoryBytes: limits.commandTotalMemoryBytes });
       const room = await freeRoom(budgetRoot);
       const run = group ? inCgroup(group, jail.bwrap, jailed) : { program: jail.bwrap, args: jailed };
       const result = await runProcess(run.program, run.args, {
@@ -92,11 +92,14 @@ export function runCommandTool(policy: CommandPolicy, options: RunCommandOptions
         // bubblewrap passes every open descriptor on: one troupe inherited would reach outside the jail.
         cover: await inheritableDescriptors(),
       });
+      const memoryKilled = (await group?.memoryKilled()) ?? false;
       // Removed once its last process is gone, after the answer (the jail's processes die with its init, a moment later).
       void group?.release();
       await commandRan(budgetRoot, room);
       if (result.spawnError) throw new ToolError(`could not start the sandbox for "${name}": ${result.spawnError}`);
-      const end = ending(result, limits.commandTimeoutMs);
+      const end = memoryKilled
+        ? `${ending(result, limits.commandTimeoutMs)}: its processes passed the ${bytes(limits.commandTotalMemoryBytes)} they may hold together (TROUPE_COMMAND_MAX_MEMORY_BYTES), and the kernel killed one`
+        : ending(result, limits.commandTimeoutMs);
       const dropped = result.droppedBytes > 0 ? `\n[output truncated: ${bytes(result.droppedBytes)} more were left out]` : '';
       const output = result.output === '' && !dropped ? '(no output)' : result.output + dropped;
       return { ok: result.exitCode === 0, content: `${end}\n${output}`, detail: end };
