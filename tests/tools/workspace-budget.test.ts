@@ -85,6 +85,18 @@ describe.skipIf(bwrapMissing)('a workspace filled by commands', () => {
     expect((await run('node -e 1')).ok).toBe(true);
   });
 
+  // Hostile: many empty folders take no blocks the byte count sees; the file system's inodes tell them.
+  it('many empty folders made by a command pass the entries limit: the next command is refused', async () => {
+    const ws = temp();
+    const tools = createToolset({ workspace: ws, commands: { mode: 'allow', allow: ['node'] }, limits: { maxWorkspaceEntries: 200 } });
+    const run = (command: string) => tools.run({ name: 'run_command', arguments: JSON.stringify({ command }) });
+    expect((await run('node -e 1')).ok).toBe(true);
+    expect((await run(`node -e "for (let i = 0; i < 500; i++) require('fs').mkdirSync('d' + i)"`)).ok).toBe(true);
+    expect((await run('node -e 1')).content).toBe(
+      'Error: the workspace holds 500 files and folders, over its limit of 200; no more commands run here — make room with write_file (smaller files) or finish with what is there',
+    );
+  });
+
   // Hostile: a subdirectory workspace of a clone sees the clone's top read-only but its .git writable (so git works);
   // only the subdirectory was measured, so commands could fill the disk through ../.git unseen.
   it('a clone subdirectory workspace is held as the whole clone: what commands write in the top .git counts', async () => {
