@@ -3,7 +3,7 @@
 // the usage known grows by what it lost. CPU of the process (the walk's lstats run on libuv's threads) for each,
 // interleaved, medians, on this repository with its node_modules (read only: nothing is written to it).
 import { join } from 'node:path';
-import { commandRan, freeRoom, measureWorkspace, usageOf } from '../src/tools/workspace-budget.js';
+import { commandRan, commandStarting, measureWorkspace, usageOf } from '../src/tools/workspace-budget.js';
 import { interleaved, median, QUICK } from './stats.js';
 
 const cpu = async (fn: () => Promise<unknown>): Promise<number> => {
@@ -23,8 +23,7 @@ export default async function workspaceCheck(): Promise<void> {
     // What it costs now: free room before and after the command, the estimate, the next check's usage as known.
     statfs: () =>
       cpu(async () => {
-        const room = await freeRoom(workspace);
-        await commandRan(workspace, room);
+        await commandRan(workspace, await commandStarting(workspace));
         await usageOf(workspace, () => true);
       }),
   });

@@ -10,7 +10,7 @@ import { cleanEnv, runProcess, type ProcessResult } from './process-runner.js';
 import { inheritableDescriptors } from './inherited-fds.js';
 import { defineTool, toolSpec, ToolError, type AgentTool } from './tool.js';
 import { checkWorkspacePlace } from './workspace-place.js';
-import { commandRan, freeRoom, overBudget, usageOf } from './workspace-budget.js';
+import { commandRan, commandStarting, overBudget, usageOf } from './workspace-budget.js';
 import { commandCgroup, inCgroup } from './jail-cgroup.js';
 
 const Args = z.object({
@@ -81,21 +81,26 @@ export function runCommandTool(policy: CommandPolicy, options: RunCommandOptions
       const jailed = [...jailArgs(spec, jail.layout), '--', ...limitedCommand([command, ...args], resources)];
       // Where troupe may make cgroups (root, which RLIMIT_NPROC does not hold), the command runs in its own: its processes, and their memory together.
       const group = await commandCgroup({ processes: limits.commandProcesses, memoryBytes: limits.commandTotalMemoryBytes });
-      const room = await freeRoom(budgetRoot);
       const run = group ? inCgroup(group, jail.bwrap, jailed) : { program: jail.bwrap, args: jailed };
-      const result = await runProcess(run.program, run.args, {
-        cwd: root,
-        env: cleanEnv(root, path),
-        timeoutMs: limits.commandTimeoutMs,
-        maxOutputBytes: limits.maxCommandOutputBytes,
-        ...(signal ? { signal } : {}),
-        // bubblewrap passes every open descriptor on: one troupe inherited would reach outside the jail.
-        cover: await inheritableDescriptors(),
-      });
+      // bubblewrap passes every open descriptor on: one troupe inherited would reach outside the jail.
+      const cover = await inheritableDescriptors();
+      const running = await commandStarting(budgetRoot);
+      let result: ProcessResult;
+      try {
+        result = await runProcess(run.program, run.args, {
+          cwd: root,
+          env: cleanEnv(root, path),
+          timeoutMs: limits.commandTimeoutMs,
+          maxOutputBytes: limits.maxCommandOutputBytes,
+          ...(signal ? { signal } : {}),
+          cover,
+        });
+      } finally {
+        await commandRan(budgetRoot, running);
+      }
       const memoryKilled = (await group?.memoryKilled()) ?? false;
       // Removed once its last process is gone, after the answer (the jail's processes die with its init, a moment later).
       void group?.release();
-      await commandRan(budgetRoot, room);
       if (result.spawnError) throw new ToolError(`could not start the sandbox for "${name}": ${result.spawnError}`);
       const end = memoryKilled
         ? `${ending(result, limits.commandTimeoutMs)}: its processes passed the ${bytes(limits.commandTotalMemoryBytes)} they may hold together (TROUPE_COMMAND_MAX_MEMORY_BYTES), and the kernel killed one`

@@ -90,16 +90,42 @@ export function usageAfterCommand(known: WorkspaceUsage, before: FreeRoom, after
   return { bytes: known.bytes + Math.max(0, before.bytes - after.bytes), entries: known.entries + Math.max(0, before.inodes - after.inodes) };
 }
 
+/** A command running in a workspace, for its budget: the free room as it started, and whether anything else of this process wrote meanwhile. */
+export interface RunningCommand {
+  room: FreeRoom | null;
+  overlapped: boolean;
+}
+
+// The commands running now, in any workspace of this process. Space another of them (or a file tool's write that
+// shrinks a file) frees while a command runs would hide as much of that command's growth: the agents of one workflow
+// could pass a workspace's bytes to another unseen, one command at a time. A command that overlapped anything is measured.
+const running = new Set<RunningCommand>();
+
+/** Marks every running command as overlapped: something else of this process wrote while it ran. */
+function overlapRunning(): void {
+  for (const command of running) command.overlapped = true;
+}
+
+/** Notes a command starting in a workspace (see commandRan): reads its file system's free room. */
+export async function commandStarting(root: string): Promise<RunningCommand> {
+  const command: RunningCommand = { room: null, overlapped: running.size > 0 };
+  overlapRunning();
+  running.add(command);
+  command.room = await freeRoom(root);
+  return command;
+}
+
 /**
- * Updates what a workspace holds after a command ran in it (`before`: freeRoom as it started) to the estimate of
+ * Updates what a workspace holds after a command ran in it (`command`: from commandStarting) to the estimate of
  * usageAfterCommand, which the next check measures again only once it would pass the caps: a command no longer
- * walks the whole workspace (0.3 s of CPU at 20,000 entries). Without a measure to start from or an estimate, the
- * usage is forgotten and the next check measures it.
+ * walks the whole workspace (0.3 s of CPU at 20,000 entries). Without a measure to start from or an estimate, or
+ * when another command or write of this process overlapped it, the usage is forgotten and the next check measures it.
  */
-export async function commandRan(root: string, before: FreeRoom | null): Promise<void> {
+export async function commandRan(root: string, command: RunningCommand): Promise<void> {
+  running.delete(command);
   const entry = known.get(root);
-  const after = entry && before ? await freeRoom(root) : null;
-  const usage = entry && before && after ? usageAfterCommand(entry.usage, before, after) : null;
+  const after = entry && command.room && !command.overlapped ? await freeRoom(root) : null;
+  const usage = entry && command.room && after && !command.overlapped ? usageAfterCommand(entry.usage, command.room, after) : null;
   if (usage === null) known.delete(root);
   else if (known.get(root) === entry) known.set(root, { usage, measured: false });
 }
@@ -146,6 +172,7 @@ export async function withinBudget<T>(root: string, caps: WorkspaceCaps, change:
   const over = refused(usage);
   if (over) throw new ToolError(`${over.replace('holds', 'would hold')} after this write; make room first: remove or shrink files you no longer need`);
   const entry = known.get(root);
+  overlapRunning();
   const result = await write();
   if (entry && entry.usage === usage && known.get(root) === entry) known.set(root, { usage: written(usage), measured: entry.measured });
   return result;

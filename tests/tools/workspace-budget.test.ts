@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { gitIn } from '../helpers/git-repo.js';
@@ -6,7 +6,7 @@ import { bwrapMissing } from '../helpers/jail.js';
 import { tempDirPerTest } from '../helpers/temp-dir.js';
 import { createToolset } from '../../src/tools/toolset.js';
 import { createWorkspace } from '../../src/tools/workspace.js';
-import { measureWorkspace, usageAfterCommand, workspaceMaxBytes } from '../../src/tools/workspace-budget.js';
+import { commandRan, commandStarting, measureWorkspace, usageAfterCommand, usageOf, workspaceMaxBytes } from '../../src/tools/workspace-budget.js';
 
 // probe14: a model-driven agent could fill the disk with many files, each under the per-file limit (1 MB): write_file
 // checked one file's size, never what the workspace held. The file tools now hold the workspace's total (bytes on disk
@@ -128,5 +128,25 @@ describe('what a workspace holds after a command, from its file system free room
   });
   it('is unknown (measure again) where the file system counts no inodes (btrfs): empty files would grow unseen', () => {
     expect(usageAfterCommand(known, { bytes: 10_000_000, inodes: null }, { bytes: 10_000_000, inodes: null })).toBeNull();
+  });
+});
+
+// Hostile: two agents of one workflow, each in its own workspace, their commands at once: what one frees while the
+// other writes leaves the file system's free room as it was, so the writer's growth went unseen. A command that
+// overlapped another command (or a file tool's write) of this process is measured instead.
+describe('a command another ran beside', () => {
+  it('is measured after, not estimated from the free room', async () => {
+    const writer = temp();
+    const freer = temp();
+    writeFileSync(join(freer, 'old.bin'), Buffer.alloc(1024 * KiB, 1));
+    const before = await measureWorkspace(writer);
+    const mine = await commandStarting(writer);
+    const theirs = await commandStarting(freer);
+    // As the two commands would: one writes 1 MiB, the other frees as much.
+    writeFileSync(join(writer, 'new.bin'), Buffer.alloc(1024 * KiB, 1));
+    rmSync(join(freer, 'old.bin'));
+    await commandRan(freer, theirs);
+    await commandRan(writer, mine);
+    expect((await usageOf(writer)).bytes).toBeGreaterThanOrEqual(before.bytes + 1024 * KiB);
   });
 });
