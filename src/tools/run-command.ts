@@ -10,7 +10,7 @@ import { cleanEnv, runProcess, type ProcessResult } from './process-runner.js';
 import { inheritableDescriptors } from './inherited-fds.js';
 import { defineTool, toolSpec, ToolError, type AgentTool } from './tool.js';
 import { checkWorkspacePlace } from './workspace-place.js';
-import { commandRan, commandStarting, overBudget, usageOf } from './workspace-budget.js';
+import { overBudget, usageOf, workspaceChanged } from './workspace-budget.js';
 import { commandCgroup, inCgroup } from './jail-cgroup.js';
 
 const Args = z.object({
@@ -73,7 +73,7 @@ export function runCommandTool(policy: CommandPolicy, options: RunCommandOptions
       await checkWorkspacePlace(root);
       // What a command writes cannot be bounded while it runs (no quotas; RLIMIT_FSIZE bounds one file): once commands have filled the workspace past its caps, no other runs.
       // The whole clone is held: a subdirectory workspace's commands write its top's .git too.
-      const full = overBudget(await usageOf(budgetRoot, (u) => overBudget(u, limits) === null), limits);
+      const full = overBudget(await usageOf(budgetRoot), limits);
       if (full) throw new ToolError(`${full}; no more commands run here — make room with write_file (smaller files) or finish with what is there`);
       // A bare name is found by the jail on the same PATH (so the program sees argv[0] as written); a path is passed as resolved.
       const command = name.includes('/') ? program : name;
@@ -83,21 +83,16 @@ export function runCommandTool(policy: CommandPolicy, options: RunCommandOptions
       const group = await commandCgroup({ processes: limits.commandProcesses, memoryBytes: limits.commandTotalMemoryBytes });
       const run = group ? inCgroup(group, jail.bwrap, jailed) : { program: jail.bwrap, args: jailed };
       // bubblewrap passes every open descriptor on: one troupe inherited would reach outside the jail.
-      const cover = await inheritableDescriptors();
-      const running = await commandStarting(budgetRoot);
-      let result: ProcessResult;
-      try {
-        result = await runProcess(run.program, run.args, {
-          cwd: root,
-          env: cleanEnv(root, path),
-          timeoutMs: limits.commandTimeoutMs,
-          maxOutputBytes: limits.maxCommandOutputBytes,
-          ...(signal ? { signal } : {}),
-          cover,
-        });
-      } finally {
-        await commandRan(budgetRoot, running);
-      }
+      const result = await runProcess(run.program, run.args, {
+        cwd: root,
+        env: cleanEnv(root, path),
+        timeoutMs: limits.commandTimeoutMs,
+        maxOutputBytes: limits.maxCommandOutputBytes,
+        ...(signal ? { signal } : {}),
+        cover: await inheritableDescriptors(),
+      });
+      // Measured again now, off the answer: the next check waits for that measure.
+      workspaceChanged(budgetRoot);
       const memoryKilled = (await group?.memoryKilled()) ?? false;
       // Removed once its last process is gone, after the answer (the jail's processes die with its init, a moment later).
       void group?.release();

@@ -1,12 +1,13 @@
-import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { gitIn } from '../helpers/git-repo.js';
 import { bwrapMissing } from '../helpers/jail.js';
+import { until } from '../helpers/serve.js';
 import { tempDirPerTest } from '../helpers/temp-dir.js';
 import { createToolset } from '../../src/tools/toolset.js';
 import { createWorkspace } from '../../src/tools/workspace.js';
-import { commandRan, commandStarting, measureWorkspace, usageAfterCommand, usageOf, workspaceMaxBytes } from '../../src/tools/workspace-budget.js';
+import { measureWorkspace, workspaceMaxBytes } from '../../src/tools/workspace-budget.js';
 
 // probe14: a model-driven agent could fill the disk with many files, each under the per-file limit (1 MB): write_file
 // checked one file's size, never what the workspace held. The file tools now hold the workspace's total (bytes on disk
@@ -97,6 +98,24 @@ describe.skipIf(bwrapMissing)('a workspace filled by commands', () => {
     );
   });
 
+  // Hostile: the file system's free room (statfs) before and after a command hid what it wrote whenever something else
+  // on the disk freed as much meanwhile (another agent's workspace, other programs; in the suite, other tests' folders).
+  it('what a command wrote counts even when space elsewhere is freed while it runs', async () => {
+    const ws = temp();
+    const elsewhere = temp();
+    writeFileSync(join(elsewhere, 'old.bin'), Buffer.alloc(2048 * KiB, 1));
+    const tools = createToolset({ workspace: ws, commands: { mode: 'allow', allow: ['node'] }, limits: { maxWorkspaceBytes: 256 * KiB } });
+    const run = (command: string) => tools.run({ name: 'run_command', arguments: JSON.stringify({ command }) });
+    expect((await run('node -e 1')).ok).toBe(true);
+    const wait = "const s=new Int32Array(new SharedArrayBuffer(4));while(!fs.existsSync('go'))Atomics.wait(s,0,0,20)";
+    const writing = run(`node -e "const fs=require('fs');fs.writeFileSync('new.bin',Buffer.alloc(1048576,1));fs.writeFileSync('written','');${wait}"`);
+    await until(async () => existsSync(join(ws, 'written')), 'the command to write');
+    rmSync(join(elsewhere, 'old.bin'));
+    writeFileSync(join(ws, 'go'), '');
+    expect((await writing).ok).toBe(true);
+    expect((await run('node -e 1')).content).toMatch(/^Error: the workspace holds 1\.\d MB, over its 262\.1 KB limit/);
+  });
+
   // Hostile: a subdirectory workspace of a clone sees the clone's top read-only but its .git writable (so git works);
   // only the subdirectory was measured, so commands could fill the disk through ../.git unseen.
   it('a clone subdirectory workspace is held as the whole clone: what commands write in the top .git counts', async () => {
@@ -115,38 +134,5 @@ describe.skipIf(bwrapMissing)('a workspace filled by commands', () => {
     expect(fill.ok).toBe(true);
     expect(statSync(join(ws.home, '.git', 'junk15')).size).toBe(65536);
     expect((await run('node -e 1')).content).toMatch(/^Error: the workspace holds 1\.\d MB, over its 524\.3 KB limit/);
-  });
-});
-
-describe('what a workspace holds after a command, from its file system free room', () => {
-  const known = { bytes: 100_000, entries: 10 };
-  it('grows by what the file system lost in blocks and inodes', () => {
-    expect(usageAfterCommand(known, { bytes: 10_000_000, inodes: 500 }, { bytes: 9_000_000, inodes: 480 })).toEqual({ bytes: 1_100_000, entries: 30 });
-  });
-  it('never shrinks: space freed meanwhile (a command removing files, another process) is no room the workspace gained', () => {
-    expect(usageAfterCommand(known, { bytes: 10_000_000, inodes: 500 }, { bytes: 12_000_000, inodes: 600 })).toEqual(known);
-  });
-  it('is unknown (measure again) where the file system counts no inodes (btrfs): empty files would grow unseen', () => {
-    expect(usageAfterCommand(known, { bytes: 10_000_000, inodes: null }, { bytes: 10_000_000, inodes: null })).toBeNull();
-  });
-});
-
-// Hostile: two agents of one workflow, each in its own workspace, their commands at once: what one frees while the
-// other writes leaves the file system's free room as it was, so the writer's growth went unseen. A command that
-// overlapped another command (or a file tool's write) of this process is measured instead.
-describe('a command another ran beside', () => {
-  it('is measured after, not estimated from the free room', async () => {
-    const writer = temp();
-    const freer = temp();
-    writeFileSync(join(freer, 'old.bin'), Buffer.alloc(1024 * KiB, 1));
-    const before = await measureWorkspace(writer);
-    const mine = await commandStarting(writer);
-    const theirs = await commandStarting(freer);
-    // As the two commands would: one writes 1 MiB, the other frees as much.
-    writeFileSync(join(writer, 'new.bin'), Buffer.alloc(1024 * KiB, 1));
-    rmSync(join(freer, 'old.bin'));
-    await commandRan(freer, theirs);
-    await commandRan(writer, mine);
-    expect((await usageOf(writer)).bytes).toBeGreaterThanOrEqual(before.bytes + 1024 * KiB);
   });
 });
