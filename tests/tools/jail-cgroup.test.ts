@@ -81,15 +81,18 @@ describe.skipIf(bwrapMissing || !asRoot || !memoryGroup)('a jailed command whose
     const MiB = 1024 ** 2;
     const tools = createToolset({ workspace: ws, commands: { mode: 'allow', allow: ['sh'] }, limits: { commandMemoryBytes: 1024 * MiB, commandTotalMemoryBytes: 320 * MiB } });
     // Two processes, each holding 200 MiB (touched, so resident): under the per-process limit, together past 320 MiB.
-    const hold = `node -e 'const b = Buffer.alloc(200 * 1024 * 1024, 1); console.log(\\"held\\", b.length); setTimeout(() => {}, 3000)'`;
-    const both = `sh -c "${hold} & ${hold} & wait"`;
+    // Each says it holds its memory (a file named by its argument and pid), waits until both do (20 s at most), then
+    // prints what it held: both print only if both held 200 MiB at once.
+    const hold = (tag: string) =>
+      `node -e 'const fs = require(\\"fs\\"); const b = Buffer.alloc(200 * 1024 * 1024, 1); const me = process.argv[1]; fs.writeFileSync(me + process.pid, me); const s = new Int32Array(new SharedArrayBuffer(4)); const end = Date.now() + (me === \\"alone-\\" ? 0 : 20000); while (fs.readdirSync(\\".\\").filter((n) => n.startsWith(me)).length < 2 && Date.now() < end) Atomics.wait(s, 0, 0, 20); console.log(b.length)' ${tag}`;
+    const both = `sh -c "${hold('pair-')} & ${hold('pair-')} & wait"`;
     const result = await tools.run({ name: 'run_command', arguments: JSON.stringify({ command: both }) });
-    expect(result.content.match(/held/g)?.length ?? 0).toBeLessThan(2);
+    expect(result.content.match(/209715200/g)?.length ?? 0).toBeLessThan(2);
     expect(result.content).toMatch(/its processes passed the 335\.5 MB they may hold together \(TROUPE_COMMAND_MAX_MEMORY_BYTES\), and the kernel killed one/);
     await until(async () => readdirSync(memoryHome!.dir).every((name) => !name.startsWith(`troupe-${process.pid}-`)), 'the command’s memory cgroup to be removed');
     // One process alone fits.
-    const one = await tools.run({ name: 'run_command', arguments: JSON.stringify({ command: `sh -c "${hold}"` }) });
-    expect(one.content).toMatch(/^exit code 0\nheld 209715200\n$/);
+    const one = await tools.run({ name: 'run_command', arguments: JSON.stringify({ command: `sh -c "${hold('alone-')}"` }) });
+    expect(one.content).toBe('exit code 0\n209715200\n');
   }, 60_000);
 });
 
