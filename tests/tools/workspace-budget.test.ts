@@ -86,7 +86,7 @@ describe.skipIf(bwrapMissing)('a workspace filled by commands', () => {
     expect((await run('node -e 1')).ok).toBe(true);
   });
 
-  // Hostile: many empty folders take no blocks the byte count sees; the file system's inodes tell them.
+  // Hostile: many empty folders take few blocks; the walk after the command counts them as entries.
   it('many empty folders made by a command pass the entries limit: the next command is refused', async () => {
     const ws = temp();
     const tools = createToolset({ workspace: ws, commands: { mode: 'allow', allow: ['node'] }, limits: { maxWorkspaceEntries: 200 } });
