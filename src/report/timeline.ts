@@ -79,6 +79,8 @@ export function timelineOf(records: readonly JournalRecord[], names: DisplayName
       for (const e of events) if (e.type === 'agent_message') turn = e.turn;
       const lastSeq = events.reduce((n, e) => Math.max(n, e.seq), 0);
       const current = steps.at(-1);
+      // The machine a session was created with (journal line 1) is no step: a fork at any step keeps it.
+      if (record.machine && !current) continue;
       if (!record.input && current) {
         // Runtime facts (usage, retries, memory work) belong to the step before them.
         Object.assign(current, { step: record.n, lines: [...current.lines, ...lines], lastSeq: Math.max(current.lastSeq, lastSeq), turn });

@@ -9,6 +9,7 @@ import type { ChatModel } from '../llm/chat-model.js';
 import { modelFromEnv } from '../llm/from-env.js';
 import type { Evaluator } from '../kernel/effect-runner.js';
 import { openTeam, type OpenTeam } from '../team/open-team.js';
+import { machineLineFor } from '../store/machine-lines.js';
 import { teamDir as shippedTeamDir } from '../package-root.js';
 import { UserError } from '../errors.js';
 import { SessionFileError } from '../store/load-file.js';
@@ -183,7 +184,14 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
       });
     }
     const journalHandle = handle;
-    const records = (doc?.checkpoint.records ?? 0) + tail.length;
+    let records = (doc?.checkpoint.records ?? 0) + tail.length;
+    // The journal records the machine its steps run (the team's config and limits as opened now) when it is not the
+    // one recorded last: readers replay the lines after it with it, not with the team directory as it is when read.
+    const machine = journalHandle ? machineLineFor(def, plan ? null : team.loaded, opened?.machine ?? null) : null;
+    if (journalHandle && machine) {
+      records += 1;
+      journalHandle.append({ n: records, events: [], machine });
+    }
     const { session, publish } = await assembleSession({
       kind,
       team,

@@ -18,27 +18,57 @@ import type { JournalRecord } from './session-file.js';
  * carry no `seq` or `refs` and read as they are; schema-4 lines no `packed`; lines before schema 6 no `facts`;
  * lines before schema 7 no rows. From schema 8 (see `DerivedEvents`) a step's line leaves out the events step()
  * derived from its input: it keeps the input, the facts before it and the calls it starts, and says where the
- * derived events go (`step`: the engine semantics it was written under, their count and a digest of their
- * types; `times` only when they were not all stamped at the line's `at`). A reader rebuilds them by replaying
- * step() (see journal-replay.ts).
+ * derived events go (`step`: the engine semantics it was written under, their count, a digest of them and the
+ * digest's version, absent on lines written before version 2; `times` only when they were not all stamped at the
+ * line's `at`). A reader rebuilds them by replaying step() (see journal-replay.ts) with the machine the lines
+ * before it record (a `machine` line, see stored-machine.ts).
  */
 
 type Raw = Record<string, unknown>;
 
 /**
  * Where a schema-8 step line's derived events go, as read back (before a reader replays them): the engine
- * semantics the line was written under, how many there were and a digest of their types (the replay's check),
+ * semantics the line was written under, how many there were and a digest of them (the replay's check, of `version`),
  * the seq of the first, and when they were stamped (`at`, or one time each in `times`). They come after the
  * line's `facts` and before the calls it starts.
  */
 export type DerivedEvents = NonNullable<JournalRecord['derived']>;
 
-/** The digest a schema-8 line keeps of its derived events: FNV-1a over their types, so a replay that derives other kinds of event is told apart without serialising any. */
-export function derivedDigest(events: readonly unknown[], from = 0, to = events.length): number {
+/** The version of `derivedDigest` a new schema-8 line is checked with (the fourth number of its `step`; a line without one was written with version 1). */
+export const DIGEST_VERSION = 2;
+
+// Version 2 hashes a string field's first characters only: enough to tell another target, winner or persona apart.
+const DIGEST_PREFIX = 32;
+
+function mixText(h: number, text: string, length: number): number {
+  for (let c = 0; c < length; c++) h = Math.imul(h ^ text.charCodeAt(c), 0x01000193);
+  return h;
+}
+
+/**
+ * The digest a schema-8 line keeps of its derived events, FNV-1a, so a replay that derives other events is told
+ * apart without serialising any: version 1 over their types; version 2 also over every top-level string (its first
+ * 32 characters), number and boolean field but the envelope (session_id, seq, at), in their order — a handoff to
+ * another persona, another winner or target.
+ */
+export function derivedDigest(events: readonly unknown[], from = 0, to = events.length, version = DIGEST_VERSION): number {
   let h = 0x811c9dc5;
   for (let i = from; i < to; i++) {
-    const type = String((events[i] as Raw).type);
-    for (let c = 0; c < type.length; c++) h = Math.imul(h ^ type.charCodeAt(c), 0x01000193);
+    const e = events[i] as Raw;
+    const type = String(e.type);
+    h = mixText(h, type, type.length);
+    if (version >= 2) {
+      for (const key in e) {
+        if (key === 'type' || key === 'session_id' || key === 'seq' || key === 'at') continue;
+        const v = e[key];
+        if (typeof v === 'string') h = mixText(Math.imul(h ^ 1, 0x01000193), v, Math.min(v.length, DIGEST_PREFIX));
+        else if (typeof v === 'number') {
+          h = Math.imul(h ^ 2, 0x01000193);
+          if (Number.isInteger(v) && Math.abs(v) < 2 ** 31) h = Math.imul(h ^ v, 0x01000193);
+          else h = mixText(h, String(v), String(v).length);
+        } else if (typeof v === 'boolean') h = Math.imul(h ^ (v ? 3 : 4), 0x01000193);
+      }
+    }
     h = Math.imul(h ^ 44, 0x01000193);
   }
   return h >>> 0;
@@ -122,7 +152,7 @@ export function slimRecord(record: JournalRecord, sessionId: string, semantics?:
   if (carried) {
     // A record read back whose derived events could not be replayed (a fork of it): its line says again where they go.
     gap = carried.count;
-    step = [carried.semantics, carried.count, carried.digest];
+    step = carried.version !== undefined ? [carried.semantics, carried.count, carried.digest, carried.version] : [carried.semantics, carried.count, carried.digest];
     if (carried.times) times = carried.times;
     seq = carried.seq - facts;
     at = carried.at;
@@ -134,7 +164,7 @@ export function slimRecord(record: JournalRecord, sessionId: string, semantics?:
     if (range && typeof seq === 'number' && typeof at === 'number') {
       const [from, to] = range;
       gap = to - from;
-      step = [semantics!, gap, derivedDigest(all, from, to)];
+      step = [semantics!, gap, derivedDigest(all, from, to), DIGEST_VERSION];
       for (let i = from; i < to; i++) {
         if (all[i]!.at === at) continue;
         times = new Array(gap);
@@ -236,6 +266,7 @@ export function slimRecord(record: JournalRecord, sessionId: string, semantics?:
     }
   }
   const out: Raw = { n: record.n };
+  if (record.machine) out.machine = record.machine;
   if (record.input) out.input = record.input;
   if (record.facts !== undefined && record.facts > 0) out.facts = record.facts;
   if (slim || step !== null) {
@@ -261,13 +292,23 @@ export class SlimRecordError extends Error {}
 /** A schema-8 line's `step` and `times` read as where its derived events go; throws a SlimRecordError when they are not of their shape. */
 function derivedOf(line: Raw & { events: unknown[] }, seq: unknown, at: unknown, step: unknown, times: unknown): DerivedEvents {
   const whole = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
-  if (line.input === undefined || !Array.isArray(step) || step.length !== 3 || !step.every(whole)) throw new SlimRecordError('has a step that is not [semantics, count, digest] of a step line');
+  if (line.input === undefined || !Array.isArray(step) || (step.length !== 3 && step.length !== 4) || !step.every(whole))
+    throw new SlimRecordError('has a step that is not [semantics, count, digest] or [semantics, count, digest, digest version] of a step line');
   if (typeof seq !== 'number' || !Number.isInteger(seq) || typeof at !== 'number') throw new SlimRecordError('has a seq or at that is not a number');
-  const [semantics, count, digest] = step as number[];
+  const [semantics, count, digest, version] = step as number[];
+  if (version !== undefined && (version < 2 || version > DIGEST_VERSION)) throw new SlimRecordError(`has a digest version ${version} this troupe does not know (1-${DIGEST_VERSION})`);
   if (times !== undefined && (!Array.isArray(times) || times.length !== count || !times.every((t) => typeof t === 'number')))
     throw new SlimRecordError('has times that are not one time per derived event');
   const facts = typeof line.facts === 'number' ? line.facts : 0;
-  return { semantics: semantics!, count: count!, digest: digest!, seq: seq + facts, at, ...(times !== undefined ? { times: times as number[] } : {}) };
+  return {
+    semantics: semantics!,
+    count: count!,
+    digest: digest!,
+    ...(version !== undefined ? { version } : {}),
+    seq: seq + facts,
+    at,
+    ...(times !== undefined ? { times: times as number[] } : {}),
+  };
 }
 
 function valueAt(input: Raw | undefined, path: string): unknown {
@@ -333,6 +374,7 @@ export function restoreRecord(line: Raw & { n: number; events: unknown[] }, sess
     }
   }
   const record: Raw = { n: line.n };
+  if (line.machine !== undefined) record.machine = line.machine;
   if (line.input !== undefined) record.input = line.input;
   if (facts !== undefined) record.facts = facts;
   record.events = events;

@@ -49,7 +49,7 @@ export interface LowdbStoreOptions {
    * replays them) or 'stored' (as schema 7 wrote them; readers read either, the bench compares the two).
    */
   stepEvents?: 'replayed' | 'stored';
-  /** The machine a stored session runs, which readers replay its journal with (default: its workflow's plan, else its team directory; an embedder whose team is no directory gives its own). */
+  /** The machine a stored session runs, which readers replay its journal with (default: the ones its machine lines record, before them its workflow's plan, else its team directory; an embedder whose team is no directory gives its own, for every line). */
   machineOf?: MachineOf;
 }
 
@@ -273,7 +273,7 @@ export class LowdbStore implements Store {
       const slots = this.openSlots(id, path, upgraded && ownFile ? { path, last: createdSlot(statSync(path).size) } : loadedSlots, upgraded ? documentStamp(statSync(path, { bigint: true })) : stamp);
       const writer = this.writer(this.journalOf(id), scan);
       const handle = this.handle(doc, writer, { path, journal: writer.path, slots: slots.path, lock }, slots);
-      return { handle, tail, recent: recent.slice(-keep) };
+      return { handle, tail, recent: recent.slice(-keep), machine: replay?.recorded ?? null };
     } catch (error) {
       dropLock(lock);
       throw dataDirError(error, this.dataDir, `open session ${id}`);

@@ -1,3 +1,4 @@
+import { lastRecorded } from './machine-lines.js';
 import type { TroupeEvent } from '../engine/event-map.js';
 import { UserError } from '../errors.js';
 import { listingOf } from './listing.js';
@@ -65,7 +66,7 @@ export class MemoryStore implements Store {
     const { records, lastHash } = journal;
     const keep = options.recentEvents ?? 0;
     const recent = keep > 0 ? records.flatMap((r) => r.events as unknown as TroupeEvent[]).slice(-keep) : [];
-    return { handle: this.handle(doc, lastHash), tail: records.slice(doc.checkpoint.records), recent };
+    return { handle: this.handle(doc, lastHash), tail: records.slice(doc.checkpoint.records), recent, machine: lastRecorded(records) };
   }
 
   async read(id: string): Promise<ReadSession> {

@@ -40,7 +40,27 @@ export const JournalRecordSchema = z.lazy(() =>
      * Schema 8: where the events step() derived from the input go, left out of the line (see journal-codec.ts);
      * present on a record read back until a reader replays them (then they are in `events`).
      */
-    derived: z.object({ semantics: z.number().int(), count: z.number().int(), digest: z.number().int(), seq: z.number().int(), at: z.number(), times: z.array(z.number()).optional() }).optional(),
+    derived: z
+      .object({
+        semantics: z.number().int(),
+        count: z.number().int(),
+        digest: z.number().int(),
+        /** The derivedDigest version of `digest` (absent: 1, event types only). */
+        version: z.number().int().optional(),
+        seq: z.number().int(),
+        at: z.number(),
+        times: z.array(z.number()).optional(),
+      })
+      .optional(),
+    /**
+     * A machine line (no input, no events; see stored-machine.ts): the machine the steps after it run, written as a
+     * session is created and as it is reopened with another one — its source's hash, the max-turns limit it was
+     * opened with, and for a team session the team config its statechart is compiled from (or the number of the
+     * earlier machine line holding it).
+     */
+    machine: z
+      .object({ source: z.string(), maxTurns: z.number().int().positive().optional(), team: z.union([z.number().int().min(1), z.object({ team: z.unknown(), personas: z.unknown() })]).optional() })
+      .optional(),
     prev: Hash.optional(),
     hash: Hash.optional(),
   }),

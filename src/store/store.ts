@@ -1,3 +1,4 @@
+import type { RecordedMachine } from './machine-lines.js';
 import { resolve } from 'node:path';
 import { UserError } from '../errors.js';
 import type { TroupeEvent } from '../engine/event-map.js';
@@ -49,6 +50,8 @@ export interface OpenedSession {
   tail: JournalRecord[];
   /** The newest events of the whole journal (at most `recentEvents` asked for), oldest first. */
   recent: TroupeEvent[];
+  /** The last machine line its journal records (see stored-machine.ts); null or absent: none. */
+  machine?: RecordedMachine | null;
 }
 
 /** A stored session read without opening it: its document and events, oldest first. */

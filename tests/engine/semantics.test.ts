@@ -11,16 +11,18 @@ import { SessionDocumentSchema, type JournalRecord } from '../../src/store/sessi
 import { REPO_ROOT } from '../helpers/team.js';
 
 const FIXTURES = join(REPO_ROOT, 'tests', 'fixtures', 'sessions');
-// The pinned journal: written under ENGINE_SEMANTICS 1 by make-fixture.ts.
-const PINNED = 'v8';
+// The pinned journals, written under ENGINE_SEMANTICS 1 by make-fixture.ts: v8b (with the machine it ran, its lines'
+// digests of version 2) and v8 (written before machine lines: replayed with the team directory, its digests of event types).
+const PINNED = 'v8b';
+const PINNED_BEFORE_MACHINE_LINES = 'v8';
 
-function replayPinned(): { records: JournalRecord[]; events: unknown[]; gap: string | null } {
-  const doc = SessionDocumentSchema.parse(JSON.parse(readFileSync(join(FIXTURES, `${PINNED}.json`), 'utf8')));
+function replayPinned(pinned = PINNED, teamDir = REPO_ROOT): { records: JournalRecord[]; events: unknown[]; gap: string | null } {
+  const doc = SessionDocumentSchema.parse(JSON.parse(readFileSync(join(FIXTURES, `${pinned}.json`), 'utf8')));
   // The fixture names its team relative ("."): it is this repository's.
-  const replay = journalReplay({ ...doc, team: { ...doc.team, dir: REPO_ROOT } });
+  const replay = journalReplay({ ...doc, team: { ...doc.team, dir: teamDir } });
   const records: JournalRecord[] = [];
   scanJournal(
-    join(FIXTURES, `${PINNED}.jsonl`),
+    join(FIXTURES, `${pinned}.jsonl`),
     (r, line) => {
       replay.next(r, line);
       records.push(r);
@@ -31,15 +33,20 @@ function replayPinned(): { records: JournalRecord[]; events: unknown[]; gap: str
 }
 
 describe('ENGINE_SEMANTICS', () => {
-  it('replaying the pinned format-8 journal derives the events its run published', () => {
-    const published = JSON.parse(readFileSync(join(FIXTURES, `${PINNED}.events.json`), 'utf8')) as unknown[];
-    const { events, gap } = replayPinned();
+  it.each([
+    [PINNED, REPO_ROOT],
+    // Its machine line holds the team it ran: no directory is needed.
+    [PINNED, join(REPO_ROOT, 'no-such-team')],
+    [PINNED_BEFORE_MACHINE_LINES, REPO_ROOT],
+  ])('replaying the pinned format-8 journal %s (team directory %s) derives the events its run published', (pinned, teamDir) => {
+    const published = JSON.parse(readFileSync(join(FIXTURES, `${pinned}.events.json`), 'utf8')) as unknown[];
+    const { events, gap } = replayPinned(pinned, teamDir);
     const first = published.findIndex((e, i) => JSON.stringify(e) !== JSON.stringify(events[i]));
     const advice =
-      `step() derives other events from the inputs of tests/fixtures/sessions/${PINNED}.jsonl than its run published ` +
+      `step() derives other events from the inputs of tests/fixtures/sessions/${pinned}.jsonl than its run published ` +
       `(${gap ?? `first difference at event ${first}: ${JSON.stringify(events[first])?.slice(0, 200)}`}). ` +
       `If the change is meant, bump ENGINE_SEMANTICS in src/engine/semantics.ts (now ${ENGINE_SEMANTICS}) so readers of older journals tell their lines apart, ` +
-      `then pin a journal of the new semantics (node --import tsx tests/fixtures/sessions/make-fixture.ts) and name it in PINNED here.`;
+      `then pin a journal of the new semantics (node --import tsx tests/fixtures/sessions/make-fixture.ts <name>) and name it in PINNED here.`;
     expect(gap, advice).toBeNull();
     expect(events.length, advice).toBe(published.length);
     expect(first, advice).toBe(-1);

@@ -40,13 +40,14 @@ describe('a journal whose lines after the checkpoint hold very many events', () 
   // after its checkpoint the same way.
   it('resumes (and forks) with the seq after the last of them', async () => {
     const store = await forged((record, n) => {
-      if (n === 1) for (let i = 0; i < 300_000; i++) record.events.push({ type: 'note', text: 'x' });
+      // Line 1 records the machine; line 2 is the first step.
+      if (n === 2) for (let i = 0; i < 300_000; i++) record.events.push({ type: 'note', text: 'x' });
     });
     const resumed = await openSession({ team: studio(), store, resume: 's', env: ENV, model: new ScriptedModel([]), recentEvents: 10 });
     const before = resumed.recent().at(-1)!.seq;
     await resumed.stop();
     expect(before).toBeGreaterThan(0);
-    await forkSession(store, { from: 's', step: 1, id: 'f', now: '2026-01-01T00:00:00.000Z' });
+    await forkSession(store, { from: 's', step: 2, id: 'f', now: '2026-01-01T00:00:00.000Z' });
     const fork = await openSession({ team: studio(), store, resume: 'f', env: ENV, model: new ScriptedModel([]), recentEvents: 10 });
     await fork.stop();
   });

@@ -48,10 +48,15 @@ describe('foldStoredTail: a stored session as its journal ends, in one pass', ()
   });
 
   it('a session whose team is gone keeps its checkpoint’s state and transitions, and still folds its usage', async () => {
-    const { doc, tail, events } = await crashedAtStart();
+    const { doc, tail: withMachine, events } = await crashedAtStart();
+    // A journal from before machine lines: without the team directory nothing replays it.
+    const tail = withMachine.filter((r) => r.machine === undefined);
+    expect(tail.length).toBe(withMachine.length - 1);
     const gone: SessionDocument = { ...doc, team: { ...doc.team, dir: '/nonexistent/troupe-team' }, checkpoint: { ...doc.checkpoint, transitions: { ceo: { cfo: 2 } } } };
     const atEnd = foldStoredTail(gone, tail);
     expect(atEnd.state).toBeNull();
+    // Its machine line holds the team it ran: the tail is folded with it.
+    expect(foldStoredTail(gone, withMachine).state).toEqual(foldStoredTail(doc, withMachine).state);
     expect(atEnd.transitions).toEqual({ ceo: { cfo: 2 } });
     expect(atEnd.usage.calls).toBe(events.filter((e) => e.type === 'usage').length);
     expect(listingOf(gone, atEnd)).toMatchObject({ status: doc.checkpoint.snapshot.status, turns: doc.checkpoint.snapshot.turn });

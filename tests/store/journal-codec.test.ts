@@ -144,7 +144,8 @@ describe('journal format 4', () => {
     const text = readFileSync(journal, 'utf8');
     expect(text.startsWith(oldLines)).toBe(true);
     const added = text.slice(oldLines.length);
-    expect(added).toMatch(/^\{"n":37,"seq":97,"at":\d+,"events":\[\{"type":"note","text":"session resumed/);
+    // The machine the session goes on with (the team as it is opened now), then its steps.
+    expect(added).toMatch(/^\{"n":37,"machine":\{"source":"[0-9a-f]{16}","maxTurns":\d+,"team":\{.*\n\{"n":38,"seq":97,"at":\d+,"events":\[\{"type":"note","text":"session resumed/);
     expect(added).not.toContain('"session_id"');
     const after = await new LowdbStore(dir).read('fixture-v3');
     expect(JSON.stringify(after.events.slice(0, before.events.length))).toBe(JSON.stringify(before.events));

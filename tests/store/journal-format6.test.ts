@@ -23,7 +23,7 @@ import { storedDocumentText } from '../helpers/stored-document.js';
 
 const FIXTURES = join(REPO_ROOT, 'tests', 'fixtures', 'sessions');
 const tempDir = tempDirPerTest('troupe-format6-');
-type Line = { n: number; input?: { type: string }; facts?: number; events: { type: string }[]; derived?: { count: number } };
+type Line = { n: number; input?: { type: string }; facts?: number; events: { type: string }[]; derived?: { count: number }; machine?: unknown };
 // Each line's record as it reads back (from format 7 an event of a usual layout is stored as a row).
 const linesOf = (path: string, id = 'one'): Line[] =>
   readFileSync(path, 'utf8')
@@ -60,8 +60,9 @@ describe('journal format 6: one line per turn', () => {
     const lines = linesOf(join(dir, 'sessions', 'one.jsonl'));
     const answers = lines.filter((l) => l.input?.type === 'agent_completed');
     expect(answers.length).toBeGreaterThanOrEqual(9);
-    // No line of its own for a call going out or for its usage: every line is a step (the last, the close's note, aside).
-    expect(lines.slice(0, -1).every((l) => l.input !== undefined)).toBe(true);
+    // No line of its own for a call going out or for its usage: every line is a step (the first, the machine it runs, and the last, the close's note, aside).
+    expect(lines[0]!.machine).toBeDefined();
+    expect(lines.slice(1, -1).every((l) => l.input !== undefined)).toBe(true);
     for (const l of answers) {
       expect(l.facts).toBe(1);
       expect(l.events[0]!.type).toBe('usage');

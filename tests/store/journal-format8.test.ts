@@ -1,6 +1,6 @@
 // Journal format 8: a step's line stores its input (with the facts before it and the calls it starts), not the events
 // step() derives from it; every reader gets them back by replaying step() over the document's base.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ENGINE_SEMANTICS } from '../../src/engine/semantics.js';
@@ -11,12 +11,12 @@ import { stateAtJournalEnd } from '../../src/session/stored-tail.js';
 import { forkSession } from '../../src/store/fork.js';
 import { CHAIN_START, sealLine } from '../../src/store/journal-chain.js';
 import { JournalCheck } from '../../src/store/journal-check.js';
-import { restoreRecord, slimRecord } from '../../src/store/journal-codec.js';
+import { DIGEST_VERSION, derivedDigest, restoreRecord, slimRecord } from '../../src/store/journal-codec.js';
 import { LowdbStore } from '../../src/store/lowdb-store.js';
 import type { JournalRecord } from '../../src/store/session-file.js';
-import { REPO_ROOT, studio } from '../helpers/team.js';
+import { fixedClock, REPO_ROOT, studio } from '../helpers/team.js';
 import { tempDirPerTest } from '../helpers/temp-dir.js';
-import { ENV, fixtureInDataDir } from './support.js';
+import { BRIEF, ENV, fixtureInDataDir } from './support.js';
 
 const FIXTURES = join(REPO_ROOT, 'tests', 'fixtures', 'sessions');
 const ID = 'fixture-v8';
@@ -57,12 +57,12 @@ describe('journal format 8: a step line holds its input, not its events', () => 
     const line = JSON.parse(text) as Record<string, unknown> & { events: unknown[] };
     expect(line.events).toHaveLength(2);
     expect(JSON.stringify(line)).not.toContain('"S.a"');
-    expect(line.step).toEqual([ENGINE_SEMANTICS, 2, expect.any(Number)]);
+    expect(line.step).toEqual([ENGINE_SEMANTICS, 2, expect.any(Number), DIGEST_VERSION]);
     // Not stamped at one time: each derived event's time is kept.
     expect(line.times).toEqual([50, 51]);
     const back = restoreRecord(JSON.parse(text) as Parameters<typeof restoreRecord>[0], ID);
     expect(back.events).toEqual([events[0], events[3]]);
-    expect(back.derived).toEqual({ semantics: ENGINE_SEMANTICS, count: 2, digest: line.step && (line.step as number[])[2], seq: 11, at: 50, times: [50, 51] });
+    expect(back.derived).toEqual({ semantics: ENGINE_SEMANTICS, count: 2, digest: line.step && (line.step as number[])[2], version: DIGEST_VERSION, seq: 11, at: 50, times: [50, 51] });
     // A record whose derived events were not replayed (a fork of it) is written again with the same line.
     expect(JSON.stringify(slimRecord(back, ID, ENGINE_SEMANTICS))).toBe(text);
     // Without a semantics (the memory store, format 7) every event is kept.
@@ -198,5 +198,149 @@ describe('journal format 8: a step line holds its input, not its events', () => 
     expect(fork.replayGap).toBeUndefined();
     const upTo = source.records.slice(0, 9).flatMap((r) => r.events);
     expect(JSON.stringify(fork.events.map(({ session_id: _s, ...e }) => e))).toBe(JSON.stringify(upTo.map(({ session_id: _s, ...e }) => e)));
+  });
+});
+
+/** A copy of the shipped team in `dir` (a user's own team directory, which they may edit after a session ran). */
+function copiedTeam(dir: string): string {
+  const team = join(dir, 'team');
+  for (const part of ['personas', 'prompts']) cpSync(join(REPO_ROOT, part), join(team, part), { recursive: true });
+  return team;
+}
+
+/** Edits a persona's JSON file in a team directory. */
+function editPersona(team: string, id: string, edit: (persona: Record<string, unknown>) => void): void {
+  const file = join(team, 'personas', `${id}.json`);
+  const persona = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  edit(persona);
+  writeFileSync(file, JSON.stringify(persona, null, 2));
+}
+
+/** Runs the demo brief on the team in `team`, stored in `dir`: the events it published. */
+async function demoRun(dir: string, team: string, id: string, maxTurns?: number) {
+  const session = await openSession({
+    store: new LowdbStore(dir),
+    team,
+    model: new DemoModel(),
+    id,
+    brief: BRIEF,
+    env: ENV,
+    clock: fixedClock(),
+    memory: false,
+    ...(maxTurns !== undefined ? { maxTurns } : {}),
+  });
+  session.start(BRIEF);
+  await session.settled();
+  const events = session.recent();
+  await session.stop();
+  return events;
+}
+
+/** Session `id` in `dir` as a document holding its last checkpoint (no slots beside it), so editJournal can rewrite its lines. */
+async function editable(dir: string, id: string): Promise<{ path: string; journal: string }> {
+  const path = join(dir, 'sessions', `${id}.json`);
+  writeFileSync(path, JSON.stringify(await new LowdbStore(dir).document(id)));
+  rmSync(join(dir, 'sessions', `${id}.checkpoint`), { force: true });
+  return { path, journal: join(dir, 'sessions', `${id}.jsonl`) };
+}
+
+// The game designer hands over to the lead engineer at turn 4 (a blocking dependency); without it among its targets
+// the arbitration picks another persona: the same kinds of event, with another winner and target.
+const dropLeadEngineer = (persona: Record<string, unknown>) => {
+  persona.handoff_to = (persona.handoff_to as string[]).filter((t) => t !== 'lead_engineer');
+};
+
+describe('journal format 8: a journal replays with the machine that wrote it (issue 23, item 6)', () => {
+  it('a team edited after the session ran: show gives the history it had, from the machine its journal records', async () => {
+    const dir = tempDir();
+    const team = copiedTeam(dir);
+    const published = await demoRun(dir, team, 'edited');
+    expect(published.some((e) => e.type === 'transition' && (e as { to?: string }).to === 'TECHNICAL.lead_engineer')).toBe(true);
+    editPersona(team, 'game_designer', dropLeadEngineer);
+    const read = await new LowdbStore(dir).read('edited');
+    expect(read.replayGap).toBeUndefined();
+    expect(JSON.stringify(read.events.slice(0, published.length))).toBe(JSON.stringify(published));
+    // Line 1 holds the team config the session was compiled from.
+    const first = JSON.parse(readFileSync(join(dir, 'sessions', 'edited.jsonl'), 'utf8').split('\n')[0]!) as { machine?: { team?: { personas?: unknown[] } } };
+    expect(first.machine?.team?.personas).toHaveLength(8);
+  });
+
+  it('without its machine line (as before them) the edited team replays another winner: the digest of the routing fields tells, and nothing is made up', async () => {
+    const dir = tempDir();
+    const team = copiedTeam(dir);
+    const published = await demoRun(dir, team, 'edited');
+    editPersona(team, 'game_designer', dropLeadEngineer);
+    const copy = await editable(dir, 'edited');
+    editJournal(copy, (line) => {
+      delete line.machine;
+    });
+    const read = await new LowdbStore(dir).read('edited');
+    // The arbitration at the game designer's answer names another winner (its event types are the same).
+    expect(read.replayGap).toMatch(/^the events of steps from journal line \d+ on are not shown: replaying its input derives other events than were published/);
+    const gapLine = Number(/journal line (\d+)/.exec(read.replayGap!)![1]);
+    const firstMissing = read.records[gapLine - 1]!.derived!.seq;
+    expect(JSON.stringify(read.events.filter((e) => e.seq < firstMissing))).toBe(JSON.stringify(published.filter((e) => e.seq < firstMissing)));
+    expect(read.events.some((e) => e.type === 'transition' && (e as { to?: string }).to !== 'TECHNICAL.lead_engineer' && e.seq >= firstMissing)).toBe(false);
+  });
+
+  it('a resume with another --max-turns: the lines after it replay with that limit, those before with the first', async () => {
+    const dir = tempDir();
+    const team = copiedTeam(dir);
+    const first = await demoRun(dir, team, 'limits', 3);
+    expect((await new LowdbStore(dir).read('limits')).doc.checkpoint.snapshot.turn).toBe(3);
+    const session = await openSession({ store: new LowdbStore(dir), resume: 'limits', team, model: new DemoModel(), env: ENV, clock: fixedClock(), memory: false, maxTurns: 6 });
+    session.send({ type: 'user_message', text: 'go on, please' });
+    await session.settled();
+    const after = session.recent().filter((e) => e.seq > first.at(-1)!.seq);
+    const turns = session.getSnapshot().turn;
+    await session.stop();
+    // Six turns after the user's message (the limit counts turns since the user spoke): replayed with the limit the
+    // session was created with, its steps after the resume would pause after three.
+    expect(turns).toBe(9);
+    const read = await new LowdbStore(dir).read('limits');
+    expect(read.replayGap).toBeUndefined();
+    expect(JSON.stringify(read.events.slice(0, first.length))).toBe(JSON.stringify(first));
+    expect(JSON.stringify(read.events.filter((e) => e.seq > first.at(-1)!.seq).slice(0, after.length))).toBe(JSON.stringify(after));
+    // The second machine line names the first's team config (unchanged) and records the new limit.
+    const machines = read.records.filter((r) => r.machine).map((r) => r.machine!);
+    expect(machines).toHaveLength(2);
+    expect(machines[1]).toEqual({ source: machines[0]!.source, maxTurns: 6, team: 1 });
+  });
+
+  it('a resume with the same team and limit records no machine line', async () => {
+    const dir = tempDir();
+    const team = copiedTeam(dir);
+    await demoRun(dir, team, 'same');
+    const session = await openSession({ store: new LowdbStore(dir), resume: 'same', team, model: new DemoModel(), env: ENV, clock: fixedClock(), memory: false });
+    await session.stop();
+    expect((await new LowdbStore(dir).read('same')).records.filter((r) => r.machine)).toHaveLength(1);
+  });
+
+  it('a forged digest (version 2) is a gap from its line, and a hand-edited machine line replays nothing after it', async () => {
+    const dir = tempDir();
+    const team = copiedTeam(dir);
+    await demoRun(dir, team, 'forged');
+    const copy = await editable(dir, 'forged');
+    editJournal(copy, (line, n) => {
+      if (n === 6) {
+        const step = line.step as number[];
+        expect(step[3]).toBe(DIGEST_VERSION);
+        line.step = [step[0]!, step[1]!, step[2]! ^ 1, step[3]!];
+      }
+    });
+    expect((await new LowdbStore(dir).read('forged')).replayGap).toMatch(/from journal line 6 on are not shown: replaying its input derives other events than were published/);
+    editJournal(copy, (line, n) => {
+      if (n === 6) line.step = [(line.step as number[])[0]!, (line.step as number[])[1]!, (line.step as number[])[2]! ^ 1, DIGEST_VERSION];
+      if (n === 1) (line.machine as { team: { personas: unknown } }).team.personas = 'not a list';
+    });
+    expect((await new LowdbStore(dir).read('forged')).replayGap).toMatch(/from journal line 2 on are not shown: the team recorded at journal line 1 cannot be compiled/);
+  });
+
+  it('the version-2 digest tells another target apart where the version-1 digest (event types) cannot', () => {
+    const at = (to: string) => [{ type: 'transition', from: 'CREATIVE.game_designer', to, reason: 'APPROVE_AND_HANDOFF', kind: 'agent', session_id: 's', seq: 3, at: 9 }];
+    expect(derivedDigest(at('TECHNICAL.lead_engineer'), 0, 1, 1)).toBe(derivedDigest(at('STRATEGIC.ceo'), 0, 1, 1));
+    expect(derivedDigest(at('TECHNICAL.lead_engineer'))).not.toBe(derivedDigest(at('STRATEGIC.ceo')));
+    // The envelope is not hashed: the same event stamped elsewhere has the same digest.
+    expect(derivedDigest([{ ...at('x')[0]!, seq: 4, at: 10, session_id: 't' }])).toBe(derivedDigest(at('x')));
   });
 });
