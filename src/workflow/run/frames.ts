@@ -5,6 +5,7 @@ import type { Frame, WorkflowMessage } from './state.js';
 import { MAX_CONFIG_NESTING, protoKeyAt, tooDeepAt } from '../../config/config-json.js';
 import { textOf } from './constants.js';
 import { appendEach, KEPT_MESSAGES, textLength } from './context-length.js';
+import { packedMap } from '../../engine/packed.js';
 
 /** The plan a frame runs: the root plan, or the sub-workflow its `plan` names, one level at a time. */
 export function planOf(root: WorkflowPlan, frame: Pick<Frame, 'plan'>): WorkflowPlan {
@@ -30,7 +31,7 @@ export function agentOf(plan: WorkflowPlan, role: string): AgentPlan | undefined
 /** A fresh frame for a plan: its variables and input in common_data, its contexts at their starting messages. */
 export function newFrame(plan: WorkflowPlan, path: { plan: string[]; prefix: string[] }, input: unknown, text?: string): Frame {
   const contexts: Record<string, WorkflowMessage[]> = {};
-  for (const c of plan.contexts) contexts[c.name] = c.starting.map((m) => ({ role: m.role, content: m.content }));
+  for (const c of plan.contexts) contexts[c.name] = packedMap(c.starting, (m) => ({ role: m.role, content: m.content }));
   return {
     plan: path.plan,
     prefix: path.prefix,
@@ -157,7 +158,7 @@ function agentsOfScope(agents: Frame['agents']): Scope['agents'] {
 }
 
 function toolCallsOf(calls: AgentRecord['toolCalls']): Scope['last_tool_calls'] {
-  return calls.map((c) => ({ name: c.name, arguments: c.arguments }));
+  return packedMap(calls, (c) => ({ name: c.name, arguments: c.arguments }));
 }
 
 /** What the sandbox sees of a frame (and of its plan: the agents, the contexts' limits, the input's name). Its parts are shared: read it, never change it. */
