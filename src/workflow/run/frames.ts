@@ -9,8 +9,14 @@ import { packedMap } from '../../engine/packed.js';
 
 /** The plan a frame runs: the root plan, or the sub-workflow its `plan` names, one level at a time. */
 export function planOf(root: WorkflowPlan, frame: Pick<Frame, 'plan'>): WorkflowPlan {
+  // The root's frame, the usual case, without the walk: V8 inlines planOf into most of a state's functions (through
+  // current()), and the walk and its error were compiled into each of them.
+  return frame.plan.length === 0 ? root : subPlanOf(root, frame.plan);
+}
+
+function subPlanOf(root: WorkflowPlan, names: readonly string[]): WorkflowPlan {
   let plan = root;
-  for (const name of frame.plan) {
+  for (const name of names) {
     const next = plan.subWorkflows[name];
     if (!next) throw new Error(`workflow ${plan.name}: no sub-workflow ${name}`);
     plan = next;
@@ -20,12 +26,17 @@ export function planOf(root: WorkflowPlan, frame: Pick<Frame, 'plan'>): Workflow
 
 /** A state of a plan, by name. */
 export function stateOf(plan: WorkflowPlan, name: string): StatePlan | undefined {
-  return plan.states.find((s) => s.name === name);
+  // A loop, not find() with an arrow: no function made at each of the several calls a state makes.
+  const states = plan.states;
+  for (let i = 0; i < states.length; i++) if (states[i]!.name === name) return states[i];
+  return undefined;
 }
 
 /** An agent of a plan, by role. */
 export function agentOf(plan: WorkflowPlan, role: string): AgentPlan | undefined {
-  return plan.agents.find((a) => a.id === role);
+  const agents = plan.agents;
+  for (let i = 0; i < agents.length; i++) if (agents[i]!.id === role) return agents[i];
+  return undefined;
 }
 
 /** A fresh frame for a plan: its variables and input in common_data, its contexts at their starting messages. */

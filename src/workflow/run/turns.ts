@@ -113,7 +113,9 @@ export function workflowTurns(def: MachineDefinition): TurnShaper {
       return {
         ...forced,
         ...(agentTools ? { agentTools } : {}),
-        messages: [...head, ...history, ...closing],
+        // concat, not a spread: a spread walks the conversation one element at a time through the iterator in code V8
+        // has not optimised yet (the largest self time of the first runs, measured with --cpu-prof).
+        messages: head.concat(history, closing),
         tools,
         meta: {
           purpose: 'workflow',
@@ -135,7 +137,7 @@ export function workflowTurns(def: MachineDefinition): TurnShaper {
       return {
         ...forcing(agent.forcedTool, tools),
         // The context as it is now: the call the agent will get sends it with what is added meanwhile after it.
-        messages: [...systemOf(agent), ...seenBy(agent, frame.contexts[agent.context] ?? [])],
+        messages: systemOf(agent).concat(seenBy(agent, frame.contexts[agent.context] ?? [])),
         tools,
         meta: { purpose: 'workflow', persona: agentState.id, personaName: agentState.name, inbox: 'workflow', brief: session.brief },
       };
