@@ -7,7 +7,7 @@
 // with their usage) and the sealed journal with its checkpoints. The instant model reports usage and
 // pins a distinct decision every turn, as real sessions do. Both sides make the same persona calls; the
 // memory's summary calls are model work only the CLI path does, counted in its layer and printed per transition.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -22,6 +22,7 @@ import { openSession } from '../src/session/open-session.js';
 import { LowdbStore } from '../src/store/lowdb-store.js';
 import { redactedJson, redactorFrom } from '../src/llm/redact.js';
 import { slimRecord } from '../src/store/journal-codec.js';
+import { ENGINE_SEMANTICS } from '../src/engine/semantics.js';
 import { CHAIN_START, sealLineInto } from '../src/store/journal-chain.js';
 import { JournalWriter } from '../src/store/journal-file.js';
 import type { JournalRecord } from '../src/store/session-file.js';
@@ -107,7 +108,8 @@ export function open(loaded: LoadedTeam): MachineDefinition {
   return def;
 }
 
-type Layers = { memory: boolean; store: boolean };
+/** The layers of a session: rolling memory, the journal on disk (`format7`: its step lines hold their events, as journal format 7 wrote them). */
+type Layers = { memory: boolean; store: boolean; format7?: boolean };
 
 // The main thread's CPU (ms; the process's where it cannot be told apart).
 const mainCpu = mainThreadCpu();
@@ -131,7 +133,7 @@ export async function sessionPerTransition(
     id: 'bench',
     env: {},
     memory: layers.memory,
-    ...(dir ? { store: new LowdbStore(dir) } : {}),
+    ...(dir ? { store: new LowdbStore(dir, layers.format7 ? { stepEvents: 'stored' } : {}) } : {}),
   });
   let transitions = 0;
   let t0 = 0;
@@ -164,8 +166,8 @@ export async function sessionPerTransition(
   return took;
 }
 
-/** The journal records of turns FROM_TURN to TURNS of a store-only session (what the store layer writes). */
-async function journalOfSession(loaded: LoadedTeam, def: MachineDefinition): Promise<JournalRecord[]> {
+/** A data directory holding session `bench`, a store-only session run to `turns` (its step lines as `stepEvents` says). */
+async function storedSession(loaded: LoadedTeam, def: MachineDefinition, turns: number, stepEvents: 'replayed' | 'stored' = 'replayed'): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'troupe-bench-'));
   const session = await openSession({
     team: { loaded, def, modelFor: () => 'instant' },
@@ -173,37 +175,69 @@ async function journalOfSession(loaded: LoadedTeam, def: MachineDefinition): Pro
     id: 'bench',
     env: {},
     memory: false,
-    store: new LowdbStore(dir),
+    store: new LowdbStore(dir, { stepEvents, machineOf: () => def }),
   });
   session.subscribe((e) => {
-    if (e.type === 'agent_message' && e.turn >= TURNS) session.send({ type: 'user_quit' });
+    if (e.type === 'agent_message' && e.turn >= turns) session.send({ type: 'user_quit' });
   });
   session.start('bench brief');
   await session.settled();
   await session.stop();
-  const { records } = await new LowdbStore(dir).read('bench');
+  return dir;
+}
+
+/** The journal records of turns FROM_TURN to TURNS of a store-only session (what the store layer writes), read back whole. */
+async function journalOfSession(loaded: LoadedTeam, def: MachineDefinition): Promise<JournalRecord[]> {
+  const dir = await storedSession(loaded, def, TURNS);
+  const { records } = await new LowdbStore(dir, { machineOf: () => def }).read('bench');
   rmSync(dir, { recursive: true, force: true });
   const first = records.findIndex((r) => r.events.some((e) => e.type === 'agent_message' && (e as { turn?: number }).turn === FROM_TURN));
   return records.slice(first + 1);
 }
 
-/** A journal record with only what replaying step() cannot recompute: its input, the facts before it, the calls it starts (agent_started). */
-function unreplayablePart(record: JournalRecord): JournalRecord {
-  if (!record.input) return record;
-  const facts = record.facts ?? 0;
-  return { ...record, events: record.events.filter((e, i) => i < facts || e.type === 'agent_started') };
+const READ_TURNS = 2_000;
+
+/**
+ * store.read of a READ_TURNS-turn session whose step lines hold their events (format 7) and of the same run written
+ * in format 8 (a reader replays step() for them), interleaved: CPU ms per read (median), and the journals' bytes.
+ */
+async function readCost(loaded: LoadedTeam, def: MachineDefinition): Promise<{ cpu: Record<LineFormat, number>; bytes: Record<LineFormat, number> }> {
+  const dirs = { 7: await storedSession(loaded, def, READ_TURNS, 'stored'), 8: await storedSession(loaded, def, READ_TURNS, 'replayed') };
+  const cpu: Record<string, number[]> = {};
+  const tasks = Object.fromEntries(
+    ([7, 8] as const).map((f) => [
+      `format ${f}`,
+      async () => {
+        const c0 = process.cpuUsage();
+        const t0 = performance.now();
+        const read = await new LowdbStore(dirs[f], { machineOf: () => def }).read('bench');
+        const used = process.cpuUsage(c0);
+        if (read.replayGap) throw new Error(read.replayGap);
+        (cpu[`format ${f}`] ??= []).push((used.user + used.system) / 1000);
+        return performance.now() - t0;
+      },
+    ]),
+  );
+  await interleaved(QUICK ? 3 : 7, 2, tasks);
+  const bytes = { 7: statSync(join(dirs[7], 'sessions', 'bench.jsonl')).size, 8: statSync(join(dirs[8], 'sessions', 'bench.jsonl')).size };
+  for (const d of Object.values(dirs)) rmSync(d, { recursive: true, force: true });
+  return { cpu: { 7: median(cpu['format 7']!.slice(-(QUICK ? 3 : 7))), 8: median(cpu['format 8']!.slice(-(QUICK ? 3 : 7))) }, bytes };
 }
 
-/** Bytes of the records' JSON (slimmed as a journal line holds them). */
-function bytesOf(records: readonly JournalRecord[]): number {
-  return records.reduce((n, r, i) => n + JSON.stringify(slimRecord({ ...r, n: i + 1 }, 'bench')).length, 0);
+/** How a line holds a step's derived events: journal format 8 leaves them out (stamped with the engine's semantics), format 7 stores them. */
+type LineFormat = 7 | 8;
+const semanticsOf = (format: LineFormat) => (format === 8 ? ENGINE_SEMANTICS : undefined);
+
+/** Bytes of the records' JSON (slimmed as a journal line of `format` holds them). */
+function bytesOf(records: readonly JournalRecord[], format: LineFormat): number {
+  return records.reduce((n, r, i) => n + JSON.stringify(slimRecord({ ...r, n: i + 1 }, 'bench', semanticsOf(format))).length, 0);
 }
 
 /**
- * The store layer's floor: CPU per transition of the same journal lines slimmed, stringified, screened, sealed
- * and written (one write per line, as the session does) in a loop, without a session.
+ * The store layer's floor: CPU per transition of the same journal lines slimmed (as `format` holds them), stringified,
+ * screened, sealed and written (one write per line, as the session does) in a loop, without a session.
  */
-function storeFloor(records: readonly JournalRecord[]): number {
+function storeFloor(records: readonly JournalRecord[], format: LineFormat): number {
   const dir = mkdtempSync(join(tmpdir(), 'troupe-floor-'));
   const redact = redactorFrom();
   const writer = new JournalWriter(join(dir, 'floor.jsonl'));
@@ -211,7 +245,7 @@ function storeFloor(records: readonly JournalRecord[]): number {
   const c0 = process.cpuUsage();
   let n = 0;
   for (const record of records) {
-    writer.appendJson(redactedJson(slimRecord({ ...record, n: ++n }, 'bench'), redact), n);
+    writer.appendJson(redactedJson(slimRecord({ ...record, n: ++n }, 'bench', semanticsOf(format)), redact), n);
   }
   const used = process.cpuUsage(c0);
   writer.close();
@@ -225,16 +259,15 @@ function storeFloor(records: readonly JournalRecord[]): number {
 // one run and 14.0 in the next, twice the 200-persona floor measured after it, whose lines are longer.
 const FLOOR_WARMUP = QUICK ? 3 : 12;
 
-/** Every journal's floor (see storeFloor) and that of its lines holding only what replay cannot recompute, interleaved after FLOOR_WARMUP rounds: medians. */
-async function storeFloors(journals: readonly JournalRecord[][]): Promise<{ floor: number; replay: number }[]> {
+/** Every journal's floor (see storeFloor) as format 8 writes its lines and as format 7 did, interleaved after FLOOR_WARMUP rounds: medians. */
+async function storeFloors(journals: readonly JournalRecord[][]): Promise<{ floor: number; format7: number }[]> {
   const tasks: Record<string, () => number> = {};
   journals.forEach((records, t) => {
-    const unreplayable = records.map(unreplayablePart);
-    tasks[`floor ${t}`] = () => storeFloor(records);
-    tasks[`replay ${t}`] = () => storeFloor(unreplayable);
+    tasks[`floor ${t}`] = () => storeFloor(records, 8);
+    tasks[`format7 ${t}`] = () => storeFloor(records, 7);
   });
   const cpu = await interleaved(SESSION_RUNS, FLOOR_WARMUP, tasks);
-  return journals.map((_, t) => ({ floor: median(cpu[`floor ${t}`]!), replay: median(cpu[`replay ${t}`]!) }));
+  return journals.map((_, t) => ({ floor: median(cpu[`floor ${t}`]!), format7: median(cpu[`format7 ${t}`]!) }));
 }
 
 /** The store floor by stage, µs CPU per transition: each stage run over every line in turn, median of `runs`. */
@@ -242,13 +275,13 @@ function storeFloorStages(records: readonly JournalRecord[], runs: number): Reco
   const dir = mkdtempSync(join(tmpdir(), 'troupe-floor-'));
   const redact = redactorFrom();
   const turns = records.filter((r) => r.input?.type === 'agent_completed').length;
-  const slims = records.map((r, i) => slimRecord({ ...r, n: i + 1 }, 'bench'));
+  const slims = records.map((r, i) => slimRecord({ ...r, n: i + 1 }, 'bench', ENGINE_SEMANTICS));
   const jsons = slims.map((x) => JSON.stringify(x));
   const scratch = Buffer.allocUnsafe(1 << 20);
   let files = 0;
   const stages: Record<string, () => void> = {
-    'slim (format 7)': () => {
-      for (let i = 0; i < records.length; i++) slimRecord({ ...records[i]!, n: i + 1 }, 'bench');
+    'slim (format 8: derived events left out)': () => {
+      for (let i = 0; i < records.length; i++) slimRecord({ ...records[i]!, n: i + 1 }, 'bench', ENGINE_SEMANTICS);
     },
     serialise: () => {
       for (const x of slims) JSON.stringify(x);
@@ -402,6 +435,9 @@ export default async function engine(): Promise<void> {
     memory: { memory: true, store: false },
     store: { memory: false, store: true },
     cli: { memory: true, store: true },
+    // The same, the journal's step lines holding their events as format 7 wrote them (before and after, side by side).
+    'store (format 7)': { memory: false, store: true, format7: true },
+    'cli (format 7)': { memory: true, store: true, format7: true },
   };
   // The floors of every team's journal, measured together (see FLOOR_WARMUP), printed with each team's sessions.
   const journals: JournalRecord[][] = [];
@@ -440,16 +476,18 @@ export default async function engine(): Promise<void> {
       `  ${name}: user path ÷ bare = ${ratio(cpuOf('cli'), cpuOf('bare'))} CPU${threadCpuKnown() ? ` (main thread ${ratio(mainOf('cli'), mainOf('bare'))}: ${ms(mainOf('cli'))} vs ${ms(mainOf('bare'))}; helpers ${ms(helpersOf('cli'))} vs ${ms(helpersOf('bare'))})` : ''}, ${ratio(cli, bare)} wall: the CLI path (memory, journal on disk) ${ms(cli)} (CPU ${ms(cpuOf('cli'))}) vs the bare session (full-history prompt, parse, events, meter) ${ms(bare)} (CPU ${ms(cpuOf('bare'))})   (target <= 1.3x)\n`,
     );
     process.stdout.write(`    layers: ${['memory', 'store'].map(part).join(' · ')}; both +${ms(cpuOf('cli') - cpuOf('bare'))} CPU (target <= +${ms(0.3 * cpuOf('bare'))})\n`);
-    const records = journals[t]!;
-    const { floor, replay: replayFloor } = floors[t]!;
-    const storeCpu = cpuOf('store') - cpuOf('bare');
     process.stdout.write(
-      `    store floor (its ${(records.length / records.filter((r) => r.input?.type === 'agent_completed').length).toFixed(1)} lines per transition slimmed, stringified, screened, sealed, one write per line, no session; ${(records.reduce((n, r) => n + r.events.length, 0) / records.length).toFixed(1)} events and ${Math.round(bytesOf(records) / records.length)} bytes a line): ${ms(floor)} CPU; the store layer is +${ms(storeCpu)} = ${ratio(storeCpu, floor)} its floor\n`,
+      `    journal format 7 (a step line holds its events), same run: user path ÷ bare = ${ratio(cpuOf('cli (format 7)'), cpuOf('bare'))} CPU; ${part('store (format 7)')}; format 8's store layer ${signed(cpuOf('store') - cpuOf('store (format 7)'))} CPU per transition\n`,
     );
-    // What a line would cost holding only what replaying step() cannot recompute (a journal format not written).
-    const unreplayable = records.map(unreplayablePart);
+    const records = journals[t]!;
+    const { floor, format7 } = floors[t]!;
+    const storeCpu = cpuOf('store') - cpuOf('bare');
+    const stepLines = records.filter((r) => r.input).length;
     process.stdout.write(
-      `      the same lines holding only what replaying step() cannot recompute (the input, the facts before it, the calls it starts; ${(bytesOf(unreplayable) / bytesOf(records)).toFixed(2)} of the bytes): floor ${ms(replayFloor)} CPU, ${ms(floor - replayFloor)} less per transition (the events would be recomputed at every read)\n`,
+      `    store floor (journal format 8: its ${(records.length / records.filter((r) => r.input?.type === 'agent_completed').length).toFixed(1)} lines per transition slimmed — a step line holds its input, the facts before it and the calls it starts, not the ${(records.filter((r) => r.input).reduce((n, r) => n + r.events.length, 0) / stepLines).toFixed(1)} events it published — stringified, screened, sealed, one write per line, no session; ${Math.round(bytesOf(records, 8) / records.length)} bytes a line): ${ms(floor)} CPU; the store layer is +${ms(storeCpu)} = ${ratio(storeCpu, floor)} its floor\n`,
+    );
+    process.stdout.write(
+      `      the same lines as format 7 wrote them (every event stored; ${Math.round(bytesOf(records, 7) / records.length)} bytes a line, format 8 ${(bytesOf(records, 8) / bytesOf(records, 7)).toFixed(2)} of them): floor ${ms(format7)} CPU, format 8 ${signed(floor - format7)} per transition (a reader replays step() for the events instead)\n`,
     );
     const stages = storeFloorStages(records, SESSION_RUNS);
     process.stdout.write(
@@ -480,6 +518,10 @@ export default async function engine(): Promise<void> {
         .cli!.sites.slice(0, 8)
         .map((s) => `${kb(s.bytes)} ${s.site.replace(/ src\//g, ' ')}`)
         .join(' · ')}\n`,
+    );
+    const read = await readCost(loaded, defs[t]!);
+    process.stdout.write(
+      `    store.read of a ${READ_TURNS.toLocaleString('en')}-turn session (CPU, median of ${QUICK ? 3 : 7} interleaved reads): format 7 ${read.cpu[7].toFixed(0)} ms, format 8 ${read.cpu[8].toFixed(0)} ms (${ratio(read.cpu[8], read.cpu[7])}: step() replayed for every line); journal ${(read.bytes[7] / 1e6).toFixed(2)} MB vs ${(read.bytes[8] / 1e6).toFixed(2)} MB\n`,
     );
     process.stdout.write(
       `    model calls per transition: bare and store 1 persona call; memory and the CLI path 1 + ${summaryCalls.toFixed(2)} summary calls (the rolling memory's own work, counted in its layer)\n`,

@@ -24,7 +24,12 @@ const POINTS: [layer: string, label: string, proto: Proto, method: string][] = [
   ['memory', 'compression check and fold (its summary call apart)', Compressor.prototype as unknown as Proto, 'maybeCompress'],
   ['memory', 'summary call (messages built, reply parsed; model time excluded)', ModelSummariser.prototype as unknown as Proto, 'summarise'],
   ['bare', 'prompt build (full history, the bare path)', FullHistoryPromptBuilder.prototype as unknown as Proto, 'build'],
-  ['store', 'step line (with its usage and the call it starts: slimmed, serialised, screened, sealed, written)', JournalRecorder.prototype as unknown as Proto, 'step'],
+  [
+    'store',
+    'step line (format 8: its input, the usage before it and the call it starts, not the events step() derives: slimmed, serialised, screened, sealed, written)',
+    JournalRecorder.prototype as unknown as Proto,
+    'step',
+  ],
   ['store', 'fact lines (memory work, a usage no step carried)', JournalRecorder.prototype as unknown as Proto, 'facts'],
   ['store', 'checkpoint (state serialised; the write is off the event loop)', JournalRecorder.prototype as unknown as Proto, 'take'],
 ];

@@ -4,7 +4,7 @@ import { bareDefinition } from '../report/bare-definition.js';
 import type { SessionDocument } from '../store/session-file.js';
 import { documentSealed } from '../session/source-seal.js';
 import { storedTeamProblem } from '../session/stored-plan-trust.js';
-import { storedMachine } from '../session/stored-tail.js';
+import { storedMachine } from '../store/stored-machine.js';
 import { matchId, newestFirst, type Store, type StoredEntry } from '../store/store.js';
 
 /** What a command takes when no id is given: the newest session (show, export) or the newest one resume can continue. */

@@ -1,7 +1,8 @@
 import type { MachineDefinition } from '../engine/definition.js';
 import type { TroupeEvent } from '../engine/event-map.js';
 import type { SessionState } from '../engine/session.js';
-import type { SessionDocument } from '../store/session-file.js';
+import type { JournalRecord, SessionDocument } from '../store/session-file.js';
+import { unreplayedInputLines } from './unreplayed-inputs.js';
 import { listingOf } from '../store/listing.js';
 import { checkEvents } from './checked-events.js';
 import { decisionLine, transitionHistory } from './decisions.js';
@@ -17,6 +18,16 @@ export interface StoredSessionReport {
   doc: SessionDocument;
   events: readonly TroupeEvent[];
   state?: SessionState;
+  /** The journal's records (what their inputs say is shown for the steps whose events could not be replayed). */
+  records?: readonly JournalRecord[];
+  /** Why the events of some steps are not among `events` (see ReadSession.replayGap). */
+  replayGap?: string;
+}
+
+/** The steps whose events are not shown, as their inputs tell them: the one line why, then a line per step (none when every step's events are there). */
+function gapLines(r: StoredSessionReport): { note: string | null; steps: string[] } {
+  if (!r.replayGap) return { note: null, steps: [] };
+  return { note: r.replayGap, steps: unreplayedInputLines(r.records ?? []) };
 }
 
 /** What a session runs, as its header names it: the workflow (no mode: a workflow has none), or the team and its mode. */
@@ -43,9 +54,11 @@ function approvalLines(events: readonly TroupeEvent[], def: MachineDefinition, b
 /** `troupe show`: the transcript told by the event log, every transition with its arbitration, the approvals. */
 export function renderShow(r: StoredSessionReport, def: MachineDefinition): string[] {
   const { events, skipped } = checkEvents(r.events);
-  const lines = [...header(r), ...skipped.map((s) => `! ${s}`), ''];
+  const gap = gapLines(r);
+  const lines = [...header(r), ...(gap.note ? [`! ${gap.note}`] : []), ...skipped.map((s) => `! ${s}`), ''];
   const toLines = eventLines(def);
   for (const e of events) lines.push(...toLines(e));
+  if (gap.steps.length > 0) lines.push('', 'Steps whose events are not shown (their inputs):', ...gap.steps.map((l) => `  ${l}`));
   lines.push('', 'Decisions:');
   transitionHistory(events).forEach((h, i) => {
     lines.push(`${String(i + 1).padStart(3)}. ${formatPath(def, h.from)} -> ${formatPath(def, h.to)} [${h.kind}] ${h.reason}`);
@@ -65,6 +78,8 @@ export function renderMarkdown(r: StoredSessionReport, def: MachineDefinition, d
   const listing = listingOf(r.doc, { state: r.state });
   const workflow = r.doc.workflow !== undefined;
   const out: string[] = [`# troupe session ${r.doc.id}`, ''];
+  const gap = gapLines(r);
+  if (gap.note) out.push(`> **note:** ${gap.note}`, '', ...gap.steps.map((l) => `- ${l}`), '');
   if (skipped.length > 0) out.push(...skipped.map((line) => `> **note:** ${line}`), '');
   out.push('| field | value |', '| --- | --- |');
   const fields: [string, string][] = workflow

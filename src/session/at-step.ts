@@ -1,6 +1,7 @@
 import type { MachineDefinition } from '../engine/definition.js';
 import type { SessionState } from '../engine/session.js';
 import { UserError } from '../errors.js';
+import type { JournalRecord } from '../store/session-file.js';
 import type { ReadSession } from '../store/store.js';
 import { foldJournal } from './fold.js';
 
@@ -13,7 +14,15 @@ export function stateAtStep(def: MachineDefinition, read: ReadSession, step: num
 
 /** The seq of the last event published by the first `step` journal steps (0 before any). */
 export function lastSeqAtStep(read: ReadSession, step: number): number {
+  return lastSeqOf(read.records.slice(0, step));
+}
+
+/** The seq of the last event journal records published (0: none), counting the derived events a schema-8 line leaves out that were not replayed. */
+export function lastSeqOf(records: readonly JournalRecord[]): number {
   let seq = 0;
-  for (const r of read.records.slice(0, step)) for (const e of r.events) seq = Math.max(seq, (e as { seq: number }).seq);
+  for (const r of records) {
+    for (const e of r.events) seq = Math.max(seq, (e as { seq: number }).seq);
+    if (r.derived && r.derived.count > 0) seq = Math.max(seq, r.derived.seq + r.derived.count - 1);
+  }
   return seq;
 }

@@ -19,6 +19,7 @@ import { UsageMeter } from '../usage/usage-meter.js';
 import type { WorkflowPlan } from '../workflow/run/plan.js';
 import { assembleSession } from './assemble.js';
 import { foldJournal } from './fold.js';
+import { lastSeqOf } from './at-step.js';
 import { JournalRecorder } from './recorder.js';
 import { restoreMeter } from './restore-meter.js';
 import { resumeNote } from './resume-note.js';
@@ -159,8 +160,7 @@ export async function openSession(options: OpenSessionOptions = {}): Promise<Tro
     const state: SessionState = doc ? foldJournal(def, base, tail) : base;
     const tailEvents = tail.flatMap((r) => r.events as unknown as TroupeEvent[]);
     // Not Math.max(...seqs): one argument per event overflowed the stack past ~120,000 events after the checkpoint.
-    let lastSeq = doc?.checkpoint.lastSeq ?? 0;
-    for (const e of tailEvents) if (e.seq > lastSeq) lastSeq = e.seq;
+    const lastSeq = Math.max(doc?.checkpoint.lastSeq ?? 0, lastSeqOf(tail));
     const meter = options.meter ?? new UsageMeter(loadPriceTable(env));
     const usageNote = doc && storedEvents ? await restoreMeter(meter, { saved: doc.checkpoint.usage, tail: tailEvents, all: storedEvents, location: handle!.location }) : null;
 

@@ -25,8 +25,9 @@ const CHECKPOINT_MIN_LINES = 32;
 type Wanted = { sync: boolean; document: boolean };
 
 /**
- * Persists a running session: every step's input and events are appended to the journal synchronously,
- * before the step's effects run (O(1) per step), one line per turn: the kernel gives a step's line the usage
+ * Persists a running session: every step's input and events are handed to the journal synchronously, before the
+ * step's effects run (O(1) per step; the file store writes the input and leaves out the events step() derived from
+ * it, which its readers replay: journal format 8), one line per turn: the kernel gives a step's line the usage
  * held for it and the start of the calls it begins. Facts no step carries (memory work, retries, tool runs,
  * a usage alone) are lines of their own, written before anyone sees them. The small session document gets a checkpoint when the
  * session ends, on close, and at a new turn, a status change (a move to `running` looked at with the step

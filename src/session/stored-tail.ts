@@ -1,32 +1,13 @@
 import type { MachineDefinition } from '../engine/definition.js';
 import type { SessionState } from '../engine/session.js';
 import type { JournalRecord, SessionDocument } from '../store/session-file.js';
-import { openTeam } from '../team/open-team.js';
-import { compileWorkflow } from '../workflow/run/compile.js';
+import { storedMachine } from '../store/stored-machine.js';
 import { foldJournal } from './fold.js';
-import { step } from '../engine/step.js';
+import { JournalReplay } from '../store/journal-replay.js';
 import type { TroupeEvent } from '../engine/event-map.js';
 import { addUsageEvent, checkpointUsage, type SessionAtEnd } from '../store/listing.js';
 import { TransitionFold } from '../warming/transition-fold.js';
 import { transitionTableOf } from '../warming/transitions.js';
-
-// Team directories opened once per process (a listing folds many sessions of the same team); null: it cannot be opened.
-const teams = new Map<string, MachineDefinition | null>();
-
-/** The machine a stored session runs, as reopening it would build it (its workflow's plan, else its team directory), or null when its team cannot be opened. */
-export function storedMachine(doc: SessionDocument): MachineDefinition | null {
-  const maxTurns = doc.team.maxTurns;
-  if (doc.workflow?.plan) return compileWorkflow(doc.workflow.plan, maxTurns !== undefined ? { max_turns: maxTurns } : {});
-  const key = `${doc.team.dir}\u0000${maxTurns ?? ''}`;
-  if (!teams.has(key)) {
-    try {
-      teams.set(key, openTeam(doc.team.dir, maxTurns !== undefined ? { maxTurns } : {}).def);
-    } catch {
-      teams.set(key, null);
-    }
-  }
-  return teams.get(key) ?? null;
-}
 
 /**
  * A stored session as its journal ends, in one pass over the lines after its checkpoint: their inputs stepped
@@ -40,21 +21,15 @@ export function foldStoredTail(doc: SessionDocument, tail: readonly JournalRecor
   const saved = doc.checkpoint.transitions;
   // A checkpoint from before transitions were kept teaches nothing (as its listing did), tail or not.
   const transitions = def && saved !== undefined ? new TransitionFold(def, saved) : null;
-  let state: SessionState | null = def ? doc.checkpoint.snapshot : null;
-  for (const r of tail) {
-    if (state && def && r.input) {
-      try {
-        state = step(def, state, r.input).session;
-      } catch {
-        // A team changed since in a way its old lines no longer fit: the listing keeps the checkpoint's state.
-        state = null;
-      }
-    }
+  // The inputs stepped over the checkpoint's state give a schema-8 line's derived events back (a team learns from its transitions).
+  const replay = new JournalReplay(doc, def, doc.checkpoint.snapshot);
+  for (const [i, r] of tail.entries()) {
+    replay.next(r, doc.checkpoint.records + i + 1);
     for (const e of r.events) {
       if (!addUsageEvent(usage, e)) transitions?.add(e as unknown as TroupeEvent);
     }
   }
-  return { state, usage, transitions: transitions ? transitions.toJSON() : transitionTableOf(saved) };
+  return { state: replay.state, usage, transitions: transitions ? transitions.toJSON() : transitionTableOf(saved) };
 }
 
 /** A read session's state as its journal ends, folded with the machine it is shown with (the checkpoint's state when the lines do not fit it). */

@@ -13,10 +13,19 @@ export interface ForkRequest {
   now: string;
 }
 
-/** A journal record carried into another session: its events renamed to that session, its seal dropped (the new journal seals it in its own chain). */
+/**
+ * A journal record carried into another session: its events renamed to that session, its seal dropped (the new journal
+ * seals it in its own chain); where its derived events could not be replayed, where they go is carried too.
+ */
 function carried(record: JournalRecord, id: string): JournalRecord {
   const events = record.events.map((e) => ({ ...(e as unknown as TroupeEvent), session_id: id }));
-  return { n: record.n, ...(record.input ? { input: record.input } : {}), ...(record.facts !== undefined ? { facts: record.facts } : {}), events: events as unknown as JournalRecord['events'] };
+  return {
+    n: record.n,
+    ...(record.input ? { input: record.input } : {}),
+    ...(record.facts !== undefined ? { facts: record.facts } : {}),
+    events: events as unknown as JournalRecord['events'],
+    ...(record.derived ? { derived: record.derived } : {}),
+  };
 }
 
 /**

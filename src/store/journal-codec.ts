@@ -16,10 +16,55 @@ import type { JournalRecord } from './session-file.js';
  * line per turn, read back as written. From schema 7 an event of a usual layout (see event-rows.ts) whose
  * envelope is the usual one is stored as a row: its layout's number, then its values. Lines of schemas 1-3
  * carry no `seq` or `refs` and read as they are; schema-4 lines no `packed`; lines before schema 6 no `facts`;
- * lines before schema 7 no rows.
+ * lines before schema 7 no rows. From schema 8 (see `DerivedEvents`) a step's line leaves out the events step()
+ * derived from its input: it keeps the input, the facts before it and the calls it starts, and says where the
+ * derived events go (`step`: the engine semantics it was written under, their count and a digest of their
+ * types; `times` only when they were not all stamped at the line's `at`). A reader rebuilds them by replaying
+ * step() (see journal-replay.ts).
  */
 
 type Raw = Record<string, unknown>;
+
+/**
+ * Where a schema-8 step line's derived events go, as read back (before a reader replays them): the engine
+ * semantics the line was written under, how many there were and a digest of their types (the replay's check),
+ * the seq of the first, and when they were stamped (`at`, or one time each in `times`). They come after the
+ * line's `facts` and before the calls it starts.
+ */
+export type DerivedEvents = NonNullable<JournalRecord['derived']>;
+
+/** The digest a schema-8 line keeps of its derived events: FNV-1a over their types, so a replay that derives other kinds of event is told apart without serialising any. */
+export function derivedDigest(events: readonly unknown[], from = 0, to = events.length): number {
+  let h = 0x811c9dc5;
+  for (let i = from; i < to; i++) {
+    const type = String((events[i] as Raw).type);
+    for (let c = 0; c < type.length; c++) h = Math.imul(h ^ type.charCodeAt(c), 0x01000193);
+    h = Math.imul(h ^ 44, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+/**
+ * The derived events of a step's record a schema-8 line may leave out, as [from, to) in its events: after its
+ * facts and before the agent_started of the calls it starts (step() never emits one), each with this session's
+ * id and the seq after the one before. Null when one is not (the line keeps its events, as in schema 7).
+ */
+function derivedRange(events: readonly Raw[], facts: number, sessionId: string): [number, number] | null {
+  let to = events.length;
+  while (to > facts && events[to - 1]!.type === 'agent_started') to -= 1;
+  const first = events[facts];
+  if (to === facts) return [facts, to];
+  if (typeof first?.seq !== 'number') return null;
+  for (let i = facts; i < to; i++) {
+    const e = events[i]!;
+    if (e.session_id !== sessionId || e.seq !== first.seq + (i - facts) || typeof e.at !== 'number') return null;
+  }
+  return [facts, to];
+}
+
+/** The schema version from which a step's line leaves out the events step() derives (a reader replays them). */
+export const REPLAYED_SINCE = 8;
+
 /** [event index, field, path in the input ("text", "directive.directive")]. */
 type Ref = [number, string, string];
 
@@ -62,13 +107,43 @@ function sourceOf(sources: readonly [string, unknown][], v: unknown): string | u
  * envelope where it is the usual one, and without the input's values they repeat. Events are shallow-copied
  * (their payloads shared), the record itself never.
  */
-export function slimRecord(record: JournalRecord, sessionId: string): Raw {
-  const events = record.events as Raw[];
+export function slimRecord(record: JournalRecord, sessionId: string, semantics?: number): Raw {
+  const all = record.events as Raw[];
   // The line's time is its step's (the facts before it, a call's usage, may be stamped a moment earlier).
   const facts = record.facts ?? 0;
-  const first = events[facts] ?? events[0];
-  const seq = typeof first?.seq === 'number' ? first.seq - (first === events[0] ? 0 : facts) : first?.seq;
-  const at = first?.at;
+  // Schema 8: the `gap` derived events are left out (in the record as replayed they follow its facts).
+  let events = all;
+  let gap = 0;
+  let step: number[] | null = null;
+  let times: number[] | null = null;
+  let seq: unknown;
+  let at: unknown;
+  const carried = record.derived;
+  if (carried) {
+    // A record read back whose derived events could not be replayed (a fork of it): its line says again where they go.
+    gap = carried.count;
+    step = [carried.semantics, carried.count, carried.digest];
+    if (carried.times) times = carried.times;
+    seq = carried.seq - facts;
+    at = carried.at;
+  } else {
+    const first = all[facts] ?? all[0];
+    seq = typeof first?.seq === 'number' ? first.seq - (first === all[0] ? 0 : facts) : first?.seq;
+    at = first?.at;
+    const range = semantics !== undefined && record.input ? derivedRange(all, facts, sessionId) : null;
+    if (range && typeof seq === 'number' && typeof at === 'number') {
+      const [from, to] = range;
+      gap = to - from;
+      step = [semantics!, gap, derivedDigest(all, from, to)];
+      for (let i = from; i < to; i++) {
+        if (all[i]!.at === at) continue;
+        times = new Array(gap);
+        for (let k = 0; k < gap; k++) times[k] = all[from + k]!.at as number;
+        break;
+      }
+      if (gap > 0) events = from === 0 && to === all.length ? [] : all.slice(0, from).concat(all.slice(to));
+    }
+  }
   const sources = record.input ? sourcesOf(record.input as Raw) : [];
   const stored: (Raw | unknown[])[] = new Array(events.length);
   let refs: Ref[] | null = null;
@@ -77,6 +152,8 @@ export function slimRecord(record: JournalRecord, sessionId: string): Raw {
   let packed: number[] | null = null;
   for (let i = 0; i < events.length; i++) {
     const e = events[i]!;
+    // Its seq in the record as replayed: the derived events left out come before the calls the step starts.
+    const offset = i < facts ? i : i + gap;
     const arbitration = e.type === 'arbitration';
     let decision: Raw | null = null;
     // 0: payload; 1-3: session_id, seq, at seen in that order; -1: the envelope is not the usual one (kept whole).
@@ -92,7 +169,7 @@ export function slimRecord(record: JournalRecord, sessionId: string): Raw {
     for (const key in e) {
       const v = e[key];
       if (key === 'session_id' && tail === 0 && v === sessionId) tail = 1;
-      else if (key === 'seq' && tail === 1 && typeof seq === 'number' && v === seq + i) tail = 2;
+      else if (key === 'seq' && tail === 1 && typeof seq === 'number' && v === seq + offset) tail = 2;
       else if (key === 'at' && tail === 2 && v === at) tail = 3;
       else if (tail !== 0) tail = -1;
       else {
@@ -161,11 +238,15 @@ export function slimRecord(record: JournalRecord, sessionId: string): Raw {
   const out: Raw = { n: record.n };
   if (record.input) out.input = record.input;
   if (record.facts !== undefined && record.facts > 0) out.facts = record.facts;
-  if (slim) {
+  if (slim || step !== null) {
     out.seq = seq;
     out.at = at;
   }
   out.events = stored;
+  if (step !== null) {
+    out.step = step;
+    if (times !== null) out.times = times;
+  }
   if (refs) out.refs = refs;
   if (packed !== null && packed.length > 0) {
     out.packed = packed;
@@ -176,6 +257,18 @@ export function slimRecord(record: JournalRecord, sessionId: string): Raw {
 
 /** Why a line's record cannot be read back (the caller names the file and line). */
 export class SlimRecordError extends Error {}
+
+/** A schema-8 line's `step` and `times` read as where its derived events go; throws a SlimRecordError when they are not of their shape. */
+function derivedOf(line: Raw & { events: unknown[] }, seq: unknown, at: unknown, step: unknown, times: unknown): DerivedEvents {
+  const whole = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
+  if (line.input === undefined || !Array.isArray(step) || step.length !== 3 || !step.every(whole)) throw new SlimRecordError('has a step that is not [semantics, count, digest] of a step line');
+  if (typeof seq !== 'number' || !Number.isInteger(seq) || typeof at !== 'number') throw new SlimRecordError('has a seq or at that is not a number');
+  const [semantics, count, digest] = step as number[];
+  if (times !== undefined && (!Array.isArray(times) || times.length !== count || !times.every((t) => typeof t === 'number')))
+    throw new SlimRecordError('has times that are not one time per derived event');
+  const facts = typeof line.facts === 'number' ? line.facts : 0;
+  return { semantics: semantics!, count: count!, digest: digest!, seq: seq + facts, at, ...(times !== undefined ? { times: times as number[] } : {}) };
+}
 
 function valueAt(input: Raw | undefined, path: string): unknown {
   let v: unknown = input;
@@ -193,12 +286,16 @@ function valueAt(input: Raw | undefined, path: string): unknown {
  * input value that is not there (a hand edit) is left as stored.
  */
 export function restoreRecord(line: Raw & { n: number; events: unknown[] }, sessionId: string): JournalRecord {
-  const { seq, at, refs, packed, facts } = line;
+  const { seq, at, refs, packed, facts, step, times } = line;
   if (facts !== undefined && (typeof facts !== 'number' || !Number.isInteger(facts) || facts < 1 || facts > line.events.length || line.input === undefined)) {
     throw new SlimRecordError('has a facts count that is not a number of its events before a step');
   }
-  if (seq === undefined && at === undefined && refs === undefined && packed === undefined) return line as unknown as JournalRecord;
+  if (seq === undefined && at === undefined && refs === undefined && packed === undefined && step === undefined) return line as unknown as JournalRecord;
   const events = line.events;
+  let derived: DerivedEvents | undefined;
+  if (step !== undefined) derived = derivedOf(line, seq, at, step, times);
+  const gap = derived?.count ?? 0;
+  const before = typeof facts === 'number' ? facts : 0;
   if (seq !== undefined || at !== undefined) {
     if (typeof seq !== 'number' || !Number.isInteger(seq) || typeof at !== 'number') throw new SlimRecordError('has a seq or at that is not a number');
     for (let i = 0; i < events.length; i++) {
@@ -212,7 +309,7 @@ export function restoreRecord(line: Raw & { n: number; events: unknown[] }, sess
       }
       if (e === null || typeof e !== 'object' || Object.hasOwn(e, 'seq')) continue;
       e.session_id = sessionId;
-      e.seq = seq + i;
+      e.seq = seq + (i < before ? i : i + gap);
       e.at = at;
     }
   }
@@ -239,6 +336,7 @@ export function restoreRecord(line: Raw & { n: number; events: unknown[] }, sess
   if (line.input !== undefined) record.input = line.input;
   if (facts !== undefined) record.facts = facts;
   record.events = events;
+  if (derived !== undefined) record.derived = derived;
   if (line.prev !== undefined) record.prev = line.prev;
   if (line.hash !== undefined) record.hash = line.hash;
   return record as unknown as JournalRecord;

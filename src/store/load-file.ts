@@ -44,8 +44,15 @@ const migrateV5: Migration = (raw) => raw;
  */
 const migrateV6: Migration = (raw) => raw;
 
+/**
+ * Version 8 writes a step's line without the events step() derives from its input (see journal-codec.ts): a reader
+ * replays them. The document is unchanged and older lines stay as they are (they keep their events); the version
+ * tells an older troupe, which would read a line's derived events as none, that the file is newer than it.
+ */
+const migrateV7: Migration = (raw) => raw;
+
 /** Migrations from each older schema version to the next (each has a fixture in tests/fixtures/sessions/). */
-export const MIGRATIONS: Record<number, Migration> = { 1: migrateV1, 2: migrateV2, 3: migrateV3, 4: migrateV4, 5: migrateV5, 6: migrateV6 };
+export const MIGRATIONS: Record<number, Migration> = { 1: migrateV1, 2: migrateV2, 3: migrateV3, 4: migrateV4, 5: migrateV5, 6: migrateV6, 7: migrateV7 };
 
 /** A loaded file and the version it was stored at (lower than current when it was migrated). */
 export interface Loaded {

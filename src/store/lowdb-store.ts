@@ -10,7 +10,9 @@ import { checkDataDir, dataDirError } from './data-dir.js';
 import { asyncFs, createNewFile, DocumentFile, fsyncOf, NODE_DOCUMENT_FS, readOwnFile, syncDirectoryAsync, type DocumentFs } from './document-file.js';
 import { CHAIN_START } from './journal-chain.js';
 import { CHAINED_SINCE, journalRules } from './journal-check.js';
-import { slimRecord } from './journal-codec.js';
+import { REPLAYED_SINCE, slimRecord } from './journal-codec.js';
+import type { JournalReplay, MachineOf } from './journal-replay.js';
+import { ENGINE_SEMANTICS } from '../engine/semantics.js';
 import { createJournal, JournalWriter, scanJournal, type JournalEnd } from './journal-file.js';
 import { journalTailAfter } from './journal-tail.js';
 import { isSessionListing, listingOf, type SessionListing, type TailFold } from './listing.js';
@@ -24,6 +26,12 @@ import { checkId, newestFirst, type OpenedSession, type ReadSession, type Sessio
 import { ownFolder } from '../tools/own-folder.js';
 import { openOwnFile } from './own-file.js';
 
+/** The replay of a journal's schema-8 lines (see journal-replay.ts), loaded only for a document of schema 8 on. */
+async function replayOf(doc: SessionDocument, storedVersion: number, machineOf: MachineOf | undefined): Promise<JournalReplay | null> {
+  if (storedVersion < REPLAYED_SINCE) return null;
+  return (await import('./journal-replay.js')).journalReplay(doc, machineOf);
+}
+
 /** Options of the lowdb store. */
 export interface LowdbStoreOptions {
   /** Redacts secrets from stored values (default: from process.env). */
@@ -36,6 +44,13 @@ export interface LowdbStoreOptions {
   fs?: DocumentFs;
   /** Folds the journal lines after a checkpoint, so a listing shows the session as its journal ends (default: the checkpoint's state). */
   foldTail?: TailFold;
+  /**
+   * How a step's journal line holds the events step() derived: 'replayed' (schema 8, the default: left out, a reader
+   * replays them) or 'stored' (as schema 7 wrote them; readers read either, the bench compares the two).
+   */
+  stepEvents?: 'replayed' | 'stored';
+  /** The machine a stored session runs, which readers replay its journal with (default: its workflow's plan, else its team directory; an embedder whose team is no directory gives its own). */
+  machineOf?: MachineOf;
 }
 
 /**
@@ -74,6 +89,8 @@ export class LowdbStore implements Store {
   private readonly format: FileFormat;
   private readonly fs: DocumentFs;
   private readonly foldTail: TailFold | null;
+  private readonly stepEvents: 'replayed' | 'stored';
+  private readonly machineOf: MachineOf | undefined;
   // The sessions directory, made once.
   private made: Promise<void> | null = null;
   // The sessions directory open for its flushes, once for the store's life (see syncSessions).
@@ -94,6 +111,8 @@ export class LowdbStore implements Store {
     this.indent = options.indent ?? 0;
     this.fs = options.fs ?? NODE_DOCUMENT_FS;
     this.foldTail = options.foldTail ?? null;
+    this.stepEvents = options.stepEvents ?? 'replayed';
+    this.machineOf = options.machineOf;
   }
 
   /** Path of a session's document. */
@@ -250,9 +269,12 @@ export class LowdbStore implements Store {
       const keep = options.recentEvents ?? 0;
       const tail: JournalRecord[] = [];
       let recent: TroupeEvent[] = [];
+      // The recent events and the tail's seqs include the events its schema-8 lines leave out: replayed as they are read.
+      const replay = await replayOf(doc, storedVersion, this.machineOf);
       const scan = scanJournal(
         this.journalOf(id),
         (record, line) => {
+          replay?.next(record, line);
           if (line > doc.checkpoint.records) tail.push(record);
           if (keep > 0) {
             for (const e of record.events) recent.push(e as unknown as TroupeEvent);
@@ -305,15 +327,17 @@ export class LowdbStore implements Store {
       const { file: doc, storedVersion } = this.load(id, path);
       const events: TroupeEvent[] = [...((doc.legacyEvents ?? []) as unknown as TroupeEvent[])];
       const records: JournalRecord[] = [];
+      const replay = await replayOf(doc, storedVersion, this.machineOf);
       scanJournal(
         this.journalOf(id),
-        (record) => {
+        (record, line) => {
+          replay?.next(record, line);
           for (const e of record.events) events.push(e as unknown as TroupeEvent);
           records.push(record);
         },
         journalRules(doc, storedVersion, path),
       );
-      return { doc, events, records };
+      return replay?.gap ? { doc, events, records, replayGap: (await import('./journal-replay.js')).replayGapNote(replay.gap) } : { doc, events, records };
     } catch (error) {
       throw dataDirError(error, this.dataDir, `read session ${id}`);
     }
@@ -626,6 +650,8 @@ export class LowdbStore implements Store {
     const id = initial.id;
     const dataDir = this.dataDir;
     const redact = this.redact;
+    // Schema 8 on: a step's line holds its input, not the events step() derives from it (stamped with the engine's semantics).
+    const semantics = this.format.version >= REPLAYED_SINCE && this.stepEvents === 'replayed' ? ENGINE_SEMANTICS : undefined;
     const fsAsync = asyncFs(this.fs);
     let lastSlot = slots.last;
     // The document as last written, and as the next checkpoint builds on (the last one asked for).
@@ -676,7 +702,7 @@ export class LowdbStore implements Store {
       append(record) {
         if (closed) throw new Error(`session ${id} is closed`);
         try {
-          writer.appendJson(redactedJson(slimRecord(record, id), redact), record.n);
+          writer.appendJson(redactedJson(slimRecord(record, id, semantics), redact), record.n);
         } catch (error) {
           throw dataDirError(error, dataDir, `save session ${id} to ${writer.path}`);
         }

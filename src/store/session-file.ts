@@ -7,7 +7,7 @@ import { EngineInputSchema, SessionStateSchema } from '../kinds/schemas.js';
 import { WorkflowPlanSchema } from '../workflow/run/plan.js';
 
 /** The session document format this build writes; bump it (and add a migration) when the layout changes. */
-export const SESSION_SCHEMA_VERSION = 7;
+export const SESSION_SCHEMA_VERSION = 8;
 
 const Hash = z.string().regex(/^[0-9a-f]{16}$/, 'expected 16 hex digits');
 const Seal = z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 hex digits');
@@ -26,7 +26,8 @@ export const StoredEventSchema = lazySchema(() => EnvelopeSchema.extend({ type: 
  * what the file and the line already say (see journal-codec.ts), from schema 5 an arbitration's decision
  * packed (see decision-rows.ts), from schema 6 with the facts published before the step and the calls it
  * starts in the step's line (one line per turn), from schema 7 events of a usual layout as rows (see
- * event-rows.ts); this is the record as read back.
+ * event-rows.ts), from schema 8 without the events step() derives from its input (a reader replays them: see
+ * journal-replay.ts); this is the record as read back.
  */
 export const JournalRecordSchema = z.lazy(() =>
   z.object({
@@ -35,6 +36,11 @@ export const JournalRecordSchema = z.lazy(() =>
     /** How many of the events, first in the line, are runtime facts published before the step (schema 6 on; absent: none). */
     facts: z.number().int().min(1).optional(),
     events: z.array(StoredEventSchema),
+    /**
+     * Schema 8: where the events step() derived from the input go, left out of the line (see journal-codec.ts);
+     * present on a record read back until a reader replays them (then they are in `events`).
+     */
+    derived: z.object({ semantics: z.number().int(), count: z.number().int(), digest: z.number().int(), seq: z.number().int(), at: z.number(), times: z.array(z.number()).optional() }).optional(),
     prev: Hash.optional(),
     hash: Hash.optional(),
   }),

@@ -57,6 +57,8 @@ export interface ReadSession {
   events: TroupeEvent[];
   /** Every journal record, oldest first (folding their inputs over `doc.base` replays the session). */
   records: JournalRecord[];
+  /** Why the events step() derived are not among them from a journal line on (schema 8: they could not be replayed), in one line; absent when they all are. */
+  replayGap?: string;
 }
 
 /** A summary line of a stored session, or why it cannot be read. */

@@ -21,8 +21,9 @@ const journalOf = (dir: string, id: string): JournalRecord[] =>
     .split('\n')
     .filter(Boolean)
     .map((l) => restoreRecord(JSON.parse(l) as Parameters<typeof restoreRecord>[0], id));
-/** The seqs of the events the journal file holds now. */
-const writtenSeqs = (dir: string, id: string) => new Set(journalOf(dir, id).flatMap((r) => r.events.map((e) => e.seq)));
+/** The seqs of the events the journal file holds now: stored, or derived from a written input (schema 8 replays them). */
+const writtenSeqs = (dir: string, id: string) =>
+  new Set(journalOf(dir, id).flatMap((r) => [...r.events.map((e) => e.seq), ...Array.from({ length: r.derived?.count ?? 0 }, (_, i) => r.derived!.seq + i)]));
 
 /**
  * A subscriber that reads the journal file as each event reaches it: a stored event must be in the file

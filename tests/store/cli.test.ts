@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newestSlot } from '../../src/store/checkpoint-slots.js';
 import { CHAIN_START, sealLine } from '../../src/store/journal-chain.js';
-import { restoreRecord } from '../../src/store/journal-codec.js';
+import { LowdbStore } from '../../src/store/lowdb-store.js';
 import { parseSessionFile } from '../../src/store/load-file.js';
 import { SESSION_SCHEMA_VERSION } from '../../src/store/session-file.js';
 import { cleanEnv, runCli } from '../helpers/cli.js';
@@ -107,12 +107,8 @@ describe('session commands', () => {
   it('show and export print what they can of a hand-edited journal, noting each malformed event in one line', async () => {
     const path = copyAs('zz-edited', () => {});
     const journal = join(data, 'sessions', 'zz-edited.jsonl');
-    const records = readFileSync(journal, 'utf8')
-      .trim()
-      .split('\n')
-      // As read back (from format 7 an event of a usual layout is stored as a row), edited, then written whole.
-      .map((l) => JSON.parse(l))
-      .map(({ prev: _p, hash: _h, ...line }) => restoreRecord(line, 'zz-edited') as ReturnType<typeof JSON.parse>);
+    // As read back (from format 7 an event of a usual layout is stored as a row, from format 8 a step's events are replayed), edited, then written whole.
+    const records = (await new LowdbStore(data).read('zz-edited')).records as ReturnType<typeof JSON.parse>[];
     const events = records.flatMap((r) => r.events);
     const arb = events.findIndex((e: { type: string }) => e.type === 'arbitration');
     const dir = events.findIndex((e: { type: string }) => e.type === 'directive');
