@@ -77,8 +77,12 @@ export class Compressor {
       this.foldLocally();
       return;
     }
-    const ids = new Set(batch.map((t) => t.id));
-    s.raw = s.raw.filter((t) => !ids.has(t.id));
+    // The batch leads the raw turns (only this job takes turns from the front): cut off in place.
+    if (batch.every((t, i) => s.raw[i] === t)) s.raw.splice(0, batch.length);
+    else {
+      const ids = new Set(batch.map((t) => t.id));
+      s.raw = s.raw.filter((t) => !ids.has(t.id));
+    }
     const summary = this.makeSummary(content, batch[0]!.turn, batch[batch.length - 1]!.turn, batch.length, 1);
     s.summaries.push(summary);
     this.onSummary();

@@ -5,11 +5,11 @@ import type { Memory } from './memory.js';
 import type { RawTurn, Summary } from './memory-state.js';
 import { namesFor } from './names.js';
 import { PieceTokens } from './piece-tokens.js';
-import { PromptPrefixes } from './prompt-prefix.js';
+import { PromptPrefixes, type PinnedNews, type Prefix } from './prompt-prefix.js';
 import { closingMessages, type PrefixInput, type PromptBuilder, type PromptInput } from './prompt-builder.js';
 import { trimLabel, type NameOf } from './render.js';
 import { SummariesMessage } from './summaries-message.js';
-import { WaitingPins } from './waiting-pins.js';
+import { WaitingPins, type WaitingMessage } from './waiting-pins.js';
 import { MAX_COUNTED_CHARS, MESSAGE_OVERHEAD, messageBound, messageTokens, PROMPT_OVERHEAD, tokenBound, tokenizerReady } from './tokens.js';
 
 /** Settings of the memory prompt builder. */
@@ -21,6 +21,8 @@ export interface MemoryPromptOptions {
 }
 
 type Item = { kind: 'summary'; s: Summary } | { kind: 'turn'; t: RawTurn };
+
+const NO_MESSAGES: readonly ChatMessage[] = [];
 
 /** A persona's prompt head as last built, and what it was built from (the prefix is not part of it: it is counted apart). */
 interface Head {
@@ -145,7 +147,8 @@ export class MemoryPromptBuilder implements PromptBuilder {
     const nameOf = namesFor(input.def);
     const self = input.persona.id;
     const prefix = this.prefixes.of(input);
-    const closing = call ? closingMessages({ ...input, call }) : [];
+    // `call` is the input's own (build passes input.call): the input is a PromptInput then.
+    const closing = call ? closingMessages(input as PromptInput) : NO_MESSAGES;
     const inbox = call?.inbox;
     const recent = this.memory.rawTurns;
     const last = recent[recent.length - 1];
@@ -154,28 +157,29 @@ export class MemoryPromptBuilder implements PromptBuilder {
     const summaries = this.memory.summaries;
     const head = this.headOf(self, summaries, recent, count, nameOf);
     const waiting = this.waitingPins.of(this.prefixes.linesFor(input.def));
-    const tail = waiting.message ? [waiting.message, ...closing] : closing;
     this.prune();
-    // Exact tokens of everything but the summaries and the turns (counted only when needed).
-    const fixedTokens = (): number => {
-      let n = PROMPT_OVERHEAD + prefix.tokens + waiting.tokens + (inbox ? this.inboxTokens(closing[0]!, inbox, last) : 0);
-      for (let i = 1; i < closing.length; i++) n += messageTokens(closing[i]!);
-      return n;
-    };
     // A bound on the prompt's tokens without counting (every token is at least one byte): within the budget,
     // the usual case, nothing is counted and nothing is fitted.
     let bound = PROMPT_OVERHEAD + prefix.bound + waiting.bound + head.memoTokens + head.turnBound;
     for (const m of closing) bound += messageBound(m);
     let before = -1;
-    if (bound > this.options.budget) before = fixedTokens() + head.memoTokens + this.countTurns(head, self, nameOf);
+    if (bound > this.options.budget) before = this.fixedTokens(prefix, waiting, closing, inbox, last) + head.memoTokens + this.countTurns(head, self, nameOf);
     if (before <= this.options.budget) {
       if (call) {
-        const exact = () => (before >= 0 ? before : fixedTokens() + head.memoTokens + this.countTurns(head, self, nameOf));
-        this.report(input, 0, summaries, head, exact, exact, waiting.clipped);
+        const pinned = this.prefixes.pinnedNews(waiting.clipped);
+        if (pinned.labels.length > 0) {
+          const exact = before >= 0 ? before : this.fixedTokens(prefix, waiting, closing, inbox, last) + head.memoTokens + this.countTurns(head, self, nameOf);
+          this.report(input, pinned, 0, summaries, head, exact, exact);
+        }
       }
       // The system text is joined per call, not kept in the head: a waiting session holds no copy of its prompts.
-      const system: ChatMessage = { role: 'system', content: prefix.text };
-      return head.memo ? [system, head.memo, ...head.turns, ...tail] : [system, ...head.turns, ...tail];
+      // One array filled in order (no spread of the turns and the tail into intermediate ones).
+      const messages: ChatMessage[] = [{ role: 'system', content: prefix.text }];
+      if (head.memo) messages.push(head.memo);
+      for (const m of head.turns) messages.push(m);
+      if (waiting.message) messages.push(waiting.message);
+      for (const m of closing) messages.push(m);
+      return messages;
     }
     const fixed = before - head.memoTokens - head.turnTokens;
     // Dropping the oldest first: summaries (one message together), then turns.
@@ -192,19 +196,18 @@ export class MemoryPromptBuilder implements PromptBuilder {
     while (drop < items && after > this.options.budget) after = total(++drop);
     const kept = summaries.slice(Math.min(drop, summaries.length));
     const memo: ChatMessage[] = kept.length ? [{ role: 'user', content: this.summariesMessage.of(kept).text }] : [];
+    const tail = waiting.message ? [waiting.message, ...closing] : closing;
     // Pins made since the last summary come after the turns: a new one leaves the prefix as it was.
     const messages = [{ role: 'system', content: prefix.text } as ChatMessage, ...memo, ...head.turns.slice(Math.max(0, drop - summaries.length)), ...tail];
-    if (call)
-      this.report(
-        input,
-        drop,
-        summaries,
-        head,
-        () => before,
-        () => after,
-        waiting.clipped,
-      );
+    if (call) this.report(input, this.prefixes.pinnedNews(waiting.clipped), drop, summaries, head, before, after);
     return messages;
+  }
+
+  /** Exact tokens of everything but the summaries and the turns (counted only when needed). */
+  private fixedTokens(prefix: Prefix, waiting: WaitingMessage, closing: readonly ChatMessage[], inbox: Inbox | undefined, last: RawTurn | undefined): number {
+    let n = PROMPT_OVERHEAD + prefix.tokens + waiting.tokens + (inbox ? this.inboxTokens(closing[0]!, inbox, last) : 0);
+    for (let i = 1; i < closing.length; i++) n += messageTokens(closing[i]!);
+    return n;
   }
 
   /** The exact tokens of the head's turns, counting those not counted yet. */
@@ -261,7 +264,23 @@ export class MemoryPromptBuilder implements PromptBuilder {
     }
     const n = head?.raws.length ?? 0;
     const extends_ = head !== undefined && n <= count && (n === 0 || (recent[0]!.id === head.raws[0]!.id && recent[n - 1]!.id === head.raws[n - 1]!.id));
-    if (!head || !extends_ || head.nameOf !== nameOf) {
+    if (head && (!extends_ || head.nameOf !== nameOf)) {
+      // Built again from nothing in the same object and arrays (with many personas most calls find their head stale).
+      const memo = this.summariesMessage.of(summaries);
+      // Its summaries message stays as it is when the summaries are the same ones.
+      if (head.memo?.content !== memo.text) head.memo = summaries.length ? { role: 'user', content: memo.text } : null;
+      head.nameOf = nameOf;
+      head.summaries = summaries.length;
+      head.first = first;
+      head.last = lastSummary;
+      head.memoTokens = memo.tokens;
+      head.raws.length = 0;
+      head.turns.length = 0;
+      head.bounds.length = 0;
+      head.turnBound = 0;
+      head.costs.length = 0;
+      head.turnTokens = 0;
+    } else if (!head) {
       const memo = this.summariesMessage.of(summaries);
       head = {
         nameOf,
@@ -325,9 +344,8 @@ export class MemoryPromptBuilder implements PromptBuilder {
     return quoted === null ? messageTokens(message) : MESSAGE_OVERHEAD + this.pieces.of(heading) + quoted;
   }
 
-  /** One memory_trimmed per build that dropped material, and once per pinned version that had to give. */
-  private report(input: PrefixInput, drop: number, summaries: readonly Summary[], head: Head, before: () => number, after: () => number, waitingClipped: number): void {
-    const pinned = this.prefixes.pinnedNews(waitingClipped);
+  /** One memory_trimmed per build that dropped material, and once per pinned version that had to give (`pinned`: what the prefixes have not told yet). */
+  private report(input: PrefixInput, pinned: PinnedNews, drop: number, summaries: readonly Summary[], head: Head, before: number, after: number): void {
     if (drop === 0 && pinned.labels.length === 0) return;
     const nameOf = namesFor(input.def);
     const raw = this.memory.recent;
@@ -337,8 +355,8 @@ export class MemoryPromptBuilder implements PromptBuilder {
         persona: input.persona.id,
         dropped: [...pinned.labels, ...items.slice(0, drop).map((i) => trimLabel(i, nameOf))],
         // Before: as the prompt would be with every pinned item verbatim and nothing dropped.
-        tokens_before: before() + pinned.extraTokens,
-        tokens_after: after(),
+        tokens_before: before + pinned.extraTokens,
+        tokens_after: after,
         budget: this.options.budget,
       }),
     );

@@ -1,5 +1,5 @@
 import type { MovedPins, Pinned } from './memory-state.js';
-import { pinnedLine, type NameOf } from './render.js';
+import { oneLine, pinnedLine, type NameOf } from './render.js';
 import { PieceTokens } from './piece-tokens.js';
 import { countTokens, tokenBound } from './tokens.js';
 
@@ -51,7 +51,7 @@ export function movedLine(m: MovedPins): string {
 
 /** Cuts text at a word boundary below `max` characters, marking the cut. */
 export function clipText(text: string, max: number): string {
-  return clipFlat(text.replace(/\s+/g, ' ').trim(), max);
+  return clipFlat(oneLine(text), max);
 }
 
 // clipText of text already flattened (one line, no runs of whitespace, trimmed).
@@ -63,7 +63,7 @@ function clipFlat(flat: string, max: number): string {
 
 /** The gist of a pinned text: its first sentence, short. */
 export function gistOf(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = oneLine(text);
   const end = flat.search(/[.!?](\s|$)/);
   return clipText(end > 0 ? flat.slice(0, end + 1) : flat, PINNED_GIST_MAX_CHARS);
 }
@@ -140,7 +140,7 @@ export class PinnedLines {
   of(p: Pinned): Lines {
     let lines = this.cache.get(p);
     if (!lines) {
-      const flat = p.text.replace(/\s+/g, ' ').trim();
+      const flat = oneLine(p.text);
       const clippedText = clipFlat(flat, PINNED_ITEM_MAX_CHARS);
       const full = pinnedLine({ ...p, text: clippedText }, this.nameOf);
       lines = new Lines(p, this.nameOf, full, clippedText !== flat, () => this.approvalTokens(p, full));
@@ -170,12 +170,15 @@ function omittedLine(n: number): string {
 
 const EARLIER = 'Earlier items, condensed to their gist:';
 const LATEST = 'Latest items, verbatim:';
-// Counts of the fixed lines followed by a newline (they never end the block).
+// Counts of the fixed lines followed by a newline (they never end the block), dropped whole past this many.
+const FIXED_COUNTS_MAX = 1024;
 const fixedCounts = new Map<string, number>();
 function fixed(line: string): number {
   const known = fixedCounts.get(line);
   if (known !== undefined) return known;
   const n = countTokens(`${line}\n`);
+  // The moved-out note and the omitted line change with their counts: a long session would keep every one.
+  if (fixedCounts.size >= FIXED_COUNTS_MAX) fixedCounts.clear();
   fixedCounts.set(line, n);
   return n;
 }

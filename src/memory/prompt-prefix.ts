@@ -43,8 +43,30 @@ class BuiltPrefix implements Prefix {
   }
 }
 
+/** What the pinned block gave up that was not told yet. */
+export interface PinnedNews {
+  readonly labels: readonly string[];
+  readonly extraTokens: number;
+}
+
+// Nothing new (most calls): one object, not one per call.
+const NOTHING_NEW: PinnedNews = Object.freeze({ labels: Object.freeze([]), extraTokens: 0 });
+
 // The prefix's parts, not its text: a session waiting for its user holds no copy of its personas' prompts.
 type Cached = { def: MachineDefinition; personaPrompt: string; brief: string; version: number; prefix: Prefix };
+/** The brief and the pinned block as they follow the system prompt, for one brief and settled version. */
+type PrefixTail = {
+  def: MachineDefinition;
+  brief: string;
+  version: number;
+  block: PinnedFit;
+  /** The parts after the system prompt (none when there is no brief and nothing pinned). */
+  parts: readonly string[];
+  /** The brief as counted (with the blank line before the block when one follows), or null. */
+  briefPiece: string | null;
+  /** A bound on the tokens of `parts` after the system prompt's blank line. */
+  bound: number;
+};
 type SystemCounts = { personaPrompt: string; text: string; alone: number; followed: number };
 
 // System prompts and their counts, per team definition and persona: the same for every session of a team, so
@@ -61,6 +83,7 @@ export class PromptPrefixes {
   // The pinned version last told in memory_trimmed (once per version that had to give).
   private reportedVersion = -1;
   private lines: { def: MachineDefinition; lines: PinnedLines } | null = null;
+  private tail: PrefixTail | null = null;
   private readonly prefixes = new Map<string, Cached>();
   private readonly pieces = new PieceTokens();
 
@@ -77,18 +100,32 @@ export class PromptPrefixes {
     if (cached && cached.def === input.def && cached.personaPrompt === input.personaPrompt && cached.brief === brief && cached.version === version) {
       return cached.prefix;
     }
-    const block = this.pinnedFit(input.def);
     const system = this.systemOf(input);
-    const briefPart = brief ? `## The brief\n${brief}` : '';
-    const parts = [system.text, briefPart, block.text].filter((p) => p !== '');
+    const tail = this.tailOf(input.def, brief, version);
+    const parts = tail.parts.length === 0 ? [system.text] : [system.text, ...tail.parts];
     // The system prompt's exact count (made once per persona and process: it never changes) and the bounds of
     // the pieces counted below (each piece's bytes, or three per unit past MAX_COUNTED_CHARS), so the sum bounds their counts.
-    const followed = briefPart !== '' || block.text !== '';
-    const bound = MESSAGE_OVERHEAD + (followed ? system.followed : system.alone) + (briefPart ? tokenBound(block.text ? `${briefPart}\n\n` : briefPart) : 0) + block.bytes;
+    const systemTokens = MESSAGE_OVERHEAD + (tail.parts.length > 0 ? system.followed : system.alone);
     // One object while nothing changes (a head built on it stays valid); its text joined per call, never kept.
-    const prefix = new BuiltPrefix(parts, bound, MESSAGE_OVERHEAD + (followed ? system.followed : system.alone), block, briefPart ? (block.text ? `${briefPart}\n\n` : briefPart) : null, this.pieces);
+    const prefix = new BuiltPrefix(parts, systemTokens + tail.bound, systemTokens, tail.block, tail.briefPiece, this.pieces);
     this.prefixes.set(input.persona.id, { def: input.def, personaPrompt: input.personaPrompt, brief, version, prefix });
     return prefix;
+  }
+
+  /**
+   * What follows the system prompt in every persona's prefix (the brief and the pinned block), with the bound on
+   * its tokens: made once per brief and settled version, not once per persona.
+   */
+  private tailOf(def: MachineDefinition, brief: string, version: number): PrefixTail {
+    const was = this.tail;
+    if (was && was.def === def && was.brief === brief && was.version === version) return was;
+    const block = this.pinnedFit(def);
+    const briefPart = brief ? `## The brief\n${brief}` : '';
+    const briefPiece = briefPart ? (block.text ? `${briefPart}\n\n` : briefPart) : null;
+    const parts = briefPart ? (block.text ? [briefPart, block.text] : [briefPart]) : block.text ? [block.text] : [];
+    const tail = { def, brief, version, block, parts, briefPiece, bound: (briefPiece === null ? 0 : tokenBound(briefPiece)) + block.bytes };
+    this.tail = tail;
+    return tail;
   }
 
   /** The prefix's text when nothing is pinned, built without counting (before the tokenizer has loaded). */
@@ -99,9 +136,9 @@ export class PromptPrefixes {
   }
 
   /** What the pinned block gave up since this was last asked ([] when nothing, or when already told); `clippedElsewhere` pins cut in the waiting message count too. */
-  pinnedNews(clippedElsewhere = 0): { labels: string[]; extraTokens: number } {
+  pinnedNews(clippedElsewhere = 0): PinnedNews {
     const version = this.memory.pinnedVersion;
-    if (!this.pinned || this.reportedVersion === version) return { labels: [], extraTokens: 0 };
+    if (!this.pinned || this.reportedVersion === version) return NOTHING_NEW;
     this.reportedVersion = version;
     const { fit } = this.pinned;
     const labels = pinnedTrimLabels({ condensed: fit.condensed, omitted: fit.omitted, clipped: fit.clipped + clippedElsewhere });
@@ -121,7 +158,10 @@ export class PromptPrefixes {
     if (this.pinned && this.pinned.def === def && this.pinned.version === version) return this.pinned.fit;
     const same = this.pinned?.def === def ? this.pinned : null;
     const lines = this.linesFor(def);
-    const fit = fitPinned(this.memory.pinned.slice(0, this.memory.settledPins), lines, Math.floor(this.budget * PINNED_BUDGET_SHARE), same?.fit, this.memory.moved ?? undefined);
+    // Every pin is settled when pins join the block (the usual case): the list as it is, not a copy.
+    const pinned = this.memory.pinned;
+    const settled = this.memory.settledPins;
+    const fit = fitPinned(settled === pinned.length ? pinned : pinned.slice(0, settled), lines, Math.floor(this.budget * PINNED_BUDGET_SHARE), same?.fit, this.memory.moved ?? undefined);
     this.pinned = { def, version, fit };
     return fit;
   }

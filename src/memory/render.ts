@@ -36,7 +36,15 @@ export const SUMMARIES_HEADER = '## Earlier in this session (summaries, oldest f
 
 /** A raw turn as one line for the summariser: turn, author, type, text. */
 export function turnLine(t: RawTurn, nameOf: NameOf): string {
-  return `- [turn ${t.turn}] ${nameOf(t.author)} (${t.type}): ${t.text.replace(/\s+/g, ' ').trim()}`;
+  return `- [turn ${t.turn}] ${nameOf(t.author)} (${t.type}): ${oneLine(t.text)}`;
+}
+
+// Whitespace oneLine changes: any but a single space between non-spaces.
+const ODD_SPACE = /[^\S ]| {2}|^ | $/;
+
+/** The text on one line: whitespace runs as one space, none at either end (text already so is returned as it is, without a regex replace). */
+export function oneLine(text: string): string {
+  return ODD_SPACE.test(text) ? text.replace(/\s+/g, ' ').trim() : text;
 }
 
 /** A short label for a trimmed item, as memory_trimmed reports it. */

@@ -4,6 +4,8 @@ import { countTokens } from './tokens.js';
 
 type Block = { text: string; nl: number; end: number };
 
+const NONE = Object.freeze({ text: '', tokens: 0 });
+
 const ENDS_IN_WORD = /[\p{L}\p{N}]$/u;
 
 /**
@@ -14,12 +16,18 @@ export class SummariesMessage {
   private readonly messages = new Map<string, { text: string; tokens: number }>();
   private readonly blocks = new WeakMap<Summary, Block>();
   private header = -1;
+  // The run asked for last, by its ends and length: every persona's head asks for the same run until a summary lands.
+  private latest: { first: number; last: number; count: number; message: { text: string; tokens: number } } | null = null;
 
   /** The message text and its tokens as a chat message (nothing for no summaries). */
   of(summaries: readonly Summary[]): { text: string; tokens: number } {
-    if (summaries.length === 0) return { text: '', tokens: 0 };
+    if (summaries.length === 0) return NONE;
+    const first = summaries[0]!.id;
+    const last = summaries[summaries.length - 1]!.id;
+    const latest = this.latest;
+    if (latest && latest.first === first && latest.last === last && latest.count === summaries.length) return latest.message;
     // Summary ids are never reused, so a run of them is named by its ends and length.
-    const key = `${summaries[0]!.id}:${summaries[summaries.length - 1]!.id}:${summaries.length}`;
+    const key = `${first}:${last}:${summaries.length}`;
     let message = this.messages.get(key);
     if (!message) {
       if (this.messages.size > 256) this.messages.clear();
@@ -29,6 +37,7 @@ export class SummariesMessage {
       message = { text: `${SUMMARIES_HEADER}\n${blocks.map((b) => b.text).join('\n')}`, tokens };
       this.messages.set(key, message);
     }
+    this.latest = { first, last, count: summaries.length, message };
     return message;
   }
 

@@ -87,6 +87,14 @@ function wholeObject(text: string): Record<string, unknown> | undefined {
   }
 }
 
+/** The items trimmed, empty ones left out (the same array when every item is already so). */
+function trimmedItems(xs: string[]): string[] {
+  let i = 0;
+  while (i < xs.length && xs[i]!.length > 0 && xs[i]!.trim() === xs[i]) i++;
+  if (i === xs.length) return xs;
+  return xs.map((x) => x.trim()).filter((x) => x !== '');
+}
+
 /** Reads a summary from model text: a JSON object validated by zod. */
 export function parseSummary(text: string): { ok: true; summary: SummaryContent } | { ok: false; error: string } {
   const value = wholeObject(text) ?? extractJsonObject(text);
@@ -97,8 +105,7 @@ export function parseSummary(text: string): { ok: true; summary: SummaryContent 
     if (!parsed.success) return { ok: false, error: parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`).join('; ') };
     s = parsed.data;
   }
-  const clean = (xs: string[]) => xs.map((x) => x.trim()).filter((x) => x !== '');
-  return { ok: true, summary: { decisions: clean(s.decisions), discussions: clean(s.discussions), pending: clean(s.pending) } };
+  return { ok: true, summary: { decisions: trimmedItems(s.decisions), discussions: trimmedItems(s.discussions), pending: trimmedItems(s.pending) } };
 }
 
 // One timer per call, cleared when the answer comes (no timeout signal or abort listener per call); a model that
@@ -138,6 +145,12 @@ export interface ModelSummariserOptions {
 
 /** Summarises with a chat model (`meta.purpose = 'summary'`), one repair round on invalid output. */
 export class ModelSummariser implements Summariser {
+  // The abort signal of calls made one after another (a memory's compressor runs one at a time): an AbortController
+  // costs ~4 µs to make, more than the rest of a summary's handling here. Replaced once a call timed out (it aborted
+  // it), and a call made while another is out gets its own, so no call is ever aborted by another's timeout.
+  private controller: AbortController | null = null;
+  private inFlight = 0;
+
   constructor(private readonly options: ModelSummariserOptions) {}
 
   async summarise(job: SummaryJob): Promise<SummaryContent> {
@@ -156,11 +169,24 @@ export class ModelSummariser implements Summariser {
   }
 
   private async call(messages: ChatMessage[]): Promise<string> {
-    const controller = new AbortController();
-    const onRetry = this.options.onRetry;
-    const request = this.options.model.generate({ model: this.options.modelId, messages, jsonMode: true, signal: controller.signal, meta: { purpose: 'summary' }, ...(onRetry ? { onRetry } : {}) });
-    const response = await withinTime(request, controller, this.options.timeoutMs ?? 120_000);
-    if (response.usage) this.options.onUsage?.(response.usage, response.model);
-    return response.text;
+    const shared = this.inFlight === 0;
+    if (shared) this.controller ??= new AbortController();
+    const controller = shared && this.controller ? this.controller : new AbortController();
+    this.inFlight += 1;
+    try {
+      const onRetry = this.options.onRetry;
+      // Two literals, not a conditional spread into one: V8 builds a spread object on its slow path.
+      const request = this.options.model.generate(
+        onRetry
+          ? { model: this.options.modelId, messages, jsonMode: true, signal: controller.signal, meta: { purpose: 'summary' }, onRetry }
+          : { model: this.options.modelId, messages, jsonMode: true, signal: controller.signal, meta: { purpose: 'summary' } },
+      );
+      const response = await withinTime(request, controller, this.options.timeoutMs ?? 120_000);
+      if (response.usage) this.options.onUsage?.(response.usage, response.model);
+      return response.text;
+    } finally {
+      this.inFlight -= 1;
+      if (shared && controller.signal.aborted) this.controller = null;
+    }
   }
 }

@@ -118,6 +118,8 @@ const PRE_TOKEN = new RegExp(
   String.raw`[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+${CONTRACTION}|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*${CONTRACTION}|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`,
   'gu',
 );
+// The same pattern, matched only where the previous pre-token ended.
+const PRE_TOKEN_AT = new RegExp(PRE_TOKEN.source, 'uy');
 // Pre-tokens up to this length are cached (longer ones are rare: runs of symbols or of one script).
 const CACHED_PRE_TOKEN = 64;
 // The cache is dropped whole when it holds this many pre-tokens (a bound on its memory, about 5 MiB).
@@ -133,9 +135,22 @@ const preTokenCounts = new Map<string, number>();
 export function cachingCounter(count: Count, cache: Map<string, number> = preTokenCounts): Count {
   return (text) => {
     let n = 0;
-    PRE_TOKEN.lastIndex = 0;
-    for (let m = PRE_TOKEN.exec(text); m !== null; m = PRE_TOKEN.exec(text)) {
-      const piece = m[0];
+    let at = 0;
+    while (at < text.length) {
+      // The pre-token starting here, found by a sticky test (its end is lastIndex): no match array per pre-token,
+      // which was the largest allocation of a count. Where none starts here the search finds the next, as exec did.
+      PRE_TOKEN_AT.lastIndex = at;
+      let end: number;
+      if (PRE_TOKEN_AT.test(text)) end = PRE_TOKEN_AT.lastIndex;
+      else {
+        PRE_TOKEN.lastIndex = at;
+        const m = PRE_TOKEN.exec(text);
+        if (m === null) break;
+        at = m.index;
+        end = at + m[0].length;
+      }
+      const piece = text.slice(at, end);
+      at = end;
       let k = cache.get(piece);
       if (k === undefined) {
         k = count(piece);

@@ -7,45 +7,96 @@ import type { Context, MiddlewareHandler } from 'hono';
 // Linux says who owns the other end of a loopback connection: the client's socket is in /proc/net/tcp (its local
 // port is the server's remote one and the other way round), with its owner's uid.
 
-/** The owners of each connection's client end in a /proc/net/tcp (or tcp6) table, by `<client port>:<server port>` in hex as the table writes them. */
-export function clientOwners(table: string): Map<string, Set<number>> {
+/**
+ * The owners of each connection's client end in a /proc/net/tcp (or tcp6) table, by `<client port>:<server port>` in
+ * hex as the table writes them; with `wanted`, only those keys. A table holds a line per socket of the machine (two
+ * per loopback connection) and is read whole for each batch of lookups: only a wanted line is split into its fields,
+ * the others are passed over once their ports are found (splitting them all was most of what a thousand connections
+ * arriving cost the server).
+ */
+export function clientOwners(table: string, wanted?: ReadonlySet<string>): Map<string, Set<number>> {
   const owners = new Map<string, Set<number>>();
-  for (const line of table.split('\n')) {
+  for (let start = 0; start < table.length; ) {
+    let end = table.indexOf('\n', start);
+    if (end < 0) end = table.length;
+    const line = start;
+    start = end + 1;
+    // `<sl>: <local address>:<port> <remote address>:<port> ...`
+    const local = table.indexOf(': ', line) + 2;
+    const localEnd = table.indexOf(' ', local);
+    const remoteEnd = table.indexOf(' ', localEnd + 1);
+    if (local < 2 || remoteEnd < 0 || remoteEnd > end || table[localEnd - 5] !== ':' || table[remoteEnd - 5] !== ':') continue;
+    const key = `${table.slice(localEnd - 4, localEnd)}:${table.slice(remoteEnd - 4, remoteEnd)}`;
+    if (wanted && !wanted.has(key)) continue;
     // sl local_address rem_address st tx:rx tr:when retrnsmt uid ...
-    const fields = line.trim().split(/\s+/);
-    const uid = Number(fields[7]);
-    if (fields.length < 8 || !Number.isInteger(uid)) continue;
-    const key = `${fields[1]!.slice(-4)}:${fields[2]!.slice(-4)}`;
+    const uid = Number(table.slice(line, end).trim().split(/\s+/)[7]);
+    if (!Number.isInteger(uid)) continue;
     owners.set(key, (owners.get(key) ?? new Set()).add(uid));
   }
   return owners;
 }
 
+/** A lookup waiting for the next read of the tables. */
+type Lookup = { socket: Socket; resolve: (uid: number | null) => void };
+
 const hex = (port: number) => port.toString(16).toUpperCase().padStart(4, '0');
 
-// The lookups of one turn of the loop share one read of the tables (a thousand readers connect at once).
-let waiting: { socket: Socket; resolve: (uid: number | null) => void }[] = [];
-async function lookUp(): Promise<void> {
-  const batch = waiting;
-  waiting = [];
-  const tables = await Promise.all(['/proc/net/tcp', '/proc/net/tcp6'].map((file) => readFile(file, 'utf8').catch(() => '')));
-  const owners = clientOwners(tables.join('\n'));
+/** A connection's key in the tables (see clientOwners), or null when its ports are not known. */
+const keyOf = (socket: Socket) => (socket.remotePort !== undefined && socket.localPort !== undefined ? `${hex(socket.remotePort)}:${hex(socket.localPort)}` : null);
+
+/** The owner of each lookup's client end, from the tables `read` gives. */
+async function answer(batch: readonly Lookup[], read: () => Promise<string[]>): Promise<void> {
+  const wanted = new Set(batch.map(({ socket }) => keyOf(socket) ?? ''));
+  const owners = new Map<string, Set<number>>();
+  for (const table of await read()) for (const [key, uids] of clientOwners(table, wanted)) owners.set(key, new Set([...(owners.get(key) ?? []), ...uids]));
   for (const { socket, resolve } of batch) {
-    const found = socket.remotePort !== undefined && socket.localPort !== undefined ? owners.get(`${hex(socket.remotePort)}:${hex(socket.localPort)}`) : undefined;
+    const key = keyOf(socket);
+    const found = key !== null ? owners.get(key) : undefined;
     // Two sockets on the same pair of ports (two addresses) with different owners: no one answer.
     resolve(found?.size === 1 ? [...found][0]! : null);
   }
 }
+
+/**
+ * Looks up the owners of connections' client ends with `read` (the tables' text), one read at a time: the lookups
+ * asked for while one is read share the next. A read per turn of the loop that had a connection arrive was a read
+ * per connection at 1,000 connections arriving on a busy server (each tables' text a few hundred kilobytes, half of
+ * everything the server allocated), each a few calls on the thread pool queued behind the sessions' writes.
+ */
+export function peerLookup(read: () => Promise<string[]>): (socket: Socket) => Promise<number | null> {
+  let waiting: Lookup[] = [];
+  let reading = false;
+  const next = (): void => {
+    if (reading || waiting.length === 0) return;
+    reading = true;
+    const batch = waiting;
+    waiting = [];
+    void answer(batch, read)
+      .catch(() => {
+        for (const { resolve } of batch) resolve(null);
+      })
+      .finally(() => {
+        reading = false;
+        next();
+      });
+  };
+  return (socket) =>
+    new Promise((resolve) => {
+      waiting.push({ socket, resolve });
+      // The lookups of this turn of the loop go together.
+      if (waiting.length === 1) setImmediate(next);
+    });
+}
+
+const PROC_TABLES = ['/proc/net/tcp', '/proc/net/tcp6'];
+const lookUp = peerLookup(() => Promise.all(PROC_TABLES.map((file) => readFile(file, 'utf8').catch(() => ''))));
 
 const known = new WeakMap<Socket, Promise<number | null>>();
 /** The uid owning the client end of a connection this server accepted (looked up once per connection), or null when the system does not say (not Linux, another network namespace). */
 export function peerUid(socket: Socket): Promise<number | null> {
   let uid = known.get(socket);
   if (!uid) {
-    uid = new Promise((resolve) => {
-      if (waiting.length === 0) setImmediate(() => void lookUp());
-      waiting.push({ socket, resolve });
-    });
+    uid = lookUp(socket);
     known.set(socket, uid);
   }
   return uid;

@@ -1,11 +1,11 @@
-import { close, closeSync, constants, copyFileSync, existsSync, fstatSync, fsync, ftruncateSync, lstatSync, open, readdirSync, rmSync, statSync } from 'node:fs';
+import { close, closeSync, constants, copyFileSync, existsSync, fsync, lstatSync, open, readdirSync, rmSync, statSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LowSync } from 'lowdb';
 import type { TroupeEvent } from '../engine/event-map.js';
 import { UserError } from '../errors.js';
 import { redactedJson, redactorFrom, type Redactor } from '../llm/redact.js';
-import { documentStamp, encodeSlot, newestSlot, nextSlotOffset, type SlotAt } from './checkpoint-slots.js';
+import { createdSlot, documentInFile, documentStamp, encodeSlot, newestSlot, nextSlotOffset, OWN_FILE_STAMP, type SlotAt } from './checkpoint-slots.js';
 import { checkDataDir, dataDirError } from './data-dir.js';
 import { asyncFs, createNewFile, DocumentFile, fsyncOf, NODE_DOCUMENT_FS, readOwnFile, syncDirectoryAsync, type DocumentFs } from './document-file.js';
 import { CHAIN_START } from './journal-chain.js';
@@ -77,9 +77,10 @@ function isCachedListing(entry: unknown): entry is CachedListing {
 
 /**
  * Sessions under `<dataDir>/sessions/`: per session a document `<id>.json` (metadata and the checkpoint it was
- * created with), its later checkpoints `<id>.checkpoint` (whole documents in two slots written in place: see
- * checkpoint-slots.ts; sessions of older troupes rewrote `<id>.json` instead, and still load), an append-only
- * journal `<id>.jsonl` (one line per step) and a lock file; `index.json` caches the listings `troupe sessions` shows.
+ * created with, and its later checkpoints: whole documents in two slots written in place into the same file, see
+ * checkpoint-slots.ts; sessions of earlier troupes keep theirs in `<id>.checkpoint`, and older ones rewrote
+ * `<id>.json`: both still load), an append-only journal `<id>.jsonl` (one line per step) and a lock file;
+ * `index.json` caches the listings `troupe sessions` shows.
  */
 export class LowdbStore implements Store {
   readonly dir: string;
@@ -135,7 +136,7 @@ export class LowdbStore implements Store {
     return join(this.dir, `${checkId(id)}.lock`);
   }
 
-  /** Path of a session's checkpoint slots (see checkpoint-slots.ts). */
+  /** Path of the checkpoint slots of a session made by an earlier troupe (see checkpoint-slots.ts; later ones keep theirs in `<id>.json`). */
   slotsOf(id: string): string {
     return join(this.dir, `${checkId(id)}.checkpoint`);
   }
@@ -176,45 +177,31 @@ export class LowdbStore implements Store {
         await mkdir(this.dir, { recursive: true });
         created = await this.createFiles(files, doc.id, bytes);
       }
-      const { lock: locking, document, journal, slots } = created;
-      const slotsFd = 'fd' in slots ? slots.fd : null;
+      const { lock: locking, document, journal } = created;
       if ('error' in locking) {
         // Another process holding the session may have opened the document made here: what was made is left to it.
         // A lock path that is no lock file (a directory, a FIFO) lets no one open the session: what was made is removed.
         const held = locking.error instanceof SessionLockedError;
         if ('fd' in document && document.fd !== null) (held ? closeSync : (fd: number) => dropFile(fd, files.path))(document.fd);
         if ('fd' in journal) (held ? closeSync : (fd: number) => dropFile(fd, files.journal))(journal.fd);
-        if (slotsFd !== null) (held ? closeSync : (fd: number) => dropFile(fd, files.slots))(slotsFd);
         throw locking.error;
       }
       locked = true;
       const exists = () => new UserError(`session ${doc.id} already exists in ${this.dir} — choose another id`);
       const documentFd = 'fd' in document ? document.fd : null;
-      if (documentFd === null || 'error' in journal || 'error' in slots) {
+      if (documentFd === null || 'error' in journal) {
         // What one of them made is removed when another failed (a session there already, a full disk).
         if (documentFd !== null) dropFile(documentFd, files.path);
         if ('fd' in journal) dropFile(journal.fd, files.journal);
-        if (slotsFd !== null) dropFile(slotsFd, files.slots);
         if ('error' in document) throw document.error;
-        if (documentFd === null || ('error' in journal && (journal.error as NodeJS.ErrnoException).code === 'EEXIST')) throw exists();
-        throw 'error' in journal ? journal.error : (slots as { error: unknown }).error;
-      }
-      let ownSlots = slotsFd;
-      if (ownSlots === null) {
-        // Slots left at the name by a session of this id that is gone (the document's create is the check that none is
-        // there); a link or anything but a file there is refused, and what was made is removed.
-        try {
-          ownSlots = this.openSlots(files.slots, true);
-        } catch (error) {
-          dropFile(documentFd, files.path);
-          dropFile(journal.fd, files.journal);
-          throw error;
-        }
+        const failed = 'error' in journal ? (journal.error as NodeJS.ErrnoException) : null;
+        if (documentFd === null || failed?.code === 'EEXIST') throw exists();
+        throw failed;
       }
       const writer = this.writer(files.journal, undefined, journal.fd);
-      const stamp = documentStamp(fstatSync(documentFd, { bigint: true }));
-      const handle = this.handle(first, writer, files, { fd: ownSlots, last: null, stamp }, documentFd);
-      return handle;
+      // Its checkpoints go into the document's own file, clear of the document as created (see documentInFile).
+      const slots = { fd: documentFd, path: files.path, last: createdSlot(bytes.length), stamp: OWN_FILE_STAMP };
+      return this.handle(first, writer, files, slots, documentFd);
     } catch (error) {
       if (locked) dropLock(lock);
       throw dataDirError(error, this.dataDir, 'save the session');
@@ -222,12 +209,13 @@ export class LowdbStore implements Store {
   }
 
   /**
-   * A new session's four files, created off the loop at once (one wait on the thread pool, not four one after the
+   * A new session's three files, created off the loop at once (one wait on the thread pool, not three one after the
    * other: at 1,000 sessions created at once each waited its turn behind every other session's): its lock (see
    * acquireNewLock), its document with its first checkpoint at its own name (O_EXCL: that create is the check that no
-   * session is there, and there is nothing to replace: no temp file, flush and rename), its empty journal (O_EXCL
-   * too: a journal there is a session there) and its empty checkpoint slots (O_EXCL: null when a file is there). Whoever holds the lock decides: another process holding it may have
-   * opened the document made here, so a creator without the lock leaves what it made. `gone`: the directory went away.
+   * session is there, and there is nothing to replace: no temp file, flush and rename; its later checkpoints are
+   * written into it) and its empty journal (O_EXCL too: a journal there is a session there). Whoever holds the lock
+   * decides: another process holding it may have opened the document made here, so a creator without the lock leaves
+   * what it made. `gone`: the directory went away.
    */
   private async createFiles(files: SessionFiles, id: string, bytes: Uint8Array) {
     const settle = <T>(made: Promise<T>) =>
@@ -237,15 +225,10 @@ export class LowdbStore implements Store {
       );
     // Not one create at a time (a queue of the process's creates, to spare the directory's lock the spinning of four
     // thread-pool threads): at 1,000 sessions created at once the median create took 17.6 s, not 7.0 s.
-    const [lock, document, journal, slots] = await Promise.all([
-      settle(acquireNewLock(files.lock, id)),
-      settle(createNewFile(files.path, bytes)),
-      settle(createJournal(files.journal)),
-      settle(createNewFile(files.slots, NO_BYTES)),
-    ]);
+    const [lock, document, journal] = await Promise.all([settle(acquireNewLock(files.lock, id)), settle(createNewFile(files.path, bytes)), settle(createJournal(files.journal))]);
     const missing = (made: { error: unknown } | object) => 'error' in made && (made.error as NodeJS.ErrnoException).code === 'ENOENT';
-    if (missing(lock) && missing(document) && missing(journal)) return { gone: true as const, lock, document, journal, slots };
-    return { gone: false as const, lock, document, journal, slots };
+    if (missing(lock) && missing(document) && missing(journal)) return { gone: true as const, lock, document, journal };
+    return { gone: false as const, lock, document, journal };
   }
 
   async open(id: string, options: { recentEvents?: number } = {}): Promise<OpenedSession> {
@@ -261,7 +244,7 @@ export class LowdbStore implements Store {
       // A document or journal write that died half way (a full disk, a crash) leaves its temp file: the file itself is intact.
       rmSync(join(this.dir, `.${id}.json.tmp`), { force: true });
       rmSync(sealingPathOf(this.journalOf(id)), { force: true });
-      const { file, storedVersion, slot: loadedSlot, stamp } = this.load(id, path);
+      const { file, storedVersion, slots: loadedSlots, stamp } = this.load(id, path);
       let doc = file;
       // A journal from before seals is sealed (and checked) as the file is upgraded; a sealed one is checked first, so a damaged one leaves the file as it was.
       const sealFirst = storedVersion < CHAINED_SINCE;
@@ -284,13 +267,12 @@ export class LowdbStore implements Store {
         journalRules(doc, this.format.version, path),
       );
       if (!sealFirst && storedVersion < this.format.version) doc = this.upgrade(doc, path, storedVersion);
-      // The document as it is now (upgraded or not): the slots written from here supersede it.
-      const documentNow = storedVersion < this.format.version ? documentStamp(statSync(path, { bigint: true })) : stamp;
-      const slots = this.slotsOf(id);
-      // A session of an older troupe has none yet: they are made as it is opened (not on a server's path to a turn).
-      const slotsFd = this.openSlots(slots, false);
+      const upgraded = storedVersion < this.format.version;
+      // A document rewritten by its upgrade holds no slot: the next is written clear of the document as it is now.
+      const ownFile = loadedSlots.path === path;
+      const slots = this.openSlots(id, path, upgraded && ownFile ? { path, last: createdSlot(statSync(path).size) } : loadedSlots, upgraded ? documentStamp(statSync(path, { bigint: true })) : stamp);
       const writer = this.writer(this.journalOf(id), scan);
-      const handle = this.handle(doc, writer, { path, journal: writer.path, slots, lock }, { fd: slotsFd, last: loadedSlot, stamp: documentNow });
+      const handle = this.handle(doc, writer, { path, journal: writer.path, slots: slots.path, lock }, slots);
       return { handle, tail, recent: recent.slice(-keep) };
     } catch (error) {
       dropLock(lock);
@@ -361,12 +343,13 @@ export class LowdbStore implements Store {
 
   /**
    * A session's document as its last checkpoint left it, the one loader of every reader (open, read, show, listing,
-   * fork): the newest whole slot of `<id>.checkpoint` while `<id>.json` is as it was when that slot was written (its
-   * stamp), else `<id>.json` (edited by hand, or rewritten by a troupe from before slots: newer than the slots).
-   * `slot`: where the newest slot lies (the next is written clear of it), null when there is none; `stamp`: the
-   * document file's.
+   * fork). A session made by an earlier troupe with `<id>.checkpoint`: its newest whole slot while `<id>.json` is as it
+   * was when that slot was written (its stamp), else `<id>.json` (edited by hand, or rewritten by a troupe from before
+   * slots: newer than the slots). Any other: the newest whole slot written into `<id>.json`, else the document as
+   * created there (see documentInFile). `slots`: the file the next checkpoint goes to and where its newest slot lies
+   * (the next is written clear of it); `stamp`: the document file's.
    */
-  private load(id: string, path: string): Loaded & { slot: SlotAt | null; stamp: string } {
+  private load(id: string, path: string): Loaded & { slots: LoadedSlots; stamp: string } {
     const bytes = readOwnFile(path, 'a session file');
     const stamp = documentStamp(statSync(path, { bigint: true }));
     const slotsPath = this.slotsOf(id);
@@ -377,13 +360,16 @@ export class LowdbStore implements Store {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
     // A torn slot (a write a crash cut short) is passed over: the one before it stands, and the journal holds the rest.
-    const newest = slots && newestSlot(slots);
-    const slot = newest && { offset: newest.offset, length: newest.length, seq: newest.seq };
+    const inFile = documentInFile(bytes);
+    const inFileWhere = inFile.slot ? `${path} (checkpoint ${inFile.slot.seq})` : path;
+    if (slots === null) return { ...this.parseDocument(id, decodeSessionFile(inFile.body, inFileWhere), inFileWhere), slots: { path, last: inFile.last }, stamp };
+    const newest = newestSlot(slots);
+    const last = newest && { offset: newest.offset, length: newest.length, seq: newest.seq };
     if (newest && newest.stamp === stamp) {
       const where = `${slotsPath} (checkpoint ${newest.seq})`;
-      return { ...this.parseDocument(id, decodeSessionFile(newest.body, where), where), slot, stamp };
+      return { ...this.parseDocument(id, decodeSessionFile(newest.body, where), where), slots: { path: slotsPath, last }, stamp };
     }
-    return { ...this.parseDocument(id, decodeSessionFile(bytes, path), path), slot, stamp };
+    return { ...this.parseDocument(id, decodeSessionFile(inFile.body, inFileWhere), inFileWhere), slots: { path: slotsPath, last }, stamp };
   }
 
   /** A session document's text parsed, migrated and checked, its id that of its file's name. */
@@ -394,18 +380,13 @@ export class LowdbStore implements Store {
   }
 
   /**
-   * Opens a session's checkpoint slots for writing, made when missing (a session of an older troupe), emptied with
-   * `empty` (left by a session of this id that is gone); a link or anything but a file there is refused in one line.
+   * Opens the file a session's checkpoints are written into (see load): its `<id>.checkpoint` (a session of an earlier
+   * troupe), stamped with its document's `stamp`, or its own document; a link or anything but a file there is refused
+   * in one line.
    */
-  private openSlots(path: string, empty: boolean): number {
-    const fd = openOwnFile(path, constants.O_RDWR | constants.O_CREAT, 'a checkpoint file');
-    try {
-      if (empty) ftruncateSync(fd, 0);
-    } catch (error) {
-      closeSync(fd);
-      throw error;
-    }
-    return fd;
+  private openSlots(id: string, path: string, slots: LoadedSlots, stamp: string): OpenSlots {
+    if (slots.path === path) return { ...slots, fd: openOwnFile(path, constants.O_WRONLY, 'a session file'), stamp: OWN_FILE_STAMP };
+    return { ...slots, fd: openOwnFile(this.slotsOf(id), constants.O_WRONLY | constants.O_CREAT, 'a checkpoint file'), stamp };
   }
 
   async ids(): Promise<string[]> {
@@ -637,16 +618,12 @@ export class LowdbStore implements Store {
   /**
    * The handle of an open session. `created` is the descriptor of a document just created and not yet flushed to the
    * disk: it is flushed with the journal's first flush (or a checkpoint's), before the directory is flushed, and at
-   * the latest on close. Checkpoints go to its slots (`slots.fd`, open for the session's life), each clear of the last
-   * one written (`slots.last`): a checkpoint makes and frees no file (see checkpoint-slots.ts).
+   * the latest on close. Checkpoints go to its slots (`slots.fd`, open for the session's life: a new session's is
+   * `created` itself), each clear of the last one written (`slots.last`): a checkpoint makes and frees no file (see
+   * checkpoint-slots.ts).
    */
-  private handle(
-    initial: SessionDocument,
-    writer: JournalWriter,
-    { path, slots: slotsPath, lock }: SessionFiles,
-    slots: { fd: number; last: SlotAt | null; stamp: string },
-    created: number | null = null,
-  ): SessionHandle {
+  private handle(initial: SessionDocument, writer: JournalWriter, { path, lock }: SessionFiles, slots: OpenSlots, created: number | null = null): SessionHandle {
+    const slotsPath = slots.path;
     const id = initial.id;
     const dataDir = this.dataDir;
     const redact = this.redact;
@@ -683,10 +660,10 @@ export class LowdbStore implements Store {
       }
       dropCreated();
     };
-    // Closed without a flush: the document was replaced by one flushed (a checkpoint), or removed.
+    // Closed without a flush: the document was removed, or (its own slots) flushed with a checkpoint; the slots' file closes with the session.
     const dropCreated = () => {
       if (unflushed === null) return;
-      closeSync(unflushed);
+      if (unflushed !== slots.fd) closeSync(unflushed);
       unflushed = null;
     };
     const flushBoth = () => Promise.all([flushJournal(), flushCreated()]);
@@ -722,14 +699,17 @@ export class LowdbStore implements Store {
         latest = next;
         return inTurn(async () => {
           // The journal lines the checkpoint covers reach the disk before the document that points past them (and the
-          // document as created with them: the slots hold the checkpoint, the document names the session).
-          await flushBoth();
+          // document as created with them: the slots hold the checkpoint, the document names the session). Slots in the
+          // document's own file flush it with theirs: a torn or lost slot leaves the document as created, which stands.
+          const inCreated = unflushed !== null && unflushed === slots.fd;
+          await (inCreated ? flushJournal() : flushBoth());
           try {
             const seq = (lastSlot?.seq ?? 0) + 1;
             const slot = encodeSlot(seq, slots.stamp, text);
             const offset = nextSlotOffset(lastSlot, slot.length);
             await fsAsync.writeAt(slots.fd, slot, offset, slotsPath);
             await fsAsync.fsync(slots.fd, slotsPath);
+            if (inCreated) dropCreated();
             lastSlot = { offset, length: slot.length, seq };
             // The slots' name was made with the session: the directory is flushed once for it, as for the journal's.
             if (options.sync === true && !directorySynced) await this.syncSessions();
@@ -797,8 +777,11 @@ function dropFile(fd: number, path: string): void {
 /** Where one session's files are. */
 type SessionFiles = { path: string; journal: string; slots: string; lock: string };
 
-/** A new session's checkpoint slots as created: empty. */
-const NO_BYTES = new Uint8Array(0);
+/** The file a session's checkpoints are written into (its document, or the `<id>.checkpoint` of an earlier troupe's session) and where its newest slot lies. */
+type LoadedSlots = { path: string; last: SlotAt | null };
+
+/** That file open for the session's life, and the stamp its slots carry. */
+type OpenSlots = LoadedSlots & { fd: number; stamp: string };
 
 /** A file's mtime, or -1 when it is missing. */
 function mtimeOf(path: string): number {

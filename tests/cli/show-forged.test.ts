@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanEnv, runCli } from '../helpers/cli.js';
 import { REPO_ROOT } from '../helpers/team.js';
+import { storedDocumentText } from '../helpers/stored-document.js';
 
 // A document planted in the data dir (a cloned repository's .troupe/) names a team directory of its choosing:
 // show and export read only one this user's troupe recorded (sealed), as resume does, else print ids.
@@ -33,7 +34,7 @@ describe('troupe show and export of a session whose document names a team direct
 
   it('not sealed (planted or edited): its directory is not read, the agents are named by id, and a line on stderr says why', async () => {
     const path = join(data, 'sessions', `${id}.json`);
-    const doc = JSON.parse(readFileSync(path, 'utf8'));
+    const doc = JSON.parse(storedDocumentText(path));
     doc.seal = 'f'.repeat(64);
     writeFileSync(path, JSON.stringify(doc));
     for (const args of [

@@ -5,6 +5,7 @@ import { cleanEnv, runCli, testDataDir } from '../helpers/cli.js';
 import { ACTIVE, ALL_HOSTILE, HOSTILE } from '../helpers/hostile-text.js';
 import { REPO_ROOT } from '../helpers/team.js';
 import { tempDirPerTest } from '../helpers/temp-dir.js';
+import { storedDocumentText } from '../helpers/stored-document.js';
 
 const temp = tempDirPerTest('troupe-inject-');
 const env = () => cleanEnv({ TROUPE_DEMO_PACE_MS: '0' });
@@ -23,7 +24,7 @@ describe('nothing from a session reaches the terminal as a control sequence', ()
     }
     for (const text of outputs) expect(text).not.toMatch(ACTIVE);
     // The sessions table cuts the brief after it is made safe: no half sequence.
-    const stored = JSON.parse(readFileSync(join(testDataDir(), 'sessions', `${id}.json`), 'utf8'));
+    const stored = JSON.parse(storedDocumentText(join(testDataDir(), 'sessions', `${id}.json`)));
     expect(stored.brief).toBe(ALL_HOSTILE);
   });
 

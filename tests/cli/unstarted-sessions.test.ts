@@ -47,7 +47,7 @@ describe('a session that never started is not kept', () => {
     const data = dataDir();
     const store = new LowdbStore(data);
     const team = await openSession({ model: new DemoModel(), store, env: {} });
-    expect(readdirSync(join(data, 'sessions')).sort()).toEqual([`${team.id}.checkpoint`, `${team.id}.json`, `${team.id}.jsonl`, `${team.id}.lock`]);
+    expect(readdirSync(join(data, 'sessions')).sort()).toEqual([`${team.id}.json`, `${team.id}.jsonl`, `${team.id}.lock`]);
     // What src/cli/interactive.ts does when /workflow opens the workflow's session.
     await team.stop({ reason: 'user_left', detail: 'the UI moved to the workflow coder_reviewer' });
     expect(readdirSync(join(data, 'sessions')).filter((f) => f.startsWith(team.id))).toEqual([]);

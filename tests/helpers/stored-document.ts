@@ -1,4 +1,5 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { documentInFile } from '../../src/store/checkpoint-slots.js';
 import { LowdbStore } from '../../src/store/lowdb-store.js';
 import type { SessionDocument } from '../../src/store/session-file.js';
 
@@ -13,4 +14,9 @@ export async function editStoredDocument(dataDir: string, id: string, edit: (doc
   edit(doc);
   writeFileSync(store.pathOf(id), JSON.stringify(doc));
   return store.pathOf(id);
+}
+
+/** A session document file's (`<id>.json`) newest document as text: its newest slot, else the document as created (see documentInFile). */
+export function storedDocumentText(path: string): string {
+  return documentInFile(readFileSync(path)).body.toString('utf8');
 }

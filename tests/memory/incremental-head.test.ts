@@ -1,41 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { MemorySchema } from '../../src/config/team-schema.js';
-import { agentById } from '../../src/engine/definition.js';
 import type { EngineEvent } from '../../src/engine/event-map.js';
-import { initialState } from '../../src/engine/step.js';
 import type { ChatMessage } from '../../src/llm/chat-model.js';
 import { Memory } from '../../src/memory/memory.js';
 import type { MovedPins, Pinned } from '../../src/memory/memory-state.js';
 import { fitPinned, PinnedLines, type PinnedFit } from '../../src/memory/pinned-fit.js';
 import { MemoryPromptBuilder } from '../../src/memory/memory-prompt-builder.js';
-import type { PromptInput } from '../../src/memory/prompt-builder.js';
-import type { Summariser } from '../../src/memory/summariser.js';
 import { promptTokens } from '../../src/memory/tokens.js';
-import { studio } from '../helpers/team.js';
+import { input, summariser } from './studio-calls.js';
 
-const team = studio();
 const PERSONAS = ['ceo', 'cfo', 'cmo', 'game_designer'];
-
-function input(personaId: string, inbox: { from: string; text: string } | null): PromptInput {
-  const persona = agentById(team.def, personaId)!;
-  const session = { ...initialState(team.def, { id: 's' }), brief: 'A lighthouse keeper game' };
-  const call = {
-    turnId: 'tx',
-    persona: personaId,
-    path: persona.path,
-    attempt: 1,
-    inbox: inbox ? { kind: 'handoff' as const, from: inbox.from, text: inbox.text, approved: true } : { kind: 'continue' as const },
-  };
-  return { def: team.def, session, call, persona, personaPrompt: team.loaded.prompts[personaId] ?? '' } as PromptInput;
-}
-
-/** A summariser that answers at once (after a microtask), so summaries land between turns as with a fast model. */
-const summariser: Summariser = {
-  summarise: async (job) =>
-    job.kind === 'segment'
-      ? { decisions: [`segment of ${job.turns.length} turns from ${job.turns[0]!.turn}`], discussions: ['the tide chart'], pending: [] }
-      : { decisions: [`merged ${job.summaries.length} summaries`], discussions: [], pending: ['playtest'] },
-};
 
 /**
  * Plays `turns` turns on one memory; before each turn the persona's prompt is built twice: by a builder that

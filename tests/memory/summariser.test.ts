@@ -107,6 +107,41 @@ describe('ModelSummariser', () => {
     await expect(s.summarise(segment)).rejects.toThrow(/timed out/);
   });
 
+  it("never aborts a call by another call's timeout: after a call timed out the next gets a live signal, and calls made at once each their own", async () => {
+    const signals: AbortSignal[] = [];
+    let release: (() => void) | null = null;
+    const answer: ChatResponse = { text: '{"decisions": ["a"]}', toolCalls: [], usage: null, finishReason: 'stop', model: 'm' };
+    // Calls that ask for it hang (until their timeout); the others answer when released.
+    const model = {
+      label: 'by hand',
+      generate: (request: { signal?: AbortSignal; messages: { content: string }[] }) => {
+        signals.push(request.signal!);
+        if (request.messages[1]!.content.includes('hang')) return new Promise<ChatResponse>(() => {});
+        return new Promise<ChatResponse>((resolve) => (release = () => resolve(answer)));
+      },
+    };
+    const s = new ModelSummariser({ model, modelId: 'm', nameOf: names, timeoutMs: 5 });
+    const hanging: SummaryJob = { kind: 'segment', turns: [turn(1, 'general', 'hang')] };
+    await expect(s.summarise(hanging)).rejects.toThrow(/timed out/);
+    expect(signals[0]!.aborted).toBe(true);
+    const next = s.summarise(segment);
+    release!();
+    await expect(next).resolves.toEqual({ decisions: ['a'], discussions: [], pending: [] });
+    expect(signals[1]!.aborted).toBe(false);
+    // A call out that hangs, another made meanwhile that answers: the hanging one's timeout leaves the other's signal live.
+    const hangs = s.summarise(hanging);
+    const meanwhile = s.summarise(segment);
+    release!();
+    await expect(meanwhile).resolves.toEqual({ decisions: ['a'], discussions: [], pending: [] });
+    await expect(hangs).rejects.toThrow(/timed out/);
+    expect(signals[2]!.aborted).toBe(true);
+    expect(signals[3]!.aborted).toBe(false);
+    const last = s.summarise(segment);
+    release!();
+    await last;
+    expect(signals[4]!.aborted).toBe(false);
+  });
+
   it('reports usage of summary calls', async () => {
     const model = new ScriptedModel([{ text: '{"decisions": []}', usage: { promptTokens: 40, completionTokens: 9 } }]);
     const seen: string[] = [];
@@ -132,6 +167,14 @@ describe('the demo summariser', () => {
   it('merges summaries keeping the newest items, bounded', async () => {
     const merged = await demo.summarise({ kind: 'merge', summaries: [summary(1, ['a', 'b']), summary(6, ['c', 'd'])] });
     expect(merged).toEqual({ decisions: ['b', 'c', 'd'], discussions: ['talk 1', 'talk 6'], pending: [] });
+  });
+
+  it('puts each turn on one line with single spaces, whatever whitespace its text has', () => {
+    const texts = ['plain words here', '  lead and trail  ', 'two  spaces', 'tab\there', 'line\nbreak', 'nbsp\u00a0here', 'end\n', ' ', ''];
+    const lines = summaryMessages({ kind: 'segment', turns: texts.map((t, i) => turn(i + 1, 'general', t)) }, names)[1]!
+      .content.split('\n')
+      .slice(1);
+    expect(lines.map((l) => l.slice(l.indexOf('): ') + 3))).toEqual(texts.map((t) => t.replace(/\s+/g, ' ').trim()));
   });
 
   it('merge requests list every summary with its range', () => {

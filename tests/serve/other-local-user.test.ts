@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process';
 import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listen } from '../../src/serve/listen.js';
-import { clientOwners } from '../../src/serve/peer-user.js';
+import { clientOwners, peerLookup } from '../../src/serve/peer-user.js';
 import { serveApp } from '../../src/serve/app.js';
 import { server as testServer } from '../helpers/serve.js';
 
@@ -34,6 +35,31 @@ describe('a server without a token answers only its own user', () => {
     const owners = clientOwners(table);
     expect(owners.get('D431:12C2')).toEqual(new Set([NOBODY]));
     expect(owners.get('12C2:D431')).toEqual(new Set([0]));
+  });
+
+  it('lookups asked for while the tables are read wait for the next read, shared: a read at a time, not a read per connection', async () => {
+    const line = (n: number, client: string, uid: number) => `   ${n}: 0100007F:${client} 0100007F:12C2 01 00000000:00000000 00:00000000 00000000 ${uid}        0 ${n} 1`;
+    const table = [line(0, 'D431', 1000), line(1, 'D432', NOBODY), line(2, 'D433', 1000), line(3, 'D434', 1000)].join('\n');
+    const reads: (() => void)[] = [];
+    const lookUp = peerLookup(() => new Promise((resolve) => reads.push(() => resolve([table]))));
+    const socket = (port: number) => ({ remotePort: port, localPort: 0x12c2 }) as Socket;
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    const first = lookUp(socket(0xd431));
+    await turn();
+    expect(reads).toHaveLength(1);
+    // Three connections arrive, in two turns of the loop, while the first read is under way.
+    const later = [lookUp(socket(0xd432)), lookUp(socket(0xd433))];
+    await turn();
+    later.push(lookUp(socket(0xd434)));
+    await turn();
+    expect(reads).toHaveLength(1);
+    reads[0]!();
+    expect(await first).toBe(1000);
+    await turn();
+    expect(reads).toHaveLength(2);
+    reads[1]!();
+    expect(await Promise.all(later)).toEqual([NOBODY, 1000, 1000]);
+    expect(reads).toHaveLength(2);
   });
 
   it.skipIf(!asRoot)('another user’s request is refused (403, one line), this user’s is answered', async () => {

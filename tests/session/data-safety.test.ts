@@ -119,7 +119,7 @@ describe('data safety', () => {
     session.start('A lighthouse keeper game');
     await session.settled();
     const callsAtFailure = model.calls;
-    const docPath = join(dir, 'sessions', 'doc.checkpoint');
+    const docPath = join(dir, 'sessions', 'doc.json');
     expect(session.fault?.message).toBe(
       `session doc stopped before its next model call: cannot save session doc to ${docPath}: no space left for the data directory ${dir} (TROUPE_DATA_DIR) — free some space or set TROUPE_DATA_DIR to a directory you can write — what was saved before is intact; once that is fixed, continue it with troupe resume doc`,
     );
@@ -154,7 +154,7 @@ describe('data safety', () => {
     session.start('A lighthouse keeper game');
     await session.settled();
     const message = session.fault?.message ?? '';
-    expect(message).toContain(`cannot save session eio to ${join(dir, 'sessions', 'eio.checkpoint')}: EIO: i/o error, write — what was saved before is intact`);
+    expect(message).toContain(`cannot save session eio to ${join(dir, 'sessions', 'eio.json')}: EIO: i/o error, write — what was saved before is intact`);
     expect(message).not.toMatch(/free|space|permission/);
     expect(message.split('\n')).toHaveLength(1);
     await expect(session.stop()).rejects.toThrow(/EIO/);

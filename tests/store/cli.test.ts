@@ -2,12 +2,12 @@ import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newestSlot } from '../../src/store/checkpoint-slots.js';
 import { CHAIN_START, sealLine } from '../../src/store/journal-chain.js';
 import { LowdbStore } from '../../src/store/lowdb-store.js';
 import { parseSessionFile } from '../../src/store/load-file.js';
 import { SESSION_SCHEMA_VERSION } from '../../src/store/session-file.js';
 import { cleanEnv, runCli } from '../helpers/cli.js';
+import { storedDocumentText } from '../helpers/stored-document.js';
 
 let data = '';
 let id = '';
@@ -29,7 +29,7 @@ function copyAs(newId: string, edit: (doc: any) => void): string {
 
 /** A stored session's document as its last checkpoint left it: its newest slot (see checkpoint-slots.ts). */
 function latestDocument(of: string): string {
-  return newestSlot(readFileSync(join(data, 'sessions', `${of}.checkpoint`)))!.body.toString('utf8');
+  return storedDocumentText(join(data, 'sessions', `${of}.json`));
 }
 
 beforeAll(async () => {
@@ -41,12 +41,12 @@ beforeAll(async () => {
 afterAll(() => rmSync(data, { recursive: true, force: true }));
 
 describe('session commands', () => {
-  it('troupe run stores the session under TROUPE_DATA_DIR: a small document, its checkpoint slots, an append-only journal and its lock, released', () => {
+  it('troupe run stores the session under TROUPE_DATA_DIR: a small document with its checkpoint slots, an append-only journal and its lock, released', () => {
     expect(
       readdirSync(join(data, 'sessions'))
         .filter((f) => !f.startsWith('index'))
         .sort(),
-    ).toEqual([`${id}.checkpoint`, `${id}.json`, `${id}.jsonl`, `${id}.lock`]);
+    ).toEqual([`${id}.json`, `${id}.jsonl`, `${id}.lock`]);
     expect(readFileSync(join(data, 'sessions', `${id}.lock`), 'utf8').trim()).toBe('released');
     const file = parseSessionFile(latestDocument(id), 'x').file;
     expect(file.checkpoint.snapshot.turn).toBe(10);

@@ -13,13 +13,13 @@ import { BRIEF, ENV } from './support.js';
 
 const temp = tempDirPerTest('troupe-doc-writes-');
 
-/** The real file system, counting the session's checkpoints (written into its slots) and the flushes of its journal (with its size at the last), of the document and of the sessions directory, in order. */
+/** The real file system, counting the session's checkpoints (written into its slots, in its document's file) and the flushes of its journal (with its size at the last), of the document and of the sessions directory, in order. */
 function countingFs(dir: string, id: string) {
   const counts = { documents: 0, journalFlushes: 0, directoryFlushes: 0, journalFlushedBytes: 0, flushes: [] as string[] };
   const fs: DocumentFs = {
     ...NODE_DOCUMENT_FS,
     writeAtSync(fd, bytes, position, path) {
-      if (basename(path) === `${id}.checkpoint`) counts.documents++;
+      if (basename(path) === `${id}.json`) counts.documents++;
       NODE_DOCUMENT_FS.writeAtSync!(fd, bytes, position, path);
     },
     fsyncSync(fd, path) {

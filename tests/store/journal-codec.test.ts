@@ -16,6 +16,7 @@ import type { ReadSession, Store } from '../../src/store/store.js';
 import { REPO_ROOT, studio } from '../helpers/team.js';
 import { tempDirPerTest } from '../helpers/temp-dir.js';
 import { BRIEF, ENV, fixtureInDataDir } from './support.js';
+import { storedDocumentText } from '../helpers/stored-document.js';
 
 const FIXTURES = join(REPO_ROOT, 'tests', 'fixtures', 'sessions');
 const ID = '6f1c1d0e-8a4b-4c8e-9d7a-1e2f3a4b5c6d';
@@ -139,7 +140,7 @@ describe('journal format 4', () => {
   it('a version-3 session opens, keeps its old lines byte for byte, goes on in the new form and reads back the same events', async () => {
     const { dir, path, journal, oldLines, before } = await continueFixture(3, { type: 'user_approve' });
     expect(existsSync(`${path}.v3.bak`)).toBe(true);
-    expect(JSON.parse(readFileSync(path, 'utf8')).schema).toBe(SESSION_SCHEMA_VERSION);
+    expect(JSON.parse(storedDocumentText(path)).schema).toBe(SESSION_SCHEMA_VERSION);
     const text = readFileSync(journal, 'utf8');
     expect(text.startsWith(oldLines)).toBe(true);
     const added = text.slice(oldLines.length);
@@ -236,7 +237,7 @@ describe('journal format 5', () => {
     const { dir, path, journal, oldLines, before } = await continueFixture(4, { type: 'user_message', text: 'one more pass on the lighthouse, please' });
     expect(oldLines).not.toContain('"packed"');
     expect(existsSync(`${path}.v4.bak`)).toBe(true);
-    expect(JSON.parse(readFileSync(path, 'utf8')).schema).toBe(SESSION_SCHEMA_VERSION);
+    expect(JSON.parse(storedDocumentText(path)).schema).toBe(SESSION_SCHEMA_VERSION);
     const text = readFileSync(journal, 'utf8');
     expect(text.startsWith(oldLines)).toBe(true);
     // From format 8 an arbitration is among the step's events a line leaves out: replayed, not packed.

@@ -19,6 +19,7 @@ import { SESSION_SCHEMA_VERSION } from '../../src/store/session-file.js';
 import { REPO_ROOT, studio } from '../helpers/team.js';
 import { tempDirPerTest } from '../helpers/temp-dir.js';
 import { BRIEF, ENV } from './support.js';
+import { storedDocumentText } from '../helpers/stored-document.js';
 
 const FIXTURES = join(REPO_ROOT, 'tests', 'fixtures', 'sessions');
 const tempDir = tempDirPerTest('troupe-format6-');
@@ -106,7 +107,7 @@ describe('journal format 6: one line per turn', () => {
     const end = JSON.stringify(session.getSnapshot());
     await session.stop();
     expect(existsSync(`${path}.v5.bak`)).toBe(true);
-    expect(JSON.parse(readFileSync(path, 'utf8')).schema).toBe(SESSION_SCHEMA_VERSION);
+    expect(JSON.parse(storedDocumentText(path)).schema).toBe(SESSION_SCHEMA_VERSION);
     const text = readFileSync(journal, 'utf8');
     expect(text.startsWith(oldLines)).toBe(true);
     const added = text.slice(oldLines.length).trimEnd().split('\n');

@@ -13,6 +13,7 @@ import { SESSION_SCHEMA_VERSION, type JournalRecord } from '../../src/store/sess
 import { REPO_ROOT, studio } from '../helpers/team.js';
 import { tempDirPerTest } from '../helpers/temp-dir.js';
 import { ENV, fixtureInDataDir } from './support.js';
+import { storedDocumentText } from '../helpers/stored-document.js';
 
 const FIXTURES = join(REPO_ROOT, 'tests', 'fixtures', 'sessions');
 const ID = 'format7';
@@ -142,7 +143,7 @@ describe('journal format 7: events as rows', () => {
     await session.settled();
     await session.stop();
     expect(existsSync(`${path}.v6.bak`)).toBe(true);
-    expect(JSON.parse(readFileSync(path, 'utf8')).schema).toBe(SESSION_SCHEMA_VERSION);
+    expect(JSON.parse(storedDocumentText(path)).schema).toBe(SESSION_SCHEMA_VERSION);
     const text = readFileSync(journal, 'utf8');
     expect(text.startsWith(oldLines)).toBe(true);
     const added = text

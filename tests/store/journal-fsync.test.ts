@@ -53,8 +53,8 @@ function loggingFs(journal: string, doc: string) {
       log.push(`rename ${basename(from)} ${basename(to)}`);
     },
     writeAtSync(fd, bytes, position, path) {
-      // A checkpoint, into the session's slots (see checkpoint-slots.ts): the journal lines it covers are on the disk already.
-      if (path === doc.replace(/\.json$/, '.checkpoint')) {
+      // A checkpoint, into the session's slots in its document's file (see checkpoint-slots.ts): the journal lines it covers are on the disk already.
+      if (path === doc) {
         const records = (JSON.parse(slotAt(Buffer.from(bytes), 0)!.body.toString('utf8')) as SessionDocument).checkpoint.records;
         atWrite.push({ covered: bytesOfLines(journal, records), size: statSync(journal).size, flushed });
       }
@@ -90,7 +90,7 @@ describe('the journal reaches the disk before a checkpoint that covers it', () =
     expect(atWrite.filter((r) => r.covered > 0).length).toBeGreaterThan(5);
     for (const [i, r] of atWrite.entries()) expect(r.flushed, `rename ${i + 1}`).toBeGreaterThanOrEqual(r.covered);
     expect(log).toContain('fsync s.jsonl');
-    expect(log.indexOf('fsync s.jsonl')).toBeLessThan(log.lastIndexOf('write s.checkpoint'));
+    expect(log.indexOf('fsync s.jsonl')).toBeLessThan(log.lastIndexOf('write s.json'));
     expect(log).not.toContain('rename .s.json.tmp s.json');
   });
 

@@ -11,6 +11,7 @@ import type { StoredEntry } from '../../src/store/store.js';
 import { cleanEnv, runCli } from '../helpers/cli.js';
 import { REPO_ROOT } from '../helpers/team.js';
 import { uninterrupted } from './support.js';
+import { storedDocumentText } from '../helpers/stored-document.js';
 
 const CHILD = join(REPO_ROOT, 'tests', 'store', 'never-started-child.ts');
 const dirs: string[] = [];
@@ -87,7 +88,7 @@ describe('a session killed before its first brief', () => {
     const store = new LowdbStore(data);
     await uninterrupted(store, 'started');
     // As if killed right after its first step, before any checkpoint but the one made at its creation.
-    const doc = JSON.parse(readFileSync(store.pathOf('started'), 'utf8')) as SessionDocument;
+    const doc = JSON.parse(storedDocumentText(store.pathOf('started'))) as SessionDocument;
     writeFileSync(store.pathOf('started'), JSON.stringify({ ...doc, brief: '', checkpoint: { ...doc.checkpoint, records: 0, hash: CHAIN_START, snapshot: doc.base, usage: null } }));
     expect(doc.base).toMatchObject({ status: 'idle', brief: '' });
     // Without a fold its listing is the checkpoint's (never started), yet the journal's inputs keep it.

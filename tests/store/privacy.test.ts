@@ -7,6 +7,7 @@ import { redactDeep, redactedJson, redactorFrom } from '../../src/llm/redact.js'
 import { completion, FakeOpenAIServer } from '../helpers/fake-openai-server.js';
 import { cleanEnv, runCli, runCliProcess, testDataDir } from '../helpers/cli.js';
 import { REPO_ROOT } from '../helpers/team.js';
+import { storedDocumentText } from '../helpers/stored-document.js';
 
 // Not sk-shaped on purpose: the store must catch the configured key itself, not only key-like text.
 const SENTINEL = 'troupe-SENTINEL-key-7f3a9c1e5b';
@@ -81,8 +82,8 @@ describe('privacy', () => {
     const env = cleanEnv({ APP_SECRET: 'awaiting_user', TROUPE_DEMO_PACE_MS: '0' });
     // A real process: the store reads the secrets of its own environment.
     expect((await runCliProcess(['run', '--demo', 'A lighthouse keeper game'], env)).code).toBe(0);
-    // The document as its last checkpoint left it: in its slots (see checkpoint-slots.ts).
-    const doc = readFileSync(join(testDataDir(), 'sessions', readdirSync(join(testDataDir(), 'sessions')).find((f) => f.endsWith('.checkpoint'))!), 'utf8');
+    // The document as its last checkpoint left it: its newest slot (see checkpoint-slots.ts).
+    const doc = storedDocumentText(join(testDataDir(), 'sessions', readdirSync(join(testDataDir(), 'sessions')).find((f) => f.endsWith('.json') && f !== 'index.json')!));
     expect(doc).toContain('"status":"awaiting_user"');
     expect(doc).not.toContain('[redacted]');
     const sessions = await runCliProcess(['sessions'], env);

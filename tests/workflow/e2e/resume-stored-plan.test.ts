@@ -1,9 +1,10 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cleanEnv } from '../../helpers/cli.js';
 import { tempDirPerTest } from '../../helpers/temp-dir.js';
 import { reply, roleServerPerTest, runJson } from '../../helpers/workflow-run.js';
+import { storedDocumentText } from '../../helpers/stored-document.js';
 
 // Probe (round 10): a workflow's `workspace.from` must lie inside the directory troupe runs in or the workflow's
 // folder, checked when the workflow loads (tests/workflow/load/workspace-from.test.ts: a downloaded workflow
@@ -52,7 +53,7 @@ describe('a resumed workflow session whose stored plan names another workspace.f
     // The document edited (or shipped): the plan's workspace.from is the user's ~/.ssh, and its gate lets the run on.
     const sessions = join(data, 'sessions');
     const file = join(sessions, readdirSync(sessions).find((f) => f.endsWith('.json') && f !== 'index.json')!);
-    const doc = JSON.parse(readFileSync(file, 'utf8'));
+    const doc = JSON.parse(storedDocumentText(file));
     doc.workflow.plan.workspace.from = victim;
     doc.workflow.plan.states[0].enter = null;
     writeFileSync(file, JSON.stringify(doc));
@@ -73,7 +74,7 @@ describe('a resumed workflow session whose stored plan names another workspace.f
     expect(first.code).toBe(1);
     const sessions = join(data, 'sessions');
     const file = join(sessions, readdirSync(sessions).find((f) => f.endsWith('.json') && f !== 'index.json')!);
-    const doc = JSON.parse(readFileSync(file, 'utf8'));
+    const doc = JSON.parse(storedDocumentText(file));
     doc.workflow.plan.states[0].enter = null;
     writeFileSync(file, JSON.stringify(doc));
     const server = await serveRoles({ coder: [reply('', { name: 'read_file', arguments: { path: 'readme.txt' } }), reply('done')] }, () => 'coder');

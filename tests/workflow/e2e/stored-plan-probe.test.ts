@@ -10,6 +10,7 @@ import { TOKEN } from '../../helpers/serve.js';
 import { REPO_ROOT, studio } from '../../helpers/team.js';
 import { tempDirPerTest } from '../../helpers/temp-dir.js';
 import { reply, roleServerPerTest, runJson, toolsOf } from '../../helpers/workflow-run.js';
+import { storedDocumentText } from '../../helpers/stored-document.js';
 
 // Probe (round 11) of a session document handed over by someone else (the data dir defaults to `.troupe/` in the
 // working directory, so a cloned repository can ship one). Round 10 made a resumed session trust its stored plan's
@@ -44,7 +45,7 @@ async function heldSession(base: string, data: string, runArgs: string[] = []): 
   expect(first.code).toBe(1);
   const sessions = join(data, 'sessions');
   const file = join(sessions, readdirSync(sessions).find((f) => f.endsWith('.json') && f !== 'index.json')!);
-  return { file, doc: JSON.parse(readFileSync(file, 'utf8')) as StoredDoc };
+  return { file, doc: JSON.parse(storedDocumentText(file)) as StoredDoc };
 }
 
 interface StoredDoc {
