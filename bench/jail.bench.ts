@@ -36,10 +36,10 @@ export default async function jail(): Promise<void> {
       bare: () => time(() => runProcess('/bin/true', [], options)),
       jailed: () => time(() => runProcess(ready.bwrap, [...args, '--', 'true'], options)),
       limited: () => time(() => runProcess(ready.bwrap, [...args, '--', ...limitedCommand(['true'], resources)], options)),
-      // As run_command runs it where troupe may make a pids cgroup (root): made, entered by a sh, removed after.
+      // As run_command runs it where troupe may make cgroups (root): pids and memory, made, entered by a sh, removed after.
       cgroup: () =>
         time(async () => {
-          const group = await commandCgroup(processes);
+          const group = await commandCgroup({ processes, memoryBytes: DEFAULT_TOOL_LIMITS.commandTotalMemoryBytes });
           const jailed = [...args, '--', ...limitedCommand(['true'], resources)];
           const run = group ? inCgroup(group, ready.bwrap, jailed) : { program: ready.bwrap, args: jailed };
           await runProcess(run.program, run.args, options);
@@ -55,11 +55,11 @@ export default async function jail(): Promise<void> {
     const limited = median(samples.limited);
     process.stdout.write(`true, in the jail under its limits: ${ms(limited)} median of ${rounds} (the sh that sets them: ${ms(limited - jailed)}, ${(limited / jailed).toFixed(2)}x)\n`);
     const cgroup = median(samples.cgroup);
-    const usable = (await commandCgroup(1).then(async (g) => (await g?.release(), g))) !== null;
+    const usable = (await commandCgroup({ processes: 1, memoryBytes: DEFAULT_TOOL_LIMITS.commandTotalMemoryBytes }).then(async (g) => (await g?.release(), g))) !== null;
     process.stdout.write(
       usable
-        ? `true, limited, in a pids cgroup:     ${ms(cgroup)} median of ${rounds} (the cgroup: ${ms(cgroup - limited)}, ${(cgroup / limited).toFixed(2)}x)\n`
-        : 'true, limited, in a pids cgroup:     none here (troupe may not make a pids cgroup: not root, or no pids controller)\n',
+        ? `true, limited, in its cgroups:      ${ms(cgroup)} median of ${rounds} (the cgroup: ${ms(cgroup - limited)}, ${(cgroup / limited).toFixed(2)}x)\n`
+        : 'true, limited, in its cgroups:      none here (troupe may not make cgroups: not root, or no pids or memory controller)\n',
     );
     process.stdout.write(`run_command "true" (checks + jail): ${ms(median(samples.tool))} median of ${rounds}\n`);
   } finally {

@@ -13,7 +13,7 @@ export const HEADERS_TIMEOUT_MS = 10_000;
 export const REQUEST_TIMEOUT_MS = 30_000;
 
 /** The process's open-file limits (Linux), or null elsewhere. */
-function procLimits(): string | null {
+export function procLimits(): string | null {
   try {
     return readFileSync('/proc/self/limits', 'utf8');
   } catch {

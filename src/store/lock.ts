@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, linkSync, open, readSync, renameSync, unlinkSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, linkSync, lstatSync, open, readSync, renameSync, unlinkSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { UserError } from '../errors.js';
 import { openOwnFile } from './own-file.js';
@@ -253,6 +253,15 @@ export function acquireLock(path: string, sessionId: string, options: { staleMs?
     const mine = complete && holder.pid === process.pid && (holder.host === null || holder.host === hostname());
     if (mine ? held.has(path) : staleReason(holder, { staleMs, now: now() }) === null) {
       throw new SessionLockedError(sessionId, holder.pid, holder.host !== null && holder.host !== hostname() ? holder.host : null, staleMs);
+    }
+    // Another user's lock (a shared data dir) cannot be written in place: moved aside it was removed and the open failed
+    // with a bare EACCES (or the move with EPERM in a sticky folder). It is left as it is, in one line.
+    const owner = lstatSync(path, { throwIfNoEntry: false })?.uid;
+    const me = process.getuid?.();
+    if (owner !== undefined && me !== undefined && me !== 0 && owner !== me) {
+      throw new LockPathError(
+        `${path} is a lock of another user (uid ${owner}), ${staleReason(holder, { staleMs, now: now() })}: troupe takes over only its own user's locks — that user, or root, removes it`,
+      );
     }
     // Stale or released: move it aside atomically, so of two processes taking over only one has it.
     const aside = `${path}.stale-${process.pid}-${attempt}`;

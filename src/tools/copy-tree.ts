@@ -3,6 +3,7 @@ import { copyFile, lstat, mkdir, readdir, readlink, symlink } from 'node:fs/prom
 import { join } from 'node:path';
 import { UserError } from '../errors.js';
 import { byteSetting, bytes } from './limits.js';
+import { isSecretFile } from './secret-files.js';
 
 /** The setting that bounds what a workspace copy writes. */
 export const COPY_MAX_SETTING = 'TROUPE_WORKSPACE_COPY_MAX_BYTES';
@@ -29,7 +30,7 @@ export interface CopyOptions {
 /**
  * Copies a directory tree: regular files (mode kept), directories, and symlinks as they are (never
  * followed, so a link out of the tree stays a link the tools refuse). Entries named in `skip` (like
- * `.git`), FIFOs, sockets and devices are left out, and so is `avoid` (a real path: the directory the
+ * `.git`), the project's secrets (isSecretFile: `.env`, keys, credentials), FIFOs, sockets and devices are left out, and so is `avoid` (a real path: the directory the
  * workspaces live in, when it lies inside the source), so the copy never copies itself. The files' sizes
  * count against `maxBytes` before each is written: a copy writes a sparse file whole (a 1 TB file of
  * holes would fill the disk), so the file that would pass the bound is refused by name (CopyTooLargeError)
@@ -44,7 +45,7 @@ export async function copyTree(from: string, to: string, options: CopyOptions): 
 async function copyInto(from: string, to: string, options: CopyOptions, budget: { max: number; used: number; root: string }): Promise<void> {
   await mkdir(to, { recursive: true });
   for (const entry of await readdir(from, { withFileTypes: true })) {
-    if (options.skip.includes(entry.name)) continue;
+    if (options.skip.includes(entry.name) || isSecretFile(entry.name, entry.isDirectory())) continue;
     const src = join(from, entry.name);
     const dest = join(to, entry.name);
     if (options.avoid.includes(src)) continue;

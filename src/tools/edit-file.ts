@@ -24,7 +24,7 @@ export const editFileTool = defineTool({
   spec: toolSpec('edit_file', 'Replace one exact piece of text in a file. old_text must occur exactly once (copy it exactly, whitespace included); the edit is refused otherwise.', Args),
   args: Args,
   summary: (a) => `edit_file ${a.path}`,
-  async run(a, { root, limits }) {
+  async run(a, { root, budgetRoot, limits }) {
     if (a.old_text === '') throw new ToolError('old_text is empty; give the exact text to replace (use write_file to create a file)');
     const path = await confineFile(root, a.path);
     refuseGitInternals(path);
@@ -36,7 +36,7 @@ export const editFileTool = defineTool({
     const next = text.slice(0, at) + a.new_text + text.slice(at + a.old_text.length);
     const data = Buffer.from(next, 'utf8');
     if (data.length > limits.maxFileBytes) throw new ToolError(`the edited file would be ${bytes(data.length)}, over the ${bytes(limits.maxFileBytes)} limit for one file`);
-    await withinBudget(root, limits, { size: data.length, replaced: Buffer.byteLength(text, 'utf8') }, () => writeConfined(root, { ...path, exists: true }, data));
+    await withinBudget(budgetRoot, limits, { size: data.length, replaced: Buffer.byteLength(text, 'utf8') }, () => writeConfined(root, { ...path, exists: true }, data));
     const line = text.slice(0, at).split('\n').length;
     return { ok: true, content: `edited ${path.shown} at line ${line}` };
   },

@@ -16,6 +16,9 @@ export interface HostLayout {
 /** Most bytes the jail's private /tmp holds: it is memory, so a command filling it would fill the machine's memory. */
 export const JAIL_TMP_BYTES = 1024 * 1024 * 1024;
 
+/** Most bytes the jail's /dev/shm holds (POSIX shared memory, as Docker's default): the rest of /dev is read-only. */
+export const JAIL_SHM_BYTES = 64 * 1024 * 1024;
+
 /** One command's jail: where it works and what else it may touch. */
 export interface JailSpec {
   /** The workspace (a real path): the only writable place, bound at the same path. */
@@ -83,7 +86,9 @@ export function jailArgs(spec: JailSpec, layout: HostLayout): string[] {
   // settings are not per-PID); root in the jail is root on the host's files, so /proc/sys must not be writable.
   for (const p of layout.procReadOnly) args.push('--ro-bind', p, p);
   for (const h of layout.procHidden) args.push(...(h.dir ? ['--tmpfs', h.path] : ['--ro-bind', '/dev/null', h.path]));
-  args.push('--dev', '/dev', '--size', String(JAIL_TMP_BYTES), '--tmpfs', '/tmp');
+  // bubblewrap's /dev is a memory file system of half the machine's memory, writable: a command filled it (/dev/shm,
+  // or /dev itself) past the bounded /tmp. Only /dev/shm is writable, and bounded.
+  args.push('--dev', '/dev', '--size', String(JAIL_SHM_BYTES), '--tmpfs', '/dev/shm', '--remount-ro', '/dev', '--size', String(JAIL_TMP_BYTES), '--tmpfs', '/tmp');
   if (spec.top) {
     args.push('--ro-bind', spec.top, spec.top, '--bind-try', join(spec.top, '.git'), join(spec.top, '.git'));
   }

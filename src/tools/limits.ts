@@ -22,6 +22,8 @@ export interface ToolLimits {
   commandMemoryBytes: number;
   /** Largest file a command may write (RLIMIT_FSIZE): past it the write fails. */
   commandFileBytes: number;
+  /** Most memory a command's processes hold together (a memory cgroup, where troupe may make one; TROUPE_COMMAND_MAX_MEMORY_BYTES; see jail-cgroup.ts). */
+  commandTotalMemoryBytes: number;
   /** Most processes and threads a command may have at once (RLIMIT_NPROC in the jail's user namespace; the kernel does not hold root to it). */
   commandProcesses: number;
   /** Most bytes one workspace holds on disk: a file tool's write that would pass it is refused, and so is a command once a command has passed it (TROUPE_WORKSPACE_MAX_BYTES; see workspace-budget.ts). */
@@ -32,6 +34,12 @@ export interface ToolLimits {
 
 /** What one workspace may hold unless TROUPE_WORKSPACE_MAX_BYTES says otherwise: 4 GB (room for a copy of the project at its 2 GB bound and the agents' work). */
 export const DEFAULT_WORKSPACE_MAX_BYTES = 4_000_000_000;
+
+/** The setting that bounds the memory a command's processes hold together. */
+export const COMMAND_MEMORY_SETTING = 'TROUPE_COMMAND_MAX_MEMORY_BYTES';
+
+/** What a command's processes may hold together unless TROUPE_COMMAND_MAX_MEMORY_BYTES says otherwise: 4 GiB, one process's RLIMIT_DATA. */
+export const DEFAULT_COMMAND_TOTAL_MEMORY_BYTES = 4 * 1024 ** 3;
 
 /** A byte-count setting from the environment (`name`), `fallback` when unset; a value that is not a positive whole number is refused in one line. */
 export function byteSetting(env: Record<string, string | undefined>, name: string, fallback: number): number {
@@ -53,6 +61,7 @@ export const DEFAULT_TOOL_LIMITS: ToolLimits = {
   commandTimeoutMs: 120_000,
   maxCommandOutputBytes: 60_000,
   commandMemoryBytes: 4 * 1024 ** 3,
+  commandTotalMemoryBytes: DEFAULT_COMMAND_TOTAL_MEMORY_BYTES,
   commandFileBytes: 1024 ** 3,
   commandProcesses: 4096,
   maxWorkspaceBytes: DEFAULT_WORKSPACE_MAX_BYTES,

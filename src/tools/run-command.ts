@@ -54,7 +54,7 @@ export function runCommandTool(policy: CommandPolicy, options: RunCommandOptions
     ),
     args: Args,
     summary: (a) => `run_command ${a.command.length > 100 ? `${a.command.slice(0, 99)}…` : a.command}`,
-    async run(a, { root, limits, signal }) {
+    async run(a, { root, budgetRoot, limits, signal }) {
       const argv = parseCommandLine(a.command);
       const [name, ...args] = argv as [string, ...string[]];
       checkProgramName(policy, name);
@@ -72,29 +72,34 @@ export function runCommandTool(policy: CommandPolicy, options: RunCommandOptions
       if (signal?.aborted) throw new ToolError('the turn was aborted before the command started');
       await checkWorkspacePlace(root);
       // What a command writes cannot be bounded while it runs (no quotas; RLIMIT_FSIZE bounds one file): once commands have filled the workspace past its caps, no other runs.
-      const full = overBudget(await usageOf(root), limits);
+      // The whole clone is held: a subdirectory workspace's commands write its top's .git too.
+      const full = overBudget(await usageOf(budgetRoot), limits);
       if (full) throw new ToolError(`${full}; no more commands run here — make room with write_file (smaller files) or finish with what is there`);
       // A bare name is found by the jail on the same PATH (so the program sees argv[0] as written); a path is passed as resolved.
       const command = name.includes('/') ? program : name;
       const resources = { memoryBytes: limits.commandMemoryBytes, fileBytes: limits.commandFileBytes, processes: limits.commandProcesses };
       const jailed = [...jailArgs(spec, jail.layout), '--', ...limitedCommand([command, ...args], resources)];
-      // Where troupe may make a pids cgroup (root, which RLIMIT_NPROC does not hold), the command runs in one of its own.
-      const group = await commandCgroup(limits.commandProcesses);
+      // Where troupe may make cgroups (root, which RLIMIT_NPROC does not hold), the command runs in its own: its processes, and their memory together.
+      const group = await commandCgroup({ processes: limits.commandProcesses, memoryBytes: limits.commandTotalMemoryBytes });
       const run = group ? inCgroup(group, jail.bwrap, jailed) : { program: jail.bwrap, args: jailed };
+      // bubblewrap passes every open descriptor on: one troupe inherited would reach outside the jail.
       const result = await runProcess(run.program, run.args, {
         cwd: root,
         env: cleanEnv(root, path),
         timeoutMs: limits.commandTimeoutMs,
         maxOutputBytes: limits.maxCommandOutputBytes,
         ...(signal ? { signal } : {}),
-        // bubblewrap passes every open descriptor on: one troupe inherited would reach outside the jail.
         cover: await inheritableDescriptors(),
       });
+      // Measured again now, off the answer: the next check waits for that measure.
+      workspaceChanged(budgetRoot);
+      const memoryKilled = (await group?.memoryKilled()) ?? false;
       // Removed once its last process is gone, after the answer (the jail's processes die with its init, a moment later).
       void group?.release();
-      workspaceChanged(root);
       if (result.spawnError) throw new ToolError(`could not start the sandbox for "${name}": ${result.spawnError}`);
-      const end = ending(result, limits.commandTimeoutMs);
+      const end = memoryKilled
+        ? `${ending(result, limits.commandTimeoutMs)}: its processes passed the ${bytes(limits.commandTotalMemoryBytes)} they may hold together (TROUPE_COMMAND_MAX_MEMORY_BYTES), and the kernel killed one`
+        : ending(result, limits.commandTimeoutMs);
       const dropped = result.droppedBytes > 0 ? `\n[output truncated: ${bytes(result.droppedBytes)} more were left out]` : '';
       const output = result.output === '' && !dropped ? '(no output)' : result.output + dropped;
       return { ok: result.exitCode === 0, content: `${end}\n${output}`, detail: end };

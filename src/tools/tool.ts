@@ -17,6 +17,8 @@ export interface ToolResult {
 /** What every tool runs against: the workspace (a real path, symlinks resolved), the caps, the abort signal. */
 export interface ToolContext {
   root: string;
+  /** What the workspace's budget holds: the directory it was made in (a clone's top, whose `.git` commands write) when root is a subdirectory of it, else root. */
+  budgetRoot: string;
   limits: ToolLimits;
   signal?: AbortSignal;
 }

@@ -3,7 +3,7 @@ import type { ToolSpec } from '../directive/tool.js';
 import { UserError } from '../errors.js';
 import type { CommandPolicy } from './command-policy.js';
 import { editFileTool } from './edit-file.js';
-import { DEFAULT_TOOL_LIMITS, type ToolLimits } from './limits.js';
+import { byteSetting, COMMAND_MEMORY_SETTING, DEFAULT_COMMAND_TOTAL_MEMORY_BYTES, DEFAULT_TOOL_LIMITS, type ToolLimits } from './limits.js';
 import { listFilesTool } from './list-files.js';
 import { readFileTool } from './read-file.js';
 import { runCommandTool } from './run-command.js';
@@ -65,7 +65,13 @@ export function createToolset(options: ToolsetOptions): Toolset {
   } catch {
     throw new UserError(`the workspace ${options.workspace} is not a directory`);
   }
-  const limits: ToolLimits = { ...DEFAULT_TOOL_LIMITS, maxWorkspaceBytes: workspaceMaxBytes(), ...options.limits };
+  const limits: ToolLimits = {
+    ...DEFAULT_TOOL_LIMITS,
+    maxWorkspaceBytes: workspaceMaxBytes(),
+    commandTotalMemoryBytes: byteSetting(process.env, COMMAND_MEMORY_SETTING, DEFAULT_COMMAND_TOTAL_MEMORY_BYTES),
+    ...options.limits,
+  };
+  const budgetRoot = options.top !== undefined ? realpathSync(options.top) : root;
   const all: Record<ToolName, AgentTool<unknown>> = {
     read_file: erase(readFileTool),
     write_file: erase(writeFileTool),
@@ -115,7 +121,7 @@ export function createToolset(options: ToolsetOptions): Toolset {
       const fail = (message: string): ToolOutcome => ({ ...toolFailure(message), tool: call.name, summary: prepared.summary });
       if ('error' in prepared) return fail(prepared.error);
       try {
-        const result = await prepared.tool.run(prepared.args, { root, limits, ...(signal ? { signal } : {}) });
+        const result = await prepared.tool.run(prepared.args, { root, budgetRoot, limits, ...(signal ? { signal } : {}) });
         return { ...result, content: capText(result.content, limits.maxResultChars), tool: call.name, summary: prepared.summary };
       } catch (error) {
         if (error instanceof ToolError) return fail(error.message);

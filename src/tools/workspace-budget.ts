@@ -1,8 +1,9 @@
-import { lstat, readdir } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { lstat } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { byteSetting, bytes, DEFAULT_WORKSPACE_MAX_BYTES, type ToolLimits } from './limits.js';
 import { ToolError } from './tool.js';
 import { MAX_WALK_DEPTH } from './walk.js';
+import { walkUsage, type WorkspaceUsage } from './workspace-measure.js';
 
 /** The setting that bounds what one workspace holds on disk. */
 export const WORKSPACE_MAX_SETTING = 'TROUPE_WORKSPACE_MAX_BYTES';
@@ -12,54 +13,43 @@ export function workspaceMaxBytes(env: Record<string, string | undefined> = proc
   return byteSetting(env, WORKSPACE_MAX_SETTING, DEFAULT_WORKSPACE_MAX_BYTES);
 }
 
-/** What a workspace holds on disk: the blocks its entries use (a sparse file counts what it uses) and how many entries (files, folders, links), `.git` included. */
-export interface WorkspaceUsage {
-  bytes: number;
-  entries: number;
-}
+export type { WorkspaceUsage } from './workspace-measure.js';
 
 /** The caps a workspace's total is held to. */
 export type WorkspaceCaps = Pick<ToolLimits, 'maxWorkspaceBytes' | 'maxWorkspaceEntries'>;
 
-// Each workspace's usage as last measured and kept up to date by the file tools; a command (which writes what it
-// likes) makes it unknown, and the next check measures again.
-const known = new Map<string, WorkspaceUsage>();
+// Each workspace's usage as last measured (or being measured) and kept up to date by the file tools.
+const known = new Map<string, WorkspaceUsage | Promise<WorkspaceUsage>>();
 
 /** What a file of `size` bytes takes on disk (whole 4 KiB blocks), as the measure counts it. */
 export const onDisk = (size: number): number => Math.ceil(size / 4096) * 4096;
 
-/**
- * Adds up the workspace's entries' blocks, links not followed, at most MAX_WALK_DEPTH down. A plain walk by path,
- * not walk.ts's pinned one (a third of the CPU): it only counts, and a folder swapped mid-count is counted as found.
- */
+/** Adds up the workspace's entries' blocks, links not followed, at most MAX_WALK_DEPTH down (see walkUsage), and keeps it as known. */
 export async function measureWorkspace(root: string): Promise<WorkspaceUsage> {
-  const usage: WorkspaceUsage = { bytes: 0, entries: 0 };
-  const count = async (dir: string, depth: number): Promise<void> => {
-    const names = await readdir(dir).catch(() => [] as string[]);
-    const stats = await Promise.all(names.map((name) => lstat(join(dir, name)).catch(() => null)));
-    const below: string[] = [];
-    names.forEach((name, i) => {
-      const s = stats[i];
-      if (!s) return;
-      usage.entries += 1;
-      usage.bytes += s.blocks * 512;
-      if (s.isDirectory() && depth + 1 < MAX_WALK_DEPTH) below.push(join(dir, name));
-    });
-    for (const sub of below) await count(sub, depth + 1);
-  };
-  await count(root, 0);
-  known.set(root, usage);
-  return usage;
+  const measuring = walkUsage(root, MAX_WALK_DEPTH);
+  known.set(root, measuring);
+  try {
+    const usage = await measuring;
+    if (known.get(root) === measuring) known.set(root, usage);
+    return usage;
+  } catch (error) {
+    if (known.get(root) === measuring) known.delete(root);
+    throw error;
+  }
 }
 
-/** The workspace's usage: as known, or measured now. */
+/** The workspace's usage: as known (waiting for a measure under way), or measured now. */
 export async function usageOf(root: string): Promise<WorkspaceUsage> {
-  return known.get(root) ?? (await measureWorkspace(root));
+  return (await known.get(root)) ?? (await measureWorkspace(root));
 }
 
-/** Forgets what a workspace holds (a command ran in it): the next check measures it again. */
+/**
+ * A command ran in the workspace (it writes what it likes): it is measured again now, off the command's answer,
+ * while the model reads it; the next check waits for that measure. What a command wrote can only be known by
+ * walking: the file system's free room (statfs) before and after hides what other programs free meanwhile.
+ */
 export function workspaceChanged(root: string): void {
-  known.delete(root);
+  void measureWorkspace(root).catch(() => undefined);
 }
 
 /** The line saying a workspace is over its caps, or null when it is within them. */

@@ -16,14 +16,14 @@ export const writeFileTool = defineTool({
   spec: toolSpec('write_file', 'Create a file in the workspace, or replace its whole content. Use edit_file to change part of a file.', Args),
   args: Args,
   summary: (a) => `write_file ${a.path}`,
-  async run(a, { root, limits }) {
+  async run(a, { root, budgetRoot, limits }) {
     const data = Buffer.from(a.content, 'utf8');
     if (data.length > limits.maxFileBytes) throw new ToolError(`the content is ${bytes(data.length)}, over the ${bytes(limits.maxFileBytes)} limit for one file`);
     const path = await confineFile(root, a.path);
     refuseGitInternals(path);
     const replaced = path.exists ? ((await lstat(path.real).catch(() => null))?.size ?? 0) : null;
     const folders = replaced === null ? await missingFolders(root, path.real) : 0;
-    const { created } = await withinBudget(root, limits, { size: data.length, replaced, folders }, () => writeConfined(root, path, data));
+    const { created } = await withinBudget(budgetRoot, limits, { size: data.length, replaced, folders }, () => writeConfined(root, path, data));
     return { ok: true, content: `${created ? 'created' : 'wrote'} ${path.shown} (${bytes(data.length)})` };
   },
 });

@@ -1,8 +1,8 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { commandCgroup, pidsCgroupHome, sweepLeftOver } from '../../src/tools/jail-cgroup.js';
+import { commandCgroup, controllerHome, oomKills, sweepLeftOver } from '../../src/tools/jail-cgroup.js';
 import { processInfo } from '../../src/tools/process-info.js';
 import { createToolset } from '../../src/tools/toolset.js';
 import { bwrapMissing } from '../helpers/jail.js';
@@ -14,7 +14,8 @@ import { tempDirPerTest } from '../helpers/temp-dir.js';
 // command ends, but bounds nothing while it runs. Where troupe may make a pids cgroup, each command runs in one.
 const temp = tempDirPerTest('troupe-jail-cgroup-');
 const asRoot = process.getuid?.() === 0;
-const home = pidsCgroupHome(readFileSync('/proc/self/mounts', 'utf8'), readFileSync('/proc/self/cgroup', 'utf8'));
+const home = controllerHome(readFileSync('/proc/self/mounts', 'utf8'), readFileSync('/proc/self/cgroup', 'utf8'), 'pids');
+const memoryHome = controllerHome(readFileSync('/proc/self/mounts', 'utf8'), readFileSync('/proc/self/cgroup', 'utf8'), 'memory');
 // A cgroup a troupe process that is gone left (it exited before its last command's cgroup could be removed).
 const gone = spawnSync(process.execPath, ['-e', '0']).pid;
 const leftOver = home ? join(home.dir, `troupe-${gone}-1`) : null;
@@ -25,16 +26,35 @@ if (leftOver) {
     // Not allowed here: the tests below are skipped.
   }
 }
-const probe = await commandCgroup(1);
+const probe = await commandCgroup({ processes: 1, memoryBytes: 64 * 1024 ** 2 });
+// Whether this process may make a memory cgroup (found apart from troupe's, so the test runs where troupe should use one).
+const memoryGroup = (() => {
+  if (!memoryHome) return false;
+  const dir = join(memoryHome.dir, `troupe-test-${process.pid}`);
+  try {
+    mkdirSync(dir);
+    rmdirSync(dir);
+    return true;
+  } catch {
+    return false;
+  }
+})();
 await probe?.release();
 
-describe('pidsCgroupHome', () => {
-  it('finds the pids hierarchy of cgroup v1, else cgroup v2, from the mounts and this process’s cgroups', () => {
+describe('controllerHome', () => {
+  it('finds the pids or memory hierarchy of cgroup v1, else cgroup v2, from the mounts and this process’s cgroups', () => {
     const v1Mounts = 'cgroup /sys/fs/cgroup/memory cgroup rw,relatime,memory 0 0\ncgroup /sys/fs/cgroup/pids cgroup rw,relatime,pids 0 0\ncgroup2 /sys/fs/cgroup/unified cgroup2 rw 0 0\n';
     const cgroups = '8:pids:/ci/job\n4:memory:/x\n0::/user.slice\n';
-    expect(pidsCgroupHome(v1Mounts, cgroups)).toEqual({ dir: '/sys/fs/cgroup/pids/ci/job', v2: false });
-    expect(pidsCgroupHome('cgroup2 /sys/fs/cgroup cgroup2 rw,nosuid 0 0\n', '0::/user.slice/app.scope\n')).toEqual({ dir: '/sys/fs/cgroup/user.slice/app.scope', v2: true });
-    expect(pidsCgroupHome('proc /proc proc rw 0 0\n', '')).toBeNull();
+    expect(controllerHome(v1Mounts, cgroups, 'pids')).toEqual({ dir: '/sys/fs/cgroup/pids/ci/job', v2: false });
+    expect(controllerHome(v1Mounts, cgroups, 'memory')).toEqual({ dir: '/sys/fs/cgroup/memory/x', v2: false });
+    expect(controllerHome('cgroup2 /sys/fs/cgroup cgroup2 rw,nosuid 0 0\n', '0::/user.slice/app.scope\n', 'memory')).toEqual({ dir: '/sys/fs/cgroup/user.slice/app.scope', v2: true });
+    expect(controllerHome('proc /proc proc rw 0 0\n', '', 'pids')).toBeNull();
+  });
+
+  it('reads how many processes the kernel killed for memory (v1 memory.oom_control, v2 memory.events)', () => {
+    expect(oomKills('oom_kill_disable 0\nunder_oom 0\noom_kill 2\n')).toBe(2);
+    expect(oomKills('low 0\nhigh 0\nmax 5\noom 1\noom_kill 1\n')).toBe(1);
+    expect(oomKills('')).toBe(0);
   });
 });
 
@@ -51,6 +71,29 @@ describe.skipIf(bwrapMissing || !asRoot || probe === null)('a jailed command of 
     // An ordinary command runs as before.
     expect((await tools.run({ name: 'run_command', arguments: JSON.stringify({ command: "sh -c 'echo hi'" }) })).content).toBe('exit code 0\nhi\n');
   });
+});
+
+// Hostile: RLIMIT_DATA bounds each process of a command (4 GiB), not the command: two processes each under it
+// (a build's workers, or a sh starting many) held the machine's memory together. A memory cgroup holds them all.
+describe.skipIf(bwrapMissing || !asRoot || !memoryGroup)('a jailed command whose processes together pass its memory limit', () => {
+  it('has one killed by the kernel, and the answer says why; its cgroups are removed after', async () => {
+    const ws = temp();
+    const MiB = 1024 ** 2;
+    const tools = createToolset({ workspace: ws, commands: { mode: 'allow', allow: ['sh'] }, limits: { commandMemoryBytes: 1024 * MiB, commandTotalMemoryBytes: 320 * MiB } });
+    // Two processes, each holding 200 MiB (touched, so resident): under the per-process limit, together past 320 MiB.
+    // Each says it holds its memory (a file named by its argument and pid), waits until both do (20 s at most), then
+    // prints what it held: both print only if both held 200 MiB at once.
+    const hold = (tag: string) =>
+      `node -e 'const fs = require(\\"fs\\"); const b = Buffer.alloc(200 * 1024 * 1024, 1); const me = process.argv[1]; fs.writeFileSync(me + process.pid, me); const s = new Int32Array(new SharedArrayBuffer(4)); const end = Date.now() + (me === \\"alone-\\" ? 0 : 20000); while (fs.readdirSync(\\".\\").filter((n) => n.startsWith(me)).length < 2 && Date.now() < end) Atomics.wait(s, 0, 0, 20); console.log(b.length)' ${tag}`;
+    const both = `sh -c "${hold('pair-')} & ${hold('pair-')} & wait"`;
+    const result = await tools.run({ name: 'run_command', arguments: JSON.stringify({ command: both }) });
+    expect(result.content.match(/209715200/g)?.length ?? 0).toBeLessThan(2);
+    expect(result.content).toMatch(/its processes passed the 335\.5 MB they may hold together \(TROUPE_COMMAND_MAX_MEMORY_BYTES\), and the kernel killed one/);
+    await until(async () => readdirSync(memoryHome!.dir).every((name) => !name.startsWith(`troupe-${process.pid}-`)), 'the command’s memory cgroup to be removed');
+    // One process alone fits.
+    const one = await tools.run({ name: 'run_command', arguments: JSON.stringify({ command: `sh -c "${hold('alone-')}"` }) });
+    expect(one.content).toBe('exit code 0\n209715200\n');
+  }, 60_000);
 });
 
 describe('sweepLeftOver', () => {

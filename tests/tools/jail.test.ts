@@ -5,7 +5,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { fingerprint } from '../helpers/fingerprint.js';
 import { tempDirPerTest } from '../helpers/temp-dir.js';
 import type { CommandPolicy } from '../../src/tools/command-policy.js';
-import { JAIL_TMP_BYTES, jailArgs, jailPath, unjailable, type HostLayout } from '../../src/tools/jail.js';
+import { JAIL_SHM_BYTES, JAIL_TMP_BYTES, jailArgs, jailPath, unjailable, type HostLayout } from '../../src/tools/jail.js';
 import { readHostLayout } from '../../src/tools/jail-host.js';
 import { bwrapMissing } from '../helpers/jail.js';
 import { createToolset, type ToolsetOptions } from '../../src/tools/toolset.js';
@@ -32,8 +32,9 @@ describe('the jail, as arguments', () => {
     const pairs = (flag: string) => args.flatMap((a, i) => (a === flag ? [args[i + 1]] : []));
     expect(pairs('--bind')).toEqual(['/data/ws']);
     expect(pairs('--ro-bind')).toEqual(['/usr', '/lib64', '/etc/ld.so.cache', '/etc/passwd', '/proc/sys', '/dev/null']);
-    expect(pairs('--tmpfs')).toEqual(['/proc/acpi', '/tmp']);
+    expect(pairs('--tmpfs')).toEqual(['/proc/acpi', '/dev/shm', '/tmp']);
     expect(args.join(' ')).toContain(`--size ${JAIL_TMP_BYTES} --tmpfs /tmp`);
+    expect(args.join(' ')).toContain(`--dev /dev --size ${JAIL_SHM_BYTES} --tmpfs /dev/shm --remount-ro /dev`);
     expect(args.slice(-7)).toEqual(['--bind', '/data/ws', '/data/ws', '--chdir', '/data/ws', '--remount-ro', '/']);
     expect(jailArgs({ workspace: '/data/ws', network: true }, LAYOUT)).toContain('--share-net');
   });
@@ -143,6 +144,17 @@ describe.skipIf(bwrapMissing)('the jail, running', () => {
   it('the private /tmp is bounded (it is memory)', async () => {
     const result = await run(`sh -c 'df -k /tmp | tail -1'`, { mode: 'allow', allow: ['sh'] });
     expect(result.content).toMatch(new RegExp(`^exit code 0\\ntmpfs\\s+${JAIL_TMP_BYTES / 1024}\\s`));
+  });
+
+  // probe15, hostile: bubblewrap's /dev is a writable memory file system of half the machine's memory; a command wrote
+  // past the bounded /tmp there (/dev/shm, or /dev itself), holding the machine's memory until it ended.
+  it('/dev is read-only but its devices, and /dev/shm is writable and bounded (it is memory too)', async () => {
+    const policy = { mode: 'allow' as const, allow: ['sh'] };
+    expect((await run(`sh -c 'echo x > /dev/filler'`, policy)).content).toMatch(/Read-only file system/);
+    const shm = await run(`sh -c 'df -k /dev/shm | tail -1; head -c ${2 * JAIL_SHM_BYTES} /dev/zero > /dev/shm/filler; echo x > /dev/null && echo null-ok'`, policy);
+    expect(shm.content).toMatch(new RegExp(`^exit code 0\\ntmpfs\\s+${JAIL_SHM_BYTES / 1024}\\s`));
+    expect(shm.content).toMatch(/No space left on device/);
+    expect(shm.content).toMatch(/null-ok/);
   });
 
   it('a workspace that holds the system is refused', async () => {

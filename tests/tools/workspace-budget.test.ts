@@ -1,9 +1,12 @@
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { gitIn } from '../helpers/git-repo.js';
 import { bwrapMissing } from '../helpers/jail.js';
+import { until } from '../helpers/serve.js';
 import { tempDirPerTest } from '../helpers/temp-dir.js';
 import { createToolset } from '../../src/tools/toolset.js';
+import { createWorkspace } from '../../src/tools/workspace.js';
 import { measureWorkspace, workspaceMaxBytes } from '../../src/tools/workspace-budget.js';
 
 // probe14: a model-driven agent could fill the disk with many files, each under the per-file limit (1 MB): write_file
@@ -81,5 +84,55 @@ describe.skipIf(bwrapMissing)('a workspace filled by commands', () => {
     // Shrinking is allowed; back under the limit, commands run again.
     for (let i = 0; i < 16; i++) expect((await write(tools, `f${i}`, '')).ok).toBe(true);
     expect((await run('node -e 1')).ok).toBe(true);
+  });
+
+  // Hostile: many empty folders take few blocks; the walk after the command counts them as entries.
+  it('many empty folders made by a command pass the entries limit: the next command is refused', async () => {
+    const ws = temp();
+    const tools = createToolset({ workspace: ws, commands: { mode: 'allow', allow: ['node'] }, limits: { maxWorkspaceEntries: 200 } });
+    const run = (command: string) => tools.run({ name: 'run_command', arguments: JSON.stringify({ command }) });
+    expect((await run('node -e 1')).ok).toBe(true);
+    expect((await run(`node -e "for (let i = 0; i < 500; i++) require('fs').mkdirSync('d' + i)"`)).ok).toBe(true);
+    expect((await run('node -e 1')).content).toBe(
+      'Error: the workspace holds 500 files and folders, over its limit of 200; no more commands run here — make room with write_file (smaller files) or finish with what is there',
+    );
+  });
+
+  // Hostile: the file system's free room (statfs) before and after a command hid what it wrote whenever something else
+  // on the disk freed as much meanwhile (another agent's workspace, other programs; in the suite, other tests' folders).
+  it('what a command wrote counts even when space elsewhere is freed while it runs', async () => {
+    const ws = temp();
+    const elsewhere = temp();
+    writeFileSync(join(elsewhere, 'old.bin'), Buffer.alloc(2048 * KiB, 1));
+    const tools = createToolset({ workspace: ws, commands: { mode: 'allow', allow: ['node'] }, limits: { maxWorkspaceBytes: 256 * KiB } });
+    const run = (command: string) => tools.run({ name: 'run_command', arguments: JSON.stringify({ command }) });
+    expect((await run('node -e 1')).ok).toBe(true);
+    const wait = "const s=new Int32Array(new SharedArrayBuffer(4));while(!fs.existsSync('go'))Atomics.wait(s,0,0,20)";
+    const writing = run(`node -e "const fs=require('fs');fs.writeFileSync('new.bin',Buffer.alloc(1048576,1));fs.writeFileSync('written','');${wait}"`);
+    await until(async () => existsSync(join(ws, 'written')), 'the command to write');
+    rmSync(join(elsewhere, 'old.bin'));
+    writeFileSync(join(ws, 'go'), '');
+    expect((await writing).ok).toBe(true);
+    expect((await run('node -e 1')).content).toMatch(/^Error: the workspace holds 1\.\d MB, over its 262\.1 KB limit/);
+  });
+
+  // Hostile: a subdirectory workspace of a clone sees the clone's top read-only but its .git writable (so git works);
+  // only the subdirectory was measured, so commands could fill the disk through ../.git unseen.
+  it('a clone subdirectory workspace is held as the whole clone: what commands write in the top .git counts', async () => {
+    const repo = join(temp(), 'repo');
+    mkdirSync(join(repo, 'pkg'), { recursive: true });
+    writeFileSync(join(repo, 'pkg', 'index.js'), '1\n');
+    const git = gitIn(repo);
+    git('init', '-q');
+    git('add', '.');
+    git('commit', '-qm', 'init');
+    const ws = await createWorkspace({ root: join(temp(), 'session'), name: 'w', from: join(repo, 'pkg'), git: true });
+    expect(ws.dir).not.toBe(ws.home);
+    const tools = createToolset({ workspace: ws.dir, top: ws.home, commands: { mode: 'allow', allow: ['node'] }, limits: { maxWorkspaceBytes: 512 * KiB } });
+    const run = (command: string) => tools.run({ name: 'run_command', arguments: JSON.stringify({ command }) });
+    const fill = await run(`node -e "for (let i = 0; i < 16; i++) require('fs').writeFileSync('../.git/junk' + i, Buffer.alloc(65536, 1))"`);
+    expect(fill.ok).toBe(true);
+    expect(statSync(join(ws.home, '.git', 'junk15')).size).toBe(65536);
+    expect((await run('node -e 1')).content).toMatch(/^Error: the workspace holds 1\.\d MB, over its 524\.3 KB limit/);
   });
 });

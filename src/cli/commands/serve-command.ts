@@ -4,6 +4,7 @@ import { tokenProblem } from '../../serve/serve-token.js';
 import { teamFor } from '../common.js';
 import { storeFor } from '../store-for.js';
 import { printer, type CliIo } from '../io.js';
+import { maxConnectionsSetting } from '../serve-settings.js';
 import { modelFromEnv } from '../../llm/from-env.js';
 import { paced, resumeModel } from '../models.js';
 import { serveApp } from '../../serve/app.js';
@@ -24,10 +25,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   if (weak) throw new UsageError(weak);
   const maxSessions = Number(io.env.TROUPE_SERVE_MAX_SESSIONS ?? 1000);
   if (!Number.isInteger(maxSessions) || maxSessions < 1) throw new UsageError(`TROUPE_SERVE_MAX_SESSIONS must be a whole number >= 1, got "${io.env.TROUPE_SERVE_MAX_SESSIONS}"`);
-  const maxConnections = io.env.TROUPE_SERVE_MAX_CONNECTIONS === undefined ? undefined : Number(io.env.TROUPE_SERVE_MAX_CONNECTIONS);
-  if (maxConnections !== undefined && (!Number.isInteger(maxConnections) || maxConnections < 2)) {
-    throw new UsageError(`TROUPE_SERVE_MAX_CONNECTIONS must be a whole number >= 2, got "${io.env.TROUPE_SERVE_MAX_CONNECTIONS}"`);
-  }
+  const maxConnections = maxConnectionsSetting(io.env);
   const { team, dir } = teamFor(args, io);
   const host = new SessionHost({
     store: storeFor(io),

@@ -2,6 +2,7 @@ import type { CliArgs } from '../args.js';
 import { UsageError } from '../args.js';
 import { teamFor } from '../common.js';
 import { printer, type CliIo } from '../io.js';
+import { maxConnectionsSetting, maxStreamsSetting } from '../serve-settings.js';
 import { modelFromEnv } from '../../llm/from-env.js';
 import { loadPriceTable } from '../../usage/price-table.js';
 import { registerDeployment } from '../../serve/restate/admin.js';
@@ -24,6 +25,8 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   if (identityKeys.length === 0 && !LOOPBACK.has(host)) {
     throw new UsageError(`worker: listening on ${host} needs TROUPE_RESTATE_IDENTITY_KEYS (the Restate cluster's publickeyv1_… key), or listen on 127.0.0.1`);
   }
+  const maxConnections = maxConnectionsSetting(io.env);
+  const maxStreams = maxStreamsSetting(io.env);
   const { team } = teamFor(args, io);
   const model = modelFromEnv(io.env, { demo: args.demo });
   const { startWorker } = await loadWorkerModules();
@@ -43,11 +46,13 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
     host,
     log: write,
     identityKeys,
+    ...(maxConnections !== undefined ? { maxConnections } : {}),
+    ...(maxStreams !== undefined ? { maxStreams } : {}),
   });
   write(worker.url);
   const memory = team.loaded.team.memory.enabled ? 'rolling memory' : 'full-history prompts';
   write(
-    `troupe worker · team ${team.def.name} · ${model.label} · ${memory} · ${args.allowWorkflowPaths ? 'workflows by name or path' : 'named workflows only'} · workspaces in ${dataDir} · Ctrl+C stops`,
+    `troupe worker · team ${team.def.name} · ${model.label} · ${memory} · ${args.allowWorkflowPaths ? 'workflows by name or path' : 'named workflows only'} · workspaces in ${dataDir} · at most ${worker.caps.maxConnections} connections and ${worker.caps.maxStreams} streams · Ctrl+C stops`,
   );
   try {
     if (args.register) {

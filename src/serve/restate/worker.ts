@@ -2,11 +2,14 @@ import * as restate from '@restatedev/restate-sdk';
 import { createServer, type ServerHttp2Session } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { loadTokenizer } from '../../memory/tokens.js';
+import { defaultMaxConnections } from '../connection-cap.js';
+import { procLimits } from '../listen.js';
 import { indexObject } from './index-object.js';
 import { learningObject } from './learning-object.js';
 import { LiveSender } from './live.js';
 import type { WorkerRuntime } from './object-session.js';
 import { sessionObject } from './session-object.js';
+import { capHttp2Sessions, DEFAULT_MAX_STREAMS, http2Settings } from './session-cap.js';
 
 /** What a worker serves with: the team (every worker of a deployment runs the same one), the model, prices, workflows, its data directory. */
 export interface WorkerOptions extends Omit<WorkerRuntime, 'live'> {
@@ -14,11 +17,17 @@ export interface WorkerOptions extends Omit<WorkerRuntime, 'live'> {
   host: string;
   /** Restate request-identity public keys (`publickeyv1_…`): when given, only that Restate cluster may call the worker. */
   identityKeys?: string[];
+  /** Connections (HTTP/2 sessions) held at once; default half the open-file limit, as `troupe serve` (TROUPE_SERVE_MAX_CONNECTIONS). */
+  maxConnections?: number;
+  /** Streams (invocations in flight) open at once across them; default DEFAULT_MAX_STREAMS (TROUPE_WORKER_MAX_STREAMS). */
+  maxStreams?: number;
 }
 
 /** A running worker: the URL Restate calls it on, and how to stop it. */
 export interface RunningWorker {
   url: string;
+  /** The caps it holds to. */
+  caps: { maxConnections: number; maxStreams: number };
   close(): Promise<void>;
 }
 
@@ -31,7 +40,7 @@ const LEVELS = new Set(['warn', 'error']);
  */
 export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   const live = new LiveSender();
-  const { port: _port, host: _host, identityKeys: _keys, ...runtime } = o;
+  const { port: _port, host: _host, identityKeys: _keys, maxConnections: _connections, maxStreams: _streams, ...runtime } = o;
   const handler = restate.createEndpointHandler({
     services: [sessionObject({ ...runtime, live }), indexObject(), learningObject()],
     ...(o.identityKeys?.length ? { identityKeys: o.identityKeys } : {}),
@@ -50,7 +59,9 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
         );
     },
   });
-  const server = createServer(handler);
+  const caps = { maxSessions: o.maxConnections ?? defaultMaxConnections(procLimits()), maxStreams: o.maxStreams ?? DEFAULT_MAX_STREAMS };
+  const server = createServer({ settings: http2Settings(caps) }, handler);
+  capHttp2Sessions(server, caps);
   const sessions = new Set<ServerHttp2Session>();
   server.on('session', (session) => {
     sessions.add(session);
@@ -65,6 +76,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://${o.host.includes(':') ? `[${o.host}]` : o.host}:${port}/`,
+    caps: { maxConnections: caps.maxSessions, maxStreams: caps.maxStreams },
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

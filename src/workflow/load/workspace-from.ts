@@ -1,4 +1,5 @@
 import { lstatSync, readFileSync, realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { ConfigIssue } from '../../config/issues.js';
 import { isInside } from '../../config/safe-read.js';
@@ -50,9 +51,11 @@ function repositoryDirs(dotGit: string): string[] {
  * says: unless that `.git` is the user's own (at or above the directory troupe runs in, as a worktree's, and
  * not in the workflow's folder: one shipped there is checked from any directory, the folder itself included),
  * its git directory must lie inside those directories too. A directory that does not exist is left to the
- * workspace's own error when it is made.
+ * workspace's own error when it is made. Nor may it hold the user's home directory (`home`, default the process's):
+ * troupe run from home would have a workflow naming "." copy every key and token there (~/.config, ~/.kube, the
+ * seal key) into each agent's workspace, past what the copy leaves out by name (secret-files.ts).
  */
-export function workspaceFromIssue(from: string, options: { cwd: string; file: string; shown: string; git?: boolean }): ConfigIssue | null {
+export function workspaceFromIssue(from: string, options: { cwd: string; file: string; shown: string; git?: boolean; home?: string }): ConfigIssue | null {
   const wanted = real(resolve(options.cwd, from));
   if (wanted === null) return null;
   const cwd = real(options.cwd);
@@ -66,6 +69,13 @@ export function workspaceFromIssue(from: string, options: { cwd: string; file: s
     fix: 'name a directory inside one of them (run troupe from the project the agents should start from)',
   });
   if (!allowed.some((dir) => isInside(dir, wanted))) return issue(`"${from}" is ${wanted}, outside ${where}`);
+  const home = real(options.home ?? homedir());
+  if (home !== null && home !== '/' && isInside(wanted, home)) {
+    return {
+      ...issue(`"${from}" is ${wanted}, which holds your home directory ${home}: its keys and tokens (~/.config, ~/.kube, troupe's seal key) would be copied into every agent's workspace`),
+      fix: 'name the project directory the agents should start from, and run troupe there',
+    };
+  }
   if (!options.git) return null;
   const dotGit = nearestDotGit(wanted);
   if (dotGit === null) return null;
