@@ -47,6 +47,8 @@ let settledCpu = 0;
 let main = 0;
 let settledMain = 0;
 let settledStates = 0;
+let warmingCpu = 0;
+let warmingStates = 0;
 for (let run = 0; run < runs; run++) {
   // BENCH_COUNTS: a line `#run N` (written unbuffered) starts each run, for --trace-opt's lines (bench/synthdev-counts.ts).
   if (process.env.BENCH_COUNTS === '1') writeSync(1, `#run ${run + 1}\n`);
@@ -62,6 +64,12 @@ for (let run = 0; run < runs; run++) {
   if (!result.success) throw new Error(`SynthDev's run failed: ${result.error}`);
   // The first run pays for loading and compiling; the next `warm - 1` for the JIT warming up (troupe has more code to warm).
   if (run === 0) first = (used.user + used.system) / 1000;
+  // Runs 2 to settledFrom: the whole warm-up after loading, where V8 compiles the hot code (when it compiles a function
+  // moves with how much the code runs: a window of runs alone counts it or not).
+  if (run >= 1 && run < settledFrom) {
+    warmingCpu += (used.user + used.system) / 1000;
+    warmingStates += result.states_visited.length;
+  }
   if (run >= settledFrom) {
     settledCpu += (used.user + used.system) / 1000;
     settledMain += usedMain ?? 0;
@@ -74,5 +82,5 @@ for (let run = 0; run < runs; run++) {
   states += result.states_visited.length;
 }
 process.stdout.write(
-  `${JSON.stringify({ cpuPerState: cpu / states, wallPerState: wall / states, statesPerRun: states / measured, firstCpuPerState: first / (states / measured), settledCpuPerState: settledStates ? settledCpu / settledStates : null, mainCpuPerState: mainThreadMs() === null ? null : main / states, settledMainCpuPerState: mainThreadMs() !== null && settledStates ? settledMain / settledStates : null, calls })}\n`,
+  `${JSON.stringify({ cpuPerState: cpu / states, wallPerState: wall / states, statesPerRun: states / measured, firstCpuPerState: first / (states / measured), settledCpuPerState: settledStates ? settledCpu / settledStates : null, warmingCpuPerState: warmingStates ? warmingCpu / warmingStates : null, mainCpuPerState: mainThreadMs() === null ? null : main / states, settledMainCpuPerState: mainThreadMs() !== null && settledStates ? settledMain / settledStates : null, calls })}\n`,
 );

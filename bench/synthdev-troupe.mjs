@@ -58,6 +58,8 @@ let settledCpu = 0;
 let main = 0;
 let settledMain = 0;
 let settledStates = 0;
+let warmingCpu = 0;
+let warmingStates = 0;
 // BENCH_COUNTS: per state of the measured runs, the journal lines written and the evaluations that reached the
 // evaluator (an effect each); a line `#run N` (written unbuffered) starts each run, for --trace-opt's lines (bench/synthdev-counts.ts).
 const counting = process.env.BENCH_COUNTS === '1';
@@ -94,6 +96,11 @@ for (let run = 0; run < runs; run++) {
   // The first run pays for loading and compiling; the next `warm - 1` for the JIT warming up (troupe has more code to warm).
   if (run === 0) first = (used.user + used.system) / 1000;
   if (run === 0 && mode !== 'host' && !process.env.BENCH_NO_POOL_READY) await poolReady();
+  // Runs 2 to settledFrom: the whole warm-up after loading (see bench/synthdev-engine.mjs).
+  if (run >= 1 && run < settledFrom) {
+    warmingCpu += (used.user + used.system) / 1000;
+    warmingStates += visited - 1;
+  }
   if (run >= settledFrom) {
     settledCpu += (used.user + used.system) / 1000;
     settledMain += usedMain ?? 0;
@@ -109,5 +116,5 @@ for (let run = 0; run < runs; run++) {
   states += visited - 1;
 }
 process.stdout.write(
-  `${JSON.stringify({ cpuPerState: cpu / states, wallPerState: wall / states, statesPerRun: states / measured, firstCpuPerState: first / (states / measured), settledCpuPerState: settledStates ? settledCpu / settledStates : null, mainCpuPerState: mainThreadMs() === null ? null : main / states, settledMainCpuPerState: mainThreadMs() !== null && settledStates ? settledMain / settledStates : null, tier: hostTierCounts.tier, sandbox: hostTierCounts.sandbox, ...(counting ? { linesPerState: lines / states, evaluationsPerState: evaluations / states } : {}) })}\n`,
+  `${JSON.stringify({ cpuPerState: cpu / states, wallPerState: wall / states, statesPerRun: states / measured, firstCpuPerState: first / (states / measured), settledCpuPerState: settledStates ? settledCpu / settledStates : null, warmingCpuPerState: warmingStates ? warmingCpu / warmingStates : null, mainCpuPerState: mainThreadMs() === null ? null : main / states, settledMainCpuPerState: mainThreadMs() !== null && settledStates ? settledMain / settledStates : null, tier: hostTierCounts.tier, sandbox: hostTierCounts.sandbox, ...(counting ? { linesPerState: lines / states, evaluationsPerState: evaluations / states } : {}) })}\n`,
 );

@@ -35,6 +35,8 @@ type Figures = {
   statesPerRun: number;
   firstCpuPerState: number;
   settledCpuPerState: number;
+  /** CPU per state over runs 2 to SETTLED_FROM: the whole warm-up after loading (where V8 compiles moves with how much code runs). */
+  warmingCpuPerState: number;
   /** The main thread's own CPU per state (null: no /proc), in both windows. */
   mainCpuPerState: number | null;
   settledMainCpuPerState: number | null;
@@ -72,7 +74,7 @@ export default async function synthdev(): Promise<void> {
     return;
   }
   if (BEFORE) return beforeAndAfter(dir);
-  const { states, cpu, first, settled, main, settledMain, jobs } = await sideBySide(dir, RUNS);
+  const { states, cpu, first, settled, main, settledMain, warming, jobs } = await sideBySide(dir, RUNS);
   const base = median(cpu.synthdev!);
   process.stdout.write(
     `SynthDev's grocery_store_test (its script.js and roles), ${ROUNDS} customer rounds (${states.synthdev} states a run), instant scripted answers; CPU per state, median of ${RUNS} interleaved processes, each measuring ${MEASURED} runs after ${WARM} to warm up:\n`,
@@ -90,6 +92,7 @@ export default async function synthdev(): Promise<void> {
     `  a process's first run (loading and compiling included): SynthDev ${ms(f('synthdev'))}; troupe pool ${ms(f('pool'))} = ${ratio(f('pool'), f('synthdev'))}, calling thread ${ms(f('inline'))} = ${ratio(f('inline'), f('synthdev'))}, host functions ${ms(f('host'))} = ${ratio(f('host'), f('synthdev'))}\n`,
   );
   process.stdout.write(settledLine(settled, ['tier', 'pool', 'inline', 'host']));
+  process.stdout.write(settledLine(warming, ['tier', 'host'], `runs 2-${SETTLED_FROM} (the whole warm-up after loading)`));
   process.stdout.write(mainThreadLine(main, settledMain));
   await synthdevAtLimit(dir);
   await synthdevReading(dir);
@@ -110,10 +113,11 @@ async function beforeAndAfter(dir: string): Promise<void> {
   for (const [name, copy] of variants) {
     const made = copy?.();
     try {
-      const { cpu, settled, main } = await sideBySide(dir, RUNS, made?.file, ['synthdev', 'tier', 'before']);
+      const { cpu, settled, main, warming } = await sideBySide(dir, RUNS, made?.file, ['synthdev', 'tier', 'before']);
       const line = (m: Record<string, number[]>) =>
         `SynthDev ${ms(median(m.synthdev!))}, after ${ms(median(m.tier!))} = ${ratio(median(m.tier!), median(m.synthdev!))}, before ${ms(median(m.before!))} = ${ratio(median(m.before!), median(m.synthdev!))}`;
       process.stdout.write(`  ${name}: runs ${WARM + 1}-${WARM + MEASURED} ${line(cpu)}; runs ${SETTLED_FROM + 1}-${RUNS_PER_PROCESS} ${line(settled)}\n`);
+      process.stdout.write(`    runs 2-${SETTLED_FROM}: ${line(warming)}\n`);
       if (main.synthdev!.length > 0) process.stdout.write(`    main thread alone, runs ${WARM + 1}-${WARM + MEASURED}: ${line(main)}\n`);
     } finally {
       made?.remove();
@@ -121,12 +125,12 @@ async function beforeAndAfter(dir: string): Promise<void> {
   }
 }
 
-/** The runs from SETTLED_FROM on (V8 done compiling), each of `ways` (troupe's runs: tier, pool, inline, host) against SynthDev's: one line. */
-function settledLine(settled: Record<string, number[]>, ways: string[]): string {
+/** The runs from SETTLED_FROM on (V8 done compiling; `runs`: another window, named), each of `ways` (troupe's runs: tier, pool, inline, host) against SynthDev's: one line. */
+function settledLine(settled: Record<string, number[]>, ways: string[], runs = `once compiled (runs ${SETTLED_FROM + 1}-${RUNS_PER_PROCESS} of the same processes)`): string {
   const base = median(settled.synthdev!);
   const names: Record<string, string> = { tier: 'tier', pool: 'pool', inline: 'calling thread', host: 'host functions' };
   const of = (way: string) => `${names[way]} ${ms(median(settled[way]!))} = ${ratio(median(settled[way]!), base)}`;
-  return `  once compiled (runs ${SETTLED_FROM + 1}-${RUNS_PER_PROCESS} of the same processes): SynthDev ${ms(base)}; troupe ${ways.map(of).join(', ')}\n`;
+  return `  ${runs}: SynthDev ${ms(base)}; troupe ${ways.map(of).join(', ')}\n`;
 }
 
 /**
@@ -152,6 +156,7 @@ async function sideBySide(
   settled: Record<string, number[]>;
   main: Record<string, number[]>;
   settledMain: Record<string, number[]>;
+  warming: Record<string, number[]>;
   jobs: { tier: number; sandbox: number };
 }> {
   const states: Record<string, number> = {};
@@ -160,12 +165,14 @@ async function sideBySide(
   const settled: Record<string, number[]> = Object.fromEntries(ways.map((w) => [w, []]));
   const main: Record<string, number[]> = Object.fromEntries(ways.map((w) => [w, []]));
   const settledMain: Record<string, number[]> = Object.fromEntries(ways.map((w) => [w, []]));
+  const warming: Record<string, number[]> = Object.fromEntries(ways.map((w) => [w, []]));
   const jobs = { tier: 0, sandbox: 0 };
   const take = (name: string) => (f: Figures) => {
     states[name] = f.statesPerRun;
     cpu[name]!.push(f.cpuPerState);
     first[name]!.push(f.firstCpuPerState);
     settled[name]!.push(f.settledCpuPerState);
+    warming[name]!.push(f.warmingCpuPerState);
     if (f.mainCpuPerState !== null) main[name]!.push(f.mainCpuPerState);
     if (f.settledMainCpuPerState !== null) settledMain[name]!.push(f.settledMainCpuPerState);
     if (name === 'tier') {
@@ -185,7 +192,7 @@ async function sideBySide(
     before: () => child(join(BEFORE ?? here, 'bench/synthdev-troupe.mjs'), ['tier', rounds, ...windows], dir, workflow).then(take('before')),
   };
   await interleaved(runs, 0, Object.fromEntries(ways.map((w) => [w, all[w]!])));
-  return { states, cpu, first, settled, main, settledMain, jobs };
+  return { states, cpu, first, settled, main, settledMain, warming, jobs };
 }
 
 // The conversation of the run above stays under its max_length (30,000 characters; it reaches about 6,000):

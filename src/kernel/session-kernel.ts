@@ -4,6 +4,7 @@ import { event, type EngineEvent, type TroupeEvent } from '../engine/event-map.j
 import type { EngineInput } from '../engine/input-events.js';
 import type { SessionState } from '../engine/session.js';
 import { step } from '../engine/step.js';
+import { objectList } from '../engine/packed.js';
 import { UserError } from '../errors.js';
 import type { TroupeBus } from './bus.js';
 import type { EffectPort, JournalPort } from './ports.js';
@@ -37,9 +38,15 @@ export class SessionKernel {
   private processing = false;
   private effects: EffectPort | null = null;
   private failure: SessionSaveError | null = null;
-  // Facts stamped for the step that follows them (publishBeforeStep): neither written nor delivered yet.
-  private held: TroupeEvent[] = [];
+  // Facts stamped for the step that follows them (publishBeforeStep): neither written nor delivered yet. One array for
+  // the kernel's life, emptied as a step takes them, holding objects from the start (see objectList).
+  private readonly held: TroupeEvent[] = objectList();
+  // Set while a flush of the held facts is due at the end of this turn of the event loop (see publishBeforeStep).
   private heldTimer: NodeJS.Immediate | null = null;
+  private readonly flushDue = (): void => {
+    this.heldTimer = null;
+    this.flushHeld();
+  };
 
   constructor(
     readonly def: MachineDefinition,
@@ -80,10 +87,15 @@ export class SessionKernel {
   /** Queues an input; it is processed at once unless another is being processed (then right after it). */
   send(input: EngineInput): void {
     if (this.failure) return;
-    this.mailbox.push(input);
-    if (this.processing) return;
+    if (this.processing) {
+      this.mailbox.push(input);
+      return;
+    }
     this.processing = true;
     try {
+      // The input goes straight to the step: the mailbox holds only inputs sent while a step runs (its optimised push
+      // was thrown away when a new session's empty mailbox came in: measured with --trace-deopt).
+      this.process(input);
       for (let next = this.mailbox.shift(); next && !this.failure; next = this.mailbox.shift()) this.process(next);
     } finally {
       this.processing = false;
@@ -127,10 +139,9 @@ export class SessionKernel {
     if (!this.journal?.joinsFacts) return this.publish(e);
     if (this.failure) return;
     this.held.push(this.bus.stamp(e));
-    this.heldTimer ??= setImmediate(() => {
-      this.heldTimer = null;
-      this.flushHeld();
-    });
+    // A flush already due is left due when a step takes the facts (it then finds none): one timer a turn of the
+    // event loop, not one made and cleared for every call (calls answered within one turn share it).
+    if (this.heldTimer === null) this.heldTimer = setImmediate(this.flushDue);
   }
 
   /** Writes and delivers the facts held for a step that did not come (a reader is about to look, or the session stops). */
@@ -146,13 +157,10 @@ export class SessionKernel {
     for (const f of line) this.bus.deliver(f);
   }
 
-  private takeHeld(): TroupeEvent[] {
-    const line = this.held;
-    this.held = [];
-    if (this.heldTimer) {
-      clearImmediate(this.heldTimer);
-      this.heldTimer = null;
-    }
+  /** The held facts, then `more`, in a new array; none are held after. */
+  private takeHeld(more: readonly TroupeEvent[] = []): TroupeEvent[] {
+    const line = this.held.concat(more);
+    this.held.length = 0;
     return line;
   }
 
@@ -181,7 +189,7 @@ export class SessionKernel {
     }
     if (this.journal && (session !== this.state || events.length > 0)) {
       const facts = this.held.length;
-      const line = facts > 0 ? this.takeHeld().concat(events) : events;
+      const line = facts > 0 ? this.takeHeld(events) : events;
       try {
         this.journal.step(input, line, session, facts);
       } catch (error) {

@@ -14,19 +14,26 @@ export type Chain = Pick<ChainStep, 'next' | 'targets'>;
 // A state's requests and chains depend on its plan alone: built once per state, shared by every evaluation
 // that asks for them (they are read, never changed).
 const memos = new WeakMap<StatePlan, Map<string, unknown>>();
-function once<T>(state: StatePlan, what: string, build: () => T): T {
+// The builder and its arguments are passed, not an arrow made at each call (several a state); building is out of line.
+function once<T>(state: StatePlan, what: string, build: (state: StatePlan, plan: WorkflowPlan | undefined) => T, plan?: WorkflowPlan): T {
+  const memo = memos.get(state);
+  if (memo?.has(what)) return memo.get(what) as T;
+  return remember(state, what, build(state, plan));
+}
+
+function remember<T>(state: StatePlan, what: string, value: T): T {
   let memo = memos.get(state);
   if (!memo) {
     memo = new Map();
     memos.set(state, memo);
   }
-  if (!memo.has(what)) memo.set(what, build());
-  return memo.get(what) as T;
+  memo.set(what, value);
+  return value;
 }
 
 /** What the input phase of a state evaluates (a branch's inputs, the debate's subject, a sub-workflow's inputs, the agent's input), if anything. */
 export function inputRequest(state: StatePlan): EvaluationRequest | null {
-  return once(state, 'input', () => buildInputRequest(state));
+  return once(state, 'input', buildInputRequest);
 }
 
 function buildInputRequest(state: StatePlan): EvaluationRequest | null {
@@ -41,7 +48,7 @@ function buildInputRequest(state: StatePlan): EvaluationRequest | null {
 
 /** What choosing a state's next state evaluates: its transition handler, or its transitions (null: the state is final). */
 export function decisionRequest(state: StatePlan): EvaluationRequest | null {
-  return once(state, 'decision', () => buildDecisionRequest(state));
+  return once(state, 'decision', buildDecisionRequest);
 }
 
 function buildDecisionRequest(state: StatePlan): EvaluationRequest | null {
@@ -52,7 +59,7 @@ function buildDecisionRequest(state: StatePlan): EvaluationRequest | null {
 
 /** After a state's entry code: its input, when that needs code. */
 export function afterEnter(state: StatePlan): Chain | undefined {
-  return once(state, 'afterEnter', () => buildAfterEnter(state));
+  return once(state, 'afterEnter', buildAfterEnter);
 }
 
 function buildAfterEnter(state: StatePlan): Chain | undefined {
@@ -62,13 +69,13 @@ function buildAfterEnter(state: StatePlan): Chain | undefined {
 
 /** After a state's after-code: its decision, and what the state it chooses asks for first, when any of it needs code. */
 export function afterAfter(plan: WorkflowPlan, state: StatePlan): Chain | undefined {
-  return once(state, 'afterAfter', () => buildAfterAfter(plan, state));
+  return once(state, 'afterAfter', buildAfterAfter, plan);
 }
 
-function buildAfterAfter(plan: WorkflowPlan, state: StatePlan): Chain | undefined {
+function buildAfterAfter(state: StatePlan, plan: WorkflowPlan | undefined): Chain | undefined {
   const decision = decisionRequest(state);
   if (!decision) return undefined;
-  const targets = targetsOf(plan, decision);
+  const targets = targetsOf(plan!, decision);
   if (!targets && mayDecideInHost(decision)) return undefined;
   return { next: { ...decision, ...(targets ? { targets } : {}) } };
 }

@@ -1,5 +1,6 @@
 import type { ChatMessage } from '../../llm/chat-model.js';
 import type { WorkflowMessage } from './state.js';
+import { objectList } from '../../engine/packed.js';
 
 /** One message as an agent sees it: mirrored for a `user` agent (the others' user turns are its assistant turns and back). */
 function viewOf(m: WorkflowMessage, mirror: boolean): ChatMessage {
@@ -13,6 +14,10 @@ interface Seen {
   view: ChatMessage[];
 }
 
+function seenNothing(): Seen {
+  return { source: objectList(), length: 0, view: objectList() };
+}
+
 /**
  * Contexts as agents see them, each message mapped once: a request reuses what the one before it (for
  * agents who see the conversation the same way) mapped of the messages the two share, and maps only the
@@ -21,7 +26,8 @@ interface Seen {
 export class ContextViews {
   // Each starts as the view of no messages (an array of its own, never a context), not null: `was` keeps one shape,
   // and the optimised seenBy was thrown away when a new session's first request found null there (measured: --trace-deopt).
-  private readonly last: { plain: Seen; mirrored: Seen } = { plain: { source: [], length: 0, view: [] }, mirrored: { source: [], length: 0, view: [] } };
+  // Their arrays hold objects from the start (objectList): the view is pushed into, the source read as contexts are.
+  private readonly last: { plain: Seen; mirrored: Seen } = { plain: seenNothing(), mirrored: seenNothing() };
 
   /** The context as an agent playing `user` (mirror) or `assistant` sees it. The list is shared: callers copy it, never change it. */
   seenBy(mirror: boolean, context: readonly WorkflowMessage[]): readonly ChatMessage[] {

@@ -11,6 +11,7 @@ import { startDebate } from './debate.js';
 import { textOf } from './constants.js';
 import { advance, enterSub, fail, finish, goTo, onErrorDecided, settleJoin } from './flow.js';
 import { sizeChecked } from './loop-guard.js';
+import { packedMap } from '../../engine/packed.js';
 
 // What the sandbox gave back: code's changes adopted, then the state goes on by what the code was for.
 
@@ -29,7 +30,7 @@ export function adopt(ctx: StepContext, result: Extract<EvaluationResult, { ok: 
       continue;
     }
     // The context becomes what code left (it added, or cleared, messages), trimmed to its max_length as the sandbox trims it.
-    const kept = messages.map((m, i): WorkflowMessage => {
+    const kept = packedMap(messages, (m, i): WorkflowMessage => {
       const was = before[i];
       return was && was.role === m.role && was.content === m.content ? was : { role: m.role, content: m.content, from: 'code' };
     });
@@ -40,7 +41,7 @@ export function adopt(ctx: StepContext, result: Extract<EvaluationResult, { ok: 
   for (const [name, messages] of Object.entries(result.appended ?? {})) {
     const context = plan.contexts.find((c) => c.name === name);
     if (!context) continue;
-    const added = messages.map((m): WorkflowMessage => ({ role: m.role, content: m.content, from: 'code' }));
+    const added = packedMap(messages, (m): WorkflowMessage => ({ role: m.role, content: m.content, from: 'code' }));
     if (legacyRun(ctx)) for (const m of added) next = appendMessage(next, context, m, true);
     else next = { ...next, contexts: { ...next.contexts, [name]: appendEach(next.contexts[name] ?? [], added, context.maxLength) } };
   }

@@ -12,6 +12,7 @@ import type { Frame } from './state.js';
 import { afterAfter, afterEnter, decisionRequest, inputRequest, targetsOf } from './chain.js';
 import { countEntry, newRound } from './loop-guard.js';
 import { hasResume, takeUserWords } from './user-words.js';
+import { packedMap } from '../../engine/packed.js';
 
 // How a workflow moves: the phases of a state, its agent's action, going to a state, entering a sub-workflow, finishing,
 // joining, input that waited, failing. These call one another (a failure goes to a handler state, a join advances, a
@@ -67,7 +68,7 @@ export function act(ctx: StepContext): boolean {
   const agent = agentOf(plan, state!.agent!)!;
   const context = plan.contexts.find((c) => c.name === agent.context)!;
   if (state!.action === 'clear') {
-    update(ctx, { phase: 'after', contexts: { ...frame.contexts, [context.name]: context.starting.map((m) => ({ ...m })) } });
+    update(ctx, { phase: 'after', contexts: { ...frame.contexts, [context.name]: packedMap(context.starting, (m) => ({ ...m })) } });
     return true;
   }
   if (state!.action === 'add') {

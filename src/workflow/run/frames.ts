@@ -5,11 +5,18 @@ import type { Frame, WorkflowMessage } from './state.js';
 import { MAX_CONFIG_NESTING, protoKeyAt, tooDeepAt } from '../../config/config-json.js';
 import { textOf } from './constants.js';
 import { appendEach, KEPT_MESSAGES, textLength } from './context-length.js';
+import { packedMap } from '../../engine/packed.js';
 
 /** The plan a frame runs: the root plan, or the sub-workflow its `plan` names, one level at a time. */
 export function planOf(root: WorkflowPlan, frame: Pick<Frame, 'plan'>): WorkflowPlan {
+  // The root's frame, the usual case, without the walk: V8 inlines planOf into most of a state's functions (through
+  // current()), and the walk and its error were compiled into each of them.
+  return frame.plan.length === 0 ? root : subPlanOf(root, frame.plan);
+}
+
+function subPlanOf(root: WorkflowPlan, names: readonly string[]): WorkflowPlan {
   let plan = root;
-  for (const name of frame.plan) {
+  for (const name of names) {
     const next = plan.subWorkflows[name];
     if (!next) throw new Error(`workflow ${plan.name}: no sub-workflow ${name}`);
     plan = next;
@@ -19,18 +26,23 @@ export function planOf(root: WorkflowPlan, frame: Pick<Frame, 'plan'>): Workflow
 
 /** A state of a plan, by name. */
 export function stateOf(plan: WorkflowPlan, name: string): StatePlan | undefined {
-  return plan.states.find((s) => s.name === name);
+  // A loop, not find() with an arrow: no function made at each of the several calls a state makes.
+  const states = plan.states;
+  for (let i = 0; i < states.length; i++) if (states[i]!.name === name) return states[i];
+  return undefined;
 }
 
 /** An agent of a plan, by role. */
 export function agentOf(plan: WorkflowPlan, role: string): AgentPlan | undefined {
-  return plan.agents.find((a) => a.id === role);
+  const agents = plan.agents;
+  for (let i = 0; i < agents.length; i++) if (agents[i]!.id === role) return agents[i];
+  return undefined;
 }
 
 /** A fresh frame for a plan: its variables and input in common_data, its contexts at their starting messages. */
 export function newFrame(plan: WorkflowPlan, path: { plan: string[]; prefix: string[] }, input: unknown, text?: string): Frame {
   const contexts: Record<string, WorkflowMessage[]> = {};
-  for (const c of plan.contexts) contexts[c.name] = c.starting.map((m) => ({ role: m.role, content: m.content }));
+  for (const c of plan.contexts) contexts[c.name] = packedMap(c.starting, (m) => ({ role: m.role, content: m.content }));
   return {
     plan: path.plan,
     prefix: path.prefix,
@@ -157,7 +169,7 @@ function agentsOfScope(agents: Frame['agents']): Scope['agents'] {
 }
 
 function toolCallsOf(calls: AgentRecord['toolCalls']): Scope['last_tool_calls'] {
-  return calls.map((c) => ({ name: c.name, arguments: c.arguments }));
+  return packedMap(calls, (c) => ({ name: c.name, arguments: c.arguments }));
 }
 
 /** What the sandbox sees of a frame (and of its plan: the agents, the contexts' limits, the input's name). Its parts are shared: read it, never change it. */

@@ -12,6 +12,7 @@ import type { AgentPlan } from './plan.js';
 import type { WorkflowMessage } from './state.js';
 import { ContextViews } from './context-view.js';
 import { jsonDepth, MAX_JSON_DEPTH } from '../sandbox/json-depth.js';
+import { packedMap } from '../../engine/packed.js';
 
 /** The tool a role with request_users_input may call to ask the user a question. */
 export const askUserTool: ToolSpec = {
@@ -37,7 +38,7 @@ function parsedArguments(raw: string): unknown {
 export function rawOf(turnId: string, response: ChatResponse): RawResponse {
   return {
     content: response.text === '' && response.toolCalls.length > 0 ? null : response.text,
-    tool_calls: response.toolCalls.map((c, i) => ({ id: c.id ?? `call_${turnId}_${i}`, name: c.name, arguments: c.arguments })),
+    tool_calls: packedMap(response.toolCalls, (c, i) => ({ id: c.id ?? `call_${turnId}_${i}`, name: c.name, arguments: c.arguments })),
     finish_reason: response.finishReason,
     model: response.model,
     usage: response.usage ? { prompt_tokens: response.usage.promptTokens, completion_tokens: response.usage.completionTokens } : null,
@@ -112,7 +113,9 @@ export function workflowTurns(def: MachineDefinition): TurnShaper {
       return {
         ...forced,
         ...(agentTools ? { agentTools } : {}),
-        messages: [...head, ...history, ...closing],
+        // concat, not a spread: a spread walks the conversation one element at a time through the iterator in code V8
+        // has not optimised yet (the largest self time of the first runs, measured with --cpu-prof).
+        messages: head.concat(history, closing),
         tools,
         meta: {
           purpose: 'workflow',
@@ -134,13 +137,13 @@ export function workflowTurns(def: MachineDefinition): TurnShaper {
       return {
         ...forcing(agent.forcedTool, tools),
         // The context as it is now: the call the agent will get sends it with what is added meanwhile after it.
-        messages: [...systemOf(agent), ...seenBy(agent, frame.contexts[agent.context] ?? [])],
+        messages: systemOf(agent).concat(seenBy(agent, frame.contexts[agent.context] ?? [])),
         tools,
         meta: { purpose: 'workflow', persona: agentState.id, personaName: agentState.name, inbox: 'workflow', brief: session.brief },
       };
     },
     result(call, response) {
-      const toolCalls: ToolCallRecord[] = response.toolCalls.map((c) => ({ ...(c.id ? { id: c.id } : {}), name: c.name, arguments: parsedArguments(c.arguments) }));
+      const toolCalls: ToolCallRecord[] = packedMap(response.toolCalls, (c) => ({ ...(c.id ? { id: c.id } : {}), name: c.name, arguments: parsedArguments(c.arguments) }));
       return { type: 'agent_replied', turnId: call.turnId, text: response.text, toolCalls, raw: rawOf(call.turnId, response) };
     },
   };
