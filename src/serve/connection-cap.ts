@@ -1,5 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { IdleFirst } from './idle-first.js';
 
 /** The most connections a server holds when not told: half the process's open-file limit (the rest is for session files), within [64, 65,536]. */
 export function defaultMaxConnections(procLimits: string | null): number {
@@ -24,45 +25,25 @@ export function refusalText(max: number): string {
  * real client refused, session files unopenable). Returns how many it holds now (for tests and the bench).
  */
 export function capConnections(server: Server, max: number): { held: () => number } {
-  // Idle sockets in the order they became idle (a Set keeps insertion order): the first is the one to close.
-  const idle = new Set<Socket>();
-  const inRequest = new Map<Socket, number>();
+  const pool = new IdleFirst<Socket>(max);
   const refusal = refusalText(max);
 
   server.on('connection', (socket: Socket) => {
-    if (idle.size + inRequest.size >= max) {
-      const oldest = idle.values().next();
-      if (oldest.done) {
-        socket.end(refusal);
-        socket.destroySoon?.();
-        return;
-      }
-      idle.delete(oldest.value);
-      oldest.value.destroy();
+    const held = pool.admit(socket, (oldest) => oldest.destroy());
+    if (!held) {
+      socket.end(refusal);
+      socket.destroySoon?.();
+      return;
     }
-    idle.add(socket);
-    socket.once('close', () => {
-      idle.delete(socket);
-      inRequest.delete(socket);
-    });
+    socket.once('close', () => pool.closed(socket));
   });
 
   server.on('request', (incoming: IncomingMessage, outgoing: ServerResponse) => {
     const socket = incoming.socket;
     if (socket.destroyed) return;
-    idle.delete(socket);
-    inRequest.set(socket, (inRequest.get(socket) ?? 0) + 1);
-    outgoing.once('close', () => {
-      const left = (inRequest.get(socket) ?? 1) - 1;
-      if (socket.destroyed) return;
-      if (left > 0) {
-        inRequest.set(socket, left);
-        return;
-      }
-      inRequest.delete(socket);
-      idle.add(socket);
-    });
+    pool.began(socket);
+    outgoing.once('close', () => pool.ended(socket, !socket.destroyed));
   });
 
-  return { held: () => idle.size + inRequest.size };
+  return { held: () => pool.size };
 }

@@ -1,4 +1,5 @@
 import { constants, type Http2Server, type Http2Session, type ServerHttp2Stream } from 'node:http2';
+import { IdleFirst } from '../idle-first.js';
 
 /** What an HTTP/2 endpoint holds at most: connections (each an HTTP/2 session) and open streams in all. */
 export interface Http2Caps {
@@ -19,56 +20,34 @@ export const DEFAULT_MAX_STREAMS = 10_000;
  * connection could open 4 billion streams (Node's default) at 10 MB of memory a session.
  */
 export function capHttp2Sessions(server: Http2Server, caps: Http2Caps): { sessions: () => number; streams: () => number } {
-  // Sessions with no stream open, in the order they became idle (a Set keeps insertion order): the first is the one to close.
-  const idle = new Set<Http2Session>();
-  const busy = new Map<Http2Session, number>();
+  const pool = new IdleFirst<Http2Session>(caps.maxSessions);
   let streams = 0;
 
   server.on('session', (session: Http2Session) => {
-    if (idle.size + busy.size >= caps.maxSessions) {
-      const oldest = idle.values().next();
-      if (oldest.done) {
-        session.destroy();
-        return;
-      }
-      idle.delete(oldest.value);
-      oldest.value.destroy();
+    if (!pool.admit(session, (oldest) => oldest.destroy())) {
+      session.destroy();
+      return;
     }
-    idle.add(session);
     session.once('close', () => {
-      idle.delete(session);
-      streams -= busy.get(session) ?? 0;
-      busy.delete(session);
+      streams -= pool.closed(session);
     });
   });
 
   server.on('stream', (stream: ServerHttp2Stream) => {
     const session = stream.session;
-    if (!session || session.destroyed || (!idle.has(session) && !busy.has(session))) {
-      stream.close(constants.NGHTTP2_REFUSED_STREAM);
-      return;
-    }
-    if (streams >= caps.maxStreams) {
+    if (!session || session.destroyed || !pool.holds(session) || streams >= caps.maxStreams) {
       stream.close(constants.NGHTTP2_REFUSED_STREAM);
       return;
     }
     streams += 1;
-    idle.delete(session);
-    busy.set(session, (busy.get(session) ?? 0) + 1);
+    pool.began(session);
     stream.once('close', () => {
-      const open = busy.get(session);
       // Counted off already when its session closed first.
-      if (open === undefined) return;
-      streams -= 1;
-      if (open > 1) busy.set(session, open - 1);
-      else {
-        busy.delete(session);
-        if (!session.destroyed && !session.closed) idle.add(session);
-      }
+      if (pool.ended(session, !session.destroyed && !session.closed)) streams -= 1;
     });
   });
 
-  return { sessions: () => idle.size + busy.size, streams: () => streams };
+  return { sessions: () => pool.size, streams: () => streams };
 }
 
 /** The settings an HTTP/2 endpoint announces under these caps: no more concurrent streams on one connection than in all. */
