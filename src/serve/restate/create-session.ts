@@ -3,14 +3,13 @@ import { initialState } from '../../engine/step.js';
 import { sizeProblem } from '../../llm/limits.js';
 import { teamKind } from '../../session/session-kind.js';
 import { workflowKind } from '../../session/workflow-kind.js';
-import { networkGrant, networkRefused } from '../../session/plan-grants.js';
 import { checkId } from '../../store/store.js';
 import { isWorkflowPath } from '../../workflow/load/locate.js';
 import { inputProblem } from '../../workflow/run/frames.js';
 import type { WorkflowPlan } from '../../workflow/run/plan.js';
 import { parse, refuse, restateView, sendApply } from './handler-common.js';
 import { INDEX_KEY, RESTATE_NAMES } from './names.js';
-import type { WorkerRuntime } from './object-session.js';
+import { networkProblem, type WorkerRuntime } from './object-session.js';
 import { CreateRequestSchema, headState, type IndexEntry, type SessionCore, type SessionHead, type SessionMeta } from './records.js';
 import { KEYS, readMeta, writeCore } from './session-store.js';
 import { readLearned } from './learning-object.js';
@@ -43,8 +42,8 @@ export async function createSession(ctx: restate.ObjectContext, rt: WorkerRuntim
       throw refuse(400, `workflow: ${(error as Error).message.split('\n')[0]}`);
     }
     // As openSession does for the embedded backend: the network is the worker's operator's to give, never the workflow file's.
-    const network = networkGrant(plan);
-    if (network && !rt.allowNetwork) throw refuse(400, `workflow: ${networkRefused(network).replace('run with --allow-network', 'start the workers with troupe worker --allow-network')}`);
+    const network = networkProblem(plan, rt);
+    if (network) throw refuse(400, network);
     const refused = inputProblem(plan, request.input ?? request.brief ?? '');
     if (refused) throw refuse(400, `input: ${refused}`);
   } else if (!request.brief) throw refuse(400, 'brief: a team session needs a brief');

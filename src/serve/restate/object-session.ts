@@ -11,6 +11,7 @@ import type { OpenTeam } from '../../team/open-team.js';
 import { assembleSession } from '../../session/assemble.js';
 import { teamKind, type SessionKind } from '../../session/session-kind.js';
 import { workflowKind } from '../../session/workflow-kind.js';
+import { networkGrant, networkRefused } from '../../session/plan-grants.js';
 import type { TroupeSession } from '../../session/troupe-session.js';
 import type { PriceTable } from '../../usage/price-table.js';
 import { restoreUsage, UsageMeter, type UsageState } from '../../usage/usage-meter.js';
@@ -55,12 +56,23 @@ export interface ObjectSession {
   close(): Promise<void>;
 }
 
+/** The line refusing a workflow whose agent turns the network on, when the worker was not started with --allow-network; null when it may run. */
+export function networkProblem(plan: WorkflowPlan, rt: Pick<WorkerRuntime, 'allowNetwork'>): string | null {
+  const network = networkGrant(plan);
+  if (!network || rt.allowNetwork) return null;
+  return `workflow: ${networkRefused(network).replace('run with --allow-network', 'start the workers with troupe worker --allow-network')}`;
+}
+
 /** The kind of session the object holds: the worker's team (with the session's tiers), or its stored workflow plan. */
 export async function kindOf(ctx: Pick<ObjectSharedContext, 'get'>, rt: WorkerRuntime, meta: SessionMeta): Promise<SessionKind> {
   const tiers = meta.tiers ? { tiers: meta.tiers } : {};
   if (meta.kind === 'team') return teamKind(rt.team, { env: rt.env, ...tiers });
   const plan = await ctx.get<WorkflowPlan>(KEYS.plan);
   if (!plan) throw new restate.TerminalError(`session ${meta.id}: its workflow plan is missing — start a new session`, { errorCode: 500 });
+  // Consent is the worker's at every invocation, not only at create: a session made on a worker started with
+  // --allow-network must not turn the network on when another worker, started without it, carries it on.
+  const refused = networkProblem(plan, rt);
+  if (refused) throw new restate.TerminalError(`session ${meta.id}: ${refused}`, { errorCode: 400 });
   return workflowKind(plan, rt.team, { env: rt.env, ...tiers });
 }
 
