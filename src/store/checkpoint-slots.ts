@@ -61,28 +61,41 @@ export function nextSlotOffset(last: SlotAt | null, length: number): number {
   return offset;
 }
 
-/** The whole slot at `offset` of `bytes`, or null when there is none or it is torn (its hash does not match). */
-export function slotAt(bytes: Buffer, offset: number): CheckpointSlot | null {
+/** The slot a header at `offset` of `bytes` announces (its hash not yet checked), or null when there is none or it runs past the end. */
+function announcedAt(bytes: Buffer, offset: number): { slot: CheckpointSlot; hash: string } | null {
   const head = HEADER.exec(bytes.subarray(offset, offset + HEADER_MAX).toString('latin1'));
   if (!head) return null;
-  const seq = Number(head[1]);
-  const stamp = head[3]!;
   const start = offset + head[0].length;
   const end = start + Number(head[2]);
   if (end > bytes.length) return null;
-  const body = bytes.subarray(start, end);
-  if (hashOf(seq, stamp, body) !== head[4]) return null;
-  return { offset, length: end - offset, seq, stamp, body };
+  return { slot: { offset, length: end - offset, seq: Number(head[1]), stamp: head[3]!, body: bytes.subarray(start, end) }, hash: head[4]! };
 }
 
-/** The newest whole slot of a checkpoint file's bytes (highest seq), or null when it holds none. */
+const whole = (a: { slot: CheckpointSlot; hash: string }): boolean => hashOf(a.slot.seq, a.slot.stamp, a.slot.body) === a.hash;
+
+/** The whole slot at `offset` of `bytes`, or null when there is none or it is torn (its hash does not match). */
+export function slotAt(bytes: Buffer, offset: number): CheckpointSlot | null {
+  const announced = announcedAt(bytes, offset);
+  return announced && whole(announced) ? announced.slot : null;
+}
+
+/**
+ * The newest whole slot of a checkpoint file's bytes (highest seq; of equal seqs the first), or null when it holds
+ * none. Headers are read first and hashes checked from the highest seq down, stopping at the first whole one: a
+ * file's own checkpoint costs one hash, not one per slot (a hostile 256 MiB file with a slot at every offset cost
+ * 2.1 s of CPU to load, every slot hashed to its end).
+ */
 export function newestSlot(bytes: Buffer): CheckpointSlot | null {
-  let newest = slotAt(bytes, 0);
+  const announced: { slot: CheckpointSlot; hash: string }[] = [];
+  const first = announcedAt(bytes, 0);
+  if (first) announced.push(first);
   for (let offset = SLOT_ALIGN; offset < bytes.length; offset *= 2) {
-    const slot = slotAt(bytes, offset);
-    if (slot && (!newest || slot.seq > newest.seq)) newest = slot;
+    const at = announcedAt(bytes, offset);
+    if (at) announced.push(at);
   }
-  return newest;
+  announced.sort((a, b) => b.slot.seq - a.slot.seq || a.slot.offset - b.slot.offset);
+  for (const a of announced) if (whole(a)) return a.slot;
+  return null;
 }
 
 /** The stamp of a slot written into its document's own file: there is no other document for it to supersede. */
