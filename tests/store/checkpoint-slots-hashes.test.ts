@@ -19,7 +19,7 @@ function fileWithSlots(count: number, tornFromTop = 0): Buffer {
   let offset = 0;
   for (let seq = 1; seq <= count; seq++) {
     const slot = encodeSlot(seq, '0.0.0', Buffer.from(JSON.stringify({ seq })));
-    if (seq > count - tornFromTop) slot[slot.length - 2] ^= 1;
+    if (seq > count - tornFromTop) slot.writeUInt8(slot.readUInt8(slot.length - 2) ^ 1, slot.length - 2);
     slot.copy(bytes, offset);
     offset = offset === 0 ? SLOT_ALIGN : offset * 2;
   }
