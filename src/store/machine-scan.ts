@@ -36,9 +36,11 @@ export function machineLinesIn(path: string, lines: number): JournalRecord[] {
         buffer.copy(grown, 0, 0, size);
         buffer = grown;
       }
-      const n = readSync(fd, buffer, size, buffer.length - size, size);
-      if (n === 0) break;
+      const want = buffer.length - size;
+      const n = readSync(fd, buffer, size, want, size);
       size += n;
+      // A regular file reads short only at its end: no read more to be told so.
+      if (n < want) break;
     }
   } finally {
     closeSync(fd);
