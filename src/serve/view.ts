@@ -9,7 +9,7 @@ import { statusFactsOf, statusWords, type StatusHolder } from '../report/status-
 import { eventsOf, type ReadSession } from '../store/store.js';
 import { usageView } from '../usage/session-usage.js';
 import { usageState, type UsageMeter, type UsageState } from '../usage/usage-meter.js';
-import { sessionAtStep } from '../session/at-step.js';
+import { machineAt, sessionAtStep } from '../session/at-step.js';
 import { storedAtEnd } from '../session/stored-tail.js';
 import { storedMachine } from '../store/stored-machine.js';
 
@@ -109,7 +109,7 @@ export function storedSession(read: Pick<ReadSession, 'doc' | 'records'>, team: 
   return step !== undefined ? sessionAtStep(read, before, step) : storedAtEnd(read, before);
 }
 
-/** The definition a stored session's journal records last, for naming things in its events (see storedSession). */
+/** The definition a stored session's journal records last, for naming things in its events (see storedSession; no step is replayed). */
 export function storedDefinition(read: Pick<ReadSession, 'doc' | 'records'>, team: OpenTeam): MachineDefinition {
-  return storedSession(read, team).def;
+  return machineAt(read, () => reopenedMachine(read.doc, team));
 }

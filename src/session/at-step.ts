@@ -3,6 +3,7 @@ import type { SessionState } from '../engine/session.js';
 import { UserError } from '../errors.js';
 import { JournalReplay } from '../store/journal-replay.js';
 import type { JournalRecord, SessionDocument } from '../store/session-file.js';
+import { MachineLines } from '../store/stored-machine.js';
 
 /** A stored session at a journal step: its state there (null: its lines no longer replay) and the machine its steps there ran, which names its personas and states. */
 export interface SessionAt {
@@ -31,6 +32,17 @@ export function sessionAt(read: { doc: SessionDocument; records: readonly Journa
     if (i >= start || record.machine) replay.next(record, i + 1);
   }
   return { state: step >= doc.checkpoint.records && last <= doc.checkpoint.records ? doc.checkpoint.snapshot : replay.state, def: replay.machine ?? fallback() };
+}
+
+/** The machine of session `read` at its first `step` journal lines (default: all), as sessionAt reads it, without replaying a step: for its names alone. */
+export function machineAt(read: { doc: SessionDocument; records: readonly JournalRecord[] }, before: () => MachineDefinition, step = read.records.length): MachineDefinition {
+  const machines = new MachineLines(read.doc);
+  const last = Math.min(step, read.records.length);
+  for (let i = 0; i < last; i++) {
+    const machine = read.records[i]!.machine;
+    if (machine) machines.read(machine, i + 1);
+  }
+  return machines.def ?? before();
 }
 
 /** The session after its first `step` journal steps (see sessionAt), a step it has and whose lines replay (time travel; nothing runs). */

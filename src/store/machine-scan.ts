@@ -2,9 +2,10 @@ import { closeSync, constants, readSync } from 'node:fs';
 import { openOwnFile } from './own-file.js';
 import { JournalRecordSchema, type JournalRecord } from './session-file.js';
 
-// How a machine line starts (journal-codec writes `n` first, then `machine`): `{"n":<digits>` then MARK.
-const OPEN = Buffer.from('{"n":');
+// What follows a machine line's number (journal-codec writes `n` first, then `machine`). Quotes inside a JSON
+// string are escaped: these bytes unescaped are a key, and right after a line's `{"n":<digits>` only a machine line's.
 const MARK = Buffer.from(',"machine":{');
+const LINE_START = /(?:^|\n)\{"n":(\d{1,9})$/;
 // One buffer for the process, grown to the largest journal read (a listing reads many).
 let buffer: Buffer | null = null;
 // Machine lines read, by their length and seal (the line's last bytes), kept with their bytes: a listing of a thousand
@@ -47,36 +48,27 @@ export function machineLinesIn(path: string, lines: number): JournalRecord[] {
   }
   const data = buffer.subarray(0, size);
   const found: JournalRecord[] = [];
-  // Line by line (a newline is found fast; a key inside a string has its quotes escaped, so only a line's start can be one).
-  for (let start = 0; start < size; ) {
-    const newline = data.indexOf(10, start);
-    const end = newline < 0 ? size : newline;
-    const n = machineLineNumber(data, start, end);
-    if (n !== null) {
-      if (n > lines) break;
-      const line = data.subarray(start, end);
-      const key = `${line.length}:${line.toString('latin1', Math.max(0, line.length - 18))}`;
-      let known = seen.get(key);
-      if (!known?.bytes.equals(line)) {
-        known = { bytes: Buffer.from(line), record: machineRecord(line.toString('utf8')) };
-        if (seen.size >= SEEN_MOST) seen.clear();
-        seen.set(key, known);
-      }
-      if (known.record) found.push(known.record);
+  // One search of the bytes (a search per line, or a compare, cost more native calls than the bytes cost to search).
+  for (let at = data.indexOf(MARK); at >= 0; at = data.indexOf(MARK, at + MARK.length)) {
+    const from = Math.max(0, at - 16);
+    const head = LINE_START.exec(data.toString('latin1', from, at));
+    // At a line's start: after a newline, or at the file's.
+    if (!head || (head[0][0] !== '\n' && at - head[0].length !== 0)) continue;
+    const n = Number(head[1]);
+    if (n > lines) break;
+    const start = at - head[0].length + (head[0][0] === '\n' ? 1 : 0);
+    const newline = data.indexOf(10, at);
+    const line = data.subarray(start, newline < 0 ? size : newline);
+    const key = `${line.length}:${line.toString('latin1', Math.max(0, line.length - 18))}`;
+    let known = seen.get(key);
+    if (!known?.bytes.equals(line)) {
+      known = { bytes: Buffer.from(line), record: machineRecord(line.toString('utf8')) };
+      if (seen.size >= SEEN_MOST) seen.clear();
+      seen.set(key, known);
     }
-    start = end + 1;
+    if (known.record) found.push(known.record);
   }
   return found;
-}
-
-/** The number of the machine line at data[start, end) (`{"n":<digits>,"machine":{…`), or null when it is another line. */
-function machineLineNumber(data: Buffer, start: number, end: number): number | null {
-  if (end - start < OPEN.length + 1 + MARK.length || data.compare(OPEN, 0, OPEN.length, start, start + OPEN.length) !== 0) return null;
-  let at = start + OPEN.length;
-  let n = 0;
-  while (at < end && at - start < OPEN.length + 9 && data[at]! >= 48 && data[at]! <= 57) n = n * 10 + data[at++]! - 48;
-  if (at === start + OPEN.length || at + MARK.length > end || data.compare(MARK, 0, MARK.length, at, at + MARK.length) !== 0) return null;
-  return n;
 }
 
 /** A machine line's record (its number, its machine), or null when the line is not of its shape (torn, damaged). */
