@@ -2,9 +2,13 @@ import { closeSync, constants, readSync } from 'node:fs';
 import { openOwnFile } from './own-file.js';
 import { JournalRecordSchema, type JournalRecord } from './session-file.js';
 
-// What follows a machine line's number (journal-codec writes `n` first, then `machine`). Quotes inside a JSON
-// string are escaped: these bytes unescaped are a key, and right after a line's `{"n":<digits>` only a machine line's.
-const MARK = Buffer.from(',"machine":{');
+// What follows a machine line's number (journal-codec writes `n` first, then `machine`): `,"machine":{`, searched by
+// its word (V8 finds a 7-byte needle several times faster than the 12 bytes), the bytes around it checked. Quotes
+// inside a JSON string are escaped: unescaped these bytes are a key, and right after a line's `{"n":<digits>` only a
+// machine line's.
+const WORD = Buffer.from('machine');
+const BEFORE = Buffer.from(',"');
+const AFTER = Buffer.from('":{');
 const LINE_START = /(?:^|\n)\{"n":(\d{1,9})$/;
 // One buffer for the process, grown to the largest journal read (a listing reads many).
 let buffer: Buffer | null = null;
@@ -49,7 +53,9 @@ export function machineLinesIn(path: string, lines: number): JournalRecord[] {
   const data = buffer.subarray(0, size);
   const found: JournalRecord[] = [];
   // One search of the bytes (a search per line, or a compare, cost more native calls than the bytes cost to search).
-  for (let at = data.indexOf(MARK); at >= 0; at = data.indexOf(MARK, at + MARK.length)) {
+  for (let word = data.indexOf(WORD); word >= 0; word = data.indexOf(WORD, word + WORD.length)) {
+    const at = word - BEFORE.length;
+    if (at < 0 || data[at] !== BEFORE[0] || data[at + 1] !== BEFORE[1] || data[word + 7] !== AFTER[0] || data[word + 8] !== AFTER[1] || data[word + 9] !== AFTER[2]) continue;
     const from = Math.max(0, at - 16);
     const head = LINE_START.exec(data.toString('latin1', from, at));
     // At a line's start: after a newline, or at the file's.
