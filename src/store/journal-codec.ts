@@ -39,9 +39,10 @@ export const DIGEST_VERSION = 2;
 
 // Version 2 hashes a string field's first characters only: enough to tell another target, winner or persona apart.
 const DIGEST_PREFIX = 32;
+const FNV_PRIME = 0x01000193;
 
 function mixText(h: number, text: string, length: number): number {
-  for (let c = 0; c < length; c++) h = Math.imul(h ^ text.charCodeAt(c), 0x01000193);
+  for (let c = 0; c < length; c++) h = Math.imul(h ^ text.charCodeAt(c), FNV_PRIME);
   return h;
 }
 
@@ -53,43 +54,61 @@ function mixText(h: number, text: string, length: number): number {
  */
 export function derivedDigest(events: readonly unknown[], from = 0, to = events.length, version = DIGEST_VERSION): number {
   let h = 0x811c9dc5;
-  for (let i = from; i < to; i++) {
-    const e = events[i] as Raw;
-    const type = String(e.type);
-    h = mixText(h, type, type.length);
-    if (version >= 2) {
-      for (const key in e) {
-        if (key === 'type' || key === 'session_id' || key === 'seq' || key === 'at') continue;
-        const v = e[key];
-        if (typeof v === 'string') h = mixText(Math.imul(h ^ 1, 0x01000193), v, Math.min(v.length, DIGEST_PREFIX));
-        else if (typeof v === 'number') {
-          h = Math.imul(h ^ 2, 0x01000193);
-          if (Number.isInteger(v) && Math.abs(v) < 2 ** 31) h = Math.imul(h ^ v, 0x01000193);
-          else h = mixText(h, String(v), String(v).length);
-        } else if (typeof v === 'boolean') h = Math.imul(h ^ (v ? 3 : 4), 0x01000193);
-      }
-    }
-    h = Math.imul(h ^ 44, 0x01000193);
-  }
+  for (let i = from; i < to; i++) h = digestEvent(h, events[i] as Raw, version);
   return h >>> 0;
 }
 
+// The envelope of the event digestEvent read last (one object for the process, not one per event).
+const envelope: { session: unknown; seq: unknown; at: unknown } = { session: undefined, seq: undefined, at: undefined };
+
+/** derivedDigest's step for one event; its envelope's values are left in `envelope` (one walk over its keys for both, in version 2). */
+function digestEvent(h: number, e: Raw, version: number): number {
+  const type = String(e.type);
+  h = mixText(h, type, type.length);
+  if (version >= 2) {
+    envelope.session = envelope.seq = envelope.at = undefined;
+    for (const key in e) {
+      const v = e[key];
+      if (key === 'type') continue;
+      if (key === 'session_id') envelope.session = v;
+      else if (key === 'seq') envelope.seq = v;
+      else if (key === 'at') envelope.at = v;
+      else if (typeof v === 'string') h = mixText(Math.imul(h ^ 1, FNV_PRIME), v, Math.min(v.length, DIGEST_PREFIX));
+      else if (typeof v === 'number') {
+        h = Math.imul(h ^ 2, FNV_PRIME);
+        if (Number.isInteger(v) && Math.abs(v) < 2 ** 31) h = Math.imul(h ^ v, FNV_PRIME);
+        else h = mixText(h, String(v), String(v).length);
+      } else if (typeof v === 'boolean') h = Math.imul(h ^ (v ? 3 : 4), FNV_PRIME);
+    }
+  }
+  return Math.imul(h ^ 44, FNV_PRIME);
+}
+
+/** What scanDerived found besides where the derived events end: their digest, and whether all were stamped at the line's time. */
+const scanned = { digest: 0, sameAt: true };
+
 /**
- * The derived events of a step's record a schema-8 line may leave out, as [from, to) in its events: after its
- * facts and before the agent_started of the calls it starts (step() never emits one), each with this session's
- * id and the seq after the one before. Null when one is not (the line keeps its events, as in schema 7).
+ * Where the derived events of a step's record a schema-8 line may leave out end (they start after its facts and come
+ * before the agent_started of the calls it starts: step() never emits one), each with this session's id, the seq
+ * after the one before and a time; -1 when one is not (the line keeps its events, as in schema
+ * 7). One walk over their keys: the envelope is checked as the digest is taken (`scanned`), and whether each was
+ * stamped at `at`.
  */
-function derivedRange(events: readonly Raw[], facts: number, sessionId: string): [number, number] | null {
+function scanDerived(events: readonly Raw[], facts: number, sessionId: string, at: unknown): number {
   let to = events.length;
   while (to > facts && events[to - 1]!.type === 'agent_started') to -= 1;
-  const first = events[facts];
-  if (to === facts) return [facts, to];
-  if (typeof first?.seq !== 'number') return null;
+  const seq = events[facts]?.seq;
+  if (to > facts && typeof seq !== 'number') return -1;
+  let h = 0x811c9dc5;
+  let sameAt = true;
   for (let i = facts; i < to; i++) {
-    const e = events[i]!;
-    if (e.session_id !== sessionId || e.seq !== first.seq + (i - facts) || typeof e.at !== 'number') return null;
+    h = digestEvent(h, events[i]!, DIGEST_VERSION);
+    if (envelope.session !== sessionId || envelope.seq !== (seq as number) + (i - facts) || typeof envelope.at !== 'number') return -1;
+    if (envelope.at !== at) sameAt = false;
   }
-  return [facts, to];
+  scanned.digest = h >>> 0;
+  scanned.sameAt = sameAt;
+  return to;
 }
 
 /** The schema version from which a step's line leaves out the events step() derives (a reader replays them). */
@@ -160,18 +179,21 @@ export function slimRecord(record: JournalRecord, sessionId: string, semantics?:
     const first = all[facts] ?? all[0];
     seq = typeof first?.seq === 'number' ? first.seq - (first === all[0] ? 0 : facts) : first?.seq;
     at = first?.at;
-    const range = semantics !== undefined && record.input ? derivedRange(all, facts, sessionId) : null;
-    if (range && typeof seq === 'number' && typeof at === 'number') {
-      const [from, to] = range;
+    const to = semantics !== undefined && record.input && typeof seq === 'number' && typeof at === 'number' ? scanDerived(all, facts, sessionId, at) : -1;
+    if (to >= 0) {
+      const from = facts;
       gap = to - from;
-      step = [semantics!, gap, derivedDigest(all, from, to), DIGEST_VERSION];
-      for (let i = from; i < to; i++) {
-        if (all[i]!.at === at) continue;
+      step = [semantics!, gap, scanned.digest, DIGEST_VERSION];
+      if (!scanned.sameAt) {
         times = new Array(gap);
         for (let k = 0; k < gap; k++) times[k] = all[from + k]!.at as number;
-        break;
       }
-      if (gap > 0) events = from === 0 && to === all.length ? [] : all.slice(0, from).concat(all.slice(to));
+      if (gap > 0) {
+        // The events but the derived ones, copied once.
+        events = new Array(all.length - gap);
+        for (let i = 0; i < from; i++) events[i] = all[i]!;
+        for (let i = to; i < all.length; i++) events[i - gap] = all[i]!;
+      }
     }
   }
   const sources = record.input ? sourcesOf(record.input as Raw) : [];
