@@ -35,25 +35,50 @@ type Raw = Record<string, unknown>;
 export type DerivedEvents = NonNullable<JournalRecord['derived']>;
 
 /** The version of `derivedDigest` a new schema-8 line is checked with (the fourth number of its `step`; a line without one was written with version 1). */
-export const DIGEST_VERSION = 2;
+export const DIGEST_VERSION = 3;
 
-// Version 2 hashes a string field's first characters only: enough to tell another target, winner or persona apart.
+// Versions 2 and 3 hash a string field's first characters only: enough to tell another target, winner or persona apart.
 const DIGEST_PREFIX = 32;
 const FNV_PRIME = 0x01000193;
+const FNV_START = 0x811c9dc5;
 
 function mixText(h: number, text: string, length: number): number {
   for (let c = 0; c < length; c++) h = Math.imul(h ^ text.charCodeAt(c), FNV_PRIME);
   return h;
 }
 
+// Version 3's hashes of short strings (ids, paths, personas, reasons: the same few at every step), by their text.
+// Reading a string character by character was most of a line's digest: ~50 ns a string in a running session, where
+// the loop meets every kind of string V8 makes. Bounded: cleared when full; longer strings are hashed each time.
+const prefixHashes = new Map<string, number>();
+const MEMO_MAX_LENGTH = 64;
+const MEMO_MAX_ENTRIES = 4096;
+
+/** FNV-1a of a string's first DIGEST_PREFIX characters (version 3 mixes this one number per string field). */
+function prefixHash(v: string): number {
+  if (v.length > MEMO_MAX_LENGTH) return mixText(FNV_START, v, DIGEST_PREFIX);
+  let k = prefixHashes.get(v);
+  if (k === undefined) {
+    k = mixText(FNV_START, v, Math.min(v.length, DIGEST_PREFIX));
+    if (prefixHashes.size >= MEMO_MAX_ENTRIES) prefixHashes.clear();
+    prefixHashes.set(v, k);
+  }
+  return k;
+}
+
+// A number's IEEE-754 bits as two 32-bit words: version 3 hashes a fraction without writing it out as text.
+const numberBits = new Float64Array(1);
+const numberWords = new Int32Array(numberBits.buffer);
+
 /**
  * The digest a schema-8 line keeps of its derived events, FNV-1a, so a replay that derives other events is told
  * apart without serialising any: version 1 over their types; version 2 also over every top-level string (its first
  * 32 characters), number and boolean field but the envelope (session_id, seq, at), in their order — a handoff to
- * another persona, another winner or target.
+ * another persona, another winner or target; version 3 over the same, each string (the type too) mixed in as the
+ * FNV-1a of its first 32 characters (computed once per text), each fraction by its bits.
  */
 export function derivedDigest(events: readonly unknown[], from = 0, to = events.length, version = DIGEST_VERSION): number {
-  let h = 0x811c9dc5;
+  let h = FNV_START;
   for (let i = from; i < to; i++) h = digestEvent(h, events[i] as Raw, version);
   return h >>> 0;
 }
@@ -61,10 +86,10 @@ export function derivedDigest(events: readonly unknown[], from = 0, to = events.
 // The envelope of the event digestEvent read last (one object for the process, not one per event).
 const envelope: { session: unknown; seq: unknown; at: unknown } = { session: undefined, seq: undefined, at: undefined };
 
-/** derivedDigest's step for one event; its envelope's values are left in `envelope` (one walk over its keys for both, in version 2). */
+/** derivedDigest's step for one event; from version 2 its envelope's values are left in `envelope` (one walk over its keys for both). */
 function digestEvent(h: number, e: Raw, version: number): number {
   const type = String(e.type);
-  h = mixText(h, type, type.length);
+  h = version >= 3 ? Math.imul(h ^ prefixHash(type), FNV_PRIME) : mixText(h, type, type.length);
   if (version >= 2) {
     envelope.session = envelope.seq = envelope.at = undefined;
     for (const key in e) {
@@ -73,11 +98,16 @@ function digestEvent(h: number, e: Raw, version: number): number {
       if (key === 'session_id') envelope.session = v;
       else if (key === 'seq') envelope.seq = v;
       else if (key === 'at') envelope.at = v;
-      else if (typeof v === 'string') h = mixText(Math.imul(h ^ 1, FNV_PRIME), v, Math.min(v.length, DIGEST_PREFIX));
-      else if (typeof v === 'number') {
+      else if (typeof v === 'string') {
+        h = Math.imul(h ^ 1, FNV_PRIME);
+        h = version >= 3 ? Math.imul(h ^ prefixHash(v), FNV_PRIME) : mixText(h, v, Math.min(v.length, DIGEST_PREFIX));
+      } else if (typeof v === 'number') {
         h = Math.imul(h ^ 2, FNV_PRIME);
         if (Number.isInteger(v) && Math.abs(v) < 2 ** 31) h = Math.imul(h ^ v, FNV_PRIME);
-        else h = mixText(h, String(v), String(v).length);
+        else if (version >= 3) {
+          numberBits[0] = v;
+          h = Math.imul(Math.imul(h ^ numberWords[0]!, FNV_PRIME) ^ numberWords[1]!, FNV_PRIME);
+        } else h = mixText(h, String(v), String(v).length);
       } else if (typeof v === 'boolean') h = Math.imul(h ^ (v ? 3 : 4), FNV_PRIME);
     }
   }
@@ -99,7 +129,7 @@ function scanDerived(events: readonly Raw[], facts: number, sessionId: string, a
   while (to > facts && events[to - 1]!.type === 'agent_started') to -= 1;
   const seq = events[facts]?.seq;
   if (to > facts && typeof seq !== 'number') return -1;
-  let h = 0x811c9dc5;
+  let h = FNV_START;
   let sameAt = true;
   for (let i = facts; i < to; i++) {
     h = digestEvent(h, events[i]!, DIGEST_VERSION);
