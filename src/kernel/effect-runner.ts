@@ -84,7 +84,7 @@ export interface EffectRunnerOptions {
 // The branch fields of a call's events when it is not a branch (one object for every call, spread into none).
 const NO_BRANCH: { branch?: string } = Object.freeze({});
 
-/** The branch fields of a call's events: its branch index, if it is one. */
+/** The branch fields of a call's events: its branch, if it is one. */
 function branchOf(call: AgentCall): { branch?: string } {
   return call.branch !== undefined ? { branch: call.branch } : NO_BRANCH;
 }
