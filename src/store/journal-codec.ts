@@ -226,7 +226,8 @@ export function slimRecord(record: JournalRecord, sessionId: string, semantics?:
       }
     }
   }
-  const sources = record.input ? sourcesOf(record.input as Raw) : [];
+  // The input's values worth a reference, listed when the first event field that could repeat one is met (most lines have none).
+  let sources: [string, unknown][] | null = null;
   const stored: (Raw | unknown[])[] = new Array(events.length);
   let refs: Ref[] | null = null;
   let slim = false;
@@ -256,7 +257,10 @@ export function slimRecord(record: JournalRecord, sessionId: string, semantics?:
       else if (tail !== 0) tail = -1;
       else {
         let path: string | undefined;
-        if (key !== 'type' && sources.length > 0 && referable(v)) path = sourceOf(sources, v);
+        if (key !== 'type' && record.input && referable(v)) {
+          sources ??= sourcesOf(record.input as Raw);
+          path = sourceOf(sources, v);
+        }
         let value: unknown = 0;
         if (path === undefined) {
           if (arbitration && key === 'decision') {
