@@ -63,8 +63,7 @@ export interface TierOptions {
 }
 
 function runChain(evaluation: Evaluation, scriptSource: string | null, limits: TierLimits, options: TierOptions): EvaluationResult | null {
-  const steps: Step[] = [{ request: evaluation, after: -1, target: null }];
-  visit(steps, evaluation, 0);
+  const steps = stepsOf(evaluation);
   // One loop, not map and some: the inlined builtins saw arrays of another map in a later session and the optimised
   // runChain was thrown away (measured: --trace-deopt, "wrong map").
   const programs: Program[] = [];
@@ -131,6 +130,29 @@ function refused(why: string): null {
   hostTierCounts.refused += 1;
   hostTierCounts.lastBail = why;
   return null;
+}
+
+// The steps chained after an evaluation, by what it chains (the engine's chain objects are made once per state and shared
+// by its evaluations): walked once for each, not at every evaluation.
+const chainedSteps = new WeakMap<object, Step[]>();
+
+// The evaluation's steps: itself first, then its chain depth first.
+function stepsOf(evaluation: Evaluation): Step[] {
+  const first: Step = { request: evaluation, after: -1, target: null };
+  const key = evaluation.next && evaluation.targets ? null : (evaluation.next ?? evaluation.targets);
+  if (!key) {
+    const steps = [first];
+    visit(steps, evaluation, 0);
+    return steps;
+  }
+  let rest = chainedSteps.get(key);
+  if (!rest) {
+    const walked: Step[] = [first];
+    visit(walked, { purpose: evaluation.purpose, next: evaluation.next, targets: evaluation.targets }, 0);
+    rest = walked.slice(1);
+    chainedSteps.set(key, rest);
+  }
+  return [first].concat(rest);
 }
 
 // The chain depth first, as prepare.ts flattens it for the guest.
