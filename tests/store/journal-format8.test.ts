@@ -1,6 +1,6 @@
 // Journal format 8: a step's line stores its input (with the facts before it and the calls it starts), not the events
 // step() derives from it; every reader gets them back by replaying step() over the document's base.
-import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ENGINE_SEMANTICS } from '../../src/engine/semantics.js';
@@ -14,9 +14,10 @@ import { JournalCheck } from '../../src/store/journal-check.js';
 import { DIGEST_VERSION, derivedDigest, restoreRecord, slimRecord } from '../../src/store/journal-codec.js';
 import { LowdbStore } from '../../src/store/lowdb-store.js';
 import type { JournalRecord } from '../../src/store/session-file.js';
+import { copiedTeam, demoRun, dropLeadEngineer, editable, editPersona } from '../helpers/edited-team.js';
 import { fixedClock, REPO_ROOT, studio } from '../helpers/team.js';
 import { tempDirPerTest } from '../helpers/temp-dir.js';
-import { BRIEF, ENV, fixtureInDataDir } from './support.js';
+import { ENV, fixtureInDataDir } from './support.js';
 
 const FIXTURES = join(REPO_ROOT, 'tests', 'fixtures', 'sessions');
 const ID = 'fixture-v8';
@@ -200,55 +201,6 @@ describe('journal format 8: a step line holds its input, not its events', () => 
     expect(JSON.stringify(fork.events.map(({ session_id: _s, ...e }) => e))).toBe(JSON.stringify(upTo.map(({ session_id: _s, ...e }) => e)));
   });
 });
-
-/** A copy of the shipped team in `dir` (a user's own team directory, which they may edit after a session ran). */
-function copiedTeam(dir: string): string {
-  const team = join(dir, 'team');
-  for (const part of ['personas', 'prompts']) cpSync(join(REPO_ROOT, part), join(team, part), { recursive: true });
-  return team;
-}
-
-/** Edits a persona's JSON file in a team directory. */
-function editPersona(team: string, id: string, edit: (persona: Record<string, unknown>) => void): void {
-  const file = join(team, 'personas', `${id}.json`);
-  const persona = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-  edit(persona);
-  writeFileSync(file, JSON.stringify(persona, null, 2));
-}
-
-/** Runs the demo brief on the team in `team`, stored in `dir`: the events it published. */
-async function demoRun(dir: string, team: string, id: string, maxTurns?: number) {
-  const session = await openSession({
-    store: new LowdbStore(dir),
-    team,
-    model: new DemoModel(),
-    id,
-    brief: BRIEF,
-    env: ENV,
-    clock: fixedClock(),
-    memory: false,
-    ...(maxTurns !== undefined ? { maxTurns } : {}),
-  });
-  session.start(BRIEF);
-  await session.settled();
-  const events = session.recent();
-  await session.stop();
-  return events;
-}
-
-/** Session `id` in `dir` as a document holding its last checkpoint (no slots beside it), so editJournal can rewrite its lines. */
-async function editable(dir: string, id: string): Promise<{ path: string; journal: string }> {
-  const path = join(dir, 'sessions', `${id}.json`);
-  writeFileSync(path, JSON.stringify(await new LowdbStore(dir).document(id)));
-  rmSync(join(dir, 'sessions', `${id}.checkpoint`), { force: true });
-  return { path, journal: join(dir, 'sessions', `${id}.jsonl`) };
-}
-
-// The game designer hands over to the lead engineer at turn 4 (a blocking dependency); without it among its targets
-// the arbitration picks another persona: the same kinds of event, with another winner and target.
-const dropLeadEngineer = (persona: Record<string, unknown>) => {
-  persona.handoff_to = (persona.handoff_to as string[]).filter((t) => t !== 'lead_engineer');
-};
 
 describe('journal format 8: a journal replays with the machine that wrote it (issue 23, item 6)', () => {
   it('a team edited after the session ran: show gives the history it had, from the machine its journal records', async () => {
