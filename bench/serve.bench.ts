@@ -22,6 +22,7 @@ import { floorServer, type FloorEvent, type FloorScript } from './serve-floor.js
 import type { LoadFigures } from './serve-load.js';
 import { bytesByPart, cpuByPart, partLines } from './serve-parts.js';
 import { splitLines, type SplitPoint } from './serve-split.js';
+import { traceFileCalls } from './serve-trace.js';
 import { median, QUICK } from './stats.js';
 import { mainThreadTimes } from './thread-cpu.js';
 
@@ -36,6 +37,15 @@ const SPLIT = (process.env.SERVE_SPLIT ?? '').split(',').filter(Boolean).map(Num
 const LATENCY_MS = 200;
 // SERVE_ONLY=troupe (or floor) measures one of them (a profile, a look at one side).
 const TARGETS = (process.env.SERVE_ONLY ? [process.env.SERVE_ONLY] : ['floor', 'troupe']) as ('floor' | 'troupe')[];
+// SERVE_VARIANTS='before:BENCH_CODE_DIR=/tmp/base pool16:UV_THREADPOOL_SIZE=16': more troupe servers, each with these
+// variables (another built tree, a pool size), run in every round beside the floor and troupe: before and after interleaved.
+const VARIANTS = (process.env.SERVE_VARIANTS ?? '')
+  .split(/\s+/)
+  .filter(Boolean)
+  .map((spec) => {
+    const [name, ...vars] = spec.split(/[:;]/);
+    return { name: name!, env: Object.fromEntries(vars.map((v) => [v.slice(0, v.indexOf('=')), v.slice(v.indexOf('=') + 1)])) as Record<string, string> };
+  });
 // Sessions each server serves before it is measured (SERVE_WARM_UP: more, to see what is still the JIT compiling the hot paths).
 const WARM_UP = Number(process.env.SERVE_WARM_UP ?? 20);
 // A turn's words arrive as this many streamed deltas (a real model streams; each is an SSE event).
@@ -149,6 +159,8 @@ interface ServerFigures {
   gcMs: number;
   gcMax: number;
   gcYoungMs: number;
+  /** With SERVE_TRACE: what the creations waited on (bench/serve-trace.ts). */
+  trace?: string[];
 }
 
 /** The server process: `target` on a port, told when the load begins and ends; measures only its own work. */
@@ -181,6 +193,16 @@ async function serverChild(target: 'troupe' | 'floor', sessions: number): Promis
     fetchHandler = floor.fetch;
     stopServer = async () => floor.stop();
   }
+  const trace = process.env.SERVE_TRACE ? traceFileCalls() : null;
+  if (trace) {
+    const handler = fetchHandler;
+    fetchHandler = async (request) => {
+      const done = trace.request(request.method, new URL(request.url).pathname);
+      const response = await handler(request);
+      done();
+      return response;
+    };
+  }
   const { server, port } = await listenOn(fetchHandler, { hostname: '127.0.0.1', port: 0 });
   // Memory is counted from before the warm-up sessions (a process's heap, once grown, stays), over every session it holds.
   global.gc?.();
@@ -210,6 +232,7 @@ async function serverChild(target: 'troupe' | 'floor', sessions: number): Promis
       });
       observer.observe({ entryTypes: ['gc'] });
       const profile = await profiler();
+      trace?.begin();
       const cpu0 = process.cpuUsage();
       const usage0 = process.resourceUsage();
       const main0 = mainThreadTimes();
@@ -217,6 +240,7 @@ async function serverChild(target: 'troupe' | 'floor', sessions: number): Promis
         const cpu = process.cpuUsage(cpu0);
         const usage = process.resourceUsage();
         const main = mainThreadTimes();
+        const traced = trace?.end();
         stopProfile = () => profile?.stop() ?? Promise.resolve();
         clearInterval(sampler);
         loop.disable();
@@ -238,6 +262,7 @@ async function serverChild(target: 'troupe' | 'floor', sessions: number): Promis
           gcMs: gc.ms,
           gcMax: gc.max,
           gcYoungMs: gc.young,
+          ...(traced ? { trace: traced.lines } : {}),
         };
       };
       await send({ begun: true });
@@ -309,9 +334,9 @@ function child(file: string, args: string[], env: Record<string, string>, flags:
  * the server's CPU and memory are counted from when the load begins to when it is done. SERVE_NODE_FLAGS adds
  * Node flags to the server process (`--cpu-prof`, `--trace-gc`) to see where its time goes.
  */
-async function measure(target: 'troupe' | 'floor', sessions: number, turns = TURNS): Promise<Figures> {
+async function measure(target: 'troupe' | 'floor', sessions: number, turns = TURNS, env: Record<string, string> = {}): Promise<Figures> {
   const flags = ['--expose-gc', ...(process.env.SERVE_NODE_FLAGS ?? '').split(' ').filter(Boolean)];
-  const server = child(fileURLToPath(import.meta.url), [], { SERVE_CHILD: `${target}:${sessions}`, SERVE_TURNS: String(turns), SERVE_DATA_ROOT: dataRoot() }, flags);
+  const server = child(fileURLToPath(import.meta.url), [], { ...env, SERVE_CHILD: `${target}:${sessions}`, SERVE_TURNS: String(turns), SERVE_DATA_ROOT: dataRoot() }, flags);
   const { port, eventsPerTurn } = await server.next<{ port: number; eventsPerTurn: number }>();
   // Both servers first serve a few sessions unmeasured: what a process does once (loading the tokenizer,
   // compiling the hot paths) is not a cost per turn.
@@ -327,6 +352,7 @@ async function measure(target: 'troupe' | 'floor', sessions: number, turns = TUR
   const work = await server.next<ServerFigures>();
   if ((await server.exited) !== 0) throw new Error(`serve bench server (${target}, ${sessions} sessions) failed`);
   const profile = process.env.SERVE_PROFILE ? join(process.env.SERVE_PROFILE, `${target}-${sessions}-${server.proc.pid}.${process.env.SERVE_PROFILE_ALLOC ? 'heapprofile' : 'cpuprofile'}`) : null;
+  if (work.trace) process.stdout.write(`    ${target} trace (SERVE_TRACE):\n${work.trace.map((l) => `      ${l}\n`).join('')}`);
   const answered = new Map(work.answered);
   const connected = new Map(seen.connected);
   // Turns answered before a stream was connected arrive from the stored log, not live: they are not delays.
@@ -405,25 +431,31 @@ async function serveAll(): Promise<void> {
     `sessions at once, ${TURNS} persona turns each, model latency ${LATENCY_MS} ms streaming ${DELTAS} deltas a turn, real HTTP + SSE (clients in a process of their own, bench/serve-load.ts); troupe (from ${CODE}/) on a lowdb store vs the floor server (bench/serve-floor.ts); median of ${ROUNDS} interleaved run(s), each server in a process of its own; CPU, RSS, loop delay and GC are the server process's\n`,
   );
   for (const sessions of SIZES) {
-    const runs: Record<'troupe' | 'floor', Figures[]> = { troupe: [], floor: [] };
-    for (let r = 0; r < ROUNDS; r++) for (const target of TARGETS) runs[target].push(await measure(target, sessions));
-    const m = (target: 'troupe' | 'floor', key: keyof Figures) => median(runs[target].map((f) => f[key] as number));
-    const rate = (t: 'troupe' | 'floor') => median(runs[t].map((f) => f.turns / f.seconds));
-    const line = (t: 'troupe' | 'floor') =>
-      `    ${t.padEnd(6)} ${rate(t).toFixed(0).padStart(5)} turns/s  CPU ${m(t, 'cpuMsPerTurn').toFixed(2)} ms/turn (system ${m(t, 'systemMsPerTurn').toFixed(2)}; main thread ${m(t, 'mainMsPerTurn').toFixed(2)}, system ${m(t, 'mainSystemMsPerTurn').toFixed(2)}; context switches ${m(t, 'switchesPerTurn').toFixed(1)}, preempted ${m(t, 'preemptedPerTurn').toFixed(1)})  answer -> SSE p50 ${m(t, 'p50').toFixed(1)} ms, p99 ${m(t, 'p99').toFixed(1)} ms  RSS ${m(t, 'kibPerSession').toFixed(0)} KiB/session, held ${m(t, 'kibHeld').toFixed(0)} KiB/session  loop delay p99 ${m(t, 'loopP99').toFixed(0)} ms, max ${m(t, 'loopMax').toFixed(0)} ms  GC ${m(t, 'gcMs').toFixed(2)} ms/turn (scavenges ${m(t, 'gcYoungMs').toFixed(2)}), longest ${m(t, 'gcMax').toFixed(0)} ms${runs[t].some((f) => f.failed) ? `  (${runs[t].map((f) => f.failed).join('/')} failed)` : ''}\n`;
+    const runs: Record<string, Figures[]> & Record<'troupe' | 'floor', Figures[]> = { troupe: [], floor: [] };
+    for (const v of VARIANTS) runs[v.name] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      for (const target of TARGETS) runs[target].push(await measure(target, sessions));
+      for (const v of VARIANTS) runs[v.name]!.push(await measure('troupe', sessions, TURNS, v.env));
+    }
+    const m = (target: string, key: keyof Figures) => median(runs[target]!.map((f) => f[key] as number));
+    const rate = (t: string) => median(runs[t]!.map((f) => f.turns / f.seconds));
+    const line = (t: string) =>
+      `    ${t.padEnd(6)} ${rate(t).toFixed(0).padStart(5)} turns/s  CPU ${m(t, 'cpuMsPerTurn').toFixed(2)} ms/turn (system ${m(t, 'systemMsPerTurn').toFixed(2)}; main thread ${m(t, 'mainMsPerTurn').toFixed(2)}, system ${m(t, 'mainSystemMsPerTurn').toFixed(2)}; context switches ${m(t, 'switchesPerTurn').toFixed(1)}, preempted ${m(t, 'preemptedPerTurn').toFixed(1)})  answer -> SSE p50 ${m(t, 'p50').toFixed(1)} ms, p99 ${m(t, 'p99').toFixed(1)} ms  RSS ${m(t, 'kibPerSession').toFixed(0)} KiB/session, held ${m(t, 'kibHeld').toFixed(0)} KiB/session  loop delay p99 ${m(t, 'loopP99').toFixed(0)} ms, max ${m(t, 'loopMax').toFixed(0)} ms  GC ${m(t, 'gcMs').toFixed(2)} ms/turn (scavenges ${m(t, 'gcYoungMs').toFixed(2)}), longest ${m(t, 'gcMax').toFixed(0)} ms${runs[t]!.some((f) => f.failed) ? `  (${runs[t]!.map((f) => f.failed).join('/')} failed)` : ''}\n`;
     process.stdout.write(`  ${sessions} sessions (${m('troupe', 'eventsPerTurn').toFixed(0)} SSE events per turn; ideal ${(sessions / (LATENCY_MS / 1000)).toFixed(0)} turns/s):\n`);
     process.stdout.write(line('floor'));
     process.stdout.write(line('troupe'));
-    const each = runs.troupe.map((f, i) => `${(f.turns / f.seconds / ((runs.floor[i]?.turns ?? Number.NaN) / (runs.floor[i]?.seconds ?? 1))).toFixed(2)}x`).join(', ');
-    const timeline = (t: 'troupe' | 'floor') =>
+    for (const v of VARIANTS) process.stdout.write(line(v.name));
+    const eachOf = (t: string) => runs[t]!.map((f, i) => `${(f.turns / f.seconds / ((runs.floor[i]?.turns ?? Number.NaN) / (runs.floor[i]?.seconds ?? 1))).toFixed(2)}x`).join(', ');
+    const each = eachOf('troupe');
+    const timeline = (t: string) =>
       `    ${t.padEnd(6)} sessions created p50 ${m(t, 'createdP50').toFixed(2)} s, all ${m(t, 'createdMax').toFixed(2)} s; streams connected p50 ${m(t, 'connectedP50').toFixed(2)} s, all ${m(t, 'connectedMax').toFixed(2)} s; turns streamed live ${(
-        (100 * runs[t].reduce((n, f) => n + f.live, 0)) /
+        (100 * runs[t]!.reduce((n, f) => n + f.live, 0)) /
           Math.max(
             1,
-            runs[t].reduce((n, f) => n + f.turns, 0),
+            runs[t]!.reduce((n, f) => n + f.turns, 0),
           )
       ).toFixed(0)}% (the rest read from the log as their stream connected)\n`;
-    for (const t of TARGETS) process.stdout.write(timeline(t));
+    for (const t of [...TARGETS, ...VARIANTS.map((v) => v.name)]) process.stdout.write(timeline(t));
     if (runs.troupe.some((f) => f.parts) && runs.floor.some((f) => f.parts)) {
       const turns = (t: 'troupe' | 'floor') => runs[t].reduce((n, f) => n + (f.parts ? f.turns : 0), 0);
       for (const l of partLines(sumParts(runs.troupe), sumParts(runs.floor), { troupe: turns('troupe'), floor: turns('floor') })) process.stdout.write(`${l}\n`);
@@ -436,6 +468,11 @@ async function serveAll(): Promise<void> {
     process.stdout.write(
       `    troupe ÷ floor: throughput ${(rate('troupe') / rate('floor')).toFixed(2)}x (target >= 0.8x; each round ${each}), CPU per turn ${(m('troupe', 'cpuMsPerTurn') / m('floor', 'cpuMsPerTurn')).toFixed(2)}x, p99 ${(m('troupe', 'p99') / m('floor', 'p99')).toFixed(2)}x, RSS per session ${(m('troupe', 'kibPerSession') / m('floor', 'kibPerSession')).toFixed(2)}x, held per session ${(m('troupe', 'kibHeld') / m('floor', 'kibHeld')).toFixed(2)}x\n`,
     );
+    for (const v of VARIANTS) {
+      process.stdout.write(
+        `    ${v.name} ÷ floor: throughput ${(rate(v.name) / rate('floor')).toFixed(2)}x (each round ${eachOf(v.name)}), CPU per turn ${(m(v.name, 'cpuMsPerTurn') / m('floor', 'cpuMsPerTurn')).toFixed(2)}x, p99 ${(m(v.name, 'p99') / m('floor', 'p99')).toFixed(2)}x\n`,
+      );
+    }
     if (SPLIT.length > 0 && TARGETS.length === 2) await split(sessions, runs);
   }
 }

@@ -10,6 +10,20 @@ export function isEventStream(incoming: IncomingMessage): boolean {
   return incoming.method === 'GET' && url.startsWith('/v1/sessions/') && /^\/v1\/sessions\/[^/?]+\/events(?:\?|$)/.test(url);
 }
 
+/** Resolves once `outgoing` has written its head (never, for a response that has no writeHead). */
+function headWritten(outgoing: ServerResponse): Promise<void> {
+  if (outgoing.headersSent) return Promise.resolve();
+  const writeHead = outgoing.writeHead;
+  if (typeof writeHead !== 'function') return new Promise(() => undefined);
+  return new Promise((resolve) => {
+    outgoing.writeHead = function (this: ServerResponse, ...args: Parameters<ServerResponse['writeHead']>) {
+      const written = writeHead.apply(this, args);
+      resolve();
+      return written;
+    } as ServerResponse['writeHead'];
+  });
+}
+
 /**
  * Wraps a request listener so that event-stream requests are handled in slices of the loop's check phase
  * (setImmediate), a share of each turn (see LoopShare), instead of inside the poll phase that read them: a thousand
@@ -32,7 +46,10 @@ export function admitStreamsInSlices(listener: RequestListener, deferred: (incom
       waiting[head] = undefined as never;
       head += 1;
       if (outgoing.destroyed || incoming.socket?.destroyed) continue;
-      await Promise.race([listener(incoming, outgoing), nextTurn]);
+      // A stream's handler settles only when its stream ends: once it has written its head it is admitted and the next
+      // one starts in this slice (waiting for the next turn instead admitted one stream a turn: a thousand readers
+      // took seconds to connect on a busy loop).
+      await Promise.race([listener(incoming, outgoing), headWritten(outgoing), nextTurn]);
     }
     serverShare.ended();
     if (head === waiting.length) {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, linkSync, lstatSync, open, readSync, renameSync, unlinkSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, link, linkSync, lstatSync, open, openSync, readSync, rename, renameSync, unlinkSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 import { UserError } from '../errors.js';
 import { openOwnFile } from './own-file.js';
 import { ownStartTime, pidExists, processInfo } from '../tools/process-info.js';
@@ -132,7 +133,8 @@ export function staleReason(holder: LockHolder, options: { now?: number; staleMs
 
 // Locks this process holds, with their refresh timers and when each was last refreshed: a lock file naming our
 // own pid that is not in here is a leftover from an earlier process that had the same pid, so it is stale.
-const held = new Map<string, { timer: NodeJS.Timeout; everyMs: number; refreshedAt: number; text: string }>();
+// `linked`: the lock is a link to this process's holder file (see acquireNewLock), not a file of its own.
+const held = new Map<string, { timer: NodeJS.Timeout; everyMs: number; refreshedAt: number; text: string; linked: Holder | null }>();
 
 let ownStart: string | null | undefined;
 // The nonce tells two locks of one pid apart: random per process, then counted (a random draw per lock cost
@@ -197,24 +199,168 @@ export function refreshLockIfDue(path: string, now: number = Date.now()): void {
   if (lock && now - lock.refreshedAt >= lock.everyMs) refreshLock(path, now);
 }
 
-function hold(path: string, text: string, staleMs: number, now: number): void {
+function hold(path: string, text: string, staleMs: number, now: number, linked: Holder | null = null): void {
+  if (linked) linked.links += 1;
   const everyMs = Math.max(1_000, Math.min(60_000, staleMs / 4));
   const timer = setInterval(() => refreshLock(path), everyMs);
   timer.unref();
-  held.set(path, { timer, everyMs, refreshedAt: now, text });
+  held.set(path, { timer, everyMs, refreshedAt: now, text, linked });
+}
+
+/** This process's holder file in one directory: its path, the record it holds (every lock linked to it says this), its inode, and how many locks this process holds linked to it. */
+interface Holder {
+  dir: string;
+  path: string;
+  text: string;
+  ino: number;
+  links: number;
+}
+
+// Per directory, this process's holder file (null: the directory's file system refuses links); and every holder made,
+// removed as the process exits.
+const holders = new Map<string, Holder | null>();
+const holderFiles = new Set<string>();
+
+/** The name of the holder file of the process whose record is `text` (its pid and nonce), in `dir`. */
+export function holderPathOf(dir: string, text: string): string | null {
+  const [pid, nonce] = text.trim().split(/\s+/);
+  return pid && nonce && /^\d+$/.test(pid) && /^[0-9a-f]+$/.test(nonce) ? join(dir, `.lock-holder-${pid}-${nonce}`) : null;
 }
 
 /**
- * Takes the lock file for a new session: its create (open O_EXCL) off the event loop, on libuv's thread pool, where a
- * create that waits on the directory (other sessions' creates, renames and fsyncs) does not hold up other sessions;
- * its record written and the file closed on the loop as the create returns (a write to an open file waits on no
- * directory: as two more thread-pool calls, each waited its turn behind every other session's, at 1,000 sessions
- * created at once the lock took 0.7 s at the median). The lock counts as held from the create (a reader finds it
- * empty until the write: see LOCK_WRITE_GRACE_MS); a lock that is there already is decided by `acquireLock`.
+ * This process's holder file in `dir`, made when there is none: its record, written whole before any lock links to it.
+ * Made on the event loop, once for all the locks of a burst of creations (made off it, each link waited behind every
+ * create queued before it). Null when it cannot be made (the directory is gone, the disk full: the next lock tries again).
+ */
+function holderIn(dir: string): Holder | null {
+  const known = holders.get(dir);
+  if (known !== undefined) return known;
+  const text = lockText();
+  const path = holderPathOf(dir, text)!;
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o666);
+  } catch {
+    return null;
+  }
+  try {
+    writeFileSync(fd, text);
+    const holder: Holder = { dir, path, text, ino: fstatSync(fd).ino, links: 0 };
+    holderFiles.add(path);
+    holders.set(dir, holder);
+    return holder;
+  } catch {
+    removeQuietly(path);
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Removes a holder file no lock of this process links to any more (the next new lock makes another): it lives as long as
+ * the locks that share its record. A lock linked to it meanwhile (its link was under way) keeps the record it reads.
+ */
+function retire(holder: Holder): void {
+  removeQuietly(holder.path);
+  holderFiles.delete(holder.path);
+  if (holders.get(holder.dir) === holder) holders.delete(holder.dir);
+}
+
+/** Removes a file, if it is there. */
+function removeQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // gone already
+  }
+}
+
+// A link the file system refuses (it has no hard links): the directory's locks are files of their own from then on.
+const LINK_REFUSED = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EXDEV', 'ENOSYS']);
+
+/**
+ * Links a new session's lock at `path` to this process's holder file, off the event loop: true when it is linked,
+ * false when a lock is there already (EEXIST), null when no link can be made here (then a lock file of its own is).
+ */
+async function linkNewLock(path: string): Promise<{ linked: Holder } | 'exists' | null> {
+  const dir = dirname(path);
+  const holder = holderIn(dir);
+  if (!holder) return null;
+  return new Promise((resolve, reject) =>
+    link(holder.path, path, (error) => {
+      if (!error) return resolve({ linked: holder });
+      if (error.code === 'EEXIST') return resolve('exists');
+      if (LINK_REFUSED.has(error.code ?? '')) {
+        holders.set(dir, null);
+        return resolve(null);
+      }
+      // The holder (or the directory) went away, or it has as many links as it may: the next lock makes a new one.
+      if (error.code === 'ENOENT' || error.code === 'EMLINK') {
+        if (holders.get(dir) === holder) holders.delete(dir);
+        return resolve(null);
+      }
+      reject(error);
+    }),
+  );
+}
+
+/**
+ * A held lock linked to the holder file becomes a file of its own saying `released`, off the event loop: made beside it
+ * and renamed over the link, so the name never goes missing (the inode the creation spared is made here, at the
+ * session's close, where no request waits on it). The holder's record stays for the process's other locks; the next
+ * open of the session takes the file over in place (see acquireLock).
+ */
+async function releaseLinked(path: string, text: string): Promise<void> {
+  const beside = join(dirname(path), `.${basename(path)}.released-${process.pid}`);
+  removeQuietly(beside);
+  const call = <T>(run: (done: (error: NodeJS.ErrnoException | null, value?: T) => void) => void) =>
+    new Promise<T>((resolve, reject) => run((error, value) => (error ? reject(error) : resolve(value as T))));
+  const fd = await call<number>((done) => open(beside, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o666, done));
+  try {
+    writeSync(fd, releasedText(Buffer.byteLength(text)), 0, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    await call<void>((done) => rename(beside, path, done));
+  } catch (error) {
+    removeQuietly(beside);
+    throw error;
+  }
+}
+
+/**
+ * Removes the holder file a lock of a process that is gone linked to, once no lock links to it any more (its own name
+ * is its only link) and it still holds that process's record.
+ */
+function dropOrphanHolder(dir: string, text: string): void {
+  const path = holderPathOf(dir, text);
+  if (!path) return;
+  try {
+    const stat = lstatSync(path, { throwIfNoEntry: false });
+    if (stat?.isFile() && stat.nlink === 1 && readLock(path)?.text === text) unlinkSync(path);
+  } catch {
+    // looked at again with its next lock
+  }
+}
+
+/**
+ * Takes the lock file for a new session: a link (off the event loop) to this process's holder file in the same
+ * directory (`.lock-holder-<pid>-<nonce>`, made once, holding the process's record), so a session's creation makes
+ * no inode for its lock: on an ext4 without a journal every inode made scans past the inodes freed lately (at 1,000
+ * sessions created at once, over half of the server's CPU), and the creates of one directory wait on each other.
+ * The link is complete at once (the holder was written whole before); released, the lock becomes a file of its own
+ * (see releaseLock). Where no link can be made, the lock file is created (open O_EXCL) off the loop and its record
+ * written on the loop as the create returns: the lock counts as held from the create (a reader finds it empty until
+ * the write: see LOCK_WRITE_GRACE_MS). A lock that is there already is decided by `acquireLock`.
  */
 export async function acquireNewLock(path: string, sessionId: string, options: { staleMs?: number; now?: () => number } = {}): Promise<void> {
   const staleMs = options.staleMs ?? lockStaleMs();
   const now = options.now ?? Date.now;
+  const linked = await linkNewLock(path);
+  if (linked === 'exists') return acquireLock(path, sessionId, options);
+  if (linked !== null) return hold(path, linked.linked.text, staleMs, now(), linked.linked);
   const text = lockText();
   const started = Date.now();
   const fd = await new Promise<number | null>((resolve, reject) => open(path, 'wx', (error, opened) => (error ? (error.code === 'EEXIST' ? resolve(null) : reject(error)) : resolve(opened))));
@@ -299,6 +445,9 @@ export function acquireLock(path: string, sessionId: string, options: { staleMs?
  * when a lock was made at `path` meanwhile (then the one aside is removed). The name aside is removed either way.
  */
 function takeOver(aside: string, path: string, text: string): boolean {
+  // A lock linked to a holder file (another process's, gone) shares its record with that process's other locks: never
+  // written into, it is unlinked, and a file of our own is made at the name.
+  if ((lstatSync(aside, { throwIfNoEntry: false })?.nlink ?? 1) > 1) return takeOverLinked(aside, path, text);
   try {
     const fd = openOwnFile(aside, constants.O_WRONLY | constants.O_TRUNC, 'a lock file');
     try {
@@ -316,15 +465,25 @@ function takeOver(aside: string, path: string, text: string): boolean {
   return true;
 }
 
-/** Stops refreshing a lock this process holds; its record as written, or null when it holds none at `path`. */
-function letGo(path: string): string | null {
+/** takeOver of a lock that is a link (see takeOver): the link aside is removed, with its holder once no lock links to it. */
+function takeOverLinked(aside: string, path: string, text: string): boolean {
+  const was = readLock(aside);
+  unlinkSync(aside);
+  if (was) dropOrphanHolder(dirname(path), was.text);
+  return tryCreate(path, text);
+}
+
+/** Stops refreshing a lock this process holds; its record as written and its holder when it is a link to one, or null when it holds none at `path`. */
+function letGo(path: string): { text: string; linked: Holder | null } | null {
   const lock = held.get(path);
   if (!lock) return null;
   clearInterval(lock.timer);
   held.delete(path);
+  if (lock.linked && --lock.linked.links === 0) retire(lock.linked);
   try {
-    // Only a file that still holds our record is ours to release.
-    return readLock(path)?.text === lock.text ? lock.text : null;
+    // Only a file that still holds our record (a link: still to our holder) is ours to release.
+    if (lock.linked) return lstatSync(path, { throwIfNoEntry: false })?.ino === lock.linked.ino ? lock : null;
+    return readLock(path)?.text === lock.text ? lock : null;
   } catch {
     return null;
   }
@@ -332,17 +491,39 @@ function letGo(path: string): string | null {
 
 /** Releases a lock this process holds, in place: its file says `released` (see releasedText), for the next holder to take over. */
 export function releaseLock(path: string): void {
-  const text = letGo(path);
-  if (text === null) return;
+  const lock = letGo(path);
+  if (lock === null) return;
+  // A link to the holder is no file to write into: no lock file is a free session as well.
+  if (lock.linked) return removeQuietly(path);
   try {
     const fd = openOwnFile(path, constants.O_WRONLY, 'a lock file');
     try {
-      writeSync(fd, releasedText(Buffer.byteLength(text)), 0, 'utf8');
+      writeSync(fd, releasedText(Buffer.byteLength(lock.text)), 0, 'utf8');
     } finally {
       closeSync(fd);
     }
   } catch {
     // gone or unwritable: the next open decides (our process, gone, leaves it stale)
+  }
+}
+
+/**
+ * releaseLock as a session's close does it: a lock linked to the holder file becomes a file of its own saying `released`
+ * (see releaseLinked), held until it is (another open of the session in this process is refused meanwhile, not taken
+ * for a leftover and then written over by the release).
+ */
+export async function releaseLockAsync(path: string): Promise<void> {
+  const lock = held.get(path);
+  if (!lock?.linked) return releaseLock(path);
+  let ours = false;
+  try {
+    ours = lstatSync(path, { throwIfNoEntry: false })?.ino === lock.linked.ino;
+    if (ours) await releaseLinked(path, lock.text);
+  } catch {
+    // Not made (a full disk): the link is removed, and no lock file is a free session.
+    if (ours) removeQuietly(path);
+  } finally {
+    letGo(path);
   }
 }
 
@@ -366,5 +547,8 @@ export function lockHolder(path: string): number | null {
 }
 
 process.on('exit', () => {
+  // A process leaving makes no files: a lock linked to the holder is removed (no lock file is a free session), the
+  // holder file with it; one of its own is released in place.
   for (const path of [...held.keys()]) releaseLock(path);
+  for (const path of holderFiles) removeQuietly(path);
 });

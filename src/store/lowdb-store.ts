@@ -17,7 +17,7 @@ import { createJournal, JournalWriter, scanJournal, type JournalEnd } from './jo
 import { journalTailAfter } from './journal-tail.js';
 import { isSessionListing, listingOf, type SessionListing, type TailFold } from './listing.js';
 import { machineLinesIn } from './machine-scan.js';
-import { acquireLock, acquireNewLock, dropLock, lockHolder, refreshLockIfDue, releaseLock, SessionLockedError } from './lock.js';
+import { acquireLock, acquireNewLock, dropLock, lockHolder, refreshLockIfDue, releaseLockAsync, SessionLockedError } from './lock.js';
 import { CURRENT_FORMAT, decodeSessionFile, parseSessionFile, SessionFileError, type FileFormat, type Loaded } from './load-file.js';
 import { sealingPathOf, sealJournal } from './seal-journal.js';
 import { SharedFlush } from './shared-flush.js';
@@ -210,9 +210,9 @@ export class LowdbStore implements Store {
   }
 
   /**
-   * A new session's three files, created off the loop at once (one wait on the thread pool, not three one after the
-   * other: at 1,000 sessions created at once each waited its turn behind every other session's): its lock (see
-   * acquireNewLock), its document with its first checkpoint at its own name (O_EXCL: that create is the check that no
+   * A new session's three files, made off the loop at once (one wait on the thread pool, not three one after the
+   * other: at 1,000 sessions created at once each waited its turn behind every other session's): its lock (a link to
+   * the process's holder file, no inode made: see acquireNewLock), its document with its first checkpoint at its own name (O_EXCL: that create is the check that no
    * session is there, and there is nothing to replace: no temp file, flush and rename; its later checkpoints are
    * written into it) and its empty journal (O_EXCL too: a journal there is a session there). Whoever holds the lock
    * decides: another process holding it may have opened the document made here, so a creator without the lock leaves
@@ -756,7 +756,7 @@ export class LowdbStore implements Store {
           dropCreated();
           writer.close();
           closeSync(slots.fd);
-          releaseLock(lock);
+          await releaseLockAsync(lock);
         }
       },
       discard: async () => {

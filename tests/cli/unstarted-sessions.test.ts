@@ -47,10 +47,15 @@ describe('a session that never started is not kept', () => {
     const data = dataDir();
     const store = new LowdbStore(data);
     const team = await openSession({ model: new DemoModel(), store, env: {} });
-    expect(readdirSync(join(data, 'sessions')).sort()).toEqual([`${team.id}.json`, `${team.id}.jsonl`, `${team.id}.lock`]);
+    // Beside them the process's lock holder, which the lock links to while the session is held (see acquireNewLock).
+    expect(
+      readdirSync(join(data, 'sessions'))
+        .filter((f) => !f.startsWith('.lock-holder-'))
+        .sort(),
+    ).toEqual([`${team.id}.json`, `${team.id}.jsonl`, `${team.id}.lock`]);
     // What src/cli/interactive.ts does when /workflow opens the workflow's session.
     await team.stop({ reason: 'user_left', detail: 'the UI moved to the workflow coder_reviewer' });
-    expect(readdirSync(join(data, 'sessions')).filter((f) => f.startsWith(team.id))).toEqual([]);
+    expect(readdirSync(join(data, 'sessions')).filter((f) => f.startsWith(team.id) || f.startsWith('.lock-holder-'))).toEqual([]);
     expect(await store.list()).toEqual([]);
     // A session that started is kept as before.
     const started = await openSession({ model: new DemoModel(), store, env: {}, maxTurns: 1 });

@@ -44,6 +44,30 @@ describe('event-stream requests are handled in slices of the loop', () => {
     expect(handled).toEqual(['/v1/sessions/b/events']);
   });
 
+  it('a stream that has written its head (its handler settles only when the stream ends) lets the next one start in the same slice', async () => {
+    const handled: string[] = [];
+    const listener = admitStreamsInSlices((incoming, outgoing) => {
+      handled.push(incoming.url!);
+      outgoing.writeHead(200);
+      return new Promise(() => undefined);
+    });
+    const streaming = (url: string) => {
+      const [incoming, outgoing] = request('GET', url);
+      const response = outgoing as unknown as { headersSent: boolean; writeHead: (status: number) => unknown };
+      response.headersSent = false;
+      response.writeHead = () => {
+        response.headersSent = true;
+        return response;
+      };
+      return [incoming, outgoing] as const;
+    };
+    listener(...streaming('/v1/sessions/a/events'));
+    listener(...streaming('/v1/sessions/b/events'));
+    // The check phase that admits the first admits the second: it waits for no turn of the loop.
+    await turns(1);
+    expect(handled).toEqual(['/v1/sessions/a/events', '/v1/sessions/b/events']);
+  });
+
   it('a handler waiting on I/O holds its slice until the next turn at most', async () => {
     const handled: string[] = [];
     const listener = admitStreamsInSlices((incoming) => {
