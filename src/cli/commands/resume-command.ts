@@ -76,7 +76,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
     write('');
   }
   const { attachOutput } = await import('../attach-output.js');
-  attachOutput(session, { json: args.json, write, redact: redactorFrom(io.env) });
+  attachOutput(session, { json: args.json, write, redact: redactorFrom(io.env), troupe: () => troupeCommand(io) });
   session.resume();
   await session.settled();
   const after = session.getSnapshot();
