@@ -1,6 +1,6 @@
 // Journal format 8: a step's line stores its input (with the facts before it and the calls it starts), not the events
 // step() derives from it; every reader gets them back by replaying step() over the document's base.
-import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ENGINE_SEMANTICS } from '../../src/engine/semantics.js';
@@ -16,31 +16,13 @@ import { LowdbStore } from '../../src/store/lowdb-store.js';
 import type { JournalRecord } from '../../src/store/session-file.js';
 import { fixedClock, REPO_ROOT, studio } from '../helpers/team.js';
 import { tempDirPerTest } from '../helpers/temp-dir.js';
-import { BRIEF, ENV, fixtureInDataDir } from './support.js';
+import { copiedTeam, demoRun, editable, editJournal } from './forge-journal.js';
+import { ENV, fixtureInDataDir } from './support.js';
 
 const FIXTURES = join(REPO_ROOT, 'tests', 'fixtures', 'sessions');
 const ID = 'fixture-v8';
 const tempDir = tempDirPerTest('troupe-format8-');
 const published = () => JSON.parse(readFileSync(join(FIXTURES, 'v8.events.json'), 'utf8')) as { seq: number; type: string }[];
-
-/** Rewrites a copied journal's lines with `edit` (each parsed line without its seal), sealed and chained again, the document's checkpoint pointing at the new last line. */
-function editJournal(copy: { path: string; journal: string }, edit: (line: Record<string, unknown>, n: number) => void): void {
-  let prev = CHAIN_START;
-  const lines = readFileSync(copy.journal, 'utf8')
-    .trimEnd()
-    .split('\n')
-    .map((text, i) => {
-      const { prev: _p, hash: _h, ...line } = JSON.parse(text) as Record<string, unknown>;
-      edit(line, i + 1);
-      const sealed = sealLine(JSON.stringify(line), prev);
-      prev = sealed.hash;
-      return sealed.line;
-    });
-  writeFileSync(copy.journal, `${lines.join('\n')}\n`);
-  const doc = JSON.parse(readFileSync(copy.path, 'utf8'));
-  doc.checkpoint.hash = prev;
-  writeFileSync(copy.path, JSON.stringify(doc));
-}
 
 describe('journal format 8: a step line holds its input, not its events', () => {
   it('a line keeps the input, the facts before it and the calls it starts, with the semantics, count and digest of what it leaves out; read back it says where they go', () => {
@@ -201,47 +183,12 @@ describe('journal format 8: a step line holds its input, not its events', () => 
   });
 });
 
-/** A copy of the shipped team in `dir` (a user's own team directory, which they may edit after a session ran). */
-function copiedTeam(dir: string): string {
-  const team = join(dir, 'team');
-  for (const part of ['personas', 'prompts']) cpSync(join(REPO_ROOT, part), join(team, part), { recursive: true });
-  return team;
-}
-
 /** Edits a persona's JSON file in a team directory. */
 function editPersona(team: string, id: string, edit: (persona: Record<string, unknown>) => void): void {
   const file = join(team, 'personas', `${id}.json`);
   const persona = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
   edit(persona);
   writeFileSync(file, JSON.stringify(persona, null, 2));
-}
-
-/** Runs the demo brief on the team in `team`, stored in `dir`: the events it published. */
-async function demoRun(dir: string, team: string, id: string, maxTurns?: number) {
-  const session = await openSession({
-    store: new LowdbStore(dir),
-    team,
-    model: new DemoModel(),
-    id,
-    brief: BRIEF,
-    env: ENV,
-    clock: fixedClock(),
-    memory: false,
-    ...(maxTurns !== undefined ? { maxTurns } : {}),
-  });
-  session.start(BRIEF);
-  await session.settled();
-  const events = session.recent();
-  await session.stop();
-  return events;
-}
-
-/** Session `id` in `dir` as a document holding its last checkpoint (no slots beside it), so editJournal can rewrite its lines. */
-async function editable(dir: string, id: string): Promise<{ path: string; journal: string }> {
-  const path = join(dir, 'sessions', `${id}.json`);
-  writeFileSync(path, JSON.stringify(await new LowdbStore(dir).document(id)));
-  rmSync(join(dir, 'sessions', `${id}.checkpoint`), { force: true });
-  return { path, journal: join(dir, 'sessions', `${id}.jsonl`) };
 }
 
 // The game designer hands over to the lead engineer at turn 4 (a blocking dependency); without it among its targets
