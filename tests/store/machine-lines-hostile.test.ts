@@ -48,7 +48,7 @@ describe('a forged machine line', () => {
     const copy = await editable(dir, 'forged');
     let other: Line | undefined;
     let own = '';
-    editJournal(copy, (l, n) => {
+    editJournal(copy, (l: Line, n) => {
       if (n !== 1) return;
       // Another team's machine line, self-consistent: the game designer cannot hand over to the lead engineer.
       const config = structuredClone(l.machine.team) as TeamConfig & { personas: { id: string; handoff_to: string[] }[] };
