@@ -1,4 +1,4 @@
-import { connect as h2connect, type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
+import { constants, connect as h2connect, type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DemoModel } from '../../../src/llm/demo-model.js';
@@ -113,5 +113,25 @@ describe('a Restate worker holds its HTTP/2 connections and streams to caps', ()
     // A round trip on the same connection: the worker has taken in the stream's end before it answers.
     await new Promise<void>((resolve, reject) => a.ping((error) => (error ? reject(error) : resolve())));
     expect(await held(b)).toBeDefined();
+  });
+
+  it('a rapid reset (streams opened and reset at once, CVE-2023-44487) leaks no stream of the cap: the next client is answered', async () => {
+    // probe16: were a reset stream never counted off, a client could fill the cap of 5 with streams it reset.
+    const url = await capped(10, 5);
+    const attacker = client(url);
+    for (let i = 0; i < 3000 && !attacker.destroyed; i++) {
+      try {
+        attacker
+          .request({ ':method': 'POST', ':path': '/discover' })
+          .on('error', () => {})
+          .close(constants.NGHTTP2_CANCEL);
+      } catch {
+        break; // Node ends a session that resets streams without end (ENHANCE_YOUR_CALM).
+      }
+      if (i % 100 === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    const streams = [];
+    for (let i = 0; i < 5; i++) streams.push(await held(client(url)));
+    expect(streams.every((s) => !s.destroyed)).toBe(true);
   });
 });
