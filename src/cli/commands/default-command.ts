@@ -51,6 +51,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
     json: args.json,
     write,
     input: io.stdin,
+    troupe: () => troupeCommand(io),
     ...(memory ? { memory } : {}),
   });
   // Empty input runs the demo brief; input that gave no brief (only commands, a refused line) starts nothing.
