@@ -1,11 +1,9 @@
 import { constants, connect as h2connect, type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DemoModel } from '../../../src/llm/demo-model.js';
-import { startWorker, type RunningWorker } from '../../../src/serve/restate/worker.js';
-import { loadPriceTable } from '../../../src/usage/price-table.js';
-import { studio } from '../../helpers/team.js';
+import type { RunningWorker } from '../../../src/serve/restate/worker.js';
 import { tempDirPerTest } from '../../helpers/temp-dir.js';
+import { workerHere } from '../../helpers/workers.js';
 
 // Hostile: anyone who reaches a Restate worker's port (its HTTP/2 endpoint) could hold every file descriptor with idle
 // sockets, or open streams without end on one connection (Node's default allows 2^32-1). TROUPE_SERVE_MAX_CONNECTIONS
@@ -20,19 +18,7 @@ afterEach(async () => {
 });
 
 async function capped(maxConnections: number, maxStreams: number): Promise<string> {
-  worker = await startWorker({
-    team: studio(),
-    model: new DemoModel(),
-    prices: loadPriceTable({}),
-    env: {},
-    dataDir: temp(),
-    workflows: null,
-    log: () => {},
-    port: 0,
-    host: '127.0.0.1',
-    maxConnections,
-    maxStreams,
-  });
+  worker = await workerHere(temp(), { maxConnections, maxStreams });
   return worker.url;
 }
 

@@ -1,10 +1,8 @@
 import { execFile } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DemoModel } from '../../../src/llm/demo-model.js';
-import { startWorker, type RunningWorker } from '../../../src/serve/restate/worker.js';
-import { loadPriceTable } from '../../../src/usage/price-table.js';
-import { studio } from '../../helpers/team.js';
+import type { RunningWorker } from '../../../src/serve/restate/worker.js';
 import { tempDirPerTest } from '../../helpers/temp-dir.js';
+import { workerHere } from '../../helpers/workers.js';
 
 // probe16: a worker without identity keys listens on loopback only, and answered every user of the machine there: one
 // who speaks Restate's protocol to it hands it the session's state (the plan of a workflow with its grants, the
@@ -21,19 +19,8 @@ afterEach(async () => {
   logged.length = 0;
 });
 
-async function started(identityKeys?: string[]): Promise<string> {
-  worker = await startWorker({
-    team: studio(),
-    model: new DemoModel(),
-    prices: loadPriceTable({}),
-    env: {},
-    dataDir: temp(),
-    workflows: null,
-    log: (line) => logged.push(line),
-    port: 0,
-    host: '127.0.0.1',
-    ...(identityKeys ? { identityKeys } : {}),
-  });
+async function started(): Promise<string> {
+  worker = await workerHere(temp(), { log: (line) => logged.push(line) });
   return worker.url;
 }
 
