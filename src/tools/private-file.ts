@@ -21,8 +21,9 @@ export function readPrivateFile(path: string, maxBytes: number, me: number | nul
   }
   try {
     const stats = fstatSync(fd);
-    const mine = me === null || stats.uid === me;
-    if (!stats.isFile() || stats.nlink !== 1 || !mine || (stats.mode & 0o077) !== 0 || stats.size > maxBytes) return undefined;
+    // Without uids (Windows) the mode bits say nothing either: only the file's kind, links and size are checked.
+    const mine = me === null || (stats.uid === me && (stats.mode & 0o077) === 0);
+    if (!stats.isFile() || stats.nlink !== 1 || !mine || stats.size > maxBytes) return undefined;
     const bytes = Buffer.alloc(stats.size);
     let read = 0;
     while (read < bytes.length) {
