@@ -9,7 +9,7 @@ import { bwrapMissing } from '../helpers/jail.js';
 import { tempDirPerTest } from '../helpers/temp-dir.js';
 
 // probe16: a workspace's `.git` is the agents' (its config, its hooks), and a command like `git commit` runs in the
-// jail what they planted there: hooks, core.fsmonitor, diff.external, filters, aliases, the pager. Each runs inside
+// jail what they planted there: hooks, core.fsmonitor, core.sshCommand, diff.external, filters, aliases, the pager. Each runs inside
 // the jail, as the command does: with the jail's environment (never troupe's: no API key), the workspace the only
 // place it may write. And troupe's own git on that workspace runs none of it (see git-run.ts).
 
@@ -65,6 +65,7 @@ describe.skipIf(bwrapMissing)("the agents' git config runs only inside the jail"
       ['diff.external', executor('diff-external')],
       ['filter.evil.clean', executor('filter-clean')],
       ['alias.st', `!${executor('alias')}`],
+      ['core.sshCommand', executor('ssh-command')],
       ['core.hooksPath', join(made.home, '.git', 'own-hooks')],
     ];
     mkdirSync(join(made.home, '.git', 'own-hooks'));
@@ -80,9 +81,11 @@ describe.skipIf(bwrapMissing)("the agents' git config runs only inside the jail"
     expect(await cmd('sh -c "echo c >> b.txt"')).toMatch(/^exit code 0/);
     expect(await cmd('git -p diff')).toMatch(/^exit code 0/);
     expect(await cmd('git st')).toMatch(/^exit code 0/);
+    // The ssh program runs (in the jail), and its remote is not reached: the jail has no network.
+    expect(await cmd('git fetch -q ssh://example.com/repo.git')).toMatch(/^exit code [1-9]/);
     const ran = readFileSync(log, 'utf8');
     // The pager is not among them: git pages only to a terminal, and a command's output is a pipe.
-    for (const name of ['fsmonitor', 'diff-external', 'filter-clean', 'alias', 'hook-pre-commit', 'hook-post-commit']) expect(ran, name).toContain(`${name} ran`);
+    for (const name of ['fsmonitor', 'diff-external', 'filter-clean', 'alias', 'ssh-command', 'hook-pre-commit', 'hook-post-commit']) expect(ran, name).toContain(`${name} ran`);
     // Inside: the jail's environment only, the API key nowhere (not in theirs, nor in any process they can see).
     expect(ran).not.toContain(KEY);
     expect(ran).not.toContain('OPENAI_API_KEY');
