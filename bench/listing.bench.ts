@@ -58,7 +58,9 @@ async function dataDir(turns: number, crashed: boolean, n: number): Promise<{ di
   const dir = mkdtempSync(join(tmpdir(), 'troupe-bench-list-'));
   await seedSession(dir, turns, crashed);
   const sessions = join(dir, 'sessions');
-  const doc = readFileSync(join(sessions, 'seed.json'), 'utf8');
+  // The document as its last checkpoint left it (its newest slot: the file holds the document as created, then its
+  // slots), written alone: each copy loads it as a document of an earlier troupe does (no slots beside it).
+  const doc = JSON.stringify(await new LowdbStore(dir).document('seed'));
   const journal = join(sessions, 'seed.jsonl');
   for (let i = 0; i < n; i++) {
     const id = `s${String(i).padStart(5, '0')}`;
@@ -73,14 +75,19 @@ async function dataDir(turns: number, crashed: boolean, n: number): Promise<{ di
 /** CPU ms of one `troupe sessions` process over `dir` (its listing cache removed first when `cold`). */
 function listOnce(dir: string, cold: boolean, cli = CLI): Promise<number> {
   if (cold) rmSync(join(dir, 'sessions', 'index.json'), { force: true });
+  return cliCpu(dir, ['sessions'], cli);
+}
+
+/** CPU ms of one troupe process (`cli`) running `args` over the data dir `dir`. */
+function cliCpu(dir: string, args: string[], cli: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', CPU_HOOK, cli, 'sessions'], { env: { PATH: process.env.PATH ?? '', TROUPE_DATA_DIR: dir }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', CPU_HOOK, cli, ...args], { env: { PATH: process.env.PATH ?? '', TROUPE_DATA_DIR: dir }, stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
     child.on('error', reject);
     child.on('exit', (code) => {
       const m = /cpu-ms ([\d.]+)/.exec(err);
-      if (code !== 0 || !m) reject(new Error(`troupe sessions failed (${code}): ${err}`));
+      if (code !== 0 || !m) reject(new Error(`troupe ${args.join(' ')} failed (${code}): ${err}`));
       else resolve(Number(m[1]));
     });
   });
@@ -99,15 +106,33 @@ export default async function run(): Promise<void> {
         closedCold: () => listOnce(closed.dir, true),
         crashedWarm: () => listOnce(crashed.dir, false),
       };
-      if (BASE_CLI) tasks.baseCold = () => listOnce(crashed.dir, true, BASE_CLI);
+      if (BASE_CLI) {
+        tasks.baseCold = () => listOnce(crashed.dir, true, BASE_CLI);
+        tasks.baseClosedCold = () => listOnce(closed.dir, true, BASE_CLI);
+      }
       const samples = await interleaved(ROUNDS, 1, tasks);
       const [a, b, c] = [median(samples.crashedCold!), median(samples.closedCold!), median(samples.crashedWarm!)];
       const base = samples.baseCold ? median(samples.baseCold) : null;
+      const baseClosed = samples.baseClosedCold ? median(samples.baseClosedCold) : null;
       process.stdout.write(
         `${shape}: ${SESSIONS} sessions, journal ${crashed.lines} lines (${(crashed.bytes / 1024).toFixed(1)} KiB), checkpoint at line ${crashed.covered}: troupe sessions CPU, median of ${ROUNDS}: ` +
           `crashed cold ${a.toFixed(0)} ms, closed cold ${b.toFixed(0)} ms (${(a / b).toFixed(2)}x), crashed with cache ${c.toFixed(0)} ms` +
-          `${base !== null ? `; base build crashed cold ${base.toFixed(0)} ms (${(base / b).toFixed(2)}x closed, this build ${(a / base).toFixed(2)}x of it)` : ''}\n`,
+          `${base !== null ? `; base build crashed cold ${base.toFixed(0)} ms (${(base / b).toFixed(2)}x closed, this build ${(a / base).toFixed(2)}x of it)` : ''}` +
+          `${baseClosed !== null ? `; base build closed cold ${baseClosed.toFixed(0)} ms (this build ${(b / baseClosed).toFixed(2)}x of it)` : ''}\n`,
       );
+      if (BASE_CLI) {
+        // `troupe show` of one session (crashed: its tail folded; closed), this build beside the base build in the same rounds.
+        const show = await interleaved(ROUNDS * 2, 1, {
+          crashed: () => cliCpu(crashed.dir, ['show', 's00000'], CLI),
+          crashedBase: () => cliCpu(crashed.dir, ['show', 's00000'], BASE_CLI),
+          closed: () => cliCpu(closed.dir, ['show', 's00000'], CLI),
+          closedBase: () => cliCpu(closed.dir, ['show', 's00000'], BASE_CLI),
+        });
+        const m = (k: keyof typeof show) => median(show[k]);
+        process.stdout.write(
+          `${shape}: troupe show CPU, median of ${ROUNDS * 2}: crashed ${m('crashed').toFixed(0)} ms (base ${m('crashedBase').toFixed(0)} ms, ${(m('crashed') / m('crashedBase')).toFixed(2)}x), closed ${m('closed').toFixed(0)} ms (base ${m('closedBase').toFixed(0)} ms, ${(m('closed') / m('closedBase')).toFixed(2)}x)\n`,
+        );
+      }
     } finally {
       rmSync(crashed.dir, { recursive: true, force: true });
       rmSync(closed.dir, { recursive: true, force: true });

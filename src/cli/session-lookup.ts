@@ -1,7 +1,10 @@
 import type { MachineDefinition } from '../engine/definition.js';
 import { UserError } from '../errors.js';
 import { bareDefinition } from '../report/bare-definition.js';
-import type { SessionDocument } from '../store/session-file.js';
+import type { SessionState } from '../engine/session.js';
+import type { JournalRecord, SessionDocument } from '../store/session-file.js';
+import { storedAtEnd } from '../session/stored-tail.js';
+import { machineAt } from '../session/at-step.js';
 import { documentSealed } from '../session/source-seal.js';
 import { storedTeamProblem } from '../session/stored-plan-trust.js';
 import { storedMachine } from '../store/stored-machine.js';
@@ -73,20 +76,40 @@ export async function resolveSessionId(store: Store, wanted: string | undefined,
 }
 
 /**
- * The session's definition for display, as reopening it builds it (storedMachine: its workflow's stored plan, else
- * its team as its directory loads now, with the session's own turn limit, which the lines past its checkpoint are
- * stepped under) when the document's team directory is trusted as resume trusts it (sealed by this user's troupe,
- * or the shipped team): a document planted in the data dir does not get a directory of its choosing read. Else (or
- * when the directory is gone) the agents are named by id; `note` is told why when the directory was not trusted.
+ * A read session as show and export show it: its state as the journal ends and the machine that names its agents
+ * and states there (sessionAt: the machine its journal records last, as it ran, whatever its team directory holds
+ * now; a journal from before machine lines: as reopening builds it, storedMachine, its workflow's stored plan or
+ * its team directory as it loads now, with the session's own turn limit). See untrustedNames for a document not
+ * trusted.
  */
-export function displayDefinition(doc: SessionDocument, env: Record<string, string | undefined>, note: (line: string) => void = () => {}): MachineDefinition {
-  if (!doc.workflow?.plan) {
-    const untrusted = storedTeamProblem(doc.team.dir, documentSealed(doc, env));
-    if (untrusted) {
-      note(`${untrusted} — its agents are named by id (troupe resume ${doc.id.slice(0, 8)} --team <dir> vouches for a directory)`);
-      return bareDefinition(doc);
-    }
-  }
+export function displayedSession(
+  read: { doc: SessionDocument; records: readonly JournalRecord[] },
+  env: Record<string, string | undefined>,
+  note: (line: string) => void = () => {},
+): { def: MachineDefinition; state: SessionState } {
+  const bare = untrustedNames(read.doc, env, note);
+  if (bare) return { def: bare, state: storedAtEnd(read, () => bare).state };
   // The team's own limit (40 turns) stepped a session run with --max-turns 2 past the turn it waited at: show said "interrupted".
-  return storedMachine(doc) ?? bareDefinition(doc);
+  return storedAtEnd(read, () => storedMachine(read.doc) ?? bareDefinition(read.doc));
+}
+
+/** The machine that names a read session's agents and states as its journal ends, as displayedSession gives it, without replaying its steps (fork's list of steps). */
+export function displayedMachine(
+  read: { doc: SessionDocument; records: readonly JournalRecord[] },
+  env: Record<string, string | undefined>,
+  note: (line: string) => void = () => {},
+): MachineDefinition {
+  return untrustedNames(read.doc, env, note) ?? machineAt(read, () => storedMachine(read.doc) ?? bareDefinition(read.doc));
+}
+
+/**
+ * The stand-in that names agents by id for a team session's document not trusted as resume trusts it (sealed by
+ * this user's troupe, or the shipped team), `note` told why: a document planted in the data dir gets neither a
+ * directory of its choosing read nor names of its choosing shown. Null for a trusted one.
+ */
+function untrustedNames(doc: SessionDocument, env: Record<string, string | undefined>, note: (line: string) => void): MachineDefinition | null {
+  const untrusted = doc.workflow?.plan ? null : storedTeamProblem(doc.team.dir, documentSealed(doc, env));
+  if (!untrusted) return null;
+  note(`${untrusted} — its agents are named by id (troupe resume ${doc.id.slice(0, 8)} --team <dir> vouches for a directory)`);
+  return bareDefinition(doc);
 }

@@ -81,6 +81,14 @@ export interface EffectRunnerOptions {
   warmingModel?: ChatModel;
 }
 
+// The branch fields of a call's events when it is not a branch (one object for every call, spread into none).
+const NO_BRANCH: { branch?: string } = Object.freeze({});
+
+/** The branch fields of a call's events: its branch, if it is one. */
+function branchOf(call: AgentCall): { branch?: string } {
+  return call.branch !== undefined ? { branch: call.branch } : NO_BRANCH;
+}
+
 /** What a call-start observer gets to warm the next call with, for one call. */
 class CallWarmingPort implements WarmingPort {
   constructor(
@@ -248,8 +256,8 @@ export class EffectRunner implements EffectPort {
   private startedEvent(call: AgentCall, persona: string, model: string): EngineEvent {
     // The event names the model that answers: the id the call names, unless the model answers every call itself (the demo).
     const answering = this.options.model.answeredBy ?? model;
-    const branch = call.branch !== undefined ? { branch: call.branch } : {};
-    return event('agent_started', { turn_id: call.turnId, path: call.path, persona, attempt: call.attempt, model: answering, inbox: call.inbox.kind, ...branch });
+    const started = { turn_id: call.turnId, path: call.path, persona, attempt: call.attempt, model: answering, inbox: call.inbox.kind };
+    return event('agent_started', call.branch !== undefined ? { ...started, branch: call.branch } : started);
   }
 
   /** Whether a call (by turn id) or an evaluation (by id) is already in progress here. */
@@ -307,7 +315,7 @@ export class EffectRunner implements EffectPort {
         ...(setup.from ? { from: setup.from } : {}),
         ...(setup.git ? { git: true } : {}),
       }));
-    const branch = call.branch !== undefined ? { branch: call.branch } : {};
+    const branch = branchOf(call);
     const approve = setup.approve ? (command: string, cwd: string) => setup.approve!({ command, cwd, persona, ...branch }, signal) : undefined;
     const toolset = tools.createToolset({ workspace: ws.dir, ...(ws.home !== ws.dir ? { top: ws.home } : {}), tools: spec.tools, commands: tools.commandPolicyOf(spec.commandPolicy, approve) });
     // Run directly, a turn re-run after a crash starts from the files its first run found (its writes are undone);
@@ -352,18 +360,22 @@ export class EffectRunner implements EffectPort {
     const controller = new AbortController();
     this.controllers.set(call.turnId, controller);
     const untrack = this.steps.track?.(controller.signal);
-    // A branch's timeout: the call is cut off and reported as failed, so the join can decide without it.
+    // A branch's timeout: the call is cut off and reported as failed, so the join can decide without it. Only a call
+    // with a timeout has a timer to stop (aborting a signal builds a DOMException: not on every turn), or a closure for it.
     let timedOut = false;
-    const timeUp = () => {
-      timedOut = true;
-      controller.abort();
-    };
-    const after = this.steps.after?.bind(this.steps);
-    // Only a call with a timeout has a timer to stop (aborting a signal builds a DOMException: not on every turn).
-    const timerStop = call.timeoutMs !== undefined && after ? new AbortController() : null;
-    if (timerStop) void after!(call.timeoutMs!, timerStop.signal).then(timeUp);
-    const timer = call.timeoutMs !== undefined && !after ? setTimeout(timeUp, call.timeoutMs) : null;
-    const branch = call.branch !== undefined ? { branch: call.branch } : {};
+    let timerStop: AbortController | null = null;
+    let timer: NodeJS.Timeout | null = null;
+    if (call.timeoutMs !== undefined) {
+      const timeUp = () => {
+        timedOut = true;
+        controller.abort();
+      };
+      if (this.steps.after) {
+        timerStop = new AbortController();
+        void this.steps.after(call.timeoutMs, timerStop.signal).then(timeUp);
+      } else timer = setTimeout(timeUp, call.timeoutMs);
+    }
+    const branch = branchOf(call);
     const model = this.options.modelFor(persona.id);
     // Published as the request goes out, not before it is built: what comes of the call (a delta, a retry,
     // a tool, a failure) follows it, but the model is not kept waiting for the bus and the journal. A call
@@ -387,7 +399,6 @@ export class EffectRunner implements EffectPort {
         model,
         messages: turn.messages,
         tools: turn.tools,
-        ...(turn.toolChoice ? { toolChoice: turn.toolChoice } : {}),
         signal: controller.signal,
         onRetry: (i) => {
           announce();
@@ -405,6 +416,7 @@ export class EffectRunner implements EffectPort {
           );
         },
       };
+      if (turn.toolChoice) request.toolChoice = turn.toolChoice;
       if (turn.agentTools) announce();
       // Warming follows the turn from here: it only notes the call now, and predicts and warms once the answer streams.
       if (call.attempt === 1 && call.branch === undefined) this.options.warming?.started(call, persona, host.snapshot(), this.warmingPort(call));

@@ -4,7 +4,6 @@ import { executeLine } from '../commands/execute.js';
 import { parseLine } from '../commands/parse.js';
 import { displayNames } from '../report/display-items.js';
 import { statusFactsOf, statusWords } from '../report/status-words.js';
-import { foldJournal } from '../session/fold.js';
 import { matchId } from '../store/store.js';
 import { apiFrame, readBody, refuse, resumeAfter } from './api-frame.js';
 import { CreateSessionSchema, InputSchema } from './api-schema.js';
@@ -14,7 +13,7 @@ import { sessionRoutes } from './session-routes.js';
 import { SseClient } from './sse-client.js';
 import { RETRY_FRAME, storedFrames, type SseFrame } from './sse-frame.js';
 import { streamFrames } from './sse-stream.js';
-import { sessionView, storedDefinition, storedUsage } from './view.js';
+import { reopenedMachine, sessionView, storedDefinition, storedSession, storedUsage } from './view.js';
 
 /** How the server is set up: the session host, the token (null: no auth, loopback only), the request size limit. */
 export interface ServeAppOptions {
@@ -87,7 +86,7 @@ export function serveApp(options: ServeAppOptions): Hono {
     if (session) return c.json(sessionView({ session }));
     const read = await store.read(id);
     // The checkpoint is a cache: the journal lines after it are folded in, so the view is the session's last state.
-    const snapshot = foldJournal(storedDefinition(read.doc, team), read.doc.checkpoint.snapshot, read.records.slice(read.doc.checkpoint.records));
+    const snapshot = storedSession(read, team).state;
     const holder = openElsewhere(store.lockedBy?.(id) ?? null);
     return c.json(sessionView({ doc: read.doc, lastSeq: read.events.at(-1)?.seq ?? 0, usage: await storedUsage(read, host.meter()), snapshot, holder }));
   });
@@ -99,7 +98,7 @@ export function serveApp(options: ServeAppOptions): Hono {
       // A line the session would refuse is refused before it is reopened: a refusal leaves no trace and takes no slot.
       const read = await store.read(id);
       if (read.events.some((e) => e.type === 'session_ended')) throw new RequestRefused(409, `session ${id} has ended; it takes no more input`);
-      const parsed = parseLine(text, storedDefinition(read.doc, team));
+      const parsed = parseLine(text, reopenedMachine(read.doc, team));
       if (parsed.kind === 'error') throw new RequestRefused(400, parsed.message);
       if (parsed.kind === 'quit') return c.json({ kind: 'quit' });
       if (parsed.kind === 'empty') return c.json({ kind: 'none' }, 202);
@@ -139,7 +138,7 @@ export function serveApp(options: ServeAppOptions): Hono {
         throw error;
       });
       const live = host.get(id);
-      stored = storedFrames(read.events, after, displayNames(live?.def ?? storedDefinition(read.doc, team)));
+      stored = storedFrames(read.events, after, displayNames(live?.def ?? storedDefinition(read, team)));
       if (!live) over = read.events.some((e) => e.type === 'session_ended');
     }
     // A session that is over with nothing after `after` answers 204: an EventSource stops reconnecting.

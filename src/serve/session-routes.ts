@@ -48,7 +48,7 @@ export function sessionRoutes(api: Hono, host: SessionHost, resolve: (wanted: st
   const stored = async (wanted: string): Promise<{ id: string; read: ReadSession; def: MachineDefinition }> => {
     const id = await resolve(wanted);
     const read = await store.read(id);
-    return { id, read, def: host.get(id)?.def ?? storedDefinition(read.doc, team) };
+    return { id, read, def: host.get(id)?.def ?? storedDefinition(read, team) };
   };
   const stepOf = (text: string) => {
     if (!/^\d{1,9}$/.test(text)) throw new RequestRefused(400, `step: must be a step number (GET /v1/sessions/{id}/timeline lists them), got "${text}"`);
@@ -63,7 +63,7 @@ export function sessionRoutes(api: Hono, host: SessionHost, resolve: (wanted: st
   api.get('/sessions/:id/graph', async (c) => {
     const id = await resolve(c.req.param('id'));
     const live = host.get(id);
-    const def = live?.def ?? storedDefinition((await store.read(id)).doc, team);
+    const def = live?.def ?? storedDefinition(await store.read(id), team);
     return c.json(graphModel(def));
   });
 

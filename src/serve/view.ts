@@ -9,7 +9,9 @@ import { statusFactsOf, statusWords, type StatusHolder } from '../report/status-
 import { eventsOf, type ReadSession } from '../store/store.js';
 import { usageView } from '../usage/session-usage.js';
 import { usageState, type UsageMeter, type UsageState } from '../usage/usage-meter.js';
-import { compileWorkflow } from '../workflow/run/compile.js';
+import { machineAt, sessionAtStep } from '../session/at-step.js';
+import { storedAtEnd } from '../session/stored-tail.js';
+import { storedMachine } from '../store/stored-machine.js';
 
 /** What the API's view of a session takes besides the engine state: the backend knows these. */
 export interface ViewFacts {
@@ -92,7 +94,22 @@ export async function storedUsage(read: ReadSession, meter: UsageMeter): Promise
   return usageState(meter);
 }
 
-/** The definition a stored session runs, for naming things in its events: its workflow's, else the server's team. */
-export function storedDefinition(doc: ReadSession['doc'], team: OpenTeam): MachineDefinition {
-  return doc.workflow?.plan ? compileWorkflow(doc.workflow.plan) : team.def;
+/** The machine a stored session runs when the server opens it again: its workflow's plan (with its own turn limit), else the server's team. */
+export function reopenedMachine(doc: ReadSession['doc'], team: OpenTeam): MachineDefinition {
+  return (doc.workflow?.plan ? storedMachine(doc) : null) ?? team.def;
+}
+
+/**
+ * A stored session as the server shows it, at its journal's end or after its first `step` lines (see sessionAt, as
+ * show and the listing read it): the machine its journal records there (naming its personas and states as it ran)
+ * and its state there; a journal from before machine lines runs reopenedMachine.
+ */
+export function storedSession(read: Pick<ReadSession, 'doc' | 'records'>, team: OpenTeam, step?: number): { def: MachineDefinition; state: SessionState } {
+  const before = () => reopenedMachine(read.doc, team);
+  return step !== undefined ? sessionAtStep(read, before, step) : storedAtEnd(read, before);
+}
+
+/** The definition a stored session's journal records last, for naming things in its events (see storedSession; no step is replayed). */
+export function storedDefinition(read: Pick<ReadSession, 'doc' | 'records'>, team: OpenTeam): MachineDefinition {
+  return machineAt(read, () => reopenedMachine(read.doc, team));
 }

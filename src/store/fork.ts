@@ -15,12 +15,14 @@ export interface ForkRequest {
 
 /**
  * A journal record carried into another session: its events renamed to that session, its seal dropped (the new journal
- * seals it in its own chain); where its derived events could not be replayed, where they go is carried too.
+ * seals it in its own chain); where its derived events could not be replayed, where they go is carried too, and a
+ * machine line as it is (the lines after it run that machine in the fork as they did in its source).
  */
 function carried(record: JournalRecord, id: string): JournalRecord {
   const events = record.events.map((e) => ({ ...(e as unknown as TroupeEvent), session_id: id }));
   return {
     n: record.n,
+    ...(record.machine ? { machine: record.machine } : {}),
     ...(record.input ? { input: record.input } : {}),
     ...(record.facts !== undefined ? { facts: record.facts } : {}),
     events: events as unknown as JournalRecord['events'],

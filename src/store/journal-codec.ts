@@ -35,61 +35,110 @@ type Raw = Record<string, unknown>;
 export type DerivedEvents = NonNullable<JournalRecord['derived']>;
 
 /** The version of `derivedDigest` a new schema-8 line is checked with (the fourth number of its `step`; a line without one was written with version 1). */
-export const DIGEST_VERSION = 2;
+export const DIGEST_VERSION = 3;
 
-// Version 2 hashes a string field's first characters only: enough to tell another target, winner or persona apart.
+// Versions 2 and 3 hash a string field's first characters only: enough to tell another target, winner or persona apart.
 const DIGEST_PREFIX = 32;
+const FNV_PRIME = 0x01000193;
+const FNV_START = 0x811c9dc5;
 
 function mixText(h: number, text: string, length: number): number {
-  for (let c = 0; c < length; c++) h = Math.imul(h ^ text.charCodeAt(c), 0x01000193);
+  for (let c = 0; c < length; c++) h = Math.imul(h ^ text.charCodeAt(c), FNV_PRIME);
   return h;
 }
+
+// Version 3's hashes of short strings (ids, paths, personas, reasons: the same few at every step), by their text.
+// Reading a string character by character was most of a line's digest: ~50 ns a string in a running session, where
+// the loop meets every kind of string V8 makes. Bounded: cleared when full; longer strings are hashed each time.
+const prefixHashes = new Map<string, number>();
+const MEMO_MAX_LENGTH = 64;
+const MEMO_MAX_ENTRIES = 4096;
+
+/** FNV-1a of a string's first DIGEST_PREFIX characters (version 3 mixes this one number per string field). */
+function prefixHash(v: string): number {
+  if (v.length > MEMO_MAX_LENGTH) return mixText(FNV_START, v, DIGEST_PREFIX);
+  let k = prefixHashes.get(v);
+  if (k === undefined) {
+    k = mixText(FNV_START, v, Math.min(v.length, DIGEST_PREFIX));
+    if (prefixHashes.size >= MEMO_MAX_ENTRIES) prefixHashes.clear();
+    prefixHashes.set(v, k);
+  }
+  return k;
+}
+
+// A number's IEEE-754 bits as two 32-bit words: version 3 hashes a fraction without writing it out as text.
+const numberBits = new Float64Array(1);
+const numberWords = new Int32Array(numberBits.buffer);
 
 /**
  * The digest a schema-8 line keeps of its derived events, FNV-1a, so a replay that derives other events is told
  * apart without serialising any: version 1 over their types; version 2 also over every top-level string (its first
  * 32 characters), number and boolean field but the envelope (session_id, seq, at), in their order — a handoff to
- * another persona, another winner or target.
+ * another persona, another winner or target; version 3 over the same, each string (the type too) mixed in as the
+ * FNV-1a of its first 32 characters (computed once per text), each fraction by its bits.
  */
 export function derivedDigest(events: readonly unknown[], from = 0, to = events.length, version = DIGEST_VERSION): number {
-  let h = 0x811c9dc5;
-  for (let i = from; i < to; i++) {
-    const e = events[i] as Raw;
-    const type = String(e.type);
-    h = mixText(h, type, type.length);
-    if (version >= 2) {
-      for (const key in e) {
-        if (key === 'type' || key === 'session_id' || key === 'seq' || key === 'at') continue;
-        const v = e[key];
-        if (typeof v === 'string') h = mixText(Math.imul(h ^ 1, 0x01000193), v, Math.min(v.length, DIGEST_PREFIX));
-        else if (typeof v === 'number') {
-          h = Math.imul(h ^ 2, 0x01000193);
-          if (Number.isInteger(v) && Math.abs(v) < 2 ** 31) h = Math.imul(h ^ v, 0x01000193);
-          else h = mixText(h, String(v), String(v).length);
-        } else if (typeof v === 'boolean') h = Math.imul(h ^ (v ? 3 : 4), 0x01000193);
-      }
-    }
-    h = Math.imul(h ^ 44, 0x01000193);
-  }
+  let h = FNV_START;
+  for (let i = from; i < to; i++) h = digestEvent(h, events[i] as Raw, version);
   return h >>> 0;
 }
 
+// The envelope of the event digestEvent read last (one object for the process, not one per event).
+const envelope: { session: unknown; seq: unknown; at: unknown } = { session: undefined, seq: undefined, at: undefined };
+
+/** derivedDigest's step for one event; from version 2 its envelope's values are left in `envelope` (one walk over its keys for both). */
+function digestEvent(h: number, e: Raw, version: number): number {
+  const type = String(e.type);
+  h = version >= 3 ? Math.imul(h ^ prefixHash(type), FNV_PRIME) : mixText(h, type, type.length);
+  if (version >= 2) {
+    envelope.session = envelope.seq = envelope.at = undefined;
+    for (const key in e) {
+      const v = e[key];
+      if (key === 'type') continue;
+      if (key === 'session_id') envelope.session = v;
+      else if (key === 'seq') envelope.seq = v;
+      else if (key === 'at') envelope.at = v;
+      else if (typeof v === 'string') {
+        h = Math.imul(h ^ 1, FNV_PRIME);
+        h = version >= 3 ? Math.imul(h ^ prefixHash(v), FNV_PRIME) : mixText(h, v, Math.min(v.length, DIGEST_PREFIX));
+      } else if (typeof v === 'number') {
+        h = Math.imul(h ^ 2, FNV_PRIME);
+        if (Number.isInteger(v) && Math.abs(v) < 2 ** 31) h = Math.imul(h ^ v, FNV_PRIME);
+        else if (version >= 3) {
+          numberBits[0] = v;
+          h = Math.imul(Math.imul(h ^ numberWords[0]!, FNV_PRIME) ^ numberWords[1]!, FNV_PRIME);
+        } else h = mixText(h, String(v), String(v).length);
+      } else if (typeof v === 'boolean') h = Math.imul(h ^ (v ? 3 : 4), FNV_PRIME);
+    }
+  }
+  return Math.imul(h ^ 44, FNV_PRIME);
+}
+
+/** What scanDerived found besides where the derived events end: their digest, and whether all were stamped at the line's time. */
+const scanned = { digest: 0, sameAt: true };
+
 /**
- * The derived events of a step's record a schema-8 line may leave out, as [from, to) in its events: after its
- * facts and before the agent_started of the calls it starts (step() never emits one), each with this session's
- * id and the seq after the one before. Null when one is not (the line keeps its events, as in schema 7).
+ * Where the derived events of a step's record a schema-8 line may leave out end (they start after its facts and come
+ * before the agent_started of the calls it starts: step() never emits one), each with this session's id, the seq
+ * after the one before and a time; -1 when one is not (the line keeps its events, as in schema
+ * 7). One walk over their keys: the envelope is checked as the digest is taken (`scanned`), and whether each was
+ * stamped at `at`.
  */
-function derivedRange(events: readonly Raw[], facts: number, sessionId: string): [number, number] | null {
+function scanDerived(events: readonly Raw[], facts: number, sessionId: string, at: unknown): number {
   let to = events.length;
   while (to > facts && events[to - 1]!.type === 'agent_started') to -= 1;
-  const first = events[facts];
-  if (to === facts) return [facts, to];
-  if (typeof first?.seq !== 'number') return null;
+  const seq = events[facts]?.seq;
+  if (to > facts && typeof seq !== 'number') return -1;
+  let h = FNV_START;
+  let sameAt = true;
   for (let i = facts; i < to; i++) {
-    const e = events[i]!;
-    if (e.session_id !== sessionId || e.seq !== first.seq + (i - facts) || typeof e.at !== 'number') return null;
+    h = digestEvent(h, events[i]!, DIGEST_VERSION);
+    if (envelope.session !== sessionId || envelope.seq !== (seq as number) + (i - facts) || typeof envelope.at !== 'number') return -1;
+    if (envelope.at !== at) sameAt = false;
   }
-  return [facts, to];
+  scanned.digest = h >>> 0;
+  scanned.sameAt = sameAt;
+  return to;
 }
 
 /** The schema version from which a step's line leaves out the events step() derives (a reader replays them). */
@@ -160,21 +209,25 @@ export function slimRecord(record: JournalRecord, sessionId: string, semantics?:
     const first = all[facts] ?? all[0];
     seq = typeof first?.seq === 'number' ? first.seq - (first === all[0] ? 0 : facts) : first?.seq;
     at = first?.at;
-    const range = semantics !== undefined && record.input ? derivedRange(all, facts, sessionId) : null;
-    if (range && typeof seq === 'number' && typeof at === 'number') {
-      const [from, to] = range;
+    const to = semantics !== undefined && record.input && typeof seq === 'number' && typeof at === 'number' ? scanDerived(all, facts, sessionId, at) : -1;
+    if (to >= 0) {
+      const from = facts;
       gap = to - from;
-      step = [semantics!, gap, derivedDigest(all, from, to), DIGEST_VERSION];
-      for (let i = from; i < to; i++) {
-        if (all[i]!.at === at) continue;
+      step = [semantics!, gap, scanned.digest, DIGEST_VERSION];
+      if (!scanned.sameAt) {
         times = new Array(gap);
         for (let k = 0; k < gap; k++) times[k] = all[from + k]!.at as number;
-        break;
       }
-      if (gap > 0) events = from === 0 && to === all.length ? [] : all.slice(0, from).concat(all.slice(to));
+      if (gap > 0) {
+        // The events but the derived ones, copied once.
+        events = new Array(all.length - gap);
+        for (let i = 0; i < from; i++) events[i] = all[i]!;
+        for (let i = to; i < all.length; i++) events[i - gap] = all[i]!;
+      }
     }
   }
-  const sources = record.input ? sourcesOf(record.input as Raw) : [];
+  // The input's values worth a reference, listed when the first event field that could repeat one is met (most lines have none).
+  let sources: [string, unknown][] | null = null;
   const stored: (Raw | unknown[])[] = new Array(events.length);
   let refs: Ref[] | null = null;
   let slim = false;
@@ -204,7 +257,10 @@ export function slimRecord(record: JournalRecord, sessionId: string, semantics?:
       else if (tail !== 0) tail = -1;
       else {
         let path: string | undefined;
-        if (key !== 'type' && sources.length > 0 && referable(v)) path = sourceOf(sources, v);
+        if (key !== 'type' && record.input && referable(v)) {
+          sources ??= sourcesOf(record.input as Raw);
+          path = sourceOf(sources, v);
+        }
         let value: unknown = 0;
         if (path === undefined) {
           if (arbitration && key === 'decision') {

@@ -6,7 +6,7 @@ import { step } from '../engine/step.js';
 import { derivedDigest } from './journal-codec.js';
 import type { JournalRecord, SessionDocument } from './session-file.js';
 import { type RecordedMachine, recordedAfter } from './machine-lines.js';
-import { recordedMachine, storedMachine } from './stored-machine.js';
+import { MachineLines, storedMachine } from './stored-machine.js';
 
 /** Why a journal's derived events are not shown from a line on: the line, and one sentence. */
 export interface ReplayGap {
@@ -29,10 +29,8 @@ export class JournalReplay {
   private folded: SessionState | null;
   // Whether an input was stepped (or could not be): until then a machine line can start from the base.
   private stepped = false;
-  // The team configs machine lines hold, by line number (a later line names the one it runs again).
-  private readonly configs = new Map<number, unknown>();
-  // The machine line the machine replayed comes from (null: the one given).
-  private machineLine: number | null = null;
+  // The machine lines read so far: the machine replayed comes from the last (none: the one given).
+  private readonly machines: MachineLines;
   /** The first line whose derived events could not be rebuilt, and why (null while every line could). */
   gap: ReplayGap | null = null;
   /** The last machine line read (null: none so far). */
@@ -53,6 +51,13 @@ export class JournalReplay {
     this.pending = typeof def === 'function' ? def : null;
     this.def = typeof def === 'function' ? null : def;
     this.folded = def ? from : null;
+    this.machines = new MachineLines(doc);
+  }
+
+  /** The machine the next line runs: the last machine line's, else the one given (null: it cannot be built). */
+  get machine(): MachineDefinition | null {
+    if (this.pending) this.build(this.pending);
+    return this.def;
   }
 
   /** The state after the lines replayed so far (null when the machine cannot be built, or a line's input no longer fits it). */
@@ -120,26 +125,16 @@ export class JournalReplay {
     this.recorded = recordedAfter(this.recorded, { n: line, events: [], machine }, line);
     if (!this.followsMachineLines) return;
     this.pending = null;
-    if (machine.team !== undefined && typeof machine.team !== 'number') this.configs.set(line, machine.team);
-    const config = typeof machine.team === 'number' ? this.configs.get(machine.team) : machine.team;
-    this.machineLine = line;
-    const { maxTurns, team } = machine;
-    const wellFormed = (maxTurns === undefined || (Number.isInteger(maxTurns) && maxTurns > 0)) && (typeof team !== 'number' || (Number.isInteger(team) && team < line));
-    try {
-      // A hand-edited line is no machine: the steps after it are not replayed.
-      this.def = wellFormed ? recordedMachine(this.doc, machine, config) : null;
-    } catch {
-      this.def = null;
-    }
+    this.def = this.machines.read(machine, line);
     // Without a machine the state is lost from the next input on; one built before any input was stepped starts from the base.
     if (this.def === null) this.folded = null;
     else if (this.folded === null && !this.stepped) this.folded = this.from;
   }
 
   private noMachine(): string {
-    return this.machineLine === null
+    return this.machines.line === null
       ? `the team in ${this.doc.team.dir} cannot be opened, so its engine cannot replay them`
-      : `the team recorded at journal line ${this.machineLine} cannot be compiled, so its engine cannot replay them`;
+      : `the team recorded at journal line ${this.machines.line} cannot be compiled, so its engine cannot replay them`;
   }
 
   private otherSemantics(semantics: number): string {

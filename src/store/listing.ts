@@ -79,9 +79,10 @@ export interface SessionAtEnd {
 
 /**
  * Folds a stored session's journal lines after its checkpoint over the checkpoint's state, usage totals and
- * transitions, in one pass (see foldStoredTail): the store is given one, it knows no engine.
+ * transitions, in one pass (see foldStoredTail): the store is given one, it knows no engine. `machines` reads the
+ * journal's machine lines before the tail (the machine the tail's steps run), asked for only when it steps one.
  */
-export type TailFold = (doc: SessionDocument, tail: readonly JournalRecord[]) => Promise<SessionAtEnd>;
+export type TailFold = (doc: SessionDocument, tail: readonly JournalRecord[], machines?: () => readonly JournalRecord[]) => Promise<SessionAtEnd>;
 
 const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0);
 

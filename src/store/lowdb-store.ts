@@ -16,6 +16,7 @@ import { ENGINE_SEMANTICS } from '../engine/semantics.js';
 import { createJournal, JournalWriter, scanJournal, type JournalEnd } from './journal-file.js';
 import { journalTailAfter } from './journal-tail.js';
 import { isSessionListing, listingOf, type SessionListing, type TailFold } from './listing.js';
+import { machineLinesIn } from './machine-scan.js';
 import { acquireLock, acquireNewLock, dropLock, lockHolder, refreshLockIfDue, releaseLock, SessionLockedError } from './lock.js';
 import { CURRENT_FORMAT, decodeSessionFile, parseSessionFile, SessionFileError, type FileFormat, type Loaded } from './load-file.js';
 import { sealingPathOf, sealJournal } from './seal-journal.js';
@@ -468,12 +469,15 @@ export class LowdbStore implements Store {
     let tail: JournalRecord[] | null;
     try {
       tail = this.tailOf(doc, storedVersion, location);
-    } catch {
-      // A journal that fails its checks is named when the session is opened; the listing shows its checkpoint.
+    } catch (error) {
+      // A journal that fails its checks is named when the session is opened; the listing shows its checkpoint. A
+      // checkpoint of no line is no listing (it said "not started" of a session that ran): listed as unreadable,
+      // naming the line, as opening it would. One open elsewhere may have been read mid-write: read again next time.
+      if (!open && doc.checkpoint.records === 0) throw error;
       return { listing: listingOf(doc), folded: !open };
     }
     if (!tail || tail.length === 0) return { listing: listingOf(doc), folded: true };
-    return { listing: listingOf(doc, await this.foldTail(doc, tail)), folded: true };
+    return { listing: listingOf(doc, await this.foldTail(doc, tail, this.machinesBefore(doc))), folded: true };
   }
 
   /**
@@ -494,6 +498,11 @@ export class LowdbStore implements Store {
       journalRules(doc, storedVersion, location),
     );
     return tail;
+  }
+
+  /** Reads the machine lines of a session's journal before its checkpoint's line (what the lines after it run). */
+  private machinesBefore(doc: SessionDocument): () => JournalRecord[] {
+    return () => machineLinesIn(this.journalOf(doc.id), doc.checkpoint.records);
   }
 
   /**
@@ -521,7 +530,7 @@ export class LowdbStore implements Store {
       const tail = this.tailOf(doc, storedVersion, location);
       if (tail === null) return false;
       if (tail.some((r) => r.input !== undefined)) {
-        if (!this.foldTail || !unstarted(listingOf(doc, await this.foldTail(doc, tail)))) return false;
+        if (!this.foldTail || !unstarted(listingOf(doc, await this.foldTail(doc, tail, this.machinesBefore(doc))))) return false;
       }
       await this.removeFiles(id);
       return true;

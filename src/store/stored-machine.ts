@@ -31,20 +31,18 @@ const TeamConfigSchema = z.object({ team: TeamSchema, personas: z.array(PersonaS
 
 // Recorded team configs compiled once per process, by the hash of what the line holds (not the hash it names).
 const recorded = new Map<string, MachineDefinition>();
+// And by the config object itself, with its limit: a record read again (see machine-scan.ts) is not hashed again.
+const byConfig = new WeakMap<object, Map<number | undefined, MachineDefinition>>();
 
 /**
  * The machine a journal's machine line records, as the session ran it: its workflow's plan, or the team config it
- * (or the earlier line it names, in `configs` by line number) holds, with its max-turns limit. A config that no
- * longer parses or compiles throws; a line naming one not in `configs` (a replay from a checkpoint) is the
- * session's team directory as it is now, with the recorded limit.
+ * (or the earlier line it names) holds, with its max-turns limit. A config that no longer parses or compiles throws.
  */
-export function recordedMachine(doc: SessionDocument, line: MachineLine, config: unknown): MachineDefinition | null {
+export function recordedMachine(doc: SessionDocument, line: MachineLine, config: unknown): MachineDefinition {
   const limits = line.maxTurns !== undefined ? { max_turns: line.maxTurns } : {};
   if (doc.workflow?.plan) return compileWorkflow(doc.workflow.plan, limits);
-  if (config === undefined) {
-    const { maxTurns: _now, ...team } = doc.team;
-    return storedMachine({ ...doc, team: line.maxTurns !== undefined ? { ...team, maxTurns: line.maxTurns } : team });
-  }
+  const known = typeof config === 'object' && config !== null ? byConfig.get(config)?.get(line.maxTurns) : undefined;
+  if (known) return known;
   const key = `${sourceOf(config as TeamConfig)}\u0000${line.maxTurns ?? ''}`;
   let def = recorded.get(key);
   if (!def) {
@@ -53,5 +51,42 @@ export function recordedMachine(doc: SessionDocument, line: MachineLine, config:
     def.limits = { ...def.limits, ...limits };
     recorded.set(key, def);
   }
+  if (typeof config === 'object' && config !== null) {
+    const limitsOf = byConfig.get(config) ?? new Map<number | undefined, MachineDefinition>();
+    limitsOf.set(line.maxTurns, def);
+    byConfig.set(config, limitsOf);
+  }
   return def;
+}
+
+/**
+ * A journal's machine lines as a reader meets them, in order (every reader of a stored session walks them so: its
+ * replay, show, export, fork, the listing and serve's views): the machine the lines after the last one read run,
+ * as that line records it — the one source of which machine (and so which persona names) a session's line N had.
+ */
+export class MachineLines {
+  // The team configs machine lines hold, by line number (a later line names the one it runs again).
+  private readonly configs = new Map<number, unknown>();
+  /** The number of the last machine line read (null: none so far: the lines run the machine the session's directory gives). */
+  line: number | null = null;
+  /** The machine it records (null: it cannot be built: a hand-edited line, a config that no longer compiles). */
+  def: MachineDefinition | null = null;
+
+  constructor(private readonly doc: SessionDocument) {}
+
+  /** Reads machine line `line` (its number in the journal): the machine it records, or null when it cannot be built. */
+  read(machine: MachineLine, line: number): MachineDefinition | null {
+    if (machine.team !== undefined && typeof machine.team !== 'number') this.configs.set(line, machine.team);
+    this.line = line;
+    const { maxTurns, team } = machine;
+    const config = typeof team === 'number' ? this.configs.get(team) : team;
+    // A hand-edited line is no machine: a limit that is no limit, or a config named that no earlier machine line holds.
+    const wellFormed = (maxTurns === undefined || (Number.isInteger(maxTurns) && maxTurns > 0)) && (this.doc.workflow?.plan !== undefined || config !== undefined);
+    try {
+      this.def = wellFormed ? recordedMachine(this.doc, machine, config) : null;
+    } catch {
+      this.def = null;
+    }
+    return this.def;
+  }
 }

@@ -14,9 +14,9 @@ import { JournalCheck } from '../../src/store/journal-check.js';
 import { DIGEST_VERSION, derivedDigest, restoreRecord, slimRecord } from '../../src/store/journal-codec.js';
 import { LowdbStore } from '../../src/store/lowdb-store.js';
 import type { JournalRecord } from '../../src/store/session-file.js';
+import { copiedTeam, demoRun, dropLeadEngineer, editable, editJournal, editPersona } from '../helpers/edited-team.js';
 import { fixedClock, REPO_ROOT, studio } from '../helpers/team.js';
 import { tempDirPerTest } from '../helpers/temp-dir.js';
-import { copiedTeam, demoRun, editable, editJournal } from './forge-journal.js';
 import { ENV, fixtureInDataDir } from './support.js';
 
 const FIXTURES = join(REPO_ROOT, 'tests', 'fixtures', 'sessions');
@@ -183,20 +183,6 @@ describe('journal format 8: a step line holds its input, not its events', () => 
   });
 });
 
-/** Edits a persona's JSON file in a team directory. */
-function editPersona(team: string, id: string, edit: (persona: Record<string, unknown>) => void): void {
-  const file = join(team, 'personas', `${id}.json`);
-  const persona = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-  edit(persona);
-  writeFileSync(file, JSON.stringify(persona, null, 2));
-}
-
-// The game designer hands over to the lead engineer at turn 4 (a blocking dependency); without it among its targets
-// the arbitration picks another persona: the same kinds of event, with another winner and target.
-const dropLeadEngineer = (persona: Record<string, unknown>) => {
-  persona.handoff_to = (persona.handoff_to as string[]).filter((t) => t !== 'lead_engineer');
-};
-
 describe('journal format 8: a journal replays with the machine that wrote it (issue 23, item 6)', () => {
   it('a team edited after the session ran: show gives the history it had, from the machine its journal records', async () => {
     const dir = tempDir();
@@ -263,7 +249,7 @@ describe('journal format 8: a journal replays with the machine that wrote it (is
     expect((await new LowdbStore(dir).read('same')).records.filter((r) => r.machine)).toHaveLength(1);
   });
 
-  it('a forged digest (version 2) is a gap from its line, and a hand-edited machine line replays nothing after it', async () => {
+  it('a forged digest (of the current version) is a gap from its line, and a hand-edited machine line replays nothing after it', async () => {
     const dir = tempDir();
     const team = copiedTeam(dir);
     await demoRun(dir, team, 'forged');
@@ -272,12 +258,12 @@ describe('journal format 8: a journal replays with the machine that wrote it (is
       if (n === 6) {
         const step = line.step as number[];
         expect(step[3]).toBe(DIGEST_VERSION);
-        line.step = [step[0]!, step[1]!, step[2]! ^ 1, step[3]!];
+        line.step = [step[0]!, step[1]!, (step[2]! ^ 1) >>> 0, step[3]!];
       }
     });
     expect((await new LowdbStore(dir).read('forged')).replayGap).toMatch(/from journal line 6 on are not shown: replaying its input derives other events than were published/);
     editJournal(copy, (line, n) => {
-      if (n === 6) line.step = [(line.step as number[])[0]!, (line.step as number[])[1]!, (line.step as number[])[2]! ^ 1, DIGEST_VERSION];
+      if (n === 6) line.step = [(line.step as number[])[0]!, (line.step as number[])[1]!, ((line.step as number[])[2]! ^ 1) >>> 0, DIGEST_VERSION];
       if (n === 1) (line.machine as { team: { personas: unknown } }).team.personas = 'not a list';
     });
     expect((await new LowdbStore(dir).read('forged')).replayGap).toMatch(/from journal line 2 on are not shown: the team recorded at journal line 1 cannot be compiled/);
@@ -289,5 +275,26 @@ describe('journal format 8: a journal replays with the machine that wrote it (is
     expect(derivedDigest(at('TECHNICAL.lead_engineer'))).not.toBe(derivedDigest(at('STRATEGIC.ceo')));
     // The envelope is not hashed: the same event stamped elsewhere has the same digest.
     expect(derivedDigest([{ ...at('x')[0]!, seq: 4, at: 10, session_id: 't' }])).toBe(derivedDigest(at('x')));
+  });
+
+  it('the version-3 digest hashes the same fields as version 2, each string once per text: built another way it is the same, another one is not', () => {
+    expect(DIGEST_VERSION).toBe(3);
+    const event = (to: string, score: number, text: string) => ({ type: 'transition', from: 'S.a', to, reason: text, kind: 'agent', score, ok: true, session_id: 's', seq: 1, at: 2 });
+    const long = 'a reason longer than the sixty-four characters a hash is remembered for, told apart at its start';
+    const base = derivedDigest([event('S.b', 0.25, long)], 0, 1, 3);
+    // The same texts built at run time (other string objects, other representations) give the same digest, many times over.
+    for (let i = 0; i < 3; i++) expect(derivedDigest([event(['S', 'b'].join('.'), 0.25, `${long.slice(0, 40)}${long.slice(40)}`)], 0, 1, 3)).toBe(base);
+    expect(derivedDigest([event('S.c', 0.25, long)], 0, 1, 3)).not.toBe(base);
+    expect(derivedDigest([event('S.b', 0.5, long)], 0, 1, 3)).not.toBe(base);
+    expect(derivedDigest([event('S.b', 0.25, `x${long}`)], 0, 1, 3)).not.toBe(base);
+    expect(derivedDigest([{ ...event('S.b', 0.25, long), ok: false }], 0, 1, 3)).not.toBe(base);
+    // Only a string's first 32 characters count, as in version 2.
+    expect(derivedDigest([event('S.b', 0.25, `${long.slice(0, 32)}, and then something else`)], 0, 1, 3)).toBe(base);
+    // More strings than the memo holds: it is cleared, and every digest stays what it was.
+    const before = derivedDigest([event('S.b', 0.25, 'short reason')], 0, 1, 3);
+    for (let i = 0; i < 5000; i++) derivedDigest([event(`S.p${i}`, 0.25, `reason ${i}`)], 0, 1, 3);
+    expect(derivedDigest([event('S.b', 0.25, 'short reason')], 0, 1, 3)).toBe(before);
+    // Version 2 is unchanged: its lines (written before version 3) are still checked with it.
+    expect(derivedDigest([event('S.b', 0.25, long)], 0, 1, 2)).not.toBe(base);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { LowdbStore } from '../../src/store/lowdb-store.js';
 import { sourceOf, type TeamConfig } from '../../src/store/machine-lines.js';
 import { tempDirPerTest } from '../helpers/temp-dir.js';
-import { copiedTeam, demoRun, editable, editJournal } from './forge-journal.js';
+import { copiedTeam, demoRun, editable, editJournal } from '../helpers/edited-team.js';
 
 // probe16: forged machine lines (journal format 8, line 1 of a session holds the team config its steps ran). Each
 // hostile line is kept here as the edit that makes it; a reader replays nothing after a line that is no machine of

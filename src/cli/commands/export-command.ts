@@ -2,11 +2,10 @@ import { redactDeep, redactorFrom } from '../../llm/redact.js';
 import { renderMarkdown } from '../../report/session-report.js';
 import { terminalSafe, terminalSafeJson } from '../../report/terminal-safe.js';
 import { sessionDeliverables } from '../../session/deliverables-of.js';
-import { stateAtJournalEnd } from '../../session/stored-tail.js';
 import { UsageError, type CliArgs } from '../args.js';
 import { storeFor } from '../store-for.js';
 import { complainer, troupeCommand, type CliIo } from '../io.js';
-import { displayDefinition, resolveSessionId } from '../session-lookup.js';
+import { displayedSession, resolveSessionId } from '../session-lookup.js';
 
 /** `troupe export <id> [md|json] [--format F]`: the session as Markdown, or as its document with its deliverables and events (JSON). */
 export async function run(args: CliArgs, io: CliIo): Promise<number> {
@@ -16,12 +15,10 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   const store = storeFor(io);
   // Stored values were redacted when written, but perhaps by an older troupe or under other secrets.
   const read = redactDeep(await store.read(await resolveSessionId(store, wanted, { pick: 'newest', troupe: troupeCommand(io) })), redactorFrom(io.env));
-  const def = displayDefinition(read.doc, io.env, (line) => complainer(io)(`troupe: ${line}`));
+  const { def, state } = displayedSession(read, io.env, (line) => complainer(io)(`troupe: ${line}`));
   const deliverables = redactDeep(await sessionDeliverables(store, read, def), redactorFrom(io.env));
   const text =
-    fmt === 'json'
-      ? `${terminalSafeJson(JSON.stringify({ ...read.doc, deliverables, events: read.events }, null, 2))}\n`
-      : terminalSafe(renderMarkdown({ ...read, state: stateAtJournalEnd(read, def) }, def, deliverables));
+    fmt === 'json' ? `${terminalSafeJson(JSON.stringify({ ...read.doc, deliverables, events: read.events }, null, 2))}\n` : terminalSafe(renderMarkdown({ ...read, state }, def, deliverables));
   io.stdout.write(text);
   return 0;
 }

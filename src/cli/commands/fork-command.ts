@@ -5,7 +5,7 @@ import { timelineOf } from '../../report/timeline.js';
 import { forkSession } from '../../store/fork.js';
 import { UsageError, type CliArgs } from '../args.js';
 import { complainer, printer, troupeCommand, type CliIo } from '../io.js';
-import { displayDefinition, resolveSessionId } from '../session-lookup.js';
+import { displayedMachine, resolveSessionId } from '../session-lookup.js';
 import { storeFor } from '../store-for.js';
 
 /**
@@ -21,7 +21,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   const write = printer(io);
   if (args.at === undefined) {
     const read = await store.read(id);
-    const steps = timelineOf(read.records, displayNames(displayDefinition(read.doc, io.env, (line) => complainer(io)(`troupe: ${line}`))));
+    const steps = timelineOf(read.records, displayNames(displayedMachine(read, io.env, (line) => complainer(io)(`troupe: ${line}`))));
     for (const s of steps) write(terminalSafe(`${String(s.step).padStart(5)}  ${s.title}`));
     write('');
     write(`fork at a step: ${troupeCommand(io)} fork ${id.slice(0, 8)} --at <step> (the session stays as it is)`);
