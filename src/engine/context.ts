@@ -1,10 +1,10 @@
 import { nodeByKey, topLevelOf } from './chart/chart.js';
-import { transitionSets } from './chart/configuration.js';
+import { transitionSets, type TransitionSets } from './chart/configuration.js';
 import type { MachineDefinition, StepContext } from './definition.js';
 import { agentById } from './definition.js';
 import { event, type EngineEvent } from './event-map.js';
 import type { Inbox } from './inbox.js';
-import type { AgentCall, Awaiting, Move, TransitionRecord } from './moves.js';
+import type { AgentCall, Awaiting, Move } from './moves.js';
 import { allVisits, VISIT_BATCH, type SessionState } from './session.js';
 
 export type { StepContext };
@@ -91,22 +91,28 @@ export function changeState(ctx: StepContext, to: string, kind: Move['kind'], re
   const from = fromKey ?? currentPath(ctx);
   const source = nodeByKey(chart, from);
   const target = nodeByKey(chart, to);
-  if (!source || !target) throw new Error(`engine: no state ${source ? to : from} in ${def.name}`);
+  if (!source || !target) return noState(def, source ? to : from);
   const sets = transitionSets(chart, s.configuration.length > 0 || from === '' ? s.configuration : [from], source.path, target.path);
-  const record: TransitionRecord = { turn: s.turn, from, to, kind, reason, ...(arbitration ? { arbitration } : {}) };
+  const turn = s.turn;
   emit(ctx, event('transition', { from, to, reason, kind }));
-  const fromTop = topLevelOf(source);
   const toTop = topLevelOf(target);
-  if (fromTop !== toTop) {
-    // The states directly under the root that hold others (a team's majors, a workflow's sub-workflows).
-    const holds = (n: { depth: number; children: readonly unknown[] }) => n.depth === 1 && n.children.length > 0;
-    for (const n of sets.exited) if (holds(n)) emit(ctx, event('major_exited', { major: n.id }));
-    for (const n of sets.entered) if (holds(n)) emit(ctx, event('major_entered', { major: n.id }));
-  }
-  s.configuration = [...sets.configuration];
+  if (topLevelOf(source) !== toTop) majorsCrossed(ctx, sets);
+  s.configuration = sets.configuration.slice();
   const persona = target.invoke?.agent ?? (target.waitsForUser ? 'user' : target.id);
   emit(ctx, event('state_entered', { path: to, persona, major: toTop.id }));
-  def.policy.onTransition?.(ctx, record);
+  // Only a policy that keeps transitions is given their record (a workflow's moves make none).
+  if (def.policy.onTransition) def.policy.onTransition(ctx, { turn, from, to, kind, reason, ...(arbitration ? { arbitration } : {}) });
+}
+
+// Out of line: a state that is not in the chart is a defect of the caller, and most moves stay under one major.
+function noState(def: MachineDefinition, key: string): never {
+  throw new Error(`engine: no state ${key} in ${def.name}`);
+}
+
+/** The states directly under the root that hold others (a team's majors, a workflow's sub-workflows) left and entered. */
+function majorsCrossed(ctx: StepContext, sets: TransitionSets): void {
+  for (const n of sets.exited) if (n.depth === 1 && n.children.length > 0) emit(ctx, event('major_exited', { major: n.id }));
+  for (const n of sets.entered) if (n.depth === 1 && n.children.length > 0) emit(ctx, event('major_entered', { major: n.id }));
 }
 
 /** Enters an agent's state and starts its turn with the given inbox. */

@@ -34,8 +34,13 @@ export function commonDataBytes(data: object): number {
 export function answerBytes(answer: Record<string, unknown>): { held: number; rest: number } {
   const total = jsonBytes(answer);
   const data = answer.common_data;
+  // Its toJSON read only when it has one of its own (common_data comes in many shapes: a read of it checked each, and the
+  // optimised caller was thrown away at each new one, --trace-deopt "wrong map").
   const held =
-    data !== null && typeof data === 'object' && Object.getPrototypeOf(data) === Object.prototype && typeof (data as { toJSON?: unknown }).toJSON !== 'function'
+    data !== null &&
+    typeof data === 'object' &&
+    Object.getPrototypeOf(data) === Object.prototype &&
+    typeof (Object.hasOwn(data, 'toJSON') ? (data as { toJSON?: unknown }).toJSON : (Object.prototype as { toJSON?: unknown }).toJSON) !== 'function'
       ? commonDataBytes(data)
       : jsonBytes(data);
   // Not written (undefined): the answer is its rest.

@@ -3,9 +3,10 @@ import type { Evaluation, EvaluationResult } from '../../engine/evaluation.js';
 import { keepChained } from './inline.js';
 import type { Chain } from './chain.js';
 import { current, legacyRun, runOf, setFrame, update } from './access.js';
-import { appendMessage, trimMessages } from './frames.js';
+import { appendMessage, contextOf, trimMessages } from './frames.js';
 import { appendEach } from './context-length.js';
 import type { Frame, WorkflowMessage } from './state.js';
+import type { WorkflowPlan } from './plan.js';
 import { fanOut } from './fanout.js';
 import { startDebate } from './debate.js';
 import { textOf } from './constants.js';
@@ -20,11 +21,35 @@ export function adopt(ctx: StepContext, result: Extract<EvaluationResult, { ok: 
   const { frame, plan } = current(ctx);
   // An answer that left common_data as it was carries the frame's own object (the host tier's): the frame stays.
   let next: Frame = result.common_data === frame.common_data ? frame : { ...frame, common_data: result.common_data };
-  for (const [name, messages] of Object.entries(result.contexts ?? {})) {
-    const context = plan.contexts.find((c) => c.name === name);
+  // What changes messages and what logs are out of line: most answers carry neither, and V8 compiles what a state runs.
+  if (result.contexts !== undefined || result.appended !== undefined) next = withMessages(ctx, plan, frame, next, result);
+  if (next !== frame) setFrame(ctx, next);
+  if (result.logs !== undefined && result.logs.length > 0) noteLogs(ctx, plan, frame, result.logs);
+}
+
+// `next` with the messages code left in its contexts (frame: the frame it ran on).
+function withMessages(ctx: StepContext, plan: WorkflowPlan, frame: Frame, next: Frame, result: Extract<EvaluationResult, { ok: true }>): Frame {
+  const legacy = legacyRun(ctx);
+  if (result.contexts !== undefined) next = withReplaced(plan, frame, next, result.contexts, legacy);
+  // Messages added to contexts the code never read: appended one by one, each trimming the context when it passes
+  // max_length, as addMessage does in the sandbox (and in SynthDev); the sandbox sends them alone, past the limit too.
+  for (const [name, messages] of Object.entries(result.appended ?? {})) {
+    const context = contextOf(plan, name);
+    if (!context) continue;
+    const added = packedMap(messages, fromCode);
+    if (legacy) for (const m of added) next = appendMessage(next, context, m, true);
+    else next = { ...next, contexts: { ...next.contexts, [name]: appendEach(next.contexts[name] ?? [], added, context.maxLength) } };
+  }
+  return next;
+}
+
+// Contexts whose messages code read and added to, as it left them (out of line: handlers that only add send `appended`).
+function withReplaced(plan: WorkflowPlan, frame: Frame, next: Frame, contexts: NonNullable<Extract<EvaluationResult, { ok: true }>['contexts']>, legacy: boolean): Frame {
+  for (const [name, messages] of Object.entries(contexts ?? {})) {
+    const context = contextOf(plan, name);
     if (!context) continue;
     const before = frame.contexts[name] ?? [];
-    if (legacyRun(ctx)) {
+    if (legacy) {
       // A run stored before: code's new messages are appended, as it ran.
       for (const m of messages.slice(before.length)) next = appendMessage(next, context, { role: m.role, content: m.content, from: 'code' }, true);
       continue;
@@ -36,17 +61,13 @@ export function adopt(ctx: StepContext, result: Extract<EvaluationResult, { ok: 
     });
     next = { ...next, contexts: { ...next.contexts, [name]: trimMessages(kept, context.maxLength) } };
   }
-  // Messages added to contexts the code never read: appended one by one, each trimming the context when it passes
-  // max_length, as addMessage does in the sandbox (and in SynthDev); the sandbox sends them alone, past the limit too.
-  for (const [name, messages] of Object.entries(result.appended ?? {})) {
-    const context = plan.contexts.find((c) => c.name === name);
-    if (!context) continue;
-    const added = packedMap(messages, (m): WorkflowMessage => ({ role: m.role, content: m.content, from: 'code' }));
-    if (legacyRun(ctx)) for (const m of added) next = appendMessage(next, context, m, true);
-    else next = { ...next, contexts: { ...next.contexts, [name]: appendEach(next.contexts[name] ?? [], added, context.maxLength) } };
-  }
-  if (next !== frame) setFrame(ctx, next);
-  const logs = result.logs ?? [];
+  return next;
+}
+
+const fromCode = (m: { role: WorkflowMessage['role']; content: string }): WorkflowMessage => ({ role: m.role, content: m.content, from: 'code' });
+
+// What code logged, as notes (at most MAX_LOG_NOTES, then how many more).
+function noteLogs(ctx: StepContext, plan: WorkflowPlan, frame: Frame, logs: string[]): void {
   for (const line of logs.slice(0, MAX_LOG_NOTES)) note(ctx, `${plan.name}.${frame.state}: ${line}`);
   if (logs.length > MAX_LOG_NOTES) note(ctx, `${plan.name}.${frame.state}: ${logs.length - MAX_LOG_NOTES} more log line(s) not shown`);
 }
@@ -84,13 +105,7 @@ export function onEvaluated(ctx: StepContext, id: string, answer: EvaluationResu
  * sandbox's result for that, if it ran it, is kept for the engine's next evaluation in this step.
  */
 export function settle(ctx: StepContext, _id: string, purpose: Evaluation['purpose'], result: EvaluationResult, evaluation: Evaluation | null, chain: Chain | null): void {
-  const { plan, state, frame } = current(ctx);
-  if (purpose === 'error') {
-    const last = (evaluation?.scope.last_error ?? { message: 'an error' }).message;
-    if (!result.ok) return awaitUser(ctx, 'failure', `${plan.name}: state ${frame.state} failed (${last}) and its error handler failed too: ${result.error}; !continue tries the state again`);
-    adopt(ctx, result);
-    return onErrorDecided(ctx, textOf(result.value), last);
-  }
+  if (purpose === 'error') return settleError(ctx, result, evaluation);
   if (!result.ok) return fail(ctx, `${purpose}: ${result.error}`);
   adopt(ctx, result);
   if (result.next && chain) keepNext(ctx, purpose, result, chain);
@@ -104,22 +119,43 @@ export function settle(ctx: StepContext, _id: string, purpose: Evaluation['purpo
     case 'after':
       update(ctx, { phase: 'transitions' });
       break;
-    case 'sub_input':
-      return enterSub(ctx, (result.value ?? {}) as Record<string, unknown>);
-    case 'branch_input':
-      return settleJoin(ctx, fanOut(ctx, state!.parallel!, (result.value ?? {}) as Record<string, unknown>));
-    case 'debate_input':
-      return startDebate(ctx, state!.debate!, textOf(result.value));
     case 'decide':
-      // SynthDev: a handler state's transition handler that names no state ends the run.
-      if (state?.owned && textOf(result.value).trim() === '') return finish(ctx, `the transition handler of ${frame.state} named no state, so the run stopped (SynthDev)`);
-      return goTo(ctx, textOf(result.value), `${plan.name}: ${frame.state} chose ${textOf(result.value)}`);
-    case 'transitions': {
-      const taken = typeof result.value === 'number' ? state!.transitions[result.value] : undefined;
-      // Seed 000: when no condition holds the run stops.
-      if (!taken) return finish(ctx, `no transition of ${frame.state} held, so the run stopped (seed 000)`);
-      return goTo(ctx, taken.target, `${frame.state} -> ${taken.target}`);
-    }
+    case 'transitions':
+      return decided(ctx, purpose, result.value);
+    default:
+      return settleInputs(ctx, purpose, result.value);
   }
+  advance(ctx);
+}
+
+// An error handler's decision.
+function settleError(ctx: StepContext, result: EvaluationResult, evaluation: Evaluation | null): void {
+  const { plan, frame } = current(ctx);
+  const last = (evaluation?.scope.last_error ?? { message: 'an error' }).message;
+  if (!result.ok) return awaitUser(ctx, 'failure', `${plan.name}: state ${frame.state} failed (${last}) and its error handler failed too: ${result.error}; !continue tries the state again`);
+  adopt(ctx, result);
+  return onErrorDecided(ctx, textOf(result.value), last);
+}
+
+// The next state chosen by a transition handler (decide) or by the transitions (the index taken, or -1).
+function decided(ctx: StepContext, purpose: 'decide' | 'transitions', value: unknown): void {
+  const { plan, state, frame } = current(ctx);
+  if (purpose === 'decide') {
+    // SynthDev: a handler state's transition handler that names no state ends the run.
+    if (state?.owned && textOf(value).trim() === '') return finish(ctx, `the transition handler of ${frame.state} named no state, so the run stopped (SynthDev)`);
+    return goTo(ctx, textOf(value), `${plan.name}: ${frame.state} chose ${textOf(value)}`);
+  }
+  const taken = typeof value === 'number' ? state!.transitions[value] : undefined;
+  // Seed 000: when no condition holds the run stops.
+  if (!taken) return finish(ctx, `no transition of ${frame.state} held, so the run stopped (seed 000)`);
+  return goTo(ctx, taken.target, `${frame.state} -> ${taken.target}`);
+}
+
+// The inputs of a sub-workflow, of a parallel state's branches or of a debate.
+function settleInputs(ctx: StepContext, purpose: Evaluation['purpose'], value: unknown): void {
+  const { state } = current(ctx);
+  if (purpose === 'sub_input') return enterSub(ctx, (value ?? {}) as Record<string, unknown>);
+  if (purpose === 'branch_input') return settleJoin(ctx, fanOut(ctx, state!.parallel!, (value ?? {}) as Record<string, unknown>));
+  if (purpose === 'debate_input') return startDebate(ctx, state!.debate!, textOf(value));
   advance(ctx);
 }

@@ -2,7 +2,7 @@ import { abortInFlight, awaitUser, changeState, emit, endSession, note, startCal
 import { event } from '../../engine/event-map.js';
 import { current, legacyRun, runOf, setFrame, update } from './access.js';
 import { evaluate } from './ask.js';
-import { agentOf, appendMessage, keyOf, newFrame, stateOf } from './frames.js';
+import { agentOf, appendMessage, contextOf, keyOf, newFrame, stateOf } from './frames.js';
 import { fanOut, type FanoutOutcome } from './fanout.js';
 import { dropDebate, startDebate } from './debate.js';
 import { MAX_DEPTH, ENDS, SUB_DONE } from './constants.js';
@@ -38,9 +38,18 @@ export function advance(ctx: StepContext): void {
         update(ctx, state.agent ? { phase: 'act', input: '' } : { phase: 'after' });
         break;
       }
-      case 'act':
-        if (!act(ctx)) return;
-        break;
+      case 'act': {
+        // The agent's action: add a message or clear its context (out of line: few states do), or send (a model call: wait for it).
+        if (state.action === 'clear' || state.action === 'add') {
+          actOnContext(ctx, state);
+          break;
+        }
+        const s = ctx.s;
+        if (s.turn >= s.turnBudget) return awaitUser(ctx, 'limit', `max turns reached (${s.turnBudget}); !continue to go on`);
+        update(ctx, { phase: 'call' });
+        startCall(ctx, state.agent!, { kind: 'workflow', text: frame.input ?? '', state: state.name, ...takeUserWords(ctx) }, { path: keyOf(frame, state.name) });
+        return;
+      }
       case 'call':
       case 'fanout':
       case 'debate':
@@ -62,27 +71,16 @@ export function advance(ctx: StepContext): void {
   fail(ctx, 'the workflow went round without doing anything (a state loops on itself with no agent and no code)');
 }
 
-/** The agent's action: send (a model call; returns false to wait), add a message, or clear its context. */
-export function act(ctx: StepContext): boolean {
-  const { frame, plan, state } = current(ctx);
-  const agent = agentOf(plan, state!.agent!)!;
-  const context = plan.contexts.find((c) => c.name === agent.context)!;
-  if (state!.action === 'clear') {
+/** A state whose agent adds the state's input to its context, or clears its context, as its action. */
+function actOnContext(ctx: StepContext, state: StatePlan): void {
+  const { frame, plan } = current(ctx);
+  const agent = agentOf(plan, state.agent!)!;
+  const context = contextOf(plan, agent.context)!;
+  if (state.action === 'clear') {
     update(ctx, { phase: 'after', contexts: { ...frame.contexts, [context.name]: packedMap(context.starting, (m) => ({ ...m })) } });
-    return true;
+    return;
   }
-  if (state!.action === 'add') {
-    setFrame(ctx, { ...appendMessage(frame, context, { role: 'user', content: frame.input ?? '', from: 'workflow' }, legacyRun(ctx)), phase: 'after' });
-    return true;
-  }
-  const s = ctx.s;
-  if (s.turn >= s.turnBudget) {
-    awaitUser(ctx, 'limit', `max turns reached (${s.turnBudget}); !continue to go on`);
-    return false;
-  }
-  update(ctx, { phase: 'call' });
-  startCall(ctx, agent.id, { kind: 'workflow', text: frame.input ?? '', state: state!.name, ...takeUserWords(ctx) }, { path: keyOf(frame, state!.name) });
-  return false;
+  setFrame(ctx, { ...appendMessage(frame, context, { role: 'user', content: frame.input ?? '', from: 'workflow' }, legacyRun(ctx)), phase: 'after' });
 }
 
 /** Moves to a state of the running workflow (an entry the loop guard counts), or ends it (stop / end / a missing target is an error). */

@@ -39,6 +39,13 @@ export function agentOf(plan: WorkflowPlan, role: string): AgentPlan | undefined
   return undefined;
 }
 
+/** A context of a plan, by name. */
+export function contextOf(plan: WorkflowPlan, name: string): ContextPlan | undefined {
+  const contexts = plan.contexts;
+  for (let i = 0; i < contexts.length; i++) if (contexts[i]!.name === name) return contexts[i];
+  return undefined;
+}
+
 /** A fresh frame for a plan: its variables and input in common_data, its contexts at their starting messages. */
 export function newFrame(plan: WorkflowPlan, path: { plan: string[]; prefix: string[] }, input: unknown, text?: string): Frame {
   const contexts: Record<string, WorkflowMessage[]> = {};

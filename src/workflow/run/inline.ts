@@ -22,7 +22,6 @@ type Data = Pick<Frame, 'state' | 'common_data' | 'contexts' | 'input' | 'agents
 /** A result the sandbox gave for an evaluation it expected to be asked for next, and the data it started from. */
 interface Chained {
   step: ChainStep;
-  key: string;
   result: EvaluationResult;
   workflow: string;
   depth: number;
@@ -49,7 +48,7 @@ export function answerInline(ctx: StepContext, purpose: Evaluation['purpose'], w
   const ready = chained.get(ctx);
   chained.delete(ctx);
   const plain = Object.keys(extra).length === 0;
-  if (ready && plain && ready.step.purpose === purpose && ready.key === requestKey(what) && ready.workflow === plan.name && ready.depth === run.frames.length && sameData(ready.frame, frame)) {
+  if (ready && plain && ready.step.purpose === purpose && sameRequest(ready.step, what) && ready.workflow === plan.name && ready.depth === run.frames.length && sameData(ready.frame, frame)) {
     // Counted for the loop guard with the answer it came in; its common_data is capped like any other.
     const problem = ready.result.ok ? commonDataProblem(commonDataBytes(ready.result.common_data)) : null;
     return { result: problem ? { ok: false, error: problem } : ready.result, chain: ready.step };
@@ -64,18 +63,15 @@ export function answerInline(ctx: StepContext, purpose: Evaluation['purpose'], w
     inlined.set(ctx, count + 1);
     return { result, chain: null };
   }
-  // The definition says whether its steps run the tier (compileWorkflow's tierInStep; a session's journal folds as it was written).
-  return ctx.def.tierInStep !== false ? inTier(ctx, evaluation(), plan.script) : null;
-}
-
-// The host tier's answer within the step (counted for the loop guard and size-checked as the evaluator's would be), or null.
-function inTier(ctx: StepContext, evaluation: Evaluation, script: string | null): { result: EvaluationResult; chain: Chain | null } | null {
-  if (tiered.has(ctx)) return null;
+  // The definition says whether its steps run the tier (compileWorkflow's tierInStep; a session's journal folds as it was
+  // written), at most once a step; what it answers is counted for the loop guard and size-checked as the evaluator's would be.
+  if (ctx.def.tierInStep === false || tiered.has(ctx)) return null;
   tiered.add(ctx);
-  const result = runInTier(evaluation, script, TIER_LIMITS);
-  if (!result) return null;
-  inlined.set(ctx, (inlined.get(ctx) ?? 0) + 1);
-  return { result: sizeChecked(ctx, result), chain: evaluation };
+  const asked = evaluation();
+  const tier = runInTier(asked, plan.script, TIER_LIMITS);
+  if (!tier) return null;
+  inlined.set(ctx, count + 1);
+  return { result: sizeChecked(ctx, tier), chain: asked };
 }
 
 /**
@@ -85,9 +81,17 @@ function inTier(ctx: StepContext, evaluation: Evaluation, script: string | null)
  */
 export function keepChained(ctx: StepContext, step: ChainStep, result: EvaluationResult, into?: string): void {
   const { run, frame, plan } = current(ctx);
-  const { state, common_data, contexts, input, agents, lastAgent, subWorkflowResult } = frame;
-  const data = { state, common_data, contexts, input, agents, lastAgent, subWorkflowResult, ...(into !== undefined ? { state: into, input: null } : {}) };
-  chained.set(ctx, { step, key: requestKey(step), result, workflow: plan.name, depth: run.frames.length, frame: data });
+  const entered = into !== undefined;
+  const data: Data = {
+    state: entered ? into : frame.state,
+    common_data: frame.common_data,
+    contexts: frame.contexts,
+    input: entered ? null : frame.input,
+    agents: frame.agents,
+    lastAgent: frame.lastAgent,
+    subWorkflowResult: frame.subWorkflowResult,
+  };
+  chained.set(ctx, { step, result, workflow: plan.name, depth: run.frames.length, frame: data });
 }
 
 /** A new id for an evaluation answered inline (ids stay the same as when every evaluation went to the sandbox). */
@@ -95,6 +99,13 @@ export function takeId(ctx: StepContext): string {
   const run = runOf(ctx);
   ctx.s.workflow = { ...run, evalSeq: run.evalSeq + 1 };
   return `e${run.evalSeq + 1}`;
+}
+
+// Whether a chained result answers the request: the very same code, transitions and fields (the plan's objects, which
+// the chain and the request share), else the same as JSON (a chain read back from a journal or a snapshot).
+function sameRequest(step: Request, what: Request): boolean {
+  if (step.code === what.code && step.transitions === what.transitions && step.fields === what.fields) return true;
+  return requestKey(step) === requestKey(what);
 }
 
 // Which request a chained result answers: its code, transitions and fields as JSON (plan objects, shared by every

@@ -8,6 +8,7 @@ import { ASK_USER_TOOL } from './constants.js';
 import { verdictTool } from './debate.js';
 import { inboxText } from './inbox.js';
 import type { ToolCallRecord } from '../../engine/agent-reply.js';
+import type { AgentCall } from '../../engine/moves.js';
 import type { AgentPlan } from './plan.js';
 import type { WorkflowMessage } from './state.js';
 import { ContextViews } from './context-view.js';
@@ -60,6 +61,27 @@ function systemOf(agent: AgentPlan | undefined): ChatMessage[] {
   return [{ role: 'system', content: agent?.systemMessage ?? '' }, ...(agent?.examples ?? [])];
 }
 
+/** The messages after the context in a call that is not the plain next turn of a state's agent (inbox: its input). */
+function closingOf(inbox: AgentCall['inbox'], owned: boolean): ChatMessage[] {
+  // The user's answer goes back as the result of the agent's request_users_input call (seed 003), after
+  // the one assistant message that made the call (its words and the call together).
+  if (inbox.kind === 'workflow_answer') {
+    return [
+      ...(inbox.input !== undefined ? [{ role: 'user' as const, content: inbox.input }] : []),
+      { role: 'assistant', content: inbox.said ?? '', toolCalls: [{ id: inbox.toolCallId, name: ASK_USER_TOOL, arguments: inbox.arguments ?? JSON.stringify({ question: inbox.question }) }] },
+      { role: 'tool', toolCallId: inbox.toolCallId, name: ASK_USER_TOOL, content: inbox.text },
+    ];
+  }
+  // Words the user typed while agents worked are not lost in a handler state: they follow its context.
+  if (owned) return inbox.kind === 'workflow' && inbox.user !== undefined ? [{ role: 'user', content: inboxText({ text: '', user: inbox.user }) }] : [];
+  return [{ role: 'user', content: inbox.kind === 'workflow' ? inboxText(inbox) : 'text' in inbox ? inbox.text : '' }];
+}
+
+/** The file and command tools of an agent that has them, for a call. */
+function agentToolsOf(agent: AgentPlan, call: AgentCall) {
+  return { tools: agent.tools, maxSteps: agent.maxToolSteps, commandPolicy: agent.commandPolicy ?? 'deny', workspace: call.branch ?? agent.id, reportChanges: call.branch !== undefined };
+}
+
 /**
  * Workflow turns: the agent's system message, its context as it sees it (mirrored for a `user` agent:
  * the others' user turns are its assistant turns and back), the state's input; its parsing tools (and
@@ -83,27 +105,10 @@ export function workflowTurns(def: MachineDefinition): TurnShaper {
       // SynthDev's handler state: the call is the context as it is, with nothing added.
       const owned = !own && frame !== undefined && stateOf(plan, 'state' in inbox ? inbox.state : frame.state)?.owned === true;
       const history = own ? [] : seenBy(agent, context);
-      // The user's answer goes back as the result of the agent's request_users_input call (seed 003), after
-      // the one assistant message that made the call (its words and the call together).
-      const closing: ChatMessage[] =
-        inbox.kind === 'workflow_answer'
-          ? [
-              ...(inbox.input !== undefined ? [{ role: 'user' as const, content: inbox.input }] : []),
-              { role: 'assistant', content: inbox.said ?? '', toolCalls: [{ id: inbox.toolCallId, name: ASK_USER_TOOL, arguments: inbox.arguments ?? JSON.stringify({ question: inbox.question }) }] },
-              { role: 'tool', toolCallId: inbox.toolCallId, name: ASK_USER_TOOL, content: inbox.text },
-            ]
-          : owned
-            ? // Words the user typed while agents worked are not lost in a handler state: they follow its context.
-              inbox.kind === 'workflow' && inbox.user !== undefined
-              ? [{ role: 'user', content: inboxText({ text: '', user: inbox.user }) }]
-              : []
-            : [{ role: 'user', content: inbox.kind === 'workflow' ? inboxText(inbox) : 'text' in inbox ? inbox.text : '' }];
+      const closing: ChatMessage[] = inbox.kind === 'workflow' && !owned ? [{ role: 'user', content: inboxText(inbox) }] : closingOf(inbox, owned);
       const debating = frame?.phase === 'debate';
       const tools: ToolSpec[] = debating ? [verdictTool] : offeredTools(agent, Boolean(call.branch));
-      const agentTools =
-        agent && agent.tools.length > 0 && !debating
-          ? { tools: agent.tools, maxSteps: agent.maxToolSteps, commandPolicy: agent.commandPolicy ?? 'deny', workspace: call.branch ?? agent.id, reportChanges: call.branch !== undefined }
-          : undefined;
+      const agentTools = agent && agent.tools.length > 0 && !debating ? agentToolsOf(agent, call) : undefined;
       // A repair round forces the parsing tool the state's conditions read; SynthDev forces a role's only parsing-only tool in every call.
       const wanted = call.repair ?? (debating ? undefined : agent?.forcedTool);
       const forced = forcing(wanted, tools);

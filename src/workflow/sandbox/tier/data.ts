@@ -37,7 +37,9 @@ function copy(v: unknown, depth: number, inArray: boolean): unknown {
     return out;
   }
   const proto = Object.getPrototypeOf(v);
-  if ((proto !== Object.prototype && proto !== null) || 'toJSON' in (v as object)) return bail('scope value that is not plain data');
+  // `'toJSON' in v` asked own and inherited at once, and V8 checked the object's shape for it: scope data comes in many
+  // shapes, and the optimised copy was thrown away at each new one (--trace-deopt "wrong map", twice a process).
+  if ((proto !== Object.prototype && proto !== null) || Object.hasOwn(v, 'toJSON') || (proto !== null && 'toJSON' in proto)) return bail('scope value that is not plain data');
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(v as object)) {
     if (key === '__proto__') bail('the key __proto__');

@@ -63,8 +63,7 @@ export interface TierOptions {
 }
 
 function runChain(evaluation: Evaluation, scriptSource: string | null, limits: TierLimits, options: TierOptions): EvaluationResult | null {
-  const steps: Step[] = [{ request: evaluation, after: -1, target: null }];
-  visit(steps, evaluation, 0);
+  const steps = stepsOf(evaluation);
   // One loop, not map and some: the inlined builtins saw arrays of another map in a later session and the optimised
   // runChain was thrown away (measured: --trace-deopt, "wrong map").
   const programs: Program[] = [];
@@ -133,6 +132,29 @@ function refused(why: string): null {
   return null;
 }
 
+// The steps chained after an evaluation, by what it chains (the engine's chain objects are made once per state and shared
+// by its evaluations): walked once for each, not at every evaluation.
+const chainedSteps = new WeakMap<object, Step[]>();
+
+// The evaluation's steps: itself first, then its chain depth first.
+function stepsOf(evaluation: Evaluation): Step[] {
+  const first: Step = { request: evaluation, after: -1, target: null };
+  const key = evaluation.next && evaluation.targets ? null : (evaluation.next ?? evaluation.targets);
+  if (!key) {
+    const steps = [first];
+    visit(steps, evaluation, 0);
+    return steps;
+  }
+  let rest = chainedSteps.get(key);
+  if (!rest) {
+    const walked: Step[] = [first];
+    visit(walked, { purpose: evaluation.purpose, next: evaluation.next, targets: evaluation.targets }, 0);
+    rest = walked.slice(1);
+    chainedSteps.set(key, rest);
+  }
+  return [first].concat(rest);
+}
+
 // The chain depth first, as prepare.ts flattens it for the guest.
 function visit(steps: Step[], from: ChainStep, at: number): void {
   if (from.next) follow(steps, from.next, at, null);
@@ -195,6 +217,22 @@ function joined(base: Added | null, added: Added): Added {
   return out;
 }
 
+// A piece of a part's code run: its value (primitives: a value that is an object gives up). A function of the module, not
+// two closures made for each part (each compiled by V8 on its own).
+function runPiece(piece: TierPiece, self: TierSelf, interp: Interpreter, logs: LogSink, primitives: boolean): unknown {
+  let v: unknown;
+  if (piece.kind === 'template') v = renderTemplate(piece.parts, self, logs);
+  else if (piece.kind === 'handler') {
+    const fn = Object.hasOwn(self.functions, piece.name) ? self.functions[piece.name] : refuse('a handler script.js does not have');
+    v = interp.call(fn, self, [self]);
+  } else {
+    const done = piece.run(interp, parametersEnv(self), self);
+    v = done?.kind === 'return' ? done.value : undefined;
+  }
+  if (primitives && v !== null && typeof v === 'object') bail('an object value decided in the step');
+  return v;
+}
+
 /** One part, as the guest's runPart answers it: its result, the common_data it left (JSON; `source` itself when it is that), and the state it chose. */
 function runPart(
   program: Program,
@@ -221,41 +259,28 @@ function runPart(
   const interp = new Interpreter(free, options.primitives === true);
   interp.steps = running.steps;
   if (script) loadScript(script, self, interp);
-  const run = (piece: TierPiece): unknown => {
-    const v = runPiece(piece);
-    if (options.primitives && v !== null && typeof v === 'object') bail('an object value decided in the step');
-    return v;
-  };
-  const runPiece = (piece: TierPiece): unknown => {
-    if (piece.kind === 'template') return renderTemplate(piece.parts, self, logs);
-    if (piece.kind === 'handler') {
-      const fn = Object.hasOwn(self.functions, piece.name) ? self.functions[piece.name] : refuse('a handler script.js does not have');
-      return interp.call(fn, self, [self]);
-    }
-    const done = piece.run(interp, parametersEnv(self), self);
-    return done?.kind === 'return' ? done.value : undefined;
-  };
+  const primitives = options.primitives === true;
   let value: string | undefined;
   let chosen = '';
   if (program.mode === 'code') {
-    const v = run(program.code);
+    const v = runPiece(program.code, self, interp, logs, primitives);
     if (program.decides && typeof v === 'string') chosen = v;
     value = jsonOf(v);
   } else if (program.mode === 'fields') {
     const out: string[] = [];
     for (const [name, piece] of program.fields) {
-      const v = jsonOf(run(piece));
+      const v = jsonOf(runPiece(piece, self, interp, logs, primitives));
       if (v !== undefined) out.push(`${JSON.stringify(name)}:${v}`);
     }
     value = `{${out.join(',')}}`;
   } else {
     value = '-1';
     for (const [i, t] of program.transitions.entries()) {
-      const holds = t.condition ? run(t.condition) : true;
+      const holds = t.condition ? runPiece(t.condition, self, interp, logs, primitives) : true;
       // Anything but a boolean is an error in the guest.
       if (holds !== true && holds !== false) bail('a condition that is not a boolean');
       if (holds) {
-        if (t.before) run(t.before);
+        if (t.before) runPiece(t.before, self, interp, logs, primitives);
         chosen = t.target ?? '';
         value = String(i);
         break;
