@@ -10,8 +10,10 @@ import { MemorySchema } from '../src/config/team-schema.js';
 import { agentById } from '../src/engine/definition.js';
 import { initialState } from '../src/engine/step.js';
 import { studio } from '../tests/helpers/team.js';
-import { cjkRun, longLine, openBraces } from '../tests/fixtures/hostile-b/inputs.js';
-import { ms } from './stats.js';
+import { createHash } from 'node:crypto';
+import { newestSlot } from '../src/store/checkpoint-slots.js';
+import { cjkRun, longLine, openBraces, tornSlotsFile } from '../tests/fixtures/hostile-b/inputs.js';
+import { median, ms, ratio } from './stats.js';
 
 function timed<T>(fn: () => T): [T, number] {
   const t0 = performance.now();
@@ -49,4 +51,26 @@ export default async function hostileInput(): Promise<void> {
   rows.push(['memory: next prompt build (cached counts)', timed(build)[1]]);
   process.stdout.write('worst-case inputs, one run each (trial before the fix: 148 s, 15.5 s, > 300 s)\n');
   for (const [name, t] of rows) process.stdout.write(`  ${name.padEnd(52)} ${ms(t).padStart(10)}\n`);
+  tornSlots();
+}
+
+/** CPU milliseconds `fn` takes on this thread. */
+function cpuMs(fn: () => unknown): number {
+  const start = process.cpuUsage();
+  fn();
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+}
+
+// A hostile checkpoint file whose slots are all torn, loaded against one SHA-256 of the whole file (the floor), in turn.
+function tornSlots(): void {
+  const file = tornSlotsFile();
+  const load: number[] = [];
+  const floor: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    load.push(cpuMs(() => newestSlot(file)));
+    floor.push(cpuMs(() => createHash('sha256').update(file).digest()));
+  }
+  const [l, f] = [median(load), median(floor)];
+  process.stdout.write(`  ${'newestSlot: 256 MiB, 17 torn slots (CPU, median 3)'.padEnd(52)} ${ms(l).padStart(10)}  ${ratio(l, f)} one hash of the file (${ms(f)})\n`);
 }

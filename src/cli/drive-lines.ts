@@ -1,6 +1,7 @@
 import { applyParsed } from '../commands/execute.js';
 import { LIMITS } from '../llm/limits.js';
 import { boundedLines } from './bounded-lines.js';
+import { namingCommand } from './invocation.js';
 import { parseLine } from '../commands/parse.js';
 import type { MemorySource } from '../commands/memory-source.js';
 import type { TroupeSession } from '../session/troupe-session.js';
@@ -12,6 +13,8 @@ export interface DriveOptions {
   write: (line: string) => void;
   /** Where the lines come from: the first plain line is the brief (unless the session started), the others replies and commands. */
   input: NodeJS.ReadableStream;
+  /** The command the user types (troupeCommand): the hints of a command's output (`!help`'s "troupe resume <id>") name it. */
+  troupe?: () => string;
 }
 
 /** How a piped session went: whether a line was `!quit`, how many lines were read, how many were refused. */
@@ -45,7 +48,11 @@ export async function driveLines(session: TroupeSession, options: DriveOptions):
     if (outcome.kind === 'output' && outcome.tone === 'error') driven.refused += 1;
     if (outcome.kind === 'later') outcome = { kind: 'output', title: outcome.title, lines: await outcome.lines, tone: 'info' };
     // Text and steering commands are told by their events; a line that only answers is echoed here.
-    if (outcome.kind === 'output' && !options.json) for (const l of [`› ${line.trim()}`, `[${outcome.title}]`, ...outcome.lines]) write(l);
+    if (outcome.kind === 'output' && !options.json) {
+      write(`› ${line.trim()}`);
+      write(`[${outcome.title}]`);
+      for (const l of outcome.lines) write(options.troupe ? namingCommand(l, options.troupe()) : l);
+    }
     await session.settled();
     if (outcome.kind === 'quit') return { ...driven, quit: true };
     if (session.fault) return driven;

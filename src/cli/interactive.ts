@@ -1,12 +1,13 @@
 import { setFlagsFromString } from 'node:v8';
 import type { WorkflowLauncher } from '../commands/execute.js';
 import type { TroupeSession } from '../session/troupe-session.js';
+import { namingCommand } from './invocation.js';
 
 /** What the UI is opened with besides its session. */
 export interface InteractiveOptions {
   resumed?: boolean;
   workflows?: WorkflowLauncher;
-  /** The command the user types for troupe (troupeCommand), named when the UI moves to another session. */
+  /** The command the user types for troupe (troupeCommand): the hints of troupe's own lines name it, as when the UI moves to another session. */
   troupe?: string;
 }
 
@@ -35,6 +36,7 @@ export async function runInteractive(session: TroupeSession, options: Interactiv
       },
       ...(memory ? { memory } : {}),
       ...(options.workflows ? { workflows: options.workflows } : {}),
+      ...(options.troupe ? { hints: (text: string) => namingCommand(text, options.troupe!) } : {}),
       onSwitch: (from, to) => {
         sessions.push(to);
         last = to;

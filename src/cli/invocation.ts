@@ -1,5 +1,6 @@
 import { realpathSync, statSync } from 'node:fs';
 import { basename, delimiter, isAbsolute, join, relative, sep } from 'node:path';
+import { COMMAND_SPECS } from './command-specs.js';
 
 /** How this process was started: the script node ran (process.argv[1]), its environment and directory. */
 export interface Started {
@@ -46,4 +47,16 @@ function sameFile(a: string, b: string): boolean {
   } catch {
     return false;
   }
+}
+
+// `troupe` then one of its commands (or its usage's `[command]`, `--help`): a hint, as the kernel, the store and the
+// session word it below the CLI, which does not know how the user started troupe.
+const HINT = new RegExp(`\\btroupe (?=(?:${[...COMMAND_SPECS.map((c) => c.name).filter((n) => n !== ''), '\\[command\\]', '--help'].join('|')})(?![\\w-]))`, 'g');
+
+/**
+ * `text` with every hint that names a troupe command (`continue it with troupe resume 3f2a9c1d`) naming it as the
+ * user starts troupe (`node dist/cli.js resume 3f2a9c1d`): the one place the CLI shows the hints worded below it.
+ */
+export function namingCommand(text: string, troupe: string): string {
+  return troupe === 'troupe' ? text : text.replace(HINT, `${troupe} `);
 }

@@ -1,7 +1,8 @@
 import { parseCli, UsageError, type CliArgs } from './args.js';
 import { commandSpec, COMMAND_SPECS } from './command-specs.js';
 import { commandHelp, globalHelp } from './help.js';
-import type { CliIo } from './io.js';
+import { troupeCommand, type CliIo } from './io.js';
+import { namingCommand } from './invocation.js';
 import { didYouMean } from '../config/suggest.js';
 import { UserError } from '../errors.js';
 import { ConfigError, formatIssue } from '../config/issues.js';
@@ -53,8 +54,10 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
 
 /** Prints an error the way the CLI does and returns its exit code: 2 usage, 1 user or config error, 70 internal. */
 export function reportError(error: unknown, io: CliIo): number {
+  // Hints worded below the CLI (the store's "run troupe sessions") name the command as the user started troupe.
+  const named = (text: string) => namingCommand(text, troupeCommand(io));
   // Messages quote input (a file name, a persona, a line the user typed): never let them drive the terminal.
-  const say = (line: string) => void io.stderr.write(`${terminalSafe(line)}\n`);
+  const say = (line: string) => void io.stderr.write(`${terminalSafe(named(line))}\n`);
   if (error instanceof UsageError) {
     say(`troupe: ${error.message}`);
     const spec = error.command !== undefined ? commandSpec(error.command) : undefined;
@@ -63,7 +66,7 @@ export function reportError(error: unknown, io: CliIo): number {
     return 2;
   }
   // A user error is one line, whatever the names it quotes hold (a forged id or file name with a newline).
-  const line = (text: string) => void io.stderr.write(`${oneLineSafe(text)}\n`);
+  const line = (text: string) => void io.stderr.write(`${oneLineSafe(named(text))}\n`);
   if (error instanceof ConfigError) {
     for (const issue of error.issues) line(formatIssue(issue));
     return 1;

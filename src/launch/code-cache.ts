@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, write
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { cacheDirTrusted, readTrustedFile } from './cache-trust.js';
+import { readPrivateFile } from '../tools/private-file.js';
+import { cacheDirTrusted } from './cache-trust.js';
 
 /** Where the CLI keeps V8's compiled code for its bundle, or null when the cache is off. */
 export function codeCacheDir(env: NodeJS.ProcessEnv): string | null {
@@ -29,13 +30,15 @@ export function codeCacheFile(dir: string, build: string, command: string): stri
 // process (SIGTRAP) at every start, so only a file whose checksum holds is handed to V8.
 const MARK = 0x31435254; // "TRC1"
 const HEADER = 12;
+// The code of a 2 MB bundle caches in a few MB: a file far past that was not written by troupe.
+const MAX_CACHE_BYTES = 64 * 1024 * 1024;
 
 /**
  * The cached code in a file, or undefined when there is none, it cannot be read, it is not whole, or someone
- * other than this user (or root) could have written it (see cache-trust.ts: V8 would run their code).
+ * other than this user could have written it (see cache-trust.ts: V8 would run their code).
  */
 export function readCodeCache(file: string): Buffer | undefined {
-  const bytes = readTrustedFile(file);
+  const bytes = readPrivateFile(file, MAX_CACHE_BYTES);
   if (bytes === undefined) return undefined;
   if (bytes.length < HEADER || bytes.readUInt32LE(0) !== MARK || bytes.readUInt32LE(8) !== bytes.length - HEADER) return undefined;
   const code = bytes.subarray(HEADER);

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Socket } from 'node:net';
+import { endianness } from 'node:os';
 import type { Context, MiddlewareHandler } from 'hono';
 
 // Without a token the server trusts whoever reaches it, and on loopback that is every user of this machine, not
@@ -8,8 +9,10 @@ import type { Context, MiddlewareHandler } from 'hono';
 // port is the server's remote one and the other way round), with its owner's uid.
 
 /**
- * The owners of each connection's client end in a /proc/net/tcp (or tcp6) table, by `<client port>:<server port>` in
- * hex as the table writes them; with `wanted`, only those keys. A table holds a line per socket of the machine (two
+ * The owners of each connection's client end in a /proc/net/tcp (or tcp6) table, by `<client address>:<port>
+ * <server address>:<port>` in hex as the table writes them; with `wanted`, only those keys. The addresses count: by
+ * its ports alone another user's socket bound to 127.0.0.2 on the port of one of this user's connections (the table
+ * is world-readable) made two owners for one key, which told no one apart, and the server answered it. A table holds a line per socket of the machine (two
  * per loopback connection) and is read whole for each batch of lookups: only a wanted line is split into its fields,
  * the others are passed over once their ports are found (splitting them all was most of what a thousand connections
  * arriving cost the server).
@@ -26,7 +29,7 @@ export function clientOwners(table: string, wanted?: ReadonlySet<string>): Map<s
     const localEnd = table.indexOf(' ', local);
     const remoteEnd = table.indexOf(' ', localEnd + 1);
     if (local < 2 || remoteEnd < 0 || remoteEnd > end || table[localEnd - 5] !== ':' || table[remoteEnd - 5] !== ':') continue;
-    const key = `${table.slice(localEnd - 4, localEnd)}:${table.slice(remoteEnd - 4, remoteEnd)}`;
+    const key = table.slice(local, remoteEnd);
     if (wanted && !wanted.has(key)) continue;
     // sl local_address rem_address st tx:rx tr:when retrnsmt uid ...
     const uid = Number(table.slice(line, end).trim().split(/\s+/)[7]);
@@ -41,19 +44,53 @@ type Lookup = { socket: Socket; resolve: (uid: number | null) => void };
 
 const hex = (port: number) => port.toString(16).toUpperCase().padStart(4, '0');
 
-/** A connection's key in the tables (see clientOwners), or null when its ports are not known. */
-const keyOf = (socket: Socket) => (socket.remotePort !== undefined && socket.localPort !== undefined ? `${hex(socket.remotePort)}:${hex(socket.localPort)}` : null);
+/** An IP address's 16 bytes (an IPv4 one as IPv4-mapped), or null when it is not one written plainly. */
+function ipBytes(ip: string): number[] | null {
+  const v4 = /^(?:::ffff:)?(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/i.exec(ip);
+  if (v4) return [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 255, 255, ...v4.slice(1, 5).map(Number)];
+  const [head = '', tail, more] = ip.split('::');
+  if (more !== undefined || !/^[0-9a-f:]+$/i.test(ip)) return null;
+  const words = (part: string) => (part === '' ? [] : part.split(':').map((w) => Number.parseInt(w, 16)));
+  const [h, t] = [words(head), words(tail ?? '')];
+  const all = tail === undefined ? h : [...h, ...new Array<number>(Math.max(0, 8 - h.length - t.length)).fill(0), ...t];
+  return all.length === 8 ? all.flatMap((w) => [w >> 8, w & 255]) : null;
+}
+
+// The tables write each 32-bit word of an address as the host holds it.
+const littleEndian = endianness() === 'LE';
+const word = (b: number[], at: number) => (littleEndian ? [b[at + 3]!, b[at + 2]!, b[at + 1]!, b[at]!] : b.slice(at, at + 4));
+const hexBytes = (b: number[]) => b.map((x) => x.toString(16).toUpperCase().padStart(2, '0')).join('');
+
+/** An address as the tables write it: as /proc/net/tcp does (an IPv4 one) and as tcp6 does. */
+function tableAddresses(ip: string | undefined): string[] {
+  const b = ip === undefined ? null : ipBytes(ip);
+  if (!b) return [];
+  const v6 = hexBytes([...word(b, 0), ...word(b, 4), ...word(b, 8), ...word(b, 12)]);
+  const mapped = b.slice(0, 10).every((x) => x === 0) && b[10] === 255 && b[11] === 255;
+  return mapped ? [hexBytes(word(b, 12)), v6] : [v6];
+}
+
+/** A connection's keys in the tables (see clientOwners): its client end as the IPv4 table and the IPv6 one would write it; none when not known. */
+function keysOf(socket: Socket): string[] {
+  const { remotePort, localPort } = socket;
+  if (remotePort === undefined || localPort === undefined) return [];
+  const client = tableAddresses(socket.remoteAddress);
+  const server = tableAddresses(socket.localAddress);
+  // Both IPv4: written both ways (a socket of the IPv4 table, or IPv4-mapped in tcp6); else as tcp6 writes them.
+  const pairs = client.length === 2 && server.length === 2 ? [0, 1].map((i) => [client[i], server[i]]) : [[client.at(-1), server.at(-1)]];
+  return pairs.flatMap(([c, s]) => (c && s ? [`${c}:${hex(remotePort)} ${s}:${hex(localPort)}`] : []));
+}
 
 /** The owner of each lookup's client end, from the tables `read` gives. */
 async function answer(batch: readonly Lookup[], read: () => Promise<string[]>): Promise<void> {
-  const wanted = new Set(batch.map(({ socket }) => keyOf(socket) ?? ''));
+  const keys = new Map(batch.map(({ socket }) => [socket, keysOf(socket)]));
+  const wanted = new Set([...keys.values()].flat());
   const owners = new Map<string, Set<number>>();
   for (const table of await read()) for (const [key, uids] of clientOwners(table, wanted)) owners.set(key, new Set([...(owners.get(key) ?? []), ...uids]));
   for (const { socket, resolve } of batch) {
-    const key = keyOf(socket);
-    const found = key !== null ? owners.get(key) : undefined;
-    // Two sockets on the same pair of ports (two addresses) with different owners: no one answer.
-    resolve(found?.size === 1 ? [...found][0]! : null);
+    const found = new Set((keys.get(socket) ?? []).flatMap((key) => [...(owners.get(key) ?? [])]));
+    // Two sockets of one pair of addresses and ports with different owners (one gone, another made): no one answer.
+    resolve(found.size === 1 ? [...found][0]! : null);
   }
 }
 

@@ -1,8 +1,9 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { closeSync, constants, fstatSync, linkSync, mkdirSync, openSync, readSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import type { SessionDocument } from '../store/session-file.js';
+import { readPrivateFile } from '../tools/private-file.js';
 
 /** What a session document says it was started with: its team directory and the file its workflow was loaded from. */
 export interface SessionSources {
@@ -19,26 +20,8 @@ export function sealKeyPath(env: Record<string, string | undefined>): string {
   return join(xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.config'), 'troupe', 'seal-key');
 }
 
-// A key someone else could read or write would let them seal a document: only a regular file of this user's, unlinked, readable by no one else.
-function readKey(path: string): Buffer | null {
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    const stat = fstatSync(fd);
-    const mine = typeof process.getuid !== 'function' || stat.uid === process.getuid();
-    if (!stat.isFile() || !mine || (stat.mode & 0o077) !== 0 || stat.size !== KEY_BYTES) return null;
-    const key = Buffer.alloc(KEY_BYTES);
-    return readSync(fd, key, 0, KEY_BYTES, 0) === KEY_BYTES ? key : null;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-// Written whole beside its name, then linked to it: a process racing to make it reads one key or the other's, never half of one.
+// Written whole beside its name, then linked to it: a process racing to make it reads one key or the other's, never half
+// of one (or, in the instant both names hold it, none: two links are refused, and the next seal reads it again).
 function makeKey(path: string): void {
   mkdirSync(join(path, '..'), { recursive: true, mode: 0o700 });
   const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
@@ -54,10 +37,16 @@ function makeKey(path: string): void {
 
 const keys = new Map<string, Buffer | null>();
 
+const readKey = (path: string): Buffer | null => {
+  const key = readPrivateFile(path, KEY_BYTES);
+  return key?.length === KEY_BYTES ? key : null;
+};
+
 /** This user's seal key (made on first use), or null when it cannot be read or made (then nothing is sealed, and nothing unsealed trusted). */
 export function sealKey(env: Record<string, string | undefined>): Buffer | null {
   const path = sealKeyPath(env);
   if (!keys.has(path) || keys.get(path) === null) {
+    // A key someone else could read or write would let them seal a document (see readPrivateFile).
     let key = readKey(path);
     if (!key) {
       makeKey(path);

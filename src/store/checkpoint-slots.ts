@@ -80,10 +80,18 @@ export function slotAt(bytes: Buffer, offset: number): CheckpointSlot | null {
 }
 
 /**
+ * How many slots newestSlot hashes at most. Crashes leave at most two torn slots above the newest whole one: every
+ * retry after a crash writes the same seq clear of that whole slot, at offset 0 or at the one power of two past its
+ * end (nextSlotOffset), so two torn and the whole one are three.
+ */
+export const MAX_SLOTS_HASHED = 3;
+
+/**
  * The newest whole slot of a checkpoint file's bytes (highest seq; of equal seqs the first), or null when it holds
  * none. Headers are read first and hashes checked from the highest seq down, stopping at the first whole one: a
  * file's own checkpoint costs one hash, not one per slot (a hostile 256 MiB file with a slot at every offset cost
- * 2.1 s of CPU to load, every slot hashed to its end).
+ * 2.1 s of CPU to load, every slot hashed to its end). No more than MAX_SLOTS_HASHED are hashed: a hostile file whose
+ * slots are all torn cost one hash per slot (17 of up to the whole file at 256 MiB).
  */
 export function newestSlot(bytes: Buffer): CheckpointSlot | null {
   const announced: { slot: CheckpointSlot; hash: string }[] = [];
@@ -94,7 +102,7 @@ export function newestSlot(bytes: Buffer): CheckpointSlot | null {
     if (at) announced.push(at);
   }
   announced.sort((a, b) => b.slot.seq - a.slot.seq || a.slot.offset - b.slot.offset);
-  for (const a of announced) if (whole(a)) return a.slot;
+  for (const a of announced.slice(0, MAX_SLOTS_HASHED)) if (whole(a)) return a.slot;
   return null;
 }
 

@@ -2,7 +2,6 @@ import { lstat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { byteSetting, bytes, DEFAULT_WORKSPACE_MAX_BYTES, type ToolLimits } from './limits.js';
 import { ToolError } from './tool.js';
-import { MAX_WALK_DEPTH } from './walk.js';
 import { walkUsage, type WorkspaceUsage } from './workspace-measure.js';
 
 /** The setting that bounds what one workspace holds on disk. */
@@ -24,9 +23,9 @@ const known = new Map<string, WorkspaceUsage | Promise<WorkspaceUsage>>();
 /** What a file of `size` bytes takes on disk (whole 4 KiB blocks), as the measure counts it. */
 export const onDisk = (size: number): number => Math.ceil(size / 4096) * 4096;
 
-/** Adds up the workspace's entries' blocks, links not followed, at most MAX_WALK_DEPTH down (see walkUsage), and keeps it as known. */
+/** Adds up the workspace's entries' blocks, links not followed, every depth (see walkUsage), and keeps it as known. */
 export async function measureWorkspace(root: string): Promise<WorkspaceUsage> {
-  const measuring = walkUsage(root, MAX_WALK_DEPTH);
+  const measuring = walkUsage(root);
   known.set(root, measuring);
   try {
     const usage = await measuring;
@@ -54,6 +53,7 @@ export function workspaceChanged(root: string): void {
 
 /** The line saying a workspace is over its caps, or null when it is within them. */
 export function overBudget(usage: WorkspaceUsage, caps: WorkspaceCaps): string | null {
+  if (usage.unmeasured !== undefined) return `the workspace holds ${usage.unmeasured}, which troupe cannot read to measure`;
   if (usage.bytes > caps.maxWorkspaceBytes) return `the workspace holds ${bytes(usage.bytes)}, over its ${bytes(caps.maxWorkspaceBytes)} limit (${WORKSPACE_MAX_SETTING})`;
   if (usage.entries > caps.maxWorkspaceEntries) return `the workspace holds ${usage.entries} files and folders, over its limit of ${caps.maxWorkspaceEntries}`;
   return null;
@@ -83,6 +83,8 @@ export async function missingFolders(root: string, path: string): Promise<number
  */
 export async function withinBudget<T>(root: string, caps: WorkspaceCaps, change: { size: number; replaced: number | null; folders?: number }, write: () => Promise<T>): Promise<T> {
   const usage = await usageOf(root);
+  // What lies below a folder troupe cannot read is not known: nothing more is written.
+  if (usage.unmeasured !== undefined) throw new ToolError(`${overBudget(usage, caps)}; nothing more is written here`);
   const made = change.replaced === null ? 1 + (change.folders ?? 0) : 0;
   const freed = change.replaced === null ? 0 : onDisk(change.replaced);
   const after = { bytes: usage.bytes + onDisk(change.size) + (made - (change.replaced === null ? 1 : 0)) * 4096 - freed, entries: usage.entries + made };

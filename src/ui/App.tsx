@@ -17,7 +17,7 @@ import { InputLine, inputRows } from './InputLine.js';
 import { LiveTurn } from './LiveTurn.js';
 import { StateLine } from './StateLine.js';
 import { planScreen } from './screen-plan.js';
-import { Transcript } from './Transcript.js';
+import { type NameHints, Transcript } from './Transcript.js';
 import { Tree } from './Tree.js';
 import { layoutTree, teamTreeLines, treeHeight, workflowTreeLines } from './tree-rows.js';
 import { useLineEditor } from './use-line-editor.js';
@@ -47,10 +47,12 @@ export interface AppProps {
   workflows?: WorkflowLauncher;
   /** A workflow session was opened, or a fork (`!rewind`, to be resumed once the UI listens): the UI moves to it. */
   onSwitch?: (next: TroupeSession, resume?: boolean) => void;
+  /** How troupe's own lines name the command the user types (`node dist/cli.js resume …` before `npm link`). */
+  hints?: NameHints;
 }
 
 /** The troupe terminal UI: watch the team work and steer it live. */
-export function App({ session: running, memory, history, onReady, columns, rows, onQuit, workflows, onSwitch }: AppProps): React.JSX.Element {
+export function App({ session: running, memory, history, onReady, columns, rows, onQuit, workflows, onSwitch, hints }: AppProps): React.JSX.Element {
   const { view, session, usage, addOutput } = useSessionView(running, history, onReady);
   const def = running.def;
   const model = { label: running.model.label, offline: running.model.offline ?? false };
@@ -107,7 +109,7 @@ export function App({ session: running, memory, history, onReady, columns, rows,
   });
   return (
     <Box flexDirection="column" width={width}>
-      <Transcript key={view.epoch} items={view.log} width={width} />
+      <Transcript key={view.epoch} items={view.log} width={width} hints={hints} />
       <Box flexDirection="column" marginTop={plan.margin ? 1 : 0}>
         <Header team={def.name} mode={def.kind === 'workflow' ? 'workflow' : session.mode} model={model.label} offline={model.offline} notice={plan.demoNotice} />
         <StateLine situation={situation(def, session)} predicted={view.live?.predicted?.length ? predictionText(view.live.predicted, (id) => displayName(def, id)) : undefined} />

@@ -36,8 +36,16 @@ function turnHeading(item: Extract<LogItem, { kind: 'turn' }>): Piece[] {
   return pieces;
 }
 
-/** One finished transcript item, laid out in `width` columns: no row is wider, and wrapped rows start under the words they continue. */
-export function LogLine({ item, width = DEFAULT_COLUMNS }: { item: LogItem; width?: number | undefined }): React.JSX.Element {
+/** How troupe's own lines (an error, a command's output) name the command the user types ("troupe resume …"). */
+export type NameHints = (text: string) => string;
+
+const asWritten: NameHints = (text) => text;
+
+/**
+ * One finished transcript item, laid out in `width` columns: no row is wider, and wrapped rows start under the words
+ * they continue. `hints` words troupe's own lines (error notes, command output), never an agent's or the user's.
+ */
+export function LogLine({ item, width = DEFAULT_COLUMNS, hints = asWritten }: { item: LogItem; width?: number | undefined; hints?: NameHints | undefined }): React.JSX.Element {
   switch (item.kind) {
     case 'turn':
       return (
@@ -71,7 +79,7 @@ export function LogLine({ item, width = DEFAULT_COLUMNS }: { item: LogItem; widt
             rows={wrapPieces(
               [
                 { text: mark, style },
-                { text: safe(item.text), style },
+                { text: safe(item.tone === 'error' ? hints(item.text) : item.text), style },
               ],
               width - 2,
               columnsOf(mark),
@@ -88,7 +96,7 @@ export function LogLine({ item, width = DEFAULT_COLUMNS }: { item: LogItem; widt
         <Box flexDirection="column" marginTop={1} borderStyle="single" borderColor={item.tone === 'error' ? 'red' : 'gray'} paddingX={1}>
           <Rows rows={wrapPieces([{ text: safe(item.title), style: { bold: true } }], inner)} />
           {item.lines
-            .flatMap((line) => wrapColumns(safe(line), inner, tableHang))
+            .flatMap((line) => wrapColumns(safe(hints(line)), inner, tableHang))
             .map((row, i) => (
               <Text key={i} color={color}>
                 {row || ' '}
@@ -101,6 +109,6 @@ export function LogLine({ item, width = DEFAULT_COLUMNS }: { item: LogItem; widt
 }
 
 /** The finished transcript (display items, styled), rendered once each in `<Static>` so it scrolls above the live area. */
-export function Transcript({ items, width }: { items: LogItem[]; width?: number }): React.JSX.Element {
-  return <Static items={items}>{(item) => <LogLine key={item.id} item={item} width={width} />}</Static>;
+export function Transcript({ items, width, hints }: { items: LogItem[]; width?: number; hints?: NameHints | undefined }): React.JSX.Element {
+  return <Static items={items}>{(item) => <LogLine key={item.id} item={item} width={width} hints={hints} />}</Static>;
 }

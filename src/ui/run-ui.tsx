@@ -22,7 +22,7 @@ export function Shell({ onSwitch, ...props }: Omit<RunUiOptions, 'stdin' | 'stdo
   };
   // A workflow session the UI moved to starts fresh; a fork (!rewind) shows its history and goes on once the UI listens.
   const fork = current.resume ? { history: [...current.session.recent()], onReady: () => current.session.resume() } : {};
-  const own = current.first ? props : { session: current.session, workflows: props.workflows, ...fork };
+  const own = current.first ? props : { session: current.session, workflows: props.workflows, hints: props.hints, ...fork };
   return <App key={current.session.id} {...own} session={current.session} onSwitch={switchTo} />;
 }
 

@@ -33,4 +33,12 @@ describe('driveLines', () => {
     expect(driven).toEqual({ quit: true, lines: 1, refused: 0 });
     expect(out.join('\n')).not.toContain('never read');
   });
+
+  it("names the command as the user started troupe in a command's output (!help's hints)", async () => {
+    const { runner } = await studioRunner(new ScriptedModel([]));
+    const out: string[] = [];
+    await driveLines(runner, { json: false, write: (l) => out.push(l), input: input(['!help']), troupe: () => 'node dist/cli.js' });
+    expect(out.join('\n')).toContain('resume one with: node dist/cli.js resume <id>');
+    expect(out.join('\n')).not.toContain('troupe resume');
+  });
 });

@@ -2,11 +2,14 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { invocationOf } from '../../src/cli/invocation.js';
+import { invocationOf, namingCommand } from '../../src/cli/invocation.js';
+import { attachOutput } from '../../src/cli/attach-output.js';
+import type { SessionKernel } from '../../src/kernel/session-kernel.js';
+import { ScriptedModel } from '../../src/llm/scripted-model.js';
 import { Readable } from 'node:stream';
 import { main } from '../../src/cli/main.js';
 import { cleanEnv, runCli, runCliProcess } from '../helpers/cli.js';
-import { REPO_ROOT } from '../helpers/team.js';
+import { REPO_ROOT, studioRunner } from '../helpers/team.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'troupe-invocation-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -87,5 +90,35 @@ describe('the command a hint names for troupe', () => {
     symlinkSync(join(REPO_ROOT, 'dist', 'cli.js'), join(linked, 'troupe'));
     const after = await runCliProcess(['run', '--demo', 'a lighthouse game', '--max-turns', '1'], { ...env, PATH: linked });
     expect(after.stdout).toMatch(/continue it with: troupe resume [0-9a-f]{8}\n/);
+  });
+
+  it("is what the hints worded below the CLI name: the store's, the session's, a usage line, the kernel's stop line", async () => {
+    const said = async (args: string[]) => {
+      let err = '';
+      await main(args, {
+        stdout: { write: () => true },
+        stderr: { write: (t: string) => (err += t) },
+        stdin: Readable.from([]),
+        env: cleanEnv({ TROUPE_DATA_DIR: join(dir, 'below') }),
+        cwd: dir,
+        interactive: false,
+        invocation: () => 'node dist/cli.js',
+      });
+      return err;
+    };
+    // The store's (no such session) and a usage error's lines.
+    expect(await said(['show', 'nosuch'])).toContain('run node dist/cli.js sessions to list them');
+    expect(await said(['fork'])).toContain('(node dist/cli.js fork --help shows its options and examples)');
+    // The kernel's line when a save fails, as the headless transcript prints it; the JSON keeps troupe's words.
+    const { runner } = await studioRunner(new ScriptedModel([]));
+    const lines: string[] = [];
+    const json: string[] = [];
+    attachOutput(runner, { json: false, write: (l) => lines.push(l), troupe: () => 'npx troupe' });
+    attachOutput(runner, { json: true, write: (l) => json.push(l), troupe: () => 'npx troupe' });
+    (runner as unknown as { parts: { kernel: SessionKernel } }).parts.kernel.stopSaving(new Error('disk full'));
+    expect(lines.join('\n')).toContain('continue it with npx troupe resume s-test');
+    expect(json.join('\n')).toContain('continue it with troupe resume s-test');
+    // Only a command after troupe is a hint: troupe's other words stay.
+    expect(namingCommand('more than troupe writes; troupe runner; troupe: x; troupe run-x', 'npm start --')).toBe('more than troupe writes; troupe runner; troupe: x; troupe run-x');
   });
 });

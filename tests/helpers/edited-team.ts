@@ -4,6 +4,7 @@ import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DemoModel } from '../../src/llm/demo-model.js';
 import { openSession } from '../../src/session/open-session.js';
+import { CHAIN_START, sealLine } from '../../src/store/journal-chain.js';
 import { LowdbStore } from '../../src/store/lowdb-store.js';
 import { BRIEF, ENV } from '../store/support.js';
 import { fixedClock, REPO_ROOT } from './team.js';
@@ -55,4 +56,23 @@ export async function editable(dir: string, id: string): Promise<{ path: string;
   writeFileSync(path, JSON.stringify(await new LowdbStore(dir).document(id)));
   rmSync(join(dir, 'sessions', `${id}.checkpoint`), { force: true });
   return { path, journal: join(dir, 'sessions', `${id}.jsonl`) };
+}
+
+/** Rewrites a copied journal's lines with `edit` (each parsed line without its seal), sealed and chained again, the document's checkpoint pointing at the new last line. */
+export function editJournal(copy: { path: string; journal: string }, edit: (line: Record<string, unknown>, n: number) => void): void {
+  let prev = CHAIN_START;
+  const lines = readFileSync(copy.journal, 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((text, i) => {
+      const { prev: _p, hash: _h, ...line } = JSON.parse(text) as Record<string, unknown>;
+      edit(line, i + 1);
+      const sealed = sealLine(JSON.stringify(line), prev);
+      prev = sealed.hash;
+      return sealed.line;
+    });
+  writeFileSync(copy.journal, `${lines.join('\n')}\n`);
+  const doc = JSON.parse(readFileSync(copy.path, 'utf8'));
+  doc.checkpoint.hash = prev;
+  writeFileSync(copy.path, JSON.stringify(doc));
 }

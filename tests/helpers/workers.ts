@@ -1,5 +1,8 @@
+import { DemoModel } from '../../src/llm/demo-model.js';
+import { type RunningWorker, startWorker as startWorkerHere, type WorkerOptions } from '../../src/serve/restate/worker.js';
+import { loadPriceTable } from '../../src/usage/price-table.js';
 import { Child } from './child.js';
-import { REPO_ROOT } from './team.js';
+import { REPO_ROOT, studio } from './team.js';
 
 /** A `troupe worker` process (run from source with tsx), with the port it listens on and its output. */
 export interface WorkerProcess {
@@ -23,4 +26,9 @@ export function startedTurns(worker: WorkerProcess): { persona: string; session:
     const m = /^model (\S+) started · session (\S+)$/.exec(l);
     return m ? [{ persona: m[1]!, session: m[2]! }] : [];
   });
+}
+
+/** A worker in this process on 127.0.0.1 (any port): the studio team on the demo model, storing in `dataDir`, with `options` over that. */
+export function workerHere(dataDir: string, options: Partial<WorkerOptions> = {}): Promise<RunningWorker> {
+  return startWorkerHere({ team: studio(), model: new DemoModel(), prices: loadPriceTable({}), env: {}, dataDir, workflows: null, log: () => {}, port: 0, host: '127.0.0.1', ...options });
 }

@@ -33,8 +33,8 @@ describe('a server without a token answers only its own user', () => {
       '   2: 0100007F:12C2 0100007F:D431 01 00000000:00000000 00:00000000 00000000     0        0 3 1 0 20 4 30 10 -1',
     ].join('\n');
     const owners = clientOwners(table);
-    expect(owners.get('D431:12C2')).toEqual(new Set([NOBODY]));
-    expect(owners.get('12C2:D431')).toEqual(new Set([0]));
+    expect(owners.get('0100007F:D431 0100007F:12C2')).toEqual(new Set([NOBODY]));
+    expect(owners.get('0100007F:12C2 0100007F:D431')).toEqual(new Set([0]));
   });
 
   it('lookups asked for while the tables are read wait for the next read, shared: a read at a time, not a read per connection', async () => {
@@ -42,7 +42,7 @@ describe('a server without a token answers only its own user', () => {
     const table = [line(0, 'D431', 1000), line(1, 'D432', NOBODY), line(2, 'D433', 1000), line(3, 'D434', 1000)].join('\n');
     const reads: (() => void)[] = [];
     const lookUp = peerLookup(() => new Promise((resolve) => reads.push(() => resolve([table]))));
-    const socket = (port: number) => ({ remotePort: port, localPort: 0x12c2 }) as Socket;
+    const socket = (port: number) => ({ remoteAddress: '127.0.0.1', remotePort: port, localAddress: '127.0.0.1', localPort: 0x12c2 }) as Socket;
     const turn = () => new Promise((resolve) => setImmediate(resolve));
     const first = lookUp(socket(0xd431));
     await turn();

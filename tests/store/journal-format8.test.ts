@@ -14,7 +14,7 @@ import { JournalCheck } from '../../src/store/journal-check.js';
 import { DIGEST_VERSION, derivedDigest, restoreRecord, slimRecord } from '../../src/store/journal-codec.js';
 import { LowdbStore } from '../../src/store/lowdb-store.js';
 import type { JournalRecord } from '../../src/store/session-file.js';
-import { copiedTeam, demoRun, dropLeadEngineer, editable, editPersona } from '../helpers/edited-team.js';
+import { copiedTeam, demoRun, dropLeadEngineer, editable, editJournal, editPersona } from '../helpers/edited-team.js';
 import { fixedClock, REPO_ROOT, studio } from '../helpers/team.js';
 import { tempDirPerTest } from '../helpers/temp-dir.js';
 import { ENV, fixtureInDataDir } from './support.js';
@@ -23,25 +23,6 @@ const FIXTURES = join(REPO_ROOT, 'tests', 'fixtures', 'sessions');
 const ID = 'fixture-v8';
 const tempDir = tempDirPerTest('troupe-format8-');
 const published = () => JSON.parse(readFileSync(join(FIXTURES, 'v8.events.json'), 'utf8')) as { seq: number; type: string }[];
-
-/** Rewrites a copied journal's lines with `edit` (each parsed line without its seal), sealed and chained again, the document's checkpoint pointing at the new last line. */
-function editJournal(copy: { path: string; journal: string }, edit: (line: Record<string, unknown>, n: number) => void): void {
-  let prev = CHAIN_START;
-  const lines = readFileSync(copy.journal, 'utf8')
-    .trimEnd()
-    .split('\n')
-    .map((text, i) => {
-      const { prev: _p, hash: _h, ...line } = JSON.parse(text) as Record<string, unknown>;
-      edit(line, i + 1);
-      const sealed = sealLine(JSON.stringify(line), prev);
-      prev = sealed.hash;
-      return sealed.line;
-    });
-  writeFileSync(copy.journal, `${lines.join('\n')}\n`);
-  const doc = JSON.parse(readFileSync(copy.path, 'utf8'));
-  doc.checkpoint.hash = prev;
-  writeFileSync(copy.path, JSON.stringify(doc));
-}
 
 describe('journal format 8: a step line holds its input, not its events', () => {
   it('a line keeps the input, the facts before it and the calls it starts, with the semantics, count and digest of what it leaves out; read back it says where they go', () => {

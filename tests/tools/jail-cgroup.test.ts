@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { commandCgroup, controllerHome, oomKills, sweepLeftOver } from '../../src/tools/jail-cgroup.js';
@@ -94,6 +94,44 @@ describe.skipIf(bwrapMissing || !asRoot || !memoryGroup)('a jailed command whose
     const one = await tools.run({ name: 'run_command', arguments: JSON.stringify({ command: `sh -c "${hold('alone-')}"` }) });
     expect(one.content).toBe('exit code 0\n209715200\n');
   }, 60_000);
+});
+
+// probe16: what else a command's processes hold in memory is charged to its cgroup too — the jail's /tmp (a memory file
+// system), socket and pipe buffers (kernel memory), many processes each holding a little — and /dev/shm is bounded
+// on its own. Each script is kept as the hostile input; memory, not time, decides every outcome.
+describe.skipIf(bwrapMissing || !asRoot || !memoryGroup)('the memory a jailed command holds in other ways', () => {
+  const MiB = 1024 ** 2;
+  const KILLED = /its processes passed the [\d.]+ MB they may hold together \(TROUPE_COMMAND_MAX_MEMORY_BYTES\), and the kernel killed one/;
+  const run = async (command: string, totalMiB: number, files: Record<string, string> = {}) => {
+    const ws = temp();
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(ws, name), text);
+    const tools = createToolset({ workspace: ws, commands: { mode: 'allow', allow: ['sh', 'perl', 'dd'] }, limits: { commandTotalMemoryBytes: totalMiB * MiB } });
+    return (await tools.run({ name: 'run_command', arguments: JSON.stringify({ command }) })).content;
+  };
+  // Fills buffers of `kind` (socketpair or pipe) 64 KiB at a time, without reading, until each is full.
+  const buffers = (kind: 'socketpair' | 'pipe') =>
+    `use Socket; use Fcntl; my @k; my $t = 0; for my $i (1..3000) { ${kind === 'pipe' ? 'pipe(my $r, my $w) or last;' : 'socketpair(my $r, my $w, AF_UNIX, SOCK_STREAM, PF_UNSPEC) or last;'} fcntl($w, F_SETFL, fcntl($w, F_GETFL, 0) | O_NONBLOCK); my $buf = "x" x 65536; while (1) { my $n = syswrite($w, $buf); last unless defined $n && $n > 0; $t += $n; } push @k, $r, $w; } print int($t / 1048576), " MiB held\n";`;
+
+  it("the jail's /tmp filled past the limit: the kernel kills the writer", async () => {
+    expect(await run(`sh -c 'dd if=/dev/zero of=/tmp/f bs=1M count=400 2>/dev/null; echo after'`, 128)).toMatch(KILLED);
+  });
+
+  it('/dev/shm holds 64 MiB at most, whatever the memory limit', async () => {
+    expect(await run(`sh -c 'dd if=/dev/zero of=/dev/shm/f bs=1M count=100 2>&1 | grep -c "No space left"'`, 1024)).toMatch(/^exit code 0\n1\n/);
+  });
+
+  it('socket and pipe buffers filled without reading count: the kernel kills the holder', async () => {
+    expect(await run('perl s.pl', 128, { 's.pl': buffers('socketpair') })).toMatch(KILLED);
+    expect(await run('perl p.pl', 32, { 'p.pl': buffers('pipe') })).toMatch(KILLED);
+  });
+
+  it('many processes each holding a little, together past the limit: some are killed, never all held', async () => {
+    // 60 children of 5 MiB each (300 MiB) hold it until the parent has forked them all (their pipe's end closes).
+    const forks = `pipe(my $r, my $w) or die; my @kids; for my $i (1..60) { my $p = fork(); last unless defined $p; if ($p == 0) { close $w; my $x = "y" x (5 * 1048576); my $l = <$r>; exit 0 } push @kids, $p } close $w; my $bad = 0; for (@kids) { waitpid($_, 0); $bad++ if $? != 0 } print scalar(@kids), " children, ", ($bad > 0 ? "some" : "none"), " killed\n";`;
+    const result = await run('perl f.pl', 128, { 'f.pl': forks });
+    expect(result).toMatch(KILLED);
+    expect(result).toContain('60 children, some killed');
+  });
 });
 
 describe('sweepLeftOver', () => {

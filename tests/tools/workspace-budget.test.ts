@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -114,6 +115,28 @@ describe.skipIf(bwrapMissing)('a workspace filled by commands', () => {
     writeFileSync(join(ws, 'go'), '');
     expect((await writing).ok).toBe(true);
     expect((await run('node -e 1')).content).toMatch(/^Error: the workspace holds 1\.\d MB, over its 262\.1 KB limit/);
+  });
+
+  // probe16: the walk after a command went at most 256 folders down, and passed over a folder it could not read (a
+  // path past the system's 4,096 bytes): a command wrote what it liked below either, unseen, and filled the disk.
+  it('what a command hides deeper than 256 folders, or under a path too long to read, counts or stops the commands', async () => {
+    const ws = temp();
+    const tools = createToolset({ workspace: ws, commands: { mode: 'allow', allow: ['node'] }, limits: { maxWorkspaceBytes: 2048 * KiB } });
+    const run = (command: string) => tools.run({ name: 'run_command', arguments: JSON.stringify({ command }) });
+    // 300 folders down (a short path: 600 bytes), 4 MiB; the folders alone take 1.2 MB, under the 2 MiB limit.
+    const deep = `node -e "const fs=require('fs');const p='d/'.repeat(300);fs.mkdirSync(p,{recursive:true});fs.writeFileSync(p+'big',Buffer.alloc(4194304,1))"`;
+    expect((await run(deep)).ok).toBe(true);
+    expect((await run('node -e 1')).content).toMatch(/^Error: the workspace holds 5\.\d MB, over its 2\.1 MB limit/);
+    // 100 folders of 60 characters each (a path of 6,100 bytes, past PATH_MAX), reached folder by folder (their blocks 410 KB), 4 MiB.
+    const ws2 = temp();
+    const tools2 = createToolset({ workspace: ws2, commands: { mode: 'allow', allow: ['node'] }, limits: { maxWorkspaceBytes: 2048 * KiB } });
+    const long = `node -e "const fs=require('fs');for(let i=0;i<100;i++){fs.mkdirSync('x'.repeat(60));process.chdir('x'.repeat(60))}fs.writeFileSync('big',Buffer.alloc(4194304,1))"`;
+    const run2 = (command: string) => tools2.run({ name: 'run_command', arguments: JSON.stringify({ command }) });
+    expect((await run2(long)).ok).toBe(true);
+    expect((await run2('node -e 1')).content).toMatch(/^Error: the workspace holds .*x{60}.* \(ENAMETOOLONG\), which troupe cannot read to measure; no more commands run here/);
+    expect((await write(tools2, 'more.txt', 'x')).content).toMatch(/^Error: the workspace holds .* \(ENAMETOOLONG\), which troupe cannot read to measure; nothing more is written here$/);
+    // Node's rmSync cannot remove a path that long either (the suite's cleanup): GNU rm walks it folder by folder.
+    execFileSync('rm', ['-rf', ws2]);
   });
 
   // Hostile: a subdirectory workspace of a clone sees the clone's top read-only but its .git writable (so git works);

@@ -2,6 +2,8 @@ import stringWidth from 'string-width';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, render } from 'ink-testing-library';
 import { App } from '../../src/ui/App.js';
+import { namingCommand } from '../../src/cli/invocation.js';
+import type { SessionKernel } from '../../src/kernel/session-kernel.js';
 import { ScriptedModel, type ScriptEntry } from '../../src/llm/scripted-model.js';
 import type { ChatModel } from '../../src/llm/chat-model.js';
 import { AbortedError } from '../../src/llm/errors.js';
@@ -24,14 +26,14 @@ const streaming =
   };
 const says = (text: string, directive: Record<string, unknown>): ScriptEntry => ({ text, directive });
 
-async function mount(script: ScriptEntry[], options: { approval?: 'every'; columns?: number; rows?: number } = {}) {
+async function mount(script: ScriptEntry[], options: { approval?: 'every'; columns?: number; rows?: number; hints?: (text: string) => string } = {}) {
   const team = studio();
   if (options.approval) team.def.team!.approval = options.approval;
   const model = new ScriptedModel(script);
   const { runner, events } = await studioRunner(model, { team });
   runners.push(runner);
   let quit = 0;
-  const ui = render(<App session={runner} columns={options.columns ?? 100} rows={options.rows ?? 40} onQuit={() => (quit += 1)} />);
+  const ui = render(<App session={runner} columns={options.columns ?? 100} rows={options.rows ?? 40} onQuit={() => (quit += 1)} {...(options.hints ? { hints: options.hints } : {})} />);
   await tick();
   const frame = () => ui.lastFrame() ?? '';
   const type = async (line: string) => {
@@ -229,5 +231,19 @@ describe('App flows', () => {
     const narrow = await mount([], { columns: 60 });
     expect(narrow.frame()).toContain('USER_INTERACTION › You');
     expect(narrow.frame()).not.toMatch(/TECHNICAL\s+Lead Engineer/);
+  });
+
+  it("names the command as the user started troupe in troupe's own lines (a command's output, an error), never in an agent's words", async () => {
+    const ui = await mount([says('Next, type troupe run "a new brief" in your shell.', { transition: 'RESPOND_TO_USER' })], { hints: (text) => namingCommand(text, 'npm start --') });
+    await ui.type('a lighthouse game');
+    await ui.see('Next, type troupe run "a new brief"');
+    await ui.type('!help');
+    await ui.see('resume one with: npm start -- resume <id>');
+    (ui.runner as unknown as { parts: { kernel: SessionKernel } }).parts.kernel.stopSaving(new Error('disk full'));
+    await ui.see('continue it with npm start -- resume s-test');
+    expect(ui.frame()).not.toContain('troupe resume');
+    // Stopped by its failed save: its stop says so (the suite's afterEach stops the others).
+    runners.splice(runners.indexOf(ui.runner), 1);
+    await expect(ui.runner.stop()).rejects.toThrow('disk full');
   });
 });

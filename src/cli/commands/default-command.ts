@@ -45,12 +45,13 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   const { attachOutput } = await import('../attach-output.js');
   const { driveLines } = await import('../drive-lines.js');
   const write = printer(io);
-  attachOutput(session, { json: args.json, write, redact: redactorFrom(io.env) });
+  attachOutput(session, { json: args.json, write, redact: redactorFrom(io.env), troupe: () => troupeCommand(io) });
   const memory = session.memorySnapshot() ? () => session.memorySnapshot()! : undefined;
   const driven = await driveLines(session, {
     json: args.json,
     write,
     input: io.stdin,
+    troupe: () => troupeCommand(io),
     ...(memory ? { memory } : {}),
   });
   // Empty input runs the demo brief; input that gave no brief (only commands, a refused line) starts nothing.

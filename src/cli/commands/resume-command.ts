@@ -76,7 +76,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
     write('');
   }
   const { attachOutput } = await import('../attach-output.js');
-  attachOutput(session, { json: args.json, write, redact: redactorFrom(io.env) });
+  attachOutput(session, { json: args.json, write, redact: redactorFrom(io.env), troupe: () => troupeCommand(io) });
   session.resume();
   await session.settled();
   const after = session.getSnapshot();
@@ -88,7 +88,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
   if (!io.interactive && after.status !== 'ended') {
     const { driveLines } = await import('../drive-lines.js');
     const memory = session.memorySnapshot() ? () => session.memorySnapshot()! : undefined;
-    quit = (await driveLines(session, { json: args.json, write, input: io.stdin, ...(memory ? { memory } : {}) })).quit;
+    quit = (await driveLines(session, { json: args.json, write, input: io.stdin, troupe: () => troupeCommand(io), ...(memory ? { memory } : {}) })).quit;
   }
   const code = await finishHeadless(session, io, { json: args.json, quit });
   printUsageSummary(session, io, { json: args.json });

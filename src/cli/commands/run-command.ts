@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { UsageError, type CliArgs } from '../args.js';
 import { teamFor, workflowFor } from '../common.js';
 import { storeFor } from '../store-for.js';
-import { printer, type CliIo } from '../io.js';
+import { printer, troupeCommand, type CliIo } from '../io.js';
 import type { ChatModel } from '../../llm/chat-model.js';
 import { modelFromEnv } from '../../llm/from-env.js';
 import { assertWithinLimit } from '../../llm/limits.js';
@@ -45,7 +45,7 @@ export async function run(args: CliArgs, io: CliIo): Promise<number> {
     ...(workflow ? { workflow, allowNetwork: networkConsent(args.allowNetwork, io, io.interactive && !args.json) } : {}),
     ...(args.maxTurns !== undefined ? { maxTurns: args.maxTurns } : {}),
   });
-  attachOutput(session, { json: args.json, write: printer(io), redact: redactorFrom(io.env) });
+  attachOutput(session, { json: args.json, write: printer(io), redact: redactorFrom(io.env), troupe: () => troupeCommand(io) });
   favourMemoryAfterFirstAnswer(session, io);
   session.start(brief);
   await session.settled();

@@ -7,6 +7,7 @@ import { procLimits } from '../listen.js';
 import { indexObject } from './index-object.js';
 import { learningObject } from './learning-object.js';
 import { LiveSender } from './live.js';
+import { ownUserOnly } from './own-user.js';
 import type { WorkerRuntime } from './object-session.js';
 import { sessionObject } from './session-object.js';
 import { capHttp2Sessions, DEFAULT_MAX_STREAMS, http2Settings } from './session-cap.js';
@@ -60,7 +61,9 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     },
   });
   const caps = { maxSessions: o.maxConnections ?? defaultMaxConnections(procLimits()), maxStreams: o.maxStreams ?? DEFAULT_MAX_STREAMS };
-  const server = createServer({ settings: http2Settings(caps) }, handler);
+  // Without identity keys only this user's connections are answered (the worker listens on loopback then: every user's).
+  const answer = o.identityKeys?.length ? handler : ownUserOnly(handler, process.getuid?.() ?? null, o.log);
+  const server = createServer({ settings: http2Settings(caps) }, answer);
   capHttp2Sessions(server, caps);
   const sessions = new Set<ServerHttp2Session>();
   server.on('session', (session) => {
