@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -6,6 +5,7 @@ import { listen } from '../../src/serve/listen.js';
 import { clientOwners, peerLookup } from '../../src/serve/peer-user.js';
 import { serveApp } from '../../src/serve/app.js';
 import { server as testServer } from '../helpers/serve.js';
+import { nodeScriptAs } from '../helpers/node-as-user.js';
 
 // probe13: a server without a token trusted whoever reached it on loopback, "this machine's user": every user of
 // the machine. Another local user could start sessions on this user's API key and read every session.
@@ -21,7 +21,7 @@ afterEach(() => {
 /** A GET of `url` by a Node process running as `uid`: its status and body, or the error that stopped it. */
 function fetchAs(uid: number, url: string): Promise<string> {
   const script = `fetch(${JSON.stringify(url)}).then(async (r) => console.log(r.status, await r.text()), (e) => console.log('failed', e.message))`;
-  return new Promise((resolve) => execFile(process.execPath, ['-e', script], { uid, gid: uid, cwd: '/', timeout: 20_000 }, (_e, stdout, stderr) => resolve((stdout || stderr).trim())));
+  return nodeScriptAs(uid, script);
 }
 
 describe('a server without a token answers only its own user', () => {

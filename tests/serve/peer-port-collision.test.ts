@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import type { Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { endianness } from 'node:os';
@@ -6,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { listen } from '../../src/serve/listen.js';
 import { clientOwners, peerLookup } from '../../src/serve/peer-user.js';
 import { server as testServer } from '../helpers/serve.js';
+import { nodeScriptAs } from '../helpers/node-as-user.js';
 
 // probe16: a server without a token (and a Restate worker without identity keys) answers only its own user, by the
 // owner of the connection's client end in /proc/net/tcp — found by its ports alone. Another user who binds
@@ -31,7 +31,7 @@ function getFromAs(uid: number, port: number, path: string, from: { address: str
     s.on('data', (d) => { got += d; });
     s.on('end', () => console.log(got.split('\\r\\n')[0]));
     s.on('error', (e) => console.log('failed', e.code));`;
-  return new Promise((resolve) => execFile(process.execPath, ['-e', script], { uid, gid: uid, cwd: '/', timeout: 20_000 }, (_e, stdout, stderr) => resolve((stdout || stderr).trim())));
+  return nodeScriptAs(uid, script);
 }
 
 describe('who owns a connection is told by its addresses as well as its ports', () => {

@@ -1,8 +1,8 @@
-import { execFile } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningWorker } from '../../../src/serve/restate/worker.js';
 import { tempDirPerTest } from '../../helpers/temp-dir.js';
 import { workerHere } from '../../helpers/workers.js';
+import { nodeScriptAs } from '../../helpers/node-as-user.js';
 
 // probe16: a worker without identity keys listens on loopback only, and answered every user of the machine there: one
 // who speaks Restate's protocol to it hands it the session's state (the plan of a workflow with its grants, the
@@ -36,7 +36,7 @@ function discoverAs(uid: number, url: string): Promise<string> {
     r.on('close', () => { console.log(status || 'closed ' + r.rstCode, body.slice(0, 120)); s.close(); });
     r.on('error', () => {});
     r.end();`;
-  return new Promise((resolve) => execFile(process.execPath, ['-e', script], { uid, gid: uid, cwd: '/', timeout: 20_000 }, (_e, stdout, stderr) => resolve((stdout || stderr).trim())));
+  return nodeScriptAs(uid, script);
 }
 
 describe.skipIf(!asRoot)('a Restate worker without identity keys answers only its own user', () => {
